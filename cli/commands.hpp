@@ -1,0 +1,16 @@
+// Registration of the `maeri` subcommands. Each adds itself to the app and, when selected on the
+// command line, stores the work to run in `action` (run after parsing so errors map to exit codes).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace maeri::cli {
+
+using Action = std::function<int()>;
+
+void add_validate_command(CLI::App& app, Action& action);
+void add_show_command(CLI::App& app, Action& action);
+
+}  // namespace maeri::cli

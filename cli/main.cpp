@@ -1,0 +1,47 @@
+// Entry point of the `maeri` tool: parses the command line, runs the chosen subcommand and maps
+// errors to the documented exit codes.
+#include <fmt/format.h>
+
+#include <exception>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "maeri_version.hpp"
+#include "mapper/spec_error.hpp"
+
+int main(int argc, char** argv) {
+  using namespace maeri::cli;
+  CLI::App app{"maeri: mapping, configuration images, RTL co-simulation and model calibration for the MAERI "
+               "DNN accelerator"};
+  app.set_version_flag("--version", fmt::format("maeri {}", maeri::kVersion));
+  app.require_subcommand(1);
+
+  Action action;
+  add_validate_command(app, action);
+  add_show_command(app, action);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& help) {
+    return app.exit(help) == 0 ? kExitOk : kExitUsage;
+  } catch (const CLI::CallForAllHelp& help) {
+    return app.exit(help) == 0 ? kExitOk : kExitUsage;
+  } catch (const CLI::CallForVersion& version) {
+    app.exit(version);
+    return kExitOk;
+  } catch (const CLI::ParseError& error) {
+    app.exit(error);
+    return kExitUsage;
+  }
+
+  try {
+    return action ? action() : kExitUsage;
+  } catch (const maeri::mapper::SpecError& error) {
+    std::cerr << "error: " << error.what() << '\n';
+    return kExitBadInput;
+  } catch (const std::exception& error) {
+    std::cerr << "internal error: " << error.what() << '\n';
+    return kExitInternal;
+  }
+}

@@ -1,0 +1,34 @@
+// Derived structure of a MAERI instance: tree depth, switch and link counts.
+#include "mapper/hardware.hpp"
+
+#include <algorithm>
+
+namespace maeri::mapper {
+
+bool is_power_of_two(std::int64_t value) { return value > 0 && (value & (value - 1)) == 0; }
+
+int log2_exact(std::int64_t power_of_two) {
+  int bits = 0;
+  while ((std::int64_t{1} << bits) < power_of_two) ++bits;
+  return bits;
+}
+
+HardwareStructure derive_structure(const Hardware& hardware) {
+  HardwareStructure structure;
+  structure.tree_levels = log2_exact(hardware.num_ms);
+  structure.dn_switches = hardware.num_ms - 1;
+  structure.rn_adders = hardware.num_ms - 1;
+  structure.ms_forward_links = hardware.num_ms - 1;
+  for (int level = 0; level < structure.tree_levels; ++level) {
+    // A switch at `level` feeds num_ms / 2^level leaves; its input link never needs to be
+    // wider than the root bandwidth nor than the number of leaves below it (fat tree).
+    const std::int64_t leaves_below = hardware.num_ms >> level;
+    structure.dn_link_width.push_back(std::min(hardware.dn_bw, leaves_below));
+    // Adders (level, j) and (level, j+1) with j odd have different parents; the ART links them.
+    const std::int64_t adders = std::int64_t{1} << level;
+    if (adders >= 4) structure.rn_forward_links += adders / 2 - 1;
+  }
+  return structure;
+}
+
+}  // namespace maeri::mapper

@@ -1,0 +1,54 @@
+// The Hardware contract: one MAERI instance (sizes, bandwidths, widths, memories, clock) and the energy
+// per action from which the cost model and the RTL counters both derive energy; plus the structure
+// (tree levels, switch counts) that follows from those sizes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace maeri::mapper {
+
+// Energy of one action in picojoules. The YAML states the source of every value.
+struct EnergyTable {
+  double multiply = 0;    // one DATA_W x DATA_W multiplication in a multiplier switch
+  double add = 0;         // one ACC_W addition in a reduction (adder) switch
+  double dn_hop = 0;      // one element crossing one distribution-network switch
+  double mn_hop = 0;      // one element latched into a multiplier switch from the DN
+  double rn_hop = 0;      // one partial sum crossing one reduction-network switch (incl. forwarding links)
+  double mn_forward = 0;  // one element forwarded to the neighbouring multiplier switch
+  double sdm_read = 0;    // one element read from the prefetch buffer (SDM)
+  double sdm_write = 0;   // one element written to the prefetch buffer (SDM)
+  double dram_byte = 0;   // one byte moved between DRAM and the SDM
+};
+
+struct Hardware {
+  std::string name;
+  std::int64_t num_ms = 0;  // multiplier switches (power of two)
+  std::int64_t dn_bw = 0;   // elements per cycle entering the distribution network
+  std::int64_t rn_bw = 0;   // elements per cycle leaving the reduction network
+  int data_width = 16;      // bits of inputs and weights
+  int acc_width = 32;       // bits of partial sums and outputs (wrap-around)
+  std::int64_t sdm_bytes = 0;
+  double dram_bytes_per_cycle = 0;
+  std::int64_t dram_latency_cycles = 0;
+  double clock_mhz = 0;
+  EnergyTable energy_pj;
+};
+
+// Structure implied by the sizes (see docs/hardware-spec.md, "Derived structure").
+struct HardwareStructure {
+  int tree_levels = 0;                  // log2(num_ms): levels of the DN and of the RN
+  std::int64_t dn_switches = 0;         // binary fat tree: num_ms - 1 distribution switches
+  std::vector<std::int64_t> dn_link_width;  // per level (0 = root): elements/cycle into one switch
+  std::int64_t rn_adders = 0;           // num_ms - 1 adder switches
+  std::int64_t rn_forward_links = 0;    // ART links between neighbouring adders with different parents
+  std::int64_t ms_forward_links = 0;    // num_ms - 1 neighbour links in the MN
+};
+
+HardwareStructure derive_structure(const Hardware& hardware);
+
+bool is_power_of_two(std::int64_t value);
+int log2_exact(std::int64_t power_of_two);
+
+}  // namespace maeri::mapper

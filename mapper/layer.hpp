@@ -1,0 +1,44 @@
+// The Layer contract shared by the whole chain: one CONV or FC layer in the mRNA paper's notation,
+// and a Network (ordered list of layers). FC is a convolution with R = S = X = Y = 1.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace maeri::mapper {
+
+enum class LayerType { Convolution, FullyConnected };
+
+const char* to_string(LayerType type);
+
+struct Layer {
+  std::string name;
+  LayerType type = LayerType::Convolution;
+  std::int64_t N = 1;  // batch
+  std::int64_t K = 1;  // filters (output channels)
+  std::int64_t C = 1;  // input channels
+  std::int64_t R = 1;  // filter extent along X
+  std::int64_t S = 1;  // filter extent along Y
+  std::int64_t X = 1;  // input extent (before padding)
+  std::int64_t Y = 1;
+  std::int64_t stride = 1;   // same stride along X and Y
+  std::int64_t padding = 0;  // zero padding on each side, along X and Y
+
+  // X' = floor((X + 2·padding − R) / stride) + 1, and likewise Y' (mRNA's X', Y').
+  std::int64_t output_x() const;
+  std::int64_t output_y() const;
+  // Multiply-accumulates of the layer: N·K·C·R·S·X'·Y'.
+  std::int64_t macs() const;
+  std::int64_t input_elements() const { return N * C * X * Y; }
+  std::int64_t weight_elements() const { return K * C * R * S; }
+  std::int64_t output_elements() const { return N * K * output_x() * output_y(); }
+};
+
+struct Network {
+  std::string name;
+  std::vector<Layer> layers;
+  std::int64_t total_macs() const;
+};
+
+}  // namespace maeri::mapper
