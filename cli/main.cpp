@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
   Action action;
   add_validate_command(app, action);
   add_show_command(app, action);
+  add_space_command(app, action);
+  add_map_command(app, action);
 
   try {
     app.parse(argc, argv);

@@ -22,6 +22,18 @@ struct EnergyTable {
   double dram_byte = 0;   // one byte moved between DRAM and the SDM
 };
 
+// Named parameters of the analytical model that calibration (`maeri calibrate`) tunes against the RTL.
+// Defaults are the nominal values of the design (docs/model.md says where each one enters).
+struct ModelParameters {
+  double dn_level_latency = 1;        // cycles per distribution-network level
+  double mn_latency = 1;              // cycles through a multiplier switch
+  double rn_level_latency = 1;        // cycles per reduction-network level
+  double collect_latency = 1;         // cycles from the RN output lanes into the SDM
+  double step_overhead = 0;           // extra cycles per control step (controller turnaround)
+  double phase_overhead = 0;          // extra cycles per weight phase
+  double config_words_per_cycle = 1;  // configuration-port throughput
+};
+
 struct Hardware {
   std::string name;
   std::int64_t num_ms = 0;  // multiplier switches (power of two)
@@ -34,6 +46,7 @@ struct Hardware {
   std::int64_t dram_latency_cycles = 0;
   double clock_mhz = 0;
   EnergyTable energy_pj;
+  ModelParameters model;
 };
 
 // Structure implied by the sizes (see docs/hardware-spec.md, "Derived structure").

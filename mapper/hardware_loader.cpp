@@ -33,6 +33,25 @@ EnergyTable read_energy(StrictMap energy) {
   return table;
 }
 
+// Optional section: absent means the nominal design values.
+ModelParameters read_model(StrictMap model) {
+  constexpr double kMaxCycles = 1e6;
+  ModelParameters parameters;
+  const auto optional_number = [&model](const std::string& key, double fallback, double min, double max) {
+    return model.has(key) ? model.number(key, min, max) : fallback;
+  };
+  parameters.dn_level_latency = optional_number("dn_level_latency", parameters.dn_level_latency, 0, kMaxCycles);
+  parameters.mn_latency = optional_number("mn_latency", parameters.mn_latency, 0, kMaxCycles);
+  parameters.rn_level_latency = optional_number("rn_level_latency", parameters.rn_level_latency, 0, kMaxCycles);
+  parameters.collect_latency = optional_number("collect_latency", parameters.collect_latency, 0, kMaxCycles);
+  parameters.step_overhead = optional_number("step_overhead", parameters.step_overhead, 0, kMaxCycles);
+  parameters.phase_overhead = optional_number("phase_overhead", parameters.phase_overhead, 0, kMaxCycles);
+  parameters.config_words_per_cycle =
+      optional_number("config_words_per_cycle", parameters.config_words_per_cycle, 0.001, kMaxCycles);
+  model.finish();
+  return parameters;
+}
+
 }  // namespace
 
 Hardware load_hardware(const std::string& path) {
@@ -59,6 +78,7 @@ Hardware load_hardware(const std::string& path) {
   dram.finish();
 
   hardware.energy_pj = read_energy(root.map("energy_pj"));
+  if (root.has("model")) hardware.model = read_model(root.map("model"));
   root.finish();
   return hardware;
 }

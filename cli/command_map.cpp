@@ -1,0 +1,177 @@
+// `maeri map`: best mRNA mappings per layer under an objective, with the paper's baseline and the
+// improvement over it, network totals, and the mapping file that codegen consumes.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <optional>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/layer_selection.hpp"
+#include "mapper/atomic_file.hpp"
+#include "mapper/cost_model.hpp"
+#include "mapper/mapping_file.hpp"
+#include "mapper/report_json.hpp"
+#include "mapper/search.hpp"
+#include "mapper/spec_loader.hpp"
+
+namespace maeri::cli {
+namespace {
+
+struct MapOptions {
+  std::string hardware;
+  std::string workload;
+  std::string layer;
+  std::string objective = "runtime";
+  int top = 5;
+  int threads = 0;
+  std::string tile;
+  std::string json;
+  std::string csv;
+  std::string output;
+};
+
+void print_row(const std::string& label, const mapper::CostReport& r) {
+  fmt::print("  {:<9} {:>4} {:>4} {:>5} {:>5} {:>4} {:>5} {:>5} {:>6} {:>6} {:>6.1f}% {:>6.1f}% {:>12.0f} {:>12.1f}\n",
+             label, r.tile[0], r.tile[1], r.tile[2], r.tile[3], r.tile[4], r.tile[5], r.tile[6], r.vn_size,
+             r.vn_count, 100 * r.peak_utilisation, 100 * r.average_utilisation, r.cycles.total,
+             r.energy_pj.total / 1000.0);
+}
+
+void print_header() {
+  fmt::print("  {:<9} {:>4} {:>4} {:>5} {:>5} {:>4} {:>5} {:>5} {:>6} {:>6} {:>7} {:>7} {:>12} {:>12}\n", "", "T_R",
+             "T_S", "T_C", "T_K", "T_N", "T_X'", "T_Y'", "VN", "#VN", "peak", "avg", "cycles", "energy nJ");
+}
+
+int run_map(const MapOptions& options) {
+  const mapper::Hardware hardware = mapper::load_hardware(options.hardware);
+  const mapper::Network network = mapper::load_workload(options.workload);
+  const std::vector<mapper::Layer> layers = select_layers(network, options.workload, options.layer);
+  const auto objective = mapper::parse_objective(options.objective);
+  std::optional<mapper::Tile> fixed_tile;
+  if (!options.tile.empty()) {
+    fixed_tile = mapper::parse_tile(options.tile);
+    if (!fixed_tile) {
+      throw mapper::SpecError({"command line", 0, 0}, "--tile",
+                              "expected seven comma-separated integers T_R,T_S,T_C,T_K,T_N,T_X',T_Y', found '" +
+                                  options.tile + "'");
+    }
+    if (layers.size() != 1) {
+      throw mapper::SpecError({"command line", 0, 0}, "--tile",
+                              "a fixed tile applies to one layer: add --layer NAME");
+    }
+  }
+
+  mapper::MappingFile mapping{hardware.name, hardware.num_ms, hardware.dn_bw, hardware.rn_bw, network.name,
+                              options.objective, {}};
+  nlohmann::json json_layers = nlohmann::json::array();
+  std::string csv = "layer,rank," + mapper::csv_header() + "\n";
+  double best_cycles = 0, best_energy = 0, baseline_cycles = 0, baseline_energy = 0;
+  bool every_layer_has_baseline = true;
+
+  fmt::print("mapping workload '{}' on '{}' ({} MS, dn_bw {}, rn_bw {}), objective {}\n", network.name,
+             hardware.name, hardware.num_ms, hardware.dn_bw, hardware.rn_bw, options.objective);
+  for (const mapper::Layer& layer : layers) {
+    mapper::SearchResult result;
+    if (fixed_tile) {
+      if (const auto violation = mapper::tile_violation(layer, hardware, *fixed_tile)) {
+        throw mapper::SpecError({"command line", 0, 0}, "--tile", *violation);
+      }
+      result.best = {mapper::evaluate(layer, hardware, *fixed_tile)};
+      result.evaluated = 1;
+      if (const auto baseline = mapper::baseline_tile(layer, hardware)) {
+        result.baseline = mapper::evaluate(layer, hardware, *baseline);
+      }
+    } else {
+      if (const auto reason = mapper::unmappable_reason(layer, hardware)) {
+        throw mapper::SpecError({options.workload, 0, 0}, "layers." + layer.name, *reason);
+      }
+      result = mapper::search(layer, hardware, {*objective, options.top, options.threads});
+    }
+    fmt::print("\nlayer {} ({} K={} C={} R={} S={} X'={} Y'={} stride {}; {} MACs): {} tiles costed in {:.1f} ms\n",
+               layer.name, mapper::to_string(layer.type), layer.K, layer.C, layer.R, layer.S, layer.output_x(),
+               layer.output_y(), layer.stride, layer.macs(), result.evaluated, result.seconds * 1000);
+    print_header();
+    for (std::size_t rank = 0; rank < result.best.size(); ++rank) {
+      print_row(fmt::format("#{}", rank + 1), result.best[rank]);
+      csv += fmt::format("{},{},{}\n", layer.name, rank + 1, mapper::csv_row(result.best[rank]));
+    }
+    const mapper::CostReport& best = result.best.front();
+    nlohmann::json entry = {{"layer", layer.name}, {"macs", layer.macs()}, {"evaluated", result.evaluated},
+                            {"search_seconds", result.seconds}, {"best", nlohmann::json::array()}};
+    for (const auto& report : result.best) entry["best"].push_back(mapper::to_json(report));
+    if (result.baseline) {
+      print_row("baseline", *result.baseline);
+      csv += fmt::format("{},baseline,{}\n", layer.name, mapper::csv_row(*result.baseline));
+      entry["baseline"] = mapper::to_json(*result.baseline);
+      fmt::print("  vs baseline: runtime {:+.1f}%, energy {:+.1f}% (positive = better)\n",
+                 mapper::improvement_percent(result.baseline->cycles.total, best.cycles.total),
+                 mapper::improvement_percent(result.baseline->energy_pj.total, best.energy_pj.total));
+      baseline_cycles += result.baseline->cycles.total;
+      baseline_energy += result.baseline->energy_pj.total;
+    } else {
+      every_layer_has_baseline = false;
+      fmt::print("  baseline (T_R,T_S,1,T_K,1,1,1) does not fit: R·S = {} > num_ms\n", layer.R * layer.S);
+    }
+    best_cycles += best.cycles.total;
+    best_energy += best.energy_pj.total;
+    json_layers.push_back(entry);
+    mapping.layers.push_back({layer, best.tile, best.cycles.total, best.energy_pj.total});
+  }
+
+  if (layers.size() > 1) {
+    fmt::print("\ntotal over {} layers: {:.0f} cycles ({:.3f} ms at {} MHz), {:.1f} nJ\n", layers.size(), best_cycles,
+               best_cycles / (hardware.clock_mhz * 1000.0), hardware.clock_mhz, best_energy / 1000.0);
+    if (every_layer_has_baseline) {
+      fmt::print("baseline total: {:.0f} cycles, {:.1f} nJ; improvement: runtime {:+.1f}%, energy {:+.1f}%\n",
+                 baseline_cycles, baseline_energy / 1000.0,
+                 mapper::improvement_percent(baseline_cycles, best_cycles),
+                 mapper::improvement_percent(baseline_energy, best_energy));
+    }
+  }
+
+  const std::string output =
+      options.output.empty() ? fmt::format("{}.{}.mapping.yaml", network.name, hardware.name) : options.output;
+  mapper::write_mapping_file(output, mapping);
+  fmt::print("\nmapping file: {}\n", output);
+  if (!options.json.empty()) {
+    const nlohmann::json document = {{"hardware", hardware.name}, {"workload", network.name},
+                                     {"objective", options.objective}, {"layers", json_layers},
+                                     {"total_cycles", best_cycles}, {"total_energy_pj", best_energy}};
+    mapper::write_file_atomically(options.json, document.dump(2) + "\n");
+    fmt::print("json: {}\n", options.json);
+  }
+  if (!options.csv.empty()) {
+    mapper::write_file_atomically(options.csv, csv);
+    fmt::print("csv: {}\n", options.csv);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_map_command(CLI::App& app, Action& action) {
+  auto options = std::make_shared<MapOptions>();
+  CLI::App* command = app.add_subcommand("map", "Find the best mappings (tiles) of each layer with the analytical model");
+  command->add_option("--hardware", options->hardware, "hardware YAML")->required();
+  command->add_option("--workload", options->workload, "workload YAML")->required();
+  command->add_option("--layer", options->layer, "only this layer (by name)");
+  command->add_option("--objective", options->objective, "runtime, energy or edp (energy x delay)")
+      ->check(CLI::IsMember({"runtime", "energy", "edp"}))
+      ->capture_default_str();
+  command->add_option("--top", options->top, "how many best mappings to list per layer")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  command->add_option("--threads", options->threads, "search threads (0 = all)")->check(CLI::Range(0, 1024));
+  command->add_option("--tile", options->tile, "cost this tile instead of searching: T_R,T_S,T_C,T_K,T_N,T_X',T_Y'");
+  command->add_option("--json", options->json, "write all results as JSON to this file");
+  command->add_option("--csv", options->csv, "write all results as CSV to this file");
+  command->add_option("-o,--output", options->output,
+                      "mapping file to write (default: <workload>.<hardware>.mapping.yaml)");
+  command->footer("Example: maeri map --hardware configs/hardware/maeri-512.yaml "
+                  "--workload configs/workloads/mrna-table2.yaml --objective energy --top 3");
+  command->callback([options, &action] { action = [options] { return run_map(*options); }; });
+}
+
+}  // namespace maeri::cli

@@ -1,0 +1,205 @@
+// Implementation of the analytical model (docs/model.md). The loop nest it costs, outer to inner:
+//   for each reduction fold (T_R x T_S x T_C slice of R, S, C)
+//     for each filter tile (T_K filters)            <- weight phase: weights loaded once, then stationary
+//       for each batch tile, X' tile, Y' tile       <- control step: inputs streamed, VN results collected
+// Each dimension splits into full tiles and at most one ragged edge tile; the model walks every
+// combination of full/edge sizes with its multiplicity, so edge tiles are costed exactly.
+#include "mapper/cost_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace maeri::mapper {
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// The sizes a dimension takes over its tiles and how often each occurs.
+struct DimParts {
+  std::int64_t size[2];
+  std::int64_t count[2];
+  int parts;
+};
+
+DimParts split(std::int64_t extent, std::int64_t tile) {
+  DimParts parts{{tile, extent % tile}, {extent / tile, 1}, extent % tile ? 2 : 1};
+  return parts;
+}
+
+// Distinct input rows (or columns) touched by `outputs` consecutive outputs with a filter slice of
+// `filter` taps: windows overlap when stride < filter, otherwise they are disjoint.
+std::int64_t window_span(std::int64_t outputs, std::int64_t filter, std::int64_t stride) {
+  return stride <= filter ? (outputs - 1) * stride + filter : outputs * filter;
+}
+
+// Switch traversals to multicast one element from the root of an L-level binary tree to `fanout`
+// scattered leaves: the top log2(f) levels form a shared subtree of f - 1 switches, below which each
+// of the f copies travels alone through L - log2(f) levels (exact for f = 1 and for f = num_ms).
+double multicast_hops(double fanout, int levels) {
+  if (fanout <= 1) return levels;
+  const double shared_levels = std::min<double>(std::log2(fanout), levels);
+  return (fanout - 1) + fanout * (levels - shared_levels);
+}
+
+}  // namespace
+
+EnergyBreakdown energy_of(const ActivityCounts& counts, const EnergyTable& table) {
+  EnergyBreakdown energy;
+  const auto pj = [](std::int64_t count, double each) { return static_cast<double>(count) * each; };
+  energy.multiply = pj(counts.multiplications, table.multiply);
+  energy.add = pj(counts.rn_additions + counts.accumulation_additions, table.add);
+  energy.dn = pj(counts.dn_hops, table.dn_hop);
+  energy.mn = pj(counts.mn_operand_loads + counts.mn_weight_loads, table.mn_hop) +
+              pj(counts.mn_forwards, table.mn_forward);
+  energy.rn = pj(counts.rn_hops, table.rn_hop);
+  energy.sdm = pj(counts.sdm_input_reads + counts.sdm_weight_reads + counts.sdm_psum_reads, table.sdm_read) +
+               pj(counts.sdm_output_writes + counts.sdm_fill_writes, table.sdm_write);
+  energy.dram = pj(counts.dram_bytes, table.dram_byte);
+  energy.total = energy.multiply + energy.add + energy.dn + energy.mn + energy.rn + energy.sdm + energy.dram;
+  return energy;
+}
+
+CostReport evaluate(const Layer& layer, const Hardware& hardware, const Tile& tile) {
+  CostReport report;
+  report.tile = tile;
+  report.vn_size = tile.vn_size();
+  report.vn_count = tile.vn_count();
+  report.idle_ms = hardware.num_ms - tile.mapped_ms();
+  report.peak_utilisation = static_cast<double>(tile.mapped_ms()) / static_cast<double>(hardware.num_ms);
+
+  const auto extents = layer_extents(layer);
+  DimParts parts[kNumTileDims];
+  for (int dim = 0; dim < kNumTileDims; ++dim) parts[dim] = split(extents[dim], tile[dim]);
+
+  const ModelParameters& model = hardware.model;
+  const int levels = log2_exact(hardware.num_ms);
+  const std::int64_t stride = layer.stride;
+  const std::int64_t y_steps_per_row = ceil_div(extents[kDimY], tile[kDimY]);
+  // Forwarding: with stride 1 and one output column per VN, consecutive steps along Y' shift every
+  // window by one column, so all but the newest column come from the neighbouring multiplier switch.
+  report.uses_forwarding = stride == 1 && tile[kDimY] == 1 && tile[kDimS] > 1;
+  const std::int64_t weight_replicas = tile[kDimN] * tile[kDimX] * tile[kDimY];
+
+  ActivityCounts& counts = report.counts;
+  CycleBreakdown& cycles = report.cycles;
+  double dn_hops = 0;
+  double active_ms_steps = 0;
+
+  for (int ir = 0; ir < parts[kDimR].parts; ++ir)
+  for (int is = 0; is < parts[kDimS].parts; ++is)
+  for (int ic = 0; ic < parts[kDimC].parts; ++ic)
+  for (int ik = 0; ik < parts[kDimK].parts; ++ik) {
+    const std::int64_t t_r = parts[kDimR].size[ir], t_s = parts[kDimS].size[is];
+    const std::int64_t t_c = parts[kDimC].size[ic], t_k = parts[kDimK].size[ik];
+    const std::int64_t phases = parts[kDimR].count[ir] * parts[kDimS].count[is] * parts[kDimC].count[ic] *
+                                parts[kDimK].count[ik];
+    const std::int64_t active_vn_size = t_r * t_s * t_c;
+    const std::int64_t unique_weights = t_k * active_vn_size;
+    const bool forwarding = report.uses_forwarding && t_s > 1;
+
+    report.weight_phases += phases;
+    cycles.weight_load += static_cast<double>(phases * ceil_div(unique_weights, hardware.dn_bw));
+    counts.sdm_weight_reads += phases * unique_weights;
+    counts.mn_weight_loads += phases * unique_weights * weight_replicas;
+    dn_hops += static_cast<double>(phases * unique_weights) *
+               multicast_hops(static_cast<double>(weight_replicas), levels);
+
+    for (int in = 0; in < parts[kDimN].parts; ++in)
+    for (int ix = 0; ix < parts[kDimX].parts; ++ix)
+    for (int iy = 0; iy < parts[kDimY].parts; ++iy) {
+      const std::int64_t t_n = parts[kDimN].size[in], t_x = parts[kDimX].size[ix], t_y = parts[kDimY].size[iy];
+      const std::int64_t steps =
+          phases * parts[kDimN].count[in] * parts[kDimX].count[ix] * parts[kDimY].count[iy];
+      const std::int64_t active_vns = t_k * t_n * t_x * t_y;
+      const std::int64_t operands = active_vns * active_vn_size;
+      const std::int64_t rows = window_span(t_x, t_r, stride);
+      const std::int64_t full_inputs = t_n * t_c * rows * window_span(t_y, t_s, stride);
+
+      // With forwarding, the first step of each Y' row loads whole windows, the others one new column.
+      std::int64_t full_steps = steps, shifted_steps = 0;
+      if (forwarding) {
+        full_steps = steps / y_steps_per_row;
+        shifted_steps = steps - full_steps;
+      }
+      const std::int64_t shifted_inputs = t_n * t_c * rows;
+      const std::int64_t forwarded_operands = active_vns * t_r * (t_s - 1) * t_c;
+      const std::int64_t rn_cycles = ceil_div(active_vns, hardware.rn_bw);
+
+      const auto cost_steps = [&](std::int64_t count, std::int64_t inputs, std::int64_t forwarded) {
+        if (count == 0) return;
+        const std::int64_t dn_cycles = ceil_div(inputs, hardware.dn_bw);
+        const std::int64_t step_cycles = std::max<std::int64_t>({dn_cycles, rn_cycles, 1});
+        cycles.streaming += static_cast<double>(count * step_cycles);
+        if (dn_cycles >= rn_cycles && dn_cycles > 1) report.dn_limited_steps += count;
+        if (rn_cycles > dn_cycles && rn_cycles > 1) report.rn_limited_steps += count;
+        counts.sdm_input_reads += count * inputs;
+        counts.mn_operand_loads += count * (operands - forwarded);
+        counts.mn_forwards += count * forwarded;
+        const double fanout = static_cast<double>(operands - forwarded) / static_cast<double>(inputs);
+        dn_hops += static_cast<double>(count * inputs) * multicast_hops(fanout, levels);
+      };
+      cost_steps(full_steps, full_inputs, 0);
+      cost_steps(shifted_steps, shifted_inputs, forwarded_operands);
+
+      report.control_steps += steps;
+      counts.multiplications += steps * operands;
+      counts.rn_additions += steps * active_vns * (active_vn_size - 1);
+      counts.vn_results += steps * active_vns;
+      active_ms_steps += static_cast<double>(steps * operands);
+    }
+  }
+
+  const std::int64_t outputs = layer.output_elements();
+  report.reduction_folds = ceil_div(extents[kDimR], tile[kDimR]) * ceil_div(extents[kDimS], tile[kDimS]) *
+                           ceil_div(extents[kDimC], tile[kDimC]);
+  counts.accumulation_additions = outputs * (report.reduction_folds - 1);
+  counts.sdm_psum_reads = counts.accumulation_additions;
+  counts.sdm_output_writes = counts.vn_results;
+  counts.rn_hops = counts.multiplications + counts.rn_additions;
+  counts.dn_hops = static_cast<std::int64_t>(std::llround(dn_hops));
+
+  // DRAM (docs/model.md, "Memory"): the fold loop is outermost with the channel slice outermost within
+  // it, so inputs and weights are fetched once when the SDM holds, at the same time, the accumulating
+  // partial sums of the whole output (only needed with more than one fold), the padded input planes of
+  // one channel slice and one phase's weights. Otherwise nothing is reused in the SDM beyond a step:
+  // inputs are fetched per step and partial sums spill to DRAM.
+  const std::int64_t data_bytes = (hardware.data_width + 7) / 8;
+  const std::int64_t acc_bytes = (hardware.acc_width + 7) / 8;
+  const std::int64_t padded_plane = (layer.X + 2 * layer.padding) * (layer.Y + 2 * layer.padding);
+  const std::int64_t padded_inputs = layer.N * layer.C * padded_plane;
+  const std::int64_t weights = layer.weight_elements();
+  const std::int64_t resident_bytes = (report.reduction_folds > 1 ? outputs * acc_bytes : 0) +
+                                      layer.N * tile[kDimC] * padded_plane * data_bytes +
+                                      tile[kDimK] * tile.vn_size() * data_bytes;
+  report.sdm_resident = resident_bytes <= hardware.sdm_bytes;
+  if (report.sdm_resident) {
+    counts.sdm_fill_writes = padded_inputs + weights;
+    counts.dram_bytes = (padded_inputs + weights) * data_bytes + outputs * acc_bytes;
+  } else {
+    counts.sdm_fill_writes = counts.sdm_input_reads + weights;
+    counts.dram_bytes = counts.sdm_fill_writes * data_bytes +
+                        (counts.sdm_psum_reads + counts.sdm_output_writes) * acc_bytes;
+  }
+
+  cycles.fill_drain = static_cast<double>(report.weight_phases) * (levels * model.dn_level_latency + model.mn_latency) +
+                      levels * model.rn_level_latency + model.collect_latency;
+  cycles.control_overhead = static_cast<double>(report.control_steps) * model.step_overhead +
+                            static_cast<double>(report.weight_phases) * model.phase_overhead;
+  // One configuration word per switch: num_ms - 1 DN switches, num_ms multiplier switches, num_ms - 1 adders.
+  const double config_words = static_cast<double>(3 * hardware.num_ms - 2);
+  cycles.reconfiguration = std::ceil(config_words / model.config_words_per_cycle);
+  const double compute = cycles.streaming + cycles.weight_load + cycles.fill_drain + cycles.control_overhead +
+                         cycles.reconfiguration;
+  const double dram_cycles = std::ceil(static_cast<double>(counts.dram_bytes) / hardware.dram_bytes_per_cycle);
+  cycles.memory_stall = static_cast<double>(hardware.dram_latency_cycles) + std::max(0.0, dram_cycles - compute);
+  cycles.total = compute + cycles.memory_stall;
+
+  report.average_utilisation =
+      active_ms_steps / (static_cast<double>(report.control_steps) * static_cast<double>(hardware.num_ms));
+  report.compute_efficiency = static_cast<double>(counts.multiplications) /
+                              (static_cast<double>(hardware.num_ms) * cycles.total);
+  report.energy_pj = energy_of(counts, hardware.energy_pj);
+  return report;
+}
+
+}  // namespace maeri::mapper

@@ -1,0 +1,65 @@
+// The CostReport contract: what the analytical model predicts for one (layer, hardware, tile) —
+// cycles with their parts, utilisation, activity counts and the energy derived from them. The RTL
+// counts the same activities with hardware counters, so model and RTL are compared count by count.
+#pragma once
+
+#include <cstdint>
+
+#include "mapper/tile.hpp"
+
+namespace maeri::mapper {
+
+struct ActivityCounts {
+  std::int64_t multiplications = 0;          // products formed in multiplier switches
+  std::int64_t rn_additions = 0;             // additions inside the reduction network
+  std::int64_t accumulation_additions = 0;   // partial sums added to earlier partial sums
+  std::int64_t dn_hops = 0;                  // element-switch traversals in the DN (multicast tree estimate)
+  std::int64_t mn_operand_loads = 0;         // operands latched into multiplier switches from the DN
+  std::int64_t mn_weight_loads = 0;          // weights latched into multiplier switches (all replicas)
+  std::int64_t mn_forwards = 0;              // operands taken from the neighbouring multiplier switch
+  std::int64_t rn_hops = 0;                  // values entering or leaving adder switches (estimate)
+  std::int64_t sdm_input_reads = 0;          // input elements read from the SDM into the DN
+  std::int64_t sdm_weight_reads = 0;         // weight elements read from the SDM into the DN
+  std::int64_t sdm_psum_reads = 0;           // earlier partial sums read back for accumulation
+  std::int64_t sdm_output_writes = 0;        // VN results (partial or final sums) written to the SDM
+  std::int64_t sdm_fill_writes = 0;          // elements written into the SDM from DRAM
+  std::int64_t dram_bytes = 0;               // bytes moved between DRAM and the SDM
+  std::int64_t vn_results = 0;               // VN outputs leaving the RN (= outputs x reduction folds)
+};
+
+struct CycleBreakdown {
+  double streaming = 0;        // sum over control steps of max(DN cycles, RN cycles, 1)
+  double weight_load = 0;      // sum over weight phases of ceil(unique weights / dn_bw)
+  double fill_drain = 0;       // pipeline fill per phase (DN + MS) and the final RN drain
+  double control_overhead = 0; // per-step and per-phase overheads (calibrated)
+  double reconfiguration = 0;  // writing the switch configuration words through the config port
+  double memory_stall = 0;     // DRAM latency and any DRAM time not hidden behind compute
+  double total = 0;
+};
+
+struct EnergyBreakdown {  // picojoules
+  double multiply = 0, add = 0, dn = 0, mn = 0, rn = 0, sdm = 0, dram = 0, total = 0;
+};
+
+struct CostReport {
+  Tile tile;
+  std::int64_t vn_size = 0;
+  std::int64_t vn_count = 0;
+  std::int64_t idle_ms = 0;          // num_ms - mapped multiplier switches
+  std::int64_t weight_phases = 0;    // (reduction fold, filter tile) pairs: weights change between them
+  std::int64_t reduction_folds = 0;  // ceil(R/T_R)·ceil(S/T_S)·ceil(C/T_C): partial sums per output
+  std::int64_t control_steps = 0;    // steps over all phases
+  std::int64_t dn_limited_steps = 0; // steps whose length is set by DN serialisation
+  std::int64_t rn_limited_steps = 0; // steps whose length is set by RN output serialisation
+  bool uses_forwarding = false;      // MN neighbour forwarding (stride 1, T_Y' = 1, T_S > 1)
+  bool sdm_resident = false;         // partial sums + one channel slice + one phase's weights fit the SDM
+  double peak_utilisation = 0;       // mapped multiplier switches / num_ms
+  double average_utilisation = 0;    // Eq. 3: mean over steps of active multiplier switches / num_ms
+  double compute_efficiency = 0;     // MACs / (num_ms · total cycles)
+  CycleBreakdown cycles;
+  ActivityCounts counts;
+  EnergyBreakdown energy_pj;
+  double edp() const { return cycles.total * energy_pj.total; }
+};
+
+}  // namespace maeri::mapper

@@ -1,0 +1,107 @@
+// Writer and strict reader of mapping files.
+#include "mapper/mapping_file.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "mapper/atomic_file.hpp"
+#include "mapper/strict_yaml.hpp"
+
+namespace maeri::mapper {
+namespace {
+
+const char* const kTileKeys[kNumTileDims] = {"T_R", "T_S", "T_C", "T_K", "T_N", "T_X", "T_Y"};
+constexpr std::int64_t kMaxDimension = std::int64_t{1} << 24;
+
+}  // namespace
+
+std::string emit_mapping_file(const MappingFile& mapping) {
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  out << YAML::Key << "kind" << YAML::Value << "mapping";
+  out << YAML::Key << "hardware" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "name" << YAML::Value << mapping.hardware_name;
+  out << YAML::Key << "num_ms" << YAML::Value << mapping.num_ms;
+  out << YAML::Key << "dn_bw" << YAML::Value << mapping.dn_bw;
+  out << YAML::Key << "rn_bw" << YAML::Value << mapping.rn_bw;
+  out << YAML::EndMap;
+  out << YAML::Key << "workload" << YAML::Value << mapping.workload_name;
+  out << YAML::Key << "objective" << YAML::Value << mapping.objective;
+  out << YAML::Key << "layers" << YAML::Value << YAML::BeginSeq;
+  for (const LayerMapping& entry : mapping.layers) {
+    const Layer& layer = entry.layer;
+    out << YAML::BeginMap;
+    out << YAML::Key << "name" << YAML::Value << layer.name;
+    out << YAML::Key << "shape" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    out << YAML::Key << "type" << YAML::Value << to_string(layer.type);
+    out << YAML::Key << "N" << YAML::Value << layer.N << YAML::Key << "K" << YAML::Value << layer.K;
+    out << YAML::Key << "C" << YAML::Value << layer.C << YAML::Key << "R" << YAML::Value << layer.R;
+    out << YAML::Key << "S" << YAML::Value << layer.S << YAML::Key << "X" << YAML::Value << layer.X;
+    out << YAML::Key << "Y" << YAML::Value << layer.Y << YAML::Key << "stride" << YAML::Value << layer.stride;
+    out << YAML::Key << "padding" << YAML::Value << layer.padding << YAML::EndMap;
+    out << YAML::Key << "tile" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    for (int dim = 0; dim < kNumTileDims; ++dim) out << YAML::Key << kTileKeys[dim] << YAML::Value << entry.tile[dim];
+    out << YAML::EndMap;
+    out << YAML::Key << "predicted_cycles" << YAML::Value << entry.predicted_cycles;
+    out << YAML::Key << "predicted_energy_pj" << YAML::Value << entry.predicted_energy_pj;
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq << YAML::EndMap;
+  return std::string("# MAERI mapping file (docs/mapping-file.md), written by `maeri map`\n") + out.c_str() + "\n";
+}
+
+void write_mapping_file(const std::string& path, const MappingFile& mapping) {
+  write_file_atomically(path, emit_mapping_file(mapping));
+}
+
+MappingFile load_mapping_file(const std::string& path) {
+  StrictMap root(load_yaml_file(path), path, "");
+  if (root.choice("kind", {"mapping"}) != "mapping") root.fail("kind", "expected 'mapping'");
+  MappingFile mapping;
+  StrictMap hardware = root.map("hardware");
+  mapping.hardware_name = hardware.text("name");
+  mapping.num_ms = hardware.integer("num_ms", 2, 65536);
+  mapping.dn_bw = hardware.integer("dn_bw", 1, mapping.num_ms);
+  mapping.rn_bw = hardware.integer("rn_bw", 1, mapping.num_ms);
+  hardware.finish();
+  mapping.workload_name = root.text("workload");
+  mapping.objective = root.text("objective");
+  const YAML::Node layers = root.sequence("layers");
+  Hardware bounds;
+  bounds.num_ms = mapping.num_ms;
+  for (std::size_t index = 0; index < layers.size(); ++index) {
+    StrictMap entry = root.element_map("layers", layers, index);
+    LayerMapping layer_mapping;
+    Layer& layer = layer_mapping.layer;
+    layer.name = entry.text("name");
+    StrictMap shape = entry.map("shape");
+    layer.type = shape.choice("type", {"conv", "fc"}) == "conv" ? LayerType::Convolution : LayerType::FullyConnected;
+    layer.N = shape.integer("N", 1, 4096);
+    layer.K = shape.integer("K", 1, kMaxDimension);
+    layer.C = shape.integer("C", 1, kMaxDimension);
+    layer.R = shape.integer("R", 1, kMaxDimension);
+    layer.S = shape.integer("S", 1, kMaxDimension);
+    layer.X = shape.integer("X", 1, kMaxDimension);
+    layer.Y = shape.integer("Y", 1, kMaxDimension);
+    layer.stride = shape.integer("stride", 1, 64);
+    layer.padding = shape.integer("padding", 0, std::min(layer.R, layer.S) - 1);
+    if (layer.R > layer.X + 2 * layer.padding || layer.S > layer.Y + 2 * layer.padding) {
+      shape.fail_here("filter larger than the padded input (needs R <= X + 2*padding and S <= Y + 2*padding)");
+    }
+    shape.finish();
+    StrictMap tile = entry.map("tile");
+    for (int dim = 0; dim < kNumTileDims; ++dim) {
+      layer_mapping.tile[dim] = tile.integer(kTileKeys[dim], 1, kMaxDimension);
+    }
+    if (const auto violation = tile_violation(layer, bounds, layer_mapping.tile)) tile.fail_here(*violation);
+    tile.finish();
+    layer_mapping.predicted_cycles = entry.number("predicted_cycles", 0, 1e30);
+    layer_mapping.predicted_energy_pj = entry.number("predicted_energy_pj", 0, 1e30);
+    entry.finish();
+    mapping.layers.push_back(layer_mapping);
+  }
+  root.finish();
+  return mapping;
+}
+
+}  // namespace maeri::mapper

@@ -1,0 +1,37 @@
+// Mapping files (kind: mapping): the tiles chosen for the layers of a workload on one hardware
+// instance, written by `maeri map` and read by `maeri codegen`. Format: docs/mapping-file.md.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "mapper/cost_report.hpp"
+#include "mapper/hardware.hpp"
+#include "mapper/layer.hpp"
+#include "mapper/tile.hpp"
+
+namespace maeri::mapper {
+
+struct LayerMapping {
+  Layer layer;       // the full shape, so a consumer can check it maps the layer it thinks it does
+  Tile tile;
+  double predicted_cycles = 0;
+  double predicted_energy_pj = 0;
+};
+
+struct MappingFile {
+  std::string hardware_name;
+  std::int64_t num_ms = 0;
+  std::int64_t dn_bw = 0;
+  std::int64_t rn_bw = 0;
+  std::string workload_name;
+  std::string objective;
+  std::vector<LayerMapping> layers;
+};
+
+std::string emit_mapping_file(const MappingFile& mapping);
+void write_mapping_file(const std::string& path, const MappingFile& mapping);
+// Strict reader: shapes re-derived and every tile re-checked against Eq. 1 for the recorded num_ms.
+MappingFile load_mapping_file(const std::string& path);
+
+}  // namespace maeri::mapper

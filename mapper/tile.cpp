@@ -1,0 +1,72 @@
+// Tile legality (Eq. 1 of the mRNA paper plus per-dimension bounds), text form and the paper's baseline tile.
+#include "mapper/tile.hpp"
+
+#include <fmt/format.h>
+
+#include <sstream>
+
+namespace maeri::mapper {
+
+const char* tile_dim_name(int dim) {
+  static const char* const kNames[kNumTileDims] = {"T_R", "T_S", "T_C", "T_K", "T_N", "T_X'", "T_Y'"};
+  return kNames[dim];
+}
+
+std::array<std::int64_t, kNumTileDims> layer_extents(const Layer& layer) {
+  return {layer.R, layer.S, layer.C, layer.K, layer.N, layer.output_x(), layer.output_y()};
+}
+
+std::optional<std::string> tile_violation(const Layer& layer, const Hardware& hardware, const Tile& tile) {
+  static const char* const kExtentNames[kNumTileDims] = {"R", "S", "C", "K", "N", "X'", "Y'"};
+  const auto extents = layer_extents(layer);
+  for (int dim = 0; dim < kNumTileDims; ++dim) {
+    if (tile[dim] < 1 || tile[dim] > extents[dim]) {
+      return fmt::format("bound: {} = {} must be between 1 and {} = {} (layer '{}')", tile_dim_name(dim),
+                         tile[dim], kExtentNames[dim], extents[dim], layer.name);
+    }
+  }
+  if (tile.mapped_ms() > hardware.num_ms) {
+    return fmt::format("Eq. 1: T_R·T_S·T_C·T_K·T_N·T_X'·T_Y' = {} (VN size {} x {} VNs) exceeds num_ms = {}",
+                       tile.mapped_ms(), tile.vn_size(), tile.vn_count(), hardware.num_ms);
+  }
+  return std::nullopt;
+}
+
+std::string to_compact_string(const Tile& tile) {
+  return fmt::format("{},{},{},{},{},{},{}", tile[0], tile[1], tile[2], tile[3], tile[4], tile[5], tile[6]);
+}
+
+std::string to_string(const Tile& tile) {
+  return fmt::format("(T_R,T_S,T_C,T_K,T_N,T_X',T_Y') = ({})", to_compact_string(tile));
+}
+
+std::optional<Tile> parse_tile(const std::string& text) {
+  Tile tile;
+  std::istringstream stream(text);
+  for (int dim = 0; dim < kNumTileDims; ++dim) {
+    std::string field;
+    if (!std::getline(stream, field, ',') || field.empty()) return std::nullopt;
+    std::size_t used = 0;
+    try {
+      tile[dim] = std::stoll(field, &used);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+    if (used != field.size()) return std::nullopt;
+  }
+  std::string rest;
+  if (std::getline(stream, rest)) return std::nullopt;
+  return tile;
+}
+
+std::optional<Tile> baseline_tile(const Layer& layer, const Hardware& hardware) {
+  const std::int64_t window = layer.R * layer.S;
+  if (window > hardware.num_ms) return std::nullopt;
+  Tile tile;
+  tile[kDimR] = layer.R;
+  tile[kDimS] = layer.S;
+  tile[kDimK] = std::min(layer.K, hardware.num_ms / window);
+  return tile;
+}
+
+}  // namespace maeri::mapper

@@ -1,0 +1,49 @@
+// The Mapping contract: the seven mRNA tile sizes (T_R, T_S, T_C, T_K, T_N, T_X', T_Y') of one layer
+// on one MAERI instance, their derived VN structure, and the legality check (Eq. 1 and bounds).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "mapper/hardware.hpp"
+#include "mapper/layer.hpp"
+
+namespace maeri::mapper {
+
+// Index of each tiled dimension, in the paper's order.
+enum TileDim : int { kDimR = 0, kDimS, kDimC, kDimK, kDimN, kDimX, kDimY, kNumTileDims };
+
+const char* tile_dim_name(int dim);  // "T_R", ..., "T_X'", "T_Y'"
+
+struct Tile {
+  std::array<std::int64_t, kNumTileDims> size{1, 1, 1, 1, 1, 1, 1};
+
+  std::int64_t operator[](int dim) const { return size[dim]; }
+  std::int64_t& operator[](int dim) { return size[dim]; }
+  // VN size = T_R·T_S·T_C: the multiplier switches that reduce into one output (partial) sum.
+  std::int64_t vn_size() const { return size[kDimR] * size[kDimS] * size[kDimC]; }
+  // Number of VNs = T_K·T_N·T_X'·T_Y': outputs computed in parallel.
+  std::int64_t vn_count() const { return size[kDimK] * size[kDimN] * size[kDimX] * size[kDimY]; }
+  std::int64_t mapped_ms() const { return vn_size() * vn_count(); }
+  bool operator==(const Tile& other) const { return size == other.size; }
+  bool operator!=(const Tile& other) const { return size != other.size; }
+};
+
+// Full extent of each tiled dimension of a layer: (R, S, C, K, N, X', Y').
+std::array<std::int64_t, kNumTileDims> layer_extents(const Layer& layer);
+
+// Why a tile is illegal for this layer and hardware, naming the broken rule; nullopt if legal.
+std::optional<std::string> tile_violation(const Layer& layer, const Hardware& hardware, const Tile& tile);
+
+// "(T_R,T_S,T_C,T_K,T_N,T_X',T_Y') = (3,3,8,4,1,1,1)" style text and its parser ("3,3,8,4,1,1,1").
+std::string to_string(const Tile& tile);
+std::string to_compact_string(const Tile& tile);  // "3,3,8,4,1,1,1"
+std::optional<Tile> parse_tile(const std::string& text);
+
+// The mRNA paper's baseline: (T_R, T_S, 1, T_K, 1, 1, 1) with T_R = R, T_S = S and T_K as large as fits,
+// min(K, floor(num_ms / (R·S))). nullopt when even one filter window (R·S) exceeds num_ms.
+std::optional<Tile> baseline_tile(const Layer& layer, const Hardware& hardware);
+
+}  // namespace maeri::mapper

@@ -1,0 +1,144 @@
+// Counting and enumerating the tile space. Counting splits each tile into its reduction part
+// (T_R, T_S, T_C), enumerated explicitly because the partial-sum bound couples them, and the output
+// part (T_K, T_N, T_X', T_Y'), counted by a memoised recursion over the remaining product budget
+// floor(num_ms / (T_R·T_S·T_C)); those budgets take only O(sqrt(num_ms)) distinct values.
+#include "mapper/tile_space.hpp"
+
+#include <map>
+
+namespace maeri::mapper {
+namespace {
+
+std::vector<std::int64_t> one_to(std::int64_t extent) {
+  std::vector<std::int64_t> values;
+  for (std::int64_t v = 1; v <= extent; ++v) values.push_back(v);
+  return values;
+}
+
+std::vector<std::int64_t> divisors_of(std::int64_t extent) {
+  std::vector<std::int64_t> values;
+  for (std::int64_t v = 1; v <= extent; ++v) {
+    if (extent % v == 0) values.push_back(v);
+  }
+  return values;
+}
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+const char* rule_name(PruningRule rule) {
+  switch (rule) {
+    case PruningRule::EdgeDivisibility: return "edge-divisibility";
+    case PruningRule::InferenceBatch: return "inference-batch";
+    case PruningRule::ReducedConvolution: return "reduced-convolution";
+    case PruningRule::PartialSumBound: return "partial-sum-bound";
+  }
+  return "?";
+}
+
+const char* rule_description(PruningRule rule) {
+  switch (rule) {
+    case PruningRule::EdgeDivisibility: return "T_R | R, T_S | S, T_C | C (no ragged reduction folds)";
+    case PruningRule::InferenceBatch: return "T_N = 1 (inference)";
+    case PruningRule::ReducedConvolution: return "FC/LSTM as reduced convolution: T_R = T_S = T_X' = T_Y' = 1";
+    case PruningRule::PartialSumBound: return "N_partial = ceil(R/T_R)·ceil(S/T_S)·ceil(C/T_C) <= num_ms";
+  }
+  return "?";
+}
+
+TileSpace::TileSpace(const Layer& layer, const Hardware& hardware, int rules_applied)
+    : extents_(layer_extents(layer)), num_ms_(hardware.num_ms) {
+  for (int dim = 0; dim < kNumTileDims; ++dim) allowed_[dim] = one_to(std::min(extents_[dim], num_ms_));
+  const auto applies = [rules_applied](PruningRule rule) { return static_cast<int>(rule) < rules_applied; };
+  if (applies(PruningRule::EdgeDivisibility)) {
+    for (int dim : {kDimR, kDimS, kDimC}) allowed_[dim] = divisors_of(extents_[dim]);
+  }
+  if (applies(PruningRule::InferenceBatch)) allowed_[kDimN] = {1};
+  if (applies(PruningRule::ReducedConvolution) && layer.type == LayerType::FullyConnected) {
+    for (int dim : {kDimR, kDimS, kDimX, kDimY}) allowed_[dim] = {1};
+  }
+  limit_partial_sums_ = applies(PruningRule::PartialSumBound);
+}
+
+bool TileSpace::reduction_allowed(std::int64_t r, std::int64_t s, std::int64_t c) const {
+  if (!limit_partial_sums_) return true;
+  const std::int64_t partial_sums =
+      ceil_div(extents_[kDimR], r) * ceil_div(extents_[kDimS], s) * ceil_div(extents_[kDimC], c);
+  return partial_sums <= num_ms_;
+}
+
+std::uint64_t TileSpace::count() const {
+  // ways[d][budget]: number of (T_d, ..., T_Y') choices with product <= budget, for d = K..Y'.
+  std::array<std::map<std::int64_t, std::uint64_t>, kNumTileDims> memo;
+  std::function<std::uint64_t(int, std::int64_t)> ways = [&](int dim, std::int64_t budget) -> std::uint64_t {
+    if (dim == kNumTileDims) return 1;
+    auto found = memo[dim].find(budget);
+    if (found != memo[dim].end()) return found->second;
+    std::uint64_t total = 0;
+    for (const std::int64_t value : allowed_[dim]) {
+      if (value > budget) break;
+      total += ways(dim + 1, budget / value);
+    }
+    memo[dim].emplace(budget, total);
+    return total;
+  };
+  std::uint64_t total = 0;
+  for (const std::int64_t r : allowed_[kDimR]) {
+    if (r > num_ms_) break;
+    for (const std::int64_t s : allowed_[kDimS]) {
+      if (r * s > num_ms_) break;
+      for (const std::int64_t c : allowed_[kDimC]) {
+        if (r * s * c > num_ms_) break;
+        if (reduction_allowed(r, s, c)) total += ways(kDimK, num_ms_ / (r * s * c));
+      }
+    }
+  }
+  return total;
+}
+
+std::vector<TileSpace::Prefix> TileSpace::prefixes() const {
+  std::vector<Prefix> result;
+  for (const std::int64_t r : allowed_[kDimR]) {
+    if (r > num_ms_) break;
+    for (const std::int64_t s : allowed_[kDimS]) {
+      if (r * s > num_ms_) break;
+      for (const std::int64_t c : allowed_[kDimC]) {
+        const std::int64_t vn_size = r * s * c;
+        if (vn_size > num_ms_) break;
+        if (!reduction_allowed(r, s, c)) continue;
+        for (const std::int64_t k : allowed_[kDimK]) {
+          if (vn_size * k > num_ms_) break;
+          result.push_back({r, s, c, k});
+        }
+      }
+    }
+  }
+  return result;
+}
+
+void TileSpace::enumerate_outputs(const Prefix& prefix, const std::function<void(const Tile&)>& visit) const {
+  enumerate_outputs_inline(prefix, visit);
+}
+
+}  // namespace maeri::mapper
+
+namespace maeri::mapper {
+
+std::optional<std::string> unmappable_reason(const Layer& layer, const Hardware& hardware) {
+  std::uint64_t previous = TileSpace(layer, hardware, 0).count();
+  if (previous == 0) return "no tile satisfies Eq. 1 (cannot happen for num_ms >= 1)";
+  for (int rules = 1; rules <= kNumPruningRules; ++rules) {
+    const std::uint64_t size = TileSpace(layer, hardware, rules).count();
+    if (size == 0) {
+      const auto rule = static_cast<PruningRule>(rules - 1);
+      return "layer '" + layer.name + "' cannot be mapped on " + std::to_string(hardware.num_ms) +
+             " multiplier switches: pruning rule '" + rule_name(rule) + "' (" + rule_description(rule) +
+             ") removes the last " + std::to_string(previous) + " tiles";
+    }
+    previous = size;
+  }
+  return std::nullopt;
+}
+
+}  // namespace maeri::mapper

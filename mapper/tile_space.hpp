@@ -1,0 +1,89 @@
+// The mRNA tile space of one layer on one MAERI instance: all 7-tuples with 1 <= T_d <= dim_d and
+// T_R·T_S·T_C·T_K·T_N·T_X'·T_Y' <= num_ms (Eq. 1), narrowed by the paper's pruning rules applied in turn.
+// Sizes are counted (not enumerated) so even million-tile spaces count in milliseconds; enumeration
+// is for the search.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mapper/tile.hpp"
+
+namespace maeri::mapper {
+
+// The pruning rules, in the order `maeri space` applies them.
+enum class PruningRule {
+  EdgeDivisibility,   // T_R | R, T_S | S, T_C | C: every reduction fold has the same VN size
+  InferenceBatch,     // T_N = 1: inference processes one input at a time
+  ReducedConvolution, // FC/LSTM layers are convolutions with R = S = X' = Y' = 1, so those tiles are 1
+  PartialSumBound,    // N_partial = ceil(R/T_R)·ceil(S/T_S)·ceil(C/T_C) <= num_ms
+};
+inline constexpr int kNumPruningRules = 4;
+const char* rule_name(PruningRule rule);
+const char* rule_description(PruningRule rule);
+
+class TileSpace {
+ public:
+  // The space with the first `rules_applied` pruning rules (0 = raw space, kNumPruningRules = all).
+  TileSpace(const Layer& layer, const Hardware& hardware, int rules_applied = kNumPruningRules);
+
+  // Exact number of tiles, by counting over the allowed values of each dimension.
+  std::uint64_t count() const;
+
+  // The reduction part (T_R, T_S, T_C) and T_K of every tile, as independent work items for
+  // parallel search; enumerate_outputs() then walks (T_N, T_X', T_Y') under one of them.
+  struct Prefix {
+    std::int64_t r, s, c, k;
+  };
+  std::vector<Prefix> prefixes() const;
+  void enumerate_outputs(const Prefix& prefix, const std::function<void(const Tile&)>& visit) const;
+  template <typename Visitor>
+  void enumerate_outputs_inline(const Prefix& prefix, Visitor&& visit) const;
+
+  const std::vector<std::int64_t>& allowed(int dim) const { return allowed_[dim]; }
+
+ private:
+  bool reduction_allowed(std::int64_t r, std::int64_t s, std::int64_t c) const;
+
+  std::array<std::int64_t, kNumTileDims> extents_{};
+  std::array<std::vector<std::int64_t>, kNumTileDims> allowed_;  // ascending
+  std::int64_t num_ms_ = 0;
+  bool limit_partial_sums_ = false;
+};
+
+template <typename Visitor>
+void TileSpace::enumerate_outputs_inline(const Prefix& prefix, Visitor&& visit) const {
+  Tile tile;
+  tile[kDimR] = prefix.r;
+  tile[kDimS] = prefix.s;
+  tile[kDimC] = prefix.c;
+  tile[kDimK] = prefix.k;
+  const std::int64_t budget = num_ms_ / (prefix.r * prefix.s * prefix.c * prefix.k);
+  for (const std::int64_t n : allowed_[kDimN]) {
+    if (n > budget) break;
+    tile[kDimN] = n;
+    const std::int64_t budget_n = budget / n;
+    for (const std::int64_t x : allowed_[kDimX]) {
+      if (x > budget_n) break;
+      tile[kDimX] = x;
+      const std::int64_t budget_x = budget_n / x;
+      for (const std::int64_t y : allowed_[kDimY]) {
+        if (y > budget_x) break;
+        tile[kDimY] = y;
+        visit(tile);
+      }
+    }
+  }
+}
+
+}  // namespace maeri::mapper
+
+namespace maeri::mapper {
+// Why no tile of the fully pruned space exists for this layer (naming the rule that emptied it),
+// or nullopt when the layer can be mapped.
+std::optional<std::string> unmappable_reason(const Layer& layer, const Hardware& hardware);
+}  // namespace maeri::mapper
