@@ -14,5 +14,6 @@ void add_validate_command(CLI::App& app, Action& action);
 void add_show_command(CLI::App& app, Action& action);
 void add_space_command(CLI::App& app, Action& action);
 void add_map_command(CLI::App& app, Action& action);
+void add_bench_command(CLI::App& app, Action& action);
 
 }  // namespace maeri::cli

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   add_show_command(app, action);
   add_space_command(app, action);
   add_map_command(app, action);
+  add_bench_command(app, action);
 
   try {
     app.parse(argc, argv);

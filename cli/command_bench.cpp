@@ -1,0 +1,84 @@
+// `maeri bench`: performance figures of the toolkit (for now the mapper: mappings evaluated per second
+// on VGG16's 3x3 conv layers at 256/512/1024 multiplier switches, one thread and all threads).
+#include <fmt/format.h>
+
+#include <tbb/info.h>
+
+#include <string>
+
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "mapper/search.hpp"
+#include "mapper/spec_loader.hpp"
+
+namespace maeri::cli {
+namespace {
+
+struct BenchOptions {
+  std::string workload;
+  std::string hardware;
+  int repeats = 5;
+};
+
+// One search per layer, repeated; the figure is total tiles costed / total wall time.
+double mappings_per_second(const std::vector<mapper::Layer>& layers, const mapper::Hardware& hardware, int threads,
+                           int repeats, int rules, std::uint64_t& evaluated) {
+  double seconds = 0;
+  evaluated = 0;
+  for (int repeat = 0; repeat < repeats; ++repeat) {
+    for (const auto& layer : layers) {
+      const auto result = mapper::search(layer, hardware, {mapper::Objective::Runtime, 1, threads, rules});
+      seconds += result.seconds;
+      evaluated += result.evaluated;
+    }
+  }
+  return static_cast<double>(evaluated) / seconds;
+}
+
+int run_bench(const BenchOptions& options) {
+  const mapper::Network network = mapper::load_workload(options.workload);
+  mapper::Hardware hardware = mapper::load_hardware(options.hardware);
+  std::vector<mapper::Layer> layers;
+  for (const auto& layer : network.layers) {
+    if (layer.type == mapper::LayerType::Convolution && layer.R == 3 && layer.S == 3) layers.push_back(layer);
+  }
+  if (layers.empty()) {
+    throw mapper::SpecError({options.workload, 0, 0}, "layers", "no 3x3 convolution layers to benchmark");
+  }
+  const int all_threads = tbb::info::default_concurrency();
+  fmt::print("mapper benchmark: {} 3x3 conv layers of '{}', {} repeats, objective runtime\n", layers.size(),
+             network.name, options.repeats);
+  fmt::print("{:>8} {:>22} {:>8} {:>16} {:>18}\n", "num_ms", "space", "threads", "tiles costed", "mappings/s");
+  for (const std::int64_t num_ms : {256, 512, 1024}) {
+    hardware.num_ms = num_ms;
+    hardware.dn_bw = std::min<std::int64_t>(hardware.dn_bw, num_ms);
+    hardware.rn_bw = std::min<std::int64_t>(hardware.rn_bw, num_ms);
+    for (const int rules : {mapper::kNumPruningRules, 0}) {
+      for (const int threads : {1, all_threads}) {
+        std::uint64_t evaluated = 0;
+        const double rate = mappings_per_second(layers, hardware, threads, options.repeats, rules, evaluated);
+        fmt::print("{:>8} {:>22} {:>8} {:>16} {:>18.0f}\n", num_ms, rules == 0 ? "raw (unpruned)" : "pruned", threads,
+                   evaluated, rate);
+      }
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app, Action& action) {
+  auto options = std::make_shared<BenchOptions>();
+  CLI::App* command = app.add_subcommand("bench", "Measure mapper throughput (mappings evaluated per second)");
+  command->add_option("--workload", options->workload, "workload whose 3x3 conv layers are searched")
+      ->capture_default_str();
+  command->add_option("--hardware", options->hardware, "hardware spec (num_ms is swept over 256/512/1024)")
+      ->capture_default_str();
+  command->add_option("--repeats", options->repeats, "searches per layer and setting")->check(CLI::Range(1, 1000));
+  options->workload = "configs/workloads/vgg16.yaml";
+  options->hardware = "configs/hardware/maeri-512.yaml";
+  command->footer("Example: maeri bench --workload configs/workloads/vgg16.yaml");
+  command->callback([options, &action] { action = [options] { return run_bench(*options); }; });
+}
+
+}  // namespace maeri::cli

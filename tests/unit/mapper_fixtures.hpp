@@ -1,0 +1,49 @@
+// Small layers and hardware descriptions shared by the mapper tests (values chosen so results can be
+// worked by hand).
+#pragma once
+
+#include "mapper/hardware.hpp"
+#include "mapper/layer.hpp"
+
+namespace maeri::test {
+
+inline mapper::Hardware small_hardware(std::int64_t num_ms, std::int64_t dn_bw, std::int64_t rn_bw) {
+  mapper::Hardware hardware;
+  hardware.name = "test";
+  hardware.num_ms = num_ms;
+  hardware.dn_bw = dn_bw;
+  hardware.rn_bw = rn_bw;
+  hardware.data_width = 16;
+  hardware.acc_width = 32;
+  hardware.sdm_bytes = 1024;
+  hardware.dram_bytes_per_cycle = 4;
+  hardware.dram_latency_cycles = 10;
+  hardware.clock_mhz = 200;
+  hardware.energy_pj = {0.8, 0.1, 0.15, 0.05, 0.3, 0.05, 5, 5, 160};
+  return hardware;
+}
+
+inline mapper::Layer conv_layer(std::int64_t K, std::int64_t C, std::int64_t R, std::int64_t S, std::int64_t X,
+                                std::int64_t Y, std::int64_t stride = 1, std::int64_t padding = 0,
+                                std::int64_t N = 1) {
+  mapper::Layer layer;
+  layer.name = "test";
+  layer.N = N;
+  layer.K = K;
+  layer.C = C;
+  layer.R = R;
+  layer.S = S;
+  layer.X = X;
+  layer.Y = Y;
+  layer.stride = stride;
+  layer.padding = padding;
+  return layer;
+}
+
+inline mapper::Layer fc_layer(std::int64_t K, std::int64_t C) {
+  mapper::Layer layer = conv_layer(K, C, 1, 1, 1, 1);
+  layer.type = mapper::LayerType::FullyConnected;
+  return layer;
+}
+
+}  // namespace maeri::test

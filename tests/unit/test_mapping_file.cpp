@@ -1,0 +1,54 @@
+// Mapping files: what is written reads back identically, and bad files are rejected with the field named.
+#include <catch2/catch.hpp>
+
+#include "mapper/mapping_file.hpp"
+#include "mapper_fixtures.hpp"
+#include "temp_file.hpp"
+
+using namespace maeri::mapper;
+using maeri::test::TempFile;
+
+TEST_CASE("mapping file round trip", "[mapper][mapping-file]") {
+  MappingFile mapping{"maeri-64", 64, 16, 16, "tiny", "runtime", {}};
+  Layer conv = maeri::test::conv_layer(8, 3, 3, 3, 10, 10, 2, 1);
+  conv.name = "conv1";
+  Tile tile;
+  tile.size = {3, 3, 3, 2, 1, 1, 1};
+  mapping.layers.push_back({conv, tile, 781, 789.75});
+  Layer fc = maeri::test::fc_layer(10, 400);
+  fc.name = "fc";
+  Tile fc_tile;
+  fc_tile.size = {1, 1, 16, 4, 1, 1, 1};
+  mapping.layers.push_back({fc, fc_tile, 1147, 1477.5});
+
+  TempFile file(emit_mapping_file(mapping));
+  const MappingFile read = load_mapping_file(file.path());
+  CHECK(read.hardware_name == "maeri-64");
+  CHECK(read.num_ms == 64);
+  CHECK(read.workload_name == "tiny");
+  REQUIRE(read.layers.size() == 2);
+  CHECK(read.layers[0].layer.name == "conv1");
+  CHECK(read.layers[0].layer.stride == 2);
+  CHECK(read.layers[0].layer.padding == 1);
+  CHECK(read.layers[0].tile == tile);
+  CHECK(read.layers[0].predicted_energy_pj == 789.75);
+  CHECK(read.layers[1].layer.type == LayerType::FullyConnected);
+  CHECK(read.layers[1].tile == fc_tile);
+}
+
+TEST_CASE("mapping file with a tile that breaks Eq. 1 is rejected", "[mapper][mapping-file]") {
+  TempFile file(R"(kind: mapping
+hardware: {name: hw, num_ms: 16, dn_bw: 4, rn_bw: 4}
+workload: w
+objective: runtime
+layers:
+  - name: c
+    shape: {type: conv, N: 1, K: 4, C: 4, R: 3, S: 3, X: 6, Y: 6, stride: 1, padding: 0}
+    tile: {T_R: 3, T_S: 3, T_C: 2, T_K: 1, T_N: 1, T_X: 1, T_Y: 1}
+    predicted_cycles: 1
+    predicted_energy_pj: 1
+)");
+  CHECK_THROWS_WITH(load_mapping_file(file.path()),
+                    file.path() + ":8:11: field 'layers[0].tile': Eq. 1: T_R·T_S·T_C·T_K·T_N·T_X'·T_Y' = 18 "
+                                  "(VN size 18 x 1 VNs) exceeds num_ms = 16");
+}

@@ -1,0 +1,90 @@
+// Tile-space sizes: the counting algorithm against a brute-force enumeration written independently
+// here (seven nested loops applying each rule literally), raw and after each pruning rule.
+#include <catch2/catch.hpp>
+
+#include "mapper/tile_space.hpp"
+#include "mapper_fixtures.hpp"
+
+using namespace maeri::mapper;
+using maeri::test::conv_layer;
+using maeri::test::fc_layer;
+using maeri::test::small_hardware;
+
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+std::uint64_t brute_force_count(const Layer& layer, std::int64_t num_ms, int rules) {
+  const std::int64_t Xo = layer.output_x(), Yo = layer.output_y();
+  const bool fc = layer.type == LayerType::FullyConnected;
+  std::uint64_t count = 0;
+  for (std::int64_t r = 1; r <= layer.R; ++r)
+  for (std::int64_t s = 1; s <= layer.S; ++s)
+  for (std::int64_t c = 1; c <= layer.C; ++c)
+  for (std::int64_t k = 1; k <= layer.K; ++k)
+  for (std::int64_t n = 1; n <= layer.N; ++n)
+  for (std::int64_t x = 1; x <= Xo; ++x)
+  for (std::int64_t y = 1; y <= Yo; ++y) {
+    if (r * s * c * k * n * x * y > num_ms) continue;
+    if (rules >= 1 && (layer.R % r || layer.S % s || layer.C % c)) continue;
+    if (rules >= 2 && n != 1) continue;
+    if (rules >= 3 && fc && (r != 1 || s != 1 || x != 1 || y != 1)) continue;
+    if (rules >= 4 && ceil_div(layer.R, r) * ceil_div(layer.S, s) * ceil_div(layer.C, c) > num_ms) continue;
+    ++count;
+  }
+  return count;
+}
+
+}  // namespace
+
+TEST_CASE("tile space sizes equal brute-force enumeration, raw and after each rule", "[mapper][space]") {
+  const std::vector<Layer> layers = {
+      conv_layer(4, 6, 3, 3, 6, 6),                   // 3x3, non-power-of-two C
+      conv_layer(5, 12, 2, 3, 7, 5, 2, 1, 2),         // stride 2, padding, batch 2
+      conv_layer(3, 30, 1, 1, 4, 4),                  // 1x1 with C > num_ms/... for the partial-sum bound
+      fc_layer(7, 40),
+  };
+  for (const Layer& layer : layers) {
+    for (const std::int64_t num_ms : {8, 16, 32}) {
+      const Hardware hardware = small_hardware(num_ms, 4, 4);
+      for (int rules = 0; rules <= kNumPruningRules; ++rules) {
+        INFO("layer K=" << layer.K << " C=" << layer.C << " num_ms=" << num_ms << " rules=" << rules);
+        CHECK(TileSpace(layer, hardware, rules).count() == brute_force_count(layer, num_ms, rules));
+      }
+    }
+  }
+}
+
+TEST_CASE("enumeration visits exactly the counted tiles, each legal", "[mapper][space]") {
+  const Layer layer = conv_layer(5, 12, 2, 3, 7, 5, 2, 1, 2);
+  const Hardware hardware = small_hardware(32, 4, 4);
+  for (int rules = 0; rules <= kNumPruningRules; ++rules) {
+    const TileSpace space(layer, hardware, rules);
+    std::uint64_t visited = 0;
+    for (const auto& prefix : space.prefixes()) {
+      space.enumerate_outputs(prefix, [&](const Tile& tile) {
+        ++visited;
+        CHECK_FALSE(tile_violation(layer, hardware, tile).has_value());
+      });
+    }
+    CHECK(visited == space.count());
+  }
+}
+
+TEST_CASE("partial-sum bound: 1x1 layer with 30 channels on 8 MS", "[mapper][space]") {
+  // Divisors of C = 30 are 1,2,3,5,6,10,15,30; ceil(30/T_C) <= 8 needs T_C >= 4, and T_C <= 8 (Eq. 1),
+  // leaving T_C in {5, 6}. With T_C = 5 the remaining budget floor(8/5) = 1 leaves one tile; with
+  // T_C = 6 likewise one tile: 2 tiles in all.
+  const Layer layer = conv_layer(3, 30, 1, 1, 4, 4);
+  CHECK(TileSpace(layer, small_hardware(8, 4, 4)).count() == 2);
+}
+
+TEST_CASE("a layer no tile can map says which rule emptied the space", "[mapper][space]") {
+  // C = 1031 is prime: only T_C in {1, 1031}; T_C = 1031 breaks Eq. 1 and T_C = 1 leaves
+  // 1031 partial sums per output, more than the 16 multiplier switches allow.
+  const Layer layer = fc_layer(2, 1031);
+  const auto reason = unmappable_reason(layer, small_hardware(16, 4, 4));
+  REQUIRE(reason.has_value());
+  CHECK_THAT(*reason, Catch::Contains("partial-sum-bound"));
+  CHECK_FALSE(unmappable_reason(fc_layer(2, 32), small_hardware(16, 4, 4)).has_value());
+}
