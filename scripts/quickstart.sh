@@ -4,4 +4,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-./build/cli/maeri map --hardware configs/hardware/maeri-64.yaml --workload configs/workloads/tiny.yaml
+./build/cli/maeri map --hardware configs/hardware/maeri-64.yaml --workload configs/workloads/tiny.yaml \
+  -o build/tiny.maeri-64.mapping.yaml
