@@ -1,57 +1,55 @@
-// Multiplier switch: one leaf of MAERI's multiplier network (MN).
-// Holds a stationary weight, takes its operand either from the distribution network or from its
-// left neighbour's operand register (MAERI's reuse of sliding-window inputs), and sends the
-// product, sign-extended or wrapped to ACC_W bits, towards the reduction network one cycle later.
-module mult_switch #(
+// Multiplier switch: one leaf of MAERI's multiplier network (MN). It holds a stationary weight and an operand
+// register, both loaded from the distribution network, and multiplies on the global, pipelined `fire` of a step.
+// On a forwarding step a switch configured with take_forward uses its left neighbour's operand of the previous
+// step instead (MAERI's reuse of sliding-window inputs). An element arriving in the fire cycle is used by that
+// step (bypass), so a step's last DN beat and its fire may share a cycle. The product is wrapped to ACC_W bits.
+module mult_switch
+  import maeri_config_pkg::*;
+#(
     parameter int DATA_W = 16,
     parameter int ACC_W  = 32
 ) (
-    input  logic              clk,
-    input  logic              rst,            // synchronous, active high
-    input  logic              weight_load,    // latch weight_in as the stationary weight
-    input  logic [DATA_W-1:0] weight_in,
-    input  logic              take_forward,   // configuration: operand comes from the left neighbour
-    input  logic              dn_valid,
-    input  logic [DATA_W-1:0] dn_data,
-    input  logic              fwd_in_valid,
-    input  logic [DATA_W-1:0] fwd_in_data,
-    output logic              fwd_out_valid,  // this switch's operand, offered to the right neighbour
-    output logic [DATA_W-1:0] fwd_out_data,
-    output logic              product_valid,
-    output logic [ACC_W-1:0]  product
+    input  logic                clk,
+    input  logic                rst,           // synchronous, active high
+    input  mult_switch_config_t config_word,
+    input  logic                dn_valid,
+    input  logic                dn_weight,     // 1: the element is a weight, 0: an operand
+    input  logic [DATA_W-1:0]   dn_data,
+    input  logic                fire,
+    input  logic                fire_forward,  // this step reuses neighbours' operands where configured
+    input  logic [DATA_W-1:0]   left_last_operand,
+    output logic [DATA_W-1:0]   last_operand,  // operand of this switch's last fire, for the right neighbour
+    output logic [ ACC_W-1:0]   product,       // registered; 0 when inactive
+    output logic                multiplied,    // events of this cycle (for the activity counters)
+    output logic                forwarded
 );
   logic [DATA_W-1:0] weight_q;
   logic [DATA_W-1:0] operand_q;
-  logic              operand_valid_q;
+  logic [DATA_W-1:0] operand_now;
+  logic              use_forward;
+  logic              operand_arrives;
 
-  logic              operand_valid;
-  logic [DATA_W-1:0] operand;
-  logic [ ACC_W-1:0] product_wrapped;
-
-  assign operand_valid   = take_forward ? fwd_in_valid : dn_valid;
-  assign operand         = take_forward ? fwd_in_data : dn_data;
-  // Evaluated at ACC_W bits with signed operands: the exact product sign-extended when ACC_W >= 2*DATA_W,
-  // otherwise its two's-complement wrap-around, the same arithmetic as the golden model.
-  assign product_wrapped = ACC_W'($signed(operand) * $signed(weight_q));
+  assign operand_arrives = dn_valid && !dn_weight;
+  assign use_forward     = fire_forward && config_word.take_forward;
+  assign operand_now     = use_forward ? left_last_operand : (operand_arrives ? dn_data : operand_q);
+  assign multiplied      = fire && config_word.active;
+  assign forwarded       = multiplied && use_forward;
 
   always_ff @(posedge clk) begin
     if (rst) begin
-      weight_q        <= '0;
-      operand_q       <= '0;
-      operand_valid_q <= 1'b0;
-      product_valid   <= 1'b0;
-      product         <= '0;
+      weight_q     <= '0;
+      operand_q    <= '0;
+      last_operand <= '0;
+      product      <= '0;
     end else begin
-      if (weight_load) weight_q <= weight_in;
-      operand_valid_q <= operand_valid;
-      product_valid   <= operand_valid;
-      if (operand_valid) begin
-        operand_q <= operand;
-        product   <= product_wrapped;
+      if (dn_valid && dn_weight) weight_q <= dn_data;
+      if (operand_arrives) operand_q <= dn_data;
+      if (fire) begin
+        operand_q    <= operand_now;
+        last_operand <= operand_now;
+        // Signed product evaluated at ACC_W bits: exact when ACC_W >= 2*DATA_W, else its wrap-around.
+        product      <= config_word.active ? ACC_W'($signed(operand_now) * $signed(weight_q)) : '0;
       end
     end
   end
-
-  assign fwd_out_valid = operand_valid_q;
-  assign fwd_out_data  = operand_q;
 endmodule

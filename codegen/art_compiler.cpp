@@ -1,0 +1,146 @@
+// ART compiler. The tree is walked bottom-up, level by level, following the partial sums ("tokens") of each VN.
+// Every adder receives at most one token from each child. Two tokens of the same VN, or a lone token, are
+// combined; two tokens of different VNs stay apart as the adder's left and right token. A VN that crosses the
+// boundary between adders (l, j) and (l, j+1) that have different parents (j odd) meets over their forwarding
+// link: the facing tokens (odd adder: its right token, even adder: its left token) are added in one of them.
+// A finished token is emitted; an unfinished one goes up, which the wiring allows only for the combined token
+// or the "parity" token (odd adder = right child: its left token; even adder = left child: its right token).
+// Contiguity guarantees that an unfinished token is always on the parity side or alone — the compiler still
+// checks and reports a layout that would break this rather than produce a wrong configuration.
+#include "codegen/art_compiler.hpp"
+
+#include <fmt/format.h>
+
+#include <optional>
+
+namespace maeri::codegen {
+namespace {
+
+struct Token {
+  int vn = -1;
+  int count = 0;  // multiplier switches summed so far
+};
+
+struct AdderState {
+  std::vector<Token> tokens;  // 0, 1 or 2, left to right
+  bool combined = true;
+};
+
+[[noreturn]] void internal_failure(const std::string& what) {
+  throw std::logic_error("ART compiler: " + what + " (the layout is contiguous, so this is a compiler bug)");
+}
+
+}  // namespace
+
+ReductionPlan compile_fabric(const VnLayout& layout, const std::vector<bool>& take_forward) {
+  const std::vector<int> owner = vn_of_switch(layout);  // validates
+  const int m = layout.num_ms;
+  int levels = 0;
+  while ((1 << levels) < m) ++levels;
+
+  ReductionPlan plan;
+  FabricConfig& config = plan.config;
+  config.num_ms = m;
+  config.mult_switches.assign(size_t(m), {});
+  config.adder_switches.assign(size_t(m - 1), {});
+  config.collector_slots.assign(layout.vns.size(), -1);
+  plan.emit_points.assign(layout.vns.size(), {});
+
+  if (!take_forward.empty() && int(take_forward.size()) != m)
+    throw LayoutError(fmt::format("take_forward lists {} switches, the fabric has {}", take_forward.size(), m));
+  for (int i = 0; i < m; ++i) {
+    config.mult_switches[size_t(i)].active = owner[size_t(i)] >= 0;
+    const bool forward = !take_forward.empty() && take_forward[size_t(i)];
+    if (forward && i == 0) throw LayoutError("switch 0 cannot take a forwarded operand: it has no left neighbour");
+    if (forward && owner[size_t(i)] < 0)
+      throw LayoutError(fmt::format("switch {} is idle but is set to take a forwarded operand", i));
+    config.mult_switches[size_t(i)].take_forward = forward;
+  }
+
+  std::vector<std::optional<Token>> below(static_cast<size_t>(m));
+  for (int i = 0; i < m; ++i)
+    if (owner[size_t(i)] >= 0) below[size_t(i)] = Token{owner[size_t(i)], 1};
+
+  auto vn_size = [&](int vn) { return layout.vns[size_t(vn)].size; };
+
+  for (int level = levels - 1; level >= 0; --level) {
+    const int width = 1 << level;
+    std::vector<AdderState> state(static_cast<size_t>(width));
+    for (int j = 0; j < width; ++j) {
+      const auto& left = below[size_t(2 * j)];
+      const auto& right = below[size_t(2 * j + 1)];
+      AdderState& adder = state[size_t(j)];
+      if (left && right && left->vn == right->vn) {
+        adder.tokens = {Token{left->vn, left->count + right->count}};
+      } else if (left && right) {
+        adder.tokens = {*left, *right};
+        adder.combined = false;
+      } else if (left || right) {
+        adder.tokens = {left ? *left : *right};
+      }
+      // A lone token is "combined" with an empty child: the hardware adds 0, and the token may then leave by
+      // either side, which is what lets it go up or over the link.
+      config.adder_switches[size_t(width - 1 + j)].combine = adder.combined && !adder.tokens.empty();
+    }
+
+    auto facing = [&](int j) -> Token* {
+      auto& tokens = state[size_t(j)].tokens;
+      if (tokens.empty()) return nullptr;
+      return (j % 2 == 1) ? &tokens.back() : &tokens.front();
+    };
+    for (int odd = 1; odd + 1 < width; odd += 2) {
+      const int even = odd + 1;
+      Token* from_odd = facing(odd);
+      Token* from_even = facing(even);
+      if (!from_odd || !from_even || from_odd->vn != from_even->vn) continue;
+      const int total = from_odd->count + from_even->count;
+      const bool odd_alone = state[size_t(odd)].tokens.size() == 1;
+      const bool even_alone = state[size_t(even)].tokens.size() == 1;
+      int receiver = even;
+      if (total < vn_size(from_odd->vn)) {
+        // The merged token must still go up, so it has to be the receiver's only token.
+        if (even_alone) receiver = even;
+        else if (odd_alone) receiver = odd;
+        else internal_failure(fmt::format("VN {} meets over the link at level {} between two split adders",
+                                          from_odd->vn, level));
+      }
+      const int sender = receiver == even ? odd : even;
+      Token* received = receiver == even ? from_even : from_odd;
+      received->count = total;
+      auto& sender_tokens = state[size_t(sender)].tokens;
+      sender_tokens.erase(sender == odd ? sender_tokens.end() - 1 : sender_tokens.begin());
+      config.adder_switches[size_t(width - 1 + sender)].link_send = true;
+      config.adder_switches[size_t(width - 1 + receiver)].link_receive = true;
+    }
+
+    std::vector<std::optional<Token>> up(static_cast<size_t>(width));
+    for (int j = 0; j < width; ++j) {
+      const AdderState& adder = state[size_t(j)];
+      AdderSwitchConfig& word = config.adder_switches[size_t(width - 1 + j)];
+      for (size_t k = 0; k < adder.tokens.size(); ++k) {
+        const Token& token = adder.tokens[k];
+        // Which side the token sits on in hardware: a combined adder has only the left (= right) token.
+        const int side = adder.combined ? 0 : int(k);
+        if (token.count == vn_size(token.vn)) {
+          (side == 0 ? word.emit_left : word.emit_right) = true;
+          plan.emit_points[size_t(token.vn)] = EmitPoint{level, j, side};
+          config.collector_slots[size_t(token.vn)] = plan.emit_points[size_t(token.vn)].slot();
+          continue;
+        }
+        const int parity_side = (j % 2 == 1) ? 0 : 1;
+        if (!adder.combined && side != parity_side)
+          internal_failure(fmt::format("unfinished VN {} on the non-parity side of adder ({}, {})", token.vn, level, j));
+        if (level == 0) internal_failure(fmt::format("VN {} is unfinished at the root", token.vn));
+        if (up[size_t(j)]) internal_failure(fmt::format("adder ({}, {}) would send two tokens up", level, j));
+        up[size_t(j)] = token;
+        word.up = true;
+      }
+    }
+    below = std::move(up);
+  }
+  for (size_t v = 0; v < layout.vns.size(); ++v)
+    if (config.collector_slots[v] < 0) internal_failure(fmt::format("VN {} was never emitted", v));
+  return plan;
+}
+
+}  // namespace maeri::codegen

@@ -1,0 +1,108 @@
+// One switch of the distribution network (DN) fat tree, at a level where the subtree still has at least as many
+// leaves as the tree has lanes. Each element carries the destination mask of the leaves below this switch; the
+// switch forwards it to every child whose half of the mask is non-empty (multicast = a copy to both children).
+//  - Pass (PER_LEAF_OUT = 0): each child also has IN_LANES lanes, so an element keeps its lane.
+//  - Convert (PER_LEAF_OUT = 1): the children have fewer leaves than there are lanes, so from here down every
+//    leaf owns one lane: output lane k carries the element for leaf k. Two elements for one leaf in one cycle
+//    (which the controller must never send) raise `overflow`.
+// One pipeline stage: outputs are registered.
+module dn_switch #(
+    parameter int IN_LANES     = 4,
+    parameter int LEAVES       = 8,  // multiplier switches below this switch
+    parameter int PER_LEAF_OUT = 0,
+    parameter int DATA_W       = 16,
+    // derived: lanes towards each child, and the mask width each child lane carries (1 when per-leaf)
+    parameter int OUT_LANES    = PER_LEAF_OUT != 0 ? LEAVES / 2 : IN_LANES,
+    parameter int OUT_MASK_W   = PER_LEAF_OUT != 0 ? 1 : LEAVES / 2
+) (
+    input  logic                                clk,
+    input  logic                                rst,
+    input  logic [ IN_LANES-1:0]                in_valid,
+    input  logic [ IN_LANES-1:0]                in_weight,
+    input  logic [ IN_LANES-1:0][   DATA_W-1:0] in_data,
+    input  logic [ IN_LANES-1:0][   LEAVES-1:0] in_mask,
+    output logic [OUT_LANES-1:0]                left_valid,
+    output logic [OUT_LANES-1:0]                left_weight,
+    output logic [OUT_LANES-1:0][   DATA_W-1:0] left_data,
+    output logic [OUT_LANES-1:0][OUT_MASK_W-1:0] left_mask,
+    output logic [OUT_LANES-1:0]                right_valid,
+    output logic [OUT_LANES-1:0]                right_weight,
+    output logic [OUT_LANES-1:0][   DATA_W-1:0] right_data,
+    output logic [OUT_LANES-1:0][OUT_MASK_W-1:0] right_mask,
+    output logic                                overflow,    // combinational, this cycle's input
+    output logic [$clog2(IN_LANES+1)-1:0]       traversals   // valid elements entering this switch
+);
+  localparam int HALF = LEAVES / 2;
+
+  assign traversals = $clog2(IN_LANES + 1)'($countones(in_valid));
+
+  logic [OUT_LANES-1:0]                 left_valid_d, right_valid_d;
+  logic [OUT_LANES-1:0]                 left_weight_d, right_weight_d;
+  logic [OUT_LANES-1:0][    DATA_W-1:0] left_data_d, right_data_d;
+  logic [OUT_LANES-1:0][OUT_MASK_W-1:0] left_mask_d, right_mask_d;
+
+  if (PER_LEAF_OUT == 0) begin : g_pass
+    always_comb begin
+      for (int i = 0; i < IN_LANES; i++) begin
+        left_valid_d[i]   = in_valid[i] && (in_mask[i][HALF-1:0] != '0);
+        left_weight_d[i]  = in_weight[i];
+        left_data_d[i]    = in_data[i];
+        left_mask_d[i]    = in_mask[i][HALF-1:0];
+        right_valid_d[i]  = in_valid[i] && (in_mask[i][LEAVES-1:HALF] != '0);
+        right_weight_d[i] = in_weight[i];
+        right_data_d[i]   = in_data[i];
+        right_mask_d[i]   = in_mask[i][LEAVES-1:HALF];
+      end
+    end
+    assign overflow = 1'b0;
+  end else begin : g_convert
+    logic [LEAVES-1:0]             leaf_valid, leaf_weight, leaf_conflict;
+    logic [LEAVES-1:0][DATA_W-1:0] leaf_data;
+    always_comb begin
+      leaf_valid    = '0;
+      leaf_weight   = '0;
+      leaf_conflict = '0;
+      leaf_data     = '0;
+      for (int k = 0; k < LEAVES; k++) begin
+        for (int i = 0; i < IN_LANES; i++) begin
+          if (in_valid[i] && in_mask[i][k]) begin
+            leaf_conflict[k] = leaf_conflict[k] || leaf_valid[k];
+            leaf_valid[k]    = 1'b1;
+            leaf_weight[k]   = in_weight[i];
+            leaf_data[k]     = in_data[i];
+          end
+        end
+      end
+    end
+    always_comb begin
+      for (int k = 0; k < HALF; k++) begin
+        left_valid_d[k]   = leaf_valid[k];
+        left_weight_d[k]  = leaf_weight[k];
+        left_data_d[k]    = leaf_data[k];
+        left_mask_d[k]    = OUT_MASK_W'(leaf_valid[k]);
+        right_valid_d[k]  = leaf_valid[HALF+k];
+        right_weight_d[k] = leaf_weight[HALF+k];
+        right_data_d[k]   = leaf_data[HALF+k];
+        right_mask_d[k]   = OUT_MASK_W'(leaf_valid[HALF+k]);
+      end
+    end
+    assign overflow = |leaf_conflict;
+  end
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      left_valid  <= '0;
+      right_valid <= '0;
+    end else begin
+      left_valid  <= left_valid_d;
+      right_valid <= right_valid_d;
+    end
+    left_weight  <= left_weight_d;
+    left_data    <= left_data_d;
+    left_mask    <= left_mask_d;
+    right_weight <= right_weight_d;
+    right_data   <= right_data_d;
+    right_mask   <= right_mask_d;
+  end
+
+endmodule

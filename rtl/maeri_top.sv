@@ -1,0 +1,265 @@
+// maeri_top: the MAERI fabric — distribution network (DN) fat tree, multiplier network (MN), augmented reduction
+// tree (RN), output collector, config port and activity counters. Block diagram, latencies and the protocol of
+// every port are in docs/rtl.md; the configuration words in docs/config-bits.md.
+//
+// Root beats: each cycle the controller may present up to DN_BW elements (value, weight/operand flag,
+// destination mask) and, on the last beat of a step, `dn_fire` (optionally with `dn_fire_forward`). Beats without
+// fire are always accepted. A beat with fire is accepted only while `dn_ready` is high: fires are spaced by
+// ceil(vn_count / RN_BW) cycles so that the collector drains each step's results before the next arrives.
+module maeri_top
+  import maeri_config_pkg::*;
+#(
+    parameter int NUM_MS    = 64,
+    parameter int DN_BW     = 16,
+    parameter int RN_BW     = 16,
+    parameter int DATA_W    = 16,
+    parameter int ACC_W     = 32,
+    parameter int COUNTER_W = 64
+) (
+    input  logic                                       clk,
+    input  logic                                       rst,            // synchronous, active high
+    // Config port
+    input  logic                                       cfg_write,
+    input  logic [$clog2(3*NUM_MS)-1:0]                cfg_address,
+    input  logic [CONFIG_WORD_W-1:0]                   cfg_data,
+    // Distribution network root
+    input  logic [ DN_BW-1:0]                          dn_valid,
+    input  logic [ DN_BW-1:0]                          dn_weight,
+    input  logic [ DN_BW-1:0][     DATA_W-1:0]         dn_data,
+    input  logic [ DN_BW-1:0][     NUM_MS-1:0]         dn_mask,
+    input  logic                                       dn_fire,
+    input  logic                                       dn_fire_forward,
+    output logic                                       dn_ready,
+    // Results
+    output logic [ RN_BW-1:0]                          out_valid,
+    output logic [ RN_BW-1:0][$clog2(NUM_MS)-1:0]      out_vn,
+    output logic [ RN_BW-1:0][      ACC_W-1:0]         out_value,
+    // Status: busy while any step is in flight; sticky errors until reset
+    output logic                                       busy,
+    output logic                                       error_dn_overflow,
+    output logic                                       error_collector_overrun,
+    output logic                                       error_config,
+    // Activity counters
+    input  logic                                       counters_clear,
+    output logic [COUNTER_W-1:0]                       count_cycles,
+    output logic [COUNTER_W-1:0]                       count_fires,
+    output logic [COUNTER_W-1:0]                       count_multiplications,
+    output logic [COUNTER_W-1:0]                       count_additions,
+    output logic [COUNTER_W-1:0]                       count_dn_traversals,
+    output logic [COUNTER_W-1:0]                       count_rn_traversals,
+    output logic [COUNTER_W-1:0]                       count_mn_forwards,
+    output logic [COUNTER_W-1:0]                       count_results
+);
+  localparam int LEVELS = $clog2(NUM_MS);
+  localparam int EVENT_W = $clog2(3 * NUM_MS * DN_BW + 1) + 1;
+
+  if (NUM_MS < 2 || (NUM_MS & (NUM_MS - 1)) != 0) begin : g_bad_num_ms
+    $error("NUM_MS must be a power of two >= 2");
+  end
+  if (DN_BW < 1 || DN_BW > NUM_MS || RN_BW < 1 || RN_BW > NUM_MS) begin : g_bad_bandwidth
+    $error("DN_BW and RN_BW must be between 1 and NUM_MS");
+  end
+  if (ACC_W < DATA_W || ACC_W > 64 || DATA_W < 2) begin : g_bad_width
+    $error("need 2 <= DATA_W <= ACC_W <= 64");
+  end
+
+  // ---------------------------------------------------------------- configuration
+  mult_switch_config_t  [NUM_MS-1:0] mult_config;
+  adder_switch_config_t [NUM_MS-2:0] adder_config;
+  collector_entry_t     [NUM_MS-1:0] collector_table;
+  logic                 [       9:0] vn_count;
+  logic                              bad_config_write;
+
+  config_registers #(.NUM_MS(NUM_MS)) config_i (
+      .clk,
+      .rst,
+      .write    (cfg_write),
+      .address  (cfg_address),
+      .data     (cfg_data),
+      .mult_config,
+      .adder_config,
+      .vn_count,
+      .collector_table,
+      .bad_write(bad_config_write)
+  );
+
+  // ---------------------------------------------------------------- fire spacing and root acceptance
+  logic [10:0] fire_interval;   // cycles a step occupies the output lanes, at least 1
+  logic [10:0] since_fire;      // cycles since the last accepted fire, saturating
+  logic        fire_accepted;
+  logic        beat_accepted;
+
+  always_ff @(posedge clk) begin
+    if (rst) fire_interval <= 11'd1;
+    else if (vn_count <= 10'(RN_BW)) fire_interval <= 11'd1;
+    else fire_interval <= 11'((32'(vn_count) + RN_BW - 1) / RN_BW);
+  end
+
+  assign dn_ready      = since_fire >= fire_interval;
+  assign beat_accepted = !dn_fire || dn_ready;
+  assign fire_accepted = dn_fire && dn_ready;
+
+  always_ff @(posedge clk) begin
+    if (rst) since_fire <= 11'h7ff;
+    else if (fire_accepted) since_fire <= 11'd1;
+    else if (since_fire != 11'h7ff) since_fire <= since_fire + 11'd1;
+  end
+
+  // The fire travels beside the data: LEVELS stages, like one DN level each.
+  logic [LEVELS-1:0] fire_pipe, forward_pipe;
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      fire_pipe    <= '0;
+      forward_pipe <= '0;
+    end else begin
+      fire_pipe[0]    <= fire_accepted;
+      forward_pipe[0] <= fire_accepted && dn_fire_forward;
+      for (int k = 1; k < LEVELS; k++) begin
+        fire_pipe[k]    <= fire_pipe[k-1];
+        forward_pipe[k] <= forward_pipe[k-1];
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------- distribution network
+  logic [NUM_MS-1:0]             leaf_valid, leaf_weight;
+  logic [NUM_MS-1:0][DATA_W-1:0] leaf_data;
+  logic                          dn_overflow;
+  logic [$clog2(NUM_MS*DN_BW+1)-1:0] dn_traversals;
+
+  distribution_network #(
+      .NUM_MS(NUM_MS),
+      .DN_BW (DN_BW),
+      .DATA_W(DATA_W)
+  ) dn_i (
+      .clk,
+      .rst,
+      .root_valid (dn_valid & {DN_BW{beat_accepted}}),
+      .root_weight(dn_weight),
+      .root_data  (dn_data),
+      .root_mask  (dn_mask),
+      .leaf_valid,
+      .leaf_weight,
+      .leaf_data,
+      .overflow   (dn_overflow),
+      .traversals (dn_traversals)
+  );
+
+  // ---------------------------------------------------------------- multiplier network
+  // The rightmost switch's last operand has no right neighbour to go to.
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [NUM_MS-1:0][DATA_W-1:0] last_operand;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [NUM_MS-1:0][ ACC_W-1:0] product;
+  logic [NUM_MS-1:0]             multiplied, forwarded, ms_active;
+  logic                          product_wave;
+
+  for (genvar i = 0; i < NUM_MS; i++) begin : g_ms
+    assign ms_active[i] = mult_config[i].active;
+    mult_switch #(
+        .DATA_W(DATA_W),
+        .ACC_W (ACC_W)
+    ) ms_i (
+        .clk,
+        .rst,
+        .config_word      (mult_config[i]),
+        .dn_valid         (leaf_valid[i]),
+        .dn_weight        (leaf_weight[i]),
+        .dn_data          (leaf_data[i]),
+        .fire             (fire_pipe[LEVELS-1]),
+        .fire_forward     (forward_pipe[LEVELS-1]),
+        .left_last_operand(i == 0 ? '0 : last_operand[(i == 0) ? 0 : i-1]),  // switch 0 has no left neighbour
+        .last_operand     (last_operand[i]),
+        .product          (product[i]),
+        .multiplied       (multiplied[i]),
+        .forwarded        (forwarded[i])
+    );
+  end
+
+  always_ff @(posedge clk) begin
+    if (rst) product_wave <= 1'b0;
+    else product_wave <= fire_pipe[LEVELS-1];
+  end
+
+  // ---------------------------------------------------------------- reduction network and collector
+  logic [ACC_W-1:0] slot_value[2*(NUM_MS-1)];
+  logic             result_wave, rn_in_flight;
+  logic [$clog2(2*NUM_MS+1)-1:0] rn_additions;
+  logic [$clog2(3*NUM_MS+1)-1:0] rn_traversals;
+
+  reduction_network #(
+      .NUM_MS(NUM_MS),
+      .ACC_W (ACC_W)
+  ) rn_i (
+      .clk,
+      .rst,
+      .adder_config,
+      .leaf_valid(ms_active),
+      .leaf_value(product),
+      .in_wave   (product_wave),
+      .slot_value,
+      .out_wave  (result_wave),
+      .in_flight (rn_in_flight),
+      .additions (rn_additions),
+      .traversals(rn_traversals)
+  );
+
+  logic draining, overrun;
+  output_collector #(
+      .NUM_MS(NUM_MS),
+      .RN_BW (RN_BW),
+      .ACC_W (ACC_W)
+  ) collector_i (
+      .clk,
+      .rst,
+      .slot_value,
+      .in_wave(result_wave),
+      .vn_count,
+      .collector_table,
+      .out_valid,
+      .out_vn,
+      .out_value,
+      .draining,
+      .overrun
+  );
+
+  assign busy = (|fire_pipe) || product_wave || rn_in_flight || draining;
+
+  // ---------------------------------------------------------------- errors and counters
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      error_dn_overflow       <= 1'b0;
+      error_collector_overrun <= 1'b0;
+      error_config            <= 1'b0;
+    end else begin
+      if (dn_overflow) error_dn_overflow <= 1'b1;
+      if (overrun) error_collector_overrun <= 1'b1;
+      // Reconfiguring a fabric that still has a step in flight would corrupt that step.
+      if (bad_config_write || (cfg_write && busy)) error_config <= 1'b1;
+    end
+  end
+
+  activity_counters #(
+      .COUNTER_W(COUNTER_W),
+      .IN_W     (EVENT_W)
+  ) counters_i (
+      .clk,
+      .rst,
+      .clear          (counters_clear),
+      .fire           (fire_pipe[LEVELS-1]),
+      .multiplications(EVENT_W'($countones(multiplied))),
+      .additions      (EVENT_W'(rn_additions)),
+      .dn_traversals  (EVENT_W'(dn_traversals)),
+      .rn_traversals  (EVENT_W'(rn_traversals)),
+      .mn_forwards    (EVENT_W'($countones(forwarded))),
+      .results        (EVENT_W'($countones(out_valid))),
+      .count_cycles,
+      .count_fires,
+      .count_multiplications,
+      .count_additions,
+      .count_dn_traversals,
+      .count_rn_traversals,
+      .count_mn_forwards,
+      .count_results
+  );
+endmodule

@@ -1,0 +1,69 @@
+// Output collector: when a step's results are aligned in the reduction network's emit slots, it captures them
+// and drains them onto the RN_BW output lanes in VN order, RN_BW results per cycle, each tagged with its VN id.
+// The collector table says which emit slot holds VN k's result. A step with V VNs occupies the lanes for
+// ceil(V / RN_BW) cycles; maeri_top spaces fires so that a new step never arrives while one is still draining
+// (if it did, `overrun` is raised).
+module output_collector
+  import maeri_config_pkg::*;
+#(
+    parameter int NUM_MS = 16,
+    parameter int RN_BW  = 4,
+    parameter int ACC_W  = 32
+) (
+    input  logic                                    clk,
+    input  logic                                    rst,
+    input  logic             [ACC_W-1:0]            slot_value    [2*(NUM_MS-1)],
+    input  logic                                    in_wave,
+    input  logic             [9:0]                  vn_count,
+    input  collector_entry_t [NUM_MS-1:0]           collector_table,
+    output logic             [RN_BW-1:0]            out_valid,
+    output logic             [RN_BW-1:0][$clog2(NUM_MS)-1:0] out_vn,
+    output logic             [RN_BW-1:0][ACC_W-1:0] out_value,
+    output logic                                    draining,
+    output logic                                    overrun    // pulse: a step arrived before the last drained
+);
+  localparam int SLOTS = 2 * (NUM_MS - 1);
+  localparam int VN_W = $clog2(NUM_MS);
+  localparam int POS_W = $clog2(NUM_MS + RN_BW + 1) + 1;
+  localparam int SLOT_W = $clog2(SLOTS);
+
+  logic [ACC_W-1:0] captured[SLOTS];
+  logic [POS_W-1:0] position;  // VN id of the next result to put on lane 0
+  logic             more_after_this;
+
+  assign more_after_this = (position + POS_W'(RN_BW)) < POS_W'(vn_count);
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      draining  <= 1'b0;
+      position  <= '0;
+      out_valid <= '0;
+      overrun   <= 1'b0;
+    end else begin
+      out_valid <= '0;
+      overrun   <= 1'b0;
+      if (draining) begin
+        for (int b = 0; b < RN_BW; b++) begin
+          logic [POS_W-1:0] vn;
+          vn = position + POS_W'(b);
+          if (vn < POS_W'(vn_count) && vn < POS_W'(NUM_MS)) begin
+            out_valid[b] <= 1'b1;
+            out_vn[b]    <= VN_W'(vn);
+            // A slot beyond the last one cannot come from the compiler; it reads 0 rather than out of range.
+            if (collector_table[VN_W'(vn)].slot < 10'(SLOTS))
+              out_value[b] <= captured[SLOT_W'(collector_table[VN_W'(vn)].slot)];
+            else out_value[b] <= '0;
+          end
+        end
+        position <= position + POS_W'(RN_BW);
+        draining <= more_after_this;
+      end
+      if (in_wave) begin
+        overrun  <= draining && more_after_this;
+        captured <= slot_value;
+        position <= '0;
+        draining <= vn_count != '0;
+      end
+    end
+  end
+endmodule

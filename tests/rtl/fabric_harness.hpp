@@ -1,0 +1,248 @@
+// FabricHarness: drives one Verilated maeri_top (any size) cycle by cycle from a Catch2 test: reset, config
+// port writes, DN root beats with destination masks, fires, and collection of the tagged results. Every wait
+// is bounded by a watchdog that fails the test with what it was waiting for instead of hanging.
+#pragma once
+
+#include <catch2/catch.hpp>
+#include <systemc>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "codegen/fabric_config.hpp"
+#include "codegen/reduction_reference.hpp"
+
+namespace maeri::rtl_test {
+
+constexpr int ceil_log2(int value) {
+  int bits = 0;
+  while ((1 << bits) < value) ++bits;
+  return bits;
+}
+
+// One element presented at the DN root: a value for a set of multiplier switches.
+struct DnElement {
+  bool weight = false;
+  int64_t value = 0;
+  std::vector<int> destinations;
+};
+
+struct Result {
+  int vn = 0;
+  int64_t value = 0;
+};
+
+struct Counters {
+  uint64_t cycles, fires, multiplications, additions, dn_traversals, rn_traversals, mn_forwards, results;
+};
+
+template <class Model, int NumMs, int DnBw, int RnBw, int DataW, int AccW>
+class FabricHarness {
+ public:
+  static constexpr int kNumMs = NumMs, kDnBw = DnBw, kRnBw = RnBw, kDataW = DataW, kAccW = AccW;
+  static constexpr int kAddressW = ceil_log2(3 * NumMs);
+  static constexpr int kVnW = ceil_log2(NumMs);
+  using Bits64 = sc_dt::sc_bv<64>;
+
+  explicit FabricHarness(uint64_t watchdog_cycles = 100000) : watchdog_cycles_(watchdog_cycles) {
+    top.clk(clk);
+    top.rst(rst);
+    top.cfg_write(cfg_write);
+    top.cfg_address(cfg_address);
+    top.cfg_data(cfg_data);
+    top.dn_valid(dn_valid);
+    top.dn_weight(dn_weight);
+    top.dn_data(dn_data);
+    top.dn_mask(dn_mask);
+    top.dn_fire(dn_fire);
+    top.dn_fire_forward(dn_fire_forward);
+    top.dn_ready(dn_ready);
+    top.out_valid(out_valid);
+    top.out_vn(out_vn);
+    top.out_value(out_value);
+    top.busy(busy);
+    top.error_dn_overflow(error_dn_overflow);
+    top.error_collector_overrun(error_collector_overrun);
+    top.error_config(error_config);
+    top.counters_clear(counters_clear);
+    top.count_cycles(count_cycles);
+    top.count_fires(count_fires);
+    top.count_multiplications(count_multiplications);
+    top.count_additions(count_additions);
+    top.count_dn_traversals(count_dn_traversals);
+    top.count_rn_traversals(count_rn_traversals);
+    top.count_mn_forwards(count_mn_forwards);
+    top.count_results(count_results);
+  }
+
+  // One rising edge; collects whatever the output lanes carry after it.
+  void tick() {
+    clk.write(true);
+    sc_core::sc_start(1, sc_core::SC_NS);
+    clk.write(false);
+    sc_core::sc_start(1, sc_core::SC_NS);
+    ++cycle_;
+    const sc_dt::sc_bv<RnBw> valid = out_valid.read();
+    const sc_dt::sc_bv<RnBw * kVnW> vn = out_vn.read();
+    const sc_dt::sc_bv<RnBw * AccW> value = out_value.read();
+    for (int lane = 0; lane < RnBw; ++lane) {
+      if (valid[lane] == sc_dt::SC_LOGIC_0) continue;
+      Result result;
+      result.vn = int(vn.range((lane + 1) * kVnW - 1, lane * kVnW).to_uint64());
+      const uint64_t bits = value.range((lane + 1) * AccW - 1, lane * AccW).to_uint64();
+      result.value = codegen::wrap_to_width(int64_t(bits), AccW);
+      results.push_back(result);
+      result_cycles.push_back(cycle_);
+    }
+  }
+
+  void reset() {
+    clear_root();
+    cfg_write.write(false);
+    counters_clear.write(false);
+    rst.write(true);
+    tick();
+    tick();
+    rst.write(false);
+    tick();
+    results.clear();
+    result_cycles.clear();
+  }
+
+  void configure(const codegen::FabricConfig& config) {
+    REQUIRE(config.num_ms == NumMs);
+    for (const codegen::ConfigWrite& write : codegen::config_writes(config)) write_config(write.address, write.data);
+    cfg_write.write(false);
+  }
+
+  void write_config(uint32_t address, uint16_t data) {
+    cfg_write.write(true);
+    cfg_address.write(sc_dt::sc_bv<kAddressW>(address));
+    cfg_data.write(sc_dt::sc_bv<16>(data));
+    tick();
+    cfg_write.write(false);
+  }
+
+  // Presents one root beat (at most DnBw elements). A beat with fire waits, with idle cycles, until the
+  // fabric is ready to accept a fire.
+  void beat(const std::vector<DnElement>& elements, bool fire = false, bool forward = false) {
+    REQUIRE(int(elements.size()) <= DnBw);
+    if (fire) wait_for([this] { return dn_ready.read(); }, "dn_ready before a fire");
+    sc_dt::sc_bv<DnBw> valid, weight;
+    sc_dt::sc_bv<DnBw * DataW> data;
+    sc_dt::sc_bv<DnBw * NumMs> mask;
+    for (size_t lane = 0; lane < elements.size(); ++lane) {
+      const DnElement& element = elements[lane];
+      valid[int(lane)] = true;
+      weight[int(lane)] = element.weight;
+      const uint64_t bits = uint64_t(element.value) & ((uint64_t(1) << DataW) - 1);
+      data.range(int(lane + 1) * DataW - 1, int(lane) * DataW) = bits;
+      for (int leaf : element.destinations) mask[int(lane) * NumMs + leaf] = true;
+    }
+    dn_valid.write(valid);
+    dn_weight.write(weight);
+    dn_data.write(data);
+    dn_mask.write(mask);
+    dn_fire.write(fire);
+    dn_fire_forward.write(forward);
+    tick();
+    clear_root();
+  }
+
+  // Sends elements in as many beats as needed, the last one carrying the fire.
+  void step(const std::vector<DnElement>& elements, bool forward = false) {
+    size_t next = 0;
+    do {
+      const size_t end = std::min(elements.size(), next + size_t(DnBw));
+      const std::vector<DnElement> chunk(elements.begin() + long(next), elements.begin() + long(end));
+      next = end;
+      beat(chunk, next == elements.size(), forward);
+    } while (next < elements.size());
+  }
+
+  // Unicast weights, DnBw per beat, no fire.
+  void load_weights(const std::vector<int64_t>& weight_of_switch, const std::vector<bool>& active) {
+    std::vector<DnElement> elements;
+    for (int i = 0; i < NumMs; ++i)
+      if (active[size_t(i)]) elements.push_back({true, weight_of_switch[size_t(i)], {i}});
+    for (size_t next = 0; next < elements.size(); next += size_t(DnBw)) {
+      const size_t end = std::min(elements.size(), next + size_t(DnBw));
+      beat(std::vector<DnElement>(elements.begin() + long(next), elements.begin() + long(end)));
+    }
+  }
+
+  void idle(int cycles) {
+    for (int c = 0; c < cycles; ++c) tick();
+  }
+
+  // Idles until no step is in flight.
+  void drain() {
+    wait_for([this] { return !busy.read(); }, "the fabric to become idle");
+  }
+
+  template <class Condition>
+  void wait_for(Condition condition, const std::string& what) {
+    const uint64_t start = cycle_;
+    while (!condition()) {
+      if (cycle_ - start > watchdog_cycles_)
+        FAIL("watchdog: no progress for " << watchdog_cycles_ << " cycles waiting for " << what);
+      tick();
+    }
+  }
+
+  Counters counters() const {
+    return {count_cycles.read().to_uint64(),          count_fires.read().to_uint64(),
+            count_multiplications.read().to_uint64(), count_additions.read().to_uint64(),
+            count_dn_traversals.read().to_uint64(),   count_rn_traversals.read().to_uint64(),
+            count_mn_forwards.read().to_uint64(),     count_results.read().to_uint64()};
+  }
+
+  void clear_counters() {
+    counters_clear.write(true);
+    tick();
+    counters_clear.write(false);
+  }
+
+  uint64_t cycle() const { return cycle_; }
+  bool any_error() const {
+    return error_dn_overflow.read() || error_collector_overrun.read() || error_config.read();
+  }
+
+  std::vector<Result> results;
+  std::vector<uint64_t> result_cycles;
+
+  sc_core::sc_signal<bool> clk{"clk"}, rst{"rst"}, cfg_write{"cfg_write"}, dn_fire{"dn_fire"},
+      dn_fire_forward{"dn_fire_forward"}, dn_ready{"dn_ready"}, busy{"busy"}, error_dn_overflow{"error_dn_overflow"},
+      error_collector_overrun{"error_collector_overrun"}, error_config{"error_config"},
+      counters_clear{"counters_clear"};
+  sc_core::sc_signal<sc_dt::sc_bv<kAddressW>> cfg_address{"cfg_address"};
+  sc_core::sc_signal<sc_dt::sc_bv<16>> cfg_data{"cfg_data"};
+  sc_core::sc_signal<sc_dt::sc_bv<DnBw>> dn_valid{"dn_valid"}, dn_weight{"dn_weight"};
+  sc_core::sc_signal<sc_dt::sc_bv<DnBw * DataW>> dn_data{"dn_data"};
+  sc_core::sc_signal<sc_dt::sc_bv<DnBw * NumMs>> dn_mask{"dn_mask"};
+  sc_core::sc_signal<sc_dt::sc_bv<RnBw>> out_valid{"out_valid"};
+  sc_core::sc_signal<sc_dt::sc_bv<RnBw * kVnW>> out_vn{"out_vn"};
+  sc_core::sc_signal<sc_dt::sc_bv<RnBw * AccW>> out_value{"out_value"};
+  sc_core::sc_signal<Bits64> count_cycles{"count_cycles"}, count_fires{"count_fires"},
+      count_multiplications{"count_multiplications"}, count_additions{"count_additions"},
+      count_dn_traversals{"count_dn_traversals"}, count_rn_traversals{"count_rn_traversals"},
+      count_mn_forwards{"count_mn_forwards"}, count_results{"count_results"};
+  Model top{"maeri_top"};
+
+ private:
+  void clear_root() {
+    dn_valid.write(0);
+    dn_weight.write(0);
+    dn_data.write(0);
+    dn_mask.write(0);
+    dn_fire.write(false);
+    dn_fire_forward.write(false);
+  }
+
+  uint64_t watchdog_cycles_;
+  uint64_t cycle_ = 0;
+};
+
+}  // namespace maeri::rtl_test

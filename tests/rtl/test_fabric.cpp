@@ -1,0 +1,413 @@
+// RTL tests of the Verilated MAERI fabric (rtl/maeri_top.sv) at 8…256 multiplier switches, driven through the
+// SystemC harness. Expected values are computed independently in the test: VN sums as plain sums of w·x
+// wrapped to ACC_W, DN traversals by walking the tree over each element's destination set, additions as
+// sum(size − 1). Each TEST_CASE runs in its own process (SystemC elaborates once per process).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "Vmaeri_m128.h"
+#include "Vmaeri_m16.h"
+#include "Vmaeri_m256.h"
+#include "Vmaeri_m32.h"
+#include "Vmaeri_m64.h"
+#include "Vmaeri_m8.h"
+#include "codegen/art_compiler.hpp"
+#include "codegen/reduction_reference.hpp"
+#include "fabric_harness.hpp"
+
+using namespace maeri;
+using namespace maeri::rtl_test;
+
+namespace {
+
+// Must match rtl/CMakeLists.txt: name NUM_MS DN_BW RN_BW DATA_W ACC_W.
+using Fabric8 = FabricHarness<Vmaeri_m8, 8, 4, 2, 16, 32>;
+using Fabric16 = FabricHarness<Vmaeri_m16, 16, 4, 4, 16, 32>;
+using Fabric32 = FabricHarness<Vmaeri_m32, 32, 8, 8, 16, 32>;
+using Fabric64 = FabricHarness<Vmaeri_m64, 64, 16, 16, 16, 32>;
+using Fabric128 = FabricHarness<Vmaeri_m128, 128, 32, 32, 16, 32>;
+using Fabric256 = FabricHarness<Vmaeri_m256, 256, 64, 64, 16, 32>;
+
+int64_t random_data(std::mt19937_64& rng, int width) {
+  const int64_t half = int64_t(1) << (width - 1);
+  return std::uniform_int_distribution<int64_t>(-half, half - 1)(rng);
+}
+
+// DN traversals of one element, from the definition in docs/rtl.md: at the switch levels down to the conversion
+// level an element enters each switch whose leaves include a destination once; below it, every destination
+// has its own lane, so each further level adds one arrival per destination.
+template <class Fabric>
+uint64_t expected_dn_traversals(const std::vector<int>& destinations) {
+  const int m = Fabric::kNumMs, levels = ceil_log2(m);
+  int convert_at = levels;
+  for (int l = 0; l < levels; ++l)
+    if ((m >> (l + 1)) < Fabric::kDnBw) {
+      convert_at = l;
+      break;
+    }
+  const int switch_levels = convert_at < levels ? convert_at + 1 : levels;
+  uint64_t total = 0;
+  for (int l = 0; l < switch_levels; ++l) {
+    std::set<int> switches;
+    for (int leaf : destinations) switches.insert(leaf / (m >> l));
+    total += switches.size();
+  }
+  total += uint64_t(levels - switch_levels) * destinations.size();
+  return total;
+}
+
+// Configures the layout, loads random weights, runs `steps` steps with random operands (unicast, DN_BW per
+// beat) and checks every result, its VN tag and order, the counters and the error flags.
+template <class Fabric>
+void check_layout(Fabric& fabric, const codegen::VnLayout& layout, int steps, std::mt19937_64& rng) {
+  constexpr int m = Fabric::kNumMs;
+  const codegen::ReductionPlan plan = codegen::compile_fabric(layout);
+  fabric.reset();
+  fabric.configure(plan.config);
+
+  std::vector<bool> active(size_t(m));
+  for (int i = 0; i < m; ++i) active[size_t(i)] = plan.config.mult_switches[size_t(i)].active;
+  std::vector<int64_t> weight(size_t(m), 0);
+  for (int i = 0; i < m; ++i)
+    if (active[size_t(i)]) weight[size_t(i)] = random_data(rng, Fabric::kDataW);
+  fabric.load_weights(weight, active);
+
+  std::vector<std::vector<int64_t>> expected(size_t(steps));
+  uint64_t expected_dn = 0;
+  for (int i = 0; i < m; ++i)
+    if (active[size_t(i)]) expected_dn += expected_dn_traversals<Fabric>({i});
+  for (int s = 0; s < steps; ++s) {
+    std::vector<int64_t> operand(size_t(m), 0);
+    std::vector<DnElement> elements;
+    for (int i = 0; i < m; ++i)
+      if (active[size_t(i)]) {
+        operand[size_t(i)] = random_data(rng, Fabric::kDataW);
+        elements.push_back({false, operand[size_t(i)], {i}});
+        expected_dn += expected_dn_traversals<Fabric>({i});
+      }
+    fabric.step(elements);
+    for (const auto& vn : layout.vns) {
+      int64_t sum = 0;
+      for (int i = vn.first_ms; i < vn.first_ms + vn.size; ++i) sum += weight[size_t(i)] * operand[size_t(i)];
+      expected[size_t(s)].push_back(codegen::wrap_to_width(sum, Fabric::kAccW));
+    }
+  }
+  fabric.drain();
+
+  const size_t vns = layout.vns.size();
+  REQUIRE(fabric.results.size() == size_t(steps) * vns);
+  for (int s = 0; s < steps; ++s)
+    for (size_t v = 0; v < vns; ++v) {
+      const Result& result = fabric.results[size_t(s) * vns + v];
+      INFO("step " << s << ", VN " << v << " of " << vns);
+      REQUIRE(result.vn == int(v));
+      REQUIRE(result.value == expected[size_t(s)][v]);
+    }
+
+  int64_t macs_per_step = 0, additions_per_step = 0;
+  for (const auto& vn : layout.vns) macs_per_step += vn.size, additions_per_step += vn.size - 1;
+  const std::vector<int64_t> zeros(size_t(m), 0);
+  const Counters c = fabric.counters();
+  CHECK(c.fires == uint64_t(steps));
+  CHECK(c.multiplications == uint64_t(steps * macs_per_step));
+  CHECK(c.additions == uint64_t(steps * additions_per_step));
+  CHECK(c.rn_traversals == uint64_t(steps) * uint64_t(codegen::evaluate_reduction(plan.config, zeros, 32).traversals));
+  CHECK(c.mn_forwards == 0);
+  CHECK(c.results == uint64_t(steps) * vns);
+  CHECK(c.dn_traversals == expected_dn);
+  CHECK_FALSE(fabric.any_error());
+}
+
+template <class Fabric>
+void check_vn_sizes(const std::vector<int>& sizes, uint64_t seed) {
+  Fabric fabric;
+  std::mt19937_64 rng(seed);
+  for (int size : sizes) {
+    INFO("VN size " << size << " on " << Fabric::kNumMs << " multiplier switches");
+    check_layout(fabric, codegen::VnLayout::packed(Fabric::kNumMs, size, Fabric::kNumMs / size), 3, rng);
+  }
+}
+
+std::vector<int> all_sizes(int n) {
+  std::vector<int> sizes;
+  for (int s = 1; s <= n; ++s) sizes.push_back(s);
+  return sizes;
+}
+
+}  // namespace
+
+TEST_CASE("RN: every VN size 1..8 on 8 MS gives the software sums", "[rtl][rn]") { check_vn_sizes<Fabric8>(all_sizes(8), 8); }
+TEST_CASE("RN: every VN size 1..16 on 16 MS gives the software sums", "[rtl][rn]") {
+  check_vn_sizes<Fabric16>(all_sizes(16), 16);
+}
+TEST_CASE("RN: every VN size 1..32 on 32 MS gives the software sums", "[rtl][rn]") {
+  check_vn_sizes<Fabric32>(all_sizes(32), 32);
+}
+TEST_CASE("RN: every VN size 1..64 on 64 MS gives the software sums", "[rtl][rn]") {
+  check_vn_sizes<Fabric64>(all_sizes(64), 64);
+}
+TEST_CASE("RN: sampled VN sizes on 128 MS give the software sums", "[rtl][rn]") {
+  check_vn_sizes<Fabric128>({1, 2, 3, 5, 7, 9, 16, 27, 31, 33, 64, 100, 127, 128}, 128);
+}
+TEST_CASE("RN: sampled VN sizes on 256 MS give the software sums", "[rtl][rn]") {
+  check_vn_sizes<Fabric256>({1, 3, 9, 25, 64, 129, 255, 256}, 256);
+}
+
+TEST_CASE("RN: mixed VN sizes with idle gaps", "[rtl][rn]") {
+  Fabric64 fabric;
+  std::mt19937_64 rng(77);
+  for (int trial = 0; trial < 12; ++trial) {
+    codegen::VnLayout layout{64, {}};
+    int position = int(rng() % 3);
+    while (true) {
+      const int size = 1 + int(rng() % 20);
+      if (position + size > 64) break;
+      layout.vns.push_back({position, size});
+      position += size + int(rng() % 3);
+    }
+    check_layout(fabric, layout, 2, rng);
+  }
+}
+
+TEST_CASE("DN: unicast, broadcast, strided and random multicast reach exactly their destinations", "[rtl][dn]") {
+  // VN size 1 everywhere: each switch's result is its own product, so each switch shows what it received.
+  Fabric64 fabric;
+  std::mt19937_64 rng(3);
+  const codegen::ReductionPlan plan = codegen::compile_fabric(codegen::VnLayout::packed(64, 1, 64));
+  fabric.reset();
+  fabric.configure(plan.config);
+
+  std::vector<std::vector<std::vector<int>>> patterns;  // per pattern: disjoint destination sets covering 0..63
+  std::vector<int> all(64);
+  for (int i = 0; i < 64; ++i) all[size_t(i)] = i;
+  patterns.push_back({all});                                        // broadcast
+  std::vector<std::vector<int>> strided(4);
+  for (int i = 0; i < 64; ++i) strided[size_t(i % 4)].push_back(i);  // every 4th switch
+  patterns.push_back(strided);
+  for (int trial = 0; trial < 6; ++trial) {  // random partitions into 1..16 groups
+    const int groups = 1 + int(rng() % 16);
+    std::vector<std::vector<int>> sets(size_t(groups));
+    for (int i = 0; i < 64; ++i) sets[rng() % uint64_t(groups)].push_back(i);
+    sets.erase(std::remove_if(sets.begin(), sets.end(), [](const auto& s) { return s.empty(); }), sets.end());
+    patterns.push_back(sets);
+  }
+
+  uint64_t expected_dn = 0;
+  std::vector<std::vector<int64_t>> expected;
+  for (const auto& sets : patterns) {
+    // Weights by multicast (one beat), operands by unicast: result_i = w(group of i) * x_i.
+    std::vector<DnElement> weights;
+    std::vector<int64_t> weight(64);
+    for (const auto& set : sets) {
+      const int64_t w = random_data(rng, 16);
+      weights.push_back({true, w, set});
+      for (int i : set) weight[size_t(i)] = w;
+      expected_dn += expected_dn_traversals<Fabric64>(set);
+    }
+    fabric.beat(weights);
+    std::vector<DnElement> operands;
+    std::vector<int64_t> row;
+    for (int i = 0; i < 64; ++i) {
+      const int64_t x = random_data(rng, 16);
+      operands.push_back({false, x, {i}});
+      row.push_back(weight[size_t(i)] * x);
+      expected_dn += expected_dn_traversals<Fabric64>({i});
+    }
+    fabric.step(operands);
+    expected.push_back(row);
+  }
+  fabric.drain();
+  REQUIRE(fabric.results.size() == patterns.size() * 64);
+  for (size_t p = 0; p < patterns.size(); ++p)
+    for (int i = 0; i < 64; ++i) {
+      INFO("pattern " << p << ", switch " << i);
+      REQUIRE(fabric.results[p * 64 + size_t(i)].value == expected[p][size_t(i)]);
+    }
+  CHECK(fabric.counters().dn_traversals == expected_dn);
+  CHECK_FALSE(fabric.any_error());
+}
+
+TEST_CASE("DN: two elements for one switch in one cycle raise the overflow error", "[rtl][dn]") {
+  Fabric16 fabric;
+  fabric.reset();
+  fabric.beat({{true, 5, {3}}, {true, 6, {2, 3}}});
+  fabric.idle(8);
+  CHECK(fabric.error_dn_overflow.read());
+  CHECK_FALSE(fabric.error_config.read());
+}
+
+TEST_CASE("MN: forwarding steps reuse the left neighbour's operand of the previous step", "[rtl][mn]") {
+  // 4 VNs of 4 switches; switches at positions 1..3 of each VN take a forwarded operand, position 0 gets a
+  // fresh operand from the DN: a sliding window moving one element per step.
+  Fabric16 fabric;
+  std::mt19937_64 rng(11);
+  std::vector<bool> take_forward(16);
+  for (int i = 0; i < 16; ++i) take_forward[size_t(i)] = i % 4 != 0;
+  const codegen::ReductionPlan plan = codegen::compile_fabric(codegen::VnLayout::packed(16, 4, 4), take_forward);
+  fabric.reset();
+  fabric.configure(plan.config);
+  std::vector<int64_t> weight(16);
+  for (auto& w : weight) w = random_data(rng, 16);
+  fabric.load_weights(weight, std::vector<bool>(16, true));
+
+  std::vector<int64_t> operand(16);
+  std::vector<DnElement> first;
+  for (int i = 0; i < 16; ++i) operand[size_t(i)] = random_data(rng, 16), first.push_back({false, operand[size_t(i)], {i}});
+  std::vector<std::vector<int64_t>> used = {operand};
+  fabric.step(first);
+  for (int s = 1; s <= 3; ++s) {
+    std::vector<int64_t> next(16);
+    std::vector<DnElement> fresh;
+    for (int i = 0; i < 16; ++i) {
+      if (take_forward[size_t(i)]) {
+        next[size_t(i)] = operand[size_t(i - 1)];
+      } else {
+        next[size_t(i)] = random_data(rng, 16);
+        fresh.push_back({false, next[size_t(i)], {i}});
+      }
+    }
+    fabric.step(fresh, /*forward=*/true);
+    operand = next;
+    used.push_back(operand);
+  }
+  fabric.drain();
+  REQUIRE(fabric.results.size() == 16);
+  for (size_t s = 0; s < used.size(); ++s)
+    for (int v = 0; v < 4; ++v) {
+      int64_t sum = 0;
+      for (int i = 4 * v; i < 4 * v + 4; ++i) sum += weight[size_t(i)] * used[s][size_t(i)];
+      INFO("step " << s << ", VN " << v);
+      CHECK(fabric.results[s * 4 + size_t(v)].value == codegen::wrap_to_width(sum, 32));
+    }
+  CHECK(fabric.counters().mn_forwards == 3 * 12);
+  CHECK(fabric.counters().multiplications == 4 * 16);
+}
+
+TEST_CASE("throughput: one result per VN per cycle in steady state; latency 2*log2(M)+2", "[rtl][throughput]") {
+  // 16 VNs of 4 on 64 MS with RN_BW = 16: each step sends 4 operands, each multicast to the same position of all
+  // 16 VNs (one beat), so a step can fire every cycle.
+  Fabric64 fabric;
+  std::mt19937_64 rng(21);
+  const codegen::VnLayout layout = codegen::VnLayout::packed(64, 4, 16);
+  const codegen::ReductionPlan plan = codegen::compile_fabric(layout);
+  fabric.reset();
+  fabric.configure(plan.config);
+  std::vector<int64_t> weight(64);
+  for (auto& w : weight) w = random_data(rng, 16);
+  fabric.load_weights(weight, std::vector<bool>(64, true));
+  fabric.clear_counters();
+
+  const int steps = 40;
+  std::vector<std::vector<int64_t>> expected;
+  const uint64_t first_fire = fabric.cycle() + 1;
+  for (int s = 0; s < steps; ++s) {
+    std::vector<DnElement> elements;
+    int64_t x[4];
+    for (int p = 0; p < 4; ++p) {
+      x[p] = random_data(rng, 16);
+      std::vector<int> destinations;
+      for (int v = 0; v < 16; ++v) destinations.push_back(4 * v + p);
+      elements.push_back({false, x[p], destinations});
+    }
+    fabric.step(elements);
+    std::vector<int64_t> row;
+    for (int v = 0; v < 16; ++v) {
+      int64_t sum = 0;
+      for (int p = 0; p < 4; ++p) sum += weight[size_t(4 * v + p)] * x[p];
+      row.push_back(sum);
+    }
+    expected.push_back(row);
+  }
+  const uint64_t last_fire = fabric.cycle();
+  CHECK(last_fire - first_fire + 1 == uint64_t(steps));  // no beat waited: a fire every cycle
+  fabric.drain();
+  REQUIRE(fabric.results.size() == size_t(steps) * 16);
+  for (int s = 0; s < steps; ++s) {
+    // All 16 results of step s leave in one cycle, exactly one cycle after those of step s − 1.
+    const uint64_t cycle = fabric.result_cycles[size_t(s) * 16];
+    CHECK(fabric.result_cycles[size_t(s) * 16 + 15] == cycle);
+    CHECK(cycle == first_fire + uint64_t(s) + 2 * 6 + 2);
+    for (int v = 0; v < 16; ++v) CHECK(fabric.results[size_t(s) * 16 + size_t(v)].value == expected[size_t(s)][size_t(v)]);
+  }
+  CHECK_FALSE(fabric.any_error());
+}
+
+TEST_CASE("throughput: with more VNs than RN_BW lanes, fires are spaced by ceil(VNs / RN_BW)", "[rtl][throughput]") {
+  // 8 VNs of size 1 on the 8-MS fabric with RN_BW = 2: each step needs 4 output cycles, so dn_ready holds the
+  // next fire back and results stream at 2 per cycle without loss.
+  Fabric8 fabric;
+  std::mt19937_64 rng(4);
+  const codegen::VnLayout layout = codegen::VnLayout::packed(8, 1, 8);
+  const codegen::ReductionPlan plan = codegen::compile_fabric(layout);
+  fabric.reset();
+  fabric.configure(plan.config);
+  std::vector<int64_t> weight(8);
+  for (auto& w : weight) w = random_data(rng, 16);
+  fabric.load_weights(weight, std::vector<bool>(8, true));
+  const int steps = 10;
+  std::vector<int64_t> expected;
+  for (int s = 0; s < steps; ++s) {
+    const int64_t x = random_data(rng, 16);
+    fabric.step({{false, x, {0, 1, 2, 3, 4, 5, 6, 7}}});
+    for (int i = 0; i < 8; ++i) expected.push_back(weight[size_t(i)] * x);
+  }
+  fabric.drain();
+  REQUIRE(fabric.results.size() == expected.size());
+  for (size_t k = 0; k < expected.size(); ++k) {
+    CHECK(fabric.results[k].vn == int(k % 8));
+    CHECK(fabric.results[k].value == expected[k]);
+  }
+  // Results leave two per cycle, back to back: 80 results in 40 consecutive cycles.
+  CHECK(fabric.result_cycles.back() - fabric.result_cycles.front() == 39);
+  CHECK_FALSE(fabric.any_error());
+}
+
+namespace {
+// Configures the 8-MS fabric (3 VNs need 24 writes) and returns it ready for a bad write.
+void configure_small(Fabric8& fabric) {
+  fabric.reset();
+  const codegen::ReductionPlan plan = codegen::compile_fabric(codegen::VnLayout::packed(8, 3, 2));
+  const uint64_t before = fabric.cycle();
+  fabric.configure(plan.config);
+  CHECK(fabric.cycle() - before == 24);  // 3 * NUM_MS writes, one per cycle
+  CHECK_FALSE(fabric.error_config.read());
+}
+}  // namespace
+
+TEST_CASE("config port: a write outside the address map raises error_config", "[rtl][config]") {
+  Fabric8 fabric;
+  configure_small(fabric);
+  fabric.write_config(30, 0);
+  fabric.idle(1);
+  CHECK(fabric.error_config.read());
+}
+
+TEST_CASE("config port: a word setting bits no field uses raises error_config", "[rtl][config]") {
+  Fabric8 fabric;
+  configure_small(fabric);
+  fabric.write_config(3, 0x4);
+  fabric.idle(1);
+  CHECK(fabric.error_config.read());
+}
+
+TEST_CASE("config port: vn_count above num_ms raises error_config", "[rtl][config]") {
+  Fabric8 fabric;
+  configure_small(fabric);
+  fabric.write_config(15, 9);
+  fabric.idle(1);
+  CHECK(fabric.error_config.read());
+}
+
+TEST_CASE("config port: reconfiguring while a step is in flight raises error_config", "[rtl][config]") {
+  Fabric8 fabric;
+  configure_small(fabric);
+  fabric.step({{false, 1, {0, 1, 2, 3, 4, 5}}});
+  fabric.write_config(0, 1);
+  fabric.idle(1);
+  CHECK(fabric.error_config.read());
+}
