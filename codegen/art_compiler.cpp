@@ -19,6 +19,7 @@ namespace {
 struct Token {
   int vn = -1;
   int count = 0;  // multiplier switches summed so far
+  int side = 0;   // inside its adder: 0 = left (or combined) token, 1 = right token
 };
 
 struct AdderState {
@@ -71,12 +72,12 @@ ReductionPlan compile_fabric(const VnLayout& layout, const std::vector<bool>& ta
       const auto& right = below[size_t(2 * j + 1)];
       AdderState& adder = state[size_t(j)];
       if (left && right && left->vn == right->vn) {
-        adder.tokens = {Token{left->vn, left->count + right->count}};
+        adder.tokens = {Token{left->vn, left->count + right->count, 0}};
       } else if (left && right) {
-        adder.tokens = {*left, *right};
+        adder.tokens = {Token{left->vn, left->count, 0}, Token{right->vn, right->count, 1}};
         adder.combined = false;
       } else if (left || right) {
-        adder.tokens = {left ? *left : *right};
+        adder.tokens = {Token{left ? left->vn : right->vn, left ? left->count : right->count, 0}};
       }
       // A lone token is "combined" with an empty child: the hardware adds 0, and the token may then leave by
       // either side, which is what lets it go up or over the link.
@@ -117,10 +118,8 @@ ReductionPlan compile_fabric(const VnLayout& layout, const std::vector<bool>& ta
     for (int j = 0; j < width; ++j) {
       const AdderState& adder = state[size_t(j)];
       AdderSwitchConfig& word = config.adder_switches[size_t(width - 1 + j)];
-      for (size_t k = 0; k < adder.tokens.size(); ++k) {
-        const Token& token = adder.tokens[k];
-        // Which side the token sits on in hardware: a combined adder has only the left (= right) token.
-        const int side = adder.combined ? 0 : int(k);
+      for (const Token& token : adder.tokens) {
+        const int side = token.side;
         if (token.count == vn_size(token.vn)) {
           (side == 0 ? word.emit_left : word.emit_right) = true;
           plan.emit_points[size_t(token.vn)] = EmitPoint{level, j, side};

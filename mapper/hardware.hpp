@@ -28,7 +28,7 @@ struct ModelParameters {
   double dn_level_latency = 1;        // cycles per distribution-network level
   double mn_latency = 1;              // cycles through a multiplier switch
   double rn_level_latency = 1;        // cycles per reduction-network level
-  double collect_latency = 1;         // cycles from the RN output lanes into the SDM
+  double collect_latency = 2;         // cycles from the aligned RN emit slots onto the output lanes (rtl.md)
   double step_overhead = 0;           // extra cycles per control step (controller turnaround)
   double phase_overhead = 0;          // extra cycles per weight phase
   double config_words_per_cycle = 1;  // configuration-port throughput

@@ -223,7 +223,8 @@ module maeri_top
       .overrun
   );
 
-  assign busy = (|fire_pipe) || product_wave || rn_in_flight || draining;
+  // Busy until the last results have left the lanes (and so have been counted).
+  assign busy = (|fire_pipe) || product_wave || rn_in_flight || draining || (|out_valid);
 
   // ---------------------------------------------------------------- errors and counters
   always_ff @(posedge clk) begin

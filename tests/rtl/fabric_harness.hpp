@@ -1,18 +1,20 @@
 // FabricHarness: drives one Verilated maeri_top (any size) cycle by cycle from a Catch2 test: reset, config
 // port writes, DN root beats with destination masks, fires, and collection of the tagged results. Every wait
-// is bounded by a watchdog that fails the test with what it was waiting for instead of hanging.
+// is bounded by a watchdog that throws (failing the test) with what it was waiting for instead of hanging.
 #pragma once
 
-#include <catch2/catch.hpp>
 #include <systemc>
 
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "codegen/fabric_config.hpp"
 #include "codegen/reduction_reference.hpp"
+#include "verilated_vcd_sc.h"
 
 namespace maeri::rtl_test {
 
@@ -47,6 +49,8 @@ class FabricHarness {
   using Bits64 = sc_dt::sc_bv<64>;
 
   explicit FabricHarness(uint64_t watchdog_cycles = 100000) : watchdog_cycles_(watchdog_cycles) {
+    const char* trace_file = std::getenv("MAERI_TRACE");
+    if (trace_file) Verilated::traceEverOn(true);
     top.clk(clk);
     top.rst(rst);
     top.cfg_write(cfg_write);
@@ -75,6 +79,16 @@ class FabricHarness {
     top.count_rn_traversals(count_rn_traversals);
     top.count_mn_forwards(count_mn_forwards);
     top.count_results(count_results);
+    if (trace_file) {
+      sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborate before attaching the trace
+      trace_ = std::make_unique<VerilatedVcdSc>();
+      top.trace(trace_.get(), 99);
+      trace_->open(trace_file);
+    }
+  }
+
+  ~FabricHarness() {
+    if (trace_) trace_->close();
   }
 
   // One rising edge; collects whatever the output lanes carry after it.
@@ -112,7 +126,7 @@ class FabricHarness {
   }
 
   void configure(const codegen::FabricConfig& config) {
-    REQUIRE(config.num_ms == NumMs);
+    if (config.num_ms != NumMs) throw std::invalid_argument("configuration built for another fabric size");
     for (const codegen::ConfigWrite& write : codegen::config_writes(config)) write_config(write.address, write.data);
     cfg_write.write(false);
   }
@@ -128,7 +142,7 @@ class FabricHarness {
   // Presents one root beat (at most DnBw elements). A beat with fire waits, with idle cycles, until the
   // fabric is ready to accept a fire.
   void beat(const std::vector<DnElement>& elements, bool fire = false, bool forward = false) {
-    REQUIRE(int(elements.size()) <= DnBw);
+    if (int(elements.size()) > DnBw) throw std::invalid_argument("more elements than DN lanes in one beat");
     if (fire) wait_for([this] { return dn_ready.read(); }, "dn_ready before a fire");
     sc_dt::sc_bv<DnBw> valid, weight;
     sc_dt::sc_bv<DnBw * DataW> data;
@@ -187,7 +201,8 @@ class FabricHarness {
     const uint64_t start = cycle_;
     while (!condition()) {
       if (cycle_ - start > watchdog_cycles_)
-        FAIL("watchdog: no progress for " << watchdog_cycles_ << " cycles waiting for " << what);
+        throw std::runtime_error("watchdog: no progress for " + std::to_string(watchdog_cycles_) +
+                                 " cycles waiting for " + what);
       tick();
     }
   }
@@ -243,6 +258,7 @@ class FabricHarness {
 
   uint64_t watchdog_cycles_;
   uint64_t cycle_ = 0;
+  std::unique_ptr<VerilatedVcdSc> trace_;
 };
 
 }  // namespace maeri::rtl_test

@@ -33,7 +33,7 @@ using Fabric64 = FabricHarness<Vmaeri_m64, 64, 16, 16, 16, 32>;
 using Fabric128 = FabricHarness<Vmaeri_m128, 128, 32, 32, 16, 32>;
 using Fabric256 = FabricHarness<Vmaeri_m256, 256, 64, 64, 16, 32>;
 
-int64_t random_data(std::mt19937_64& rng, int width) {
+int64_t random_value(std::mt19937_64& rng, int width) {
   const int64_t half = int64_t(1) << (width - 1);
   return std::uniform_int_distribution<int64_t>(-half, half - 1)(rng);
 }
@@ -70,14 +70,14 @@ void check_layout(Fabric& fabric, const codegen::VnLayout& layout, int steps, st
   fabric.reset();
   fabric.configure(plan.config);
 
-  std::vector<bool> active(size_t(m));
+  std::vector<bool> active(static_cast<size_t>(m));
   for (int i = 0; i < m; ++i) active[size_t(i)] = plan.config.mult_switches[size_t(i)].active;
   std::vector<int64_t> weight(size_t(m), 0);
   for (int i = 0; i < m; ++i)
-    if (active[size_t(i)]) weight[size_t(i)] = random_data(rng, Fabric::kDataW);
+    if (active[size_t(i)]) weight[size_t(i)] = random_value(rng, Fabric::kDataW);
   fabric.load_weights(weight, active);
 
-  std::vector<std::vector<int64_t>> expected(size_t(steps));
+  std::vector<std::vector<int64_t>> expected(static_cast<size_t>(steps));
   uint64_t expected_dn = 0;
   for (int i = 0; i < m; ++i)
     if (active[size_t(i)]) expected_dn += expected_dn_traversals<Fabric>({i});
@@ -86,7 +86,7 @@ void check_layout(Fabric& fabric, const codegen::VnLayout& layout, int steps, st
     std::vector<DnElement> elements;
     for (int i = 0; i < m; ++i)
       if (active[size_t(i)]) {
-        operand[size_t(i)] = random_data(rng, Fabric::kDataW);
+        operand[size_t(i)] = random_value(rng, Fabric::kDataW);
         elements.push_back({false, operand[size_t(i)], {i}});
         expected_dn += expected_dn_traversals<Fabric>({i});
       }
@@ -191,7 +191,7 @@ TEST_CASE("DN: unicast, broadcast, strided and random multicast reach exactly th
   patterns.push_back(strided);
   for (int trial = 0; trial < 6; ++trial) {  // random partitions into 1..16 groups
     const int groups = 1 + int(rng() % 16);
-    std::vector<std::vector<int>> sets(size_t(groups));
+    std::vector<std::vector<int>> sets(static_cast<size_t>(groups));
     for (int i = 0; i < 64; ++i) sets[rng() % uint64_t(groups)].push_back(i);
     sets.erase(std::remove_if(sets.begin(), sets.end(), [](const auto& s) { return s.empty(); }), sets.end());
     patterns.push_back(sets);
@@ -204,7 +204,7 @@ TEST_CASE("DN: unicast, broadcast, strided and random multicast reach exactly th
     std::vector<DnElement> weights;
     std::vector<int64_t> weight(64);
     for (const auto& set : sets) {
-      const int64_t w = random_data(rng, 16);
+      const int64_t w = random_value(rng, 16);
       weights.push_back({true, w, set});
       for (int i : set) weight[size_t(i)] = w;
       expected_dn += expected_dn_traversals<Fabric64>(set);
@@ -213,7 +213,7 @@ TEST_CASE("DN: unicast, broadcast, strided and random multicast reach exactly th
     std::vector<DnElement> operands;
     std::vector<int64_t> row;
     for (int i = 0; i < 64; ++i) {
-      const int64_t x = random_data(rng, 16);
+      const int64_t x = random_value(rng, 16);
       operands.push_back({false, x, {i}});
       row.push_back(weight[size_t(i)] * x);
       expected_dn += expected_dn_traversals<Fabric64>({i});
@@ -252,12 +252,12 @@ TEST_CASE("MN: forwarding steps reuse the left neighbour's operand of the previo
   fabric.reset();
   fabric.configure(plan.config);
   std::vector<int64_t> weight(16);
-  for (auto& w : weight) w = random_data(rng, 16);
+  for (auto& w : weight) w = random_value(rng, 16);
   fabric.load_weights(weight, std::vector<bool>(16, true));
 
   std::vector<int64_t> operand(16);
   std::vector<DnElement> first;
-  for (int i = 0; i < 16; ++i) operand[size_t(i)] = random_data(rng, 16), first.push_back({false, operand[size_t(i)], {i}});
+  for (int i = 0; i < 16; ++i) operand[size_t(i)] = random_value(rng, 16), first.push_back({false, operand[size_t(i)], {i}});
   std::vector<std::vector<int64_t>> used = {operand};
   fabric.step(first);
   for (int s = 1; s <= 3; ++s) {
@@ -267,7 +267,7 @@ TEST_CASE("MN: forwarding steps reuse the left neighbour's operand of the previo
       if (take_forward[size_t(i)]) {
         next[size_t(i)] = operand[size_t(i - 1)];
       } else {
-        next[size_t(i)] = random_data(rng, 16);
+        next[size_t(i)] = random_value(rng, 16);
         fresh.push_back({false, next[size_t(i)], {i}});
       }
     }
@@ -298,7 +298,7 @@ TEST_CASE("throughput: one result per VN per cycle in steady state; latency 2*lo
   fabric.reset();
   fabric.configure(plan.config);
   std::vector<int64_t> weight(64);
-  for (auto& w : weight) w = random_data(rng, 16);
+  for (auto& w : weight) w = random_value(rng, 16);
   fabric.load_weights(weight, std::vector<bool>(64, true));
   fabric.clear_counters();
 
@@ -309,7 +309,7 @@ TEST_CASE("throughput: one result per VN per cycle in steady state; latency 2*lo
     std::vector<DnElement> elements;
     int64_t x[4];
     for (int p = 0; p < 4; ++p) {
-      x[p] = random_data(rng, 16);
+      x[p] = random_value(rng, 16);
       std::vector<int> destinations;
       for (int v = 0; v < 16; ++v) destinations.push_back(4 * v + p);
       elements.push_back({false, x[p], destinations});
@@ -347,12 +347,12 @@ TEST_CASE("throughput: with more VNs than RN_BW lanes, fires are spaced by ceil(
   fabric.reset();
   fabric.configure(plan.config);
   std::vector<int64_t> weight(8);
-  for (auto& w : weight) w = random_data(rng, 16);
+  for (auto& w : weight) w = random_value(rng, 16);
   fabric.load_weights(weight, std::vector<bool>(8, true));
   const int steps = 10;
   std::vector<int64_t> expected;
   for (int s = 0; s < steps; ++s) {
-    const int64_t x = random_data(rng, 16);
+    const int64_t x = random_value(rng, 16);
     fabric.step({{false, x, {0, 1, 2, 3, 4, 5, 6, 7}}});
     for (int i = 0; i < 8; ++i) expected.push_back(weight[size_t(i)] * x);
   }
@@ -410,4 +410,13 @@ TEST_CASE("config port: reconfiguring while a step is in flight raises error_con
   fabric.write_config(0, 1);
   fabric.idle(1);
   CHECK(fabric.error_config.read());
+}
+
+TEST_CASE("watchdog: waiting for something that never happens fails instead of hanging", "[rtl][watchdog]") {
+  FabricHarness<Vmaeri_m8, 8, 4, 2, 16, 32> fabric(/*watchdog_cycles=*/50);
+  fabric.reset();
+  // Nothing was fired, so no result will ever appear.
+  CHECK_THROWS_WITH(fabric.wait_for([&fabric] { return !fabric.results.empty(); }, "a result"),
+                    "watchdog: no progress for 50 cycles waiting for a result");
+  CHECK(fabric.cycle() < 60);
 }
