@@ -41,50 +41,55 @@ module dn_switch #(
   logic [OUT_LANES-1:0][    DATA_W-1:0] left_data_d, right_data_d;
   logic [OUT_LANES-1:0][OUT_MASK_W-1:0] left_mask_d, right_mask_d;
 
+  // Generate loops (static bit positions) rather than procedural loops: a procedural loop over lanes makes
+  // the Verilated model copy the whole wide mask array on every iteration.
   if (PER_LEAF_OUT == 0) begin : g_pass
-    always_comb begin
-      for (int i = 0; i < IN_LANES; i++) begin
-        left_valid_d[i]   = in_valid[i] && (in_mask[i][HALF-1:0] != '0);
-        left_weight_d[i]  = in_weight[i];
-        left_data_d[i]    = in_data[i];
-        left_mask_d[i]    = in_mask[i][HALF-1:0];
-        right_valid_d[i]  = in_valid[i] && (in_mask[i][LEAVES-1:HALF] != '0);
-        right_weight_d[i] = in_weight[i];
-        right_data_d[i]   = in_data[i];
-        right_mask_d[i]   = in_mask[i][LEAVES-1:HALF];
-      end
+    for (genvar i = 0; i < IN_LANES; i++) begin : g_lane
+      assign left_valid_d[i]   = in_valid[i] && (in_mask[i][HALF-1:0] != '0);
+      assign left_weight_d[i]  = in_weight[i];
+      assign left_data_d[i]    = in_data[i];
+      assign left_mask_d[i]    = in_mask[i][HALF-1:0];
+      assign right_valid_d[i]  = in_valid[i] && (in_mask[i][LEAVES-1:HALF] != '0);
+      assign right_weight_d[i] = in_weight[i];
+      assign right_data_d[i]   = in_data[i];
+      assign right_mask_d[i]   = in_mask[i][LEAVES-1:HALF];
     end
     assign overflow = 1'b0;
   end else begin : g_convert
-    logic [LEAVES-1:0]             leaf_valid, leaf_weight, leaf_conflict;
-    logic [LEAVES-1:0][DATA_W-1:0] leaf_data;
-    always_comb begin
-      leaf_valid    = '0;
-      leaf_weight   = '0;
-      leaf_conflict = '0;
-      leaf_data     = '0;
-      for (int k = 0; k < LEAVES; k++) begin
-        for (int i = 0; i < IN_LANES; i++) begin
-          if (in_valid[i] && in_mask[i][k]) begin
-            leaf_conflict[k] = leaf_conflict[k] || leaf_valid[k];
-            leaf_valid[k]    = 1'b1;
-            leaf_weight[k]   = in_weight[i];
-            leaf_data[k]     = in_data[i];
+    logic [DATA_W-1:0] lane_data[IN_LANES];
+    logic [LEAVES-1:0] leaf_valid, leaf_weight, leaf_conflict;
+    logic [DATA_W-1:0] leaf_data[LEAVES];
+    for (genvar i = 0; i < IN_LANES; i++) begin : g_lane
+      assign lane_data[i] = in_data[i];
+    end
+    for (genvar k = 0; k < LEAVES; k++) begin : g_leaf
+      logic [IN_LANES-1:0] hits;  // lanes carrying an element for leaf k
+      for (genvar i = 0; i < IN_LANES; i++) begin : g_hit
+        assign hits[i] = in_valid[i] && in_mask[i][k];
+      end
+      assign leaf_valid[k]    = hits != '0;
+      assign leaf_conflict[k] = (hits & (hits - 1'b1)) != '0;  // more than one
+      // The lowest hit lane; with a conflict the element is ambiguous anyway and the error flag is raised.
+      always_comb begin
+        leaf_data[k]   = '0;
+        leaf_weight[k] = 1'b0;
+        for (int i = IN_LANES - 1; i >= 0; i--) begin
+          if (hits[i]) begin
+            leaf_data[k]   = lane_data[i];
+            leaf_weight[k] = in_weight[i];
           end
         end
       end
     end
-    always_comb begin
-      for (int k = 0; k < HALF; k++) begin
-        left_valid_d[k]   = leaf_valid[k];
-        left_weight_d[k]  = leaf_weight[k];
-        left_data_d[k]    = leaf_data[k];
-        left_mask_d[k]    = OUT_MASK_W'(leaf_valid[k]);
-        right_valid_d[k]  = leaf_valid[HALF+k];
-        right_weight_d[k] = leaf_weight[HALF+k];
-        right_data_d[k]   = leaf_data[HALF+k];
-        right_mask_d[k]   = OUT_MASK_W'(leaf_valid[HALF+k]);
-      end
+    for (genvar k = 0; k < HALF; k++) begin : g_out
+      assign left_valid_d[k]   = leaf_valid[k];
+      assign left_weight_d[k]  = leaf_weight[k];
+      assign left_data_d[k]    = leaf_data[k];
+      assign left_mask_d[k]    = OUT_MASK_W'(leaf_valid[k]);
+      assign right_valid_d[k]  = leaf_valid[HALF+k];
+      assign right_weight_d[k] = leaf_weight[HALF+k];
+      assign right_data_d[k]   = leaf_data[HALF+k];
+      assign right_mask_d[k]   = OUT_MASK_W'(leaf_valid[HALF+k]);
     end
     assign overflow = |leaf_conflict;
   end

@@ -28,6 +28,10 @@ module output_collector
   localparam int SLOT_W = $clog2(SLOTS);
 
   logic [ACC_W-1:0] captured[SLOTS];
+  logic [      9:0] slot_of [NUM_MS];  // unpacked copy: cheap to index in the Verilated model
+  for (genvar k = 0; k < NUM_MS; k++) begin : g_table
+    assign slot_of[k] = collector_table[k].slot;
+  end
   logic [POS_W-1:0] position;  // VN id of the next result to put on lane 0
   logic             more_after_this;
 
@@ -50,8 +54,7 @@ module output_collector
             out_valid[b] <= 1'b1;
             out_vn[b]    <= VN_W'(vn);
             // A slot beyond the last one cannot come from the compiler; it reads 0 rather than out of range.
-            if (collector_table[VN_W'(vn)].slot < 10'(SLOTS))
-              out_value[b] <= captured[SLOT_W'(collector_table[VN_W'(vn)].slot)];
+            if (slot_of[VN_W'(vn)] < 10'(SLOTS)) out_value[b] <= captured[SLOT_W'(slot_of[VN_W'(vn)])];
             else out_value[b] <= '0;
           end
         end

@@ -47,6 +47,7 @@ class FabricHarness {
   static constexpr int kAddressW = ceil_log2(3 * NumMs);
   static constexpr int kVnW = ceil_log2(NumMs);
   using Bits64 = sc_dt::sc_bv<64>;
+  static const char* unique(const char* base) { return sc_core::sc_gen_unique_name(base); }
 
   explicit FabricHarness(uint64_t watchdog_cycles = 100000) : watchdog_cycles_(watchdog_cycles) {
     const char* trace_file = std::getenv("MAERI_TRACE");
@@ -228,23 +229,36 @@ class FabricHarness {
   std::vector<Result> results;
   std::vector<uint64_t> result_cycles;
 
-  sc_core::sc_signal<bool> clk{"clk"}, rst{"rst"}, cfg_write{"cfg_write"}, dn_fire{"dn_fire"},
-      dn_fire_forward{"dn_fire_forward"}, dn_ready{"dn_ready"}, busy{"busy"}, error_dn_overflow{"error_dn_overflow"},
-      error_collector_overrun{"error_collector_overrun"}, error_config{"error_config"},
-      counters_clear{"counters_clear"};
-  sc_core::sc_signal<sc_dt::sc_bv<kAddressW>> cfg_address{"cfg_address"};
-  sc_core::sc_signal<sc_dt::sc_bv<16>> cfg_data{"cfg_data"};
-  sc_core::sc_signal<sc_dt::sc_bv<DnBw>> dn_valid{"dn_valid"}, dn_weight{"dn_weight"};
-  sc_core::sc_signal<sc_dt::sc_bv<DnBw * DataW>> dn_data{"dn_data"};
-  sc_core::sc_signal<sc_dt::sc_bv<DnBw * NumMs>> dn_mask{"dn_mask"};
-  sc_core::sc_signal<sc_dt::sc_bv<RnBw>> out_valid{"out_valid"};
-  sc_core::sc_signal<sc_dt::sc_bv<RnBw * kVnW>> out_vn{"out_vn"};
-  sc_core::sc_signal<sc_dt::sc_bv<RnBw * AccW>> out_value{"out_value"};
-  sc_core::sc_signal<Bits64> count_cycles{"count_cycles"}, count_fires{"count_fires"},
-      count_multiplications{"count_multiplications"}, count_additions{"count_additions"},
-      count_dn_traversals{"count_dn_traversals"}, count_rn_traversals{"count_rn_traversals"},
-      count_mn_forwards{"count_mn_forwards"}, count_results{"count_results"};
-  Model top{"maeri_top"};
+  // Unique names so that several harnesses can live in one process (the benchmark runs two sizes).
+  sc_core::sc_signal<bool> clk{unique("clk")};
+  sc_core::sc_signal<bool> rst{unique("rst")};
+  sc_core::sc_signal<bool> cfg_write{unique("cfg_write")};
+  sc_core::sc_signal<bool> dn_fire{unique("dn_fire")};
+  sc_core::sc_signal<bool> dn_fire_forward{unique("dn_fire_forward")};
+  sc_core::sc_signal<bool> dn_ready{unique("dn_ready")};
+  sc_core::sc_signal<bool> busy{unique("busy")};
+  sc_core::sc_signal<bool> error_dn_overflow{unique("error_dn_overflow")};
+  sc_core::sc_signal<bool> error_collector_overrun{unique("error_collector_overrun")};
+  sc_core::sc_signal<bool> error_config{unique("error_config")};
+  sc_core::sc_signal<bool> counters_clear{unique("counters_clear")};
+  sc_core::sc_signal<sc_dt::sc_bv<kAddressW>> cfg_address{unique("cfg_address")};
+  sc_core::sc_signal<sc_dt::sc_bv<16>> cfg_data{unique("cfg_data")};
+  sc_core::sc_signal<sc_dt::sc_bv<DnBw>> dn_valid{unique("dn_valid")};
+  sc_core::sc_signal<sc_dt::sc_bv<DnBw>> dn_weight{unique("dn_weight")};
+  sc_core::sc_signal<sc_dt::sc_bv<DnBw * DataW>> dn_data{unique("dn_data")};
+  sc_core::sc_signal<sc_dt::sc_bv<DnBw * NumMs>> dn_mask{unique("dn_mask")};
+  sc_core::sc_signal<sc_dt::sc_bv<RnBw>> out_valid{unique("out_valid")};
+  sc_core::sc_signal<sc_dt::sc_bv<RnBw * kVnW>> out_vn{unique("out_vn")};
+  sc_core::sc_signal<sc_dt::sc_bv<RnBw * AccW>> out_value{unique("out_value")};
+  sc_core::sc_signal<Bits64> count_cycles{unique("count_cycles")};
+  sc_core::sc_signal<Bits64> count_fires{unique("count_fires")};
+  sc_core::sc_signal<Bits64> count_multiplications{unique("count_multiplications")};
+  sc_core::sc_signal<Bits64> count_additions{unique("count_additions")};
+  sc_core::sc_signal<Bits64> count_dn_traversals{unique("count_dn_traversals")};
+  sc_core::sc_signal<Bits64> count_rn_traversals{unique("count_rn_traversals")};
+  sc_core::sc_signal<Bits64> count_mn_forwards{unique("count_mn_forwards")};
+  sc_core::sc_signal<Bits64> count_results{unique("count_results")};
+  Model top{unique("maeri_top")};
 
  private:
   void clear_root() {
