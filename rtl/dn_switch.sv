@@ -57,26 +57,29 @@ module dn_switch #(
     assign overflow = 1'b0;
   end else begin : g_convert
     logic [DATA_W-1:0] lane_data[IN_LANES];
+    logic [LEAVES-1:0] lane_mask[IN_LANES];
     logic [LEAVES-1:0] leaf_valid, leaf_weight, leaf_conflict;
     logic [DATA_W-1:0] leaf_data[LEAVES];
     for (genvar i = 0; i < IN_LANES; i++) begin : g_lane
       assign lane_data[i] = in_data[i];
+      assign lane_mask[i] = in_mask[i];
     end
-    for (genvar k = 0; k < LEAVES; k++) begin : g_leaf
-      logic [IN_LANES-1:0] hits;  // lanes carrying an element for leaf k
-      for (genvar i = 0; i < IN_LANES; i++) begin : g_hit
-        assign hits[i] = in_valid[i] && in_mask[i][k];
-      end
-      assign leaf_valid[k]    = hits != '0;
-      assign leaf_conflict[k] = (hits & (hits - 1'b1)) != '0;  // more than one
-      // The lowest hit lane; with a conflict the element is ambiguous anyway and the error flag is raised.
-      always_comb begin
-        leaf_data[k]   = '0;
-        leaf_weight[k] = 1'b0;
-        for (int i = IN_LANES - 1; i >= 0; i--) begin
-          if (hits[i]) begin
-            leaf_data[k]   = lane_data[i];
-            leaf_weight[k] = in_weight[i];
+    // Lane by lane, so the work follows the elements actually present; a later lane wins a conflict, which
+    // is ambiguous anyway and raises the error flag.
+    always_comb begin
+      leaf_valid    = '0;
+      leaf_weight   = '0;
+      leaf_conflict = '0;
+      for (int k = 0; k < LEAVES; k++) leaf_data[k] = '0;
+      for (int i = 0; i < IN_LANES; i++) begin
+        if (in_valid[i]) begin
+          leaf_conflict = leaf_conflict | (leaf_valid & lane_mask[i]);
+          leaf_valid    = leaf_valid | lane_mask[i];
+          for (int k = 0; k < LEAVES; k++) begin
+            if (lane_mask[i][k]) begin
+              leaf_data[k]   = lane_data[i];
+              leaf_weight[k] = in_weight[i];
+            end
           end
         end
       end

@@ -39,25 +39,12 @@ module output_collector
 
   always_ff @(posedge clk) begin
     if (rst) begin
-      draining  <= 1'b0;
-      position  <= '0;
-      out_valid <= '0;
-      overrun   <= 1'b0;
+      draining <= 1'b0;
+      position <= '0;
+      overrun  <= 1'b0;
     end else begin
-      out_valid <= '0;
-      overrun   <= 1'b0;
+      overrun <= 1'b0;
       if (draining) begin
-        for (int b = 0; b < RN_BW; b++) begin
-          logic [POS_W-1:0] vn;
-          vn = position + POS_W'(b);
-          if (vn < POS_W'(vn_count) && vn < POS_W'(NUM_MS)) begin
-            out_valid[b] <= 1'b1;
-            out_vn[b]    <= VN_W'(vn);
-            // A slot beyond the last one cannot come from the compiler; it reads 0 rather than out of range.
-            if (slot_of[VN_W'(vn)] < 10'(SLOTS)) out_value[b] <= captured[SLOT_W'(slot_of[VN_W'(vn)])];
-            else out_value[b] <= '0;
-          end
-        end
         position <= position + POS_W'(RN_BW);
         draining <= more_after_this;
       end
@@ -66,6 +53,24 @@ module output_collector
         captured <= slot_value;
         position <= '0;
         draining <= vn_count != '0;
+      end
+    end
+  end
+
+  // One generate block per lane, so each lane writes a fixed slice of the output vectors.
+  for (genvar b = 0; b < RN_BW; b++) begin : g_lane
+    logic [POS_W-1:0] vn;
+    logic             has_result;
+    assign vn         = position + POS_W'(b);
+    assign has_result = draining && vn < POS_W'(vn_count) && vn < POS_W'(NUM_MS);
+    always_ff @(posedge clk) begin
+      if (rst) out_valid[b] <= 1'b0;
+      else out_valid[b] <= has_result;
+      if (has_result) begin
+        out_vn[b] <= VN_W'(vn);
+        // A slot beyond the last one cannot come from the compiler; it reads 0 rather than out of range.
+        if (slot_of[VN_W'(vn)] < 10'(SLOTS)) out_value[b] <= captured[SLOT_W'(slot_of[VN_W'(vn)])];
+        else out_value[b] <= '0;
       end
     end
   end

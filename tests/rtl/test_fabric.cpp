@@ -368,48 +368,39 @@ TEST_CASE("throughput: with more VNs than RN_BW lanes, fires are spaced by ceil(
 }
 
 namespace {
-// Configures the 8-MS fabric (3 VNs need 24 writes) and returns it ready for a bad write.
-void configure_small(Fabric8& fabric) {
+// Configures the 8-MS fabric (24 writes), applies one bad action and expects the sticky error_config.
+template <class BadAction>
+void expect_config_error(BadAction bad_action) {
+  Fabric8 fabric;
   fabric.reset();
   const codegen::ReductionPlan plan = codegen::compile_fabric(codegen::VnLayout::packed(8, 3, 2));
   const uint64_t before = fabric.cycle();
   fabric.configure(plan.config);
   CHECK(fabric.cycle() - before == 24);  // 3 * NUM_MS writes, one per cycle
   CHECK_FALSE(fabric.error_config.read());
+  bad_action(fabric);
+  fabric.idle(1);
+  CHECK(fabric.error_config.read());
 }
 }  // namespace
 
 TEST_CASE("config port: a write outside the address map raises error_config", "[rtl][config]") {
-  Fabric8 fabric;
-  configure_small(fabric);
-  fabric.write_config(30, 0);
-  fabric.idle(1);
-  CHECK(fabric.error_config.read());
+  expect_config_error([](Fabric8& fabric) { fabric.write_config(30, 0); });
 }
 
 TEST_CASE("config port: a word setting bits no field uses raises error_config", "[rtl][config]") {
-  Fabric8 fabric;
-  configure_small(fabric);
-  fabric.write_config(3, 0x4);
-  fabric.idle(1);
-  CHECK(fabric.error_config.read());
+  expect_config_error([](Fabric8& fabric) { fabric.write_config(3, 0x4); });
 }
 
 TEST_CASE("config port: vn_count above num_ms raises error_config", "[rtl][config]") {
-  Fabric8 fabric;
-  configure_small(fabric);
-  fabric.write_config(15, 9);
-  fabric.idle(1);
-  CHECK(fabric.error_config.read());
+  expect_config_error([](Fabric8& fabric) { fabric.write_config(15, 9); });
 }
 
 TEST_CASE("config port: reconfiguring while a step is in flight raises error_config", "[rtl][config]") {
-  Fabric8 fabric;
-  configure_small(fabric);
-  fabric.step({{false, 1, {0, 1, 2, 3, 4, 5}}});
-  fabric.write_config(0, 1);
-  fabric.idle(1);
-  CHECK(fabric.error_config.read());
+  expect_config_error([](Fabric8& fabric) {
+    fabric.step({{false, 1, {0, 1, 2, 3, 4, 5}}});
+    fabric.write_config(0, 1);
+  });
 }
 
 TEST_CASE("watchdog: waiting for something that never happens fails instead of hanging", "[rtl][watchdog]") {
