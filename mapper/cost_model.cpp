@@ -185,8 +185,9 @@ CostReport evaluate(const Layer& layer, const Hardware& hardware, const Tile& ti
                       levels * model.rn_level_latency + model.collect_latency;
   cycles.control_overhead = static_cast<double>(report.control_steps) * model.step_overhead +
                             static_cast<double>(report.weight_phases) * model.phase_overhead;
-  // One configuration word per switch: num_ms - 1 DN switches, num_ms multiplier switches, num_ms - 1 adders.
-  const double config_words = static_cast<double>(3 * hardware.num_ms);  // the config port map, config-bits.md
+  // The config port's address map (docs/config-bits.md): num_ms multiplier switch words, num_ms - 1 adder
+  // words, one global word and num_ms collector entries.
+  const double config_words = static_cast<double>(3 * hardware.num_ms);
   cycles.reconfiguration = std::ceil(config_words / model.config_words_per_cycle);
   const double compute = cycles.streaming + cycles.weight_load + cycles.fill_drain + cycles.control_overhead +
                          cycles.reconfiguration;

@@ -1,0 +1,47 @@
+// LayerProgram: the control program of one layer under one mapping, at the granularity the controller plays
+// it — configurations, weight phases and the steps of each phase — before it is encoded into an image.
+// The loop nest is the analytical model's (docs/model.md): reduction folds (R, S, C slices), then filter
+// tiles (a weight phase each), then batch, X' and Y' tiles (a control step each, Y' innermost).
+#pragma once
+
+#include <vector>
+
+#include "codegen/art_compiler.hpp"
+#include "codegen/tile_placement.hpp"
+#include "mapper/hardware.hpp"
+#include "mapper/layer.hpp"
+#include "mapper/tile.hpp"
+
+namespace maeri::codegen {
+
+// One fabric configuration and the placement it implements (one per distinct phase shape).
+struct PhaseConfiguration {
+  TilePlacement placement;
+  ReductionPlan reduction;
+};
+
+struct StepOrigin {
+  int n0 = 0, x0 = 0, y0 = 0;
+  bool forward = false;  // take operands over the MN forwarding links where the placement says so
+};
+
+struct WeightPhase {
+  int configuration = 0;              // index into LayerProgram::configurations
+  int r0 = 0, s0 = 0, c0 = 0, k0 = 0;  // origin of the phase's weight slice
+  bool accumulate = false;            // not the first reduction fold: results add to the stored partial sums
+  std::vector<StepOrigin> steps;
+};
+
+struct LayerProgram {
+  mapper::Layer layer;
+  mapper::Tile tile;
+  int num_ms = 0;
+  bool forwarding = false;
+  std::vector<PhaseConfiguration> configurations;
+  std::vector<WeightPhase> phases;
+};
+
+// Throws LayoutError (or std::invalid_argument for an illegal tile) with the reason.
+LayerProgram plan_layer(const mapper::Layer& layer, const mapper::Hardware& hardware, const mapper::Tile& tile);
+
+}  // namespace maeri::codegen
