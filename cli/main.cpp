@@ -8,6 +8,8 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "maeri_version.hpp"
+#include "codegen/config_image.hpp"
+#include "codegen/vn_layout.hpp"
 #include "mapper/spec_error.hpp"
 
 int main(int argc, char** argv) {
@@ -23,6 +25,8 @@ int main(int argc, char** argv) {
   add_space_command(app, action);
   add_map_command(app, action);
   add_bench_command(app, action);
+  add_codegen_command(app, action);
+  add_disasm_command(app, action);
 
   try {
     app.parse(argc, argv);
@@ -41,6 +45,12 @@ int main(int argc, char** argv) {
   try {
     return action ? action() : kExitUsage;
   } catch (const maeri::mapper::SpecError& error) {
+    std::cerr << "error: " << error.what() << '\n';
+    return kExitBadInput;
+  } catch (const maeri::codegen::ImageError& error) {
+    std::cerr << "error: " << error.what() << '\n';
+    return kExitBadInput;
+  } catch (const maeri::codegen::LayoutError& error) {
     std::cerr << "error: " << error.what() << '\n';
     return kExitBadInput;
   } catch (const std::exception& error) {

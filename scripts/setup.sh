@@ -9,7 +9,7 @@ if [[ ${1:-} == --build-dir ]]; then build_dir=$2; fi
 
 packages=(build-essential cmake pkg-config git
           verilator libsystemc-dev libyaml-cpp-dev catch2
-          libcli11-dev libfmt-dev nlohmann-json3-dev libtbb-dev)
+          libcli11-dev libfmt-dev nlohmann-json3-dev libtbb-dev zlib1g-dev)
 missing=()
 for package in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

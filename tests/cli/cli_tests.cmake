@@ -44,3 +44,28 @@ maeri_cli_test(space_table2 0 --stdout-contains "partial-sum-bound"
 foreach(sub space map bench)
   maeri_cli_test(help_${sub} 0 --stdout-contains "Example:" $<TARGET_FILE:maeri> ${sub} --help)
 endforeach()
+
+# codegen / disasm
+set(IMAGES ${CMAKE_CURRENT_BINARY_DIR}/images)
+maeri_cli_test(codegen_tiny_from_workload 0 --stdout-contains "tiny.conv1.mimg"
+  $<TARGET_FILE:maeri> codegen --hardware ${HW64} --workload ${TINY} -o ${IMAGES} --hex --json)
+set_tests_properties(cli_codegen_tiny_from_workload PROPERTIES FIXTURES_SETUP tiny_images)
+set_tests_properties(cli_map_tiny PROPERTIES FIXTURES_SETUP tiny_mapping)
+maeri_cli_test(codegen_tiny_from_mapping 0 --stdout-contains "conv3_1x1"
+  $<TARGET_FILE:maeri> codegen --hardware ${HW64} --mapping ${CMAKE_CURRENT_BINARY_DIR}/tiny.mapping.yaml
+  -o ${CMAKE_CURRENT_BINARY_DIR}/images-from-mapping)
+set_tests_properties(cli_codegen_tiny_from_mapping PROPERTIES FIXTURES_REQUIRED tiny_mapping)
+maeri_cli_test(codegen_mapping_for_other_hardware 2 --stderr-contains "the mapping was made for maeri-64"
+  $<TARGET_FILE:maeri> codegen --hardware ${CONFIGS}/hardware/maeri-256.yaml
+  --mapping ${CMAKE_CURRENT_BINARY_DIR}/tiny.mapping.yaml -o ${CMAKE_CURRENT_BINARY_DIR}/unused)
+set_tests_properties(cli_codegen_mapping_for_other_hardware PROPERTIES FIXTURES_REQUIRED tiny_mapping)
+maeri_cli_test(codegen_needs_a_source 1 $<TARGET_FILE:maeri> codegen --hardware ${HW64})
+maeri_cli_test(disasm_tiny 0 --stdout-contains "CONFIGURE 0"
+  $<TARGET_FILE:maeri> disasm ${IMAGES}/tiny.conv1.mimg --hardware ${HW64})
+maeri_cli_test(disasm_json 0 --stdout-contains "\"op\": \"LOAD_WEIGHTS\""
+  $<TARGET_FILE:maeri> disasm ${IMAGES}/tiny.conv1.mimg --json)
+maeri_cli_test(disasm_other_hardware 2 --stderr-contains "built for hardware 'maeri-64', not for 'maeri-256'"
+  $<TARGET_FILE:maeri> disasm ${IMAGES}/tiny.conv1.mimg --hardware ${CONFIGS}/hardware/maeri-256.yaml)
+maeri_cli_test(disasm_not_an_image 2 --stderr-contains "not a MAERI configuration image"
+  $<TARGET_FILE:maeri> disasm ${CONFIGS}/hardware/maeri-64.yaml)
+set_tests_properties(cli_disasm_tiny cli_disasm_json cli_disasm_other_hardware PROPERTIES FIXTURES_REQUIRED tiny_images)

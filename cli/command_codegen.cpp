@@ -1,0 +1,172 @@
+// `maeri codegen` (mapping or workload → configuration images) and `maeri disasm` (image → readable text).
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/layer_selection.hpp"
+#include "codegen/image_program.hpp"
+#include "mapper/atomic_file.hpp"
+#include "mapper/mapping_file.hpp"
+#include "mapper/search.hpp"
+#include "mapper/spec_loader.hpp"
+
+namespace maeri::cli {
+namespace {
+
+struct CodegenOptions {
+  std::string hardware;
+  std::string mapping;
+  std::string workload;
+  std::string layer;
+  std::string objective = "runtime";
+  std::string output_dir = ".";
+  bool hex = false;
+  bool json = false;
+};
+
+struct DisasmOptions {
+  std::string image;
+  std::string hardware;
+  bool json = false;
+};
+
+std::vector<std::uint8_t> read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw mapper::SpecError({path, 0, 0}, "", "cannot open the image file");
+  return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::vector<mapper::LayerMapping> mappings_to_build(const CodegenOptions& options, const mapper::Hardware& hardware,
+                                                    std::string& workload_name) {
+  std::vector<mapper::LayerMapping> result;
+  if (!options.mapping.empty()) {
+    const mapper::MappingFile file = mapper::load_mapping_file(options.mapping);
+    if (file.num_ms != hardware.num_ms || file.dn_bw != hardware.dn_bw || file.rn_bw != hardware.rn_bw)
+      throw mapper::SpecError({options.mapping, 0, 0}, "hardware",
+                              fmt::format("the mapping was made for {} ({} MS, dn_bw {}, rn_bw {}), not for {} ({} MS, "
+                                          "dn_bw {}, rn_bw {})",
+                                          file.hardware_name, file.num_ms, file.dn_bw, file.rn_bw, hardware.name,
+                                          hardware.num_ms, hardware.dn_bw, hardware.rn_bw));
+    workload_name = file.workload_name;
+    for (const mapper::LayerMapping& entry : file.layers)
+      if (options.layer.empty() || entry.layer.name == options.layer) result.push_back(entry);
+    if (result.empty())
+      throw mapper::SpecError({options.mapping, 0, 0}, "layers", "the mapping file has no layer named '" +
+                                                                     options.layer + "'");
+    return result;
+  }
+  const mapper::Network network = mapper::load_workload(options.workload);
+  workload_name = network.name;
+  const auto objective = mapper::parse_objective(options.objective);
+  if (!objective)
+    throw mapper::SpecError({"command line", 0, 0}, "--objective",
+                            "expected runtime, energy or edp, found '" + options.objective + "'");
+  for (const mapper::Layer& layer : select_layers(network, options.workload, options.layer)) {
+    const mapper::SearchResult found = mapper::search(layer, hardware, {*objective, 1, 0});
+    if (found.best.empty())
+      throw mapper::SpecError({options.workload, 0, 0}, "layers." + layer.name,
+                              "no tile of this layer fits " + hardware.name);
+    result.push_back({layer, found.best.front().tile, found.best.front().cycles.total,
+                      found.best.front().energy_pj.total});
+  }
+  return result;
+}
+
+int run_codegen(const CodegenOptions& options) {
+  const mapper::Hardware hardware = mapper::load_hardware(options.hardware);
+  std::string workload_name;
+  const auto mappings = mappings_to_build(options, hardware, workload_name);
+  std::filesystem::create_directories(options.output_dir);
+  fmt::print("{:<16} {:<20} {:>7} {:>7} {:>7} {:>8} {:>9}  {}\n", "layer", "tile", "phases", "steps", "configs",
+             "instrs", "bytes", "image");
+  for (const mapper::LayerMapping& mapping : mappings) {
+    const codegen::LayerProgram program = codegen::plan_layer(mapping.layer, hardware, mapping.tile);
+    const codegen::ConfigImage image = codegen::build_image(program, hardware);
+    const std::vector<std::uint8_t> bytes = codegen::encode_image(image);
+    const std::string stem = (std::filesystem::path(options.output_dir) / (workload_name + "." + mapping.layer.name)).string();
+    mapper::write_file_atomically(stem + ".mimg", std::string(bytes.begin(), bytes.end()));
+    if (options.hex) mapper::write_file_atomically(stem + ".hex", codegen::to_readmemh(bytes));
+    if (options.json) mapper::write_file_atomically(stem + ".json", codegen::to_json(image));
+    std::size_t steps = 0;
+    for (const auto& phase : program.phases) steps += phase.steps.size();
+    fmt::print("{:<16} {:<20} {:>7} {:>7} {:>7} {:>8} {:>9}  {}\n", mapping.layer.name,
+               mapper::to_compact_string(mapping.tile), program.phases.size(), steps, image.configurations.size(),
+               image.program.size(), bytes.size(), stem + ".mimg");
+  }
+  return kExitOk;
+}
+
+int run_disasm(const DisasmOptions& options) {
+  const codegen::ConfigImage image = codegen::decode_image(read_bytes(options.image), options.image);
+  if (!options.hardware.empty())
+    codegen::check_image_matches(image, mapper::load_hardware(options.hardware), options.image);
+  if (options.json) {
+    std::cout << codegen::to_json(image);
+    return kExitOk;
+  }
+  const auto& hw = image.hardware;
+  const auto& l = image.layer;
+  fmt::print("image     {} (format version {})\n", options.image, codegen::kImageFormatVersion);
+  fmt::print("hardware  {}: {} MS, dn_bw {}, rn_bw {}, data {} bits, accumulators {} bits\n", hw.name, hw.num_ms,
+             hw.dn_bw, hw.rn_bw, hw.data_width, hw.acc_width);
+  fmt::print("layer     {} ({}): N={} K={} C={} R={} S={} X={} Y={} stride {} padding {}\n", l.name,
+             mapper::to_string(l.type), l.N, l.K, l.C, l.R, l.S, l.X, l.Y, l.stride, l.padding);
+  fmt::print("tile      {}\n\nconfigurations\n", mapper::to_string(image.tile));
+  for (std::size_t c = 0; c < image.configurations.size(); ++c) {
+    const auto& configuration = image.configurations[c];
+    int active = 0, adders = 0, links = 0;
+    for (const auto& ms : configuration.fabric.mult_switches) active += ms.active;
+    for (const auto& adder : configuration.fabric.adder_switches) {
+      adders += codegen::encode(adder) != 0;
+      links += adder.link_send;
+    }
+    fmt::print("  {:>3}: VN size {} x {} VNs, {} active MS, {} adders used, {} forwarding links{}\n", c,
+               configuration.shape.vn_size(), configuration.shape.vn_count(), active, adders, links,
+               configuration.forwarding ? ", MN forwarding" : "");
+  }
+  fmt::print("\nprogram\n{}", codegen::disassemble(image));
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_codegen_command(CLI::App& app, Action& action) {
+  auto options = std::make_shared<CodegenOptions>();
+  CLI::App* command = app.add_subcommand(
+      "codegen", "Build configuration images (.mimg) from a mapping file, or from the best mapping of each layer");
+  command->add_option("--hardware", options->hardware, "hardware spec (YAML)")->required()->check(CLI::ExistingFile);
+  auto* mapping = command->add_option("--mapping", options->mapping, "mapping file written by `maeri map`")
+                      ->check(CLI::ExistingFile);
+  auto* workload = command->add_option("--workload", options->workload, "workload spec: map each layer first")
+                       ->check(CLI::ExistingFile);
+  mapping->excludes(workload);
+  command->add_option("--layer", options->layer, "only this layer");
+  command->add_option("--objective", options->objective, "with --workload: runtime, energy or edp")
+      ->capture_default_str();
+  command->add_option("--output-dir,-o", options->output_dir, "folder for <workload>.<layer>.mimg")
+      ->capture_default_str();
+  command->add_flag("--hex", options->hex, "also write the $readmemh form (.hex)");
+  command->add_flag("--json", options->json, "also write a readable JSON dump (.json)");
+  command->callback([options, &action, mapping, workload] {
+    if (mapping->count() == 0 && workload->count() == 0)
+      throw CLI::RequiredError("one of --mapping or --workload");
+    action = [options] { return run_codegen(*options); };
+  });
+}
+
+void add_disasm_command(CLI::App& app, Action& action) {
+  auto options = std::make_shared<DisasmOptions>();
+  CLI::App* command = app.add_subcommand("disasm", "Decode a configuration image and print it readably");
+  command->add_option("image", options->image, "configuration image (.mimg)")->required()->check(CLI::ExistingFile);
+  command->add_option("--hardware", options->hardware, "check the image was built for this hardware")
+      ->check(CLI::ExistingFile);
+  command->add_flag("--json", options->json, "print the JSON dump instead");
+  command->callback([options, &action] { action = [options] { return run_disasm(*options); }; });
+}
+
+}  // namespace maeri::cli

@@ -1,0 +1,89 @@
+// ConfigImage: everything the accelerator needs to run one layer under one mapping — the hardware it was built
+// for, the layer and mapping, every fabric configuration (config-port words) and the control program that
+// loops over weight phases and steps. Binary layout (`.mimg`), hex and JSON forms: docs/config-image.md.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "codegen/fabric_config.hpp"
+#include "codegen/tile_placement.hpp"
+#include "mapper/hardware.hpp"
+#include "mapper/layer.hpp"
+#include "mapper/tile.hpp"
+
+namespace maeri::codegen {
+
+inline constexpr char kImageMagic[8] = {'M', 'A', 'E', 'R', 'I', 'I', 'M', 'G'};
+inline constexpr std::uint16_t kImageFormatVersion = 1;
+
+// The fabric parameters an image depends on (the rest of the hardware spec does not change the bits).
+struct ImageHardware {
+  std::string name;
+  std::uint32_t num_ms = 0, dn_bw = 0, rn_bw = 0;
+  std::uint8_t data_width = 0, acc_width = 0;
+  bool operator==(const ImageHardware& other) const;
+};
+ImageHardware image_hardware_of(const mapper::Hardware& hardware);
+
+struct ImageConfiguration {
+  PhaseShape shape;
+  bool forwarding = false;
+  FabricConfig fabric;
+  bool operator==(const ImageConfiguration& other) const;
+};
+
+enum class Opcode : std::uint8_t {
+  End = 0,          // end of program
+  For = 1,          // FOR reg, start, count, step: run the body `count` times, reg = start, start+step, …
+  EndFor = 2,       // end of the innermost FOR body
+  Configure = 3,    // CONFIGURE c: make configuration c active (no config-port writes if it already is)
+  LoadWeights = 4,  // LOAD_WEIGHTS: the weight slice at (r0, s0, c0, k0) of the active configuration's shape
+  Stream = 5,       // STREAM: every step of the phase (N, X', Y' tiles; Y' innermost), results collected and
+                    // written on the first reduction fold (r0 = s0 = c0 = 0), accumulated otherwise
+};
+
+// Loop registers: the origin of the weight phase.
+enum class LoopRegister : std::uint8_t { R0 = 0, S0 = 1, C0 = 2, K0 = 3 };
+
+struct Instruction {
+  Opcode opcode = Opcode::End;
+  std::uint32_t operand[4] = {0, 0, 0, 0};  // For: register, start, count, step; Configure: index
+  bool operator==(const Instruction& other) const;
+};
+
+struct ConfigImage {
+  ImageHardware hardware;
+  mapper::Layer layer;
+  mapper::Tile tile;
+  std::vector<ImageConfiguration> configurations;
+  std::vector<Instruction> program;
+  bool operator==(const ConfigImage& other) const;
+};
+
+// Bad image input: names the file, where in it, and what is wrong.
+class ImageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+std::vector<std::uint8_t> encode_image(const ConfigImage& image);
+ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::string& source);
+
+// $readmemh form: the encoded bytes as 32-bit little-endian words, eight hex digits per line.
+std::string to_readmemh(const std::vector<std::uint8_t>& bytes);
+std::vector<std::uint8_t> from_readmemh(const std::string& text, const std::string& source);
+
+// Readable dump (header, configurations with decoded words, program).
+std::string to_json(const ConfigImage& image);
+// One line per instruction, indented by loop depth.
+std::string disassemble(const ConfigImage& image);
+
+// Throws ImageError when the image was built for different fabric parameters than `hardware`.
+void check_image_matches(const ConfigImage& image, const mapper::Hardware& hardware, const std::string& source);
+
+std::uint32_t crc32_of(const std::uint8_t* data, size_t size);
+
+}  // namespace maeri::codegen

@@ -1,0 +1,363 @@
+// Binary, hex and JSON forms of a ConfigImage, the disassembler and the hardware check
+// (layout in docs/config-image.md). Integers are little-endian.
+#include <fmt/format.h>
+#include <zlib.h>
+
+#include <cstdio>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <tuple>
+
+#include "codegen/config_image.hpp"
+
+namespace maeri::codegen {
+namespace {
+
+constexpr size_t kCrcOffset = 12;
+constexpr size_t kCoveredFrom = 16;  // the CRC covers everything after the CRC and size fields' start
+constexpr size_t kFixedHeader = 20;
+
+class ByteWriter {
+ public:
+  void u8(std::uint32_t v) { bytes.push_back(std::uint8_t(v)); }
+  void u16(std::uint32_t v) { for (int i = 0; i < 2; ++i) bytes.push_back(std::uint8_t(v >> (8 * i))); }
+  void u32(std::uint32_t v) { for (int i = 0; i < 4; ++i) bytes.push_back(std::uint8_t(v >> (8 * i))); }
+  void text(const std::string& s) {
+    u16(std::uint32_t(s.size()));
+    bytes.insert(bytes.end(), s.begin(), s.end());
+  }
+  void put_u32_at(size_t offset, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) bytes[offset + size_t(i)] = std::uint8_t(v >> (8 * i));
+  }
+  std::vector<std::uint8_t> bytes;
+};
+
+class ByteReader {
+ public:
+  ByteReader(const std::vector<std::uint8_t>& bytes, const std::string& source) : bytes_(bytes), source_(source) {}
+  std::uint32_t u8(const char* what) { return take(1, what); }
+  std::uint32_t u16(const char* what) { return take(2, what); }
+  std::uint32_t u32(const char* what) { return take(4, what); }
+  std::string text(const char* what) {
+    const size_t size = take(2, what);
+    need(size, what);
+    std::string s(bytes_.begin() + long(offset_), bytes_.begin() + long(offset_ + size));
+    offset_ += size;
+    return s;
+  }
+  size_t offset() const { return offset_; }
+  [[noreturn]] void fail(const std::string& problem) const {
+    throw ImageError(fmt::format("{}: byte {}: {}", source_, offset_, problem));
+  }
+
+ private:
+  void need(size_t size, const char* what) const {
+    if (offset_ + size > bytes_.size())
+      throw ImageError(fmt::format("{}: truncated: {} needs bytes {}..{} but the image ends at byte {}", source_, what,
+                                   offset_, offset_ + size - 1, bytes_.size()));
+  }
+  std::uint32_t take(size_t size, const char* what) {
+    need(size, what);
+    std::uint32_t v = 0;
+    for (size_t i = 0; i < size; ++i) v |= std::uint32_t(bytes_[offset_ + i]) << (8 * i);
+    offset_ += size;
+    return v;
+  }
+  const std::vector<std::uint8_t>& bytes_;
+  std::string source_;
+  size_t offset_ = 0;
+};
+
+int operand_count(Opcode opcode) {
+  switch (opcode) {
+    case Opcode::For: return 4;
+    case Opcode::Configure: return 1;
+    default: return 0;
+  }
+}
+
+const char* opcode_name(Opcode opcode) {
+  switch (opcode) {
+    case Opcode::End: return "END";
+    case Opcode::For: return "FOR";
+    case Opcode::EndFor: return "END_FOR";
+    case Opcode::Configure: return "CONFIGURE";
+    case Opcode::LoadWeights: return "LOAD_WEIGHTS";
+    case Opcode::Stream: return "STREAM";
+  }
+  return "?";
+}
+
+const char* register_name(std::uint32_t reg) {
+  static const char* names[] = {"r0", "s0", "c0", "k0"};
+  return reg < 4 ? names[reg] : "?";
+}
+
+}  // namespace
+
+std::uint32_t crc32_of(const std::uint8_t* data, size_t size) {
+  return std::uint32_t(crc32(crc32(0L, Z_NULL, 0), data, uInt(size)));
+}
+
+bool ImageHardware::operator==(const ImageHardware& o) const {
+  return std::tie(name, num_ms, dn_bw, rn_bw, data_width, acc_width) ==
+         std::tie(o.name, o.num_ms, o.dn_bw, o.rn_bw, o.data_width, o.acc_width);
+}
+bool ImageConfiguration::operator==(const ImageConfiguration& o) const {
+  return !(shape < o.shape) && !(o.shape < shape) && forwarding == o.forwarding && fabric == o.fabric;
+}
+bool Instruction::operator==(const Instruction& o) const {
+  return opcode == o.opcode && std::equal(operand, operand + 4, o.operand);
+}
+bool ConfigImage::operator==(const ConfigImage& o) const {
+  const auto layer_tuple = [](const mapper::Layer& l) {
+    return std::tie(l.name, l.type, l.N, l.K, l.C, l.R, l.S, l.X, l.Y, l.stride, l.padding);
+  };
+  return hardware == o.hardware && layer_tuple(layer) == layer_tuple(o.layer) && tile == o.tile &&
+         configurations == o.configurations && program == o.program;
+}
+
+ImageHardware image_hardware_of(const mapper::Hardware& hardware) {
+  return {hardware.name,
+          std::uint32_t(hardware.num_ms),
+          std::uint32_t(hardware.dn_bw),
+          std::uint32_t(hardware.rn_bw),
+          std::uint8_t(hardware.data_width),
+          std::uint8_t(hardware.acc_width)};
+}
+
+std::vector<std::uint8_t> encode_image(const ConfigImage& image) {
+  ByteWriter out;
+  for (char c : kImageMagic) out.u8(std::uint8_t(c));
+  out.u16(kImageFormatVersion);
+  out.u16(0);  // reserved
+  out.u32(0);  // CRC, filled in below
+  out.u32(0);  // total size, filled in below
+  const ImageHardware& hw = image.hardware;
+  out.u32(hw.num_ms);
+  out.u32(hw.dn_bw);
+  out.u32(hw.rn_bw);
+  out.u8(hw.data_width);
+  out.u8(hw.acc_width);
+  out.text(hw.name);
+  const mapper::Layer& layer = image.layer;
+  out.text(layer.name);
+  out.u8(layer.type == mapper::LayerType::FullyConnected ? 1 : 0);
+  for (std::int64_t v : {layer.N, layer.K, layer.C, layer.R, layer.S, layer.X, layer.Y, layer.stride, layer.padding})
+    out.u32(std::uint32_t(v));
+  for (int d = 0; d < mapper::kNumTileDims; ++d) out.u32(std::uint32_t(image.tile[d]));
+  out.u32(std::uint32_t(image.configurations.size()));
+  for (const ImageConfiguration& configuration : image.configurations) {
+    const PhaseShape& s = configuration.shape;
+    for (int v : {s.t_r, s.t_s, s.t_c, s.t_k, s.t_n, s.t_x, s.t_y}) out.u16(std::uint32_t(v));
+    out.u8(configuration.forwarding);
+    const std::vector<ConfigWrite> writes = config_writes(configuration.fabric);
+    out.u32(std::uint32_t(writes.size()));
+    for (const ConfigWrite& write : writes) out.u16(write.data);  // addresses are 0, 1, 2, … in order
+  }
+  out.u32(std::uint32_t(image.program.size()));
+  for (const Instruction& instruction : image.program) {
+    out.u8(std::uint8_t(instruction.opcode));
+    for (int i = 0; i < operand_count(instruction.opcode); ++i) out.u32(instruction.operand[i]);
+  }
+  out.put_u32_at(16, std::uint32_t(out.bytes.size()));
+  out.put_u32_at(kCrcOffset, crc32_of(out.bytes.data() + kCoveredFrom, out.bytes.size() - kCoveredFrom));
+  return out.bytes;
+}
+
+ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::string& source) {
+  ByteReader in(bytes, source);
+  char magic[8];
+  for (char& c : magic) c = char(in.u8("the magic number"));
+  if (std::memcmp(magic, kImageMagic, 8) != 0)
+    throw ImageError(fmt::format("{}: not a MAERI configuration image (the file does not start with 'MAERIIMG')",
+                                 source));
+  const std::uint32_t version = in.u16("the format version");
+  if (version != kImageFormatVersion)
+    throw ImageError(fmt::format("{}: unsupported image format version {} (this build reads version {})", source,
+                                 version, kImageFormatVersion));
+  in.u16("the reserved header field");
+  const std::uint32_t crc = in.u32("the CRC-32");
+  const std::uint32_t size = in.u32("the image size");
+  if (size != bytes.size())
+    throw ImageError(fmt::format("{}: truncated or padded: the header says {} bytes, the file has {}", source, size,
+                                 bytes.size()));
+  const std::uint32_t actual = crc32_of(bytes.data() + kCoveredFrom, bytes.size() - kCoveredFrom);
+  if (crc != actual)
+    throw ImageError(fmt::format("{}: CRC mismatch: the header says {:08x}, the contents give {:08x} (the image is "
+                                 "corrupt)", source, crc, actual));
+  static_assert(kFixedHeader == 20, "fixed header layout");
+
+  ConfigImage image;
+  ImageHardware& hw = image.hardware;
+  hw.num_ms = in.u32("hardware.num_ms");
+  hw.dn_bw = in.u32("hardware.dn_bw");
+  hw.rn_bw = in.u32("hardware.rn_bw");
+  hw.data_width = std::uint8_t(in.u8("hardware.data_width"));
+  hw.acc_width = std::uint8_t(in.u8("hardware.acc_width"));
+  hw.name = in.text("hardware.name");
+  if (hw.num_ms < 2 || (hw.num_ms & (hw.num_ms - 1)) != 0 || hw.num_ms > 65536)
+    in.fail(fmt::format("hardware.num_ms {} is not a power of two between 2 and 65536", hw.num_ms));
+  mapper::Layer& layer = image.layer;
+  layer.name = in.text("layer.name");
+  layer.type = in.u8("layer.type") == 1 ? mapper::LayerType::FullyConnected : mapper::LayerType::Convolution;
+  for (std::int64_t* field : {&layer.N, &layer.K, &layer.C, &layer.R, &layer.S, &layer.X, &layer.Y, &layer.stride,
+                              &layer.padding})
+    *field = in.u32("the layer dimensions");
+  for (int d = 0; d < mapper::kNumTileDims; ++d) image.tile[d] = in.u32("the tile sizes");
+  const std::uint32_t configurations = in.u32("the configuration count");
+  for (std::uint32_t c = 0; c < configurations; ++c) {
+    ImageConfiguration configuration;
+    PhaseShape& s = configuration.shape;
+    for (int* field : {&s.t_r, &s.t_s, &s.t_c, &s.t_k, &s.t_n, &s.t_x, &s.t_y}) *field = int(in.u16("a phase shape"));
+    configuration.forwarding = in.u8("a forwarding flag") != 0;
+    const std::uint32_t words = in.u32("a configuration word count");
+    if (words != 3 * hw.num_ms)
+      in.fail(fmt::format("configuration {} has {} words, expected 3 x num_ms = {}", c, words, 3 * hw.num_ms));
+    std::vector<ConfigWrite> writes;
+    for (std::uint32_t a = 0; a < words; ++a) writes.push_back({a, std::uint16_t(in.u16("configuration words"))});
+    try {
+      configuration.fabric = decode_config_writes(int(hw.num_ms), writes);
+    } catch (const std::invalid_argument& error) {
+      in.fail(fmt::format("configuration {}: {}", c, error.what()));
+    }
+    image.configurations.push_back(configuration);
+  }
+  const std::uint32_t instructions = in.u32("the instruction count");
+  for (std::uint32_t i = 0; i < instructions; ++i) {
+    Instruction instruction;
+    const std::uint32_t opcode = in.u8("an opcode");
+    if (opcode > std::uint32_t(Opcode::Stream)) in.fail(fmt::format("instruction {} has unknown opcode {}", i, opcode));
+    instruction.opcode = Opcode(opcode);
+    for (int k = 0; k < operand_count(instruction.opcode); ++k) instruction.operand[k] = in.u32("an operand");
+    image.program.push_back(instruction);
+  }
+  if (in.offset() != bytes.size()) in.fail("unexpected bytes after the program");
+  return image;
+}
+
+std::string to_readmemh(const std::vector<std::uint8_t>& bytes) {
+  std::string text = fmt::format("// MAERI configuration image, {} bytes, 32-bit little-endian words\n", bytes.size());
+  for (size_t i = 0; i < bytes.size(); i += 4) {
+    std::uint32_t word = 0;
+    for (size_t b = 0; b < 4 && i + b < bytes.size(); ++b) word |= std::uint32_t(bytes[i + b]) << (8 * b);
+    text += fmt::format("{:08x}\n", word);
+  }
+  return text;
+}
+
+std::vector<std::uint8_t> from_readmemh(const std::string& text, const std::string& source) {
+  std::vector<std::uint8_t> bytes;
+  std::istringstream lines(text);
+  std::string line;
+  int number = 0;
+  size_t declared = 0;
+  while (std::getline(lines, line)) {
+    ++number;
+    if (line.rfind("//", 0) == 0) {
+      size_t size = 0;  // the writer's comment gives the exact byte count (the last word may be padded)
+      if (std::sscanf(line.c_str(), "// MAERI configuration image, %zu bytes", &size) == 1) declared = size;
+      continue;
+    }
+    if (line.empty()) continue;
+    if (line.size() != 8 || line.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+      throw ImageError(fmt::format("{}:{}: expected 8 hex digits, found '{}'", source, number, line));
+    const std::uint32_t word = std::uint32_t(std::stoul(line, nullptr, 16));
+    for (int b = 0; b < 4; ++b) bytes.push_back(std::uint8_t(word >> (8 * b)));
+  }
+  if (declared > bytes.size())
+    throw ImageError(fmt::format("{}: truncated: the header comment says {} bytes, the words hold {}", source,
+                                 declared, bytes.size()));
+  if (declared > 0) bytes.resize(declared);
+  return bytes;
+}
+
+std::string disassemble(const ConfigImage& image) {
+  std::string text;
+  int depth = 0;
+  for (size_t pc = 0; pc < image.program.size(); ++pc) {
+    const Instruction& in = image.program[pc];
+    if (in.opcode == Opcode::EndFor) --depth;
+    std::string line = fmt::format("{:4}  {}{}", pc, std::string(size_t(2 * std::max(depth, 0)), ' '),
+                                   opcode_name(in.opcode));
+    if (in.opcode == Opcode::For) {
+      const std::uint32_t last = in.operand[1] + (in.operand[2] - 1) * in.operand[3];
+      line += fmt::format(" {} = {} .. {} step {}   ({} iteration{})", register_name(in.operand[0]), in.operand[1], last,
+                          in.operand[3], in.operand[2], in.operand[2] == 1 ? "" : "s");
+    } else if (in.opcode == Opcode::Configure && in.operand[0] < image.configurations.size()) {
+      const PhaseShape& s = image.configurations[in.operand[0]].shape;
+      line += fmt::format(" {}   (VN size {} = {}x{}x{}, {} VNs{})", in.operand[0], s.vn_size(), s.t_r, s.t_s, s.t_c,
+                          s.vn_count(), image.configurations[in.operand[0]].forwarding ? ", MN forwarding" : "");
+    } else if (in.opcode == Opcode::Configure) {
+      line += fmt::format(" {}", in.operand[0]);
+    } else if (in.opcode == Opcode::LoadWeights) {
+      line += "   (weights at r0, s0, c0, k0)";
+    } else if (in.opcode == Opcode::Stream) {
+      line += "   (all N, X', Y' steps; write on the first fold, accumulate after)";
+    }
+    text += line + "\n";
+    if (in.opcode == Opcode::For) ++depth;
+  }
+  return text;
+}
+
+std::string to_json(const ConfigImage& image) {
+  using nlohmann::ordered_json;
+  ordered_json root;
+  root["format_version"] = kImageFormatVersion;
+  const ImageHardware& hw = image.hardware;
+  root["hardware"] = {{"name", hw.name},           {"num_ms", hw.num_ms},         {"dn_bw", hw.dn_bw},
+                      {"rn_bw", hw.rn_bw},         {"data_width", hw.data_width}, {"acc_width", hw.acc_width}};
+  const mapper::Layer& l = image.layer;
+  root["layer"] = {{"name", l.name}, {"type", mapper::to_string(l.type)}, {"N", l.N}, {"K", l.K}, {"C", l.C},
+                   {"R", l.R},       {"S", l.S}, {"X", l.X}, {"Y", l.Y}, {"stride", l.stride}, {"padding", l.padding}};
+  root["tile"] = mapper::to_compact_string(image.tile);
+  ordered_json configurations = ordered_json::array();
+  for (const ImageConfiguration& configuration : image.configurations) {
+    const PhaseShape& s = configuration.shape;
+    ordered_json entry;
+    entry["shape"] = {s.t_r, s.t_s, s.t_c, s.t_k, s.t_n, s.t_x, s.t_y};
+    entry["forwarding"] = configuration.forwarding;
+    ordered_json adders = ordered_json::array();
+    for (const AdderSwitchConfig& adder : configuration.fabric.adder_switches) adders.push_back(describe(adder));
+    entry["adder_switches"] = adders;
+    entry["collector_slots"] = configuration.fabric.collector_slots;
+    ordered_json words = ordered_json::array();
+    for (const ConfigWrite& write : config_writes(configuration.fabric)) words.push_back(write.data);
+    entry["config_words"] = words;
+    configurations.push_back(entry);
+  }
+  root["configurations"] = configurations;
+  ordered_json program = ordered_json::array();
+  for (const Instruction& in : image.program) {
+    ordered_json entry;
+    entry["op"] = opcode_name(in.opcode);
+    if (operand_count(in.opcode) > 0)
+      entry["operands"] = std::vector<std::uint32_t>(in.operand, in.operand + operand_count(in.opcode));
+    program.push_back(entry);
+  }
+  root["program"] = program;
+  return root.dump(2) + "\n";
+}
+
+void check_image_matches(const ConfigImage& image, const mapper::Hardware& hardware, const std::string& source) {
+  const ImageHardware expected = image_hardware_of(hardware);
+  const ImageHardware& got = image.hardware;
+  std::string differences;
+  const auto compare = [&differences](const char* field, std::uint32_t image_value, std::uint32_t hardware_value) {
+    if (image_value != hardware_value)
+      differences += fmt::format("{}{} {} (image) vs {} (hardware)", differences.empty() ? "" : ", ", field,
+                                 image_value, hardware_value);
+  };
+  compare("num_ms", got.num_ms, expected.num_ms);
+  compare("dn_bw", got.dn_bw, expected.dn_bw);
+  compare("rn_bw", got.rn_bw, expected.rn_bw);
+  compare("data_width", got.data_width, expected.data_width);
+  compare("acc_width", got.acc_width, expected.acc_width);
+  if (!differences.empty())
+    throw ImageError(fmt::format("{}: built for hardware '{}', not for '{}': {}", source, got.name, hardware.name,
+                                 differences));
+}
+
+}  // namespace maeri::codegen

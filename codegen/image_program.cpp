@@ -1,0 +1,178 @@
+// Loop-program generation and interpretation (instruction set in config_image.hpp, docs/config-image.md).
+#include "codegen/image_program.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <map>
+
+namespace maeri::codegen {
+namespace {
+
+struct Emitter {
+  const LayerProgram& program;
+  std::map<PhaseShape, int> configuration_of;
+  std::array<int, 4> extent{}, tile{};
+  std::vector<Instruction> code;
+
+  void emit(int dim, std::array<int, 4> sizes) {
+    if (dim == 4) {
+      PhaseShape shape = program.configurations.front().placement.shape;
+      shape.t_r = sizes[0];
+      shape.t_s = sizes[1];
+      shape.t_c = sizes[2];
+      shape.t_k = sizes[3];
+      code.push_back({Opcode::Configure, {std::uint32_t(configuration_of.at(shape)), 0, 0, 0}});
+      code.push_back({Opcode::LoadWeights, {}});
+      code.push_back({Opcode::Stream, {}});
+      return;
+    }
+    const int full = extent[size_t(dim)] / tile[size_t(dim)], edge = extent[size_t(dim)] % tile[size_t(dim)];
+    if (full > 0) {
+      code.push_back({Opcode::For, {std::uint32_t(dim), 0, std::uint32_t(full), std::uint32_t(tile[size_t(dim)])}});
+      sizes[size_t(dim)] = tile[size_t(dim)];
+      emit(dim + 1, sizes);
+      code.push_back({Opcode::EndFor, {}});
+    }
+    if (edge > 0) {
+      code.push_back({Opcode::For,
+                      {std::uint32_t(dim), std::uint32_t(full * tile[size_t(dim)]), 1, std::uint32_t(tile[size_t(dim)])}});
+      sizes[size_t(dim)] = edge;
+      emit(dim + 1, sizes);
+      code.push_back({Opcode::EndFor, {}});
+    }
+  }
+};
+
+}  // namespace
+
+ConfigImage build_image(const LayerProgram& program, const mapper::Hardware& hardware) {
+  ConfigImage image;
+  image.hardware = image_hardware_of(hardware);
+  image.layer = program.layer;
+  image.tile = program.tile;
+  Emitter emitter{program, {}, {}, {}, {}};
+  for (size_t c = 0; c < program.configurations.size(); ++c) {
+    const PhaseConfiguration& configuration = program.configurations[c];
+    image.configurations.push_back({configuration.placement.shape,
+                                    program.forwarding && configuration.placement.shape.t_s > 1,
+                                    configuration.reduction.config});
+    emitter.configuration_of[configuration.placement.shape] = int(c);
+  }
+  const mapper::Layer& layer = program.layer;
+  emitter.extent = {int(layer.R), int(layer.S), int(layer.C), int(layer.K)};
+  emitter.tile = {int(program.tile[mapper::kDimR]), int(program.tile[mapper::kDimS]), int(program.tile[mapper::kDimC]),
+                  int(program.tile[mapper::kDimK])};
+  emitter.emit(0, {});
+  emitter.code.push_back({Opcode::End, {}});
+  image.program = std::move(emitter.code);
+  return image;
+}
+
+LayerProgram expand_image(const ConfigImage& image, const std::string& source) {
+  const auto fail = [&source](size_t pc, const std::string& problem) -> ImageError {
+    return ImageError(fmt::format("{}: program instruction {}: {}", source, pc, problem));
+  };
+  const mapper::Layer& layer = image.layer;
+  const int num_ms = int(image.hardware.num_ms);
+  LayerProgram program;
+  program.layer = layer;
+  program.tile = image.tile;
+  program.num_ms = num_ms;
+  program.forwarding = layer.stride == 1 && image.tile[mapper::kDimY] == 1 && image.tile[mapper::kDimS] > 1;
+  for (size_t c = 0; c < image.configurations.size(); ++c) {
+    const ImageConfiguration& stored = image.configurations[c];
+    PhaseConfiguration configuration;
+    try {
+      configuration.placement = place_tile(num_ms, stored.shape, stored.forwarding);
+    } catch (const LayoutError& error) {
+      throw ImageError(fmt::format("{}: configuration {}: {}", source, c, error.what()));
+    }
+    if (stored.fabric.num_ms != num_ms)
+      throw ImageError(fmt::format("{}: configuration {} is for {} multiplier switches, the image header says {}",
+                                   source, c, stored.fabric.num_ms, num_ms));
+    configuration.reduction.config = stored.fabric;  // the image's words, exactly as the fabric receives them
+    program.configurations.push_back(std::move(configuration));
+  }
+
+  struct Loop {
+    size_t body;  // first instruction of the body
+    int reg;
+    std::uint32_t remaining, step;
+  };
+  std::vector<Loop> loops;
+  std::array<std::uint32_t, 4> registers{};
+  const std::array<std::int64_t, 4> extents = {layer.R, layer.S, layer.C, layer.K};
+  int active = -1;
+  bool weights_loaded = false;
+  const int XO = int(layer.output_x()), YO = int(layer.output_y());
+  for (size_t pc = 0; pc < image.program.size(); ++pc) {
+    const Instruction& instruction = image.program[pc];
+    switch (instruction.opcode) {
+      case Opcode::End:
+        if (!loops.empty()) throw fail(pc, "END inside an open FOR");
+        return program;
+      case Opcode::For: {
+        const std::uint32_t reg = instruction.operand[0], count = instruction.operand[2];
+        if (reg > 3) throw fail(pc, fmt::format("FOR names register {}, expected 0..3 (r0, s0, c0, k0)", reg));
+        if (count == 0) throw fail(pc, "FOR with a count of 0");
+        registers[reg] = instruction.operand[1];
+        loops.push_back({pc + 1, int(reg), count, instruction.operand[3]});
+        break;
+      }
+      case Opcode::EndFor: {
+        if (loops.empty()) throw fail(pc, "END_FOR without FOR");
+        Loop& loop = loops.back();
+        if (--loop.remaining > 0) {
+          registers[size_t(loop.reg)] += loop.step;
+          pc = loop.body - 1;
+        } else {
+          loops.pop_back();
+        }
+        break;
+      }
+      case Opcode::Configure:
+        if (instruction.operand[0] >= program.configurations.size())
+          throw fail(pc, fmt::format("CONFIGURE {} but the image holds {} configurations", instruction.operand[0],
+                                     program.configurations.size()));
+        active = int(instruction.operand[0]);
+        weights_loaded = false;
+        break;
+      case Opcode::LoadWeights: {
+        if (active < 0) throw fail(pc, "LOAD_WEIGHTS before any CONFIGURE");
+        const PhaseShape& shape = program.configurations[size_t(active)].placement.shape;
+        const std::array<int, 4> sizes = {shape.t_r, shape.t_s, shape.t_c, shape.t_k};
+        for (size_t d = 0; d < 4; ++d)
+          if (std::int64_t(registers[d]) + sizes[d] > extents[d])
+            throw fail(pc, fmt::format("the weight slice at {} + {} exceeds the layer's extent {} ({})",
+                                       registers[d], sizes[d], extents[d], "RSCK"[d]));
+        WeightPhase phase;
+        phase.configuration = active;
+        phase.r0 = int(registers[0]);
+        phase.s0 = int(registers[1]);
+        phase.c0 = int(registers[2]);
+        phase.k0 = int(registers[3]);
+        phase.accumulate = phase.r0 > 0 || phase.s0 > 0 || phase.c0 > 0;
+        program.phases.push_back(phase);
+        weights_loaded = true;
+        break;
+      }
+      case Opcode::Stream: {
+        if (!weights_loaded) throw fail(pc, "STREAM before LOAD_WEIGHTS");
+        WeightPhase& phase = program.phases.back();
+        const ImageConfiguration& stored = image.configurations[size_t(phase.configuration)];
+        const PhaseShape& shape = stored.shape;
+        for (int n0 = 0; n0 < layer.N; n0 += shape.t_n)
+          for (int x0 = 0; x0 < XO; x0 += shape.t_x)
+            for (int y0 = 0; y0 < YO; y0 += shape.t_y) phase.steps.push_back({n0, x0, y0, stored.forwarding && y0 > 0});
+        break;
+      }
+      default:
+        throw fail(pc, fmt::format("unknown opcode {}", int(instruction.opcode)));
+    }
+  }
+  throw ImageError(fmt::format("{}: the program has no END", source));
+}
+
+}  // namespace maeri::codegen
