@@ -41,6 +41,28 @@ double multicast_hops(double fanout, int levels) {
   return (fanout - 1) + fanout * (levels - shared_levels);
 }
 
+// Number of runs of equal phase shapes in the program's phase order (R, S, C, K tiles, outer to inner), i.e.
+// how many times the fabric is (re)configured. Each dimension's tiles are `full` full tiles then at most one
+// ragged edge tile; a phase's shape is the tuple of full/edge flags, and a new shape means a new configuration.
+std::int64_t configuration_count(const DimParts* parts) {
+  const int dims[] = {kDimR, kDimS, kDimC, kDimK};
+  // Built from the innermost dimension outwards: runs of the sequence over dims i..3.
+  std::int64_t changes = 0;
+  bool first_differs_from_last = false;  // first and last phase of the inner sequence have different shapes
+  for (int i = 3; i >= 0; --i) {
+    const DimParts& d = parts[dims[i]];
+    const std::int64_t full = d.count[0], edge = d.parts == 2 ? 1 : 0;
+    const std::int64_t tiles = full + edge;
+    const bool flag_changes = full > 0 && edge > 0;
+    // Boundaries between consecutive tiles of this dimension: a change if the inner sequence's last phase
+    // differs from its first, or if this dimension's own flag changes there (once, full -> edge).
+    const std::int64_t boundary_changes = first_differs_from_last ? tiles - 1 : (flag_changes ? 1 : 0);
+    changes = tiles * changes + boundary_changes;
+    first_differs_from_last = first_differs_from_last || flag_changes;
+  }
+  return changes + 1;
+}
+
 }  // namespace
 
 EnergyBreakdown energy_of(const ActivityCounts& counts, const EnergyTable& table) {
@@ -79,6 +101,7 @@ CostReport evaluate(const Layer& layer, const Hardware& hardware, const Tile& ti
   // window by one column, so all but the newest column come from the neighbouring multiplier switch.
   report.uses_forwarding = stride == 1 && tile[kDimY] == 1 && tile[kDimS] > 1;
   const std::int64_t weight_replicas = tile[kDimN] * tile[kDimX] * tile[kDimY];
+  report.configurations = configuration_count(parts);
 
   ActivityCounts& counts = report.counts;
   CycleBreakdown& cycles = report.cycles;
@@ -111,6 +134,9 @@ CostReport evaluate(const Layer& layer, const Hardware& hardware, const Tile& ti
       const std::int64_t steps =
           phases * parts[kDimN].count[in] * parts[kDimX].count[ix] * parts[kDimY].count[iy];
       const std::int64_t active_vns = t_k * t_n * t_x * t_y;
+      // A ragged N, X' or Y' tile leaves VNs idle, but the fabric still multiplies and reduces in every VN of
+      // the configuration; only the used VNs' results are collected (docs/config-image.md).
+      const std::int64_t configured_vns = t_k * weight_replicas;
       const std::int64_t operands = active_vns * active_vn_size;
       const std::int64_t rows = window_span(t_x, t_r, stride);
       const std::int64_t full_inputs = t_n * t_c * rows * window_span(t_y, t_s, stride);
@@ -123,9 +149,11 @@ CostReport evaluate(const Layer& layer, const Hardware& hardware, const Tile& ti
       }
       const std::int64_t shifted_inputs = t_n * t_c * rows;
       const std::int64_t forwarded_operands = active_vns * t_r * (t_s - 1) * t_c;
-      const std::int64_t rn_cycles = ceil_div(active_vns, hardware.rn_bw);
+      const std::int64_t forwarding_switches = configured_vns * t_r * (t_s - 1) * t_c;
+      const std::int64_t rn_cycles = ceil_div(configured_vns, hardware.rn_bw);
 
-      const auto cost_steps = [&](std::int64_t count, std::int64_t inputs, std::int64_t forwarded) {
+      const auto cost_steps = [&](std::int64_t count, std::int64_t inputs, std::int64_t forwarded,
+                                  std::int64_t forwarding_now) {
         if (count == 0) return;
         const std::int64_t dn_cycles = ceil_div(inputs, hardware.dn_bw);
         const std::int64_t step_cycles = std::max<std::int64_t>({dn_cycles, rn_cycles, 1});
@@ -134,16 +162,17 @@ CostReport evaluate(const Layer& layer, const Hardware& hardware, const Tile& ti
         if (rn_cycles > dn_cycles && rn_cycles > 1) report.rn_limited_steps += count;
         counts.sdm_input_reads += count * inputs;
         counts.mn_operand_loads += count * (operands - forwarded);
-        counts.mn_forwards += count * forwarded;
+        counts.mn_forwards += count * forwarding_now;
         const double fanout = static_cast<double>(operands - forwarded) / static_cast<double>(inputs);
         dn_hops += static_cast<double>(count * inputs) * multicast_hops(fanout, levels);
       };
-      cost_steps(full_steps, full_inputs, 0);
-      cost_steps(shifted_steps, shifted_inputs, forwarded_operands);
+      cost_steps(full_steps, full_inputs, 0, 0);
+      cost_steps(shifted_steps, shifted_inputs, forwarded_operands, forwarding_switches);
 
       report.control_steps += steps;
-      counts.multiplications += steps * operands;
-      counts.rn_additions += steps * active_vns * (active_vn_size - 1);
+      counts.multiplications += steps * configured_vns * active_vn_size;
+      counts.useful_multiplications += steps * operands;
+      counts.rn_additions += steps * configured_vns * (active_vn_size - 1);
       counts.vn_results += steps * active_vns;
       active_ms_steps += static_cast<double>(steps * operands);
     }
@@ -188,7 +217,8 @@ CostReport evaluate(const Layer& layer, const Hardware& hardware, const Tile& ti
   // The config port's address map (docs/config-bits.md): num_ms multiplier switch words, num_ms - 1 adder
   // words, one global word and num_ms collector entries.
   const double config_words = static_cast<double>(3 * hardware.num_ms);
-  cycles.reconfiguration = std::ceil(config_words / model.config_words_per_cycle);
+  cycles.reconfiguration =
+      static_cast<double>(report.configurations) * std::ceil(config_words / model.config_words_per_cycle);
   const double compute = cycles.streaming + cycles.weight_load + cycles.fill_drain + cycles.control_overhead +
                          cycles.reconfiguration;
   const double dram_cycles = std::ceil(static_cast<double>(counts.dram_bytes) / hardware.dram_bytes_per_cycle);
@@ -197,7 +227,7 @@ CostReport evaluate(const Layer& layer, const Hardware& hardware, const Tile& ti
 
   report.average_utilisation =
       active_ms_steps / (static_cast<double>(report.control_steps) * static_cast<double>(hardware.num_ms));
-  report.compute_efficiency = static_cast<double>(counts.multiplications) /
+  report.compute_efficiency = static_cast<double>(counts.useful_multiplications) /
                               (static_cast<double>(hardware.num_ms) * cycles.total);
   report.energy_pj = energy_of(counts, hardware.energy_pj);
   return report;

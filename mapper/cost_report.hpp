@@ -10,7 +10,8 @@
 namespace maeri::mapper {
 
 struct ActivityCounts {
-  std::int64_t multiplications = 0;          // products formed in multiplier switches
+  std::int64_t multiplications = 0;          // products formed in multiplier switches (every configured VN)
+  std::int64_t useful_multiplications = 0;   // those that belong to an output (= the layer's MACs)
   std::int64_t rn_additions = 0;             // additions inside the reduction network
   std::int64_t accumulation_additions = 0;   // partial sums added to earlier partial sums
   std::int64_t dn_hops = 0;                  // element-switch traversals in the DN (multicast tree estimate)
@@ -49,6 +50,7 @@ struct CostReport {
   std::int64_t weight_phases = 0;    // (reduction fold, filter tile) pairs: weights change between them
   std::int64_t reduction_folds = 0;  // ceil(R/T_R)·ceil(S/T_S)·ceil(C/T_C): partial sums per output
   std::int64_t control_steps = 0;    // steps over all phases
+  std::int64_t configurations = 0;   // fabric configurations written (each time the phase shape changes)
   std::int64_t dn_limited_steps = 0; // steps whose length is set by DN serialisation
   std::int64_t rn_limited_steps = 0; // steps whose length is set by RN output serialisation
   bool uses_forwarding = false;      // MN neighbour forwarding (stride 1, T_Y' = 1, T_S > 1)
