@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/layer_selection.hpp"
+#include "codegen/exact_traffic.hpp"
 #include "mapper/atomic_file.hpp"
 #include "mapper/cost_model.hpp"
 #include "mapper/mapping_file.hpp"
@@ -89,6 +90,9 @@ int run_map(const MapOptions& options) {
       }
       result = mapper::search(layer, hardware, {*objective, options.top, options.threads});
     }
+    // The search ranked with the model's traffic estimates; what is shown uses the exact DN/RN traffic.
+    for (mapper::CostReport& report : result.best) codegen::refine_with_exact_traffic(report, layer, hardware);
+    if (result.baseline) codegen::refine_with_exact_traffic(*result.baseline, layer, hardware);
     fmt::print("\nlayer {} ({} K={} C={} R={} S={} X'={} Y'={} stride {}; {} MACs): {} tiles costed in {:.1f} ms\n",
                layer.name, mapper::to_string(layer.type), layer.K, layer.C, layer.R, layer.S, layer.output_x(),
                layer.output_y(), layer.stride, layer.macs(), result.evaluated, result.seconds * 1000);

@@ -7,7 +7,8 @@
 
 namespace maeri::codegen {
 
-LayerProgram plan_layer(const mapper::Layer& layer, const mapper::Hardware& hardware, const mapper::Tile& tile) {
+LayerProgram plan_layer(const mapper::Layer& layer, const mapper::Hardware& hardware, const mapper::Tile& tile,
+                        PlanDetail detail) {
   if (const auto violation = mapper::tile_violation(layer, hardware, tile)) throw std::invalid_argument(*violation);
   using namespace mapper;
   LayerProgram program;
@@ -52,9 +53,11 @@ LayerProgram plan_layer(const mapper::Layer& layer, const mapper::Hardware& hard
           phase.k0 = k0;
           phase.accumulate = r0 > 0 || s0 > 0 || c0 > 0;
           const bool forwarding = program.forwarding && shape.t_s > 1;
-          for (int n0 = 0; n0 < N; n0 += TN)
-            for (int x0 = 0; x0 < XO; x0 += TX)
-              for (int y0 = 0; y0 < YO; y0 += TY) phase.steps.push_back({n0, x0, y0, forwarding && y0 > 0});
+          if (detail == PlanDetail::Steps) {
+            for (int n0 = 0; n0 < N; n0 += TN)
+              for (int x0 = 0; x0 < XO; x0 += TX)
+                for (int y0 = 0; y0 < YO; y0 += TY) phase.steps.push_back({n0, x0, y0, forwarding && y0 > 0});
+          }
           program.phases.push_back(std::move(phase));
         }
   return program;

@@ -41,7 +41,13 @@ struct LayerProgram {
   std::vector<WeightPhase> phases;
 };
 
+enum class PlanDetail {
+  Steps,       // every phase lists its steps (what execution needs)
+  PhasesOnly,  // phases without their steps (enough to count configurations and traffic of large layers)
+};
+
 // Throws LayoutError (or std::invalid_argument for an illegal tile) with the reason.
-LayerProgram plan_layer(const mapper::Layer& layer, const mapper::Hardware& hardware, const mapper::Tile& tile);
+LayerProgram plan_layer(const mapper::Layer& layer, const mapper::Hardware& hardware, const mapper::Tile& tile,
+                        PlanDetail detail = PlanDetail::Steps);
 
 }  // namespace maeri::codegen
