@@ -133,6 +133,21 @@ void check_vn_sizes(const std::vector<int>& sizes, uint64_t seed) {
   }
 }
 
+// Resets the fabric, configures `count` packed VNs of `size` switches and loads random weights into every
+// switch; returns the weights.
+template <class Fabric>
+std::vector<int64_t> set_up_packed(Fabric& fabric, int size, int count, std::mt19937_64& rng,
+                                   const std::vector<bool>& take_forward = {}) {
+  const codegen::ReductionPlan plan =
+      codegen::compile_fabric(codegen::VnLayout::packed(Fabric::kNumMs, size, count), take_forward);
+  fabric.reset();
+  fabric.configure(plan.config);
+  std::vector<int64_t> weight(static_cast<size_t>(Fabric::kNumMs));
+  for (auto& w : weight) w = random_value(rng, Fabric::kDataW);
+  fabric.load_weights(weight, std::vector<bool>(size_t(Fabric::kNumMs), true));
+  return weight;
+}
+
 std::vector<int> all_sizes(int n) {
   std::vector<int> sizes;
   for (int s = 1; s <= n; ++s) sizes.push_back(s);
@@ -248,12 +263,7 @@ TEST_CASE("MN: forwarding steps reuse the left neighbour's operand of the previo
   std::mt19937_64 rng(11);
   std::vector<bool> take_forward(16);
   for (int i = 0; i < 16; ++i) take_forward[size_t(i)] = i % 4 != 0;
-  const codegen::ReductionPlan plan = codegen::compile_fabric(codegen::VnLayout::packed(16, 4, 4), take_forward);
-  fabric.reset();
-  fabric.configure(plan.config);
-  std::vector<int64_t> weight(16);
-  for (auto& w : weight) w = random_value(rng, 16);
-  fabric.load_weights(weight, std::vector<bool>(16, true));
+  const std::vector<int64_t> weight = set_up_packed(fabric, 4, 4, rng, take_forward);
 
   std::vector<int64_t> operand(16);
   std::vector<DnElement> first;
@@ -293,13 +303,7 @@ TEST_CASE("throughput: one result per VN per cycle in steady state; latency 2*lo
   // 16 VNs (one beat), so a step can fire every cycle.
   Fabric64 fabric;
   std::mt19937_64 rng(21);
-  const codegen::VnLayout layout = codegen::VnLayout::packed(64, 4, 16);
-  const codegen::ReductionPlan plan = codegen::compile_fabric(layout);
-  fabric.reset();
-  fabric.configure(plan.config);
-  std::vector<int64_t> weight(64);
-  for (auto& w : weight) w = random_value(rng, 16);
-  fabric.load_weights(weight, std::vector<bool>(64, true));
+  const std::vector<int64_t> weight = set_up_packed(fabric, 4, 16, rng);
   fabric.clear_counters();
 
   const int steps = 40;
@@ -342,13 +346,7 @@ TEST_CASE("throughput: with more VNs than RN_BW lanes, fires are spaced by ceil(
   // next fire back and results stream at 2 per cycle without loss.
   Fabric8 fabric;
   std::mt19937_64 rng(4);
-  const codegen::VnLayout layout = codegen::VnLayout::packed(8, 1, 8);
-  const codegen::ReductionPlan plan = codegen::compile_fabric(layout);
-  fabric.reset();
-  fabric.configure(plan.config);
-  std::vector<int64_t> weight(8);
-  for (auto& w : weight) w = random_value(rng, 16);
-  fabric.load_weights(weight, std::vector<bool>(8, true));
+  const std::vector<int64_t> weight = set_up_packed(fabric, 1, 8, rng);
   const int steps = 10;
   std::vector<int64_t> expected;
   for (int s = 0; s < steps; ++s) {
