@@ -1,11 +1,9 @@
 // Exact traffic by kinds of steps (see exact_traffic.hpp).
 #include "codegen/exact_traffic.hpp"
 
-#include <map>
-#include <set>
-#include <tuple>
 #include <vector>
 
+#include "codegen/dn_elements.hpp"
 #include "codegen/dn_traffic.hpp"
 #include "codegen/reduction_reference.hpp"
 #include "mapper/cost_model.hpp"
@@ -17,89 +15,75 @@ struct StepTraffic {
   std::int64_t elements = 0, traversals = 0;
 };
 
-// DN traffic of one step of the phase at origin 0 whose used replicas are n_used × x_used × y_used. Elements
-// are keyed by their coordinate relative to the step origin, which is how multicast groups form.
-StepTraffic step_traffic(const LayerProgram& program, const TilePlacement& placement, const mapper::Hardware& hardware,
-                         int n_used, int x_used, int y_used, bool forward) {
-  const int size = placement.shape.vn_size(), stride = int(program.layer.stride);
-  std::map<std::tuple<int, int, int, int>, std::vector<int>> elements;
-  for (size_t v = 0; v < placement.vn_offsets.size(); ++v) {
-    const VnOffset& vn = placement.vn_offsets[v];
-    if (vn.n >= n_used || vn.x >= x_used || vn.y >= y_used) continue;
-    for (int e = 0; e < size; ++e) {
-      const int ms = int(v) * size + e;
-      if (forward && placement.take_forward[size_t(ms)]) continue;
-      const ElementOffset& el = placement.elements[size_t(e)];
-      elements[{vn.n, el.c, vn.x * stride + el.r, vn.y * stride + el.s}].push_back(ms);
-    }
-  }
+StepTraffic traffic_of(const std::vector<DnElement>& elements, int num_ms, int dn_bw) {
   StepTraffic traffic;
-  for (const auto& entry : elements) {
+  for (const DnElement& element : elements) {
     traffic.elements += 1;
-    traffic.traversals += dn_traversals(program.num_ms, int(hardware.dn_bw), entry.second);
+    traffic.traversals += dn_traversals(num_ms, dn_bw, element.destinations);
   }
   return traffic;
 }
 
-// The tiles of one dimension as (used size, count) pairs: full tiles, then the ragged one.
-std::vector<std::pair<int, std::int64_t>> tiles_of(std::int64_t extent, int tile) {
-  std::vector<std::pair<int, std::int64_t>> parts;
-  if (extent / tile > 0) parts.push_back({tile, extent / tile});
-  if (extent % tile) parts.push_back({int(extent % tile), 1});
-  return parts;
+// The tiles of one dimension as (used size, count, origin of one such tile): full tiles, then the ragged one.
+struct TileKind {
+  int used;
+  std::int64_t count;
+  int origin;
+};
+std::vector<TileKind> tiles_of(std::int64_t extent, int tile) {
+  std::vector<TileKind> kinds;
+  if (extent / tile > 0) kinds.push_back({tile, extent / tile, 0});
+  if (extent % tile) kinds.push_back({int(extent % tile), 1, int(extent / tile * tile)});
+  return kinds;
 }
 
 }  // namespace
 
 ExactTraffic exact_traffic(const LayerProgram& program, const mapper::Hardware& hardware) {
   ExactTraffic total;
-  std::vector<std::int64_t> phases_of(program.configurations.size(), 0);
-  for (const WeightPhase& phase : program.phases) phases_of[size_t(phase.configuration)] += 1;
   const mapper::Layer& layer = program.layer;
+  // Traffic does not depend on the values: zero tensors stand in for the data.
+  const std::vector<std::int64_t> zero_input(size_t(layer.input_elements()), 0);
+  const std::vector<std::int64_t> zero_weights(size_t(layer.weight_elements()), 0);
+  std::vector<std::int64_t> phases_of(program.configurations.size(), 0);
+  std::vector<const WeightPhase*> example_of(program.configurations.size(), nullptr);
+  for (const WeightPhase& phase : program.phases) {
+    phases_of[size_t(phase.configuration)] += 1;
+    if (!example_of[size_t(phase.configuration)]) example_of[size_t(phase.configuration)] = &phase;
+  }
+  const int num_ms = program.num_ms, dn_bw = int(hardware.dn_bw);
 
   for (size_t c = 0; c < program.configurations.size(); ++c) {
     if (phases_of[c] == 0) continue;
-    const PhaseConfiguration& configuration = program.configurations[c];
-    const TilePlacement& placement = configuration.placement;
-    const PhaseShape& shape = placement.shape;
+    const WeightPhase& phase = *example_of[c];
+    const PhaseShape& shape = program.configurations[c].placement.shape;
     const bool forwarding = program.forwarding && shape.t_s > 1;
+    const StepTraffic weights = traffic_of(phase_weights(program, phase, zero_weights), num_ms, dn_bw);
 
-    // Weights: one multicast element per (k, c, r, s) of the slice, to its position in every replica.
-    StepTraffic weights;
-    std::map<std::tuple<int, int, int, int>, std::vector<int>> weight_elements;
-    for (size_t v = 0; v < placement.vn_offsets.size(); ++v)
-      for (int e = 0; e < shape.vn_size(); ++e) {
-        const ElementOffset& el = placement.elements[size_t(e)];
-        weight_elements[{placement.vn_offsets[v].k, el.c, el.r, el.s}].push_back(int(v) * shape.vn_size() + e);
-      }
-    for (const auto& entry : weight_elements) {
-      weights.elements += 1;
-      weights.traversals += dn_traversals(program.num_ms, int(hardware.dn_bw), entry.second);
-    }
-
-    // Steps: kinds by used replicas and forwarding; Y' tiles after the first of a row forward.
+    // Steps by kind: used N/X'/Y' replicas, and whether the step forwards (Y' tiles after the first of a row).
     std::int64_t steps = 0;
     StepTraffic streamed;
-    for (const auto& [n_used, n_count] : tiles_of(layer.N, shape.t_n))
-      for (const auto& [x_used, x_count] : tiles_of(layer.output_x(), shape.t_x)) {
-        std::int64_t y_index = 0;
-        for (const auto& [y_used, y_count] : tiles_of(layer.output_y(), shape.t_y)) {
-          // Of these y_count tiles, the one at Y' index 0 (if it is among them) is a full-window step.
-          const std::int64_t first = y_index == 0 ? 1 : 0;
-          const std::pair<std::int64_t, bool> kinds[] = {{first, false}, {y_count - first, forwarding}};
+    const auto y_kinds = tiles_of(layer.output_y(), shape.t_y);
+    for (const TileKind& n : tiles_of(layer.N, shape.t_n))
+      for (const TileKind& x : tiles_of(layer.output_x(), shape.t_x))
+        for (const TileKind& y : y_kinds) {
+          // Of the y.count tiles of this kind, the one at Y' origin 0 (if any) loads full windows.
+          const std::int64_t first = y.origin == 0 ? 1 : 0;
+          const std::pair<std::int64_t, bool> kinds[] = {{first, false}, {y.count - first, forwarding}};
           for (const auto& [count, forward] : kinds) {
             if (count == 0) continue;
-            const StepTraffic one = step_traffic(program, placement, hardware, n_used, x_used, y_used, forward);
-            const std::int64_t times = n_count * x_count * count;
+            // A representative step of this kind: a forwarding full tile sits at origin t_Y'.
+            const int y0 = forward && y.origin == 0 ? shape.t_y : y.origin;
+            const StepElements elements = step_inputs(program, phase, {n.origin, x.origin, y0, forward}, zero_input);
+            const StepTraffic one = traffic_of(elements.inputs, num_ms, dn_bw);
+            const std::int64_t times = n.count * x.count * count;
             streamed.elements += times * one.elements;
             streamed.traversals += times * one.traversals;
             steps += times;
           }
-          y_index += y_count;
         }
-      }
-    const std::vector<std::int64_t> zeros(size_t(program.num_ms), 0);
-    const ReductionOutcome reduction = evaluate_reduction(configuration.reduction.config, zeros, 32);
+    const std::vector<std::int64_t> zeros(size_t(num_ms), 0);
+    const ReductionOutcome reduction = evaluate_reduction(program.configurations[c].reduction.config, zeros, 32);
     total.dn_elements += phases_of[c] * (weights.elements + streamed.elements);
     total.dn_traversals += phases_of[c] * (weights.traversals + streamed.traversals);
     total.rn_traversals += phases_of[c] * steps * reduction.traversals;

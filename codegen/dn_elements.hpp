@@ -1,0 +1,33 @@
+// The elements a controller sends into the DN for one weight phase or one step of a layer program: each element
+// is one value and the set of multiplier switches that need it (one multicast element per distinct input or
+// weight coordinate). Shared by the functional model and the co-simulation controller, so both send exactly
+// the same traffic.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "codegen/layer_program.hpp"
+
+namespace maeri::codegen {
+
+struct DnElement {
+  std::int64_t value = 0;
+  std::vector<int> destinations;  // multiplier switches, ascending
+};
+
+struct StepElements {
+  std::vector<DnElement> inputs;  // in a fixed order (by coordinate)
+  std::vector<bool> used_vns;     // VNs whose result belongs to an output
+};
+
+// input [N][C][X][Y], weights [K][C][R][S] as in LayerTensors.
+std::vector<DnElement> phase_weights(const LayerProgram& program, const WeightPhase& phase,
+                                     const std::vector<std::int64_t>& weights);
+StepElements step_inputs(const LayerProgram& program, const WeightPhase& phase, const StepOrigin& step,
+                         const std::vector<std::int64_t>& input);
+
+// Flat output index [N][K][X'][Y'] of VN v's result at this step.
+std::int64_t output_index(const LayerProgram& program, const WeightPhase& phase, const StepOrigin& step, int vn);
+
+}  // namespace maeri::codegen
