@@ -12,10 +12,10 @@
 #include "Vmaeri_m256.h"
 #include "Vmaeri_m64.h"
 #include "codegen/art_compiler.hpp"
-#include "fabric_harness.hpp"
+#include "sim/fabric_driver.hpp"
 
 using namespace maeri;
-using namespace maeri::rtl_test;
+using namespace maeri::sim;
 
 namespace {
 
@@ -54,8 +54,8 @@ void run(Fabric& fabric, int steps) {
 }  // namespace
 
 int sc_main(int, char*[]) {
-  FabricHarness<Vmaeri_m64, 64, 16, 16, 16, 32> fabric64;
-  FabricHarness<Vmaeri_m256, 256, 64, 64, 16, 32> fabric256;
+  FabricDriver<Vmaeri_m64, 64, 16, 16, 16, 32> fabric64;
+  FabricDriver<Vmaeri_m256, 256, 64, 64, 16, 32> fabric256;
   try {
     run(fabric64, 20000);
     run(fabric256, 5000);

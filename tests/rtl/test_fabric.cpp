@@ -18,20 +18,20 @@
 #include "Vmaeri_m8.h"
 #include "codegen/art_compiler.hpp"
 #include "codegen/reduction_reference.hpp"
-#include "fabric_harness.hpp"
+#include "sim/fabric_driver.hpp"
 
 using namespace maeri;
-using namespace maeri::rtl_test;
+using namespace maeri::sim;
 
 namespace {
 
 // Must match rtl/CMakeLists.txt: name NUM_MS DN_BW RN_BW DATA_W ACC_W.
-using Fabric8 = FabricHarness<Vmaeri_m8, 8, 4, 2, 16, 32>;
-using Fabric16 = FabricHarness<Vmaeri_m16, 16, 4, 4, 16, 32>;
-using Fabric32 = FabricHarness<Vmaeri_m32, 32, 8, 8, 16, 32>;
-using Fabric64 = FabricHarness<Vmaeri_m64, 64, 16, 16, 16, 32>;
-using Fabric128 = FabricHarness<Vmaeri_m128, 128, 32, 32, 16, 32>;
-using Fabric256 = FabricHarness<Vmaeri_m256, 256, 64, 64, 16, 32>;
+using Fabric8 = FabricDriver<Vmaeri_m8, 8, 4, 2, 16, 32>;
+using Fabric16 = FabricDriver<Vmaeri_m16, 16, 4, 4, 16, 32>;
+using Fabric32 = FabricDriver<Vmaeri_m32, 32, 8, 8, 16, 32>;
+using Fabric64 = FabricDriver<Vmaeri_m64, 64, 16, 16, 16, 32>;
+using Fabric128 = FabricDriver<Vmaeri_m128, 128, 32, 32, 16, 32>;
+using Fabric256 = FabricDriver<Vmaeri_m256, 256, 64, 64, 16, 32>;
 
 int64_t random_value(std::mt19937_64& rng, int width) {
   const int64_t half = int64_t(1) << (width - 1);
@@ -402,7 +402,7 @@ TEST_CASE("config port: reconfiguring while a step is in flight raises error_con
 }
 
 TEST_CASE("watchdog: waiting for something that never happens fails instead of hanging", "[rtl][watchdog]") {
-  FabricHarness<Vmaeri_m8, 8, 4, 2, 16, 32> fabric(/*watchdog_cycles=*/50);
+  FabricDriver<Vmaeri_m8, 8, 4, 2, 16, 32> fabric(/*watchdog_cycles=*/50);
   fabric.reset();
   // Nothing was fired, so no result will ever appear.
   CHECK_THROWS_WITH(fabric.wait_for([&fabric] { return !fabric.results.empty(); }, "a result"),

@@ -1,4 +1,4 @@
-// FabricHarness: drives one Verilated maeri_top (any size) cycle by cycle from a Catch2 test: reset, config
+// FabricDriver: drives one Verilated maeri_top (any size) cycle by cycle through its SystemC ports: reset, config
 // port writes, DN root beats with destination masks, fires, and collection of the tagged results. Every wait
 // is bounded by a watchdog that throws (failing the test) with what it was waiting for instead of hanging.
 #pragma once
@@ -16,7 +16,7 @@
 #include "codegen/reduction_reference.hpp"
 #include "verilated_vcd_sc.h"
 
-namespace maeri::rtl_test {
+namespace maeri::sim {
 
 constexpr int ceil_log2(int value) {
   int bits = 0;
@@ -41,7 +41,7 @@ struct Counters {
 };
 
 template <class Model, int NumMs, int DnBw, int RnBw, int DataW, int AccW>
-class FabricHarness {
+class FabricDriver {
  public:
   static constexpr int kNumMs = NumMs, kDnBw = DnBw, kRnBw = RnBw, kDataW = DataW, kAccW = AccW;
   static constexpr int kAddressW = ceil_log2(3 * NumMs);
@@ -49,7 +49,7 @@ class FabricHarness {
   using Bits64 = sc_dt::sc_bv<64>;
   static const char* unique(const char* base) { return sc_core::sc_gen_unique_name(base); }
 
-  explicit FabricHarness(uint64_t watchdog_cycles = 100000) : watchdog_cycles_(watchdog_cycles) {
+  explicit FabricDriver(uint64_t watchdog_cycles = 100000) : watchdog_cycles_(watchdog_cycles) {
     const char* trace_file = std::getenv("MAERI_TRACE");
     if (trace_file) Verilated::traceEverOn(true);
     top.clk(clk);
@@ -88,7 +88,7 @@ class FabricHarness {
     }
   }
 
-  ~FabricHarness() {
+  ~FabricDriver() {
     if (trace_) trace_->close();
   }
 
@@ -275,4 +275,4 @@ class FabricHarness {
   std::unique_ptr<VerilatedVcdSc> trace_;
 };
 
-}  // namespace maeri::rtl_test
+}  // namespace maeri::sim

@@ -1,0 +1,117 @@
+// LayerRunner: plays one layer program (expanded from a configuration image) on a Verilated fabric through a
+// FabricDriver — configuration writes whenever the phase shape changes, weight beats, then every step's input
+// beats with the fire on the last one — and collects the tagged results into the output tensor, writing on
+// the first reduction fold and accumulating (ACC_W wrap-around) on later ones, as the SDM would.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <stdexcept>
+#include <vector>
+
+#include "codegen/dn_elements.hpp"
+#include "codegen/functional_model.hpp"
+#include "codegen/reduction_reference.hpp"
+#include "sim/fabric_driver.hpp"
+
+namespace maeri::sim {
+
+struct RtlLayerRun {
+  std::vector<std::int64_t> output;
+  Counters counters{};
+  std::uint64_t cycles = 0;  // from the first configuration write to the last result
+};
+
+template <class Driver>
+class LayerRunner {
+ public:
+  explicit LayerRunner(Driver& fabric) : fabric_(fabric) {}
+
+  RtlLayerRun run(const codegen::LayerProgram& program, const codegen::LayerTensors& tensors) {
+    if (program.num_ms != Driver::kNumMs) throw std::invalid_argument("the program is for another fabric size");
+    program_ = &program;
+    run_ = RtlLayerRun{};
+    run_.output.assign(size_t(program.layer.output_elements()), 0);
+    pending_.clear();
+    fabric_.reset();
+    const std::uint64_t start = fabric_.cycle();
+    int active = -1;
+    for (const codegen::WeightPhase& phase : program.phases) {
+      if (phase.configuration != active) {
+        drain();  // the fabric must be idle before its configuration changes
+        fabric_.configure(program.configurations[size_t(phase.configuration)].reduction.config);
+        active = phase.configuration;
+      }
+      send(codegen::phase_weights(program, phase, tensors.weights), /*weight=*/true, false, false);
+      const int vn_count = program.configurations[size_t(phase.configuration)].placement.shape.vn_count();
+      for (const codegen::StepOrigin& step : phase.steps) {
+        const codegen::StepElements elements = codegen::step_inputs(program, phase, step, tensors.input);
+        send(elements.inputs, /*weight=*/false, /*fire=*/true, step.forward);
+        pending_.push_back({&phase, step, elements.used_vns, vn_count, 0});
+        collect();
+      }
+    }
+    drain();
+    if (!pending_.empty()) throw std::runtime_error("the fabric returned fewer results than the program's steps");
+    run_.cycles = fabric_.cycle() - start;
+    run_.counters = fabric_.counters();
+    if (fabric_.any_error()) throw std::runtime_error("the fabric raised an error flag during the layer");
+    return run_;
+  }
+
+ private:
+  struct PendingStep {
+    const codegen::WeightPhase* phase;
+    codegen::StepOrigin step;
+    std::vector<bool> used_vns;
+    int vn_count;
+    int received;
+  };
+
+  // Elements in beats of DN_BW; the fire (if any) rides on the last beat, which also exists when a step sends
+  // nothing (all operands forwarded).
+  void send(const std::vector<codegen::DnElement>& elements, bool weight, bool fire, bool forward) {
+    std::vector<DnElement> beat;
+    for (size_t i = 0; i < elements.size(); ++i) {
+      beat.push_back({weight, elements[i].value, elements[i].destinations});
+      const bool last = i + 1 == elements.size();
+      if (int(beat.size()) == Driver::kDnBw || last) {
+        fabric_.beat(beat, fire && last, forward);
+        beat.clear();
+        collect();
+      }
+    }
+    if (elements.empty() && fire) fabric_.beat({}, true, forward);
+  }
+
+  void drain() {
+    fabric_.drain();
+    collect();
+  }
+
+  // Moves the results the driver has seen into the output, in step order (VN order inside a step).
+  void collect() {
+    for (const Result& result : fabric_.results) {
+      if (pending_.empty()) throw std::runtime_error("the fabric produced a result no step asked for");
+      PendingStep& step = pending_.front();
+      if (result.vn != step.received)
+        throw std::runtime_error("result for VN " + std::to_string(result.vn) + " arrived where VN " +
+                                 std::to_string(step.received) + " was due");
+      if (step.used_vns[size_t(result.vn)]) {
+        std::int64_t& out =
+            run_.output[size_t(codegen::output_index(*program_, *step.phase, step.step, result.vn))];
+        out = step.phase->accumulate ? codegen::wrap_to_width(out + result.value, Driver::kAccW) : result.value;
+      }
+      if (++step.received == step.vn_count) pending_.pop_front();
+    }
+    fabric_.results.clear();
+    fabric_.result_cycles.clear();
+  }
+
+  Driver& fabric_;
+  const codegen::LayerProgram* program_ = nullptr;
+  RtlLayerRun run_;
+  std::deque<PendingStep> pending_;
+};
+
+}  // namespace maeri::sim
