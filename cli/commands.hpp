@@ -17,5 +17,7 @@ void add_map_command(CLI::App& app, Action& action);
 void add_bench_command(CLI::App& app, Action& action);
 void add_codegen_command(CLI::App& app, Action& action);
 void add_disasm_command(CLI::App& app, Action& action);
+void add_verify_command(CLI::App& app, Action& action);
+void add_run_command(CLI::App& app, Action& action);
 
 }  // namespace maeri::cli

@@ -1,9 +1,11 @@
-// Entry point of the `maeri` tool: parses the command line, runs the chosen subcommand and maps
+// Entry point of the `maeri` tool (sc_main, see below): parses the command line, runs the chosen subcommand and maps
 // errors to the documented exit codes.
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <systemc>  // declares sc_main with the linkage libsystemc expects
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
@@ -12,7 +14,10 @@
 #include "codegen/vn_layout.hpp"
 #include "mapper/spec_error.hpp"
 
-int main(int argc, char** argv) {
+// SystemC's library provides main() and calls sc_main(), so the tool's entry point is sc_main: the co-simulation
+// subcommands elaborate Verilated SystemC models in this process.
+int sc_main(int argc, char** argv) {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);  // keep the tool's output clean (a user may override)
   using namespace maeri::cli;
   CLI::App app{"maeri: mapping, configuration images, RTL co-simulation and model calibration for the MAERI "
                "DNN accelerator"};
@@ -27,6 +32,8 @@ int main(int argc, char** argv) {
   add_bench_command(app, action);
   add_codegen_command(app, action);
   add_disasm_command(app, action);
+  add_verify_command(app, action);
+  add_run_command(app, action);
 
   try {
     app.parse(argc, argv);

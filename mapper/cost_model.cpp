@@ -7,6 +7,7 @@
 #include "mapper/cost_model.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace maeri::mapper {
@@ -41,26 +42,40 @@ double multicast_hops(double fanout, int levels) {
   return (fanout - 1) + fanout * (levels - shared_levels);
 }
 
-// Number of runs of equal phase shapes in the program's phase order (R, S, C, K tiles, outer to inner), i.e.
-// how many times the fabric is (re)configured. Each dimension's tiles are `full` full tiles then at most one
-// ragged edge tile; a phase's shape is the tuple of full/edge flags, and a new shape means a new configuration.
-std::int64_t configuration_count(const DimParts* parts) {
+// Runs of equal phase shapes in the program's phase order (R, S, C, K tiles, outer to inner). A phase's shape
+// is the set of dimensions in which it is the ragged edge tile (bit d for R, S, C, K); every run is one fabric
+// configuration. Built from the innermost dimension outwards: n copies of an inner sequence Q under the same
+// outer flag merge their boundary runs exactly when Q starts and ends with the same shape.
+struct ShapeRuns {
+  std::array<std::int64_t, 16> runs{};  // runs per shape
+  std::int64_t total() const {
+    std::int64_t sum = 0;
+    for (std::int64_t r : runs) sum += r;
+    return sum;
+  }
+};
+
+ShapeRuns shape_runs(const DimParts* parts) {
   const int dims[] = {kDimR, kDimS, kDimC, kDimK};
-  // Built from the innermost dimension outwards: runs of the sequence over dims i..3.
-  std::int64_t changes = 0;
-  bool first_differs_from_last = false;  // first and last phase of the inner sequence have different shapes
+  ShapeRuns inner;
+  inner.runs[0] = 1;  // the empty inner sequence: one phase, no flags
+  int first = 0, last = 0;
   for (int i = 3; i >= 0; --i) {
     const DimParts& d = parts[dims[i]];
     const std::int64_t full = d.count[0], edge = d.parts == 2 ? 1 : 0;
-    const std::int64_t tiles = full + edge;
-    const bool flag_changes = full > 0 && edge > 0;
-    // Boundaries between consecutive tiles of this dimension: a change if the inner sequence's last phase
-    // differs from its first, or if this dimension's own flag changes there (once, full -> edge).
-    const std::int64_t boundary_changes = first_differs_from_last ? tiles - 1 : (flag_changes ? 1 : 0);
-    changes = tiles * changes + boundary_changes;
-    first_differs_from_last = first_differs_from_last || flag_changes;
+    const int bit = 1 << i;
+    ShapeRuns outer;
+    for (int shape = 0; shape < 16; ++shape) {
+      if (inner.runs[size_t(shape)] == 0) continue;
+      outer.runs[size_t(shape)] += full * inner.runs[size_t(shape)];
+      outer.runs[size_t(shape | bit)] += edge * inner.runs[size_t(shape)];
+    }
+    if (full > 1 && first == last) outer.runs[size_t(first)] -= full - 1;  // the full copies join up
+    first = full > 0 ? first : (first | bit);
+    last = edge > 0 ? (last | bit) : last;
+    inner = outer;
   }
-  return changes + 1;
+  return inner;
 }
 
 }  // namespace
@@ -101,12 +116,14 @@ CostReport evaluate(const Layer& layer, const Hardware& hardware, const Tile& ti
   // window by one column, so all but the newest column come from the neighbouring multiplier switch.
   report.uses_forwarding = stride == 1 && tile[kDimY] == 1 && tile[kDimS] > 1;
   const std::int64_t weight_replicas = tile[kDimN] * tile[kDimX] * tile[kDimY];
-  report.configurations = configuration_count(parts);
+  const ShapeRuns runs = shape_runs(parts);
+  report.configurations = runs.total();
 
   ActivityCounts& counts = report.counts;
   CycleBreakdown& cycles = report.cycles;
   double dn_hops = 0;
   double active_ms_steps = 0;
+  std::int64_t drain_lane_cycles = 0;
 
   for (int ir = 0; ir < parts[kDimR].parts; ++ir)
   for (int is = 0; is < parts[kDimS].parts; ++is)
@@ -121,7 +138,26 @@ CostReport evaluate(const Layer& layer, const Hardware& hardware, const Tile& ti
     const bool forwarding = report.uses_forwarding && t_s > 1;
 
     report.weight_phases += phases;
-    cycles.weight_load += static_cast<double>(phases * ceil_div(unique_weights, hardware.dn_bw));
+    const std::int64_t weight_beats = ceil_div(unique_weights, hardware.dn_bw);
+    cycles.weight_load += static_cast<double>(phases * weight_beats);
+    {
+      // Overlap at phase boundaries (docs/model.md, "Cycles"): the next phase's weight beats go out while the
+      // collector's fire spacing holds the next fire back, and the first fire after a (re)configuration does
+      // not wait at all. The first step of a phase uses the first N, X', Y' tiles with full windows.
+      const std::int64_t spacing = ceil_div(t_k * weight_replicas, hardware.rn_bw);
+      const std::int64_t first_inputs =
+          parts[kDimN].size[0] * t_c * window_span(parts[kDimX].size[0], t_r, stride) *
+          window_span(parts[kDimY].size[0], t_s, stride);
+      const std::int64_t first_beats = std::max<std::int64_t>(ceil_div(first_inputs, hardware.dn_bw), 1);
+      const std::int64_t after_phase = weight_beats + std::max(first_beats, spacing) -
+                                       std::max(weight_beats + first_beats, spacing);
+      const std::int64_t after_configuration = std::max(first_beats, spacing) - first_beats;
+      const std::int64_t runs_here = runs.runs[size_t(ir | is << 1 | ic << 2 | ik << 3)];
+      cycles.phase_overlap -= static_cast<double>(phases * after_phase + runs_here * (after_configuration - after_phase));
+      // Each run of this shape ends in a drain, during which the collector needs `spacing` cycles for the last
+      // step's results instead of one.
+      drain_lane_cycles += runs_here * (spacing - 1);
+    }
     counts.sdm_weight_reads += phases * unique_weights;
     counts.mn_weight_loads += phases * unique_weights * weight_replicas;
     dn_hops += static_cast<double>(phases * unique_weights) *
@@ -174,6 +210,7 @@ CostReport evaluate(const Layer& layer, const Hardware& hardware, const Tile& ti
       counts.useful_multiplications += steps * operands;
       counts.rn_additions += steps * configured_vns * (active_vn_size - 1);
       counts.vn_results += steps * active_vns;
+      counts.rn_outputs += steps * configured_vns;
       active_ms_steps += static_cast<double>(steps * operands);
     }
   }
@@ -210,8 +247,13 @@ CostReport evaluate(const Layer& layer, const Hardware& hardware, const Tile& ti
                         (counts.sdm_psum_reads + counts.sdm_output_writes) * acc_bytes;
   }
 
-  cycles.fill_drain = static_cast<double>(report.weight_phases) * (levels * model.dn_level_latency + model.mn_latency) +
-                      levels * model.rn_level_latency + model.collect_latency;
+  // Phases follow each other without a bubble (weights for the next phase travel right behind the last step of
+  // the previous one); the pipeline fills and drains once per configuration, since the fabric must be idle
+  // before its configuration words change (docs/rtl.md).
+  cycles.fill_drain = static_cast<double>(report.configurations) *
+                          (levels * model.dn_level_latency + model.mn_latency + levels * model.rn_level_latency +
+                           model.collect_latency) +
+                      static_cast<double>(drain_lane_cycles);
   cycles.control_overhead = static_cast<double>(report.control_steps) * model.step_overhead +
                             static_cast<double>(report.weight_phases) * model.phase_overhead;
   // The config port's address map (docs/config-bits.md): num_ms multiplier switch words, num_ms - 1 adder
@@ -219,8 +261,8 @@ CostReport evaluate(const Layer& layer, const Hardware& hardware, const Tile& ti
   const double config_words = static_cast<double>(3 * hardware.num_ms);
   cycles.reconfiguration =
       static_cast<double>(report.configurations) * std::ceil(config_words / model.config_words_per_cycle);
-  const double compute = cycles.streaming + cycles.weight_load + cycles.fill_drain + cycles.control_overhead +
-                         cycles.reconfiguration;
+  const double compute = cycles.streaming + cycles.weight_load + cycles.phase_overlap + cycles.fill_drain +
+                         cycles.control_overhead + cycles.reconfiguration;
   const double dram_cycles = std::ceil(static_cast<double>(counts.dram_bytes) / hardware.dram_bytes_per_cycle);
   cycles.memory_stall = static_cast<double>(hardware.dram_latency_cycles) + std::max(0.0, dram_cycles - compute);
   cycles.total = compute + cycles.memory_stall;

@@ -25,12 +25,14 @@ struct ActivityCounts {
   std::int64_t sdm_output_writes = 0;        // VN results (partial or final sums) written to the SDM
   std::int64_t sdm_fill_writes = 0;          // elements written into the SDM from DRAM
   std::int64_t dram_bytes = 0;               // bytes moved between DRAM and the SDM
-  std::int64_t vn_results = 0;               // VN outputs leaving the RN (= outputs x reduction folds)
+  std::int64_t vn_results = 0;               // VN outputs collected (= outputs x reduction folds)
+  std::int64_t rn_outputs = 0;               // results on the RN output lanes (every configured VN, every step)
 };
 
 struct CycleBreakdown {
   double streaming = 0;        // sum over control steps of max(DN cycles, RN cycles, 1)
   double weight_load = 0;      // sum over weight phases of ceil(unique weights / dn_bw)
+  double phase_overlap = 0;    // <= 0: weight beats hidden behind fire spacing, first fires that need not wait
   double fill_drain = 0;       // pipeline fill per phase (DN + MS) and the final RN drain
   double control_overhead = 0; // per-step and per-phase overheads (calibrated)
   double reconfiguration = 0;  // writing the switch configuration words through the config port

@@ -8,6 +8,7 @@
 #include "Vmaeri_m64.h"
 #include "codegen/functional_model.hpp"
 #include "codegen/image_program.hpp"
+#include "mapper/cost_model.hpp"
 #include "mapper/search.hpp"
 #include "mapper/spec_loader.hpp"
 #include "sim/layer_runner.hpp"
@@ -49,11 +50,15 @@ void check_layer(Fabric64& fabric, const mapper::Layer& layer, const mapper::Har
   CHECK(rtl.counters.dn_traversals == uint64_t(model.dn_traversals));
   CHECK(rtl.counters.rn_traversals == uint64_t(model.rn_traversals));
   CHECK(rtl.counters.results == uint64_t(model.fabric_results));
+  // The analytical model's compute cycles (everything but the DRAM stall, which this run does not model)
+  // predict the RTL's cycle count exactly.
+  const mapper::CostReport report = mapper::evaluate(layer, hardware, tile);
+  CHECK(rtl.cycles == uint64_t(report.cycles.total - report.cycles.memory_stall));
 }
 
 }  // namespace
 
-TEST_CASE("co-simulation: every tiny layer, best and random mappings, bit-exact with matching counters",
+TEST_CASE("co-simulation: every tiny layer, best and random mappings, bit-exact with matching counters and cycles",
           "[rtl][cosim]") {
   const mapper::Hardware hardware = mapper::load_hardware(std::string(MAERI_SOURCE_DIR) + "/configs/hardware/maeri-64.yaml");
   const mapper::Network network = mapper::load_workload(std::string(MAERI_SOURCE_DIR) + "/configs/workloads/tiny.yaml");
@@ -66,9 +71,9 @@ TEST_CASE("co-simulation: every tiny layer, best and random mappings, bit-exact 
     const mapper::SearchResult best = mapper::search(layer, hardware, {mapper::Objective::Runtime, 1, 1});
     REQUIRE_FALSE(best.best.empty());
     check_layer(fabric, layer, hardware, best.best.front().tile, rng);
-    // Two random legal tiles per layer: ragged edges, folds and replicas the best mapping may not have.
+    // Four random legal tiles per layer: ragged edges, folds and replicas the best mapping may not have.
     const auto extents = mapper::layer_extents(layer);
-    for (int trial = 0; trial < 2; ++trial) {
+    for (int trial = 0; trial < 4; ++trial) {
       mapper::Tile tile;
       do {
         for (int d = 0; d < mapper::kNumTileDims; ++d)

@@ -115,6 +115,7 @@ TEST_CASE("functional model equals the reference convolution on 300 random layer
     CHECK(result.activity.steps == model.control_steps);
     CHECK(result.activity.configurations == model.configurations);
     CHECK(result.activity.collected_results == model.counts.vn_results);
+    CHECK(result.activity.fabric_results == model.counts.rn_outputs);
     CHECK(result.activity.accumulation_additions == model.counts.accumulation_additions);
     CHECK(result.activity.multiplications == model.counts.multiplications);
     CHECK(result.activity.rn_additions == model.counts.rn_additions);

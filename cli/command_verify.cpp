@@ -1,0 +1,178 @@
+// `maeri verify` (map → image → co-simulation on the Verilated fabric → bit-exact check and model-vs-RTL
+// cross-check, per layer and mapping) and `maeri run` (the same on the default example: every layer of the
+// `tiny` network on maeri-64, best mapping each).
+#include <fmt/format.h>
+
+#include <chrono>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/layer_selection.hpp"
+#include "codegen/exact_traffic.hpp"
+#include "codegen/functional_model.hpp"
+#include "codegen/image_program.hpp"
+#include "mapper/atomic_file.hpp"
+#include "mapper/cost_model.hpp"
+#include "mapper/mapping_file.hpp"
+#include "mapper/search.hpp"
+#include "mapper/spec_loader.hpp"
+#include "sim/fabric_session.hpp"
+#include "testbench/cross_check.hpp"
+#include "testbench/scoreboard.hpp"
+
+namespace maeri::cli {
+namespace {
+
+struct VerifyOptions {
+  std::string hardware;
+  std::string workload;
+  std::string layer;
+  std::string mapping;
+  int top = 1;
+  std::uint64_t seed = 1;
+  std::string json;
+  std::string csv;
+};
+
+codegen::LayerTensors random_tensors(const mapper::Layer& layer, int data_width, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const std::int64_t half = std::int64_t(1) << (data_width - 1);
+  std::uniform_int_distribution<std::int64_t> value(-half, half - 1);
+  codegen::LayerTensors tensors;
+  tensors.input.resize(size_t(layer.input_elements()));
+  tensors.weights.resize(size_t(layer.weight_elements()));
+  for (auto& x : tensors.input) x = value(rng);
+  for (auto& w : tensors.weights) w = value(rng);
+  return tensors;
+}
+
+std::vector<mapper::Tile> tiles_for(const mapper::Layer& layer, const mapper::Hardware& hardware,
+                                    const VerifyOptions& options, const mapper::MappingFile* mapping) {
+  if (mapping) {
+    for (const auto& entry : mapping->layers)
+      if (entry.layer.name == layer.name) return {entry.tile};
+    throw mapper::SpecError({options.mapping, 0, 0}, "layers", "the mapping file has no layer '" + layer.name + "'");
+  }
+  if (const auto reason = mapper::unmappable_reason(layer, hardware))
+    throw mapper::SpecError({options.workload, 0, 0}, "layers." + layer.name, *reason);
+  std::vector<mapper::Tile> tiles;
+  for (const auto& report : mapper::search(layer, hardware, {mapper::Objective::Runtime, options.top, 0}).best)
+    tiles.push_back(report.tile);
+  return tiles;
+}
+
+int run_verify(const VerifyOptions& options) {
+  const mapper::Hardware hardware = mapper::load_hardware(options.hardware);
+  const mapper::Network network = mapper::load_workload(options.workload);
+  const auto layers = select_layers(network, options.workload, options.layer);
+  std::optional<mapper::MappingFile> mapping;
+  if (!options.mapping.empty()) mapping = mapper::load_mapping_file(options.mapping);
+
+  std::unique_ptr<sim::FabricSession> fabric;
+  try {
+    fabric = sim::open_fabric(codegen::image_hardware_of(hardware));
+  } catch (const std::invalid_argument& error) {
+    throw mapper::SpecError({options.hardware, 0, 0}, "", error.what());
+  }
+  fmt::print("co-simulating {} on {} ({}), seed {}\n", network.name, hardware.name, fabric->model_name(),
+             options.seed);
+
+  nlohmann::ordered_json report = nlohmann::ordered_json::array();
+  std::string csv = "layer,tile,result,metric,model,rtl,error,error_percent\n";
+  int passed = 0, failed = 0;
+  double max_cycle_error = 0;
+  for (size_t l = 0; l < layers.size(); ++l) {
+    const mapper::Layer& layer = layers[l];
+    const auto tiles = tiles_for(layer, hardware, options, mapping ? &*mapping : nullptr);
+    for (size_t t = 0; t < tiles.size(); ++t) {
+      const mapper::Tile& tile = tiles[t];
+      const auto start = std::chrono::steady_clock::now();
+      mapper::CostReport model = mapper::evaluate(layer, hardware, tile);
+      codegen::refine_with_exact_traffic(model, layer, hardware);
+      const std::string source = layer.name + ".mimg";
+      const std::vector<std::uint8_t> bytes =
+          codegen::encode_image(codegen::build_image(codegen::plan_layer(layer, hardware, tile), hardware));
+      const codegen::LayerProgram program = codegen::expand_image(codegen::decode_image(bytes, source), source);
+      const codegen::LayerTensors tensors = random_tensors(layer, hardware.data_width, options.seed + 1000 * l + t);
+      const sim::RtlLayerRun rtl = fabric->run(program, tensors);
+      const testbench::Scoreboard board = testbench::score_outputs(
+          layer, codegen::reference_convolution(layer, tensors, hardware.acc_width), rtl.output);
+      const auto rows = testbench::cross_check(model, rtl, hardware);
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      (board.pass() ? passed : failed) += 1;
+      max_cycle_error = std::max(max_cycle_error, std::fabs(rows.front().error_percent()));
+
+      fmt::print("\nlayer {} tile {} ({} image bytes): {}  [{:.2f} s]\n", layer.name, mapper::to_compact_string(tile),
+                 bytes.size(), board.summary(), seconds);
+      fmt::print("  {:<18} {:>14} {:>14} {:>12} {:>9}\n", "metric", "model", "RTL", "error", "error %");
+      nlohmann::ordered_json entry = {{"layer", layer.name},
+                                      {"tile", mapper::to_compact_string(tile)},
+                                      {"result", board.pass() ? "PASS" : "FAIL"},
+                                      {"outputs", board.compared},
+                                      {"mismatches", board.mismatches},
+                                      {"image_bytes", bytes.size()},
+                                      {"seconds", seconds}};
+      for (const auto& row : rows) {
+        fmt::print("  {:<18} {:>14.0f} {:>14.0f} {:>12.0f} {:>8.2f}%\n", row.metric, row.model, row.rtl, row.error(),
+                   row.error_percent());
+        entry["cross_check"].push_back(
+            {{"metric", row.metric}, {"model", row.model}, {"rtl", row.rtl}, {"error_percent", row.error_percent()}});
+        csv += fmt::format("{},{},{},{},{},{},{},{}\n", layer.name, mapper::to_compact_string(tile),
+                           board.pass() ? "PASS" : "FAIL", row.metric, row.model, row.rtl, row.error(),
+                           row.error_percent());
+      }
+      report.push_back(entry);
+    }
+  }
+  fmt::print("\n{} of {} runs PASS; largest cycle error {:.2f}%\n", passed, passed + failed, max_cycle_error);
+  if (!options.json.empty()) mapper::write_file_atomically(options.json, report.dump(2) + "\n");
+  if (!options.csv.empty()) mapper::write_file_atomically(options.csv, csv);
+  return failed == 0 ? kExitOk : kExitCheckFailed;
+}
+
+void add_common_options(CLI::App* command, VerifyOptions& options) {
+  command->add_option("--layer", options.layer, "only this layer");
+  command->add_option("--seed", options.seed, "seed of the random input and weight tensors")->capture_default_str();
+  command->add_option("--json", options.json, "write the results and cross-check as JSON");
+  command->add_option("--csv", options.csv, "write the cross-check rows as CSV");
+}
+
+}  // namespace
+
+void add_verify_command(CLI::App& app, Action& action) {
+  auto options = std::make_shared<VerifyOptions>();
+  CLI::App* command = app.add_subcommand(
+      "verify", "Map, build the image, co-simulate it on the Verilated RTL, check bit-exactly, cross-check the model");
+  command->add_option("--hardware", options->hardware, "hardware spec (YAML)")->required()->check(CLI::ExistingFile);
+  command->add_option("--workload", options->workload, "workload spec (YAML)")->required()->check(CLI::ExistingFile);
+  auto* mapping = command->add_option("--mapping", options->mapping, "use the tiles of this mapping file")
+                      ->check(CLI::ExistingFile);
+  command->add_option("--top", options->top, "verify the best K mappings of each layer")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100))
+      ->excludes(mapping);
+  add_common_options(command, *options);
+  command->callback([options, &action] { action = [options] { return run_verify(*options); }; });
+}
+
+void add_run_command(CLI::App& app, Action& action) {
+  auto options = std::make_shared<VerifyOptions>();
+  options->hardware = std::string(MAERI_SOURCE_DIR) + "/configs/hardware/maeri-64.yaml";
+  options->workload = std::string(MAERI_SOURCE_DIR) + "/configs/workloads/tiny.yaml";
+  CLI::App* command = app.add_subcommand(
+      "run", "The main job on the default example: every layer of `tiny` on maeri-64 — best mapping, image, "
+             "co-simulation, PASS/FAIL and the model-vs-RTL cross-check");
+  command->add_option("--hardware", options->hardware, "hardware spec (YAML)")
+      ->capture_default_str()
+      ->check(CLI::ExistingFile);
+  command->add_option("--workload", options->workload, "workload spec (YAML)")
+      ->capture_default_str()
+      ->check(CLI::ExistingFile);
+  add_common_options(command, *options);
+  command->callback([options, &action] { action = [options] { return run_verify(*options); }; });
+}
+
+}  // namespace maeri::cli

@@ -1,0 +1,77 @@
+// The Verilated fabrics this build offers, and sessions on them (see fabric_session.hpp).
+#include "sim/fabric_session.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "Vmaeri_m128.h"
+#include "Vmaeri_m16.h"
+#include "Vmaeri_m256.h"
+#include "Vmaeri_m32.h"
+#include "Vmaeri_m64.h"
+#include "Vmaeri_m8.h"
+
+namespace maeri::sim {
+namespace {
+
+template <class Driver>
+class Session final : public FabricSession {
+ public:
+  Session(const char* name, std::uint64_t watchdog_cycles) : name_(name), driver_(watchdog_cycles) {}
+  RtlLayerRun run(const codegen::LayerProgram& program, const codegen::LayerTensors& tensors) override {
+    return LayerRunner<Driver>(driver_).run(program, tensors);
+  }
+  std::string model_name() const override { return name_; }
+
+ private:
+  std::string name_;
+  Driver driver_;
+};
+
+struct Variant {
+  const char* name;
+  std::uint32_t num_ms, dn_bw, rn_bw, data_width, acc_width;
+  std::unique_ptr<FabricSession> (*open)(std::uint64_t watchdog_cycles);
+};
+
+#define MAERI_VARIANT(name, m, d, r, w, a)                                                                        \
+  Variant {                                                                                                      \
+    #name, m, d, r, w, a, [](std::uint64_t watchdog) -> std::unique_ptr<FabricSession> {                          \
+      return std::make_unique<Session<FabricDriver<name, m, d, r, w, a>>>(#name, watchdog);                       \
+    }                                                                                                            \
+  }
+
+// Must match the variants of rtl/CMakeLists.txt.
+const Variant kVariants[] = {
+    MAERI_VARIANT(Vmaeri_m8, 8, 4, 2, 16, 32),       MAERI_VARIANT(Vmaeri_m16, 16, 4, 4, 16, 32),
+    MAERI_VARIANT(Vmaeri_m32, 32, 8, 8, 16, 32),     MAERI_VARIANT(Vmaeri_m64, 64, 16, 16, 16, 32),
+    MAERI_VARIANT(Vmaeri_m128, 128, 32, 32, 16, 32), MAERI_VARIANT(Vmaeri_m256, 256, 64, 64, 16, 32),
+};
+
+std::string describe(const Variant& v) {
+  return fmt::format("{} ({} MS, dn_bw {}, rn_bw {}, data {}, acc {})", v.name, v.num_ms, v.dn_bw, v.rn_bw,
+                     v.data_width, v.acc_width);
+}
+
+}  // namespace
+
+std::unique_ptr<FabricSession> open_fabric(const codegen::ImageHardware& hw, std::uint64_t watchdog_cycles) {
+  for (const Variant& v : kVariants)
+    if (v.num_ms == hw.num_ms && v.dn_bw == hw.dn_bw && v.rn_bw == hw.rn_bw && v.data_width == hw.data_width &&
+        v.acc_width == hw.acc_width)
+      return v.open(watchdog_cycles);
+  std::string list;
+  for (const Variant& v : kVariants) list += "\n  " + describe(v);
+  throw std::invalid_argument(fmt::format("no Verilated fabric for {} ({} MS, dn_bw {}, rn_bw {}, data {}, acc {}); "
+                                          "this build has:{}",
+                                          hw.name, hw.num_ms, hw.dn_bw, hw.rn_bw, hw.data_width, hw.acc_width, list));
+}
+
+std::vector<std::string> available_fabrics() {
+  std::vector<std::string> names;
+  for (const Variant& v : kVariants) names.push_back(describe(v));
+  return names;
+}
+
+}  // namespace maeri::sim

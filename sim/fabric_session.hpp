@@ -1,0 +1,29 @@
+// FabricSession: one Verilated MAERI fabric opened for a hardware description, behind a type-erased interface
+// so that tools choose the model at run time. Only the sizes Verilated by rtl/CMakeLists.txt exist; asking for
+// another one names those that do. One session per process (SystemC elaborates once).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/config_image.hpp"
+#include "sim/layer_runner.hpp"
+
+namespace maeri::sim {
+
+class FabricSession {
+ public:
+  virtual ~FabricSession() = default;
+  virtual RtlLayerRun run(const codegen::LayerProgram& program, const codegen::LayerTensors& tensors) = 0;
+  virtual std::string model_name() const = 0;
+};
+
+// Throws std::invalid_argument when no Verilated model matches num_ms, dn_bw, rn_bw, data and acc widths.
+std::unique_ptr<FabricSession> open_fabric(const codegen::ImageHardware& hardware,
+                                           std::uint64_t watchdog_cycles = 100000);
+
+// "Vmaeri_m64 (64 MS, dn_bw 16, rn_bw 16, data 16, acc 32)", … for every model built.
+std::vector<std::string> available_fabrics();
+
+}  // namespace maeri::sim
