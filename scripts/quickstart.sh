@@ -1,8 +1,8 @@
 #!/bin/bash
-# Sets up, builds and runs the main job on the default example: the best mRNA mappings of every
-# layer of the `tiny` network on maeri-64.
+# Sets up, builds and runs the main job on the default example: every layer of the `tiny` network on maeri-64 —
+# best mRNA mapping, configuration image, co-simulation on the Verilated RTL, bit-exact check against a
+# reference convolution and the analytical-model-vs-RTL cross-check (`maeri run`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-./build/cli/maeri map --hardware configs/hardware/maeri-64.yaml --workload configs/workloads/tiny.yaml \
-  -o build/tiny.maeri-64.mapping.yaml
+./build/cli/maeri run --json build/run.json --csv build/run.csv
