@@ -6,7 +6,6 @@
 #include <chrono>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <random>
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
@@ -22,6 +21,7 @@
 #include "sim/fabric_session.hpp"
 #include "testbench/cross_check.hpp"
 #include "testbench/scoreboard.hpp"
+#include "testbench/stimulus.hpp"
 
 namespace maeri::cli {
 namespace {
@@ -35,19 +35,8 @@ struct VerifyOptions {
   std::uint64_t seed = 1;
   std::string json;
   std::string csv;
+  std::string trace;
 };
-
-codegen::LayerTensors random_tensors(const mapper::Layer& layer, int data_width, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  const std::int64_t half = std::int64_t(1) << (data_width - 1);
-  std::uniform_int_distribution<std::int64_t> value(-half, half - 1);
-  codegen::LayerTensors tensors;
-  tensors.input.resize(size_t(layer.input_elements()));
-  tensors.weights.resize(size_t(layer.weight_elements()));
-  for (auto& x : tensors.input) x = value(rng);
-  for (auto& w : tensors.weights) w = value(rng);
-  return tensors;
-}
 
 std::vector<mapper::Tile> tiles_for(const mapper::Layer& layer, const mapper::Hardware& hardware,
                                     const VerifyOptions& options, const mapper::MappingFile* mapping) {
@@ -73,7 +62,7 @@ int run_verify(const VerifyOptions& options) {
 
   std::unique_ptr<sim::FabricSession> fabric;
   try {
-    fabric = sim::open_fabric(codegen::image_hardware_of(hardware));
+    fabric = sim::open_fabric(codegen::image_hardware_of(hardware), 100000, options.trace);
   } catch (const std::invalid_argument& error) {
     throw mapper::SpecError({options.hardware, 0, 0}, "", error.what());
   }
@@ -96,7 +85,8 @@ int run_verify(const VerifyOptions& options) {
       const std::vector<std::uint8_t> bytes =
           codegen::encode_image(codegen::build_image(codegen::plan_layer(layer, hardware, tile), hardware));
       const codegen::LayerProgram program = codegen::expand_image(codegen::decode_image(bytes, source), source);
-      const codegen::LayerTensors tensors = random_tensors(layer, hardware.data_width, options.seed + 1000 * l + t);
+      const codegen::LayerTensors tensors =
+          testbench::random_tensors(layer, hardware.data_width, options.seed + 1000 * l + t);
       const sim::RtlLayerRun rtl = fabric->run(program, tensors);
       const testbench::Scoreboard board = testbench::score_outputs(
           layer, codegen::reference_convolution(layer, tensors, hardware.acc_width), rtl.output);
@@ -138,6 +128,7 @@ void add_common_options(CLI::App* command, VerifyOptions& options) {
   command->add_option("--seed", options.seed, "seed of the random input and weight tensors")->capture_default_str();
   command->add_option("--json", options.json, "write the results and cross-check as JSON");
   command->add_option("--csv", options.csv, "write the cross-check rows as CSV");
+  command->add_option("--trace", options.trace, "write a VCD of the whole fabric (view with gtkwave)");
 }
 
 }  // namespace

@@ -19,5 +19,6 @@ void add_codegen_command(CLI::App& app, Action& action);
 void add_disasm_command(CLI::App& app, Action& action);
 void add_verify_command(CLI::App& app, Action& action);
 void add_run_command(CLI::App& app, Action& action);
+void add_sim_command(CLI::App& app, Action& action);
 
 }  // namespace maeri::cli

@@ -14,10 +14,14 @@
 #include "codegen/vn_layout.hpp"
 #include "mapper/spec_error.hpp"
 
+// Keep the tool's output free of SystemC's banner (set before any SystemC object can exist; a user may override).
+namespace {
+const bool kQuietSystemC = setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0) == 0;
+}  // namespace
+
 // SystemC's library provides main() and calls sc_main(), so the tool's entry point is sc_main: the co-simulation
 // subcommands elaborate Verilated SystemC models in this process.
 int sc_main(int argc, char** argv) {
-  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);  // keep the tool's output clean (a user may override)
   using namespace maeri::cli;
   CLI::App app{"maeri: mapping, configuration images, RTL co-simulation and model calibration for the MAERI "
                "DNN accelerator"};
@@ -34,6 +38,7 @@ int sc_main(int argc, char** argv) {
   add_disasm_command(app, action);
   add_verify_command(app, action);
   add_run_command(app, action);
+  add_sim_command(app, action);
 
   try {
     app.parse(argc, argv);

@@ -49,8 +49,12 @@ class FabricDriver {
   using Bits64 = sc_dt::sc_bv<64>;
   static const char* unique(const char* base) { return sc_core::sc_gen_unique_name(base); }
 
-  explicit FabricDriver(uint64_t watchdog_cycles = 100000) : watchdog_cycles_(watchdog_cycles) {
-    const char* trace_file = std::getenv("MAERI_TRACE");
+  // trace_path: VCD file of every signal of the fabric ("" = the MAERI_TRACE environment variable, if set).
+  explicit FabricDriver(uint64_t watchdog_cycles = 100000, const std::string& trace_path = "")
+      : watchdog_cycles_(watchdog_cycles) {
+    const char* from_environment = std::getenv("MAERI_TRACE");
+    const std::string trace = !trace_path.empty() ? trace_path : (from_environment ? from_environment : "");
+    const char* trace_file = trace.empty() ? nullptr : trace.c_str();
     if (trace_file) Verilated::traceEverOn(true);
     top.clk(clk);
     top.rst(rst);

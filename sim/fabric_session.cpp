@@ -18,7 +18,8 @@ namespace {
 template <class Driver>
 class Session final : public FabricSession {
  public:
-  Session(const char* name, std::uint64_t watchdog_cycles) : name_(name), driver_(watchdog_cycles) {}
+  Session(const char* name, std::uint64_t watchdog_cycles, const std::string& trace)
+      : name_(name), driver_(watchdog_cycles, trace) {}
   RtlLayerRun run(const codegen::LayerProgram& program, const codegen::LayerTensors& tensors) override {
     return LayerRunner<Driver>(driver_).run(program, tensors);
   }
@@ -32,13 +33,13 @@ class Session final : public FabricSession {
 struct Variant {
   const char* name;
   std::uint32_t num_ms, dn_bw, rn_bw, data_width, acc_width;
-  std::unique_ptr<FabricSession> (*open)(std::uint64_t watchdog_cycles);
+  std::unique_ptr<FabricSession> (*open)(std::uint64_t watchdog_cycles, const std::string& trace);
 };
 
 #define MAERI_VARIANT(name, m, d, r, w, a)                                                                        \
   Variant {                                                                                                      \
-    #name, m, d, r, w, a, [](std::uint64_t watchdog) -> std::unique_ptr<FabricSession> {                          \
-      return std::make_unique<Session<FabricDriver<name, m, d, r, w, a>>>(#name, watchdog);                       \
+    #name, m, d, r, w, a, [](std::uint64_t watchdog, const std::string& trace) -> std::unique_ptr<FabricSession> { \
+      return std::make_unique<Session<FabricDriver<name, m, d, r, w, a>>>(#name, watchdog, trace);                \
     }                                                                                                            \
   }
 
@@ -56,11 +57,12 @@ std::string describe(const Variant& v) {
 
 }  // namespace
 
-std::unique_ptr<FabricSession> open_fabric(const codegen::ImageHardware& hw, std::uint64_t watchdog_cycles) {
+std::unique_ptr<FabricSession> open_fabric(const codegen::ImageHardware& hw, std::uint64_t watchdog_cycles,
+                                           const std::string& trace_path) {
   for (const Variant& v : kVariants)
     if (v.num_ms == hw.num_ms && v.dn_bw == hw.dn_bw && v.rn_bw == hw.rn_bw && v.data_width == hw.data_width &&
         v.acc_width == hw.acc_width)
-      return v.open(watchdog_cycles);
+      return v.open(watchdog_cycles, trace_path);
   std::string list;
   for (const Variant& v : kVariants) list += "\n  " + describe(v);
   throw std::invalid_argument(fmt::format("no Verilated fabric for {} ({} MS, dn_bw {}, rn_bw {}, data {}, acc {}); "

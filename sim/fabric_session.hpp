@@ -20,8 +20,9 @@ class FabricSession {
 };
 
 // Throws std::invalid_argument when no Verilated model matches num_ms, dn_bw, rn_bw, data and acc widths.
+// trace_path: write a VCD of the whole fabric there ("" = none).
 std::unique_ptr<FabricSession> open_fabric(const codegen::ImageHardware& hardware,
-                                           std::uint64_t watchdog_cycles = 100000);
+                                           std::uint64_t watchdog_cycles = 100000, const std::string& trace_path = "");
 
 // "Vmaeri_m64 (64 MS, dn_bw 16, rn_bw 16, data 16, acc 32)", … for every model built.
 std::vector<std::string> available_fabrics();

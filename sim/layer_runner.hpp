@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "codegen/dn_elements.hpp"
@@ -36,7 +37,9 @@ class LayerRunner {
     fabric_.reset();
     const std::uint64_t start = fabric_.cycle();
     int active = -1;
+    size_t phase_number = 0;
     for (const codegen::WeightPhase& phase : program.phases) {
+      ++phase_number;
       if (phase.configuration != active) {
         drain();  // the fabric must be idle before its configuration changes
         fabric_.configure(program.configurations[size_t(phase.configuration)].reduction.config);
@@ -46,7 +49,15 @@ class LayerRunner {
       const int vn_count = program.configurations[size_t(phase.configuration)].placement.shape.vn_count();
       for (const codegen::StepOrigin& step : phase.steps) {
         const codegen::StepElements elements = codegen::step_inputs(program, phase, step, tensors.input);
-        send(elements.inputs, /*weight=*/false, /*fire=*/true, step.forward);
+        try {
+          send(elements.inputs, /*weight=*/false, /*fire=*/true, step.forward);
+        } catch (const std::runtime_error& error) {  // name the step the fabric got stuck in
+          throw std::runtime_error(std::string(error.what()) + " (weight phase " + std::to_string(phase_number) +
+                                   " at r0=" + std::to_string(phase.r0) + " s0=" + std::to_string(phase.s0) +
+                                   " c0=" + std::to_string(phase.c0) + " k0=" + std::to_string(phase.k0) +
+                                   ", step n0=" + std::to_string(step.n0) + " x0=" + std::to_string(step.x0) +
+                                   " y0=" + std::to_string(step.y0) + ")");
+        }
         pending_.push_back({&phase, step, elements.used_vns, vn_count, 0});
         collect();
       }

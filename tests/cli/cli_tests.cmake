@@ -79,3 +79,11 @@ maeri_cli_test(verify_no_model_for_hardware 2 --stderr-contains "no Verilated fa
   $<TARGET_FILE:maeri> verify --hardware ${CONFIGS}/hardware/maeri-512.yaml --workload ${TINY})
 maeri_cli_test(verify_unknown_layer 2 --stderr-contains "has no layer 'conv9'"
   $<TARGET_FILE:maeri> verify --hardware ${HW64} --workload ${TINY} --layer conv9)
+maeri_cli_test(sim_image 0 --stdout-contains "PASS (800 outputs bit-exact)"
+  $<TARGET_FILE:maeri> sim ${IMAGES}/tiny.conv1.mimg --hardware ${HW64} --output ${CMAKE_CURRENT_BINARY_DIR}/conv1.out)
+maeri_cli_test(sim_inputs_not_integers 2 --stderr-contains "field '--inputs': expected an integer, found 'kind:'"
+  $<TARGET_FILE:maeri> sim ${IMAGES}/tiny.conv1.mimg --inputs ${HW64})
+maeri_cli_test(sim_other_hardware 2 --stderr-contains "built for hardware 'maeri-64', not for 'maeri-256'"
+  $<TARGET_FILE:maeri> sim ${IMAGES}/tiny.conv1.mimg --hardware ${CONFIGS}/hardware/maeri-256.yaml)
+set_tests_properties(cli_sim_image cli_sim_inputs_not_integers cli_sim_other_hardware
+  PROPERTIES FIXTURES_REQUIRED tiny_images)

@@ -1,0 +1,106 @@
+// `maeri sim IMAGE`: runs one configuration image on the Verilated fabric it was built for, with input and
+// weight tensors from files or seeded random ones, checks every output against a reference convolution and
+// prints the RTL's cycles and activity counters (and, given the hardware spec, the model-vs-RTL cross-check).
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iterator>
+
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "codegen/exact_traffic.hpp"
+#include "codegen/image_program.hpp"
+#include "mapper/atomic_file.hpp"
+#include "mapper/cost_model.hpp"
+#include "mapper/spec_loader.hpp"
+#include "sim/fabric_session.hpp"
+#include "testbench/cross_check.hpp"
+#include "testbench/scoreboard.hpp"
+#include "testbench/stimulus.hpp"
+
+namespace maeri::cli {
+namespace {
+
+struct SimOptions {
+  std::string image;
+  std::string hardware;
+  std::string inputs;
+  std::string weights;
+  std::uint64_t seed = 1;
+  std::string output;
+  std::string trace;
+};
+
+int run_sim(const SimOptions& options) {
+  std::ifstream file(options.image, std::ios::binary);
+  if (!file) throw mapper::SpecError({options.image, 0, 0}, "", "cannot open the image file");
+  const std::vector<std::uint8_t> bytes{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+  const codegen::ConfigImage image = codegen::decode_image(bytes, options.image);
+  std::optional<mapper::Hardware> hardware;
+  if (!options.hardware.empty()) {
+    hardware = mapper::load_hardware(options.hardware);
+    codegen::check_image_matches(image, *hardware, options.image);
+  }
+  const mapper::Layer& layer = image.layer;
+  codegen::LayerTensors tensors = testbench::random_tensors(layer, image.hardware.data_width, options.seed);
+  if (!options.inputs.empty())
+    tensors.input = testbench::read_tensor_file(options.inputs, size_t(layer.input_elements()),
+                                                image.hardware.data_width, "--inputs");
+  if (!options.weights.empty())
+    tensors.weights = testbench::read_tensor_file(options.weights, size_t(layer.weight_elements()),
+                                                  image.hardware.data_width, "--weights");
+
+  std::unique_ptr<sim::FabricSession> fabric;
+  try {
+    fabric = sim::open_fabric(image.hardware, 100000, options.trace);
+  } catch (const std::invalid_argument& error) {
+    throw codegen::ImageError(options.image + ": " + error.what());
+  }
+  const codegen::LayerProgram program = codegen::expand_image(image, options.image);
+  const sim::RtlLayerRun rtl = fabric->run(program, tensors);
+  const testbench::Scoreboard board = testbench::score_outputs(
+      layer, codegen::reference_convolution(layer, tensors, image.hardware.acc_width), rtl.output);
+
+  fmt::print("image {} on {}: layer {}, tile {}\n{}\n", options.image, fabric->model_name(), layer.name,
+             mapper::to_compact_string(image.tile), board.summary());
+  const sim::Counters& c = rtl.counters;
+  fmt::print("RTL: {} cycles, {} steps, {} multiplications, {} additions, {} MN forwards, {} DN traversals, "
+             "{} RN traversals, {} results\n",
+             rtl.cycles, c.fires, c.multiplications, c.additions, c.mn_forwards, c.dn_traversals, c.rn_traversals,
+             c.results);
+  if (hardware) {
+    mapper::CostReport model = mapper::evaluate(layer, *hardware, image.tile);
+    codegen::refine_with_exact_traffic(model, layer, *hardware);
+    fmt::print("  {:<18} {:>14} {:>14} {:>12} {:>9}\n", "metric", "model", "RTL", "error", "error %");
+    for (const auto& row : testbench::cross_check(model, rtl, *hardware))
+      fmt::print("  {:<18} {:>14.0f} {:>14.0f} {:>12.0f} {:>8.2f}%\n", row.metric, row.model, row.rtl, row.error(),
+                 row.error_percent());
+  }
+  if (!options.output.empty())
+    mapper::write_file_atomically(
+        options.output, testbench::tensor_text(rtl.output, fmt::format("output of layer {}: [N={}][K={}][X'={}][Y'={}]",
+                                                                       layer.name, layer.N, layer.K, layer.output_x(),
+                                                                       layer.output_y())));
+  return board.pass() ? kExitOk : kExitCheckFailed;
+}
+
+}  // namespace
+
+void add_sim_command(CLI::App& app, Action& action) {
+  auto options = std::make_shared<SimOptions>();
+  CLI::App* command = app.add_subcommand(
+      "sim", "Run a configuration image on the Verilated fabric, check it bit-exactly, print the RTL counters");
+  command->add_option("image", options->image, "configuration image (.mimg)")->required()->check(CLI::ExistingFile);
+  command->add_option("--hardware", options->hardware, "check the image against this spec and cross-check the model")
+      ->check(CLI::ExistingFile);
+  command->add_option("--inputs", options->inputs, "input tensor [N][C][X][Y] as whitespace-separated integers")
+      ->check(CLI::ExistingFile);
+  command->add_option("--weights", options->weights, "weight tensor [K][C][R][S] as whitespace-separated integers")
+      ->check(CLI::ExistingFile);
+  command->add_option("--seed", options->seed, "seed of the random tensors not given as files")->capture_default_str();
+  command->add_option("--output", options->output, "write the output tensor [N][K][X'][Y'] as text");
+  command->add_option("--trace", options->trace, "write a VCD of the whole fabric (view with gtkwave)");
+  command->callback([options, &action] { action = [options] { return run_sim(*options); }; });
+}
+
+}  // namespace maeri::cli
