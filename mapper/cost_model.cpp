@@ -59,6 +59,8 @@ ShapeRuns shape_runs(const DimParts* parts) {
   const int dims[] = {kDimR, kDimS, kDimC, kDimK};
   ShapeRuns inner;
   inner.runs[0] = 1;  // the empty inner sequence: one phase, no flags
+  if (parts[kDimR].parts == 1 && parts[kDimS].parts == 1 && parts[kDimC].parts == 1 && parts[kDimK].parts == 1)
+    return inner;  // no ragged tile: a single configuration (the common case in the search)
   int first = 0, last = 0;
   for (int i = 3; i >= 0; --i) {
     const DimParts& d = parts[dims[i]];
