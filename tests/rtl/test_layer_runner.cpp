@@ -12,22 +12,13 @@
 #include "mapper/search.hpp"
 #include "mapper/spec_loader.hpp"
 #include "sim/layer_runner.hpp"
+#include "testbench/stimulus.hpp"
 
 using namespace maeri;
 
 namespace {
 
 using Fabric64 = sim::FabricDriver<Vmaeri_m64, 64, 16, 16, 16, 32>;
-
-codegen::LayerTensors random_tensors(const mapper::Layer& layer, std::mt19937_64& rng) {
-  std::uniform_int_distribution<std::int64_t> value(-32768, 32767);
-  codegen::LayerTensors tensors;
-  tensors.input.resize(size_t(layer.input_elements()));
-  tensors.weights.resize(size_t(layer.weight_elements()));
-  for (auto& x : tensors.input) x = value(rng);
-  for (auto& w : tensors.weights) w = value(rng);
-  return tensors;
-}
 
 void check_layer(Fabric64& fabric, const mapper::Layer& layer, const mapper::Hardware& hardware,
                  const mapper::Tile& tile, std::mt19937_64& rng) {
@@ -38,7 +29,7 @@ void check_layer(Fabric64& fabric, const mapper::Layer& layer, const mapper::Har
                                                                        hardware)),
                             layer.name + ".mimg");
   const codegen::LayerProgram program = codegen::expand_image(image, layer.name + ".mimg");
-  const codegen::LayerTensors tensors = random_tensors(layer, rng);
+  const codegen::LayerTensors tensors = testbench::random_tensors(layer, hardware.data_width, rng());
   const sim::RtlLayerRun rtl = sim::LayerRunner<Fabric64>(fabric).run(program, tensors);
   REQUIRE(rtl.output == codegen::reference_convolution(layer, tensors, hardware.acc_width));
 
