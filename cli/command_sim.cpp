@@ -42,7 +42,7 @@ int run_sim(const SimOptions& options) {
     codegen::check_image_matches(image, *hardware, options.image);
   }
   const mapper::Layer& layer = image.layer;
-  codegen::LayerTensors tensors = testbench::random_tensors(layer, image.hardware.data_width, options.seed);
+  codegen::LayerTensors tensors = codegen::random_tensors(layer, image.hardware.data_width, options.seed);
   if (!options.inputs.empty())
     tensors.input = testbench::read_tensor_file(options.inputs, size_t(layer.input_elements()),
                                                 image.hardware.data_width, "--inputs");

@@ -86,7 +86,7 @@ int run_verify(const VerifyOptions& options) {
           codegen::encode_image(codegen::build_image(codegen::plan_layer(layer, hardware, tile), hardware));
       const codegen::LayerProgram program = codegen::expand_image(codegen::decode_image(bytes, source), source);
       const codegen::LayerTensors tensors =
-          testbench::random_tensors(layer, hardware.data_width, options.seed + 1000 * l + t);
+          codegen::random_tensors(layer, hardware.data_width, options.seed + 1000 * l + t);
       const sim::RtlLayerRun rtl = fabric->run(program, tensors);
       const testbench::Scoreboard board = testbench::score_outputs(
           layer, codegen::reference_convolution(layer, tensors, hardware.acc_width), rtl.output);

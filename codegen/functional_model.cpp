@@ -3,6 +3,7 @@
 #include "codegen/functional_model.hpp"
 
 #include <algorithm>
+#include <random>
 #include <stdexcept>
 
 #include "codegen/dn_elements.hpp"
@@ -92,6 +93,18 @@ FunctionalResult execute_layer(const LayerProgram& program, const mapper::Hardwa
     }
   }
   return result;
+}
+
+LayerTensors random_tensors(const mapper::Layer& layer, int data_width, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const std::int64_t half = std::int64_t(1) << (data_width - 1);
+  std::uniform_int_distribution<std::int64_t> value(-half, half - 1);
+  LayerTensors tensors;
+  tensors.input.resize(size_t(layer.input_elements()));
+  tensors.weights.resize(size_t(layer.weight_elements()));
+  for (auto& x : tensors.input) x = value(rng);
+  for (auto& w : tensors.weights) w = value(rng);
+  return tensors;
 }
 
 std::vector<std::int64_t> reference_convolution(const mapper::Layer& layer, const LayerTensors& tensors,

@@ -17,6 +17,9 @@ struct LayerTensors {
   std::vector<std::int64_t> weights;
 };
 
+// Uniform random tensors in the DATA_W signed range, reproducible from the seed (stimulus for tests and runs).
+LayerTensors random_tensors(const mapper::Layer& layer, int data_width, std::uint64_t seed);
+
 struct FunctionalActivity {
   std::int64_t configurations = 0;  // fabric (re)configurations
   std::int64_t weight_phases = 0;

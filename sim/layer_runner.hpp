@@ -23,6 +23,23 @@ struct RtlLayerRun {
   std::uint64_t cycles = 0;  // from the first configuration write to the last result
 };
 
+// The hardware description of a driver's fabric: its sizes and widths, with a 1 MiB SDM, 64 B/cycle DRAM and
+// a 200 MHz clock (figures the co-simulation does not model yet) and a zero energy table.
+template <class Driver>
+mapper::Hardware fabric_hardware(const std::string& name) {
+  mapper::Hardware hardware;
+  hardware.name = name;
+  hardware.num_ms = Driver::kNumMs;
+  hardware.dn_bw = Driver::kDnBw;
+  hardware.rn_bw = Driver::kRnBw;
+  hardware.data_width = Driver::kDataW;
+  hardware.acc_width = Driver::kAccW;
+  hardware.sdm_bytes = 1 << 20;
+  hardware.dram_bytes_per_cycle = 64;
+  hardware.clock_mhz = 200;
+  return hardware;
+}
+
 template <class Driver>
 class LayerRunner {
  public:

@@ -1,27 +1,14 @@
-// Random and file stimulus (see stimulus.hpp).
+// Tensor files (see stimulus.hpp).
 #include "testbench/stimulus.hpp"
 
 #include <fmt/format.h>
 
 #include <fstream>
-#include <random>
 #include <sstream>
 
 #include "mapper/spec_error.hpp"
 
 namespace maeri::testbench {
-
-codegen::LayerTensors random_tensors(const mapper::Layer& layer, int data_width, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  const std::int64_t half = std::int64_t(1) << (data_width - 1);
-  std::uniform_int_distribution<std::int64_t> value(-half, half - 1);
-  codegen::LayerTensors tensors;
-  tensors.input.resize(size_t(layer.input_elements()));
-  tensors.weights.resize(size_t(layer.weight_elements()));
-  for (auto& x : tensors.input) x = value(rng);
-  for (auto& w : tensors.weights) w = value(rng);
-  return tensors;
-}
 
 std::vector<std::int64_t> read_tensor_file(const std::string& path, std::size_t expected_count, int data_width,
                                            const std::string& what) {

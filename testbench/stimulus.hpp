@@ -1,5 +1,5 @@
-// Stimulus for co-simulation runs: seeded random tensors in the hardware's data width, and tensor files
-// (plain text: whitespace-separated decimal integers in row-major order, `#` starts a comment).
+// Stimulus for co-simulation runs: tensor files (plain text: whitespace-separated decimal integers in row-major
+// order, `#` starts a comment). Seeded random tensors are codegen::random_tensors.
 #pragma once
 
 #include <cstdint>
@@ -10,8 +10,6 @@
 #include "mapper/layer.hpp"
 
 namespace maeri::testbench {
-
-codegen::LayerTensors random_tensors(const mapper::Layer& layer, int data_width, std::uint64_t seed);
 
 // Throws mapper::SpecError naming the file and the value when the count or a value's range is wrong.
 std::vector<std::int64_t> read_tensor_file(const std::string& path, std::size_t expected_count, int data_width,

@@ -58,16 +58,7 @@ void run(Fabric& fabric, int steps) {
 
 template <class Fabric>
 void run_layer(Fabric& fabric) {
-  mapper::Hardware hardware;
-  hardware.name = "bench";
-  hardware.num_ms = Fabric::kNumMs;
-  hardware.dn_bw = Fabric::kDnBw;
-  hardware.rn_bw = Fabric::kRnBw;
-  hardware.data_width = Fabric::kDataW;
-  hardware.acc_width = Fabric::kAccW;
-  hardware.sdm_bytes = 1 << 20;
-  hardware.dram_bytes_per_cycle = 64;
-  hardware.clock_mhz = 200;
+  const mapper::Hardware hardware = sim::fabric_hardware<Fabric>("bench");
   mapper::Layer layer;
   layer.name = "conv3x3";
   layer.K = 32;
@@ -78,12 +69,7 @@ void run_layer(Fabric& fabric) {
   const mapper::Tile tile = mapper::search(layer, hardware, {mapper::Objective::Runtime, 1, 0}).best.front().tile;
   const codegen::LayerProgram program =
       codegen::expand_image(codegen::build_image(codegen::plan_layer(layer, hardware, tile), hardware), "bench");
-  codegen::LayerTensors tensors;
-  std::mt19937_64 rng(2);
-  tensors.input.resize(size_t(layer.input_elements()));
-  tensors.weights.resize(size_t(layer.weight_elements()));
-  for (auto& x : tensors.input) x = int64_t(rng() % 2000) - 1000;
-  for (auto& w : tensors.weights) w = int64_t(rng() % 2000) - 1000;
+  const codegen::LayerTensors tensors = codegen::random_tensors(layer, hardware.data_width, 2);
   const auto start = std::chrono::steady_clock::now();
   const sim::RtlLayerRun run = sim::LayerRunner<Fabric>(fabric).run(program, tensors);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

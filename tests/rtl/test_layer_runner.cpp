@@ -12,7 +12,6 @@
 #include "mapper/search.hpp"
 #include "mapper/spec_loader.hpp"
 #include "sim/layer_runner.hpp"
-#include "testbench/stimulus.hpp"
 
 using namespace maeri;
 
@@ -29,7 +28,7 @@ void check_layer(Fabric64& fabric, const mapper::Layer& layer, const mapper::Har
                                                                        hardware)),
                             layer.name + ".mimg");
   const codegen::LayerProgram program = codegen::expand_image(image, layer.name + ".mimg");
-  const codegen::LayerTensors tensors = testbench::random_tensors(layer, hardware.data_width, rng());
+  const codegen::LayerTensors tensors = codegen::random_tensors(layer, hardware.data_width, rng());
   const sim::RtlLayerRun rtl = sim::LayerRunner<Fabric64>(fabric).run(program, tensors);
   REQUIRE(rtl.output == codegen::reference_convolution(layer, tensors, hardware.acc_width));
 

@@ -36,16 +36,7 @@ void regression(int cases, std::uint64_t default_seed) {
   std::cout << "regression on " << Driver::kNumMs << " MS: " << cases << " cases, seed " << seed
             << " (MAERI_SEED=" << seed << " reproduces it)\n";
   std::mt19937_64 rng(seed);
-  mapper::Hardware hardware;
-  hardware.name = "regression";
-  hardware.num_ms = Driver::kNumMs;
-  hardware.dn_bw = Driver::kDnBw;
-  hardware.rn_bw = Driver::kRnBw;
-  hardware.data_width = Driver::kDataW;
-  hardware.acc_width = Driver::kAccW;
-  hardware.sdm_bytes = 1 << 20;
-  hardware.dram_bytes_per_cycle = 64;
-  hardware.clock_mhz = 200;
+  mapper::Hardware hardware = sim::fabric_hardware<Driver>("regression");
   hardware.energy_pj = {0.8, 0.1, 0.15, 0.05, 0.3, 0.05, 5, 5, 160};
   Driver fabric(50000);
   double sum_error = 0, max_error = 0;
@@ -82,11 +73,7 @@ void regression(int cases, std::uint64_t default_seed) {
                                                                          hardware)),
                               "case"),
         "case");
-    codegen::LayerTensors tensors;
-    tensors.input.resize(size_t(layer.input_elements()));
-    tensors.weights.resize(size_t(layer.weight_elements()));
-    for (auto& x : tensors.input) x = std::int64_t(rng() % 65536) - 32768;
-    for (auto& w : tensors.weights) w = std::int64_t(rng() % 65536) - 32768;
+    const codegen::LayerTensors tensors = codegen::random_tensors(layer, hardware.data_width, rng());
     const sim::RtlLayerRun rtl = sim::LayerRunner<Driver>(fabric).run(program, tensors);
     REQUIRE(rtl.output == codegen::reference_convolution(layer, tensors, hardware.acc_width));
     mapper::CostReport model = mapper::evaluate(layer, hardware, tile);

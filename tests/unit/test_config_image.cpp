@@ -96,11 +96,7 @@ TEST_CASE("image: encode/decode, readmemh and program expansion round-trip on 15
     const codegen::LayerProgram expanded = codegen::expand_image(image, "image");
     REQUIRE(same_phases(planned, expanded));
     if (trial % 10 == 0) {  // the functional model runs from the decoded image's words and program
-      codegen::LayerTensors tensors;
-      tensors.input.resize(size_t(layer.input_elements()));
-      tensors.weights.resize(size_t(layer.weight_elements()));
-      for (auto& x : tensors.input) x = std::int64_t(rng() % 200) - 100;
-      for (auto& w : tensors.weights) w = std::int64_t(rng() % 200) - 100;
+      const codegen::LayerTensors tensors = codegen::random_tensors(layer, hardware.data_width, rng());
       const auto decoded = codegen::expand_image(codegen::decode_image(bytes, "image"), "image");
       CHECK(codegen::execute_layer(decoded, hardware, tensors).output ==
             codegen::reference_convolution(layer, tensors, hardware.acc_width));
@@ -114,8 +110,8 @@ TEST_CASE("image errors: truncated file", "[codegen][image][errors]") {
   CHECK(error_of([&] { codegen::decode_image(example.bytes, "t.mimg"); }) ==
         "t.mimg: truncated or padded: the header says " + std::to_string(example.bytes.size() + 3) +
             " bytes, the file has " + std::to_string(example.bytes.size()));
-  const std::vector<std::uint8_t> stub(example.bytes.begin(), example.bytes.begin() + 10);
-  CHECK(error_of([&] { codegen::decode_image(stub, "t.mimg"); }) ==
+  const std::vector<std::uint8_t> first_ten_bytes(example.bytes.begin(), example.bytes.begin() + 10);
+  CHECK(error_of([&] { codegen::decode_image(first_ten_bytes, "t.mimg"); }) ==
         "t.mimg: truncated: the reserved header field needs bytes 10..11 but the image ends at byte 10");
 }
 

@@ -17,17 +17,6 @@ using maeri::test::small_hardware;
 
 namespace {
 
-codegen::LayerTensors random_tensors(const mapper::Layer& layer, int data_width, std::mt19937_64& rng) {
-  const std::int64_t half = std::int64_t(1) << (data_width - 1);
-  std::uniform_int_distribution<std::int64_t> value(-half, half - 1);
-  codegen::LayerTensors tensors;
-  tensors.input.resize(size_t(layer.input_elements()));
-  tensors.weights.resize(size_t(layer.weight_elements()));
-  for (auto& x : tensors.input) x = value(rng);
-  for (auto& w : tensors.weights) w = value(rng);
-  return tensors;
-}
-
 // A random legal tile: each T_d uniform in 1..extent, resampled until Eq. 1 holds.
 mapper::Tile random_tile(const mapper::Layer& layer, const mapper::Hardware& hardware, std::mt19937_64& rng) {
   const auto extents = mapper::layer_extents(layer);
@@ -56,7 +45,7 @@ TEST_CASE("functional model: hand-worked 2x2 conv matches the model's counts and
   mapper::Tile tile;
   tile.size = {2, 2, 1, 2, 1, 2, 1};
   std::mt19937_64 rng(1);
-  const auto tensors = random_tensors(layer, 16, rng);
+  const auto tensors = codegen::random_tensors(layer, 16, rng());
   const codegen::LayerProgram program = codegen::plan_layer(layer, hardware, tile);
   CHECK(program.forwarding);
   CHECK(program.configurations.size() == 1);
@@ -97,7 +86,7 @@ TEST_CASE("functional model equals the reference convolution on 300 random layer
     INFO("trial " << trial << ": K=" << layer.K << " C=" << layer.C << " R=" << layer.R << " S=" << layer.S
                   << " X=" << layer.X << " Y=" << layer.Y << " stride " << layer.stride << " pad " << layer.padding
                   << " N=" << layer.N << " tile " << mapper::to_string(tile) << " on " << num_ms << " MS");
-    const auto tensors = random_tensors(layer, hardware.data_width, rng);
+    const auto tensors = codegen::random_tensors(layer, hardware.data_width, rng());
     const codegen::LayerProgram program = codegen::plan_layer(layer, hardware, tile);
     const auto result = codegen::execute_layer(program, hardware, tensors);
     REQUIRE(result.output == codegen::reference_convolution(layer, tensors, hardware.acc_width));
