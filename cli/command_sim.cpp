@@ -1,6 +1,7 @@
 // `maeri sim IMAGE`: runs one configuration image on the Verilated fabric it was built for, with input and
 // weight tensors from files or seeded random ones, checks every output against a reference convolution and
-// prints the RTL's cycles and activity counters (and, given the hardware spec, the model-vs-RTL cross-check).
+// prints the RTL's cycles and activity counters. Given the hardware spec, it runs the image a second time with the
+// SDM/DRAM models of that spec, checks those outputs too, and prints the model-vs-co-simulation cross-check.
 #include <fmt/format.h>
 
 #include <fstream>
@@ -58,8 +59,13 @@ int run_sim(const SimOptions& options) {
   }
   const codegen::LayerProgram program = codegen::expand_image(image, options.image);
   const sim::RtlLayerRun rtl = fabric->run(program, tensors);
-  const testbench::Scoreboard board = testbench::score_outputs(
-      layer, codegen::reference_convolution(layer, tensors, image.hardware.acc_width), rtl.output);
+  const std::vector<std::int64_t> reference = codegen::reference_convolution(layer, tensors, image.hardware.acc_width);
+  testbench::Scoreboard board = testbench::score_outputs(layer, reference, rtl.output);
+  std::optional<sim::RtlLayerRun> with_memory;
+  if (hardware) {
+    with_memory = fabric->run_with_memory(program, tensors, *hardware);
+    if (board.pass()) board = testbench::score_outputs(layer, reference, with_memory->output);
+  }
 
   fmt::print("image {} on {}: layer {}, tile {}\n{}\n", options.image, fabric->model_name(), layer.name,
              mapper::to_compact_string(image.tile), board.summary());
@@ -68,12 +74,19 @@ int run_sim(const SimOptions& options) {
              "{} RN traversals, {} results\n",
              rtl.cycles, c.fires, c.multiplications, c.additions, c.mn_forwards, c.dn_traversals, c.rn_traversals,
              c.results);
+  if (with_memory) {
+    const sim::MemoryRun& m = *with_memory->memory;
+    fmt::print("with SDM/DRAM ({}): {} cycles, {} memory stall cycles, {} DRAM bytes read, {} written, peak SDM "
+               "{} + {} bytes\n",
+               m.resident ? "resident" : "streaming", with_memory->cycles, m.stall_cycles, m.dram.bytes_read,
+               m.dram.bytes_written, m.sdm.peak_stream_bytes, m.sdm.peak_output_bytes);
+  }
   if (hardware) {
     mapper::CostReport model = mapper::evaluate(layer, *hardware, image.tile);
     codegen::refine_with_exact_traffic(model, layer, *hardware);
-    fmt::print("  {:<18} {:>14} {:>14} {:>12} {:>9}\n", "metric", "model", "RTL", "error", "error %");
-    for (const auto& row : testbench::cross_check(model, rtl, *hardware))
-      fmt::print("  {:<18} {:>14.0f} {:>14.0f} {:>12.0f} {:>8.2f}%\n", row.metric, row.model, row.rtl, row.error(),
+    fmt::print("  {:<20} {:>14} {:>14} {:>12} {:>9}\n", "metric", "model", "co-sim", "error", "error %");
+    for (const auto& row : testbench::cross_check(model, {&rtl, &*with_memory}, *hardware))
+      fmt::print("  {:<20} {:>14.0f} {:>14.0f} {:>12.0f} {:>8.2f}%\n", row.metric, row.model, row.rtl, row.error(),
                  row.error_percent());
   }
   if (!options.output.empty())
@@ -91,7 +104,7 @@ void add_sim_command(CLI::App& app, Action& action) {
   CLI::App* command = app.add_subcommand(
       "sim", "Run a configuration image on the Verilated fabric, check it bit-exactly, print the RTL counters");
   command->add_option("image", options->image, "configuration image (.mimg)")->required()->check(CLI::ExistingFile);
-  command->add_option("--hardware", options->hardware, "check the image against this spec and cross-check the model")
+  command->add_option("--hardware", options->hardware, "check the image against this spec, also run it with that spec's SDM/DRAM, cross-check the model")
       ->check(CLI::ExistingFile);
   command->add_option("--inputs", options->inputs, "input tensor [N][C][X][Y] as whitespace-separated integers")
       ->check(CLI::ExistingFile);

@@ -36,6 +36,7 @@ struct VerifyOptions {
   std::string json;
   std::string csv;
   std::string trace;
+  std::string memory = "both";  // ideal | dram | both
 };
 
 std::vector<mapper::Tile> tiles_for(const mapper::Layer& layer, const mapper::Hardware& hardware,
@@ -72,7 +73,7 @@ int run_verify(const VerifyOptions& options) {
   nlohmann::ordered_json report = nlohmann::ordered_json::array();
   std::string csv = "layer,tile,result,metric,model,rtl,error,error_percent\n";
   int passed = 0, failed = 0;
-  double max_cycle_error = 0;
+  double max_compute_error = 0, max_total_error = 0;
   for (size_t l = 0; l < layers.size(); ++l) {
     const mapper::Layer& layer = layers[l];
     const auto tiles = tiles_for(layer, hardware, options, mapping ? &*mapping : nullptr);
@@ -87,17 +88,32 @@ int run_verify(const VerifyOptions& options) {
       const codegen::LayerProgram program = codegen::expand_image(codegen::decode_image(bytes, source), source);
       const codegen::LayerTensors tensors =
           codegen::random_tensors(layer, hardware.data_width, options.seed + 1000 * l + t);
-      const sim::RtlLayerRun rtl = fabric->run(program, tensors);
-      const testbench::Scoreboard board = testbench::score_outputs(
-          layer, codegen::reference_convolution(layer, tensors, hardware.acc_width), rtl.output);
-      const auto rows = testbench::cross_check(model, rtl, hardware);
+      const std::vector<std::int64_t> reference = codegen::reference_convolution(layer, tensors, hardware.acc_width);
+      std::optional<sim::RtlLayerRun> ideal, with_memory;
+      testbench::Scoreboard board;
+      if (options.memory != "dram") {
+        ideal = fabric->run(program, tensors);
+        board = testbench::score_outputs(layer, reference, ideal->output);
+      }
+      if (options.memory != "ideal") {
+        with_memory = fabric->run_with_memory(program, tensors, hardware);
+        const testbench::Scoreboard memory_board = testbench::score_outputs(layer, reference, with_memory->output);
+        if (!ideal || board.pass()) board = memory_board;  // report the first failing run
+      }
+      const auto rows = testbench::cross_check(model, {ideal ? &*ideal : nullptr, with_memory ? &*with_memory : nullptr},
+                                               hardware);
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       (board.pass() ? passed : failed) += 1;
-      max_cycle_error = std::max(max_cycle_error, std::fabs(rows.front().error_percent()));
+      for (const auto& row : rows) {
+        if (row.metric == testbench::kComputeCycles)
+          max_compute_error = std::max(max_compute_error, std::fabs(row.error_percent()));
+        if (row.metric == testbench::kTotalCycles)
+          max_total_error = std::max(max_total_error, std::fabs(row.error_percent()));
+      }
 
       fmt::print("\nlayer {} tile {} ({} image bytes): {}  [{:.2f} s]\n", layer.name, mapper::to_compact_string(tile),
                  bytes.size(), board.summary(), seconds);
-      fmt::print("  {:<18} {:>14} {:>14} {:>12} {:>9}\n", "metric", "model", "RTL", "error", "error %");
+      fmt::print("  {:<20} {:>14} {:>14} {:>12} {:>9}\n", "metric", "model", "co-sim", "error", "error %");
       nlohmann::ordered_json entry = {{"layer", layer.name},
                                       {"tile", mapper::to_compact_string(tile)},
                                       {"result", board.pass() ? "PASS" : "FAIL"},
@@ -105,8 +121,20 @@ int run_verify(const VerifyOptions& options) {
                                       {"mismatches", board.mismatches},
                                       {"image_bytes", bytes.size()},
                                       {"seconds", seconds}};
+      if (with_memory) {
+        const sim::MemoryRun& memory = *with_memory->memory;
+        entry["memory"] = {{"sdm_resident", memory.resident},
+                           {"stream_buffer_bytes", memory.stream_buffer_bytes},
+                           {"output_buffer_bytes", memory.output_buffer_bytes},
+                           {"peak_stream_bytes", memory.sdm.peak_stream_bytes},
+                           {"peak_output_bytes", memory.sdm.peak_output_bytes},
+                           {"stall_cycles", memory.stall_cycles},
+                           {"dram_read_requests", memory.dram.read_requests},
+                           {"dram_write_requests", memory.dram.write_requests},
+                           {"dram_busy_cycles", memory.dram.busy_cycles}};
+      }
       for (const auto& row : rows) {
-        fmt::print("  {:<18} {:>14.0f} {:>14.0f} {:>12.0f} {:>8.2f}%\n", row.metric, row.model, row.rtl, row.error(),
+        fmt::print("  {:<20} {:>14.0f} {:>14.0f} {:>12.0f} {:>8.2f}%\n", row.metric, row.model, row.rtl, row.error(),
                    row.error_percent());
         entry["cross_check"].push_back(
             {{"metric", row.metric}, {"model", row.model}, {"rtl", row.rtl}, {"error_percent", row.error_percent()}});
@@ -117,7 +145,9 @@ int run_verify(const VerifyOptions& options) {
       report.push_back(entry);
     }
   }
-  fmt::print("\n{} of {} runs PASS; largest cycle error {:.2f}%\n", passed, passed + failed, max_cycle_error);
+  fmt::print("\n{} of {} runs PASS; largest cycle error: compute {}, with DRAM {}\n", passed, passed + failed,
+             options.memory == "dram" ? "not run" : fmt::format("{:.2f}%", max_compute_error),
+             options.memory == "ideal" ? "not run" : fmt::format("{:.2f}%", max_total_error));
   if (!options.json.empty()) mapper::write_file_atomically(options.json, report.dump(2) + "\n");
   if (!options.csv.empty()) mapper::write_file_atomically(options.csv, csv);
   return failed == 0 ? kExitOk : kExitCheckFailed;
@@ -129,6 +159,11 @@ void add_common_options(CLI::App* command, VerifyOptions& options) {
   command->add_option("--json", options.json, "write the results and cross-check as JSON");
   command->add_option("--csv", options.csv, "write the cross-check rows as CSV");
   command->add_option("--trace", options.trace, "write a VCD of the whole fabric (view with gtkwave)");
+  command
+      ->add_option("--memory", options.memory,
+                   "co-simulate with ideal memory (compute cycles), with the SDM/DRAM models, or both")
+      ->check(CLI::IsMember({"ideal", "dram", "both"}))
+      ->capture_default_str();
 }
 
 }  // namespace

@@ -19,7 +19,8 @@ std::vector<DnElement> phase_weights(const LayerProgram& program, const WeightPh
       const int k = phase.k0 + placement.vn_offsets[v].k, c = phase.c0 + el.c, r = phase.r0 + el.r,
                 s = phase.s0 + el.s;
       DnElement& element = elements[{k, c, r, s}];
-      element.value = weights[size_t(((k * C + c) * R + r) * S + s)];
+      element.source = ((std::int64_t(k) * C + c) * R + r) * S + s;
+      element.value = weights[size_t(element.source)];
       element.destinations.push_back(int(v) * size + e);
     }
   std::vector<DnElement> list;
@@ -53,6 +54,7 @@ StepElements step_inputs(const LayerProgram& program, const WeightPhase& phase, 
       DnElement& element = elements[{n, c, row, col}];
       const bool inside = row >= 0 && row < X && col >= 0 && col < Y;
       element.value = inside ? input[size_t(((n * C + c) * X + row) * Y + col)] : 0;  // zero padding
+      element.source = ((std::int64_t(n) * C + c) * (X + 2 * pad) + row + pad) * (Y + 2 * pad) + col + pad;
       element.destinations.push_back(ms);
     }
   }

@@ -14,6 +14,8 @@ namespace maeri::codegen {
 struct DnElement {
   std::int64_t value = 0;
   std::vector<int> destinations;  // multiplier switches, ascending
+  // Where the SDM holds it: flat index into the padded input [N][C][X+2P][Y+2P] or the weights [K][C][R][S].
+  std::int64_t source = 0;
 };
 
 struct StepElements {

@@ -10,6 +10,8 @@
 #include <array>
 #include <cmath>
 
+#include "mapper/sdm_budget.hpp"
+
 namespace maeri::mapper {
 namespace {
 
@@ -25,12 +27,6 @@ struct DimParts {
 DimParts split(std::int64_t extent, std::int64_t tile) {
   DimParts parts{{tile, extent % tile}, {extent / tile, 1}, extent % tile ? 2 : 1};
   return parts;
-}
-
-// Distinct input rows (or columns) touched by `outputs` consecutive outputs with a filter slice of
-// `filter` taps: windows overlap when stride < filter, otherwise they are disjoint.
-std::int64_t window_span(std::int64_t outputs, std::int64_t filter, std::int64_t stride) {
-  return stride <= filter ? (outputs - 1) * stride + filter : outputs * filter;
 }
 
 // Switch traversals to multicast one element from the root of an L-level binary tree to `fanout`
@@ -227,26 +223,19 @@ CostReport evaluate(const Layer& layer, const Hardware& hardware, const Tile& ti
   counts.dn_hops = static_cast<std::int64_t>(std::llround(dn_hops));
 
   // DRAM (docs/model.md, "Memory"): the fold loop is outermost with the channel slice outermost within
-  // it, so inputs and weights are fetched once when the SDM holds, at the same time, the accumulating
-  // partial sums of the whole output (only needed with more than one fold), the padded input planes of
-  // one channel slice and one phase's weights. Otherwise nothing is reused in the SDM beyond a step:
-  // inputs are fetched per step and partial sums spill to DRAM.
-  const std::int64_t data_bytes = (hardware.data_width + 7) / 8;
-  const std::int64_t acc_bytes = (hardware.acc_width + 7) / 8;
-  const std::int64_t padded_plane = (layer.X + 2 * layer.padding) * (layer.Y + 2 * layer.padding);
-  const std::int64_t padded_inputs = layer.N * layer.C * padded_plane;
+  // it, so a resident SDM (sdm_budget.hpp) fetches every touched input and every weight once. Otherwise nothing
+  // is reused in the SDM beyond a step: inputs are fetched per step and partial sums spill to DRAM.
+  const std::int64_t data_b = data_bytes(hardware);
+  const std::int64_t acc_b = accumulator_bytes(hardware);
   const std::int64_t weights = layer.weight_elements();
-  const std::int64_t resident_bytes = (report.reduction_folds > 1 ? outputs * acc_bytes : 0) +
-                                      layer.N * tile[kDimC] * padded_plane * data_bytes +
-                                      tile[kDimK] * tile.vn_size() * data_bytes;
-  report.sdm_resident = resident_bytes <= hardware.sdm_bytes;
-  if (report.sdm_resident) {
-    counts.sdm_fill_writes = padded_inputs + weights;
-    counts.dram_bytes = (padded_inputs + weights) * data_bytes + outputs * acc_bytes;
+  const SdmBudget sdm = sdm_budget(layer, hardware, tile);
+  report.sdm_resident = sdm.resident;
+  if (sdm.resident) {
+    counts.sdm_fill_writes = sdm.touched_inputs + weights;
+    counts.dram_bytes = counts.sdm_fill_writes * data_b + outputs * acc_b;
   } else {
     counts.sdm_fill_writes = counts.sdm_input_reads + weights;
-    counts.dram_bytes = counts.sdm_fill_writes * data_bytes +
-                        (counts.sdm_psum_reads + counts.sdm_output_writes) * acc_bytes;
+    counts.dram_bytes = counts.sdm_fill_writes * data_b + (counts.sdm_psum_reads + counts.sdm_output_writes) * acc_b;
   }
 
   // Phases follow each other without a bubble (weights for the next phase travel right behind the last step of

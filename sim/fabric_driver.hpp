@@ -49,13 +49,13 @@ class FabricDriver {
   using Bits64 = sc_dt::sc_bv<64>;
   static const char* unique(const char* base) { return sc_core::sc_gen_unique_name(base); }
 
-  // trace_path: VCD file of every signal of the fabric ("" = the MAERI_TRACE environment variable, if set).
+  // trace_path: VCD file of every signal of the fabric ("" = the MAERI_TRACE environment variable, if set). The
+  // trace opens at the first clock, so other modules (the memory system) can still join the design until then.
   explicit FabricDriver(uint64_t watchdog_cycles = 100000, const std::string& trace_path = "")
       : watchdog_cycles_(watchdog_cycles) {
     const char* from_environment = std::getenv("MAERI_TRACE");
-    const std::string trace = !trace_path.empty() ? trace_path : (from_environment ? from_environment : "");
-    const char* trace_file = trace.empty() ? nullptr : trace.c_str();
-    if (trace_file) Verilated::traceEverOn(true);
+    trace_path_ = !trace_path.empty() ? trace_path : (from_environment ? from_environment : "");
+    if (!trace_path_.empty()) Verilated::traceEverOn(true);
     top.clk(clk);
     top.rst(rst);
     top.cfg_write(cfg_write);
@@ -84,12 +84,6 @@ class FabricDriver {
     top.count_rn_traversals(count_rn_traversals);
     top.count_mn_forwards(count_mn_forwards);
     top.count_results(count_results);
-    if (trace_file) {
-      sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborate before attaching the trace
-      trace_ = std::make_unique<VerilatedVcdSc>();
-      top.trace(trace_.get(), 99);
-      trace_->open(trace_file);
-    }
   }
 
   ~FabricDriver() {
@@ -98,6 +92,7 @@ class FabricDriver {
 
   // One rising edge; collects whatever the output lanes carry after it.
   void tick() {
+    if (!trace_path_.empty() && !trace_) open_trace();
     clk.write(true);
     sc_core::sc_start(1, sc_core::SC_NS);
     clk.write(false);
@@ -226,6 +221,7 @@ class FabricDriver {
   }
 
   uint64_t cycle() const { return cycle_; }
+  uint64_t watchdog_cycles() const { return watchdog_cycles_; }
   bool any_error() const {
     return error_dn_overflow.read() || error_collector_overrun.read() || error_config.read();
   }
@@ -274,8 +270,16 @@ class FabricDriver {
     dn_fire_forward.write(false);
   }
 
+  void open_trace() {
+    sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborate before attaching the trace
+    trace_ = std::make_unique<VerilatedVcdSc>();
+    top.trace(trace_.get(), 99);
+    trace_->open(trace_path_.c_str());
+  }
+
   uint64_t watchdog_cycles_;
   uint64_t cycle_ = 0;
+  std::string trace_path_;
   std::unique_ptr<VerilatedVcdSc> trace_;
 };
 

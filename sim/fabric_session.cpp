@@ -19,15 +19,23 @@ template <class Driver>
 class Session final : public FabricSession {
  public:
   Session(const char* name, std::uint64_t watchdog_cycles, const std::string& trace)
-      : name_(name), driver_(watchdog_cycles, trace) {}
+      : name_(name), driver_(watchdog_cycles, trace) {
+    memory_.clk(driver_.clk);
+  }
   RtlLayerRun run(const codegen::LayerProgram& program, const codegen::LayerTensors& tensors) override {
     return LayerRunner<Driver>(driver_).run(program, tensors);
+  }
+  RtlLayerRun run_with_memory(const codegen::LayerProgram& program, const codegen::LayerTensors& tensors,
+                              const mapper::Hardware& hardware) override {
+    return LayerRunner<Driver>(driver_).run(program, tensors, memory_, plan_memory(program, hardware, tensors),
+                                            {hardware.dram_bytes_per_cycle, std::uint64_t(hardware.dram_latency_cycles)});
   }
   std::string model_name() const override { return name_; }
 
  private:
   std::string name_;
   Driver driver_;
+  MemorySystem memory_{sc_core::sc_gen_unique_name("memory")};
 };
 
 struct Variant {

@@ -1,11 +1,14 @@
 // LayerRunner: plays one layer program (expanded from a configuration image) on a Verilated fabric through a
 // FabricDriver — configuration writes whenever the phase shape changes, weight beats, then every step's input
 // beats with the fire on the last one — and collects the tagged results into the output tensor, writing on
-// the first reduction fold and accumulating (ACC_W wrap-around) on later ones, as the SDM would.
+// the first reduction fold and accumulating (ACC_W wrap-around) on later ones, as the SDM would. With a
+// MemorySystem, every weight phase and step first waits for its data to arrive from DRAM (and a step for room
+// in the output buffer), and the layer ends when its last result has been written back to DRAM.
 #pragma once
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -14,17 +17,26 @@
 #include "codegen/functional_model.hpp"
 #include "codegen/reduction_reference.hpp"
 #include "sim/fabric_driver.hpp"
+#include "sim/memory_system.hpp"
 
 namespace maeri::sim {
 
 struct RtlLayerRun {
   std::vector<std::int64_t> output;
   Counters counters{};
-  std::uint64_t cycles = 0;  // from the first configuration write to the last result
+  // From the first configuration write to the last result (ideal memory), or to the last result's write into
+  // DRAM (with the memory system).
+  std::uint64_t cycles = 0;
+  std::optional<MemoryRun> memory;  // SDM and DRAM counts, when the run had a memory system
 };
 
-// The hardware description of a driver's fabric: its sizes and widths, with a 1 MiB SDM, 64 B/cycle DRAM and
-// a 200 MHz clock (figures the co-simulation does not model yet) and a zero energy table.
+struct DramTiming {
+  double bytes_per_cycle = 0;
+  std::uint64_t latency_cycles = 0;
+};
+
+// The hardware description of a driver's fabric: its sizes and widths, with a 1 MiB SDM, 64 B/cycle DRAM of
+// 100 cycles latency, a 200 MHz clock and a zero energy table.
 template <class Driver>
 mapper::Hardware fabric_hardware(const std::string& name) {
   mapper::Hardware hardware;
@@ -36,6 +48,7 @@ mapper::Hardware fabric_hardware(const std::string& name) {
   hardware.acc_width = Driver::kAccW;
   hardware.sdm_bytes = 1 << 20;
   hardware.dram_bytes_per_cycle = 64;
+  hardware.dram_latency_cycles = 100;
   hardware.clock_mhz = 200;
   return hardware;
 }
@@ -45,56 +58,110 @@ class LayerRunner {
  public:
   explicit LayerRunner(Driver& fabric) : fabric_(fabric) {}
 
+  // Ideal memory: every element is in the SDM when the controller needs it.
   RtlLayerRun run(const codegen::LayerProgram& program, const codegen::LayerTensors& tensors) {
+    memory_ = nullptr;
+    return play(program, tensors);
+  }
+
+  // With the SDM and DRAM models: `memory` must be clocked by this fabric's clock.
+  RtlLayerRun run(const codegen::LayerProgram& program, const codegen::LayerTensors& tensors, MemorySystem& memory,
+                  MemoryPlan plan, DramTiming dram) {
+    memory_ = &memory;
+    plan_ = std::move(plan);
+    dram_ = dram;
+    return play(program, tensors);
+  }
+
+ private:
+  RtlLayerRun play(const codegen::LayerProgram& program, const codegen::LayerTensors& tensors) {
     if (program.num_ms != Driver::kNumMs) throw std::invalid_argument("the program is for another fabric size");
     program_ = &program;
     run_ = RtlLayerRun{};
     run_.output.assign(size_t(program.layer.output_elements()), 0);
     pending_.clear();
     fabric_.reset();
+    if (memory_) memory_->start(std::move(plan_), dram_.bytes_per_cycle, dram_.latency_cycles);
     const std::uint64_t start = fabric_.cycle();
     int active = -1;
     size_t phase_number = 0;
+    std::size_t event = 0;
     for (const codegen::WeightPhase& phase : program.phases) {
       ++phase_number;
+      const auto where = [&](const codegen::StepOrigin* step) {
+        std::string text = " (weight phase " + std::to_string(phase_number) + " at r0=" + std::to_string(phase.r0) +
+                           " s0=" + std::to_string(phase.s0) + " c0=" + std::to_string(phase.c0) +
+                           " k0=" + std::to_string(phase.k0);
+        if (step)
+          text += ", step n0=" + std::to_string(step->n0) + " x0=" + std::to_string(step->x0) +
+                  " y0=" + std::to_string(step->y0);
+        return text + ")";
+      };
       if (phase.configuration != active) {
         drain();  // the fabric must be idle before its configuration changes
         fabric_.configure(program.configurations[size_t(phase.configuration)].reduction.config);
         active = phase.configuration;
       }
+      const std::size_t weight_event = event++;
+      if (memory_) {
+        await_memory([&] { return memory_->data_ready(weight_event); }, "the phase's weights from DRAM" + where(nullptr));
+        memory_->begin(weight_event);
+      }
       send(codegen::phase_weights(program, phase, tensors.weights), /*weight=*/true, false, false);
+      if (memory_) memory_->weights_sent(weight_event);
       const int vn_count = program.configurations[size_t(phase.configuration)].placement.shape.vn_count();
       for (const codegen::StepOrigin& step : phase.steps) {
+        const std::size_t step_event = event++;
+        if (memory_) {
+          await_memory([&] { return memory_->data_ready(step_event); }, "the step's inputs from DRAM" + where(&step));
+          await_memory([&] { return memory_->output_room(step_event); }, "room in the SDM output buffer" + where(&step));
+          memory_->begin(step_event);
+        }
         const codegen::StepElements elements = codegen::step_inputs(program, phase, step, tensors.input);
         try {
           send(elements.inputs, /*weight=*/false, /*fire=*/true, step.forward);
         } catch (const std::runtime_error& error) {  // name the step the fabric got stuck in
-          throw std::runtime_error(std::string(error.what()) + " (weight phase " + std::to_string(phase_number) +
-                                   " at r0=" + std::to_string(phase.r0) + " s0=" + std::to_string(phase.s0) +
-                                   " c0=" + std::to_string(phase.c0) + " k0=" + std::to_string(phase.k0) +
-                                   ", step n0=" + std::to_string(step.n0) + " x0=" + std::to_string(step.x0) +
-                                   " y0=" + std::to_string(step.y0) + ")");
+          throw std::runtime_error(std::string(error.what()) + where(&step));
         }
-        pending_.push_back({&phase, step, elements.used_vns, vn_count, 0});
+        pending_.push_back({&phase, step, elements.used_vns, vn_count, 0, step_event});
         collect();
       }
     }
     drain();
     if (!pending_.empty()) throw std::runtime_error("the fabric returned fewer results than the program's steps");
+    if (memory_) {
+      await_memory([&] { return memory_->drained(); }, "the last results to reach DRAM");
+      run_.memory = memory_->run();
+    }
     run_.cycles = fabric_.cycle() - start;
     run_.counters = fabric_.counters();
     if (fabric_.any_error()) throw std::runtime_error("the fabric raised an error flag during the layer");
     return run_;
   }
 
- private:
   struct PendingStep {
     const codegen::WeightPhase* phase;
     codegen::StepOrigin step;
     std::vector<bool> used_vns;
     int vn_count;
     int received;
+    std::size_t event;  // in the memory plan
   };
+
+  // Idles (collecting results, so that steps retire and free SDM space) until the memory system allows the next
+  // action; every idle cycle is a memory stall.
+  template <class Condition>
+  void await_memory(Condition condition, const std::string& what) {
+    const std::uint64_t begin = fabric_.cycle();
+    while (!condition()) {
+      if (fabric_.cycle() - begin > fabric_.watchdog_cycles())
+        throw std::runtime_error("watchdog: no progress for " + std::to_string(fabric_.watchdog_cycles()) +
+                                 " cycles waiting for " + what);
+      fabric_.tick();
+      memory_->count_stall();
+      collect();
+    }
+  }
 
   // Elements in beats of DN_BW; the fire (if any) rides on the last beat, which also exists when a step sends
   // nothing (all operands forwarded).
@@ -130,13 +197,19 @@ class LayerRunner {
             run_.output[size_t(codegen::output_index(*program_, *step.phase, step.step, result.vn))];
         out = step.phase->accumulate ? codegen::wrap_to_width(out + result.value, Driver::kAccW) : result.value;
       }
-      if (++step.received == step.vn_count) pending_.pop_front();
+      if (++step.received == step.vn_count) {
+        if (memory_) memory_->step_retired(step.event);
+        pending_.pop_front();
+      }
     }
     fabric_.results.clear();
     fabric_.result_cycles.clear();
   }
 
   Driver& fabric_;
+  MemorySystem* memory_ = nullptr;
+  MemoryPlan plan_;
+  DramTiming dram_;
   const codegen::LayerProgram* program_ = nullptr;
   RtlLayerRun run_;
   std::deque<PendingStep> pending_;

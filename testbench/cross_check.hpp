@@ -1,7 +1,7 @@
-// Cross-check: the analytical model's prediction for a mapping against what the RTL did, metric by metric
-// (cycles and each activity count the RTL counters measure, and the energy they imply), with absolute and
-// relative error. Until the DRAM model joins the co-simulation, cycles compare the model's compute cycles
-// (total minus the DRAM stall) with the RTL's.
+// Cross-check: the analytical model's prediction for a mapping against what the co-simulation did, metric by
+// metric, with absolute and relative error: compute cycles against the run with ideal memory, total cycles and
+// memory stalls against the run with the SDM/DRAM models, each activity count the RTL counters measure, the SDM
+// and DRAM counts of the memory models, and the energy all these counts imply.
 #pragma once
 
 #include <string>
@@ -21,7 +21,16 @@ struct CrossCheckRow {
   double error_percent() const;  // relative to the RTL; 0 when both are 0
 };
 
-std::vector<CrossCheckRow> cross_check(const mapper::CostReport& model, const sim::RtlLayerRun& rtl,
+// The runs of one (layer, mapping): either may be absent, but not both.
+struct CoSimRuns {
+  const sim::RtlLayerRun* ideal_memory = nullptr;
+  const sim::RtlLayerRun* with_memory = nullptr;  // must carry its MemoryRun
+};
+
+inline const char* kComputeCycles = "cycles (compute)";
+inline const char* kTotalCycles = "cycles (with DRAM)";
+
+std::vector<CrossCheckRow> cross_check(const mapper::CostReport& model, const CoSimRuns& runs,
                                        const mapper::Hardware& hardware);
 
 }  // namespace maeri::testbench

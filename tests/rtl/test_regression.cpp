@@ -19,6 +19,7 @@
 #include "codegen/image_program.hpp"
 #include "mapper/cost_model.hpp"
 #include "sim/layer_runner.hpp"
+#include "sim/memory_plan.hpp"
 #include "testbench/cross_check.hpp"
 
 using namespace maeri;
@@ -39,8 +40,11 @@ void regression(int cases, std::uint64_t default_seed) {
   mapper::Hardware hardware = sim::fabric_hardware<Driver>("regression");
   hardware.energy_pj = {0.8, 0.1, 0.15, 0.05, 0.3, 0.05, 5, 5, 160};
   Driver fabric(50000);
-  double sum_error = 0, max_error = 0;
-  int counted = 0;
+  sim::MemorySystem memory("memory");
+  memory.clk(fabric.clk);
+  double sum_error = 0, max_error = 0, sum_total_error = 0, max_total_error = 0;
+  int counted = 0, memory_runs = 0;
+  const int levels = mapper::log2_exact(Driver::kNumMs);
   for (int trial = 0; trial < cases; ++trial) {
     mapper::Layer layer;
     layer.name = "random" + std::to_string(trial);
@@ -74,20 +78,45 @@ void regression(int cases, std::uint64_t default_seed) {
                               "case"),
         "case");
     const codegen::LayerTensors tensors = codegen::random_tensors(layer, hardware.data_width, rng());
+    // Memory: an SDM from barely above one step's needs (streaming) to roomy (resident), DRAM from starved to
+    // generous, so that both residency modes and both compute- and DRAM-bound runs occur.
+    const std::int64_t sdm_extra[] = {8, 32, 1024};
+    const double dram_rates[] = {2, 4.5, 16, 64};
+    const std::int64_t latencies[] = {0, 20, 100};
+    hardware.sdm_bytes = ((2 * levels + 3) * Driver::kRnBw + 2 * Driver::kNumMs) * 4 +
+                         sdm_extra[rng() % 3] * Driver::kNumMs;
+    hardware.dram_bytes_per_cycle = dram_rates[rng() % 4];
+    hardware.dram_latency_cycles = latencies[rng() % 3];
+    INFO("SDM " << hardware.sdm_bytes << " B, DRAM " << hardware.dram_bytes_per_cycle << " B/cycle, latency "
+                << hardware.dram_latency_cycles);
+    const std::vector<std::int64_t> reference = codegen::reference_convolution(layer, tensors, hardware.acc_width);
     const sim::RtlLayerRun rtl = sim::LayerRunner<Driver>(fabric).run(program, tensors);
-    REQUIRE(rtl.output == codegen::reference_convolution(layer, tensors, hardware.acc_width));
+    REQUIRE(rtl.output == reference);
+    const sim::RtlLayerRun with_memory = sim::LayerRunner<Driver>(fabric).run(
+        program, tensors, memory, sim::plan_memory(program, hardware, tensors),
+        {hardware.dram_bytes_per_cycle, std::uint64_t(hardware.dram_latency_cycles)});
+    REQUIRE(with_memory.output == reference);
     mapper::CostReport model = mapper::evaluate(layer, hardware, tile);
     codegen::refine_with_exact_traffic(model, layer, hardware);
-    for (const auto& row : testbench::cross_check(model, rtl, hardware)) {
+    ++memory_runs;
+    for (const auto& row : testbench::cross_check(model, {&rtl, &with_memory}, hardware)) {
       const double error = std::fabs(row.error_percent());
+      if (row.metric == testbench::kTotalCycles) {
+        sum_total_error += error;
+        max_total_error = std::max(max_total_error, error);
+      }
+      if (row.metric == testbench::kTotalCycles || row.metric == std::string("memory stall cycles")) continue;
       sum_error += error;
       max_error = std::max(max_error, error);
       ++counted;
-      CHECK(error == 0.0);  // cycles and every counted activity are exact (the model follows the RTL)
+      INFO(row.metric << ": model " << row.model << ", co-simulation " << row.rtl);
+      CHECK(error == 0.0);  // compute cycles and every count are exact (the model follows the RTL and the SDM)
     }
   }
   std::cout << "regression on " << Driver::kNumMs << " MS: cross-check error over " << counted
-            << " metric values: mean " << sum_error / std::max(counted, 1) << " %, max " << max_error << " %\n";
+            << " exact metric values: mean " << sum_error / std::max(counted, 1) << " %, max " << max_error
+            << " %; cycles with DRAM over " << memory_runs << " runs: mean "
+            << sum_total_error / std::max(memory_runs, 1) << " %, max " << max_total_error << " %\n";
 }
 
 using Fabric8 = sim::FabricDriver<Vmaeri_m8, 8, 4, 2, 16, 32>;

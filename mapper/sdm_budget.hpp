@@ -1,0 +1,33 @@
+// How a mapping uses the SDM (prefetch buffer): whether the layer's data stays resident, and how the capacity is
+// split between the stream buffer (prefetched inputs, weights, partial sums read back) and the output buffer
+// (results waiting for DRAM, or the whole partial-sum array). One rule shared by the analytical model (DRAM
+// bytes) and the co-simulation's SDM model (what it keeps and when it stalls); docs/model.md, "Memory".
+#pragma once
+
+#include <cstdint>
+
+#include "mapper/hardware.hpp"
+#include "mapper/layer.hpp"
+#include "mapper/tile.hpp"
+
+namespace maeri::mapper {
+
+struct SdmBudget {
+  bool resident = false;             // inputs and weights are fetched from DRAM exactly once
+  bool psums_in_sdm = false;         // resident with several reduction folds: partial sums never leave the SDM
+  std::int64_t output_buffer_bytes = 0;
+  std::int64_t stream_buffer_bytes = 0;  // capacity minus the output buffer (never negative)
+  std::int64_t resident_bytes = 0;       // what residency needs: output buffer + one channel slice + one phase
+  std::int64_t touched_inputs = 0;       // padded input elements some window reads (each fetched once if resident)
+};
+
+std::int64_t data_bytes(const Hardware& hardware);         // ⌈data_width / 8⌉
+std::int64_t accumulator_bytes(const Hardware& hardware);  // ⌈acc_width / 8⌉
+
+// Distinct input rows (or columns) touched by `outputs` consecutive outputs of a filter slice of `filter` taps:
+// windows overlap when stride ≤ filter, otherwise they are disjoint.
+std::int64_t window_span(std::int64_t outputs, std::int64_t filter, std::int64_t stride);
+
+SdmBudget sdm_budget(const Layer& layer, const Hardware& hardware, const Tile& tile);
+
+}  // namespace maeri::mapper

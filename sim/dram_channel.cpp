@@ -1,0 +1,57 @@
+// The DRAM channel's clocked behaviour (see dram_channel.hpp).
+#include "sim/dram_channel.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace maeri::sim {
+
+DramChannel::DramChannel(const sc_core::sc_module_name& name) : sc_core::sc_module(name), clk("clk") {
+  SC_METHOD(on_clock);
+  sensitive << clk.pos();
+  dont_initialize();
+}
+
+void DramChannel::reset(double bytes_per_cycle, std::uint64_t latency_cycles) {
+  if (!(bytes_per_cycle > 0)) throw std::invalid_argument("DRAM bandwidth must be positive");
+  bytes_per_cycle_ = bytes_per_cycle;
+  latency_cycles_ = latency_cycles;
+  credit_ = 0;
+  issued_ = completed_ = 0;
+  queue_.clear();
+  completion_cycles_.clear();
+  counters_ = DramCounters{};
+}
+
+std::uint64_t DramChannel::request(std::int64_t bytes, bool write) {
+  if (bytes <= 0) throw std::invalid_argument("a DRAM transfer needs at least one byte");
+  queue_.push_back({bytes});
+  (write ? counters_.bytes_written : counters_.bytes_read) += std::uint64_t(bytes);
+  ++(write ? counters_.write_requests : counters_.read_requests);
+  return issued_++;
+}
+
+void DramChannel::on_clock() {
+  ++cycle_;
+  if (queue_.empty()) {
+    credit_ = 0;  // an idle channel does not bank bandwidth
+  } else {
+    ++counters_.busy_cycles;
+    credit_ += bytes_per_cycle_;
+    while (!queue_.empty() && credit_ >= 1) {
+      Transfer& head = queue_.front();
+      const std::int64_t moved = std::min(head.remaining, std::int64_t(std::floor(credit_)));
+      head.remaining -= moved;
+      credit_ -= double(moved);
+      if (head.remaining > 0) break;
+      queue_.pop_front();
+      completion_cycles_.push_back(cycle_ + latency_cycles_);
+    }
+  }
+  while (!completion_cycles_.empty() && completion_cycles_.front() <= cycle_) {
+    completion_cycles_.pop_front();
+    ++completed_;
+  }
+}
+
+}  // namespace maeri::sim

@@ -1,0 +1,120 @@
+// The SDM / prefetcher behaviour (see memory_system.hpp and docs/cosim.md, "Memory system").
+#include "sim/memory_system.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace maeri::sim {
+
+MemorySystem::MemorySystem(const sc_core::sc_module_name& name)
+    : sc_core::sc_module(name), clk("clk"), dram("dram") {
+  dram.clk(clk);
+  SC_METHOD(on_clock);
+  sensitive << clk.neg();
+  dont_initialize();
+}
+
+void MemorySystem::start(MemoryPlan plan, double dram_bytes_per_cycle, std::uint64_t dram_latency_cycles) {
+  if (!(dram_bytes_per_cycle > 0))
+    throw std::invalid_argument("the hardware's DRAM bandwidth (dram.bytes_per_cycle) must be positive");
+  const std::int64_t stream = plan.budget.stream_buffer_bytes;
+  std::int64_t largest = 0;
+  for (const MemoryEvent& event : plan.events) largest = std::max(largest, event.read_bytes);
+  if (largest > stream)
+    throw std::invalid_argument(fmt::format(
+        "the SDM is too small for this mapping: one step or weight phase needs {} bytes from DRAM, but the stream "
+        "buffer has {} bytes ({} bytes of SDM minus {} bytes of output buffer)",
+        largest, stream, stream + plan.budget.output_buffer_bytes, plan.budget.output_buffer_bytes));
+  plan_ = std::move(plan);
+  dram.reset(dram_bytes_per_cycle, dram_latency_cycles);
+  tickets_.assign(plan_.events.size(), 0);
+  has_read_.assign(plan_.events.size(), false);
+  next_issue_ = 0;
+  stream_used_ = 0;
+  output_used_ = plan_.budget.psums_in_sdm ? plan_.budget.output_buffer_bytes : 0;
+  slice_bytes_.clear();
+  current_slice_ = 0;
+  writes_.clear();
+  run_ = MemoryRun{};
+  run_.resident = plan_.budget.resident;
+  run_.stream_buffer_bytes = stream;
+  run_.output_buffer_bytes = plan_.budget.output_buffer_bytes;
+  note_peaks();
+}
+
+bool MemorySystem::data_ready(std::size_t event) const {
+  return event < next_issue_ && (!has_read_[event] || dram.complete(tickets_[event]));
+}
+
+bool MemorySystem::output_room(std::size_t event) const {
+  if (plan_.budget.psums_in_sdm) return true;  // results accumulate in place in the resident partial-sum array
+  return output_used_ + plan_.events[event].staging_bytes <= plan_.budget.output_buffer_bytes;
+}
+
+void MemorySystem::begin(std::size_t event) {
+  const MemoryEvent& e = plan_.events[event];
+  if (e.weights) {
+    run_.sdm.weight_reads += std::uint64_t(e.sdm_reads);
+    if (e.slice != current_slice_) {  // a new channel slice: the previous slices' resident inputs are done
+      for (auto it = slice_bytes_.begin(); it != slice_bytes_.end() && it->first < e.slice;)
+        release_stream(it->second), it = slice_bytes_.erase(it);
+      current_slice_ = e.slice;
+    }
+  } else {
+    run_.sdm.input_reads += std::uint64_t(e.sdm_reads);
+    if (!plan_.budget.psums_in_sdm) output_used_ += e.staging_bytes;
+    note_peaks();
+  }
+}
+
+void MemorySystem::weights_sent(std::size_t event) { release_stream(plan_.events[event].read_bytes); }
+
+void MemorySystem::step_retired(std::size_t event) {
+  const MemoryEvent& e = plan_.events[event];
+  run_.sdm.psum_reads += std::uint64_t(e.psum_reads);
+  run_.sdm.output_writes += std::uint64_t(e.output_writes);
+  if (e.hold == SdmHold::UntilUsed) release_stream(e.read_bytes);
+  if (!plan_.budget.psums_in_sdm) output_used_ -= e.staging_bytes - e.write_bytes;  // unused VNs' slots
+  if (e.write_bytes > 0) writes_.push_back({dram.request(e.write_bytes, /*write=*/true), e.write_bytes});
+}
+
+bool MemorySystem::drained() const { return writes_.empty() && dram.idle(); }
+
+MemoryRun MemorySystem::run() const {
+  MemoryRun run = run_;
+  run.dram = dram.counters();
+  return run;
+}
+
+void MemorySystem::on_clock() {
+  // Writes that reached DRAM free their place in the output buffer (partial sums kept in the SDM hold none).
+  while (!writes_.empty() && dram.complete(writes_.front().ticket)) {
+    if (!plan_.budget.psums_in_sdm) output_used_ -= writes_.front().bytes;
+    writes_.pop_front();
+  }
+  // Prefetch in program order while the stream buffer has room.
+  while (next_issue_ < plan_.events.size()) {
+    const MemoryEvent& e = plan_.events[next_issue_];
+    if (stream_used_ + e.read_bytes > plan_.budget.stream_buffer_bytes) break;
+    if (e.read_bytes > 0) {
+      tickets_[next_issue_] = dram.request(e.read_bytes, /*write=*/false);
+      has_read_[next_issue_] = true;
+      stream_used_ += e.read_bytes;
+      if (e.hold == SdmHold::UntilSliceEnds) slice_bytes_[e.slice] += e.read_bytes;
+    }
+    run_.sdm.fill_writes += std::uint64_t(e.fill_elements);
+    ++next_issue_;
+  }
+  note_peaks();
+}
+
+void MemorySystem::release_stream(std::int64_t bytes) { stream_used_ -= bytes; }
+
+void MemorySystem::note_peaks() {
+  run_.sdm.peak_stream_bytes = std::max(run_.sdm.peak_stream_bytes, stream_used_);
+  run_.sdm.peak_output_bytes = std::max(run_.sdm.peak_output_bytes, output_used_);
+}
+
+}  // namespace maeri::sim
