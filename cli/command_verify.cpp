@@ -129,6 +129,9 @@ int run_verify(const VerifyOptions& options) {
                            {"peak_stream_bytes", memory.sdm.peak_stream_bytes},
                            {"peak_output_bytes", memory.sdm.peak_output_bytes},
                            {"stall_cycles", memory.stall_cycles},
+                           {"data_stall_cycles", memory.data_stall_cycles},
+                           {"output_stall_cycles", memory.output_stall_cycles},
+                           {"drain_cycles", memory.drain_cycles},
                            {"dram_read_requests", memory.dram.read_requests},
                            {"dram_write_requests", memory.dram.write_requests},
                            {"dram_busy_cycles", memory.dram.busy_cycles}};
@@ -138,7 +141,7 @@ int run_verify(const VerifyOptions& options) {
                    row.error_percent());
         entry["cross_check"].push_back(
             {{"metric", row.metric}, {"model", row.model}, {"rtl", row.rtl}, {"error_percent", row.error_percent()}});
-        csv += fmt::format("{},{},{},{},{},{},{},{}\n", layer.name, mapper::to_compact_string(tile),
+        csv += fmt::format("{},\"{}\",{},{},{},{},{},{}\n", layer.name, mapper::to_compact_string(tile),
                            board.pass() ? "PASS" : "FAIL", row.metric, row.model, row.rtl, row.error(),
                            row.error_percent());
       }

@@ -20,5 +20,6 @@ void add_disasm_command(CLI::App& app, Action& action);
 void add_verify_command(CLI::App& app, Action& action);
 void add_run_command(CLI::App& app, Action& action);
 void add_sim_command(CLI::App& app, Action& action);
+void add_calibrate_command(CLI::App& app, Action& action);
 
 }  // namespace maeri::cli

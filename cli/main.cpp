@@ -39,6 +39,7 @@ int sc_main(int argc, char** argv) {
   add_verify_command(app, action);
   add_run_command(app, action);
   add_sim_command(app, action);
+  add_calibrate_command(app, action);
 
   try {
     app.parse(argc, argv);

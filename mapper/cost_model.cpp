@@ -122,6 +122,10 @@ CostReport evaluate(const Layer& layer, const Hardware& hardware, const Tile& ti
   double dn_hops = 0;
   double active_ms_steps = 0;
   std::int64_t drain_lane_cycles = 0;
+  // The program's last weight phase (edge tile in R, S, C and K): its streaming cycles and its results, which
+  // all go back to DRAM while it runs (docs/model.md, "Memory timing").
+  double last_phase_streaming = 0;
+  std::int64_t last_phase_results = 0;
 
   for (int ir = 0; ir < parts[kDimR].parts; ++ir)
   for (int is = 0; is < parts[kDimS].parts; ++is)
@@ -136,6 +140,10 @@ CostReport evaluate(const Layer& layer, const Hardware& hardware, const Tile& ti
     const bool forwarding = report.uses_forwarding && t_s > 1;
 
     report.weight_phases += phases;
+    const bool last_phase_shape = ir == parts[kDimR].parts - 1 && is == parts[kDimS].parts - 1 &&
+                                  ic == parts[kDimC].parts - 1 && ik == parts[kDimK].parts - 1;
+    const double streaming_before = cycles.streaming;
+    const std::int64_t results_before = counts.vn_results;
     const std::int64_t weight_beats = ceil_div(unique_weights, hardware.dn_bw);
     cycles.weight_load += static_cast<double>(phases * weight_beats);
     {
@@ -211,6 +219,10 @@ CostReport evaluate(const Layer& layer, const Hardware& hardware, const Tile& ti
       counts.rn_outputs += steps * configured_vns;
       active_ms_steps += static_cast<double>(steps * operands);
     }
+    if (last_phase_shape) {
+      last_phase_streaming = (cycles.streaming - streaming_before) / static_cast<double>(phases);
+      last_phase_results = (counts.vn_results - results_before) / phases;
+    }
   }
 
   const std::int64_t outputs = layer.output_elements();
@@ -254,8 +266,39 @@ CostReport evaluate(const Layer& layer, const Hardware& hardware, const Tile& ti
       static_cast<double>(report.configurations) * std::ceil(config_words / model.config_words_per_cycle);
   const double compute = cycles.streaming + cycles.weight_load + cycles.phase_overlap + cycles.fill_drain +
                          cycles.control_overhead + cycles.reconfiguration;
-  const double dram_cycles = std::ceil(static_cast<double>(counts.dram_bytes) / hardware.dram_bytes_per_cycle);
-  cycles.memory_stall = static_cast<double>(hardware.dram_latency_cycles) + std::max(0.0, dram_cycles - compute);
+  // Memory timing (docs/model.md, "Memory timing"): the prefetcher streams the program's DRAM traffic in
+  // order. Compute-bound, only the first phase's data (beyond what the first configuration writes hide) and the
+  // last step's write-back show; DRAM-bound, every byte must cross the channel before the last latency.
+  const double bandwidth = hardware.dram_bytes_per_cycle * model.dram_efficiency;
+  const double latency = static_cast<double>(hardware.dram_latency_cycles);
+  const auto edge = [&extents, &tile](int dim) {
+    const std::int64_t rest = extents[dim] % tile[dim];
+    return rest ? rest : tile[dim];
+  };
+  const std::int64_t first_bytes =
+      (tile[kDimK] * tile.vn_size() + tile[kDimN] * tile[kDimC] * window_span(tile[kDimX], tile[kDimR], stride) *
+                                          window_span(tile[kDimY], tile[kDimS], stride)) *
+      data_b;
+  const std::int64_t last_write_bytes = edge(kDimK) * edge(kDimN) * edge(kDimX) * edge(kDimY) * acc_b;
+  const double startup =
+      std::max(0.0, latency + static_cast<double>(first_bytes) / bandwidth - std::ceil(config_words / model.config_words_per_cycle));
+  // Writes are posted: the tail is the last step's write-back, or the backlog the last phase's results leave
+  // when they are produced faster than the channel drains them.
+  const double tail = std::max(static_cast<double>(last_write_bytes),
+                               static_cast<double>(last_phase_results * acc_b) - last_phase_streaming * bandwidth) /
+                      bandwidth;
+  const double dram_cycles = static_cast<double>(counts.dram_bytes) / bandwidth;
+  const double compute_bound = compute + startup + tail;
+  const double dram_bound = dram_cycles + latency;
+  // Bursts make the two bounds interfere where they are close: the p-norm with p = 1 / memory_contention
+  // blends max (contention 0, perfect overlap) into the sum (contention 1, no overlap).
+  const double longer = std::max(compute_bound, dram_bound);
+  double time = longer;
+  if (model.memory_contention > 1e-6) {
+    const double p = 1 / model.memory_contention;
+    time = longer * std::pow(std::pow(compute_bound / longer, p) + std::pow(dram_bound / longer, p), 1 / p);
+  }
+  cycles.memory_stall = time - compute;
   cycles.total = compute + cycles.memory_stall;
 
   report.average_utilisation =

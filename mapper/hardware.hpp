@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,15 @@ struct ModelParameters {
   double step_overhead = 0;           // extra cycles per control step (controller turnaround)
   double phase_overhead = 0;          // extra cycles per weight phase
   double config_words_per_cycle = 1;  // configuration-port throughput
+  double dram_efficiency = 1;         // fraction of the DRAM's peak bandwidth the SDM's transfers achieve
+  double memory_contention = 0;       // 0: compute and DRAM time overlap perfectly (max), 1: they add up
+};
+
+// Where a calibrated hardware file's model parameters came from (written by `maeri calibrate`).
+struct CalibrationProvenance {
+  std::string date, method, source, fitted;
+  std::int64_t fit_cases = 0, holdout_cases = 0;
+  double cycle_mape_before_percent = 0, cycle_mape_after_percent = 0;  // on the held-out cases
 };
 
 struct Hardware {
@@ -47,6 +57,7 @@ struct Hardware {
   double clock_mhz = 0;
   EnergyTable energy_pj;
   ModelParameters model;
+  std::optional<CalibrationProvenance> calibration;
 };
 
 // Structure implied by the sizes (see docs/hardware-spec.md, "Derived structure").

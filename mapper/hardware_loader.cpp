@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "mapper/spec_loader.hpp"
+#include "mapper/model_fit.hpp"
 #include "mapper/strict_yaml.hpp"
 
 namespace maeri::mapper {
@@ -33,23 +34,28 @@ EnergyTable read_energy(StrictMap energy) {
   return table;
 }
 
-// Optional section: absent means the nominal design values.
+// Optional section: absent means the nominal design values. Names and ranges: model_fit.cpp's table.
 ModelParameters read_model(StrictMap model) {
-  constexpr double kMaxCycles = 1e6;
   ModelParameters parameters;
-  const auto optional_number = [&model](const std::string& key, double fallback, double min, double max) {
-    return model.has(key) ? model.number(key, min, max) : fallback;
-  };
-  parameters.dn_level_latency = optional_number("dn_level_latency", parameters.dn_level_latency, 0, kMaxCycles);
-  parameters.mn_latency = optional_number("mn_latency", parameters.mn_latency, 0, kMaxCycles);
-  parameters.rn_level_latency = optional_number("rn_level_latency", parameters.rn_level_latency, 0, kMaxCycles);
-  parameters.collect_latency = optional_number("collect_latency", parameters.collect_latency, 0, kMaxCycles);
-  parameters.step_overhead = optional_number("step_overhead", parameters.step_overhead, 0, kMaxCycles);
-  parameters.phase_overhead = optional_number("phase_overhead", parameters.phase_overhead, 0, kMaxCycles);
-  parameters.config_words_per_cycle =
-      optional_number("config_words_per_cycle", parameters.config_words_per_cycle, 0.001, kMaxCycles);
+  for (const ModelParameterInfo& info : model_parameter_table())
+    if (model.has(info.name)) parameters.*(info.field) = model.number(info.name, info.min, info.max);
   model.finish();
   return parameters;
+}
+
+// Optional section written by `maeri calibrate`: where the model parameters came from.
+CalibrationProvenance read_calibration(StrictMap calibration) {
+  CalibrationProvenance provenance;
+  provenance.date = calibration.text("date");
+  provenance.method = calibration.text("method");
+  provenance.source = calibration.text("source");
+  provenance.fitted = calibration.text("fitted");
+  provenance.fit_cases = calibration.integer("fit_cases", 0, 1 << 30);
+  provenance.holdout_cases = calibration.integer("holdout_cases", 0, 1 << 30);
+  provenance.cycle_mape_before_percent = calibration.number("cycle_mape_before_percent", 0, 1e9);
+  provenance.cycle_mape_after_percent = calibration.number("cycle_mape_after_percent", 0, 1e9);
+  calibration.finish();
+  return provenance;
 }
 
 }  // namespace
@@ -79,6 +85,7 @@ Hardware load_hardware(const std::string& path) {
 
   hardware.energy_pj = read_energy(root.map("energy_pj"));
   if (root.has("model")) hardware.model = read_model(root.map("model"));
+  if (root.has("calibration")) hardware.calibration = read_calibration(root.map("calibration"));
   root.finish();
   return hardware;
 }

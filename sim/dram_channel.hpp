@@ -1,13 +1,15 @@
 // DramChannel: a SystemC model of the accelerator's DRAM interface — one channel that moves bytes_per_cycle bytes
-// per clock (fractional rates accumulate) for the transfer at the head of a FIFO, and completes each transfer
-// latency_cycles after its last byte crossed. Reads and writes share the channel in request order. Counts
-// bytes and requests in each direction and the cycles the channel was busy.
+// per clock (fractional rates accumulate) for the transfer at the head of a FIFO. A read completes (its data is
+// in the SDM) latency_cycles after its last byte crossed; a write is posted: it completes (its SDM space is
+// free) as soon as its last byte crossed. Reads and writes share the channel in request order. Counts bytes and
+// requests in each direction and the cycles the channel was busy.
 #pragma once
 
 #include <systemc>
 
 #include <cstdint>
 #include <deque>
+#include <vector>
 
 namespace maeri::sim {
 
@@ -25,25 +27,27 @@ class DramChannel : public sc_core::sc_module {
   // Drops every transfer and counter; the new rate and latency apply from the next clock.
   void reset(double bytes_per_cycle, std::uint64_t latency_cycles);
 
-  // Queues a transfer of `bytes` (> 0) and returns its ticket; tickets complete in order.
+  // Queues a transfer of `bytes` (> 0) and returns its ticket.
   std::uint64_t request(std::int64_t bytes, bool write);
-  bool complete(std::uint64_t ticket) const { return ticket < completed_; }
-  bool idle() const { return completed_ == issued_; }
+  bool complete(std::uint64_t ticket) const { return done_cycle_[ticket] <= cycle_; }
+  bool idle() const { return queue_.empty() && last_done_ <= cycle_; }
   const DramCounters& counters() const { return counters_; }
 
  private:
   void on_clock();
 
   struct Transfer {
+    std::uint64_t ticket;
     std::int64_t remaining;
+    bool write;
   };
   double bytes_per_cycle_ = 1;
   std::uint64_t latency_cycles_ = 0;
   double credit_ = 0;
   std::uint64_t cycle_ = 0;
-  std::uint64_t issued_ = 0, completed_ = 0;
-  std::deque<Transfer> queue_;                // not yet fully transferred, in ticket order
-  std::deque<std::uint64_t> completion_cycles_;  // transferred, waiting out the latency, in ticket order
+  std::deque<Transfer> queue_;           // not yet fully transferred, in ticket order
+  std::vector<std::uint64_t> done_cycle_;  // per ticket: when it completes (never, until transferred)
+  std::uint64_t last_done_ = 0;
   DramCounters counters_;
 };
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -98,6 +99,15 @@ class FabricDriver {
     clk.write(false);
     sc_core::sc_start(1, sc_core::SC_NS);
     ++cycle_;
+    capture_results();
+    if (observer_) observer_();
+  }
+
+  // Called after every clock, once that clock's results are in `results` (the controller retires steps there).
+  void set_tick_observer(std::function<void()> observer) { observer_ = std::move(observer); }
+
+ private:
+  void capture_results() {
     const sc_dt::sc_bv<RnBw> valid = out_valid.read();
     const sc_dt::sc_bv<RnBw * kVnW> vn = out_vn.read();
     const sc_dt::sc_bv<RnBw * AccW> value = out_value.read();
@@ -111,6 +121,8 @@ class FabricDriver {
       result_cycles.push_back(cycle_);
     }
   }
+
+ public:
 
   void reset() {
     clear_root();
@@ -280,6 +292,7 @@ class FabricDriver {
   uint64_t watchdog_cycles_;
   uint64_t cycle_ = 0;
   std::string trace_path_;
+  std::function<void()> observer_;
   std::unique_ptr<VerilatedVcdSc> trace_;
 };
 

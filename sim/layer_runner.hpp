@@ -81,6 +81,12 @@ class LayerRunner {
     run_.output.assign(size_t(program.layer.output_elements()), 0);
     pending_.clear();
     fabric_.reset();
+    // Results retire (and free SDM space) on the clock they arrive, whatever the controller is waiting for.
+    fabric_.set_tick_observer([this] { collect(); });
+    struct ObserverGuard {
+      Driver& fabric;
+      ~ObserverGuard() { fabric.set_tick_observer(nullptr); }
+    } guard{fabric_};
     if (memory_) memory_->start(std::move(plan_), dram_.bytes_per_cycle, dram_.latency_cycles);
     const std::uint64_t start = fabric_.cycle();
     int active = -1;
@@ -104,7 +110,7 @@ class LayerRunner {
       }
       const std::size_t weight_event = event++;
       if (memory_) {
-        await_memory([&] { return memory_->data_ready(weight_event); }, "the phase's weights from DRAM" + where(nullptr));
+        await_memory([&] { return memory_->data_ready(weight_event); }, MemorySystem::Wait::Data, "the phase's weights from DRAM" + where(nullptr));
         memory_->begin(weight_event);
       }
       send(codegen::phase_weights(program, phase, tensors.weights), /*weight=*/true, false, false);
@@ -113,8 +119,8 @@ class LayerRunner {
       for (const codegen::StepOrigin& step : phase.steps) {
         const std::size_t step_event = event++;
         if (memory_) {
-          await_memory([&] { return memory_->data_ready(step_event); }, "the step's inputs from DRAM" + where(&step));
-          await_memory([&] { return memory_->output_room(step_event); }, "room in the SDM output buffer" + where(&step));
+          await_memory([&] { return memory_->data_ready(step_event); }, MemorySystem::Wait::Data, "the step's inputs from DRAM" + where(&step));
+          await_memory([&] { return memory_->output_room(step_event); }, MemorySystem::Wait::OutputRoom, "room in the SDM output buffer" + where(&step));
           memory_->begin(step_event);
         }
         const codegen::StepElements elements = codegen::step_inputs(program, phase, step, tensors.input);
@@ -130,7 +136,7 @@ class LayerRunner {
     drain();
     if (!pending_.empty()) throw std::runtime_error("the fabric returned fewer results than the program's steps");
     if (memory_) {
-      await_memory([&] { return memory_->drained(); }, "the last results to reach DRAM");
+      await_memory([&] { return memory_->drained(); }, MemorySystem::Wait::Drain, "the last results to reach DRAM");
       run_.memory = memory_->run();
     }
     run_.cycles = fabric_.cycle() - start;
@@ -151,14 +157,14 @@ class LayerRunner {
   // Idles (collecting results, so that steps retire and free SDM space) until the memory system allows the next
   // action; every idle cycle is a memory stall.
   template <class Condition>
-  void await_memory(Condition condition, const std::string& what) {
+  void await_memory(Condition condition, MemorySystem::Wait reason, const std::string& what) {
     const std::uint64_t begin = fabric_.cycle();
     while (!condition()) {
       if (fabric_.cycle() - begin > fabric_.watchdog_cycles())
         throw std::runtime_error("watchdog: no progress for " + std::to_string(fabric_.watchdog_cycles()) +
                                  " cycles waiting for " + what);
       fabric_.tick();
-      memory_->count_stall();
+      memory_->count_stall(reason);
       collect();
     }
   }

@@ -80,6 +80,12 @@ void MemorySystem::step_retired(std::size_t event) {
   if (e.write_bytes > 0) writes_.push_back({dram.request(e.write_bytes, /*write=*/true), e.write_bytes});
 }
 
+void MemorySystem::count_stall(Wait reason) {
+  ++run_.stall_cycles;
+  ++(reason == Wait::Data ? run_.data_stall_cycles
+                          : reason == Wait::OutputRoom ? run_.output_stall_cycles : run_.drain_cycles);
+}
+
 bool MemorySystem::drained() const { return writes_.empty() && dram.idle(); }
 
 MemoryRun MemorySystem::run() const {

@@ -29,7 +29,10 @@ struct SdmCounters {
 struct MemoryRun {
   DramCounters dram;
   SdmCounters sdm;
-  std::uint64_t stall_cycles = 0;  // cycles the controller waited for data or for output-buffer room
+  std::uint64_t stall_cycles = 0;  // cycles the controller waited, in total:
+  std::uint64_t data_stall_cycles = 0;    //   for data from DRAM
+  std::uint64_t output_stall_cycles = 0;  //   for room in the output buffer
+  std::uint64_t drain_cycles = 0;         //   after the last result, for the last writes to reach DRAM
   bool resident = false;
   std::int64_t stream_buffer_bytes = 0, output_buffer_bytes = 0;
 };
@@ -52,7 +55,8 @@ class MemorySystem : public sc_core::sc_module {
   void weights_sent(std::size_t event);       // the weights are in the multiplier switches
   void step_retired(std::size_t event);       // every result of the step has been collected
   bool drained() const;                       // every write has reached DRAM
-  void count_stall() { ++run_.stall_cycles; }
+  enum class Wait { Data, OutputRoom, Drain };
+  void count_stall(Wait reason);
   MemoryRun run() const;
 
  private:

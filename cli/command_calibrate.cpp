@@ -1,0 +1,231 @@
+// `maeri calibrate`: co-simulates a spread of (layer, mapping) cases, fits the analytical model's named
+// parameters to the measured cycles on the fitting layers, reports the error before and after on held-out
+// layers and how the mapper's ranking moves, and writes a calibrated hardware YAML with its provenance, a CSV
+// of every case and an SVG scatter plot (docs/calibration.md).
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "mapper/atomic_file.hpp"
+#include "mapper/cost_model.hpp"
+#include "mapper/model_fit.hpp"
+#include "mapper/spec_loader.hpp"
+#include "mapper/tile_space.hpp"
+#include "testbench/calibration.hpp"
+#include "testbench/scatter_svg.hpp"
+
+namespace maeri::cli {
+namespace {
+
+struct CalibrateOptions {
+  std::string hardware;
+  std::string workload;
+  std::string output;
+  std::string out_dir;
+  std::vector<std::string> holdout;
+  std::vector<std::string> fit = {"dram_efficiency", "memory_contention"};
+  int top = 3;
+  int spread = 3;
+  int rank_k = 10;
+  double max_cycles = 200000;
+  std::uint64_t seed = 1;
+};
+
+std::string today() {
+  const std::time_t now = std::time(nullptr);
+  char text[16];
+  std::strftime(text, sizeof text, "%Y-%m-%d", std::gmtime(&now));
+  return text;
+}
+
+std::string calibrated_yaml(const CalibrateOptions& options, const mapper::ModelParameters& parameters,
+                            const mapper::CalibrationProvenance& provenance) {
+  YAML::Node root = YAML::LoadFile(options.hardware);
+  YAML::Node model;
+  for (const auto& info : mapper::model_parameter_table()) model[info.name] = parameters.*(info.field);
+  root["model"] = model;
+  YAML::Node calibration;
+  calibration["date"] = provenance.date;
+  calibration["method"] = provenance.method;
+  calibration["source"] = provenance.source;
+  calibration["fitted"] = provenance.fitted;
+  calibration["fit_cases"] = provenance.fit_cases;
+  calibration["holdout_cases"] = provenance.holdout_cases;
+  calibration["cycle_mape_before_percent"] = provenance.cycle_mape_before_percent;
+  calibration["cycle_mape_after_percent"] = provenance.cycle_mape_after_percent;
+  root["calibration"] = calibration;
+  YAML::Emitter out;
+  out << root;
+  return fmt::format("# {} calibrated by `maeri calibrate` on {} (see the calibration section; docs/calibration.md).\n"
+                     "# Schema: docs/hardware-spec.md.\n{}\n",
+                     options.hardware, provenance.date, out.c_str());
+}
+
+int run_calibrate(const CalibrateOptions& options) {
+  const mapper::Hardware hardware = mapper::load_hardware(options.hardware);
+  const mapper::Network network = mapper::load_workload(options.workload);
+  for (const std::string& name : options.fit) {
+    try {
+      mapper::model_parameter(name);
+    } catch (const std::invalid_argument& error) {
+      throw mapper::SpecError({"--fit", 0, 0}, "", error.what());
+    }
+  }
+  std::set<std::string> holdout(options.holdout.begin(), options.holdout.end());
+  for (const std::string& name : holdout) {
+    bool found = false;
+    for (const auto& layer : network.layers) found = found || layer.name == name;
+    if (!found) throw mapper::SpecError({options.workload, 0, 0}, "layers", "has no layer '" + name + "' (--holdout)");
+  }
+  if (holdout.empty())  // default: every other layer, starting with the second
+    for (size_t l = 1; l < network.layers.size(); l += 2) holdout.insert(network.layers[l].name);
+
+  std::unique_ptr<sim::FabricSession> fabric;
+  try {
+    fabric = sim::open_fabric(codegen::image_hardware_of(hardware));
+  } catch (const std::invalid_argument& error) {
+    throw mapper::SpecError({options.hardware, 0, 0}, "", error.what());
+  }
+  fmt::print("calibrating {} on {} ({}) with {}: fitting [{}]\n", options.hardware, hardware.name,
+             fabric->model_name(), network.name, fmt::join(options.fit, ", "));
+
+  std::vector<testbench::CalibrationCase> cases;
+  bool all_exact = true;
+  for (size_t l = 0; l < network.layers.size(); ++l) {
+    const mapper::Layer& layer = network.layers[l];
+    if (const auto reason = mapper::unmappable_reason(layer, hardware))
+      throw mapper::SpecError({options.workload, 0, 0}, "layers." + layer.name, *reason);
+    const auto tiles = testbench::calibration_tiles(layer, hardware, options.top, options.spread,
+                                                    options.seed + l, options.max_cycles);
+    for (size_t t = 0; t < tiles.size(); ++t) {
+      const auto start = std::chrono::steady_clock::now();
+      testbench::CalibrationCase c = testbench::co_simulate_case(*fabric, layer, tiles[t].first, hardware,
+                                                                 options.seed + 1000 * l + t);
+      c.origin = tiles[t].second;
+      c.holdout = holdout.count(layer.name) > 0;
+      // A single-layer workload has no layer to hold out: alternate its cases instead.
+      if (network.layers.size() == 1) c.holdout = t % 2 == 1;
+      all_exact = all_exact && c.bit_exact;
+      const double model = mapper::evaluate(layer, hardware, c.tile).cycles.total;
+      fmt::print("  [{}] {} {} ({}): co-sim {:.0f} cycles, model {:.0f} ({:+.2f}%), outputs {}  [{:.2f} s]\n",
+                 c.holdout ? "holdout" : "fit    ", layer.name, mapper::to_compact_string(c.tile), c.origin,
+                 c.rtl_total_cycles, model, 100 * (model - c.rtl_total_cycles) / c.rtl_total_cycles,
+                 c.bit_exact ? "bit-exact" : "MISMATCH",
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      cases.push_back(std::move(c));
+    }
+  }
+
+  std::vector<mapper::FitSample> samples;
+  for (const auto& c : cases)
+    if (!c.holdout) samples.push_back({c.layer, c.tile, c.rtl_total_cycles});
+  if (samples.empty()) throw mapper::SpecError({"--holdout", 0, 0}, "", "every case is held out: nothing to fit on");
+  const mapper::FitResult fit = mapper::fit_model(hardware, samples, options.fit);
+  mapper::Hardware calibrated = hardware;
+  calibrated.model = fit.parameters;
+
+  fmt::print("\nfit: Levenberg-Marquardt on relative cycle errors, {} cases, {} iterations\n", samples.size(),
+             fit.iterations);
+  for (const std::string& name : options.fit) {
+    const auto& info = mapper::model_parameter(name);
+    fmt::print("  {:<24} {:>10.4f} -> {:>10.4f}   ({})\n", name, hardware.model.*(info.field),
+               calibrated.model.*(info.field), info.meaning);
+  }
+  fmt::print("\n  {:<20} {:<8} {:>6} {:>12} {:>12} {:>12} {:>12}\n", "metric", "cases", "count", "MAPE before",
+             "max before", "MAPE after", "max after");
+  double holdout_before = 0, holdout_after = 0;
+  for (const auto metric : {testbench::CycleMetric::Total, testbench::CycleMetric::Compute})
+    for (const bool held : {false, true}) {
+      const auto before = testbench::cycle_error(cases, hardware, held, metric);
+      const auto after = testbench::cycle_error(cases, calibrated, held, metric);
+      if (before.cases == 0) continue;
+      if (held && metric == testbench::CycleMetric::Total) holdout_before = before.mape_percent, holdout_after = after.mape_percent;
+      fmt::print("  {:<20} {:<8} {:>6} {:>11.2f}% {:>11.2f}% {:>11.2f}% {:>11.2f}%\n",
+                 metric == testbench::CycleMetric::Total ? "cycles (with DRAM)" : "cycles (compute)",
+                 held ? "held-out" : "fit", before.cases, before.mape_percent, before.max_percent, after.mape_percent,
+                 after.max_percent);
+    }
+  int count_values = 0;
+  double count_max = 0;
+  for (const auto& c : cases) count_values += c.count_metrics, count_max = std::max(count_max, c.count_max_error_percent);
+  fmt::print("  activity counts: {} values over {} cases (RTL counters, SDM, DRAM), largest error {:.2f}% (no "
+             "fitting)\n",
+             count_values, cases.size(), count_max);
+
+  fmt::print("\nhow calibration moves the mapper's choice (runtime objective, best {}):\n", options.rank_k);
+  for (const auto& layer : network.layers) {
+    const auto change = testbench::rank_change(layer, hardware, calibrated, options.rank_k);
+    fmt::print("  {:<16} top-{} overlap {:>5.1f}%   Spearman rank correlation {:.3f}\n", layer.name, change.k,
+               100 * change.top_k_overlap, change.spearman);
+  }
+
+  mapper::CalibrationProvenance provenance;
+  provenance.date = today();
+  provenance.method = "Levenberg-Marquardt least squares on relative cycle errors vs SystemC/Verilator co-simulation";
+  provenance.source = fmt::format("{} on {}, seed {}, {} top + {} spread mappings per layer", network.name,
+                                  fabric->model_name(), options.seed, options.top, options.spread);
+  provenance.fitted = fmt::format("{}", fmt::join(options.fit, ","));
+  provenance.fit_cases = std::int64_t(samples.size());
+  provenance.holdout_cases = std::int64_t(cases.size() - samples.size());
+  provenance.cycle_mape_before_percent = holdout_before;
+  provenance.cycle_mape_after_percent = holdout_after;
+
+  const std::filesystem::path out_dir = !options.out_dir.empty() ? std::filesystem::path(options.out_dir)
+                                        : std::filesystem::path(options.output).parent_path();
+  if (!out_dir.empty()) std::filesystem::create_directories(out_dir);
+  const std::string csv_path = (out_dir / "calibration.csv").string();
+  const std::string svg_path = (out_dir / "calibration.svg").string();
+  mapper::write_file_atomically(options.output, calibrated_yaml(options, calibrated.model, provenance));
+  mapper::write_file_atomically(csv_path, testbench::calibration_csv(cases, hardware, calibrated));
+  std::vector<testbench::ScatterSeries> series = {{"before calibration", "#d62728", {}},
+                                                  {"after calibration", "#1f77b4", {}}};
+  for (const auto& c : cases) {
+    series[0].points.push_back({c.rtl_total_cycles, mapper::evaluate(c.layer, hardware, c.tile).cycles.total});
+    series[1].points.push_back({c.rtl_total_cycles, mapper::evaluate(c.layer, calibrated, c.tile).cycles.total});
+  }
+  mapper::write_file_atomically(
+      svg_path, testbench::scatter_svg(fmt::format("{}: model vs co-simulation, cycles with DRAM", hardware.name),
+                                       "co-simulated cycles", "model cycles", series));
+  fmt::print("\nwrote {} (calibrated hardware), {} and {}\n", options.output, csv_path, svg_path);
+  fmt::print("held-out cycle MAPE: {:.2f}% before, {:.2f}% after\n", holdout_before, holdout_after);
+  return all_exact ? kExitOk : kExitCheckFailed;
+}
+
+}  // namespace
+
+void add_calibrate_command(CLI::App& app, Action& action) {
+  auto options = std::make_shared<CalibrateOptions>();
+  CLI::App* command = app.add_subcommand(
+      "calibrate", "Co-simulate a spread of mappings, fit the model's parameters, report held-out error, write a "
+                   "calibrated hardware YAML");
+  command->add_option("--hardware", options->hardware, "hardware spec (YAML)")->required()->check(CLI::ExistingFile);
+  command->add_option("--workload", options->workload, "workload spec (YAML)")->required()->check(CLI::ExistingFile);
+  command->add_option("-o,--output", options->output, "calibrated hardware YAML to write")->required();
+  command->add_option("--out-dir", options->out_dir, "folder for calibration.csv and calibration.svg (default: -o's)");
+  command->add_option("--holdout", options->holdout, "layers not used for fitting (default: every other layer)")
+      ->delimiter(',');
+  command->add_option("--fit", options->fit, "model parameters to fit (docs/calibration.md)")
+      ->delimiter(',')
+      ->capture_default_str();
+  command->add_option("--top", options->top, "best mappings per layer")->check(CLI::Range(0, 50))->capture_default_str();
+  command->add_option("--spread", options->spread, "further mappings per layer, drawn from the rest of the space")
+      ->check(CLI::Range(0, 50))
+      ->capture_default_str();
+  command->add_option("--max-cycles", options->max_cycles, "skip spread mappings the model expects to take longer")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  command->add_option("--rank-k", options->rank_k, "size of the top-k sets compared")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  command->add_option("--seed", options->seed, "seed of the spread sample and the tensors")->capture_default_str();
+  command->callback([options, &action] { action = [options] { return run_calibrate(*options); }; });
+}
+
+}  // namespace maeri::cli

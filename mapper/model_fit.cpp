@@ -1,0 +1,179 @@
+// Levenberg–Marquardt fit of the model's parameters (see model_fit.hpp).
+#include "mapper/model_fit.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "mapper/cost_model.hpp"
+
+namespace maeri::mapper {
+
+const std::vector<ModelParameterInfo>& model_parameter_table() {
+  static const std::vector<ModelParameterInfo> table = {
+      {"dn_level_latency", &ModelParameters::dn_level_latency, 0, 1e6, "cycles per distribution-network level"},
+      {"mn_latency", &ModelParameters::mn_latency, 0, 1e6, "cycles through a multiplier switch"},
+      {"rn_level_latency", &ModelParameters::rn_level_latency, 0, 1e6, "cycles per reduction-network level"},
+      {"collect_latency", &ModelParameters::collect_latency, 0, 1e6, "cycles onto the output lanes"},
+      {"step_overhead", &ModelParameters::step_overhead, 0, 1e6, "extra cycles per control step"},
+      {"phase_overhead", &ModelParameters::phase_overhead, 0, 1e6, "extra cycles per weight phase"},
+      {"config_words_per_cycle", &ModelParameters::config_words_per_cycle, 0.001, 1e6, "config-port words/cycle"},
+      {"dram_efficiency", &ModelParameters::dram_efficiency, 0.01, 1, "fraction of peak DRAM bandwidth achieved"},
+      {"memory_contention", &ModelParameters::memory_contention, 0, 1, "0 = compute/DRAM overlap, 1 = they add"},
+  };
+  return table;
+}
+
+const ModelParameterInfo& model_parameter(const std::string& name) {
+  std::string known;
+  for (const ModelParameterInfo& info : model_parameter_table()) {
+    if (name == info.name) return info;
+    known += (known.empty() ? "" : ", ") + std::string(info.name);
+  }
+  throw std::invalid_argument("unknown model parameter '" + name + "' (known: " + known + ")");
+}
+
+namespace {
+
+// Solves A x = b for a small dense system by Gaussian elimination with partial pivoting; false if singular.
+bool solve(std::vector<std::vector<double>> a, std::vector<double> b, std::vector<double>& x) {
+  const size_t n = b.size();
+  for (size_t col = 0; col < n; ++col) {
+    size_t pivot = col;
+    for (size_t row = col + 1; row < n; ++row)
+      if (std::fabs(a[row][col]) > std::fabs(a[pivot][col])) pivot = row;
+    if (std::fabs(a[pivot][col]) < 1e-300) return false;
+    std::swap(a[col], a[pivot]);
+    std::swap(b[col], b[pivot]);
+    for (size_t row = col + 1; row < n; ++row) {
+      const double factor = a[row][col] / a[col][col];
+      for (size_t k = col; k < n; ++k) a[row][k] -= factor * a[col][k];
+      b[row] -= factor * b[col];
+    }
+  }
+  x.assign(n, 0);
+  for (size_t row = n; row-- > 0;) {
+    double sum = b[row];
+    for (size_t k = row + 1; k < n; ++k) sum -= a[row][k] * x[k];
+    x[row] = sum / a[row][row];
+  }
+  return true;
+}
+
+}  // namespace
+
+namespace {
+
+FitResult fit_from(const Hardware& hardware, const std::vector<FitSample>& samples,
+                   const std::vector<const ModelParameterInfo*>& fitted, std::vector<double> values) {
+  Hardware trial = hardware;
+  const auto residuals = [&](const std::vector<double>& values) {
+    for (size_t i = 0; i < fitted.size(); ++i) trial.model.*(fitted[i]->field) = values[i];
+    std::vector<double> r;
+    r.reserve(samples.size());
+    for (const FitSample& sample : samples)
+      r.push_back(evaluate(sample.layer, trial, sample.tile).cycles.total / sample.observed_cycles - 1);
+    return r;
+  };
+  const auto cost = [](const std::vector<double>& r) {
+    double sum = 0;
+    for (double v : r) sum += v * v;
+    return sum;
+  };
+  const auto clamp = [&](std::vector<double>& values) {
+    for (size_t i = 0; i < fitted.size(); ++i) values[i] = std::clamp(values[i], fitted[i]->min, fitted[i]->max);
+  };
+
+  std::vector<double> r = residuals(values);
+  FitResult result;
+  double lambda = 1e-3;
+  const size_t n = fitted.size();
+  for (int iteration = 0; iteration < 200 && n > 0; ++iteration) {
+    result.iterations = iteration + 1;
+    // Forward-difference Jacobian, stepping inward at an upper bound.
+    std::vector<std::vector<double>> jacobian(n);
+    for (size_t j = 0; j < n; ++j) {
+      std::vector<double> moved = values;
+      double step = 1e-4 * std::max(1.0, std::fabs(values[j]));
+      if (moved[j] + step > fitted[j]->max) step = -step;
+      moved[j] += step;
+      const std::vector<double> rj = residuals(moved);
+      jacobian[j].resize(r.size());
+      for (size_t i = 0; i < r.size(); ++i) jacobian[j][i] = (rj[i] - r[i]) / step;
+    }
+    std::vector<std::vector<double>> normal(n, std::vector<double>(n, 0));
+    std::vector<double> gradient(n, 0);
+    for (size_t a = 0; a < n; ++a) {
+      for (size_t b = 0; b < n; ++b)
+        for (size_t i = 0; i < r.size(); ++i) normal[a][b] += jacobian[a][i] * jacobian[b][i];
+      for (size_t i = 0; i < r.size(); ++i) gradient[a] -= jacobian[a][i] * r[i];
+    }
+    bool improved = false;
+    const double current = cost(r);
+    while (lambda < 1e12) {
+      std::vector<std::vector<double>> damped = normal;
+      for (size_t a = 0; a < n; ++a) damped[a][a] += lambda * std::max(normal[a][a], 1e-12);
+      std::vector<double> delta;
+      if (solve(damped, gradient, delta)) {
+        std::vector<double> candidate = values;
+        for (size_t a = 0; a < n; ++a) candidate[a] += delta[a];
+        clamp(candidate);
+        const std::vector<double> rc = residuals(candidate);
+        if (cost(rc) < current) {
+          const double gain = current - cost(rc);
+          values = candidate;
+          r = rc;
+          lambda = std::max(lambda / 10, 1e-12);
+          improved = true;
+          if (gain < 1e-12 * std::max(current, 1e-30)) lambda = 1e12;  // converged
+          break;
+        }
+      }
+      lambda *= 10;
+    }
+    if (!improved || lambda >= 1e12) break;
+  }
+  result.parameters = hardware.model;
+  for (size_t i = 0; i < n; ++i) result.parameters.*(fitted[i]->field) = values[i];
+  result.rms_relative_error_after = std::sqrt(cost(r) / double(r.size()));
+  return result;
+}
+
+}  // namespace
+
+FitResult fit_model(const Hardware& hardware, const std::vector<FitSample>& samples,
+                    const std::vector<std::string>& names) {
+  if (samples.empty()) throw std::invalid_argument("no samples to fit");
+  std::vector<const ModelParameterInfo*> fitted;
+  for (const std::string& name : names) fitted.push_back(&model_parameter(name));
+  for (const FitSample& sample : samples)
+    if (!(sample.observed_cycles > 0)) throw std::invalid_argument("observed cycles must be positive");
+
+  // Several starts: the file's values, and for parameters with a bounded range (fractions) also 10 % and 50 %
+  // into it, because some terms are flat at their nominal bound (a p-norm at contention 0 is exactly max).
+  std::vector<std::vector<double>> starts(1);
+  for (const ModelParameterInfo* info : fitted) starts[0].push_back(hardware.model.*(info->field));
+  for (size_t i = 0; i < fitted.size(); ++i) {
+    if (fitted[i]->max - fitted[i]->min > 1) continue;
+    const size_t existing = starts.size();
+    for (const double fraction : {0.1, 0.5})
+      for (size_t s = 0; s < existing; ++s) {
+        std::vector<double> start = starts[s];
+        start[i] = fitted[i]->min + fraction * (fitted[i]->max - fitted[i]->min);
+        starts.push_back(start);
+      }
+  }
+  FitResult best = fit_from(hardware, samples, fitted, starts[0]);
+  const double before = best.rms_relative_error_before = [&] {
+    FitResult none = fit_from(hardware, samples, {}, {});
+    return none.rms_relative_error_after;
+  }();
+  for (size_t s = 1; s < starts.size(); ++s) {
+    FitResult candidate = fit_from(hardware, samples, fitted, starts[s]);
+    if (candidate.rms_relative_error_after < best.rms_relative_error_after) best = candidate;
+  }
+  best.rms_relative_error_before = before;
+  return best;
+}
+
+}  // namespace maeri::mapper

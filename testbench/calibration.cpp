@@ -1,0 +1,191 @@
+// Calibration case selection, co-simulation and model-error measurement (see calibration.hpp).
+#include "testbench/calibration.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+#include <set>
+
+#include "codegen/exact_traffic.hpp"
+#include "codegen/functional_model.hpp"
+#include "codegen/image_program.hpp"
+#include "mapper/cost_model.hpp"
+#include "mapper/search.hpp"
+#include "mapper/tile_space.hpp"
+#include "testbench/cross_check.hpp"
+
+namespace maeri::testbench {
+
+std::vector<std::pair<mapper::Tile, std::string>> calibration_tiles(const mapper::Layer& layer,
+                                                                    const mapper::Hardware& hardware, int top,
+                                                                    int spread, std::uint64_t seed,
+                                                                    double max_cycles) {
+  std::vector<std::pair<mapper::Tile, std::string>> tiles;
+  std::set<std::string> chosen;
+  const mapper::SearchResult best = mapper::search(layer, hardware, {mapper::Objective::Runtime, top, 0});
+  for (size_t i = 0; i < best.best.size(); ++i) {
+    tiles.push_back({best.best[i].tile, fmt::format("top {}", i + 1)});
+    chosen.insert(mapper::to_string(best.best[i].tile));
+  }
+  // Reservoir sample of the remaining tiles that co-simulate in reasonable time.
+  std::mt19937_64 rng(seed);
+  std::vector<mapper::Tile> reservoir;
+  std::uint64_t eligible = 0;
+  const mapper::TileSpace space(layer, hardware);
+  for (const auto& prefix : space.prefixes())
+    space.enumerate_outputs(prefix, [&](const mapper::Tile& tile) {
+      if (chosen.count(mapper::to_string(tile))) return;
+      const mapper::CostReport report = mapper::evaluate(layer, hardware, tile);
+      if (report.cycles.total - report.cycles.memory_stall > max_cycles) return;
+      ++eligible;
+      if (int(reservoir.size()) < spread) {
+        reservoir.push_back(tile);
+      } else {
+        const std::uint64_t slot = rng() % eligible;
+        if (slot < std::uint64_t(spread)) reservoir[slot] = tile;
+      }
+    });
+  std::sort(reservoir.begin(), reservoir.end(), [&](const mapper::Tile& a, const mapper::Tile& b) {
+    return mapper::evaluate(layer, hardware, a).cycles.total < mapper::evaluate(layer, hardware, b).cycles.total;
+  });
+  for (const mapper::Tile& tile : reservoir) tiles.push_back({tile, "spread"});
+  return tiles;
+}
+
+CalibrationCase co_simulate_case(sim::FabricSession& fabric, const mapper::Layer& layer, const mapper::Tile& tile,
+                                 const mapper::Hardware& hardware, std::uint64_t seed) {
+  CalibrationCase result;
+  result.layer = layer;
+  result.tile = tile;
+  const codegen::LayerProgram program = codegen::expand_image(
+      codegen::decode_image(codegen::encode_image(codegen::build_image(codegen::plan_layer(layer, hardware, tile),
+                                                                       hardware)),
+                            layer.name),
+      layer.name);
+  const codegen::LayerTensors tensors = codegen::random_tensors(layer, hardware.data_width, seed);
+  const std::vector<std::int64_t> reference = codegen::reference_convolution(layer, tensors, hardware.acc_width);
+  const sim::RtlLayerRun ideal = fabric.run(program, tensors);
+  const sim::RtlLayerRun with_memory = fabric.run_with_memory(program, tensors, hardware);
+  result.bit_exact = ideal.output == reference && with_memory.output == reference;
+  result.rtl_compute_cycles = double(ideal.cycles);
+  result.rtl_total_cycles = double(with_memory.cycles);
+  mapper::CostReport model = mapper::evaluate(layer, hardware, tile);
+  codegen::refine_with_exact_traffic(model, layer, hardware);
+  for (const CrossCheckRow& row : cross_check(model, {&ideal, &with_memory}, hardware)) {
+    const std::string metric = row.metric;
+    if (metric == kComputeCycles || metric == kTotalCycles || metric == "memory stall cycles" ||
+        metric == "energy pJ")
+      continue;
+    ++result.count_metrics;
+    result.count_max_error_percent = std::max(result.count_max_error_percent, std::fabs(row.error_percent()));
+  }
+  return result;
+}
+
+namespace {
+
+double predicted(const CalibrationCase& c, const mapper::Hardware& hardware, CycleMetric metric) {
+  const mapper::CostReport report = mapper::evaluate(c.layer, hardware, c.tile);
+  return metric == CycleMetric::Total ? report.cycles.total : report.cycles.total - report.cycles.memory_stall;
+}
+
+}  // namespace
+
+CycleError cycle_error(const std::vector<CalibrationCase>& cases, const mapper::Hardware& hardware, bool holdout,
+                       CycleMetric metric) {
+  CycleError error;
+  double sum = 0;
+  for (const CalibrationCase& c : cases) {
+    if (c.holdout != holdout) continue;
+    const double measured = metric == CycleMetric::Total ? c.rtl_total_cycles : c.rtl_compute_cycles;
+    const double percent = 100 * std::fabs(predicted(c, hardware, metric) - measured) / measured;
+    sum += percent;
+    error.max_percent = std::max(error.max_percent, percent);
+    ++error.cases;
+  }
+  error.mape_percent = error.cases ? sum / error.cases : 0;
+  return error;
+}
+
+namespace {
+
+// Ranks with ties averaged (1-based), for Spearman's coefficient.
+std::vector<double> ranks(const std::vector<double>& values) {
+  std::vector<size_t> order(values.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return values[a] < values[b]; });
+  std::vector<double> rank(values.size());
+  for (size_t i = 0; i < order.size();) {
+    size_t j = i;
+    while (j + 1 < order.size() && values[order[j + 1]] == values[order[i]]) ++j;
+    for (size_t k = i; k <= j; ++k) rank[order[k]] = double(i + j) / 2 + 1;
+    i = j + 1;
+  }
+  return rank;
+}
+
+double pearson(const std::vector<double>& a, const std::vector<double>& b) {
+  const double n = double(a.size());
+  double ma = 0, mb = 0;
+  for (size_t i = 0; i < a.size(); ++i) ma += a[i] / n, mb += b[i] / n;
+  double sab = 0, saa = 0, sbb = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    sab += (a[i] - ma) * (b[i] - mb);
+    saa += (a[i] - ma) * (a[i] - ma);
+    sbb += (b[i] - mb) * (b[i] - mb);
+  }
+  return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : 1;
+}
+
+}  // namespace
+
+RankChange rank_change(const mapper::Layer& layer, const mapper::Hardware& before, const mapper::Hardware& after,
+                       int k) {
+  const auto top = [&](const mapper::Hardware& hardware) {
+    return mapper::search(layer, hardware, {mapper::Objective::Runtime, k, 0}).best;
+  };
+  const auto best_before = top(before), best_after = top(after);
+  std::map<std::string, mapper::Tile> candidates;
+  std::set<std::string> in_before;
+  for (const auto& report : best_before) {
+    candidates[mapper::to_string(report.tile)] = report.tile;
+    in_before.insert(mapper::to_string(report.tile));
+  }
+  int common = 0;
+  for (const auto& report : best_after) {
+    candidates[mapper::to_string(report.tile)] = report.tile;
+    common += int(in_before.count(mapper::to_string(report.tile)));
+  }
+  RankChange change;
+  change.k = int(std::min(best_before.size(), best_after.size()));
+  change.top_k_overlap = change.k ? double(common) / change.k : 1;
+  std::vector<double> cycles_before, cycles_after;
+  for (const auto& [name, tile] : candidates) {
+    cycles_before.push_back(mapper::evaluate(layer, before, tile).cycles.total);
+    cycles_after.push_back(mapper::evaluate(layer, after, tile).cycles.total);
+  }
+  change.spearman = cycles_before.size() > 1 ? pearson(ranks(cycles_before), ranks(cycles_after)) : 1;
+  return change;
+}
+
+std::string calibration_csv(const std::vector<CalibrationCase>& cases, const mapper::Hardware& before,
+                            const mapper::Hardware& after) {
+  std::string csv =
+      "layer,tile,origin,split,bit_exact,cosim_total_cycles,model_before,model_after,error_before_percent,"
+      "error_after_percent,cosim_compute_cycles,model_compute_cycles,count_metrics,count_max_error_percent\n";
+  for (const CalibrationCase& c : cases) {
+    const double b = predicted(c, before, CycleMetric::Total), a = predicted(c, after, CycleMetric::Total);
+    csv += fmt::format("{},\"{}\",{},{},{},{},{},{},{:.4f},{:.4f},{},{},{},{}\n", c.layer.name,
+                       mapper::to_compact_string(c.tile), c.origin, c.holdout ? "holdout" : "fit",
+                       c.bit_exact ? "yes" : "no", c.rtl_total_cycles, b, a,
+                       100 * (b - c.rtl_total_cycles) / c.rtl_total_cycles,
+                       100 * (a - c.rtl_total_cycles) / c.rtl_total_cycles, c.rtl_compute_cycles,
+                       predicted(c, before, CycleMetric::Compute), c.count_metrics, c.count_max_error_percent);
+  }
+  return csv;
+}
+
+}  // namespace maeri::testbench

@@ -1,0 +1,61 @@
+// Calibration runs: choosing (layer, mapping) cases that span good and poor mappings, co-simulating each with
+// ideal memory and with the SDM/DRAM models, and measuring the analytical model against them — cycle errors
+// (MAPE, max) for any set of model parameters, and how a parameter change moves the mapper's ranking.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mapper/hardware.hpp"
+#include "mapper/layer.hpp"
+#include "mapper/tile.hpp"
+#include "sim/fabric_session.hpp"
+
+namespace maeri::testbench {
+
+struct CalibrationCase {
+  mapper::Layer layer;
+  mapper::Tile tile;
+  std::string origin;  // "top N" or "spread"
+  bool holdout = false;
+  bool bit_exact = false;
+  double rtl_compute_cycles = 0;  // ideal memory
+  double rtl_total_cycles = 0;    // with the SDM/DRAM models
+  int count_metrics = 0;          // activity-count cross-check rows compared
+  double count_max_error_percent = 0;
+};
+
+// The best `top` mappings by the model's runtime, then `spread` more drawn uniformly (seeded) from the rest of
+// the pruned space whose model compute cycles stay within max_cycles (co-simulation time), best first.
+std::vector<std::pair<mapper::Tile, std::string>> calibration_tiles(const mapper::Layer& layer,
+                                                                    const mapper::Hardware& hardware, int top,
+                                                                    int spread, std::uint64_t seed,
+                                                                    double max_cycles);
+
+// Co-simulates one case twice (ideal memory, then SDM/DRAM), checks the outputs and compares every count.
+CalibrationCase co_simulate_case(sim::FabricSession& fabric, const mapper::Layer& layer, const mapper::Tile& tile,
+                                 const mapper::Hardware& hardware, std::uint64_t seed);
+
+struct CycleError {
+  double mape_percent = 0, max_percent = 0;
+  int cases = 0;
+};
+enum class CycleMetric { Total, Compute };
+// The model's error under `hardware.model` on the cases with holdout == `holdout`.
+CycleError cycle_error(const std::vector<CalibrationCase>& cases, const mapper::Hardware& hardware, bool holdout,
+                       CycleMetric metric);
+
+struct RankChange {
+  int k = 0;
+  double top_k_overlap = 0;  // |best k before ∩ best k after| / k
+  double spearman = 1;       // rank correlation of the two models' cycles over the union of both top-k sets
+};
+RankChange rank_change(const mapper::Layer& layer, const mapper::Hardware& before, const mapper::Hardware& after,
+                       int k);
+
+// Per case: layer, tile, origin, split, co-simulated and predicted cycles before/after, errors.
+std::string calibration_csv(const std::vector<CalibrationCase>& cases, const mapper::Hardware& before,
+                            const mapper::Hardware& after);
+
+}  // namespace maeri::testbench
