@@ -266,9 +266,10 @@ CostReport evaluate(const Layer& layer, const Hardware& hardware, const Tile& ti
       static_cast<double>(report.configurations) * std::ceil(config_words / model.config_words_per_cycle);
   const double compute = cycles.streaming + cycles.weight_load + cycles.phase_overlap + cycles.fill_drain +
                          cycles.control_overhead + cycles.reconfiguration;
-  // Memory timing (docs/model.md, "Memory timing"): the prefetcher streams the program's DRAM traffic in
-  // order. Compute-bound, only the first phase's data (beyond what the first configuration writes hide) and the
-  // last step's write-back show; DRAM-bound, every byte must cross the channel before the last latency.
+  // Memory timing (docs/model.md, "Memory timing"): a fluid model of the one FIFO DRAM channel. Reads are
+  // prefetched in program order as early as the SDM allows; writes are posted as results appear. The run ends
+  // when the fabric has computed (plus what the first data and the last writes add) or when the channel has
+  // moved every byte and the data of the last read has gone through the fabric, whichever is later.
   const double bandwidth = hardware.dram_bytes_per_cycle * model.dram_efficiency;
   const double latency = static_cast<double>(hardware.dram_latency_cycles);
   const auto edge = [&extents, &tile](int dim) {
@@ -280,16 +281,32 @@ CostReport evaluate(const Layer& layer, const Hardware& hardware, const Tile& ti
                                           window_span(tile[kDimY], tile[kDimS], stride)) *
       data_b;
   const std::int64_t last_write_bytes = edge(kDimK) * edge(kDimN) * edge(kDimX) * edge(kDimY) * acc_b;
-  const double startup =
-      std::max(0.0, latency + static_cast<double>(first_bytes) / bandwidth - std::ceil(config_words / model.config_words_per_cycle));
-  // Writes are posted: the tail is the last step's write-back, or the backlog the last phase's results leave
-  // when they are produced faster than the channel drains them.
-  const double tail = std::max(static_cast<double>(last_write_bytes),
-                               static_cast<double>(last_phase_results * acc_b) - last_phase_streaming * bandwidth) /
+  const std::int64_t read_bytes =
+      counts.sdm_fill_writes * data_b + (sdm.resident ? 0 : counts.sdm_psum_reads * acc_b);
+  const std::int64_t write_bytes = counts.dram_bytes - read_bytes;
+  const double first_configuration = std::ceil(config_words / model.config_words_per_cycle);
+  const double pipeline_latency =
+      levels * model.dn_level_latency + model.mn_latency + levels * model.rn_level_latency + model.collect_latency;
+  const double startup = std::max(0.0, latency + static_cast<double>(first_bytes) / bandwidth - first_configuration);
+  // Writes go out while results appear: from the first result on, or only in the last reduction fold when the
+  // partial sums stay in the SDM. Reads still queued when they start compete with them.
+  const double before_results = first_configuration + pipeline_latency;
+  const double write_window = std::max(1.0, (compute - before_results) /
+                                                static_cast<double>(sdm.psums_in_sdm ? report.reduction_folds : 1));
+  const double write_start = compute - write_window;
+  const double late_reads = std::max(0.0, static_cast<double>(read_bytes) - bandwidth * write_start);
+  // The tail after the last result: the last step's write-back, the backlog the last phase's results leave, or
+  // the backlog of the whole write window, whichever is largest.
+  const double tail = std::max({static_cast<double>(last_write_bytes),
+                                static_cast<double>(last_phase_results * acc_b) - last_phase_streaming * bandwidth,
+                                late_reads + static_cast<double>(write_bytes) - write_window * bandwidth}) /
                       bandwidth;
-  const double dram_cycles = static_cast<double>(counts.dram_bytes) / bandwidth;
   const double compute_bound = compute + startup + tail;
-  const double dram_bound = dram_cycles + latency;
+  // DRAM-bound: every byte crosses the channel; and the last read's data still has to arrive, pass through the
+  // fabric and be written back.
+  const double dram_bound = std::max(static_cast<double>(counts.dram_bytes) / bandwidth,
+                                     latency + static_cast<double>(read_bytes) / bandwidth + 1 + pipeline_latency +
+                                         static_cast<double>(last_write_bytes) / bandwidth);
   // Bursts make the two bounds interfere where they are close: the p-norm with p = 1 / memory_contention
   // blends max (contention 0, perfect overlap) into the sum (contention 1, no overlap).
   const double longer = std::max(compute_bound, dram_bound);

@@ -49,12 +49,13 @@ TEST_CASE("hand-worked: 2x2 conv, K=2 C=2, 3x3 input, tile (2,2,1,2,1,2,1) on 16
   // 3*16 = 48 configuration words (the config port's address map) at 1 word/cycle.
   CHECK(report.cycles.reconfiguration == 48);
   // Resident: 8 outputs x 4 B + 1 channel x 9 x 2 B + 8 weights x 2 B = 66 B <= 1024 B. DRAM bytes =
-  // (18 inputs + 16 weights) x 2 + 8 outputs x 4 = 100 -> 25 cycles + latency 10 = 35, far below the
-  // compute-bound time, so only the start-up and the tail show (docs/model.md, "Memory timing"):
-  // first phase's data = (T_K*V = 8 weights + span(2,2) x span(1,2) = 6 inputs) x 2 B = 28 B -> 10 + 28/4 = 17
-  // cycles, hidden behind the 48 configuration-word cycles -> start-up 0. Tail: last step writes
-  // 2 (K) x 2 (X') x 1 (Y') results x 4 B = 16 B; the last phase makes 8 results (32 B) in 4 streaming cycles
-  // while 16 B drain -> backlog 16 B. max(16, 16) / 4 B/cycle = 4 cycles.
+  // (18 inputs + 16 weights) x 2 = 68 read + 8 outputs x 4 = 32 written = 100. Memory timing (docs/model.md):
+  // DRAM-bound time = max(100/4 = 25, latency 10 + 68/4 + 1 + pipeline 11 + last write 16/4) = 43 < 72 compute.
+  // Start-up: first phase's data = (T_K*V = 8 weights + span(2,2) x span(1,2) = 6 inputs) x 2 B = 28 B ->
+  // 10 + 28/4 = 17 cycles, hidden behind the 48 configuration-word cycles -> 0. Tail = the largest of: the last
+  // step's write-back 2 (K) x 2 (X') x 1 (Y') x 4 B = 16 B; the last phase's 8 results (32 B) made in 4
+  // streaming cycles while 16 B drain -> 16 B; the write window (partial sums stay in the SDM, so only the last
+  // of 2 folds writes: (72 - 48 - 11) / 2 = 6.5 cycles) -> 32 - 26 = 6 B. 16 B / 4 B/cycle = 4 cycles.
   CHECK(report.sdm_resident);
   CHECK(report.counts.dram_bytes == 100);
   CHECK(report.cycles.memory_stall == 4);
