@@ -30,12 +30,15 @@ struct CalibrateOptions {
   std::string output;
   std::string out_dir;
   std::vector<std::string> holdout;
-  std::vector<std::string> fit = {"dram_efficiency", "memory_contention"};
+  std::vector<std::string> fit = {"step_overhead",          "phase_overhead",  "collect_latency",
+                                  "config_words_per_cycle", "dram_efficiency", "memory_contention"};
   int top = 3;
   int spread = 3;
   int rank_k = 10;
   double max_cycles = 200000;
   std::uint64_t seed = 1;
+  bool no_select = false;
+  double min_gain = 0.1;
 };
 
 std::string today() {
@@ -127,12 +130,36 @@ int run_calibrate(const CalibrateOptions& options) {
   for (const auto& c : cases)
     if (!c.holdout) samples.push_back({c.layer, c.tile, c.rtl_total_cycles});
   if (samples.empty()) throw mapper::SpecError({"--holdout", 0, 0}, "", "every case is held out: nothing to fit on");
-  const mapper::FitResult fit = mapper::fit_model(hardware, samples, options.fit);
   mapper::Hardware calibrated = hardware;
-  calibrated.model = fit.parameters;
+  std::vector<std::string> fitted = options.fit;
+  int iterations = 0;
+  if (options.no_select) {
+    const mapper::FitResult fit = mapper::fit_model(hardware, samples, options.fit);
+    calibrated.model = fit.parameters;
+    iterations = fit.iterations;
+  } else {
+    const mapper::ModelSelection selection = mapper::select_and_fit(hardware, samples, options.fit, options.min_gain);
+    calibrated.model = selection.fit.parameters;
+    fitted = selection.selected;
+    iterations = selection.fit.iterations;
+    fmt::print("\nparameter selection: backward elimination, leave-one-out cross-validation over {} folds\n",
+               selection.folds);
+    for (const mapper::SelectionStep& step : selection.steps)
+      fmt::print("  {:<40} cross-validated cycle MAPE {:.3f}%\n",
+                 step.change.empty()   ? std::string("file values")
+                 : step.change == "all" ? "fit all of them"
+                                        : "leave " + step.change.substr(1) + " at its file value",
+                 step.cv_mape_percent);
+    if (fitted.empty())
+      fmt::print("  fitting gains less than max({} percentage points, 5 %) of cross-validated error: keeping the "
+                 "file's values\n",
+                 options.min_gain);
+    else
+      fmt::print("  fitted: {}\n", fmt::join(fitted, ", "));
+  }
 
   fmt::print("\nfit: Levenberg-Marquardt on relative cycle errors, {} cases, {} iterations\n", samples.size(),
-             fit.iterations);
+             iterations);
   for (const std::string& name : options.fit) {
     const auto& info = mapper::model_parameter(name);
     fmt::print("  {:<24} {:>10.4f} -> {:>10.4f}   ({})\n", name, hardware.model.*(info.field),
@@ -168,10 +195,13 @@ int run_calibrate(const CalibrateOptions& options) {
 
   mapper::CalibrationProvenance provenance;
   provenance.date = today();
-  provenance.method = "Levenberg-Marquardt least squares on relative cycle errors vs SystemC/Verilator co-simulation";
+  provenance.method = options.no_select
+                          ? "Levenberg-Marquardt least squares on relative cycle errors vs SystemC/Verilator co-simulation"
+                          : "backward elimination by leave-one-layer-out cross-validation, then Levenberg-Marquardt "
+                            "least squares on relative cycle errors vs SystemC/Verilator co-simulation";
   provenance.source = fmt::format("{} on {}, seed {}, {} top + {} spread mappings per layer", network.name,
                                   fabric->model_name(), options.seed, options.top, options.spread);
-  provenance.fitted = fmt::format("{}", fmt::join(options.fit, ","));
+  provenance.fitted = fitted.empty() ? "none" : fmt::format("{}", fmt::join(fitted, ","));
   provenance.fit_cases = std::int64_t(samples.size());
   provenance.holdout_cases = std::int64_t(cases.size() - samples.size());
   provenance.cycle_mape_before_percent = holdout_before;
@@ -209,7 +239,7 @@ void add_calibrate_command(CLI::App& app, Action& action) {
   command->add_option("--workload", options->workload, "workload spec (YAML)")->required()->check(CLI::ExistingFile);
   command->add_option("-o,--output", options->output, "calibrated hardware YAML to write")->required();
   command->add_option("--out-dir", options->out_dir, "folder for calibration.csv and calibration.svg (default: -o's)");
-  command->add_option("--holdout", options->holdout, "layers not used for fitting (default: every other layer)")
+  command->add_option("--holdout,--split", options->holdout, "layers not used for fitting (default: every other layer)")
       ->delimiter(',');
   command->add_option("--fit", options->fit, "model parameters to fit (docs/calibration.md)")
       ->delimiter(',')
@@ -223,6 +253,12 @@ void add_calibrate_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   command->add_option("--rank-k", options->rank_k, "size of the top-k sets compared")
       ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  command->add_flag("--no-select", options->no_select,
+                    "fit every --fit parameter, without the cross-validated forward selection");
+  command->add_option("--min-gain", options->min_gain,
+                      "percentage points of cross-validated cycle MAPE a parameter must gain to be fitted")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   command->add_option("--seed", options->seed, "seed of the spread sample and the tensors")->capture_default_str();
   command->callback([options, &action] { action = [options] { return run_calibrate(*options); }; });

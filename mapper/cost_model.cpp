@@ -263,7 +263,7 @@ CostReport evaluate(const Layer& layer, const Hardware& hardware, const Tile& ti
   // words, one global word and num_ms collector entries.
   const double config_words = static_cast<double>(3 * hardware.num_ms);
   cycles.reconfiguration =
-      static_cast<double>(report.configurations) * std::ceil(config_words / model.config_words_per_cycle);
+      static_cast<double>(report.configurations) * (config_words / model.config_words_per_cycle);
   const double compute = cycles.streaming + cycles.weight_load + cycles.phase_overlap + cycles.fill_drain +
                          cycles.control_overhead + cycles.reconfiguration;
   // Memory timing (docs/model.md, "Memory timing"): a fluid model of the one FIFO DRAM channel. Reads are
@@ -284,7 +284,7 @@ CostReport evaluate(const Layer& layer, const Hardware& hardware, const Tile& ti
   const std::int64_t read_bytes =
       counts.sdm_fill_writes * data_b + (sdm.resident ? 0 : counts.sdm_psum_reads * acc_b);
   const std::int64_t write_bytes = counts.dram_bytes - read_bytes;
-  const double first_configuration = std::ceil(config_words / model.config_words_per_cycle);
+  const double first_configuration = config_words / model.config_words_per_cycle;
   const double pipeline_latency =
       levels * model.dn_level_latency + model.mn_latency + levels * model.rn_level_latency + model.collect_latency;
   const double startup = std::max(0.0, latency + static_cast<double>(first_bytes) / bandwidth - first_configuration);

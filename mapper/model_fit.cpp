@@ -149,10 +149,16 @@ FitResult fit_model(const Hardware& hardware, const std::vector<FitSample>& samp
   for (const FitSample& sample : samples)
     if (!(sample.observed_cycles > 0)) throw std::invalid_argument("observed cycles must be positive");
 
-  // Several starts: the file's values, and for parameters with a bounded range (fractions) also 10 % and 50 %
-  // into it, because some terms are flat at their nominal bound (a p-norm at contention 0 is exactly max).
-  std::vector<std::vector<double>> starts(1);
-  for (const ModelParameterInfo* info : fitted) starts[0].push_back(hardware.model.*(info->field));
+  // Several starts: the file's values, the RTL's nominal values, and for parameters with a bounded range
+  // (fractions) also 10 % and 50 % into it, because some terms are flat at their nominal bound (a p-norm at
+  // contention 0 is exactly max).
+  std::vector<std::vector<double>> starts(2);
+  const ModelParameters nominal;
+  for (const ModelParameterInfo* info : fitted) {
+    starts[0].push_back(hardware.model.*(info->field));
+    starts[1].push_back(nominal.*(info->field));
+  }
+  if (starts[1] == starts[0]) starts.pop_back();
   for (size_t i = 0; i < fitted.size(); ++i) {
     if (fitted[i]->max - fitted[i]->min > 1) continue;
     const size_t existing = starts.size();
@@ -174,6 +180,83 @@ FitResult fit_model(const Hardware& hardware, const std::vector<FitSample>& samp
   }
   best.rms_relative_error_before = before;
   return best;
+}
+
+double cycle_mape_percent(const Hardware& hardware, const std::vector<FitSample>& samples) {
+  if (samples.empty()) return 0;
+  double sum = 0;
+  for (const FitSample& sample : samples)
+    sum += std::fabs(evaluate(sample.layer, hardware, sample.tile).cycles.total / sample.observed_cycles - 1);
+  return 100 * sum / double(samples.size());
+}
+
+namespace {
+
+// Leave-one-group-out error of fitting `names`: every group is predicted by a fit on all the others.
+double cross_validated_mape(const Hardware& hardware, const std::vector<FitSample>& samples,
+                            const std::vector<int>& group_of, int groups, const std::vector<std::string>& names) {
+  if (names.empty()) return cycle_mape_percent(hardware, samples);
+  double sum = 0;
+  for (int g = 0; g < groups; ++g) {
+    std::vector<FitSample> train, test;
+    for (size_t i = 0; i < samples.size(); ++i) (group_of[i] == g ? test : train).push_back(samples[i]);
+    Hardware fitted = hardware;
+    fitted.model = fit_model(hardware, train, names).parameters;
+    sum += cycle_mape_percent(fitted, test) * double(test.size());
+  }
+  return sum / double(samples.size());
+}
+
+}  // namespace
+
+ModelSelection select_and_fit(const Hardware& hardware, const std::vector<FitSample>& samples,
+                              const std::vector<std::string>& names, double min_gain_percent) {
+  if (samples.empty()) throw std::invalid_argument("no samples to fit");
+  for (const std::string& name : names) model_parameter(name);
+  // Folds: one per layer; with a single layer (or a single sample per layer everywhere), one per sample.
+  std::vector<std::string> layer_names;
+  std::vector<int> group_of;
+  for (const FitSample& sample : samples) {
+    const auto it = std::find(layer_names.begin(), layer_names.end(), sample.layer.name);
+    group_of.push_back(int(it - layer_names.begin()));
+    if (it == layer_names.end()) layer_names.push_back(sample.layer.name);
+  }
+  int groups = int(layer_names.size());
+  if (groups < 2) {
+    for (size_t i = 0; i < samples.size(); ++i) group_of[i] = int(i);
+    groups = int(samples.size());
+  }
+  ModelSelection selection;
+  selection.folds = groups;
+  const double file_values = cross_validated_mape(hardware, samples, group_of, groups, {});
+  selection.steps.push_back({"", file_values});
+  const auto negligible = [min_gain_percent](double gain, double error) {
+    return gain < std::max(min_gain_percent, 0.05 * error);
+  };
+  if (groups >= 2 && !names.empty()) {
+    // Backward elimination: parameters that are wrong together are only found together, so start from fitting
+    // all of them and drop, one at a time, the one whose removal costs least while that cost is negligible.
+    selection.selected = names;
+    double current = cross_validated_mape(hardware, samples, group_of, groups, names);
+    selection.steps.push_back({"all", current});
+    while (!selection.selected.empty()) {
+      double best = 0;
+      size_t best_index = selection.selected.size();
+      for (size_t i = 0; i < selection.selected.size(); ++i) {
+        std::vector<std::string> trial = selection.selected;
+        trial.erase(trial.begin() + long(i));
+        const double error = cross_validated_mape(hardware, samples, group_of, groups, trial);
+        if (best_index == selection.selected.size() || error < best) best = error, best_index = i;
+      }
+      if (!negligible(best - current, best)) break;
+      selection.steps.push_back({"-" + selection.selected[best_index], best});
+      selection.selected.erase(selection.selected.begin() + long(best_index));
+      current = std::min(current, best);
+    }
+    if (negligible(file_values - current, file_values)) selection.selected.clear();
+  }
+  selection.fit = fit_model(hardware, samples, selection.selected);
+  return selection;
 }
 
 }  // namespace maeri::mapper

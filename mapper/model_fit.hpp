@@ -41,4 +41,27 @@ struct FitResult {
 FitResult fit_model(const Hardware& hardware, const std::vector<FitSample>& samples,
                     const std::vector<std::string>& names);
 
+// Mean absolute percentage error of evaluate(...).cycles.total against the observed cycles.
+double cycle_mape_percent(const Hardware& hardware, const std::vector<FitSample>& samples);
+
+struct SelectionStep {
+  std::string change;  // "" = the file's values, "all" = every requested name fitted, "-name" = name dropped
+  double cv_mape_percent = 0;
+};
+
+struct ModelSelection {
+  std::vector<std::string> selected;  // the requested names worth fitting
+  std::vector<SelectionStep> steps;   // cross-validated error of each candidate set, in the order tried
+  FitResult fit;                      // the selected names fitted on every sample
+  int folds = 0;                      // cross-validation folds (layers, or samples when there is one layer)
+};
+
+// Which parameters to fit, by leave-one-layer-out cross-validation (docs/calibration.md): starting from all of
+// `names` fitted, repeatedly drops the parameter whose removal raises the cross-validated cycle MAPE least, while
+// that rise is below max(`min_gain_percent` percentage points, 5 % of the error); keeps the file's values when
+// fitting gains less than that over them. Then fits the selection on every sample. A parameter that only explains
+// the fitting layers' noise thus stays at its file value.
+ModelSelection select_and_fit(const Hardware& hardware, const std::vector<FitSample>& samples,
+                              const std::vector<std::string>& names, double min_gain_percent = 0.1);
+
 }  // namespace maeri::mapper
