@@ -304,9 +304,18 @@ CostReport evaluate(const Layer& layer, const Hardware& hardware, const Tile& ti
   const double compute_bound = compute + startup + tail;
   // DRAM-bound: every byte crosses the channel; and the last read's data still has to arrive, pass through the
   // fabric and be written back.
-  const double dram_bound = std::max(static_cast<double>(counts.dram_bytes) / bandwidth,
-                                     latency + static_cast<double>(read_bytes) / bandwidth + 1 + pipeline_latency +
-                                         static_cast<double>(last_write_bytes) / bandwidth);
+  double dram_bound = std::max(static_cast<double>(counts.dram_bytes) / bandwidth,
+                               latency + static_cast<double>(read_bytes) / bandwidth + 1 + pipeline_latency +
+                                   static_cast<double>(last_write_bytes) / bandwidth);
+  if (!sdm.resident && report.control_steps > 0) {
+    // Little's law: a streaming SDM holds a step's data from its request until the step retires, so only as many
+    // steps as fit the stream buffer are in flight, each for a latency, its transfer, the pipeline and the step.
+    const double step_bytes = static_cast<double>(read_bytes) / static_cast<double>(report.control_steps);
+    const double in_flight = std::max(1.0, std::floor(static_cast<double>(sdm.stream_buffer_bytes) / step_bytes));
+    const double hold = latency + step_bytes / bandwidth + pipeline_latency +
+                        cycles.streaming / static_cast<double>(report.control_steps) + 1;
+    dram_bound = std::max(dram_bound, std::ceil(static_cast<double>(report.control_steps) / in_flight) * hold);
+  }
   // Bursts make the two bounds interfere where they are close: the p-norm with p = 1 / memory_contention
   // blends max (contention 0, perfect overlap) into the sum (contention 1, no overlap).
   const double longer = std::max(compute_bound, dram_bound);
