@@ -30,8 +30,7 @@ struct CalibrateOptions {
   std::string output;
   std::string out_dir;
   std::vector<std::string> holdout;
-  std::vector<std::string> fit = {"step_overhead",          "phase_overhead",  "collect_latency",
-                                  "config_words_per_cycle", "dram_efficiency", "memory_contention"};
+  std::vector<std::string> fit = mapper::default_calibration_parameters();
   int top = 3;
   int spread = 3;
   int rank_k = 10;
@@ -99,36 +98,27 @@ int run_calibrate(const CalibrateOptions& options) {
   fmt::print("calibrating {} on {} ({}) with {}: fitting [{}]\n", options.hardware, hardware.name,
              fabric->model_name(), network.name, fmt::join(options.fit, ", "));
 
-  std::vector<testbench::CalibrationCase> cases;
-  bool all_exact = true;
-  for (size_t l = 0; l < network.layers.size(); ++l) {
-    const mapper::Layer& layer = network.layers[l];
+  testbench::CalibrationPlan plan;
+  plan.top = options.top;
+  plan.spread = options.spread;
+  plan.max_cycles = options.max_cycles;
+  plan.seed = options.seed;
+  plan.holdout = holdout;
+  for (const mapper::Layer& layer : network.layers)
     if (const auto reason = mapper::unmappable_reason(layer, hardware))
       throw mapper::SpecError({options.workload, 0, 0}, "layers." + layer.name, *reason);
-    const auto tiles = testbench::calibration_tiles(layer, hardware, options.top, options.spread,
-                                                    options.seed + l, options.max_cycles);
-    for (size_t t = 0; t < tiles.size(); ++t) {
-      const auto start = std::chrono::steady_clock::now();
-      testbench::CalibrationCase c = testbench::co_simulate_case(*fabric, layer, tiles[t].first, hardware,
-                                                                 options.seed + 1000 * l + t);
-      c.origin = tiles[t].second;
-      c.holdout = holdout.count(layer.name) > 0;
-      // A single-layer workload has no layer to hold out: alternate its cases instead.
-      if (network.layers.size() == 1) c.holdout = t % 2 == 1;
-      all_exact = all_exact && c.bit_exact;
-      const double model = mapper::evaluate(layer, hardware, c.tile).cycles.total;
-      fmt::print("  [{}] {} {} ({}): co-sim {:.0f} cycles, model {:.0f} ({:+.2f}%), outputs {}  [{:.2f} s]\n",
-                 c.holdout ? "holdout" : "fit    ", layer.name, mapper::to_compact_string(c.tile), c.origin,
-                 c.rtl_total_cycles, model, 100 * (model - c.rtl_total_cycles) / c.rtl_total_cycles,
-                 c.bit_exact ? "bit-exact" : "MISMATCH",
-                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-      cases.push_back(std::move(c));
-    }
-  }
+  bool all_exact = true;
+  const std::vector<testbench::CalibrationCase> cases = testbench::co_simulate_cases(
+      *fabric, network, hardware, plan, [&](const testbench::CalibrationCase& c, double seconds) {
+        all_exact = all_exact && c.bit_exact;
+        const double model = mapper::evaluate(c.layer, hardware, c.tile).cycles.total;
+        fmt::print("  [{}] {} {} ({}): co-sim {:.0f} cycles, model {:.0f} ({:+.2f}%), outputs {}  [{:.2f} s]\n",
+                   c.holdout ? "holdout" : "fit    ", c.layer.name, mapper::to_compact_string(c.tile), c.origin,
+                   c.rtl_total_cycles, model, 100 * (model - c.rtl_total_cycles) / c.rtl_total_cycles,
+                   c.bit_exact ? "bit-exact" : "MISMATCH", seconds);
+      });
 
-  std::vector<mapper::FitSample> samples;
-  for (const auto& c : cases)
-    if (!c.holdout) samples.push_back({c.layer, c.tile, c.rtl_total_cycles});
+  const std::vector<mapper::FitSample> samples = testbench::fit_samples(cases);
   if (samples.empty()) throw mapper::SpecError({"--holdout", 0, 0}, "", "every case is held out: nothing to fit on");
   mapper::Hardware calibrated = hardware;
   std::vector<std::string> fitted = options.fit;
@@ -199,8 +189,9 @@ int run_calibrate(const CalibrateOptions& options) {
                           ? "Levenberg-Marquardt least squares on relative cycle errors vs SystemC/Verilator co-simulation"
                           : "backward elimination by leave-one-layer-out cross-validation, then Levenberg-Marquardt "
                             "least squares on relative cycle errors vs SystemC/Verilator co-simulation";
-  provenance.source = fmt::format("{} on {}, seed {}, {} top + {} spread mappings per layer", network.name,
-                                  fabric->model_name(), options.seed, options.top, options.spread);
+  provenance.source = fmt::format("{} ({}) on {} ({}), seed {}, {} top + {} spread mappings per layer, held out: {}",
+                                  options.workload, network.name, options.hardware, fabric->model_name(),
+                                  options.seed, options.top, options.spread, fmt::join(holdout, ","));
   provenance.fitted = fitted.empty() ? "none" : fmt::format("{}", fmt::join(fitted, ","));
   provenance.fit_cases = std::int64_t(samples.size());
   provenance.holdout_cases = std::int64_t(cases.size() - samples.size());
@@ -261,6 +252,8 @@ void add_calibrate_command(CLI::App& app, Action& action) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   command->add_option("--seed", options->seed, "seed of the spread sample and the tensors")->capture_default_str();
+  command->footer("Example: maeri calibrate --hardware configs/hardware/maeri-64.yaml "
+                  "--workload configs/workloads/tiny.yaml -o calibration/maeri-64.calibrated.yaml");
   command->callback([options, &action] { action = [options] { return run_calibrate(*options); }; });
 }
 

@@ -182,6 +182,11 @@ FitResult fit_model(const Hardware& hardware, const std::vector<FitSample>& samp
   return best;
 }
 
+std::vector<std::string> default_calibration_parameters() {
+  return {"step_overhead", "phase_overhead", "collect_latency", "config_words_per_cycle", "dram_efficiency",
+          "memory_contention"};
+}
+
 double cycle_mape_percent(const Hardware& hardware, const std::vector<FitSample>& samples) {
   if (samples.empty()) return 0;
   double sum = 0;

@@ -24,6 +24,10 @@ const std::vector<ModelParameterInfo>& model_parameter_table();
 // Throws std::invalid_argument naming the known parameters.
 const ModelParameterInfo& model_parameter(const std::string& name);
 
+// What `maeri calibrate` fits unless told otherwise: one representative of each group of parameters that move
+// the cycles differently (the per-level latencies only ever appear summed with the collect latency).
+std::vector<std::string> default_calibration_parameters();
+
 struct FitSample {
   Layer layer;
   Tile tile;

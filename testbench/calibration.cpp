@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <random>
@@ -83,6 +84,32 @@ CalibrationCase co_simulate_case(sim::FabricSession& fabric, const mapper::Layer
     result.count_max_error_percent = std::max(result.count_max_error_percent, std::fabs(row.error_percent()));
   }
   return result;
+}
+
+std::vector<CalibrationCase> co_simulate_cases(sim::FabricSession& fabric, const mapper::Network& network,
+                                               const mapper::Hardware& hardware, const CalibrationPlan& plan,
+                                               const std::function<void(const CalibrationCase&, double)>& progress) {
+  std::vector<CalibrationCase> cases;
+  for (size_t l = 0; l < network.layers.size(); ++l) {
+    const mapper::Layer& layer = network.layers[l];
+    const auto tiles = calibration_tiles(layer, hardware, plan.top, plan.spread, plan.seed + l, plan.max_cycles);
+    for (size_t t = 0; t < tiles.size(); ++t) {
+      const auto start = std::chrono::steady_clock::now();
+      CalibrationCase c = co_simulate_case(fabric, layer, tiles[t].first, hardware, plan.seed + 1000 * l + t);
+      c.origin = tiles[t].second;
+      c.holdout = network.layers.size() == 1 ? t % 2 == 1 : plan.holdout.count(layer.name) > 0;
+      if (progress) progress(c, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      cases.push_back(std::move(c));
+    }
+  }
+  return cases;
+}
+
+std::vector<mapper::FitSample> fit_samples(const std::vector<CalibrationCase>& cases) {
+  std::vector<mapper::FitSample> samples;
+  for (const CalibrationCase& c : cases)
+    if (!c.holdout) samples.push_back({c.layer, c.tile, c.rtl_total_cycles});
+  return samples;
 }
 
 namespace {

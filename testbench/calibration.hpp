@@ -4,11 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "mapper/hardware.hpp"
 #include "mapper/layer.hpp"
+#include "mapper/model_fit.hpp"
 #include "mapper/tile.hpp"
 #include "sim/fabric_session.hpp"
 
@@ -36,6 +39,24 @@ std::vector<std::pair<mapper::Tile, std::string>> calibration_tiles(const mapper
 // Co-simulates one case twice (ideal memory, then SDM/DRAM), checks the outputs and compares every count.
 CalibrationCase co_simulate_case(sim::FabricSession& fabric, const mapper::Layer& layer, const mapper::Tile& tile,
                                  const mapper::Hardware& hardware, std::uint64_t seed);
+
+// Which cases a calibration co-simulates: per layer the best `top` and `spread` further mappings
+// (calibration_tiles), the layers in `holdout` kept out of the fit (a single-layer workload alternates its cases).
+struct CalibrationPlan {
+  int top = 3;
+  int spread = 3;
+  double max_cycles = 200000;
+  std::uint64_t seed = 1;
+  std::set<std::string> holdout;
+};
+
+// Co-simulates every case of the plan, calling `progress` after each (with the seconds it took).
+std::vector<CalibrationCase> co_simulate_cases(sim::FabricSession& fabric, const mapper::Network& network,
+                                               const mapper::Hardware& hardware, const CalibrationPlan& plan,
+                                               const std::function<void(const CalibrationCase&, double)>& progress);
+
+// The fitting cases as samples of their cycles with the SDM/DRAM models.
+std::vector<mapper::FitSample> fit_samples(const std::vector<CalibrationCase>& cases);
 
 struct CycleError {
   double mape_percent = 0, max_percent = 0;

@@ -87,3 +87,22 @@ maeri_cli_test(sim_other_hardware 2 --stderr-contains "built for hardware 'maeri
   $<TARGET_FILE:maeri> sim ${IMAGES}/tiny.conv1.mimg --hardware ${CONFIGS}/hardware/maeri-256.yaml)
 set_tests_properties(cli_sim_image cli_sim_inputs_not_integers cli_sim_other_hardware
   PROPERTIES FIXTURES_REQUIRED tiny_images)
+
+# calibrate: fit, calibrated hardware YAML with provenance, CSV, SVG; the mapper takes the calibrated file
+set(CALIBRATED ${CMAKE_CURRENT_BINARY_DIR}/calibration/maeri-64.calibrated.yaml)
+maeri_cli_test(calibrate_tiny 0 --stdout-contains "held-out cycle MAPE: 0.21% before, 0.21% after"
+  $<TARGET_FILE:maeri> calibrate --hardware ${HW64} --workload ${TINY} --holdout conv2,fc -o ${CALIBRATED})
+set_tests_properties(cli_calibrate_tiny PROPERTIES FIXTURES_SETUP calibrated_hardware)
+maeri_cli_test(calibrated_file_validates 0 --stdout-contains "OK: hardware 'maeri-64'"
+  $<TARGET_FILE:maeri> validate ${CALIBRATED})
+maeri_cli_test(map_with_calibrated_file 0 --stdout-contains "total over 4 layers"
+  $<TARGET_FILE:maeri> map --hardware ${CALIBRATED} --workload ${TINY})
+set_tests_properties(cli_calibrated_file_validates cli_map_with_calibrated_file
+  PROPERTIES FIXTURES_REQUIRED calibrated_hardware)
+maeri_cli_test(calibrate_unknown_parameter 2 --stderr-contains "--fit: unknown model parameter 'dram_eficiency'"
+  $<TARGET_FILE:maeri> calibrate --hardware ${HW64} --workload ${TINY} --fit dram_eficiency
+  -o ${CMAKE_CURRENT_BINARY_DIR}/unused/cal.yaml)
+maeri_cli_test(calibrate_unknown_holdout 2 --stderr-contains "has no layer 'conv9' (--holdout)"
+  $<TARGET_FILE:maeri> calibrate --hardware ${HW64} --workload ${TINY} --holdout conv9
+  -o ${CMAKE_CURRENT_BINARY_DIR}/unused/cal.yaml)
+maeri_cli_test(help_calibrate 0 --stdout-contains "Example:" $<TARGET_FILE:maeri> calibrate --help)
