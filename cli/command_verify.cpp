@@ -137,13 +137,16 @@ int run_verify(const VerifyOptions& options) {
                            {"dram_busy_cycles", memory.dram.busy_cycles}};
       }
       for (const auto& row : rows) {
-        fmt::print("  {:<20} {:>14.0f} {:>14.0f} {:>12.0f} {:>8.2f}%\n", row.metric, row.model, row.rtl, row.error(),
-                   row.error_percent());
+        fmt::print("  {:<20} {:>14.0f} {:>14.0f} {:>12.0f} {:>9}\n", row.metric, row.model, row.rtl, row.error(),
+                   row.error_percent_text());
         entry["cross_check"].push_back(
-            {{"metric", row.metric}, {"model", row.model}, {"rtl", row.rtl}, {"error_percent", row.error_percent()}});
+            {{"metric", row.metric},
+             {"model", row.model},
+             {"rtl", row.rtl},
+             {"error_percent", row.relative_error_defined() ? nlohmann::json(row.error_percent()) : nlohmann::json()}});
         csv += fmt::format("{},\"{}\",{},{},{},{},{},{}\n", layer.name, mapper::to_compact_string(tile),
                            board.pass() ? "PASS" : "FAIL", row.metric, row.model, row.rtl, row.error(),
-                           row.error_percent());
+                           row.relative_error_defined() ? fmt::format("{}", row.error_percent()) : "");
       }
       report.push_back(entry);
     }

@@ -1,6 +1,8 @@
 // Model-vs-co-simulation comparison rows (see cross_check.hpp).
 #include "testbench/cross_check.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <stdexcept>
 
@@ -11,6 +13,10 @@ namespace maeri::testbench {
 double CrossCheckRow::error_percent() const {
   if (rtl == 0) return model == 0 ? 0 : 100;
   return 100.0 * (model - rtl) / std::fabs(rtl);
+}
+
+std::string CrossCheckRow::error_percent_text() const {
+  return relative_error_defined() ? fmt::format("{:.2f}%", error_percent()) : "n/a";
 }
 
 std::vector<CrossCheckRow> cross_check(const mapper::CostReport& model, const CoSimRuns& runs,

@@ -18,7 +18,9 @@ struct CrossCheckRow {
   double model = 0;
   double rtl = 0;
   double error() const { return model - rtl; }
-  double error_percent() const;  // relative to the RTL; 0 when both are 0
+  double error_percent() const;  // relative to the RTL; 0 when both are 0, 100 when only the RTL's is 0
+  bool relative_error_defined() const { return rtl != 0 || model == 0; }
+  std::string error_percent_text() const;  // "1.23%", or "n/a" when the RTL's value is 0 and the model's not
 };
 
 // The runs of one (layer, mapping): either may be absent, but not both.
