@@ -67,8 +67,8 @@ namespace {
 FitResult fit_from(const Hardware& hardware, const std::vector<FitSample>& samples,
                    const std::vector<const ModelParameterInfo*>& fitted, std::vector<double> values) {
   Hardware trial = hardware;
-  const auto residuals = [&](const std::vector<double>& values) {
-    for (size_t i = 0; i < fitted.size(); ++i) trial.model.*(fitted[i]->field) = values[i];
+  const auto residuals = [&](const std::vector<double>& point) {
+    for (size_t i = 0; i < fitted.size(); ++i) trial.model.*(fitted[i]->field) = point[i];
     std::vector<double> r;
     r.reserve(samples.size());
     for (const FitSample& sample : samples)
@@ -80,8 +80,8 @@ FitResult fit_from(const Hardware& hardware, const std::vector<FitSample>& sampl
     for (double v : r) sum += v * v;
     return sum;
   };
-  const auto clamp = [&](std::vector<double>& values) {
-    for (size_t i = 0; i < fitted.size(); ++i) values[i] = std::clamp(values[i], fitted[i]->min, fitted[i]->max);
+  const auto clamp = [&](std::vector<double>& point) {
+    for (size_t i = 0; i < fitted.size(); ++i) point[i] = std::clamp(point[i], fitted[i]->min, fitted[i]->max);
   };
 
   std::vector<double> r = residuals(values);
