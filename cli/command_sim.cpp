@@ -84,10 +84,7 @@ int run_sim(const SimOptions& options) {
   if (hardware) {
     mapper::CostReport model = mapper::evaluate(layer, *hardware, image.tile);
     codegen::refine_with_exact_traffic(model, layer, *hardware);
-    fmt::print("  {:<20} {:>14} {:>14} {:>12} {:>9}\n", "metric", "model", "co-sim", "error", "error %");
-    for (const auto& row : testbench::cross_check(model, {&rtl, &*with_memory}, *hardware))
-      fmt::print("  {:<20} {:>14.0f} {:>14.0f} {:>12.0f} {:>9}\n", row.metric, row.model, row.rtl, row.error(),
-                 row.error_percent_text());
+    fmt::print("{}", testbench::cross_check_table(testbench::cross_check(model, {&rtl, &*with_memory}, *hardware)));
   }
   if (!options.output.empty())
     mapper::write_file_atomically(

@@ -10,17 +10,12 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/layer_selection.hpp"
-#include "codegen/exact_traffic.hpp"
-#include "codegen/functional_model.hpp"
-#include "codegen/image_program.hpp"
 #include "mapper/atomic_file.hpp"
-#include "mapper/cost_model.hpp"
 #include "mapper/mapping_file.hpp"
 #include "mapper/search.hpp"
 #include "mapper/spec_loader.hpp"
 #include "sim/fabric_session.hpp"
-#include "testbench/cross_check.hpp"
-#include "testbench/scoreboard.hpp"
+#include "testbench/co_simulation.hpp"
 #include "testbench/stimulus.hpp"
 
 namespace maeri::cli {
@@ -80,28 +75,13 @@ int run_verify(const VerifyOptions& options) {
     for (size_t t = 0; t < tiles.size(); ++t) {
       const mapper::Tile& tile = tiles[t];
       const auto start = std::chrono::steady_clock::now();
-      mapper::CostReport model = mapper::evaluate(layer, hardware, tile);
-      codegen::refine_with_exact_traffic(model, layer, hardware);
-      const std::string source = layer.name + ".mimg";
-      const std::vector<std::uint8_t> bytes =
-          codegen::encode_image(codegen::build_image(codegen::plan_layer(layer, hardware, tile), hardware));
-      const codegen::LayerProgram program = codegen::expand_image(codegen::decode_image(bytes, source), source);
-      const codegen::LayerTensors tensors =
-          codegen::random_tensors(layer, hardware.data_width, options.seed + 1000 * l + t);
-      const std::vector<std::int64_t> reference = codegen::reference_convolution(layer, tensors, hardware.acc_width);
-      std::optional<sim::RtlLayerRun> ideal, with_memory;
-      testbench::Scoreboard board;
-      if (options.memory != "dram") {
-        ideal = fabric->run(program, tensors);
-        board = testbench::score_outputs(layer, reference, ideal->output);
-      }
-      if (options.memory != "ideal") {
-        with_memory = fabric->run_with_memory(program, tensors, hardware);
-        const testbench::Scoreboard memory_board = testbench::score_outputs(layer, reference, with_memory->output);
-        if (!ideal || board.pass()) board = memory_board;  // report the first failing run
-      }
-      const auto rows = testbench::cross_check(model, {ideal ? &*ideal : nullptr, with_memory ? &*with_memory : nullptr},
-                                               hardware);
+      const testbench::CoSimulation run =
+          testbench::co_simulate(*fabric, layer, tile, hardware, options.seed + 1000 * l + t,
+                                 options.memory == "ideal"  ? testbench::MemoryRuns::Ideal
+                                 : options.memory == "dram" ? testbench::MemoryRuns::Dram
+                                                            : testbench::MemoryRuns::Both);
+      const testbench::Scoreboard& board = run.board;
+      const auto& rows = run.rows;
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       (board.pass() ? passed : failed) += 1;
       for (const auto& row : rows) {
@@ -112,17 +92,17 @@ int run_verify(const VerifyOptions& options) {
       }
 
       fmt::print("\nlayer {} tile {} ({} image bytes): {}  [{:.2f} s]\n", layer.name, mapper::to_compact_string(tile),
-                 bytes.size(), board.summary(), seconds);
-      fmt::print("  {:<20} {:>14} {:>14} {:>12} {:>9}\n", "metric", "model", "co-sim", "error", "error %");
+                 run.image_bytes, board.summary(), seconds);
+      fmt::print("{}", testbench::cross_check_table(rows));
       nlohmann::ordered_json entry = {{"layer", layer.name},
                                       {"tile", mapper::to_compact_string(tile)},
                                       {"result", board.pass() ? "PASS" : "FAIL"},
                                       {"outputs", board.compared},
                                       {"mismatches", board.mismatches},
-                                      {"image_bytes", bytes.size()},
+                                      {"image_bytes", run.image_bytes},
                                       {"seconds", seconds}};
-      if (with_memory) {
-        const sim::MemoryRun& memory = *with_memory->memory;
+      if (run.with_memory) {
+        const sim::MemoryRun& memory = *run.with_memory->memory;
         entry["memory"] = {{"sdm_resident", memory.resident},
                            {"stream_buffer_bytes", memory.stream_buffer_bytes},
                            {"output_buffer_bytes", memory.output_buffer_bytes},
@@ -137,8 +117,6 @@ int run_verify(const VerifyOptions& options) {
                            {"dram_busy_cycles", memory.dram.busy_cycles}};
       }
       for (const auto& row : rows) {
-        fmt::print("  {:<20} {:>14.0f} {:>14.0f} {:>12.0f} {:>9}\n", row.metric, row.model, row.rtl, row.error(),
-                   row.error_percent_text());
         entry["cross_check"].push_back(
             {{"metric", row.metric},
              {"model", row.model},

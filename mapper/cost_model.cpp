@@ -253,17 +253,16 @@ CostReport evaluate(const Layer& layer, const Hardware& hardware, const Tile& ti
   // Phases follow each other without a bubble (weights for the next phase travel right behind the last step of
   // the previous one); the pipeline fills and drains once per configuration, since the fabric must be idle
   // before its configuration words change (docs/rtl.md).
-  cycles.fill_drain = static_cast<double>(report.configurations) *
-                          (levels * model.dn_level_latency + model.mn_latency + levels * model.rn_level_latency +
-                           model.collect_latency) +
+  const double pipeline_latency =
+      levels * model.dn_level_latency + model.mn_latency + levels * model.rn_level_latency + model.collect_latency;
+  cycles.fill_drain = static_cast<double>(report.configurations) * pipeline_latency +
                       static_cast<double>(drain_lane_cycles);
   cycles.control_overhead = static_cast<double>(report.control_steps) * model.step_overhead +
                             static_cast<double>(report.weight_phases) * model.phase_overhead;
   // The config port's address map (docs/config-bits.md): num_ms multiplier switch words, num_ms - 1 adder
   // words, one global word and num_ms collector entries.
-  const double config_words = static_cast<double>(3 * hardware.num_ms);
-  cycles.reconfiguration =
-      static_cast<double>(report.configurations) * (config_words / model.config_words_per_cycle);
+  const double configuration_cycles = static_cast<double>(3 * hardware.num_ms) / model.config_words_per_cycle;
+  cycles.reconfiguration = static_cast<double>(report.configurations) * configuration_cycles;
   const double compute = cycles.streaming + cycles.weight_load + cycles.phase_overlap + cycles.fill_drain +
                          cycles.control_overhead + cycles.reconfiguration;
   // Memory timing (docs/model.md, "Memory timing"): a fluid model of the one FIFO DRAM channel. Reads are
@@ -284,13 +283,10 @@ CostReport evaluate(const Layer& layer, const Hardware& hardware, const Tile& ti
   const std::int64_t read_bytes =
       counts.sdm_fill_writes * data_b + (sdm.resident ? 0 : counts.sdm_psum_reads * acc_b);
   const std::int64_t write_bytes = counts.dram_bytes - read_bytes;
-  const double first_configuration = config_words / model.config_words_per_cycle;
-  const double pipeline_latency =
-      levels * model.dn_level_latency + model.mn_latency + levels * model.rn_level_latency + model.collect_latency;
-  const double startup = std::max(0.0, latency + static_cast<double>(first_bytes) / bandwidth - first_configuration);
+  const double startup = std::max(0.0, latency + static_cast<double>(first_bytes) / bandwidth - configuration_cycles);
   // Writes go out while results appear: from the first result on, or only in the last reduction fold when the
   // partial sums stay in the SDM. Reads still queued when they start compete with them.
-  const double before_results = first_configuration + pipeline_latency;
+  const double before_results = configuration_cycles + pipeline_latency;
   const double write_window = std::max(1.0, (compute - before_results) /
                                                 static_cast<double>(sdm.psums_in_sdm ? report.reduction_folds : 1));
   const double write_start = compute - write_window;

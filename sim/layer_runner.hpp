@@ -110,7 +110,8 @@ class LayerRunner {
       }
       const std::size_t weight_event = event++;
       if (memory_) {
-        await_memory([&] { return memory_->data_ready(weight_event); }, MemorySystem::Wait::Data, "the phase's weights from DRAM" + where(nullptr));
+        await_memory([&] { return memory_->data_ready(weight_event); }, MemorySystem::Wait::Data,
+                     [&] { return "the phase's weights from DRAM" + where(nullptr); });
         memory_->begin(weight_event);
       }
       send(codegen::phase_weights(program, phase, tensors.weights), /*weight=*/true, false, false);
@@ -119,8 +120,10 @@ class LayerRunner {
       for (const codegen::StepOrigin& step : phase.steps) {
         const std::size_t step_event = event++;
         if (memory_) {
-          await_memory([&] { return memory_->data_ready(step_event); }, MemorySystem::Wait::Data, "the step's inputs from DRAM" + where(&step));
-          await_memory([&] { return memory_->output_room(step_event); }, MemorySystem::Wait::OutputRoom, "room in the SDM output buffer" + where(&step));
+          await_memory([&] { return memory_->data_ready(step_event); }, MemorySystem::Wait::Data,
+                       [&] { return "the step's inputs from DRAM" + where(&step); });
+          await_memory([&] { return memory_->output_room(step_event); }, MemorySystem::Wait::OutputRoom,
+                       [&] { return "room in the SDM output buffer" + where(&step); });
           memory_->begin(step_event);
         }
         const codegen::StepElements elements = codegen::step_inputs(program, phase, step, tensors.input);
@@ -136,7 +139,8 @@ class LayerRunner {
     drain();
     if (!pending_.empty()) throw std::runtime_error("the fabric returned fewer results than the program's steps");
     if (memory_) {
-      await_memory([&] { return memory_->drained(); }, MemorySystem::Wait::Drain, "the last results to reach DRAM");
+      await_memory([&] { return memory_->drained(); }, MemorySystem::Wait::Drain,
+                   [] { return std::string("the last results to reach DRAM"); });
       run_.memory = memory_->run();
     }
     run_.cycles = fabric_.cycle() - start;
@@ -154,18 +158,17 @@ class LayerRunner {
     std::size_t event;  // in the memory plan
   };
 
-  // Idles (collecting results, so that steps retire and free SDM space) until the memory system allows the next
-  // action; every idle cycle is a memory stall.
-  template <class Condition>
-  void await_memory(Condition condition, MemorySystem::Wait reason, const std::string& what) {
+  // Idles until the memory system allows the next action (results keep retiring through the tick observer,
+  // freeing SDM space); every idle cycle is a memory stall. `what` names the wait, only for the watchdog.
+  template <class Condition, class Describe>
+  void await_memory(Condition condition, MemorySystem::Wait reason, Describe what) {
     const std::uint64_t begin = fabric_.cycle();
     while (!condition()) {
       if (fabric_.cycle() - begin > fabric_.watchdog_cycles())
         throw std::runtime_error("watchdog: no progress for " + std::to_string(fabric_.watchdog_cycles()) +
-                                 " cycles waiting for " + what);
+                                 " cycles waiting for " + what());
       fabric_.tick();
       memory_->count_stall(reason);
-      collect();
     }
   }
 

@@ -10,12 +10,11 @@
 #include <random>
 #include <set>
 
-#include "codegen/exact_traffic.hpp"
 #include "codegen/functional_model.hpp"
-#include "codegen/image_program.hpp"
 #include "mapper/cost_model.hpp"
 #include "mapper/search.hpp"
 #include "mapper/tile_space.hpp"
+#include "testbench/co_simulation.hpp"
 #include "testbench/cross_check.hpp"
 
 namespace maeri::testbench {
@@ -61,25 +60,12 @@ CalibrationCase co_simulate_case(sim::FabricSession& fabric, const mapper::Layer
   CalibrationCase result;
   result.layer = layer;
   result.tile = tile;
-  const codegen::LayerProgram program = codegen::expand_image(
-      codegen::decode_image(codegen::encode_image(codegen::build_image(codegen::plan_layer(layer, hardware, tile),
-                                                                       hardware)),
-                            layer.name),
-      layer.name);
-  const codegen::LayerTensors tensors = codegen::random_tensors(layer, hardware.data_width, seed);
-  const std::vector<std::int64_t> reference = codegen::reference_convolution(layer, tensors, hardware.acc_width);
-  const sim::RtlLayerRun ideal = fabric.run(program, tensors);
-  const sim::RtlLayerRun with_memory = fabric.run_with_memory(program, tensors, hardware);
-  result.bit_exact = ideal.output == reference && with_memory.output == reference;
-  result.rtl_compute_cycles = double(ideal.cycles);
-  result.rtl_total_cycles = double(with_memory.cycles);
-  mapper::CostReport model = mapper::evaluate(layer, hardware, tile);
-  codegen::refine_with_exact_traffic(model, layer, hardware);
-  for (const CrossCheckRow& row : cross_check(model, {&ideal, &with_memory}, hardware)) {
-    const std::string metric = row.metric;
-    if (metric == kComputeCycles || metric == kTotalCycles || metric == "memory stall cycles" ||
-        metric == "energy pJ")
-      continue;
+  const CoSimulation run = co_simulate(fabric, layer, tile, hardware, seed);
+  result.bit_exact = run.board.pass();
+  result.rtl_compute_cycles = double(run.ideal->cycles);
+  result.rtl_total_cycles = double(run.with_memory->cycles);
+  for (const CrossCheckRow& row : run.rows) {
+    if (row.kind != RowKind::ActivityCount) continue;
     ++result.count_metrics;
     result.count_max_error_percent = std::max(result.count_max_error_percent, std::fabs(row.error_percent()));
   }

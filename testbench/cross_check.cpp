@@ -39,11 +39,11 @@ std::vector<CrossCheckRow> cross_check(const mapper::CostReport& model, const Co
 
   std::vector<CrossCheckRow> rows;
   const double compute = model.cycles.total - model.cycles.memory_stall;
-  if (runs.ideal_memory) rows.push_back({kComputeCycles, compute, double(runs.ideal_memory->cycles)});
+  if (runs.ideal_memory) rows.push_back({kComputeCycles, compute, double(runs.ideal_memory->cycles), RowKind::Cycles});
   if (runs.with_memory) {
     const sim::MemoryRun& memory = *runs.with_memory->memory;
-    rows.push_back({kTotalCycles, model.cycles.total, double(runs.with_memory->cycles)});
-    rows.push_back({"memory stall cycles", model.cycles.memory_stall, double(memory.stall_cycles)});
+    rows.push_back({kTotalCycles, model.cycles.total, double(runs.with_memory->cycles), RowKind::Cycles});
+    rows.push_back({kMemoryStallCycles, model.cycles.memory_stall, double(memory.stall_cycles), RowKind::Cycles});
   }
   rows.insert(rows.end(), {
                               {"steps (fires)", double(model.control_steps), double(r.fires)},
@@ -72,8 +72,17 @@ std::vector<CrossCheckRow> cross_check(const mapper::CostReport& model, const Co
     measured.sdm_psum_reads = std::int64_t(memory.sdm.psum_reads);
     measured.sdm_output_writes = std::int64_t(memory.sdm.output_writes);
   }
-  rows.push_back({"energy pJ", model.energy_pj.total, mapper::energy_of(measured, hardware.energy_pj).total});
+  rows.push_back(
+      {"energy pJ", model.energy_pj.total, mapper::energy_of(measured, hardware.energy_pj).total, RowKind::Energy});
   return rows;
+}
+
+std::string cross_check_table(const std::vector<CrossCheckRow>& rows) {
+  std::string table = fmt::format("  {:<20} {:>14} {:>14} {:>12} {:>9}\n", "metric", "model", "co-sim", "error", "error %");
+  for (const CrossCheckRow& row : rows)
+    table += fmt::format("  {:<20} {:>14.0f} {:>14.0f} {:>12.0f} {:>9}\n", row.metric, row.model, row.rtl, row.error(),
+                         row.error_percent_text());
+  return table;
 }
 
 }  // namespace maeri::testbench

@@ -13,10 +13,13 @@
 
 namespace maeri::testbench {
 
+enum class RowKind { ActivityCount, Cycles, Energy };
+
 struct CrossCheckRow {
   std::string metric;
   double model = 0;
   double rtl = 0;
+  RowKind kind = RowKind::ActivityCount;
   double error() const { return model - rtl; }
   double error_percent() const;  // relative to the RTL; 0 when both are 0, 100 when only the RTL's is 0
   bool relative_error_defined() const { return rtl != 0 || model == 0; }
@@ -31,8 +34,12 @@ struct CoSimRuns {
 
 inline const char* kComputeCycles = "cycles (compute)";
 inline const char* kTotalCycles = "cycles (with DRAM)";
+inline const char* kMemoryStallCycles = "memory stall cycles";
 
 std::vector<CrossCheckRow> cross_check(const mapper::CostReport& model, const CoSimRuns& runs,
                                        const mapper::Hardware& hardware);
+
+// The rows as the aligned text table `maeri sim` and `maeri verify` print (metric, model, co-sim, error, error %).
+std::string cross_check_table(const std::vector<CrossCheckRow>& rows);
 
 }  // namespace maeri::testbench

@@ -118,7 +118,7 @@ void regression(int cases, std::uint64_t default_seed) {
               run.output_stall_cycles, run.drain_cycles);
         }
       }
-      if (row.metric == testbench::kTotalCycles || row.metric == std::string("memory stall cycles")) continue;
+      if (row.metric == testbench::kTotalCycles || row.metric == testbench::kMemoryStallCycles) continue;
       sum_error += error;
       max_error = std::max(max_error, error);
       ++counted;

@@ -1,0 +1,32 @@
+// One (layer, mapping) through the whole chain as a user ships it: plan, configuration image, encode and decode,
+// expand, seeded random tensors, the Verilated fabric with ideal memory and/or with the SDM/DRAM models, the
+// bit-exact scoreboard and the model-vs-RTL cross-check. Shared by `maeri verify`/`run` and calibration.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "mapper/hardware.hpp"
+#include "mapper/layer.hpp"
+#include "mapper/tile.hpp"
+#include "sim/fabric_session.hpp"
+#include "testbench/cross_check.hpp"
+#include "testbench/scoreboard.hpp"
+
+namespace maeri::testbench {
+
+enum class MemoryRuns { Ideal, Dram, Both };
+
+struct CoSimulation {
+  std::size_t image_bytes = 0;
+  std::optional<sim::RtlLayerRun> ideal, with_memory;
+  Scoreboard board;  // of the first run that failed, else of the last run
+  std::vector<CrossCheckRow> rows;
+};
+
+CoSimulation co_simulate(sim::FabricSession& fabric, const mapper::Layer& layer, const mapper::Tile& tile,
+                         const mapper::Hardware& hardware, std::uint64_t seed, MemoryRuns runs = MemoryRuns::Both);
+
+}  // namespace maeri::testbench
