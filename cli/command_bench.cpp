@@ -9,7 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "mapper/search.hpp"
-#include "mapper/spec_loader.hpp"
+#include "spec/spec_loader.hpp"
 
 namespace maeri::cli {
 namespace {
@@ -21,7 +21,7 @@ struct BenchOptions {
 };
 
 // One search per layer, repeated; the figure is total tiles costed / total wall time.
-double mappings_per_second(const std::vector<mapper::Layer>& layers, const mapper::Hardware& hardware, int threads,
+double mappings_per_second(const std::vector<spec::Layer>& layers, const spec::Hardware& hardware, int threads,
                            int repeats, int rules, std::uint64_t& evaluated) {
   double seconds = 0;
   evaluated = 0;
@@ -36,14 +36,14 @@ double mappings_per_second(const std::vector<mapper::Layer>& layers, const mappe
 }
 
 int run_bench(const BenchOptions& options) {
-  const mapper::Network network = mapper::load_workload(options.workload);
-  mapper::Hardware hardware = mapper::load_hardware(options.hardware);
-  std::vector<mapper::Layer> layers;
+  const spec::Network network = spec::load_workload(options.workload);
+  spec::Hardware hardware = spec::load_hardware(options.hardware);
+  std::vector<spec::Layer> layers;
   for (const auto& layer : network.layers) {
-    if (layer.type == mapper::LayerType::Convolution && layer.R == 3 && layer.S == 3) layers.push_back(layer);
+    if (layer.type == spec::LayerType::Convolution && layer.R == 3 && layer.S == 3) layers.push_back(layer);
   }
   if (layers.empty()) {
-    throw mapper::SpecError({options.workload, 0, 0}, "layers", "no 3x3 convolution layers to benchmark");
+    throw spec::SpecError({options.workload, 0, 0}, "layers", "no 3x3 convolution layers to benchmark");
   }
   const int all_threads = tbb::info::default_concurrency();
   fmt::print("mapper benchmark: {} 3x3 conv layers of '{}', {} repeats, objective runtime\n", layers.size(),

@@ -13,13 +13,13 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
-#include "mapper/atomic_file.hpp"
+#include "spec/atomic_file.hpp"
 #include "mapper/cost_model.hpp"
-#include "mapper/model_fit.hpp"
-#include "mapper/spec_loader.hpp"
+#include "calibration/model_fit.hpp"
+#include "spec/spec_loader.hpp"
 #include "mapper/tile_space.hpp"
-#include "testbench/calibration.hpp"
-#include "testbench/scatter_svg.hpp"
+#include "calibration/calibration.hpp"
+#include "calibration/scatter_svg.hpp"
 
 namespace maeri::cli {
 namespace {
@@ -30,7 +30,7 @@ struct CalibrateOptions {
   std::string output;
   std::string out_dir;
   std::vector<std::string> holdout;
-  std::vector<std::string> fit = mapper::default_calibration_parameters();
+  std::vector<std::string> fit = calibration::default_calibration_parameters();
   int top = 3;
   int spread = 3;
   int rank_k = 10;
@@ -47,11 +47,11 @@ std::string today() {
   return text;
 }
 
-std::string calibrated_yaml(const CalibrateOptions& options, const mapper::ModelParameters& parameters,
-                            const mapper::CalibrationProvenance& provenance) {
+std::string calibrated_yaml(const CalibrateOptions& options, const spec::ModelParameters& parameters,
+                            const spec::CalibrationProvenance& provenance) {
   YAML::Node root = YAML::LoadFile(options.hardware);
   YAML::Node model;
-  for (const auto& info : mapper::model_parameter_table()) model[info.name] = parameters.*(info.field);
+  for (const auto& info : spec::model_parameter_table()) model[info.name] = parameters.*(info.field);
   root["model"] = model;
   YAML::Node calibration;
   calibration["date"] = provenance.date;
@@ -71,20 +71,20 @@ std::string calibrated_yaml(const CalibrateOptions& options, const mapper::Model
 }
 
 int run_calibrate(const CalibrateOptions& options) {
-  const mapper::Hardware hardware = mapper::load_hardware(options.hardware);
-  const mapper::Network network = mapper::load_workload(options.workload);
+  const spec::Hardware hardware = spec::load_hardware(options.hardware);
+  const spec::Network network = spec::load_workload(options.workload);
   for (const std::string& name : options.fit) {
     try {
-      mapper::model_parameter(name);
+      spec::model_parameter(name);
     } catch (const std::invalid_argument& error) {
-      throw mapper::SpecError({"--fit", 0, 0}, "", error.what());
+      throw spec::SpecError({"--fit", 0, 0}, "", error.what());
     }
   }
   std::set<std::string> holdout(options.holdout.begin(), options.holdout.end());
   for (const std::string& name : holdout) {
     bool found = false;
     for (const auto& layer : network.layers) found = found || layer.name == name;
-    if (!found) throw mapper::SpecError({options.workload, 0, 0}, "layers", "has no layer '" + name + "' (--holdout)");
+    if (!found) throw spec::SpecError({options.workload, 0, 0}, "layers", "has no layer '" + name + "' (--holdout)");
   }
   if (holdout.empty())  // default: every other layer, starting with the second
     for (size_t l = 1; l < network.layers.size(); l += 2) holdout.insert(network.layers[l].name);
@@ -93,48 +93,48 @@ int run_calibrate(const CalibrateOptions& options) {
   try {
     fabric = sim::open_fabric(codegen::image_hardware_of(hardware));
   } catch (const std::invalid_argument& error) {
-    throw mapper::SpecError({options.hardware, 0, 0}, "", error.what());
+    throw spec::SpecError({options.hardware, 0, 0}, "", error.what());
   }
   fmt::print("calibrating {} on {} ({}) with {}: fitting [{}]\n", options.hardware, hardware.name,
              fabric->model_name(), network.name, fmt::join(options.fit, ", "));
 
-  testbench::CalibrationPlan plan;
+  calibration::CalibrationPlan plan;
   plan.top = options.top;
   plan.spread = options.spread;
   plan.max_cycles = options.max_cycles;
   plan.seed = options.seed;
   plan.holdout = holdout;
-  for (const mapper::Layer& layer : network.layers)
+  for (const spec::Layer& layer : network.layers)
     if (const auto reason = mapper::unmappable_reason(layer, hardware))
-      throw mapper::SpecError({options.workload, 0, 0}, "layers." + layer.name, *reason);
+      throw spec::SpecError({options.workload, 0, 0}, "layers." + layer.name, *reason);
   bool all_exact = true;
-  const std::vector<testbench::CalibrationCase> cases = testbench::co_simulate_cases(
-      *fabric, network, hardware, plan, [&](const testbench::CalibrationCase& c, double seconds) {
+  const std::vector<calibration::CalibrationCase> cases = calibration::co_simulate_cases(
+      *fabric, network, hardware, plan, [&](const calibration::CalibrationCase& c, double seconds) {
         all_exact = all_exact && c.bit_exact;
         const double model = mapper::evaluate(c.layer, hardware, c.tile).cycles.total;
         fmt::print("  [{}] {} {} ({}): co-sim {:.0f} cycles, model {:.0f} ({:+.2f}%), outputs {}  [{:.2f} s]\n",
-                   c.holdout ? "holdout" : "fit    ", c.layer.name, mapper::to_compact_string(c.tile), c.origin,
+                   c.holdout ? "holdout" : "fit    ", c.layer.name, spec::to_compact_string(c.tile), c.origin,
                    c.rtl_total_cycles, model, 100 * (model - c.rtl_total_cycles) / c.rtl_total_cycles,
                    c.bit_exact ? "bit-exact" : "MISMATCH", seconds);
       });
 
-  const std::vector<mapper::FitSample> samples = testbench::fit_samples(cases);
-  if (samples.empty()) throw mapper::SpecError({"--holdout", 0, 0}, "", "every case is held out: nothing to fit on");
-  mapper::Hardware calibrated = hardware;
+  const std::vector<calibration::FitSample> samples = calibration::fit_samples(cases);
+  if (samples.empty()) throw spec::SpecError({"--holdout", 0, 0}, "", "every case is held out: nothing to fit on");
+  spec::Hardware calibrated = hardware;
   std::vector<std::string> fitted = options.fit;
   int iterations = 0;
   if (options.no_select) {
-    const mapper::FitResult fit = mapper::fit_model(hardware, samples, options.fit);
+    const calibration::FitResult fit = calibration::fit_model(hardware, samples, options.fit);
     calibrated.model = fit.parameters;
     iterations = fit.iterations;
   } else {
-    const mapper::ModelSelection selection = mapper::select_and_fit(hardware, samples, options.fit, options.min_gain);
+    const calibration::ModelSelection selection = calibration::select_and_fit(hardware, samples, options.fit, options.min_gain);
     calibrated.model = selection.fit.parameters;
     fitted = selection.selected;
     iterations = selection.fit.iterations;
     fmt::print("\nparameter selection: backward elimination, leave-one-out cross-validation over {} folds\n",
                selection.folds);
-    for (const mapper::SelectionStep& step : selection.steps)
+    for (const calibration::SelectionStep& step : selection.steps)
       fmt::print("  {:<40} cross-validated cycle MAPE {:.3f}%\n",
                  step.change.empty()   ? std::string("file values")
                  : step.change == "all" ? "fit all of them"
@@ -151,21 +151,21 @@ int run_calibrate(const CalibrateOptions& options) {
   fmt::print("\nfit: Levenberg-Marquardt on relative cycle errors, {} cases, {} iterations\n", samples.size(),
              iterations);
   for (const std::string& name : options.fit) {
-    const auto& info = mapper::model_parameter(name);
+    const auto& info = spec::model_parameter(name);
     fmt::print("  {:<24} {:>10.4f} -> {:>10.4f}   ({})\n", name, hardware.model.*(info.field),
                calibrated.model.*(info.field), info.meaning);
   }
   fmt::print("\n  {:<20} {:<8} {:>6} {:>12} {:>12} {:>12} {:>12}\n", "metric", "cases", "count", "MAPE before",
              "max before", "MAPE after", "max after");
   double holdout_before = 0, holdout_after = 0;
-  for (const auto metric : {testbench::CycleMetric::Total, testbench::CycleMetric::Compute})
+  for (const auto metric : {calibration::CycleMetric::Total, calibration::CycleMetric::Compute})
     for (const bool held : {false, true}) {
-      const auto before = testbench::cycle_error(cases, hardware, held, metric);
-      const auto after = testbench::cycle_error(cases, calibrated, held, metric);
+      const auto before = calibration::cycle_error(cases, hardware, held, metric);
+      const auto after = calibration::cycle_error(cases, calibrated, held, metric);
       if (before.cases == 0) continue;
-      if (held && metric == testbench::CycleMetric::Total) holdout_before = before.mape_percent, holdout_after = after.mape_percent;
+      if (held && metric == calibration::CycleMetric::Total) holdout_before = before.mape_percent, holdout_after = after.mape_percent;
       fmt::print("  {:<20} {:<8} {:>6} {:>11.2f}% {:>11.2f}% {:>11.2f}% {:>11.2f}%\n",
-                 metric == testbench::CycleMetric::Total ? "cycles (with DRAM)" : "cycles (compute)",
+                 metric == calibration::CycleMetric::Total ? "cycles (with DRAM)" : "cycles (compute)",
                  held ? "held-out" : "fit", before.cases, before.mape_percent, before.max_percent, after.mape_percent,
                  after.max_percent);
     }
@@ -178,12 +178,12 @@ int run_calibrate(const CalibrateOptions& options) {
 
   fmt::print("\nhow calibration moves the mapper's choice (runtime objective, best {}):\n", options.rank_k);
   for (const auto& layer : network.layers) {
-    const auto change = testbench::rank_change(layer, hardware, calibrated, options.rank_k);
+    const auto change = calibration::rank_change(layer, hardware, calibrated, options.rank_k);
     fmt::print("  {:<16} top-{} overlap {:>5.1f}%   Spearman rank correlation {:.3f}\n", layer.name, change.k,
                100 * change.top_k_overlap, change.spearman);
   }
 
-  mapper::CalibrationProvenance provenance;
+  spec::CalibrationProvenance provenance;
   provenance.date = today();
   provenance.method = options.no_select
                           ? "Levenberg-Marquardt least squares on relative cycle errors vs SystemC/Verilator co-simulation"
@@ -203,16 +203,16 @@ int run_calibrate(const CalibrateOptions& options) {
   if (!out_dir.empty()) std::filesystem::create_directories(out_dir);
   const std::string csv_path = (out_dir / "calibration.csv").string();
   const std::string svg_path = (out_dir / "calibration.svg").string();
-  mapper::write_file_atomically(options.output, calibrated_yaml(options, calibrated.model, provenance));
-  mapper::write_file_atomically(csv_path, testbench::calibration_csv(cases, hardware, calibrated));
-  std::vector<testbench::ScatterSeries> series = {{"before calibration", "#d62728", {}},
+  spec::write_file_atomically(options.output, calibrated_yaml(options, calibrated.model, provenance));
+  spec::write_file_atomically(csv_path, calibration::calibration_csv(cases, hardware, calibrated));
+  std::vector<calibration::ScatterSeries> series = {{"before calibration", "#d62728", {}},
                                                   {"after calibration", "#1f77b4", {}}};
   for (const auto& c : cases) {
     series[0].points.push_back({c.rtl_total_cycles, mapper::evaluate(c.layer, hardware, c.tile).cycles.total});
     series[1].points.push_back({c.rtl_total_cycles, mapper::evaluate(c.layer, calibrated, c.tile).cycles.total});
   }
-  mapper::write_file_atomically(
-      svg_path, testbench::scatter_svg(fmt::format("{}: model vs co-simulation, cycles with DRAM", hardware.name),
+  spec::write_file_atomically(
+      svg_path, calibration::scatter_svg(fmt::format("{}: model vs co-simulation, cycles with DRAM", hardware.name),
                                        "co-simulated cycles", "model cycles", series));
   fmt::print("\nwrote {} (calibrated hardware), {} and {}\n", options.output, csv_path, svg_path);
   fmt::print("held-out cycle MAPE: {:.2f}% before, {:.2f}% after\n", holdout_before, holdout_after);

@@ -10,10 +10,10 @@
 #include "cli/exit_codes.hpp"
 #include "cli/layer_selection.hpp"
 #include "codegen/image_program.hpp"
-#include "mapper/atomic_file.hpp"
-#include "mapper/mapping_file.hpp"
+#include "spec/atomic_file.hpp"
+#include "spec/mapping_file.hpp"
 #include "mapper/search.hpp"
-#include "mapper/spec_loader.hpp"
+#include "spec/spec_loader.hpp"
 
 namespace maeri::cli {
 namespace {
@@ -37,39 +37,39 @@ struct DisasmOptions {
 
 std::vector<std::uint8_t> read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw mapper::SpecError({path, 0, 0}, "", "cannot open the image file");
+  if (!in) throw spec::SpecError({path, 0, 0}, "", "cannot open the image file");
   return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-std::vector<mapper::LayerMapping> mappings_to_build(const CodegenOptions& options, const mapper::Hardware& hardware,
+std::vector<spec::LayerMapping> mappings_to_build(const CodegenOptions& options, const spec::Hardware& hardware,
                                                     std::string& workload_name) {
-  std::vector<mapper::LayerMapping> result;
+  std::vector<spec::LayerMapping> result;
   if (!options.mapping.empty()) {
-    const mapper::MappingFile file = mapper::load_mapping_file(options.mapping);
+    const spec::MappingFile file = spec::load_mapping_file(options.mapping);
     if (file.num_ms != hardware.num_ms || file.dn_bw != hardware.dn_bw || file.rn_bw != hardware.rn_bw)
-      throw mapper::SpecError({options.mapping, 0, 0}, "hardware",
+      throw spec::SpecError({options.mapping, 0, 0}, "hardware",
                               fmt::format("the mapping was made for {} ({} MS, dn_bw {}, rn_bw {}), not for {} ({} MS, "
                                           "dn_bw {}, rn_bw {})",
                                           file.hardware_name, file.num_ms, file.dn_bw, file.rn_bw, hardware.name,
                                           hardware.num_ms, hardware.dn_bw, hardware.rn_bw));
     workload_name = file.workload_name;
-    for (const mapper::LayerMapping& entry : file.layers)
+    for (const spec::LayerMapping& entry : file.layers)
       if (options.layer.empty() || entry.layer.name == options.layer) result.push_back(entry);
     if (result.empty())
-      throw mapper::SpecError({options.mapping, 0, 0}, "layers", "the mapping file has no layer named '" +
+      throw spec::SpecError({options.mapping, 0, 0}, "layers", "the mapping file has no layer named '" +
                                                                      options.layer + "'");
     return result;
   }
-  const mapper::Network network = mapper::load_workload(options.workload);
+  const spec::Network network = spec::load_workload(options.workload);
   workload_name = network.name;
   const auto objective = mapper::parse_objective(options.objective);
   if (!objective)
-    throw mapper::SpecError({"command line", 0, 0}, "--objective",
+    throw spec::SpecError({"command line", 0, 0}, "--objective",
                             "expected runtime, energy or edp, found '" + options.objective + "'");
-  for (const mapper::Layer& layer : select_layers(network, options.workload, options.layer)) {
+  for (const spec::Layer& layer : select_layers(network, options.workload, options.layer)) {
     const mapper::SearchResult found = mapper::search(layer, hardware, {*objective, 1, 0});
     if (found.best.empty())
-      throw mapper::SpecError({options.workload, 0, 0}, "layers." + layer.name,
+      throw spec::SpecError({options.workload, 0, 0}, "layers." + layer.name,
                               "no tile of this layer fits " + hardware.name);
     result.push_back({layer, found.best.front().tile, found.best.front().cycles.total,
                       found.best.front().energy_pj.total});
@@ -78,24 +78,24 @@ std::vector<mapper::LayerMapping> mappings_to_build(const CodegenOptions& option
 }
 
 int run_codegen(const CodegenOptions& options) {
-  const mapper::Hardware hardware = mapper::load_hardware(options.hardware);
+  const spec::Hardware hardware = spec::load_hardware(options.hardware);
   std::string workload_name;
   const auto mappings = mappings_to_build(options, hardware, workload_name);
   std::filesystem::create_directories(options.output_dir);
   fmt::print("{:<16} {:<20} {:>7} {:>7} {:>7} {:>8} {:>9}  {}\n", "layer", "tile", "phases", "steps", "configs",
              "instrs", "bytes", "image");
-  for (const mapper::LayerMapping& mapping : mappings) {
+  for (const spec::LayerMapping& mapping : mappings) {
     const codegen::LayerProgram program = codegen::plan_layer(mapping.layer, hardware, mapping.tile);
     const codegen::ConfigImage image = codegen::build_image(program, hardware);
     const std::vector<std::uint8_t> bytes = codegen::encode_image(image);
     const std::string stem = (std::filesystem::path(options.output_dir) / (workload_name + "." + mapping.layer.name)).string();
-    mapper::write_file_atomically(stem + ".mimg", std::string(bytes.begin(), bytes.end()));
-    if (options.hex) mapper::write_file_atomically(stem + ".hex", codegen::to_readmemh(bytes));
-    if (options.json) mapper::write_file_atomically(stem + ".json", codegen::to_json(image));
+    spec::write_file_atomically(stem + ".mimg", std::string(bytes.begin(), bytes.end()));
+    if (options.hex) spec::write_file_atomically(stem + ".hex", codegen::to_readmemh(bytes));
+    if (options.json) spec::write_file_atomically(stem + ".json", codegen::to_json(image));
     std::size_t steps = 0;
     for (const auto& phase : program.phases) steps += phase.steps.size();
     fmt::print("{:<16} {:<20} {:>7} {:>7} {:>7} {:>8} {:>9}  {}\n", mapping.layer.name,
-               mapper::to_compact_string(mapping.tile), program.phases.size(), steps, image.configurations.size(),
+               spec::to_compact_string(mapping.tile), program.phases.size(), steps, image.configurations.size(),
                image.program.size(), bytes.size(), stem + ".mimg");
   }
   return kExitOk;
@@ -104,7 +104,7 @@ int run_codegen(const CodegenOptions& options) {
 int run_disasm(const DisasmOptions& options) {
   const codegen::ConfigImage image = codegen::decode_image(read_bytes(options.image), options.image);
   if (!options.hardware.empty())
-    codegen::check_image_matches(image, mapper::load_hardware(options.hardware), options.image);
+    codegen::check_image_matches(image, spec::load_hardware(options.hardware), options.image);
   if (options.json) {
     std::cout << codegen::to_json(image);
     return kExitOk;
@@ -115,8 +115,8 @@ int run_disasm(const DisasmOptions& options) {
   fmt::print("hardware  {}: {} MS, dn_bw {}, rn_bw {}, data {} bits, accumulators {} bits\n", hw.name, hw.num_ms,
              hw.dn_bw, hw.rn_bw, hw.data_width, hw.acc_width);
   fmt::print("layer     {} ({}): N={} K={} C={} R={} S={} X={} Y={} stride {} padding {}\n", l.name,
-             mapper::to_string(l.type), l.N, l.K, l.C, l.R, l.S, l.X, l.Y, l.stride, l.padding);
-  fmt::print("tile      {}\n\nconfigurations\n", mapper::to_string(image.tile));
+             spec::to_string(l.type), l.N, l.K, l.C, l.R, l.S, l.X, l.Y, l.stride, l.padding);
+  fmt::print("tile      {}\n\nconfigurations\n", spec::to_string(image.tile));
   for (std::size_t c = 0; c < image.configurations.size(); ++c) {
     const auto& configuration = image.configurations[c];
     int active = 0, adders = 0, links = 0;

@@ -10,12 +10,12 @@
 #include "cli/exit_codes.hpp"
 #include "cli/layer_selection.hpp"
 #include "codegen/exact_traffic.hpp"
-#include "mapper/atomic_file.hpp"
+#include "spec/atomic_file.hpp"
 #include "mapper/cost_model.hpp"
-#include "mapper/mapping_file.hpp"
+#include "spec/mapping_file.hpp"
 #include "mapper/report_json.hpp"
 #include "mapper/search.hpp"
-#include "mapper/spec_loader.hpp"
+#include "spec/spec_loader.hpp"
 
 namespace maeri::cli {
 namespace {
@@ -33,7 +33,7 @@ struct MapOptions {
   std::string output;
 };
 
-void print_row(const std::string& label, const mapper::CostReport& r) {
+void print_row(const std::string& label, const spec::CostReport& r) {
   fmt::print("  {:<9} {:>4} {:>4} {:>5} {:>5} {:>4} {:>5} {:>5} {:>6} {:>6} {:>6.1f}% {:>6.1f}% {:>12.0f} {:>12.1f}\n",
              label, r.tile[0], r.tile[1], r.tile[2], r.tile[3], r.tile[4], r.tile[5], r.tile[6], r.vn_size,
              r.vn_count, 100 * r.peak_utilisation, 100 * r.average_utilisation, r.cycles.total,
@@ -46,25 +46,25 @@ void print_header() {
 }
 
 int run_map(const MapOptions& options) {
-  const mapper::Hardware hardware = mapper::load_hardware(options.hardware);
-  const mapper::Network network = mapper::load_workload(options.workload);
-  const std::vector<mapper::Layer> layers = select_layers(network, options.workload, options.layer);
+  const spec::Hardware hardware = spec::load_hardware(options.hardware);
+  const spec::Network network = spec::load_workload(options.workload);
+  const std::vector<spec::Layer> layers = select_layers(network, options.workload, options.layer);
   const auto objective = mapper::parse_objective(options.objective);
-  std::optional<mapper::Tile> fixed_tile;
+  std::optional<spec::Tile> fixed_tile;
   if (!options.tile.empty()) {
-    fixed_tile = mapper::parse_tile(options.tile);
+    fixed_tile = spec::parse_tile(options.tile);
     if (!fixed_tile) {
-      throw mapper::SpecError({"command line", 0, 0}, "--tile",
+      throw spec::SpecError({"command line", 0, 0}, "--tile",
                               "expected seven comma-separated integers T_R,T_S,T_C,T_K,T_N,T_X',T_Y', found '" +
                                   options.tile + "'");
     }
     if (layers.size() != 1) {
-      throw mapper::SpecError({"command line", 0, 0}, "--tile",
+      throw spec::SpecError({"command line", 0, 0}, "--tile",
                               "a fixed tile applies to one layer: add --layer NAME");
     }
   }
 
-  mapper::MappingFile mapping{hardware.name, hardware.num_ms, hardware.dn_bw, hardware.rn_bw, network.name,
+  spec::MappingFile mapping{hardware.name, hardware.num_ms, hardware.dn_bw, hardware.rn_bw, network.name,
                               options.objective, {}};
   nlohmann::json json_layers = nlohmann::json::array();
   std::string csv = "layer,rank," + mapper::csv_header() + "\n";
@@ -73,35 +73,35 @@ int run_map(const MapOptions& options) {
 
   fmt::print("mapping workload '{}' on '{}' ({} MS, dn_bw {}, rn_bw {}), objective {}\n", network.name,
              hardware.name, hardware.num_ms, hardware.dn_bw, hardware.rn_bw, options.objective);
-  for (const mapper::Layer& layer : layers) {
+  for (const spec::Layer& layer : layers) {
     mapper::SearchResult result;
     if (fixed_tile) {
-      if (const auto violation = mapper::tile_violation(layer, hardware, *fixed_tile)) {
-        throw mapper::SpecError({"command line", 0, 0}, "--tile", *violation);
+      if (const auto violation = spec::tile_violation(layer, hardware, *fixed_tile)) {
+        throw spec::SpecError({"command line", 0, 0}, "--tile", *violation);
       }
       result.best = {mapper::evaluate(layer, hardware, *fixed_tile)};
       result.evaluated = 1;
-      if (const auto baseline = mapper::baseline_tile(layer, hardware)) {
+      if (const auto baseline = spec::baseline_tile(layer, hardware)) {
         result.baseline = mapper::evaluate(layer, hardware, *baseline);
       }
     } else {
       if (const auto reason = mapper::unmappable_reason(layer, hardware)) {
-        throw mapper::SpecError({options.workload, 0, 0}, "layers." + layer.name, *reason);
+        throw spec::SpecError({options.workload, 0, 0}, "layers." + layer.name, *reason);
       }
       result = mapper::search(layer, hardware, {*objective, options.top, options.threads});
     }
     // The search ranked with the model's traffic estimates; what is shown uses the exact DN/RN traffic.
-    for (mapper::CostReport& report : result.best) codegen::refine_with_exact_traffic(report, layer, hardware);
+    for (spec::CostReport& report : result.best) codegen::refine_with_exact_traffic(report, layer, hardware);
     if (result.baseline) codegen::refine_with_exact_traffic(*result.baseline, layer, hardware);
     fmt::print("\nlayer {} ({} K={} C={} R={} S={} X'={} Y'={} stride {}; {} MACs): {} tiles costed in {:.1f} ms\n",
-               layer.name, mapper::to_string(layer.type), layer.K, layer.C, layer.R, layer.S, layer.output_x(),
+               layer.name, spec::to_string(layer.type), layer.K, layer.C, layer.R, layer.S, layer.output_x(),
                layer.output_y(), layer.stride, layer.macs(), result.evaluated, result.seconds * 1000);
     print_header();
     for (std::size_t rank = 0; rank < result.best.size(); ++rank) {
       print_row(fmt::format("#{}", rank + 1), result.best[rank]);
       csv += fmt::format("{},{},{}\n", layer.name, rank + 1, mapper::csv_row(result.best[rank]));
     }
-    const mapper::CostReport& best = result.best.front();
+    const spec::CostReport& best = result.best.front();
     nlohmann::json entry = {{"layer", layer.name}, {"macs", layer.macs()}, {"evaluated", result.evaluated},
                             {"search_seconds", result.seconds}, {"best", nlohmann::json::array()}};
     for (const auto& report : result.best) entry["best"].push_back(mapper::to_json(report));
@@ -137,17 +137,17 @@ int run_map(const MapOptions& options) {
 
   const std::string output =
       options.output.empty() ? fmt::format("{}.{}.mapping.yaml", network.name, hardware.name) : options.output;
-  mapper::write_mapping_file(output, mapping);
+  spec::write_mapping_file(output, mapping);
   fmt::print("\nmapping file: {}\n", output);
   if (!options.json.empty()) {
     const nlohmann::json document = {{"hardware", hardware.name}, {"workload", network.name},
                                      {"objective", options.objective}, {"layers", json_layers},
                                      {"total_cycles", best_cycles}, {"total_energy_pj", best_energy}};
-    mapper::write_file_atomically(options.json, document.dump(2) + "\n");
+    spec::write_file_atomically(options.json, document.dump(2) + "\n");
     fmt::print("json: {}\n", options.json);
   }
   if (!options.csv.empty()) {
-    mapper::write_file_atomically(options.csv, csv);
+    spec::write_file_atomically(options.csv, csv);
     fmt::print("csv: {}\n", options.csv);
   }
   return kExitOk;

@@ -6,14 +6,14 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
-#include "mapper/spec_loader.hpp"
+#include "spec/spec_loader.hpp"
 
 namespace maeri::cli {
 namespace {
 
 int run_show(const std::string& hardware_path) {
-  const mapper::Hardware hardware = mapper::load_hardware(hardware_path);
-  const mapper::HardwareStructure structure = mapper::derive_structure(hardware);
+  const spec::Hardware hardware = spec::load_hardware(hardware_path);
+  const spec::HardwareStructure structure = spec::derive_structure(hardware);
   const auto& energy = hardware.energy_pj;
 
   fmt::print("hardware '{}' ({})\n", hardware.name, hardware_path);

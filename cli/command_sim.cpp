@@ -11,9 +11,9 @@
 #include "cli/exit_codes.hpp"
 #include "codegen/exact_traffic.hpp"
 #include "codegen/image_program.hpp"
-#include "mapper/atomic_file.hpp"
+#include "spec/atomic_file.hpp"
 #include "mapper/cost_model.hpp"
-#include "mapper/spec_loader.hpp"
+#include "spec/spec_loader.hpp"
 #include "sim/fabric_session.hpp"
 #include "testbench/cross_check.hpp"
 #include "testbench/scoreboard.hpp"
@@ -34,15 +34,15 @@ struct SimOptions {
 
 int run_sim(const SimOptions& options) {
   std::ifstream file(options.image, std::ios::binary);
-  if (!file) throw mapper::SpecError({options.image, 0, 0}, "", "cannot open the image file");
+  if (!file) throw spec::SpecError({options.image, 0, 0}, "", "cannot open the image file");
   const std::vector<std::uint8_t> bytes{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
   const codegen::ConfigImage image = codegen::decode_image(bytes, options.image);
-  std::optional<mapper::Hardware> hardware;
+  std::optional<spec::Hardware> hardware;
   if (!options.hardware.empty()) {
-    hardware = mapper::load_hardware(options.hardware);
+    hardware = spec::load_hardware(options.hardware);
     codegen::check_image_matches(image, *hardware, options.image);
   }
-  const mapper::Layer& layer = image.layer;
+  const spec::Layer& layer = image.layer;
   codegen::LayerTensors tensors = codegen::random_tensors(layer, image.hardware.data_width, options.seed);
   if (!options.inputs.empty())
     tensors.input = testbench::read_tensor_file(options.inputs, size_t(layer.input_elements()),
@@ -68,7 +68,7 @@ int run_sim(const SimOptions& options) {
   }
 
   fmt::print("image {} on {}: layer {}, tile {}\n{}\n", options.image, fabric->model_name(), layer.name,
-             mapper::to_compact_string(image.tile), board.summary());
+             spec::to_compact_string(image.tile), board.summary());
   const sim::Counters& c = rtl.counters;
   fmt::print("RTL: {} cycles, {} steps, {} multiplications, {} additions, {} MN forwards, {} DN traversals, "
              "{} RN traversals, {} results\n",
@@ -82,12 +82,12 @@ int run_sim(const SimOptions& options) {
                m.dram.bytes_written, m.sdm.peak_stream_bytes, m.sdm.peak_output_bytes);
   }
   if (hardware) {
-    mapper::CostReport model = mapper::evaluate(layer, *hardware, image.tile);
+    spec::CostReport model = mapper::evaluate(layer, *hardware, image.tile);
     codegen::refine_with_exact_traffic(model, layer, *hardware);
     fmt::print("{}", testbench::cross_check_table(testbench::cross_check(model, {&rtl, &*with_memory}, *hardware)));
   }
   if (!options.output.empty())
-    mapper::write_file_atomically(
+    spec::write_file_atomically(
         options.output, testbench::tensor_text(rtl.output, fmt::format("output of layer {}: [N={}][K={}][X'={}][Y'={}]",
                                                                        layer.name, layer.N, layer.K, layer.output_x(),
                                                                        layer.output_y())));

@@ -8,7 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/layer_selection.hpp"
-#include "mapper/spec_loader.hpp"
+#include "spec/spec_loader.hpp"
 #include "mapper/tile_space.hpp"
 
 namespace maeri::cli {
@@ -21,14 +21,14 @@ struct SpaceOptions {
 };
 
 int run_space(const SpaceOptions& options) {
-  const mapper::Hardware hardware = mapper::load_hardware(options.hardware);
-  const mapper::Network network = mapper::load_workload(options.workload);
+  const spec::Hardware hardware = spec::load_hardware(options.hardware);
+  const spec::Network network = spec::load_workload(options.workload);
   fmt::print("tile space on '{}' ({} multiplier switches): tiles with 1 <= T_d <= dim_d and "
              "T_R·T_S·T_C·T_K·T_N·T_X'·T_Y' <= {} (Eq. 1)\n",
              hardware.name, hardware.num_ms, hardware.num_ms);
-  for (const mapper::Layer& layer : select_layers(network, options.workload, options.layer)) {
+  for (const spec::Layer& layer : select_layers(network, options.workload, options.layer)) {
     fmt::print("\nlayer {} ({} N={} K={} C={} R={} S={} X'={} Y'={} stride={})\n", layer.name,
-               mapper::to_string(layer.type), layer.N, layer.K, layer.C, layer.R, layer.S, layer.output_x(),
+               spec::to_string(layer.type), layer.N, layer.K, layer.C, layer.R, layer.S, layer.output_x(),
                layer.output_y(), layer.stride);
     for (int rules = 0; rules <= mapper::kNumPruningRules; ++rules) {
       const auto start = std::chrono::steady_clock::now();

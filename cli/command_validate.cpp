@@ -7,26 +7,26 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
-#include "mapper/spec_loader.hpp"
+#include "spec/spec_loader.hpp"
 
 namespace maeri::cli {
 namespace {
 
-void summarise_hardware(const mapper::Hardware& hardware, const std::string& path) {
+void summarise_hardware(const spec::Hardware& hardware, const std::string& path) {
   fmt::print("{}: OK: hardware '{}': {} multiplier switches, dn_bw {}, rn_bw {}, {}-bit data, {}-bit "
              "accumulators\n",
              path, hardware.name, hardware.num_ms, hardware.dn_bw, hardware.rn_bw, hardware.data_width,
              hardware.acc_width);
 }
 
-void summarise_workload(const mapper::Network& network, const std::string& path) {
+void summarise_workload(const spec::Network& network, const std::string& path) {
   fmt::print("{}: OK: workload '{}': {} layers, {} MACs\n", path, network.name, network.layers.size(),
              network.total_macs());
   fmt::print("  {:<16} {:<4} {:>3} {:>6} {:>7} {:>3} {:>3} {:>5} {:>5} {:>3} {:>3} {:>5} {:>5} {:>14}\n",
              "layer", "type", "N", "K", "C", "R", "S", "X", "Y", "str", "pad", "X'", "Y'", "MACs");
   for (const auto& layer : network.layers) {
     fmt::print("  {:<16} {:<4} {:>3} {:>6} {:>7} {:>3} {:>3} {:>5} {:>5} {:>3} {:>3} {:>5} {:>5} {:>14}\n",
-               layer.name, mapper::to_string(layer.type), layer.N, layer.K, layer.C, layer.R, layer.S,
+               layer.name, spec::to_string(layer.type), layer.N, layer.K, layer.C, layer.R, layer.S,
                layer.X, layer.Y, layer.stride, layer.padding, layer.output_x(), layer.output_y(),
                layer.macs());
   }
@@ -36,12 +36,12 @@ int run_validate(const std::vector<std::string>& files) {
   int status = kExitOk;
   for (const auto& path : files) {
     try {
-      if (mapper::peek_spec_kind(path) == mapper::SpecKind::Hardware) {
-        summarise_hardware(mapper::load_hardware(path), path);
+      if (spec::peek_spec_kind(path) == spec::SpecKind::Hardware) {
+        summarise_hardware(spec::load_hardware(path), path);
       } else {
-        summarise_workload(mapper::load_workload(path), path);
+        summarise_workload(spec::load_workload(path), path);
       }
-    } catch (const mapper::SpecError& error) {
+    } catch (const spec::SpecError& error) {
       std::cerr << "error: " << error.what() << '\n';
       status = kExitBadInput;
     }

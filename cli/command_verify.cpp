@@ -10,10 +10,10 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/layer_selection.hpp"
-#include "mapper/atomic_file.hpp"
-#include "mapper/mapping_file.hpp"
+#include "spec/atomic_file.hpp"
+#include "spec/mapping_file.hpp"
 #include "mapper/search.hpp"
-#include "mapper/spec_loader.hpp"
+#include "spec/spec_loader.hpp"
 #include "sim/fabric_session.hpp"
 #include "testbench/co_simulation.hpp"
 #include "testbench/stimulus.hpp"
@@ -34,33 +34,33 @@ struct VerifyOptions {
   std::string memory = "both";  // ideal | dram | both
 };
 
-std::vector<mapper::Tile> tiles_for(const mapper::Layer& layer, const mapper::Hardware& hardware,
-                                    const VerifyOptions& options, const mapper::MappingFile* mapping) {
+std::vector<spec::Tile> tiles_for(const spec::Layer& layer, const spec::Hardware& hardware,
+                                    const VerifyOptions& options, const spec::MappingFile* mapping) {
   if (mapping) {
     for (const auto& entry : mapping->layers)
       if (entry.layer.name == layer.name) return {entry.tile};
-    throw mapper::SpecError({options.mapping, 0, 0}, "layers", "the mapping file has no layer '" + layer.name + "'");
+    throw spec::SpecError({options.mapping, 0, 0}, "layers", "the mapping file has no layer '" + layer.name + "'");
   }
   if (const auto reason = mapper::unmappable_reason(layer, hardware))
-    throw mapper::SpecError({options.workload, 0, 0}, "layers." + layer.name, *reason);
-  std::vector<mapper::Tile> tiles;
+    throw spec::SpecError({options.workload, 0, 0}, "layers." + layer.name, *reason);
+  std::vector<spec::Tile> tiles;
   for (const auto& report : mapper::search(layer, hardware, {mapper::Objective::Runtime, options.top, 0}).best)
     tiles.push_back(report.tile);
   return tiles;
 }
 
 int run_verify(const VerifyOptions& options) {
-  const mapper::Hardware hardware = mapper::load_hardware(options.hardware);
-  const mapper::Network network = mapper::load_workload(options.workload);
+  const spec::Hardware hardware = spec::load_hardware(options.hardware);
+  const spec::Network network = spec::load_workload(options.workload);
   const auto layers = select_layers(network, options.workload, options.layer);
-  std::optional<mapper::MappingFile> mapping;
-  if (!options.mapping.empty()) mapping = mapper::load_mapping_file(options.mapping);
+  std::optional<spec::MappingFile> mapping;
+  if (!options.mapping.empty()) mapping = spec::load_mapping_file(options.mapping);
 
   std::unique_ptr<sim::FabricSession> fabric;
   try {
     fabric = sim::open_fabric(codegen::image_hardware_of(hardware), 100000, options.trace);
   } catch (const std::invalid_argument& error) {
-    throw mapper::SpecError({options.hardware, 0, 0}, "", error.what());
+    throw spec::SpecError({options.hardware, 0, 0}, "", error.what());
   }
   fmt::print("co-simulating {} on {} ({}), seed {}\n", network.name, hardware.name, fabric->model_name(),
              options.seed);
@@ -70,10 +70,10 @@ int run_verify(const VerifyOptions& options) {
   int passed = 0, failed = 0;
   double max_compute_error = 0, max_total_error = 0;
   for (size_t l = 0; l < layers.size(); ++l) {
-    const mapper::Layer& layer = layers[l];
+    const spec::Layer& layer = layers[l];
     const auto tiles = tiles_for(layer, hardware, options, mapping ? &*mapping : nullptr);
     for (size_t t = 0; t < tiles.size(); ++t) {
-      const mapper::Tile& tile = tiles[t];
+      const spec::Tile& tile = tiles[t];
       const auto start = std::chrono::steady_clock::now();
       const testbench::CoSimulation run =
           testbench::co_simulate(*fabric, layer, tile, hardware, options.seed + 1000 * l + t,
@@ -91,11 +91,11 @@ int run_verify(const VerifyOptions& options) {
           max_total_error = std::max(max_total_error, std::fabs(row.error_percent()));
       }
 
-      fmt::print("\nlayer {} tile {} ({} image bytes): {}  [{:.2f} s]\n", layer.name, mapper::to_compact_string(tile),
+      fmt::print("\nlayer {} tile {} ({} image bytes): {}  [{:.2f} s]\n", layer.name, spec::to_compact_string(tile),
                  run.image_bytes, board.summary(), seconds);
       fmt::print("{}", testbench::cross_check_table(rows));
       nlohmann::ordered_json entry = {{"layer", layer.name},
-                                      {"tile", mapper::to_compact_string(tile)},
+                                      {"tile", spec::to_compact_string(tile)},
                                       {"result", board.pass() ? "PASS" : "FAIL"},
                                       {"outputs", board.compared},
                                       {"mismatches", board.mismatches},
@@ -122,7 +122,7 @@ int run_verify(const VerifyOptions& options) {
              {"model", row.model},
              {"rtl", row.rtl},
              {"error_percent", row.relative_error_defined() ? nlohmann::json(row.error_percent()) : nlohmann::json()}});
-        csv += fmt::format("{},\"{}\",{},{},{},{},{},{}\n", layer.name, mapper::to_compact_string(tile),
+        csv += fmt::format("{},\"{}\",{},{},{},{},{},{}\n", layer.name, spec::to_compact_string(tile),
                            board.pass() ? "PASS" : "FAIL", row.metric, row.model, row.rtl, row.error(),
                            row.relative_error_defined() ? fmt::format("{}", row.error_percent()) : "");
       }
@@ -132,8 +132,8 @@ int run_verify(const VerifyOptions& options) {
   fmt::print("\n{} of {} runs PASS; largest cycle error: compute {}, with DRAM {}\n", passed, passed + failed,
              options.memory == "dram" ? "not run" : fmt::format("{:.2f}%", max_compute_error),
              options.memory == "ideal" ? "not run" : fmt::format("{:.2f}%", max_total_error));
-  if (!options.json.empty()) mapper::write_file_atomically(options.json, report.dump(2) + "\n");
-  if (!options.csv.empty()) mapper::write_file_atomically(options.csv, csv);
+  if (!options.json.empty()) spec::write_file_atomically(options.json, report.dump(2) + "\n");
+  if (!options.csv.empty()) spec::write_file_atomically(options.csv, csv);
   return failed == 0 ? kExitOk : kExitCheckFailed;
 }
 

@@ -4,13 +4,13 @@
 #include <string>
 #include <vector>
 
-#include "mapper/layer.hpp"
+#include "spec/layer.hpp"
 
 namespace maeri::cli {
 
 // All layers when `name` is empty; otherwise the named one. An unknown name is a SpecError listing
 // the layers the workload does have.
-std::vector<mapper::Layer> select_layers(const mapper::Network& network, const std::string& workload_path,
+std::vector<spec::Layer> select_layers(const spec::Network& network, const std::string& workload_path,
                                          const std::string& name);
 
 }  // namespace maeri::cli

@@ -12,7 +12,7 @@
 #include "maeri_version.hpp"
 #include "codegen/config_image.hpp"
 #include "codegen/vn_layout.hpp"
-#include "mapper/spec_error.hpp"
+#include "spec/spec_error.hpp"
 
 // Keep the tool's output free of SystemC's banner (set before any SystemC object can exist; a user may override).
 namespace {
@@ -57,7 +57,7 @@ int sc_main(int argc, char** argv) {
 
   try {
     return action ? action() : kExitUsage;
-  } catch (const maeri::mapper::SpecError& error) {
+  } catch (const maeri::spec::SpecError& error) {
     std::cerr << "error: " << error.what() << '\n';
     return kExitBadInput;
   } catch (const maeri::codegen::ImageError& error) {

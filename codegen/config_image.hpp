@@ -10,9 +10,9 @@
 
 #include "codegen/fabric_config.hpp"
 #include "codegen/tile_placement.hpp"
-#include "mapper/hardware.hpp"
-#include "mapper/layer.hpp"
-#include "mapper/tile.hpp"
+#include "spec/hardware.hpp"
+#include "spec/layer.hpp"
+#include "spec/tile.hpp"
 
 namespace maeri::codegen {
 
@@ -26,7 +26,7 @@ struct ImageHardware {
   std::uint8_t data_width = 0, acc_width = 0;
   bool operator==(const ImageHardware& other) const;
 };
-ImageHardware image_hardware_of(const mapper::Hardware& hardware);
+ImageHardware image_hardware_of(const spec::Hardware& hardware);
 
 struct ImageConfiguration {
   PhaseShape shape;
@@ -56,8 +56,8 @@ struct Instruction {
 
 struct ConfigImage {
   ImageHardware hardware;
-  mapper::Layer layer;
-  mapper::Tile tile;
+  spec::Layer layer;
+  spec::Tile tile;
   std::vector<ImageConfiguration> configurations;
   std::vector<Instruction> program;
   bool operator==(const ConfigImage& other) const;
@@ -82,7 +82,7 @@ std::string to_json(const ConfigImage& image);
 std::string disassemble(const ConfigImage& image);
 
 // Throws ImageError when the image was built for different fabric parameters than `hardware`.
-void check_image_matches(const ConfigImage& image, const mapper::Hardware& hardware, const std::string& source);
+void check_image_matches(const ConfigImage& image, const spec::Hardware& hardware, const std::string& source);
 
 std::uint32_t crc32_of(const std::uint8_t* data, size_t size);
 

@@ -8,7 +8,7 @@ namespace maeri::codegen {
 
 std::vector<DnElement> phase_weights(const LayerProgram& program, const WeightPhase& phase,
                                      const std::vector<std::int64_t>& weights) {
-  const mapper::Layer& layer = program.layer;
+  const spec::Layer& layer = program.layer;
   const TilePlacement& placement = program.configurations[size_t(phase.configuration)].placement;
   const int size = placement.shape.vn_size();
   const int C = int(layer.C), R = int(layer.R), S = int(layer.S);
@@ -31,7 +31,7 @@ std::vector<DnElement> phase_weights(const LayerProgram& program, const WeightPh
 
 StepElements step_inputs(const LayerProgram& program, const WeightPhase& phase, const StepOrigin& step,
                          const std::vector<std::int64_t>& input) {
-  const mapper::Layer& layer = program.layer;
+  const spec::Layer& layer = program.layer;
   const TilePlacement& placement = program.configurations[size_t(phase.configuration)].placement;
   const int size = placement.shape.vn_size();
   const int N = int(layer.N), C = int(layer.C), X = int(layer.X), Y = int(layer.Y);
@@ -64,7 +64,7 @@ StepElements step_inputs(const LayerProgram& program, const WeightPhase& phase, 
 }
 
 std::int64_t output_index(const LayerProgram& program, const WeightPhase& phase, const StepOrigin& step, int vn) {
-  const mapper::Layer& layer = program.layer;
+  const spec::Layer& layer = program.layer;
   const TilePlacement& placement = program.configurations[size_t(phase.configuration)].placement;
   const VnOffset& offset = placement.vn_offsets[size_t(vn)];
   const std::int64_t n = step.n0 + offset.n, k = phase.k0 + offset.k, xo = step.x0 + offset.x,

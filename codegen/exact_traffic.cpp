@@ -39,9 +39,9 @@ std::vector<TileKind> tiles_of(std::int64_t extent, int tile) {
 
 }  // namespace
 
-ExactTraffic exact_traffic(const LayerProgram& program, const mapper::Hardware& hardware) {
+ExactTraffic exact_traffic(const LayerProgram& program, const spec::Hardware& hardware) {
   ExactTraffic total;
-  const mapper::Layer& layer = program.layer;
+  const spec::Layer& layer = program.layer;
   // Traffic does not depend on the values: zero tensors stand in for the data.
   const std::vector<std::int64_t> zero_input(size_t(layer.input_elements()), 0);
   const std::vector<std::int64_t> zero_weights(size_t(layer.weight_elements()), 0);
@@ -92,8 +92,8 @@ ExactTraffic exact_traffic(const LayerProgram& program, const mapper::Hardware& 
   return total;
 }
 
-void refine_with_exact_traffic(mapper::CostReport& report, const mapper::Layer& layer,
-                               const mapper::Hardware& hardware) {
+void refine_with_exact_traffic(spec::CostReport& report, const spec::Layer& layer,
+                               const spec::Hardware& hardware) {
   const LayerProgram program = plan_layer(layer, hardware, report.tile, PlanDetail::PhasesOnly);
   const ExactTraffic traffic = exact_traffic(program, hardware);
   report.counts.dn_hops = traffic.dn_traversals;

@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "codegen/layer_program.hpp"
-#include "mapper/cost_report.hpp"
+#include "spec/cost_report.hpp"
 
 namespace maeri::codegen {
 
@@ -18,12 +18,12 @@ struct ExactTraffic {
   std::int64_t fabric_results = 0;  // results on the output lanes (every configured VN, every step)
 };
 
-ExactTraffic exact_traffic(const LayerProgram& program, const mapper::Hardware& hardware);
+ExactTraffic exact_traffic(const LayerProgram& program, const spec::Hardware& hardware);
 
 // Replaces the analytical model's DN/RN traversal estimates (dn_hops, rn_hops) in `report` by the exact
 // counts of the mapping's program and recomputes the energy. The search ranks with the estimates (they cost
 // nothing per tile); reports and cross-checks use this for the mappings they show.
-void refine_with_exact_traffic(mapper::CostReport& report, const mapper::Layer& layer,
-                               const mapper::Hardware& hardware);
+void refine_with_exact_traffic(spec::CostReport& report, const spec::Layer& layer,
+                               const spec::Hardware& hardware);
 
 }  // namespace maeri::codegen

@@ -16,7 +16,7 @@ namespace {
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 void deliver(const std::vector<DnElement>& elements, std::vector<std::int64_t>& registers,
-             const mapper::Hardware& hardware, FunctionalActivity& activity) {
+             const spec::Hardware& hardware, FunctionalActivity& activity) {
   for (const DnElement& element : elements) {
     for (int ms : element.destinations) registers[static_cast<size_t>(ms)] = element.value;
     activity.dn_elements += 1;
@@ -26,9 +26,9 @@ void deliver(const std::vector<DnElement>& elements, std::vector<std::int64_t>& 
 
 }  // namespace
 
-FunctionalResult execute_layer(const LayerProgram& program, const mapper::Hardware& hardware,
+FunctionalResult execute_layer(const LayerProgram& program, const spec::Hardware& hardware,
                                const LayerTensors& tensors) {
-  const mapper::Layer& layer = program.layer;
+  const spec::Layer& layer = program.layer;
   const int acc = hardware.acc_width;
   if (tensors.input.size() != size_t(layer.input_elements()) ||
       tensors.weights.size() != size_t(layer.weight_elements()))
@@ -95,7 +95,7 @@ FunctionalResult execute_layer(const LayerProgram& program, const mapper::Hardwa
   return result;
 }
 
-LayerTensors random_tensors(const mapper::Layer& layer, int data_width, std::uint64_t seed) {
+LayerTensors random_tensors(const spec::Layer& layer, int data_width, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   const std::int64_t half = std::int64_t(1) << (data_width - 1);
   std::uniform_int_distribution<std::int64_t> value(-half, half - 1);
@@ -107,7 +107,7 @@ LayerTensors random_tensors(const mapper::Layer& layer, int data_width, std::uin
   return tensors;
 }
 
-std::vector<std::int64_t> reference_convolution(const mapper::Layer& layer, const LayerTensors& tensors,
+std::vector<std::int64_t> reference_convolution(const spec::Layer& layer, const LayerTensors& tensors,
                                                 int acc_width) {
   const int N = int(layer.N), K = int(layer.K), C = int(layer.C), R = int(layer.R), S = int(layer.S);
   const int X = int(layer.X), Y = int(layer.Y), XO = int(layer.output_x()), YO = int(layer.output_y());

@@ -111,14 +111,14 @@ bool Instruction::operator==(const Instruction& o) const {
   return opcode == o.opcode && std::equal(operand, operand + 4, o.operand);
 }
 bool ConfigImage::operator==(const ConfigImage& o) const {
-  const auto layer_tuple = [](const mapper::Layer& l) {
+  const auto layer_tuple = [](const spec::Layer& l) {
     return std::tie(l.name, l.type, l.N, l.K, l.C, l.R, l.S, l.X, l.Y, l.stride, l.padding);
   };
   return hardware == o.hardware && layer_tuple(layer) == layer_tuple(o.layer) && tile == o.tile &&
          configurations == o.configurations && program == o.program;
 }
 
-ImageHardware image_hardware_of(const mapper::Hardware& hardware) {
+ImageHardware image_hardware_of(const spec::Hardware& hardware) {
   return {hardware.name,
           std::uint32_t(hardware.num_ms),
           std::uint32_t(hardware.dn_bw),
@@ -141,12 +141,12 @@ std::vector<std::uint8_t> encode_image(const ConfigImage& image) {
   out.u8(hw.data_width);
   out.u8(hw.acc_width);
   out.text(hw.name);
-  const mapper::Layer& layer = image.layer;
+  const spec::Layer& layer = image.layer;
   out.text(layer.name);
-  out.u8(layer.type == mapper::LayerType::FullyConnected ? 1 : 0);
+  out.u8(layer.type == spec::LayerType::FullyConnected ? 1 : 0);
   for (std::int64_t v : {layer.N, layer.K, layer.C, layer.R, layer.S, layer.X, layer.Y, layer.stride, layer.padding})
     out.u32(std::uint32_t(v));
-  for (int d = 0; d < mapper::kNumTileDims; ++d) out.u32(std::uint32_t(image.tile[d]));
+  for (int d = 0; d < spec::kNumTileDims; ++d) out.u32(std::uint32_t(image.tile[d]));
   out.u32(std::uint32_t(image.configurations.size()));
   for (const ImageConfiguration& configuration : image.configurations) {
     const PhaseShape& s = configuration.shape;
@@ -199,13 +199,13 @@ ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
   hw.name = in.text("hardware.name");
   if (hw.num_ms < 2 || (hw.num_ms & (hw.num_ms - 1)) != 0 || hw.num_ms > 65536)
     in.fail(fmt::format("hardware.num_ms {} is not a power of two between 2 and 65536", hw.num_ms));
-  mapper::Layer& layer = image.layer;
+  spec::Layer& layer = image.layer;
   layer.name = in.text("layer.name");
-  layer.type = in.u8("layer.type") == 1 ? mapper::LayerType::FullyConnected : mapper::LayerType::Convolution;
+  layer.type = in.u8("layer.type") == 1 ? spec::LayerType::FullyConnected : spec::LayerType::Convolution;
   for (std::int64_t* field : {&layer.N, &layer.K, &layer.C, &layer.R, &layer.S, &layer.X, &layer.Y, &layer.stride,
                               &layer.padding})
     *field = in.u32("the layer dimensions");
-  for (int d = 0; d < mapper::kNumTileDims; ++d) image.tile[d] = in.u32("the tile sizes");
+  for (int d = 0; d < spec::kNumTileDims; ++d) image.tile[d] = in.u32("the tile sizes");
   const std::uint32_t configurations = in.u32("the configuration count");
   for (std::uint32_t c = 0; c < configurations; ++c) {
     ImageConfiguration configuration;
@@ -309,10 +309,10 @@ std::string to_json(const ConfigImage& image) {
   const ImageHardware& hw = image.hardware;
   root["hardware"] = {{"name", hw.name},           {"num_ms", hw.num_ms},         {"dn_bw", hw.dn_bw},
                       {"rn_bw", hw.rn_bw},         {"data_width", hw.data_width}, {"acc_width", hw.acc_width}};
-  const mapper::Layer& l = image.layer;
-  root["layer"] = {{"name", l.name}, {"type", mapper::to_string(l.type)}, {"N", l.N}, {"K", l.K}, {"C", l.C},
+  const spec::Layer& l = image.layer;
+  root["layer"] = {{"name", l.name}, {"type", spec::to_string(l.type)}, {"N", l.N}, {"K", l.K}, {"C", l.C},
                    {"R", l.R},       {"S", l.S}, {"X", l.X}, {"Y", l.Y}, {"stride", l.stride}, {"padding", l.padding}};
-  root["tile"] = mapper::to_compact_string(image.tile);
+  root["tile"] = spec::to_compact_string(image.tile);
   ordered_json configurations = ordered_json::array();
   for (const ImageConfiguration& configuration : image.configurations) {
     const PhaseShape& s = configuration.shape;
@@ -341,7 +341,7 @@ std::string to_json(const ConfigImage& image) {
   return root.dump(2) + "\n";
 }
 
-void check_image_matches(const ConfigImage& image, const mapper::Hardware& hardware, const std::string& source) {
+void check_image_matches(const ConfigImage& image, const spec::Hardware& hardware, const std::string& source) {
   const ImageHardware expected = image_hardware_of(hardware);
   const ImageHardware& got = image.hardware;
   std::string differences;

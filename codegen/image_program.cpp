@@ -47,7 +47,7 @@ struct Emitter {
 
 }  // namespace
 
-ConfigImage build_image(const LayerProgram& program, const mapper::Hardware& hardware) {
+ConfigImage build_image(const LayerProgram& program, const spec::Hardware& hardware) {
   ConfigImage image;
   image.hardware = image_hardware_of(hardware);
   image.layer = program.layer;
@@ -60,10 +60,10 @@ ConfigImage build_image(const LayerProgram& program, const mapper::Hardware& har
                                     configuration.reduction.config});
     emitter.configuration_of[configuration.placement.shape] = int(c);
   }
-  const mapper::Layer& layer = program.layer;
+  const spec::Layer& layer = program.layer;
   emitter.extent = {int(layer.R), int(layer.S), int(layer.C), int(layer.K)};
-  emitter.tile = {int(program.tile[mapper::kDimR]), int(program.tile[mapper::kDimS]), int(program.tile[mapper::kDimC]),
-                  int(program.tile[mapper::kDimK])};
+  emitter.tile = {int(program.tile[spec::kDimR]), int(program.tile[spec::kDimS]), int(program.tile[spec::kDimC]),
+                  int(program.tile[spec::kDimK])};
   emitter.emit(0, {});
   emitter.code.push_back({Opcode::End, {}});
   image.program = std::move(emitter.code);
@@ -74,13 +74,13 @@ LayerProgram expand_image(const ConfigImage& image, const std::string& source) {
   const auto fail = [&source](size_t pc, const std::string& problem) -> ImageError {
     return ImageError(fmt::format("{}: program instruction {}: {}", source, pc, problem));
   };
-  const mapper::Layer& layer = image.layer;
+  const spec::Layer& layer = image.layer;
   const int num_ms = int(image.hardware.num_ms);
   LayerProgram program;
   program.layer = layer;
   program.tile = image.tile;
   program.num_ms = num_ms;
-  program.forwarding = layer.stride == 1 && image.tile[mapper::kDimY] == 1 && image.tile[mapper::kDimS] > 1;
+  program.forwarding = layer.stride == 1 && image.tile[spec::kDimY] == 1 && image.tile[spec::kDimS] > 1;
   for (size_t c = 0; c < image.configurations.size(); ++c) {
     const ImageConfiguration& stored = image.configurations[c];
     PhaseConfiguration configuration;

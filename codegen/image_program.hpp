@@ -9,7 +9,7 @@
 
 namespace maeri::codegen {
 
-ConfigImage build_image(const LayerProgram& program, const mapper::Hardware& hardware);
+ConfigImage build_image(const LayerProgram& program, const spec::Hardware& hardware);
 
 // Throws ImageError naming `source` and the instruction when the program is malformed.
 LayerProgram expand_image(const ConfigImage& image, const std::string& source);

@@ -7,10 +7,10 @@
 
 namespace maeri::codegen {
 
-LayerProgram plan_layer(const mapper::Layer& layer, const mapper::Hardware& hardware, const mapper::Tile& tile,
+LayerProgram plan_layer(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
                         PlanDetail detail) {
-  if (const auto violation = mapper::tile_violation(layer, hardware, tile)) throw std::invalid_argument(*violation);
-  using namespace mapper;
+  if (const auto violation = spec::tile_violation(layer, hardware, tile)) throw std::invalid_argument(*violation);
+  using namespace spec;
   LayerProgram program;
   program.layer = layer;
   program.tile = tile;

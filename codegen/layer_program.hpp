@@ -8,9 +8,9 @@
 
 #include "codegen/art_compiler.hpp"
 #include "codegen/tile_placement.hpp"
-#include "mapper/hardware.hpp"
-#include "mapper/layer.hpp"
-#include "mapper/tile.hpp"
+#include "spec/hardware.hpp"
+#include "spec/layer.hpp"
+#include "spec/tile.hpp"
 
 namespace maeri::codegen {
 
@@ -33,8 +33,8 @@ struct WeightPhase {
 };
 
 struct LayerProgram {
-  mapper::Layer layer;
-  mapper::Tile tile;
+  spec::Layer layer;
+  spec::Tile tile;
   int num_ms = 0;
   bool forwarding = false;
   std::vector<PhaseConfiguration> configurations;
@@ -47,7 +47,7 @@ enum class PlanDetail {
 };
 
 // Throws LayoutError (or std::invalid_argument for an illegal tile) with the reason.
-LayerProgram plan_layer(const mapper::Layer& layer, const mapper::Hardware& hardware, const mapper::Tile& tile,
+LayerProgram plan_layer(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
                         PlanDetail detail = PlanDetail::Steps);
 
 }  // namespace maeri::codegen

@@ -52,10 +52,10 @@ struct ShapeRuns {
 };
 
 ShapeRuns shape_runs(const DimParts* parts) {
-  const int dims[] = {kDimR, kDimS, kDimC, kDimK};
+  const int dims[] = {spec::kDimR, spec::kDimS, spec::kDimC, spec::kDimK};
   ShapeRuns inner;
   inner.runs[0] = 1;  // the empty inner sequence: one phase, no flags
-  if (parts[kDimR].parts == 1 && parts[kDimS].parts == 1 && parts[kDimC].parts == 1 && parts[kDimK].parts == 1)
+  if (parts[spec::kDimR].parts == 1 && parts[spec::kDimS].parts == 1 && parts[spec::kDimC].parts == 1 && parts[spec::kDimK].parts == 1)
     return inner;  // no ragged tile: a single configuration (the common case in the search)
   int first = 0, last = 0;
   for (int i = 3; i >= 0; --i) {
@@ -78,8 +78,8 @@ ShapeRuns shape_runs(const DimParts* parts) {
 
 }  // namespace
 
-EnergyBreakdown energy_of(const ActivityCounts& counts, const EnergyTable& table) {
-  EnergyBreakdown energy;
+spec::EnergyBreakdown energy_of(const spec::ActivityCounts& counts, const spec::EnergyTable& table) {
+  spec::EnergyBreakdown energy;
   const auto pj = [](std::int64_t count, double each) { return static_cast<double>(count) * each; };
   energy.multiply = pj(counts.multiplications, table.multiply);
   energy.add = pj(counts.rn_additions + counts.accumulation_additions, table.add);
@@ -94,31 +94,31 @@ EnergyBreakdown energy_of(const ActivityCounts& counts, const EnergyTable& table
   return energy;
 }
 
-CostReport evaluate(const Layer& layer, const Hardware& hardware, const Tile& tile) {
-  CostReport report;
+spec::CostReport evaluate(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile) {
+  spec::CostReport report;
   report.tile = tile;
   report.vn_size = tile.vn_size();
   report.vn_count = tile.vn_count();
   report.idle_ms = hardware.num_ms - tile.mapped_ms();
   report.peak_utilisation = static_cast<double>(tile.mapped_ms()) / static_cast<double>(hardware.num_ms);
 
-  const auto extents = layer_extents(layer);
-  DimParts parts[kNumTileDims];
-  for (int dim = 0; dim < kNumTileDims; ++dim) parts[dim] = split(extents[dim], tile[dim]);
+  const auto extents = spec::layer_extents(layer);
+  DimParts parts[spec::kNumTileDims];
+  for (int dim = 0; dim < spec::kNumTileDims; ++dim) parts[dim] = split(extents[dim], tile[dim]);
 
-  const ModelParameters& model = hardware.model;
-  const int levels = log2_exact(hardware.num_ms);
+  const spec::ModelParameters& model = hardware.model;
+  const int levels = spec::log2_exact(hardware.num_ms);
   const std::int64_t stride = layer.stride;
-  const std::int64_t y_steps_per_row = ceil_div(extents[kDimY], tile[kDimY]);
+  const std::int64_t y_steps_per_row = ceil_div(extents[spec::kDimY], tile[spec::kDimY]);
   // Forwarding: with stride 1 and one output column per VN, consecutive steps along Y' shift every
   // window by one column, so all but the newest column come from the neighbouring multiplier switch.
-  report.uses_forwarding = stride == 1 && tile[kDimY] == 1 && tile[kDimS] > 1;
-  const std::int64_t weight_replicas = tile[kDimN] * tile[kDimX] * tile[kDimY];
+  report.uses_forwarding = stride == 1 && tile[spec::kDimY] == 1 && tile[spec::kDimS] > 1;
+  const std::int64_t weight_replicas = tile[spec::kDimN] * tile[spec::kDimX] * tile[spec::kDimY];
   const ShapeRuns runs = shape_runs(parts);
   report.configurations = runs.total();
 
-  ActivityCounts& counts = report.counts;
-  CycleBreakdown& cycles = report.cycles;
+  spec::ActivityCounts& counts = report.counts;
+  spec::CycleBreakdown& cycles = report.cycles;
   double dn_hops = 0;
   double active_ms_steps = 0;
   std::int64_t drain_lane_cycles = 0;
@@ -127,21 +127,21 @@ CostReport evaluate(const Layer& layer, const Hardware& hardware, const Tile& ti
   double last_phase_streaming = 0;
   std::int64_t last_phase_results = 0;
 
-  for (int ir = 0; ir < parts[kDimR].parts; ++ir)
-  for (int is = 0; is < parts[kDimS].parts; ++is)
-  for (int ic = 0; ic < parts[kDimC].parts; ++ic)
-  for (int ik = 0; ik < parts[kDimK].parts; ++ik) {
-    const std::int64_t t_r = parts[kDimR].size[ir], t_s = parts[kDimS].size[is];
-    const std::int64_t t_c = parts[kDimC].size[ic], t_k = parts[kDimK].size[ik];
-    const std::int64_t phases = parts[kDimR].count[ir] * parts[kDimS].count[is] * parts[kDimC].count[ic] *
-                                parts[kDimK].count[ik];
+  for (int ir = 0; ir < parts[spec::kDimR].parts; ++ir)
+  for (int is = 0; is < parts[spec::kDimS].parts; ++is)
+  for (int ic = 0; ic < parts[spec::kDimC].parts; ++ic)
+  for (int ik = 0; ik < parts[spec::kDimK].parts; ++ik) {
+    const std::int64_t t_r = parts[spec::kDimR].size[ir], t_s = parts[spec::kDimS].size[is];
+    const std::int64_t t_c = parts[spec::kDimC].size[ic], t_k = parts[spec::kDimK].size[ik];
+    const std::int64_t phases = parts[spec::kDimR].count[ir] * parts[spec::kDimS].count[is] * parts[spec::kDimC].count[ic] *
+                                parts[spec::kDimK].count[ik];
     const std::int64_t active_vn_size = t_r * t_s * t_c;
     const std::int64_t unique_weights = t_k * active_vn_size;
     const bool forwarding = report.uses_forwarding && t_s > 1;
 
     report.weight_phases += phases;
-    const bool last_phase_shape = ir == parts[kDimR].parts - 1 && is == parts[kDimS].parts - 1 &&
-                                  ic == parts[kDimC].parts - 1 && ik == parts[kDimK].parts - 1;
+    const bool last_phase_shape = ir == parts[spec::kDimR].parts - 1 && is == parts[spec::kDimS].parts - 1 &&
+                                  ic == parts[spec::kDimC].parts - 1 && ik == parts[spec::kDimK].parts - 1;
     const double streaming_before = cycles.streaming;
     const std::int64_t results_before = counts.vn_results;
     const std::int64_t weight_beats = ceil_div(unique_weights, hardware.dn_bw);
@@ -152,8 +152,8 @@ CostReport evaluate(const Layer& layer, const Hardware& hardware, const Tile& ti
       // not wait at all. The first step of a phase uses the first N, X', Y' tiles with full windows.
       const std::int64_t spacing = ceil_div(t_k * weight_replicas, hardware.rn_bw);
       const std::int64_t first_inputs =
-          parts[kDimN].size[0] * t_c * window_span(parts[kDimX].size[0], t_r, stride) *
-          window_span(parts[kDimY].size[0], t_s, stride);
+          parts[spec::kDimN].size[0] * t_c * window_span(parts[spec::kDimX].size[0], t_r, stride) *
+          window_span(parts[spec::kDimY].size[0], t_s, stride);
       const std::int64_t first_beats = std::max<std::int64_t>(ceil_div(first_inputs, hardware.dn_bw), 1);
       const std::int64_t after_phase = weight_beats + std::max(first_beats, spacing) -
                                        std::max(weight_beats + first_beats, spacing);
@@ -169,12 +169,12 @@ CostReport evaluate(const Layer& layer, const Hardware& hardware, const Tile& ti
     dn_hops += static_cast<double>(phases * unique_weights) *
                multicast_hops(static_cast<double>(weight_replicas), levels);
 
-    for (int in = 0; in < parts[kDimN].parts; ++in)
-    for (int ix = 0; ix < parts[kDimX].parts; ++ix)
-    for (int iy = 0; iy < parts[kDimY].parts; ++iy) {
-      const std::int64_t t_n = parts[kDimN].size[in], t_x = parts[kDimX].size[ix], t_y = parts[kDimY].size[iy];
+    for (int in = 0; in < parts[spec::kDimN].parts; ++in)
+    for (int ix = 0; ix < parts[spec::kDimX].parts; ++ix)
+    for (int iy = 0; iy < parts[spec::kDimY].parts; ++iy) {
+      const std::int64_t t_n = parts[spec::kDimN].size[in], t_x = parts[spec::kDimX].size[ix], t_y = parts[spec::kDimY].size[iy];
       const std::int64_t steps =
-          phases * parts[kDimN].count[in] * parts[kDimX].count[ix] * parts[kDimY].count[iy];
+          phases * parts[spec::kDimN].count[in] * parts[spec::kDimX].count[ix] * parts[spec::kDimY].count[iy];
       const std::int64_t active_vns = t_k * t_n * t_x * t_y;
       // A ragged N, X' or Y' tile leaves VNs idle, but the fabric still multiplies and reduces in every VN of
       // the configuration; only the used VNs' results are collected (docs/config-image.md).
@@ -226,8 +226,8 @@ CostReport evaluate(const Layer& layer, const Hardware& hardware, const Tile& ti
   }
 
   const std::int64_t outputs = layer.output_elements();
-  report.reduction_folds = ceil_div(extents[kDimR], tile[kDimR]) * ceil_div(extents[kDimS], tile[kDimS]) *
-                           ceil_div(extents[kDimC], tile[kDimC]);
+  report.reduction_folds = ceil_div(extents[spec::kDimR], tile[spec::kDimR]) * ceil_div(extents[spec::kDimS], tile[spec::kDimS]) *
+                           ceil_div(extents[spec::kDimC], tile[spec::kDimC]);
   counts.accumulation_additions = outputs * (report.reduction_folds - 1);
   counts.sdm_psum_reads = counts.accumulation_additions;
   counts.sdm_output_writes = counts.vn_results;
@@ -276,10 +276,10 @@ CostReport evaluate(const Layer& layer, const Hardware& hardware, const Tile& ti
     return rest ? rest : tile[dim];
   };
   const std::int64_t first_bytes =
-      (tile[kDimK] * tile.vn_size() + tile[kDimN] * tile[kDimC] * window_span(tile[kDimX], tile[kDimR], stride) *
-                                          window_span(tile[kDimY], tile[kDimS], stride)) *
+      (tile[spec::kDimK] * tile.vn_size() + tile[spec::kDimN] * tile[spec::kDimC] * window_span(tile[spec::kDimX], tile[spec::kDimR], stride) *
+                                          window_span(tile[spec::kDimY], tile[spec::kDimS], stride)) *
       data_b;
-  const std::int64_t last_write_bytes = edge(kDimK) * edge(kDimN) * edge(kDimX) * edge(kDimY) * acc_b;
+  const std::int64_t last_write_bytes = edge(spec::kDimK) * edge(spec::kDimN) * edge(spec::kDimX) * edge(spec::kDimY) * acc_b;
   const std::int64_t read_bytes =
       counts.sdm_fill_writes * data_b + (sdm.resident ? 0 : counts.sdm_psum_reads * acc_b);
   const std::int64_t write_bytes = counts.dram_bytes - read_bytes;

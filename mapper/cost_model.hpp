@@ -2,17 +2,17 @@
 // (ragged edge tiles are costed as they are, not averaged). Equations and sources: docs/model.md.
 #pragma once
 
-#include "mapper/cost_report.hpp"
-#include "mapper/hardware.hpp"
-#include "mapper/layer.hpp"
-#include "mapper/tile.hpp"
+#include "spec/cost_report.hpp"
+#include "spec/hardware.hpp"
+#include "spec/layer.hpp"
+#include "spec/tile.hpp"
 
 namespace maeri::mapper {
 
 // The tile must be legal (tile_violation() == nullopt); the model does not re-check.
-CostReport evaluate(const Layer& layer, const Hardware& hardware, const Tile& tile);
+spec::CostReport evaluate(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile);
 
 // Energy of a set of activity counts under an energy table (shared with the RTL counter path).
-EnergyBreakdown energy_of(const ActivityCounts& counts, const EnergyTable& table);
+spec::EnergyBreakdown energy_of(const spec::ActivityCounts& counts, const spec::EnergyTable& table);
 
 }  // namespace maeri::mapper

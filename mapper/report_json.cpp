@@ -5,14 +5,14 @@
 
 namespace maeri::mapper {
 
-nlohmann::json to_json(const CostReport& report) {
+nlohmann::json to_json(const spec::CostReport& report) {
   const auto& c = report.counts;
   const auto& y = report.cycles;
   const auto& e = report.energy_pj;
   return {
-      {"tile", {{"T_R", report.tile[kDimR]}, {"T_S", report.tile[kDimS]}, {"T_C", report.tile[kDimC]},
-                {"T_K", report.tile[kDimK]}, {"T_N", report.tile[kDimN]}, {"T_X", report.tile[kDimX]},
-                {"T_Y", report.tile[kDimY]}}},
+      {"tile", {{"T_R", report.tile[spec::kDimR]}, {"T_S", report.tile[spec::kDimS]}, {"T_C", report.tile[spec::kDimC]},
+                {"T_K", report.tile[spec::kDimK]}, {"T_N", report.tile[spec::kDimN]}, {"T_X", report.tile[spec::kDimX]},
+                {"T_Y", report.tile[spec::kDimY]}}},
       {"vn_size", report.vn_size}, {"vn_count", report.vn_count}, {"idle_ms", report.idle_ms},
       {"weight_phases", report.weight_phases}, {"reduction_folds", report.reduction_folds},
       {"control_steps", report.control_steps}, {"dn_limited_steps", report.dn_limited_steps},
@@ -41,7 +41,7 @@ std::string csv_header() {
          "sdm_input_reads,sdm_weight_reads,sdm_psum_reads,sdm_output_writes,dram_bytes";
 }
 
-std::string csv_row(const CostReport& report) {
+std::string csv_row(const spec::CostReport& report) {
   const auto& c = report.counts;
   return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                      report.tile[0], report.tile[1], report.tile[2], report.tile[3], report.tile[4],

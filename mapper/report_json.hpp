@@ -5,12 +5,12 @@
 
 #include <string>
 
-#include "mapper/cost_report.hpp"
+#include "spec/cost_report.hpp"
 
 namespace maeri::mapper {
 
-nlohmann::json to_json(const CostReport& report);
+nlohmann::json to_json(const spec::CostReport& report);
 std::string csv_header();  // columns of csv_row, without the leading context columns
-std::string csv_row(const CostReport& report);
+std::string csv_row(const spec::CostReport& report);
 
 }  // namespace maeri::mapper

@@ -5,31 +5,31 @@
 
 namespace maeri::mapper {
 
-std::int64_t data_bytes(const Hardware& hardware) { return (hardware.data_width + 7) / 8; }
-std::int64_t accumulator_bytes(const Hardware& hardware) { return (hardware.acc_width + 7) / 8; }
+std::int64_t data_bytes(const spec::Hardware& hardware) { return (hardware.data_width + 7) / 8; }
+std::int64_t accumulator_bytes(const spec::Hardware& hardware) { return (hardware.acc_width + 7) / 8; }
 
 std::int64_t window_span(std::int64_t outputs, std::int64_t filter, std::int64_t stride) {
   return stride <= filter ? (outputs - 1) * stride + filter : outputs * filter;
 }
 
-SdmBudget sdm_budget(const Layer& layer, const Hardware& hardware, const Tile& tile) {
+SdmBudget sdm_budget(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile) {
   const auto ceil_div = [](std::int64_t a, std::int64_t b) { return (a + b - 1) / b; };
-  const std::int64_t folds = ceil_div(layer.R, tile[kDimR]) * ceil_div(layer.S, tile[kDimS]) *
-                             ceil_div(layer.C, tile[kDimC]);
+  const std::int64_t folds = ceil_div(layer.R, tile[spec::kDimR]) * ceil_div(layer.S, tile[spec::kDimS]) *
+                             ceil_div(layer.C, tile[spec::kDimC]);
   const std::int64_t rows = window_span(layer.output_x(), layer.R, layer.stride);
   const std::int64_t columns = window_span(layer.output_y(), layer.S, layer.stride);
-  const std::int64_t configured_vns = tile[kDimK] * tile[kDimN] * tile[kDimX] * tile[kDimY];
+  const std::int64_t configured_vns = tile[spec::kDimK] * tile[spec::kDimN] * tile[spec::kDimX] * tile[spec::kDimY];
   // Results land in a staging area that covers what the fabric's pipeline can still deliver after a fire
   // (RN_BW results a cycle for the 2L + 3 cycles of fire-to-result latency) plus a double buffer of one step's
   // results, so the controller never has to hold a fire back while DRAM keeps up.
   const std::int64_t staging =
-      ((2 * log2_exact(hardware.num_ms) + 3) * hardware.rn_bw + 2 * configured_vns) * accumulator_bytes(hardware);
+      ((2 * spec::log2_exact(hardware.num_ms) + 3) * hardware.rn_bw + 2 * configured_vns) * accumulator_bytes(hardware);
   const std::int64_t whole_output = layer.output_elements() * accumulator_bytes(hardware);
 
   SdmBudget budget;
   budget.touched_inputs = layer.N * layer.C * rows * columns;
-  const std::int64_t slice = layer.N * tile[kDimC] * rows * columns * data_bytes(hardware);
-  const std::int64_t phase_weights = tile[kDimK] * tile.vn_size() * data_bytes(hardware);
+  const std::int64_t slice = layer.N * tile[spec::kDimC] * rows * columns * data_bytes(hardware);
+  const std::int64_t phase_weights = tile[spec::kDimK] * tile.vn_size() * data_bytes(hardware);
   const std::int64_t resident_output = folds > 1 ? std::max(whole_output, staging) : staging;
   budget.resident_bytes = resident_output + slice + phase_weights;
   budget.resident = budget.resident_bytes <= hardware.sdm_bytes;

@@ -6,9 +6,9 @@
 
 #include <cstdint>
 
-#include "mapper/hardware.hpp"
-#include "mapper/layer.hpp"
-#include "mapper/tile.hpp"
+#include "spec/hardware.hpp"
+#include "spec/layer.hpp"
+#include "spec/tile.hpp"
 
 namespace maeri::mapper {
 
@@ -21,13 +21,13 @@ struct SdmBudget {
   std::int64_t touched_inputs = 0;       // padded input elements some window reads (each fetched once if resident)
 };
 
-std::int64_t data_bytes(const Hardware& hardware);         // ⌈data_width / 8⌉
-std::int64_t accumulator_bytes(const Hardware& hardware);  // ⌈acc_width / 8⌉
+std::int64_t data_bytes(const spec::Hardware& hardware);         // ⌈data_width / 8⌉
+std::int64_t accumulator_bytes(const spec::Hardware& hardware);  // ⌈acc_width / 8⌉
 
 // Distinct input rows (or columns) touched by `outputs` consecutive outputs of a filter slice of `filter` taps:
 // windows overlap when stride ≤ filter, otherwise they are disjoint.
 std::int64_t window_span(std::int64_t outputs, std::int64_t filter, std::int64_t stride);
 
-SdmBudget sdm_budget(const Layer& layer, const Hardware& hardware, const Tile& tile);
+SdmBudget sdm_budget(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile);
 
 }  // namespace maeri::mapper

@@ -19,22 +19,22 @@ namespace {
 class TopK {
  public:
   TopK(std::size_t k, Objective objective) : k_(k), objective_(objective) {}
-  bool would_accept(const CostReport& report) const {
+  bool would_accept(const spec::CostReport& report) const {
     return items_.size() < k_ || better(report, items_.back(), objective_);
   }
-  void offer(const CostReport& report) {
+  void offer(const spec::CostReport& report) {
     if (!would_accept(report)) return;
     auto at = std::upper_bound(items_.begin(), items_.end(), report,
-                               [this](const CostReport& a, const CostReport& b) { return better(a, b, objective_); });
+                               [this](const spec::CostReport& a, const spec::CostReport& b) { return better(a, b, objective_); });
     items_.insert(at, report);
     if (items_.size() > k_) items_.pop_back();
   }
-  const std::vector<CostReport>& items() const { return items_; }
+  const std::vector<spec::CostReport>& items() const { return items_; }
 
  private:
   std::size_t k_;
   Objective objective_;
-  std::vector<CostReport> items_;
+  std::vector<spec::CostReport> items_;
 };
 
 }  // namespace
@@ -55,7 +55,7 @@ std::optional<Objective> parse_objective(const std::string& text) {
   return std::nullopt;
 }
 
-double objective_value(const CostReport& report, Objective objective) {
+double objective_value(const spec::CostReport& report, Objective objective) {
   switch (objective) {
     case Objective::Runtime: return report.cycles.total;
     case Objective::Energy: return report.energy_pj.total;
@@ -64,7 +64,7 @@ double objective_value(const CostReport& report, Objective objective) {
   return 0;
 }
 
-bool better(const CostReport& a, const CostReport& b, Objective objective) {
+bool better(const spec::CostReport& a, const spec::CostReport& b, Objective objective) {
   const double primary_a = objective_value(a, objective), primary_b = objective_value(b, objective);
   if (primary_a != primary_b) return primary_a < primary_b;
   const Objective secondary = objective == Objective::Runtime ? Objective::Energy : Objective::Runtime;
@@ -77,7 +77,7 @@ double improvement_percent(double baseline, double best) {
   return baseline > 0 ? 100.0 * (baseline - best) / baseline : 0.0;
 }
 
-SearchResult search(const Layer& layer, const Hardware& hardware, const SearchOptions& options) {
+SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, const SearchOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   std::unique_ptr<tbb::global_control> thread_limit;
   if (options.threads > 0) {
@@ -97,7 +97,7 @@ SearchResult search(const Layer& layer, const Hardware& hardware, const SearchOp
                     [&](const tbb::blocked_range<std::size_t>& range) {
                       Local& local = locals.local();
                       for (std::size_t i = range.begin(); i != range.end(); ++i) {
-                        space.enumerate_outputs_inline(prefixes[i], [&](const Tile& tile) {
+                        space.enumerate_outputs_inline(prefixes[i], [&](const spec::Tile& tile) {
                           local.top.offer(evaluate(layer, hardware, tile));
                           ++local.evaluated;
                         });
@@ -108,10 +108,10 @@ SearchResult search(const Layer& layer, const Hardware& hardware, const SearchOp
   TopK merged(k, options.objective);
   for (const Local& local : locals) {
     result.evaluated += local.evaluated;
-    for (const CostReport& report : local.top.items()) merged.offer(report);
+    for (const spec::CostReport& report : local.top.items()) merged.offer(report);
   }
   result.best = merged.items();
-  if (const auto baseline = baseline_tile(layer, hardware)) result.baseline = evaluate(layer, hardware, *baseline);
+  if (const auto baseline = spec::baseline_tile(layer, hardware)) result.baseline = evaluate(layer, hardware, *baseline);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "mapper/cost_report.hpp"
-#include "mapper/hardware.hpp"
-#include "mapper/layer.hpp"
+#include "spec/cost_report.hpp"
+#include "spec/hardware.hpp"
+#include "spec/layer.hpp"
 #include "mapper/tile_space.hpp"
 
 namespace maeri::mapper {
@@ -17,11 +17,11 @@ namespace maeri::mapper {
 enum class Objective { Runtime, Energy, EnergyDelay };
 const char* to_string(Objective objective);
 std::optional<Objective> parse_objective(const std::string& text);  // "runtime", "energy", "edp"
-double objective_value(const CostReport& report, Objective objective);
+double objective_value(const spec::CostReport& report, Objective objective);
 
 // Strict order used to rank mappings: objective, then the other metric, then the tile itself, so
 // results never depend on thread scheduling.
-bool better(const CostReport& a, const CostReport& b, Objective objective);
+bool better(const spec::CostReport& a, const spec::CostReport& b, Objective objective);
 
 struct SearchOptions {
   Objective objective = Objective::Runtime;
@@ -31,14 +31,14 @@ struct SearchOptions {
 };
 
 struct SearchResult {
-  std::vector<CostReport> best;       // best first, at most top_k
+  std::vector<spec::CostReport> best;       // best first, at most top_k
   std::uint64_t evaluated = 0;        // tiles costed
-  std::optional<CostReport> baseline; // the paper's (T_R,T_S,1,T_K,1,1,1), if it fits
+  std::optional<spec::CostReport> baseline; // the paper's (T_R,T_S,1,T_K,1,1,1), if it fits
   double seconds = 0;
 };
 
 // Throws SpecError-free std::runtime_error only on internal faults; an empty `best` means no tile fits.
-SearchResult search(const Layer& layer, const Hardware& hardware, const SearchOptions& options);
+SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, const SearchOptions& options);
 
 // Improvement of `best` over `baseline` in percent of the baseline (positive = better).
 double improvement_percent(double baseline, double best);

@@ -47,16 +47,16 @@ const char* rule_description(PruningRule rule) {
   return "?";
 }
 
-TileSpace::TileSpace(const Layer& layer, const Hardware& hardware, int rules_applied)
-    : extents_(layer_extents(layer)), num_ms_(hardware.num_ms) {
-  for (int dim = 0; dim < kNumTileDims; ++dim) allowed_[dim] = one_to(std::min(extents_[dim], num_ms_));
+TileSpace::TileSpace(const spec::Layer& layer, const spec::Hardware& hardware, int rules_applied)
+    : extents_(spec::layer_extents(layer)), num_ms_(hardware.num_ms) {
+  for (int dim = 0; dim < spec::kNumTileDims; ++dim) allowed_[dim] = one_to(std::min(extents_[dim], num_ms_));
   const auto applies = [rules_applied](PruningRule rule) { return static_cast<int>(rule) < rules_applied; };
   if (applies(PruningRule::EdgeDivisibility)) {
-    for (int dim : {kDimR, kDimS, kDimC}) allowed_[dim] = divisors_of(extents_[dim]);
+    for (int dim : {spec::kDimR, spec::kDimS, spec::kDimC}) allowed_[dim] = divisors_of(extents_[dim]);
   }
-  if (applies(PruningRule::InferenceBatch)) allowed_[kDimN] = {1};
-  if (applies(PruningRule::ReducedConvolution) && layer.type == LayerType::FullyConnected) {
-    for (int dim : {kDimR, kDimS, kDimX, kDimY}) allowed_[dim] = {1};
+  if (applies(PruningRule::InferenceBatch)) allowed_[spec::kDimN] = {1};
+  if (applies(PruningRule::ReducedConvolution) && layer.type == spec::LayerType::FullyConnected) {
+    for (int dim : {spec::kDimR, spec::kDimS, spec::kDimX, spec::kDimY}) allowed_[dim] = {1};
   }
   limit_partial_sums_ = applies(PruningRule::PartialSumBound);
 }
@@ -64,15 +64,15 @@ TileSpace::TileSpace(const Layer& layer, const Hardware& hardware, int rules_app
 bool TileSpace::reduction_allowed(std::int64_t r, std::int64_t s, std::int64_t c) const {
   if (!limit_partial_sums_) return true;
   const std::int64_t partial_sums =
-      ceil_div(extents_[kDimR], r) * ceil_div(extents_[kDimS], s) * ceil_div(extents_[kDimC], c);
+      ceil_div(extents_[spec::kDimR], r) * ceil_div(extents_[spec::kDimS], s) * ceil_div(extents_[spec::kDimC], c);
   return partial_sums <= num_ms_;
 }
 
 std::uint64_t TileSpace::count() const {
   // ways[d][budget]: number of (T_d, ..., T_Y') choices with product <= budget, for d = K..Y'.
-  std::array<std::map<std::int64_t, std::uint64_t>, kNumTileDims> memo;
+  std::array<std::map<std::int64_t, std::uint64_t>, spec::kNumTileDims> memo;
   std::function<std::uint64_t(int, std::int64_t)> ways = [&](int dim, std::int64_t budget) -> std::uint64_t {
-    if (dim == kNumTileDims) return 1;
+    if (dim == spec::kNumTileDims) return 1;
     auto found = memo[dim].find(budget);
     if (found != memo[dim].end()) return found->second;
     std::uint64_t total = 0;
@@ -84,13 +84,13 @@ std::uint64_t TileSpace::count() const {
     return total;
   };
   std::uint64_t total = 0;
-  for (const std::int64_t r : allowed_[kDimR]) {
+  for (const std::int64_t r : allowed_[spec::kDimR]) {
     if (r > num_ms_) break;
-    for (const std::int64_t s : allowed_[kDimS]) {
+    for (const std::int64_t s : allowed_[spec::kDimS]) {
       if (r * s > num_ms_) break;
-      for (const std::int64_t c : allowed_[kDimC]) {
+      for (const std::int64_t c : allowed_[spec::kDimC]) {
         if (r * s * c > num_ms_) break;
-        if (reduction_allowed(r, s, c)) total += ways(kDimK, num_ms_ / (r * s * c));
+        if (reduction_allowed(r, s, c)) total += ways(spec::kDimK, num_ms_ / (r * s * c));
       }
     }
   }
@@ -99,15 +99,15 @@ std::uint64_t TileSpace::count() const {
 
 std::vector<TileSpace::Prefix> TileSpace::prefixes() const {
   std::vector<Prefix> result;
-  for (const std::int64_t r : allowed_[kDimR]) {
+  for (const std::int64_t r : allowed_[spec::kDimR]) {
     if (r > num_ms_) break;
-    for (const std::int64_t s : allowed_[kDimS]) {
+    for (const std::int64_t s : allowed_[spec::kDimS]) {
       if (r * s > num_ms_) break;
-      for (const std::int64_t c : allowed_[kDimC]) {
+      for (const std::int64_t c : allowed_[spec::kDimC]) {
         const std::int64_t vn_size = r * s * c;
         if (vn_size > num_ms_) break;
         if (!reduction_allowed(r, s, c)) continue;
-        for (const std::int64_t k : allowed_[kDimK]) {
+        for (const std::int64_t k : allowed_[spec::kDimK]) {
           if (vn_size * k > num_ms_) break;
           result.push_back({r, s, c, k});
         }
@@ -117,7 +117,7 @@ std::vector<TileSpace::Prefix> TileSpace::prefixes() const {
   return result;
 }
 
-void TileSpace::enumerate_outputs(const Prefix& prefix, const std::function<void(const Tile&)>& visit) const {
+void TileSpace::enumerate_outputs(const Prefix& prefix, const std::function<void(const spec::Tile&)>& visit) const {
   enumerate_outputs_inline(prefix, visit);
 }
 
@@ -125,7 +125,7 @@ void TileSpace::enumerate_outputs(const Prefix& prefix, const std::function<void
 
 namespace maeri::mapper {
 
-std::optional<std::string> unmappable_reason(const Layer& layer, const Hardware& hardware) {
+std::optional<std::string> unmappable_reason(const spec::Layer& layer, const spec::Hardware& hardware) {
   std::uint64_t previous = TileSpace(layer, hardware, 0).count();
   if (previous == 0) return "no tile satisfies Eq. 1 (cannot happen for num_ms >= 1)";
   for (int rules = 1; rules <= kNumPruningRules; ++rules) {

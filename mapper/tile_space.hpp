@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "mapper/tile.hpp"
+#include "spec/tile.hpp"
 
 namespace maeri::mapper {
 
@@ -29,7 +29,7 @@ const char* rule_description(PruningRule rule);
 class TileSpace {
  public:
   // The space with the first `rules_applied` pruning rules (0 = raw space, kNumPruningRules = all).
-  TileSpace(const Layer& layer, const Hardware& hardware, int rules_applied = kNumPruningRules);
+  TileSpace(const spec::Layer& layer, const spec::Hardware& hardware, int rules_applied = kNumPruningRules);
 
   // Exact number of tiles, by counting over the allowed values of each dimension.
   std::uint64_t count() const;
@@ -40,7 +40,7 @@ class TileSpace {
     std::int64_t r, s, c, k;
   };
   std::vector<Prefix> prefixes() const;
-  void enumerate_outputs(const Prefix& prefix, const std::function<void(const Tile&)>& visit) const;
+  void enumerate_outputs(const Prefix& prefix, const std::function<void(const spec::Tile&)>& visit) const;
   template <typename Visitor>
   void enumerate_outputs_inline(const Prefix& prefix, Visitor&& visit) const;
 
@@ -49,31 +49,31 @@ class TileSpace {
  private:
   bool reduction_allowed(std::int64_t r, std::int64_t s, std::int64_t c) const;
 
-  std::array<std::int64_t, kNumTileDims> extents_{};
-  std::array<std::vector<std::int64_t>, kNumTileDims> allowed_;  // ascending
+  std::array<std::int64_t, spec::kNumTileDims> extents_{};
+  std::array<std::vector<std::int64_t>, spec::kNumTileDims> allowed_;  // ascending
   std::int64_t num_ms_ = 0;
   bool limit_partial_sums_ = false;
 };
 
 template <typename Visitor>
 void TileSpace::enumerate_outputs_inline(const Prefix& prefix, Visitor&& visit) const {
-  Tile tile;
-  tile[kDimR] = prefix.r;
-  tile[kDimS] = prefix.s;
-  tile[kDimC] = prefix.c;
-  tile[kDimK] = prefix.k;
+  spec::Tile tile;
+  tile[spec::kDimR] = prefix.r;
+  tile[spec::kDimS] = prefix.s;
+  tile[spec::kDimC] = prefix.c;
+  tile[spec::kDimK] = prefix.k;
   const std::int64_t budget = num_ms_ / (prefix.r * prefix.s * prefix.c * prefix.k);
-  for (const std::int64_t n : allowed_[kDimN]) {
+  for (const std::int64_t n : allowed_[spec::kDimN]) {
     if (n > budget) break;
-    tile[kDimN] = n;
+    tile[spec::kDimN] = n;
     const std::int64_t budget_n = budget / n;
-    for (const std::int64_t x : allowed_[kDimX]) {
+    for (const std::int64_t x : allowed_[spec::kDimX]) {
       if (x > budget_n) break;
-      tile[kDimX] = x;
+      tile[spec::kDimX] = x;
       const std::int64_t budget_x = budget_n / x;
-      for (const std::int64_t y : allowed_[kDimY]) {
+      for (const std::int64_t y : allowed_[spec::kDimY]) {
         if (y > budget_x) break;
-        tile[kDimY] = y;
+        tile[spec::kDimY] = y;
         visit(tile);
       }
     }
@@ -85,5 +85,5 @@ void TileSpace::enumerate_outputs_inline(const Prefix& prefix, Visitor&& visit) 
 namespace maeri::mapper {
 // Why no tile of the fully pruned space exists for this layer (naming the rule that emptied it),
 // or nullopt when the layer can be mapped.
-std::optional<std::string> unmappable_reason(const Layer& layer, const Hardware& hardware);
+std::optional<std::string> unmappable_reason(const spec::Layer& layer, const spec::Hardware& hardware);
 }  // namespace maeri::mapper

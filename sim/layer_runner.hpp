@@ -38,8 +38,8 @@ struct DramTiming {
 // The hardware description of a driver's fabric: its sizes and widths, with a 1 MiB SDM, 64 B/cycle DRAM of
 // 100 cycles latency, a 200 MHz clock and a zero energy table.
 template <class Driver>
-mapper::Hardware fabric_hardware(const std::string& name) {
-  mapper::Hardware hardware;
+spec::Hardware fabric_hardware(const std::string& name) {
+  spec::Hardware hardware;
   hardware.name = name;
   hardware.num_ms = Driver::kNumMs;
   hardware.dn_bw = Driver::kDnBw;

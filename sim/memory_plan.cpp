@@ -7,10 +7,10 @@
 
 namespace maeri::sim {
 
-MemoryPlan plan_memory(const codegen::LayerProgram& program, const mapper::Hardware& hardware,
+MemoryPlan plan_memory(const codegen::LayerProgram& program, const spec::Hardware& hardware,
                        const codegen::LayerTensors& tensors) {
-  const mapper::Layer& layer = program.layer;
-  const mapper::Tile& tile = program.tile;
+  const spec::Layer& layer = program.layer;
+  const spec::Tile& tile = program.tile;
   MemoryPlan plan;
   plan.budget = mapper::sdm_budget(layer, hardware, tile);
   const std::int64_t data_b = mapper::data_bytes(hardware), acc_b = mapper::accumulator_bytes(hardware);
@@ -20,9 +20,9 @@ MemoryPlan plan_memory(const codegen::LayerProgram& program, const mapper::Hardw
 
   for (const codegen::WeightPhase& phase : program.phases) {
     const codegen::PhaseConfiguration& configuration = program.configurations[std::size_t(phase.configuration)];
-    const int slice = phase.c0 / int(tile[mapper::kDimC]);
-    const bool last_fold = phase.c0 + tile[mapper::kDimC] >= layer.C && phase.r0 + tile[mapper::kDimR] >= layer.R &&
-                           phase.s0 + tile[mapper::kDimS] >= layer.S;
+    const int slice = phase.c0 / int(tile[spec::kDimC]);
+    const bool last_fold = phase.c0 + tile[spec::kDimC] >= layer.C && phase.r0 + tile[spec::kDimR] >= layer.R &&
+                           phase.s0 + tile[spec::kDimS] >= layer.S;
     // Results go back to DRAM after every step, unless the partial sums live in the SDM until the last fold.
     const bool writes_back = !plan.budget.psums_in_sdm || last_fold;
     const bool psums_from_dram = phase.accumulate && !plan.budget.psums_in_sdm;

@@ -9,7 +9,7 @@
 
 #include "codegen/functional_model.hpp"
 #include "codegen/layer_program.hpp"
-#include "mapper/hardware.hpp"
+#include "spec/hardware.hpp"
 #include "mapper/sdm_budget.hpp"
 
 namespace maeri::sim {
@@ -38,7 +38,7 @@ struct MemoryPlan {
   std::vector<MemoryEvent> events;
 };
 
-MemoryPlan plan_memory(const codegen::LayerProgram& program, const mapper::Hardware& hardware,
+MemoryPlan plan_memory(const codegen::LayerProgram& program, const spec::Hardware& hardware,
                        const codegen::LayerTensors& tensors);
 
 }  // namespace maeri::sim

@@ -9,8 +9,8 @@
 
 namespace maeri::testbench {
 
-CoSimulation co_simulate(sim::FabricSession& fabric, const mapper::Layer& layer, const mapper::Tile& tile,
-                         const mapper::Hardware& hardware, std::uint64_t seed, MemoryRuns runs) {
+CoSimulation co_simulate(sim::FabricSession& fabric, const spec::Layer& layer, const spec::Tile& tile,
+                         const spec::Hardware& hardware, std::uint64_t seed, MemoryRuns runs) {
   CoSimulation result;
   const std::string source = layer.name + ".mimg";
   const std::vector<std::uint8_t> bytes =
@@ -27,7 +27,7 @@ CoSimulation co_simulate(sim::FabricSession& fabric, const mapper::Layer& layer,
     result.with_memory = fabric.run_with_memory(program, tensors, hardware);
     if (!result.ideal || result.board.pass()) result.board = score_outputs(layer, reference, result.with_memory->output);
   }
-  mapper::CostReport model = mapper::evaluate(layer, hardware, tile);
+  spec::CostReport model = mapper::evaluate(layer, hardware, tile);
   codegen::refine_with_exact_traffic(model, layer, hardware);
   result.rows = cross_check(model, {result.ideal ? &*result.ideal : nullptr,
                                     result.with_memory ? &*result.with_memory : nullptr},

@@ -8,9 +8,9 @@
 #include <optional>
 #include <vector>
 
-#include "mapper/hardware.hpp"
-#include "mapper/layer.hpp"
-#include "mapper/tile.hpp"
+#include "spec/hardware.hpp"
+#include "spec/layer.hpp"
+#include "spec/tile.hpp"
 #include "sim/fabric_session.hpp"
 #include "testbench/cross_check.hpp"
 #include "testbench/scoreboard.hpp"
@@ -26,7 +26,7 @@ struct CoSimulation {
   std::vector<CrossCheckRow> rows;
 };
 
-CoSimulation co_simulate(sim::FabricSession& fabric, const mapper::Layer& layer, const mapper::Tile& tile,
-                         const mapper::Hardware& hardware, std::uint64_t seed, MemoryRuns runs = MemoryRuns::Both);
+CoSimulation co_simulate(sim::FabricSession& fabric, const spec::Layer& layer, const spec::Tile& tile,
+                         const spec::Hardware& hardware, std::uint64_t seed, MemoryRuns runs = MemoryRuns::Both);
 
 }  // namespace maeri::testbench

@@ -6,14 +6,14 @@
 #include <fstream>
 #include <sstream>
 
-#include "mapper/spec_error.hpp"
+#include "spec/spec_error.hpp"
 
 namespace maeri::testbench {
 
 std::vector<std::int64_t> read_tensor_file(const std::string& path, std::size_t expected_count, int data_width,
                                            const std::string& what) {
   std::ifstream in(path);
-  if (!in) throw mapper::SpecError({path, 0, 0}, what, "cannot open the tensor file");
+  if (!in) throw spec::SpecError({path, 0, 0}, what, "cannot open the tensor file");
   const std::int64_t half = std::int64_t(1) << (data_width - 1);
   std::vector<std::int64_t> values;
   std::string line;
@@ -33,9 +33,9 @@ std::vector<std::int64_t> read_tensor_file(const std::string& path, std::size_t 
         used = 0;
       }
       if (used != word.size())
-        throw mapper::SpecError({path, number, column}, what, "expected an integer, found '" + word + "'");
+        throw spec::SpecError({path, number, column}, what, "expected an integer, found '" + word + "'");
       if (value < -half || value >= half)
-        throw mapper::SpecError({path, number, column}, what,
+        throw spec::SpecError({path, number, column}, what,
                                 fmt::format("{} does not fit {} signed bits ({} … {})", value, data_width, -half,
                                             half - 1));
       values.push_back(value);
@@ -43,7 +43,7 @@ std::vector<std::int64_t> read_tensor_file(const std::string& path, std::size_t 
     }
   }
   if (values.size() != expected_count)
-    throw mapper::SpecError({path, 0, 0}, what,
+    throw spec::SpecError({path, 0, 0}, what,
                             fmt::format("expected {} values for the layer, found {}", expected_count, values.size()));
   return values;
 }

@@ -58,15 +58,15 @@ void run(Fabric& fabric, int steps) {
 
 template <class Fabric>
 void run_layer(Fabric& fabric) {
-  const mapper::Hardware hardware = sim::fabric_hardware<Fabric>("bench");
-  mapper::Layer layer;
+  const spec::Hardware hardware = sim::fabric_hardware<Fabric>("bench");
+  spec::Layer layer;
   layer.name = "conv3x3";
   layer.K = 32;
   layer.C = 32;
   layer.R = layer.S = 3;
   layer.X = layer.Y = 28;
   layer.padding = 1;
-  const mapper::Tile tile = mapper::search(layer, hardware, {mapper::Objective::Runtime, 1, 0}).best.front().tile;
+  const spec::Tile tile = mapper::search(layer, hardware, {mapper::Objective::Runtime, 1, 0}).best.front().tile;
   const codegen::LayerProgram program =
       codegen::expand_image(codegen::build_image(codegen::plan_layer(layer, hardware, tile), hardware), "bench");
   const codegen::LayerTensors tensors = codegen::random_tensors(layer, hardware.data_width, 2);
@@ -75,7 +75,7 @@ void run_layer(Fabric& fabric) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const bool exact = run.output == codegen::reference_convolution(layer, tensors, hardware.acc_width);
   std::printf("layer  %3d MS: %s tile %s, %8llu cycles, %10lld MACs in %.2f s: %9.0f cycles/s, %6.2f M MACs/s, %s\n",
-              Fabric::kNumMs, layer.name.c_str(), mapper::to_compact_string(tile).c_str(),
+              Fabric::kNumMs, layer.name.c_str(), spec::to_compact_string(tile).c_str(),
               static_cast<unsigned long long>(run.cycles), static_cast<long long>(layer.macs()), seconds,
               double(run.cycles) / seconds, double(layer.macs()) / seconds / 1e6, exact ? "bit-exact" : "MISMATCH");
 }

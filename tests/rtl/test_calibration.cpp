@@ -4,26 +4,26 @@
 #include <catch2/catch.hpp>
 
 #include "codegen/image_program.hpp"
-#include "mapper/spec_loader.hpp"
-#include "testbench/calibration.hpp"
+#include "spec/spec_loader.hpp"
+#include "calibration/calibration.hpp"
 
 using namespace maeri;
 
 namespace {
 
 struct Calibrated {
-  mapper::Hardware hardware;
-  testbench::CycleError before, after;  // held-out cycles with DRAM
+  spec::Hardware hardware;
+  calibration::CycleError before, after;  // held-out cycles with DRAM
 };
 
 // Selects and fits the default parameters on the fitting cases, starting from `start`.
-Calibrated calibrate(const mapper::Hardware& start, const std::vector<testbench::CalibrationCase>& cases) {
+Calibrated calibrate(const spec::Hardware& start, const std::vector<calibration::CalibrationCase>& cases) {
   Calibrated result{start, {}, {}};
   result.hardware.model =
-      mapper::select_and_fit(start, testbench::fit_samples(cases), mapper::default_calibration_parameters())
+      calibration::select_and_fit(start, calibration::fit_samples(cases), calibration::default_calibration_parameters())
           .fit.parameters;
-  result.before = testbench::cycle_error(cases, start, true, testbench::CycleMetric::Total);
-  result.after = testbench::cycle_error(cases, result.hardware, true, testbench::CycleMetric::Total);
+  result.before = calibration::cycle_error(cases, start, true, calibration::CycleMetric::Total);
+  result.after = calibration::cycle_error(cases, result.hardware, true, calibration::CycleMetric::Total);
   return result;
 }
 
@@ -31,32 +31,32 @@ Calibrated calibrate(const mapper::Hardware& start, const std::vector<testbench:
 
 TEST_CASE("calibration on co-simulated runs: exact counts, held-out error not worse, wrong parameters repaired",
           "[rtl][calibration]") {
-  const mapper::Hardware hardware = mapper::load_hardware(std::string(MAERI_SOURCE_DIR) + "/configs/hardware/maeri-64.yaml");
-  const mapper::Network network = mapper::load_workload(std::string(MAERI_SOURCE_DIR) + "/configs/workloads/tiny.yaml");
+  const spec::Hardware hardware = spec::load_hardware(std::string(MAERI_SOURCE_DIR) + "/configs/hardware/maeri-64.yaml");
+  const spec::Network network = spec::load_workload(std::string(MAERI_SOURCE_DIR) + "/configs/workloads/tiny.yaml");
   const auto fabric = sim::open_fabric(codegen::image_hardware_of(hardware));
-  testbench::CalibrationPlan plan;
+  calibration::CalibrationPlan plan;
   plan.holdout = {"conv2", "fc"};
-  const std::vector<testbench::CalibrationCase> cases =
-      testbench::co_simulate_cases(*fabric, network, hardware, plan, nullptr);
+  const std::vector<calibration::CalibrationCase> cases =
+      calibration::co_simulate_cases(*fabric, network, hardware, plan, nullptr);
   REQUIRE(cases.size() == 24);  // 4 layers x (3 top + 3 spread)
   for (const auto& c : cases) {
-    INFO(c.layer.name << " " << mapper::to_string(c.tile));
+    INFO(c.layer.name << " " << spec::to_string(c.tile));
     CHECK(c.bit_exact);
     CHECK(c.count_metrics == 13);
     CHECK(c.count_max_error_percent == 0);  // activity counts are exact without any fitting
   }
-  REQUIRE(testbench::fit_samples(cases).size() == 12);
+  REQUIRE(calibration::fit_samples(cases).size() == 12);
 
   // The shipped file (the RTL's nominal values): compute cycles exact, and whatever the selection does, the
   // held-out cycles with DRAM are predicted no worse than before.
-  CHECK(testbench::cycle_error(cases, hardware, true, testbench::CycleMetric::Compute).max_percent == 0);
+  CHECK(calibration::cycle_error(cases, hardware, true, calibration::CycleMetric::Compute).max_percent == 0);
   const Calibrated shipped = calibrate(hardware, cases);
   CHECK(shipped.before.mape_percent <= 5);  // the target for the uncalibrated model
   CHECK(shipped.after.mape_percent <= shipped.before.mape_percent);
 
   // A file whose parameters are wrong (a 2-word config port, controller overheads, 60 % DRAM efficiency): the
   // error on the held-out layers is large before, and within 1 % after calibrating on the other two layers.
-  mapper::Hardware wrong = hardware;
+  spec::Hardware wrong = hardware;
   wrong.model.step_overhead = 1;
   wrong.model.phase_overhead = 3;
   wrong.model.config_words_per_cycle = 2;

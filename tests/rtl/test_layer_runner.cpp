@@ -10,7 +10,7 @@
 #include "codegen/image_program.hpp"
 #include "mapper/cost_model.hpp"
 #include "mapper/search.hpp"
-#include "mapper/spec_loader.hpp"
+#include "spec/spec_loader.hpp"
 #include "sim/layer_runner.hpp"
 
 using namespace maeri;
@@ -19,9 +19,9 @@ namespace {
 
 using Fabric64 = sim::FabricDriver<Vmaeri_m64, 64, 16, 16, 16, 32>;
 
-void check_layer(Fabric64& fabric, const mapper::Layer& layer, const mapper::Hardware& hardware,
-                 const mapper::Tile& tile, std::mt19937_64& rng) {
-  INFO("layer " << layer.name << ", tile " << mapper::to_string(tile));
+void check_layer(Fabric64& fabric, const spec::Layer& layer, const spec::Hardware& hardware,
+                 const spec::Tile& tile, std::mt19937_64& rng) {
+  INFO("layer " << layer.name << ", tile " << spec::to_string(tile));
   // Through the binary image, as a user would ship it.
   const codegen::ConfigImage image =
       codegen::decode_image(codegen::encode_image(codegen::build_image(codegen::plan_layer(layer, hardware, tile),
@@ -42,7 +42,7 @@ void check_layer(Fabric64& fabric, const mapper::Layer& layer, const mapper::Har
   CHECK(rtl.counters.results == uint64_t(model.fabric_results));
   // The analytical model's compute cycles (everything but the DRAM stall, which this run does not model)
   // predict the RTL's cycle count exactly.
-  const mapper::CostReport report = mapper::evaluate(layer, hardware, tile);
+  const spec::CostReport report = mapper::evaluate(layer, hardware, tile);
   CHECK(rtl.cycles == uint64_t(report.cycles.total - report.cycles.memory_stall));
 }
 
@@ -50,25 +50,25 @@ void check_layer(Fabric64& fabric, const mapper::Layer& layer, const mapper::Har
 
 TEST_CASE("co-simulation: every tiny layer, best and random mappings, bit-exact with matching counters and cycles",
           "[rtl][cosim]") {
-  const mapper::Hardware hardware = mapper::load_hardware(std::string(MAERI_SOURCE_DIR) + "/configs/hardware/maeri-64.yaml");
-  const mapper::Network network = mapper::load_workload(std::string(MAERI_SOURCE_DIR) + "/configs/workloads/tiny.yaml");
+  const spec::Hardware hardware = spec::load_hardware(std::string(MAERI_SOURCE_DIR) + "/configs/hardware/maeri-64.yaml");
+  const spec::Network network = spec::load_workload(std::string(MAERI_SOURCE_DIR) + "/configs/workloads/tiny.yaml");
   REQUIRE(hardware.num_ms == 64);
   REQUIRE(hardware.dn_bw == 16);
   REQUIRE(hardware.rn_bw == 16);
   Fabric64 fabric(/*watchdog_cycles=*/20000);
   std::mt19937_64 rng(64);
-  for (const mapper::Layer& layer : network.layers) {
+  for (const spec::Layer& layer : network.layers) {
     const mapper::SearchResult best = mapper::search(layer, hardware, {mapper::Objective::Runtime, 1, 1});
     REQUIRE_FALSE(best.best.empty());
     check_layer(fabric, layer, hardware, best.best.front().tile, rng);
     // Four random legal tiles per layer: ragged edges, folds and replicas the best mapping may not have.
-    const auto extents = mapper::layer_extents(layer);
+    const auto extents = spec::layer_extents(layer);
     for (int trial = 0; trial < 4; ++trial) {
-      mapper::Tile tile;
+      spec::Tile tile;
       do {
-        for (int d = 0; d < mapper::kNumTileDims; ++d)
+        for (int d = 0; d < spec::kNumTileDims; ++d)
           tile[d] = 1 + std::int64_t(rng() % uint64_t(std::min<std::int64_t>(extents[size_t(d)], 6)));
-      } while (mapper::tile_violation(layer, hardware, tile));
+      } while (spec::tile_violation(layer, hardware, tile));
       check_layer(fabric, layer, hardware, tile, rng);
     }
   }

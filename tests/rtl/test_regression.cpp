@@ -38,7 +38,7 @@ void regression(int cases, std::uint64_t default_seed) {
   std::cout << "regression on " << Driver::kNumMs << " MS: " << cases << " cases, seed " << seed
             << " (MAERI_SEED=" << seed << " reproduces it)\n";
   std::mt19937_64 rng(seed);
-  mapper::Hardware hardware = sim::fabric_hardware<Driver>("regression");
+  spec::Hardware hardware = sim::fabric_hardware<Driver>("regression");
   hardware.energy_pj = {0.8, 0.1, 0.15, 0.05, 0.3, 0.05, 5, 5, 160};
   Driver fabric(50000);
   sim::MemorySystem memory("memory");
@@ -46,12 +46,12 @@ void regression(int cases, std::uint64_t default_seed) {
   double sum_error = 0, max_error = 0, sum_total_error = 0, max_total_error = 0;
   std::string worst_case = "none";
   int counted = 0, memory_runs = 0;
-  const int levels = mapper::log2_exact(Driver::kNumMs);
+  const int levels = spec::log2_exact(Driver::kNumMs);
   for (int trial = 0; trial < cases; ++trial) {
-    mapper::Layer layer;
+    spec::Layer layer;
     layer.name = "random" + std::to_string(trial);
     if (rng() % 5 == 0) {
-      layer.type = mapper::LayerType::FullyConnected;
+      layer.type = spec::LayerType::FullyConnected;
       layer.K = 1 + std::int64_t(rng() % 24);
       layer.C = 1 + std::int64_t(rng() % 64);
     } else {
@@ -65,15 +65,15 @@ void regression(int cases, std::uint64_t default_seed) {
       layer.padding = std::int64_t(rng() % 2);
       layer.N = 1 + std::int64_t(rng() % 2);
     }
-    const auto extents = mapper::layer_extents(layer);
-    mapper::Tile tile;
+    const auto extents = spec::layer_extents(layer);
+    spec::Tile tile;
     do {
-      for (int d = 0; d < mapper::kNumTileDims; ++d)
+      for (int d = 0; d < spec::kNumTileDims; ++d)
         tile[d] = 1 + std::int64_t(rng() % uint64_t(std::min<std::int64_t>(extents[size_t(d)], 8)));
-    } while (mapper::tile_violation(layer, hardware, tile));
+    } while (spec::tile_violation(layer, hardware, tile));
     INFO("seed " << seed << " case " << trial << ": N=" << layer.N << " K=" << layer.K << " C=" << layer.C
                  << " R=" << layer.R << " S=" << layer.S << " X=" << layer.X << " Y=" << layer.Y << " stride "
-                 << layer.stride << " pad " << layer.padding << " tile " << mapper::to_string(tile));
+                 << layer.stride << " pad " << layer.padding << " tile " << spec::to_string(tile));
     const codegen::LayerProgram program = codegen::expand_image(
         codegen::decode_image(codegen::encode_image(codegen::build_image(codegen::plan_layer(layer, hardware, tile),
                                                                          hardware)),
@@ -98,7 +98,7 @@ void regression(int cases, std::uint64_t default_seed) {
         program, tensors, memory, sim::plan_memory(program, hardware, tensors),
         {hardware.dram_bytes_per_cycle, std::uint64_t(hardware.dram_latency_cycles)});
     REQUIRE(with_memory.output == reference);
-    mapper::CostReport model = mapper::evaluate(layer, hardware, tile);
+    spec::CostReport model = mapper::evaluate(layer, hardware, tile);
     codegen::refine_with_exact_traffic(model, layer, hardware);
     ++memory_runs;
     for (const auto& row : testbench::cross_check(model, {&rtl, &with_memory}, hardware)) {
@@ -112,7 +112,7 @@ void regression(int cases, std::uint64_t default_seed) {
               "case {} (K={} C={} R={} S={} X={} Y={} N={} stride {} pad {}, tile {}, SDM {} B {}, DRAM {} B/cycle "
               "latency {}): model {:.0f} (compute {:.0f}), co-simulation {} (stalls: data {}, output {}, drain {})",
               trial, layer.K, layer.C, layer.R, layer.S, layer.X, layer.Y, layer.N, layer.stride, layer.padding,
-              mapper::to_compact_string(tile), hardware.sdm_bytes, run.resident ? "resident" : "streaming",
+              spec::to_compact_string(tile), hardware.sdm_bytes, run.resident ? "resident" : "streaming",
               hardware.dram_bytes_per_cycle, hardware.dram_latency_cycles, model.cycles.total,
               model.cycles.total - model.cycles.memory_stall, with_memory.cycles, run.data_stall_cycles,
               run.output_stall_cycles, run.drain_cycles);

@@ -2,13 +2,13 @@
 // worked by hand).
 #pragma once
 
-#include "mapper/hardware.hpp"
-#include "mapper/layer.hpp"
+#include "spec/hardware.hpp"
+#include "spec/layer.hpp"
 
 namespace maeri::test {
 
-inline mapper::Hardware small_hardware(std::int64_t num_ms, std::int64_t dn_bw, std::int64_t rn_bw) {
-  mapper::Hardware hardware;
+inline spec::Hardware small_hardware(std::int64_t num_ms, std::int64_t dn_bw, std::int64_t rn_bw) {
+  spec::Hardware hardware;
   hardware.name = "test";
   hardware.num_ms = num_ms;
   hardware.dn_bw = dn_bw;
@@ -23,10 +23,10 @@ inline mapper::Hardware small_hardware(std::int64_t num_ms, std::int64_t dn_bw, 
   return hardware;
 }
 
-inline mapper::Layer conv_layer(std::int64_t K, std::int64_t C, std::int64_t R, std::int64_t S, std::int64_t X,
+inline spec::Layer conv_layer(std::int64_t K, std::int64_t C, std::int64_t R, std::int64_t S, std::int64_t X,
                                 std::int64_t Y, std::int64_t stride = 1, std::int64_t padding = 0,
                                 std::int64_t N = 1) {
-  mapper::Layer layer;
+  spec::Layer layer;
   layer.name = "test";
   layer.N = N;
   layer.K = K;
@@ -40,9 +40,9 @@ inline mapper::Layer conv_layer(std::int64_t K, std::int64_t C, std::int64_t R, 
   return layer;
 }
 
-inline mapper::Layer fc_layer(std::int64_t K, std::int64_t C) {
-  mapper::Layer layer = conv_layer(K, C, 1, 1, 1, 1);
-  layer.type = mapper::LayerType::FullyConnected;
+inline spec::Layer fc_layer(std::int64_t K, std::int64_t C) {
+  spec::Layer layer = conv_layer(K, C, 1, 1, 1, 1);
+  layer.type = spec::LayerType::FullyConnected;
   return layer;
 }
 

@@ -18,20 +18,20 @@ using maeri::test::small_hardware;
 namespace {
 
 // A random legal tile: each T_d uniform in 1..extent, resampled until Eq. 1 holds.
-mapper::Tile random_tile(const mapper::Layer& layer, const mapper::Hardware& hardware, std::mt19937_64& rng) {
-  const auto extents = mapper::layer_extents(layer);
+spec::Tile random_tile(const spec::Layer& layer, const spec::Hardware& hardware, std::mt19937_64& rng) {
+  const auto extents = spec::layer_extents(layer);
   for (;;) {
-    mapper::Tile tile;
-    for (int d = 0; d < mapper::kNumTileDims; ++d) tile[d] = 1 + std::int64_t(rng() % uint64_t(extents[size_t(d)]));
+    spec::Tile tile;
+    for (int d = 0; d < spec::kNumTileDims; ++d) tile[d] = 1 + std::int64_t(rng() % uint64_t(extents[size_t(d)]));
     // Shrink the largest dimensions until the tile fits, so big tiles are common.
     while (tile.mapped_ms() > hardware.num_ms) {
       int largest = 0;
-      for (int d = 1; d < mapper::kNumTileDims; ++d)
+      for (int d = 1; d < spec::kNumTileDims; ++d)
         if (tile[d] > tile[largest]) largest = d;
       tile[largest] -= 1 + std::int64_t(rng() % uint64_t(tile[largest]));
       if (tile[largest] < 1) tile[largest] = 1;
     }
-    if (!mapper::tile_violation(layer, hardware, tile)) return tile;
+    if (!spec::tile_violation(layer, hardware, tile)) return tile;
   }
 }
 
@@ -40,9 +40,9 @@ mapper::Tile random_tile(const mapper::Layer& layer, const mapper::Hardware& har
 TEST_CASE("functional model: hand-worked 2x2 conv matches the model's counts and the reference", "[codegen][functional]") {
   // The layer and tile of the hand-worked cost-model test (test_cost_model.cpp): 64 multiplications,
   // 4 steps x 4 VNs x 3 = 48 RN additions, 16 VN results, 8 accumulations, 2 weight phases, 4 steps.
-  const mapper::Layer layer = conv_layer(2, 2, 2, 2, 3, 3);
-  const mapper::Hardware hardware = small_hardware(16, 4, 2);
-  mapper::Tile tile;
+  const spec::Layer layer = conv_layer(2, 2, 2, 2, 3, 3);
+  const spec::Hardware hardware = small_hardware(16, 4, 2);
+  spec::Tile tile;
   tile.size = {2, 2, 1, 2, 1, 2, 1};
   std::mt19937_64 rng(1);
   const auto tensors = codegen::random_tensors(layer, 16, rng());
@@ -67,39 +67,39 @@ TEST_CASE("functional model equals the reference convolution on 300 random layer
   int with_folds = 0, with_replicas = 0, with_stride2 = 0, fc = 0, odd_vn = 0, forwarding = 0;
   for (int trial = 0; trial < 300; ++trial) {
     const int num_ms = 8 << (rng() % 4);  // 8 … 64
-    mapper::Hardware hardware = small_hardware(num_ms, 1 << (rng() % 4), 1 << (rng() % 4));
+    spec::Hardware hardware = small_hardware(num_ms, 1 << (rng() % 4), 1 << (rng() % 4));
     hardware.dn_bw = std::min<std::int64_t>(hardware.dn_bw, num_ms);
     hardware.rn_bw = std::min<std::int64_t>(hardware.rn_bw, num_ms);
     hardware.data_width = (rng() % 2) ? 16 : 8;
     hardware.acc_width = (rng() % 3 == 0) ? 20 : 32;  // 20 bits: sums wrap
-    mapper::Layer layer;
+    spec::Layer layer;
     if (rng() % 6 == 0) {  // fully connected: a convolution with R = S = X = Y = 1
       layer = conv_layer(1 + int(rng() % 24), 1 + int(rng() % 40), 1, 1, 1, 1, 1, 0, 1 + int(rng() % 3));
-      layer.type = mapper::LayerType::FullyConnected;
+      layer.type = spec::LayerType::FullyConnected;
       ++fc;
     } else {
       const int r = 1 + int(rng() % 3), s = 1 + int(rng() % 3), padding = int(rng() % 2);
       layer = conv_layer(1 + int(rng() % 5), 1 + int(rng() % 5), r, s, r + int(rng() % 6), s + int(rng() % 6),
                          1 + int(rng() % 2), padding, 1 + int(rng() % 2));
     }
-    const mapper::Tile tile = random_tile(layer, hardware, rng);
+    const spec::Tile tile = random_tile(layer, hardware, rng);
     INFO("trial " << trial << ": K=" << layer.K << " C=" << layer.C << " R=" << layer.R << " S=" << layer.S
                   << " X=" << layer.X << " Y=" << layer.Y << " stride " << layer.stride << " pad " << layer.padding
-                  << " N=" << layer.N << " tile " << mapper::to_string(tile) << " on " << num_ms << " MS");
+                  << " N=" << layer.N << " tile " << spec::to_string(tile) << " on " << num_ms << " MS");
     const auto tensors = codegen::random_tensors(layer, hardware.data_width, rng());
     const codegen::LayerProgram program = codegen::plan_layer(layer, hardware, tile);
     const auto result = codegen::execute_layer(program, hardware, tensors);
     REQUIRE(result.output == codegen::reference_convolution(layer, tensors, hardware.acc_width));
 
     with_folds += tile.vn_size() < layer.R * layer.S * layer.C;
-    with_replicas += tile[mapper::kDimN] * tile[mapper::kDimX] * tile[mapper::kDimY] > 1;
+    with_replicas += tile[spec::kDimN] * tile[spec::kDimX] * tile[spec::kDimY] > 1;
     with_stride2 += layer.stride == 2;
     odd_vn += tile.vn_size() % 2 == 1 && tile.vn_size() > 1;
     forwarding += program.forwarding;
 
     // Counts the analytical model must agree with exactly (both count what the fabric does: idle VNs of
     // ragged N/X'/Y' steps still multiply, and each change of phase shape is a reconfiguration).
-    const mapper::CostReport model = mapper::evaluate(layer, hardware, tile);
+    const spec::CostReport model = mapper::evaluate(layer, hardware, tile);
     CHECK(result.activity.weight_phases == model.weight_phases);
     CHECK(result.activity.steps == model.control_steps);
     CHECK(result.activity.configurations == model.configurations);

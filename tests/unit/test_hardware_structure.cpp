@@ -1,9 +1,9 @@
 // Derived structure of the DN/RN trees, checked against counts worked by hand.
 #include <catch2/catch.hpp>
 
-#include "mapper/hardware.hpp"
+#include "spec/hardware.hpp"
 
-using namespace maeri::mapper;
+using namespace maeri::spec;
 
 TEST_CASE("derived structure of a 64-MS MAERI with dn_bw 16", "[hardware]") {
   Hardware hardware;

@@ -6,10 +6,12 @@
 #include <random>
 
 #include "mapper/cost_model.hpp"
-#include "mapper/model_fit.hpp"
+#include "calibration/model_fit.hpp"
 #include "mapper_fixtures.hpp"
 
+using namespace maeri::spec;
 using namespace maeri::mapper;
+using namespace maeri::calibration;
 using maeri::test::conv_layer;
 using maeri::test::small_hardware;
 

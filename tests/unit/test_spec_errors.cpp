@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "mapper/spec_loader.hpp"
+#include "spec/spec_loader.hpp"
 #include "temp_file.hpp"
 
-using namespace maeri::mapper;
+using namespace maeri::spec;
 using maeri::test::TempFile;
 
 namespace {

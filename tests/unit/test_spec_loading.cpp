@@ -1,10 +1,10 @@
 // Loading the shipped specs and small hand-written ones: field values and derived sizes.
 #include <catch2/catch.hpp>
 
-#include "mapper/spec_loader.hpp"
+#include "spec/spec_loader.hpp"
 #include "temp_file.hpp"
 
-using namespace maeri::mapper;
+using namespace maeri::spec;
 using maeri::test::TempFile;
 
 namespace {

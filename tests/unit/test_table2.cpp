@@ -3,8 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include "mapper/search.hpp"
-#include "mapper/spec_loader.hpp"
+#include "spec/spec_loader.hpp"
 
+using namespace maeri::spec;
 using namespace maeri::mapper;
 
 TEST_CASE("Table II conv layers: best mapping beats the paper's baseline on runtime", "[mapper][paper]") {

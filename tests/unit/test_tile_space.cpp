@@ -5,6 +5,7 @@
 #include "mapper/tile_space.hpp"
 #include "mapper_fixtures.hpp"
 
+using namespace maeri::spec;
 using namespace maeri::mapper;
 using maeri::test::conv_layer;
 using maeri::test::fc_layer;

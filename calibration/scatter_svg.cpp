@@ -1,5 +1,5 @@
 // SVG scatter plot writer (see scatter_svg.hpp).
-#include "testbench/scatter_svg.hpp"
+#include "calibration/scatter_svg.hpp"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include <cmath>
 #include <limits>
 
-namespace maeri::testbench {
+namespace maeri::calibration {
 namespace {
 
 std::string escape(const std::string& text) {
@@ -79,4 +79,4 @@ std::string scatter_svg(const std::string& title, const std::string& x_label, co
   return svg + "</svg>\n";
 }
 
-}  // namespace maeri::testbench
+}  // namespace maeri::calibration

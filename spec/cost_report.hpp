@@ -5,9 +5,9 @@
 
 #include <cstdint>
 
-#include "mapper/tile.hpp"
+#include "spec/tile.hpp"
 
-namespace maeri::mapper {
+namespace maeri::spec {
 
 struct ActivityCounts {
   std::int64_t multiplications = 0;          // products formed in multiplier switches (every configured VN)
@@ -66,4 +66,4 @@ struct CostReport {
   double edp() const { return cycles.total * energy_pj.total; }
 };
 
-}  // namespace maeri::mapper
+}  // namespace maeri::spec

@@ -7,46 +7,36 @@
 #include <string>
 #include <vector>
 
-#include "mapper/hardware.hpp"
-#include "mapper/layer.hpp"
-#include "mapper/tile.hpp"
+#include "spec/hardware.hpp"
+#include "spec/model_parameters.hpp"
+#include "spec/layer.hpp"
+#include "spec/tile.hpp"
 
-namespace maeri::mapper {
-
-struct ModelParameterInfo {
-  const char* name;  // as in the hardware YAML's `model:` section
-  double ModelParameters::*field;
-  double min, max;
-  const char* meaning;
-};
-
-const std::vector<ModelParameterInfo>& model_parameter_table();
-// Throws std::invalid_argument naming the known parameters.
-const ModelParameterInfo& model_parameter(const std::string& name);
+namespace maeri::calibration {
 
 // What `maeri calibrate` fits unless told otherwise: one representative of each group of parameters that move
 // the cycles differently (the per-level latencies only ever appear summed with the collect latency).
 std::vector<std::string> default_calibration_parameters();
 
 struct FitSample {
-  Layer layer;
-  Tile tile;
+  spec::Layer layer;
+  spec::Tile tile;
   double observed_cycles = 0;  // > 0
 };
 
 struct FitResult {
-  ModelParameters parameters;
+  spec::ModelParameters parameters;
   int iterations = 0;
   double rms_relative_error_before = 0, rms_relative_error_after = 0;  // over the samples, as fractions
 };
 
 // Fits the parameters named in `names` (starting from hardware.model, the others held fixed) so that
 // evaluate(layer, hardware, tile).cycles.total matches the observed cycles.
-FitResult fit_model(const Hardware& hardware, const std::vector<FitSample>& samples,
+FitResult fit_model(const spec::Hardware& hardware, const std::vector<FitSample>& samples,
                     const std::vector<std::string>& names);
 
 // Mean absolute percentage error of evaluate(...).cycles.total against the observed cycles.
-double cycle_mape_percent(const Hardware& hardware, const std::vector<FitSample>& samples);
+double cycle_mape_percent(const spec::Hardware& hardware, const std::vector<FitSample>& samples);
 
 struct SelectionStep {
   std::string change;  // "" = the file's values, "all" = every requested name fitted, "-name" = name dropped
@@ -65,7 +55,7 @@ struct ModelSelection {
 // that rise is below max(`min_gain_percent` percentage points, 5 % of the error); keeps the file's values when
 // fitting gains less than that over them. Then fits the selection on every sample. A parameter that only explains
 // the fitting layers' noise thus stays at its file value.
-ModelSelection select_and_fit(const Hardware& hardware, const std::vector<FitSample>& samples,
+ModelSelection select_and_fit(const spec::Hardware& hardware, const std::vector<FitSample>& samples,
                               const std::vector<std::string>& names, double min_gain_percent = 0.1);
 
-}  // namespace maeri::mapper
+}  // namespace maeri::calibration

@@ -4,10 +4,10 @@
 
 #include <set>
 
-#include "mapper/spec_loader.hpp"
-#include "mapper/strict_yaml.hpp"
+#include "spec/spec_loader.hpp"
+#include "spec/strict_yaml.hpp"
 
-namespace maeri::mapper {
+namespace maeri::spec {
 namespace {
 
 constexpr std::int64_t kMaxDimension = std::int64_t{1} << 24;
@@ -91,4 +91,4 @@ Network load_workload(const std::string& path) {
   return network;
 }
 
-}  // namespace maeri::mapper
+}  // namespace maeri::spec

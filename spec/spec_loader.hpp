@@ -5,11 +5,11 @@
 
 #include <string>
 
-#include "mapper/hardware.hpp"
-#include "mapper/layer.hpp"
-#include "mapper/spec_error.hpp"
+#include "spec/hardware.hpp"
+#include "spec/layer.hpp"
+#include "spec/spec_error.hpp"
 
-namespace maeri::mapper {
+namespace maeri::spec {
 
 enum class SpecKind { Hardware, Workload };
 
@@ -22,4 +22,4 @@ SpecKind peek_spec_kind(const std::string& path);
 // Largest supported num_ms for the mapper (the RTL has its own, smaller, limit).
 inline constexpr std::int64_t kMaxMultiplierSwitches = 65536;
 
-}  // namespace maeri::mapper
+}  // namespace maeri::spec

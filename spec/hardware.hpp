@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace maeri::mapper {
+namespace maeri::spec {
 
 // Energy of one action in picojoules. The YAML states the source of every value.
 struct EnergyTable {
@@ -75,4 +75,4 @@ HardwareStructure derive_structure(const Hardware& hardware);
 bool is_power_of_two(std::int64_t value);
 int log2_exact(std::int64_t power_of_two);
 
-}  // namespace maeri::mapper
+}  // namespace maeri::spec

@@ -1,5 +1,5 @@
 // Temp-and-rename file writing shared by every command that produces files.
-#include "mapper/atomic_file.hpp"
+#include "spec/atomic_file.hpp"
 
 #include <unistd.h>
 
@@ -8,9 +8,9 @@
 #include <cstring>
 #include <fstream>
 
-#include "mapper/spec_error.hpp"
+#include "spec/spec_error.hpp"
 
-namespace maeri::mapper {
+namespace maeri::spec {
 
 void write_file_atomically(const std::string& path, const std::string& contents) {
   const std::string temporary = path + ".tmp." + std::to_string(getpid());
@@ -31,4 +31,4 @@ void write_file_atomically(const std::string& path, const std::string& contents)
   }
 }
 
-}  // namespace maeri::mapper
+}  // namespace maeri::spec

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-namespace maeri::testbench {
+namespace maeri::calibration {
 
 struct ScatterSeries {
   std::string label;
@@ -17,4 +17,4 @@ struct ScatterSeries {
 std::string scatter_svg(const std::string& title, const std::string& x_label, const std::string& y_label,
                         const std::vector<ScatterSeries>& series);
 
-}  // namespace maeri::testbench
+}  // namespace maeri::calibration

@@ -1,9 +1,9 @@
 // Formats SpecError messages as "file:line:column: field 'x': problem" (the form editors and CI logs link).
-#include "mapper/spec_error.hpp"
+#include "spec/spec_error.hpp"
 
 #include <fmt/format.h>
 
-namespace maeri::mapper {
+namespace maeri::spec {
 namespace {
 
 std::string format_message(const SourceLocation& where, const std::string& field,
@@ -21,4 +21,4 @@ SpecError::SpecError(SourceLocation where, std::string field, const std::string&
       where_(std::move(where)),
       field_(std::move(field)) {}
 
-}  // namespace maeri::mapper
+}  // namespace maeri::spec

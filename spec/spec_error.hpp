@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace maeri::mapper {
+namespace maeri::spec {
 
 struct SourceLocation {
   std::string file;
@@ -25,4 +25,4 @@ class SpecError : public std::runtime_error {
   std::string field_;
 };
 
-}  // namespace maeri::mapper
+}  // namespace maeri::spec

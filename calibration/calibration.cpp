@@ -1,5 +1,5 @@
 // Calibration case selection, co-simulation and model-error measurement (see calibration.hpp).
-#include "testbench/calibration.hpp"
+#include "calibration/calibration.hpp"
 
 #include <fmt/format.h>
 
@@ -17,28 +17,28 @@
 #include "testbench/co_simulation.hpp"
 #include "testbench/cross_check.hpp"
 
-namespace maeri::testbench {
+namespace maeri::calibration {
 
-std::vector<std::pair<mapper::Tile, std::string>> calibration_tiles(const mapper::Layer& layer,
-                                                                    const mapper::Hardware& hardware, int top,
+std::vector<std::pair<spec::Tile, std::string>> calibration_tiles(const spec::Layer& layer,
+                                                                    const spec::Hardware& hardware, int top,
                                                                     int spread, std::uint64_t seed,
                                                                     double max_cycles) {
-  std::vector<std::pair<mapper::Tile, std::string>> tiles;
+  std::vector<std::pair<spec::Tile, std::string>> tiles;
   std::set<std::string> chosen;
   const mapper::SearchResult best = mapper::search(layer, hardware, {mapper::Objective::Runtime, top, 0});
   for (size_t i = 0; i < best.best.size(); ++i) {
     tiles.push_back({best.best[i].tile, fmt::format("top {}", i + 1)});
-    chosen.insert(mapper::to_string(best.best[i].tile));
+    chosen.insert(spec::to_string(best.best[i].tile));
   }
   // Reservoir sample of the remaining tiles that co-simulate in reasonable time.
   std::mt19937_64 rng(seed);
-  std::vector<mapper::Tile> reservoir;
+  std::vector<spec::Tile> reservoir;
   std::uint64_t eligible = 0;
   const mapper::TileSpace space(layer, hardware);
   for (const auto& prefix : space.prefixes())
-    space.enumerate_outputs(prefix, [&](const mapper::Tile& tile) {
-      if (chosen.count(mapper::to_string(tile))) return;
-      const mapper::CostReport report = mapper::evaluate(layer, hardware, tile);
+    space.enumerate_outputs(prefix, [&](const spec::Tile& tile) {
+      if (chosen.count(spec::to_string(tile))) return;
+      const spec::CostReport report = mapper::evaluate(layer, hardware, tile);
       if (report.cycles.total - report.cycles.memory_stall > max_cycles) return;
       ++eligible;
       if (int(reservoir.size()) < spread) {
@@ -48,36 +48,36 @@ std::vector<std::pair<mapper::Tile, std::string>> calibration_tiles(const mapper
         if (slot < std::uint64_t(spread)) reservoir[slot] = tile;
       }
     });
-  std::sort(reservoir.begin(), reservoir.end(), [&](const mapper::Tile& a, const mapper::Tile& b) {
+  std::sort(reservoir.begin(), reservoir.end(), [&](const spec::Tile& a, const spec::Tile& b) {
     return mapper::evaluate(layer, hardware, a).cycles.total < mapper::evaluate(layer, hardware, b).cycles.total;
   });
-  for (const mapper::Tile& tile : reservoir) tiles.push_back({tile, "spread"});
+  for (const spec::Tile& tile : reservoir) tiles.push_back({tile, "spread"});
   return tiles;
 }
 
-CalibrationCase co_simulate_case(sim::FabricSession& fabric, const mapper::Layer& layer, const mapper::Tile& tile,
-                                 const mapper::Hardware& hardware, std::uint64_t seed) {
+CalibrationCase co_simulate_case(sim::FabricSession& fabric, const spec::Layer& layer, const spec::Tile& tile,
+                                 const spec::Hardware& hardware, std::uint64_t seed) {
   CalibrationCase result;
   result.layer = layer;
   result.tile = tile;
-  const CoSimulation run = co_simulate(fabric, layer, tile, hardware, seed);
+  const testbench::CoSimulation run = testbench::co_simulate(fabric, layer, tile, hardware, seed);
   result.bit_exact = run.board.pass();
   result.rtl_compute_cycles = double(run.ideal->cycles);
   result.rtl_total_cycles = double(run.with_memory->cycles);
-  for (const CrossCheckRow& row : run.rows) {
-    if (row.kind != RowKind::ActivityCount) continue;
+  for (const testbench::CrossCheckRow& row : run.rows) {
+    if (row.kind != testbench::RowKind::ActivityCount) continue;
     ++result.count_metrics;
     result.count_max_error_percent = std::max(result.count_max_error_percent, std::fabs(row.error_percent()));
   }
   return result;
 }
 
-std::vector<CalibrationCase> co_simulate_cases(sim::FabricSession& fabric, const mapper::Network& network,
-                                               const mapper::Hardware& hardware, const CalibrationPlan& plan,
+std::vector<CalibrationCase> co_simulate_cases(sim::FabricSession& fabric, const spec::Network& network,
+                                               const spec::Hardware& hardware, const CalibrationPlan& plan,
                                                const std::function<void(const CalibrationCase&, double)>& progress) {
   std::vector<CalibrationCase> cases;
   for (size_t l = 0; l < network.layers.size(); ++l) {
-    const mapper::Layer& layer = network.layers[l];
+    const spec::Layer& layer = network.layers[l];
     const auto tiles = calibration_tiles(layer, hardware, plan.top, plan.spread, plan.seed + l, plan.max_cycles);
     for (size_t t = 0; t < tiles.size(); ++t) {
       const auto start = std::chrono::steady_clock::now();
@@ -91,8 +91,8 @@ std::vector<CalibrationCase> co_simulate_cases(sim::FabricSession& fabric, const
   return cases;
 }
 
-std::vector<mapper::FitSample> fit_samples(const std::vector<CalibrationCase>& cases) {
-  std::vector<mapper::FitSample> samples;
+std::vector<calibration::FitSample> fit_samples(const std::vector<CalibrationCase>& cases) {
+  std::vector<calibration::FitSample> samples;
   for (const CalibrationCase& c : cases)
     if (!c.holdout) samples.push_back({c.layer, c.tile, c.rtl_total_cycles});
   return samples;
@@ -100,14 +100,14 @@ std::vector<mapper::FitSample> fit_samples(const std::vector<CalibrationCase>& c
 
 namespace {
 
-double predicted(const CalibrationCase& c, const mapper::Hardware& hardware, CycleMetric metric) {
-  const mapper::CostReport report = mapper::evaluate(c.layer, hardware, c.tile);
+double predicted(const CalibrationCase& c, const spec::Hardware& hardware, CycleMetric metric) {
+  const spec::CostReport report = mapper::evaluate(c.layer, hardware, c.tile);
   return metric == CycleMetric::Total ? report.cycles.total : report.cycles.total - report.cycles.memory_stall;
 }
 
 }  // namespace
 
-CycleError cycle_error(const std::vector<CalibrationCase>& cases, const mapper::Hardware& hardware, bool holdout,
+CycleError cycle_error(const std::vector<CalibrationCase>& cases, const spec::Hardware& hardware, bool holdout,
                        CycleMetric metric) {
   CycleError error;
   double sum = 0;
@@ -155,22 +155,22 @@ double pearson(const std::vector<double>& a, const std::vector<double>& b) {
 
 }  // namespace
 
-RankChange rank_change(const mapper::Layer& layer, const mapper::Hardware& before, const mapper::Hardware& after,
+RankChange rank_change(const spec::Layer& layer, const spec::Hardware& before, const spec::Hardware& after,
                        int k) {
-  const auto top = [&](const mapper::Hardware& hardware) {
+  const auto top = [&](const spec::Hardware& hardware) {
     return mapper::search(layer, hardware, {mapper::Objective::Runtime, k, 0}).best;
   };
   const auto best_before = top(before), best_after = top(after);
-  std::map<std::string, mapper::Tile> candidates;
+  std::map<std::string, spec::Tile> candidates;
   std::set<std::string> in_before;
   for (const auto& report : best_before) {
-    candidates[mapper::to_string(report.tile)] = report.tile;
-    in_before.insert(mapper::to_string(report.tile));
+    candidates[spec::to_string(report.tile)] = report.tile;
+    in_before.insert(spec::to_string(report.tile));
   }
   int common = 0;
   for (const auto& report : best_after) {
-    candidates[mapper::to_string(report.tile)] = report.tile;
-    common += int(in_before.count(mapper::to_string(report.tile)));
+    candidates[spec::to_string(report.tile)] = report.tile;
+    common += int(in_before.count(spec::to_string(report.tile)));
   }
   RankChange change;
   change.k = int(std::min(best_before.size(), best_after.size()));
@@ -184,15 +184,15 @@ RankChange rank_change(const mapper::Layer& layer, const mapper::Hardware& befor
   return change;
 }
 
-std::string calibration_csv(const std::vector<CalibrationCase>& cases, const mapper::Hardware& before,
-                            const mapper::Hardware& after) {
+std::string calibration_csv(const std::vector<CalibrationCase>& cases, const spec::Hardware& before,
+                            const spec::Hardware& after) {
   std::string csv =
       "layer,tile,origin,split,bit_exact,cosim_total_cycles,model_before,model_after,error_before_percent,"
       "error_after_percent,cosim_compute_cycles,model_compute_cycles,count_metrics,count_max_error_percent\n";
   for (const CalibrationCase& c : cases) {
     const double b = predicted(c, before, CycleMetric::Total), a = predicted(c, after, CycleMetric::Total);
     csv += fmt::format("{},\"{}\",{},{},{},{},{},{},{:.4f},{:.4f},{},{},{},{}\n", c.layer.name,
-                       mapper::to_compact_string(c.tile), c.origin, c.holdout ? "holdout" : "fit",
+                       spec::to_compact_string(c.tile), c.origin, c.holdout ? "holdout" : "fit",
                        c.bit_exact ? "yes" : "no", c.rtl_total_cycles, b, a,
                        100 * (b - c.rtl_total_cycles) / c.rtl_total_cycles,
                        100 * (a - c.rtl_total_cycles) / c.rtl_total_cycles, c.rtl_compute_cycles,
@@ -201,4 +201,4 @@ std::string calibration_csv(const std::vector<CalibrationCase>& cases, const map
   return csv;
 }
 
-}  // namespace maeri::testbench
+}  // namespace maeri::calibration

@@ -1,13 +1,13 @@
 // Writer and strict reader of mapping files.
-#include "mapper/mapping_file.hpp"
+#include "spec/mapping_file.hpp"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
-#include "mapper/atomic_file.hpp"
-#include "mapper/strict_yaml.hpp"
+#include "spec/atomic_file.hpp"
+#include "spec/strict_yaml.hpp"
 
-namespace maeri::mapper {
+namespace maeri::spec {
 namespace {
 
 const char* const kTileKeys[kNumTileDims] = {"T_R", "T_S", "T_C", "T_K", "T_N", "T_X", "T_Y"};
@@ -104,4 +104,4 @@ MappingFile load_mapping_file(const std::string& path) {
   return mapping;
 }
 
-}  // namespace maeri::mapper
+}  // namespace maeri::spec

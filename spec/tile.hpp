@@ -7,10 +7,10 @@
 #include <optional>
 #include <string>
 
-#include "mapper/hardware.hpp"
-#include "mapper/layer.hpp"
+#include "spec/hardware.hpp"
+#include "spec/layer.hpp"
 
-namespace maeri::mapper {
+namespace maeri::spec {
 
 // Index of each tiled dimension, in the paper's order.
 enum TileDim : int { kDimR = 0, kDimS, kDimC, kDimK, kDimN, kDimX, kDimY, kNumTileDims };
@@ -46,4 +46,4 @@ std::optional<Tile> parse_tile(const std::string& text);
 // min(K, floor(num_ms / (R·S))). nullopt when even one filter window (R·S) exceeds num_ms.
 std::optional<Tile> baseline_tile(const Layer& layer, const Hardware& hardware);
 
-}  // namespace maeri::mapper
+}  // namespace maeri::spec

@@ -2,11 +2,11 @@
 // relations between them (bandwidths are powers of two no larger than num_ms, acc_width >= data_width).
 #include <fmt/format.h>
 
-#include "mapper/spec_loader.hpp"
-#include "mapper/model_fit.hpp"
-#include "mapper/strict_yaml.hpp"
+#include "spec/spec_loader.hpp"
+#include "spec/model_parameters.hpp"
+#include "spec/strict_yaml.hpp"
 
-namespace maeri::mapper {
+namespace maeri::spec {
 namespace {
 
 std::int64_t power_of_two_field(StrictMap& map, const std::string& key, std::int64_t min,
@@ -96,4 +96,4 @@ SpecKind peek_spec_kind(const std::string& path) {
                                                                      : SpecKind::Workload;
 }
 
-}  // namespace maeri::mapper
+}  // namespace maeri::spec

@@ -1,5 +1,5 @@
 // Levenberg–Marquardt fit of the model's parameters (see model_fit.hpp).
-#include "mapper/model_fit.hpp"
+#include "calibration/model_fit.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,31 +7,7 @@
 
 #include "mapper/cost_model.hpp"
 
-namespace maeri::mapper {
-
-const std::vector<ModelParameterInfo>& model_parameter_table() {
-  static const std::vector<ModelParameterInfo> table = {
-      {"dn_level_latency", &ModelParameters::dn_level_latency, 0, 1e6, "cycles per distribution-network level"},
-      {"mn_latency", &ModelParameters::mn_latency, 0, 1e6, "cycles through a multiplier switch"},
-      {"rn_level_latency", &ModelParameters::rn_level_latency, 0, 1e6, "cycles per reduction-network level"},
-      {"collect_latency", &ModelParameters::collect_latency, 0, 1e6, "cycles onto the output lanes"},
-      {"step_overhead", &ModelParameters::step_overhead, 0, 1e6, "extra cycles per control step"},
-      {"phase_overhead", &ModelParameters::phase_overhead, 0, 1e6, "extra cycles per weight phase"},
-      {"config_words_per_cycle", &ModelParameters::config_words_per_cycle, 0.001, 1e6, "config-port words/cycle"},
-      {"dram_efficiency", &ModelParameters::dram_efficiency, 0.01, 1, "fraction of peak DRAM bandwidth achieved"},
-      {"memory_contention", &ModelParameters::memory_contention, 0, 1, "0 = compute/DRAM overlap, 1 = they add"},
-  };
-  return table;
-}
-
-const ModelParameterInfo& model_parameter(const std::string& name) {
-  std::string known;
-  for (const ModelParameterInfo& info : model_parameter_table()) {
-    if (name == info.name) return info;
-    known += (known.empty() ? "" : ", ") + std::string(info.name);
-  }
-  throw std::invalid_argument("unknown model parameter '" + name + "' (known: " + known + ")");
-}
+namespace maeri::calibration {
 
 namespace {
 
@@ -64,15 +40,15 @@ bool solve(std::vector<std::vector<double>> a, std::vector<double> b, std::vecto
 
 namespace {
 
-FitResult fit_from(const Hardware& hardware, const std::vector<FitSample>& samples,
-                   const std::vector<const ModelParameterInfo*>& fitted, std::vector<double> values) {
-  Hardware trial = hardware;
+FitResult fit_from(const spec::Hardware& hardware, const std::vector<FitSample>& samples,
+                   const std::vector<const spec::ModelParameterInfo*>& fitted, std::vector<double> values) {
+  spec::Hardware trial = hardware;
   const auto residuals = [&](const std::vector<double>& point) {
     for (size_t i = 0; i < fitted.size(); ++i) trial.model.*(fitted[i]->field) = point[i];
     std::vector<double> r;
     r.reserve(samples.size());
     for (const FitSample& sample : samples)
-      r.push_back(evaluate(sample.layer, trial, sample.tile).cycles.total / sample.observed_cycles - 1);
+      r.push_back(mapper::evaluate(sample.layer, trial, sample.tile).cycles.total / sample.observed_cycles - 1);
     return r;
   };
   const auto cost = [](const std::vector<double>& r) {
@@ -141,11 +117,11 @@ FitResult fit_from(const Hardware& hardware, const std::vector<FitSample>& sampl
 
 }  // namespace
 
-FitResult fit_model(const Hardware& hardware, const std::vector<FitSample>& samples,
+FitResult fit_model(const spec::Hardware& hardware, const std::vector<FitSample>& samples,
                     const std::vector<std::string>& names) {
   if (samples.empty()) throw std::invalid_argument("no samples to fit");
-  std::vector<const ModelParameterInfo*> fitted;
-  for (const std::string& name : names) fitted.push_back(&model_parameter(name));
+  std::vector<const spec::ModelParameterInfo*> fitted;
+  for (const std::string& name : names) fitted.push_back(&spec::model_parameter(name));
   for (const FitSample& sample : samples)
     if (!(sample.observed_cycles > 0)) throw std::invalid_argument("observed cycles must be positive");
 
@@ -153,8 +129,8 @@ FitResult fit_model(const Hardware& hardware, const std::vector<FitSample>& samp
   // (fractions) also 10 % and 50 % into it, because some terms are flat at their nominal bound (a p-norm at
   // contention 0 is exactly max).
   std::vector<std::vector<double>> starts(2);
-  const ModelParameters nominal;
-  for (const ModelParameterInfo* info : fitted) {
+  const spec::ModelParameters nominal;
+  for (const spec::ModelParameterInfo* info : fitted) {
     starts[0].push_back(hardware.model.*(info->field));
     starts[1].push_back(nominal.*(info->field));
   }
@@ -187,25 +163,25 @@ std::vector<std::string> default_calibration_parameters() {
           "memory_contention"};
 }
 
-double cycle_mape_percent(const Hardware& hardware, const std::vector<FitSample>& samples) {
+double cycle_mape_percent(const spec::Hardware& hardware, const std::vector<FitSample>& samples) {
   if (samples.empty()) return 0;
   double sum = 0;
   for (const FitSample& sample : samples)
-    sum += std::fabs(evaluate(sample.layer, hardware, sample.tile).cycles.total / sample.observed_cycles - 1);
+    sum += std::fabs(mapper::evaluate(sample.layer, hardware, sample.tile).cycles.total / sample.observed_cycles - 1);
   return 100 * sum / double(samples.size());
 }
 
 namespace {
 
 // Leave-one-group-out error of fitting `names`: every group is predicted by a fit on all the others.
-double cross_validated_mape(const Hardware& hardware, const std::vector<FitSample>& samples,
+double cross_validated_mape(const spec::Hardware& hardware, const std::vector<FitSample>& samples,
                             const std::vector<int>& group_of, int groups, const std::vector<std::string>& names) {
   if (names.empty()) return cycle_mape_percent(hardware, samples);
   double sum = 0;
   for (int g = 0; g < groups; ++g) {
     std::vector<FitSample> train, test;
     for (size_t i = 0; i < samples.size(); ++i) (group_of[i] == g ? test : train).push_back(samples[i]);
-    Hardware fitted = hardware;
+    spec::Hardware fitted = hardware;
     fitted.model = fit_model(hardware, train, names).parameters;
     sum += cycle_mape_percent(fitted, test) * double(test.size());
   }
@@ -214,10 +190,10 @@ double cross_validated_mape(const Hardware& hardware, const std::vector<FitSampl
 
 }  // namespace
 
-ModelSelection select_and_fit(const Hardware& hardware, const std::vector<FitSample>& samples,
+ModelSelection select_and_fit(const spec::Hardware& hardware, const std::vector<FitSample>& samples,
                               const std::vector<std::string>& names, double min_gain_percent) {
   if (samples.empty()) throw std::invalid_argument("no samples to fit");
-  for (const std::string& name : names) model_parameter(name);
+  for (const std::string& name : names) spec::model_parameter(name);
   // Folds: one per layer; with a single layer (or a single sample per layer everywhere), one per sample.
   std::vector<std::string> layer_names;
   std::vector<int> group_of;
@@ -264,4 +240,4 @@ ModelSelection select_and_fit(const Hardware& hardware, const std::vector<FitSam
   return selection;
 }
 
-}  // namespace maeri::mapper
+}  // namespace maeri::calibration

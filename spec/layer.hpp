@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace maeri::mapper {
+namespace maeri::spec {
 
 enum class LayerType { Convolution, FullyConnected };
 
@@ -41,4 +41,4 @@ struct Network {
   std::int64_t total_macs() const;
 };
 
-}  // namespace maeri::mapper
+}  // namespace maeri::spec

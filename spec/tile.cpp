@@ -1,11 +1,11 @@
 // Tile legality (Eq. 1 of the mRNA paper plus per-dimension bounds), text form and the paper's baseline tile.
-#include "mapper/tile.hpp"
+#include "spec/tile.hpp"
 
 #include <fmt/format.h>
 
 #include <sstream>
 
-namespace maeri::mapper {
+namespace maeri::spec {
 
 const char* tile_dim_name(int dim) {
   static const char* const kNames[kNumTileDims] = {"T_R", "T_S", "T_C", "T_K", "T_N", "T_X'", "T_Y'"};
@@ -69,4 +69,4 @@ std::optional<Tile> baseline_tile(const Layer& layer, const Hardware& hardware) 
   return tile;
 }
 
-}  // namespace maeri::mapper
+}  // namespace maeri::spec

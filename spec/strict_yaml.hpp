@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "mapper/spec_error.hpp"
+#include "spec/spec_error.hpp"
 
-namespace maeri::mapper {
+namespace maeri::spec {
 
 // Parses a whole YAML file; syntax errors and unreadable files become SpecError.
 YAML::Node load_yaml_file(const std::string& path);
@@ -72,4 +72,4 @@ class StrictMap {
 // "found" text for messages: the scalar as written, or the kind of node.
 std::string describe_node(const YAML::Node& node);
 
-}  // namespace maeri::mapper
+}  // namespace maeri::spec

@@ -1,5 +1,5 @@
 // Implementation of the strict YAML field reader used by all spec loaders.
-#include "mapper/strict_yaml.hpp"
+#include "spec/strict_yaml.hpp"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 
-namespace maeri::mapper {
+namespace maeri::spec {
 namespace {
 
 bool is_quoted(const YAML::Node& node) { return node.Tag() == "!"; }
@@ -207,4 +207,4 @@ void StrictMap::finish() const {
   }
 }
 
-}  // namespace maeri::mapper
+}  // namespace maeri::spec

@@ -1,7 +1,7 @@
 // Derived sizes of a Layer (output extent, MAC count) and Network totals.
-#include "mapper/layer.hpp"
+#include "spec/layer.hpp"
 
-namespace maeri::mapper {
+namespace maeri::spec {
 
 const char* to_string(LayerType type) {
   return type == LayerType::Convolution ? "conv" : "fc";
@@ -18,4 +18,4 @@ std::int64_t Network::total_macs() const {
   return total;
 }
 
-}  // namespace maeri::mapper
+}  // namespace maeri::spec

@@ -9,17 +9,17 @@
 #include <string>
 #include <vector>
 
-#include "mapper/hardware.hpp"
-#include "mapper/layer.hpp"
-#include "mapper/model_fit.hpp"
-#include "mapper/tile.hpp"
+#include "spec/hardware.hpp"
+#include "spec/layer.hpp"
+#include "calibration/model_fit.hpp"
+#include "spec/tile.hpp"
 #include "sim/fabric_session.hpp"
 
-namespace maeri::testbench {
+namespace maeri::calibration {
 
 struct CalibrationCase {
-  mapper::Layer layer;
-  mapper::Tile tile;
+  spec::Layer layer;
+  spec::Tile tile;
   std::string origin;  // "top N" or "spread"
   bool holdout = false;
   bool bit_exact = false;
@@ -31,14 +31,14 @@ struct CalibrationCase {
 
 // The best `top` mappings by the model's runtime, then `spread` more drawn uniformly (seeded) from the rest of
 // the pruned space whose model compute cycles stay within max_cycles (co-simulation time), best first.
-std::vector<std::pair<mapper::Tile, std::string>> calibration_tiles(const mapper::Layer& layer,
-                                                                    const mapper::Hardware& hardware, int top,
+std::vector<std::pair<spec::Tile, std::string>> calibration_tiles(const spec::Layer& layer,
+                                                                    const spec::Hardware& hardware, int top,
                                                                     int spread, std::uint64_t seed,
                                                                     double max_cycles);
 
 // Co-simulates one case twice (ideal memory, then SDM/DRAM), checks the outputs and compares every count.
-CalibrationCase co_simulate_case(sim::FabricSession& fabric, const mapper::Layer& layer, const mapper::Tile& tile,
-                                 const mapper::Hardware& hardware, std::uint64_t seed);
+CalibrationCase co_simulate_case(sim::FabricSession& fabric, const spec::Layer& layer, const spec::Tile& tile,
+                                 const spec::Hardware& hardware, std::uint64_t seed);
 
 // Which cases a calibration co-simulates: per layer the best `top` and `spread` further mappings
 // (calibration_tiles), the layers in `holdout` kept out of the fit (a single-layer workload alternates its cases).
@@ -51,12 +51,12 @@ struct CalibrationPlan {
 };
 
 // Co-simulates every case of the plan, calling `progress` after each (with the seconds it took).
-std::vector<CalibrationCase> co_simulate_cases(sim::FabricSession& fabric, const mapper::Network& network,
-                                               const mapper::Hardware& hardware, const CalibrationPlan& plan,
+std::vector<CalibrationCase> co_simulate_cases(sim::FabricSession& fabric, const spec::Network& network,
+                                               const spec::Hardware& hardware, const CalibrationPlan& plan,
                                                const std::function<void(const CalibrationCase&, double)>& progress);
 
 // The fitting cases as samples of their cycles with the SDM/DRAM models.
-std::vector<mapper::FitSample> fit_samples(const std::vector<CalibrationCase>& cases);
+std::vector<calibration::FitSample> fit_samples(const std::vector<CalibrationCase>& cases);
 
 struct CycleError {
   double mape_percent = 0, max_percent = 0;
@@ -64,7 +64,7 @@ struct CycleError {
 };
 enum class CycleMetric { Total, Compute };
 // The model's error under `hardware.model` on the cases with holdout == `holdout`.
-CycleError cycle_error(const std::vector<CalibrationCase>& cases, const mapper::Hardware& hardware, bool holdout,
+CycleError cycle_error(const std::vector<CalibrationCase>& cases, const spec::Hardware& hardware, bool holdout,
                        CycleMetric metric);
 
 struct RankChange {
@@ -72,11 +72,11 @@ struct RankChange {
   double top_k_overlap = 0;  // |best k before ∩ best k after| / k
   double spearman = 1;       // rank correlation of the two models' cycles over the union of both top-k sets
 };
-RankChange rank_change(const mapper::Layer& layer, const mapper::Hardware& before, const mapper::Hardware& after,
+RankChange rank_change(const spec::Layer& layer, const spec::Hardware& before, const spec::Hardware& after,
                        int k);
 
 // Per case: layer, tile, origin, split, co-simulated and predicted cycles before/after, errors.
-std::string calibration_csv(const std::vector<CalibrationCase>& cases, const mapper::Hardware& before,
-                            const mapper::Hardware& after);
+std::string calibration_csv(const std::vector<CalibrationCase>& cases, const spec::Hardware& before,
+                            const spec::Hardware& after);
 
-}  // namespace maeri::testbench
+}  // namespace maeri::calibration

@@ -5,12 +5,12 @@
 #include <string>
 #include <vector>
 
-#include "mapper/cost_report.hpp"
-#include "mapper/hardware.hpp"
-#include "mapper/layer.hpp"
-#include "mapper/tile.hpp"
+#include "spec/cost_report.hpp"
+#include "spec/hardware.hpp"
+#include "spec/layer.hpp"
+#include "spec/tile.hpp"
 
-namespace maeri::mapper {
+namespace maeri::spec {
 
 struct LayerMapping {
   Layer layer;       // the full shape, so a consumer can check it maps the layer it thinks it does
@@ -34,4 +34,4 @@ void write_mapping_file(const std::string& path, const MappingFile& mapping);
 // Strict reader: shapes re-derived and every tile re-checked against Eq. 1 for the recorded num_ms.
 MappingFile load_mapping_file(const std::string& path);
 
-}  // namespace maeri::mapper
+}  // namespace maeri::spec

@@ -1,9 +1,9 @@
 // Derived structure of a MAERI instance: tree depth, switch and link counts.
-#include "mapper/hardware.hpp"
+#include "spec/hardware.hpp"
 
 #include <algorithm>
 
-namespace maeri::mapper {
+namespace maeri::spec {
 
 bool is_power_of_two(std::int64_t value) { return value > 0 && (value & (value - 1)) == 0; }
 
@@ -31,4 +31,4 @@ HardwareStructure derive_structure(const Hardware& hardware) {
   return structure;
 }
 
-}  // namespace maeri::mapper
+}  // namespace maeri::spec

@@ -4,9 +4,9 @@
 
 #include <string>
 
-namespace maeri::mapper {
+namespace maeri::spec {
 
 // Throws SpecError naming the path when the file cannot be written.
 void write_file_atomically(const std::string& path, const std::string& contents);
 
-}  // namespace maeri::mapper
+}  // namespace maeri::spec
