@@ -3,24 +3,19 @@
 
 #include <set>
 
+#include "spec/integer_math.hpp"
+
 namespace maeri::codegen {
-namespace {
-int log2_of(int value) {
-  int bits = 0;
-  while ((1 << bits) < value) ++bits;
-  return bits;
-}
-}  // namespace
 
 int dn_conversion_level(int num_ms, int dn_bw) {
-  const int levels = log2_of(num_ms);
+  const int levels = spec::ceil_log2(num_ms);
   for (int level = 0; level < levels; ++level)
     if ((num_ms >> (level + 1)) < dn_bw) return level;
   return levels;
 }
 
 std::int64_t dn_traversals(int num_ms, int dn_bw, const std::vector<int>& destinations) {
-  const int levels = log2_of(num_ms);
+  const int levels = spec::ceil_log2(num_ms);
   const int convert_at = dn_conversion_level(num_ms, dn_bw);
   const int switch_levels = convert_at < levels ? convert_at + 1 : levels;
   std::int64_t total = 0;

@@ -9,11 +9,11 @@
 #include "codegen/dn_elements.hpp"
 #include "codegen/dn_traffic.hpp"
 #include "codegen/reduction_reference.hpp"
+#include "spec/integer_math.hpp"
 
 namespace maeri::codegen {
 namespace {
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 void deliver(const std::vector<DnElement>& elements, std::vector<std::int64_t>& registers,
              const spec::Hardware& hardware, FunctionalActivity& activity) {
@@ -51,7 +51,7 @@ FunctionalResult execute_layer(const LayerProgram& program, const spec::Hardware
     activity.weight_phases += 1;
     const std::vector<DnElement> weights = phase_weights(program, phase, tensors.weights);
     deliver(weights, weight, hardware, activity);
-    activity.weight_cycles += ceil_div(std::int64_t(weights.size()), hardware.dn_bw);
+    activity.weight_cycles += spec::ceil_div(std::int64_t(weights.size()), hardware.dn_bw);
 
     for (const StepOrigin& step : phase.steps) {
       const StepElements elements = step_inputs(program, phase, step, tensors.input);
@@ -75,8 +75,8 @@ FunctionalResult execute_layer(const LayerProgram& program, const spec::Hardware
       activity.rn_traversals += reduced.traversals;
       activity.fabric_results += std::int64_t(reduced.vn_results.size());
       activity.steps += 1;
-      activity.stream_cycles += std::max({ceil_div(std::int64_t(elements.inputs.size()), hardware.dn_bw),
-                                          ceil_div(std::int64_t(reduced.vn_results.size()), hardware.rn_bw),
+      activity.stream_cycles += std::max({spec::ceil_div(std::int64_t(elements.inputs.size()), hardware.dn_bw),
+                                          spec::ceil_div(std::int64_t(reduced.vn_results.size()), hardware.rn_bw),
                                           std::int64_t(1)});
 
       for (size_t v = 0; v < elements.used_vns.size(); ++v) {

@@ -11,11 +11,11 @@
 #include <cmath>
 
 #include "mapper/sdm_budget.hpp"
+#include "spec/integer_math.hpp"
 
 namespace maeri::mapper {
 namespace {
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 // The sizes a dimension takes over its tiles and how often each occurs.
 struct DimParts {
@@ -107,9 +107,9 @@ spec::CostReport evaluate(const spec::Layer& layer, const spec::Hardware& hardwa
   for (int dim = 0; dim < spec::kNumTileDims; ++dim) parts[dim] = split(extents[dim], tile[dim]);
 
   const spec::ModelParameters& model = hardware.model;
-  const int levels = spec::log2_exact(hardware.num_ms);
+  const int levels = spec::ceil_log2(hardware.num_ms);
   const std::int64_t stride = layer.stride;
-  const std::int64_t y_steps_per_row = ceil_div(extents[spec::kDimY], tile[spec::kDimY]);
+  const std::int64_t y_steps_per_row = spec::ceil_div(extents[spec::kDimY], tile[spec::kDimY]);
   // Forwarding: with stride 1 and one output column per VN, consecutive steps along Y' shift every
   // window by one column, so all but the newest column come from the neighbouring multiplier switch.
   report.uses_forwarding = stride == 1 && tile[spec::kDimY] == 1 && tile[spec::kDimS] > 1;
@@ -144,17 +144,17 @@ spec::CostReport evaluate(const spec::Layer& layer, const spec::Hardware& hardwa
                                   ic == parts[spec::kDimC].parts - 1 && ik == parts[spec::kDimK].parts - 1;
     const double streaming_before = cycles.streaming;
     const std::int64_t results_before = counts.vn_results;
-    const std::int64_t weight_beats = ceil_div(unique_weights, hardware.dn_bw);
+    const std::int64_t weight_beats = spec::ceil_div(unique_weights, hardware.dn_bw);
     cycles.weight_load += static_cast<double>(phases * weight_beats);
     {
       // Overlap at phase boundaries (docs/model.md, "Cycles"): the next phase's weight beats go out while the
       // collector's fire spacing holds the next fire back, and the first fire after a (re)configuration does
       // not wait at all. The first step of a phase uses the first N, X', Y' tiles with full windows.
-      const std::int64_t spacing = ceil_div(t_k * weight_replicas, hardware.rn_bw);
+      const std::int64_t spacing = spec::ceil_div(t_k * weight_replicas, hardware.rn_bw);
       const std::int64_t first_inputs =
           parts[spec::kDimN].size[0] * t_c * window_span(parts[spec::kDimX].size[0], t_r, stride) *
           window_span(parts[spec::kDimY].size[0], t_s, stride);
-      const std::int64_t first_beats = std::max<std::int64_t>(ceil_div(first_inputs, hardware.dn_bw), 1);
+      const std::int64_t first_beats = std::max<std::int64_t>(spec::ceil_div(first_inputs, hardware.dn_bw), 1);
       const std::int64_t after_phase = weight_beats + std::max(first_beats, spacing) -
                                        std::max(weight_beats + first_beats, spacing);
       const std::int64_t after_configuration = std::max(first_beats, spacing) - first_beats;
@@ -192,12 +192,12 @@ spec::CostReport evaluate(const spec::Layer& layer, const spec::Hardware& hardwa
       const std::int64_t shifted_inputs = t_n * t_c * rows;
       const std::int64_t forwarded_operands = active_vns * t_r * (t_s - 1) * t_c;
       const std::int64_t forwarding_switches = configured_vns * t_r * (t_s - 1) * t_c;
-      const std::int64_t rn_cycles = ceil_div(configured_vns, hardware.rn_bw);
+      const std::int64_t rn_cycles = spec::ceil_div(configured_vns, hardware.rn_bw);
 
       const auto cost_steps = [&](std::int64_t count, std::int64_t inputs, std::int64_t forwarded,
                                   std::int64_t forwarding_now) {
         if (count == 0) return;
-        const std::int64_t dn_cycles = ceil_div(inputs, hardware.dn_bw);
+        const std::int64_t dn_cycles = spec::ceil_div(inputs, hardware.dn_bw);
         const std::int64_t step_cycles = std::max<std::int64_t>({dn_cycles, rn_cycles, 1});
         cycles.streaming += static_cast<double>(count * step_cycles);
         if (dn_cycles >= rn_cycles && dn_cycles > 1) report.dn_limited_steps += count;
@@ -226,8 +226,8 @@ spec::CostReport evaluate(const spec::Layer& layer, const spec::Hardware& hardwa
   }
 
   const std::int64_t outputs = layer.output_elements();
-  report.reduction_folds = ceil_div(extents[spec::kDimR], tile[spec::kDimR]) * ceil_div(extents[spec::kDimS], tile[spec::kDimS]) *
-                           ceil_div(extents[spec::kDimC], tile[spec::kDimC]);
+  report.reduction_folds = spec::ceil_div(extents[spec::kDimR], tile[spec::kDimR]) * spec::ceil_div(extents[spec::kDimS], tile[spec::kDimS]) *
+                           spec::ceil_div(extents[spec::kDimC], tile[spec::kDimC]);
   counts.accumulation_additions = outputs * (report.reduction_folds - 1);
   counts.sdm_psum_reads = counts.accumulation_additions;
   counts.sdm_output_writes = counts.vn_results;

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "spec/integer_math.hpp"
+
 namespace maeri::mapper {
 
 std::int64_t data_bytes(const spec::Hardware& hardware) { return (hardware.data_width + 7) / 8; }
@@ -13,9 +15,8 @@ std::int64_t window_span(std::int64_t outputs, std::int64_t filter, std::int64_t
 }
 
 SdmBudget sdm_budget(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile) {
-  const auto ceil_div = [](std::int64_t a, std::int64_t b) { return (a + b - 1) / b; };
-  const std::int64_t folds = ceil_div(layer.R, tile[spec::kDimR]) * ceil_div(layer.S, tile[spec::kDimS]) *
-                             ceil_div(layer.C, tile[spec::kDimC]);
+  const std::int64_t folds = spec::ceil_div(layer.R, tile[spec::kDimR]) * spec::ceil_div(layer.S, tile[spec::kDimS]) *
+                             spec::ceil_div(layer.C, tile[spec::kDimC]);
   const std::int64_t rows = window_span(layer.output_x(), layer.R, layer.stride);
   const std::int64_t columns = window_span(layer.output_y(), layer.S, layer.stride);
   const std::int64_t configured_vns = tile[spec::kDimK] * tile[spec::kDimN] * tile[spec::kDimX] * tile[spec::kDimY];
@@ -23,7 +24,7 @@ SdmBudget sdm_budget(const spec::Layer& layer, const spec::Hardware& hardware, c
   // (RN_BW results a cycle for the 2L + 3 cycles of fire-to-result latency) plus a double buffer of one step's
   // results, so the controller never has to hold a fire back while DRAM keeps up.
   const std::int64_t staging =
-      ((2 * spec::log2_exact(hardware.num_ms) + 3) * hardware.rn_bw + 2 * configured_vns) * accumulator_bytes(hardware);
+      ((2 * spec::ceil_log2(hardware.num_ms) + 3) * hardware.rn_bw + 2 * configured_vns) * accumulator_bytes(hardware);
   const std::int64_t whole_output = layer.output_elements() * accumulator_bytes(hardware);
 
   SdmBudget budget;

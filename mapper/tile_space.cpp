@@ -6,6 +6,8 @@
 
 #include <map>
 
+#include "spec/integer_math.hpp"
+
 namespace maeri::mapper {
 namespace {
 
@@ -22,8 +24,6 @@ std::vector<std::int64_t> divisors_of(std::int64_t extent) {
   }
   return values;
 }
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace
 
@@ -64,7 +64,7 @@ TileSpace::TileSpace(const spec::Layer& layer, const spec::Hardware& hardware, i
 bool TileSpace::reduction_allowed(std::int64_t r, std::int64_t s, std::int64_t c) const {
   if (!limit_partial_sums_) return true;
   const std::int64_t partial_sums =
-      ceil_div(extents_[spec::kDimR], r) * ceil_div(extents_[spec::kDimS], s) * ceil_div(extents_[spec::kDimC], c);
+      spec::ceil_div(extents_[spec::kDimR], r) * spec::ceil_div(extents_[spec::kDimS], s) * spec::ceil_div(extents_[spec::kDimC], c);
   return partial_sums <= num_ms_;
 }
 

@@ -3,19 +3,13 @@
 
 #include <algorithm>
 
+#include "spec/integer_math.hpp"
+
 namespace maeri::spec {
-
-bool is_power_of_two(std::int64_t value) { return value > 0 && (value & (value - 1)) == 0; }
-
-int log2_exact(std::int64_t power_of_two) {
-  int bits = 0;
-  while ((std::int64_t{1} << bits) < power_of_two) ++bits;
-  return bits;
-}
 
 HardwareStructure derive_structure(const Hardware& hardware) {
   HardwareStructure structure;
-  structure.tree_levels = log2_exact(hardware.num_ms);
+  structure.tree_levels = spec::ceil_log2(hardware.num_ms);
   structure.dn_switches = hardware.num_ms - 1;
   structure.rn_adders = hardware.num_ms - 1;
   structure.ms_forward_links = hardware.num_ms - 1;

@@ -72,7 +72,5 @@ struct HardwareStructure {
 
 HardwareStructure derive_structure(const Hardware& hardware);
 
-bool is_power_of_two(std::int64_t value);
-int log2_exact(std::int64_t power_of_two);
 
 }  // namespace maeri::spec

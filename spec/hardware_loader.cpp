@@ -5,6 +5,7 @@
 #include "spec/spec_loader.hpp"
 #include "spec/model_parameters.hpp"
 #include "spec/strict_yaml.hpp"
+#include "spec/integer_math.hpp"
 
 namespace maeri::spec {
 namespace {
@@ -12,7 +13,7 @@ namespace {
 std::int64_t power_of_two_field(StrictMap& map, const std::string& key, std::int64_t min,
                                 std::int64_t max) {
   const std::int64_t value = map.integer(key, min, max);
-  if (!is_power_of_two(value)) {
+  if (!spec::is_power_of_two(value)) {
     map.fail(key, fmt::format("expected a power of two in [{}, {}], found {}", min, max, value));
   }
   return value;

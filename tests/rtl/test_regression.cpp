@@ -21,6 +21,7 @@
 #include "mapper/cost_model.hpp"
 #include "sim/layer_runner.hpp"
 #include "sim/memory_plan.hpp"
+#include "spec/integer_math.hpp"
 #include "testbench/cross_check.hpp"
 
 using namespace maeri;
@@ -46,7 +47,7 @@ void regression(int cases, std::uint64_t default_seed) {
   double sum_error = 0, max_error = 0, sum_total_error = 0, max_total_error = 0;
   std::string worst_case = "none";
   int counted = 0, memory_runs = 0;
-  const int levels = spec::log2_exact(Driver::kNumMs);
+  const int levels = spec::ceil_log2(Driver::kNumMs);
   for (int trial = 0; trial < cases; ++trial) {
     spec::Layer layer;
     layer.name = "random" + std::to_string(trial);

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "spec/hardware.hpp"
+#include "spec/integer_math.hpp"
 
 using namespace maeri::spec;
 
@@ -27,6 +28,6 @@ TEST_CASE("power-of-two helpers", "[hardware]") {
   CHECK(is_power_of_two(512));
   CHECK_FALSE(is_power_of_two(0));
   CHECK_FALSE(is_power_of_two(48));
-  CHECK(log2_exact(1) == 0);
-  CHECK(log2_exact(512) == 9);
+  CHECK(ceil_log2(1) == 0);
+  CHECK(ceil_log2(512) == 9);
 }

@@ -4,6 +4,7 @@
 
 #include "mapper/tile_space.hpp"
 #include "mapper_fixtures.hpp"
+#include "spec/integer_math.hpp"
 
 using namespace maeri::spec;
 using namespace maeri::mapper;
@@ -13,7 +14,6 @@ using maeri::test::small_hardware;
 
 namespace {
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 std::uint64_t brute_force_count(const Layer& layer, std::int64_t num_ms, int rules) {
   const std::int64_t Xo = layer.output_x(), Yo = layer.output_y();
