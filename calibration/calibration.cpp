@@ -39,7 +39,7 @@ std::vector<std::pair<spec::Tile, std::string>> calibration_tiles(const spec::La
     space.enumerate_outputs(prefix, [&](const spec::Tile& tile) {
       if (chosen.count(spec::to_string(tile))) return;
       const spec::CostReport report = mapper::evaluate(layer, hardware, tile);
-      if (report.cycles.total - report.cycles.memory_stall > max_cycles) return;
+      if (report.cycles.compute() > max_cycles) return;
       ++eligible;
       if (int(reservoir.size()) < spread) {
         reservoir.push_back(tile);
@@ -102,7 +102,7 @@ namespace {
 
 double predicted(const CalibrationCase& c, const spec::Hardware& hardware, CycleMetric metric) {
   const spec::CostReport report = mapper::evaluate(c.layer, hardware, c.tile);
-  return metric == CycleMetric::Total ? report.cycles.total : report.cycles.total - report.cycles.memory_stall;
+  return metric == CycleMetric::Total ? report.cycles.total : report.cycles.compute();
 }
 
 }  // namespace

@@ -94,14 +94,14 @@ FabricConfig decode_config_writes(int num_ms, const std::vector<ConfigWrite>& wr
     } else if (address == 2 * m - 1) {
       vn_count = int(get(write.data, kGlobalVnCount));
       if (vn_count > m) throw std::invalid_argument(fmt::format("vn_count {} exceeds num_ms {}", vn_count, m));
-    } else if (address < 3 * m) {
+    } else if (address < config_address_space(m)) {
       const int slot = int(get(write.data, kCollectSlot));
       if (slot >= 2 * (m - 1))
         throw std::invalid_argument(fmt::format("collector entry {} names slot {}, beyond the last slot {}",
                                                 address - 2 * m, slot, 2 * (m - 1) - 1));
       collector[size_t(address - 2 * m)] = slot;
     } else {
-      throw std::invalid_argument(fmt::format("config address {} is outside 0..{}", address, 3 * m - 1));
+      throw std::invalid_argument(fmt::format("config address {} is outside 0..{}", address, config_address_space(m) - 1));
     }
   }
   config.collector_slots.assign(collector.begin(), collector.begin() + vn_count);

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "spec/hardware.hpp"
+
 namespace maeri::codegen {
 
 // One field of a configuration word: bit position (LSB = 0) and width.
@@ -77,7 +79,7 @@ inline constexpr uint32_t mult_switch_address(int /*num_ms*/, int ms) { return u
 inline constexpr uint32_t adder_switch_address(int num_ms, int adder) { return uint32_t(num_ms + adder); }
 inline constexpr uint32_t global_word_address(int num_ms) { return uint32_t(2 * num_ms - 1); }
 inline constexpr uint32_t collector_address(int num_ms, int vn) { return uint32_t(2 * num_ms + vn); }
-inline constexpr int config_address_space(int num_ms) { return 3 * num_ms; }
+inline constexpr int config_address_space(int num_ms) { return int(spec::configuration_words(num_ms)); }
 
 bool operator==(const MultSwitchConfig& a, const MultSwitchConfig& b);
 bool operator==(const AdderSwitchConfig& a, const AdderSwitchConfig& b);

@@ -80,7 +80,7 @@ LayerProgram expand_image(const ConfigImage& image, const std::string& source) {
   program.layer = layer;
   program.tile = image.tile;
   program.num_ms = num_ms;
-  program.forwarding = layer.stride == 1 && image.tile[spec::kDimY] == 1 && image.tile[spec::kDimS] > 1;
+  program.forwarding = spec::uses_mn_forwarding(layer, image.tile);
   for (size_t c = 0; c < image.configurations.size(); ++c) {
     const ImageConfiguration& stored = image.configurations[c];
     PhaseConfiguration configuration;

@@ -15,7 +15,7 @@ LayerProgram plan_layer(const spec::Layer& layer, const spec::Hardware& hardware
   program.layer = layer;
   program.tile = tile;
   program.num_ms = int(hardware.num_ms);
-  program.forwarding = layer.stride == 1 && tile[kDimY] == 1 && tile[kDimS] > 1;
+  program.forwarding = uses_mn_forwarding(layer, tile);
 
   const int R = int(layer.R), S = int(layer.S), C = int(layer.C), K = int(layer.K);
   const int N = int(layer.N), XO = int(layer.output_x()), YO = int(layer.output_y());

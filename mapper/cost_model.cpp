@@ -110,9 +110,7 @@ spec::CostReport evaluate(const spec::Layer& layer, const spec::Hardware& hardwa
   const int levels = spec::ceil_log2(hardware.num_ms);
   const std::int64_t stride = layer.stride;
   const std::int64_t y_steps_per_row = spec::ceil_div(extents[spec::kDimY], tile[spec::kDimY]);
-  // Forwarding: with stride 1 and one output column per VN, consecutive steps along Y' shift every
-  // window by one column, so all but the newest column come from the neighbouring multiplier switch.
-  report.uses_forwarding = stride == 1 && tile[spec::kDimY] == 1 && tile[spec::kDimS] > 1;
+  report.uses_forwarding = spec::uses_mn_forwarding(layer, tile);
   const std::int64_t weight_replicas = tile[spec::kDimN] * tile[spec::kDimX] * tile[spec::kDimY];
   const ShapeRuns runs = shape_runs(parts);
   report.configurations = runs.total();
@@ -253,15 +251,13 @@ spec::CostReport evaluate(const spec::Layer& layer, const spec::Hardware& hardwa
   // Phases follow each other without a bubble (weights for the next phase travel right behind the last step of
   // the previous one); the pipeline fills and drains once per configuration, since the fabric must be idle
   // before its configuration words change (docs/rtl.md).
-  const double pipeline_latency =
-      levels * model.dn_level_latency + model.mn_latency + levels * model.rn_level_latency + model.collect_latency;
+  const double pipeline_latency = spec::pipeline_latency(hardware);
   cycles.fill_drain = static_cast<double>(report.configurations) * pipeline_latency +
                       static_cast<double>(drain_lane_cycles);
   cycles.control_overhead = static_cast<double>(report.control_steps) * model.step_overhead +
                             static_cast<double>(report.weight_phases) * model.phase_overhead;
-  // The config port's address map (docs/config-bits.md): num_ms multiplier switch words, num_ms - 1 adder
-  // words, one global word and num_ms collector entries.
-  const double configuration_cycles = static_cast<double>(3 * hardware.num_ms) / model.config_words_per_cycle;
+  const double configuration_cycles =
+      static_cast<double>(spec::configuration_words(hardware.num_ms)) / model.config_words_per_cycle;
   cycles.reconfiguration = static_cast<double>(report.configurations) * configuration_cycles;
   const double compute = cycles.streaming + cycles.weight_load + cycles.phase_overlap + cycles.fill_drain +
                          cycles.control_overhead + cycles.reconfiguration;

@@ -2,6 +2,7 @@
 #include "mapper/sdm_budget.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "spec/integer_math.hpp"
 
@@ -21,10 +22,10 @@ SdmBudget sdm_budget(const spec::Layer& layer, const spec::Hardware& hardware, c
   const std::int64_t columns = window_span(layer.output_y(), layer.S, layer.stride);
   const std::int64_t configured_vns = tile[spec::kDimK] * tile[spec::kDimN] * tile[spec::kDimX] * tile[spec::kDimY];
   // Results land in a staging area that covers what the fabric's pipeline can still deliver after a fire
-  // (RN_BW results a cycle for the 2L + 3 cycles of fire-to-result latency) plus a double buffer of one step's
-  // results, so the controller never has to hold a fire back while DRAM keeps up.
-  const std::int64_t staging =
-      ((2 * spec::ceil_log2(hardware.num_ms) + 3) * hardware.rn_bw + 2 * configured_vns) * accumulator_bytes(hardware);
+  // (RN_BW results a cycle for the fire-to-result latency) plus a double buffer of one step's results, so the
+  // controller never has to hold a fire back while DRAM keeps up.
+  const auto latency = static_cast<std::int64_t>(std::ceil(spec::pipeline_latency(hardware)));
+  const std::int64_t staging = (latency * hardware.rn_bw + 2 * configured_vns) * accumulator_bytes(hardware);
   const std::int64_t whole_output = layer.output_elements() * accumulator_bytes(hardware);
 
   SdmBudget budget;

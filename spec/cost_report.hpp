@@ -38,6 +38,8 @@ struct CycleBreakdown {
   double reconfiguration = 0;  // writing the switch configuration words through the config port
   double memory_stall = 0;     // DRAM latency and any DRAM time not hidden behind compute
   double total = 0;
+  // Cycles with an ideal memory: what the RTL takes when the SDM always has the data (cross-checked exactly).
+  double compute() const { return total - memory_stall; }
 };
 
 struct EnergyBreakdown {  // picojoules

@@ -7,6 +7,13 @@
 
 namespace maeri::spec {
 
+double pipeline_latency(const Hardware& hardware) {
+  const ModelParameters& model = hardware.model;
+  const int levels = ceil_log2(hardware.num_ms);
+  return levels * model.dn_level_latency + model.mn_latency + levels * model.rn_level_latency +
+         model.collect_latency;
+}
+
 HardwareStructure derive_structure(const Hardware& hardware) {
   HardwareStructure structure;
   structure.tree_levels = spec::ceil_log2(hardware.num_ms);

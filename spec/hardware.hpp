@@ -44,6 +44,14 @@ struct CalibrationProvenance {
   double cycle_mape_before_percent = 0, cycle_mape_after_percent = 0;  // on the held-out cases
 };
 
+// Largest num_ms any spec, mapping file or configuration image may name (the mapper's limit; the prebuilt RTL
+// fabrics are a subset, sim/fabric_session.hpp).
+inline constexpr std::int64_t kMaxMultiplierSwitches = 65536;
+
+// Words written through the config port for one full fabric configuration (docs/config-bits.md): num_ms
+// multiplier-switch words, num_ms - 1 adder-switch words, one global word and num_ms collector entries.
+constexpr std::int64_t configuration_words(std::int64_t num_ms) { return 3 * num_ms; }
+
 struct Hardware {
   std::string name;
   std::int64_t num_ms = 0;  // multiplier switches (power of two)
@@ -71,6 +79,10 @@ struct HardwareStructure {
 };
 
 HardwareStructure derive_structure(const Hardware& hardware);
+
+// Cycles from a fire to its results on the output lanes under the model's parameters (docs/model.md, "Cycles"):
+// L DN levels, the multiplier switch, L RN levels and the collector; 2L + 3 at the nominal values.
+double pipeline_latency(const Hardware& hardware);
 
 
 }  // namespace maeri::spec

@@ -1,6 +1,8 @@
 // Derived sizes of a Layer (output extent, MAC count) and Network totals.
 #include "spec/layer.hpp"
 
+#include <fmt/format.h>
+
 namespace maeri::spec {
 
 const char* to_string(LayerType type) {
@@ -11,6 +13,34 @@ std::int64_t Layer::output_x() const { return (X + 2 * padding - R) / stride + 1
 std::int64_t Layer::output_y() const { return (Y + 2 * padding - S) / stride + 1; }
 
 std::int64_t Layer::macs() const { return N * K * C * R * S * output_x() * output_y(); }
+
+std::optional<ShapeViolation> shape_violation(const Layer& layer) {
+  const auto out_of_range = [](const char* field, std::int64_t value, std::int64_t min, std::int64_t max) {
+    return std::optional<ShapeViolation>(
+        ShapeViolation{field, fmt::format("expected an integer in [{}, {}], found {}", min, max, value)});
+  };
+  if (layer.N < 1 || layer.N > kMaxBatch) return out_of_range("N", layer.N, 1, kMaxBatch);
+  const std::pair<const char*, std::int64_t> sizes[] = {{"K", layer.K}, {"C", layer.C}, {"R", layer.R},
+                                                        {"S", layer.S}, {"X", layer.X}, {"Y", layer.Y}};
+  for (const auto& [field, value] : sizes)
+    if (value < 1 || value > kMaxLayerDimension) return out_of_range(field, value, 1, kMaxLayerDimension);
+  if (layer.stride < 1 || layer.stride > kMaxStride) return out_of_range("stride", layer.stride, 1, kMaxStride);
+  if (layer.padding < 0 || layer.padding > kMaxLayerDimension)
+    return out_of_range("padding", layer.padding, 0, kMaxLayerDimension);
+  if (layer.R > layer.X + 2 * layer.padding)
+    return ShapeViolation{"R", fmt::format("expected R <= X + 2*padding = {}, found {}", layer.X + 2 * layer.padding,
+                                           layer.R)};
+  if (layer.S > layer.Y + 2 * layer.padding)
+    return ShapeViolation{"S", fmt::format("expected S <= Y + 2*padding = {}, found {}", layer.Y + 2 * layer.padding,
+                                           layer.S)};
+  if (layer.type == LayerType::FullyConnected &&
+      (layer.R != 1 || layer.S != 1 || layer.X != 1 || layer.Y != 1 || layer.stride != 1 || layer.padding != 0))
+    return ShapeViolation{"type", "an FC layer has R = S = X = Y = stride = 1 and padding 0"};
+  const long double macs = static_cast<long double>(layer.N) * layer.K * layer.C * layer.R * layer.S *
+                           layer.output_x() * layer.output_y();
+  if (macs > kMaxLayerMacs) return ShapeViolation{"", "layer too large: more than 4e18 multiply-accumulates"};
+  return std::nullopt;
+}
 
 std::int64_t Network::total_macs() const {
   std::int64_t total = 0;

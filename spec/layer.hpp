@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,25 @@ struct Layer {
   std::int64_t weight_elements() const { return K * C * R * S; }
   std::int64_t output_elements() const { return N * K * output_x() * output_y(); }
 };
+
+// Limits every layer obeys wherever it comes from (workload YAML, mapping file, configuration image): they keep
+// every product of sizes inside int64 and every tensor addressable.
+inline constexpr std::int64_t kMaxLayerDimension = std::int64_t{1} << 24;  // K, C, R, S, X, Y
+inline constexpr std::int64_t kMaxBatch = 4096;                            // N
+inline constexpr std::int64_t kMaxStride = 64;
+inline constexpr long double kMaxLayerMacs = 4.0e18L;
+
+// A rule a layer shape breaks: the field as the specs name it ("R", "padding", …; empty for the whole layer).
+struct ShapeViolation {
+  std::string field;
+  std::string message;
+};
+
+// The first rule of a well-formed layer that `layer` breaks, nullopt if none: every size within its limit, the
+// filter no larger than the padded input, an FC layer 1×1 everywhere, and at most kMaxLayerMacs
+// multiply-accumulates. The one check behind every reader of layer shapes (workload, mapping file, image).
+// Workload files add an authoring rule of their own (padding smaller than the filter, docs/workload-spec.md).
+std::optional<ShapeViolation> shape_violation(const Layer& layer);
 
 struct Network {
   std::string name;

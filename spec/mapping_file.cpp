@@ -11,7 +11,6 @@ namespace maeri::spec {
 namespace {
 
 const char* const kTileKeys[kNumTileDims] = {"T_R", "T_S", "T_C", "T_K", "T_N", "T_X", "T_Y"};
-constexpr std::int64_t kMaxDimension = std::int64_t{1} << 24;
 
 }  // namespace
 
@@ -47,7 +46,7 @@ std::string emit_mapping_file(const MappingFile& mapping) {
     out << YAML::EndMap;
   }
   out << YAML::EndSeq << YAML::EndMap;
-  return std::string("# MAERI mapping file (docs/mapping-file.md), written by `maeri map`\n") + out.c_str() + "\n";
+  return std::string("# MAERI mapping file (docs/mapping.md), written by `maeri map`\n") + out.c_str() + "\n";
 }
 
 void write_mapping_file(const std::string& path, const MappingFile& mapping) {
@@ -60,7 +59,7 @@ MappingFile load_mapping_file(const std::string& path) {
   MappingFile mapping;
   StrictMap hardware = root.map("hardware");
   mapping.hardware_name = hardware.text("name");
-  mapping.num_ms = hardware.integer("num_ms", 2, 65536);
+  mapping.num_ms = hardware.integer("num_ms", 2, kMaxMultiplierSwitches);
   mapping.dn_bw = hardware.integer("dn_bw", 1, mapping.num_ms);
   mapping.rn_bw = hardware.integer("rn_bw", 1, mapping.num_ms);
   hardware.finish();
@@ -76,22 +75,23 @@ MappingFile load_mapping_file(const std::string& path) {
     layer.name = entry.text("name");
     StrictMap shape = entry.map("shape");
     layer.type = shape.choice("type", {"conv", "fc"}) == "conv" ? LayerType::Convolution : LayerType::FullyConnected;
-    layer.N = shape.integer("N", 1, 4096);
-    layer.K = shape.integer("K", 1, kMaxDimension);
-    layer.C = shape.integer("C", 1, kMaxDimension);
-    layer.R = shape.integer("R", 1, kMaxDimension);
-    layer.S = shape.integer("S", 1, kMaxDimension);
-    layer.X = shape.integer("X", 1, kMaxDimension);
-    layer.Y = shape.integer("Y", 1, kMaxDimension);
-    layer.stride = shape.integer("stride", 1, 64);
-    layer.padding = shape.integer("padding", 0, std::min(layer.R, layer.S) - 1);
-    if (layer.R > layer.X + 2 * layer.padding || layer.S > layer.Y + 2 * layer.padding) {
-      shape.fail_here("filter larger than the padded input (needs R <= X + 2*padding and S <= Y + 2*padding)");
+    layer.N = shape.integer("N", 1, kMaxBatch);
+    layer.K = shape.integer("K", 1, kMaxLayerDimension);
+    layer.C = shape.integer("C", 1, kMaxLayerDimension);
+    layer.R = shape.integer("R", 1, kMaxLayerDimension);
+    layer.S = shape.integer("S", 1, kMaxLayerDimension);
+    layer.X = shape.integer("X", 1, kMaxLayerDimension);
+    layer.Y = shape.integer("Y", 1, kMaxLayerDimension);
+    layer.stride = shape.integer("stride", 1, kMaxStride);
+    layer.padding = shape.integer("padding", 0, kMaxLayerDimension);
+    if (const auto violation = shape_violation(layer)) {
+      if (violation->field.empty()) shape.fail_here(violation->message);
+      shape.fail(violation->field, violation->message);
     }
     shape.finish();
     StrictMap tile = entry.map("tile");
     for (int dim = 0; dim < kNumTileDims; ++dim) {
-      layer_mapping.tile[dim] = tile.integer(kTileKeys[dim], 1, kMaxDimension);
+      layer_mapping.tile[dim] = tile.integer(kTileKeys[dim], 1, kMaxLayerDimension);
     }
     if (const auto violation = tile_violation(layer, bounds, layer_mapping.tile)) tile.fail_here(*violation);
     tile.finish();

@@ -1,5 +1,5 @@
 // Mapping files (kind: mapping): the tiles chosen for the layers of a workload on one hardware
-// instance, written by `maeri map` and read by `maeri codegen`. Format: docs/mapping-file.md.
+// instance, written by `maeri map` and read by `maeri codegen`. Format: docs/mapping.md.
 #pragma once
 
 #include <string>

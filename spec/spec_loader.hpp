@@ -19,7 +19,4 @@ Network load_workload(const std::string& path);
 // Reads only the top-level `kind` field, so `maeri validate` can dispatch on it.
 SpecKind peek_spec_kind(const std::string& path);
 
-// Largest supported num_ms for the mapper (the RTL has its own, smaller, limit).
-inline constexpr std::int64_t kMaxMultiplierSwitches = 65536;
-
 }  // namespace maeri::spec

@@ -36,6 +36,10 @@ std::string to_compact_string(const Tile& tile) {
   return fmt::format("{},{},{},{},{},{},{}", tile[0], tile[1], tile[2], tile[3], tile[4], tile[5], tile[6]);
 }
 
+bool uses_mn_forwarding(const Layer& layer, const Tile& tile) {
+  return layer.stride == 1 && tile[kDimY] == 1 && tile[kDimS] > 1;
+}
+
 std::string to_string(const Tile& tile) {
   return fmt::format("(T_R,T_S,T_C,T_K,T_N,T_X',T_Y') = ({})", to_compact_string(tile));
 }

@@ -37,6 +37,11 @@ std::array<std::int64_t, kNumTileDims> layer_extents(const Layer& layer);
 // Why a tile is illegal for this layer and hardware, naming the broken rule; nullopt if legal.
 std::optional<std::string> tile_violation(const Layer& layer, const Hardware& hardware, const Tile& tile);
 
+// Whether the tile's steps take operands from the neighbouring multiplier switch (MN forwarding): with stride 1
+// and one output column per VN, consecutive steps along Y' shift every window by one column, so all but the
+// newest column are already in the neighbour. Phases whose T_S is 1 (a ragged S edge) have nothing to forward.
+bool uses_mn_forwarding(const Layer& layer, const Tile& tile);
+
 // "(T_R,T_S,T_C,T_K,T_N,T_X',T_Y') = (3,3,8,4,1,1,1)" style text and its parser ("3,3,8,4,1,1,1").
 std::string to_string(const Tile& tile);
 std::string to_compact_string(const Tile& tile);  // "3,3,8,4,1,1,1"

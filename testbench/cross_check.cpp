@@ -38,7 +38,7 @@ std::vector<CrossCheckRow> cross_check(const spec::CostReport& model, const CoSi
   measured.rn_hops = std::int64_t(r.rn_traversals);
 
   std::vector<CrossCheckRow> rows;
-  const double compute = model.cycles.total - model.cycles.memory_stall;
+  const double compute = model.cycles.compute();
   if (runs.ideal_memory) rows.push_back({kComputeCycles, compute, double(runs.ideal_memory->cycles), RowKind::Cycles});
   if (runs.with_memory) {
     const sim::MemoryRun& memory = *runs.with_memory->memory;

@@ -115,7 +115,7 @@ void regression(int cases, std::uint64_t default_seed) {
               trial, layer.K, layer.C, layer.R, layer.S, layer.X, layer.Y, layer.N, layer.stride, layer.padding,
               spec::to_compact_string(tile), hardware.sdm_bytes, run.resident ? "resident" : "streaming",
               hardware.dram_bytes_per_cycle, hardware.dram_latency_cycles, model.cycles.total,
-              model.cycles.total - model.cycles.memory_stall, with_memory.cycles, run.data_stall_cycles,
+              model.cycles.compute(), with_memory.cycles, run.data_stall_cycles,
               run.output_stall_cycles, run.drain_cycles);
         }
       }
