@@ -15,7 +15,7 @@ LayerProgram plan_layer(const mapper::Layer& layer, const mapper::Hardware& hard
   program.layer = layer;
   program.tile = tile;
   program.num_ms = int(hardware.num_ms);
-  program.forwarding = layer.stride == 1 && tile[kDimY] == 1 && tile[kDimS] > 1;
+  program.forwarding = mapping_forwards(layer, tile);
 
   const int R = int(layer.R), S = int(layer.S), C = int(layer.C), K = int(layer.K);
   const int N = int(layer.N), XO = int(layer.output_x()), YO = int(layer.output_y());
@@ -38,7 +38,7 @@ LayerProgram plan_layer(const mapper::Layer& layer, const mapper::Hardware& hard
           auto found = configuration_of.find(shape);
           if (found == configuration_of.end()) {
             PhaseConfiguration configuration;
-            const bool forwarding = program.forwarding && shape.t_s > 1;
+            const bool forwarding = phase_forwards(layer, tile, shape);
             configuration.placement = place_tile(program.num_ms, shape, forwarding);
             configuration.reduction =
                 compile_fabric(configuration.placement.layout, configuration.placement.take_forward);
@@ -52,7 +52,7 @@ LayerProgram plan_layer(const mapper::Layer& layer, const mapper::Hardware& hard
           phase.c0 = c0;
           phase.k0 = k0;
           phase.accumulate = r0 > 0 || s0 > 0 || c0 > 0;
-          const bool forwarding = program.forwarding && shape.t_s > 1;
+          const bool forwarding = phase_forwards(layer, tile, shape);
           if (detail == PlanDetail::Steps) {
             for (int n0 = 0; n0 < N; n0 += TN)
               for (int x0 = 0; x0 < XO; x0 += TX)

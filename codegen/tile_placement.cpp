@@ -38,4 +38,12 @@ TilePlacement place_tile(int num_ms, const PhaseShape& shape, bool forwarding) {
   return placement;
 }
 
+bool mapping_forwards(const mapper::Layer& layer, const mapper::Tile& tile) {
+  return layer.stride == 1 && tile[mapper::kDimY] == 1 && tile[mapper::kDimS] > 1;
+}
+
+bool phase_forwards(const mapper::Layer& layer, const mapper::Tile& tile, const PhaseShape& shape) {
+  return mapping_forwards(layer, tile) && shape.t_s > 1;
+}
+
 }  // namespace maeri::codegen

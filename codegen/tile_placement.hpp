@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "codegen/vn_layout.hpp"
+#include "mapper/layer.hpp"
+#include "mapper/tile.hpp"
 
 namespace maeri::codegen {
 
@@ -38,5 +40,11 @@ struct TilePlacement {
 
 // forwarding: whether steps along Y' reuse operands from the left neighbour (stride 1, t_Y' = 1, t_S > 1).
 TilePlacement place_tile(int num_ms, const PhaseShape& shape, bool forwarding);
+
+// The MN forwarding rule, in one place: a mapping forwards when stride = 1, T_Y' = 1 and T_S > 1 (a step along
+// Y' then needs every operand but the newest column, which the left neighbour already holds); a phase of the
+// mapping forwards when, in addition, its own t_S > 1 (a ragged S edge of width 1 has nothing to reuse).
+bool mapping_forwards(const mapper::Layer& layer, const mapper::Tile& tile);
+bool phase_forwards(const mapper::Layer& layer, const mapper::Tile& tile, const PhaseShape& shape);
 
 }  // namespace maeri::codegen

@@ -5,13 +5,14 @@
 #include <yaml-cpp/yaml.h>
 
 #include "mapper/atomic_file.hpp"
+#include "mapper/spec_loader.hpp"
 #include "mapper/strict_yaml.hpp"
 
 namespace maeri::mapper {
 namespace {
 
 const char* const kTileKeys[kNumTileDims] = {"T_R", "T_S", "T_C", "T_K", "T_N", "T_X", "T_Y"};
-constexpr std::int64_t kMaxDimension = std::int64_t{1} << 24;
+constexpr std::int64_t kMaxDimension = kMaxLayerDimension;
 
 }  // namespace
 
@@ -76,14 +77,14 @@ MappingFile load_mapping_file(const std::string& path) {
     layer.name = entry.text("name");
     StrictMap shape = entry.map("shape");
     layer.type = shape.choice("type", {"conv", "fc"}) == "conv" ? LayerType::Convolution : LayerType::FullyConnected;
-    layer.N = shape.integer("N", 1, 4096);
+    layer.N = shape.integer("N", 1, kMaxBatch);
     layer.K = shape.integer("K", 1, kMaxDimension);
     layer.C = shape.integer("C", 1, kMaxDimension);
     layer.R = shape.integer("R", 1, kMaxDimension);
     layer.S = shape.integer("S", 1, kMaxDimension);
     layer.X = shape.integer("X", 1, kMaxDimension);
     layer.Y = shape.integer("Y", 1, kMaxDimension);
-    layer.stride = shape.integer("stride", 1, 64);
+    layer.stride = shape.integer("stride", 1, kMaxStride);
     layer.padding = shape.integer("padding", 0, std::min(layer.R, layer.S) - 1);
     if (layer.R > layer.X + 2 * layer.padding || layer.S > layer.Y + 2 * layer.padding) {
       shape.fail_here("filter larger than the padded input (needs R <= X + 2*padding and S <= Y + 2*padding)");

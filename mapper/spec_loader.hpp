@@ -22,4 +22,15 @@ SpecKind peek_spec_kind(const std::string& path);
 // Largest supported num_ms for the mapper (the RTL has its own, smaller, limit).
 inline constexpr std::int64_t kMaxMultiplierSwitches = 65536;
 
+// Ranges of the hardware spec's widths (docs/hardware-spec.md): products of two DATA_W values and ACC_W sums
+// are computed in 64-bit integers.
+inline constexpr int kMinDataWidth = 2;
+inline constexpr int kMaxDataWidth = 32;
+inline constexpr int kMaxAccWidth = 64;
+
+// Ranges of a layer's fields in workloads and mapping files (docs/workload-spec.md).
+inline constexpr std::int64_t kMaxLayerDimension = std::int64_t{1} << 24;  // K, C, R, S, X, Y
+inline constexpr std::int64_t kMaxBatch = 4096;                            // N
+inline constexpr std::int64_t kMaxStride = 64;
+
 }  // namespace maeri::mapper

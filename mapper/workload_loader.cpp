@@ -10,8 +10,7 @@
 namespace maeri::mapper {
 namespace {
 
-constexpr std::int64_t kMaxDimension = std::int64_t{1} << 24;
-constexpr std::int64_t kMaxStride = 64;
+constexpr std::int64_t kMaxDimension = kMaxLayerDimension;
 constexpr long double kMaxMacs = 4.0e18L;  // keeps every product of sizes inside int64
 
 Layer read_convolution(StrictMap& entry, Layer layer) {
@@ -66,7 +65,7 @@ Network load_workload(const std::string& path) {
   }
   Network network;
   network.name = root.text("name");
-  const std::int64_t batch = root.has("batch") ? root.integer("batch", 1, 4096) : 1;
+  const std::int64_t batch = root.has("batch") ? root.integer("batch", 1, kMaxBatch) : 1;
   const YAML::Node layers = root.sequence("layers");
   std::set<std::string> names;
   for (std::size_t index = 0; index < layers.size(); ++index) {
