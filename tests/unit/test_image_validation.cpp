@@ -385,7 +385,15 @@ TEST_CASE("image validation: mutation sweep over every byte and every field, CRC
   CHECK(rejected > 1000);
 }
 
-TEST_CASE("image validation: images of every shipped-size layer stay within the limits",
+TEST_CASE("image validation: the limits' values", "[codegen][image][validation]") {
+  // docs/config-bits.md: vn_count and collector slots are 10-bit fields; at M = 512 the largest slot is
+  // 2·511 − 1 = 1021 < 1024, at M = 1024 it would be 2045.
+  STATIC_REQUIRE(codegen::kMaxImageMultiplierSwitches == 512);
+  // docs/config-image.md's table: 20 + 14 + 2·(2 + 65535) + 1 + 36 + 28 + 4 + 16·(14 + 1 + 4 + 6·512) + 4 + 1024·17.
+  STATIC_REQUIRE(codegen::kMaxImageBytes == 198045);
+}
+
+TEST_CASE("image validation: images of the largest shipped layers stay within the limits",
           "[codegen][image][validation]") {
   // The limits must admit real layers: the largest tensors, MACs and step counts of the shipped workloads
   // (VGG16 fc6: 102.8 M weights; conv1_2: 1.85 G MACs) with the mRNA baseline tile on the shipped 64-MS fabric,
