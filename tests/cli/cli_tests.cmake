@@ -152,3 +152,11 @@ maeri_cli_test(sim_tensor_too_small 2
   $<TARGET_FILE:maeri> sim ${IMAGES}/tiny.conv1.mimg --weights ${BAD_IMAGES}/three.tensor)
 set_tests_properties(cli_sim_oversized_tensor cli_sim_tensor_too_small
   PROPERTIES FIXTURES_REQUIRED "tiny_images;bad_tensors")
+
+# JSON output never throws on names that are not UTF-8 (docs/config-image.md "Validation", last paragraph):
+# a workload whose layer name ends in the byte 0xFF is mapped and its JSON written with U+FFFD.
+string(ASCII 255 BYTE_FF)
+file(WRITE ${BAD_IMAGES}/non-utf8.yaml "kind: workload\nname: w\nlayers:\n  - {name: \"fc${BYTE_FF}\", type: fc, K: 4, C: 4}\n")
+maeri_cli_test(map_json_name_not_utf8 0 --stdout-contains "json: ${BAD_IMAGES}/non-utf8.json"
+  $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${BAD_IMAGES}/non-utf8.yaml --json ${BAD_IMAGES}/non-utf8.json
+  -o ${BAD_IMAGES}/non-utf8.mapping.yaml)
