@@ -2,13 +2,12 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/layer_selection.hpp"
+#include "codegen/image_file.hpp"
 #include "codegen/image_program.hpp"
 #include "spec/atomic_file.hpp"
 #include "spec/mapping_file.hpp"
@@ -34,12 +33,6 @@ struct DisasmOptions {
   std::string hardware;
   bool json = false;
 };
-
-std::vector<std::uint8_t> read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw spec::SpecError({path, 0, 0}, "", "cannot open the image file");
-  return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 std::vector<spec::LayerMapping> mappings_to_build(const CodegenOptions& options, const spec::Hardware& hardware,
                                                     std::string& workload_name) {
@@ -102,7 +95,7 @@ int run_codegen(const CodegenOptions& options) {
 }
 
 int run_disasm(const DisasmOptions& options) {
-  const codegen::ConfigImage image = codegen::decode_image(read_bytes(options.image), options.image);
+  const codegen::ConfigImage image = codegen::load_image_file(options.image);
   if (!options.hardware.empty())
     codegen::check_image_matches(image, spec::load_hardware(options.hardware), options.image);
   if (options.json) {

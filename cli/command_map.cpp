@@ -143,7 +143,9 @@ int run_map(const MapOptions& options) {
     const nlohmann::json document = {{"hardware", hardware.name}, {"workload", network.name},
                                      {"objective", options.objective}, {"layers", json_layers},
                                      {"total_cycles", best_cycles}, {"total_energy_pj", best_energy}};
-    spec::write_file_atomically(options.json, document.dump(2) + "\n");
+    // Names come from the YAML as bytes: any that are not UTF-8 are written as U+FFFD rather than throwing.
+    spec::write_file_atomically(options.json,
+                                  document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     fmt::print("json: {}\n", options.json);
   }
   if (!options.csv.empty()) {

@@ -4,12 +4,10 @@
 // SDM/DRAM models of that spec, checks those outputs too, and prints the model-vs-co-simulation cross-check.
 #include <fmt/format.h>
 
-#include <fstream>
-#include <iterator>
-
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "codegen/exact_traffic.hpp"
+#include "codegen/image_file.hpp"
 #include "codegen/image_program.hpp"
 #include "spec/atomic_file.hpp"
 #include "mapper/cost_model.hpp"
@@ -33,10 +31,7 @@ struct SimOptions {
 };
 
 int run_sim(const SimOptions& options) {
-  std::ifstream file(options.image, std::ios::binary);
-  if (!file) throw spec::SpecError({options.image, 0, 0}, "", "cannot open the image file");
-  const std::vector<std::uint8_t> bytes{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
-  const codegen::ConfigImage image = codegen::decode_image(bytes, options.image);
+  const codegen::ConfigImage image = codegen::load_image_file(options.image);
   std::optional<spec::Hardware> hardware;
   if (!options.hardware.empty()) {
     hardware = spec::load_hardware(options.hardware);

@@ -132,7 +132,10 @@ int run_verify(const VerifyOptions& options) {
   fmt::print("\n{} of {} runs PASS; largest cycle error: compute {}, with DRAM {}\n", passed, passed + failed,
              options.memory == "dram" ? "not run" : fmt::format("{:.2f}%", max_compute_error),
              options.memory == "ideal" ? "not run" : fmt::format("{:.2f}%", max_total_error));
-  if (!options.json.empty()) spec::write_file_atomically(options.json, report.dump(2) + "\n");
+  // Names come from the YAML as bytes: any that are not UTF-8 are written as U+FFFD rather than throwing.
+  if (!options.json.empty())
+    spec::write_file_atomically(options.json,
+                                  report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   if (!options.csv.empty()) spec::write_file_atomically(options.csv, csv);
   return failed == 0 ? kExitOk : kExitCheckFailed;
 }

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "codegen/config_image.hpp"
+#include "codegen/image_validation.hpp"
 
 namespace maeri::codegen {
 namespace {
@@ -177,6 +178,9 @@ ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
   if (version != kImageFormatVersion)
     throw ImageError(fmt::format("{}: unsupported image format version {} (this build reads version {})", source,
                                  version, kImageFormatVersion));
+  if (bytes.size() > kMaxImageBytes)
+    throw ImageError(fmt::format("{}: the image has {} bytes, more than the largest valid image ({} bytes)", source,
+                                 bytes.size(), kMaxImageBytes));
   in.u16("the reserved header field");
   const std::uint32_t crc = in.u32("the CRC-32");
   const std::uint32_t size = in.u32("the image size");
@@ -189,44 +193,74 @@ ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
                                  "corrupt)", source, crc, actual));
   static_assert(kFixedHeader == 20, "fixed header layout");
 
+  // Fields are read as they come; where each was read is kept for validate_image's messages.
+  ImageFieldOffsets at;
   ConfigImage image;
   ImageHardware& hw = image.hardware;
+  at.num_ms = in.offset();
   hw.num_ms = in.u32("hardware.num_ms");
+  at.dn_bw = in.offset();
   hw.dn_bw = in.u32("hardware.dn_bw");
+  at.rn_bw = in.offset();
   hw.rn_bw = in.u32("hardware.rn_bw");
+  at.data_width = in.offset();
   hw.data_width = std::uint8_t(in.u8("hardware.data_width"));
+  at.acc_width = in.offset();
   hw.acc_width = std::uint8_t(in.u8("hardware.acc_width"));
+  at.hardware_name = in.offset();
   hw.name = in.text("hardware.name");
-  if (hw.num_ms < 2 || (hw.num_ms & (hw.num_ms - 1)) != 0 || hw.num_ms > 65536)
-    in.fail(fmt::format("hardware.num_ms {} is not a power of two between 2 and 65536", hw.num_ms));
+  validate_image_hardware(hw, at, source);  // before any configuration of num_ms words is read
   spec::Layer& layer = image.layer;
+  at.layer_name = in.offset();
   layer.name = in.text("layer.name");
-  layer.type = in.u8("layer.type") == 1 ? spec::LayerType::FullyConnected : spec::LayerType::Convolution;
+  at.layer_type = in.offset();
+  const std::uint32_t type = in.u8("layer.type");
+  if (type > 1)
+    throw ImageError(fmt::format("{}: byte {}: layer.type is {}, expected 0 (convolution) or 1 (fully connected)",
+                                 source, at.layer_type, type));
+  layer.type = type == 1 ? spec::LayerType::FullyConnected : spec::LayerType::Convolution;
+  std::size_t dim = 0;
   for (std::int64_t* field : {&layer.N, &layer.K, &layer.C, &layer.R, &layer.S, &layer.X, &layer.Y, &layer.stride,
-                              &layer.padding})
+                              &layer.padding}) {
+    at.layer_dims[dim++] = in.offset();
     *field = in.u32("the layer dimensions");
-  for (int d = 0; d < spec::kNumTileDims; ++d) image.tile[d] = in.u32("the tile sizes");
+  }
+  for (int d = 0; d < spec::kNumTileDims; ++d) {
+    at.tile[d] = in.offset();
+    image.tile[d] = in.u32("the tile sizes");
+  }
+  at.configuration_count = in.offset();
   const std::uint32_t configurations = in.u32("the configuration count");
   for (std::uint32_t c = 0; c < configurations; ++c) {
     ImageConfiguration configuration;
+    ImageFieldOffsets::Configuration& where = at.configurations.emplace_back();
+    where.shape = in.offset();
     PhaseShape& s = configuration.shape;
     for (int* field : {&s.t_r, &s.t_s, &s.t_c, &s.t_k, &s.t_n, &s.t_x, &s.t_y}) *field = int(in.u16("a phase shape"));
-    configuration.forwarding = in.u8("a forwarding flag") != 0;
+    where.forwarding = in.offset();
+    const std::uint32_t forwarding = in.u8("a forwarding flag");
+    if (forwarding > 1)
+      throw ImageError(fmt::format("{}: byte {}: configuration[{}].forwarding is {}, expected 0 or 1", source,
+                                   where.forwarding, c, forwarding));
+    configuration.forwarding = forwarding == 1;
     const std::uint32_t words = in.u32("a configuration word count");
     if (words != 3 * hw.num_ms)
       in.fail(fmt::format("configuration {} has {} words, expected 3 x num_ms = {}", c, words, 3 * hw.num_ms));
+    where.words = in.offset();
     std::vector<ConfigWrite> writes;
     for (std::uint32_t a = 0; a < words; ++a) writes.push_back({a, std::uint16_t(in.u16("configuration words"))});
     try {
       configuration.fabric = decode_config_writes(int(hw.num_ms), writes);
     } catch (const std::invalid_argument& error) {
-      in.fail(fmt::format("configuration {}: {}", c, error.what()));
+      throw ImageError(fmt::format("{}: byte {}: configuration[{}].words: {}", source, where.words, c, error.what()));
     }
     image.configurations.push_back(configuration);
   }
+  at.instruction_count = in.offset();
   const std::uint32_t instructions = in.u32("the instruction count");
   for (std::uint32_t i = 0; i < instructions; ++i) {
     Instruction instruction;
+    at.instructions.push_back(in.offset());
     const std::uint32_t opcode = in.u8("an opcode");
     if (opcode > std::uint32_t(Opcode::Stream)) in.fail(fmt::format("instruction {} has unknown opcode {}", i, opcode));
     instruction.opcode = Opcode(opcode);
@@ -234,6 +268,7 @@ ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
     image.program.push_back(instruction);
   }
   if (in.offset() != bytes.size()) in.fail("unexpected bytes after the program");
+  validate_image(image, at, source);
   return image;
 }
 
@@ -338,7 +373,9 @@ std::string to_json(const ConfigImage& image) {
     program.push_back(entry);
   }
   root["program"] = program;
-  return root.dump(2) + "\n";
+  // Never throws on a name that is not UTF-8 (an in-memory image; a decoded one has been validated): such bytes
+  // become U+FFFD.
+  return root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 void check_image_matches(const ConfigImage& image, const spec::Hardware& hardware, const std::string& source) {

@@ -56,7 +56,7 @@ ConfigImage build_image(const LayerProgram& program, const spec::Hardware& hardw
   for (size_t c = 0; c < program.configurations.size(); ++c) {
     const PhaseConfiguration& configuration = program.configurations[c];
     image.configurations.push_back({configuration.placement.shape,
-                                    program.forwarding && configuration.placement.shape.t_s > 1,
+                                    phase_forwards(program.layer, program.tile, configuration.placement.shape),
                                     configuration.reduction.config});
     emitter.configuration_of[configuration.placement.shape] = int(c);
   }
@@ -71,9 +71,6 @@ ConfigImage build_image(const LayerProgram& program, const spec::Hardware& hardw
 }
 
 LayerProgram expand_image(const ConfigImage& image, const std::string& source) {
-  const auto fail = [&source](size_t pc, const std::string& problem) -> ImageError {
-    return ImageError(fmt::format("{}: program instruction {}: {}", source, pc, problem));
-  };
   const spec::Layer& layer = image.layer;
   const int num_ms = int(image.hardware.num_ms);
   LayerProgram program;
@@ -95,7 +92,30 @@ LayerProgram expand_image(const ConfigImage& image, const std::string& source) {
     configuration.reduction.config = stored.fabric;  // the image's words, exactly as the fabric receives them
     program.configurations.push_back(std::move(configuration));
   }
+  const int XO = int(layer.output_x()), YO = int(layer.output_y());
+  play_program(
+      image, source, [&program](const WeightPhase& phase) { program.phases.push_back(phase); },
+      [&] {
+        WeightPhase& phase = program.phases.back();
+        const ImageConfiguration& stored = image.configurations[size_t(phase.configuration)];
+        const PhaseShape& shape = stored.shape;
+        for (int n0 = 0; n0 < layer.N; n0 += shape.t_n)
+          for (int x0 = 0; x0 < XO; x0 += shape.t_x)
+            for (int y0 = 0; y0 < YO; y0 += shape.t_y) phase.steps.push_back({n0, x0, y0, stored.forwarding && y0 > 0});
+      });
+  return program;
+}
 
+void play_program(const ConfigImage& image, const std::string& source,
+                  const std::function<void(const WeightPhase&)>& on_phase, const std::function<void()>& on_stream,
+                  const std::vector<std::size_t>* instruction_offsets) {
+  const auto fail = [&source, instruction_offsets](size_t pc, const std::string& problem) -> ImageError {
+    if (instruction_offsets && pc < instruction_offsets->size())
+      return ImageError(fmt::format("{}: byte {}: program instruction {}: {}", source, (*instruction_offsets)[pc], pc,
+                                    problem));
+    return ImageError(fmt::format("{}: program instruction {}: {}", source, pc, problem));
+  };
+  const spec::Layer& layer = image.layer;
   struct Loop {
     size_t body;  // first instruction of the body
     int reg;
@@ -106,13 +126,12 @@ LayerProgram expand_image(const ConfigImage& image, const std::string& source) {
   const std::array<std::int64_t, 4> extents = {layer.R, layer.S, layer.C, layer.K};
   int active = -1;
   bool weights_loaded = false;
-  const int XO = int(layer.output_x()), YO = int(layer.output_y());
   for (size_t pc = 0; pc < image.program.size(); ++pc) {
     const Instruction& instruction = image.program[pc];
     switch (instruction.opcode) {
       case Opcode::End:
         if (!loops.empty()) throw fail(pc, "END inside an open FOR");
-        return program;
+        return;
       case Opcode::For: {
         const std::uint32_t reg = instruction.operand[0], count = instruction.operand[2];
         if (reg > 3) throw fail(pc, fmt::format("FOR names register {}, expected 0..3 (r0, s0, c0, k0)", reg));
@@ -133,15 +152,15 @@ LayerProgram expand_image(const ConfigImage& image, const std::string& source) {
         break;
       }
       case Opcode::Configure:
-        if (instruction.operand[0] >= program.configurations.size())
+        if (instruction.operand[0] >= image.configurations.size())
           throw fail(pc, fmt::format("CONFIGURE {} but the image holds {} configurations", instruction.operand[0],
-                                     program.configurations.size()));
+                                     image.configurations.size()));
         active = int(instruction.operand[0]);
         weights_loaded = false;
         break;
       case Opcode::LoadWeights: {
         if (active < 0) throw fail(pc, "LOAD_WEIGHTS before any CONFIGURE");
-        const PhaseShape& shape = program.configurations[size_t(active)].placement.shape;
+        const PhaseShape& shape = image.configurations[size_t(active)].shape;
         const std::array<int, 4> sizes = {shape.t_r, shape.t_s, shape.t_c, shape.t_k};
         for (size_t d = 0; d < 4; ++d)
           if (std::int64_t(registers[d]) + sizes[d] > extents[d])
@@ -154,20 +173,14 @@ LayerProgram expand_image(const ConfigImage& image, const std::string& source) {
         phase.c0 = int(registers[2]);
         phase.k0 = int(registers[3]);
         phase.accumulate = phase.r0 > 0 || phase.s0 > 0 || phase.c0 > 0;
-        program.phases.push_back(phase);
+        on_phase(phase);
         weights_loaded = true;
         break;
       }
-      case Opcode::Stream: {
+      case Opcode::Stream:
         if (!weights_loaded) throw fail(pc, "STREAM before LOAD_WEIGHTS");
-        WeightPhase& phase = program.phases.back();
-        const ImageConfiguration& stored = image.configurations[size_t(phase.configuration)];
-        const PhaseShape& shape = stored.shape;
-        for (int n0 = 0; n0 < layer.N; n0 += shape.t_n)
-          for (int x0 = 0; x0 < XO; x0 += shape.t_x)
-            for (int y0 = 0; y0 < YO; y0 += shape.t_y) phase.steps.push_back({n0, x0, y0, stored.forwarding && y0 > 0});
+        on_stream();
         break;
-      }
       default:
         throw fail(pc, fmt::format("unknown opcode {}", int(instruction.opcode)));
     }

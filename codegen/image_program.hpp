@@ -4,6 +4,11 @@
 // co-simulation controller execute.
 #pragma once
 
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
 #include "codegen/config_image.hpp"
 #include "codegen/layer_program.hpp"
 
@@ -13,5 +18,16 @@ ConfigImage build_image(const LayerProgram& program, const spec::Hardware& hardw
 
 // Throws ImageError naming `source` and the instruction when the program is malformed.
 LayerProgram expand_image(const ConfigImage& image, const std::string& source);
+
+// The interpreter behind expand_image, which stores nothing itself: calls `on_phase` at every LOAD_WEIGHTS with the
+// phase (origin, configuration, fold flag; no steps) and `on_stream` at every STREAM (which streams the latest
+// phase). Throws ImageError naming `source` and the instruction — with its byte offset in the file when
+// `instruction_offsets` (one per instruction) is given — for END inside a FOR or no END, END_FOR without FOR, a
+// FOR register other than r0, s0, c0, k0 or a count of 0, CONFIGURE of a missing configuration, LOAD_WEIGHTS
+// before any CONFIGURE or of a slice outside the layer, STREAM before LOAD_WEIGHTS. Its run time is the number
+// of instructions it executes: image validation bounds that before playing an image (image_validation.hpp).
+void play_program(const ConfigImage& image, const std::string& source,
+                  const std::function<void(const WeightPhase&)>& on_phase, const std::function<void()>& on_stream,
+                  const std::vector<std::size_t>* instruction_offsets = nullptr);
 
 }  // namespace maeri::codegen

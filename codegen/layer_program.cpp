@@ -38,7 +38,7 @@ LayerProgram plan_layer(const spec::Layer& layer, const spec::Hardware& hardware
           auto found = configuration_of.find(shape);
           if (found == configuration_of.end()) {
             PhaseConfiguration configuration;
-            const bool forwarding = program.forwarding && shape.t_s > 1;
+            const bool forwarding = phase_forwards(layer, tile, shape);
             configuration.placement = place_tile(program.num_ms, shape, forwarding);
             configuration.reduction =
                 compile_fabric(configuration.placement.layout, configuration.placement.take_forward);
@@ -52,7 +52,7 @@ LayerProgram plan_layer(const spec::Layer& layer, const spec::Hardware& hardware
           phase.c0 = c0;
           phase.k0 = k0;
           phase.accumulate = r0 > 0 || s0 > 0 || c0 > 0;
-          const bool forwarding = program.forwarding && shape.t_s > 1;
+          const bool forwarding = phase_forwards(layer, tile, shape);
           if (detail == PlanDetail::Steps) {
             for (int n0 = 0; n0 < N; n0 += TN)
               for (int x0 = 0; x0 < XO; x0 += TX)

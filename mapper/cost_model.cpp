@@ -135,7 +135,7 @@ spec::CostReport evaluate(const spec::Layer& layer, const spec::Hardware& hardwa
                                 parts[spec::kDimK].count[ik];
     const std::int64_t active_vn_size = t_r * t_s * t_c;
     const std::int64_t unique_weights = t_k * active_vn_size;
-    const bool forwarding = report.uses_forwarding && t_s > 1;
+    const bool forwarding = spec::phase_uses_mn_forwarding(layer, tile, t_s);
 
     report.weight_phases += phases;
     const bool last_phase_shape = ir == parts[spec::kDimR].parts - 1 && is == parts[spec::kDimS].parts - 1 &&

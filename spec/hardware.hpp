@@ -48,6 +48,12 @@ struct CalibrationProvenance {
 // fabrics are a subset, sim/fabric_session.hpp).
 inline constexpr std::int64_t kMaxMultiplierSwitches = 65536;
 
+// Ranges of the hardware spec's widths (docs/hardware-spec.md): products of two DATA_W values and ACC_W sums
+// are computed in 64-bit integers.
+inline constexpr int kMinDataWidth = 2;
+inline constexpr int kMaxDataWidth = 32;
+inline constexpr int kMaxAccWidth = 64;
+
 // Words written through the config port for one full fabric configuration (docs/config-bits.md): num_ms
 // multiplier-switch words, num_ms - 1 adder-switch words, one global word and num_ms collector entries.
 constexpr std::int64_t configuration_words(std::int64_t num_ms) { return 3 * num_ms; }

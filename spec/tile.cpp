@@ -40,6 +40,10 @@ bool uses_mn_forwarding(const Layer& layer, const Tile& tile) {
   return layer.stride == 1 && tile[kDimY] == 1 && tile[kDimS] > 1;
 }
 
+bool phase_uses_mn_forwarding(const Layer& layer, const Tile& tile, std::int64_t phase_t_s) {
+  return uses_mn_forwarding(layer, tile) && phase_t_s > 1;
+}
+
 std::string to_string(const Tile& tile) {
   return fmt::format("(T_R,T_S,T_C,T_K,T_N,T_X',T_Y') = ({})", to_compact_string(tile));
 }

@@ -41,6 +41,8 @@ std::optional<std::string> tile_violation(const Layer& layer, const Hardware& ha
 // and one output column per VN, consecutive steps along Y' shift every window by one column, so all but the
 // newest column are already in the neighbour. Phases whose T_S is 1 (a ragged S edge) have nothing to forward.
 bool uses_mn_forwarding(const Layer& layer, const Tile& tile);
+// A weight phase of such a mapping forwards when its own T_S (the ragged S edge's width in an edge phase) is > 1.
+bool phase_uses_mn_forwarding(const Layer& layer, const Tile& tile, std::int64_t phase_t_s);
 
 // "(T_R,T_S,T_C,T_K,T_N,T_X',T_Y') = (3,3,8,4,1,1,1)" style text and its parser ("3,3,8,4,1,1,1").
 std::string to_string(const Tile& tile);

@@ -3,45 +3,104 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
-#include <sstream>
+#include <iterator>
 
 #include "spec/spec_error.hpp"
 
 namespace maeri::testbench {
+namespace {
+
+// A word as it may be shown in a message: bytes outside printable ASCII as \xNN.
+std::string printable(const std::string& word) {
+  std::string text;
+  for (const char c : word) {
+    const unsigned char byte = static_cast<unsigned char>(c);
+    text += byte >= 0x20 && byte < 0x7f ? std::string(1, c) : fmt::format("\\x{:02x}", byte);
+  }
+  return text;
+}
+
+}  // namespace
 
 std::vector<std::int64_t> read_tensor_file(const std::string& path, std::size_t expected_count, int data_width,
                                            const std::string& what) {
-  std::ifstream in(path);
+  const std::int64_t count = std::int64_t(expected_count);
+  const std::int64_t min_bytes = count == 0 ? 0 : 2 * count - 1;
+  const std::int64_t max_bytes = kTensorFileSlackBytes + kTensorFileBytesPerValue * count;
+  const std::string expected_size =
+      fmt::format("{} values for the layer need {}..{} bytes (at least a digit and a separator per value; at most "
+                  "{} bytes per value plus {} bytes of comments)",
+                  count, min_bytes, max_bytes, kTensorFileBytesPerValue, kTensorFileSlackBytes);
+  std::error_code error;
+  if (std::filesystem::is_regular_file(path, error)) {
+    const std::uintmax_t size = std::filesystem::file_size(path, error);
+    if (!error && (std::int64_t(size) < min_bytes || size > std::uintmax_t(max_bytes)))
+      throw spec::SpecError({path, 0, 0}, what, fmt::format("the file has {} bytes, but {}", size, expected_size));
+  }
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw spec::SpecError({path, 0, 0}, what, "cannot open the tensor file");
+
   const std::int64_t half = std::int64_t(1) << (data_width - 1);
   std::vector<std::int64_t> values;
-  std::string line;
-  int number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    line = line.substr(0, line.find('#'));
-    std::istringstream words(line);
-    std::string word;
-    int column = 1;
-    while (words >> word) {
-      std::size_t used = 0;
-      std::int64_t value = 0;
-      try {
-        value = std::stoll(word, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used != word.size())
-        throw spec::SpecError({path, number, column}, what, "expected an integer, found '" + word + "'");
-      if (value < -half || value >= half)
-        throw spec::SpecError({path, number, column}, what,
-                                fmt::format("{} does not fit {} signed bits ({} … {})", value, data_width, -half,
-                                            half - 1));
-      values.push_back(value);
-      column += int(word.size()) + 1;
+  values.reserve(expected_count);
+  int line = 1, column = 1, word_line = 0, word_column = 0;
+  std::string word;
+  bool in_comment = false;
+  const auto finish_word = [&] {
+    if (word.empty()) return;
+    std::size_t used = 0;
+    std::int64_t value = 0;
+    try {
+      value = std::stoll(word, &used);
+    } catch (const std::exception&) {
+      used = 0;
     }
+    if (used != word.size())
+      throw spec::SpecError({path, word_line, word_column}, what,
+                              "expected an integer, found '" + printable(word) + "'");
+    if (value < -half || value >= half)
+      throw spec::SpecError({path, word_line, word_column}, what,
+                              fmt::format("{} does not fit {} signed bits ({} … {})", value, data_width, -half,
+                                          half - 1));
+    if (values.size() == expected_count)
+      throw spec::SpecError({path, word_line, word_column}, what,
+                              fmt::format("expected {} values for the layer, found more", expected_count));
+    values.push_back(value);
+    word.clear();
+  };
+  // Character by character, so that neither a long line nor a pipe longer than any tensor file is held whole.
+  std::int64_t consumed = 0;
+  for (std::istreambuf_iterator<char> next(in), end; next != end; ++next) {
+    const char c = *next;
+    if (++consumed > max_bytes)
+      throw spec::SpecError({path, line, column}, what,
+                              fmt::format("the file has more than {} bytes, but {}", max_bytes, expected_size));
+    if (c == '\n') {
+      finish_word();
+      in_comment = false;
+      ++line;
+      column = 1;
+      continue;
+    }
+    if (!in_comment) {
+      if (c == '#') {
+        finish_word();
+        in_comment = true;
+      } else if (c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f') {
+        finish_word();
+      } else {
+        if (word.empty()) word_line = line, word_column = column;
+        word += c;
+        if (word.size() > kTensorFileMaxWordLength)
+          throw spec::SpecError({path, word_line, word_column}, what,
+                                  "expected an integer, found '" + printable(word) + "…'");
+      }
+    }
+    ++column;
   }
+  finish_word();
   if (values.size() != expected_count)
     throw spec::SpecError({path, 0, 0}, what,
                             fmt::format("expected {} values for the layer, found {}", expected_count, values.size()));

@@ -106,3 +106,57 @@ maeri_cli_test(calibrate_unknown_holdout 2 --stderr-contains "has no layer 'conv
   $<TARGET_FILE:maeri> calibrate --hardware ${HW64} --workload ${TINY} --holdout conv9
   -o ${CMAKE_CURRENT_BINARY_DIR}/unused/cal.yaml)
 maeri_cli_test(help_calibrate 0 --stdout-contains "Example:" $<TARGET_FILE:maeri> calibrate --help)
+
+# Images and tensor files that only the semantic checks reject (docs/config-image.md "Validation", docs/cosim.md
+# "Tensor files"): copies of tiny.conv1.mimg with one field changed and the CRC recomputed by maeri_patch_image.
+# Each of these used to end in SIGFPE, a hang or std::bad_alloc.
+add_executable(maeri_patch_image cli/patch_image.cpp unit/image_bytes.cpp)
+target_include_directories(maeri_patch_image PRIVATE ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR}/unit)
+target_link_libraries(maeri_patch_image PRIVATE maeri_codegen maeri_warnings)
+set(BAD_IMAGES ${CMAKE_CURRENT_BINARY_DIR}/bad-images)
+file(MAKE_DIRECTORY ${BAD_IMAGES})
+foreach(patch "stride;layer.stride;0" "loop;program[0].operand[2];4294967295" "name;layer.name[0];255"
+              "huge;layer.K;16777216")
+  list(GET patch 0 stem)
+  list(GET patch 1 field)
+  list(GET patch 2 value)
+  add_test(NAME cli_make_bad_image_${stem}
+    COMMAND maeri_patch_image ${IMAGES}/tiny.conv1.mimg ${BAD_IMAGES}/${stem}.mimg ${field} ${value})
+  set_tests_properties(cli_make_bad_image_${stem} PROPERTIES LABELS cli FIXTURES_REQUIRED tiny_images
+    FIXTURES_SETUP bad_images)
+endforeach()
+maeri_cli_test(disasm_bad_stride 2 --stderr-contains "layer.stride is 0, expected 1..64"
+  $<TARGET_FILE:maeri> disasm ${BAD_IMAGES}/stride.mimg)
+maeri_cli_test(sim_bad_stride 2 --stderr-contains "layer.stride is 0, expected 1..64"
+  $<TARGET_FILE:maeri> sim ${BAD_IMAGES}/stride.mimg)
+maeri_cli_test(sim_endless_loop 2 --stderr-contains "program[0] (FOR): r0 = 0 + (4294967295 − 1)·3"
+  $<TARGET_FILE:maeri> sim ${BAD_IMAGES}/loop.mimg)
+maeri_cli_test(disasm_json_name_not_utf8 2 --stderr-contains "layer.name is not valid UTF-8"
+  $<TARGET_FILE:maeri> disasm ${BAD_IMAGES}/name.mimg --json)
+maeri_cli_test(disasm_huge_layer 2 --stderr-contains "layer: the weight tensor K·C·R·S is 452984832"
+  $<TARGET_FILE:maeri> disasm ${BAD_IMAGES}/huge.mimg)
+maeri_cli_test(sim_huge_layer 2 --stderr-contains "layer: the weight tensor K·C·R·S is 452984832"
+  $<TARGET_FILE:maeri> sim ${BAD_IMAGES}/huge.mimg)
+set_tests_properties(cli_disasm_bad_stride cli_sim_bad_stride cli_sim_endless_loop cli_disasm_json_name_not_utf8
+  cli_disasm_huge_layer cli_sim_huge_layer PROPERTIES FIXTURES_REQUIRED "tiny_images;bad_images")
+
+# Tensor files: conv1's input is [N=1][C=3][X=10][Y=10] = 300 values, so 599 .. 1048576 + 32·300 = 1058176 bytes.
+add_test(NAME cli_make_oversized_tensor COMMAND truncate -s 2M ${BAD_IMAGES}/oversized.tensor)
+set_tests_properties(cli_make_oversized_tensor PROPERTIES LABELS cli FIXTURES_SETUP bad_tensors)
+file(WRITE ${BAD_IMAGES}/three.tensor "1 2 3\n")
+maeri_cli_test(sim_oversized_tensor 2
+  --stderr-contains "oversized.tensor: field '--inputs': the file has 2097152 bytes, but 300 values for the layer need 599..1058176 bytes"
+  $<TARGET_FILE:maeri> sim ${IMAGES}/tiny.conv1.mimg --inputs ${BAD_IMAGES}/oversized.tensor)
+maeri_cli_test(sim_tensor_too_small 2
+  --stderr-contains "three.tensor: field '--weights': the file has 6 bytes, but 216 values for the layer need 431..1055488 bytes"
+  $<TARGET_FILE:maeri> sim ${IMAGES}/tiny.conv1.mimg --weights ${BAD_IMAGES}/three.tensor)
+set_tests_properties(cli_sim_oversized_tensor cli_sim_tensor_too_small
+  PROPERTIES FIXTURES_REQUIRED "tiny_images;bad_tensors")
+
+# JSON output never throws on names that are not UTF-8 (docs/config-image.md "Validation", last paragraph):
+# a workload whose layer name ends in the byte 0xFF is mapped and its JSON written with U+FFFD.
+string(ASCII 255 BYTE_FF)
+file(WRITE ${BAD_IMAGES}/non-utf8.yaml "kind: workload\nname: w\nlayers:\n  - {name: \"fc${BYTE_FF}\", type: fc, K: 4, C: 4}\n")
+maeri_cli_test(map_json_name_not_utf8 0 --stdout-contains "json: ${BAD_IMAGES}/non-utf8.json"
+  $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${BAD_IMAGES}/non-utf8.yaml --json ${BAD_IMAGES}/non-utf8.json
+  -o ${BAD_IMAGES}/non-utf8.mapping.yaml)

@@ -1,0 +1,14 @@
+// Reading a configuration image file (.mimg) for every tool that loads one: the file's size is checked against
+// the largest valid image before a byte is read (a pipe is read up to that size), then decode_image decodes and
+// validates it. Throws ImageError naming the file.
+#pragma once
+
+#include <string>
+
+#include "codegen/config_image.hpp"
+
+namespace maeri::codegen {
+
+ConfigImage load_image_file(const std::string& path);
+
+}  // namespace maeri::codegen

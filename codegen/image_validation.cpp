@@ -1,0 +1,397 @@
+// Semantic validation of decoded configuration images (see image_validation.hpp; the checks and limits are listed
+// in docs/config-image.md, "Validation"). Every product of sizes is computed with saturation, so a field at its
+// u32 maximum can only make a count too large, never wrap it into a small one.
+#include "codegen/image_validation.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+#include "codegen/image_program.hpp"
+#include "codegen/layer_program.hpp"
+#include "codegen/tile_placement.hpp"
+#include "spec/hardware.hpp"
+#include "spec/integer_math.hpp"
+#include "spec/tile.hpp"
+
+namespace maeri::codegen {
+namespace {
+
+constexpr std::int64_t kSaturated = std::numeric_limits<std::int64_t>::max();
+
+std::int64_t saturating_mul(std::int64_t a, std::int64_t b) {
+  if (a == 0 || b == 0) return 0;
+  return a > kSaturated / b ? kSaturated : a * b;
+}
+std::int64_t saturating_add(std::int64_t a, std::int64_t b) { return a > kSaturated - b ? kSaturated : a + b; }
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return a / b + (a % b != 0); }
+
+[[noreturn]] void fail(const std::string& source, std::size_t offset, const std::string& problem) {
+  throw ImageError(fmt::format("{}: byte {}: {}", source, offset, problem));
+}
+
+bool is_power_of_two(std::uint32_t value) { return value != 0 && (value & (value - 1)) == 0; }
+
+const char* const kLayerFieldNames[9] = {"N", "K", "C", "R", "S", "X", "Y", "stride", "padding"};
+const char* const kShapeFieldNames[7] = {"t_R", "t_S", "t_C", "t_K", "T_N", "T_X'", "T_Y'"};
+const char* const kOpcodeNames[6] = {"END", "FOR", "END_FOR", "CONFIGURE", "LOAD_WEIGHTS", "STREAM"};
+
+std::string instruction_name(const ConfigImage& image, std::size_t pc) {
+  return fmt::format("program[{}] ({})", pc, kOpcodeNames[std::size_t(image.program[pc].opcode)]);
+}
+
+// An adder switch's forwarding-link partner exists (docs/config-bits.md, "Numbering"): links join (l, j) and
+// (l, j+1) for odd j with j+1 < 2^l, so an odd adder's partner is its right neighbour, an even adder's its left one.
+bool has_link_partner(int adder) {
+  int level = 0;
+  while ((2 << level) - 1 <= adder) ++level;
+  const int j = adder - ((1 << level) - 1), width = 1 << level;
+  return j % 2 == 1 ? j + 1 < width : j >= 1;
+}
+
+spec::Hardware hardware_for_rules(const ImageHardware& image_hardware) {
+  spec::Hardware hardware;
+  hardware.name = image_hardware.name;
+  hardware.num_ms = image_hardware.num_ms;
+  hardware.dn_bw = image_hardware.dn_bw;
+  hardware.rn_bw = image_hardware.rn_bw;
+  hardware.data_width = image_hardware.data_width;
+  hardware.acc_width = image_hardware.acc_width;
+  return hardware;
+}
+
+void validate_layer(const spec::Layer& layer, const ImageFieldOffsets& offsets, const std::string& source) {
+  if (!is_valid_utf8(layer.name)) fail(source, offsets.layer_name, "layer.name is not valid UTF-8");
+  const std::int64_t values[9] = {layer.N, layer.K, layer.C, layer.R, layer.S, layer.X, layer.Y, layer.stride,
+                                  layer.padding};
+  // The ranges of docs/workload-spec.md. Padding is only bounded: the models and the fabric handle padding as
+  // wide as the filter (the random regressions use it), which workload files forbid as a likely typo.
+  const std::int64_t lowest[9] = {1, 1, 1, 1, 1, 1, 1, 1, 0};
+  const std::int64_t highest[9] = {spec::kMaxBatch,          spec::kMaxLayerDimension, spec::kMaxLayerDimension,
+                                   spec::kMaxLayerDimension, spec::kMaxLayerDimension, spec::kMaxLayerDimension,
+                                   spec::kMaxLayerDimension, spec::kMaxStride,         spec::kMaxLayerDimension};
+  for (int f = 0; f < 9; ++f)
+    if (values[f] < lowest[f] || values[f] > highest[f])
+      fail(source, offsets.layer_dims[f],
+           fmt::format("layer.{} is {}, expected {}..{}", kLayerFieldNames[f], values[f], lowest[f], highest[f]));
+  if (layer.type == spec::LayerType::FullyConnected) {
+    // FC is a convolution with R = S = X = Y = 1 (docs/workload-spec.md), stride 1 and no padding.
+    const std::int64_t expected[9] = {0, 0, 0, 1, 1, 1, 1, 1, 0};
+    for (int f = 3; f < 9; ++f)
+      if (values[f] != expected[f])
+        fail(source, offsets.layer_dims[f],
+             fmt::format("layer.{} is {}, but a fully connected layer has {} = {}", kLayerFieldNames[f], values[f],
+                         kLayerFieldNames[f], expected[f]));
+  }
+  // At least one output along each axis (X' and Y' ≥ 1).
+  if (layer.R > layer.X + 2 * layer.padding)
+    fail(source, offsets.layer_dims[3],
+         fmt::format("layer.R {} exceeds X + 2·padding = {}", layer.R, layer.X + 2 * layer.padding));
+  if (layer.S > layer.Y + 2 * layer.padding)
+    fail(source, offsets.layer_dims[4],
+         fmt::format("layer.S {} exceeds Y + 2·padding = {}", layer.S, layer.Y + 2 * layer.padding));
+}
+
+// How often each instruction executes when the program is played once: the product of the counts of the loops
+// around it (for an END_FOR, including its own loop, whose body it closes). Requires a well-nested program.
+std::vector<std::int64_t> multiplicities(const ConfigImage& image) {
+  std::vector<std::int64_t> times(image.program.size(), 0);
+  std::vector<std::int64_t> stack = {1};
+  for (std::size_t pc = 0; pc < image.program.size(); ++pc) {
+    const Instruction& instruction = image.program[pc];
+    times[pc] = stack.back();
+    if (instruction.opcode == Opcode::For) {
+      stack.push_back(saturating_mul(stack.back(), instruction.operand[2]));
+    } else if (instruction.opcode == Opcode::EndFor) {
+      times[pc] = stack.back();
+      stack.pop_back();
+    }
+  }
+  return times;
+}
+
+// Structure of the program, statically: counts, operands, nesting, END last. Needs nothing executed.
+void validate_program_structure(const ConfigImage& image, const ImageFieldOffsets& offsets,
+                                const std::string& source) {
+  const std::size_t count = image.program.size();
+  if (count == 0 || count > kMaxImageInstructions)
+    fail(source, offsets.instruction_count,
+         fmt::format("program: {} instructions, expected 1..{}", count, kMaxImageInstructions));
+  const spec::Layer& layer = image.layer;
+  const std::int64_t extents[4] = {layer.R, layer.S, layer.C, layer.K};
+  const char* const registers[4] = {"r0", "s0", "c0", "k0"};
+  const char* const extent_names[4] = {"R", "S", "C", "K"};
+  std::vector<std::uint32_t> open_loops;  // register of each open FOR, outer to inner
+  for (std::size_t pc = 0; pc < count; ++pc) {
+    const Instruction& instruction = image.program[pc];
+    const std::size_t at = offsets.instructions[pc];
+    const std::string name = instruction_name(image, pc);
+    switch (instruction.opcode) {
+      case Opcode::End:
+        if (pc + 1 != count)
+          fail(source, at, fmt::format("{}: END must be the last instruction ({} follow it)", name, count - pc - 1));
+        if (!open_loops.empty())
+          fail(source, at, fmt::format("{}: END inside {} open FOR loop(s)", name, open_loops.size()));
+        break;
+      case Opcode::For: {
+        const std::uint32_t reg = instruction.operand[0], start = instruction.operand[1],
+                            iterations = instruction.operand[2], step = instruction.operand[3];
+        if (reg > 3) fail(source, at + 1, fmt::format("{}.register is {}, expected 0..3 (r0, s0, c0, k0)", name, reg));
+        // Two open loops on one register would each advance the other's origin (END_FOR adds its step to the
+        // register's current value).
+        if (std::find(open_loops.begin(), open_loops.end(), reg) != open_loops.end())
+          fail(source, at + 1, fmt::format("{}.register: {} is already the register of an enclosing FOR", name,
+                                           registers[reg]));
+        if (iterations == 0) fail(source, at + 9, fmt::format("{}.count is 0, expected at least 1", name));
+        if (step == 0) fail(source, at + 13, fmt::format("{}.step is 0, expected at least 1", name));
+        // The register is a weight-slice origin: every value it takes must lie inside the layer's extent.
+        const std::uint64_t last = std::uint64_t(start) + std::uint64_t(iterations - 1) * step;
+        if (last >= std::uint64_t(extents[reg]))
+          fail(source, at + 5,
+               fmt::format("{}: {} = {} + ({} − 1)·{} = {} reaches past the layer's {} = {}", name, registers[reg],
+                           start, iterations, step, last, extent_names[reg], extents[reg]));
+        open_loops.push_back(reg);
+        break;
+      }
+      case Opcode::EndFor:
+        if (open_loops.empty()) fail(source, at, fmt::format("{}: END_FOR without an open FOR", name));
+        open_loops.pop_back();
+        break;
+      case Opcode::Configure:
+        if (instruction.operand[0] >= image.configurations.size())
+          fail(source, at + 1,
+               fmt::format("{}.configuration is {}, but the image holds {} configurations", name,
+                           instruction.operand[0], image.configurations.size()));
+        break;
+      case Opcode::LoadWeights:
+      case Opcode::Stream:
+        break;
+    }
+  }
+  if (image.program.back().opcode != Opcode::End)
+    fail(source, offsets.instructions.back(), fmt::format("program: the last instruction is {}, expected END",
+                                                          instruction_name(image, count - 1)));
+}
+
+void validate_configuration(const ConfigImage& image, std::size_t c, const ImageFieldOffsets& offsets,
+                            const std::string& source) {
+  const ImageConfiguration& configuration = image.configurations[c];
+  const ImageFieldOffsets::Configuration& at = offsets.configurations[c];
+  const PhaseShape& shape = configuration.shape;
+  const spec::Tile& tile = image.tile;
+  const int values[7] = {shape.t_r, shape.t_s, shape.t_c, shape.t_k, shape.t_n, shape.t_x, shape.t_y};
+  const std::string name = fmt::format("configuration[{}]", c);
+  // A phase covers at most one tile of the reduction and filter dimensions (less at a ragged edge); the
+  // N, X', Y' replicas are the mapping's, the same in every phase (tile_placement.hpp).
+  for (int d = 0; d < 4; ++d)
+    if (values[d] < 1 || values[d] > tile[d])
+      fail(source, at.shape + 2 * std::size_t(d),
+           fmt::format("{}.shape.{} is {}, expected 1..{} (tile {})", name, kShapeFieldNames[d], values[d], tile[d],
+                       spec::tile_dim_name(d)));
+  for (int d = 4; d < 7; ++d)
+    if (values[d] != tile[d])
+      fail(source, at.shape + 2 * std::size_t(d),
+           fmt::format("{}.shape.{} is {}, expected the tile's {} = {}", name, kShapeFieldNames[d], values[d],
+                       spec::tile_dim_name(d), tile[d]));
+  const bool forwards = phase_forwards(image.layer, tile, shape);
+  if (configuration.forwarding != forwards)
+    fail(source, at.forwarding,
+         fmt::format("{}.forwarding is {}, but MN forwarding is {} for this phase (it needs stride 1, T_Y' = 1 and "
+                     "t_S > 1)",
+                     name, int(configuration.forwarding), forwards ? "on" : "off"));
+
+  // Words: the decoder has applied the fabric's own rules (fields, vn_count ≤ M, slots < 2(M−1)); here, what
+  // the fabric has no wire for, and what the controller and the models rely on.
+  const FabricConfig& fabric = configuration.fabric;
+  const int m = int(image.hardware.num_ms);
+  if (int(fabric.collector_slots.size()) != shape.vn_count())
+    fail(source, at.words + 2 * std::size_t(global_word_address(m)),
+         fmt::format("{}.vn_count is {}, but the shape has t_K·T_N·T_X'·T_Y' = {} VNs, whose results the "
+                     "controller collects every step",
+                     name, fabric.collector_slots.size(), shape.vn_count()));
+  if (fabric.mult_switches.front().take_forward)
+    fail(source, at.words + 2 * std::size_t(mult_switch_address(m, 0)),
+         fmt::format("{}.mult_switch[0].take_forward is set, but multiplier switch 0 has no left neighbour", name));
+  for (int a = 0; a < m - 1; ++a) {
+    const AdderSwitchConfig& adder = fabric.adder_switches[std::size_t(a)];
+    if ((adder.link_send || adder.link_receive) && !has_link_partner(a))
+      fail(source, at.words + 2 * std::size_t(adder_switch_address(m, a)),
+           fmt::format("{}.adder_switch[{}] uses a forwarding link ({}), but adder {} has no link partner", name, a,
+                       describe(adder), a));
+  }
+}
+
+}  // namespace
+
+bool is_valid_utf8(const std::string& text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const unsigned char lead = static_cast<unsigned char>(text[i]);
+    std::size_t length = 0;
+    std::uint32_t code = 0, lowest = 0;
+    if (lead < 0x80) {
+      ++i;
+      continue;
+    } else if ((lead & 0xe0) == 0xc0) {
+      length = 2, code = lead & 0x1f, lowest = 0x80;
+    } else if ((lead & 0xf0) == 0xe0) {
+      length = 3, code = lead & 0x0f, lowest = 0x800;
+    } else if ((lead & 0xf8) == 0xf0) {
+      length = 4, code = lead & 0x07, lowest = 0x10000;
+    } else {
+      return false;
+    }
+    if (i + length > text.size()) return false;
+    for (std::size_t k = 1; k < length; ++k) {
+      const unsigned char next = static_cast<unsigned char>(text[i + k]);
+      if ((next & 0xc0) != 0x80) return false;
+      code = (code << 6) | (next & 0x3f);
+    }
+    if (code < lowest || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return false;
+    i += length;
+  }
+  return true;
+}
+
+void validate_image_hardware(const ImageHardware& hardware, const ImageFieldOffsets& offsets,
+                             const std::string& source) {
+  if (!is_power_of_two(hardware.num_ms) || hardware.num_ms < 2 || hardware.num_ms > kMaxImageMultiplierSwitches)
+    fail(source, offsets.num_ms,
+         fmt::format("hardware.num_ms is {}, expected a power of two between 2 and {}", hardware.num_ms,
+                     kMaxImageMultiplierSwitches));
+  // The hardware spec's rules (docs/hardware-spec.md): bandwidths are powers of two no larger than num_ms.
+  if (!is_power_of_two(hardware.dn_bw) || hardware.dn_bw > hardware.num_ms)
+    fail(source, offsets.dn_bw,
+         fmt::format("hardware.dn_bw is {}, expected a power of two between 1 and num_ms = {}", hardware.dn_bw,
+                     hardware.num_ms));
+  if (!is_power_of_two(hardware.rn_bw) || hardware.rn_bw > hardware.num_ms)
+    fail(source, offsets.rn_bw,
+         fmt::format("hardware.rn_bw is {}, expected a power of two between 1 and num_ms = {}", hardware.rn_bw,
+                     hardware.num_ms));
+  if (hardware.data_width < spec::kMinDataWidth || hardware.data_width > spec::kMaxDataWidth)
+    fail(source, offsets.data_width,
+         fmt::format("hardware.data_width is {}, expected {}..{}", hardware.data_width, spec::kMinDataWidth,
+                     spec::kMaxDataWidth));
+  if (hardware.acc_width < hardware.data_width || hardware.acc_width > spec::kMaxAccWidth)
+    fail(source, offsets.acc_width,
+         fmt::format("hardware.acc_width is {}, expected data_width ({})..{}", hardware.acc_width,
+                     hardware.data_width, spec::kMaxAccWidth));
+  if (!is_valid_utf8(hardware.name)) fail(source, offsets.hardware_name, "hardware.name is not valid UTF-8");
+}
+
+ImageWork image_work(const ConfigImage& image) {
+  const spec::Layer& layer = image.layer;
+  const spec::Tile& tile = image.tile;
+  ImageWork work;
+  const std::int64_t padded_x = layer.X + 2 * layer.padding, padded_y = layer.Y + 2 * layer.padding;
+  const std::int64_t output_x = layer.output_x(), output_y = layer.output_y();
+  work.input_elements = saturating_mul(saturating_mul(layer.N, layer.C), saturating_mul(layer.X, layer.Y));
+  work.padded_input_elements = saturating_mul(saturating_mul(layer.N, layer.C), saturating_mul(padded_x, padded_y));
+  work.weight_elements = saturating_mul(saturating_mul(layer.K, layer.C), saturating_mul(layer.R, layer.S));
+  work.output_elements = saturating_mul(saturating_mul(layer.N, layer.K), saturating_mul(output_x, output_y));
+  work.macs = saturating_mul(saturating_mul(work.output_elements, layer.C), saturating_mul(layer.R, layer.S));
+  work.steps_per_stream = saturating_mul(ceil_div(layer.N, tile[spec::kDimN]),
+                                         saturating_mul(ceil_div(output_x, tile[spec::kDimX]),
+                                                        ceil_div(output_y, tile[spec::kDimY])));
+  const std::int64_t m = image.hardware.num_ms;
+  // Per step at most M elements enter the DN (one per multiplier switch) and at most M results leave the RN
+  // (vn_count ≤ M); a weight phase sends at most M weights; a configuration is 3·M config-port writes, after
+  // the pipeline drains (2·log2 M + 2 cycles, docs/rtl.md, plus the last step's lanes).
+  const std::int64_t step_cycles = std::max({ceil_div(m, image.hardware.dn_bw), ceil_div(m, image.hardware.rn_bw),
+                                             std::int64_t{1}});
+  const std::int64_t weight_cycles = ceil_div(m, image.hardware.dn_bw);
+  const std::int64_t drain_cycles = 2 * spec::ceil_log2(m) + 2 + ceil_div(m, image.hardware.rn_bw);
+  const std::vector<std::int64_t> times = multiplicities(image);
+  std::int64_t cycles = drain_cycles;
+  for (std::size_t pc = 0; pc < image.program.size(); ++pc) {
+    const std::int64_t t = times[pc];
+    work.executed_instructions = saturating_add(work.executed_instructions, t);
+    switch (image.program[pc].opcode) {
+      case Opcode::Configure:
+        work.configure_executions = saturating_add(work.configure_executions, t);
+        cycles = saturating_add(cycles, saturating_mul(t, 3 * m + drain_cycles));
+        break;
+      case Opcode::LoadWeights:
+        work.weight_phases = saturating_add(work.weight_phases, t);
+        cycles = saturating_add(cycles, saturating_mul(t, weight_cycles));
+        break;
+      case Opcode::Stream: {
+        const std::int64_t steps = saturating_mul(t, work.steps_per_stream);
+        work.steps = saturating_add(work.steps, steps);
+        cycles = saturating_add(cycles, saturating_mul(steps, step_cycles));
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  work.fabric_cycles_bound = cycles;
+  work.expanded_program_bytes =
+      saturating_add(saturating_mul(work.weight_phases, std::int64_t(sizeof(WeightPhase))),
+                     saturating_mul(work.steps, std::int64_t(sizeof(StepOrigin))));
+  return work;
+}
+
+ImageWork validate_image(const ConfigImage& image, const ImageFieldOffsets& offsets, const std::string& source) {
+  validate_image_hardware(image.hardware, offsets, source);
+  validate_layer(image.layer, offsets, source);
+
+  // Tile: the mapper's rule (bounds, then Eq. 1), blamed on the first dimension that breaks it alone.
+  const spec::Hardware hardware = hardware_for_rules(image.hardware);
+  if (const auto violation = spec::tile_violation(image.layer, hardware, image.tile)) {
+    std::size_t at = offsets.tile[0];
+    for (int d = 0; d < spec::kNumTileDims; ++d) {
+      spec::Tile alone;
+      alone[d] = image.tile[d];
+      if (spec::tile_violation(image.layer, hardware, alone)) {
+        at = offsets.tile[d];
+        break;
+      }
+    }
+    fail(source, at, "tile: " + *violation);
+  }
+
+  const std::size_t configurations = image.configurations.size();
+  if (configurations == 0 || configurations > kMaxImageConfigurations)
+    fail(source, offsets.configuration_count,
+         fmt::format("configurations: {}, expected 1..{}", configurations, kMaxImageConfigurations));
+  for (std::size_t c = 0; c < configurations; ++c) validate_configuration(image, c, offsets, source);
+
+  validate_program_structure(image, offsets, source);
+
+  // Work, before anything is played, expanded or allocated.
+  const ImageWork work = image_work(image);
+  const auto check = [&](std::int64_t value, std::int64_t limit, std::size_t at, const std::string& what) {
+    if (value > limit)
+      fail(source, at,
+           fmt::format("{} is {}, more than this build's limit of {} (docs/config-image.md, \"Validation\")", what,
+                       value == kSaturated ? std::string("over 9.2e18") : std::to_string(value), limit));
+  };
+  const std::size_t layer_at = offsets.layer_dims[0], program_at = offsets.instruction_count;
+  check(work.input_elements, kMaxTensorElements, layer_at, "layer: the input tensor N·C·X·Y");
+  check(work.padded_input_elements, kMaxTensorElements, layer_at,
+        "layer: the padded input tensor N·C·(X+2·padding)·(Y+2·padding)");
+  check(work.weight_elements, kMaxTensorElements, layer_at, "layer: the weight tensor K·C·R·S");
+  check(work.output_elements, kMaxTensorElements, layer_at, "layer: the output tensor N·K·X'·Y'");
+  check(work.macs, kMaxLayerMacs, layer_at, "layer: the multiply-accumulates N·K·C·R·S·X'·Y'");
+  check(work.executed_instructions, kMaxExecutedInstructions, program_at, "program: the instructions executed");
+  check(work.expanded_program_bytes, kMaxExpandedProgramBytes, program_at,
+        fmt::format("program: the memory for its {} weight phases and {} steps, in bytes,", work.weight_phases,
+                    work.steps));
+  check(work.fabric_cycles_bound, kMaxFabricCycles, program_at, "program: the bound on fabric cycles");
+
+  // Play the program once, storing nothing, for what depends on the order of execution: a CONFIGURE before
+  // every LOAD_WEIGHTS, a LOAD_WEIGHTS before every STREAM, every weight slice inside the layer.
+  std::int64_t phases = 0, streams = 0;
+  play_program(
+      image, source, [&phases](const WeightPhase&) { ++phases; }, [&streams] { ++streams; }, &offsets.instructions);
+  if (phases != work.weight_phases || saturating_mul(streams, work.steps_per_stream) != work.steps)
+    throw std::logic_error(fmt::format("{}: image validation counted {} phases and {} steps, playing the program "
+                                       "gave {} and {} streams",
+                                       source, work.weight_phases, work.steps, phases, streams));
+  return work;
+}
+
+}  // namespace maeri::codegen

@@ -1,0 +1,99 @@
+// Semantic validation of decoded configuration images: every field in range for the image's own hardware header
+// and the hard limits below, the control program well formed, and the total work it describes (instructions
+// executed, weight phases, steps, tensor elements, MACs, fabric cycles, the memory expand_image allocates)
+// bounded — all before anything is allocated for or simulated from the image. decode_image() runs it, so every
+// loader (disasm, sim, verify, run, calibrate) sees only images that pass. The checks, the limits and why each
+// has its value: docs/config-image.md, "Validation".
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "codegen/config_image.hpp"
+#include "codegen/fabric_config.hpp"
+#include "spec/spec_loader.hpp"
+
+namespace maeri::codegen {
+
+// ---- Hard limits of an image (the one home of each) ----
+
+// Largest num_ms whose configuration words can be written: the global word's vn_count (≤ M) and a collector
+// entry's slot (< 2(M−1)) must fit their fields (docs/config-bits.md), and num_ms must be a spec-legal size.
+constexpr std::uint32_t largest_encodable_num_ms() {
+  std::uint32_t m = 2;
+  while (2 * m <= std::uint32_t(spec::kMaxMultiplierSwitches) && 2 * m <= (1u << kGlobalVnCount.width) - 1 &&
+         2 * (2 * m - 1) <= (1u << kCollectSlot.width))
+    m *= 2;
+  return m;
+}
+inline constexpr std::uint32_t kMaxImageMultiplierSwitches = largest_encodable_num_ms();  // 512
+
+// codegen emits one configuration per phase shape, and each of R, S, C, K has at most two tile sizes (the full
+// tile and the ragged edge): at most 2^4.
+inline constexpr std::uint32_t kMaxImageConfigurations = 16;
+// codegen emits at most 109 instructions (a FOR pair per tiled dimension and edge, 16 leaves of 3, END).
+inline constexpr std::uint32_t kMaxImageInstructions = 1024;
+// Instructions executed by playing the program once (the validator plays it to check every weight slice).
+inline constexpr std::int64_t kMaxExecutedInstructions = std::int64_t{1} << 26;
+// Elements of each tensor (input, zero-padded input, weights, output): what sim and the models hold in memory,
+// 8 bytes each. The largest shipped layer, VGG16 fc6, has 102.8 M weights.
+inline constexpr std::int64_t kMaxTensorElements = std::int64_t{1} << 27;
+// Multiply-accumulates of the layer: the reference convolution's work. VGG16 conv1_2 has 1.85 G.
+inline constexpr std::int64_t kMaxLayerMacs = std::int64_t{1} << 32;
+// Bytes expand_image allocates for the weight phases and their steps.
+inline constexpr std::int64_t kMaxExpandedProgramBytes = std::int64_t{1} << 30;
+// Upper bound of the fabric cycles of one run with ideal memory (configuration writes, weight and step beats).
+inline constexpr std::int64_t kMaxFabricCycles = std::int64_t{1} << 34;
+// Largest image file: header, the two names at their u16 maximum, kMaxImageConfigurations configurations of
+// 3·kMaxImageMultiplierSwitches words and kMaxImageInstructions instructions of the longest kind.
+inline constexpr std::size_t kMaxImageBytes = 20 + 14 + 2 * (2 + 65535) + 1 + 9 * 4 + 7 * 4 + 4 +
+                                              kMaxImageConfigurations * (7 * 2 + 1 + 4 + 3 * 2 * kMaxImageMultiplierSwitches) +
+                                              4 + kMaxImageInstructions * (1 + 4 * 4);
+
+// Where the decoder read each field (byte offsets in the file), so that errors name the field and its place.
+struct ImageFieldOffsets {
+  std::size_t num_ms = 0, dn_bw = 0, rn_bw = 0, data_width = 0, acc_width = 0, hardware_name = 0;
+  std::size_t layer_name = 0, layer_type = 0;
+  std::size_t layer_dims[9] = {};  // N, K, C, R, S, X, Y, stride, padding
+  std::size_t tile[7] = {};        // T_R … T_Y'
+  std::size_t configuration_count = 0;
+  struct Configuration {
+    std::size_t shape = 0;       // t_R … T_Y' as u16, field i at shape + 2·i
+    std::size_t forwarding = 0;
+    std::size_t words = 0;       // the word for config address a at words + 2·a
+  };
+  std::vector<Configuration> configurations;
+  std::size_t instruction_count = 0;
+  std::vector<std::size_t> instructions;  // the opcode byte; operand i at + 1 + 4·i
+};
+
+// What playing an image's program costs; every count saturates at INT64_MAX rather than wrapping.
+struct ImageWork {
+  std::int64_t executed_instructions = 0;
+  std::int64_t configure_executions = 0;
+  std::int64_t weight_phases = 0;
+  std::int64_t steps_per_stream = 0;  // ⌈N/T_N⌉·⌈X'/T_X'⌉·⌈Y'/T_Y'⌉ (every configuration has the tile's replicas)
+  std::int64_t steps = 0;
+  std::int64_t input_elements = 0, padded_input_elements = 0, weight_elements = 0, output_elements = 0;
+  std::int64_t macs = 0;
+  std::int64_t expanded_program_bytes = 0;
+  std::int64_t fabric_cycles_bound = 0;
+};
+
+// Hardware header only: called by the decoder before it reads (and allocates) any configuration.
+void validate_image_hardware(const ImageHardware& hardware, const ImageFieldOffsets& offsets,
+                             const std::string& source);
+
+// The whole image, in the order of docs/config-image.md; throws ImageError "<source>: byte <offset>: <field> …".
+// Returns the work the image describes (all of it within the limits above).
+ImageWork validate_image(const ConfigImage& image, const ImageFieldOffsets& offsets, const std::string& source);
+
+// The work of a structurally valid image (program nesting and counts checked), computed without playing it.
+ImageWork image_work(const ConfigImage& image);
+
+// Whether `text` is well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF).
+bool is_valid_utf8(const std::string& text);
+
+}  // namespace maeri::codegen

@@ -1,0 +1,35 @@
+// Test fixture for editing encoded configuration images byte by byte: where each field of a .mimg lies, walked
+// from the table in docs/config-image.md (independently of the decoder, so tests can check the offsets the
+// decoder reports), and resealing an edited image (size field and CRC-32 recomputed with the codec's crc32_of,
+// so that only the semantic checks can catch the edit). Used by tests/unit/test_image_validation.cpp and by
+// tests/cli/patch_image.cpp.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace maeri::test {
+
+struct ImageField {
+  std::string name;  // as the validator names it, e.g. "layer.stride", "configuration[0].shape.t_K"
+  std::size_t offset = 0;
+  int width = 0;     // bytes, little-endian
+};
+
+// Every fixed-width field of a well-formed image, in file order: hardware, the bytes of both names
+// ("hardware.name[i]", "layer.name[i]"), layer, tile, the two counts ("configurations", "program"), each
+// configuration's shape, forwarding flag and words ("configuration[c].word[a]"), each instruction's opcode and
+// operands ("program[i].opcode", "program[i].operand[k]").
+std::vector<ImageField> image_fields(const std::vector<std::uint8_t>& bytes);
+std::optional<ImageField> find_image_field(const std::vector<std::uint8_t>& bytes, const std::string& name);
+
+std::uint64_t get_le(const std::vector<std::uint8_t>& bytes, std::size_t offset, int width);
+void put_le(std::vector<std::uint8_t>& bytes, std::size_t offset, int width, std::uint64_t value);
+
+// Writes the size field (offset 16) and the CRC-32 (offset 12) of the edited bytes.
+void reseal(std::vector<std::uint8_t>& bytes);
+
+}  // namespace maeri::test
