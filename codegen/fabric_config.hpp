@@ -65,6 +65,13 @@ struct FabricConfig {
   std::vector<int> collector_slots;               // per VN id: emit slot = 2·adder + side (0 left, 1 right)
 };
 
+// The ART's forwarding links join adders (l, j) and (l, j+1) for odd j with j + 1 < 2^l: neighbours with different
+// parents (docs/config-bits.md, "Numbering"). The partner of adder j on a level of `width` adders, −1 if none.
+inline constexpr int link_partner(int j, int width) {
+  const int partner = j % 2 == 1 ? j + 1 : j - 1;
+  return partner >= 0 && partner < width ? partner : -1;
+}
+
 // Config port addresses (one 16-bit word per write):
 //   0 … M−1            multiplier switch i
 //   M … 2M−2           adder switch a (address M + a)

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -26,13 +27,10 @@ std::int64_t saturating_mul(std::int64_t a, std::int64_t b) {
   return a > kSaturated / b ? kSaturated : a * b;
 }
 std::int64_t saturating_add(std::int64_t a, std::int64_t b) { return a > kSaturated - b ? kSaturated : a + b; }
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return a / b + (a % b != 0); }
 
 [[noreturn]] void fail(const std::string& source, std::size_t offset, const std::string& problem) {
   throw ImageError(fmt::format("{}: byte {}: {}", source, offset, problem));
 }
-
-bool is_power_of_two(std::uint32_t value) { return value != 0 && (value & (value - 1)) == 0; }
 
 const char* const kLayerFieldNames[9] = {"N", "K", "C", "R", "S", "X", "Y", "stride", "padding"};
 const char* const kShapeFieldNames[7] = {"t_R", "t_S", "t_C", "t_K", "T_N", "T_X'", "T_Y'"};
@@ -42,13 +40,11 @@ std::string instruction_name(const ConfigImage& image, std::size_t pc) {
   return fmt::format("program[{}] ({})", pc, kOpcodeNames[std::size_t(image.program[pc].opcode)]);
 }
 
-// An adder switch's forwarding-link partner exists (docs/config-bits.md, "Numbering"): links join (l, j) and
-// (l, j+1) for odd j with j+1 < 2^l, so an odd adder's partner is its right neighbour, an even adder's its left one.
+// Whether adder switch `adder` (breadth-first numbering, docs/config-bits.md) has a forwarding-link partner.
 bool has_link_partner(int adder) {
   int level = 0;
   while ((2 << level) - 1 <= adder) ++level;
-  const int j = adder - ((1 << level) - 1), width = 1 << level;
-  return j % 2 == 1 ? j + 1 < width : j >= 1;
+  return link_partner(adder - ((1 << level) - 1), 1 << level) >= 0;
 }
 
 spec::Hardware hardware_for_rules(const ImageHardware& image_hardware) {
@@ -64,34 +60,16 @@ spec::Hardware hardware_for_rules(const ImageHardware& image_hardware) {
 
 void validate_layer(const spec::Layer& layer, const ImageFieldOffsets& offsets, const std::string& source) {
   if (!is_valid_utf8(layer.name)) fail(source, offsets.layer_name, "layer.name is not valid UTF-8");
-  const std::int64_t values[9] = {layer.N, layer.K, layer.C, layer.R, layer.S, layer.X, layer.Y, layer.stride,
-                                  layer.padding};
-  // The ranges of docs/workload-spec.md. Padding is only bounded: the models and the fabric handle padding as
-  // wide as the filter (the random regressions use it), which workload files forbid as a likely typo.
-  const std::int64_t lowest[9] = {1, 1, 1, 1, 1, 1, 1, 1, 0};
-  const std::int64_t highest[9] = {spec::kMaxBatch,          spec::kMaxLayerDimension, spec::kMaxLayerDimension,
-                                   spec::kMaxLayerDimension, spec::kMaxLayerDimension, spec::kMaxLayerDimension,
-                                   spec::kMaxLayerDimension, spec::kMaxStride,         spec::kMaxLayerDimension};
-  for (int f = 0; f < 9; ++f)
-    if (values[f] < lowest[f] || values[f] > highest[f])
-      fail(source, offsets.layer_dims[f],
-           fmt::format("layer.{} is {}, expected {}..{}", kLayerFieldNames[f], values[f], lowest[f], highest[f]));
-  if (layer.type == spec::LayerType::FullyConnected) {
-    // FC is a convolution with R = S = X = Y = 1 (docs/workload-spec.md), stride 1 and no padding.
-    const std::int64_t expected[9] = {0, 0, 0, 1, 1, 1, 1, 1, 0};
-    for (int f = 3; f < 9; ++f)
-      if (values[f] != expected[f])
-        fail(source, offsets.layer_dims[f],
-             fmt::format("layer.{} is {}, but a fully connected layer has {} = {}", kLayerFieldNames[f], values[f],
-                         kLayerFieldNames[f], expected[f]));
+  // The shape rules every reader of layers shares (spec::shape_violation). Padding as wide as the filter is
+  // allowed here: the models and the fabric compute it (the random regressions use it); only workload files
+  // forbid it, as a likely typo.
+  if (const auto violation = spec::shape_violation(layer)) {
+    std::size_t at = offsets.layer_type;
+    for (int f = 0; f < 9; ++f)
+      if (violation->field == kLayerFieldNames[f]) at = offsets.layer_dims[f];
+    fail(source, at, fmt::format("layer{}{}: {}", violation->field.empty() ? "" : ".", violation->field,
+                                 violation->message));
   }
-  // At least one output along each axis (X' and Y' ≥ 1).
-  if (layer.R > layer.X + 2 * layer.padding)
-    fail(source, offsets.layer_dims[3],
-         fmt::format("layer.R {} exceeds X + 2·padding = {}", layer.R, layer.X + 2 * layer.padding));
-  if (layer.S > layer.Y + 2 * layer.padding)
-    fail(source, offsets.layer_dims[4],
-         fmt::format("layer.S {} exceeds Y + 2·padding = {}", layer.S, layer.Y + 2 * layer.padding));
 }
 
 // How often each instruction executes when the program is played once: the product of the counts of the loops
@@ -257,16 +235,16 @@ bool is_valid_utf8(const std::string& text) {
 
 void validate_image_hardware(const ImageHardware& hardware, const ImageFieldOffsets& offsets,
                              const std::string& source) {
-  if (!is_power_of_two(hardware.num_ms) || hardware.num_ms < 2 || hardware.num_ms > kMaxImageMultiplierSwitches)
+  if (!spec::is_power_of_two(hardware.num_ms) || hardware.num_ms < 2 || hardware.num_ms > kMaxImageMultiplierSwitches)
     fail(source, offsets.num_ms,
          fmt::format("hardware.num_ms is {}, expected a power of two between 2 and {}", hardware.num_ms,
                      kMaxImageMultiplierSwitches));
   // The hardware spec's rules (docs/hardware-spec.md): bandwidths are powers of two no larger than num_ms.
-  if (!is_power_of_two(hardware.dn_bw) || hardware.dn_bw > hardware.num_ms)
+  if (!spec::is_power_of_two(hardware.dn_bw) || hardware.dn_bw > hardware.num_ms)
     fail(source, offsets.dn_bw,
          fmt::format("hardware.dn_bw is {}, expected a power of two between 1 and num_ms = {}", hardware.dn_bw,
                      hardware.num_ms));
-  if (!is_power_of_two(hardware.rn_bw) || hardware.rn_bw > hardware.num_ms)
+  if (!spec::is_power_of_two(hardware.rn_bw) || hardware.rn_bw > hardware.num_ms)
     fail(source, offsets.rn_bw,
          fmt::format("hardware.rn_bw is {}, expected a power of two between 1 and num_ms = {}", hardware.rn_bw,
                      hardware.num_ms));
@@ -292,17 +270,19 @@ ImageWork image_work(const ConfigImage& image) {
   work.weight_elements = saturating_mul(saturating_mul(layer.K, layer.C), saturating_mul(layer.R, layer.S));
   work.output_elements = saturating_mul(saturating_mul(layer.N, layer.K), saturating_mul(output_x, output_y));
   work.macs = saturating_mul(saturating_mul(work.output_elements, layer.C), saturating_mul(layer.R, layer.S));
-  work.steps_per_stream = saturating_mul(ceil_div(layer.N, tile[spec::kDimN]),
-                                         saturating_mul(ceil_div(output_x, tile[spec::kDimX]),
-                                                        ceil_div(output_y, tile[spec::kDimY])));
+  work.steps_per_stream = saturating_mul(spec::ceil_div(layer.N, tile[spec::kDimN]),
+                                         saturating_mul(spec::ceil_div(output_x, tile[spec::kDimX]),
+                                                        spec::ceil_div(output_y, tile[spec::kDimY])));
   const std::int64_t m = image.hardware.num_ms;
   // Per step at most M elements enter the DN (one per multiplier switch) and at most M results leave the RN
-  // (vn_count ≤ M); a weight phase sends at most M weights; a configuration is 3·M config-port writes, after
-  // the pipeline drains (2·log2 M + 2 cycles, docs/rtl.md, plus the last step's lanes).
-  const std::int64_t step_cycles = std::max({ceil_div(m, image.hardware.dn_bw), ceil_div(m, image.hardware.rn_bw),
+  // (vn_count ≤ M); a weight phase sends at most M weights; a configuration is its config-port writes, after
+  // the pipeline drains (the nominal pipeline latency, docs/model.md, plus the last step's lanes).
+  const std::int64_t step_cycles = std::max({spec::ceil_div(m, image.hardware.dn_bw), spec::ceil_div(m, image.hardware.rn_bw),
                                              std::int64_t{1}});
-  const std::int64_t weight_cycles = ceil_div(m, image.hardware.dn_bw);
-  const std::int64_t drain_cycles = 2 * spec::ceil_log2(m) + 2 + ceil_div(m, image.hardware.rn_bw);
+  const std::int64_t weight_cycles = spec::ceil_div(m, image.hardware.dn_bw);
+  const std::int64_t drain_cycles =
+      static_cast<std::int64_t>(std::ceil(spec::pipeline_latency(hardware_for_rules(image.hardware)))) +
+      spec::ceil_div(m, image.hardware.rn_bw);
   const std::vector<std::int64_t> times = multiplicities(image);
   std::int64_t cycles = drain_cycles;
   for (std::size_t pc = 0; pc < image.program.size(); ++pc) {
@@ -311,7 +291,7 @@ ImageWork image_work(const ConfigImage& image) {
     switch (image.program[pc].opcode) {
       case Opcode::Configure:
         work.configure_executions = saturating_add(work.configure_executions, t);
-        cycles = saturating_add(cycles, saturating_mul(t, 3 * m + drain_cycles));
+        cycles = saturating_add(cycles, saturating_mul(t, spec::configuration_words(m) + drain_cycles));
         break;
       case Opcode::LoadWeights:
         work.weight_phases = saturating_add(work.weight_phases, t);

@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "codegen/art_compiler.hpp"
+#include "codegen/fabric_compiler.hpp"
 #include "codegen/tile_placement.hpp"
 #include "spec/hardware.hpp"
 #include "spec/layer.hpp"

@@ -44,8 +44,8 @@ ReductionOutcome evaluate_reduction(const FabricConfig& config, const std::vecto
     for (int j = 0; j < width; ++j) {
       const AdderSwitchConfig& w = word(j);
       const bool odd = j % 2 == 1;
-      const int partner = odd ? j + 1 : j - 1;
-      const bool receive = w.link_receive && partner >= 0 && partner < width && word(partner).link_send;
+      const int partner = link_partner(j, width);
+      const bool receive = w.link_receive && partner >= 0 && word(partner).link_send;
       const int64_t link_in = receive ? link_out(partner) : 0;
       const int64_t left = value[size_t(2 * j)], right = value[size_t(2 * j + 1)];
       const int operands = int(valid[size_t(2 * j)]) + int(valid[size_t(2 * j + 1)]) + int(receive);

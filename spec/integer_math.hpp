@@ -5,8 +5,9 @@
 
 namespace maeri::spec {
 
-// ⌈a / b⌉ for a ≥ 0, b > 0: tiles of size b that cover a, beats of width b that carry a elements.
-constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+// ⌈a / b⌉ for a ≥ 0, b > 0: tiles of size b that cover a, beats of width b that carry a elements. Written so that
+// it cannot overflow, since image validation applies it to untrusted sizes.
+constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return a / b + (a % b != 0); }
 
 constexpr bool is_power_of_two(std::int64_t value) { return value > 0 && (value & (value - 1)) == 0; }
 

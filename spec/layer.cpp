@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <tuple>
+
 namespace maeri::spec {
 
 const char* to_string(LayerType type) {
@@ -33,9 +35,16 @@ std::optional<ShapeViolation> shape_violation(const Layer& layer) {
   if (layer.S > layer.Y + 2 * layer.padding)
     return ShapeViolation{"S", fmt::format("expected S <= Y + 2*padding = {}, found {}", layer.Y + 2 * layer.padding,
                                            layer.S)};
-  if (layer.type == LayerType::FullyConnected &&
-      (layer.R != 1 || layer.S != 1 || layer.X != 1 || layer.Y != 1 || layer.stride != 1 || layer.padding != 0))
-    return ShapeViolation{"type", "an FC layer has R = S = X = Y = stride = 1 and padding 0"};
+  if (layer.type == LayerType::FullyConnected) {
+    // FC is a convolution with R = S = X = Y = 1, stride 1 and no padding (docs/workload-spec.md).
+    const std::tuple<const char*, std::int64_t, std::int64_t> fixed[] = {
+        {"R", layer.R, 1}, {"S", layer.S, 1}, {"X", layer.X, 1}, {"Y", layer.Y, 1}, {"stride", layer.stride, 1},
+        {"padding", layer.padding, 0}};
+    for (const auto& [field, value, expected] : fixed)
+      if (value != expected)
+        return ShapeViolation{field, fmt::format("a fully connected layer has {} = {}, found {}", field, expected,
+                                                 value)};
+  }
   const long double macs = static_cast<long double>(layer.N) * layer.K * layer.C * layer.R * layer.S *
                            layer.output_x() * layer.output_y();
   if (macs > kMaxLayerMacs) return ShapeViolation{"", "layer too large: more than 4e18 multiply-accumulates"};

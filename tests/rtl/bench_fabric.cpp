@@ -13,7 +13,7 @@
 
 #include "Vmaeri_m256.h"
 #include "Vmaeri_m64.h"
-#include "codegen/art_compiler.hpp"
+#include "codegen/fabric_compiler.hpp"
 #include "codegen/image_program.hpp"
 #include "mapper/search.hpp"
 #include "sim/layer_runner.hpp"

@@ -16,7 +16,7 @@
 #include "Vmaeri_m32.h"
 #include "Vmaeri_m64.h"
 #include "Vmaeri_m8.h"
-#include "codegen/art_compiler.hpp"
+#include "codegen/fabric_compiler.hpp"
 #include "codegen/reduction_reference.hpp"
 #include "sim/fabric_driver.hpp"
 

@@ -81,13 +81,13 @@ const FieldCorruption kCorruptions[] = {
     {"hardware.name[0]", 0xff, "hardware.name is not valid UTF-8", "hardware.name.length"},
     {"layer.name[0]", 0xc0, "layer.name is not valid UTF-8", "layer.name.length"},  // 0xc0: always overlong
     {"layer.type", 2, "layer.type is 2, expected 0 (convolution) or 1 (fully connected)", nullptr},
-    {"layer.type", 1, "layer.R is 3, but a fully connected layer has R = 1", "layer.R"},
-    {"layer.N", 0, "layer.N is 0, expected 1..4096", nullptr},
-    {"layer.K", 0, "layer.K is 0, expected 1..16777216", nullptr},
-    {"layer.stride", 0, "layer.stride is 0, expected 1..64", nullptr},  // was SIGFPE in X' = (…)/stride
-    {"layer.stride", 65, "layer.stride is 65, expected 1..64", nullptr},
-    {"layer.padding", 0xffffffff, "layer.padding is 4294967295, expected 0..16777216", nullptr},
-    {"layer.R", 9, "layer.R 9 exceeds X + 2·padding = 8", nullptr},
+    {"layer.type", 1, "layer.R: a fully connected layer has R = 1, found 3", "layer.R"},
+    {"layer.N", 0, "layer.N: expected an integer in [1, 4096], found 0", nullptr},
+    {"layer.K", 0, "layer.K: expected an integer in [1, 16777216], found 0", nullptr},
+    {"layer.stride", 0, "layer.stride: expected an integer in [1, 64], found 0", nullptr},  // was SIGFPE in X' = (…)/stride
+    {"layer.stride", 65, "layer.stride: expected an integer in [1, 64], found 65", nullptr},
+    {"layer.padding", 0xffffffff, "layer.padding: expected an integer in [0, 16777216], found 4294967295", nullptr},
+    {"layer.R", 9, "layer.R: expected R <= X + 2*padding = 8, found 9", nullptr},
     // 16777216·3·6·6 inputs: within every per-field range, beyond the tensor limit 2^27.
     {"layer.C", 1 << 24, "layer: the input tensor N·C·X·Y is 603979776, more than this build's limit of 134217728",
      "layer.N"},
@@ -246,9 +246,10 @@ TEST_CASE("image validation: work limits are checked before anything is expanded
   SECTION("fabric cycles: 2^25 steps of 512 beats each (dn_bw 1 on 512 MS)") {
     const spec::Layer layer = conv_layer(1, 1, 1, 1, 8192, 4096);
     const auto bytes = image_bytes_of(layer, small_hardware(512, 1, 1), ones);
-    // docs/config-image.md: drain 2·log2 M + 2 + ⌈M/rn_bw⌉ = 532 once and per CONFIGURE with its 3·M = 1536
-    // writes; ⌈M/dn_bw⌉ = 512 per weight phase; max(⌈M/dn_bw⌉, ⌈M/rn_bw⌉, 1) = 512 per step.
-    const std::int64_t cycles = 532 + (1536 + 532) + 512 + (std::int64_t{1} << 25) * 512;
+    // docs/config-image.md: drain = pipeline latency 2·log2 M + 3 (nominal, docs/model.md) + ⌈M/rn_bw⌉ = 533 once
+    // and per CONFIGURE with its 3·M = 1536 writes; ⌈M/dn_bw⌉ = 512 per weight phase; max(⌈M/dn_bw⌉, ⌈M/rn_bw⌉, 1)
+    // = 512 per step.
+    const std::int64_t cycles = 533 + (1536 + 533) + 512 + (std::int64_t{1} << 25) * 512;
     CHECK(decode_error(bytes) ==
           expected_error(bytes, "program",
                          fmt::format("program: the bound on fabric cycles is {}, more than this build's limit of "

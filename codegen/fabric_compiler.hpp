@@ -1,4 +1,4 @@
-// The ART compiler: from a VN layout, the configuration of every adder switch of MAERI's augmented reduction
+// The fabric compiler: from a VN layout, the configuration of every adder switch of MAERI's augmented reduction
 // tree (which children to combine, which forwarding links carry partial sums, where each VN's result is emitted)
 // and of every multiplier switch. Any row of contiguous VNs of any sizes reduces in one pass.
 #pragma once

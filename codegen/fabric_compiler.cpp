@@ -1,4 +1,5 @@
-// ART compiler. The tree is walked bottom-up, level by level, following the partial sums ("tokens") of each VN.
+// Fabric compiler (MN, RN and collector words from a VN layout). The ART is walked bottom-up, level by level,
+// following the partial sums ("tokens") of each VN.
 // Every adder receives at most one token from each child. Two tokens of the same VN, or a lone token, are
 // combined; two tokens of different VNs stay apart as the adder's left and right token. A VN that crosses the
 // boundary between adders (l, j) and (l, j+1) that have different parents (j odd) meets over their forwarding
@@ -7,7 +8,7 @@
 // or the "parity" token (odd adder = right child: its left token; even adder = left child: its right token).
 // Contiguity guarantees that an unfinished token is always on the parity side or alone — the compiler still
 // checks and reports a layout that would break this rather than produce a wrong configuration.
-#include "codegen/art_compiler.hpp"
+#include "codegen/fabric_compiler.hpp"
 
 #include <fmt/format.h>
 
@@ -28,7 +29,7 @@ struct AdderState {
 };
 
 [[noreturn]] void internal_failure(const std::string& what) {
-  throw std::logic_error("ART compiler: " + what + " (the layout is contiguous, so this is a compiler bug)");
+  throw std::logic_error("fabric compiler: " + what + " (the layout is contiguous, so this is a compiler bug)");
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Tests of the ART switch compiler (codegen/art_compiler) and the switch-level reduction reference, without RTL:
+// Tests of the ART switch compiler (codegen/fabric_compiler) and the switch-level reduction reference, without RTL:
 // hand-worked layouts (expected adder words and emit points derived by hand in the comments), exhaustive and
 // random layouts whose reduced sums must equal a direct software sum, and rejected layouts.
 #include <catch2/catch.hpp>
@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "codegen/art_compiler.hpp"
+#include "codegen/fabric_compiler.hpp"
 #include "codegen/reduction_reference.hpp"
 
 using namespace maeri::codegen;

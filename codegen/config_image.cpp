@@ -1,4 +1,4 @@
-// Binary, hex and JSON forms of a ConfigImage, the disassembler and the hardware check
+// Implements codegen/config_image.hpp: binary, hex and JSON forms of a ConfigImage, the disassembler and the hardware check
 // (layout in docs/config-image.md). Integers are little-endian.
 #include <fmt/format.h>
 #include <zlib.h>
