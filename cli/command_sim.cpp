@@ -33,6 +33,8 @@ struct SimOptions {
 };
 
 int run_sim(const SimOptions& options) {
+  for (const std::string* output : {&options.output, &options.trace})  // fail before co-simulating
+    if (!output->empty()) mapper::check_output_path(*output);
   std::ifstream file(options.image, std::ios::binary);
   if (!file) throw mapper::SpecError({options.image, 0, 0}, "", "cannot open the image file");
   const std::vector<std::uint8_t> bytes{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
@@ -101,8 +103,7 @@ void add_sim_command(CLI::App& app, Action& action) {
   CLI::App* command = app.add_subcommand(
       "sim", "Run a configuration image on the Verilated fabric, check it bit-exactly, print the RTL counters");
   command->add_option("image", options->image, "configuration image (.mimg)")->required()->check(CLI::ExistingFile);
-  command->add_option("--hardware", options->hardware, "check the image against this spec, also run it with that spec's SDM/DRAM, cross-check the model")
-      ->check(CLI::ExistingFile);
+  command->add_option("--hardware", options->hardware, "check the image against this spec, also run it with that spec's SDM/DRAM, cross-check the model");
   command->add_option("--inputs", options->inputs, "input tensor [N][C][X][Y] as whitespace-separated integers")
       ->check(CLI::ExistingFile);
   command->add_option("--weights", options->weights, "weight tensor [K][C][R][S] as whitespace-separated integers")
