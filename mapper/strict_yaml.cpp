@@ -63,18 +63,28 @@ std::size_t first_invalid_utf8(const std::string& text) {
   std::size_t at = 0;
   while (at < text.size()) {
     const unsigned char lead = bytes[at];
+    if (lead < 0x80) {
+      at += 1;
+      continue;
+    }
     std::size_t length = 0;
     unsigned char low = 0x80, high = 0xBF;  // allowed range of the second byte
-    if (lead < 0x80) length = 1;
-    else if (lead >= 0xC2 && lead <= 0xDF) length = 2;
-    else if (lead >= 0xE0 && lead <= 0xEF) length = 3, low = lead == 0xE0 ? 0xA0 : 0x80, high = lead == 0xED ? 0x9F : 0xBF;
-    else if (lead >= 0xF0 && lead <= 0xF4) length = 4, low = lead == 0xF0 ? 0x90 : 0x80, high = lead == 0xF4 ? 0x8F : 0xBF;
-    else return at;
-    if (at + length > text.size()) return at;
-    for (std::size_t k = 1; k < length; ++k) {
-      const unsigned char byte = bytes[at + k];
-      if (k == 1 ? (byte < low || byte > high) : (byte & 0xC0) != 0x80) return at;
+    if (lead >= 0xC2 && lead <= 0xDF) {
+      length = 2;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+      length = 3;
+      if (lead == 0xE0) low = 0xA0;   // below: overlong
+      if (lead == 0xED) high = 0x9F;  // above: UTF-16 surrogates
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+      length = 4;
+      if (lead == 0xF0) low = 0x90;   // below: overlong
+      if (lead == 0xF4) high = 0x8F;  // above: past U+10FFFF
+    } else {
+      return at;  // a continuation byte, an overlong lead (C0, C1) or F5..FF
     }
+    if (at + length > text.size() || bytes[at + 1] < low || bytes[at + 1] > high) return at;
+    for (std::size_t k = 2; k < length; ++k)
+      if ((bytes[at + k] & 0xC0) != 0x80) return at;
     at += length;
   }
   return at;
@@ -85,11 +95,15 @@ std::size_t first_invalid_utf8(const std::string& text) {
 void check_utf8(const std::string& text, const std::string& path) {
   const std::size_t bad = first_invalid_utf8(text);
   if (bad == text.size()) return;
-  const std::size_t line_start = text.rfind('\n', bad == 0 ? 0 : bad - 1);
-  const std::size_t from = (line_start == std::string::npos || bad == 0) ? 0 : line_start + 1;
-  int line = 1, column = 1;
-  for (std::size_t at = 0; at < from; ++at) line += text[at] == '\n';
-  for (std::size_t at = from; at < bad; ++at) column += (static_cast<unsigned char>(text[at]) & 0xC0) != 0x80;
+  int line = 1, column = 1;  // column in characters, like the parser's positions
+  for (std::size_t at = 0; at < bad; ++at) {
+    if (text[at] == '\n') {
+      line += 1;
+      column = 1;
+    } else if ((static_cast<unsigned char>(text[at]) & 0xC0) != 0x80) {
+      column += 1;
+    }
+  }
   throw SpecError({path, line, column}, "",
                   fmt::format("not valid UTF-8 text: byte 0x{:02x} (spec files must be UTF-8)",
                               static_cast<unsigned char>(text[bad])));

@@ -130,6 +130,9 @@ std::vector<BadInput> bad_inputs() {
       // Byte 0xFF never occurs in UTF-8; it is the 8th character of line 2 ("name: h" is 7).
       {"name not UTF-8", replace_line(kHardware, "name: hw", "name: h\xffw"), true,
        "2:8: not valid UTF-8 text: byte 0xff (spec files must be UTF-8)"},
+      // ED A0 80 would encode U+D800, a UTF-16 surrogate, which RFC 3629 forbids; "é" before it is one character.
+      {"name with an encoded surrogate", replace_line(kHardware, "name: hw", "name: \xc3\xa9\xed\xa0\x80"), true,
+       "2:8: not valid UTF-8 text: byte 0xed (spec files must be UTF-8)"},
       // 0xC0 0xAF is an overlong form of '/', which RFC 3629 forbids; "  - {name: " is 11 characters.
       {"layer name with an overlong UTF-8 form", "kind: workload\nname: w\nlayers:\n  - {name: a\xc0\xaf, type: fc}\n",
        false, "4:13: not valid UTF-8 text: byte 0xc0 (spec files must be UTF-8)"},
@@ -161,6 +164,13 @@ TEST_CASE("bad spec inputs are rejected with file, position, field, expectation 
 TEST_CASE("a file that does not exist is a SpecError naming it and the OS's reason", "[spec][errors]") {
   CHECK_THROWS_WITH(load_hardware("/nonexistent/maeri.yaml"),
                     "/nonexistent/maeri.yaml: cannot open file for reading: " + std::string(std::strerror(ENOENT)));
+}
+
+TEST_CASE("names in any UTF-8 text are accepted", "[spec][errors]") {
+  // é (2 bytes), € (3 bytes), U+1F600 (4 bytes): one of each encoded length.
+  const std::string name = "maeri-\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80";
+  TempFile file(replace_line(kHardware, "name: hw", "name: " + name));
+  CHECK(load_hardware(file.path()).name == name);
 }
 
 TEST_CASE("a directory given as a spec is a SpecError saying so", "[spec][errors]") {
