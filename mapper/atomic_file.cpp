@@ -1,4 +1,4 @@
-// Temp-and-rename file writing shared by every command that produces files, and the checks on output paths.
+// Temp-and-rename file writing shared by every command that produces files.
 #include "mapper/atomic_file.hpp"
 
 #include <fcntl.h>
@@ -12,6 +12,7 @@
 #include "mapper/spec_error.hpp"
 
 namespace maeri::mapper {
+
 namespace {
 
 // What a file-system entry is, for "refusing to replace ..." messages.
