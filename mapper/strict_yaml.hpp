@@ -17,7 +17,7 @@ namespace maeri::mapper {
 
 // Limits on every YAML input (spec, workload, mapping file), so a crafted file ends in a quick SpecError instead of
 // minutes of parsing or gigabytes of memory (documented in docs/cli.md, "Limits"). Each is far above what a real
-// file needs: the largest shipped config is 12 KiB, at most 4 levels deep, with about 1 000 nodes.
+// file needs: the largest shipped config is 12 KiB; specs nest 2-3 levels, mapping files 4.
 inline constexpr std::size_t kMaxSpecFileBytes = 4 * 1024 * 1024;
 // Nesting of mappings and lists; a spec needs 4 (mapping file: root → layers → layer → shape).
 inline constexpr std::size_t kMaxYamlDepth = 32;
