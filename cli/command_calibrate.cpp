@@ -17,6 +17,7 @@
 #include "mapper/cost_model.hpp"
 #include "calibration/model_fit.hpp"
 #include "spec/spec_loader.hpp"
+#include "spec/strict_yaml.hpp"
 #include "mapper/tile_space.hpp"
 #include "calibration/calibration.hpp"
 #include "calibration/scatter_svg.hpp"
@@ -49,7 +50,7 @@ std::string today() {
 
 std::string calibrated_yaml(const CalibrateOptions& options, const spec::ModelParameters& parameters,
                             const spec::CalibrationProvenance& provenance) {
-  YAML::Node root = YAML::LoadFile(options.hardware);
+  YAML::Node root = spec::load_yaml_file(options.hardware);  // with the input limits, like load_hardware
   YAML::Node model;
   for (const auto& info : spec::model_parameter_table()) model[info.name] = parameters.*(info.field);
   root["model"] = model;
@@ -88,6 +89,14 @@ int run_calibrate(const CalibrateOptions& options) {
   }
   if (holdout.empty())  // default: every other layer, starting with the second
     for (size_t l = 1; l < network.layers.size(); l += 2) holdout.insert(network.layers[l].name);
+
+  // The outputs are checked (and their folder made) now, so a bad path fails before minutes of co-simulation.
+  const std::filesystem::path out_dir = !options.out_dir.empty() ? std::filesystem::path(options.out_dir)
+                                        : std::filesystem::path(options.output).parent_path();
+  if (!out_dir.empty()) spec::create_output_directory(out_dir.string());
+  const std::string csv_path = (out_dir / "calibration.csv").string();
+  const std::string svg_path = (out_dir / "calibration.svg").string();
+  for (const std::string& output : {options.output, csv_path, svg_path}) spec::check_output_path(output);
 
   std::unique_ptr<sim::FabricSession> fabric;
   try {
@@ -198,11 +207,6 @@ int run_calibrate(const CalibrateOptions& options) {
   provenance.cycle_mape_before_percent = holdout_before;
   provenance.cycle_mape_after_percent = holdout_after;
 
-  const std::filesystem::path out_dir = !options.out_dir.empty() ? std::filesystem::path(options.out_dir)
-                                        : std::filesystem::path(options.output).parent_path();
-  if (!out_dir.empty()) std::filesystem::create_directories(out_dir);
-  const std::string csv_path = (out_dir / "calibration.csv").string();
-  const std::string svg_path = (out_dir / "calibration.svg").string();
   spec::write_file_atomically(options.output, calibrated_yaml(options, calibrated.model, provenance));
   spec::write_file_atomically(csv_path, calibration::calibration_csv(cases, hardware, calibrated));
   std::vector<calibration::ScatterSeries> series = {{"before calibration", "#d62728", {}},
@@ -226,8 +230,9 @@ void add_calibrate_command(CLI::App& app, Action& action) {
   CLI::App* command = app.add_subcommand(
       "calibrate", "Co-simulate a spread of mappings, fit the model's parameters, report held-out error, write a "
                    "calibrated hardware YAML");
-  command->add_option("--hardware", options->hardware, "hardware spec (YAML)")->required()->check(CLI::ExistingFile);
-  command->add_option("--workload", options->workload, "workload spec (YAML)")->required()->check(CLI::ExistingFile);
+  // Input files are checked by their loaders (exit 2 with the OS's reason), not by CLI11 (exit 1).
+  command->add_option("--hardware", options->hardware, "hardware spec (YAML)")->required();
+  command->add_option("--workload", options->workload, "workload spec (YAML)")->required();
   command->add_option("-o,--output", options->output, "calibrated hardware YAML to write")->required();
   command->add_option("--out-dir", options->out_dir, "folder for calibration.csv and calibration.svg (default: -o's)");
   command->add_option("--holdout,--split", options->holdout, "layers not used for fitting (default: every other layer)")

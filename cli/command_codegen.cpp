@@ -39,12 +39,7 @@ std::vector<spec::LayerMapping> mappings_to_build(const CodegenOptions& options,
   std::vector<spec::LayerMapping> result;
   if (!options.mapping.empty()) {
     const spec::MappingFile file = spec::load_mapping_file(options.mapping);
-    if (file.num_ms != hardware.num_ms || file.dn_bw != hardware.dn_bw || file.rn_bw != hardware.rn_bw)
-      throw spec::SpecError({options.mapping, 0, 0}, "hardware",
-                              fmt::format("the mapping was made for {} ({} MS, dn_bw {}, rn_bw {}), not for {} ({} MS, "
-                                          "dn_bw {}, rn_bw {})",
-                                          file.hardware_name, file.num_ms, file.dn_bw, file.rn_bw, hardware.name,
-                                          hardware.num_ms, hardware.dn_bw, hardware.rn_bw));
+    spec::check_mapping_hardware(file, options.mapping, hardware);
     workload_name = file.workload_name;
     for (const spec::LayerMapping& entry : file.layers)
       if (options.layer.empty() || entry.layer.name == options.layer) result.push_back(entry);
@@ -74,14 +69,22 @@ int run_codegen(const CodegenOptions& options) {
   const spec::Hardware hardware = spec::load_hardware(options.hardware);
   std::string workload_name;
   const auto mappings = mappings_to_build(options, hardware, workload_name);
-  std::filesystem::create_directories(options.output_dir);
+  spec::create_output_directory(options.output_dir);
+  const auto stem_of = [&](const spec::LayerMapping& mapping) {
+    return (std::filesystem::path(options.output_dir) / (workload_name + "." + mapping.layer.name)).string();
+  };
+  for (const spec::LayerMapping& mapping : mappings) {  // every output checked before the first is written
+    spec::check_output_path(stem_of(mapping) + ".mimg");
+    if (options.hex) spec::check_output_path(stem_of(mapping) + ".hex");
+    if (options.json) spec::check_output_path(stem_of(mapping) + ".json");
+  }
   fmt::print("{:<16} {:<20} {:>7} {:>7} {:>7} {:>8} {:>9}  {}\n", "layer", "tile", "phases", "steps", "configs",
              "instrs", "bytes", "image");
   for (const spec::LayerMapping& mapping : mappings) {
     const codegen::LayerProgram program = codegen::plan_layer(mapping.layer, hardware, mapping.tile);
     const codegen::ConfigImage image = codegen::build_image(program, hardware);
     const std::vector<std::uint8_t> bytes = codegen::encode_image(image);
-    const std::string stem = (std::filesystem::path(options.output_dir) / (workload_name + "." + mapping.layer.name)).string();
+    const std::string stem = stem_of(mapping);
     spec::write_file_atomically(stem + ".mimg", std::string(bytes.begin(), bytes.end()));
     if (options.hex) spec::write_file_atomically(stem + ".hex", codegen::to_readmemh(bytes));
     if (options.json) spec::write_file_atomically(stem + ".json", codegen::to_json(image));
@@ -132,11 +135,10 @@ void add_codegen_command(CLI::App& app, Action& action) {
   auto options = std::make_shared<CodegenOptions>();
   CLI::App* command = app.add_subcommand(
       "codegen", "Build configuration images (.mimg) from a mapping file, or from the best mapping of each layer");
-  command->add_option("--hardware", options->hardware, "hardware spec (YAML)")->required()->check(CLI::ExistingFile);
-  auto* mapping = command->add_option("--mapping", options->mapping, "mapping file written by `maeri map`")
-                      ->check(CLI::ExistingFile);
-  auto* workload = command->add_option("--workload", options->workload, "workload spec: map each layer first")
-                       ->check(CLI::ExistingFile);
+  // Input files are checked by their loaders (exit 2 with the OS's reason), not by CLI11 (exit 1).
+  command->add_option("--hardware", options->hardware, "hardware spec (YAML)")->required();
+  auto* mapping = command->add_option("--mapping", options->mapping, "mapping file written by `maeri map`");
+  auto* workload = command->add_option("--workload", options->workload, "workload spec: map each layer first");
   mapping->excludes(workload);
   command->add_option("--layer", options->layer, "only this layer");
   command->add_option("--objective", options->objective, "with --workload: runtime, energy or edp")
@@ -156,8 +158,7 @@ void add_disasm_command(CLI::App& app, Action& action) {
   auto options = std::make_shared<DisasmOptions>();
   CLI::App* command = app.add_subcommand("disasm", "Decode a configuration image and print it readably");
   command->add_option("image", options->image, "configuration image (.mimg)")->required()->check(CLI::ExistingFile);
-  command->add_option("--hardware", options->hardware, "check the image was built for this hardware")
-      ->check(CLI::ExistingFile);
+  command->add_option("--hardware", options->hardware, "check the image was built for this hardware");
   command->add_flag("--json", options->json, "print the JSON dump instead");
   command->callback([options, &action] { action = [options] { return run_disasm(*options); }; });
 }

@@ -64,6 +64,11 @@ int run_map(const MapOptions& options) {
     }
   }
 
+  const std::string output =
+      options.output.empty() ? fmt::format("{}.{}.mapping.yaml", network.name, hardware.name) : options.output;
+  for (const std::string* path : {&output, &options.json, &options.csv})  // fail before the search, not after it
+    if (!path->empty()) spec::check_output_path(*path);
+
   spec::MappingFile mapping{hardware.name, hardware.num_ms, hardware.dn_bw, hardware.rn_bw, network.name,
                               options.objective, {}};
   nlohmann::json json_layers = nlohmann::json::array();
@@ -135,8 +140,6 @@ int run_map(const MapOptions& options) {
     }
   }
 
-  const std::string output =
-      options.output.empty() ? fmt::format("{}.{}.mapping.yaml", network.name, hardware.name) : options.output;
   spec::write_mapping_file(output, mapping);
   fmt::print("\nmapping file: {}\n", output);
   if (!options.json.empty()) {

@@ -31,6 +31,8 @@ struct SimOptions {
 };
 
 int run_sim(const SimOptions& options) {
+  for (const std::string* output : {&options.output, &options.trace})  // fail before co-simulating
+    if (!output->empty()) spec::check_output_path(*output);
   const codegen::ConfigImage image = codegen::load_image_file(options.image);
   std::optional<spec::Hardware> hardware;
   if (!options.hardware.empty()) {
@@ -96,8 +98,7 @@ void add_sim_command(CLI::App& app, Action& action) {
   CLI::App* command = app.add_subcommand(
       "sim", "Run a configuration image on the Verilated fabric, check it bit-exactly, print the RTL counters");
   command->add_option("image", options->image, "configuration image (.mimg)")->required()->check(CLI::ExistingFile);
-  command->add_option("--hardware", options->hardware, "check the image against this spec, also run it with that spec's SDM/DRAM, cross-check the model")
-      ->check(CLI::ExistingFile);
+  command->add_option("--hardware", options->hardware, "check the image against this spec, also run it with that spec's SDM/DRAM, cross-check the model");
   command->add_option("--inputs", options->inputs, "input tensor [N][C][X][Y] as whitespace-separated integers")
       ->check(CLI::ExistingFile);
   command->add_option("--weights", options->weights, "weight tensor [K][C][R][S] as whitespace-separated integers")

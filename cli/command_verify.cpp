@@ -36,11 +36,7 @@ struct VerifyOptions {
 
 std::vector<spec::Tile> tiles_for(const spec::Layer& layer, const spec::Hardware& hardware,
                                     const VerifyOptions& options, const spec::MappingFile* mapping) {
-  if (mapping) {
-    for (const auto& entry : mapping->layers)
-      if (entry.layer.name == layer.name) return {entry.tile};
-    throw spec::SpecError({options.mapping, 0, 0}, "layers", "the mapping file has no layer '" + layer.name + "'");
-  }
+  if (mapping) return {spec::tile_for_layer(*mapping, options.mapping, layer, hardware)};
   if (const auto reason = mapper::unmappable_reason(layer, hardware))
     throw spec::SpecError({options.workload, 0, 0}, "layers." + layer.name, *reason);
   std::vector<spec::Tile> tiles;
@@ -54,7 +50,13 @@ int run_verify(const VerifyOptions& options) {
   const spec::Network network = spec::load_workload(options.workload);
   const auto layers = select_layers(network, options.workload, options.layer);
   std::optional<spec::MappingFile> mapping;
-  if (!options.mapping.empty()) mapping = spec::load_mapping_file(options.mapping);
+  if (!options.mapping.empty()) {
+    mapping = spec::load_mapping_file(options.mapping);
+    spec::check_mapping_hardware(*mapping, options.mapping, hardware);
+    for (const spec::Layer& layer : layers) tiles_for(layer, hardware, options, &*mapping);  // fail before co-simulating
+  }
+  for (const std::string* output : {&options.json, &options.csv, &options.trace})  // fail before co-simulating
+    if (!output->empty()) spec::check_output_path(*output);
 
   std::unique_ptr<sim::FabricSession> fabric;
   try {
@@ -159,10 +161,10 @@ void add_verify_command(CLI::App& app, Action& action) {
   auto options = std::make_shared<VerifyOptions>();
   CLI::App* command = app.add_subcommand(
       "verify", "Map, build the image, co-simulate it on the Verilated RTL, check bit-exactly, cross-check the model");
-  command->add_option("--hardware", options->hardware, "hardware spec (YAML)")->required()->check(CLI::ExistingFile);
-  command->add_option("--workload", options->workload, "workload spec (YAML)")->required()->check(CLI::ExistingFile);
-  auto* mapping = command->add_option("--mapping", options->mapping, "use the tiles of this mapping file")
-                      ->check(CLI::ExistingFile);
+  // Input files are checked by their loaders (exit 2 with the OS's reason), not by CLI11 (exit 1).
+  command->add_option("--hardware", options->hardware, "hardware spec (YAML)")->required();
+  command->add_option("--workload", options->workload, "workload spec (YAML)")->required();
+  auto* mapping = command->add_option("--mapping", options->mapping, "use the tiles of this mapping file");
   command->add_option("--top", options->top, "verify the best K mappings of each layer")
       ->capture_default_str()
       ->check(CLI::Range(1, 100))
@@ -178,12 +180,8 @@ void add_run_command(CLI::App& app, Action& action) {
   CLI::App* command = app.add_subcommand(
       "run", "The main job on the default example: every layer of `tiny` on maeri-64 — best mapping, image, "
              "co-simulation, PASS/FAIL and the model-vs-RTL cross-check");
-  command->add_option("--hardware", options->hardware, "hardware spec (YAML)")
-      ->capture_default_str()
-      ->check(CLI::ExistingFile);
-  command->add_option("--workload", options->workload, "workload spec (YAML)")
-      ->capture_default_str()
-      ->check(CLI::ExistingFile);
+  command->add_option("--hardware", options->hardware, "hardware spec (YAML)")->capture_default_str();
+  command->add_option("--workload", options->workload, "workload spec (YAML)")->capture_default_str();
   add_common_options(command, *options);
   command->callback([options, &action] { action = [options] { return run_verify(*options); }; });
 }

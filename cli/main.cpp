@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <systemc>  // declares sc_main with the linkage libsystemc expects
 
@@ -64,6 +65,10 @@ int sc_main(int argc, char** argv) {
     std::cerr << "error: " << error.what() << '\n';
     return kExitBadInput;
   } catch (const maeri::codegen::LayoutError& error) {
+    std::cerr << "error: " << error.what() << '\n';
+    return kExitBadInput;
+  } catch (const std::filesystem::filesystem_error& error) {
+    // Safety net: outputs go through mapper/atomic_file's checks, but a file-system failure is never a bug.
     std::cerr << "error: " << error.what() << '\n';
     return kExitBadInput;
   } catch (const std::exception& error) {

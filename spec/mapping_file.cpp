@@ -12,7 +12,41 @@ namespace {
 
 const char* const kTileKeys[kNumTileDims] = {"T_R", "T_S", "T_C", "T_K", "T_N", "T_X", "T_Y"};
 
+std::string shape_text(const Layer& layer) {
+  return fmt::format("{} N={} K={} C={} R={} S={} X={} Y={} stride {} padding {}", to_string(layer.type), layer.N,
+                     layer.K, layer.C, layer.R, layer.S, layer.X, layer.Y, layer.stride, layer.padding);
+}
+
 }  // namespace
+
+void check_mapping_hardware(const MappingFile& mapping, const std::string& path, const Hardware& hardware) {
+  if (mapping.num_ms == hardware.num_ms && mapping.dn_bw == hardware.dn_bw && mapping.rn_bw == hardware.rn_bw) return;
+  throw SpecError({path, 0, 0}, "hardware",
+                  fmt::format("the mapping was made for {} ({} MS, dn_bw {}, rn_bw {}), not for {} ({} MS, dn_bw {}, "
+                              "rn_bw {})",
+                              mapping.hardware_name, mapping.num_ms, mapping.dn_bw, mapping.rn_bw, hardware.name,
+                              hardware.num_ms, hardware.dn_bw, hardware.rn_bw));
+}
+
+Tile tile_for_layer(const MappingFile& mapping, const std::string& path, const Layer& layer, const Hardware& hardware) {
+  for (std::size_t index = 0; index < mapping.layers.size(); ++index) {
+    const LayerMapping& entry = mapping.layers[index];
+    if (entry.layer.name != layer.name) continue;
+    const std::string field = fmt::format("layers[{}]", index);
+    const Layer& recorded = entry.layer;
+    if (recorded.type != layer.type || recorded.N != layer.N || recorded.K != layer.K || recorded.C != layer.C ||
+        recorded.R != layer.R || recorded.S != layer.S || recorded.X != layer.X || recorded.Y != layer.Y ||
+        recorded.stride != layer.stride || recorded.padding != layer.padding)
+      throw SpecError({path, 0, 0}, field + ".shape",
+                      fmt::format("the mapping is for layer '{}' of shape {}, but the workload's '{}' is {}",
+                                  recorded.name, shape_text(recorded), layer.name, shape_text(layer)));
+    if (const auto violation = tile_violation(layer, hardware, entry.tile))
+      throw SpecError({path, 0, 0}, field + ".tile",
+                      fmt::format("the tile does not fit layer '{}' on {}: {}", layer.name, hardware.name, *violation));
+    return entry.tile;
+  }
+  throw SpecError({path, 0, 0}, "layers", "the mapping file has no layer '" + layer.name + "'");
+}
 
 std::string emit_mapping_file(const MappingFile& mapping) {
   YAML::Emitter out;

@@ -29,6 +29,14 @@ struct MappingFile {
   std::vector<LayerMapping> layers;
 };
 
+// A mapping file used with a hardware spec must have been made for that fabric (num_ms, dn_bw, rn_bw): SpecError
+// naming the file and both fabrics otherwise.
+void check_mapping_hardware(const MappingFile& mapping, const std::string& path, const Hardware& hardware);
+// The tile the mapping file gives the workload's `layer` (matched by name). SpecError naming the file and the
+// layer when the file has no such layer, when the shape it recorded differs from the workload's, or when the tile
+// does not fit the layer on `hardware` (tile_violation).
+Tile tile_for_layer(const MappingFile& mapping, const std::string& path, const Layer& layer, const Hardware& hardware);
+
 std::string emit_mapping_file(const MappingFile& mapping);
 void write_mapping_file(const std::string& path, const MappingFile& mapping);
 // Strict reader: shapes re-derived and every tile re-checked against Eq. 1 for the recorded num_ms.

@@ -4,6 +4,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <set>
@@ -14,7 +15,23 @@
 
 namespace maeri::spec {
 
-// Parses a whole YAML file; syntax errors and unreadable files become SpecError.
+// Limits on every YAML input (spec, workload, mapping file), so a crafted file ends in a quick SpecError instead of
+// minutes of parsing or gigabytes of memory (documented in docs/cli.md, "Limits"). Each is far above what a real
+// file needs: the largest shipped config is 12 KiB; specs nest 2-3 levels, mapping files 4.
+inline constexpr std::size_t kMaxSpecFileBytes = 4 * 1024 * 1024;
+// Nesting of mappings and lists; a spec needs 4 (mapping file: root → layers → layer → shape).
+inline constexpr std::size_t kMaxYamlDepth = 32;
+// Nodes of the document with every alias counted as a full copy of what it names: yaml-cpp shares aliased nodes,
+// so a few KiB of nested aliases ("billion laughs") would otherwise make any walk over the tree visit 10^9 nodes.
+// Counted on the parser's events before the tree is built. 250 000 fits kMaxYamlSequenceLength layers of a
+// mapping file (about 45 nodes each).
+inline constexpr std::uint64_t kMaxYamlNodes = 250000;
+// Entries of one list field (the layers of a workload or mapping file): every entry is searched, compiled or
+// co-simulated later, and no published network has more than a few thousand layers.
+inline constexpr std::size_t kMaxYamlSequenceLength = 4096;
+
+// Parses a whole YAML file; syntax errors, unreadable files, directories, text that is not UTF-8 and files over
+// the limits above become SpecError naming the file (and line:column where there is one).
 YAML::Node load_yaml_file(const std::string& path);
 
 // Where a node sits in its file, as a 1-based SourceLocation.
@@ -37,7 +54,7 @@ class StrictMap {
   // A string field whose value must be one of `allowed`.
   std::string choice(const std::string& key, const std::vector<std::string>& allowed);
   StrictMap map(const std::string& key);
-  // A non-empty sequence; the caller reads its elements with element_map().
+  // A non-empty sequence of at most kMaxYamlSequenceLength entries; the caller reads them with element_map().
   YAML::Node sequence(const std::string& key);
   StrictMap element_map(const std::string& sequence_key, const YAML::Node& sequence,
                         std::size_t index) const;

@@ -153,10 +153,55 @@ maeri_cli_test(sim_tensor_too_small 2
 set_tests_properties(cli_sim_oversized_tensor cli_sim_tensor_too_small
   PROPERTIES FIXTURES_REQUIRED "tiny_images;bad_tensors")
 
-# JSON output never throws on names that are not UTF-8 (docs/config-image.md "Validation", last paragraph):
-# a workload whose layer name ends in the byte 0xFF is mapped and its JSON written with U+FFFD.
+# Names that are not UTF-8 are refused where the YAML is read (docs/cli.md, "Input and output files"), so no JSON
+# writer meets one: a workload whose layer name ends in the byte 0xFF.
 string(ASCII 255 BYTE_FF)
 file(WRITE ${BAD_IMAGES}/non-utf8.yaml "kind: workload\nname: w\nlayers:\n  - {name: \"fc${BYTE_FF}\", type: fc, K: 4, C: 4}\n")
-maeri_cli_test(map_json_name_not_utf8 0 --stdout-contains "json: ${BAD_IMAGES}/non-utf8.json"
+maeri_cli_test(map_json_name_not_utf8 2 --stderr-contains "not valid UTF-8 text: byte 0xff"
   $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${BAD_IMAGES}/non-utf8.yaml --json ${BAD_IMAGES}/non-utf8.json
   -o ${BAD_IMAGES}/non-utf8.mapping.yaml)
+
+# Bad paths and bad files (docs/cli.md, "Bad inputs the tests cover"): exit 2 naming the path and the reason.
+# A directory where a file is expected:
+maeri_cli_test(validate_directory 2 --stderr-contains "${CONFIGS}: is a directory (expected a YAML file)"
+  $<TARGET_FILE:maeri> validate ${CONFIGS})
+maeri_cli_test(show_hardware_directory 2 --stderr-contains "${CONFIGS}/hardware: is a directory (expected a YAML file)"
+  $<TARGET_FILE:maeri> show --hardware ${CONFIGS}/hardware)
+maeri_cli_test(verify_hardware_directory 2 --stderr-contains "${CONFIGS}: is a directory (expected a YAML file)"
+  $<TARGET_FILE:maeri> verify --hardware ${CONFIGS} --workload ${TINY})
+# Output paths: each case of output_targets.sh sets up its target and checks nothing was replaced or left behind.
+foreach(case dev_null symlink fifo directory under_regular_file codegen_dir_under_regular_file read_only_dir disk_full)
+  add_test(NAME cli_output_${case}
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/output_targets.sh ${case} $<TARGET_FILE:maeri> ${HW64} ${TINY})
+  set_tests_properties(cli_output_${case} PROPERTIES LABELS cli SKIP_RETURN_CODE 77)
+endforeach()
+# Places where nobody, root included, can create files (CI runs as root, which ignores permission bits):
+maeri_cli_test(map_output_in_proc 2 --stderr-contains "/proc/maeri.mapping.yaml: cannot create the output file in '/proc'"
+  $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${TINY} --layer fc -o /proc/maeri.mapping.yaml)
+maeri_cli_test(codegen_output_dir_in_proc 2
+  --stderr-contains "/proc/maeri-images: cannot create the output directory: No such file or directory"
+  $<TARGET_FILE:maeri> codegen --hardware ${HW64} --workload ${TINY} --layer fc -o /proc/maeri-images)
+maeri_cli_test(calibrate_output_in_proc 2 --stderr-contains "/proc/maeri-cal: cannot create the output directory"
+  $<TARGET_FILE:maeri> calibrate --hardware ${HW64} --workload ${TINY} -o /proc/maeri-cal/cal.yaml)
+# Outputs are checked before the co-simulation, so these end at once:
+maeri_cli_test(verify_json_dev_null 2 --stderr-contains "/dev/null: refusing to replace a character device"
+  $<TARGET_FILE:maeri> verify --hardware ${HW64} --workload ${TINY} --json /dev/null)
+maeri_cli_test(sim_trace_directory 2 --stderr-contains "${CMAKE_CURRENT_BINARY_DIR}: refusing to replace a directory"
+  $<TARGET_FILE:maeri> sim ${IMAGES}/tiny.conv1.mimg --trace ${CMAKE_CURRENT_BINARY_DIR})
+set_tests_properties(cli_sim_trace_directory PROPERTIES FIXTURES_REQUIRED tiny_images)
+# A mapping file made for other hardware, or for a layer of another shape, or with a tile that does not fit:
+maeri_cli_test(verify_mapping_other_hardware 2 --stderr-contains "the mapping was made for maeri-64 (64 MS"
+  $<TARGET_FILE:maeri> verify --hardware ${CONFIGS}/hardware/maeri-256.yaml --workload ${TINY}
+  --mapping ${CMAKE_CURRENT_BINARY_DIR}/tiny.mapping.yaml)
+set_tests_properties(cli_verify_mapping_other_hardware PROPERTIES FIXTURES_REQUIRED tiny_mapping)
+# Generated bad files: YAML over the input limits (each must end within 10 s; ctest stops it at 60 s), text that
+# is not UTF-8, mappings that do not fit the workload.
+foreach(case billion_laughs endless_alias deep_nesting huge_file endless_device wide_mapping long_list non_utf8_name
+             mapping_other_shape mapping_tile_too_large)
+  add_test(NAME cli_input_${case}
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/bad_inputs.sh ${case} $<TARGET_FILE:maeri> ${CONFIGS}
+            ${CMAKE_CURRENT_BINARY_DIR}/tiny.mapping.yaml)
+  set_tests_properties(cli_input_${case} PROPERTIES LABELS cli TIMEOUT 60)
+endforeach()
+set_tests_properties(cli_input_mapping_other_shape cli_input_mapping_tile_too_large
+  PROPERTIES FIXTURES_REQUIRED tiny_mapping)

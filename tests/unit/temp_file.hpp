@@ -1,4 +1,5 @@
-// A file with given contents in the system temp directory, removed when the object goes away.
+// A file with given contents (TempFile) or an empty folder (TempDir) in the system temp directory, removed with
+// everything in it when the object goes away.
 #pragma once
 
 #include <string>
@@ -12,6 +13,19 @@ class TempFile {
   TempFile(const TempFile&) = delete;
   TempFile& operator=(const TempFile&) = delete;
   const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
 
  private:
   std::string path_;

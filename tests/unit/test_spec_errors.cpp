@@ -1,14 +1,21 @@
 // Table-driven bad inputs: each must be rejected with a message naming file, line:column, field, what was
 // expected and what was found. Expected positions are counted by hand in the YAML text of each case.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <cerrno>
+#include <chrono>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "spec/spec_loader.hpp"
+#include "spec/strict_yaml.hpp"
 #include "temp_file.hpp"
 
 using namespace maeri::spec;
+using maeri::test::TempDir;
 using maeri::test::TempFile;
 
 namespace {
@@ -120,6 +127,15 @@ std::vector<BadInput> bad_inputs() {
       {"YAML syntax error", "kind: workload\nname: [unclosed\n", false,
        "3:1: YAML syntax error: end of sequence flow not found"},
       {"empty file", "", false, "1:1: the file is empty (expected a mapping of fields starting with 'kind')"},
+      // Byte 0xFF never occurs in UTF-8; it is the 8th character of line 2 ("name: h" is 7).
+      {"name not UTF-8", replace_line(kHardware, "name: hw", "name: h\xffw"), true,
+       "2:8: not valid UTF-8 text: byte 0xff (spec files must be UTF-8)"},
+      // ED A0 80 would encode U+D800, a UTF-16 surrogate, which RFC 3629 forbids; "é" before it is one character.
+      {"name with an encoded surrogate", replace_line(kHardware, "name: hw", "name: \xc3\xa9\xed\xa0\x80"), true,
+       "2:8: not valid UTF-8 text: byte 0xed (spec files must be UTF-8)"},
+      // 0xC0 0xAF is an overlong form of '/', which RFC 3629 forbids; "  - {name: " is 11 characters.
+      {"layer name with an overlong UTF-8 form", "kind: workload\nname: w\nlayers:\n  - {name: a\xc0\xaf, type: fc}\n",
+       false, "4:13: not valid UTF-8 text: byte 0xc0 (spec files must be UTF-8)"},
   };
 }
 
@@ -145,7 +161,107 @@ TEST_CASE("bad spec inputs are rejected with file, position, field, expectation 
   }
 }
 
-TEST_CASE("a file that does not exist is a SpecError naming it", "[spec][errors]") {
+TEST_CASE("a file that does not exist is a SpecError naming it and the OS's reason", "[spec][errors]") {
   CHECK_THROWS_WITH(load_hardware("/nonexistent/maeri.yaml"),
-                    "/nonexistent/maeri.yaml: cannot open file for reading");
+                    "/nonexistent/maeri.yaml: cannot open file for reading: " + std::string(std::strerror(ENOENT)));
+}
+
+TEST_CASE("names in any UTF-8 text are accepted", "[spec][errors]") {
+  // é (2 bytes), € (3 bytes), U+1F600 (4 bytes): one of each encoded length.
+  const std::string name = "maeri-\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80";
+  TempFile file(replace_line(kHardware, "name: hw", "name: " + name));
+  CHECK(load_hardware(file.path()).name == name);
+}
+
+TEST_CASE("a directory given as a spec is a SpecError saying so", "[spec][errors]") {
+  const TempDir folder;
+  CHECK_THROWS_WITH(load_workload(folder.path()), folder.path() + ": is a directory (expected a YAML file)");
+}
+
+// Inputs over the limits of spec/strict_yaml.hpp, each generated here. Each must end in a SpecError naming the
+// file, the position where the parser was and the limit, and do so quickly: before the limits, the billion-laughs
+// and wide-mapping files took minutes (expansion) or quadratic time (duplicate-key check).
+namespace {
+
+std::string repeat(const std::string& text, std::size_t times) {
+  std::string out;
+  out.reserve(text.size() * times);
+  for (std::size_t i = 0; i < times; ++i) out += text;
+  return out;
+}
+
+struct OverLimit {
+  const char* what;
+  std::string text;
+  std::string expected_message;  // after "<file>:"
+};
+
+std::vector<OverLimit> over_limits() {
+  // Billion laughs: a0 is a list of 10 scalars (11 nodes), a_k a list of 10 aliases of a_(k-1), so a_k expands to
+  // s_k = 1 + 10·s_(k-1) nodes: 11, 111, ..., 111111 for a4. Before a5 the count is 1 (root) + 5 keys +
+  // (11 + ... + 111111) = 123461; key a5 and its list make 123463; the 1st *a4 gives 234574, the 2nd 345685 >
+  // 250000: the error is at the 2nd alias of line 6 ("a5: &a5 [*a4," is 13 characters).
+  std::string laughs = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int level = 1; level <= 9; ++level)
+    laughs += fmt::format("a{}: &a{} [{}]\n", level, level, fmt::join(std::vector<std::string>(10, fmt::format("*a{}", level - 1)), ","));
+  // 32 levels are allowed: the root mapping is level 1, "layers:" holds brackets 1..31 at levels 2..32; the 32nd
+  // bracket (column 8 + 32 = 40 of line 3) opens level 33.
+  const std::string deep = "kind: workload\nname: w\nlayers: " + repeat("[", kMaxYamlDepth) + repeat("]", kMaxYamlDepth) + "\n";
+  // 4097 FC layers of 9 nodes each: under the node limit, over the list limit. The list's position is its first
+  // entry's dash, line 4 column 3.
+  std::string layers = "kind: workload\nname: w\nlayers:\n";
+  for (std::size_t i = 0; i <= kMaxYamlSequenceLength; ++i) layers += fmt::format("  - {{name: l{}, type: fc, K: 1, C: 1}}\n", i);
+  return {
+      {"alias expansion (billion laughs)", laughs,
+       "6:14: more than 250000 YAML nodes, counting each alias as a copy of what it refers to (kMaxYamlNodes, "
+       "docs/cli.md: Limits)"},
+      {"an alias inside the node it names", "kind: workload\nname: &n [a, *n]\n",
+       "2:14: an alias inside the node it refers to (an endless expansion)"},
+      {"nesting", deep, "3:40: mappings and lists nested more than 32 levels deep (kMaxYamlDepth, docs/cli.md: Limits)"},
+      {"file size", "kind: workload\n" + repeat("# a comment line of padding: 40 bytes. \n", kMaxSpecFileBytes / 40 + 1),
+       " file larger than the limit of 4194304 bytes (kMaxSpecFileBytes, docs/cli.md: Limits)"},
+      {"list length", layers,
+       "4:3: field 'layers': expected a list of at most 4096 entries (kMaxYamlSequenceLength, docs/cli.md: Limits), "
+       "found 4097"},
+      // 100 000 distinct keys (200 001 nodes, under the limits): the duplicate-key check once compared every pair.
+      // The root mapping has no 'name', so the error is the first missing required field, at the root's line 1.
+      {"wide mapping", "kind: workload\n" + [] {
+         std::string keys;
+         for (int i = 0; i < 100000; ++i) keys += fmt::format("k{}: 1\n", i);
+         return keys;
+       }(),
+       "1:1: field 'name': missing required field (expected a string)"},
+  };
+}
+
+}  // namespace
+
+TEST_CASE("YAML inputs over a limit end quickly with an error naming the file and the limit", "[spec][errors][limits]") {
+  for (const OverLimit& bad : over_limits()) {
+    SECTION(bad.what) {
+      TempFile file(bad.text);
+      std::string message;
+      const auto start = std::chrono::steady_clock::now();
+      try {
+        load_workload(file.path());
+      } catch (const SpecError& error) {
+        message = error.what();
+      }
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      CHECK(message == file.path() + ":" + bad.expected_message);
+      // Generous for a loaded CI machine; the unbounded versions ran for minutes.
+      CHECK(seconds < 5.0);
+    }
+  }
+}
+
+TEST_CASE("the limits leave room for real files: exactly at each limit the file is accepted", "[spec][errors][limits]") {
+  // kMaxYamlSequenceLength FC layers and kMaxYamlDepth levels are within the limits (counted as above).
+  std::string layers = "kind: workload\nname: w\nlayers:\n";
+  for (std::size_t i = 0; i < kMaxYamlSequenceLength; ++i) layers += fmt::format("  - {{name: l{}, type: fc, K: 1, C: 1}}\n", i);
+  TempFile many(layers);
+  CHECK(load_workload(many.path()).layers.size() == kMaxYamlSequenceLength);
+  // 31 brackets reach level 32; the loader then rejects the nested list as a layer, not the depth.
+  TempFile deep("kind: workload\nname: w\nlayers: " + repeat("[", kMaxYamlDepth - 1) + repeat("]", kMaxYamlDepth - 1) + "\n");
+  CHECK_THROWS_WITH(load_workload(deep.path()), Catch::Contains("field 'layers[0]': expected a mapping of fields, found a sequence"));
 }

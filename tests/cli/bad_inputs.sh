@@ -1,0 +1,70 @@
+#!/bin/bash
+# CLI tests with bad input files generated on the spot (docs/cli.md, "Bad inputs the tests cover"): YAML over the
+# input limits of mapper/strict_yaml.hpp, text that is not UTF-8, mapping files that do not fit the workload. Each
+# runs `maeri` through expect_exit.sh (exit code 2 and the message naming the file and the limit or reason); the
+# limit cases must also finish within 10 s (before the limits, these files ran for minutes).
+# Usage: bad_inputs.sh CASE MAERI CONFIGS_DIR [MAPPING_FILE]
+set -u
+case_name=$1 maeri=$2 configs=$3 mapping=${4:-}
+expect=$(dirname "$0")/expect_exit.sh
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+file=$dir/bad.yaml
+
+fail() { echo "FAILED: $*"; exit 1; }
+# expect_exit.sh plus a bound on the wall time.
+quickly() {
+  local start=$EPOCHREALTIME
+  "$expect" "$@" || exit 1
+  local took
+  took=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
+  echo "took $took s"
+  awk -v t="$took" 'BEGIN { exit !(t < 10) }' || fail "took $took s (limit 10 s)"
+}
+repeat() { local i; for ((i = 0; i < $2; i++)); do printf '%s' "$1"; done; }
+
+case $case_name in
+  billion_laughs)  # 10 levels of 10 aliases: 1.1·10^10 nodes once expanded, 400 bytes of text
+    printf 'a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n' >"$file"
+    for level in 1 2 3 4 5 6 7 8 9; do
+      printf 'a%d: &a%d [%s*a%d]\n' $level $level "$(repeat "*a$((level - 1)),"  9)" $((level - 1)) >>"$file"
+    done
+    quickly 2 --stderr-contains "$file:6:14: more than 250000 YAML nodes, counting each alias as a copy" \
+      "$maeri" validate "$file" ;;
+  endless_alias)
+    printf 'kind: workload\nname: &n [a, *n]\n' >"$file"
+    quickly 2 --stderr-contains "$file:2:14: an alias inside the node it refers to" "$maeri" validate "$file" ;;
+  deep_nesting)  # 100 000 levels; the limit stops the parser at level 33
+    { printf 'kind: workload\nname: w\nlayers: '; head -c 100000 /dev/zero | tr '\0' '['; head -c 100000 /dev/zero | tr '\0' ']'; echo; } >"$file"
+    quickly 2 --stderr-contains "$file:3:40: mappings and lists nested more than 32 levels deep (kMaxYamlDepth" \
+      "$maeri" validate "$file" ;;
+  huge_file)  # 5 MiB of comments
+    { echo 'kind: workload'; head -c $((5 * 1024 * 1024)) /dev/zero | tr '\0' '#'; echo; } >"$file"
+    quickly 2 --stderr-contains "$file: file larger than the limit of 4194304 bytes (kMaxSpecFileBytes" \
+      "$maeri" validate "$file" ;;
+  endless_device)  # never ends; reading stops at the size limit
+    quickly 2 --stderr-contains "/dev/zero: file larger than the limit of 4194304 bytes" "$maeri" validate /dev/zero ;;
+  wide_mapping)  # 100 000 keys: the duplicate-key check used to compare every pair
+    { echo 'kind: workload'; seq -f 'k%g: 1' 0 99999; } >"$file"
+    quickly 2 --stderr-contains "$file:1:1: field 'name': missing required field" "$maeri" validate "$file" ;;
+  long_list)  # one layer more than kMaxYamlSequenceLength
+    { printf 'kind: workload\nname: w\nlayers:\n'; seq -f '  - {name: l%g, type: fc, K: 1, C: 1}' 0 4096; } >"$file"
+    quickly 2 --stderr-contains "$file:4:3: field 'layers': expected a list of at most 4096 entries" \
+      "$maeri" validate "$file" ;;
+  non_utf8_name)  # would make --json fail (nlohmann::json refuses invalid UTF-8): rejected when the file is read
+    sed 's/name: conv1,/name: conv\xff,/' "$configs/workloads/tiny.yaml" >"$file"
+    "$expect" 2 --stderr-contains "$file:7:16: not valid UTF-8 text: byte 0xff" \
+      "$maeri" map --hardware "$configs/hardware/maeri-64.yaml" --workload "$file" -o "$dir/m.yaml" --json "$dir/m.json" \
+      || exit 1
+    [[ ! -e $dir/m.json && ! -e $dir/m.yaml ]] || fail "outputs written for a rejected input" ;;
+  mapping_other_shape)  # the mapping's conv1 has K=8; this workload's conv1 has K=4
+    sed 's/name: conv1, type: conv, K: 8,/name: conv1, type: conv, K: 4,/' "$configs/workloads/tiny.yaml" >"$file"
+    "$expect" 2 --stderr-contains "field 'layers[0].shape': the mapping is for layer 'conv1' of shape conv N=1 K=8" \
+      "$maeri" verify --hardware "$configs/hardware/maeri-64.yaml" --workload "$file" --mapping "$mapping" ;;
+  mapping_tile_too_large)  # conv1's tile edited to T_K = 64 > K = 8
+    sed '0,/T_K: [0-9]*/s//T_K: 64/' "$mapping" >"$file"
+    "$expect" 2 --stderr-contains "field 'layers[0].tile': bound: T_K = 64 must be between 1 and K = 8" \
+      "$maeri" verify --hardware "$configs/hardware/maeri-64.yaml" --workload "$configs/workloads/tiny.yaml" \
+      --mapping "$file" ;;
+  *) fail "unknown case $case_name" ;;
+esac
