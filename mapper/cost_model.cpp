@@ -76,54 +76,35 @@ ShapeRuns shape_runs(const DimParts* parts) {
   return inner;
 }
 
-}  // namespace
-
-spec::EnergyBreakdown energy_of(const spec::ActivityCounts& counts, const spec::EnergyTable& table) {
-  spec::EnergyBreakdown energy;
-  const auto pj = [](std::int64_t count, double each) { return static_cast<double>(count) * each; };
-  energy.multiply = pj(counts.multiplications, table.multiply);
-  energy.add = pj(counts.rn_additions + counts.accumulation_additions, table.add);
-  energy.dn = pj(counts.dn_hops, table.dn_hop);
-  energy.mn = pj(counts.mn_operand_loads + counts.mn_weight_loads, table.mn_hop) +
-              pj(counts.mn_forwards, table.mn_forward);
-  energy.rn = pj(counts.rn_hops, table.rn_hop);
-  energy.sdm = pj(counts.sdm_input_reads + counts.sdm_weight_reads + counts.sdm_psum_reads, table.sdm_read) +
-               pj(counts.sdm_output_writes + counts.sdm_fill_writes, table.sdm_write);
-  energy.dram = pj(counts.dram_bytes, table.dram_byte);
-  energy.total = energy.multiply + energy.add + energy.dn + energy.mn + energy.rn + energy.sdm + energy.dram;
-  return energy;
-}
-
-spec::CostReport evaluate(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile) {
-  spec::CostReport report;
-  report.tile = tile;
-  report.vn_size = tile.vn_size();
-  report.vn_count = tile.vn_count();
-  report.idle_ms = hardware.num_ms - tile.mapped_ms();
-  report.peak_utilisation = static_cast<double>(tile.mapped_ms()) / static_cast<double>(hardware.num_ms);
-
-  const auto extents = spec::layer_extents(layer);
-  DimParts parts[spec::kNumTileDims];
-  for (int dim = 0; dim < spec::kNumTileDims; ++dim) parts[dim] = split(extents[dim], tile[dim]);
-
-  const spec::ModelParameters& model = hardware.model;
-  const int levels = spec::ceil_log2(hardware.num_ms);
-  const std::int64_t stride = layer.stride;
-  const std::int64_t y_steps_per_row = spec::ceil_div(extents[spec::kDimY], tile[spec::kDimY]);
-  report.uses_forwarding = spec::uses_mn_forwarding(layer, tile);
-  const std::int64_t weight_replicas = tile[spec::kDimN] * tile[spec::kDimX] * tile[spec::kDimY];
-  const ShapeRuns runs = shape_runs(parts);
-  report.configurations = runs.total();
-
-  spec::ActivityCounts& counts = report.counts;
-  spec::CycleBreakdown& cycles = report.cycles;
-  double dn_hops = 0;
-  double active_ms_steps = 0;
-  std::int64_t drain_lane_cycles = 0;
+// What the loop nest leaves for the blocks after it.
+struct LoopNestTotals {
+  double dn_hops = 0;                  // the multicast estimate, rounded once at the end
+  double active_ms_steps = 0;          // Σ over steps of active multiplier switches (Eq. 3)
+  std::int64_t drain_lane_cycles = 0;  // extra output-lane cycles of each configuration run's last step
   // The program's last weight phase (edge tile in R, S, C and K): its streaming cycles and its results, which
   // all go back to DRAM while it runs (docs/model.md, "Memory timing").
   double last_phase_streaming = 0;
   std::int64_t last_phase_results = 0;
+};
+
+// docs/model.md "Loop nest", "Distribution (DN) serialisation", "Reduction (RN) serialisation", the streaming,
+// weight-load and phase-overlap terms of "Cycles", and "Activity counts": walks every combination of full and
+// edge tile sizes with its multiplicity.
+LoopNestTotals cost_loop_nest(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
+                              const DimParts* parts, const ShapeRuns& runs, spec::CostReport& report) {
+  const auto extents = spec::layer_extents(layer);
+  const int levels = spec::ceil_log2(hardware.num_ms);
+  const std::int64_t stride = layer.stride;
+  const std::int64_t y_steps_per_row = spec::ceil_div(extents[spec::kDimY], tile[spec::kDimY]);
+  const std::int64_t weight_replicas = tile[spec::kDimN] * tile[spec::kDimX] * tile[spec::kDimY];
+  spec::ActivityCounts& counts = report.counts;
+  spec::CycleBreakdown& cycles = report.cycles;
+  LoopNestTotals totals;
+  double& dn_hops = totals.dn_hops;
+  double& active_ms_steps = totals.active_ms_steps;
+  std::int64_t& drain_lane_cycles = totals.drain_lane_cycles;
+  double& last_phase_streaming = totals.last_phase_streaming;
+  std::int64_t& last_phase_results = totals.last_phase_results;
 
   for (int ir = 0; ir < parts[spec::kDimR].parts; ++ir)
   for (int is = 0; is < parts[spec::kDimS].parts; ++is)
@@ -223,21 +204,30 @@ spec::CostReport evaluate(const spec::Layer& layer, const spec::Hardware& hardwa
     }
   }
 
+
+  // Counts that follow from the loop nest as a whole.
   const std::int64_t outputs = layer.output_elements();
-  report.reduction_folds = spec::ceil_div(extents[spec::kDimR], tile[spec::kDimR]) * spec::ceil_div(extents[spec::kDimS], tile[spec::kDimS]) *
+  report.reduction_folds = spec::ceil_div(extents[spec::kDimR], tile[spec::kDimR]) *
+                           spec::ceil_div(extents[spec::kDimS], tile[spec::kDimS]) *
                            spec::ceil_div(extents[spec::kDimC], tile[spec::kDimC]);
   counts.accumulation_additions = outputs * (report.reduction_folds - 1);
   counts.sdm_psum_reads = counts.accumulation_additions;
   counts.sdm_output_writes = counts.vn_results;
   counts.rn_hops = counts.multiplications + counts.rn_additions;
   counts.dn_hops = static_cast<std::int64_t>(std::llround(dn_hops));
+  return totals;
+}
 
-  // DRAM (docs/model.md, "Memory"): the fold loop is outermost with the channel slice outermost within
-  // it, so a resident SDM (sdm_budget.hpp) fetches every touched input and every weight once. Otherwise nothing
-  // is reused in the SDM beyond a step: inputs are fetched per step and partial sums spill to DRAM.
+// docs/model.md "Memory": SDM fills and DRAM bytes. The fold loop is outermost with the channel slice outermost
+// within it, so a resident SDM (sdm_budget.hpp) fetches every touched input and every weight once. Otherwise
+// nothing is reused in the SDM beyond a step: inputs are fetched per step and partial sums spill to DRAM.
+SdmBudget count_memory_traffic(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
+                               spec::CostReport& report) {
+  spec::ActivityCounts& counts = report.counts;
   const std::int64_t data_b = data_bytes(hardware);
   const std::int64_t acc_b = accumulator_bytes(hardware);
   const std::int64_t weights = layer.weight_elements();
+  const std::int64_t outputs = layer.output_elements();
   const SdmBudget sdm = sdm_budget(layer, hardware, tile);
   report.sdm_resident = sdm.resident;
   if (sdm.resident) {
@@ -247,20 +237,45 @@ spec::CostReport evaluate(const spec::Layer& layer, const spec::Hardware& hardwa
     counts.sdm_fill_writes = counts.sdm_input_reads + weights;
     counts.dram_bytes = counts.sdm_fill_writes * data_b + (counts.sdm_psum_reads + counts.sdm_output_writes) * acc_b;
   }
+  return sdm;
+}
 
-  // Phases follow each other without a bubble (weights for the next phase travel right behind the last step of
-  // the previous one); the pipeline fills and drains once per configuration, since the fabric must be idle
-  // before its configuration words change (docs/rtl.md).
-  const double pipeline_latency = spec::pipeline_latency(hardware);
-  cycles.fill_drain = static_cast<double>(report.configurations) * pipeline_latency +
-                      static_cast<double>(drain_lane_cycles);
+// The cycles of one configuration written through the config port (docs/model.md "Cycles", reconfiguration).
+double configuration_cycles(const spec::Hardware& hardware) {
+  return static_cast<double>(spec::configuration_words(hardware.num_ms)) / hardware.model.config_words_per_cycle;
+}
+
+// docs/model.md "Cycles", the terms after the loop nest: phases follow each other without a bubble (weights for
+// the next phase travel right behind the last step of the previous one); the pipeline fills and drains once per
+// configuration, since the fabric must be idle before its configuration words change (docs/rtl.md). Returns the
+// compute cycles (ideal memory).
+double compute_cycles(const spec::Hardware& hardware, const LoopNestTotals& totals, spec::CostReport& report) {
+  const spec::ModelParameters& model = hardware.model;
+  spec::CycleBreakdown& cycles = report.cycles;
+  cycles.fill_drain = static_cast<double>(report.configurations) * spec::pipeline_latency(hardware) +
+                      static_cast<double>(totals.drain_lane_cycles);
   cycles.control_overhead = static_cast<double>(report.control_steps) * model.step_overhead +
                             static_cast<double>(report.weight_phases) * model.phase_overhead;
-  const double configuration_cycles =
-      static_cast<double>(spec::configuration_words(hardware.num_ms)) / model.config_words_per_cycle;
-  cycles.reconfiguration = static_cast<double>(report.configurations) * configuration_cycles;
-  const double compute = cycles.streaming + cycles.weight_load + cycles.phase_overlap + cycles.fill_drain +
-                         cycles.control_overhead + cycles.reconfiguration;
+  cycles.reconfiguration = static_cast<double>(report.configurations) * configuration_cycles(hardware);
+  return cycles.streaming + cycles.weight_load + cycles.phase_overlap + cycles.fill_drain + cycles.control_overhead +
+         cycles.reconfiguration;
+}
+
+// docs/model.md "Memory timing": the run's cycles with the SDM and the DRAM channel, from the compute cycles and
+// the traffic.
+double memory_time(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
+                   const SdmBudget& sdm, const LoopNestTotals& totals, double compute, const spec::CostReport& report) {
+  const spec::ModelParameters& model = hardware.model;
+  const spec::ActivityCounts& counts = report.counts;
+  const spec::CycleBreakdown& cycles = report.cycles;
+  const auto extents = spec::layer_extents(layer);
+  const std::int64_t stride = layer.stride;
+  const std::int64_t data_b = data_bytes(hardware);
+  const std::int64_t acc_b = accumulator_bytes(hardware);
+  const double pipeline_latency = spec::pipeline_latency(hardware);
+  const double configuration_cycles = mapper::configuration_cycles(hardware);
+  const double last_phase_streaming = totals.last_phase_streaming;
+  const std::int64_t last_phase_results = totals.last_phase_results;
   // Memory timing (docs/model.md, "Memory timing"): a fluid model of the one FIFO DRAM channel. Reads are
   // prefetched in program order as early as the SDM allows; writes are posted as results appear. The run ends
   // when the fabric has computed (plus what the first data and the last writes add) or when the channel has
@@ -316,14 +331,57 @@ spec::CostReport evaluate(const spec::Layer& layer, const spec::Hardware& hardwa
     const double p = 1 / model.memory_contention;
     time = longer * std::pow(std::pow(compute_bound / longer, p) + std::pow(dram_bound / longer, p), 1 / p);
   }
-  cycles.memory_stall = time - compute;
-  cycles.total = compute + cycles.memory_stall;
+  return time;
 
-  report.average_utilisation =
-      active_ms_steps / (static_cast<double>(report.control_steps) * static_cast<double>(hardware.num_ms));
-  report.compute_efficiency = static_cast<double>(counts.useful_multiplications) /
-                              (static_cast<double>(hardware.num_ms) * cycles.total);
-  report.energy_pj = energy_of(counts, hardware.energy_pj);
+}
+
+}  // namespace
+
+spec::EnergyBreakdown energy_of(const spec::ActivityCounts& counts, const spec::EnergyTable& table) {
+  spec::EnergyBreakdown energy;
+  const auto pj = [](std::int64_t count, double each) { return static_cast<double>(count) * each; };
+  energy.multiply = pj(counts.multiplications, table.multiply);
+  energy.add = pj(counts.rn_additions + counts.accumulation_additions, table.add);
+  energy.dn = pj(counts.dn_hops, table.dn_hop);
+  energy.mn = pj(counts.mn_operand_loads + counts.mn_weight_loads, table.mn_hop) +
+              pj(counts.mn_forwards, table.mn_forward);
+  energy.rn = pj(counts.rn_hops, table.rn_hop);
+  energy.sdm = pj(counts.sdm_input_reads + counts.sdm_weight_reads + counts.sdm_psum_reads, table.sdm_read) +
+               pj(counts.sdm_output_writes + counts.sdm_fill_writes, table.sdm_write);
+  energy.dram = pj(counts.dram_bytes, table.dram_byte);
+  energy.total = energy.multiply + energy.add + energy.dn + energy.mn + energy.rn + energy.sdm + energy.dram;
+  return energy;
+}
+
+// One function per block of docs/model.md; this only strings them together.
+spec::CostReport evaluate(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile) {
+  spec::CostReport report;
+  report.tile = tile;
+  report.vn_size = tile.vn_size();
+  report.vn_count = tile.vn_count();
+  report.idle_ms = hardware.num_ms - tile.mapped_ms();
+  report.peak_utilisation = static_cast<double>(tile.mapped_ms()) / static_cast<double>(hardware.num_ms);
+  report.uses_forwarding = spec::uses_mn_forwarding(layer, tile);
+
+  const auto extents = spec::layer_extents(layer);
+  DimParts parts[spec::kNumTileDims];
+  for (int dim = 0; dim < spec::kNumTileDims; ++dim) parts[dim] = split(extents[dim], tile[dim]);
+  const ShapeRuns runs = shape_runs(parts);
+  report.configurations = runs.total();
+
+  const LoopNestTotals totals = cost_loop_nest(layer, hardware, tile, parts, runs, report);
+  const SdmBudget sdm = count_memory_traffic(layer, hardware, tile, report);
+  const double compute = compute_cycles(hardware, totals, report);
+  const double time = memory_time(layer, hardware, tile, sdm, totals, compute, report);
+  report.cycles.memory_stall = time - compute;
+  report.cycles.total = compute + report.cycles.memory_stall;
+
+  // docs/model.md "Utilisation" and "Energy".
+  report.average_utilisation = totals.active_ms_steps / (static_cast<double>(report.control_steps) *
+                                                         static_cast<double>(hardware.num_ms));
+  report.compute_efficiency = static_cast<double>(report.counts.useful_multiplications) /
+                              (static_cast<double>(hardware.num_ms) * report.cycles.total);
+  report.energy_pj = energy_of(report.counts, hardware.energy_pj);
   return report;
 }
 
