@@ -39,10 +39,12 @@ struct Variant {
   std::unique_ptr<FabricSession> (*open)(std::uint64_t watchdog_cycles, const std::string& trace);
 };
 
-#define MAERI_VARIANT(model, m, d, r, w, a)                                                                        \
-  Variant{#model, m, d, r, w, a,                                                                                 \
-          [](std::uint64_t watchdog, const std::string& trace) -> std::unique_ptr<FabricSession> {               \
-            return std::make_unique<Session<FabricDriver<model, m, d, r, w, a>>>(#model, watchdog, trace);       \
+// One row of kVariants from one X-macro row of rtl/verilated_fabrics.hpp.
+#define MAERI_VARIANT(model, m, d, r, w, a)                                                          \
+  Variant{#model, m, d, r, w, a,                                                                   \
+          [](std::uint64_t watchdog, const std::string& trace) -> std::unique_ptr<FabricSession> { \
+            using Driver = FabricDriver<model, m, d, r, w, a>;                                     \
+            return std::make_unique<Session<Driver>>(#model, watchdog, trace);                     \
           }},
 
 // The variants of rtl/CMakeLists.txt (MAERI_FABRIC_VARIANTS), through its generated header.
