@@ -233,7 +233,8 @@ module maeri_top
     end
   end
 
-  // Each counter's events in this cycle, at its index of the package enum.
+  // Each counter's events in this cycle, at its index of the package enum ('0 first, so a counter added to the
+  // enum reads zero until its event source is wired here).
   logic [NUM_ACTIVITY_COUNTERS-1:0][EVENT_W-1:0] events;
   always_comb begin
     events                        = '0;
