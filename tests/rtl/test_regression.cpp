@@ -131,12 +131,12 @@ void regression(int cases, std::uint64_t default_seed, DramCycleErrorBound bound
       CHECK(error == 0.0);  // compute cycles and every count are exact (the model follows the RTL and the SDM)
     }
   }
+  const double mean_total_error = sum_total_error / std::max(memory_runs, 1);
   std::cout << "regression on " << Driver::kNumMs << " MS: cross-check error over " << counted
             << " exact metric values: mean " << sum_error / std::max(counted, 1) << " %, max " << max_error
-            << " %; cycles with DRAM over " << memory_runs << " runs: mean "
-            << sum_total_error / std::max(memory_runs, 1) << " %, max " << max_total_error << " %\n"
+            << " %; cycles with DRAM over " << memory_runs << " runs: mean " << mean_total_error << " %, max "
+            << max_total_error << " %\n"
             << "  largest cycles-with-DRAM error: " << worst_case << "\n";
-  const double mean_total_error = sum_total_error / std::max(memory_runs, 1);
   INFO("cycles with DRAM, seed " << seed << " (bounds measured with the default seed): mean " << mean_total_error
                                  << " %, max " << max_total_error << " %; largest: " << worst_case);
   CHECK(mean_total_error <= bound.mean_percent);
