@@ -1,4 +1,4 @@
-// DN traffic of one element, as the fabric's count_dn_traversals counter counts it (docs/rtl.md): at the fat
+// DN traffic of one element, as the fabric's COUNT_DN_TRAVERSALS counter counts it (docs/rtl.md): at the fat
 // levels of the tree and at the conversion level an element enters each switch whose leaves include one of
 // its destinations once; below the conversion level every destination has its own lane, one arrival per level.
 #pragma once

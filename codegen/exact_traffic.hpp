@@ -13,8 +13,8 @@ namespace maeri::codegen {
 
 struct ExactTraffic {
   std::int64_t dn_elements = 0;     // elements sent into the DN root (inputs and weights)
-  std::int64_t dn_traversals = 0;   // as count_dn_traversals (docs/rtl.md)
-  std::int64_t rn_traversals = 0;   // as count_rn_traversals
+  std::int64_t dn_traversals = 0;   // as COUNT_DN_TRAVERSALS (docs/rtl.md)
+  std::int64_t rn_traversals = 0;   // as COUNT_RN_TRAVERSALS
   std::int64_t fabric_results = 0;  // results on the output lanes (every configured VN, every step)
 };
 

@@ -1,6 +1,9 @@
-// Typed configuration words of the MAERI fabric, as written through the config port of maeri_top.
-// The same layout is described in docs/config-bits.md and in codegen/fabric_config.hpp; the test
-// config_layout_matches_rtl_package parses this file and compares every field with the C++ side.
+// Types shared by the modules of the MAERI fabric: the configuration words written through the config port of
+// maeri_top, and the indices of its activity counters.
+// The config word layout is described in docs/config-bits.md and in codegen/fabric_config.hpp; the unit test
+// "config word layout: …" (tests/unit/test_config_layout.cpp) parses this file and compares every field with the
+// C++ side. The activity counters are listed in sim/activity_counters.hpp as well; the unit test "activity
+// counters: …" (tests/unit/test_activity_counters.cpp) parses the enum below and compares names, order and count.
 // Packed structs list their fields from the most significant bit down; bit 0 is the last field.
 package maeri_config_pkg;
 
@@ -31,5 +34,20 @@ package maeri_config_pkg;
   typedef struct packed {
     logic [9:0] slot;  // emit slot (2·adder + side) holding VN k's result
   } collector_entry_t;
+
+  // Activity counters: running totals of the fabric's events since reset or `counters_clear`, the quantities the
+  // analytical model predicts. Counter c is element c of maeri_top's `counts` port (counts[COUNT_FIRES] …);
+  // docs/rtl.md defines exactly what each one counts.
+  localparam int NUM_ACTIVITY_COUNTERS = 8;
+  typedef enum logic [$clog2(NUM_ACTIVITY_COUNTERS)-1:0] {
+    COUNT_CYCLES          = 0,  // clock cycles
+    COUNT_FIRES           = 1,  // fires reaching the multiplier switches (= steps)
+    COUNT_MULTIPLICATIONS = 2,  // active switches × fires
+    COUNT_ADDITIONS       = 3,  // two-input additions of real operands in adder switches
+    COUNT_DN_TRAVERSALS   = 4,  // element-lane arrivals at DN switches
+    COUNT_RN_TRAVERSALS   = 5,  // values entering an adder switch
+    COUNT_MN_FORWARDS     = 6,  // multiplications whose operand came over a forwarding link
+    COUNT_RESULTS         = 7   // results on the output lanes
+  } activity_counter_e;
 
 endpackage

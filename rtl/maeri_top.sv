@@ -39,16 +39,9 @@ module maeri_top
     output logic                                       error_dn_overflow,
     output logic                                       error_collector_overrun,
     output logic                                       error_config,
-    // Activity counters
+    // Activity counters: counts[c] for c of maeri_config_pkg::activity_counter_e
     input  logic                                       counters_clear,
-    output logic [COUNTER_W-1:0]                       count_cycles,
-    output logic [COUNTER_W-1:0]                       count_fires,
-    output logic [COUNTER_W-1:0]                       count_multiplications,
-    output logic [COUNTER_W-1:0]                       count_additions,
-    output logic [COUNTER_W-1:0]                       count_dn_traversals,
-    output logic [COUNTER_W-1:0]                       count_rn_traversals,
-    output logic [COUNTER_W-1:0]                       count_mn_forwards,
-    output logic [COUNTER_W-1:0]                       count_results
+    output logic [NUM_ACTIVITY_COUNTERS-1:0][COUNTER_W-1:0] counts
 );
   localparam int LEVELS = $clog2(NUM_MS);
   localparam int EVENT_W = $clog2(3 * NUM_MS * DN_BW + 1) + 1;
@@ -240,27 +233,29 @@ module maeri_top
     end
   end
 
+  // Each counter's events in this cycle, at its index of the package enum ('0 first, so a counter added to the
+  // enum reads zero until its event source is wired here).
+  logic [NUM_ACTIVITY_COUNTERS-1:0][EVENT_W-1:0] events;
+  always_comb begin
+    events                        = '0;
+    events[COUNT_CYCLES]          = EVENT_W'(1);
+    events[COUNT_FIRES]           = EVENT_W'(fire_pipe[LEVELS-1]);
+    events[COUNT_MULTIPLICATIONS] = EVENT_W'($countones(multiplied));
+    events[COUNT_ADDITIONS]       = EVENT_W'(rn_additions);
+    events[COUNT_DN_TRAVERSALS]   = EVENT_W'(dn_traversals);
+    events[COUNT_RN_TRAVERSALS]   = EVENT_W'(rn_traversals);
+    events[COUNT_MN_FORWARDS]     = EVENT_W'($countones(forwarded));
+    events[COUNT_RESULTS]         = EVENT_W'($countones(out_valid));
+  end
+
   activity_counters #(
       .COUNTER_W(COUNTER_W),
       .IN_W     (EVENT_W)
   ) counters_i (
       .clk,
       .rst,
-      .clear          (counters_clear),
-      .fire           (fire_pipe[LEVELS-1]),
-      .multiplications(EVENT_W'($countones(multiplied))),
-      .additions      (EVENT_W'(rn_additions)),
-      .dn_traversals  (EVENT_W'(dn_traversals)),
-      .rn_traversals  (EVENT_W'(rn_traversals)),
-      .mn_forwards    (EVENT_W'($countones(forwarded))),
-      .results        (EVENT_W'($countones(out_valid))),
-      .count_cycles,
-      .count_fires,
-      .count_multiplications,
-      .count_additions,
-      .count_dn_traversals,
-      .count_rn_traversals,
-      .count_mn_forwards,
-      .count_results
+      .clear (counters_clear),
+      .events,
+      .counts
   );
 endmodule

@@ -15,6 +15,7 @@
 
 #include "codegen/fabric_config.hpp"
 #include "codegen/reduction_reference.hpp"
+#include "sim/activity_counters.hpp"
 #include "verilated_vcd_sc.h"
 
 namespace maeri::sim {
@@ -25,8 +26,9 @@ constexpr int ceil_log2(int value) {
   return bits;
 }
 
-// One element presented at the DN root: a value for a set of multiplier switches.
-struct DnElement {
+// One lane of a DN root beat: a weight or an operand value for a set of multiplier switches. (The layer runner
+// makes these from codegen::DnElement, which has no weight flag and carries its SDM address instead.)
+struct DnBeatElement {
   bool weight = false;
   int64_t value = 0;
   std::vector<int> destinations;
@@ -37,17 +39,14 @@ struct Result {
   int64_t value = 0;
 };
 
-struct Counters {
-  uint64_t cycles, fires, multiplications, additions, dn_traversals, rn_traversals, mn_forwards, results;
-};
-
 template <class Model, int NumMs, int DnBw, int RnBw, int DataW, int AccW>
 class FabricDriver {
  public:
   static constexpr int kNumMs = NumMs, kDnBw = DnBw, kRnBw = RnBw, kDataW = DataW, kAccW = AccW;
   static constexpr int kAddressW = ceil_log2(3 * NumMs);
   static constexpr int kVnW = ceil_log2(NumMs);
-  using Bits64 = sc_dt::sc_bv<64>;
+  // maeri_top's `counts` port: every counter of kActivityCounters, counter c in the c-th 64-bit slice.
+  using CountsBits = sc_dt::sc_bv<kNumActivityCounters * kActivityCounterBits>;
   static const char* unique(const char* base) { return sc_core::sc_gen_unique_name(base); }
 
   // trace_path: VCD file of every signal of the fabric ("" = the MAERI_TRACE environment variable, if set). The
@@ -77,14 +76,7 @@ class FabricDriver {
     top.error_collector_overrun(error_collector_overrun);
     top.error_config(error_config);
     top.counters_clear(counters_clear);
-    top.count_cycles(count_cycles);
-    top.count_fires(count_fires);
-    top.count_multiplications(count_multiplications);
-    top.count_additions(count_additions);
-    top.count_dn_traversals(count_dn_traversals);
-    top.count_rn_traversals(count_rn_traversals);
-    top.count_mn_forwards(count_mn_forwards);
-    top.count_results(count_results);
+    top.counts(counts);
   }
 
   ~FabricDriver() {
@@ -153,14 +145,14 @@ class FabricDriver {
 
   // Presents one root beat (at most DnBw elements). A beat with fire waits, with idle cycles, until the
   // fabric is ready to accept a fire.
-  void beat(const std::vector<DnElement>& elements, bool fire = false, bool forward = false) {
+  void beat(const std::vector<DnBeatElement>& elements, bool fire = false, bool forward = false) {
     if (int(elements.size()) > DnBw) throw std::invalid_argument("more elements than DN lanes in one beat");
     if (fire) wait_for([this] { return dn_ready.read(); }, "dn_ready before a fire");
     sc_dt::sc_bv<DnBw> valid, weight;
     sc_dt::sc_bv<DnBw * DataW> data;
     sc_dt::sc_bv<DnBw * NumMs> mask;
     for (size_t lane = 0; lane < elements.size(); ++lane) {
-      const DnElement& element = elements[lane];
+      const DnBeatElement& element = elements[lane];
       valid[int(lane)] = true;
       weight[int(lane)] = element.weight;
       const uint64_t bits = uint64_t(element.value) & ((uint64_t(1) << DataW) - 1);
@@ -178,11 +170,11 @@ class FabricDriver {
   }
 
   // Sends elements in as many beats as needed, the last one carrying the fire.
-  void step(const std::vector<DnElement>& elements, bool forward = false) {
+  void step(const std::vector<DnBeatElement>& elements, bool forward = false) {
     size_t next = 0;
     do {
       const size_t end = std::min(elements.size(), next + size_t(DnBw));
-      const std::vector<DnElement> chunk(elements.begin() + long(next), elements.begin() + long(end));
+      const std::vector<DnBeatElement> chunk(elements.begin() + long(next), elements.begin() + long(end));
       next = end;
       beat(chunk, next == elements.size(), forward);
     } while (next < elements.size());
@@ -190,12 +182,12 @@ class FabricDriver {
 
   // Unicast weights, DnBw per beat, no fire.
   void load_weights(const std::vector<int64_t>& weight_of_switch, const std::vector<bool>& active) {
-    std::vector<DnElement> elements;
+    std::vector<DnBeatElement> elements;
     for (int i = 0; i < NumMs; ++i)
       if (active[size_t(i)]) elements.push_back({true, weight_of_switch[size_t(i)], {i}});
     for (size_t next = 0; next < elements.size(); next += size_t(DnBw)) {
       const size_t end = std::min(elements.size(), next + size_t(DnBw));
-      beat(std::vector<DnElement>(elements.begin() + long(next), elements.begin() + long(end)));
+      beat(std::vector<DnBeatElement>(elements.begin() + long(next), elements.begin() + long(end)));
     }
   }
 
@@ -220,10 +212,13 @@ class FabricDriver {
   }
 
   Counters counters() const {
-    return {count_cycles.read().to_uint64(),          count_fires.read().to_uint64(),
-            count_multiplications.read().to_uint64(), count_additions.read().to_uint64(),
-            count_dn_traversals.read().to_uint64(),   count_rn_traversals.read().to_uint64(),
-            count_mn_forwards.read().to_uint64(),     count_results.read().to_uint64()};
+    const CountsBits all = counts.read();
+    Counters totals;
+    for (const ActivityCounterInfo& counter : kActivityCounters) {
+      const int lsb = int(counter.index) * kActivityCounterBits;
+      totals.*counter.field = all.range(lsb + kActivityCounterBits - 1, lsb).to_uint64();
+    }
+    return totals;
   }
 
   void clear_counters() {
@@ -262,14 +257,7 @@ class FabricDriver {
   sc_core::sc_signal<sc_dt::sc_bv<RnBw>> out_valid{unique("out_valid")};
   sc_core::sc_signal<sc_dt::sc_bv<RnBw * kVnW>> out_vn{unique("out_vn")};
   sc_core::sc_signal<sc_dt::sc_bv<RnBw * AccW>> out_value{unique("out_value")};
-  sc_core::sc_signal<Bits64> count_cycles{unique("count_cycles")};
-  sc_core::sc_signal<Bits64> count_fires{unique("count_fires")};
-  sc_core::sc_signal<Bits64> count_multiplications{unique("count_multiplications")};
-  sc_core::sc_signal<Bits64> count_additions{unique("count_additions")};
-  sc_core::sc_signal<Bits64> count_dn_traversals{unique("count_dn_traversals")};
-  sc_core::sc_signal<Bits64> count_rn_traversals{unique("count_rn_traversals")};
-  sc_core::sc_signal<Bits64> count_mn_forwards{unique("count_mn_forwards")};
-  sc_core::sc_signal<Bits64> count_results{unique("count_results")};
+  sc_core::sc_signal<CountsBits> counts{unique("counts")};  // counter c at bits [64c+63 : 64c]
   Model top{unique("maeri_top")};
 
  private:

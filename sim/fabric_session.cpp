@@ -5,12 +5,7 @@
 
 #include <stdexcept>
 
-#include "Vmaeri_m128.h"
-#include "Vmaeri_m16.h"
-#include "Vmaeri_m256.h"
-#include "Vmaeri_m32.h"
-#include "Vmaeri_m64.h"
-#include "Vmaeri_m8.h"
+#include "rtl/verilated_fabrics.hpp"
 
 namespace maeri::sim {
 namespace {
@@ -44,19 +39,17 @@ struct Variant {
   std::unique_ptr<FabricSession> (*open)(std::uint64_t watchdog_cycles, const std::string& trace);
 };
 
-#define MAERI_VARIANT(name, m, d, r, w, a)                                                                        \
-  Variant {                                                                                                      \
-    #name, m, d, r, w, a, [](std::uint64_t watchdog, const std::string& trace) -> std::unique_ptr<FabricSession> { \
-      return std::make_unique<Session<FabricDriver<name, m, d, r, w, a>>>(#name, watchdog, trace);                \
-    }                                                                                                            \
-  }
+// One row of kVariants from one X-macro row of rtl/verilated_fabrics.hpp.
+#define MAERI_VARIANT(model, m, d, r, w, a)                                                          \
+  Variant{#model, m, d, r, w, a,                                                                   \
+          [](std::uint64_t watchdog, const std::string& trace) -> std::unique_ptr<FabricSession> { \
+            using Driver = FabricDriver<model, m, d, r, w, a>;                                     \
+            return std::make_unique<Session<Driver>>(#model, watchdog, trace);                     \
+          }},
 
-// Must match the variants of rtl/CMakeLists.txt.
-const Variant kVariants[] = {
-    MAERI_VARIANT(Vmaeri_m8, 8, 4, 2, 16, 32),       MAERI_VARIANT(Vmaeri_m16, 16, 4, 4, 16, 32),
-    MAERI_VARIANT(Vmaeri_m32, 32, 8, 8, 16, 32),     MAERI_VARIANT(Vmaeri_m64, 64, 16, 16, 16, 32),
-    MAERI_VARIANT(Vmaeri_m128, 128, 32, 32, 16, 32), MAERI_VARIANT(Vmaeri_m256, 256, 64, 64, 16, 32),
-};
+// The variants of rtl/CMakeLists.txt (MAERI_FABRIC_VARIANTS), through its generated header.
+const Variant kVariants[] = {MAERI_VERILATED_FABRICS(MAERI_VARIANT)};
+#undef MAERI_VARIANT
 
 std::string describe(const Variant& v) {
   return fmt::format("{} ({} MS, dn_bw {}, rn_bw {}, data {}, acc {})", v.name, v.num_ms, v.dn_bw, v.rn_bw,

@@ -35,24 +35,6 @@ struct DramTiming {
   std::uint64_t latency_cycles = 0;
 };
 
-// The hardware description of a driver's fabric: its sizes and widths, with a 1 MiB SDM, 64 B/cycle DRAM of
-// 100 cycles latency, a 200 MHz clock and a zero energy table.
-template <class Driver>
-spec::Hardware fabric_hardware(const std::string& name) {
-  spec::Hardware hardware;
-  hardware.name = name;
-  hardware.num_ms = Driver::kNumMs;
-  hardware.dn_bw = Driver::kDnBw;
-  hardware.rn_bw = Driver::kRnBw;
-  hardware.data_width = Driver::kDataW;
-  hardware.acc_width = Driver::kAccW;
-  hardware.sdm_bytes = 1 << 20;
-  hardware.dram_bytes_per_cycle = 64;
-  hardware.dram_latency_cycles = 100;
-  hardware.clock_mhz = 200;
-  return hardware;
-}
-
 template <class Driver>
 class LayerRunner {
  public:
@@ -175,7 +157,7 @@ class LayerRunner {
   // Elements in beats of DN_BW; the fire (if any) rides on the last beat, which also exists when a step sends
   // nothing (all operands forwarded).
   void send(const std::vector<codegen::DnElement>& elements, bool weight, bool fire, bool forward) {
-    std::vector<DnElement> beat;
+    std::vector<DnBeatElement> beat;
     for (size_t i = 0; i < elements.size(); ++i) {
       beat.push_back({weight, elements[i].value, elements[i].destinations});
       const bool last = i + 1 == elements.size();

@@ -11,13 +11,12 @@
 #include <random>
 #include <vector>
 
-#include "Vmaeri_m256.h"
-#include "Vmaeri_m64.h"
 #include "codegen/fabric_compiler.hpp"
 #include "codegen/image_program.hpp"
 #include "mapper/search.hpp"
+#include "fabric_fixtures.hpp"
+#include "sim/fabric_variants.hpp"
 #include "sim/layer_runner.hpp"
-#include "sim/fabric_driver.hpp"
 
 using namespace maeri;
 using namespace maeri::sim;
@@ -37,7 +36,7 @@ void run(Fabric& fabric, int steps) {
   fabric.drain();
   fabric.clear_counters();
 
-  std::vector<std::vector<DnElement>> beats(16);
+  std::vector<std::vector<DnBeatElement>> beats(16);
   for (auto& beat : beats)
     for (int p = 0; p < 4; ++p) {
       std::vector<int> destinations;
@@ -58,7 +57,7 @@ void run(Fabric& fabric, int steps) {
 
 template <class Fabric>
 void run_layer(Fabric& fabric) {
-  const spec::Hardware hardware = sim::fabric_hardware<Fabric>("bench");
+  const spec::Hardware hardware = tests::fabric_hardware<Fabric>("bench");
   spec::Layer layer;
   layer.name = "conv3x3";
   layer.K = 32;
@@ -83,8 +82,8 @@ void run_layer(Fabric& fabric) {
 }  // namespace
 
 int sc_main(int, char*[]) {
-  FabricDriver<Vmaeri_m64, 64, 16, 16, 16, 32> fabric64;
-  FabricDriver<Vmaeri_m256, 256, 64, 64, 16, 32> fabric256;
+  FabricDriverFor<64> fabric64;
+  FabricDriverFor<256> fabric256;
   try {
     run(fabric64, 20000);
     run(fabric256, 5000);

@@ -10,28 +10,23 @@
 #include <set>
 #include <vector>
 
-#include "Vmaeri_m128.h"
-#include "Vmaeri_m16.h"
-#include "Vmaeri_m256.h"
-#include "Vmaeri_m32.h"
-#include "Vmaeri_m64.h"
-#include "Vmaeri_m8.h"
 #include "codegen/fabric_compiler.hpp"
 #include "codegen/reduction_reference.hpp"
-#include "sim/fabric_driver.hpp"
+#include "sim/fabric_variants.hpp"
 
 using namespace maeri;
 using namespace maeri::sim;
 
 namespace {
 
-// Must match rtl/CMakeLists.txt: name NUM_MS DN_BW RN_BW DATA_W ACC_W.
-using Fabric8 = FabricDriver<Vmaeri_m8, 8, 4, 2, 16, 32>;
-using Fabric16 = FabricDriver<Vmaeri_m16, 16, 4, 4, 16, 32>;
-using Fabric32 = FabricDriver<Vmaeri_m32, 32, 8, 8, 16, 32>;
-using Fabric64 = FabricDriver<Vmaeri_m64, 64, 16, 16, 16, 32>;
-using Fabric128 = FabricDriver<Vmaeri_m128, 128, 32, 32, 16, 32>;
-using Fabric256 = FabricDriver<Vmaeri_m256, 256, 64, 64, 16, 32>;
+// The prebuilt variants (rtl/CMakeLists.txt), by size. The tests that rely on a variant's bandwidths check them
+// with a static_assert.
+using Fabric8 = FabricDriverFor<8>;
+using Fabric16 = FabricDriverFor<16>;
+using Fabric32 = FabricDriverFor<32>;
+using Fabric64 = FabricDriverFor<64>;
+using Fabric128 = FabricDriverFor<128>;
+using Fabric256 = FabricDriverFor<256>;
 
 int64_t random_value(std::mt19937_64& rng, int width) {
   const int64_t half = int64_t(1) << (width - 1);
@@ -83,7 +78,7 @@ void check_layout(Fabric& fabric, const codegen::VnLayout& layout, int steps, st
     if (active[size_t(i)]) expected_dn += expected_dn_traversals<Fabric>({i});
   for (int s = 0; s < steps; ++s) {
     std::vector<int64_t> operand(size_t(m), 0);
-    std::vector<DnElement> elements;
+    std::vector<DnBeatElement> elements;
     for (int i = 0; i < m; ++i)
       if (active[size_t(i)]) {
         operand[size_t(i)] = random_value(rng, Fabric::kDataW);
@@ -216,7 +211,7 @@ TEST_CASE("DN: unicast, broadcast, strided and random multicast reach exactly th
   std::vector<std::vector<int64_t>> expected;
   for (const auto& sets : patterns) {
     // Weights by multicast (one beat), operands by unicast: result_i = w(group of i) * x_i.
-    std::vector<DnElement> weights;
+    std::vector<DnBeatElement> weights;
     std::vector<int64_t> weight(64);
     for (const auto& set : sets) {
       const int64_t w = random_value(rng, 16);
@@ -225,7 +220,7 @@ TEST_CASE("DN: unicast, broadcast, strided and random multicast reach exactly th
       expected_dn += expected_dn_traversals<Fabric64>(set);
     }
     fabric.beat(weights);
-    std::vector<DnElement> operands;
+    std::vector<DnBeatElement> operands;
     std::vector<int64_t> row;
     for (int i = 0; i < 64; ++i) {
       const int64_t x = random_value(rng, 16);
@@ -266,13 +261,13 @@ TEST_CASE("MN: forwarding steps reuse the left neighbour's operand of the previo
   const std::vector<int64_t> weight = set_up_packed(fabric, 4, 4, rng, take_forward);
 
   std::vector<int64_t> operand(16);
-  std::vector<DnElement> first;
+  std::vector<DnBeatElement> first;
   for (int i = 0; i < 16; ++i) operand[size_t(i)] = random_value(rng, 16), first.push_back({false, operand[size_t(i)], {i}});
   std::vector<std::vector<int64_t>> used = {operand};
   fabric.step(first);
   for (int s = 1; s <= 3; ++s) {
     std::vector<int64_t> next(16);
-    std::vector<DnElement> fresh;
+    std::vector<DnBeatElement> fresh;
     for (int i = 0; i < 16; ++i) {
       if (take_forward[size_t(i)]) {
         next[size_t(i)] = operand[size_t(i - 1)];
@@ -301,6 +296,7 @@ TEST_CASE("MN: forwarding steps reuse the left neighbour's operand of the previo
 TEST_CASE("throughput: one result per VN per cycle in steady state; latency 2*log2(M)+2", "[rtl][throughput]") {
   // 16 VNs of 4 on 64 MS with RN_BW = 16: each step sends 4 operands, each multicast to the same position of all
   // 16 VNs (one beat), so a step can fire every cycle.
+  static_assert(Fabric64::kRnBw == 16 && Fabric64::kDnBw >= 4, "the expected timing assumes these bandwidths");
   Fabric64 fabric;
   std::mt19937_64 rng(21);
   const std::vector<int64_t> weight = set_up_packed(fabric, 4, 16, rng);
@@ -310,7 +306,7 @@ TEST_CASE("throughput: one result per VN per cycle in steady state; latency 2*lo
   std::vector<std::vector<int64_t>> expected;
   const uint64_t first_fire = fabric.cycle() + 1;
   for (int s = 0; s < steps; ++s) {
-    std::vector<DnElement> elements;
+    std::vector<DnBeatElement> elements;
     int64_t x[4];
     for (int p = 0; p < 4; ++p) {
       x[p] = random_value(rng, 16);
@@ -344,6 +340,7 @@ TEST_CASE("throughput: one result per VN per cycle in steady state; latency 2*lo
 TEST_CASE("throughput: with more VNs than RN_BW lanes, fires are spaced by ceil(VNs / RN_BW)", "[rtl][throughput]") {
   // 8 VNs of size 1 on the 8-MS fabric with RN_BW = 2: each step needs 4 output cycles, so dn_ready holds the
   // next fire back and results stream at 2 per cycle without loss.
+  static_assert(Fabric8::kRnBw == 2, "the expected spacing assumes RN_BW = 2");
   Fabric8 fabric;
   std::mt19937_64 rng(4);
   const std::vector<int64_t> weight = set_up_packed(fabric, 1, 8, rng);
@@ -402,7 +399,7 @@ TEST_CASE("config port: reconfiguring while a step is in flight raises error_con
 }
 
 TEST_CASE("watchdog: waiting for something that never happens fails instead of hanging", "[rtl][watchdog]") {
-  FabricDriver<Vmaeri_m8, 8, 4, 2, 16, 32> fabric(/*watchdog_cycles=*/50);
+  Fabric8 fabric(/*watchdog_cycles=*/50);
   fabric.reset();
   // Nothing was fired, so no result will ever appear.
   CHECK_THROWS_WITH(fabric.wait_for([&fabric] { return !fabric.results.empty(); }, "a result"),

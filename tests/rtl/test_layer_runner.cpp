@@ -5,19 +5,19 @@
 
 #include <random>
 
-#include "Vmaeri_m64.h"
 #include "codegen/functional_model.hpp"
 #include "codegen/image_program.hpp"
 #include "mapper/cost_model.hpp"
 #include "mapper/search.hpp"
 #include "spec/spec_loader.hpp"
+#include "sim/fabric_variants.hpp"
 #include "sim/layer_runner.hpp"
 
 using namespace maeri;
 
 namespace {
 
-using Fabric64 = sim::FabricDriver<Vmaeri_m64, 64, 16, 16, 16, 32>;
+using Fabric64 = sim::FabricDriverFor<64>;
 
 void check_layer(Fabric64& fabric, const spec::Layer& layer, const spec::Hardware& hardware,
                  const spec::Tile& tile, std::mt19937_64& rng) {
@@ -52,9 +52,10 @@ TEST_CASE("co-simulation: every tiny layer, best and random mappings, bit-exact 
           "[rtl][cosim]") {
   const spec::Hardware hardware = spec::load_hardware(std::string(MAERI_SOURCE_DIR) + "/configs/hardware/maeri-64.yaml");
   const spec::Network network = spec::load_workload(std::string(MAERI_SOURCE_DIR) + "/configs/workloads/tiny.yaml");
-  REQUIRE(hardware.num_ms == 64);
-  REQUIRE(hardware.dn_bw == 16);
-  REQUIRE(hardware.rn_bw == 16);
+  // The images are built for this spec and played on the 64-MS variant: both must describe the same fabric.
+  REQUIRE(hardware.num_ms == Fabric64::kNumMs);
+  REQUIRE(hardware.dn_bw == Fabric64::kDnBw);
+  REQUIRE(hardware.rn_bw == Fabric64::kRnBw);
   Fabric64 fabric(/*watchdog_cycles=*/20000);
   std::mt19937_64 rng(64);
   for (const spec::Layer& layer : network.layers) {

@@ -1,6 +1,7 @@
 // Random co-simulation regression: random layers (conv with stride 1/2 and padding, FC) × random legal mappings
-// on each Verilated fabric size, every run bit-exact against the reference convolution, and the aggregate
-// model-vs-RTL error of cycles and activity counts printed. Seeded: set MAERI_SEED to reproduce a printed seed.
+// on each Verilated fabric size, every run bit-exact against the reference convolution, compute cycles and every
+// activity count exactly as the model predicts, and the model's cycles with DRAM within per-fabric error bounds
+// (mean and max over the runs). Seeded: set MAERI_SEED to reproduce a printed seed.
 // Quick set (label rtl): 3 sizes × 17 cases. Long set (label long): 6 sizes × 170 cases.
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
@@ -10,15 +11,11 @@
 #include <iostream>
 #include <random>
 
-#include "Vmaeri_m128.h"
-#include "Vmaeri_m16.h"
-#include "Vmaeri_m256.h"
-#include "Vmaeri_m32.h"
-#include "Vmaeri_m64.h"
-#include "Vmaeri_m8.h"
 #include "codegen/exact_traffic.hpp"
 #include "codegen/image_program.hpp"
+#include "fabric_fixtures.hpp"
 #include "mapper/cost_model.hpp"
+#include "sim/fabric_variants.hpp"
 #include "sim/layer_runner.hpp"
 #include "sim/memory_plan.hpp"
 #include "spec/integer_math.hpp"
@@ -33,13 +30,21 @@ std::uint64_t seed_for(std::uint64_t fallback) {
   return text ? std::strtoull(text, nullptr, 10) : fallback;
 }
 
+// Allowed error of the model's total cycles against the co-simulation with the SDM and DRAM models,
+// |model − co-simulation| / co-simulation in percent: the mean and the largest over a regression's runs. The
+// model of memory stalls is an estimate (docs/model.md), so unlike the other metrics this one is not exact.
+struct DramCycleErrorBound {
+  double mean_percent;
+  double max_percent;
+};
+
 template <class Driver>
-void regression(int cases, std::uint64_t default_seed) {
+void regression(int cases, std::uint64_t default_seed, DramCycleErrorBound bound) {
   const std::uint64_t seed = seed_for(default_seed);
   std::cout << "regression on " << Driver::kNumMs << " MS: " << cases << " cases, seed " << seed
             << " (MAERI_SEED=" << seed << " reproduces it)\n";
   std::mt19937_64 rng(seed);
-  spec::Hardware hardware = sim::fabric_hardware<Driver>("regression");
+  spec::Hardware hardware = tests::fabric_hardware<Driver>("regression");
   hardware.energy_pj = {0.8, 0.1, 0.15, 0.05, 0.3, 0.05, 5, 5, 160};
   Driver fabric(50000);
   sim::MemorySystem memory("memory");
@@ -127,29 +132,60 @@ void regression(int cases, std::uint64_t default_seed) {
       CHECK(error == 0.0);  // compute cycles and every count are exact (the model follows the RTL and the SDM)
     }
   }
+  const double mean_total_error = sum_total_error / std::max(memory_runs, 1);
   std::cout << "regression on " << Driver::kNumMs << " MS: cross-check error over " << counted
             << " exact metric values: mean " << sum_error / std::max(counted, 1) << " %, max " << max_error
-            << " %; cycles with DRAM over " << memory_runs << " runs: mean "
-            << sum_total_error / std::max(memory_runs, 1) << " %, max " << max_total_error << " %\n"
+            << " %; cycles with DRAM over " << memory_runs << " runs: mean " << mean_total_error << " %, max "
+            << max_total_error << " %\n"
             << "  largest cycles-with-DRAM error: " << worst_case << "\n";
+  INFO("cycles with DRAM, seed " << seed << " (bounds measured with the default seed): mean " << mean_total_error
+                                 << " %, max " << max_total_error << " %; largest: " << worst_case);
+  CHECK(mean_total_error <= bound.mean_percent);
+  CHECK(max_total_error <= bound.max_percent);
 }
 
-using Fabric8 = sim::FabricDriver<Vmaeri_m8, 8, 4, 2, 16, 32>;
-using Fabric16 = sim::FabricDriver<Vmaeri_m16, 16, 4, 4, 16, 32>;
-using Fabric32 = sim::FabricDriver<Vmaeri_m32, 32, 8, 8, 16, 32>;
-using Fabric64 = sim::FabricDriver<Vmaeri_m64, 64, 16, 16, 16, 32>;
-using Fabric128 = sim::FabricDriver<Vmaeri_m128, 128, 32, 32, 16, 32>;
-using Fabric256 = sim::FabricDriver<Vmaeri_m256, 256, 64, 64, 16, 32>;
+using Fabric8 = sim::FabricDriverFor<8>;
+using Fabric16 = sim::FabricDriverFor<16>;
+using Fabric32 = sim::FabricDriverFor<32>;
+using Fabric64 = sim::FabricDriverFor<64>;
+using Fabric128 = sim::FabricDriverFor<128>;
+using Fabric256 = sim::FabricDriverFor<256>;
 
 }  // namespace
 
-TEST_CASE("regression: random layers and mappings on 16 MS", "[rtl][regression]") { regression<Fabric16>(17, 16); }
-TEST_CASE("regression: random layers and mappings on 32 MS", "[rtl][regression]") { regression<Fabric32>(17, 32); }
-TEST_CASE("regression: random layers and mappings on 64 MS", "[rtl][regression]") { regression<Fabric64>(17, 64); }
+// Cycles-with-DRAM error bounds {mean %, max %}. The runs are deterministic for a seed, so these are the values
+// the default seeds measured when the bounds were set, with modest headroom (about a quarter above the mean,
+// at least 0.15 points; 10-20 % above the max, at least 0.3 points), so a model change that loses accuracy fails:
+//   quick  16 MS  mean 3.72  max 17.42     long   8 MS  mean 4.72  max 77.41    long  64 MS  mean 1.06  max 29.23
+//   quick  32 MS  mean 1.09  max 10.67     long  16 MS  mean 2.45  max 43.91    long 128 MS  mean 0.47  max 28.58
+//   quick  64 MS  mean 0.10  max 0.45      long  32 MS  mean 1.54  max 25.34    long 256 MS  mean 0.30  max 17.61
+// The largest errors are starved channels (2 B/cycle) with an SDM holding one channel slice at a time
+// (docs/cosim.md, "Memory system"). A model change that makes them smaller should tighten these bounds.
+TEST_CASE("regression: random layers and mappings on 16 MS", "[rtl][regression]") {
+  regression<Fabric16>(17, 16, {4.5, 20});
+}
+TEST_CASE("regression: random layers and mappings on 32 MS", "[rtl][regression]") {
+  regression<Fabric32>(17, 32, {1.5, 12.5});
+}
+TEST_CASE("regression: random layers and mappings on 64 MS", "[rtl][regression]") {
+  regression<Fabric64>(17, 64, {0.25, 0.75});
+}
 
-TEST_CASE("long regression: 170 random cases on 8 MS", "[long]") { regression<Fabric8>(170, 1008); }
-TEST_CASE("long regression: 170 random cases on 16 MS", "[long]") { regression<Fabric16>(170, 1016); }
-TEST_CASE("long regression: 170 random cases on 32 MS", "[long]") { regression<Fabric32>(170, 1032); }
-TEST_CASE("long regression: 170 random cases on 64 MS", "[long]") { regression<Fabric64>(170, 1064); }
-TEST_CASE("long regression: 170 random cases on 128 MS", "[long]") { regression<Fabric128>(170, 1128); }
-TEST_CASE("long regression: 170 random cases on 256 MS", "[long]") { regression<Fabric256>(170, 1256); }
+TEST_CASE("long regression: 170 random cases on 8 MS", "[long]") {
+  regression<Fabric8>(170, 1008, {5.5, 85});
+}
+TEST_CASE("long regression: 170 random cases on 16 MS", "[long]") {
+  regression<Fabric16>(170, 1016, {3, 50});
+}
+TEST_CASE("long regression: 170 random cases on 32 MS", "[long]") {
+  regression<Fabric32>(170, 1032, {2, 30});
+}
+TEST_CASE("long regression: 170 random cases on 64 MS", "[long]") {
+  regression<Fabric64>(170, 1064, {1.5, 33});
+}
+TEST_CASE("long regression: 170 random cases on 128 MS", "[long]") {
+  regression<Fabric128>(170, 1128, {0.75, 33});
+}
+TEST_CASE("long regression: 170 random cases on 256 MS", "[long]") {
+  regression<Fabric256>(170, 1256, {0.5, 20});
+}

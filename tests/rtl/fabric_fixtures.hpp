@@ -1,0 +1,29 @@
+// Test fixture for the RTL tests and the benchmark: a hardware description matching a fabric driver's Verilated
+// model, for tests that build programs for that driver directly instead of loading a hardware YAML.
+#pragma once
+
+#include <string>
+
+#include "spec/hardware.hpp"
+
+namespace maeri::tests {
+
+// The driver's sizes and widths, with a 1 MiB SDM, 64 B/cycle DRAM of 100 cycles latency, a 200 MHz clock and a
+// zero energy table.
+template <class Driver>
+spec::Hardware fabric_hardware(const std::string& name) {
+  spec::Hardware hardware;
+  hardware.name = name;
+  hardware.num_ms = Driver::kNumMs;
+  hardware.dn_bw = Driver::kDnBw;
+  hardware.rn_bw = Driver::kRnBw;
+  hardware.data_width = Driver::kDataW;
+  hardware.acc_width = Driver::kAccW;
+  hardware.sdm_bytes = 1 << 20;
+  hardware.dram_bytes_per_cycle = 64;
+  hardware.dram_latency_cycles = 100;
+  hardware.clock_mhz = 200;
+  return hardware;
+}
+
+}  // namespace maeri::tests
