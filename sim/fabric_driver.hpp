@@ -16,15 +16,10 @@
 #include "codegen/fabric_config.hpp"
 #include "codegen/reduction_reference.hpp"
 #include "sim/activity_counters.hpp"
+#include "spec/integer_math.hpp"
 #include "verilated_vcd_sc.h"
 
 namespace maeri::sim {
-
-constexpr int ceil_log2(int value) {
-  int bits = 0;
-  while ((1 << bits) < value) ++bits;
-  return bits;
-}
 
 // One lane of a DN root beat: a weight or an operand value for a set of multiplier switches. (The layer runner
 // makes these from codegen::DnElement, which has no weight flag and carries its SDM address instead.)
@@ -43,8 +38,8 @@ template <class Model, int NumMs, int DnBw, int RnBw, int DataW, int AccW>
 class FabricDriver {
  public:
   static constexpr int kNumMs = NumMs, kDnBw = DnBw, kRnBw = RnBw, kDataW = DataW, kAccW = AccW;
-  static constexpr int kAddressW = ceil_log2(3 * NumMs);
-  static constexpr int kVnW = ceil_log2(NumMs);
+  static constexpr int kAddressW = spec::ceil_log2(codegen::config_address_space(NumMs));
+  static constexpr int kVnW = spec::ceil_log2(NumMs);
   // maeri_top's `counts` port: every counter of kActivityCounters, counter c in the c-th 64-bit slice.
   using CountsBits = sc_dt::sc_bv<kNumActivityCounters * kActivityCounterBits>;
   static const char* unique(const char* base) { return sc_core::sc_gen_unique_name(base); }

@@ -38,7 +38,7 @@ int64_t random_value(std::mt19937_64& rng, int width) {
 // has its own lane, so each further level adds one arrival per destination.
 template <class Fabric>
 uint64_t expected_dn_traversals(const std::vector<int>& destinations) {
-  const int m = Fabric::kNumMs, levels = ceil_log2(m);
+  const int m = Fabric::kNumMs, levels = spec::ceil_log2(m);
   int convert_at = levels;
   for (int l = 0; l < levels; ++l)
     if ((m >> (l + 1)) < Fabric::kDnBw) {
