@@ -32,7 +32,7 @@ std::vector<std::pair<spec::Tile, std::string>> calibration_tiles(const spec::La
   }
   // Reservoir sample of the remaining tiles that co-simulate in reasonable time.
   std::mt19937_64 rng(seed);
-  std::vector<spec::Tile> reservoir;
+  std::vector<spec::CostReport> reservoir;  // each sampled tile with its model report (the tile is in it)
   std::uint64_t eligible = 0;
   const mapper::TileSpace space(layer, hardware);
   for (const auto& prefix : space.prefixes())
@@ -42,16 +42,16 @@ std::vector<std::pair<spec::Tile, std::string>> calibration_tiles(const spec::La
       if (report.cycles.compute() > max_cycles) return;
       ++eligible;
       if (int(reservoir.size()) < spread) {
-        reservoir.push_back(tile);
+        reservoir.push_back(report);
       } else {
         const std::uint64_t slot = rng() % eligible;
-        if (slot < std::uint64_t(spread)) reservoir[slot] = tile;
+        if (slot < std::uint64_t(spread)) reservoir[slot] = report;
       }
     });
-  std::sort(reservoir.begin(), reservoir.end(), [&](const spec::Tile& a, const spec::Tile& b) {
-    return mapper::evaluate(layer, hardware, a).cycles.total < mapper::evaluate(layer, hardware, b).cycles.total;
+  std::sort(reservoir.begin(), reservoir.end(), [](const spec::CostReport& a, const spec::CostReport& b) {
+    return a.cycles.total < b.cycles.total;
   });
-  for (const spec::Tile& tile : reservoir) tiles.push_back({tile, "spread"});
+  for (const spec::CostReport& report : reservoir) tiles.push_back({report.tile, "spread"});
   return tiles;
 }
 
@@ -60,6 +60,7 @@ CalibrationCase co_simulate_case(sim::FabricSession& fabric, const spec::Layer& 
   CalibrationCase result;
   result.layer = layer;
   result.tile = tile;
+  result.model = mapper::evaluate(layer, hardware, tile);
   const testbench::CoSimulation run = testbench::co_simulate(fabric, layer, tile, hardware, seed);
   result.bit_exact = run.board.pass();
   result.rtl_compute_cycles = double(run.ideal->cycles);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "spec/cost_report.hpp"
 #include "spec/hardware.hpp"
 #include "spec/layer.hpp"
 #include "calibration/model_fit.hpp"
@@ -20,7 +21,8 @@ namespace maeri::calibration {
 struct CalibrationCase {
   spec::Layer layer;
   spec::Tile tile;
-  std::string origin;  // "top N" or "spread"
+  spec::CostReport model;  // the analytical model's report under the hardware file being calibrated
+  std::string origin;      // "top N" or "spread"
   bool holdout = false;
   bool bit_exact = false;
   double rtl_compute_cycles = 0;  // ideal memory

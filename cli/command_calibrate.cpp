@@ -120,7 +120,7 @@ int run_calibrate(const CalibrateOptions& options) {
   const std::vector<calibration::CalibrationCase> cases = calibration::co_simulate_cases(
       *fabric, network, hardware, plan, [&](const calibration::CalibrationCase& c, double seconds) {
         all_exact = all_exact && c.bit_exact;
-        const double model = mapper::evaluate(c.layer, hardware, c.tile).cycles.total;
+        const double model = c.model.cycles.total;
         fmt::print("  [{}] {} {} ({}): co-sim {:.0f} cycles, model {:.0f} ({:+.2f}%), outputs {}  [{:.2f} s]\n",
                    c.holdout ? "holdout" : "fit    ", c.layer.name, spec::to_compact_string(c.tile), c.origin,
                    c.rtl_total_cycles, model, 100 * (model - c.rtl_total_cycles) / c.rtl_total_cycles,
@@ -212,7 +212,7 @@ int run_calibrate(const CalibrateOptions& options) {
   std::vector<calibration::ScatterSeries> series = {{"before calibration", "#d62728", {}},
                                                   {"after calibration", "#1f77b4", {}}};
   for (const auto& c : cases) {
-    series[0].points.push_back({c.rtl_total_cycles, mapper::evaluate(c.layer, hardware, c.tile).cycles.total});
+    series[0].points.push_back({c.rtl_total_cycles, c.model.cycles.total});
     series[1].points.push_back({c.rtl_total_cycles, mapper::evaluate(c.layer, calibrated, c.tile).cycles.total});
   }
   spec::write_file_atomically(
