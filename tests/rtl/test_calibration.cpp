@@ -51,7 +51,7 @@ TEST_CASE("calibration on co-simulated runs: exact counts, held-out error not wo
   // held-out cycles with DRAM are predicted no worse than before.
   CHECK(calibration::cycle_error(cases, hardware, true, calibration::CycleMetric::Compute).max_percent == 0);
   const Calibrated shipped = calibrate(hardware, cases);
-  CHECK(shipped.before.mape_percent <= 5);  // the issue's target for the uncalibrated model
+  CHECK(shipped.before.mape_percent <= 5);  // target: the uncalibrated model within 5 % on held-out layers
   CHECK(shipped.after.mape_percent <= shipped.before.mape_percent);
 
   // A file whose parameters are wrong (a 2-word config port, controller overheads, 60 % DRAM efficiency): the

@@ -120,7 +120,7 @@ TEST_CASE("functional model equals the reference convolution on 300 random layer
     CHECK(result.activity.rn_traversals == exact.rn_traversals);
     CHECK(result.activity.fabric_results == exact.fabric_results);
   }
-  // The random space must actually cover the cases the issue names.
+  // The random space must actually cover reduction folds, weight replicas and stride 2 (docs/config-image.md).
   CHECK(with_folds > 30);
   CHECK(with_replicas > 30);
   CHECK(with_stride2 > 30);
