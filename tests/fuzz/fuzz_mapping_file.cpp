@@ -1,0 +1,29 @@
+// libFuzzer harness: the mapping file reader (mapper::load_mapping_file, strict YAML, tiles re-checked against
+// Eq. 1) on arbitrary file contents, and the writer on what it accepted: a file the reader accepts must be written
+// back in a form the reader accepts again with the same contents. Bad input must end in SpecError.
+#include <cstddef>
+#include <cstdint>
+
+#include "mapper/mapping_file.hpp"
+#include "mapper/spec_error.hpp"
+#include "tests/fuzz/fuzz_input_file.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static maeri::fuzz::FuzzInputFile file(".yaml");
+  static maeri::fuzz::FuzzInputFile rewritten(".yaml");
+  const std::string& path = file.write(data, size);
+  maeri::mapper::MappingFile mapping;
+  try {
+    mapping = maeri::mapper::load_mapping_file(path);
+  } catch (const maeri::mapper::SpecError&) {
+    return 0;
+  }
+  const std::string text = maeri::mapper::emit_mapping_file(mapping);
+  const maeri::mapper::MappingFile again = maeri::mapper::load_mapping_file(
+      rewritten.write(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
+  if (again.layers.size() != mapping.layers.size() || again.num_ms != mapping.num_ms) __builtin_trap();
+  for (std::size_t i = 0; i < mapping.layers.size(); ++i) {
+    if (!(again.layers[i].tile == mapping.layers[i].tile)) __builtin_trap();
+  }
+  return 0;
+}

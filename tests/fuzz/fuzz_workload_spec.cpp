@@ -1,0 +1,21 @@
+// libFuzzer harness: the workload spec loader (mapper::load_workload, strict YAML) on arbitrary file contents,
+// then the derived shape of every accepted layer. Bad input must end in SpecError; anything else is a bug.
+#include <cstddef>
+#include <cstdint>
+
+#include "mapper/spec_loader.hpp"
+#include "tests/fuzz/fuzz_input_file.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static maeri::fuzz::FuzzInputFile file(".yaml");
+  const std::string& path = file.write(data, size);
+  try {
+    const maeri::mapper::Network network = maeri::mapper::load_workload(path);
+    // The loader promises that later stages can trust a Layer: its derived sizes must be usable.
+    for (const maeri::mapper::Layer& layer : network.layers) {
+      if (layer.output_x() < 1 || layer.output_y() < 1) __builtin_trap();
+    }
+  } catch (const maeri::mapper::SpecError&) {
+  }
+  return 0;
+}
