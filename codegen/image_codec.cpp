@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -211,6 +212,12 @@ ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
     ImageConfiguration configuration;
     PhaseShape& s = configuration.shape;
     for (int* field : {&s.t_r, &s.t_s, &s.t_c, &s.t_k, &s.t_n, &s.t_x, &s.t_y}) *field = int(in.u16("a phase shape"));
+    // Eq. 1 for the phase (each size >= 1, VN size x VN count <= num_ms) also keeps every product of the sizes,
+    // which the disassembler and the placement compute in int, far from overflow.
+    const long double switches = static_cast<long double>(s.t_r) * s.t_s * s.t_c * s.t_k * s.t_n * s.t_x * s.t_y;
+    if (std::min({s.t_r, s.t_s, s.t_c, s.t_k, s.t_n, s.t_x, s.t_y}) < 1 || switches > hw.num_ms)
+      in.fail(fmt::format("configuration {}: phase shape {}x{}x{}x{}x{}x{}x{} needs {} multiplier switches, the "
+                          "hardware has {}", c, s.t_r, s.t_s, s.t_c, s.t_k, s.t_n, s.t_x, s.t_y, switches, hw.num_ms));
     configuration.forwarding = in.u8("a forwarding flag") != 0;
     const std::uint32_t words = in.u32("a configuration word count");
     if (words != 3 * hw.num_ms)
@@ -338,7 +345,8 @@ std::string to_json(const ConfigImage& image) {
     program.push_back(entry);
   }
   root["program"] = program;
-  return root.dump(2) + "\n";
+  // Names come from the image as raw bytes; invalid UTF-8 is shown as U+FFFD instead of failing the whole dump.
+  return root.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
 }
 
 void check_image_matches(const ConfigImage& image, const mapper::Hardware& hardware, const std::string& source) {

@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "mapper/atomic_file.hpp"
+#include "mapper/spec_loader.hpp"
 #include "mapper/strict_yaml.hpp"
 
 namespace maeri::mapper {
@@ -88,6 +89,7 @@ MappingFile load_mapping_file(const std::string& path) {
     if (layer.R > layer.X + 2 * layer.padding || layer.S > layer.Y + 2 * layer.padding) {
       shape.fail_here("filter larger than the padded input (needs R <= X + 2*padding and S <= Y + 2*padding)");
     }
+    if (const auto violation = layer_size_violation(layer)) shape.fail_here(*violation);
     shape.finish();
     StrictMap tile = entry.map("tile");
     for (int dim = 0; dim < kNumTileDims; ++dim) {

@@ -3,6 +3,7 @@
 // The schemas are documented in docs/hardware-spec.md and docs/workload-spec.md.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "mapper/hardware.hpp"
@@ -15,6 +16,10 @@ enum class SpecKind { Hardware, Workload };
 
 Hardware load_hardware(const std::string& path);
 Network load_workload(const std::string& path);
+
+// Why a layer is too large for the chain's int64 arithmetic, or nothing: its MACs and its input, weight and output
+// element counts must each stay below 4e18 (so Layer's derived sizes never overflow). Checked by every loader.
+std::optional<std::string> layer_size_violation(const Layer& layer);
 
 // Reads only the top-level `kind` field, so `maeri validate` can dispatch on it.
 SpecKind peek_spec_kind(const std::string& path);

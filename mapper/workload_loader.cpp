@@ -12,7 +12,7 @@ namespace {
 
 constexpr std::int64_t kMaxDimension = std::int64_t{1} << 24;
 constexpr std::int64_t kMaxStride = 64;
-constexpr long double kMaxMacs = 4.0e18L;  // keeps every product of sizes inside int64
+constexpr long double kMaxProduct = 4.0e18L;  // keeps every product of sizes, and a network's total, inside int64
 
 Layer read_convolution(StrictMap& entry, Layer layer) {
   layer.K = entry.integer("K", 1, kMaxDimension);
@@ -59,6 +59,20 @@ Layer read_fully_connected(StrictMap& entry, Layer layer) {
 
 }  // namespace
 
+std::optional<std::string> layer_size_violation(const Layer& layer) {
+  const long double n = layer.N, k = layer.K, c = layer.C, r = layer.R, s = layer.S, x = layer.X, y = layer.Y;
+  const long double output_x = static_cast<long double>(layer.output_x());
+  const long double output_y = static_cast<long double>(layer.output_y());
+  const std::pair<const char*, long double> sizes[] = {{"multiply-accumulates", n * k * c * r * s * output_x * output_y},
+                                                       {"input elements", n * c * x * y},
+                                                       {"weight elements", k * c * r * s},
+                                                       {"output elements", n * k * output_x * output_y}};
+  for (const auto& [what, size] : sizes) {
+    if (size > kMaxProduct) return fmt::format("layer too large: more than 4e18 {}", what);
+  }
+  return std::nullopt;
+}
+
 Network load_workload(const std::string& path) {
   StrictMap root(load_yaml_file(path), path, "");
   if (root.choice("kind", {"hardware", "workload"}) != "workload") {
@@ -69,6 +83,7 @@ Network load_workload(const std::string& path) {
   const std::int64_t batch = root.has("batch") ? root.integer("batch", 1, 4096) : 1;
   const YAML::Node layers = root.sequence("layers");
   std::set<std::string> names;
+  long double total_macs = 0;  // Network::total_macs() must fit int64 too
   for (std::size_t index = 0; index < layers.size(); ++index) {
     StrictMap entry = root.element_map("layers", layers, index);
     Layer layer;
@@ -81,10 +96,12 @@ Network load_workload(const std::string& path) {
                                                                 : LayerType::FullyConnected;
     layer = layer.type == LayerType::Convolution ? read_convolution(entry, layer)
                                                  : read_fully_connected(entry, layer);
-    const long double macs = static_cast<long double>(layer.N) * layer.K * layer.C * layer.R *
-                             layer.S * layer.output_x() * layer.output_y();
-    if (macs > kMaxMacs) entry.fail_here("layer too large: more than 4e18 multiply-accumulates");
+    if (const auto violation = layer_size_violation(layer)) entry.fail_here(*violation);
     entry.finish();
+    total_macs += static_cast<long double>(layer.macs());
+    if (total_macs > kMaxProduct) {
+      entry.fail_here("workload too large: its layers add up to more than 4e18 multiply-accumulates");
+    }
     network.layers.push_back(layer);
   }
   root.finish();

@@ -11,10 +11,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string& path = file.write(data, size);
   try {
     const maeri::mapper::Network network = maeri::mapper::load_workload(path);
-    // The loader promises that later stages can trust a Layer: its derived sizes must be usable.
+    // The loader promises that later stages can trust a Layer: every derived size must be positive and computable
+    // (UBSan reports an int64 overflow in any of them).
     for (const maeri::mapper::Layer& layer : network.layers) {
-      if (layer.output_x() < 1 || layer.output_y() < 1) __builtin_trap();
+      if (layer.output_x() < 1 || layer.output_y() < 1 || layer.macs() < 1 || layer.input_elements() < 1 ||
+          layer.weight_elements() < 1 || layer.output_elements() < 1)
+        __builtin_trap();
     }
+    if (network.total_macs() < 1) __builtin_trap();
   } catch (const maeri::mapper::SpecError&) {
   }
   return 0;
