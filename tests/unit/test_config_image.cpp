@@ -161,3 +161,21 @@ TEST_CASE("image errors: malformed programs and hex files", "[codegen][image][er
   CHECK(error_of([&] { codegen::from_readmemh("0000zz00\n", "x.hex"); }) ==
         "x.hex:1: expected 8 hex digits, found '0000zz00'");
 }
+
+TEST_CASE("image errors: a phase shape that breaks Eq. 1 (found by fuzzing)", "[codegen][image][errors]") {
+  Example example;
+  codegen::ConfigImage image = example.image;
+  image.configurations[0].shape.t_k = 40000;  // 2x3x2 x 40000 VNs on 32 MS; the disassembler's int products overflowed
+  CHECK_THAT(error_of([&] { codegen::decode_image(codegen::encode_image(image), "s.mimg"); }),
+             Catch::Matches("s.mimg: byte [0-9]+: configuration 0: phase shape 2x3x2x40000x1x1x1 needs 480000 "
+                            "multiplier switches, the hardware has 32"));
+  image.configurations[0].shape.t_k = 0;
+  CHECK_THAT(error_of([&] { codegen::decode_image(codegen::encode_image(image), "s.mimg"); }),
+             Catch::Contains("configuration 0: phase shape 2x3x2x0x1x1x1 needs 0 multiplier switches"));
+}
+
+TEST_CASE("image JSON: names that are not UTF-8 are replaced, not fatal (found by fuzzing)", "[codegen][image]") {
+  Example example;
+  example.image.layer.name = "conv\xff";
+  CHECK_THAT(codegen::to_json(example.image), Catch::Contains("\"name\": \"conv\xef\xbf\xbd\""));
+}
