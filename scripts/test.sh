@@ -1,6 +1,6 @@
 #!/bin/bash
 # Sets up, builds and runs the whole default test suite (everything except the `long` label), then the sanitizer
-# stages: the suite's unit, cli, fuzz-replay and a slice of its rtl tests built with ASan + UBSan
+# stages: the suite's unit, cli, fuzz-replay and rtl tests built with ASan + UBSan
 # (scripts/sanitize.sh), and a short libFuzzer run of every input reader (scripts/fuzz.sh, 30 s each).
 # Usage: scripts/test.sh [--no-sanitize] [extra ctest arguments], e.g. scripts/test.sh --no-sanitize -L rtl
 #   --no-sanitize  run only the default suite (quick local runs); extra ctest arguments apply to that suite
