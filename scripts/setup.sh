@@ -1,15 +1,29 @@
 #!/bin/bash
 # Installs the Debian packages the toolkit needs (only those missing; apt-get update first) and
 # configures + builds it in ./build. Safe to run again: it does only what is left to do.
-# Usage: scripts/setup.sh [--build-dir DIR]
+# Usage: scripts/setup.sh [--build-dir DIR] [--fuzz] [--no-build]
+#   --fuzz      also install clang, its sanitizer/libFuzzer runtimes and llvm-symbolizer (scripts/fuzz.sh)
+#   --no-build  install packages only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=build
-if [[ ${1:-} == --build-dir ]]; then build_dir=$2; fi
+fuzz=false
+build=true
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --build-dir) build_dir=$2; shift 2 ;;
+    --fuzz) fuzz=true; shift ;;
+    --no-build) build=false; shift ;;
+    *) echo "setup: unknown option $1" >&2; exit 1 ;;
+  esac
+done
 
 packages=(build-essential cmake pkg-config git
           verilator libsystemc-dev libyaml-cpp-dev catch2
           libcli11-dev libfmt-dev nlohmann-json3-dev libtbb-dev zlib1g-dev)
+# libclang-rt-14-dev holds libFuzzer and clang's ASan/UBSan runtimes (clang only recommends it);
+# llvm-14 holds llvm-symbolizer, which clang's sanitizer reports need for function names and lines.
+if $fuzz; then packages+=(clang-14 libclang-rt-14-dev llvm-14); fi
 missing=()
 for package in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
@@ -24,5 +38,7 @@ if [[ ${#missing[@]} -gt 0 ]]; then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build_dir" -j "$(nproc)"
+if $build; then
+  cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$build_dir" -j "$(nproc)"
+fi

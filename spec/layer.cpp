@@ -45,9 +45,17 @@ std::optional<ShapeViolation> shape_violation(const Layer& layer) {
         return ShapeViolation{field, fmt::format("a fully connected layer has {} = {}, found {}", field, expected,
                                                  value)};
   }
-  const long double macs = static_cast<long double>(layer.N) * layer.K * layer.C * layer.R * layer.S *
-                           layer.output_x() * layer.output_y();
-  if (macs > kMaxLayerMacs) return ShapeViolation{"", "layer too large: more than 4e18 multiply-accumulates"};
+  // Every derived size stays inside int64 (Layer's products are computed in it).
+  const long double n = layer.N, k = layer.K, c = layer.C, r = layer.R, s = layer.S, x = layer.X, y = layer.Y;
+  const long double output_x = static_cast<long double>(layer.output_x());
+  const long double output_y = static_cast<long double>(layer.output_y());
+  const std::pair<const char*, long double> sizes_of_tensors[] = {
+      {"multiply-accumulates", n * k * c * r * s * output_x * output_y},
+      {"input elements", n * c * x * y},
+      {"weight elements", k * c * r * s},
+      {"output elements", n * k * output_x * output_y}};
+  for (const auto& [what, size] : sizes_of_tensors)
+    if (size > kMaxLayerMacs) return ShapeViolation{"", fmt::format("layer too large: more than 4e18 {}", what)};
   return std::nullopt;
 }
 

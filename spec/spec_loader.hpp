@@ -3,6 +3,7 @@
 // The schemas are documented in docs/hardware-spec.md and docs/workload-spec.md.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "spec/hardware.hpp"

@@ -64,6 +64,7 @@ Network load_workload(const std::string& path) {
   const std::int64_t batch = root.has("batch") ? root.integer("batch", 1, kMaxBatch) : 1;
   const YAML::Node layers = root.sequence("layers");
   std::set<std::string> names;
+  long double total_macs = 0;  // Network::total_macs() must fit int64 too
   for (std::size_t index = 0; index < layers.size(); ++index) {
     StrictMap entry = root.element_map("layers", layers, index);
     Layer layer;
@@ -82,6 +83,10 @@ Network load_workload(const std::string& path) {
     }
     if (layer.type == LayerType::Convolution) check_declared_outputs(entry, layer);
     entry.finish();
+    total_macs += static_cast<long double>(layer.macs());
+    if (total_macs > kMaxLayerMacs) {
+      entry.fail_here("workload too large: its layers add up to more than 4e18 multiply-accumulates");
+    }
     network.layers.push_back(layer);
   }
   root.finish();

@@ -52,3 +52,19 @@ layers:
                     file.path() + ":8:11: field 'layers[0].tile': Eq. 1: T_R·T_S·T_C·T_K·T_N·T_X'·T_Y' = 18 "
                                   "(VN size 18 x 1 VNs) exceeds num_ms = 16");
 }
+
+TEST_CASE("mapping file with a layer too large for int64 sizes is rejected", "[mapper][mapping-file]") {
+  TempFile file(R"(kind: mapping
+hardware: {name: hw, num_ms: 16, dn_bw: 4, rn_bw: 4}
+workload: w
+objective: runtime
+layers:
+  - name: c
+    shape: {type: conv, N: 4096, K: 16777216, C: 16777216, R: 1, S: 1, X: 16777216, Y: 16777216, stride: 1, padding: 0}
+    tile: {T_R: 1, T_S: 1, T_C: 1, T_K: 1, T_N: 1, T_X: 1, T_Y: 1}
+    predicted_cycles: 1
+    predicted_energy_pj: 1
+)");
+  CHECK_THROWS_WITH(load_mapping_file(file.path()),
+                    file.path() + ":7:12: field 'layers[0].shape': layer too large: more than 4e18 multiply-accumulates");
+}

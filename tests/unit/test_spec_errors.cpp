@@ -122,6 +122,17 @@ std::vector<BadInput> bad_inputs() {
        false, "5:12: field 'layers[1].name': duplicate layer name 'f' (names must be unique)"},
       {"batch zero", "kind: workload\nname: w\nbatch: 0\nlayers:\n  - {name: f, type: fc, K: 4, C: 8}\n", false,
        "3:8: field 'batch': expected an integer in [1, 4096], found 0"},
+      {"input tensor too large for int64 although its MACs fit (stride 64)",
+       "kind: workload\nname: w\nlayers:\n  - {name: a, type: conv, K: 1, C: 16777216, R: 1, S: 1, X: 8388608, "
+       "Y: 8388608, stride: 64, padding: 0}\n",
+       false, "4:5: field 'layers[0]': layer too large: more than 4e18 input elements"},
+      {"layers that fit alone but whose MACs add up past int64",
+       "kind: workload\nname: w\nbatch: 4096\nlayers:\n" + [] {
+         std::string layers;
+         for (int i = 0; i < 9; ++i) layers += "  - {name: f" + std::to_string(i) + ", type: fc, K: 16777216, C: 16777216}\n";
+         return layers;
+       }(),
+       false, "8:5: field 'layers[3]': workload too large: its layers add up to more than 4e18 multiply-accumulates"},
       {"layer is a scalar", "kind: workload\nname: w\nlayers:\n  - conv1\n", false,
        "4:5: field 'layers[0]': expected a mapping of fields, found 'conv1'"},
       {"YAML syntax error", "kind: workload\nname: [unclosed\n", false,

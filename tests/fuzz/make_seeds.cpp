@@ -1,0 +1,91 @@
+// Seed corpora for the fuzz harnesses: the shipped hardware and workload specs (copied), and what the shipped
+// configs cannot provide: configuration images (binary and $readmemh) and mapping files built through the codegen
+// and mapper APIs from the shipped specs, and tensor files (testbench::tensor_text).
+// Usage: maeri_fuzz_seeds CONFIGS_DIR OUTPUT_DIR (writes OUTPUT_DIR/<harness>/...).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "codegen/config_image.hpp"
+#include "codegen/functional_model.hpp"
+#include "codegen/image_program.hpp"
+#include "codegen/layer_program.hpp"
+#include "spec/mapping_file.hpp"
+#include "mapper/search.hpp"
+#include "spec/spec_loader.hpp"
+#include "testbench/stimulus.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace maeri;
+
+void write(const fs::path& path, const std::string& contents) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << contents;
+}
+
+// The best runtime mapping of every layer, as `maeri map` would choose it.
+spec::MappingFile best_mappings(const spec::Hardware& hardware, const spec::Network& network) {
+  spec::MappingFile file{hardware.name, hardware.num_ms, hardware.dn_bw, hardware.rn_bw, network.name, "runtime", {}};
+  for (const spec::Layer& layer : network.layers) {
+    const mapper::SearchResult found = mapper::search(layer, hardware, {mapper::Objective::Runtime, 1, 1});
+    if (found.best.empty()) continue;
+    file.layers.push_back({layer, found.best.front().tile, found.best.front().cycles.total,
+                           found.best.front().energy_pj.total});
+  }
+  return file;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    fmt::print(stderr, "usage: {} CONFIGS_DIR OUTPUT_DIR\n", argv[0]);
+    return 1;
+  }
+  const fs::path configs(argv[1]);
+  const fs::path output(argv[2]);
+  int written = 0;
+  for (const auto& [kind, harness] : {std::pair{"hardware", "hardware_spec"}, std::pair{"workloads", "workload_spec"}}) {
+    fs::create_directories(output / harness);
+    for (const auto& entry : fs::directory_iterator(configs / kind)) {
+      fs::copy_file(entry.path(), output / harness / entry.path().filename(), fs::copy_options::overwrite_existing);
+      ++written;
+    }
+  }
+  for (const char* hardware_name : {"maeri-64", "maeri-256"}) {
+    const spec::Hardware hardware = spec::load_hardware((configs / "hardware" / hardware_name).string() + ".yaml");
+    const spec::Network network = spec::load_workload((configs / "workloads" / "tiny.yaml").string());
+    const spec::MappingFile mappings = best_mappings(hardware, network);
+    write(output / "mapping_file" / fmt::format("{}.tiny.mapping.yaml", hardware_name),
+          spec::emit_mapping_file(mappings));
+    ++written;
+    for (const spec::LayerMapping& mapping : mappings.layers) {
+      const codegen::ConfigImage image =
+          codegen::build_image(codegen::plan_layer(mapping.layer, hardware, mapping.tile), hardware);
+      const std::vector<std::uint8_t> bytes = codegen::encode_image(image);
+      const std::string stem = fmt::format("{}.{}", hardware_name, mapping.layer.name);
+      write(output / "config_image" / (stem + ".mimg"), std::string(bytes.begin(), bytes.end()));
+      write(output / "config_image" / (stem + ".hex"), codegen::to_readmemh(bytes));
+      written += 2;
+      if (hardware.num_ms != 64) continue;
+      // Tensor harness inputs: data width byte (width - 2), count byte, then the file; at most 200 values.
+      const codegen::LayerTensors tensors = codegen::random_tensors(mapping.layer, hardware.data_width, 1);
+      for (const auto& [kind, all] : {std::pair{"weights", tensors.weights}, std::pair{"input", tensors.input}}) {
+        const std::vector<std::int64_t> values(all.begin(), all.begin() + long(std::min<std::size_t>(all.size(), 200)));
+        const std::string header{char(hardware.data_width - 2), char(values.size())};
+        write(output / "tensor_file" / fmt::format("{}.{}.txt", stem, kind),
+              header + testbench::tensor_text(values, fmt::format("{} {}", stem, kind)));
+        ++written;
+      }
+    }
+  }
+  fmt::print("wrote {} seed files under {}\n", written, output.string());
+  return 0;
+}
