@@ -35,7 +35,9 @@ for harness in "${harnesses[@]}"; do
   crashes=$work/crashes/$harness
   mkdir -p "$corpus" "$crashes" "$seeds/$harness"
   log=$work/$harness.log
-  options=(-max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1
+  # A fixed seed (MAERI_FUZZ_SEED, default 1) makes a run reproducible: the same binary explores the same inputs,
+  # so a CI failure can be replayed locally; set MAERI_FUZZ_SEED=0 for libFuzzer's random seed.
+  options=(-seed="${MAERI_FUZZ_SEED:-1}" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1
            -artifact_prefix="$crashes/")
   if [[ -n ${dictionary[$harness]:-} ]]; then options+=(-dict="${dictionary[$harness]}"); fi
   echo "fuzz: $harness for ${seconds}s (log: $log)"

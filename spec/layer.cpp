@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <string_view>
 #include <tuple>
 
 namespace maeri::spec {
@@ -54,8 +55,11 @@ std::optional<ShapeViolation> shape_violation(const Layer& layer) {
       {"input elements", n * c * x * y},
       {"weight elements", k * c * r * s},
       {"output elements", n * k * output_x * output_y}};
-  for (const auto& [what, size] : sizes_of_tensors)
-    if (size > kMaxLayerMacs) return ShapeViolation{"", fmt::format("layer too large: more than 4e18 {}", what)};
+  for (const auto& [what, size] : sizes_of_tensors) {
+    const bool macs = std::string_view(what) == "multiply-accumulates";
+    if (size > (macs ? kMaxLayerMacs : kMaxTensorElements))
+      return ShapeViolation{"", fmt::format("layer too large: more than {} {}", macs ? "4e18" : "1e18", what)};
+  }
   return std::nullopt;
 }
 

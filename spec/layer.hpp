@@ -41,7 +41,9 @@ struct Layer {
 inline constexpr std::int64_t kMaxLayerDimension = std::int64_t{1} << 24;  // K, C, R, S, X, Y
 inline constexpr std::int64_t kMaxBatch = 4096;                            // N
 inline constexpr std::int64_t kMaxStride = 64;
-inline constexpr long double kMaxLayerMacs = 4.0e18L;  // also bounds each tensor and a workload's total MACs
+inline constexpr long double kMaxLayerMacs = 4.0e18L;  // also bounds a workload's total MACs
+// Elements of each tensor: at most 8-byte accumulators each, their bytes still fit int64 (SDM and DRAM counts).
+inline constexpr long double kMaxTensorElements = 1.0e18L;
 
 // A rule a layer shape breaks: the field as the specs name it ("R", "padding", …; empty for the whole layer).
 struct ShapeViolation {
@@ -51,7 +53,7 @@ struct ShapeViolation {
 
 // The first rule of a well-formed layer that `layer` breaks, nullopt if none: every size within its limit, the
 // filter no larger than the padded input, an FC layer 1×1 everywhere, and at most kMaxLayerMacs
-// multiply-accumulates and tensor elements. The one check behind every reader of layer shapes (workload, mapping file, image).
+// multiply-accumulates and kMaxTensorElements elements per tensor. The one check behind every reader of layer shapes (workload, mapping file, image).
 // Workload files add an authoring rule of their own (padding smaller than the filter, docs/workload-spec.md).
 std::optional<ShapeViolation> shape_violation(const Layer& layer);
 

@@ -125,7 +125,7 @@ std::vector<BadInput> bad_inputs() {
       {"input tensor too large for int64 although its MACs fit (stride 64)",
        "kind: workload\nname: w\nlayers:\n  - {name: a, type: conv, K: 1, C: 16777216, R: 1, S: 1, X: 8388608, "
        "Y: 8388608, stride: 64, padding: 0}\n",
-       false, "4:5: field 'layers[0]': layer too large: more than 4e18 input elements"},
+       false, "4:5: field 'layers[0]': layer too large: more than 1e18 input elements"},
       {"layers that fit alone but whose MACs add up past int64",
        "kind: workload\nname: w\nbatch: 4096\nlayers:\n" + [] {
          std::string layers;
