@@ -68,7 +68,7 @@ int sc_main(int argc, char** argv) {
     std::cerr << "error: " << error.what() << '\n';
     return kExitBadInput;
   } catch (const std::filesystem::filesystem_error& error) {
-    // Safety net: outputs go through mapper/atomic_file's checks, but a file-system failure is never a bug.
+    // Safety net: outputs go through spec/atomic_file's checks, but a file-system failure is never a bug.
     std::cerr << "error: " << error.what() << '\n';
     return kExitBadInput;
   } catch (const std::exception& error) {

@@ -1,4 +1,4 @@
-// Output files (mapper/atomic_file): what an output may replace, the errors when it may not or cannot be written,
+// Output files (spec/atomic_file): what an output may replace, the errors when it may not or cannot be written,
 // and that no failure leaves a half-written file or a temporary behind. Expected reasons are the OS's own
 // strerror() texts for the errno each situation produces (POSIX: lstat/mkdir under a regular file give ENOTDIR,
 // a missing folder ENOENT, writing past RLIMIT_FSIZE EFBIG).
