@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "spec/atomic_file.hpp"
+#include "spec/spec_loader.hpp"
 #include "spec/strict_yaml.hpp"
 
 namespace maeri::spec {
@@ -118,10 +119,7 @@ MappingFile load_mapping_file(const std::string& path) {
     layer.Y = shape.integer("Y", 1, kMaxLayerDimension);
     layer.stride = shape.integer("stride", 1, kMaxStride);
     layer.padding = shape.integer("padding", 0, kMaxLayerDimension);
-    if (const auto violation = shape_violation(layer)) {
-      if (violation->field.empty()) shape.fail_here(violation->message);
-      shape.fail(violation->field, violation->message);
-    }
+    check_layer_shape(shape, layer);
     shape.finish();
     StrictMap tile = entry.map("tile");
     for (int dim = 0; dim < kNumTileDims; ++dim) {

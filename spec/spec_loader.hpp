@@ -17,6 +17,11 @@ enum class SpecKind { Hardware, Workload };
 Hardware load_hardware(const std::string& path);
 Network load_workload(const std::string& path);
 
+class StrictMap;
+// Fails at the offending field of `map` (or at the map itself for a whole-layer rule) when the layer read from it
+// breaks spec::shape_violation; shared by the workload and mapping-file readers.
+void check_layer_shape(const StrictMap& map, const Layer& layer);
+
 // Reads only the top-level `kind` field, so `maeri validate` can dispatch on it.
 SpecKind peek_spec_kind(const std::string& path);
 

@@ -54,6 +54,13 @@ Layer read_fully_connected(StrictMap& entry, Layer layer) {
 
 }  // namespace
 
+void check_layer_shape(const StrictMap& map, const Layer& layer) {
+  const auto violation = shape_violation(layer);
+  if (!violation) return;
+  if (violation->field.empty()) map.fail_here(violation->message);
+  map.fail(violation->field, violation->message);
+}
+
 Network load_workload(const std::string& path) {
   StrictMap root(load_yaml_file(path), path, "");
   if (root.choice("kind", {"hardware", "workload"}) != "workload") {
@@ -77,10 +84,7 @@ Network load_workload(const std::string& path) {
                                                                 : LayerType::FullyConnected;
     layer = layer.type == LayerType::Convolution ? read_convolution(entry, layer)
                                                  : read_fully_connected(entry, layer);
-    if (const auto violation = shape_violation(layer)) {
-      if (violation->field.empty()) entry.fail_here(violation->message);
-      entry.fail(violation->field, violation->message);
-    }
+    check_layer_shape(entry, layer);
     if (layer.type == LayerType::Convolution) check_declared_outputs(entry, layer);
     entry.finish();
     total_macs += static_cast<long double>(layer.macs());
