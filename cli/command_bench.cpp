@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/shipped_configs.hpp"
 #include "mapper/search.hpp"
 #include "spec/spec_loader.hpp"
 
@@ -67,18 +68,28 @@ int run_bench(const BenchOptions& options) {
 
 }  // namespace
 
+// The benchmark's defaults, among the shipped configs.
+const char* const kBenchWorkload = "workloads/vgg16.yaml";
+const char* const kBenchHardware = "hardware/maeri-512.yaml";
+
 void add_bench_command(CLI::App& app, Action& action) {
   auto options = std::make_shared<BenchOptions>();
   CLI::App* command = app.add_subcommand("bench", "Measure mapper throughput (mappings evaluated per second)");
-  command->add_option("--workload", options->workload, "workload whose 3x3 conv layers are searched")
-      ->capture_default_str();
-  command->add_option("--hardware", options->hardware, "hardware spec (num_ms is swept over 256/512/1024)")
-      ->capture_default_str();
+  command->add_option("--workload", options->workload,
+                      "workload whose 3x3 conv layers are searched (default " + shipped_config_label(kBenchWorkload) +
+                          ")");
+  command->add_option("--hardware", options->hardware,
+                      "hardware spec, num_ms swept over 256/512/1024 (default " +
+                          shipped_config_label(kBenchHardware) + ")");
   command->add_option("--repeats", options->repeats, "searches per layer and setting")->check(CLI::Range(1, 1000));
-  options->workload = "configs/workloads/vgg16.yaml";
-  options->hardware = "configs/hardware/maeri-512.yaml";
   command->footer("Example: maeri bench --workload configs/workloads/vgg16.yaml");
-  command->callback([options, &action] { action = [options] { return run_bench(*options); }; });
+  command->callback([options, &action] {
+    action = [options] {
+      if (options->workload.empty()) options->workload = shipped_config(kBenchWorkload);
+      if (options->hardware.empty()) options->hardware = shipped_config(kBenchHardware);
+      return run_bench(*options);
+    };
+  });
 }
 
 }  // namespace maeri::cli

@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/layer_selection.hpp"
+#include "cli/shipped_configs.hpp"
 #include "spec/atomic_file.hpp"
 #include "spec/mapping_file.hpp"
 #include "mapper/search.hpp"
@@ -173,17 +174,28 @@ void add_verify_command(CLI::App& app, Action& action) {
   command->callback([options, &action] { action = [options] { return run_verify(*options); }; });
 }
 
+// The default example of `maeri run` (README quick start), among the shipped configs.
+const char* const kRunHardware = "hardware/maeri-64.yaml";
+const char* const kRunWorkload = "workloads/tiny.yaml";
+
 void add_run_command(CLI::App& app, Action& action) {
   auto options = std::make_shared<VerifyOptions>();
-  options->hardware = std::string(MAERI_SOURCE_DIR) + "/configs/hardware/maeri-64.yaml";
-  options->workload = std::string(MAERI_SOURCE_DIR) + "/configs/workloads/tiny.yaml";
   CLI::App* command = app.add_subcommand(
       "run", "The main job on the default example: every layer of `tiny` on maeri-64 — best mapping, image, "
              "co-simulation, PASS/FAIL and the model-vs-RTL cross-check");
-  command->add_option("--hardware", options->hardware, "hardware spec (YAML)")->capture_default_str();
-  command->add_option("--workload", options->workload, "workload spec (YAML)")->capture_default_str();
+  command->add_option("--hardware", options->hardware,
+                      "hardware spec (YAML; default " + shipped_config_label(kRunHardware) + ")");
+  command->add_option("--workload", options->workload,
+                      "workload spec (YAML; default " + shipped_config_label(kRunWorkload) + ")");
   add_common_options(command, *options);
-  command->callback([options, &action] { action = [options] { return run_verify(*options); }; });
+  command->callback([options, &action] {
+    action = [options] {
+      // Resolved when the command runs, so a missing installation only fails the command that needs it.
+      if (options->hardware.empty()) options->hardware = shipped_config(kRunHardware);
+      if (options->workload.empty()) options->workload = shipped_config(kRunWorkload);
+      return run_verify(*options);
+    };
+  });
 }
 
 }  // namespace maeri::cli

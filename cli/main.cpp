@@ -26,7 +26,7 @@ int sc_main(int argc, char** argv) {
   using namespace maeri::cli;
   CLI::App app{"maeri: mapping, configuration images, RTL co-simulation and model calibration for the MAERI "
                "DNN accelerator"};
-  app.set_version_flag("--version", fmt::format("maeri {}", maeri::kVersion));
+  app.set_version_flag("--version", fmt::format("maeri {} (git {})", maeri::kVersion, maeri::kGitRevision));
   app.require_subcommand(1);
 
   Action action;

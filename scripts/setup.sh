@@ -18,7 +18,7 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
-packages=(build-essential cmake pkg-config git
+packages=(build-essential cmake pkg-config git file dpkg-dev
           verilator libsystemc-dev libyaml-cpp-dev catch2
           libcli11-dev libfmt-dev nlohmann-json3-dev libtbb-dev zlib1g-dev)
 # libclang-rt-14-dev holds libFuzzer and clang's ASan/UBSan runtimes (clang only recommends it);

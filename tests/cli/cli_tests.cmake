@@ -205,3 +205,10 @@ foreach(case billion_laughs endless_alias deep_nesting huge_file endless_device 
 endforeach()
 set_tests_properties(cli_input_mapping_other_shape cli_input_mapping_tile_too_large
   PROPERTIES FIXTURES_REQUIRED tiny_mapping)
+
+# The installed tool (cmake --install into a temporary prefix, run from another directory) and its .deb (CPack).
+foreach(case tree deb)
+  add_test(NAME cli_installed_${case}
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/installed_tool.sh ${case} ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR})
+  set_tests_properties(cli_installed_${case} PROPERTIES LABELS cli RESOURCE_LOCK install_manifest)
+endforeach()
