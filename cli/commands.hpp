@@ -15,6 +15,7 @@ void add_show_command(CLI::App& app, Action& action);
 void add_space_command(CLI::App& app, Action& action);
 void add_map_command(CLI::App& app, Action& action);
 void add_bench_command(CLI::App& app, Action& action);
+void add_sweep_command(CLI::App& app, Action& action);
 void add_codegen_command(CLI::App& app, Action& action);
 void add_disasm_command(CLI::App& app, Action& action);
 void add_verify_command(CLI::App& app, Action& action);

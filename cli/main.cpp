@@ -35,6 +35,7 @@ int sc_main(int argc, char** argv) {
   add_space_command(app, action);
   add_map_command(app, action);
   add_bench_command(app, action);
+  add_sweep_command(app, action);
   add_codegen_command(app, action);
   add_disasm_command(app, action);
   add_verify_command(app, action);

@@ -1,4 +1,4 @@
-// Derived structure of a MAERI instance: tree depth, switch and link counts.
+// Derived structure of a MAERI instance: tree depth, switch and link counts, and the area estimate built on them.
 #include "spec/hardware.hpp"
 
 #include <algorithm>
@@ -30,6 +30,20 @@ HardwareStructure derive_structure(const Hardware& hardware) {
     if (adders >= 4) structure.rn_forward_links += adders / 2 - 1;
   }
   return structure;
+}
+
+std::optional<double> estimated_area_um2(const Hardware& hardware) {
+  if (!hardware.area_um2) return std::nullopt;
+  const AreaTable& area = *hardware.area_um2;
+  const HardwareStructure structure = derive_structure(hardware);
+  // A DN switch is as wide as its input link (fat tree): level l has 2^l switches of dn_link_width[l] lanes, so
+  // the DN's area grows with dn_bw as its wiring and registers do.
+  double dn_lanes = 0;
+  for (int level = 0; level < structure.tree_levels; ++level)
+    dn_lanes += static_cast<double>(std::int64_t{1} << level) * static_cast<double>(structure.dn_link_width[level]);
+  return static_cast<double>(hardware.num_ms) * area.multiplier_switch +
+         static_cast<double>(structure.rn_adders) * area.adder_switch + dn_lanes * area.distribution_switch +
+         static_cast<double>(hardware.sdm_bytes) / 1024.0 * area.sdm_per_kib;
 }
 
 }  // namespace maeri::spec

@@ -23,6 +23,15 @@ struct EnergyTable {
   double dram_byte = 0;   // one byte moved between DRAM and the SDM
 };
 
+// Area of one switch or of the SDM per KiB in µm², for relative area estimates of design points (`maeri sweep`).
+// Optional in the YAML, which states the source of every value; absent means no area is reported.
+struct AreaTable {
+  double multiplier_switch = 0;    // multiplier, operand/weight registers, forwarding mux
+  double adder_switch = 0;         // ART adder switch (3-input adders, outputs, forwarding)
+  double distribution_switch = 0;  // DN switch per lane of its input link (1:2 demux, registers)
+  double sdm_per_kib = 0;          // prefetch-buffer SRAM per KiB, periphery included
+};
+
 // Named parameters of the analytical model that calibration (`maeri calibrate`) tunes against the RTL.
 // Defaults are the nominal values of the design (docs/model.md says where each one enters).
 struct ModelParameters {
@@ -70,6 +79,7 @@ struct Hardware {
   std::int64_t dram_latency_cycles = 0;
   double clock_mhz = 0;
   EnergyTable energy_pj;
+  std::optional<AreaTable> area_um2;
   ModelParameters model;
   std::optional<CalibrationProvenance> calibration;
 };
@@ -85,6 +95,11 @@ struct HardwareStructure {
 };
 
 HardwareStructure derive_structure(const Hardware& hardware);
+
+// Estimated area in µm²: multiplier and adder switch counts times their areas, DN switch lanes (each switch as wide
+// as its input link, derive_structure()) times the per-lane area, plus the SDM; nullopt when the spec has no area
+// table (docs/hardware-spec.md, "Area").
+std::optional<double> estimated_area_um2(const Hardware& hardware);
 
 // Cycles from a fire to its results on the output lanes under the model's parameters (docs/model.md, "Cycles"):
 // L DN levels, the multiplier switch, L RN levels and the collector; 2L + 3 at the nominal values.

@@ -35,6 +35,18 @@ EnergyTable read_energy(StrictMap energy) {
   return table;
 }
 
+// Optional section: areas for `maeri sweep`'s relative area estimate.
+AreaTable read_area(StrictMap area) {
+  constexpr double kMaxSquareMicrons = 1e9;
+  AreaTable table;
+  table.multiplier_switch = area.number("multiplier_switch", 0, kMaxSquareMicrons);
+  table.adder_switch = area.number("adder_switch", 0, kMaxSquareMicrons);
+  table.distribution_switch = area.number("distribution_switch", 0, kMaxSquareMicrons);
+  table.sdm_per_kib = area.number("sdm_per_kib", 0, kMaxSquareMicrons);
+  area.finish();
+  return table;
+}
+
 // Optional section: absent means the nominal design values. Names and ranges: model_fit.cpp's table.
 ModelParameters read_model(StrictMap model) {
   ModelParameters parameters;
@@ -85,6 +97,7 @@ Hardware load_hardware(const std::string& path) {
   dram.finish();
 
   hardware.energy_pj = read_energy(root.map("energy_pj"));
+  if (root.has("area_um2")) hardware.area_um2 = read_area(root.map("area_um2"));
   if (root.has("model")) hardware.model = read_model(root.map("model"));
   if (root.has("calibration")) hardware.calibration = read_calibration(root.map("calibration"));
   root.finish();

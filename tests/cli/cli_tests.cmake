@@ -212,3 +212,11 @@ foreach(case tree deb)
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/installed_tool.sh ${case} ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR})
   set_tests_properties(cli_installed_${case} PROPERTIES LABELS cli RESOURCE_LOCK install_manifest)
 endforeach()
+
+# maeri sweep (docs/sweep.md): equals `maeri map` point by point; invalid points and empty grids.
+foreach(case matches_map invalid_point empty_grid)
+  add_test(NAME cli_sweep_${case}
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/sweep.sh ${case} $<TARGET_FILE:maeri> ${CONFIGS})
+  set_tests_properties(cli_sweep_${case} PROPERTIES LABELS cli)
+endforeach()
+maeri_cli_test(help_sweep 0 --stdout-contains "Example:" $<TARGET_FILE:maeri> sweep --help)

@@ -1,0 +1,262 @@
+// `maeri sweep`: a hardware grid (any field of the hardware spec, from a grid file and/or --set) × a workload. Each
+// point's best mapping per layer and network totals with an area estimate, as a table, CSV, JSON, the point's
+// hardware YAML, and SVG plots of runtime and energy against every swept parameter and of the runtime-energy
+// Pareto front (docs/sweep.md).
+#include <fmt/format.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "codegen/exact_traffic.hpp"
+#include "mapper/design_sweep.hpp"
+#include "mapper/report_json.hpp"
+#include "mapper/svg_chart.hpp"
+#include "spec/atomic_file.hpp"
+#include "spec/spec_loader.hpp"
+#include "spec/strict_yaml.hpp"
+#include "spec/sweep_grid.hpp"
+
+namespace maeri::cli {
+namespace {
+
+struct SweepOptions {
+  std::string hardware;
+  std::string workload;
+  std::string grid;
+  std::vector<std::string> settings;
+  std::string objective = "edp";
+  std::string out_dir = "sweep";
+  bool skip_invalid = false;
+};
+
+std::string file_stem(const std::string& field) {
+  std::string stem = field;
+  for (char& c : stem)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-')) c = '_';
+  return stem;
+}
+
+std::optional<double> as_number(const std::string& text) {
+  try {
+    std::size_t used = 0;
+    const double value = std::stod(text, &used);
+    if (used == text.size()) return value;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+// Runtime and energy against one swept parameter: every valid point, and a line through the best per value.
+void plot_against(const std::string& path, const std::string& field, std::size_t axis,
+                  const std::vector<mapper::DesignPoint>& points, bool energy, const std::string& workload) {
+  mapper::ChartSeries all{"all points", "#9aa5b1", {}, false, {}};
+  std::map<double, double> best;
+  for (const mapper::DesignPoint& p : points) {
+    if (p.error) continue;
+    const double x = *as_number(p.values[axis]);
+    const double y = energy ? p.energy_pj / 1e6 : p.cycles;
+    all.points.push_back({x, y});
+    auto [it, inserted] = best.emplace(x, y);
+    if (!inserted) it->second = std::min(it->second, y);
+  }
+  mapper::ChartSeries line{"best at each value", "#d62728", {best.begin(), best.end()}, true, {}};
+  bool positive = true;
+  for (const auto& [x, y] : best) positive = positive && x > 0;
+  const mapper::ChartAxes axes{fmt::format("{}: {} vs {}", workload, energy ? "energy" : "runtime", field), field,
+                               energy ? "energy (µJ)" : "cycles", positive, true};
+  spec::write_file_atomically(path, mapper::chart_svg(axes, {all, line}));
+}
+
+int run_sweep(const SweepOptions& options) {
+  const auto objective = mapper::parse_objective(options.objective);
+  spec::SweepGrid grid;
+  if (!options.grid.empty()) grid = spec::load_sweep_grid(options.grid);
+  for (const std::string& setting : options.settings) spec::add_axis(grid, spec::parse_sweep_setting(setting), "--set");
+  const std::vector<spec::SweepPoint> grid_points =
+      spec::expand_grid(grid, options.grid.empty() ? "command line" : options.grid);
+  const YAML::Node base = spec::load_yaml_file(options.hardware);
+  const spec::Hardware base_hardware = spec::load_hardware(options.hardware);  // the base itself must be valid
+  const spec::Network network = spec::load_workload(options.workload);
+  spec::create_output_directory(options.out_dir);
+  spec::create_output_directory(options.out_dir + "/points");
+
+  std::vector<mapper::DesignPoint> points(grid_points.size());
+  for (std::size_t i = 0; i < grid_points.size(); ++i) {
+    mapper::DesignPoint& point = points[i];
+    point.index = i;
+    point.label = grid_points[i].label;
+    point.values = grid_points[i].values;
+    // Each point's spec is written first and loaded back like any hardware file, so an invalid point's error
+    // points at a line of a file the user can open (and a valid point's file reproduces it with `maeri map`).
+    const std::string point_file = fmt::format("{}/points/{:04}.yaml", options.out_dir, i + 1);
+    try {
+      YAML::Emitter out;
+      out << spec::apply_point(base, grid, grid_points[i]);
+      spec::write_file_atomically(point_file, std::string(out.c_str()) + "\n");
+      point.hardware = spec::load_hardware(point_file);
+    } catch (const spec::SpecError& error) {
+      point.error = fmt::format("point {} ({}): {}", i + 1, point.label, error.what());
+    }
+  }
+
+  fmt::print("sweep of '{}' over {} points ({} fields) of '{}', objective {}\n", network.name, points.size(),
+             grid.axes.size(), base_hardware.name, options.objective);
+  const bool show_progress = isatty(STDERR_FILENO) != 0;
+  const auto start = std::chrono::steady_clock::now();
+  mapper::evaluate_design_points(
+      points, network, *objective,
+      [](spec::CostReport& report, const spec::Layer& layer, const spec::Hardware& hardware) {
+        codegen::refine_with_exact_traffic(report, layer, hardware);  // the numbers `maeri map` shows
+      },
+      [&](std::size_t done) {
+        if (!show_progress) return;
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const double eta = done ? elapsed / static_cast<double>(done) * static_cast<double>(points.size() - done) : 0;
+        std::fprintf(stderr, "\r  %zu/%zu points, %.0f s elapsed, ETA %.0f s   ", done, points.size(), elapsed, eta);
+        if (done == points.size()) std::fprintf(stderr, "\n");
+      });
+
+  // Pareto front over (cycles, energy) of the valid points; relative area against the smallest.
+  std::vector<std::size_t> valid;
+  std::vector<std::pair<double, double>> coordinates;
+  double smallest_area = 0;
+  for (const mapper::DesignPoint& p : points) {
+    if (p.error) continue;
+    valid.push_back(p.index);
+    coordinates.push_back({p.cycles, p.energy_pj});
+    if (p.area_um2 && (smallest_area == 0 || *p.area_um2 < smallest_area)) smallest_area = *p.area_um2;
+  }
+  std::vector<bool> on_front(points.size(), false);
+  for (const std::size_t i : mapper::pareto_front(coordinates)) on_front[valid[i]] = true;
+
+  std::string csv = "point,label";
+  for (const spec::SweepAxis& axis : grid.axes) csv += "," + axis.field;
+  csv += ",status,cycles,energy_pj,edp,utilisation,dram_bytes,area_um2,relative_area,pareto\n";
+  std::string layers_csv = "point,layer,t_r,t_s,t_c,t_k,t_n,t_x,t_y,cycles,energy_pj\n";
+  nlohmann::json json_points = nlohmann::json::array();
+  fmt::print("\n{:>5} {:<40} {:>14} {:>12} {:>7} {:>14} {:>9} {:>6}\n", "point", "grid values", "cycles", "energy µJ",
+             "util", "DRAM bytes", "rel.area", "pareto");
+  std::size_t invalid = 0;
+  for (const mapper::DesignPoint& p : points) {
+    std::string row = fmt::format("{},\"{}\"", p.index + 1, p.label);
+    for (const std::string& value : p.values) row += "," + value;
+    nlohmann::json entry = {{"point", p.index + 1}, {"label", p.label}, {"values", p.values}};
+    if (p.error) {
+      ++invalid;
+      fmt::print("{:>5} {:<40} invalid: {}\n", p.index + 1, p.label, *p.error);
+      csv += row + ",invalid,,,,,,,,\n";
+      entry["error"] = *p.error;
+      json_points.push_back(entry);
+      continue;
+    }
+    const std::string area = p.area_um2 ? fmt::format("{:.0f}", *p.area_um2) : "";
+    const std::string relative = p.area_um2 ? fmt::format("{:.4f}", *p.area_um2 / smallest_area) : "";
+    fmt::print("{:>5} {:<40} {:>14.0f} {:>12.3f} {:>6.1f}% {:>14} {:>9} {:>6}\n", p.index + 1, p.label, p.cycles,
+               p.energy_pj / 1e6, 100 * p.utilisation, p.dram_bytes, relative.empty() ? "-" : relative,
+               on_front[p.index] ? "*" : "");
+    csv += row + fmt::format(",ok,{},{},{},{},{},{},{},{}\n", p.cycles, p.energy_pj, p.edp(),
+                             p.utilisation, p.dram_bytes, area, relative, on_front[p.index] ? 1 : 0);
+    entry.update({{"hardware", p.hardware.name},
+                  {"cycles", p.cycles},
+                  {"energy_pj", p.energy_pj},
+                  {"edp", p.edp()},
+                  {"utilisation", p.utilisation},
+                  {"dram_bytes", p.dram_bytes},
+                  {"pareto", bool(on_front[p.index])}});
+    if (p.area_um2) entry.update({{"area_um2", *p.area_um2}, {"relative_area", *p.area_um2 / smallest_area}});
+    nlohmann::json layers = nlohmann::json::array();
+    for (std::size_t l = 0; l < p.best.size(); ++l) {
+      const spec::CostReport& r = p.best[l];
+      layers_csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", p.index + 1, network.layers[l].name,
+                                r.tile[0], r.tile[1], r.tile[2], r.tile[3], r.tile[4], r.tile[5], r.tile[6],
+                                r.cycles.total, r.energy_pj.total);
+      layers.push_back({{"layer", network.layers[l].name}, {"best", mapper::to_json(r)}});
+    }
+    entry["layers"] = layers;
+    json_points.push_back(entry);
+  }
+
+  const std::string& dir = options.out_dir;
+  spec::write_file_atomically(dir + "/sweep.csv", csv);
+  spec::write_file_atomically(dir + "/sweep_layers.csv", layers_csv);
+  nlohmann::json fields = nlohmann::json::array();
+  for (const spec::SweepAxis& axis : grid.axes) fields.push_back({{"field", axis.field}, {"values", axis.values}});
+  const nlohmann::json document = {{"workload", network.name}, {"base_hardware", base_hardware.name},
+                                   {"objective", options.objective}, {"grid", fields}, {"points", json_points}};
+  spec::write_file_atomically(dir + "/sweep.json",
+                              document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  std::vector<std::string> plots;
+  if (!valid.empty()) {
+    for (std::size_t a = 0; a < grid.axes.size(); ++a) {
+      bool numeric = true;
+      for (const std::string& value : grid.axes[a].values) numeric = numeric && as_number(value).has_value();
+      if (!numeric) {
+        fmt::print("no plot against {}: its values are not all numbers\n", grid.axes[a].field);
+        continue;
+      }
+      for (const bool energy : {false, true}) {
+        plots.push_back(fmt::format("{}/{}_vs_{}.svg", dir, energy ? "energy" : "runtime", file_stem(grid.axes[a].field)));
+        plot_against(plots.back(), grid.axes[a].field, a, points, energy, network.name);
+      }
+    }
+    mapper::ChartSeries all{"design points", "#9aa5b1", {}, false, {}};
+    mapper::ChartSeries front{"Pareto front", "#d62728", {}, true, {}};
+    for (const std::size_t i : mapper::pareto_front(coordinates)) {
+      const mapper::DesignPoint& p = points[valid[i]];
+      front.points.push_back({p.cycles, p.energy_pj / 1e6});
+      front.point_labels.push_back(p.label);
+    }
+    for (const auto& [cycles, energy] : coordinates) all.points.push_back({cycles, energy / 1e6});
+    plots.push_back(dir + "/pareto.svg");
+    spec::write_file_atomically(plots.back(),
+                                mapper::chart_svg({network.name + ": runtime-energy Pareto front", "cycles",
+                                                   "energy (µJ)", true, true},
+                                                  {all, front}));
+  }
+  fmt::print("\n{} points: {} evaluated, {} invalid; Pareto front: {} points\n", points.size(), valid.size(), invalid,
+             std::count(on_front.begin(), on_front.end(), true));
+  fmt::print("wrote {0}/sweep.csv, {0}/sweep_layers.csv, {0}/sweep.json, {0}/points/*.yaml", dir);
+  for (const std::string& plot : plots) fmt::print(", {}", plot.substr(dir.size() + 1));
+  fmt::print("\n");
+  if (invalid > 0 && !options.skip_invalid) {
+    std::fprintf(stderr, "error: %zu of %zu points are invalid (listed above; --skip-invalid accepts that)\n", invalid,
+                 points.size());
+    return kExitBadInput;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_sweep_command(CLI::App& app, Action& action) {
+  auto options = std::make_shared<SweepOptions>();
+  CLI::App* command = app.add_subcommand(
+      "sweep", "Design-space sweep: best mappings and totals of a workload at every point of a hardware grid");
+  command->add_option("--hardware", options->hardware, "base hardware spec (YAML); the grid replaces its fields")
+      ->required();
+  command->add_option("--workload", options->workload, "workload spec (YAML)")->required();
+  command->add_option("--grid", options->grid, "grid file (kind: sweep, docs/sweep.md)");
+  command->add_option("--set", options->settings,
+                      "FIELD=V1,V2,... or FIELD=FROM:TO:xFACTOR or FIELD=FROM:TO:+STEP (repeatable; FIELD is a "
+                      "hardware-spec field, e.g. dn_bw or sdm.capacity_kib)");
+  command->add_option("--objective", options->objective, "runtime, energy or edp: what each layer's best minimises")
+      ->check(CLI::IsMember({"runtime", "energy", "edp"}))
+      ->capture_default_str();
+  command->add_option("-o,--out-dir", options->out_dir, "output folder")->capture_default_str();
+  command->add_flag("--skip-invalid", options->skip_invalid,
+                    "exit 0 even when some points are invalid (they are still listed and written)");
+  command->footer("Example: maeri sweep --hardware configs/hardware/maeri-256.yaml "
+                  "--workload configs/workloads/mrna-table2.yaml --set num_ms=64:1024:x2 --set dn_bw=8,32,128 "
+                  "--skip-invalid -o sweep");
+  command->callback([options, &action] { action = [options] { return run_sweep(*options); }; });
+}
+
+}  // namespace maeri::cli

@@ -1,0 +1,50 @@
+// Design-space sweeps (`maeri sweep`): for every point of a hardware grid, the best mapping of each layer of a
+// workload under an objective and the network's totals (cycles, energy, EDP, utilisation, DRAM bytes, estimated
+// area), points evaluated in parallel; plus the runtime-energy Pareto front of the results.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mapper/search.hpp"
+#include "spec/cost_report.hpp"
+#include "spec/hardware.hpp"
+#include "spec/layer.hpp"
+
+namespace maeri::mapper {
+
+struct DesignPoint {
+  std::size_t index = 0;
+  std::string label;                 // "num_ms=64 dn_bw=8"
+  std::vector<std::string> values;   // one per swept field
+  std::optional<std::string> error;  // why the point could not be evaluated (invalid spec, unmappable layer)
+  spec::Hardware hardware;           // valid when !error
+  std::vector<spec::CostReport> best;  // best mapping of each layer, in workload order
+  double cycles = 0, energy_pj = 0;
+  double utilisation = 0;            // network MACs / (num_ms · cycles)
+  std::int64_t dram_bytes = 0;
+  std::optional<double> area_um2;    // spec::estimated_area_um2
+  double edp() const { return cycles * energy_pj; }
+};
+
+// Applied to each layer's best report before the totals (the CLI refines DN/RN traffic as `maeri map` does).
+using ReportRefinement = std::function<void(spec::CostReport&, const spec::Layer&, const spec::Hardware&)>;
+
+// Fills `point` (hardware already set, error unset) with the best mapping of every layer and the totals; sets
+// point.error when a layer has no mapping.
+void evaluate_design_point(DesignPoint& point, const spec::Network& network, Objective objective,
+                           const ReportRefinement& refine);
+
+// Evaluates every point without an error in parallel (TBB); `progress` is called after each with the number done.
+void evaluate_design_points(std::vector<DesignPoint>& points, const spec::Network& network, Objective objective,
+                            const ReportRefinement& refine, const std::function<void(std::size_t)>& progress);
+
+// Indices of the points no other point dominates when both coordinates are minimised (a dominates b when it is
+// no worse in both and better in one); equal points are all kept. Ascending by the first coordinate.
+std::vector<std::size_t> pareto_front(const std::vector<std::pair<double, double>>& points);
+
+}  // namespace maeri::mapper

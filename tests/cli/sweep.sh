@@ -1,0 +1,53 @@
+#!/bin/bash
+# CLI tests of `maeri sweep` (docs/sweep.md): a small grid equals independent `maeri map` runs point by point (each
+# point's hardware file, written by the sweep, mapped on its own); an invalid point is named, the others still run
+# and are written, exit 2 (0 with --skip-invalid); an empty grid is refused.
+# Usage: sweep.sh CASE MAERI CONFIGS_DIR
+set -u
+case_name=$1 maeri=$2 configs=$3
+expect=$(dirname "$(readlink -f "$0")")/expect_exit.sh
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAILED: $*"; exit 1; }
+sweep=("$maeri" sweep --hardware "$configs/hardware/maeri-64.yaml" --workload "$configs/workloads/tiny.yaml")
+
+case $case_name in
+  matches_map)
+    "$expect" 0 --stdout-contains "4 points: 4 evaluated, 0 invalid" \
+      "${sweep[@]}" --set num_ms=32,64 --set dn_bw=8,16 --objective runtime -o "$dir/out" || exit 1
+    for file in sweep.csv sweep_layers.csv sweep.json pareto.svg runtime_vs_num_ms.svg energy_vs_dn_bw.svg; do
+      [[ -s $dir/out/$file ]] || fail "$file not written"
+    done
+    for point in 1 2 3 4; do
+      spec=$(printf '%s/out/points/%04d.yaml' "$dir" "$point")
+      "$maeri" map --hardware "$spec" --workload "$configs/workloads/tiny.yaml" --objective runtime \
+        -o "$dir/m$point.yaml" --json "$dir/m$point.json" >/dev/null || fail "maeri map of point $point"
+      # Totals: map's JSON ("total_cycles": C, "total_energy_pj": E) against sweep.csv (point,"label",num_ms,dn_bw,
+      # status,cycles,energy_pj,...), compared as numbers (both print the shortest exact decimal of the double).
+      for pair in "total_cycles 6" "total_energy_pj 7"; do
+        set -- $pair
+        from_map=$(sed -n "s/^  \"$1\": \([0-9.e+-]*\),\{0,1\}\$/\1/p" "$dir/m$point.json")
+        from_sweep=$(awk -F, -v p="$point" -v c="$2" '$1 == p { print $c }' "$dir/out/sweep.csv")
+        awk -v a="$from_map" -v b="$from_sweep" 'BEGIN { exit !(a != "" && a + 0 == b + 0) }' ||
+          fail "point $point: $1 is ${from_map:-missing} in maeri map, ${from_sweep:-missing} in the sweep"
+      done
+      # Each layer's best tile is the one `maeri map` chose (mapping file "tile: {T_R: 3, ...}", in layer order).
+      map_tiles=$(grep 'tile: {' "$dir/m$point.yaml" | sed 's/[^0-9,]//g')
+      sweep_tiles=$(awk -F, -v p="$point" '$1 == p { printf "%s,%s,%s,%s,%s,%s,%s\n", $3,$4,$5,$6,$7,$8,$9 }' \
+        "$dir/out/sweep_layers.csv")
+      [[ -n $map_tiles && $map_tiles == "$sweep_tiles" ]] ||
+        fail "point $point: tiles differ: map $map_tiles, sweep $sweep_tiles"
+    done ;;
+  invalid_point)
+    "$expect" 2 --stdout-contains "invalid: point 2 (num_ms=32 dn_bw=64)" \
+      "${sweep[@]}" --set num_ms=32,64 --set dn_bw=16,64 -o "$dir/out" || exit 1
+    grep -q '^2,"num_ms=32 dn_bw=64",32,64,invalid' "$dir/out/sweep.csv" || fail "invalid point not in sweep.csv"
+    [[ $(grep -c ',ok,' "$dir/out/sweep.csv") == 3 ]] || fail "the three valid points are not all in sweep.csv"
+    "$expect" 0 --stdout-contains "3 evaluated, 1 invalid" \
+      "${sweep[@]}" --set num_ms=32,64 --set dn_bw=16,64 --skip-invalid -o "$dir/out2" || exit 1 ;;
+  empty_grid)
+    "$expect" 2 --stderr-contains "empty grid" "${sweep[@]}" -o "$dir/out" || exit 1
+    "$expect" 2 --stderr-contains "'kind'" "${sweep[@]}" --grid "$configs/workloads/tiny.yaml" -o "$dir/out" || exit 1 ;;
+  *) fail "unknown case $case_name" ;;
+esac
+echo PASS

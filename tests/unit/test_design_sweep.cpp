@@ -1,0 +1,151 @@
+// `maeri sweep`'s parts: grid files and --set ranges (values written out by hand), expansion order, applying a
+// point to a base spec, the area estimate (by hand for a small instance), the Pareto front against a brute-force
+// dominance filter, and a design point's totals against independent searches of each layer.
+#include <catch2/catch.hpp>
+
+#include <random>
+#include <yaml-cpp/yaml.h>
+
+#include "mapper/design_sweep.hpp"
+#include "spec/spec_loader.hpp"
+#include "spec/strict_yaml.hpp"
+#include "spec/sweep_grid.hpp"
+#include "temp_file.hpp"
+
+using namespace maeri;
+using maeri::test::TempFile;
+
+namespace {
+std::string config(const std::string& relative) { return std::string(MAERI_SOURCE_DIR) + "/configs/" + relative; }
+using Values = std::vector<std::string>;
+}  // namespace
+
+TEST_CASE("--set lists and ranges expand to the values written out by hand", "[sweep]") {
+  CHECK(spec::parse_sweep_setting("dn_bw=8,16,64").values == Values{"8", "16", "64"});
+  CHECK(spec::parse_sweep_setting("num_ms=64:1024:x2").values == Values{"64", "128", "256", "512", "1024"});
+  CHECK(spec::parse_sweep_setting("num_ms=64:1000:x2").values == Values{"64", "128", "256", "512"});
+  CHECK(spec::parse_sweep_setting("dram.latency_cycles=50:200:+50").values == Values{"50", "100", "150", "200"});
+  CHECK(spec::parse_sweep_setting("dram.bytes_per_cycle=0.5:2:x2").values == Values{"0.5", "1", "2"});
+  CHECK(spec::parse_sweep_setting("sdm.capacity_kib=128").field == "sdm.capacity_kib");
+  for (const char* bad : {"dn_bw", "=8", "dn_bw=", "dn_bw=8,,16", "dn_bw=8:64", "dn_bw=8:64:*2", "dn_bw=64:8:x2",
+                          "dn_bw=8:64:x1", "dn_bw=0:64:x2", "dn_bw=8:64:+0", "dn_bw=a:64:x2"}) {
+    INFO(bad);
+    CHECK_THROWS_AS(spec::parse_sweep_setting(bad), spec::SpecError);
+  }
+  CHECK_THROWS_WITH(spec::parse_sweep_setting("dn_bw=1:1e9:+1"), Catch::Contains("kMaxSweepAxisValues"));
+}
+
+TEST_CASE("grid files: lists and ranges; errors name the line and field", "[sweep]") {
+  const TempFile grid_file(
+      "kind: sweep\n"
+      "grid:\n"
+      "  num_ms: {from: 64, to: 256, times: 2}\n"
+      "  sdm.capacity_kib: [64, 256]\n");
+  const spec::SweepGrid grid = spec::load_sweep_grid(grid_file.path());
+  REQUIRE(grid.axes.size() == 2);
+  CHECK(grid.axes[0].field == "num_ms");
+  CHECK(grid.axes[0].values == Values{"64", "128", "256"});
+  CHECK(grid.axes[1].values == Values{"64", "256"});
+
+  const TempFile both("kind: sweep\ngrid:\n  dn_bw: {from: 8, to: 64, times: 2, step: 8}\n");
+  CHECK_THROWS_WITH(spec::load_sweep_grid(both.path()), Catch::Contains(":3:") && Catch::Contains("either `times`"));
+  const TempFile scalar("kind: sweep\ngrid:\n  dn_bw: 8\n");
+  CHECK_THROWS_WITH(spec::load_sweep_grid(scalar.path()), Catch::Contains("grid.dn_bw") && Catch::Contains("expected a list"));
+  const TempFile empty("kind: sweep\ngrid: {}\n");
+  CHECK_THROWS_WITH(spec::load_sweep_grid(empty.path()), Catch::Contains("non-empty map"));
+  const TempFile name("kind: sweep\ngrid:\n  name: [a, b]\n");
+  CHECK_THROWS_WITH(spec::load_sweep_grid(name.path()), Catch::Contains("cannot be swept"));
+  const TempFile twice("kind: sweep\ngrid:\n  dn_bw: [8]\n  dn_bw: [16]\n");
+  CHECK_THROWS_AS(spec::load_sweep_grid(twice.path()), spec::SpecError);
+  const TempFile extra("kind: sweep\ngrid:\n  dn_bw: [8]\nbase: x\n");
+  CHECK_THROWS_WITH(spec::load_sweep_grid(extra.path()), Catch::Contains("base"));
+}
+
+TEST_CASE("grid expansion: last axis fastest, labels name every field; empty and huge grids refused", "[sweep]") {
+  spec::SweepGrid grid;
+  spec::add_axis(grid, {"num_ms", {"64", "128"}}, "test");
+  spec::add_axis(grid, {"dn_bw", {"8", "16", "32"}}, "test");
+  const auto points = spec::expand_grid(grid, "test");
+  REQUIRE(points.size() == 6);
+  CHECK(points[0].label == "num_ms=64 dn_bw=8");
+  CHECK(points[2].label == "num_ms=64 dn_bw=32");
+  CHECK(points[3].label == "num_ms=128 dn_bw=8");
+  CHECK(points[5].values == Values{"128", "32"});
+  CHECK_THROWS_AS(spec::add_axis(grid, {"dn_bw", {"4"}}, "test"), spec::SpecError);
+  CHECK_THROWS_WITH(spec::expand_grid(spec::SweepGrid{}, "test"), Catch::Contains("empty grid"));
+  spec::SweepGrid huge;
+  for (const char* field : {"a", "b", "c"}) spec::add_axis(huge, {field, Values(100, "1")}, "test");
+  CHECK_THROWS_WITH(spec::expand_grid(huge, "test"), Catch::Contains("kMaxSweepPoints"));
+}
+
+TEST_CASE("applying a point replaces the fields (nested too) and renames the spec", "[sweep]") {
+  const YAML::Node base = spec::load_yaml_file(config("hardware/maeri-64.yaml"));
+  spec::SweepGrid grid;
+  spec::add_axis(grid, {"dn_bw", {"8"}}, "test");
+  spec::add_axis(grid, {"sdm.capacity_kib", {"32"}}, "test");
+  const auto points = spec::expand_grid(grid, "test");
+  const YAML::Node document = spec::apply_point(base, grid, points[0]);
+  CHECK(document["dn_bw"].as<int>() == 8);
+  CHECK(document["sdm"]["capacity_kib"].as<int>() == 32);
+  CHECK(document["name"].as<std::string>() == "maeri-64[dn_bw=8 sdm.capacity_kib=32]");
+  CHECK(base["dn_bw"].as<int>() == 16);  // the base is not modified
+  spec::SweepGrid into_scalar;
+  spec::add_axis(into_scalar, {"num_ms.x", {"1"}}, "test");
+  CHECK_THROWS_WITH(spec::apply_point(base, into_scalar, spec::expand_grid(into_scalar, "test")[0]),
+                    Catch::Contains("'num_ms' is not a map"));
+}
+
+TEST_CASE("area estimate of an 8-MS instance, by hand", "[sweep]") {
+  spec::Hardware hardware;
+  hardware.num_ms = 8;
+  hardware.dn_bw = 2;
+  hardware.sdm_bytes = 4 * 1024;
+  CHECK_FALSE(spec::estimated_area_um2(hardware).has_value());
+  hardware.area_um2 = spec::AreaTable{100, 10, 1, 1000};
+  // 8 MS · 100 + 7 AS · 10 + DN lanes (level 0: 1 switch × min(2, 8) = 2; level 1: 2 × min(2, 4) = 4;
+  // level 2: 4 × min(2, 2) = 8 → 14) · 1 + 4 KiB · 1000 = 800 + 70 + 14 + 4000.
+  CHECK(*spec::estimated_area_um2(hardware) == 4884.0);
+}
+
+TEST_CASE("Pareto front equals a brute-force dominance filter", "[sweep]") {
+  std::mt19937 random(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<std::pair<double, double>> points(1 + random() % 40);
+    for (auto& [x, y] : points) {
+      x = static_cast<double>(random() % 12);  // small ranges: ties and duplicates happen
+      y = static_cast<double>(random() % 12);
+    }
+    std::vector<std::size_t> expected;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      bool dominated = false;
+      for (const auto& other : points)
+        dominated = dominated || (other.first <= points[i].first && other.second <= points[i].second && other != points[i]);
+      if (!dominated) expected.push_back(i);
+    }
+    std::vector<std::size_t> front = mapper::pareto_front(points);
+    std::sort(front.begin(), front.end());
+    CHECK(front == expected);
+  }
+}
+
+TEST_CASE("a design point's totals are the sums of independent best-mapping searches", "[sweep]") {
+  const spec::Network network = spec::load_workload(config("workloads/tiny.yaml"));
+  for (const char* file : {"hardware/maeri-64.yaml", "hardware/maeri-256.yaml"}) {
+    mapper::DesignPoint point;
+    point.hardware = spec::load_hardware(config(file));
+    mapper::evaluate_design_point(point, network, mapper::Objective::EnergyDelay, nullptr);
+    REQUIRE_FALSE(point.error);
+    double cycles = 0, energy = 0;
+    std::int64_t macs = 0;
+    for (const spec::Layer& layer : network.layers) {
+      const auto result = mapper::search(layer, point.hardware, {mapper::Objective::EnergyDelay, 1, 1});
+      cycles += result.best.front().cycles.total;
+      energy += result.best.front().energy_pj.total;
+      macs += layer.macs();
+    }
+    CHECK(point.cycles == cycles);
+    CHECK(point.energy_pj == energy);
+    CHECK(point.utilisation == static_cast<double>(macs) / (static_cast<double>(point.hardware.num_ms) * cycles));
+    CHECK(point.area_um2 == spec::estimated_area_um2(point.hardware));
+  }
+}
