@@ -325,8 +325,8 @@ int run_verify(const VerifyOptions& options) {
     }
     fmt::print("\nlayer {} tile {} ({} image bytes): {}  [{:.2f} s{}]\n", job.layer.name, tile_text, run.image_bytes,
                board.summary(), merged.shard_seconds,
-               merged.shards > 1 ? fmt::format(" in {} shards; cycles, stalls, SDM/DRAM and energy are sums of the "
-                                               "shards' (not exact)", merged.shards)
+               merged.shards > 1 ? fmt::format(" in {} shards; cycles, stalls, DRAM bytes, SDM fills and energy are "
+                                               "sums over the shards (not exact)", merged.shards)
                                  : "");
     fmt::print("{}", testbench::cross_check_table(run.rows));
     entry.update(nlohmann::ordered_json{{"result", board.pass() ? "PASS" : "FAIL"},

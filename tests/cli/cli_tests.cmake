@@ -205,3 +205,16 @@ foreach(case billion_laughs endless_alias deep_nesting huge_file endless_device 
 endforeach()
 set_tests_properties(cli_input_mapping_other_shape cli_input_mapping_tile_too_large
   PROPERTIES FIXTURES_REQUIRED tiny_mapping)
+# Whole networks: manifest, checksums, safe file names, sharded runs (with --jobs, and with 2 MPI ranks when the
+# build found MPI) equal to the unsharded run, a shard past its time limit.
+# Not under sanitizers: LeakSanitizer would report Open MPI's own allocations.
+set(mpi_launcher "")
+if(MPI_CXX_FOUND AND NOT MAERI_SANITIZE)
+  set(mpi_launcher ${MPIEXEC_EXECUTABLE})
+endif()
+foreach(case manifest manifest_checksum layer_names jobs_equal_single mpi_equal_single shard_timeout)
+  add_test(NAME cli_network_${case}
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/network_runs.sh ${case} $<TARGET_FILE:maeri> ${CONFIGS}
+            "${mpi_launcher}")
+  set_tests_properties(cli_network_${case} PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 120)
+endforeach()
