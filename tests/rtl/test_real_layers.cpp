@@ -69,10 +69,10 @@ void verify_real_layers(const char* hardware_file) {
 
 }  // namespace
 
-TEST_CASE("real layers of the shipped networks, bit-exact on maeri-64", "[long][real]") {
+TEST_CASE("real layers of the shipped networks bit-exact on maeri-64", "[long][real]") {
   verify_real_layers("maeri-64.yaml");
 }
 
-TEST_CASE("real layers of the shipped networks, bit-exact on maeri-256", "[long][real]") {
+TEST_CASE("real layers of the shipped networks bit-exact on maeri-256", "[long][real]") {
   verify_real_layers("maeri-256.yaml");
 }
