@@ -97,26 +97,30 @@ int run_codegen(const CodegenOptions& options) {
   codegen::NetworkManifest manifest;
   manifest.network = workload_name;
   manifest.hardware = codegen::image_hardware_of(hardware);
-  spec::ProgressBar progress("codegen " + workload_name, std::int64_t(mappings.size()));
-  for (std::size_t l = 0; l < mappings.size(); ++l) {
-    const spec::LayerMapping& mapping = mappings[l];
-    const codegen::LayerProgram program = codegen::plan_layer(mapping.layer, hardware, mapping.tile);
-    const codegen::ConfigImage image = codegen::build_image(program, hardware);
-    const std::vector<std::uint8_t> bytes = codegen::encode_image(image);
-    const std::string image_bytes(bytes.begin(), bytes.end());
-    const std::string image_path = path_of(file_of(l, ".mimg"));
-    spec::write_file_atomically(image_path, image_bytes);
-    if (options.hex) spec::write_file_atomically(path_of(file_of(l, ".hex")), codegen::to_readmemh(bytes));
-    if (options.json) spec::write_file_atomically(path_of(file_of(l, ".json")), codegen::to_json(image));
-    manifest.layers.push_back({int(l) + 1, mapping.layer.name, file_of(l, ".mimg"), spec::sha256_hex(image_bytes),
-                               std::int64_t(bytes.size()), spec::to_compact_string(mapping.tile),
-                               mapping.predicted_cycles});
-    std::size_t steps = 0;
-    for (const auto& phase : program.phases) steps += phase.steps.size();
-    progress.advance(mapping.layer.name);
-    fmt::print("{:<16} {:<20} {:>7} {:>7} {:>7} {:>8} {:>9}  {}\n", mapping.layer.name,
-               spec::to_compact_string(mapping.tile), program.phases.size(), steps, image.configurations.size(),
-               image.program.size(), bytes.size(), image_path);
+  {  // the bar's last line is finished before the summary
+    spec::ProgressBar progress("codegen " + workload_name, std::int64_t(mappings.size()));
+    for (std::size_t l = 0; l < mappings.size(); ++l) {
+      const spec::LayerMapping& mapping = mappings[l];
+      const codegen::LayerProgram program = codegen::plan_layer(mapping.layer, hardware, mapping.tile);
+      const codegen::ConfigImage image = codegen::build_image(program, hardware);
+      const std::vector<std::uint8_t> bytes = codegen::encode_image(image);
+      const std::string image_bytes(bytes.begin(), bytes.end());
+      const std::string image_path = path_of(file_of(l, ".mimg"));
+      spec::write_file_atomically(image_path, image_bytes);
+      if (options.hex) spec::write_file_atomically(path_of(file_of(l, ".hex")), codegen::to_readmemh(bytes));
+      if (options.json) spec::write_file_atomically(path_of(file_of(l, ".json")), codegen::to_json(image));
+      manifest.layers.push_back({int(l) + 1, mapping.layer.name, file_of(l, ".mimg"), spec::sha256_hex(image_bytes),
+                                 std::int64_t(bytes.size()), spec::to_compact_string(mapping.tile),
+                                 mapping.predicted_cycles});
+      std::size_t steps = 0;
+      for (const auto& phase : program.phases) steps += phase.steps.size();
+      progress.clear();
+      fmt::print("{:<16} {:<20} {:>7} {:>7} {:>7} {:>8} {:>9}  {}\n", mapping.layer.name,
+                 spec::to_compact_string(mapping.tile), program.phases.size(), steps, image.configurations.size(),
+                 image.program.size(), bytes.size(), image_path);
+      std::fflush(stdout);
+      progress.advance(mapping.layer.name);
+    }
   }
   // Last, so that a manifest only ever lists images that were written completely.
   spec::write_file_atomically(manifest_path, codegen::manifest_json(manifest));

@@ -48,7 +48,13 @@ ProgressBar::~ProgressBar() {
 void ProgressBar::set_done(std::int64_t done, const std::string& note) {
   done_ = done;
   note_ = note;
-  draw(done_ >= total_ && drew_);
+  draw(false);
+}
+
+void ProgressBar::clear() {
+  if (!drew_) return;
+  std::fputs("\r\x1b[K", out_);
+  std::fflush(out_);
 }
 
 void ProgressBar::draw(bool force) {

@@ -31,6 +31,9 @@ class ProgressBar {
   void set_done(std::int64_t done, const std::string& note = "");
   void advance(const std::string& note = "") { set_done(done_ + 1, note); }
   bool drew() const { return drew_; }
+  // Erases the bar's line (if drawn) so that a line printed to stdout on the same terminal starts clean; the next
+  // update draws the bar again.
+  void clear();
 
  private:
   void draw(bool force);
