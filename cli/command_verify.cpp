@@ -241,79 +241,42 @@ int run_verify(const VerifyOptions& options) {
     return testbench::encode_shard_run(testbench::co_simulate_shard(
         *fabric, program, job.shards[size_t(tasks[size_t(task)].shard)], tensors, hardware, memory_runs(options)));
   };
-  std::vector<TaskOutcome> mine;
-  {
-    spec::ProgressBar progress(ranks.size() > 1 ? "rank 0 shards" : "shards", std::int64_t(my_tasks.size()),
-                               root && isatty(STDERR_FILENO) == 1, stderr);
-    if (in_process) {
-      for (const int task : my_tasks) {
-        const auto start = std::chrono::steady_clock::now();
-        TaskOutcome outcome;
-        try {
-          outcome.bytes = work(task);
-          outcome.ok = true;
-        } catch (const std::exception& error) {
-          outcome.error = error.what();
-        }
-        outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        mine.push_back(std::move(outcome));
-        progress.advance(jobs[size_t(tasks[size_t(task)].job)].layer.name);
-      }
-    } else {
-      mine = run_in_processes(my_tasks, {options.jobs, options.timeout}, work,
-                              [&](int finished) { progress.set_done(finished); });
-    }
-  }
-  std::vector<TaskOutcome> outcomes = ranks.gather(my_tasks, mine, owner, options.rank_timeout);
-  mine.clear();
-  if (!root) return kExitOk;  // rank 0 reports, and its exit code is the job's verdict
-
-  nlohmann::ordered_json report = nlohmann::ordered_json::array();
-  std::string csv = "layer,tile,result,metric,model,rtl,error,error_percent\n";
+  // Rank 0 merges and reports each (layer, mapping) as soon as its last shard is in, then drops the shards' results:
+  // it never holds more than the layers still in flight.
+  std::vector<nlohmann::ordered_json> entries(jobs.size());
+  std::vector<std::string> csv_rows(jobs.size());
+  std::vector<std::vector<testbench::ShardRun>> runs_of_job(jobs.size());
+  std::vector<std::vector<std::string>> errors_of_job(jobs.size());
+  std::vector<int> pending(jobs.size(), 0);
+  for (const ShardTask& task : tasks) ++pending[size_t(task.job)];
   int passed = 0, failed = 0, bad_inputs = 0;
   double max_compute_error = 0, max_total_error = 0;
-  std::vector<std::vector<int>> tasks_of_job(jobs.size());
-  for (std::size_t t = 0; t < tasks.size(); ++t) tasks_of_job[size_t(tasks[t].job)].push_back(int(t));
-  for (std::size_t j = 0; j < jobs.size(); ++j) {
+  std::unique_ptr<spec::ProgressBar> progress;
+
+  const auto finish_job = [&](std::size_t j) {
     const VerifyJob& job = jobs[j];
     const std::string tile_text = job.image.empty() ? "" : spec::to_compact_string(job.tile);
     nlohmann::ordered_json entry = {{"layer", job.layer.name}, {"tile", tile_text}};
-    std::vector<std::string> errors;
-    if (!job.error.empty()) {
-      errors.push_back(job.error);
-      ++bad_inputs;
-    }
-    std::vector<testbench::ShardRun> runs;
-    for (const int t : tasks_of_job[j]) {
-      TaskOutcome& outcome = outcomes[size_t(t)];
-      const codegen::ProgramShard& shard = job.shards[size_t(tasks[size_t(t)].shard)];
-      if (outcome.ok) {
-        try {
-          runs.push_back(testbench::decode_shard_run(outcome.bytes));
-        } catch (const std::exception& error) {
-          outcome.ok = false;
-          outcome.error = error.what();
-        }
-        outcome.bytes.clear();
-      }
-      if (!outcome.ok)
-        errors.push_back(fmt::format("shard {} of {} (filters {}..{}, rank {}): {}", shard.index + 1, shard.count,
-                                     shard.k_begin, shard.k_end - 1, owner[size_t(t)], outcome.error));
-    }
+    std::vector<std::string>& errors = errors_of_job[j];
+    std::vector<testbench::ShardRun>& runs = runs_of_job[j];
+    if (progress) progress->clear();
     if (!errors.empty()) {
       ++failed;
       entry["result"] = "FAIL";
       entry["errors"] = errors;
       fmt::print("\nlayer {} ({}): FAIL\n", job.layer.name, job.source);
       for (const std::string& error : errors) fmt::print("  {}\n", error);
-      csv += fmt::format("{},\"{}\",FAIL,,,,,\n", job.layer.name, tile_text);
-      report.push_back(entry);
-      continue;
+      csv_rows[j] = fmt::format("{},\"{}\",FAIL,,,,,\n", job.layer.name, tile_text);
+      entries[j] = std::move(entry);
+      runs.clear();
+      std::fflush(stdout);
+      return;
     }
     const testbench::MergedRun merged = testbench::merge_shard_runs(
         job.layer, job.tile, hardware, codegen::random_tensors(job.layer, hardware.data_width, job.seed),
         job.image.size(), runs);
     runs.clear();
+    runs.shrink_to_fit();
     const testbench::CoSimulation& run = merged.result;
     const testbench::Scoreboard& board = run.board;
     (board.pass() ? passed : failed) += 1;
@@ -329,6 +292,7 @@ int run_verify(const VerifyOptions& options) {
                                                "sums over the shards (not exact)", merged.shards)
                                  : "");
     fmt::print("{}", testbench::cross_check_table(run.rows));
+    std::fflush(stdout);
     entry.update(nlohmann::ordered_json{{"result", board.pass() ? "PASS" : "FAIL"},
                                         {"outputs", board.compared},
                                         {"mismatches", board.mismatches},
@@ -358,11 +322,72 @@ int run_verify(const VerifyOptions& options) {
            {"rtl", row.rtl},
            {"error_percent", row.relative_error_defined() ? nlohmann::json(row.error_percent()) : nlohmann::json()},
            {"exact_after_merge", merged.shards == 1 || testbench::exact_after_merge(row.metric)}});
-      csv += fmt::format("{},\"{}\",{},{},{},{},{},{}\n", job.layer.name, tile_text, board.pass() ? "PASS" : "FAIL",
-                         row.metric, row.model, row.rtl, row.error(),
-                         row.relative_error_defined() ? fmt::format("{}", row.error_percent()) : "");
+      csv_rows[j] += fmt::format("{},\"{}\",{},{},{},{},{},{}\n", job.layer.name, tile_text,
+                                 board.pass() ? "PASS" : "FAIL", row.metric, row.model, row.rtl, row.error(),
+                                 row.relative_error_defined() ? fmt::format("{}", row.error_percent()) : "");
     }
-    report.push_back(entry);
+    entries[j] = std::move(entry);
+  };
+  // One shard's outcome, on rank 0: kept (decoded) until its layer is complete.
+  const auto collect = [&](int task, TaskOutcome&& outcome) {
+    const std::size_t j = size_t(tasks[size_t(task)].job);
+    const codegen::ProgramShard& shard = jobs[j].shards[size_t(tasks[size_t(task)].shard)];
+    if (outcome.ok) {
+      try {
+        runs_of_job[j].push_back(testbench::decode_shard_run(outcome.bytes));
+      } catch (const std::exception& error) {
+        outcome.ok = false;
+        outcome.error = error.what();
+      }
+      outcome.bytes = std::string();
+    }
+    if (!outcome.ok)
+      errors_of_job[j].push_back(fmt::format("shard {} of {} (filters {}..{}, rank {}): {}", shard.index + 1,
+                                             shard.count, shard.k_begin, shard.k_end - 1, owner[size_t(task)],
+                                             outcome.error));
+    if (--pending[j] == 0) finish_job(j);
+  };
+  for (std::size_t j = 0; j < jobs.size(); ++j)
+    if (!jobs[j].error.empty()) {
+      errors_of_job[j].push_back(jobs[j].error);
+      ++bad_inputs;
+      if (root && pending[j] == 0) finish_job(j);
+    }
+
+  std::vector<TaskOutcome> mine;  // ranks other than 0 send theirs when done
+  const auto keep = [&](int task, TaskOutcome&& outcome) {
+    if (root) collect(task, std::move(outcome));
+    else mine.push_back(std::move(outcome));
+    if (progress) progress->advance(jobs[size_t(tasks[size_t(task)].job)].layer.name);
+  };
+  progress = std::make_unique<spec::ProgressBar>(ranks.size() > 1 ? "rank 0 shards" : "shards",
+                                                 std::int64_t(my_tasks.size()), root && isatty(STDERR_FILENO) == 1,
+                                                 stderr);
+  if (in_process) {
+    for (const int task : my_tasks) {
+      const auto start = std::chrono::steady_clock::now();
+      TaskOutcome outcome;
+      try {
+        outcome.bytes = work(task);
+        outcome.ok = true;
+      } catch (const std::exception& error) {
+        outcome.error = error.what();
+      }
+      outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      keep(task, std::move(outcome));
+    }
+  } else {
+    run_in_processes(my_tasks, {options.jobs, options.timeout}, work, keep);
+  }
+  progress.reset();
+  ranks.gather(my_tasks, mine, owner, options.rank_timeout, collect);
+  if (!root) return kExitOk;  // rank 0 reports, and its exit code is the job's verdict
+
+  nlohmann::ordered_json report = nlohmann::ordered_json::array();
+  std::string csv = "layer,tile,result,metric,model,rtl,error,error_percent\n";
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    report.push_back(std::move(entries[j]));
+    csv += csv_rows[j];
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   fmt::print("\n{} of {} runs PASS; largest cycle error: compute {}, with DRAM {}; {:.1f} s wall\n", passed,

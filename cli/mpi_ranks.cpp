@@ -70,11 +70,11 @@ Ranks::~Ranks() {
 #endif
 }
 
-std::vector<TaskOutcome> Ranks::gather(const std::vector<int>& my_tasks, const std::vector<TaskOutcome>& mine,
-                                       const std::vector<int>& owner, [[maybe_unused]] double timeout_seconds) {
-  std::vector<TaskOutcome> all(owner.size());
-  for (std::size_t i = 0; i < my_tasks.size(); ++i) all[size_t(my_tasks[i])] = mine[i];
-  if (size_ == 1) return all;
+void Ranks::gather([[maybe_unused]] const std::vector<int>& my_tasks,
+                   [[maybe_unused]] const std::vector<TaskOutcome>& mine,
+                   [[maybe_unused]] const std::vector<int>& owner, [[maybe_unused]] double timeout_seconds,
+                   [[maybe_unused]] const std::function<void(int, TaskOutcome&&)>& on_outcome) {
+  if (size_ == 1) return;
 #ifdef MAERI_HAVE_MPI
   if (rank_ != 0) {
     for (std::size_t i = 0; i < my_tasks.size(); ++i) {
@@ -84,7 +84,7 @@ std::vector<TaskOutcome> Ranks::gather(const std::vector<int>& my_tasks, const s
       MPI_Send(message.data(), int(message.size()), MPI_BYTE, 0, kTagOutcome, MPI_COMM_WORLD);
     }
     MPI_Send(nullptr, 0, MPI_BYTE, 0, kTagDone, MPI_COMM_WORLD);
-    return {};
+    return;
   }
   std::vector<bool> received(owner.size(), false);
   for (const int task : my_tasks) received[size_t(task)] = true;
@@ -115,20 +115,23 @@ std::vector<TaskOutcome> Ranks::gather(const std::vector<int>& my_tasks, const s
     std::int64_t task = 0;
     std::memcpy(&task, &message[0], 8);
     if (task < 0 || task >= std::int64_t(owner.size()) || owner[size_t(task)] != status.MPI_SOURCE) continue;
-    TaskOutcome& outcome = all[size_t(task)];
+    if (received[size_t(task)]) continue;
+    TaskOutcome outcome;
     outcome.ok = message[8] != 0;
     std::memcpy(&outcome.seconds, &message[9], 8);
     (outcome.ok ? outcome.bytes : outcome.error) = message.substr(17);
+    message.clear();
     received[size_t(task)] = true;
+    on_outcome(int(task), std::move(outcome));
   }
   for (std::size_t task = 0; task < owner.size(); ++task)
     if (!received[task]) {
-      all[task].ok = false;
-      all[task].error = "rank " + std::to_string(owner[task]) + " did not report this task (the rank died, or ran " +
-                        "past --rank-timeout)";
+      TaskOutcome outcome;
+      outcome.error = "rank " + std::to_string(owner[task]) + " did not report this task (the rank died, or ran " +
+                      "past --rank-timeout)";
+      on_outcome(int(task), std::move(outcome));
     }
 #endif
-  return all;
 }
 
 }  // namespace maeri::cli

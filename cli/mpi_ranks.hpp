@@ -3,6 +3,7 @@
 // each runs its share and rank 0 gathers the outcomes (docs/scale-out.md).
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "cli/process_pool.hpp"
@@ -19,12 +20,13 @@ class Ranks {
   int rank() const { return rank_; }
   int size() const { return size_; }
 
-  // Every rank passes the outcomes of its own tasks (`mine[i]` is the outcome of task `my_tasks[i]`); rank 0
-  // returns the outcomes of all `task_count` tasks, other ranks an empty list. A rank that has not reported all
-  // its tasks within `timeout_seconds` of rank 0 starting to wait (0 = wait for ever) gets, for each missing task,
-  // an outcome naming the rank. `owner[t]` is the rank that runs task t.
-  std::vector<TaskOutcome> gather(const std::vector<int>& my_tasks, const std::vector<TaskOutcome>& mine,
-                                  const std::vector<int>& owner, double timeout_seconds);
+  // After every rank has run its own tasks: ranks other than 0 send their outcomes (`mine[i]` is the outcome of
+  // task `my_tasks[i]`) to rank 0, which calls on_outcome(task, outcome) for every task of the other ranks as it
+  // arrives. A rank that has not reported all its tasks within `timeout_seconds` of rank 0 starting to wait
+  // (0 = wait for ever) gets, for each missing task, an outcome naming the rank. `owner[t]` is the rank that runs
+  // task t.
+  void gather(const std::vector<int>& my_tasks, const std::vector<TaskOutcome>& mine, const std::vector<int>& owner,
+              double timeout_seconds, const std::function<void(int task, TaskOutcome&& outcome)>& on_outcome);
 
  private:
   int rank_ = 0, size_ = 1;

@@ -65,14 +65,12 @@ std::string exit_reason(int status) {
 
 }  // namespace
 
-std::vector<TaskOutcome> run_in_processes(const std::vector<int>& tasks, const PoolOptions& options,
-                                          const std::function<std::string(int)>& work,
-                                          const std::function<void(int)>& on_done) {
+void run_in_processes(const std::vector<int>& tasks, const PoolOptions& options,
+                      const std::function<std::string(int)>& work,
+                      const std::function<void(int, TaskOutcome&&)>& on_done) {
   if (options.jobs < 1) throw std::invalid_argument("run_in_processes: jobs must be at least 1");
-  std::vector<TaskOutcome> outcomes(tasks.size());
   std::vector<Running> running;
   std::size_t next = 0;
-  int finished = 0;
   while (next < tasks.size() || !running.empty()) {
     while (next < tasks.size() && int(running.size()) < options.jobs) {
       int fds[2];
@@ -114,7 +112,7 @@ std::vector<TaskOutcome> run_in_processes(const std::vector<int>& tasks, const P
       int status = 0;
       while (::waitpid(r.pid, &status, 0) < 0 && errno == EINTR) {
       }
-      TaskOutcome& outcome = outcomes[size_t(r.slot)];
+      TaskOutcome outcome;
       outcome.seconds = elapsed;
       if (r.timed_out) {
         char limit[32];
@@ -128,11 +126,11 @@ std::vector<TaskOutcome> run_in_processes(const std::vector<int>& tasks, const P
       } else {
         outcome.error = "the task's process " + exit_reason(status) + " before returning a result";
       }
+      const int task = tasks[size_t(r.slot)];
       running.erase(running.begin() + std::ptrdiff_t(i));
-      if (on_done) on_done(++finished);
+      on_done(task, std::move(outcome));
     }
   }
-  return outcomes;
 }
 
 }  // namespace maeri::cli

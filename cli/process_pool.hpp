@@ -23,10 +23,10 @@ struct PoolOptions {
   double timeout_seconds = 0;  // per task; 0 = none
 };
 
-// Runs work(task) for every task of `tasks`; returns one outcome per task, in the order of `tasks`.
-// on_done(finished count) is called in the parent after each task finishes (for progress bars).
-std::vector<TaskOutcome> run_in_processes(const std::vector<int>& tasks, const PoolOptions& options,
-                                          const std::function<std::string(int task)>& work,
-                                          const std::function<void(int finished)>& on_done = nullptr);
+// Runs work(task) for every task of `tasks`, and calls on_done(task, outcome) in the parent as each one finishes
+// (in the order they finish), so that results can be used and dropped at once rather than held to the end.
+void run_in_processes(const std::vector<int>& tasks, const PoolOptions& options,
+                      const std::function<std::string(int task)>& work,
+                      const std::function<void(int task, TaskOutcome&& outcome)>& on_done);
 
 }  // namespace maeri::cli
