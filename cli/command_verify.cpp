@@ -208,9 +208,10 @@ int run_verify(const VerifyOptions& options) {
     VerifyJob& job = jobs[j];
     if (!job.error.empty()) continue;
     try {
-      const codegen::LayerProgram program =
-          codegen::expand_image(codegen::decode_image(job.image, job.source), job.source);
-      job.shards = codegen::cut_shards(program, shards_per_layer);
+      // Phases without their steps: enough to cut, without holding the layer's steps.
+      const codegen::LayerProgram phases = codegen::expand_image(codegen::decode_image(job.image, job.source),
+                                                                 job.source, codegen::PlanDetail::PhasesOnly);
+      job.shards = codegen::cut_shards(phases, shards_per_layer);
     } catch (const std::exception& error) {
       job.error = error.what();
       continue;
@@ -235,11 +236,12 @@ int run_verify(const VerifyOptions& options) {
   const auto work = [&](int task) {
     const VerifyJob& job = jobs[size_t(tasks[size_t(task)].job)];
     if (!fabric) fabric = open_fabric_for(hardware, options, "");
-    const codegen::LayerProgram program =
-        codegen::expand_image(codegen::decode_image(job.image, job.source), job.source);
+    const codegen::ProgramShard& shard = job.shards[size_t(tasks[size_t(task)].shard)];
+    const codegen::LayerProgram part =
+        testbench::expand_image_shard(codegen::decode_image(job.image, job.source), job.source, shard);
     const codegen::LayerTensors tensors = codegen::random_tensors(job.layer, hardware.data_width, job.seed);
-    return testbench::encode_shard_run(testbench::co_simulate_shard(
-        *fabric, program, job.shards[size_t(tasks[size_t(task)].shard)], tensors, hardware, memory_runs(options)));
+    return testbench::encode_shard_run(
+        testbench::co_simulate_shard(*fabric, part, shard, tensors, hardware, memory_runs(options)));
   };
   // Rank 0 merges and reports each (layer, mapping) as soon as its last shard is in, then drops the shards' results:
   // it never holds more than the layers still in flight.

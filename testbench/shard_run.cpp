@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "codegen/exact_traffic.hpp"
+#include "codegen/image_program.hpp"
 #include "mapper/cost_model.hpp"
 #include "spec/sha256.hpp"
 
@@ -151,21 +152,31 @@ std::optional<sim::RtlLayerRun> merge_runs(const spec::Layer& layer, const std::
 
 }  // namespace
 
-ShardRun co_simulate_shard(sim::FabricSession& fabric, const codegen::LayerProgram& program,
+ShardRun co_simulate_shard(sim::FabricSession& fabric, const codegen::LayerProgram& part,
                            const codegen::ProgramShard& shard, const codegen::LayerTensors& tensors,
                            const spec::Hardware& hardware, MemoryRuns runs) {
   const auto start = std::chrono::steady_clock::now();
-  const codegen::LayerProgram part = codegen::shard_program(program, shard);
+  for (const codegen::WeightPhase& phase : part.phases)
+    if (phase.k0 < shard.k_begin || phase.k0 >= shard.k_end)
+      throw std::invalid_argument("co_simulate_shard: a phase at k0=" + std::to_string(phase.k0) +
+                                  " lies outside the shard's filters");
   ShardRun result;
   result.shard = shard;
   const auto keep_part = [&](sim::RtlLayerRun run) {
-    run.output = codegen::shard_outputs(program.layer, shard, run.output);
+    run.output = codegen::shard_outputs(part.layer, shard, run.output);
     return run;
   };
   if (runs != MemoryRuns::Dram) result.ideal = keep_part(fabric.run(part, tensors));
   if (runs != MemoryRuns::Ideal) result.with_memory = keep_part(fabric.run_with_memory(part, tensors, hardware));
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+codegen::LayerProgram expand_image_shard(const codegen::ConfigImage& image, const std::string& source,
+                                         const codegen::ProgramShard& shard) {
+  return codegen::expand_image(image, source, codegen::PlanDetail::Steps, [&](const codegen::WeightPhase& phase) {
+    return phase.k0 >= shard.k_begin && phase.k0 < shard.k_end;
+  });
 }
 
 std::string encode_shard_run(const ShardRun& run) {

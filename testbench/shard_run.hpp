@@ -23,10 +23,15 @@ struct ShardRun {
   double seconds = 0;  // wall time of the shard's co-simulation
 };
 
-// Plays shard_program(program, shard) with `tensors` (the whole layer's) on the fabric.
-ShardRun co_simulate_shard(sim::FabricSession& fabric, const codegen::LayerProgram& program,
+// Plays `part` — the shard's phases: codegen::shard_program(program, shard), or the image expanded with only
+// those (expand_image_shard) — with `tensors` (the whole layer's) on the fabric.
+ShardRun co_simulate_shard(sim::FabricSession& fabric, const codegen::LayerProgram& part,
                            const codegen::ProgramShard& shard, const codegen::LayerTensors& tensors,
                            const spec::Hardware& hardware, MemoryRuns runs);
+
+// The image's program with only the shard's phases and their steps: a worker never holds the whole layer's steps.
+codegen::LayerProgram expand_image_shard(const codegen::ConfigImage& image, const std::string& source,
+                                         const codegen::ProgramShard& shard);
 
 // A ShardRun as bytes and back. decode throws std::runtime_error when the bytes are not an encoded ShardRun.
 std::string encode_shard_run(const ShardRun& run);

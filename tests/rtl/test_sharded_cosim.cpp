@@ -24,12 +24,23 @@ TEST_CASE("sharded co-simulation merges to the unsharded run bit for bit", "[rtl
     const codegen::LayerTensors tensors = codegen::random_tensors(layer, hardware.data_width, 7);
     const auto whole = testbench::co_simulate_shard(*fabric, program, codegen::cut_shards(program, 1).front(),
                                                     tensors, hardware, testbench::MemoryRuns::Both);
+    const codegen::ConfigImage image = codegen::build_image(program, hardware);
     std::vector<testbench::ShardRun> runs;
     const auto shards = codegen::cut_shards(program, 3);
     layers_with_several_shards += shards.size() > 1;
-    for (const codegen::ProgramShard& shard : shards)
+    for (const codegen::ProgramShard& shard : shards) {
+      // The worker's way: only the shard's phases expanded from the image; equal to cutting the whole program.
+      const codegen::LayerProgram part = testbench::expand_image_shard(image, "image", shard);
+      const codegen::LayerProgram cut = codegen::shard_program(program, shard);
+      REQUIRE(part.phases.size() == cut.phases.size());
+      for (std::size_t p = 0; p < part.phases.size(); ++p) {
+        CHECK(part.phases[p].k0 == cut.phases[p].k0);
+        CHECK(part.phases[p].c0 == cut.phases[p].c0);
+        CHECK(part.phases[p].steps.size() == cut.phases[p].steps.size());
+      }
       runs.push_back(testbench::decode_shard_run(testbench::encode_shard_run(
-          testbench::co_simulate_shard(*fabric, program, shard, tensors, hardware, testbench::MemoryRuns::Both))));
+          testbench::co_simulate_shard(*fabric, part, shard, tensors, hardware, testbench::MemoryRuns::Both))));
+    }
     const testbench::MergedRun merged = testbench::merge_shard_runs(layer, tile, hardware, tensors, 0, runs);
     const testbench::MergedRun single = testbench::merge_shard_runs(layer, tile, hardware, tensors, 0, {whole});
     CHECK(merged.result.board.pass());
