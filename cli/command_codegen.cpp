@@ -178,6 +178,8 @@ void add_codegen_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   command->add_flag("--hex", options->hex, "also write the $readmemh form (.hex)");
   command->add_flag("--json", options->json, "also write a readable JSON dump (.json)");
+  command->footer("Example: maeri codegen --hardware configs/hardware/maeri-256.yaml --workload "
+                  "configs/workloads/vgg16.yaml -o images   (images/vgg16.<layer>.mimg, images/vgg16.manifest.json)");
   command->callback([options, &action, mapping, workload] {
     if (mapping->count() == 0 && workload->count() == 0)
       throw CLI::RequiredError("one of --mapping or --workload");

@@ -449,6 +449,11 @@ void add_verify_command(CLI::App& app, Action& action) {
       ->excludes(mapping)
       ->excludes(manifest);
   add_common_options(command, *options);
+  command->footer("Example:\n  maeri verify --hardware configs/hardware/maeri-64.yaml --workload configs/workloads/tiny.yaml\n"
+                  "  maeri verify --hardware configs/hardware/maeri-256.yaml --manifest images/vgg16.manifest.json "
+                  "--jobs 2\n"
+                  "  mpirun -np 4 maeri verify --hardware configs/hardware/maeri-256.yaml --workload "
+                  "configs/workloads/vgg16.yaml --json vgg16.json   (docs/scale-out.md)");
   command->callback([options, &action, workload, manifest] {
     if (workload->count() == 0 && manifest->count() == 0) throw CLI::RequiredError("one of --workload or --manifest");
     action = [options] { return run_verify(*options); };

@@ -41,7 +41,7 @@ maeri_cli_test(map_unknown_layer 2 --stderr-contains "has no layer 'conv9' (it h
 maeri_cli_test(map_bad_objective 1 $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${TINY} --objective speed)
 maeri_cli_test(space_table2 0 --stdout-contains "partial-sum-bound"
   $<TARGET_FILE:maeri> space --hardware ${CONFIGS}/hardware/maeri-512.yaml --workload ${CONFIGS}/workloads/mrna-table2.yaml)
-foreach(sub space map bench)
+foreach(sub space map bench codegen verify)
   maeri_cli_test(help_${sub} 0 --stdout-contains "Example:" $<TARGET_FILE:maeri> ${sub} --help)
 endforeach()
 
