@@ -9,6 +9,10 @@
 #include "cli/layer_selection.hpp"
 #include "codegen/image_file.hpp"
 #include "codegen/image_program.hpp"
+#include "codegen/network_manifest.hpp"
+#include "spec/file_names.hpp"
+#include "spec/progress_bar.hpp"
+#include "spec/sha256.hpp"
 #include "spec/atomic_file.hpp"
 #include "spec/mapping_file.hpp"
 #include "mapper/search.hpp"
@@ -70,30 +74,57 @@ int run_codegen(const CodegenOptions& options) {
   std::string workload_name;
   const auto mappings = mappings_to_build(options, hardware, workload_name);
   spec::create_output_directory(options.output_dir);
-  const auto stem_of = [&](const spec::LayerMapping& mapping) {
-    return (std::filesystem::path(options.output_dir) / (workload_name + "." + mapping.layer.name)).string();
+  // Names are free text in the YAML: files are named after safe, unique stems, inside the output folder.
+  std::vector<std::string> layer_names;
+  for (const spec::LayerMapping& mapping : mappings) layer_names.push_back(mapping.layer.name);
+  const std::vector<std::string> layer_stems = spec::unique_file_stems(layer_names);
+  const std::string network_stem = spec::safe_file_stem(workload_name);
+  const auto file_of = [&](std::size_t l, const char* extension) {
+    return network_stem + "." + layer_stems[l] + extension;
   };
-  for (const spec::LayerMapping& mapping : mappings) {  // every output checked before the first is written
-    spec::check_output_path(stem_of(mapping) + ".mimg");
-    if (options.hex) spec::check_output_path(stem_of(mapping) + ".hex");
-    if (options.json) spec::check_output_path(stem_of(mapping) + ".json");
+  const auto path_of = [&](const std::string& file) {
+    return (std::filesystem::path(options.output_dir) / file).string();
+  };
+  const std::string manifest_path = path_of(network_stem + ".manifest.json");
+  spec::check_output_path(manifest_path);
+  for (std::size_t l = 0; l < mappings.size(); ++l) {  // every output checked before the first is written
+    spec::check_output_path(path_of(file_of(l, ".mimg")));
+    if (options.hex) spec::check_output_path(path_of(file_of(l, ".hex")));
+    if (options.json) spec::check_output_path(path_of(file_of(l, ".json")));
   }
   fmt::print("{:<16} {:<20} {:>7} {:>7} {:>7} {:>8} {:>9}  {}\n", "layer", "tile", "phases", "steps", "configs",
              "instrs", "bytes", "image");
-  for (const spec::LayerMapping& mapping : mappings) {
-    const codegen::LayerProgram program = codegen::plan_layer(mapping.layer, hardware, mapping.tile);
-    const codegen::ConfigImage image = codegen::build_image(program, hardware);
-    const std::vector<std::uint8_t> bytes = codegen::encode_image(image);
-    const std::string stem = stem_of(mapping);
-    spec::write_file_atomically(stem + ".mimg", std::string(bytes.begin(), bytes.end()));
-    if (options.hex) spec::write_file_atomically(stem + ".hex", codegen::to_readmemh(bytes));
-    if (options.json) spec::write_file_atomically(stem + ".json", codegen::to_json(image));
-    std::size_t steps = 0;
-    for (const auto& phase : program.phases) steps += phase.steps.size();
-    fmt::print("{:<16} {:<20} {:>7} {:>7} {:>7} {:>8} {:>9}  {}\n", mapping.layer.name,
-               spec::to_compact_string(mapping.tile), program.phases.size(), steps, image.configurations.size(),
-               image.program.size(), bytes.size(), stem + ".mimg");
+  codegen::NetworkManifest manifest;
+  manifest.network = workload_name;
+  manifest.hardware = codegen::image_hardware_of(hardware);
+  {  // the bar's last line is finished before the summary
+    spec::ProgressBar progress("codegen " + workload_name, std::int64_t(mappings.size()));
+    for (std::size_t l = 0; l < mappings.size(); ++l) {
+      const spec::LayerMapping& mapping = mappings[l];
+      const codegen::LayerProgram program = codegen::plan_layer(mapping.layer, hardware, mapping.tile);
+      const codegen::ConfigImage image = codegen::build_image(program, hardware);
+      const std::vector<std::uint8_t> bytes = codegen::encode_image(image);
+      const std::string image_bytes(bytes.begin(), bytes.end());
+      const std::string image_path = path_of(file_of(l, ".mimg"));
+      spec::write_file_atomically(image_path, image_bytes);
+      if (options.hex) spec::write_file_atomically(path_of(file_of(l, ".hex")), codegen::to_readmemh(bytes));
+      if (options.json) spec::write_file_atomically(path_of(file_of(l, ".json")), codegen::to_json(image));
+      manifest.layers.push_back({int(l) + 1, mapping.layer.name, file_of(l, ".mimg"), spec::sha256_hex(image_bytes),
+                                 std::int64_t(bytes.size()), spec::to_compact_string(mapping.tile),
+                                 mapping.predicted_cycles});
+      std::size_t steps = 0;
+      for (const auto& phase : program.phases) steps += phase.steps.size();
+      progress.clear();
+      fmt::print("{:<16} {:<20} {:>7} {:>7} {:>7} {:>8} {:>9}  {}\n", mapping.layer.name,
+                 spec::to_compact_string(mapping.tile), program.phases.size(), steps, image.configurations.size(),
+                 image.program.size(), bytes.size(), image_path);
+      std::fflush(stdout);
+      progress.advance(mapping.layer.name);
+    }
   }
+  // Last, so that a manifest only ever lists images that were written completely.
+  spec::write_file_atomically(manifest_path, codegen::manifest_json(manifest));
+  fmt::print("manifest {} ({} layers)\n", manifest_path, manifest.layers.size());
   return kExitOk;
 }
 
@@ -143,10 +174,12 @@ void add_codegen_command(CLI::App& app, Action& action) {
   command->add_option("--layer", options->layer, "only this layer");
   command->add_option("--objective", options->objective, "with --workload: runtime, energy or edp")
       ->capture_default_str();
-  command->add_option("--output-dir,-o", options->output_dir, "folder for <workload>.<layer>.mimg")
+  command->add_option("--output-dir,-o", options->output_dir, "folder for <workload>.<layer>.mimg and <workload>.manifest.json")
       ->capture_default_str();
   command->add_flag("--hex", options->hex, "also write the $readmemh form (.hex)");
   command->add_flag("--json", options->json, "also write a readable JSON dump (.json)");
+  command->footer("Example: maeri codegen --hardware configs/hardware/maeri-256.yaml --workload "
+                  "configs/workloads/vgg16.yaml -o images   (images/vgg16.<layer>.mimg, images/vgg16.manifest.json)");
   command->callback([options, &action, mapping, workload] {
     if (mapping->count() == 0 && workload->count() == 0)
       throw CLI::RequiredError("one of --mapping or --workload");

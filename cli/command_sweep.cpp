@@ -3,10 +3,8 @@
 // hardware YAML, and SVG plots of runtime and energy against every swept parameter and of the runtime-energy
 // Pareto front (docs/sweep.md).
 #include <fmt/format.h>
-#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
-#include <chrono>
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -20,6 +18,7 @@
 #include "mapper/report_json.hpp"
 #include "mapper/svg_chart.hpp"
 #include "spec/atomic_file.hpp"
+#include "spec/progress_bar.hpp"
 #include "spec/spec_loader.hpp"
 #include "spec/strict_yaml.hpp"
 #include "spec/sweep_grid.hpp"
@@ -109,20 +108,14 @@ int run_sweep(const SweepOptions& options) {
 
   fmt::print("sweep of '{}' over {} points ({} fields) of '{}', objective {}\n", network.name, points.size(),
              grid.axes.size(), base_hardware.name, options.objective);
-  const bool show_progress = isatty(STDERR_FILENO) != 0;
-  const auto start = std::chrono::steady_clock::now();
+  spec::ProgressBar progress("sweep", static_cast<std::int64_t>(points.size()));
   mapper::evaluate_design_points(
       points, network, *objective,
       [](spec::CostReport& report, const spec::Layer& layer, const spec::Hardware& hardware) {
         codegen::refine_with_exact_traffic(report, layer, hardware);  // the numbers `maeri map` shows
       },
-      [&](std::size_t done) {
-        if (!show_progress) return;
-        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        const double eta = done ? elapsed / static_cast<double>(done) * static_cast<double>(points.size() - done) : 0;
-        std::fprintf(stderr, "\r  %zu/%zu points, %.0f s elapsed, ETA %.0f s   ", done, points.size(), elapsed, eta);
-        if (done == points.size()) std::fprintf(stderr, "\n");
-      });
+      [&](std::size_t done) { progress.set_done(static_cast<std::int64_t>(done)); });
+  progress.clear();
 
   // Pareto front over (cycles, energy) of the valid points; relative area against the smallest.
   std::vector<std::size_t> valid;

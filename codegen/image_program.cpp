@@ -70,7 +70,8 @@ ConfigImage build_image(const LayerProgram& program, const spec::Hardware& hardw
   return image;
 }
 
-LayerProgram expand_image(const ConfigImage& image, const std::string& source) {
+LayerProgram expand_image(const ConfigImage& image, const std::string& source, PlanDetail detail,
+                          const std::function<bool(const WeightPhase&)>& keep_phase) {
   const spec::Layer& layer = image.layer;
   const int num_ms = int(image.hardware.num_ms);
   LayerProgram program;
@@ -93,9 +94,15 @@ LayerProgram expand_image(const ConfigImage& image, const std::string& source) {
     program.configurations.push_back(std::move(configuration));
   }
   const int XO = int(layer.output_x()), YO = int(layer.output_y());
+  bool kept = false;  // whether the latest phase was stored
   play_program(
-      image, source, [&program](const WeightPhase& phase) { program.phases.push_back(phase); },
+      image, source,
+      [&](const WeightPhase& phase) {
+        kept = !keep_phase || keep_phase(phase);
+        if (kept) program.phases.push_back(phase);
+      },
       [&] {
+        if (!kept || detail == PlanDetail::PhasesOnly) return;
         WeightPhase& phase = program.phases.back();
         const ImageConfiguration& stored = image.configurations[size_t(phase.configuration)];
         const PhaseShape& shape = stored.shape;

@@ -17,7 +17,11 @@ namespace maeri::codegen {
 ConfigImage build_image(const LayerProgram& program, const spec::Hardware& hardware);
 
 // Throws ImageError naming `source` and the instruction when the program is malformed.
-LayerProgram expand_image(const ConfigImage& image, const std::string& source);
+// keep_phase: store only the phases it accepts (e.g. one shard's, codegen/program_shards.hpp), so that a process
+// holds the steps of its part of the layer only; PhasesOnly stores phases without their steps.
+LayerProgram expand_image(const ConfigImage& image, const std::string& source,
+                          PlanDetail detail = PlanDetail::Steps,
+                          const std::function<bool(const WeightPhase&)>& keep_phase = nullptr);
 
 // The interpreter behind expand_image, which stores nothing itself: calls `on_phase` at every LOAD_WEIGHTS with the
 // phase (origin, configuration, fold flag; no steps) and `on_stream` at every STREAM (which streams the latest

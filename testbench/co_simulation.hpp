@@ -1,6 +1,7 @@
 // One (layer, mapping) through the whole chain as a user ships it: plan, configuration image, encode and decode,
 // expand, seeded random tensors, the Verilated fabric with ideal memory and/or with the SDM/DRAM models, the
-// bit-exact scoreboard and the model-vs-RTL cross-check. Shared by `maeri verify`/`run` and calibration.
+// bit-exact scoreboard and the model-vs-RTL cross-check. Used by calibration and the RTL tests; `maeri verify`/`run`
+// run the same chain shard by shard (shard_run.hpp), an unsharded layer being one shard.
 #pragma once
 
 #include <cstddef>

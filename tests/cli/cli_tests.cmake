@@ -41,7 +41,7 @@ maeri_cli_test(map_unknown_layer 2 --stderr-contains "has no layer 'conv9' (it h
 maeri_cli_test(map_bad_objective 1 $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${TINY} --objective speed)
 maeri_cli_test(space_table2 0 --stdout-contains "partial-sum-bound"
   $<TARGET_FILE:maeri> space --hardware ${CONFIGS}/hardware/maeri-512.yaml --workload ${CONFIGS}/workloads/mrna-table2.yaml)
-foreach(sub space map bench)
+foreach(sub space map bench codegen verify)
   maeri_cli_test(help_${sub} 0 --stdout-contains "Example:" $<TARGET_FILE:maeri> ${sub} --help)
 endforeach()
 
@@ -220,3 +220,19 @@ foreach(case matches_map invalid_point empty_grid)
   set_tests_properties(cli_sweep_${case} PROPERTIES LABELS cli)
 endforeach()
 maeri_cli_test(help_sweep 0 --stdout-contains "Example:" $<TARGET_FILE:maeri> sweep --help)
+
+# Whole networks: manifest, checksums, safe file names, sharded runs (with --jobs, and with 2 MPI ranks when the
+# build found MPI) equal to the unsharded run, a shard past its time limit.
+# The MPI case runs `mpirun -np 2`; it is skipped (exit 77, with a message) when the build found no MPI, and fails
+# instead when MAERI_REQUIRE_MPI=1 (scripts/test.sh sets it: CI installs Open MPI, so it must run there). Not in
+# sanitizer builds, where LeakSanitizer would report Open MPI's own allocations.
+set(network_cases manifest manifest_checksum layer_names jobs_equal_single shard_timeout)
+if(NOT MAERI_SANITIZE)
+  list(APPEND network_cases mpi_equal_single)
+endif()
+foreach(case ${network_cases})
+  add_test(NAME cli_network_${case}
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/network_runs.sh ${case} $<TARGET_FILE:maeri> ${CONFIGS}
+            "$<$<BOOL:${MPI_CXX_FOUND}>:${MPIEXEC_EXECUTABLE}>")
+  set_tests_properties(cli_network_${case} PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 120)
+endforeach()

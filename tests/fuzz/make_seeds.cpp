@@ -1,6 +1,6 @@
 // Seed corpora for the fuzz harnesses: the shipped hardware and workload specs (copied), and what the shipped
-// configs cannot provide: configuration images (binary and $readmemh) and mapping files built through the codegen
-// and mapper APIs from the shipped specs, and tensor files (testbench::tensor_text).
+// configs cannot provide: configuration images (binary and $readmemh), network manifests and mapping files built
+// through the codegen and mapper APIs from the shipped specs, and tensor files (testbench::tensor_text).
 // Usage: maeri_fuzz_seeds CONFIGS_DIR OUTPUT_DIR (writes OUTPUT_DIR/<harness>/...).
 #include <fmt/format.h>
 
@@ -15,8 +15,10 @@
 #include "codegen/functional_model.hpp"
 #include "codegen/image_program.hpp"
 #include "codegen/layer_program.hpp"
+#include "codegen/network_manifest.hpp"
 #include "spec/mapping_file.hpp"
 #include "mapper/search.hpp"
+#include "spec/sha256.hpp"
 #include "spec/spec_loader.hpp"
 #include "testbench/stimulus.hpp"
 
@@ -66,11 +68,18 @@ int main(int argc, char** argv) {
     write(output / "mapping_file" / fmt::format("{}.tiny.mapping.yaml", hardware_name),
           spec::emit_mapping_file(mappings));
     ++written;
+    codegen::NetworkManifest manifest;
+    manifest.network = network.name;
+    manifest.hardware = codegen::image_hardware_of(hardware);
     for (const spec::LayerMapping& mapping : mappings.layers) {
       const codegen::ConfigImage image =
           codegen::build_image(codegen::plan_layer(mapping.layer, hardware, mapping.tile), hardware);
       const std::vector<std::uint8_t> bytes = codegen::encode_image(image);
       const std::string stem = fmt::format("{}.{}", hardware_name, mapping.layer.name);
+      manifest.layers.push_back({int(manifest.layers.size()) + 1, mapping.layer.name, stem + ".mimg",
+                                 spec::sha256_hex(std::string(bytes.begin(), bytes.end())),
+                                 std::int64_t(bytes.size()), spec::to_compact_string(mapping.tile),
+                                 mapping.predicted_cycles});
       write(output / "config_image" / (stem + ".mimg"), std::string(bytes.begin(), bytes.end()));
       write(output / "config_image" / (stem + ".hex"), codegen::to_readmemh(bytes));
       written += 2;
@@ -85,6 +94,9 @@ int main(int argc, char** argv) {
         ++written;
       }
     }
+    write(output / "network_manifest" / fmt::format("{}.tiny.manifest.json", hardware_name),
+          codegen::manifest_json(manifest));
+    ++written;
   }
   fmt::print("wrote {} seed files under {}\n", written, output.string());
   return 0;

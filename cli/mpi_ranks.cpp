@@ -1,0 +1,137 @@
+// MPI job membership and the gather of task outcomes on rank 0 (see mpi_ranks.hpp). Without MAERI_HAVE_MPI every
+// process is a job of one rank.
+#include "cli/mpi_ranks.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#ifdef MAERI_HAVE_MPI
+#include <mpi.h>
+#endif
+
+namespace maeri::cli {
+namespace {
+
+#ifdef MAERI_HAVE_MPI
+constexpr int kTagOutcome = 1, kTagDone = 2;
+
+// Launched by an MPI launcher: Open MPI's mpirun sets OMPI_COMM_WORLD_SIZE, PMIx-based launchers (srun with
+// --mpi=pmix) set PMIX_RANK, PMI-1/2 ones PMI_SIZE. A plain `maeri verify` does not join (no singleton MPI_Init).
+bool launched_by_mpi() {
+  for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE"})
+    if (std::getenv(variable)) return true;
+  return false;
+}
+
+// Outcome message: task index (8 bytes), ok (1), seconds (8), then the result bytes or the error text.
+std::string encode_outcome(int task, const TaskOutcome& outcome) {
+  std::string message(17, '\0');
+  const std::int64_t index = task;
+  std::memcpy(&message[0], &index, 8);
+  message[8] = outcome.ok ? 1 : 0;
+  std::memcpy(&message[9], &outcome.seconds, 8);
+  return message + (outcome.ok ? outcome.bytes : outcome.error);
+}
+#endif
+
+}  // namespace
+
+bool built_with_mpi() {
+#ifdef MAERI_HAVE_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+
+Ranks::Ranks() {
+#ifdef MAERI_HAVE_MPI
+  if (!launched_by_mpi()) return;
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) MPI_Init(nullptr, nullptr);
+  joined_ = true;
+  // Errors are returned, not fatal: rank 0 reports a rank that fails instead of aborting the whole job.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+#endif
+}
+
+Ranks::~Ranks() {
+#ifdef MAERI_HAVE_MPI
+  if (joined_) MPI_Finalize();
+#endif
+}
+
+void Ranks::gather([[maybe_unused]] const std::vector<int>& my_tasks,
+                   [[maybe_unused]] const std::vector<TaskOutcome>& mine,
+                   [[maybe_unused]] const std::vector<int>& owner, [[maybe_unused]] double timeout_seconds,
+                   [[maybe_unused]] const std::function<void(int, TaskOutcome&&)>& on_outcome) {
+  if (size_ == 1) return;
+#ifdef MAERI_HAVE_MPI
+  if (rank_ != 0) {
+    for (std::size_t i = 0; i < my_tasks.size(); ++i) {
+      const std::string message = encode_outcome(my_tasks[i], mine[i]);
+      if (message.size() > std::size_t(std::numeric_limits<int>::max()))
+        throw std::runtime_error("a shard result of " + std::to_string(message.size()) + " bytes is too large for MPI");
+      MPI_Send(message.data(), int(message.size()), MPI_BYTE, 0, kTagOutcome, MPI_COMM_WORLD);
+    }
+    MPI_Send(nullptr, 0, MPI_BYTE, 0, kTagDone, MPI_COMM_WORLD);
+    return;
+  }
+  std::vector<bool> received(owner.size(), false);
+  for (const int task : my_tasks) received[size_t(task)] = true;
+  int ranks_done = 1;
+  const auto start = std::chrono::steady_clock::now();
+  while (ranks_done < size_) {
+    int waiting = 0;
+    MPI_Status status;
+    if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &waiting, &status) != MPI_SUCCESS) break;
+    if (!waiting) {
+      if (timeout_seconds > 0 &&
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > timeout_seconds)
+        break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      continue;
+    }
+    int size = 0;
+    MPI_Get_count(&status, MPI_BYTE, &size);
+    std::string message(size_t(size), '\0');
+    if (MPI_Recv(message.data(), size, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      break;
+    if (status.MPI_TAG == kTagDone) {
+      ++ranks_done;
+      continue;
+    }
+    if (message.size() < 17) continue;
+    std::int64_t task = 0;
+    std::memcpy(&task, &message[0], 8);
+    if (task < 0 || task >= std::int64_t(owner.size()) || owner[size_t(task)] != status.MPI_SOURCE) continue;
+    if (received[size_t(task)]) continue;
+    TaskOutcome outcome;
+    outcome.ok = message[8] != 0;
+    std::memcpy(&outcome.seconds, &message[9], 8);
+    (outcome.ok ? outcome.bytes : outcome.error) = message.substr(17);
+    message.clear();
+    received[size_t(task)] = true;
+    on_outcome(int(task), std::move(outcome));
+  }
+  for (std::size_t task = 0; task < owner.size(); ++task)
+    if (!received[task]) {
+      TaskOutcome outcome;
+      outcome.error = "rank " + std::to_string(owner[task]) + " did not report this task (the rank died, or ran " +
+                      "past --rank-timeout)";
+      on_outcome(int(task), std::move(outcome));
+    }
+#endif
+}
+
+}  // namespace maeri::cli

@@ -1,0 +1,145 @@
+// Network manifest writer and strict reader (see network_manifest.hpp).
+#include "codegen/network_manifest.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "spec/file_names.hpp"
+#include "spec/spec_error.hpp"
+
+namespace maeri::codegen {
+namespace {
+
+using nlohmann::json;
+
+// A manifest of a network with a thousand layers is well under a megabyte; refuse anything far larger before
+// parsing it.
+constexpr std::uintmax_t kMaxManifestBytes = std::uintmax_t(64) << 20;
+
+class Fields {
+ public:
+  Fields(const std::string& path, const json& object, std::string prefix)
+      : path_(path), object_(object), prefix_(std::move(prefix)) {}
+
+  const json& get(const std::string& key, json::value_t type, const char* expected) const {
+    const auto it = object_.find(key);
+    if (it == object_.end()) fail(key, std::string("missing; expected ") + expected);
+    const bool ok = type == json::value_t::number_float ? it->is_number()
+                    : type == json::value_t::number_unsigned
+                        ? it->is_number_unsigned() || (it->is_number_integer() && it->get<std::int64_t>() >= 0)
+                        : it->type() == type;
+    if (!ok) fail(key, std::string("expected ") + expected + ", found " + it->dump());
+    return *it;
+  }
+  std::string text(const std::string& key) const {
+    return get(key, json::value_t::string, "a string").get<std::string>();
+  }
+  std::uint64_t count(const std::string& key, std::uint64_t max) const {
+    const std::uint64_t value = get(key, json::value_t::number_unsigned, "a non-negative integer").get<std::uint64_t>();
+    if (value > max) fail(key, "expected at most " + std::to_string(max) + ", found " + std::to_string(value));
+    return value;
+  }
+  [[noreturn]] void fail(const std::string& key, const std::string& problem) const {
+    throw spec::SpecError({path_, 0, 0}, prefix_ + key, problem);
+  }
+
+ private:
+  const std::string& path_;
+  const json& object_;
+  std::string prefix_;
+};
+
+bool is_sha256_hex(const std::string& text) {
+  if (text.size() != 64) return false;
+  for (const char c : text)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
+}  // namespace
+
+std::string manifest_json(const NetworkManifest& manifest) {
+  nlohmann::ordered_json root;
+  root["format"] = kManifestFormat;
+  root["version"] = kManifestVersion;
+  root["network"] = manifest.network;
+  const ImageHardware& hw = manifest.hardware;
+  root["hardware"] = {{"name", hw.name},         {"num_ms", hw.num_ms},         {"dn_bw", hw.dn_bw},
+                      {"rn_bw", hw.rn_bw},       {"data_width", hw.data_width}, {"acc_width", hw.acc_width}};
+  root["layers"] = nlohmann::ordered_json::array();
+  for (const ManifestLayer& layer : manifest.layers)
+    root["layers"].push_back({{"order", layer.order},
+                              {"name", layer.name},
+                              {"file", layer.file},
+                              {"sha256", layer.sha256},
+                              {"bytes", layer.bytes},
+                              {"tile", layer.tile},
+                              {"predicted_cycles", layer.predicted_cycles}});
+  // Names come from the YAML as bytes: any that are not UTF-8 are written as U+FFFD rather than throwing.
+  return root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+NetworkManifest load_manifest(const std::string& path) {
+  std::error_code error;
+  const std::uintmax_t size = std::filesystem::file_size(path, error);
+  if (!error && size > kMaxManifestBytes)
+    throw spec::SpecError({path, 0, 0}, "", "a network manifest is at most " + std::to_string(kMaxManifestBytes) +
+                                                " bytes; this file has " + std::to_string(size));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw spec::SpecError({path, 0, 0}, "", "cannot open the manifest");
+  std::stringstream text;
+  text << in.rdbuf();
+  json root;
+  try {
+    root = json::parse(text.str());
+  } catch (const json::parse_error& parse) {
+    throw spec::SpecError({path, 0, 0}, "", std::string("not JSON: ") + parse.what());
+  }
+  if (!root.is_object()) throw spec::SpecError({path, 0, 0}, "", "expected a JSON object (a network manifest)");
+  const Fields top(path, root, "");
+  if (top.text("format") != kManifestFormat)
+    top.fail("format", std::string("expected '") + kManifestFormat + "', found '" + top.text("format") + "'");
+  if (top.count("version", 1000) != std::uint64_t(kManifestVersion))
+    top.fail("version", "expected " + std::to_string(kManifestVersion) + " (the version this tool reads)");
+  NetworkManifest manifest;
+  manifest.network = top.text("network");
+  const Fields hardware(path, top.get("hardware", json::value_t::object, "an object"), "hardware.");
+  manifest.hardware.name = hardware.text("name");
+  manifest.hardware.num_ms = std::uint32_t(hardware.count("num_ms", 1u << 20));
+  manifest.hardware.dn_bw = std::uint32_t(hardware.count("dn_bw", 1u << 20));
+  manifest.hardware.rn_bw = std::uint32_t(hardware.count("rn_bw", 1u << 20));
+  manifest.hardware.data_width = std::uint8_t(hardware.count("data_width", 64));
+  manifest.hardware.acc_width = std::uint8_t(hardware.count("acc_width", 64));
+  const json& layers = top.get("layers", json::value_t::array, "an array of layers");
+  if (layers.empty()) top.fail("layers", "expected at least one layer");
+  std::vector<std::string> files;
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const std::string prefix = "layers[" + std::to_string(i) + "].";
+    if (!layers[i].is_object())
+      throw spec::SpecError({path, 0, 0}, "layers[" + std::to_string(i) + "]", "expected an object");
+    const Fields entry(path, layers[i], prefix);
+    ManifestLayer layer;
+    layer.order = int(entry.count("order", 1u << 30));
+    layer.name = entry.text("name");
+    layer.file = entry.text("file");
+    // Only plain file names that codegen could have written: nothing outside the manifest's folder.
+    if (spec::safe_file_stem(layer.file) != layer.file)
+      entry.fail("file", "expected a plain file name in the manifest's folder (A-Z a-z 0-9 . - _, not starting "
+                         "with '.'), found '" + layer.file + "'");
+    layer.sha256 = entry.text("sha256");
+    if (!is_sha256_hex(layer.sha256)) entry.fail("sha256", "expected 64 lower-case hex digits");
+    layer.bytes = std::int64_t(entry.count("bytes", std::uint64_t(1) << 40));
+    layer.tile = entry.text("tile");
+    layer.predicted_cycles = entry.get("predicted_cycles", json::value_t::number_float, "a number").get<double>();
+    manifest.layers.push_back(layer);
+  }
+  return manifest;
+}
+
+std::string manifest_image_path(const std::string& manifest_path, const ManifestLayer& layer) {
+  return (std::filesystem::path(manifest_path).parent_path() / layer.file).string();
+}
+
+}  // namespace maeri::codegen
