@@ -20,7 +20,7 @@ std::string config(const std::string& relative) { return std::string(MAERI_SOURC
 using Values = std::vector<std::string>;
 }  // namespace
 
-TEST_CASE("--set lists and ranges expand to the values written out by hand", "[sweep]") {
+TEST_CASE("sweep: --set lists and ranges expand to the values written out by hand", "[sweep]") {
   CHECK(spec::parse_sweep_setting("dn_bw=8,16,64").values == Values{"8", "16", "64"});
   CHECK(spec::parse_sweep_setting("num_ms=64:1024:x2").values == Values{"64", "128", "256", "512", "1024"});
   CHECK(spec::parse_sweep_setting("num_ms=64:1000:x2").values == Values{"64", "128", "256", "512"});

@@ -72,7 +72,7 @@ std::vector<BadInput> bad_inputs() {
       {"rn_bw zero", replace_line(kHardware, "rn_bw: 16", "rn_bw: 0"), true,
        "5:8: field 'rn_bw': expected an integer in [1, 64], found 0"},
       {"typo in a top-level key", replace_line(kHardware, "rn_bw: 16", "rn_bw: 16\nrnbw: 16"), true,
-       "6:1: field 'rnbw': unknown field (known fields here: acc_width, calibration, clock_mhz, data_width, dn_bw, dram, "
+       "6:1: field 'rnbw': unknown field (known fields here: acc_width, area_um2, calibration, clock_mhz, data_width, dn_bw, dram, "
        "energy_pj, kind, model, name, num_ms, rn_bw, sdm)"},
       {"missing required field", replace_line(kHardware, "data_width: 16", "# data_width removed"), true,
        "1:1: field 'data_width': missing required field (expected an integer in [2, 32])"},
