@@ -22,12 +22,12 @@ struct BenchOptions {
 
 // One search per layer, repeated; the figure is total tiles costed / total wall time.
 double mappings_per_second(const std::vector<spec::Layer>& layers, const spec::Hardware& hardware, int threads,
-                           int repeats, int rules, std::uint64_t& evaluated) {
+                           int repeats, mapper::RuleSet rules, std::uint64_t& evaluated) {
   double seconds = 0;
   evaluated = 0;
   for (int repeat = 0; repeat < repeats; ++repeat) {
     for (const auto& layer : layers) {
-      const auto result = mapper::search(layer, hardware, {mapper::Objective::Runtime, 1, threads, rules});
+      const auto result = mapper::search(layer, hardware, {mapper::Objective::Runtime, 1, threads, rules, {}});
       seconds += result.seconds;
       evaluated += result.evaluated;
     }
@@ -53,11 +53,11 @@ int run_bench(const BenchOptions& options) {
     hardware.num_ms = num_ms;
     hardware.dn_bw = std::min<std::int64_t>(hardware.dn_bw, num_ms);
     hardware.rn_bw = std::min<std::int64_t>(hardware.rn_bw, num_ms);
-    for (const int rules : {mapper::kNumPruningRules, 0}) {
+    for (const mapper::RuleSet rules : {mapper::RuleSet::all(), mapper::RuleSet()}) {
       for (const int threads : {1, all_threads}) {
         std::uint64_t evaluated = 0;
         const double rate = mappings_per_second(layers, hardware, threads, options.repeats, rules, evaluated);
-        fmt::print("{:>8} {:>22} {:>8} {:>16} {:>18.0f}\n", num_ms, rules == 0 ? "raw (unpruned)" : "pruned", threads,
+        fmt::print("{:>8} {:>22} {:>8} {:>16} {:>18.0f}\n", num_ms, rules.empty() ? "raw (unpruned)" : "pruned (all rules)", threads,
                    evaluated, rate);
       }
     }

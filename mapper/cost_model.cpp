@@ -38,6 +38,24 @@ double multicast_hops(double fanout, int levels) {
   return (fanout - 1) + fanout * (levels - shared_levels);
 }
 
+// Lower bound of the DN traversals of `elements` elements that have `destinations` destinations in all
+// (docs/model.md, "Exact traffic"): an element with f destinations enters at least max(1, ceil(f / 2^(L-l)))
+// switches of level l (a level-l switch covers 2^(L-l) leaves; below the conversion level it counts f), and
+// the sum over elements of max(1, ceil(f/B)) is at least max(elements, ceil(destinations / B)).
+std::int64_t dn_traversal_lower_bound(std::int64_t elements, std::int64_t destinations, int levels) {
+  std::int64_t total = 0;
+  for (int level = 0; level < levels; ++level)
+    total += std::max(elements, spec::ceil_div(destinations, std::int64_t(1) << (levels - level)));
+  return total;
+}
+
+// Lower bound of the RN traversals of one VN of V multiplier switches: its V products enter the leaf adders,
+// which are at least ceil(V/2); all but the one that emits the sum send their token on (up or over a link),
+// and each send enters another adder.
+std::int64_t rn_traversal_lower_bound(std::int64_t vn_size) {
+  return vn_size + std::max<std::int64_t>(0, spec::ceil_div(vn_size, std::int64_t(2)) - 1);
+}
+
 // Runs of equal phase shapes in the program's phase order (R, S, C, K tiles, outer to inner). A phase's shape
 // is the set of dimensions in which it is the ragged edge tile (bit d for R, S, C, K); every run is one fabric
 // configuration. Built from the innermost dimension outwards: n copies of an inner sequence Q under the same
@@ -80,6 +98,7 @@ ShapeRuns shape_runs(const DimParts* parts) {
 struct LoopNestTotals {
   double dn_hops = 0;                  // the multicast estimate, rounded once at the end
   double active_ms_steps = 0;          // Σ over steps of active multiplier switches (Eq. 3)
+  TrafficLowerBounds lower_bounds;     // of the exact DN/RN traversals
   std::int64_t drain_lane_cycles = 0;  // extra output-lane cycles of each configuration run's last step
   // The program's last weight phase (edge tile in R, S, C and K): its streaming cycles and its results, which
   // all go back to DRAM while it runs (docs/model.md, "Memory timing").
@@ -147,6 +166,8 @@ LoopNestTotals cost_loop_nest(const spec::Layer& layer, const spec::Hardware& ha
     counts.mn_weight_loads += phases * unique_weights * weight_replicas;
     dn_hops += static_cast<double>(phases * unique_weights) *
                multicast_hops(static_cast<double>(weight_replicas), levels);
+    totals.lower_bounds.dn_hops +=
+        phases * dn_traversal_lower_bound(unique_weights, unique_weights * weight_replicas, levels);
 
     for (int in = 0; in < parts[spec::kDimN].parts; ++in)
     for (int ix = 0; ix < parts[spec::kDimX].parts; ++ix)
@@ -186,6 +207,7 @@ LoopNestTotals cost_loop_nest(const spec::Layer& layer, const spec::Hardware& ha
         counts.mn_forwards += count * forwarding_now;
         const double fanout = static_cast<double>(operands - forwarded) / static_cast<double>(inputs);
         dn_hops += static_cast<double>(count * inputs) * multicast_hops(fanout, levels);
+        totals.lower_bounds.dn_hops += count * dn_traversal_lower_bound(inputs, operands - forwarded, levels);
       };
       cost_steps(full_steps, full_inputs, 0, 0);
       cost_steps(shifted_steps, shifted_inputs, forwarded_operands, forwarding_switches);
@@ -196,6 +218,7 @@ LoopNestTotals cost_loop_nest(const spec::Layer& layer, const spec::Hardware& ha
       counts.rn_additions += steps * configured_vns * (active_vn_size - 1);
       counts.vn_results += steps * active_vns;
       counts.rn_outputs += steps * configured_vns;
+      totals.lower_bounds.rn_hops += steps * configured_vns * rn_traversal_lower_bound(active_vn_size);
       active_ms_steps += static_cast<double>(steps * operands);
     }
     if (last_phase_shape) {
@@ -354,7 +377,14 @@ spec::EnergyBreakdown energy_of(const spec::ActivityCounts& counts, const spec::
 }
 
 // One function per block of docs/model.md; this only strings them together.
-spec::CostReport evaluate(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile) {
+void set_traffic(spec::CostReport& report, std::int64_t dn_hops, std::int64_t rn_hops, const spec::Hardware& hardware) {
+  report.counts.dn_hops = dn_hops;
+  report.counts.rn_hops = rn_hops;
+  report.energy_pj = energy_of(report.counts, hardware.energy_pj);
+}
+
+spec::CostReport evaluate(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
+                          TrafficLowerBounds* bounds) {
   spec::CostReport report;
   report.tile = tile;
   report.vn_size = tile.vn_size();
@@ -382,6 +412,7 @@ spec::CostReport evaluate(const spec::Layer& layer, const spec::Hardware& hardwa
   report.compute_efficiency = static_cast<double>(report.counts.useful_multiplications) /
                               (static_cast<double>(hardware.num_ms) * report.cycles.total);
   report.energy_pj = energy_of(report.counts, hardware.energy_pj);
+  if (bounds) *bounds = totals.lower_bounds;
   return report;
 }
 
