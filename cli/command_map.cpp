@@ -4,7 +4,9 @@
 // the mapping file that codegen consumes.
 #include <fmt/format.h>
 
+#include <array>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -90,8 +92,13 @@ int run_map(const MapOptions& options) {
   fmt::print("mapping workload '{}' on '{}' ({} MS, dn_bw {}, rn_bw {}), objective {}, space: {}\n", network.name,
              hardware.name, hardware.num_ms, hardware.dn_bw, hardware.rn_bw, options.objective,
              prune.empty() ? std::string("raw Eq. 1 (no pruning)") : "pruned by " + prune.names());
+  // Networks repeat layer shapes (ResNet-50: 54 layers, 24 shapes); the model sees only the shape, so a shape is
+  // searched once and its result reused.
+  using ShapeKey = std::array<std::int64_t, 10>;
+  std::map<ShapeKey, std::pair<std::string, mapper::SearchResult>> searched;
   for (const spec::Layer& layer : layers) {
     mapper::SearchResult result;
+    std::string same_as;
     if (fixed_tile) {
       if (const auto violation = spec::tile_violation(layer, hardware, *fixed_tile)) {
         throw spec::SpecError({"command line", 0, 0}, "--tile", *violation);
@@ -108,17 +115,28 @@ int run_map(const MapOptions& options) {
         throw spec::SpecError({options.workload, 0, 0}, "layers." + layer.name, *reason);
       }
       // Ranked by the model with exact DN/RN traffic, so what is shown is what was ranked.
-      mapper::SearchOptions search{*objective, options.top, options.threads, prune, {}};
-      search.exact = [&layer, &hardware](spec::CostReport& report) {
-        codegen::refine_with_exact_traffic(report, layer, hardware);
-      };
-      result = mapper::search(layer, hardware, search);
+      const ShapeKey key{static_cast<std::int64_t>(layer.type), layer.N, layer.K, layer.C, layer.R, layer.S,
+                         layer.X, layer.Y, layer.stride, layer.padding};
+      if (const auto found = searched.find(key); found != searched.end()) {
+        same_as = found->second.first;
+        result = found->second.second;
+      } else {
+        mapper::SearchOptions search{*objective, options.top, options.threads, prune, {}};
+        search.exact = [&layer, &hardware](spec::CostReport& report) {
+          codegen::refine_with_exact_traffic(report, layer, hardware);
+        };
+        result = mapper::search(layer, hardware, search);
+        searched.emplace(key, std::make_pair(layer.name, result));
+      }
     }
-    fmt::print("\nlayer {} ({} K={} C={} R={} S={} X'={} Y'={} stride {}; {} MACs): {} tiles costed, {} with exact "
-               "traffic, in {:.1f} ms\n",
-               layer.name, spec::to_string(layer.type), layer.K, layer.C, layer.R, layer.S, layer.output_x(),
-               layer.output_y(), layer.stride, layer.macs(), result.evaluated, result.exact_evaluations,
-               result.seconds * 1000);
+    fmt::print("\nlayer {} ({} K={} C={} R={} S={} X'={} Y'={} stride {}; {} MACs): ", layer.name,
+               spec::to_string(layer.type), layer.K, layer.C, layer.R, layer.S, layer.output_x(), layer.output_y(),
+               layer.stride, layer.macs());
+    if (same_as.empty())
+      fmt::print("{} tiles costed, {} with exact traffic, in {:.1f} ms\n", result.evaluated, result.exact_evaluations,
+                 result.seconds * 1000);
+    else
+      fmt::print("same shape as layer {}, its search reused\n", same_as);
     print_header();
     for (std::size_t rank = 0; rank < result.best.size(); ++rank) {
       print_row(fmt::format("#{}", rank + 1), result.best[rank]);
@@ -127,7 +145,9 @@ int run_map(const MapOptions& options) {
     const spec::CostReport& best = result.best.front();
     nlohmann::json entry = {{"layer", layer.name}, {"macs", layer.macs()}, {"evaluated", result.evaluated},
                             {"exact_traffic_evaluations", result.exact_evaluations},
-                            {"search_seconds", result.seconds}, {"prune", prune.names()},
+                            {"search_seconds", same_as.empty() ? result.seconds : 0.0},
+                            {"same_shape_as", same_as.empty() ? nlohmann::json(nullptr) : nlohmann::json(same_as)},
+                            {"prune", prune.names()},
                             {"best", nlohmann::json::array()}};
     for (const auto& report : result.best) entry["best"].push_back(mapper::to_json(report));
     if (result.baseline) {

@@ -1,6 +1,7 @@
 // Exhaustive search: the tile space is split into (T_R, T_S, T_C, T_K) prefixes that TBB spreads over
 // threads; each thread keeps its own top-k (and best tile per pruning rule), merged at the end with the
-// deterministic order `better`. With exact traffic, two such passes (see search()).
+// deterministic order `better`. With exact traffic, only the tiles the lower bounds cannot rule out get the exact
+// counts (see search()).
 #include "mapper/search.hpp"
 
 #include <tbb/enumerable_thread_specific.h>
@@ -100,8 +101,8 @@ struct Ranking {
 
 // Calls visit(tile) for every tile of the space, spread over threads; `make` builds each thread's state.
 template <typename State, typename Make, typename Visit>
-tbb::enumerable_thread_specific<State> walk(const TileSpace& space, Make&& make, Visit&& visit) {
-  const std::vector<TileSpace::Prefix> prefixes = space.prefixes();
+tbb::enumerable_thread_specific<State> walk(const TileSpace& space, const std::vector<TileSpace::Prefix>& prefixes,
+                                            Make&& make, Visit&& visit) {
   tbb::enumerable_thread_specific<State> states(make);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, prefixes.size(), 1),
                     [&](const tbb::blocked_range<std::size_t>& range) {
@@ -112,13 +113,9 @@ tbb::enumerable_thread_specific<State> walk(const TileSpace& space, Make&& make,
   return states;
 }
 
-// Whether a tile whose report is at best `lower` can still enter `list` (ahead of `threshold`, the worst
-// exact report known to have k exact reports at least as good).
-bool may_enter(const spec::CostReport& lower, const std::optional<spec::CostReport>& threshold, const TopK& list,
-               std::size_t k, Objective objective) {
-  if (threshold && better(*threshold, lower, objective)) return false;
-  if (list.items().size() >= k && better(list.items().back(), lower, objective)) return false;
-  return true;
+// Whether a tile whose report is at best `lower` can still enter `list` of k exact reports.
+bool may_enter(const spec::CostReport& lower, const TopK& list, std::size_t k, Objective objective) {
+  return list.items().size() < k || !better(list.items().back(), lower, objective);
 }
 
 }  // namespace
@@ -150,7 +147,7 @@ SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, co
   Ranking merged(k, objective);
   if (!options.exact) {
     // Rank by the model's estimates: one pass.
-    auto states = walk<Ranking>(space, make, [&](Ranking& ranking, const spec::Tile& tile) {
+    auto states = walk<Ranking>(space, space.prefixes(), make, [&](Ranking& ranking, const spec::Tile& tile) {
       const spec::CostReport report = evaluate(layer, hardware, tile);
       ++ranking.evaluated;
       offer(ranking, report, [&](int rule) { return rule_holds(tile, rule); });
@@ -162,57 +159,26 @@ SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, co
         for (const auto& report : local.per_rule[size_t(rule)].items()) merged.per_rule[size_t(rule)].offer(report);
     }
   } else {
-    // Rank by exact traffic, in two passes (docs/model.md, "Exact traffic"). Pass 1 ranks every tile by the
-    // lower bounds of its traversal counts (`lower`); the exact reports of those lists give thresholds: for
-    // each list, an exact report with at least k exact reports as good. Pass 2 computes the exact report of
-    // every tile whose lower-bound report is not behind a threshold. Energy only grows with the traversal
-    // counts and cycles do not depend on them, so a tile left out is behind k exact reports: the lists are the
-    // exact top-k.
-    const auto lower_report = [&](const spec::Tile& tile, spec::CostReport& report) {
+    // Rank by exact traffic (docs/model.md, "Exact traffic"): every tile is costed with the lower bounds of its
+    // traversal counts (`lower`); only a tile whose lower-bound report could still enter one of the thread's
+    // lists (ahead of the k-th exact report already there) gets its exact report. Energy only grows with the
+    // traversal counts and cycles do not depend on them, so a tile left out is behind k exact reports of its
+    // list: the merged lists are the exact top-k. Prefixes that map many multiplier switches come first, so
+    // good tiles fill the lists early and few tiles need the exact counts.
+    std::vector<TileSpace::Prefix> prefixes = space.prefixes();
+    std::stable_sort(prefixes.begin(), prefixes.end(), [](const TileSpace::Prefix& a, const TileSpace::Prefix& b) {
+      return a.r * a.s * a.c * a.k > b.r * b.s * b.c * b.k;
+    });
+    auto states = walk<Ranking>(space, prefixes, make, [&](Ranking& ranking, const spec::Tile& tile) {
       TrafficLowerBounds bounds;
-      report = evaluate(layer, hardware, tile, &bounds);
+      spec::CostReport report = evaluate(layer, hardware, tile, &bounds);
       spec::CostReport lower = report;
       set_traffic(lower, bounds.dn_hops, bounds.rn_hops, hardware);
-      return lower;
-    };
-    auto first = walk<Ranking>(space, make, [&](Ranking& ranking, const spec::Tile& tile) {
-      spec::CostReport report;
-      const spec::CostReport lower = lower_report(tile, report);
-      offer(ranking, lower, [&](int rule) { return rule_holds(tile, rule); });
-    });
-    Ranking by_lower(k, objective);
-    for (const Ranking& local : first) {
-      for (const auto& report : local.all.items()) by_lower.all.offer(report);
-      for (int rule = 0; rule < kNumPruningRules; ++rule)
-        for (const auto& report : local.per_rule[size_t(rule)].items()) by_lower.per_rule[size_t(rule)].offer(report);
-    }
-    std::uint64_t threshold_exact = 0;
-    const auto exact_of = [&](const spec::CostReport& lower) {
-      spec::CostReport report = evaluate(layer, hardware, lower.tile);
-      options.exact(report);
-      ++threshold_exact;
-      return report;
-    };
-    const auto threshold_of = [&](const TopK& list, std::size_t size) -> std::optional<spec::CostReport> {
-      if (list.items().size() < size) return std::nullopt;  // fewer tiles than wanted: every tile is a candidate
-      TopK exact(size, objective);
-      for (const auto& lower : list.items()) exact.offer(exact_of(lower));
-      return exact.items().back();
-    };
-    const std::optional<spec::CostReport> threshold_all = threshold_of(by_lower.all, k);
-    std::array<std::optional<spec::CostReport>, kNumPruningRules> threshold_rule;
-    if (rule_losses)
-      for (int rule = 0; rule < kNumPruningRules; ++rule)
-        threshold_rule[size_t(rule)] = threshold_of(by_lower.per_rule[size_t(rule)], 1);
-
-    auto second = walk<Ranking>(space, make, [&](Ranking& ranking, const spec::Tile& tile) {
-      spec::CostReport report;
-      const spec::CostReport lower = lower_report(tile, report);
       ++ranking.evaluated;
       const auto candidate = [&](int rule) {
         if (!rule_holds(tile, rule)) return false;
-        if (rule < 0) return may_enter(lower, threshold_all, ranking.all, k, objective);
-        return may_enter(lower, threshold_rule[size_t(rule)], ranking.per_rule[size_t(rule)], 1, objective);
+        if (rule < 0) return may_enter(lower, ranking.all, k, objective);
+        return may_enter(lower, ranking.per_rule[size_t(rule)], 1, objective);
       };
       bool any = candidate(-1);
       for (int rule = 0; rule < kNumPruningRules && rule_losses && !any; ++rule) any = candidate(rule);
@@ -221,8 +187,7 @@ SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, co
       ++ranking.exact_evaluations;
       offer(ranking, report, [&](int rule) { return rule_holds(tile, rule); });
     });
-    result.exact_evaluations = threshold_exact;
-    for (const Ranking& local : second) {
+    for (const Ranking& local : states) {
       result.evaluated += local.evaluated;
       result.exact_evaluations += local.exact_evaluations;
       for (const auto& report : local.all.items()) merged.all.offer(report);
