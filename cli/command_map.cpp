@@ -122,9 +122,7 @@ int run_map(const MapOptions& options) {
         result = found->second.second;
       } else {
         mapper::SearchOptions search{*objective, options.top, options.threads, prune, {}};
-        search.exact = [&layer, &hardware](spec::CostReport& report) {
-          codegen::refine_with_exact_traffic(report, layer, hardware);
-        };
+        search.exact = codegen::exact_traffic_for(layer, hardware);
         result = mapper::search(layer, hardware, search);
         searched.emplace(key, std::make_pair(layer.name, result));
       }

@@ -61,9 +61,7 @@ int run_space(const SpaceOptions& options) {
     }
     // The loss of each rule needs the raw optimum and each rule's optimum: one exact raw search.
     mapper::SearchOptions search{objective, 1, options.threads, {}, {}};
-    search.exact = [&layer, &hardware](spec::CostReport& report) {
-      codegen::refine_with_exact_traffic(report, layer, hardware);
-    };
+    search.exact = codegen::exact_traffic_for(layer, hardware);
     const mapper::SearchResult result = mapper::search(layer, hardware, search);
     fmt::print("  raw optimum ({}): ({}), {:.0f} cycles, {:.1f} nJ ({:.1f} ms)\n", options.objective,
                spec::to_compact_string(result.best.front().tile), result.best.front().cycles.total,

@@ -126,3 +126,11 @@ void refine_with_exact_traffic(spec::CostReport& report, const spec::Layer& laye
 }
 
 }  // namespace maeri::codegen
+
+namespace maeri::codegen {
+
+mapper::ExactTraffic exact_traffic_for(const spec::Layer& layer, const spec::Hardware& hardware) {
+  return [&layer, &hardware](spec::CostReport& report) { refine_with_exact_traffic(report, layer, hardware); };
+}
+
+}  // namespace maeri::codegen

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "mapper/search.hpp"
 #include "spec/cost_report.hpp"
 #include "spec/hardware.hpp"
 #include "spec/layer.hpp"
@@ -28,5 +29,9 @@ ExactTraffic exact_traffic(const spec::Layer& layer, const spec::Hardware& hardw
 // Replaces the analytical model's DN/RN traversal estimates (dn_hops, rn_hops) in `report` by the exact
 // counts of the mapping and recomputes the energy.
 void refine_with_exact_traffic(spec::CostReport& report, const spec::Layer& layer, const spec::Hardware& hardware);
+
+// refine_with_exact_traffic for this layer, as the search's SearchOptions::exact (so the search ranks by exact
+// traffic). The layer and hardware must outlive the search.
+mapper::ExactTraffic exact_traffic_for(const spec::Layer& layer, const spec::Hardware& hardware);
 
 }  // namespace maeri::codegen

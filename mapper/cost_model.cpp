@@ -44,8 +44,10 @@ double multicast_hops(double fanout, int levels) {
 // the sum over elements of max(1, ceil(f/B)) is at least max(elements, ceil(destinations / B)).
 std::int64_t dn_traversal_lower_bound(std::int64_t elements, std::int64_t destinations, int levels) {
   std::int64_t total = 0;
-  for (int level = 0; level < levels; ++level)
-    total += std::max(elements, spec::ceil_div(destinations, std::int64_t(1) << (levels - level)));
+  for (int level = 0; level < levels; ++level) {
+    const int shift = levels - level;  // ceil(destinations / 2^shift) by shifts: this runs for every tile
+    total += std::max(elements, (destinations + (std::int64_t(1) << shift) - 1) >> shift);
+  }
   return total;
 }
 

@@ -25,7 +25,7 @@ namespace {
 const Objective kObjectives[] = {Objective::Runtime, Objective::Energy, Objective::EnergyDelay};
 
 ExactTraffic exact_for(const Layer& layer, const Hardware& hardware) {
-  return [&layer, &hardware](CostReport& report) { maeri::codegen::refine_with_exact_traffic(report, layer, hardware); };
+  return maeri::codegen::exact_traffic_for(layer, hardware);
 }
 
 CostReport exact_report(const Layer& layer, const Hardware& hardware, const Tile& tile) {
