@@ -109,7 +109,7 @@ TEST_CASE("a layer is unmappable only when the chosen rules empty the space, and
   for (const std::int64_t num_ms : {1, 2, 8}) CHECK(TileSpace(layer, small_hardware(num_ms, 1, 1)).count() >= 1);
 }
 
-TEST_CASE("--prune lists parse by rule name in any order; unknown names are named in the error", "[mapper][space]") {
+TEST_CASE("pruning rule lists (--prune) parse by rule name in any order; unknown names are named in the error", "[mapper][space]") {
   std::string error;
   const auto two = parse_rules("partial-sum-bound,edge-divisibility", error);
   REQUIRE(two.has_value());
