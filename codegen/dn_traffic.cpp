@@ -3,16 +3,12 @@
 
 #include <algorithm>
 
+#include "spec/hardware.hpp"
 #include "spec/integer_math.hpp"
 
 namespace maeri::codegen {
 
-int dn_conversion_level(int num_ms, int dn_bw) {
-  const int levels = spec::ceil_log2(num_ms);
-  for (int level = 0; level < levels; ++level)
-    if ((num_ms >> (level + 1)) < dn_bw) return level;
-  return levels;
-}
+int dn_conversion_level(int num_ms, int dn_bw) { return spec::dn_conversion_level(num_ms, dn_bw); }
 
 std::int64_t dn_traversals(int num_ms, int dn_bw, const std::vector<int>& destinations) {
   const int levels = spec::ceil_log2(num_ms);

@@ -22,6 +22,10 @@ struct TrafficLowerBounds {
 spec::CostReport evaluate(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
                           TrafficLowerBounds* bounds = nullptr);
 
+// The report with the lower bounds in place of the DN/RN traversal estimates (and the energy that follows): what
+// the search ranks before it knows the exact counts; it skips the estimates' cost.
+spec::CostReport evaluate_lower_bound(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile);
+
 // Puts these DN/RN traversal counts into the report and recomputes its energy (the rest of the report does not
 // depend on them).
 void set_traffic(spec::CostReport& report, std::int64_t dn_hops, std::int64_t rn_hops, const spec::Hardware& hardware);

@@ -170,10 +170,7 @@ SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, co
       return a.r * a.s * a.c * a.k > b.r * b.s * b.c * b.k;
     });
     auto states = walk<Ranking>(space, prefixes, make, [&](Ranking& ranking, const spec::Tile& tile) {
-      TrafficLowerBounds bounds;
-      spec::CostReport report = evaluate(layer, hardware, tile, &bounds);
-      spec::CostReport lower = report;
-      set_traffic(lower, bounds.dn_hops, bounds.rn_hops, hardware);
+      const spec::CostReport lower = evaluate_lower_bound(layer, hardware, tile);
       ++ranking.evaluated;
       const auto candidate = [&](int rule) {
         if (!rule_holds(tile, rule)) return false;
@@ -183,6 +180,7 @@ SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, co
       bool any = candidate(-1);
       for (int rule = 0; rule < kNumPruningRules && rule_losses && !any; ++rule) any = candidate(rule);
       if (!any) return;
+      spec::CostReport report = lower;  // exact() replaces the traversal counts and the energy
       options.exact(report);
       ++ranking.exact_evaluations;
       offer(ranking, report, [&](int rule) { return rule_holds(tile, rule); });

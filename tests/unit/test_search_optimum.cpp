@@ -71,8 +71,10 @@ OracleStats check_layer(const Layer& layer, const Hardware& hardware) {
     ++stats.tiles;
     TrafficLowerBounds bounds;
     const CostReport estimate = evaluate(layer, hardware, tile, &bounds);
-    CostReport lower = estimate;
-    set_traffic(lower, bounds.dn_hops, bounds.rn_hops, hardware);
+    const CostReport lower = evaluate_lower_bound(layer, hardware, tile);  // what the search ranks
+    CHECK(lower.counts.dn_hops == bounds.dn_hops);
+    CHECK(lower.counts.rn_hops == bounds.rn_hops);
+    CHECK(lower.cycles.total == estimate.cycles.total);
     bool exact_done = false;
     CostReport exact_tile;
     for (int o = 0; o < 3; ++o) {
