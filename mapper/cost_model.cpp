@@ -85,7 +85,7 @@ class CeilDivider {
 // configuration. Built from the innermost dimension outwards: n copies of an inner sequence Q under the same
 // outer flag merge their boundary runs exactly when Q starts and ends with the same shape.
 struct ShapeRuns {
-  std::array<std::int64_t, 16> runs{};  // runs per shape
+  std::array<std::int64_t, 16> runs;  // runs per shape (shape_runs sets the entries it uses)
   std::int64_t total() const {
     std::int64_t sum = 0;
     for (std::int64_t r : runs) sum += r;
@@ -96,6 +96,7 @@ struct ShapeRuns {
 ShapeRuns shape_runs(const DimParts* parts) {
   const int dims[] = {spec::kDimR, spec::kDimS, spec::kDimC, spec::kDimK};
   ShapeRuns inner;
+  inner.runs.fill(0);
   inner.runs[0] = 1;  // the empty inner sequence: one phase, no flags
   if (parts[spec::kDimR].parts == 1 && parts[spec::kDimS].parts == 1 && parts[spec::kDimC].parts == 1 && parts[spec::kDimK].parts == 1)
     return inner;  // no ragged tile: a single configuration (the common case in the search)
@@ -104,9 +105,11 @@ ShapeRuns shape_runs(const DimParts* parts) {
     const DimParts& d = parts[dims[i]];
     const std::int64_t full = d.count[0], edge = d.parts == 2 ? 1 : 0;
     const int bit = 1 << i;
+    // Shapes of the inner sequence only have bits above i (multiples of 2·bit); the outer ones bits from i up
+    // (multiples of bit). Only those entries are touched: this runs for every ragged tile of the search.
     ShapeRuns outer;
-    for (int shape = 0; shape < 16; ++shape) {
-      if (inner.runs[size_t(shape)] == 0) continue;
+    for (int shape = 0; shape < 16; shape += bit) outer.runs[size_t(shape)] = 0;
+    for (int shape = 0; shape < 16; shape += 2 * bit) {
       outer.runs[size_t(shape)] += full * inner.runs[size_t(shape)];
       outer.runs[size_t(shape | bit)] += edge * inner.runs[size_t(shape)];
     }
