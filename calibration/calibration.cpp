@@ -25,7 +25,12 @@ std::vector<std::pair<spec::Tile, std::string>> calibration_tiles(const spec::La
                                                                     double max_cycles) {
   std::vector<std::pair<spec::Tile, std::string>> tiles;
   std::set<std::string> chosen;
-  const mapper::SearchResult best = mapper::search(layer, hardware, {mapper::Objective::Runtime, top, 0});
+  // The cases come from the space the mRNA pruning rules leave when it has tiles (the case set the parameter
+  // selection is validated on, tests/rtl/test_calibration.cpp), else from the raw Eq. 1 space.
+  const mapper::RuleSet rules = mapper::TileSpace(layer, hardware, mapper::RuleSet::all()).count() > 0
+                                    ? mapper::RuleSet::all()
+                                    : mapper::RuleSet();
+  const mapper::SearchResult best = mapper::search(layer, hardware, {mapper::Objective::Runtime, top, 0, rules});
   for (size_t i = 0; i < best.best.size(); ++i) {
     tiles.push_back({best.best[i].tile, fmt::format("top {}", i + 1)});
     chosen.insert(spec::to_string(best.best[i].tile));
@@ -34,7 +39,7 @@ std::vector<std::pair<spec::Tile, std::string>> calibration_tiles(const spec::La
   std::mt19937_64 rng(seed);
   std::vector<spec::CostReport> reservoir;  // each sampled tile with its model report (the tile is in it)
   std::uint64_t eligible = 0;
-  const mapper::TileSpace space(layer, hardware);
+  const mapper::TileSpace space(layer, hardware, rules);
   for (const auto& prefix : space.prefixes())
     space.enumerate_outputs(prefix, [&](const spec::Tile& tile) {
       if (chosen.count(spec::to_string(tile))) return;

@@ -1,8 +1,12 @@
-// `maeri map`: best mRNA mappings per layer under an objective, with the paper's baseline and the
-// improvement over it, network totals, and the mapping file that codegen consumes.
+// `maeri map`: best mRNA mappings per layer under an objective — the exact optimum of the model (with exact
+// DN/RN traffic) over the raw Eq. 1 space, or over the space some pruning rules leave (--prune) — with the
+// paper's baseline and the improvement over it, what each pruning rule alone would lose, network totals, and
+// the mapping file that codegen consumes.
 #include <fmt/format.h>
 
+#include <array>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -14,6 +18,7 @@
 #include "mapper/cost_model.hpp"
 #include "spec/mapping_file.hpp"
 #include "mapper/report_json.hpp"
+#include "mapper/rule_loss.hpp"
 #include "mapper/search.hpp"
 #include "spec/spec_loader.hpp"
 
@@ -28,6 +33,7 @@ struct MapOptions {
   int top = 5;
   int threads = 0;
   std::string tile;
+  std::string prune;
   std::string json;
   std::string csv;
   std::string output;
@@ -50,6 +56,13 @@ int run_map(const MapOptions& options) {
   const spec::Network network = spec::load_workload(options.workload);
   const std::vector<spec::Layer> layers = select_layers(network, options.workload, options.layer);
   const auto objective = mapper::parse_objective(options.objective);
+  mapper::RuleSet prune;
+  if (!options.prune.empty()) {
+    std::string error;
+    const auto rules = mapper::parse_rules(options.prune, error);
+    if (!rules) throw spec::SpecError({"command line", 0, 0}, "--prune", error);
+    prune = *rules;
+  }
   std::optional<spec::Tile> fixed_tile;
   if (!options.tile.empty()) {
     fixed_tile = spec::parse_tile(options.tile);
@@ -76,31 +89,52 @@ int run_map(const MapOptions& options) {
   double best_cycles = 0, best_energy = 0, baseline_cycles = 0, baseline_energy = 0;
   bool every_layer_has_baseline = true;
 
-  fmt::print("mapping workload '{}' on '{}' ({} MS, dn_bw {}, rn_bw {}), objective {}\n", network.name,
-             hardware.name, hardware.num_ms, hardware.dn_bw, hardware.rn_bw, options.objective);
+  fmt::print("mapping workload '{}' on '{}' ({} MS, dn_bw {}, rn_bw {}), objective {}, space: {}\n", network.name,
+             hardware.name, hardware.num_ms, hardware.dn_bw, hardware.rn_bw, options.objective,
+             prune.empty() ? std::string("raw Eq. 1 (no pruning)") : "pruned by " + prune.names());
+  // Networks repeat layer shapes (ResNet-50: 54 layers, 24 shapes); the model sees only the shape, so a shape is
+  // searched once and its result reused.
+  using ShapeKey = std::array<std::int64_t, 10>;
+  std::map<ShapeKey, std::pair<std::string, mapper::SearchResult>> searched;
   for (const spec::Layer& layer : layers) {
     mapper::SearchResult result;
+    std::string same_as;
     if (fixed_tile) {
       if (const auto violation = spec::tile_violation(layer, hardware, *fixed_tile)) {
         throw spec::SpecError({"command line", 0, 0}, "--tile", *violation);
       }
       result.best = {mapper::evaluate(layer, hardware, *fixed_tile)};
+      codegen::refine_with_exact_traffic(result.best.front(), layer, hardware);
       result.evaluated = 1;
       if (const auto baseline = spec::baseline_tile(layer, hardware)) {
         result.baseline = mapper::evaluate(layer, hardware, *baseline);
+        codegen::refine_with_exact_traffic(*result.baseline, layer, hardware);
       }
     } else {
-      if (const auto reason = mapper::unmappable_reason(layer, hardware)) {
+      if (const auto reason = mapper::unmappable_reason(layer, hardware, prune)) {
         throw spec::SpecError({options.workload, 0, 0}, "layers." + layer.name, *reason);
       }
-      result = mapper::search(layer, hardware, {*objective, options.top, options.threads});
+      // Ranked by the model with exact DN/RN traffic, so what is shown is what was ranked.
+      const ShapeKey key{static_cast<std::int64_t>(layer.type), layer.N, layer.K, layer.C, layer.R, layer.S,
+                         layer.X, layer.Y, layer.stride, layer.padding};
+      if (const auto found = searched.find(key); found != searched.end()) {
+        same_as = found->second.first;
+        result = found->second.second;
+      } else {
+        mapper::SearchOptions search{*objective, options.top, options.threads, prune, {}};
+        search.exact = codegen::exact_traffic_for(layer, hardware);
+        result = mapper::search(layer, hardware, search);
+        searched.emplace(key, std::make_pair(layer.name, result));
+      }
     }
-    // The search ranked with the model's traffic estimates; what is shown uses the exact DN/RN traffic.
-    for (spec::CostReport& report : result.best) codegen::refine_with_exact_traffic(report, layer, hardware);
-    if (result.baseline) codegen::refine_with_exact_traffic(*result.baseline, layer, hardware);
-    fmt::print("\nlayer {} ({} K={} C={} R={} S={} X'={} Y'={} stride {}; {} MACs): {} tiles costed in {:.1f} ms\n",
-               layer.name, spec::to_string(layer.type), layer.K, layer.C, layer.R, layer.S, layer.output_x(),
-               layer.output_y(), layer.stride, layer.macs(), result.evaluated, result.seconds * 1000);
+    fmt::print("\nlayer {} ({} K={} C={} R={} S={} X'={} Y'={} stride {}; {} MACs): ", layer.name,
+               spec::to_string(layer.type), layer.K, layer.C, layer.R, layer.S, layer.output_x(), layer.output_y(),
+               layer.stride, layer.macs());
+    if (same_as.empty())
+      fmt::print("{} tiles costed, {} with exact traffic, in {:.1f} ms\n", result.evaluated, result.exact_evaluations,
+                 result.seconds * 1000);
+    else
+      fmt::print("same shape as layer {}, its search reused\n", same_as);
     print_header();
     for (std::size_t rank = 0; rank < result.best.size(); ++rank) {
       print_row(fmt::format("#{}", rank + 1), result.best[rank]);
@@ -108,7 +142,11 @@ int run_map(const MapOptions& options) {
     }
     const spec::CostReport& best = result.best.front();
     nlohmann::json entry = {{"layer", layer.name}, {"macs", layer.macs()}, {"evaluated", result.evaluated},
-                            {"search_seconds", result.seconds}, {"best", nlohmann::json::array()}};
+                            {"exact_traffic_evaluations", result.exact_evaluations},
+                            {"search_seconds", same_as.empty() ? result.seconds : 0.0},
+                            {"same_shape_as", same_as.empty() ? nlohmann::json(nullptr) : nlohmann::json(same_as)},
+                            {"prune", prune.names()},
+                            {"best", nlohmann::json::array()}};
     for (const auto& report : result.best) entry["best"].push_back(mapper::to_json(report));
     if (result.baseline) {
       print_row("baseline", *result.baseline);
@@ -122,6 +160,13 @@ int run_map(const MapOptions& options) {
     } else {
       every_layer_has_baseline = false;
       fmt::print("  baseline (T_R,T_S,1,T_K,1,1,1) does not fit: R·S = {} > num_ms\n", layer.R * layer.S);
+    }
+    if (result.rule_losses_known && !fixed_tile) {
+      const auto losses = mapper::rule_losses(result, layer, hardware, *objective);
+      fmt::print("{}", mapper::format_rule_losses(losses, *objective));
+      entry["rule_losses"] = mapper::to_json(losses);
+    } else {
+      entry["rule_losses"] = nullptr;  // needs the raw search: not with --prune or --tile
     }
     best_cycles += best.cycles.total;
     best_energy += best.energy_pj.total;
@@ -144,7 +189,8 @@ int run_map(const MapOptions& options) {
   fmt::print("\nmapping file: {}\n", output);
   if (!options.json.empty()) {
     const nlohmann::json document = {{"hardware", hardware.name}, {"workload", network.name},
-                                     {"objective", options.objective}, {"layers", json_layers},
+                                     {"objective", options.objective}, {"prune", prune.names()},
+                                     {"layers", json_layers},
                                      {"total_cycles", best_cycles}, {"total_energy_pj", best_energy}};
     // Names come from the YAML as bytes: any that are not UTF-8 are written as U+FFFD rather than throwing.
     spec::write_file_atomically(options.json,
@@ -173,6 +219,9 @@ void add_map_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   command->add_option("--threads", options->threads, "search threads (0 = all)")->check(CLI::Range(0, 1024));
+  command->add_option("--prune", options->prune,
+                      "search only the space these pruning rules leave (comma-separated: edge-divisibility, "
+                      "inference-batch, reduced-convolution, partial-sum-bound, or all; default: none)");
   command->add_option("--tile", options->tile, "cost this tile instead of searching: T_R,T_S,T_C,T_K,T_N,T_X',T_Y'");
   command->add_option("--json", options->json, "write all results as JSON to this file");
   command->add_option("--csv", options->csv, "write all results as CSV to this file");

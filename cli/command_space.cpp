@@ -1,5 +1,6 @@
-// `maeri space --hardware H --workload W [--layer L]`: the exact size of each layer's tile space,
-// raw and after each mRNA pruning rule in turn.
+// `maeri space --hardware H --workload W [--layer L] [--objective O] [--prune RULES]`: the exact size of each
+// layer's tile space, raw, under each mRNA pruning rule alone and under the chosen rules together, and what each
+// rule alone would lose against the raw optimum (one exact raw search per layer).
 #include <fmt/format.h>
 
 #include <chrono>
@@ -8,8 +9,11 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/layer_selection.hpp"
-#include "spec/spec_loader.hpp"
+#include "codegen/exact_traffic.hpp"
+#include "mapper/rule_loss.hpp"
+#include "mapper/search.hpp"
 #include "mapper/tile_space.hpp"
+#include "spec/spec_loader.hpp"
 
 namespace maeri::cli {
 namespace {
@@ -18,11 +22,18 @@ struct SpaceOptions {
   std::string hardware;
   std::string workload;
   std::string layer;
+  std::string objective = "runtime";
+  std::string prune = "all";
+  int threads = 0;
 };
 
 int run_space(const SpaceOptions& options) {
   const spec::Hardware hardware = spec::load_hardware(options.hardware);
   const spec::Network network = spec::load_workload(options.workload);
+  const mapper::Objective objective = *mapper::parse_objective(options.objective);
+  std::string error;
+  const auto prune = mapper::parse_rules(options.prune, error);
+  if (!prune) throw spec::SpecError({"command line", 0, 0}, "--prune", error);
   fmt::print("tile space on '{}' ({} multiplier switches): tiles with 1 <= T_d <= dim_d and "
              "T_R·T_S·T_C·T_K·T_N·T_X'·T_Y' <= {} (Eq. 1)\n",
              hardware.name, hardware.num_ms, hardware.num_ms);
@@ -30,18 +41,32 @@ int run_space(const SpaceOptions& options) {
     fmt::print("\nlayer {} ({} N={} K={} C={} R={} S={} X'={} Y'={} stride={})\n", layer.name,
                spec::to_string(layer.type), layer.N, layer.K, layer.C, layer.R, layer.S, layer.output_x(),
                layer.output_y(), layer.stride);
-    for (int rules = 0; rules <= mapper::kNumPruningRules; ++rules) {
+    const auto count = [&](mapper::RuleSet rules, double& ms) {
       const auto start = std::chrono::steady_clock::now();
       const std::uint64_t size = mapper::TileSpace(layer, hardware, rules).count();
-      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-      if (rules == 0) {
-        fmt::print("  {:<22} {:>14}   ({:.2f} ms)\n", "raw space", size, ms);
-      } else {
-        const auto rule = static_cast<mapper::PruningRule>(rules - 1);
-        fmt::print("  + {:<20} {:>14}   ({:.2f} ms)  {}\n", mapper::rule_name(rule), size, ms,
-                   mapper::rule_description(rule));
-      }
+      ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      return size;
+    };
+    double ms = 0;
+    const std::uint64_t raw = count({}, ms);
+    fmt::print("  {:<26} {:>14}   ({:.2f} ms)\n", "raw space (default search)", raw, ms);
+    for (const mapper::PruningRule rule : mapper::kPruningRules) {
+      const std::uint64_t size = count(mapper::RuleSet::only(rule), ms);
+      fmt::print("  {:<26} {:>14}   ({:.2f} ms)  {}\n", fmt::format("{} alone", mapper::rule_name(rule)), size, ms,
+                 mapper::rule_description(rule));
     }
+    if (!prune->empty()) {
+      const std::uint64_t size = count(*prune, ms);
+      fmt::print("  {:<26} {:>14}   ({:.2f} ms)  --prune {}\n", "chosen rules together", size, ms, prune->names());
+    }
+    // The loss of each rule needs the raw optimum and each rule's optimum: one exact raw search.
+    mapper::SearchOptions search{objective, 1, options.threads, {}, {}};
+    search.exact = codegen::exact_traffic_for(layer, hardware);
+    const mapper::SearchResult result = mapper::search(layer, hardware, search);
+    fmt::print("  raw optimum ({}): ({}), {:.0f} cycles, {:.1f} nJ ({:.1f} ms)\n", options.objective,
+               spec::to_compact_string(result.best.front().tile), result.best.front().cycles.total,
+               result.best.front().energy_pj.total / 1000.0, result.seconds * 1000);
+    fmt::print("{}", mapper::format_rule_losses(mapper::rule_losses(result, layer, hardware, objective), objective));
   }
   return kExitOk;
 }
@@ -50,10 +75,17 @@ int run_space(const SpaceOptions& options) {
 
 void add_space_command(CLI::App& app, Action& action) {
   auto options = std::make_shared<SpaceOptions>();
-  CLI::App* command = app.add_subcommand("space", "Count each layer's tile space, raw and after each pruning rule");
+  CLI::App* command = app.add_subcommand("space", "Count each layer's tile space, raw and under each pruning rule, and what each rule would lose");
   command->add_option("--hardware", options->hardware, "hardware YAML")->required();
   command->add_option("--workload", options->workload, "workload YAML")->required();
   command->add_option("--layer", options->layer, "only this layer (by name)");
+  command->add_option("--objective", options->objective, "objective of the per-rule loss: runtime, energy or edp")
+      ->check(CLI::IsMember({"runtime", "energy", "edp"}))
+      ->capture_default_str();
+  command->add_option("--prune", options->prune,
+                      "also count the space these rules leave together (comma-separated rule names, all or none)")
+      ->capture_default_str();
+  command->add_option("--threads", options->threads, "search threads (0 = all)")->check(CLI::Range(0, 1024));
   command->footer("Example: maeri space --hardware configs/hardware/maeri-512.yaml "
                   "--workload configs/workloads/mrna-table2.yaml");
   command->callback([options, &action] { action = [options] { return run_space(*options); }; });

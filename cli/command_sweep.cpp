@@ -111,9 +111,7 @@ int run_sweep(const SweepOptions& options) {
   spec::ProgressBar progress("sweep", static_cast<std::int64_t>(points.size()));
   mapper::evaluate_design_points(
       points, network, *objective,
-      [](spec::CostReport& report, const spec::Layer& layer, const spec::Hardware& hardware) {
-        codegen::refine_with_exact_traffic(report, layer, hardware);  // the numbers `maeri map` shows
-      },
+      codegen::exact_traffic_for,  // ranked and reported with exact DN/RN traffic, as `maeri map` does
       [&](std::size_t done) { progress.set_done(static_cast<std::int64_t>(done)); });
   progress.clear();
 

@@ -20,7 +20,7 @@ std::vector<DnElement> phase_weights(const LayerProgram& program, const WeightPh
                 s = phase.s0 + el.s;
       DnElement& element = elements[{k, c, r, s}];
       element.source = ((std::int64_t(k) * C + c) * R + r) * S + s;
-      element.value = weights[size_t(element.source)];
+      element.value = weights.empty() ? 0 : weights[size_t(element.source)];  // empty: traffic only
       element.destinations.push_back(int(v) * size + e);
     }
   std::vector<DnElement> list;
@@ -53,7 +53,7 @@ StepElements step_inputs(const LayerProgram& program, const WeightPhase& phase, 
       const int row = xo * stride + phase.r0 + el.r - pad, col = yo * stride + phase.s0 + el.s - pad;
       DnElement& element = elements[{n, c, row, col}];
       const bool inside = row >= 0 && row < X && col >= 0 && col < Y;
-      element.value = inside ? input[size_t(((n * C + c) * X + row) * Y + col)] : 0;  // zero padding
+      element.value = inside && !input.empty() ? input[size_t(((n * C + c) * X + row) * Y + col)] : 0;  // zero padding
       element.source = ((std::int64_t(n) * C + c) * (X + 2 * pad) + row + pad) * (Y + 2 * pad) + col + pad;
       element.destinations.push_back(ms);
     }

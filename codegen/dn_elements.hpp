@@ -23,7 +23,8 @@ struct StepElements {
   std::vector<bool> used_vns;     // VNs whose result belongs to an output
 };
 
-// input [N][C][X][Y], weights [K][C][R][S] as in LayerTensors.
+// input [N][C][X][Y], weights [K][C][R][S] as in LayerTensors; an empty tensor gives every element the value 0
+// (for counting traffic without data).
 std::vector<DnElement> phase_weights(const LayerProgram& program, const WeightPhase& phase,
                                      const std::vector<std::int64_t>& weights);
 StepElements step_inputs(const LayerProgram& program, const WeightPhase& phase, const StepOrigin& step,

@@ -1,10 +1,12 @@
-// Exact traffic by kinds of steps (see exact_traffic.hpp).
+// Exact traffic by phase shapes and kinds of steps (see exact_traffic.hpp).
 #include "codegen/exact_traffic.hpp"
 
+#include <stdexcept>
 #include <vector>
 
 #include "codegen/dn_elements.hpp"
 #include "codegen/dn_traffic.hpp"
+#include "codegen/layer_program.hpp"
 #include "codegen/reduction_reference.hpp"
 #include "mapper/cost_model.hpp"
 
@@ -24,81 +26,111 @@ StepTraffic traffic_of(const std::vector<DnElement>& elements, int num_ms, int d
   return traffic;
 }
 
-// The tiles of one dimension as (used size, count, origin of one such tile): full tiles, then the ragged one.
+// The tiles of one dimension as (used size, count, origin of the first such tile): full tiles, then the ragged one.
 struct TileKind {
   int used;
   std::int64_t count;
   int origin;
 };
-std::vector<TileKind> tiles_of(std::int64_t extent, int tile) {
+std::vector<TileKind> tiles_of(std::int64_t extent, std::int64_t tile) {
   std::vector<TileKind> kinds;
-  if (extent / tile > 0) kinds.push_back({tile, extent / tile, 0});
+  if (extent / tile > 0) kinds.push_back({int(tile), extent / tile, 0});
   if (extent % tile) kinds.push_back({int(extent % tile), 1, int(extent / tile * tile)});
   return kinds;
 }
 
+// Traffic of all phases of one shape: `phases` of them, each like `phase` (whose configuration is the only one
+// in `program`).
+void add_shape(const LayerProgram& program, const WeightPhase& phase, std::int64_t phases, int dn_bw,
+               ExactTraffic& total) {
+  const spec::Layer& layer = program.layer;
+  const PhaseConfiguration& configuration = program.configurations.front();
+  const PhaseShape& shape = configuration.placement.shape;
+  const bool forwarding = phase_forwards(layer, program.tile, shape);
+  const int num_ms = program.num_ms;
+  const StepTraffic weights = traffic_of(phase_weights(program, phase, {}), num_ms, dn_bw);
+
+  // Steps by kind: used N/X'/Y' replicas, and whether the step forwards (Y' tiles after the first of a row).
+  std::int64_t steps = 0;
+  StepTraffic streamed;
+  const auto y_kinds = tiles_of(layer.output_y(), shape.t_y);
+  for (const TileKind& n : tiles_of(layer.N, shape.t_n))
+    for (const TileKind& x : tiles_of(layer.output_x(), shape.t_x))
+      for (const TileKind& y : y_kinds) {
+        // Of the y.count tiles of this kind, the one at Y' origin 0 (if any) loads full windows.
+        const std::int64_t first = y.origin == 0 ? 1 : 0;
+        const std::pair<std::int64_t, bool> kinds[] = {{first, false}, {y.count - first, forwarding}};
+        for (const auto& [count, forward] : kinds) {
+          if (count == 0) continue;
+          // A representative step of this kind: a forwarding full tile sits at origin t_Y'.
+          const int y0 = forward && y.origin == 0 ? shape.t_y : y.origin;
+          const StepElements elements = step_inputs(program, phase, {n.origin, x.origin, y0, forward}, {});
+          const StepTraffic one = traffic_of(elements.inputs, num_ms, dn_bw);
+          const std::int64_t times = n.count * x.count * count;
+          streamed.elements += times * one.elements;
+          streamed.traversals += times * one.traversals;
+          steps += times;
+        }
+      }
+  const std::vector<std::int64_t> zeros(size_t(num_ms), 0);
+  const ReductionOutcome reduction = evaluate_reduction(configuration.reduction.config, zeros, 32);
+  total.dn_elements += phases * (weights.elements + streamed.elements);
+  total.dn_traversals += phases * (weights.traversals + streamed.traversals);
+  total.rn_traversals += phases * steps * reduction.traversals;
+  total.fabric_results += phases * steps * std::int64_t(reduction.vn_results.size());
+}
+
 }  // namespace
 
-ExactTraffic exact_traffic(const LayerProgram& program, const spec::Hardware& hardware) {
+ExactTraffic exact_traffic(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile) {
+  using namespace spec;
+  if (const auto violation = tile_violation(layer, hardware, tile)) throw std::invalid_argument(*violation);
   ExactTraffic total;
-  const spec::Layer& layer = program.layer;
-  // Traffic does not depend on the values: zero tensors stand in for the data.
-  const std::vector<std::int64_t> zero_input(size_t(layer.input_elements()), 0);
-  const std::vector<std::int64_t> zero_weights(size_t(layer.weight_elements()), 0);
-  std::vector<std::int64_t> phases_of(program.configurations.size(), 0);
-  std::vector<const WeightPhase*> example_of(program.configurations.size(), nullptr);
-  for (const WeightPhase& phase : program.phases) {
-    phases_of[size_t(phase.configuration)] += 1;
-    if (!example_of[size_t(phase.configuration)]) example_of[size_t(phase.configuration)] = &phase;
-  }
-  const int num_ms = program.num_ms, dn_bw = int(hardware.dn_bw);
-
-  for (size_t c = 0; c < program.configurations.size(); ++c) {
-    if (phases_of[c] == 0) continue;
-    const WeightPhase& phase = *example_of[c];
-    const PhaseShape& shape = program.configurations[c].placement.shape;
-    const bool forwarding = program.forwarding && shape.t_s > 1;
-    const StepTraffic weights = traffic_of(phase_weights(program, phase, zero_weights), num_ms, dn_bw);
-
-    // Steps by kind: used N/X'/Y' replicas, and whether the step forwards (Y' tiles after the first of a row).
-    std::int64_t steps = 0;
-    StepTraffic streamed;
-    const auto y_kinds = tiles_of(layer.output_y(), shape.t_y);
-    for (const TileKind& n : tiles_of(layer.N, shape.t_n))
-      for (const TileKind& x : tiles_of(layer.output_x(), shape.t_x))
-        for (const TileKind& y : y_kinds) {
-          // Of the y.count tiles of this kind, the one at Y' origin 0 (if any) loads full windows.
-          const std::int64_t first = y.origin == 0 ? 1 : 0;
-          const std::pair<std::int64_t, bool> kinds[] = {{first, false}, {y.count - first, forwarding}};
-          for (const auto& [count, forward] : kinds) {
-            if (count == 0) continue;
-            // A representative step of this kind: a forwarding full tile sits at origin t_Y'.
-            const int y0 = forward && y.origin == 0 ? shape.t_y : y.origin;
-            const StepElements elements = step_inputs(program, phase, {n.origin, x.origin, y0, forward}, zero_input);
-            const StepTraffic one = traffic_of(elements.inputs, num_ms, dn_bw);
-            const std::int64_t times = n.count * x.count * count;
-            streamed.elements += times * one.elements;
-            streamed.traversals += times * one.traversals;
-            steps += times;
-          }
+  LayerProgram program;  // one configuration and one phase at a time: never the layer's phases or steps
+  program.layer = layer;
+  program.tile = tile;
+  program.num_ms = int(hardware.num_ms);
+  program.forwarding = uses_mn_forwarding(layer, tile);
+  // The phase shapes in the order of layer_program.cpp's loop nest; each (full or ragged in R, S, C, K) occurs
+  // count_R·count_S·count_C·count_K times, and its traffic does not depend on where the phase's slice starts.
+  for (const TileKind& r : tiles_of(layer.R, tile[kDimR]))
+    for (const TileKind& s : tiles_of(layer.S, tile[kDimS]))
+      for (const TileKind& c : tiles_of(layer.C, tile[kDimC]))
+        for (const TileKind& k : tiles_of(layer.K, tile[kDimK])) {
+          PhaseShape shape;
+          shape.t_r = r.used;
+          shape.t_s = s.used;
+          shape.t_c = c.used;
+          shape.t_k = k.used;
+          shape.t_n = int(tile[kDimN]);
+          shape.t_x = int(tile[kDimX]);
+          shape.t_y = int(tile[kDimY]);
+          PhaseConfiguration configuration;
+          configuration.placement = place_tile(program.num_ms, shape, phase_forwards(layer, tile, shape));
+          configuration.reduction = compile_fabric(configuration.placement.layout, configuration.placement.take_forward);
+          program.configurations.assign(1, std::move(configuration));
+          WeightPhase phase;
+          phase.configuration = 0;
+          phase.r0 = r.origin;
+          phase.s0 = s.origin;
+          phase.c0 = c.origin;
+          phase.k0 = k.origin;
+          add_shape(program, phase, r.count * s.count * c.count * k.count, int(hardware.dn_bw), total);
         }
-    const std::vector<std::int64_t> zeros(size_t(num_ms), 0);
-    const ReductionOutcome reduction = evaluate_reduction(program.configurations[c].reduction.config, zeros, 32);
-    total.dn_elements += phases_of[c] * (weights.elements + streamed.elements);
-    total.dn_traversals += phases_of[c] * (weights.traversals + streamed.traversals);
-    total.rn_traversals += phases_of[c] * steps * reduction.traversals;
-    total.fabric_results += phases_of[c] * steps * std::int64_t(reduction.vn_results.size());
-  }
   return total;
 }
 
-void refine_with_exact_traffic(spec::CostReport& report, const spec::Layer& layer,
-                               const spec::Hardware& hardware) {
-  const LayerProgram program = plan_layer(layer, hardware, report.tile, PlanDetail::PhasesOnly);
-  const ExactTraffic traffic = exact_traffic(program, hardware);
-  report.counts.dn_hops = traffic.dn_traversals;
-  report.counts.rn_hops = traffic.rn_traversals;
-  report.energy_pj = mapper::energy_of(report.counts, hardware.energy_pj);
+void refine_with_exact_traffic(spec::CostReport& report, const spec::Layer& layer, const spec::Hardware& hardware) {
+  const ExactTraffic traffic = exact_traffic(layer, hardware, report.tile);
+  mapper::set_traffic(report, traffic.dn_traversals, traffic.rn_traversals, hardware);
+}
+
+}  // namespace maeri::codegen
+
+namespace maeri::codegen {
+
+mapper::ExactTraffic exact_traffic_for(const spec::Layer& layer, const spec::Hardware& hardware) {
+  return [&layer, &hardware](spec::CostReport& report) { refine_with_exact_traffic(report, layer, hardware); };
 }
 
 }  // namespace maeri::codegen

@@ -1,13 +1,18 @@
-// Exact DN and RN traffic of a layer program, without executing it on data: the destination sets of one step
-// of each kind (configuration × used N/X'/Y' replicas × forwarding) are built once and multiplied by how often
-// that kind of step occurs. It gives the same DN/RN traversal counts as the functional model and the RTL
-// counters, fast enough to refine the analytical model's estimates for the mappings a user looks at.
+// Exact DN and RN traffic of a mapping, without building its program or touching data: for each phase shape
+// (full or ragged in each of R, S, C, K; at most 16) the placement and ART words are built once, the destination
+// sets of one step of each kind (used N/X'/Y' replicas × forwarding) are counted with the RTL's rules, and each
+// is multiplied by how often it occurs. Memory is O(num_ms), whatever the layer size. It gives the same DN/RN
+// traversal counts as the functional model and the RTL counters; the search uses it through
+// refine_with_exact_traffic for the tiles its lower bounds cannot rule out (docs/model.md, "Exact traffic").
 #pragma once
 
 #include <cstdint>
 
-#include "codegen/layer_program.hpp"
+#include "mapper/search.hpp"
 #include "spec/cost_report.hpp"
+#include "spec/hardware.hpp"
+#include "spec/layer.hpp"
+#include "spec/tile.hpp"
 
 namespace maeri::codegen {
 
@@ -18,12 +23,15 @@ struct ExactTraffic {
   std::int64_t fabric_results = 0;  // results on the output lanes (every configured VN, every step)
 };
 
-ExactTraffic exact_traffic(const LayerProgram& program, const spec::Hardware& hardware);
+// The tile must be legal (throws std::invalid_argument otherwise).
+ExactTraffic exact_traffic(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile);
 
 // Replaces the analytical model's DN/RN traversal estimates (dn_hops, rn_hops) in `report` by the exact
-// counts of the mapping's program and recomputes the energy. The search ranks with the estimates (they cost
-// nothing per tile); reports and cross-checks use this for the mappings they show.
-void refine_with_exact_traffic(spec::CostReport& report, const spec::Layer& layer,
-                               const spec::Hardware& hardware);
+// counts of the mapping and recomputes the energy.
+void refine_with_exact_traffic(spec::CostReport& report, const spec::Layer& layer, const spec::Hardware& hardware);
+
+// refine_with_exact_traffic for this layer, as the search's SearchOptions::exact (so the search ranks by exact
+// traffic). The layer and hardware must outlive the search.
+mapper::ExactTraffic exact_traffic_for(const spec::Layer& layer, const spec::Hardware& hardware);
 
 }  // namespace maeri::codegen

@@ -38,12 +38,54 @@ double multicast_hops(double fanout, int levels) {
   return (fanout - 1) + fanout * (levels - shared_levels);
 }
 
+// Lower bound of the DN traversals of `elements` elements that have `destinations` destinations in all
+// (docs/model.md, "Exact traffic"): at a level l at or above the conversion level c, an element with f
+// destinations enters at least max(1, ceil(f / 2^(L-l))) switches (a level-l switch covers 2^(L-l) leaves), and
+// the sum over elements of max(1, ceil(f/B)) is at least max(elements, ceil(destinations / B)); below c every
+// destination counts once per level, exactly.
+std::int64_t dn_traversal_lower_bound(std::int64_t elements, std::int64_t destinations, int levels,
+                                      int conversion_level) {
+  const int switch_levels = conversion_level < levels ? conversion_level + 1 : levels;
+  std::int64_t total = static_cast<std::int64_t>(levels - switch_levels) * destinations;
+  for (int level = 0; level < switch_levels; ++level) {
+    const int shift = levels - level;  // ceil(destinations / 2^shift) by shifts: this runs for every tile
+    total += std::max(elements, (destinations + (std::int64_t(1) << shift) - 1) >> shift);
+  }
+  return total;
+}
+
+// Lower bound of the RN traversals of one VN of V multiplier switches: its V products enter the leaf adders,
+// which are at least ceil(V/2); all but the one that emits the sum send their token on (up or over a link),
+// and each send enters another adder.
+std::int64_t rn_traversal_lower_bound(std::int64_t vn_size) {
+  return vn_size + std::max<std::int64_t>(0, spec::ceil_div(vn_size, std::int64_t(2)) - 1);
+}
+
+// ceil(x / d) for one divisor used for every step kind of every tile: the bandwidths are powers of two
+// (docs/hardware-spec.md), so a shift replaces the division that would otherwise dominate the search's time.
+class CeilDivider {
+ public:
+  explicit CeilDivider(std::int64_t divisor) : divisor_(divisor) {
+    if (divisor > 0 && (divisor & (divisor - 1)) == 0)
+      while ((std::int64_t(1) << shift_) < divisor) ++shift_;
+    else
+      shift_ = -1;
+  }
+  std::int64_t operator()(std::int64_t x) const {
+    return shift_ >= 0 ? (x + divisor_ - 1) >> shift_ : spec::ceil_div(x, divisor_);
+  }
+
+ private:
+  std::int64_t divisor_;
+  int shift_ = 0;
+};
+
 // Runs of equal phase shapes in the program's phase order (R, S, C, K tiles, outer to inner). A phase's shape
 // is the set of dimensions in which it is the ragged edge tile (bit d for R, S, C, K); every run is one fabric
 // configuration. Built from the innermost dimension outwards: n copies of an inner sequence Q under the same
 // outer flag merge their boundary runs exactly when Q starts and ends with the same shape.
 struct ShapeRuns {
-  std::array<std::int64_t, 16> runs{};  // runs per shape
+  std::array<std::int64_t, 16> runs;  // runs per shape (shape_runs sets the entries it uses)
   std::int64_t total() const {
     std::int64_t sum = 0;
     for (std::int64_t r : runs) sum += r;
@@ -54,6 +96,7 @@ struct ShapeRuns {
 ShapeRuns shape_runs(const DimParts* parts) {
   const int dims[] = {spec::kDimR, spec::kDimS, spec::kDimC, spec::kDimK};
   ShapeRuns inner;
+  inner.runs.fill(0);
   inner.runs[0] = 1;  // the empty inner sequence: one phase, no flags
   if (parts[spec::kDimR].parts == 1 && parts[spec::kDimS].parts == 1 && parts[spec::kDimC].parts == 1 && parts[spec::kDimK].parts == 1)
     return inner;  // no ragged tile: a single configuration (the common case in the search)
@@ -62,9 +105,11 @@ ShapeRuns shape_runs(const DimParts* parts) {
     const DimParts& d = parts[dims[i]];
     const std::int64_t full = d.count[0], edge = d.parts == 2 ? 1 : 0;
     const int bit = 1 << i;
+    // Shapes of the inner sequence only have bits above i (multiples of 2·bit); the outer ones bits from i up
+    // (multiples of bit). Only those entries are touched: this runs for every ragged tile of the search.
     ShapeRuns outer;
-    for (int shape = 0; shape < 16; ++shape) {
-      if (inner.runs[size_t(shape)] == 0) continue;
+    for (int shape = 0; shape < 16; shape += bit) outer.runs[size_t(shape)] = 0;
+    for (int shape = 0; shape < 16; shape += 2 * bit) {
       outer.runs[size_t(shape)] += full * inner.runs[size_t(shape)];
       outer.runs[size_t(shape | bit)] += edge * inner.runs[size_t(shape)];
     }
@@ -80,6 +125,7 @@ ShapeRuns shape_runs(const DimParts* parts) {
 struct LoopNestTotals {
   double dn_hops = 0;                  // the multicast estimate, rounded once at the end
   double active_ms_steps = 0;          // Σ over steps of active multiplier switches (Eq. 3)
+  TrafficLowerBounds lower_bounds;     // of the exact DN/RN traversals
   std::int64_t drain_lane_cycles = 0;  // extra output-lane cycles of each configuration run's last step
   // The program's last weight phase (edge tile in R, S, C and K): its streaming cycles and its results, which
   // all go back to DRAM while it runs (docs/model.md, "Memory timing").
@@ -91,9 +137,12 @@ struct LoopNestTotals {
 // weight-load and phase-overlap terms of "Cycles", and "Activity counts": walks every combination of full and
 // edge tile sizes with its multiplicity.
 LoopNestTotals cost_loop_nest(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
-                              const DimParts* parts, const ShapeRuns& runs, spec::CostReport& report) {
+                              const DimParts* parts, const ShapeRuns& runs, spec::CostReport& report,
+                              bool estimate_traffic) {
   const auto extents = spec::layer_extents(layer);
   const int levels = spec::ceil_log2(hardware.num_ms);
+  const int conversion_level = spec::dn_conversion_level(hardware.num_ms, hardware.dn_bw);
+  const CeilDivider per_dn_beat(hardware.dn_bw), per_rn_beat(hardware.rn_bw);
   const std::int64_t stride = layer.stride;
   const std::int64_t y_steps_per_row = spec::ceil_div(extents[spec::kDimY], tile[spec::kDimY]);
   const std::int64_t weight_replicas = tile[spec::kDimN] * tile[spec::kDimX] * tile[spec::kDimY];
@@ -123,17 +172,17 @@ LoopNestTotals cost_loop_nest(const spec::Layer& layer, const spec::Hardware& ha
                                   ic == parts[spec::kDimC].parts - 1 && ik == parts[spec::kDimK].parts - 1;
     const double streaming_before = cycles.streaming;
     const std::int64_t results_before = counts.vn_results;
-    const std::int64_t weight_beats = spec::ceil_div(unique_weights, hardware.dn_bw);
+    const std::int64_t weight_beats = per_dn_beat(unique_weights);
     cycles.weight_load += static_cast<double>(phases * weight_beats);
     {
       // Overlap at phase boundaries (docs/model.md, "Cycles"): the next phase's weight beats go out while the
       // collector's fire spacing holds the next fire back, and the first fire after a (re)configuration does
       // not wait at all. The first step of a phase uses the first N, X', Y' tiles with full windows.
-      const std::int64_t spacing = spec::ceil_div(t_k * weight_replicas, hardware.rn_bw);
+      const std::int64_t spacing = per_rn_beat(t_k * weight_replicas);
       const std::int64_t first_inputs =
           parts[spec::kDimN].size[0] * t_c * window_span(parts[spec::kDimX].size[0], t_r, stride) *
           window_span(parts[spec::kDimY].size[0], t_s, stride);
-      const std::int64_t first_beats = std::max<std::int64_t>(spec::ceil_div(first_inputs, hardware.dn_bw), 1);
+      const std::int64_t first_beats = std::max<std::int64_t>(per_dn_beat(first_inputs), 1);
       const std::int64_t after_phase = weight_beats + std::max(first_beats, spacing) -
                                        std::max(weight_beats + first_beats, spacing);
       const std::int64_t after_configuration = std::max(first_beats, spacing) - first_beats;
@@ -145,8 +194,12 @@ LoopNestTotals cost_loop_nest(const spec::Layer& layer, const spec::Hardware& ha
     }
     counts.sdm_weight_reads += phases * unique_weights;
     counts.mn_weight_loads += phases * unique_weights * weight_replicas;
-    dn_hops += static_cast<double>(phases * unique_weights) *
-               multicast_hops(static_cast<double>(weight_replicas), levels);
+    if (estimate_traffic)
+      dn_hops += static_cast<double>(phases * unique_weights) *
+                 multicast_hops(static_cast<double>(weight_replicas), levels);
+    totals.lower_bounds.dn_hops +=
+        phases * dn_traversal_lower_bound(unique_weights, unique_weights * weight_replicas, levels,
+                                          conversion_level);
 
     for (int in = 0; in < parts[spec::kDimN].parts; ++in)
     for (int ix = 0; ix < parts[spec::kDimX].parts; ++ix)
@@ -171,12 +224,12 @@ LoopNestTotals cost_loop_nest(const spec::Layer& layer, const spec::Hardware& ha
       const std::int64_t shifted_inputs = t_n * t_c * rows;
       const std::int64_t forwarded_operands = active_vns * t_r * (t_s - 1) * t_c;
       const std::int64_t forwarding_switches = configured_vns * t_r * (t_s - 1) * t_c;
-      const std::int64_t rn_cycles = spec::ceil_div(configured_vns, hardware.rn_bw);
+      const std::int64_t rn_cycles = per_rn_beat(configured_vns);
 
       const auto cost_steps = [&](std::int64_t count, std::int64_t inputs, std::int64_t forwarded,
                                   std::int64_t forwarding_now) {
         if (count == 0) return;
-        const std::int64_t dn_cycles = spec::ceil_div(inputs, hardware.dn_bw);
+        const std::int64_t dn_cycles = per_dn_beat(inputs);
         const std::int64_t step_cycles = std::max<std::int64_t>({dn_cycles, rn_cycles, 1});
         cycles.streaming += static_cast<double>(count * step_cycles);
         if (dn_cycles >= rn_cycles && dn_cycles > 1) report.dn_limited_steps += count;
@@ -184,8 +237,11 @@ LoopNestTotals cost_loop_nest(const spec::Layer& layer, const spec::Hardware& ha
         counts.sdm_input_reads += count * inputs;
         counts.mn_operand_loads += count * (operands - forwarded);
         counts.mn_forwards += count * forwarding_now;
-        const double fanout = static_cast<double>(operands - forwarded) / static_cast<double>(inputs);
-        dn_hops += static_cast<double>(count * inputs) * multicast_hops(fanout, levels);
+        if (estimate_traffic) {
+          const double fanout = static_cast<double>(operands - forwarded) / static_cast<double>(inputs);
+          dn_hops += static_cast<double>(count * inputs) * multicast_hops(fanout, levels);
+        }
+        totals.lower_bounds.dn_hops += count * dn_traversal_lower_bound(inputs, operands - forwarded, levels, conversion_level);
       };
       cost_steps(full_steps, full_inputs, 0, 0);
       cost_steps(shifted_steps, shifted_inputs, forwarded_operands, forwarding_switches);
@@ -196,6 +252,7 @@ LoopNestTotals cost_loop_nest(const spec::Layer& layer, const spec::Hardware& ha
       counts.rn_additions += steps * configured_vns * (active_vn_size - 1);
       counts.vn_results += steps * active_vns;
       counts.rn_outputs += steps * configured_vns;
+      totals.lower_bounds.rn_hops += steps * configured_vns * rn_traversal_lower_bound(active_vn_size);
       active_ms_steps += static_cast<double>(steps * operands);
     }
     if (last_phase_shape) {
@@ -213,8 +270,13 @@ LoopNestTotals cost_loop_nest(const spec::Layer& layer, const spec::Hardware& ha
   counts.accumulation_additions = outputs * (report.reduction_folds - 1);
   counts.sdm_psum_reads = counts.accumulation_additions;
   counts.sdm_output_writes = counts.vn_results;
-  counts.rn_hops = counts.multiplications + counts.rn_additions;
-  counts.dn_hops = static_cast<std::int64_t>(std::llround(dn_hops));
+  if (estimate_traffic) {
+    counts.rn_hops = counts.multiplications + counts.rn_additions;
+    counts.dn_hops = static_cast<std::int64_t>(std::llround(dn_hops));
+  } else {
+    counts.rn_hops = totals.lower_bounds.rn_hops;
+    counts.dn_hops = totals.lower_bounds.dn_hops;
+  }
   return totals;
 }
 
@@ -354,7 +416,17 @@ spec::EnergyBreakdown energy_of(const spec::ActivityCounts& counts, const spec::
 }
 
 // One function per block of docs/model.md; this only strings them together.
-spec::CostReport evaluate(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile) {
+void set_traffic(spec::CostReport& report, std::int64_t dn_hops, std::int64_t rn_hops, const spec::Hardware& hardware) {
+  report.counts.dn_hops = dn_hops;
+  report.counts.rn_hops = rn_hops;
+  report.energy_pj = energy_of(report.counts, hardware.energy_pj);
+}
+
+namespace {
+
+// evaluate() and evaluate_lower_bound(): the traversal counts are the estimates, or the lower bounds.
+spec::CostReport evaluate_model(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
+                                TrafficLowerBounds* bounds, bool estimate_traffic) {
   spec::CostReport report;
   report.tile = tile;
   report.vn_size = tile.vn_size();
@@ -369,7 +441,7 @@ spec::CostReport evaluate(const spec::Layer& layer, const spec::Hardware& hardwa
   const ShapeRuns runs = shape_runs(parts);
   report.configurations = runs.total();
 
-  const LoopNestTotals totals = cost_loop_nest(layer, hardware, tile, parts, runs, report);
+  const LoopNestTotals totals = cost_loop_nest(layer, hardware, tile, parts, runs, report, estimate_traffic);
   const SdmBudget sdm = count_memory_traffic(layer, hardware, tile, report);
   const double compute = compute_cycles(hardware, totals, report);
   const double time = memory_time(layer, hardware, tile, sdm, totals, compute, report);
@@ -382,7 +454,19 @@ spec::CostReport evaluate(const spec::Layer& layer, const spec::Hardware& hardwa
   report.compute_efficiency = static_cast<double>(report.counts.useful_multiplications) /
                               (static_cast<double>(hardware.num_ms) * report.cycles.total);
   report.energy_pj = energy_of(report.counts, hardware.energy_pj);
+  if (bounds) *bounds = totals.lower_bounds;
   return report;
+}
+
+}  // namespace
+
+spec::CostReport evaluate(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
+                          TrafficLowerBounds* bounds) {
+  return evaluate_model(layer, hardware, tile, bounds, true);
+}
+
+spec::CostReport evaluate_lower_bound(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile) {
+  return evaluate_model(layer, hardware, tile, nullptr, false);
 }
 
 }  // namespace maeri::mapper

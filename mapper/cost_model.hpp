@@ -9,8 +9,26 @@
 
 namespace maeri::mapper {
 
-// The tile must be legal (tile_violation() == nullopt); the model does not re-check.
-spec::CostReport evaluate(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile);
+// Provable lower bounds on the DN and RN traversal counts, which the model itself only estimates (their exact
+// values need the VN placement and the ART's adder words: codegen/exact_traffic.hpp). The search uses them to
+// decide which tiles need the exact counts at all (docs/model.md, "Exact traffic").
+struct TrafficLowerBounds {
+  std::int64_t dn_hops = 0;
+  std::int64_t rn_hops = 0;
+};
+
+// The tile must be legal (tile_violation() == nullopt); the model does not re-check. `bounds`, when given,
+// receives the lower bounds of the tile's traversal counts.
+spec::CostReport evaluate(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
+                          TrafficLowerBounds* bounds = nullptr);
+
+// The report with the lower bounds in place of the DN/RN traversal estimates (and the energy that follows): what
+// the search ranks before it knows the exact counts; it skips the estimates' cost.
+spec::CostReport evaluate_lower_bound(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile);
+
+// Puts these DN/RN traversal counts into the report and recomputes its energy (the rest of the report does not
+// depend on them).
+void set_traffic(spec::CostReport& report, std::int64_t dn_hops, std::int64_t rn_hops, const spec::Hardware& hardware);
 
 // Energy of a set of activity counts under an energy table (shared with the RTL counter path).
 spec::EnergyBreakdown energy_of(const spec::ActivityCounts& counts, const spec::EnergyTable& table);

@@ -11,22 +11,20 @@
 namespace maeri::mapper {
 
 void evaluate_design_point(DesignPoint& point, const spec::Network& network, Objective objective,
-                           const ReportRefinement& refine) {
+                           const ExactTrafficFor& exact_traffic_for) {
   point.best.clear();
   point.cycles = point.energy_pj = 0;
   point.dram_bytes = 0;
   std::int64_t macs = 0;
   for (const spec::Layer& layer : network.layers) {
-    SearchOptions options;
-    options.objective = objective;
-    options.top_k = 1;
+    SearchOptions options(objective, 1);
+    if (exact_traffic_for) options.exact = exact_traffic_for(layer, point.hardware);
     SearchResult result = search(layer, point.hardware, options);
     if (result.best.empty()) {
       point.error = "layer '" + layer.name + "' has no mapping on this hardware";
       return;
     }
     spec::CostReport best = result.best.front();
-    if (refine) refine(best, layer, point.hardware);
     point.cycles += best.cycles.total;
     point.energy_pj += best.energy_pj.total;
     point.dram_bytes += best.counts.dram_bytes;
@@ -40,13 +38,13 @@ void evaluate_design_point(DesignPoint& point, const spec::Network& network, Obj
 }
 
 void evaluate_design_points(std::vector<DesignPoint>& points, const spec::Network& network, Objective objective,
-                            const ReportRefinement& refine, const std::function<void(std::size_t)>& progress) {
+                            const ExactTrafficFor& exact_traffic_for, const std::function<void(std::size_t)>& progress) {
   std::atomic<std::size_t> done{0};
   std::mutex progress_mutex;
   // One point per task: points differ in cost by orders of magnitude (num_ms), so TBB balances them one by one;
   // each point's own search is parallel too, and TBB nests the two levels.
   tbb::parallel_for(std::size_t{0}, points.size(), [&](std::size_t i) {
-    if (!points[i].error) evaluate_design_point(points[i], network, objective, refine);
+    if (!points[i].error) evaluate_design_point(points[i], network, objective, exact_traffic_for);
     const std::size_t finished = ++done;
     if (progress) {
       const std::lock_guard<std::mutex> lock(progress_mutex);

@@ -31,17 +31,18 @@ struct DesignPoint {
   double edp() const { return cycles * energy_pj; }
 };
 
-// Applied to each layer's best report before the totals (the CLI refines DN/RN traffic as `maeri map` does).
-using ReportRefinement = std::function<void(spec::CostReport&, const spec::Layer&, const spec::Hardware&)>;
+// The exact DN/RN traffic of a layer on a hardware (codegen::exact_traffic_for, which the mapper cannot call): with
+// it each layer is ranked exactly as `maeri map` ranks it; without it, by the model's estimates.
+using ExactTrafficFor = std::function<ExactTraffic(const spec::Layer&, const spec::Hardware&)>;
 
 // Fills `point` (hardware already set, error unset) with the best mapping of every layer and the totals; sets
 // point.error when a layer has no mapping.
 void evaluate_design_point(DesignPoint& point, const spec::Network& network, Objective objective,
-                           const ReportRefinement& refine);
+                           const ExactTrafficFor& exact_traffic_for);
 
 // Evaluates every point without an error in parallel (TBB); `progress` is called after each with the number done.
 void evaluate_design_points(std::vector<DesignPoint>& points, const spec::Network& network, Objective objective,
-                            const ReportRefinement& refine, const std::function<void(std::size_t)>& progress);
+                            const ExactTrafficFor& exact_traffic_for, const std::function<void(std::size_t)>& progress);
 
 // Indices of the points no other point dominates when both coordinates are minimised (a dominates b when it is
 // no worse in both and better in one); equal points are all kept. Ascending by the first coordinate.

@@ -1,10 +1,14 @@
-// Exhaustive, multithreaded search of the pruned tile space for the best mappings of one layer
-// under an objective (runtime, energy or energy-delay product), with the paper's baseline alongside.
+// Exhaustive, multithreaded search of a layer's tile space (the raw Eq. 1 space unless pruning rules are
+// chosen) for the best mappings under an objective (runtime, energy or energy-delay product), with the paper's
+// baseline alongside and, for the raw space, the best tile each pruning rule alone would have left.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "spec/cost_report.hpp"
@@ -23,24 +27,45 @@ double objective_value(const spec::CostReport& report, Objective objective);
 // results never depend on thread scheduling.
 bool better(const spec::CostReport& a, const spec::CostReport& b, Objective objective);
 
+// Replaces the model's DN/RN traversal estimates of a report by the exact counts (codegen's
+// refine_with_exact_traffic; the mapper cannot compute them: they need the VN placement and the ART words).
+using ExactTraffic = std::function<void(spec::CostReport&)>;
+
 struct SearchOptions {
+  SearchOptions(Objective objective_ = Objective::Runtime, int top_k_ = 5, int threads_ = 0, RuleSet prune_ = {},
+                ExactTraffic exact_ = {})
+      : objective(objective_), top_k(top_k_), threads(threads_), prune(prune_), exact(std::move(exact_)) {}
   Objective objective = Objective::Runtime;
   int top_k = 5;
-  int threads = 0;                    // 0 = all hardware threads
-  int rules_applied = kNumPruningRules;
+  int threads = 0;      // 0 = all hardware threads
+  RuleSet prune;        // pruning rules narrowing the space; empty = the raw Eq. 1 space
+  // When set, tiles are ranked by the exact traffic: every tile is costed with the lower bounds of its
+  // traversal counts, and exactly those that the bounds cannot rule out get the exact counts (docs/model.md,
+  // "Exact traffic"), so the result is the exact top-k of the model with exact traffic. When empty, tiles are
+  // ranked by the model's estimates (what `maeri bench` measures).
+  ExactTraffic exact;
 };
 
 struct SearchResult {
   std::vector<spec::CostReport> best;       // best first, at most top_k
-  std::uint64_t evaluated = 0;        // tiles costed
+  std::uint64_t evaluated = 0;              // tiles costed
+  std::uint64_t exact_evaluations = 0;      // tiles whose exact traffic was computed
   std::optional<spec::CostReport> baseline; // the paper's (T_R,T_S,1,T_K,1,1,1), if it fits
+  // Searching the raw space only: per pruning rule (kPruningRules order), the best tile that satisfies it,
+  // i.e. the optimum of the space that rule alone leaves; nullopt if the rule alone empties the space.
+  std::array<std::optional<spec::CostReport>, kNumPruningRules> best_under_rule;
+  bool rule_losses_known = false;           // best_under_rule was computed (raw space searched)
   double seconds = 0;
 };
 
-// Throws SpecError-free std::runtime_error only on internal faults; an empty `best` means no tile fits.
+// Throws std::runtime_error only on internal faults; an empty `best` means no tile fits (the chosen rules
+// empty the space: unmappable_reason() says why).
 SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, const SearchOptions& options);
 
 // Improvement of `best` over `baseline` in percent of the baseline (positive = better).
 double improvement_percent(double baseline, double best);
+
+// How much worse (in percent of the optimum's objective) `constrained` is than `optimum`; 0 when equal.
+double loss_percent(const spec::CostReport& optimum, const spec::CostReport& constrained, Objective objective);
 
 }  // namespace maeri::mapper

@@ -1,10 +1,11 @@
-// Counting and enumerating the tile space. Counting splits each tile into its reduction part
+// Counting and enumerating the tile space, and the pruning rules as names, sets and per-tile conditions. Counting splits each tile into its reduction part
 // (T_R, T_S, T_C), enumerated explicitly because the partial-sum bound couples them, and the output
 // part (T_K, T_N, T_X', T_Y'), counted by a memoised recursion over the remaining product budget
 // floor(num_ms / (T_R·T_S·T_C)); those budgets take only O(sqrt(num_ms)) distinct values.
 #include "mapper/tile_space.hpp"
 
 #include <map>
+#include <sstream>
 
 #include "spec/integer_math.hpp"
 
@@ -47,18 +48,73 @@ const char* rule_description(PruningRule rule) {
   return "?";
 }
 
-TileSpace::TileSpace(const spec::Layer& layer, const spec::Hardware& hardware, int rules_applied)
+std::string RuleSet::names() const {
+  std::string text;
+  for (const PruningRule rule : kPruningRules)
+    if (has(rule)) text += (text.empty() ? "" : ",") + std::string(rule_name(rule));
+  return text.empty() ? "none" : text;
+}
+
+std::optional<RuleSet> parse_rules(const std::string& text, std::string& error) {
+  RuleSet rules;
+  std::istringstream stream(text);
+  std::string name;
+  bool any = false;
+  while (std::getline(stream, name, ',')) {
+    any = true;
+    if (name == "all") {
+      rules = RuleSet::all();
+      continue;
+    }
+    if (name == "none") continue;
+    bool known = false;
+    for (const PruningRule rule : kPruningRules) {
+      if (name == rule_name(rule)) {
+        rules = rules.with(rule);
+        known = true;
+      }
+    }
+    if (!known) {
+      error = "unknown pruning rule '" + name + "'; expected a comma-separated list of " +
+              RuleSet::all().names() + ", or all, or none";
+      return std::nullopt;
+    }
+  }
+  if (!any) {
+    error = "empty list of pruning rules; expected a comma-separated list of " + RuleSet::all().names() +
+            ", or all, or none";
+    return std::nullopt;
+  }
+  return rules;
+}
+
+bool satisfies(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile, PruningRule rule) {
+  switch (rule) {
+    case PruningRule::EdgeDivisibility:
+      return layer.R % tile[spec::kDimR] == 0 && layer.S % tile[spec::kDimS] == 0 && layer.C % tile[spec::kDimC] == 0;
+    case PruningRule::InferenceBatch: return tile[spec::kDimN] == 1;
+    case PruningRule::ReducedConvolution:
+      return layer.type != spec::LayerType::FullyConnected ||
+             (tile[spec::kDimR] == 1 && tile[spec::kDimS] == 1 && tile[spec::kDimX] == 1 && tile[spec::kDimY] == 1);
+    case PruningRule::PartialSumBound:
+      return spec::ceil_div(layer.R, tile[spec::kDimR]) * spec::ceil_div(layer.S, tile[spec::kDimS]) *
+                 spec::ceil_div(layer.C, tile[spec::kDimC]) <=
+             hardware.num_ms;
+  }
+  return true;
+}
+
+TileSpace::TileSpace(const spec::Layer& layer, const spec::Hardware& hardware, RuleSet rules)
     : extents_(spec::layer_extents(layer)), num_ms_(hardware.num_ms) {
   for (int dim = 0; dim < spec::kNumTileDims; ++dim) allowed_[dim] = one_to(std::min(extents_[dim], num_ms_));
-  const auto applies = [rules_applied](PruningRule rule) { return static_cast<int>(rule) < rules_applied; };
-  if (applies(PruningRule::EdgeDivisibility)) {
+  if (rules.has(PruningRule::EdgeDivisibility)) {
     for (int dim : {spec::kDimR, spec::kDimS, spec::kDimC}) allowed_[dim] = divisors_of(extents_[dim]);
   }
-  if (applies(PruningRule::InferenceBatch)) allowed_[spec::kDimN] = {1};
-  if (applies(PruningRule::ReducedConvolution) && layer.type == spec::LayerType::FullyConnected) {
+  if (rules.has(PruningRule::InferenceBatch)) allowed_[spec::kDimN] = {1};
+  if (rules.has(PruningRule::ReducedConvolution) && layer.type == spec::LayerType::FullyConnected) {
     for (int dim : {spec::kDimR, spec::kDimS, spec::kDimX, spec::kDimY}) allowed_[dim] = {1};
   }
-  limit_partial_sums_ = applies(PruningRule::PartialSumBound);
+  limit_partial_sums_ = rules.has(PruningRule::PartialSumBound);
 }
 
 bool TileSpace::reduction_allowed(std::int64_t r, std::int64_t s, std::int64_t c) const {
@@ -125,16 +181,26 @@ void TileSpace::enumerate_outputs(const Prefix& prefix, const std::function<void
 
 namespace maeri::mapper {
 
-std::optional<std::string> unmappable_reason(const spec::Layer& layer, const spec::Hardware& hardware) {
-  std::uint64_t previous = TileSpace(layer, hardware, 0).count();
-  if (previous == 0) return "no tile satisfies Eq. 1 (cannot happen for num_ms >= 1)";
-  for (int rules = 1; rules <= kNumPruningRules; ++rules) {
-    const std::uint64_t size = TileSpace(layer, hardware, rules).count();
+std::optional<std::string> unmappable_reason(const spec::Layer& layer, const spec::Hardware& hardware,
+                                             RuleSet rules) {
+  const std::uint64_t raw = TileSpace(layer, hardware).count();
+  if (raw == 0)
+    return "layer '" + layer.name + "' cannot be mapped on " + std::to_string(hardware.num_ms) +
+           " multiplier switches: no tile satisfies Eq. 1";
+  // Add the chosen rules one at a time (in kPruningRules order) and name the one that removes the last tiles.
+  RuleSet applied;
+  std::uint64_t previous = raw;
+  for (const PruningRule rule : kPruningRules) {
+    if (!rules.has(rule)) continue;
+    applied = applied.with(rule);
+    const std::uint64_t size = TileSpace(layer, hardware, applied).count();
     if (size == 0) {
-      const auto rule = static_cast<PruningRule>(rules - 1);
+      const bool alone = TileSpace(layer, hardware, RuleSet::only(rule)).count() == 0;
       return "layer '" + layer.name + "' cannot be mapped on " + std::to_string(hardware.num_ms) +
-             " multiplier switches: pruning rule '" + rule_name(rule) + "' (" + rule_description(rule) +
-             ") removes the last " + std::to_string(previous) + " tiles";
+             " multiplier switches with --prune " + rules.names() + ": pruning rule '" + rule_name(rule) + "' (" +
+             rule_description(rule) + ") removes the last " + std::to_string(previous) + " tiles" +
+             (alone ? "" : " left by the rules before it") + "; drop it from --prune (the raw Eq. 1 space has " +
+             std::to_string(raw) + " tiles)";
     }
     previous = size;
   }

@@ -1,5 +1,6 @@
 // The mRNA tile space of one layer on one MAERI instance: all 7-tuples with 1 <= T_d <= dim_d and
-// T_R·T_S·T_C·T_K·T_N·T_X'·T_Y' <= num_ms (Eq. 1), narrowed by the paper's pruning rules applied in turn.
+// T_R·T_S·T_C·T_K·T_N·T_X'·T_Y' <= num_ms (Eq. 1) — the raw space the search covers by default — optionally
+// narrowed by any subset of the paper's pruning rules (`--prune`), which only speed the search up.
 // Sizes are counted (not enumerated) so even million-tile spaces count in milliseconds; enumeration
 // is for the search.
 #pragma once
@@ -15,7 +16,7 @@
 
 namespace maeri::mapper {
 
-// The pruning rules, in the order `maeri space` applies them.
+// The pruning rules of the mRNA paper, in the order `maeri space` lists them.
 enum class PruningRule {
   EdgeDivisibility,   // T_R | R, T_S | S, T_C | C: every reduction fold has the same VN size
   InferenceBatch,     // T_N = 1: inference processes one input at a time
@@ -23,13 +24,40 @@ enum class PruningRule {
   PartialSumBound,    // N_partial = ceil(R/T_R)·ceil(S/T_S)·ceil(C/T_C) <= num_ms
 };
 inline constexpr int kNumPruningRules = 4;
+inline constexpr PruningRule kPruningRules[kNumPruningRules] = {
+    PruningRule::EdgeDivisibility, PruningRule::InferenceBatch, PruningRule::ReducedConvolution,
+    PruningRule::PartialSumBound};
 const char* rule_name(PruningRule rule);
 const char* rule_description(PruningRule rule);
 
+// A subset of the pruning rules (bit i = kPruningRules[i]); empty = the raw Eq. 1 space.
+class RuleSet {
+ public:
+  RuleSet() = default;
+  static RuleSet all() { return RuleSet((1u << kNumPruningRules) - 1); }
+  static RuleSet only(PruningRule rule) { return RuleSet(1u << static_cast<int>(rule)); }
+  bool has(PruningRule rule) const { return (bits_ >> static_cast<int>(rule)) & 1u; }
+  bool empty() const { return bits_ == 0; }
+  RuleSet with(PruningRule rule) const { return RuleSet(bits_ | (1u << static_cast<int>(rule))); }
+  std::string names() const;  // "edge-divisibility,partial-sum-bound", or "none"
+  bool operator==(RuleSet other) const { return bits_ == other.bits_; }
+
+ private:
+  explicit RuleSet(unsigned bits) : bits_(bits) {}
+  unsigned bits_ = 0;
+};
+
+// "edge-divisibility,inference-batch", "all" or "none" (any order, repeats allowed); on an unknown name
+// returns nullopt and sets `error` to a message naming it and listing the known rules.
+std::optional<RuleSet> parse_rules(const std::string& text, std::string& error);
+
+// Whether one tile satisfies one rule (the per-tile form of the rule; TileSpace narrows the enumeration
+// with the same conditions, and tests/unit/test_tile_space.cpp checks the two against brute force).
+bool satisfies(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile, PruningRule rule);
+
 class TileSpace {
  public:
-  // The space with the first `rules_applied` pruning rules (0 = raw space, kNumPruningRules = all).
-  TileSpace(const spec::Layer& layer, const spec::Hardware& hardware, int rules_applied = kNumPruningRules);
+  TileSpace(const spec::Layer& layer, const spec::Hardware& hardware, RuleSet rules = {});
 
   // Exact number of tiles, by counting over the allowed values of each dimension.
   std::uint64_t count() const;
@@ -80,10 +108,10 @@ void TileSpace::enumerate_outputs_inline(const Prefix& prefix, Visitor&& visit) 
   }
 }
 
-}  // namespace maeri::mapper
+// Why no tile of the space under `rules` exists for this layer, or nullopt when the layer can be mapped.
+// Without rules this is nullopt whenever num_ms >= 1 (the all-ones tile satisfies Eq. 1); with rules the
+// message names the rule that empties the space and suggests dropping it from --prune.
+std::optional<std::string> unmappable_reason(const spec::Layer& layer, const spec::Hardware& hardware,
+                                             RuleSet rules = {});
 
-namespace maeri::mapper {
-// Why no tile of the fully pruned space exists for this layer (naming the rule that emptied it),
-// or nullopt when the layer can be mapped.
-std::optional<std::string> unmappable_reason(const spec::Layer& layer, const spec::Hardware& hardware);
 }  // namespace maeri::mapper

@@ -14,6 +14,13 @@ double pipeline_latency(const Hardware& hardware) {
          model.collect_latency;
 }
 
+int dn_conversion_level(std::int64_t num_ms, std::int64_t dn_bw) {
+  const int levels = ceil_log2(num_ms);
+  for (int level = 0; level < levels; ++level)
+    if ((num_ms >> (level + 1)) < dn_bw) return level;
+  return levels;
+}
+
 HardwareStructure derive_structure(const Hardware& hardware) {
   HardwareStructure structure;
   structure.tree_levels = spec::ceil_log2(hardware.num_ms);

@@ -101,6 +101,12 @@ HardwareStructure derive_structure(const Hardware& hardware);
 // table (docs/hardware-spec.md, "Area").
 std::optional<double> estimated_area_um2(const Hardware& hardware);
 
+// The DN's conversion level: the first level whose children have fewer leaves than dn_bw lanes
+// (log2(num_ms) if none). At and above it an element enters each switch over its destinations once; below it
+// every destination has its own lane (docs/rtl.md, COUNT_DN_TRAVERSALS). Used by codegen's exact DN count and by
+// the mapper's lower bound of it.
+int dn_conversion_level(std::int64_t num_ms, std::int64_t dn_bw);
+
 // Cycles from a fire to its results on the output lanes under the model's parameters (docs/model.md, "Cycles"):
 // L DN levels, the multiplier switch, L RN levels and the collector; 2L + 3 at the nominal values.
 double pipeline_latency(const Hardware& hardware);

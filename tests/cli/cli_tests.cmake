@@ -41,6 +41,22 @@ maeri_cli_test(map_unknown_layer 2 --stderr-contains "has no layer 'conv9' (it h
 maeri_cli_test(map_bad_objective 1 $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${TINY} --objective speed)
 maeri_cli_test(space_table2 0 --stdout-contains "partial-sum-bound"
   $<TARGET_FILE:maeri> space --hardware ${CONFIGS}/hardware/maeri-512.yaml --workload ${CONFIGS}/workloads/mrna-table2.yaml)
+# The default search covers the raw Eq. 1 space: Table II on 64 MS maps (the partial-sum bound alone would empty
+# the embedding layer's space, which the per-rule report says), and refuses only when --prune chooses that rule.
+maeri_cli_test(map_table2_64_raw 0 --stdout-contains "empties the space"
+  $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${CONFIGS}/workloads/mrna-table2.yaml
+  -o ${CMAKE_CURRENT_BINARY_DIR}/table2-64.mapping.yaml)
+maeri_cli_test(map_prune_empties_space 2
+  --stderr-contains "pruning rule 'partial-sum-bound' (N_partial = ceil(R/T_R)·ceil(S/T_S)·ceil(C/T_C) <= num_ms) removes the last"
+  $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${CONFIGS}/workloads/mrna-table2.yaml --layer embedding
+  --prune partial-sum-bound -o ${CMAKE_CURRENT_BINARY_DIR}/unused.mapping.yaml)
+maeri_cli_test(map_prune_unknown_rule 2 --stderr-contains "unknown pruning rule 'fast'"
+  $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${TINY} --prune edge-divisibility,fast)
+maeri_cli_test(space_prune_unknown_rule 2 --stderr-contains "unknown pruning rule 'edge'"
+  $<TARGET_FILE:maeri> space --hardware ${HW64} --workload ${TINY} --prune edge)
+maeri_cli_test(map_prune_rules 0 --stdout-contains "space: pruned by edge-divisibility,inference-batch"
+  $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${TINY} --prune inference-batch,edge-divisibility
+  -o ${CMAKE_CURRENT_BINARY_DIR}/tiny-pruned.mapping.yaml)
 foreach(sub space map bench codegen verify)
   maeri_cli_test(help_${sub} 0 --stdout-contains "Example:" $<TARGET_FILE:maeri> ${sub} --help)
 endforeach()

@@ -105,7 +105,7 @@ TEST_CASE("invariants over every tile of several layers", "[mapper][model]") {
     const Hardware narrow = small_hardware(32, 2, 4);
     Hardware wide = narrow;
     wide.dn_bw = 16;
-    const TileSpace space(layer, narrow, 0);  // raw space: ragged edges included
+    const TileSpace space(layer, narrow);  // raw space: ragged edges included
     for (const auto& prefix : space.prefixes()) {
       space.enumerate_outputs(prefix, [&](const Tile& tile) {
         const CostReport report = evaluate(layer, narrow, tile);
@@ -130,7 +130,7 @@ TEST_CASE("invariants over every tile of several layers", "[mapper][model]") {
   }
 }
 
-TEST_CASE("search returns the true optimum of the pruned space, in order", "[mapper][search]") {
+TEST_CASE("search by the estimates returns the optimum of the raw space, in order", "[mapper][search]") {
   const Layer layer = conv_layer(6, 8, 3, 3, 8, 8, 1, 1);
   const Hardware hardware = small_hardware(32, 4, 4);
   for (const Objective objective : {Objective::Runtime, Objective::Energy, Objective::EnergyDelay}) {

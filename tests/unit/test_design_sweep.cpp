@@ -1,11 +1,12 @@
 // `maeri sweep`'s parts: grid files and --set ranges (values written out by hand), expansion order, applying a
 // point to a base spec, the area estimate (by hand for a small instance), the Pareto front against a brute-force
-// dominance filter, and a design point's totals against independent searches of each layer.
+// dominance filter, and a design point's totals against independent searches of each layer (exact traffic, as map).
 #include <catch2/catch.hpp>
 
 #include <random>
 #include <yaml-cpp/yaml.h>
 
+#include "codegen/exact_traffic.hpp"
 #include "mapper/design_sweep.hpp"
 #include "spec/spec_loader.hpp"
 #include "spec/strict_yaml.hpp"
@@ -133,12 +134,13 @@ TEST_CASE("a design point's totals are the sums of independent best-mapping sear
   for (const char* file : {"hardware/maeri-64.yaml", "hardware/maeri-256.yaml"}) {
     mapper::DesignPoint point;
     point.hardware = spec::load_hardware(config(file));
-    mapper::evaluate_design_point(point, network, mapper::Objective::EnergyDelay, nullptr);
+    mapper::evaluate_design_point(point, network, mapper::Objective::EnergyDelay, codegen::exact_traffic_for);
     REQUIRE_FALSE(point.error);
     double cycles = 0, energy = 0;
     std::int64_t macs = 0;
     for (const spec::Layer& layer : network.layers) {
-      const auto result = mapper::search(layer, point.hardware, {mapper::Objective::EnergyDelay, 1, 1});
+      const auto result = mapper::search(layer, point.hardware,
+                                         {mapper::Objective::EnergyDelay, 1, 1, {}, codegen::exact_traffic_for(layer, point.hardware)});
       cycles += result.best.front().cycles.total;
       energy += result.best.front().energy_pj.total;
       macs += layer.macs();
