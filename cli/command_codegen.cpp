@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "codegen/exact_traffic.hpp"
 #include "cli/layer_selection.hpp"
 #include "codegen/image_file.hpp"
 #include "codegen/image_program.hpp"
@@ -59,7 +60,7 @@ std::vector<spec::LayerMapping> mappings_to_build(const CodegenOptions& options,
     throw spec::SpecError({"command line", 0, 0}, "--objective",
                             "expected runtime, energy or edp, found '" + options.objective + "'");
   for (const spec::Layer& layer : select_layers(network, options.workload, options.layer)) {
-    const mapper::SearchResult found = mapper::search(layer, hardware, {*objective, 1, 0});
+    const mapper::SearchResult found = mapper::search(layer, hardware, {*objective, 1, 0, {}, codegen::exact_traffic_for(layer, hardware)});
     if (found.best.empty())
       throw spec::SpecError({options.workload, 0, 0}, "layers." + layer.name,
                               "no tile of this layer fits " + hardware.name);

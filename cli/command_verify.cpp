@@ -13,6 +13,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "codegen/exact_traffic.hpp"
 #include "cli/layer_selection.hpp"
 #include "cli/mpi_ranks.hpp"
 #include "cli/process_pool.hpp"
@@ -73,7 +74,10 @@ std::vector<spec::Tile> tiles_for(const spec::Layer& layer, const spec::Hardware
   if (const auto reason = mapper::unmappable_reason(layer, hardware))
     throw spec::SpecError({options.workload, 0, 0}, "layers." + layer.name, *reason);
   std::vector<spec::Tile> tiles;
-  for (const auto& report : mapper::search(layer, hardware, {mapper::Objective::Runtime, options.top, 0}).best)
+  for (const auto& report : mapper::search(layer, hardware,
+                                              {mapper::Objective::Runtime, options.top, 0, {},
+                                               codegen::exact_traffic_for(layer, hardware)})  // ranked as `map` ranks
+                                   .best)
     tiles.push_back(report.tile);
   return tiles;
 }
