@@ -3,8 +3,10 @@
 // hardware YAML, and SVG plots of runtime and energy against every swept parameter and of the runtime-energy
 // Pareto front (docs/sweep.md).
 #include <fmt/format.h>
+#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -13,6 +15,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/mpi_ranks.hpp"
 #include "codegen/exact_traffic.hpp"
 #include "mapper/design_sweep.hpp"
 #include "mapper/report_json.hpp"
@@ -84,10 +87,17 @@ int run_sweep(const SweepOptions& options) {
   const YAML::Node base = spec::load_yaml_file(options.hardware);
   const spec::Hardware base_hardware = spec::load_hardware(options.hardware);  // the base itself must be valid
   const spec::Network network = spec::load_workload(options.workload);
-  spec::create_output_directory(options.out_dir);
-  spec::create_output_directory(options.out_dir + "/points");
+  // Under mpirun every rank builds the same point list; each evaluates its share and rank 0 gathers the results
+  // and writes every output (docs/sweep.md, "Many cores and machines").
+  Ranks ranks;
+  const bool root = ranks.rank() == 0;
+  if (root) {
+    spec::create_output_directory(options.out_dir);
+    spec::create_output_directory(options.out_dir + "/points");
+  }
 
   std::vector<mapper::DesignPoint> points(grid_points.size());
+  std::vector<double> costs(points.size(), 0);
   for (std::size_t i = 0; i < grid_points.size(); ++i) {
     mapper::DesignPoint& point = points[i];
     point.index = i;
@@ -95,25 +105,58 @@ int run_sweep(const SweepOptions& options) {
     point.values = grid_points[i].values;
     // Each point's spec is written first and loaded back like any hardware file, so an invalid point's error
     // points at a line of a file the user can open (and a valid point's file reproduces it with `maeri map`).
+    // Other ranks check the same text without writing it (their folder may not be rank 0's).
     const std::string point_file = fmt::format("{}/points/{:04}.yaml", options.out_dir, i + 1);
     try {
       YAML::Emitter out;
       out << spec::apply_point(base, grid, grid_points[i]);
-      spec::write_file_atomically(point_file, std::string(out.c_str()) + "\n");
-      point.hardware = spec::load_hardware(point_file);
+      const std::string text = std::string(out.c_str()) + "\n";
+      if (root) {
+        spec::write_file_atomically(point_file, text);
+        point.hardware = spec::load_hardware(point_file);
+      } else {
+        point.hardware = spec::hardware_from_yaml(YAML::Load(text), point_file);
+      }
+      // The search visits about num_ms·log²(num_ms) tiles per layer: the cost that balances points over ranks.
+      const double num_ms = static_cast<double>(point.hardware.num_ms);
+      costs[i] = num_ms * std::log2(num_ms) * std::log2(num_ms);
     } catch (const spec::SpecError& error) {
       point.error = fmt::format("point {} ({}): {}", i + 1, point.label, error.what());
     }
   }
 
-  fmt::print("sweep of '{}' over {} points ({} fields) of '{}', objective {}\n", network.name, points.size(),
-             grid.axes.size(), base_hardware.name, options.objective);
-  spec::ProgressBar progress("sweep", static_cast<std::int64_t>(points.size()));
-  mapper::evaluate_design_points(
-      points, network, *objective,
-      codegen::exact_traffic_for,  // ranked and reported with exact DN/RN traffic, as `maeri map` does
-      [&](std::size_t done) { progress.set_done(static_cast<std::int64_t>(done)); });
-  progress.clear();
+  if (root)
+    fmt::print("sweep of '{}' over {} points ({} fields) of '{}', objective {}, {} rank(s)\n", network.name,
+               points.size(), grid.axes.size(), base_hardware.name, options.objective, ranks.size());
+  const std::vector<int> owner = assign_longest_first(costs, ranks.size());
+  std::vector<int> my_tasks;
+  std::vector<mapper::DesignPoint> mine;
+  for (std::size_t i = 0; i < points.size(); ++i)
+    if (owner[i] == ranks.rank()) {
+      my_tasks.push_back(int(i));
+      mine.push_back(points[i]);
+    }
+  {
+    spec::ProgressBar progress("sweep", static_cast<std::int64_t>(mine.size()), root && isatty(STDERR_FILENO), stderr);
+    mapper::evaluate_design_points(
+        mine, network, *objective,
+        codegen::exact_traffic_for,  // ranked and reported with exact DN/RN traffic, as `maeri map` does
+        [&](std::size_t done) { progress.set_done(static_cast<std::int64_t>(done)); });
+  }
+  std::vector<TaskOutcome> outcomes;
+  for (const mapper::DesignPoint& point : mine) {
+    if (root) points[point.index] = point;
+    outcomes.push_back({true, mapper::design_point_results_to_json(point).dump(), "", 0});
+  }
+  ranks.gather(my_tasks, outcomes, owner, 0, [&](int task, TaskOutcome&& outcome) {
+    mapper::DesignPoint& point = points[std::size_t(task)];
+    if (!outcome.ok) {
+      point.error = fmt::format("point {} ({}): not evaluated: {}", task + 1, point.label, outcome.error);
+      return;
+    }
+    mapper::design_point_results_from_json(point, nlohmann::json::parse(outcome.bytes));
+  });
+  if (!root) return kExitOk;
 
   // Pareto front over (cycles, energy) of the valid points; relative area against the smallest.
   std::vector<std::size_t> valid;

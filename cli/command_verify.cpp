@@ -176,20 +176,12 @@ double shard_cost(const VerifyJob& job, const codegen::ProgramShard& shard) {
          double(l.output_x()) * double(l.output_y());
 }
 
-// Longest task first, each to the least loaded rank: the same on every rank (same inputs, same order).
+// Shards over ranks by their multiply-accumulates (the same on every rank: same inputs, same order).
 std::vector<int> assign_ranks(const std::vector<ShardTask>& tasks, const std::vector<VerifyJob>& jobs, int ranks) {
-  std::vector<int> order(tasks.size()), owner(tasks.size(), 0);
-  for (std::size_t t = 0; t < tasks.size(); ++t) order[t] = int(t);
-  const auto cost = [&](int t) { return shard_cost(jobs[size_t(tasks[size_t(t)].job)],
-                                                   jobs[size_t(tasks[size_t(t)].job)].shards[size_t(tasks[size_t(t)].shard)]); };
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return cost(a) > cost(b); });
-  std::vector<double> load(size_t(ranks), 0);
-  for (const int t : order) {
-    const int rank = int(std::min_element(load.begin(), load.end()) - load.begin());
-    owner[size_t(t)] = rank;
-    load[size_t(rank)] += cost(t);
-  }
-  return owner;
+  std::vector<double> costs;
+  for (const ShardTask& task : tasks)
+    costs.push_back(shard_cost(jobs[size_t(task.job)], jobs[size_t(task.job)].shards[size_t(task.shard)]));
+  return assign_longest_first(costs, ranks);
 }
 
 int run_verify(const VerifyOptions& options) {

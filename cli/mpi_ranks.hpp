@@ -33,6 +33,10 @@ class Ranks {
   bool joined_ = false;
 };
 
+// Owner rank of every task: longest task first, each to the least loaded rank (`costs[t]` is task t's estimated
+// cost). Deterministic, so every rank computes the same assignment from the same inputs.
+std::vector<int> assign_longest_first(const std::vector<double>& costs, int ranks);
+
 // Whether this build can join MPI jobs.
 bool built_with_mpi();
 

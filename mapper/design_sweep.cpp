@@ -8,6 +8,8 @@
 #include <mutex>
 #include <numeric>
 
+#include "mapper/report_json.hpp"
+
 namespace maeri::mapper {
 
 void evaluate_design_point(DesignPoint& point, const spec::Network& network, Objective objective,
@@ -51,6 +53,29 @@ void evaluate_design_points(std::vector<DesignPoint>& points, const spec::Networ
       progress(finished);
     }
   });
+}
+
+nlohmann::json design_point_results_to_json(const DesignPoint& point) {
+  nlohmann::json layers = nlohmann::json::array();
+  for (const spec::CostReport& report : point.best) layers.push_back(to_json(report));
+  nlohmann::json json = {{"cycles", point.cycles},         {"energy_pj", point.energy_pj},
+                         {"utilisation", point.utilisation}, {"dram_bytes", point.dram_bytes},
+                         {"layers", layers}};
+  if (point.area_um2) json["area_um2"] = *point.area_um2;
+  if (point.error) json["error"] = *point.error;
+  return json;
+}
+
+void design_point_results_from_json(DesignPoint& point, const nlohmann::json& json) {
+  point.best.clear();
+  for (const nlohmann::json& layer : json.at("layers")) point.best.push_back(cost_report_from_json(layer));
+  json.at("cycles").get_to(point.cycles);
+  json.at("energy_pj").get_to(point.energy_pj);
+  json.at("utilisation").get_to(point.utilisation);
+  json.at("dram_bytes").get_to(point.dram_bytes);
+  point.area_um2.reset();
+  if (json.contains("area_um2")) point.area_um2 = json.at("area_um2").get<double>();
+  if (json.contains("error")) point.error = json.at("error").get<std::string>();
 }
 
 std::vector<std::size_t> pareto_front(const std::vector<std::pair<double, double>>& points) {

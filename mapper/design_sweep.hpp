@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "mapper/search.hpp"
 #include "spec/cost_report.hpp"
 #include "spec/hardware.hpp"
@@ -43,6 +45,11 @@ void evaluate_design_point(DesignPoint& point, const spec::Network& network, Obj
 // Evaluates every point without an error in parallel (TBB); `progress` is called after each with the number done.
 void evaluate_design_points(std::vector<DesignPoint>& points, const spec::Network& network, Objective objective,
                             const ExactTrafficFor& exact_traffic_for, const std::function<void(std::size_t)>& progress);
+
+// A point's results (totals, area, each layer's best report) as JSON and back, bit-exact (doubles are written as
+// their shortest round-trip decimals): how a point evaluated on another MPI rank reaches rank 0.
+nlohmann::json design_point_results_to_json(const DesignPoint& point);
+void design_point_results_from_json(DesignPoint& point, const nlohmann::json& json);
 
 // Indices of the points no other point dominates when both coordinates are minimised (a dominates b when it is
 // no worse in both and better in one); equal points are all kept. Ascending by the first coordinate.

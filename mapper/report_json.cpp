@@ -35,6 +35,61 @@ nlohmann::json to_json(const spec::CostReport& report) {
   };
 }
 
+spec::CostReport cost_report_from_json(const nlohmann::json& json) {
+  spec::CostReport report;
+  const nlohmann::json& tile = json.at("tile");
+  const char* const tile_keys[spec::kNumTileDims] = {"T_R", "T_S", "T_C", "T_K", "T_N", "T_X", "T_Y"};
+  for (int dim = 0; dim < spec::kNumTileDims; ++dim) report.tile[dim] = tile.at(tile_keys[dim]).get<std::int64_t>();
+  json.at("vn_size").get_to(report.vn_size);
+  json.at("vn_count").get_to(report.vn_count);
+  json.at("idle_ms").get_to(report.idle_ms);
+  json.at("weight_phases").get_to(report.weight_phases);
+  json.at("reduction_folds").get_to(report.reduction_folds);
+  json.at("control_steps").get_to(report.control_steps);
+  json.at("dn_limited_steps").get_to(report.dn_limited_steps);
+  json.at("rn_limited_steps").get_to(report.rn_limited_steps);
+  json.at("uses_forwarding").get_to(report.uses_forwarding);
+  json.at("sdm_resident").get_to(report.sdm_resident);
+  json.at("peak_utilisation").get_to(report.peak_utilisation);
+  json.at("average_utilisation").get_to(report.average_utilisation);
+  json.at("compute_efficiency").get_to(report.compute_efficiency);
+  const nlohmann::json& y = json.at("cycles");
+  y.at("streaming").get_to(report.cycles.streaming);
+  y.at("weight_load").get_to(report.cycles.weight_load);
+  y.at("fill_drain").get_to(report.cycles.fill_drain);
+  y.at("control_overhead").get_to(report.cycles.control_overhead);
+  y.at("reconfiguration").get_to(report.cycles.reconfiguration);
+  y.at("memory_stall").get_to(report.cycles.memory_stall);
+  y.at("total").get_to(report.cycles.total);
+  const nlohmann::json& c = json.at("counts");
+  spec::ActivityCounts& counts = report.counts;
+  c.at("multiplications").get_to(counts.multiplications);
+  c.at("rn_additions").get_to(counts.rn_additions);
+  c.at("accumulation_additions").get_to(counts.accumulation_additions);
+  c.at("dn_hops").get_to(counts.dn_hops);
+  c.at("mn_operand_loads").get_to(counts.mn_operand_loads);
+  c.at("mn_weight_loads").get_to(counts.mn_weight_loads);
+  c.at("mn_forwards").get_to(counts.mn_forwards);
+  c.at("rn_hops").get_to(counts.rn_hops);
+  c.at("sdm_input_reads").get_to(counts.sdm_input_reads);
+  c.at("sdm_weight_reads").get_to(counts.sdm_weight_reads);
+  c.at("sdm_psum_reads").get_to(counts.sdm_psum_reads);
+  c.at("sdm_output_writes").get_to(counts.sdm_output_writes);
+  c.at("sdm_fill_writes").get_to(counts.sdm_fill_writes);
+  c.at("dram_bytes").get_to(counts.dram_bytes);
+  c.at("vn_results").get_to(counts.vn_results);
+  const nlohmann::json& e = json.at("energy_pj");
+  e.at("multiply").get_to(report.energy_pj.multiply);
+  e.at("add").get_to(report.energy_pj.add);
+  e.at("dn").get_to(report.energy_pj.dn);
+  e.at("mn").get_to(report.energy_pj.mn);
+  e.at("rn").get_to(report.energy_pj.rn);
+  e.at("sdm").get_to(report.energy_pj.sdm);
+  e.at("dram").get_to(report.energy_pj.dram);
+  e.at("total").get_to(report.energy_pj.total);
+  return report;
+}
+
 std::string csv_header() {
   return "T_R,T_S,T_C,T_K,T_N,T_X,T_Y,vn_size,vn_count,cycles,energy_pj,edp,peak_utilisation,"
          "average_utilisation,multiplications,rn_additions,accumulation_additions,dn_hops,mn_forwards,"

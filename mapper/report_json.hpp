@@ -10,6 +10,10 @@
 namespace maeri::mapper {
 
 nlohmann::json to_json(const spec::CostReport& report);
+// The inverse of to_json for the fields it writes (others stay default), so that to_json(from_json(j)) == j: how a
+// report crosses a process or MPI boundary (`maeri sweep` under mpirun). Throws nlohmann::json::exception on a
+// document that to_json did not write.
+spec::CostReport cost_report_from_json(const nlohmann::json& json);
 std::string csv_header();  // columns of csv_row, without the leading context columns
 std::string csv_row(const spec::CostReport& report);
 

@@ -73,8 +73,10 @@ CalibrationProvenance read_calibration(StrictMap calibration) {
 
 }  // namespace
 
-Hardware load_hardware(const std::string& path) {
-  StrictMap root(load_yaml_file(path), path, "");
+Hardware load_hardware(const std::string& path) { return hardware_from_yaml(load_yaml_file(path), path); }
+
+Hardware hardware_from_yaml(const YAML::Node& document, const std::string& origin) {
+  StrictMap root(document, origin, "");
   if (root.choice("kind", {"hardware", "workload"}) != "hardware") {
     root.fail("kind", "expected 'hardware' (this file is a workload; use it with --workload)");
   }

@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include <yaml-cpp/yaml.h>
+
 #include "spec/hardware.hpp"
 #include "spec/layer.hpp"
 #include "spec/spec_error.hpp"
@@ -15,6 +17,9 @@ namespace maeri::spec {
 enum class SpecKind { Hardware, Workload };
 
 Hardware load_hardware(const std::string& path);
+// The same checks on a document already parsed (e.g. a sweep point's spec on an MPI rank that does not write the
+// point's file); `origin` stands for the file name in errors.
+Hardware hardware_from_yaml(const YAML::Node& document, const std::string& origin);
 Network load_workload(const std::string& path);
 
 class StrictMap;

@@ -2,9 +2,10 @@
 # CLI tests of `maeri sweep` (docs/sweep.md): a small grid equals independent `maeri map` runs point by point (each
 # point's hardware file, written by the sweep, mapped on its own); an invalid point is named, the others still run
 # and are written, exit 2 (0 with --skip-invalid); an empty grid is refused.
-# Usage: sweep.sh CASE MAERI CONFIGS_DIR
+# With 2 MPI ranks, the sweep's outputs equal a single process's byte for byte.
+# Usage: sweep.sh CASE MAERI CONFIGS_DIR [MPIEXEC]   (exit 77 = skipped)
 set -u
-case_name=$1 maeri=$2 configs=$3
+case_name=$1 maeri=$2 configs=$3 mpiexec=${4:-}
 expect=$(dirname "$(readlink -f "$0")")/expect_exit.sh
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -48,6 +49,22 @@ case $case_name in
   empty_grid)
     "$expect" 2 --stderr-contains "empty grid" "${sweep[@]}" -o "$dir/out" || exit 1
     "$expect" 2 --stderr-contains "'kind'" "${sweep[@]}" --grid "$configs/workloads/tiny.yaml" -o "$dir/out" || exit 1 ;;
+  mpi_equal_single)
+    if [[ -z $mpiexec ]]; then
+      echo "MPI was not found when this build was configured (install libopenmpi-dev openmpi-bin and reconfigure)"
+      [[ ${MAERI_REQUIRE_MPI:-0} == 1 ]] && fail "MAERI_REQUIRE_MPI=1: the MPI path must run"
+      echo "skipped"
+      exit 77
+    fi
+    grid=(--set num_ms=8:64:x2 --set dn_bw=4,16 --skip-invalid)  # 8 points; dn_bw 16 > num_ms 8 is invalid
+    # Same relative output folder in both runs (invalid points' messages name their point files).
+    mkdir "$dir/single" "$dir/mpi"
+    (cd "$dir/single" && "${sweep[@]}" "${grid[@]}" -o out >/dev/null) || fail "single-process sweep"
+    (cd "$dir/mpi" && "$expect" 0 --stdout-contains "2 rank(s)" \
+      "$mpiexec" --oversubscribe --allow-run-as-root -np 2 "${sweep[@]}" "${grid[@]}" -o out) || exit 1
+    for file in sweep.csv sweep_layers.csv sweep.json pareto.svg runtime_vs_num_ms.svg points/0001.yaml points/0008.yaml; do
+      cmp -s "$dir/single/out/$file" "$dir/mpi/out/$file" || fail "$file differs between 1 process and 2 MPI ranks"
+    done ;;
   *) fail "unknown case $case_name" ;;
 esac
 echo PASS

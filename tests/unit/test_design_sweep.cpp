@@ -8,6 +8,7 @@
 
 #include "codegen/exact_traffic.hpp"
 #include "mapper/design_sweep.hpp"
+#include "mapper/report_json.hpp"
 #include "spec/spec_loader.hpp"
 #include "spec/strict_yaml.hpp"
 #include "spec/sweep_grid.hpp"
@@ -150,4 +151,25 @@ TEST_CASE("a design point's totals are the sums of independent best-mapping sear
     CHECK(point.utilisation == static_cast<double>(macs) / (static_cast<double>(point.hardware.num_ms) * cycles));
     CHECK(point.area_um2 == spec::estimated_area_um2(point.hardware));
   }
+}
+
+TEST_CASE("a design point's results cross a process boundary as JSON bit for bit", "[sweep]") {
+  const spec::Network network = spec::load_workload(config("workloads/tiny.yaml"));
+  mapper::DesignPoint point;
+  point.hardware = spec::load_hardware(config("hardware/maeri-64.yaml"));
+  mapper::evaluate_design_point(point, network, mapper::Objective::Runtime, codegen::exact_traffic_for);
+  const nlohmann::json sent = mapper::design_point_results_to_json(point);
+  mapper::DesignPoint received;
+  mapper::design_point_results_from_json(received, nlohmann::json::parse(sent.dump()));
+  CHECK(received.cycles == point.cycles);
+  CHECK(received.energy_pj == point.energy_pj);
+  CHECK(received.utilisation == point.utilisation);
+  CHECK(received.dram_bytes == point.dram_bytes);
+  CHECK(received.area_um2 == point.area_um2);
+  REQUIRE(received.best.size() == point.best.size());
+  for (std::size_t l = 0; l < point.best.size(); ++l) {
+    CHECK(received.best[l].tile == point.best[l].tile);
+    CHECK(mapper::to_json(received.best[l]) == mapper::to_json(point.best[l]));  // every field to_json writes
+  }
+  CHECK(mapper::design_point_results_to_json(received) == sent);
 }
