@@ -34,11 +34,11 @@ struct Result {
   int64_t value = 0;
 };
 
-template <class Model, int NumMs, int DnBw, int RnBw, int DataW, int AccW>
+template <class Model, int NumMs, int DnBw, int RnBw, int DataW, int AccW, int ConfigBw>
 class FabricDriver {
  public:
-  static constexpr int kNumMs = NumMs, kDnBw = DnBw, kRnBw = RnBw, kDataW = DataW, kAccW = AccW;
-  static constexpr int kAddressW = spec::ceil_log2(codegen::config_address_space(NumMs));
+  static constexpr int kNumMs = NumMs, kDnBw = DnBw, kRnBw = RnBw, kDataW = DataW, kAccW = AccW, kConfigBw = ConfigBw;
+  static constexpr int kAddressW = spec::config_address_bits(spec::configuration_words(NumMs, ConfigBw));
   static constexpr int kVnW = spec::ceil_log2(NumMs);
   // maeri_top's `counts` port: every counter of kActivityCounters, counter c in the c-th 64-bit slice.
   using CountsBits = sc_dt::sc_bv<kNumActivityCounters * kActivityCounterBits>;
@@ -124,16 +124,23 @@ class FabricDriver {
     result_cycles.clear();
   }
 
+  // A full configuration: spec::configuration_words(NumMs, ConfigBw) writes, one per cycle.
   void configure(const codegen::FabricConfig& config) {
     if (config.num_ms != NumMs) throw std::invalid_argument("configuration built for another fabric size");
-    for (const codegen::ConfigWrite& write : codegen::config_writes(config)) write_config(write.address, write.data);
+    for (const codegen::ConfigWord& word : codegen::config_words(config, ConfigBw)) write_config(word.address, word.limbs);
     cfg_write.write(false);
   }
 
-  void write_config(uint32_t address, uint16_t data) {
+  // One config-port write: word `address`, bit j of the word in bit j % 64 of limbs[j / 64].
+  void write_config(uint32_t address, const std::vector<uint64_t>& limbs) {
+    sc_dt::sc_bv<ConfigBw> data;
+    for (int w = 0; w < (ConfigBw + 31) / 32; ++w) {
+      const uint64_t limb = size_t(w / 2) < limbs.size() ? limbs[size_t(w / 2)] : 0;
+      data.set_word(w, uint32_t(limb >> (32 * (w % 2))));
+    }
     cfg_write.write(true);
     cfg_address.write(sc_dt::sc_bv<kAddressW>(address));
-    cfg_data.write(sc_dt::sc_bv<16>(data));
+    cfg_data.write(data);
     tick();
     cfg_write.write(false);
   }
@@ -244,7 +251,7 @@ class FabricDriver {
   sc_core::sc_signal<bool> error_config{unique("error_config")};
   sc_core::sc_signal<bool> counters_clear{unique("counters_clear")};
   sc_core::sc_signal<sc_dt::sc_bv<kAddressW>> cfg_address{unique("cfg_address")};
-  sc_core::sc_signal<sc_dt::sc_bv<16>> cfg_data{unique("cfg_data")};
+  sc_core::sc_signal<sc_dt::sc_bv<ConfigBw>> cfg_data{unique("cfg_data")};
   sc_core::sc_signal<sc_dt::sc_bv<DnBw>> dn_valid{unique("dn_valid")};
   sc_core::sc_signal<sc_dt::sc_bv<DnBw>> dn_weight{unique("dn_weight")};
   sc_core::sc_signal<sc_dt::sc_bv<DnBw * DataW>> dn_data{unique("dn_data")};
