@@ -11,6 +11,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "codegen/fabric_config.hpp"
@@ -39,6 +40,8 @@ class FabricDriver {
  public:
   static constexpr int kNumMs = NumMs, kDnBw = DnBw, kRnBw = RnBw, kDataW = DataW, kAccW = AccW, kConfigBw = ConfigBw;
   static constexpr int kAddressW = spec::config_address_bits(spec::configuration_words(NumMs, ConfigBw));
+  // Verilator's SystemC ports: bool for one bit, sc_bv for more (--pins-bv 2); a one-word bus has a 1-bit address.
+  using AddressBits = std::conditional_t<kAddressW == 1, bool, sc_dt::sc_bv<kAddressW>>;
   static constexpr int kVnW = spec::ceil_log2(NumMs);
   // maeri_top's `counts` port: every counter of kActivityCounters, counter c in the c-th 64-bit slice.
   using CountsBits = sc_dt::sc_bv<kNumActivityCounters * kActivityCounterBits>;
@@ -139,7 +142,10 @@ class FabricDriver {
       data.set_word(w, uint32_t(limb >> (32 * (w % 2))));
     }
     cfg_write.write(true);
-    cfg_address.write(sc_dt::sc_bv<kAddressW>(address));
+    if constexpr (kAddressW == 1)
+      cfg_address.write(address != 0);
+    else
+      cfg_address.write(sc_dt::sc_bv<kAddressW>(address));
     cfg_data.write(data);
     tick();
     cfg_write.write(false);
@@ -250,7 +256,7 @@ class FabricDriver {
   sc_core::sc_signal<bool> error_collector_overrun{unique("error_collector_overrun")};
   sc_core::sc_signal<bool> error_config{unique("error_config")};
   sc_core::sc_signal<bool> counters_clear{unique("counters_clear")};
-  sc_core::sc_signal<sc_dt::sc_bv<kAddressW>> cfg_address{unique("cfg_address")};
+  sc_core::sc_signal<AddressBits> cfg_address{unique("cfg_address")};
   sc_core::sc_signal<sc_dt::sc_bv<ConfigBw>> cfg_data{unique("cfg_data")};
   sc_core::sc_signal<sc_dt::sc_bv<DnBw>> dn_valid{unique("dn_valid")};
   sc_core::sc_signal<sc_dt::sc_bv<DnBw>> dn_weight{unique("dn_weight")};

@@ -12,6 +12,7 @@
 #include "codegen/reduction_reference.hpp"
 
 using namespace maeri::codegen;
+namespace spec = maeri::spec;
 
 namespace {
 

@@ -252,9 +252,9 @@ TEST_CASE("image validation: work limits are checked before anything is expanded
     const spec::Layer layer = conv_layer(1, 1, 1, 1, 8192, 4096);
     const auto bytes = image_bytes_of(layer, small_hardware(512, 1, 1), ones);
     // docs/config-image.md: drain = pipeline latency 2·log2 M + 3 (nominal, docs/model.md) + ⌈M/rn_bw⌉ = 533 once
-    // and per CONFIGURE with its 3·M = 1536 writes; ⌈M/dn_bw⌉ = 512 per weight phase; max(⌈M/dn_bw⌉, ⌈M/rn_bw⌉, 1)
-    // = 512 per step.
-    const std::int64_t cycles = 533 + (1536 + 533) + 512 + (std::int64_t{1} << 25) * 512;
+    // and per CONFIGURE with its ⌈B(512) / 64⌉ = ⌈9220 / 64⌉ = 145 writes (docs/config-bits.md: 1024 + 3066 + 10 +
+    // 512·10 bits); ⌈M/dn_bw⌉ = 512 per weight phase; max(⌈M/dn_bw⌉, ⌈M/rn_bw⌉, 1) = 512 per step.
+    const std::int64_t cycles = 533 + (145 + 533) + 512 + (std::int64_t{1} << 25) * 512;
     CHECK(decode_error(bytes) ==
           expected_error(bytes, "program",
                          fmt::format("program: the bound on fabric cycles is {}, more than this build's limit of "
