@@ -40,8 +40,24 @@ class FabricDriver {
  public:
   static constexpr int kNumMs = NumMs, kDnBw = DnBw, kRnBw = RnBw, kDataW = DataW, kAccW = AccW, kConfigBw = ConfigBw;
   static constexpr int kAddressW = spec::config_address_bits(spec::configuration_words(NumMs, ConfigBw));
-  // Verilator's SystemC ports: bool for one bit, sc_bv for more (--pins-bv 2); a one-word bus has a 1-bit address.
-  using AddressBits = std::conditional_t<kAddressW == 1, bool, sc_dt::sc_bv<kAddressW>>;
+  // Verilator's SystemC ports: bool for one bit, sc_bv for more (--pins-bv 2). One-bit ports occur for dn_bw or
+  // rn_bw 1 (valid, weight flags), a one-word config bus (address) and 2 MS with rn_bw 1 (VN id).
+  template <int W>
+  using Port = std::conditional_t<W == 1, bool, sc_dt::sc_bv<W>>;
+  template <int W>
+  static Port<W> to_port(const sc_dt::sc_bv<W>& bits) {
+    if constexpr (W == 1) return bits[0].to_bool(); else return bits;
+  }
+  template <int W>
+  static sc_dt::sc_bv<W> from_port(const Port<W>& value) {
+    if constexpr (W == 1) {
+      sc_dt::sc_bv<1> bits;
+      bits[0] = value;
+      return bits;
+    } else {
+      return value;
+    }
+  }
   static constexpr int kVnW = spec::ceil_log2(NumMs);
   // maeri_top's `counts` port: every counter of kActivityCounters, counter c in the c-th 64-bit slice.
   using CountsBits = sc_dt::sc_bv<kNumActivityCounters * kActivityCounterBits>;
@@ -98,8 +114,9 @@ class FabricDriver {
 
  private:
   void capture_results() {
-    const sc_dt::sc_bv<RnBw> valid = out_valid.read();
-    const sc_dt::sc_bv<RnBw * kVnW> vn = out_vn.read();
+    const sc_dt::sc_bv<RnBw> valid = from_port<RnBw>(out_valid.read());
+    if (valid.or_reduce() == sc_dt::Log_0) return;  // most cycles carry no result
+    const sc_dt::sc_bv<RnBw * kVnW> vn = from_port<RnBw * kVnW>(out_vn.read());
     const sc_dt::sc_bv<RnBw * AccW> value = out_value.read();
     for (int lane = 0; lane < RnBw; ++lane) {
       if (valid[lane] == sc_dt::SC_LOGIC_0) continue;
@@ -142,10 +159,7 @@ class FabricDriver {
       data.set_word(w, uint32_t(limb >> (32 * (w % 2))));
     }
     cfg_write.write(true);
-    if constexpr (kAddressW == 1)
-      cfg_address.write(address != 0);
-    else
-      cfg_address.write(sc_dt::sc_bv<kAddressW>(address));
+    cfg_address.write(to_port<kAddressW>(sc_dt::sc_bv<kAddressW>(address)));
     cfg_data.write(data);
     tick();
     cfg_write.write(false);
@@ -167,8 +181,8 @@ class FabricDriver {
       data.range(int(lane + 1) * DataW - 1, int(lane) * DataW) = bits;
       for (int leaf : element.destinations) mask[int(lane) * NumMs + leaf] = true;
     }
-    dn_valid.write(valid);
-    dn_weight.write(weight);
+    dn_valid.write(to_port<DnBw>(valid));
+    dn_weight.write(to_port<DnBw>(weight));
     dn_data.write(data);
     dn_mask.write(mask);
     dn_fire.write(fire);
@@ -256,22 +270,22 @@ class FabricDriver {
   sc_core::sc_signal<bool> error_collector_overrun{unique("error_collector_overrun")};
   sc_core::sc_signal<bool> error_config{unique("error_config")};
   sc_core::sc_signal<bool> counters_clear{unique("counters_clear")};
-  sc_core::sc_signal<AddressBits> cfg_address{unique("cfg_address")};
+  sc_core::sc_signal<Port<kAddressW>> cfg_address{unique("cfg_address")};
   sc_core::sc_signal<sc_dt::sc_bv<ConfigBw>> cfg_data{unique("cfg_data")};
-  sc_core::sc_signal<sc_dt::sc_bv<DnBw>> dn_valid{unique("dn_valid")};
-  sc_core::sc_signal<sc_dt::sc_bv<DnBw>> dn_weight{unique("dn_weight")};
+  sc_core::sc_signal<Port<DnBw>> dn_valid{unique("dn_valid")};
+  sc_core::sc_signal<Port<DnBw>> dn_weight{unique("dn_weight")};
   sc_core::sc_signal<sc_dt::sc_bv<DnBw * DataW>> dn_data{unique("dn_data")};
   sc_core::sc_signal<sc_dt::sc_bv<DnBw * NumMs>> dn_mask{unique("dn_mask")};
-  sc_core::sc_signal<sc_dt::sc_bv<RnBw>> out_valid{unique("out_valid")};
-  sc_core::sc_signal<sc_dt::sc_bv<RnBw * kVnW>> out_vn{unique("out_vn")};
+  sc_core::sc_signal<Port<RnBw>> out_valid{unique("out_valid")};
+  sc_core::sc_signal<Port<RnBw * kVnW>> out_vn{unique("out_vn")};
   sc_core::sc_signal<sc_dt::sc_bv<RnBw * AccW>> out_value{unique("out_value")};
   sc_core::sc_signal<CountsBits> counts{unique("counts")};  // counter c at bits [64c+63 : 64c]
   Model top{unique("maeri_top")};
 
  private:
   void clear_root() {
-    dn_valid.write(0);
-    dn_weight.write(0);
+    dn_valid.write(Port<DnBw>());
+    dn_weight.write(Port<DnBw>());
     dn_data.write(0);
     dn_mask.write(0);
     dn_fire.write(false);
