@@ -228,6 +228,10 @@ void build_into(const fs::path& work, const std::string& key, const codegen::Ima
   std::vector<std::string> verilate = {verilator, "--sc", "--prefix", kModel, "--Mdir", model_dir.string(),
                                        "--top-module", "maeri_top"};
   verilate.insert(verilate.end(), tools.verilator_args.begin(), tools.verilator_args.end());
+  // Verilator refuses generate loops longer than about 32 × --unroll-count iterations ("Loop unrolling took too
+  // long"); the RTL has generate loops over 2·NUM_MS emit slots, so past 256 MS the count grows with the fabric
+  // (measured: 512 MS needs 16, 1024 MS 32). The last --unroll-count given wins.
+  if (hw.num_ms / 32 > 8) verilate.insert(verilate.end(), {"--unroll-count", std::to_string(hw.num_ms / 32)});
   for (const auto& [name, value] :
        {std::pair<const char*, int>{"NUM_MS", int(hw.num_ms)}, {"DN_BW", int(hw.dn_bw)}, {"RN_BW", int(hw.rn_bw)},
         {"DATA_W", hw.data_width}, {"ACC_W", hw.acc_width}, {"CONFIG_BW", hw.config_bw}})

@@ -5,7 +5,9 @@
 
 #include <systemc>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <memory>
@@ -93,13 +95,18 @@ class FabricDriver {
     top.counts(counts);
   }
 
+  // The trace is written to a temporary beside its path and renamed into place when the driver is destroyed, so
+  // a run that fails or is killed never leaves a truncated VCD under the requested name.
   ~FabricDriver() {
-    if (trace_) trace_->close();
+    if (!trace_) return;
+    trace_->close();
+    std::rename(trace_temporary().c_str(), trace_path_.c_str());
   }
 
   // One rising edge; collects whatever the output lanes carry after it.
   void tick() {
     if (!trace_path_.empty() && !trace_) open_trace();
+    if (root_dirty_ && !presenting_) clear_root();
     clk.write(true);
     sc_core::sc_start(1, sc_core::SC_NS);
     clk.write(false);
@@ -168,27 +175,38 @@ class FabricDriver {
   // Presents one root beat (at most DnBw elements). A beat with fire waits, with idle cycles, until the
   // fabric is ready to accept a fire.
   void beat(const std::vector<DnBeatElement>& elements, bool fire = false, bool forward = false) {
-    if (int(elements.size()) > DnBw) throw std::invalid_argument("more elements than DN lanes in one beat");
+    beat(elements.data(), elements.data() + elements.size(), fire, forward);
+  }
+  void beat(const DnBeatElement* first, const DnBeatElement* last, bool fire = false, bool forward = false) {
+    const size_t count = size_t(last - first);
+    if (int(count) > DnBw) throw std::invalid_argument("more elements than DN lanes in one beat");
     if (fire) wait_for([this] { return dn_ready.read(); }, "dn_ready before a fire");
     sc_dt::sc_bv<DnBw> valid, weight;
     sc_dt::sc_bv<DnBw * DataW> data;
-    sc_dt::sc_bv<DnBw * NumMs> mask;
-    for (size_t lane = 0; lane < elements.size(); ++lane) {
-      const DnBeatElement& element = elements[lane];
+    // The mask is the widest port (DnBw·NumMs bits): built as 32-bit words, not bit by bit through sc_bv proxies.
+    std::fill(mask_words_.begin(), mask_words_.end(), 0u);
+    for (size_t lane = 0; lane < count; ++lane) {
+      const DnBeatElement& element = first[lane];
       valid[int(lane)] = true;
       weight[int(lane)] = element.weight;
       const uint64_t bits = uint64_t(element.value) & ((uint64_t(1) << DataW) - 1);
       data.range(int(lane + 1) * DataW - 1, int(lane) * DataW) = bits;
-      for (int leaf : element.destinations) mask[int(lane) * NumMs + leaf] = true;
+      for (int leaf : element.destinations) {
+        const size_t bit = lane * size_t(NumMs) + size_t(leaf);
+        mask_words_[bit / 32] |= 1u << (bit % 32);
+      }
     }
+    for (size_t w = 0; w < mask_words_.size(); ++w) mask_.set_word(int(w), mask_words_[w]);
     dn_valid.write(to_port<DnBw>(valid));
     dn_weight.write(to_port<DnBw>(weight));
     dn_data.write(data);
-    dn_mask.write(mask);
+    dn_mask.write(mask_);
     dn_fire.write(fire);
     dn_fire_forward.write(forward);
+    presenting_ = true;  // the root is cleared lazily, before the next clock that presents no beat
     tick();
-    clear_root();
+    presenting_ = false;
+    root_dirty_ = true;
   }
 
   // Sends elements in as many beats as needed, the last one carrying the fire.
@@ -196,9 +214,8 @@ class FabricDriver {
     size_t next = 0;
     do {
       const size_t end = std::min(elements.size(), next + size_t(DnBw));
-      const std::vector<DnBeatElement> chunk(elements.begin() + long(next), elements.begin() + long(end));
+      beat(elements.data() + next, elements.data() + end, end == elements.size(), forward);
       next = end;
-      beat(chunk, next == elements.size(), forward);
     } while (next < elements.size());
   }
 
@@ -209,7 +226,7 @@ class FabricDriver {
       if (active[size_t(i)]) elements.push_back({true, weight_of_switch[size_t(i)], {i}});
     for (size_t next = 0; next < elements.size(); next += size_t(DnBw)) {
       const size_t end = std::min(elements.size(), next + size_t(DnBw));
-      beat(std::vector<DnBeatElement>(elements.begin() + long(next), elements.begin() + long(end)));
+      beat(elements.data() + next, elements.data() + end);
     }
   }
 
@@ -284,6 +301,7 @@ class FabricDriver {
 
  private:
   void clear_root() {
+    root_dirty_ = false;
     dn_valid.write(Port<DnBw>());
     dn_weight.write(Port<DnBw>());
     dn_data.write(0);
@@ -296,11 +314,16 @@ class FabricDriver {
     sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborate before attaching the trace
     trace_ = std::make_unique<VerilatedVcdSc>();
     top.trace(trace_.get(), 99);
-    trace_->open(trace_path_.c_str());
+    trace_->open(trace_temporary().c_str());
   }
+
+  std::string trace_temporary() const { return trace_path_ + ".partial"; }
 
   uint64_t watchdog_cycles_;
   uint64_t cycle_ = 0;
+  bool presenting_ = false, root_dirty_ = false;
+  std::vector<uint32_t> mask_words_ = std::vector<uint32_t>((DnBw * NumMs + 31) / 32);
+  sc_dt::sc_bv<DnBw * NumMs> mask_;
   std::string trace_path_;
   std::function<void()> observer_;
   std::unique_ptr<VerilatedVcdSc> trace_;
