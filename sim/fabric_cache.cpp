@@ -173,11 +173,17 @@ bool is_fabric_directory(const fs::path& path) {
   return fs::is_directory(path) && path.filename().string()[0] != '.';
 }
 
+// The last `lines` lines of `text` ("(no output)" when it is empty).
 std::string tail_lines(const std::string& text, int lines) {
-  size_t position = text.size();
-  for (int n = 0; n <= lines && position != std::string::npos && position > 0; ++n)
-    position = text.rfind('\n', position - 1);
-  return position == std::string::npos ? text : text.substr(position + 1);
+  if (text.empty()) return "(no output)";
+  size_t start = text.size();
+  if (text.back() == '\n') --start;  // the final newline ends the last line, it does not start another
+  for (int n = 0; n < lines && start > 0; ++n) {
+    const size_t newline = text.rfind('\n', start - 1);
+    if (newline == std::string::npos) return text;
+    start = newline;
+  }
+  return start == 0 ? text : text.substr(start + 1);
 }
 
 std::uint32_t crc_of_file(const std::string& path) {

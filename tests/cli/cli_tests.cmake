@@ -83,14 +83,14 @@ maeri_cli_test(verify_top3_conv2 0 --stdout-contains "3 of 3 runs PASS"
 set(ON_DEMAND_8 ${CMAKE_CURRENT_SOURCE_DIR}/cli/on-demand-8.yaml)
 set(ON_DEMAND_64 ${CMAKE_CURRENT_SOURCE_DIR}/cli/on-demand-64.yaml)
 maeri_cli_test(fabric_on_demand_8 0 --stdout-contains "largest cycle error: compute 0.00%"
-  $<TARGET_FILE:maeri> verify --hardware ${ON_DEMAND_8} --workload ${TINY} --layer conv1 --top 2 --memory ideal)
+  $<TARGET_FILE:maeri> verify --hardware ${ON_DEMAND_8} --workload ${TINY} --layer conv3_1x1 --top 2 --memory ideal)
 set_tests_properties(cli_fabric_on_demand_8 PROPERTIES FIXTURES_SETUP fabric_cache TIMEOUT 600)
 maeri_cli_test(fabric_list 0 --stdout-contains "m8-dn2-rn1-d8-a20-c32-" $<TARGET_FILE:maeri> fabric list)
 maeri_cli_test(fabric_build_cached 0 --stdout-contains "/fabric.so"
   $<TARGET_FILE:maeri> fabric build --hardware ${ON_DEMAND_8})
 maeri_cli_test(fabric_corrupt 2 --stderr-contains "is corrupt: fabric.so has 100 bytes"
   ${CMAKE_CURRENT_SOURCE_DIR}/cli/corrupt_fabric.sh ${FABRIC_CACHE}
-  $<TARGET_FILE:maeri> verify --hardware ${ON_DEMAND_8} --workload ${TINY} --layer conv1 --memory ideal)
+  $<TARGET_FILE:maeri> verify --hardware ${ON_DEMAND_8} --workload ${TINY} --layer conv3_1x1 --memory ideal)
 set_tests_properties(cli_fabric_list cli_fabric_build_cached cli_fabric_corrupt PROPERTIES FIXTURES_REQUIRED fabric_cache)
 maeri_cli_test(fabric_prebuilt 0 --stdout-contains "prebuilt, nothing to build"
   $<TARGET_FILE:maeri> fabric build --hardware ${HW64})
