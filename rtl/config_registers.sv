@@ -1,8 +1,10 @@
 // Configuration registers behind the config port: the dense configuration of docs/config-bits.md, written one
 // CONFIG_BW-bit word per cycle (word w = configuration bits [w·CONFIG_BW +: CONFIG_BW]), so a full configuration
 // takes configuration_words(NUM_MS, CONFIG_BW) cycles and any subset of words can be rewritten (partial
-// reconfiguration). The words are an unpacked array so that a write updates one word, not a copy of the whole
-// vector, in the Verilated model. A write to an address past the last word, or one setting the padding bits of the
+// reconfiguration). The configuration is one packed register written CONFIG_BW bits at a time, and every field is a
+// constant slice of it. (An unpacked array of words joined by a generate loop made the Verilated model rebuild
+// the whole vector by repeated concatenation on every clock, quadratic in the word count.) A write to an address
+// past the last word, or one setting the padding bits of the
 // last word, is dropped and raises `bad_write` for a cycle. Field values are not range-checked here: maeri_top
 // flags a fire with vn_count > NUM_MS, and a collector slot past the last one reads 0 (output_collector).
 module config_registers
@@ -27,17 +29,10 @@ module config_registers
   localparam int PADDED = WORDS * CONFIG_BW;
   localparam int LAST_WORD_BITS = BITS - (WORDS - 1) * CONFIG_BW;  // used bits of the last word, 1 … CONFIG_BW
 
-  logic [CONFIG_BW-1:0] words_q[WORDS];
-  logic [   PADDED-1:0] flat;
-  for (genvar w = 0; w < WORDS; w++) begin : g_word
-    assign flat[w*CONFIG_BW+:CONFIG_BW] = words_q[w];
-  end
-
-  // The padding bits of the last word are always written as zero, so only BITS bits of `flat` carry fields.
+  // The padding bits of the last word are always written as zero; only BITS bits carry fields.
   /* verilator lint_off UNUSEDSIGNAL */
-  logic [PADDED-1:0] unused_padding;
+  logic [PADDED-1:0] flat;
   /* verilator lint_on UNUSEDSIGNAL */
-  assign unused_padding = flat;
   assign mult_config = flat[0+:NUM_MS*$bits(mult_switch_config_t)];
   assign adder_config = flat[adder_fields_lsb(NUM_MS)+:(NUM_MS-1)*$bits(adder_switch_config_t)];
   assign vn_count = flat[vn_count_lsb(NUM_MS)+:vn_count_bits(NUM_MS)];
@@ -52,11 +47,14 @@ module config_registers
 
   always_ff @(posedge clk) begin
     if (rst) begin
-      words_q   <= '{default: '0};
+      // (Verilator calls any fill wider than 8 k bits, as at 1024 MS, a suspicious replication.)
+      /* verilator lint_off WIDTHCONCAT */
+      flat      <= '0;
+      /* verilator lint_on WIDTHCONCAT */
       bad_write <= 1'b0;
     end else begin
       bad_write <= write && !fits;
-      if (write && fits) words_q[address] <= data;
+      if (write && fits) flat[32'(address)*CONFIG_BW+:CONFIG_BW] <= data;
     end
   end
 endmodule
