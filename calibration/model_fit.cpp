@@ -158,9 +158,12 @@ FitResult fit_model(const spec::Hardware& hardware, const std::vector<FitSample>
   return best;
 }
 
+// Not config_words_per_cycle: a reconfiguration takes exactly ⌈configuration bits / config_bw⌉ cycles
+// (docs/config-bits.md), a few percent of a layer's cycles at most, so co-simulated runs barely identify it and a
+// fit uses it to absorb the DRAM model's error instead (measured on tiny/maeri-64: fitted 0.92 words/cycle, held-out
+// cycle MAPE 0.86 % -> 1.99 %). `--fit` still accepts it.
 std::vector<std::string> default_calibration_parameters() {
-  return {"step_overhead", "phase_overhead", "collect_latency", "config_words_per_cycle", "dram_efficiency",
-          "memory_contention"};
+  return {"step_overhead", "phase_overhead", "collect_latency", "dram_efficiency", "memory_contention"};
 }
 
 double cycle_mape_percent(const spec::Hardware& hardware, const std::vector<FitSample>& samples) {

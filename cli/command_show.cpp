@@ -35,6 +35,9 @@ int run_show(const std::string& hardware_path) {
   fmt::print("  neighbour links        {}\n", structure.ms_forward_links);
   fmt::print("reduction network (augmented reduction tree)\n");
   fmt::print("  output bandwidth       {} elements/cycle\n", hardware.rn_bw);
+  fmt::print("  configuration bus      {} bits/cycle: {} configuration bits, a full reconfiguration in {} cycles\n",
+             hardware.config_bw, spec::configuration_bits(hardware.num_ms),
+             spec::configuration_words(hardware.num_ms, hardware.config_bw));
   fmt::print("  levels                 {}\n", structure.tree_levels);
   fmt::print("  adder switches         {}\n", structure.rn_adders);
   fmt::print("  forwarding links       {}\n", structure.rn_forward_links);

@@ -103,8 +103,8 @@ std::uint32_t crc32_of(const std::uint8_t* data, size_t size) {
 }
 
 bool ImageHardware::operator==(const ImageHardware& o) const {
-  return std::tie(name, num_ms, dn_bw, rn_bw, data_width, acc_width) ==
-         std::tie(o.name, o.num_ms, o.dn_bw, o.rn_bw, o.data_width, o.acc_width);
+  return std::tie(name, num_ms, dn_bw, rn_bw, data_width, acc_width, config_bw) ==
+         std::tie(o.name, o.num_ms, o.dn_bw, o.rn_bw, o.data_width, o.acc_width, o.config_bw);
 }
 bool ImageConfiguration::operator==(const ImageConfiguration& o) const {
   return !(shape < o.shape) && !(o.shape < shape) && forwarding == o.forwarding && fabric == o.fabric;
@@ -126,7 +126,8 @@ ImageHardware image_hardware_of(const spec::Hardware& hardware) {
           std::uint32_t(hardware.dn_bw),
           std::uint32_t(hardware.rn_bw),
           std::uint8_t(hardware.data_width),
-          std::uint8_t(hardware.acc_width)};
+          std::uint8_t(hardware.acc_width),
+          std::uint16_t(hardware.config_bw)};
 }
 
 std::vector<std::uint8_t> encode_image(const ConfigImage& image) {
@@ -142,6 +143,7 @@ std::vector<std::uint8_t> encode_image(const ConfigImage& image) {
   out.u32(hw.rn_bw);
   out.u8(hw.data_width);
   out.u8(hw.acc_width);
+  out.u16(hw.config_bw);
   out.text(hw.name);
   const spec::Layer& layer = image.layer;
   out.text(layer.name);
@@ -154,9 +156,9 @@ std::vector<std::uint8_t> encode_image(const ConfigImage& image) {
     const PhaseShape& s = configuration.shape;
     for (int v : {s.t_r, s.t_s, s.t_c, s.t_k, s.t_n, s.t_x, s.t_y}) out.u16(std::uint32_t(v));
     out.u8(configuration.forwarding);
-    const std::vector<ConfigWrite> writes = config_writes(configuration.fabric);
-    out.u32(std::uint32_t(writes.size()));
-    for (const ConfigWrite& write : writes) out.u16(write.data);  // addresses are 0, 1, 2, … in order
+    const std::vector<std::uint8_t> words = config_bytes(configuration.fabric, hw.config_bw);
+    out.u32(std::uint32_t(spec::configuration_words(hw.num_ms, hw.config_bw)));
+    for (std::uint8_t byte : words) out.u8(byte);  // word 0, 1, 2, … in order, each little-endian
   }
   out.u32(std::uint32_t(image.program.size()));
   for (const Instruction& instruction : image.program) {
@@ -208,6 +210,8 @@ ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
   hw.data_width = std::uint8_t(in.u8("hardware.data_width"));
   at.acc_width = in.offset();
   hw.acc_width = std::uint8_t(in.u8("hardware.acc_width"));
+  at.config_bw = in.offset();
+  hw.config_bw = std::uint16_t(in.u16("hardware.config_bw"));
   at.hardware_name = in.offset();
   hw.name = in.text("hardware.name");
   validate_image_hardware(hw, at, source);  // before any configuration of num_ms words is read
@@ -245,13 +249,17 @@ ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
                                    where.forwarding, c, forwarding));
     configuration.forwarding = forwarding == 1;
     const std::uint32_t words = in.u32("a configuration word count");
-    if (words != 3 * hw.num_ms)
-      in.fail(fmt::format("configuration {} has {} words, expected 3 x num_ms = {}", c, words, 3 * hw.num_ms));
+    const std::int64_t expected_words = spec::configuration_words(hw.num_ms, hw.config_bw);
+    if (words != expected_words)
+      in.fail(fmt::format("configuration {} has {} words, expected {} ({} configuration bits of {} MS in words of "
+                          "config_bw = {} bits)",
+                          c, words, expected_words, spec::configuration_bits(hw.num_ms), hw.num_ms, hw.config_bw));
     where.words = in.offset();
-    std::vector<ConfigWrite> writes;
-    for (std::uint32_t a = 0; a < words; ++a) writes.push_back({a, std::uint16_t(in.u16("configuration words"))});
+    std::vector<std::uint8_t> word_bytes;
+    for (std::uint32_t b = 0; b < words * std::uint32_t(hw.config_bw / 8); ++b)
+      word_bytes.push_back(std::uint8_t(in.u8("configuration words")));
     try {
-      configuration.fabric = decode_config_writes(int(hw.num_ms), writes);
+      configuration.fabric = config_from_bytes(hw.num_ms, hw.config_bw, word_bytes.data(), word_bytes.size());
     } catch (const std::invalid_argument& error) {
       throw ImageError(fmt::format("{}: byte {}: configuration[{}].words: {}", source, where.words, c, error.what()));
     }
@@ -344,7 +352,8 @@ std::string to_json(const ConfigImage& image) {
   root["format_version"] = kImageFormatVersion;
   const ImageHardware& hw = image.hardware;
   root["hardware"] = {{"name", hw.name},           {"num_ms", hw.num_ms},         {"dn_bw", hw.dn_bw},
-                      {"rn_bw", hw.rn_bw},         {"data_width", hw.data_width}, {"acc_width", hw.acc_width}};
+                      {"rn_bw", hw.rn_bw},         {"data_width", hw.data_width}, {"acc_width", hw.acc_width},
+                      {"config_bw", hw.config_bw}};
   const spec::Layer& l = image.layer;
   root["layer"] = {{"name", l.name}, {"type", spec::to_string(l.type)}, {"N", l.N}, {"K", l.K}, {"C", l.C},
                    {"R", l.R},       {"S", l.S}, {"X", l.X}, {"Y", l.Y}, {"stride", l.stride}, {"padding", l.padding}};
@@ -360,7 +369,12 @@ std::string to_json(const ConfigImage& image) {
     entry["adder_switches"] = adders;
     entry["collector_slots"] = configuration.fabric.collector_slots;
     ordered_json words = ordered_json::array();
-    for (const ConfigWrite& write : config_writes(configuration.fabric)) words.push_back(write.data);
+    for (const ConfigWord& word : config_words(configuration.fabric, image.hardware.config_bw)) {
+      std::string hex;  // most significant limb first, as the word's bits read
+      for (auto limb = word.limbs.rbegin(); limb != word.limbs.rend(); ++limb)
+        hex += fmt::format("{:0{}x}", *limb, std::min(16, image.hardware.config_bw / 4));
+      words.push_back(hex);
+    }
     entry["config_words"] = words;
     configurations.push_back(entry);
   }
@@ -393,6 +407,7 @@ void check_image_matches(const ConfigImage& image, const spec::Hardware& hardwar
   compare("rn_bw", got.rn_bw, expected.rn_bw);
   compare("data_width", got.data_width, expected.data_width);
   compare("acc_width", got.acc_width, expected.acc_width);
+  compare("config_bw", got.config_bw, expected.config_bw);
   if (!differences.empty())
     throw ImageError(fmt::format("{}: built for hardware '{}', not for '{}': {}", source, got.name, hardware.name,
                                  differences));

@@ -17,13 +17,14 @@
 namespace maeri::codegen {
 
 inline constexpr char kImageMagic[8] = {'M', 'A', 'E', 'R', 'I', 'I', 'M', 'G'};
-inline constexpr std::uint16_t kImageFormatVersion = 1;
+inline constexpr std::uint16_t kImageFormatVersion = 2;  // 2: dense configuration words of config_bw bits
 
 // The fabric parameters an image depends on (the rest of the hardware spec does not change the bits).
 struct ImageHardware {
   std::string name;
   std::uint32_t num_ms = 0, dn_bw = 0, rn_bw = 0;
   std::uint8_t data_width = 0, acc_width = 0;
+  std::uint16_t config_bw = std::uint16_t(spec::kDefaultConfigBusBits);
   bool operator==(const ImageHardware& other) const;
 };
 ImageHardware image_hardware_of(const spec::Hardware& hardware);

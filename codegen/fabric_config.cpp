@@ -1,21 +1,63 @@
-// Encoding and decoding of the fabric's configuration words (layout in fabric_config.hpp).
+// Packing and unpacking of the fabric's dense configuration and its config-port words (layout in
+// fabric_config.hpp, docs/config-bits.md).
 #include "codegen/fabric_config.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
+
+#include "spec/integer_math.hpp"
 
 namespace maeri::codegen {
 namespace {
 
-uint16_t put(uint16_t word, ConfigField field, unsigned value) {
+unsigned put(unsigned word, ConfigField field, unsigned value) {
   const unsigned mask = (1u << field.width) - 1u;
-  return uint16_t(word | ((value & mask) << field.lsb));
+  return word | ((value & mask) << field.lsb);
 }
 
-unsigned get(uint16_t word, ConfigField field) { return (word >> field.lsb) & ((1u << field.width) - 1u); }
+unsigned get(unsigned word, ConfigField field) { return (word >> field.lsb) & ((1u << field.width) - 1u); }
+
+std::uint64_t low_mask(int width) { return width >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width) - 1; }
+
+void check_bus_width(int config_bw) {
+  if (!spec::is_power_of_two(config_bw) || config_bw < spec::kMinConfigBusBits || config_bw > spec::kMaxConfigBusBits)
+    throw std::invalid_argument(fmt::format("config_bw {} is not a power of two in {}..{}", config_bw,
+                                            spec::kMinConfigBusBits, spec::kMaxConfigBusBits));
+}
 
 }  // namespace
+
+ConfigLayout::ConfigLayout(std::int64_t m)
+    : num_ms(m),
+      vn_count_width(spec::vn_count_bits(m)),
+      slot_width(spec::collector_slot_bits(m)),
+      adder_base(m * spec::kMultSwitchConfigBits),
+      vn_count_lsb(adder_base + (m - 1) * spec::kAdderSwitchConfigBits),
+      collector_base(vn_count_lsb + vn_count_width),
+      bits(collector_base + m * slot_width) {}
+
+std::uint64_t ConfigBits::get(std::int64_t lsb, int width) const {
+  std::uint64_t value = 0;
+  for (int done = 0; done < width;) {  // at most two limbs
+    const std::int64_t bit = lsb + done;
+    const int shift = int(bit % 64), take = std::min(width - done, 64 - shift);
+    value |= ((limbs.at(std::size_t(bit / 64)) >> shift) & low_mask(take)) << done;
+    done += take;
+  }
+  return value;
+}
+
+void ConfigBits::put(std::int64_t lsb, int width, std::uint64_t value) {
+  for (int done = 0; done < width;) {
+    const std::int64_t bit = lsb + done;
+    const int shift = int(bit % 64), take = std::min(width - done, 64 - shift);
+    std::uint64_t& limb = limbs.at(std::size_t(bit / 64));
+    limb = (limb & ~(low_mask(take) << shift)) | (((value >> done) & low_mask(take)) << shift);
+    done += take;
+  }
+}
 
 bool operator==(const MultSwitchConfig& a, const MultSwitchConfig& b) {
   return a.active == b.active && a.take_forward == b.take_forward;
@@ -25,17 +67,16 @@ bool operator==(const FabricConfig& a, const FabricConfig& b) {
   return a.num_ms == b.num_ms && a.mult_switches == b.mult_switches && a.adder_switches == b.adder_switches &&
          a.collector_slots == b.collector_slots;
 }
-bool operator==(const ConfigWrite& a, const ConfigWrite& b) { return a.address == b.address && a.data == b.data; }
 
-uint16_t encode(const MultSwitchConfig& config) {
-  uint16_t word = 0;
+unsigned encode(const MultSwitchConfig& config) {
+  unsigned word = 0;
   word = put(word, kMultActive, config.active);
   word = put(word, kMultTakeForward, config.take_forward);
   return word;
 }
 
-uint16_t encode(const AdderSwitchConfig& config) {
-  uint16_t word = 0;
+unsigned encode(const AdderSwitchConfig& config) {
+  unsigned word = 0;
   word = put(word, kAddCombine, config.combine);
   word = put(word, kAddLinkSend, config.link_send);
   word = put(word, kAddLinkReceive, config.link_receive);
@@ -45,13 +86,11 @@ uint16_t encode(const AdderSwitchConfig& config) {
   return word;
 }
 
-MultSwitchConfig decode_mult_switch(uint16_t word) {
-  if (word >> 2) throw std::invalid_argument(fmt::format("multiplier switch word 0x{:04x} sets unused bits", word));
+MultSwitchConfig decode_mult_switch(unsigned word) {
   return {get(word, kMultActive) != 0, get(word, kMultTakeForward) != 0};
 }
 
-AdderSwitchConfig decode_adder_switch(uint16_t word) {
-  if (word >> 6) throw std::invalid_argument(fmt::format("adder switch word 0x{:04x} sets unused bits", word));
+AdderSwitchConfig decode_adder_switch(unsigned word) {
   AdderSwitchConfig config;
   config.combine = get(word, kAddCombine);
   config.link_send = get(word, kAddLinkSend);
@@ -62,50 +101,88 @@ AdderSwitchConfig decode_adder_switch(uint16_t word) {
   return config;
 }
 
-std::vector<ConfigWrite> config_writes(const FabricConfig& config) {
-  const int m = config.num_ms;
-  std::vector<ConfigWrite> writes;
-  writes.reserve(size_t(config_address_space(m)));
-  for (int i = 0; i < m; ++i) writes.push_back({mult_switch_address(m, i), encode(config.mult_switches.at(size_t(i)))});
-  for (int a = 0; a < m - 1; ++a)
-    writes.push_back({adder_switch_address(m, a), encode(config.adder_switches.at(size_t(a)))});
-  writes.push_back({global_word_address(m), put(0, kGlobalVnCount, unsigned(config.collector_slots.size()))});
-  for (int k = 0; k < m; ++k) {
-    const unsigned slot = k < int(config.collector_slots.size()) ? unsigned(config.collector_slots[size_t(k)]) : 0u;
-    writes.push_back({collector_address(m, k), put(0, kCollectSlot, slot)});
-  }
-  return writes;
+ConfigBits pack_config(const FabricConfig& config) {
+  const std::int64_t m = config.num_ms;
+  const ConfigLayout layout(m);
+  ConfigBits bits;
+  bits.size = layout.bits;
+  bits.limbs.assign(std::size_t(spec::ceil_div(layout.bits, 64)), 0);
+  for (std::int64_t i = 0; i < m; ++i)
+    bits.put(layout.mult_lsb(i), spec::kMultSwitchConfigBits, encode(config.mult_switches.at(std::size_t(i))));
+  for (std::int64_t a = 0; a < m - 1; ++a)
+    bits.put(layout.adder_lsb(a), spec::kAdderSwitchConfigBits, encode(config.adder_switches.at(std::size_t(a))));
+  bits.put(layout.vn_count_lsb, layout.vn_count_width, config.collector_slots.size());
+  for (std::size_t k = 0; k < config.collector_slots.size(); ++k)
+    bits.put(layout.collector_lsb(std::int64_t(k)), layout.slot_width, std::uint64_t(config.collector_slots[k]));
+  return bits;
 }
 
-FabricConfig decode_config_writes(int num_ms, const std::vector<ConfigWrite>& writes) {
-  const int m = num_ms;
+FabricConfig unpack_config(std::int64_t m, const ConfigBits& bits) {
+  const ConfigLayout layout(m);
+  if (bits.size != layout.bits)
+    throw std::invalid_argument(fmt::format("{} configuration bits, expected {} for {} MS", bits.size, layout.bits, m));
   FabricConfig config;
-  config.num_ms = m;
-  config.mult_switches.assign(size_t(m), {});
-  config.adder_switches.assign(size_t(m - 1), {});
-  std::vector<int> collector(size_t(m), 0);
-  int vn_count = 0;
-  for (const ConfigWrite& write : writes) {
-    const int address = int(write.address);
-    if (address < m) {
-      config.mult_switches[size_t(address)] = decode_mult_switch(write.data);
-    } else if (address < 2 * m - 1) {
-      config.adder_switches[size_t(address - m)] = decode_adder_switch(write.data);
-    } else if (address == 2 * m - 1) {
-      vn_count = int(get(write.data, kGlobalVnCount));
-      if (vn_count > m) throw std::invalid_argument(fmt::format("vn_count {} exceeds num_ms {}", vn_count, m));
-    } else if (address < config_address_space(m)) {
-      const int slot = int(get(write.data, kCollectSlot));
-      if (slot >= 2 * (m - 1))
-        throw std::invalid_argument(fmt::format("collector entry {} names slot {}, beyond the last slot {}",
-                                                address - 2 * m, slot, 2 * (m - 1) - 1));
-      collector[size_t(address - 2 * m)] = slot;
-    } else {
-      throw std::invalid_argument(fmt::format("config address {} is outside 0..{}", address, config_address_space(m) - 1));
-    }
+  config.num_ms = int(m);
+  for (std::int64_t i = 0; i < m; ++i)
+    config.mult_switches.push_back(decode_mult_switch(unsigned(bits.get(layout.mult_lsb(i), spec::kMultSwitchConfigBits))));
+  for (std::int64_t a = 0; a < m - 1; ++a)
+    config.adder_switches.push_back(
+        decode_adder_switch(unsigned(bits.get(layout.adder_lsb(a), spec::kAdderSwitchConfigBits))));
+  const std::int64_t vn_count = std::int64_t(bits.get(layout.vn_count_lsb, layout.vn_count_width));
+  if (vn_count > m) throw std::invalid_argument(fmt::format("vn_count {} exceeds num_ms {}", vn_count, m));
+  for (std::int64_t k = 0; k < m; ++k) {
+    const std::int64_t slot = std::int64_t(bits.get(layout.collector_lsb(k), layout.slot_width));
+    if (slot >= 2 * (m - 1))
+      throw std::invalid_argument(
+          fmt::format("collector entry {} names slot {}, beyond the last slot {}", k, slot, 2 * (m - 1) - 1));
+    if (k < vn_count) config.collector_slots.push_back(int(slot));
   }
-  config.collector_slots.assign(collector.begin(), collector.begin() + vn_count);
   return config;
+}
+
+std::vector<ConfigWord> config_words(const FabricConfig& config, int config_bw) {
+  check_bus_width(config_bw);
+  const ConfigBits bits = pack_config(config);
+  const std::int64_t words = spec::configuration_words(config.num_ms, config_bw);
+  std::vector<ConfigWord> result;
+  result.reserve(std::size_t(words));
+  for (std::int64_t w = 0; w < words; ++w) {
+    ConfigWord word;
+    word.address = std::uint32_t(w);
+    for (int part = 0; part < config_bw; part += 64) {
+      const std::int64_t lsb = w * config_bw + part;
+      const int width = int(std::min<std::int64_t>({64, config_bw - part, std::max<std::int64_t>(0, bits.size - lsb)}));
+      word.limbs.push_back(width > 0 ? bits.get(lsb, width) : 0);
+    }
+    result.push_back(std::move(word));
+  }
+  return result;
+}
+
+std::vector<std::uint8_t> config_bytes(const FabricConfig& config, int config_bw) {
+  std::vector<std::uint8_t> bytes;
+  for (const ConfigWord& word : config_words(config, config_bw))
+    for (int b = 0; b < config_bw / 8; ++b) bytes.push_back(std::uint8_t(word.limbs[std::size_t(b / 8)] >> (8 * (b % 8))));
+  return bytes;
+}
+
+FabricConfig config_from_bytes(std::int64_t m, int config_bw, const std::uint8_t* bytes, std::size_t size) {
+  check_bus_width(config_bw);
+  const ConfigLayout layout(m);
+  const std::size_t expected = std::size_t(spec::configuration_words(m, config_bw) * (config_bw / 8));
+  if (size != expected)
+    throw std::invalid_argument(fmt::format("{} configuration bytes, expected {} for {} MS at config_bw {}", size,
+                                            expected, m, config_bw));
+  ConfigBits bits;
+  bits.size = layout.bits;
+  bits.limbs.assign(std::size_t(spec::ceil_div(std::int64_t(size) * 8, 64)), 0);
+  for (std::size_t b = 0; b < size; ++b) bits.limbs[b / 8] |= std::uint64_t(bytes[b]) << (8 * (b % 8));
+  for (std::int64_t bit = layout.bits; bit < std::int64_t(size) * 8; ++bit)
+    if (bits.get(bit, 1))
+      throw std::invalid_argument(fmt::format("padding bit {} of the last word is set (the configuration has {} bits)",
+                                              bit, layout.bits));
+  bits.limbs.resize(std::size_t(spec::ceil_div(layout.bits, 64)));
+  return unpack_config(m, bits);
 }
 
 std::string describe(const AdderSwitchConfig& config) {

@@ -1,12 +1,14 @@
-// FabricConfig: every per-switch configuration word of the MAERI fabric (MN, RN, collector, global) and
-// their bit layout and config-port address map. This header is the C++ side of the one layout described in
+// FabricConfig: every per-switch configuration field of the MAERI fabric (MN, RN, collector, vn_count), their
+// dense bit layout and the config-port words that carry it. This header is the C++ side of the one layout described in
 // docs/config-bits.md; rtl/maeri_config_pkg.sv is the SystemVerilog side and a test checks they agree.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "spec/config_bus.hpp"
 #include "spec/hardware.hpp"
 
 namespace maeri::codegen {
@@ -18,14 +20,12 @@ struct ConfigField {
   int width;
 };
 
-inline constexpr int kConfigWordBits = 16;
-
-// Multiplier switch word.
+// Multiplier switch field (bit positions inside the switch's 2-bit field).
 inline constexpr ConfigField kMultActive{"active", 0, 1};
 inline constexpr ConfigField kMultTakeForward{"take_forward", 1, 1};
 inline constexpr ConfigField kMultSwitchFields[] = {kMultActive, kMultTakeForward};
 
-// Adder switch word (semantics in docs/config-bits.md).
+// Adder switch field (semantics in docs/config-bits.md).
 inline constexpr ConfigField kAddCombine{"combine", 0, 1};
 inline constexpr ConfigField kAddLinkSend{"link_send", 1, 1};
 inline constexpr ConfigField kAddLinkReceive{"link_receive", 2, 1};
@@ -35,13 +35,14 @@ inline constexpr ConfigField kAddUp{"up", 5, 1};
 inline constexpr ConfigField kAdderSwitchFields[] = {kAddCombine,  kAddLinkSend,  kAddLinkReceive,
                                                      kAddEmitLeft, kAddEmitRight, kAddUp};
 
-// Global word: how many VN results each step produces (the collector drains entries 0..vn_count-1).
-inline constexpr ConfigField kGlobalVnCount{"vn_count", 0, 10};
-inline constexpr ConfigField kGlobalFields[] = {kGlobalVnCount};
-
-// Collector entry k: the emit slot (2·adder + side) that holds VN k's result.
-inline constexpr ConfigField kCollectSlot{"slot", 0, 10};
-inline constexpr ConfigField kCollectorFields[] = {kCollectSlot};
+template <std::size_t N>
+constexpr int total_width(const ConfigField (&fields)[N]) {
+  int bits = 0;
+  for (const ConfigField& field : fields) bits += field.width;
+  return bits;
+}
+static_assert(total_width(kMultSwitchFields) == spec::kMultSwitchConfigBits, "spec/config_bus.hpp counts these bits");
+static_assert(total_width(kAdderSwitchFields) == spec::kAdderSwitchConfigBits, "spec/config_bus.hpp counts these bits");
 
 struct MultSwitchConfig {
   bool active = false;
@@ -72,37 +73,57 @@ inline constexpr int link_partner(int j, int width) {
   return partner >= 0 && partner < width ? partner : -1;
 }
 
-// Config port addresses (one 16-bit word per write):
-//   0 … M−1            multiplier switch i
-//   M … 2M−2           adder switch a (address M + a)
-//   2M−1               global word
-//   2M … 3M−1          collector entry k (address 2M + k)
-struct ConfigWrite {
-  uint32_t address = 0;
-  uint16_t data = 0;
+// Where each field lies in the dense configuration of num_ms switches (docs/config-bits.md), LSB first:
+// multiplier switch i at 2i, adder a at 2M + 6a, vn_count, then collector entry k; spec/config_bus.hpp counts them.
+struct ConfigLayout {
+  explicit ConfigLayout(std::int64_t num_ms);
+  std::int64_t num_ms;
+  int vn_count_width, slot_width;
+  std::int64_t adder_base, vn_count_lsb, collector_base, bits;
+  std::int64_t mult_lsb(std::int64_t ms) const { return ms * spec::kMultSwitchConfigBits; }
+  std::int64_t adder_lsb(std::int64_t adder) const { return adder_base + adder * spec::kAdderSwitchConfigBits; }
+  std::int64_t collector_lsb(std::int64_t vn) const { return collector_base + vn * slot_width; }
 };
 
-inline constexpr uint32_t mult_switch_address(int /*num_ms*/, int ms) { return uint32_t(ms); }
-inline constexpr uint32_t adder_switch_address(int num_ms, int adder) { return uint32_t(num_ms + adder); }
-inline constexpr uint32_t global_word_address(int num_ms) { return uint32_t(2 * num_ms - 1); }
-inline constexpr uint32_t collector_address(int num_ms, int vn) { return uint32_t(2 * num_ms + vn); }
-inline constexpr int config_address_space(int num_ms) { return int(spec::configuration_words(num_ms)); }
+// A packed configuration: bit b is bit b % 64 of limbs[b / 64]; bits past `size` are zero.
+struct ConfigBits {
+  std::int64_t size = 0;
+  std::vector<std::uint64_t> limbs;
+  std::uint64_t get(std::int64_t lsb, int width) const;  // width ≤ 64
+  void put(std::int64_t lsb, int width, std::uint64_t value);
+  bool operator==(const ConfigBits& other) const { return size == other.size && limbs == other.limbs; }
+};
+
+// One config-port write: word `address` of the configuration, config_bw bits (bit j in limbs[j / 64]).
+struct ConfigWord {
+  std::uint32_t address = 0;
+  std::vector<std::uint64_t> limbs;
+};
 
 bool operator==(const MultSwitchConfig& a, const MultSwitchConfig& b);
 bool operator==(const AdderSwitchConfig& a, const AdderSwitchConfig& b);
 bool operator==(const FabricConfig& a, const FabricConfig& b);
-bool operator==(const ConfigWrite& a, const ConfigWrite& b);
 
-uint16_t encode(const MultSwitchConfig& config);
-uint16_t encode(const AdderSwitchConfig& config);
-MultSwitchConfig decode_mult_switch(uint16_t word);
-AdderSwitchConfig decode_adder_switch(uint16_t word);
+// One switch field as an integer (bit i = the field with lsb i) and back.
+unsigned encode(const MultSwitchConfig& config);
+unsigned encode(const AdderSwitchConfig& config);
+MultSwitchConfig decode_mult_switch(unsigned bits);
+AdderSwitchConfig decode_adder_switch(unsigned bits);
 
-// Every word of the configuration, in address order: a full configuration is 3·num_ms writes
-// (collector entries beyond the VN count are written as 0 so no stale entry survives).
-std::vector<ConfigWrite> config_writes(const FabricConfig& config);
-// Inverse of config_writes; throws std::invalid_argument on an address outside the map or a bad field.
-FabricConfig decode_config_writes(int num_ms, const std::vector<ConfigWrite>& writes);
+// The dense configuration (collector entries beyond the VN count are 0, so no stale entry survives a
+// reconfiguration) and its inverse; unpack_config throws std::invalid_argument on vn_count > num_ms or a collector
+// slot ≥ 2(num_ms − 1), naming the field.
+ConfigBits pack_config(const FabricConfig& config);
+FabricConfig unpack_config(std::int64_t num_ms, const ConfigBits& bits);
+
+// The config-port writes of a full configuration: spec::configuration_words(num_ms, config_bw) words, in address
+// order, the last one padded with zeros.
+std::vector<ConfigWord> config_words(const FabricConfig& config, int config_bw);
+
+// The image form: the words' bytes, little-endian (config_bw / 8 bytes a word), and back; config_from_bytes
+// throws std::invalid_argument when the size is not the word count's or a padding bit is set.
+std::vector<std::uint8_t> config_bytes(const FabricConfig& config, int config_bw);
+FabricConfig config_from_bytes(std::int64_t num_ms, int config_bw, const std::uint8_t* bytes, std::size_t size);
 
 // Short readable form of an adder word, e.g. "combine,send,up".
 std::string describe(const AdderSwitchConfig& config);

@@ -55,6 +55,7 @@ spec::Hardware hardware_for_rules(const ImageHardware& image_hardware) {
   hardware.rn_bw = image_hardware.rn_bw;
   hardware.data_width = image_hardware.data_width;
   hardware.acc_width = image_hardware.acc_width;
+  hardware.config_bw = image_hardware.config_bw;
   return hardware;
 }
 
@@ -184,18 +185,20 @@ void validate_configuration(const ConfigImage& image, std::size_t c, const Image
   // the fabric has no wire for, and what the controller and the models rely on.
   const FabricConfig& fabric = configuration.fabric;
   const int m = int(image.hardware.num_ms);
+  const ConfigLayout layout(m);
+  const auto byte_of = [&at](std::int64_t bit) { return at.words + std::size_t(bit / 8); };
   if (int(fabric.collector_slots.size()) != shape.vn_count())
-    fail(source, at.words + 2 * std::size_t(global_word_address(m)),
+    fail(source, byte_of(layout.vn_count_lsb),
          fmt::format("{}.vn_count is {}, but the shape has t_K·T_N·T_X'·T_Y' = {} VNs, whose results the "
                      "controller collects every step",
                      name, fabric.collector_slots.size(), shape.vn_count()));
   if (fabric.mult_switches.front().take_forward)
-    fail(source, at.words + 2 * std::size_t(mult_switch_address(m, 0)),
+    fail(source, byte_of(layout.mult_lsb(0)),
          fmt::format("{}.mult_switch[0].take_forward is set, but multiplier switch 0 has no left neighbour", name));
   for (int a = 0; a < m - 1; ++a) {
     const AdderSwitchConfig& adder = fabric.adder_switches[std::size_t(a)];
     if ((adder.link_send || adder.link_receive) && !has_link_partner(a))
-      fail(source, at.words + 2 * std::size_t(adder_switch_address(m, a)),
+      fail(source, byte_of(layout.adder_lsb(a)),
            fmt::format("{}.adder_switch[{}] uses a forwarding link ({}), but adder {} has no link partner", name, a,
                        describe(adder), a));
   }
@@ -256,6 +259,11 @@ void validate_image_hardware(const ImageHardware& hardware, const ImageFieldOffs
     fail(source, offsets.acc_width,
          fmt::format("hardware.acc_width is {}, expected data_width ({})..{}", hardware.acc_width,
                      hardware.data_width, spec::kMaxAccWidth));
+  if (!spec::is_power_of_two(hardware.config_bw) || hardware.config_bw < spec::kMinConfigBusBits ||
+      hardware.config_bw > spec::kMaxConfigBusBits)
+    fail(source, offsets.config_bw,
+         fmt::format("hardware.config_bw is {}, expected a power of two between {} and {}", hardware.config_bw,
+                     spec::kMinConfigBusBits, spec::kMaxConfigBusBits));
   if (!is_valid_utf8(hardware.name)) fail(source, offsets.hardware_name, "hardware.name is not valid UTF-8");
 }
 
@@ -291,7 +299,7 @@ ImageWork image_work(const ConfigImage& image) {
     switch (image.program[pc].opcode) {
       case Opcode::Configure:
         work.configure_executions = saturating_add(work.configure_executions, t);
-        cycles = saturating_add(cycles, saturating_mul(t, spec::configuration_words(m) + drain_cycles));
+        cycles = saturating_add(cycles, saturating_mul(t, spec::configuration_words(m, image.hardware.config_bw) + drain_cycles));
         break;
       case Opcode::LoadWeights:
         work.weight_phases = saturating_add(work.weight_phases, t);

@@ -19,16 +19,9 @@ namespace maeri::codegen {
 
 // ---- Hard limits of an image (the one home of each) ----
 
-// Largest num_ms whose configuration words can be written: the global word's vn_count (≤ M) and a collector
-// entry's slot (< 2(M−1)) must fit their fields (docs/config-bits.md), and num_ms must be a spec-legal size.
-constexpr std::uint32_t largest_encodable_num_ms() {
-  std::uint32_t m = 2;
-  while (2 * m <= std::uint32_t(spec::kMaxMultiplierSwitches) && 2 * m <= (1u << kGlobalVnCount.width) - 1 &&
-         2 * (2 * m - 1) <= (1u << kCollectSlot.width))
-    m *= 2;
-  return m;
-}
-inline constexpr std::uint32_t kMaxImageMultiplierSwitches = largest_encodable_num_ms();  // 512
+// Largest num_ms an image may name: the spec's limit (the dense layout's field widths grow with num_ms, so no
+// configuration field limits it).
+inline constexpr std::uint32_t kMaxImageMultiplierSwitches = std::uint32_t(spec::kMaxMultiplierSwitches);
 
 // codegen emits one configuration per phase shape, and each of R, S, C, K has at most two tile sizes (the full
 // tile and the ragged edge): at most 2^4.
@@ -47,14 +40,19 @@ inline constexpr std::int64_t kMaxExpandedProgramBytes = std::int64_t{1} << 30;
 // Upper bound of the fabric cycles of one run with ideal memory (configuration writes, weight and step beats).
 inline constexpr std::int64_t kMaxFabricCycles = std::int64_t{1} << 34;
 // Largest image file: header, the two names at their u16 maximum, kMaxImageConfigurations configurations of
-// 3·kMaxImageMultiplierSwitches words and kMaxImageInstructions instructions of the longest kind.
-inline constexpr std::size_t kMaxImageBytes = 20 + 14 + 2 * (2 + 65535) + 1 + 9 * 4 + 7 * 4 + 4 +
-                                              kMaxImageConfigurations * (7 * 2 + 1 + 4 + 3 * 2 * kMaxImageMultiplierSwitches) +
-                                              4 + kMaxImageInstructions * (1 + 4 * 4);
+// kMaxImageMultiplierSwitches in words of the widest config bus (most padding) and kMaxImageInstructions
+// instructions of the longest kind.
+inline constexpr std::size_t kMaxImageBytes =
+    20 + 16 + 2 * (2 + 65535) + 1 + 9 * 4 + 7 * 4 + 4 +
+    kMaxImageConfigurations *
+        (7 * 2 + 1 + 4 +
+         std::size_t(spec::configuration_words(kMaxImageMultiplierSwitches, spec::kMaxConfigBusBits) *
+                     (spec::kMaxConfigBusBits / 8))) +
+    4 + kMaxImageInstructions * (1 + 4 * 4);
 
 // Where the decoder read each field (byte offsets in the file), so that errors name the field and its place.
 struct ImageFieldOffsets {
-  std::size_t num_ms = 0, dn_bw = 0, rn_bw = 0, data_width = 0, acc_width = 0, hardware_name = 0;
+  std::size_t num_ms = 0, dn_bw = 0, rn_bw = 0, data_width = 0, acc_width = 0, config_bw = 0, hardware_name = 0;
   std::size_t layer_name = 0, layer_type = 0;
   std::size_t layer_dims[9] = {};  // N, K, C, R, S, X, Y, stride, padding
   std::size_t tile[7] = {};        // T_R … T_Y'
@@ -62,7 +60,7 @@ struct ImageFieldOffsets {
   struct Configuration {
     std::size_t shape = 0;       // t_R … T_Y' as u16, field i at shape + 2·i
     std::size_t forwarding = 0;
-    std::size_t words = 0;       // the word for config address a at words + 2·a
+    std::size_t words = 0;       // configuration bit b in the byte at words + b / 8
   };
   std::vector<Configuration> configurations;
   std::size_t instruction_count = 0;

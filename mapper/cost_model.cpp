@@ -304,7 +304,8 @@ SdmBudget count_memory_traffic(const spec::Layer& layer, const spec::Hardware& h
 
 // The cycles of one configuration written through the config port (docs/model.md "Cycles", reconfiguration).
 double configuration_cycles(const spec::Hardware& hardware) {
-  return static_cast<double>(spec::configuration_words(hardware.num_ms)) / hardware.model.config_words_per_cycle;
+  return static_cast<double>(spec::configuration_words(hardware.num_ms, hardware.config_bw)) /
+         hardware.model.config_words_per_cycle;
 }
 
 // docs/model.md "Cycles", the terms after the loop nest: phases follow each other without a bubble (weights for

@@ -42,14 +42,15 @@ module distribution_network #(
     localparam int OUT_LANES = PER_LEAF_OUT != 0 ? LEAVES / 2 : DN_BW;
     localparam int OUT_MASK_W = PER_LEAF_OUT != 0 ? 1 : LEAVES / 2;
 
+    // Lanes unpacked (see dn_switch.sv: packed [lanes][leaves] vectors are copied whole per lane read).
     logic [DN_BW-1:0]                    in_valid  [NODES];
     logic [DN_BW-1:0]                    in_weight [NODES];
-    logic [DN_BW-1:0][DATA_W-1:0]        in_data   [NODES];
-    logic [DN_BW-1:0][LEAVES-1:0]        in_mask   [NODES];
+    logic [DATA_W-1:0]                   in_data   [NODES][DN_BW];
+    logic [LEAVES-1:0]                   in_mask   [NODES][DN_BW];
     logic [OUT_LANES-1:0]                out_valid [2*NODES];
     logic [OUT_LANES-1:0]                out_weight[2*NODES];
-    logic [OUT_LANES-1:0][DATA_W-1:0]    out_data  [2*NODES];
-    logic [OUT_LANES-1:0][OUT_MASK_W-1:0] out_mask [2*NODES];
+    logic [DATA_W-1:0]                   out_data  [2*NODES][OUT_LANES];
+    logic [OUT_MASK_W-1:0]               out_mask  [2*NODES][OUT_LANES];
     logic [NODES-1:0]                    node_overflow;
     logic [$clog2(DN_BW+1)-1:0]          node_traversals[NODES];
     logic [COUNT_W-1:0]                  traversals_through;  // this level and all above
@@ -58,8 +59,10 @@ module distribution_network #(
     if (l == 0) begin : g_root
       assign in_valid[0]  = root_valid;
       assign in_weight[0] = root_weight;
-      assign in_data[0]   = root_data;
-      assign in_mask[0]   = root_mask;
+      for (genvar i = 0; i < DN_BW; i++) begin : g_lane
+        assign in_data[0][i] = root_data[i];
+        assign in_mask[0][i] = root_mask[i];
+      end
     end else begin : g_inner
       for (genvar j = 0; j < NODES; j++) begin : g_link
         assign in_valid[j]  = g_level[l-1].out_valid[j];

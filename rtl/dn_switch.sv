@@ -17,18 +17,18 @@ module dn_switch #(
 ) (
     input  logic                                clk,
     input  logic                                rst,
-    input  logic [ IN_LANES-1:0]                in_valid,
-    input  logic [ IN_LANES-1:0]                in_weight,
-    input  logic [ IN_LANES-1:0][   DATA_W-1:0] in_data,
-    input  logic [ IN_LANES-1:0][   LEAVES-1:0] in_mask,
-    output logic [OUT_LANES-1:0]                left_valid,
-    output logic [OUT_LANES-1:0]                left_weight,
-    output logic [OUT_LANES-1:0][   DATA_W-1:0] left_data,
-    output logic [OUT_LANES-1:0][OUT_MASK_W-1:0] left_mask,
-    output logic [OUT_LANES-1:0]                right_valid,
-    output logic [OUT_LANES-1:0]                right_weight,
-    output logic [OUT_LANES-1:0][   DATA_W-1:0] right_data,
-    output logic [OUT_LANES-1:0][OUT_MASK_W-1:0] right_mask,
+    input  logic [ IN_LANES-1:0]  in_valid,
+    input  logic [ IN_LANES-1:0]  in_weight,
+    input  logic [    DATA_W-1:0] in_data     [IN_LANES],
+    input  logic [    LEAVES-1:0] in_mask     [IN_LANES],
+    output logic [OUT_LANES-1:0]  left_valid,
+    output logic [OUT_LANES-1:0]  left_weight,
+    output logic [    DATA_W-1:0] left_data   [OUT_LANES],
+    output logic [OUT_MASK_W-1:0] left_mask   [OUT_LANES],
+    output logic [OUT_LANES-1:0]  right_valid,
+    output logic [OUT_LANES-1:0]  right_weight,
+    output logic [    DATA_W-1:0] right_data  [OUT_LANES],
+    output logic [OUT_MASK_W-1:0] right_mask  [OUT_LANES],
     output logic                                overflow,    // combinational, this cycle's input
     output logic [$clog2(IN_LANES+1)-1:0]       traversals   // valid elements entering this switch
 );
@@ -36,13 +36,16 @@ module dn_switch #(
 
   assign traversals = $clog2(IN_LANES + 1)'($countones(in_valid));
 
-  logic [OUT_LANES-1:0]                 left_valid_d, right_valid_d;
-  logic [OUT_LANES-1:0]                 left_weight_d, right_weight_d;
-  logic [OUT_LANES-1:0][    DATA_W-1:0] left_data_d, right_data_d;
-  logic [OUT_LANES-1:0][OUT_MASK_W-1:0] left_mask_d, right_mask_d;
+  logic [OUT_LANES-1:0]  left_valid_d, right_valid_d;
+  logic [OUT_LANES-1:0]  left_weight_d, right_weight_d;
+  logic [    DATA_W-1:0] left_data_d  [OUT_LANES];
+  logic [    DATA_W-1:0] right_data_d [OUT_LANES];
+  logic [OUT_MASK_W-1:0] left_mask_d  [OUT_LANES];
+  logic [OUT_MASK_W-1:0] right_mask_d [OUT_LANES];
 
-  // Generate loops (static bit positions) rather than procedural loops: a procedural loop over lanes makes
-  // the Verilated model copy the whole wide mask array on every iteration.
+  // Lanes are unpacked arrays and loops over them generate loops (static positions): with packed
+  // [lanes][leaves] vectors, or a procedural loop over lanes, the Verilated model copies the whole wide mask
+  // vector for every lane it reads (at 256 MS, 64 copies of 8 192 bits per switch and cycle).
   if (PER_LEAF_OUT == 0) begin : g_pass
     for (genvar i = 0; i < IN_LANES; i++) begin : g_lane
       assign left_valid_d[i]   = in_valid[i] && (in_mask[i][HALF-1:0] != '0);
@@ -60,10 +63,8 @@ module dn_switch #(
     logic [LEAVES-1:0] lane_mask[IN_LANES];
     logic [LEAVES-1:0] leaf_valid, leaf_weight, leaf_conflict;
     logic [DATA_W-1:0] leaf_data[LEAVES];
-    for (genvar i = 0; i < IN_LANES; i++) begin : g_lane
-      assign lane_data[i] = in_data[i];
-      assign lane_mask[i] = in_mask[i];
-    end
+    assign lane_data = in_data;
+    assign lane_mask = in_mask;
     // Lane by lane, so the work follows the elements actually present; a later lane wins a conflict, which
     // is ambiguous anyway and raises the error flag.
     always_comb begin

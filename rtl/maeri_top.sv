@@ -14,14 +14,15 @@ module maeri_top
     parameter int RN_BW     = 16,
     parameter int DATA_W    = 16,
     parameter int ACC_W     = 32,
+    parameter int CONFIG_BW = 64,  // configuration bits written per cycle (docs/config-bits.md)
     parameter int COUNTER_W = 64
 ) (
     input  logic                                       clk,
     input  logic                                       rst,            // synchronous, active high
-    // Config port
+    // Config port: word cfg_address of the dense configuration
     input  logic                                       cfg_write,
-    input  logic [$clog2(3*NUM_MS)-1:0]                cfg_address,
-    input  logic [CONFIG_WORD_W-1:0]                   cfg_data,
+    input  logic [config_address_bits(NUM_MS, CONFIG_BW)-1:0] cfg_address,
+    input  logic [ CONFIG_BW-1:0]                      cfg_data,
     // Distribution network root
     input  logic [ DN_BW-1:0]                          dn_valid,
     input  logic [ DN_BW-1:0]                          dn_weight,
@@ -55,15 +56,23 @@ module maeri_top
   if (ACC_W < DATA_W || ACC_W > 64 || DATA_W < 2) begin : g_bad_width
     $error("need 2 <= DATA_W <= ACC_W <= 64");
   end
+  if (CONFIG_BW < 16 || CONFIG_BW > 512 || (CONFIG_BW & (CONFIG_BW - 1)) != 0) begin : g_bad_config_bw
+    $error("CONFIG_BW must be a power of two in 16 ... 512");
+  end
 
   // ---------------------------------------------------------------- configuration
   mult_switch_config_t  [NUM_MS-1:0] mult_config;
   adder_switch_config_t [NUM_MS-2:0] adder_config;
-  collector_entry_t     [NUM_MS-1:0] collector_table;
-  logic                 [       9:0] vn_count;
+  localparam int VN_COUNT_W = vn_count_bits(NUM_MS);
+  localparam int INTERVAL_W = VN_COUNT_W + 1;
+  logic [NUM_MS-1:0][collector_slot_bits(NUM_MS)-1:0] collector_slots;
+  logic [VN_COUNT_W-1:0]             vn_count;
   logic                              bad_config_write;
 
-  config_registers #(.NUM_MS(NUM_MS)) config_i (
+  config_registers #(
+      .NUM_MS   (NUM_MS),
+      .CONFIG_BW(CONFIG_BW)
+  ) config_i (
       .clk,
       .rst,
       .write    (cfg_write),
@@ -72,20 +81,20 @@ module maeri_top
       .mult_config,
       .adder_config,
       .vn_count,
-      .collector_table,
+      .collector_slots,
       .bad_write(bad_config_write)
   );
 
   // ---------------------------------------------------------------- fire spacing and root acceptance
-  logic [10:0] fire_interval;   // cycles a step occupies the output lanes, at least 1
-  logic [10:0] since_fire;      // cycles since the last accepted fire, saturating
+  logic [INTERVAL_W-1:0] fire_interval;  // cycles a step occupies the output lanes, at least 1
+  logic [INTERVAL_W-1:0] since_fire;     // cycles since the last accepted fire, saturating
   logic        fire_accepted;
   logic        beat_accepted;
 
   always_ff @(posedge clk) begin
-    if (rst) fire_interval <= 11'd1;
-    else if (vn_count <= 10'(RN_BW)) fire_interval <= 11'd1;
-    else fire_interval <= 11'((32'(vn_count) + RN_BW - 1) / RN_BW);
+    if (rst) fire_interval <= INTERVAL_W'(1);
+    else if (32'(vn_count) <= RN_BW) fire_interval <= INTERVAL_W'(1);
+    else fire_interval <= INTERVAL_W'((32'(vn_count) + RN_BW - 1) / RN_BW);
   end
 
   assign dn_ready      = since_fire >= fire_interval;
@@ -93,9 +102,9 @@ module maeri_top
   assign fire_accepted = dn_fire && dn_ready;
 
   always_ff @(posedge clk) begin
-    if (rst) since_fire <= 11'h7ff;
-    else if (fire_accepted) since_fire <= 11'd1;
-    else if (since_fire != 11'h7ff) since_fire <= since_fire + 11'd1;
+    if (rst) since_fire <= '1;
+    else if (fire_accepted) since_fire <= INTERVAL_W'(1);
+    else if (since_fire != '1) since_fire <= since_fire + INTERVAL_W'(1);
   end
 
   // The fire travels beside the data: LEVELS stages, like one DN level each.
@@ -208,7 +217,7 @@ module maeri_top
       .slot_value,
       .in_wave(result_wave),
       .vn_count,
-      .collector_table,
+      .collector_slots,
       .out_valid,
       .out_vn,
       .out_value,
@@ -228,8 +237,9 @@ module maeri_top
     end else begin
       if (dn_overflow) error_dn_overflow <= 1'b1;
       if (overrun) error_collector_overrun <= 1'b1;
-      // Reconfiguring a fabric that still has a step in flight would corrupt that step.
-      if (bad_config_write || (cfg_write && busy)) error_config <= 1'b1;
+      // Reconfiguring a fabric that still has a step in flight would corrupt that step; a step with more VN
+      // results than switches cannot come from a valid configuration.
+      if (bad_config_write || (cfg_write && busy) || (fire_accepted && 32'(vn_count) > NUM_MS)) error_config <= 1'b1;
     end
   end
 

@@ -14,8 +14,8 @@ module output_collector
     input  logic                                    rst,
     input  logic             [ACC_W-1:0]            slot_value    [2*(NUM_MS-1)],
     input  logic                                    in_wave,
-    input  logic             [9:0]                  vn_count,
-    input  collector_entry_t [NUM_MS-1:0]           collector_table,
+    input  logic             [$clog2(NUM_MS+1)-1:0] vn_count,
+    input  logic             [NUM_MS-1:0][$clog2(2*(NUM_MS-1))-1:0] collector_slots,
     output logic             [RN_BW-1:0]            out_valid,
     output logic             [RN_BW-1:0][$clog2(NUM_MS)-1:0] out_vn,
     output logic             [RN_BW-1:0][ACC_W-1:0] out_value,
@@ -27,10 +27,10 @@ module output_collector
   localparam int POS_W = $clog2(NUM_MS + RN_BW + 1) + 1;
   localparam int SLOT_W = $clog2(SLOTS);
 
-  logic [ACC_W-1:0] captured[SLOTS];
-  logic [      9:0] slot_of [NUM_MS];  // unpacked copy: cheap to index in the Verilated model
+  logic [ ACC_W-1:0] captured[SLOTS];
+  logic [SLOT_W-1:0] slot_of [NUM_MS];  // unpacked copy: cheap to index in the Verilated model
   for (genvar k = 0; k < NUM_MS; k++) begin : g_table
-    assign slot_of[k] = collector_table[k].slot;
+    assign slot_of[k] = collector_slots[k];
   end
   logic [POS_W-1:0] position;  // VN id of the next result to put on lane 0
   logic             more_after_this;
@@ -69,7 +69,7 @@ module output_collector
       if (has_result) begin
         out_vn[b] <= VN_W'(vn);
         // A slot beyond the last one cannot come from the compiler; it reads 0 rather than out of range.
-        if (slot_of[VN_W'(vn)] < 10'(SLOTS)) out_value[b] <= captured[SLOT_W'(slot_of[VN_W'(vn)])];
+        if (32'(slot_of[VN_W'(vn)]) < SLOTS) out_value[b] <= captured[SLOT_W'(slot_of[VN_W'(vn)])];
         else out_value[b] <= '0;
       end
     end

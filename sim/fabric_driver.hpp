@@ -5,12 +5,15 @@
 
 #include <systemc>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "codegen/fabric_config.hpp"
@@ -34,11 +37,29 @@ struct Result {
   int64_t value = 0;
 };
 
-template <class Model, int NumMs, int DnBw, int RnBw, int DataW, int AccW>
+template <class Model, int NumMs, int DnBw, int RnBw, int DataW, int AccW, int ConfigBw>
 class FabricDriver {
  public:
-  static constexpr int kNumMs = NumMs, kDnBw = DnBw, kRnBw = RnBw, kDataW = DataW, kAccW = AccW;
-  static constexpr int kAddressW = spec::ceil_log2(codegen::config_address_space(NumMs));
+  static constexpr int kNumMs = NumMs, kDnBw = DnBw, kRnBw = RnBw, kDataW = DataW, kAccW = AccW, kConfigBw = ConfigBw;
+  static constexpr int kAddressW = spec::config_address_bits(spec::configuration_words(NumMs, ConfigBw));
+  // Verilator's SystemC ports: bool for one bit, sc_bv for more (--pins-bv 2). One-bit ports occur for dn_bw or
+  // rn_bw 1 (valid, weight flags), a one-word config bus (address) and 2 MS with rn_bw 1 (VN id).
+  template <int W>
+  using Port = std::conditional_t<W == 1, bool, sc_dt::sc_bv<W>>;
+  template <int W>
+  static Port<W> to_port(const sc_dt::sc_bv<W>& bits) {
+    if constexpr (W == 1) return bits[0].to_bool(); else return bits;
+  }
+  template <int W>
+  static sc_dt::sc_bv<W> from_port(const Port<W>& value) {
+    if constexpr (W == 1) {
+      sc_dt::sc_bv<1> bits;
+      bits[0] = value;
+      return bits;
+    } else {
+      return value;
+    }
+  }
   static constexpr int kVnW = spec::ceil_log2(NumMs);
   // maeri_top's `counts` port: every counter of kActivityCounters, counter c in the c-th 64-bit slice.
   using CountsBits = sc_dt::sc_bv<kNumActivityCounters * kActivityCounterBits>;
@@ -74,13 +95,18 @@ class FabricDriver {
     top.counts(counts);
   }
 
+  // The trace is written to a temporary beside its path and renamed into place when the driver is destroyed, so
+  // a run that fails or is killed never leaves a truncated VCD under the requested name.
   ~FabricDriver() {
-    if (trace_) trace_->close();
+    if (!trace_) return;
+    trace_->close();
+    std::rename(trace_temporary().c_str(), trace_path_.c_str());
   }
 
   // One rising edge; collects whatever the output lanes carry after it.
   void tick() {
     if (!trace_path_.empty() && !trace_) open_trace();
+    if (root_dirty_ && !presenting_) clear_root();
     clk.write(true);
     sc_core::sc_start(1, sc_core::SC_NS);
     clk.write(false);
@@ -95,8 +121,9 @@ class FabricDriver {
 
  private:
   void capture_results() {
-    const sc_dt::sc_bv<RnBw> valid = out_valid.read();
-    const sc_dt::sc_bv<RnBw * kVnW> vn = out_vn.read();
+    const sc_dt::sc_bv<RnBw> valid = from_port<RnBw>(out_valid.read());
+    if (valid.or_reduce() == sc_dt::Log_0) return;  // most cycles carry no result
+    const sc_dt::sc_bv<RnBw * kVnW> vn = from_port<RnBw * kVnW>(out_vn.read());
     const sc_dt::sc_bv<RnBw * AccW> value = out_value.read();
     for (int lane = 0; lane < RnBw; ++lane) {
       if (valid[lane] == sc_dt::SC_LOGIC_0) continue;
@@ -124,16 +151,23 @@ class FabricDriver {
     result_cycles.clear();
   }
 
+  // A full configuration: spec::configuration_words(NumMs, ConfigBw) writes, one per cycle.
   void configure(const codegen::FabricConfig& config) {
     if (config.num_ms != NumMs) throw std::invalid_argument("configuration built for another fabric size");
-    for (const codegen::ConfigWrite& write : codegen::config_writes(config)) write_config(write.address, write.data);
+    for (const codegen::ConfigWord& word : codegen::config_words(config, ConfigBw)) write_config(word.address, word.limbs);
     cfg_write.write(false);
   }
 
-  void write_config(uint32_t address, uint16_t data) {
+  // One config-port write: word `address`, bit j of the word in bit j % 64 of limbs[j / 64].
+  void write_config(uint32_t address, const std::vector<uint64_t>& limbs) {
+    sc_dt::sc_bv<ConfigBw> data;
+    for (int w = 0; w < (ConfigBw + 31) / 32; ++w) {
+      const uint64_t limb = size_t(w / 2) < limbs.size() ? limbs[size_t(w / 2)] : 0;
+      data.set_word(w, uint32_t(limb >> (32 * (w % 2))));
+    }
     cfg_write.write(true);
-    cfg_address.write(sc_dt::sc_bv<kAddressW>(address));
-    cfg_data.write(sc_dt::sc_bv<16>(data));
+    cfg_address.write(to_port<kAddressW>(sc_dt::sc_bv<kAddressW>(address)));
+    cfg_data.write(data);
     tick();
     cfg_write.write(false);
   }
@@ -141,27 +175,38 @@ class FabricDriver {
   // Presents one root beat (at most DnBw elements). A beat with fire waits, with idle cycles, until the
   // fabric is ready to accept a fire.
   void beat(const std::vector<DnBeatElement>& elements, bool fire = false, bool forward = false) {
-    if (int(elements.size()) > DnBw) throw std::invalid_argument("more elements than DN lanes in one beat");
+    beat(elements.data(), elements.data() + elements.size(), fire, forward);
+  }
+  void beat(const DnBeatElement* first, const DnBeatElement* last, bool fire = false, bool forward = false) {
+    const size_t count = size_t(last - first);
+    if (int(count) > DnBw) throw std::invalid_argument("more elements than DN lanes in one beat");
     if (fire) wait_for([this] { return dn_ready.read(); }, "dn_ready before a fire");
     sc_dt::sc_bv<DnBw> valid, weight;
     sc_dt::sc_bv<DnBw * DataW> data;
-    sc_dt::sc_bv<DnBw * NumMs> mask;
-    for (size_t lane = 0; lane < elements.size(); ++lane) {
-      const DnBeatElement& element = elements[lane];
+    // The mask is the widest port (DnBw·NumMs bits): built as 32-bit words, not bit by bit through sc_bv proxies.
+    std::fill(mask_words_.begin(), mask_words_.end(), 0u);
+    for (size_t lane = 0; lane < count; ++lane) {
+      const DnBeatElement& element = first[lane];
       valid[int(lane)] = true;
       weight[int(lane)] = element.weight;
       const uint64_t bits = uint64_t(element.value) & ((uint64_t(1) << DataW) - 1);
       data.range(int(lane + 1) * DataW - 1, int(lane) * DataW) = bits;
-      for (int leaf : element.destinations) mask[int(lane) * NumMs + leaf] = true;
+      for (int leaf : element.destinations) {
+        const size_t bit = lane * size_t(NumMs) + size_t(leaf);
+        mask_words_[bit / 32] |= 1u << (bit % 32);
+      }
     }
-    dn_valid.write(valid);
-    dn_weight.write(weight);
+    for (size_t w = 0; w < mask_words_.size(); ++w) mask_.set_word(int(w), mask_words_[w]);
+    dn_valid.write(to_port<DnBw>(valid));
+    dn_weight.write(to_port<DnBw>(weight));
     dn_data.write(data);
-    dn_mask.write(mask);
+    dn_mask.write(mask_);
     dn_fire.write(fire);
     dn_fire_forward.write(forward);
+    presenting_ = true;  // the root is cleared lazily, before the next clock that presents no beat
     tick();
-    clear_root();
+    presenting_ = false;
+    root_dirty_ = true;
   }
 
   // Sends elements in as many beats as needed, the last one carrying the fire.
@@ -169,9 +214,8 @@ class FabricDriver {
     size_t next = 0;
     do {
       const size_t end = std::min(elements.size(), next + size_t(DnBw));
-      const std::vector<DnBeatElement> chunk(elements.begin() + long(next), elements.begin() + long(end));
+      beat(elements.data() + next, elements.data() + end, end == elements.size(), forward);
       next = end;
-      beat(chunk, next == elements.size(), forward);
     } while (next < elements.size());
   }
 
@@ -182,7 +226,7 @@ class FabricDriver {
       if (active[size_t(i)]) elements.push_back({true, weight_of_switch[size_t(i)], {i}});
     for (size_t next = 0; next < elements.size(); next += size_t(DnBw)) {
       const size_t end = std::min(elements.size(), next + size_t(DnBw));
-      beat(std::vector<DnBeatElement>(elements.begin() + long(next), elements.begin() + long(end)));
+      beat(elements.data() + next, elements.data() + end);
     }
   }
 
@@ -243,22 +287,23 @@ class FabricDriver {
   sc_core::sc_signal<bool> error_collector_overrun{unique("error_collector_overrun")};
   sc_core::sc_signal<bool> error_config{unique("error_config")};
   sc_core::sc_signal<bool> counters_clear{unique("counters_clear")};
-  sc_core::sc_signal<sc_dt::sc_bv<kAddressW>> cfg_address{unique("cfg_address")};
-  sc_core::sc_signal<sc_dt::sc_bv<16>> cfg_data{unique("cfg_data")};
-  sc_core::sc_signal<sc_dt::sc_bv<DnBw>> dn_valid{unique("dn_valid")};
-  sc_core::sc_signal<sc_dt::sc_bv<DnBw>> dn_weight{unique("dn_weight")};
+  sc_core::sc_signal<Port<kAddressW>> cfg_address{unique("cfg_address")};
+  sc_core::sc_signal<sc_dt::sc_bv<ConfigBw>> cfg_data{unique("cfg_data")};
+  sc_core::sc_signal<Port<DnBw>> dn_valid{unique("dn_valid")};
+  sc_core::sc_signal<Port<DnBw>> dn_weight{unique("dn_weight")};
   sc_core::sc_signal<sc_dt::sc_bv<DnBw * DataW>> dn_data{unique("dn_data")};
   sc_core::sc_signal<sc_dt::sc_bv<DnBw * NumMs>> dn_mask{unique("dn_mask")};
-  sc_core::sc_signal<sc_dt::sc_bv<RnBw>> out_valid{unique("out_valid")};
-  sc_core::sc_signal<sc_dt::sc_bv<RnBw * kVnW>> out_vn{unique("out_vn")};
+  sc_core::sc_signal<Port<RnBw>> out_valid{unique("out_valid")};
+  sc_core::sc_signal<Port<RnBw * kVnW>> out_vn{unique("out_vn")};
   sc_core::sc_signal<sc_dt::sc_bv<RnBw * AccW>> out_value{unique("out_value")};
   sc_core::sc_signal<CountsBits> counts{unique("counts")};  // counter c at bits [64c+63 : 64c]
   Model top{unique("maeri_top")};
 
  private:
   void clear_root() {
-    dn_valid.write(0);
-    dn_weight.write(0);
+    root_dirty_ = false;
+    dn_valid.write(Port<DnBw>());
+    dn_weight.write(Port<DnBw>());
     dn_data.write(0);
     dn_mask.write(0);
     dn_fire.write(false);
@@ -269,11 +314,16 @@ class FabricDriver {
     sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborate before attaching the trace
     trace_ = std::make_unique<VerilatedVcdSc>();
     top.trace(trace_.get(), 99);
-    trace_->open(trace_path_.c_str());
+    trace_->open(trace_temporary().c_str());
   }
+
+  std::string trace_temporary() const { return trace_path_ + ".partial"; }
 
   uint64_t watchdog_cycles_;
   uint64_t cycle_ = 0;
+  bool presenting_ = false, root_dirty_ = false;
+  std::vector<uint32_t> mask_words_ = std::vector<uint32_t>((DnBw * NumMs + 31) / 32);
+  sc_dt::sc_bv<DnBw * NumMs> mask_;
   std::string trace_path_;
   std::function<void()> observer_;
   std::unique_ptr<VerilatedVcdSc> trace_;

@@ -1,6 +1,6 @@
 // FabricSession: one Verilated MAERI fabric opened for a hardware description, behind a type-erased interface
-// so that tools choose the model at run time. Only the sizes Verilated by rtl/CMakeLists.txt exist; asking for
-// another one names those that do. One session per process (SystemC elaborates once).
+// so that tools choose the model at run time: a prebuilt variant (rtl/CMakeLists.txt) or one built on first use
+// (sim/fabric_cache.hpp). One session per process (SystemC elaborates once).
 #pragma once
 
 #include <memory>
@@ -23,12 +23,18 @@ class FabricSession {
   virtual std::string model_name() const = 0;
 };
 
-// Throws std::invalid_argument when no Verilated model matches num_ms, dn_bw, rn_bw, data and acc widths.
-// trace_path: write a VCD of the whole fabric there ("" = none).
+// The prebuilt fabric matching every parameter of `hardware` (num_ms, dn_bw, rn_bw, widths, config_bw), or
+// nullptr. trace_path: write a VCD of the whole fabric there ("" = none).
+std::unique_ptr<FabricSession> open_prebuilt_fabric(const codegen::ImageHardware& hardware,
+                                                    std::uint64_t watchdog_cycles = 100000,
+                                                    const std::string& trace_path = "");
+
+// "Vmaeri_m64 (64 MS, dn_bw 16, rn_bw 16, data 16, acc 32, config_bw 64)", … for every prebuilt model.
+std::vector<std::string> prebuilt_fabrics();
+
+// The prebuilt fabric, else the one in the fabric cache, built there on first use (sim/fabric_cache.hpp, which
+// defines it). Throws FabricBuildError (fabric_cache.hpp) when it cannot be built or loaded.
 std::unique_ptr<FabricSession> open_fabric(const codegen::ImageHardware& hardware,
                                            std::uint64_t watchdog_cycles = 100000, const std::string& trace_path = "");
-
-// "Vmaeri_m64 (64 MS, dn_bw 16, rn_bw 16, data 16, acc 32)", … for every model built.
-std::vector<std::string> available_fabrics();
 
 }  // namespace maeri::sim

@@ -14,10 +14,10 @@ namespace maeri::sim {
 template <int NumMs>
 struct VerilatedFabric;
 
-#define MAERI_VARIANT_BY_SIZE(model, num_ms, dn_bw, rn_bw, data_w, acc_w)    \
-  template <>                                                               \
-  struct VerilatedFabric<num_ms> {                                          \
-    using Driver = FabricDriver<model, num_ms, dn_bw, rn_bw, data_w, acc_w>; \
+#define MAERI_VARIANT_BY_SIZE(model, num_ms, dn_bw, rn_bw, data_w, acc_w, config_bw)    \
+  template <>                                                                          \
+  struct VerilatedFabric<num_ms> {                                                     \
+    using Driver = FabricDriver<model, num_ms, dn_bw, rn_bw, data_w, acc_w, config_bw>; \
   };
 MAERI_VERILATED_FABRICS(MAERI_VARIANT_BY_SIZE)
 #undef MAERI_VARIANT_BY_SIZE

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "spec/config_bus.hpp"
+
 namespace maeri::spec {
 
 // Energy of one action in picojoules. The YAML states the source of every value.
@@ -41,7 +43,7 @@ struct ModelParameters {
   double collect_latency = 2;         // cycles from the aligned RN emit slots onto the output lanes (rtl.md)
   double step_overhead = 0;           // extra cycles per control step (controller turnaround)
   double phase_overhead = 0;          // extra cycles per weight phase
-  double config_words_per_cycle = 1;  // configuration-port throughput
+  double config_words_per_cycle = 1;  // config-port words (of config_bw bits) written per cycle
   double dram_efficiency = 1;         // fraction of the DRAM's peak bandwidth the SDM's transfers achieve
   double memory_contention = 0;       // 0: compute and DRAM time overlap perfectly (max), 1: they add up
 };
@@ -63,15 +65,12 @@ inline constexpr int kMinDataWidth = 2;
 inline constexpr int kMaxDataWidth = 32;
 inline constexpr int kMaxAccWidth = 64;
 
-// Words written through the config port for one full fabric configuration (docs/config-bits.md): num_ms
-// multiplier-switch words, num_ms - 1 adder-switch words, one global word and num_ms collector entries.
-constexpr std::int64_t configuration_words(std::int64_t num_ms) { return 3 * num_ms; }
-
 struct Hardware {
   std::string name;
   std::int64_t num_ms = 0;  // multiplier switches (power of two)
   std::int64_t dn_bw = 0;   // elements per cycle entering the distribution network
   std::int64_t rn_bw = 0;   // elements per cycle leaving the reduction network
+  std::int64_t config_bw = kDefaultConfigBusBits;  // configuration bits written per cycle (spec/config_bus.hpp)
   int data_width = 16;      // bits of inputs and weights
   int acc_width = 32;       // bits of partial sums and outputs (wrap-around)
   std::int64_t sdm_bytes = 0;

@@ -85,6 +85,8 @@ Hardware hardware_from_yaml(const YAML::Node& document, const std::string& origi
   hardware.num_ms = power_of_two_field(root, "num_ms", 2, kMaxMultiplierSwitches);
   hardware.dn_bw = power_of_two_field(root, "dn_bw", 1, hardware.num_ms);
   hardware.rn_bw = power_of_two_field(root, "rn_bw", 1, hardware.num_ms);
+  if (root.has("config_bw"))
+    hardware.config_bw = power_of_two_field(root, "config_bw", kMinConfigBusBits, kMaxConfigBusBits);
   hardware.data_width = static_cast<int>(root.integer("data_width", kMinDataWidth, kMaxDataWidth));
   hardware.acc_width = static_cast<int>(root.integer("acc_width", hardware.data_width, kMaxAccWidth));
   hardware.clock_mhz = root.number("clock_mhz", 1, 10000);

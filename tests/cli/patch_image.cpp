@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
         std::cerr << argv[1] << ": no field '" << argv[i] << "'\n";
         return 1;
       }
-      maeri::test::put_le(bytes, field->offset, field->width, std::stoull(argv[i + 1], nullptr, 0));
+      maeri::test::put_field(bytes, *field, std::stoull(argv[i + 1], nullptr, 0));
     }
     maeri::test::reseal(bytes);
   } catch (const std::exception& error) {

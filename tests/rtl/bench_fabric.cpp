@@ -1,13 +1,17 @@
 // Benchmark: Verilated simulation speed of the MAERI fabric driven through the SystemC driver, at 64 and 256
-// multiplier switches. (1) The bare fabric: every switch busy (VNs of 4, one multicast beat per step, a fire
-// every cycle), so MACs/s = cycles/s × NUM_MS. (2) A whole layer co-simulated from its configuration image
-// (3x3 conv, C = K = 32, 28x28, best runtime mapping), counting the layer's useful MACs. Prints cycles/s and
-// MACs/s.
+// multiplier switches (prebuilt) and 1024 (configs/hardware/maeri-1024.yaml, built on demand into the fabric
+// cache, $MAERI_FABRIC_CACHE or ~/.cache/maeri/fabrics). (1) The bare fabric: every switch busy (VNs of 4, one
+// multicast beat per step, a fire every cycle), so MACs/s = cycles/s × NUM_MS. (2) A whole layer co-simulated from
+// its configuration image (3x3 conv, C = K = 32, 28x28, best runtime mapping), counting the layer's useful MACs.
+// Prints cycles/s and MACs/s, and the machine's load average (other processes slow the figures down).
 #include <systemc>
 
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <fstream>
+#include <memory>
+#include <string>
 #include <random>
 #include <vector>
 
@@ -17,6 +21,9 @@
 #include "fabric_fixtures.hpp"
 #include "sim/fabric_variants.hpp"
 #include "sim/layer_runner.hpp"
+#include "codegen/config_image.hpp"
+#include "sim/fabric_session.hpp"
+#include "spec/spec_loader.hpp"
 
 using namespace maeri;
 using namespace maeri::sim;
@@ -55,9 +62,10 @@ void run(Fabric& fabric, int steps) {
   fabric.results.clear();
 }
 
-template <class Fabric>
-void run_layer(Fabric& fabric) {
-  const spec::Hardware hardware = tests::fabric_hardware<Fabric>("bench");
+// The benchmark layer, its best runtime mapping on `hardware` and its program; `simulate` runs it and returns the RTL
+// run. Prints the figures.
+template <class Simulate>
+void run_layer(const spec::Hardware& hardware, Simulate simulate) {
   spec::Layer layer;
   layer.name = "conv3x3";
   layer.K = 32;
@@ -70,25 +78,57 @@ void run_layer(Fabric& fabric) {
       codegen::expand_image(codegen::build_image(codegen::plan_layer(layer, hardware, tile), hardware), "bench");
   const codegen::LayerTensors tensors = codegen::random_tensors(layer, hardware.data_width, 2);
   const auto start = std::chrono::steady_clock::now();
-  const sim::RtlLayerRun run = sim::LayerRunner<Fabric>(fabric).run(program, tensors);
+  const sim::RtlLayerRun run = simulate(program, tensors);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const bool exact = run.output == codegen::reference_convolution(layer, tensors, hardware.acc_width);
-  std::printf("layer  %3d MS: %s tile %s, %8llu cycles, %10lld MACs in %.2f s: %9.0f cycles/s, %6.2f M MACs/s, %s\n",
-              Fabric::kNumMs, layer.name.c_str(), spec::to_compact_string(tile).c_str(),
+  std::printf("layer %4lld MS: %s tile %s, %8llu cycles, %10lld MACs in %.2f s: %9.0f cycles/s, %6.2f M MACs/s, %s\n",
+              static_cast<long long>(hardware.num_ms), layer.name.c_str(), spec::to_compact_string(tile).c_str(),
               static_cast<unsigned long long>(run.cycles), static_cast<long long>(layer.macs()), seconds,
               double(run.cycles) / seconds, double(layer.macs()) / seconds / 1e6, exact ? "bit-exact" : "MISMATCH");
 }
 
+template <class Fabric>
+void run_layer(Fabric& fabric) {
+  run_layer(tests::fabric_hardware<Fabric>("bench"), [&fabric](const codegen::LayerProgram& program,
+                                                                const codegen::LayerTensors& tensors) {
+    return sim::LayerRunner<Fabric>(fabric).run(program, tensors);
+  });
+}
+
+std::string load_average() {
+  std::ifstream in("/proc/loadavg");
+  std::string one, five, fifteen;
+  in >> one >> five >> fifteen;
+  return one + " " + five + " " + fifteen;
+}
+
 }  // namespace
 
-int sc_main(int, char*[]) {
-  FabricDriverFor<64> fabric64;
-  FabricDriverFor<256> fabric256;
+int sc_main(int argc, char* argv[]) {
+  // --skip-1024: only the prebuilt sizes (the 1024-MS fabric's first build takes long: docs/rtl.md).
+  const bool with_1024 = !(argc > 1 && std::string(argv[1]) == "--skip-1024");
   try {
+    std::printf("load average at start: %s (2-core machine; other processes slow these figures)\n",
+                load_average().c_str());
+    FabricDriverFor<64> fabric64;
+    FabricDriverFor<256> fabric256;
+    // Every fabric is elaborated before the first clock (SystemC adds no module once the simulation runs), so the
+    // 1024-MS one is opened (and built, the first time) here.
+    // The shipped maeri-1024 with 64-lane DN and RN, like the 256-MS bench fabric: what grows is the array.
+    spec::Hardware hardware1024 =
+        spec::load_hardware(std::string(MAERI_SOURCE_DIR) + "/configs/hardware/maeri-1024.yaml");
+    hardware1024.dn_bw = hardware1024.rn_bw = 64;
+    std::unique_ptr<sim::FabricSession> fabric1024;
+    if (with_1024) fabric1024 = sim::open_fabric(codegen::image_hardware_of(hardware1024));
     run(fabric64, 20000);
     run(fabric256, 5000);
     run_layer(fabric64);
     run_layer(fabric256);
+    if (fabric1024)
+      run_layer(hardware1024, [&fabric1024](const codegen::LayerProgram& program, const codegen::LayerTensors& tensors) {
+      return fabric1024->run(program, tensors);
+    });
+    std::printf("load average at end: %s\n", load_average().c_str());
   } catch (const std::exception& error) {
     std::fprintf(stderr, "maeri_rtl_bench: %s\n", error.what());
     return 1;

@@ -19,6 +19,7 @@ spec::Hardware fabric_hardware(const std::string& name) {
   hardware.rn_bw = Driver::kRnBw;
   hardware.data_width = Driver::kDataW;
   hardware.acc_width = Driver::kAccW;
+  hardware.config_bw = Driver::kConfigBw;
   hardware.sdm_bytes = 1 << 20;
   hardware.dram_bytes_per_cycle = 64;
   hardware.dram_latency_cycles = 100;

@@ -73,14 +73,8 @@ TEST_CASE("config word layout: rtl/maeri_config_pkg.sv matches codegen/fabric_co
   const auto structs = parse_structs(text);
   REQUIRE(structs.count("mult_switch_config_t"));
   REQUIRE(structs.count("adder_switch_config_t"));
-  REQUIRE(structs.count("global_config_t"));
-  REQUIRE(structs.count("collector_entry_t"));
   check_same(structs.at("mult_switch_config_t"), kMultSwitchFields);
   check_same(structs.at("adder_switch_config_t"), kAdderSwitchFields);
-  check_same(structs.at("global_config_t"), kGlobalFields);
-  check_same(structs.at("collector_entry_t"), kCollectorFields);
-
-  std::smatch word;
-  REQUIRE(std::regex_search(text, word, std::regex(R"(CONFIG_WORD_W\s*=\s*(\d+))")));
-  CHECK(std::stoi(word[1]) == kConfigWordBits);
+  // The dense layout's sizes (vn_count, collector entries, totals) are functions of NUM_MS in the package; the RTL
+  // test "config bus: …" checks them against spec/config_bus.hpp on every prebuilt fabric.
 }

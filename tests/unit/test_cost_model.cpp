@@ -47,20 +47,21 @@ TEST_CASE("hand-worked: 2x2 conv, K=2 C=2, 3x3 input, tile (2,2,1,2,1,2,1) on 16
   CHECK(report.cycles.fill_drain == 12);
   // Phase boundary: 2 weight beats + max(2 first-step beats, 2 spacing) = max(2 + 2, 2): no overlap to gain.
   CHECK(report.cycles.phase_overlap == 0);
-  // 3*16 = 48 configuration words (the config port's address map) at 1 word/cycle.
-  CHECK(report.cycles.reconfiguration == 48);
+  // docs/config-bits.md: 2*16 + 6*15 + 5 (vn_count) + 16*5 (collector) = 207 configuration bits = ceil(207/64) = 4
+  // words of the default 64-bit config bus, at 1 word/cycle.
+  CHECK(report.cycles.reconfiguration == 4);
   // Resident: 8 outputs x 4 B + 1 channel x 9 x 2 B + 8 weights x 2 B = 66 B <= 1024 B. DRAM bytes =
   // (18 inputs + 16 weights) x 2 = 68 read + 8 outputs x 4 = 32 written = 100. Memory timing (docs/model.md):
-  // DRAM-bound time = max(100/4 = 25, latency 10 + 68/4 + 1 + pipeline 11 + last write 16/4) = 43 < 72 compute.
+  // DRAM-bound time = max(100/4 = 25, latency 10 + 68/4 + 1 + pipeline 11 + last write 16/4) = 43 > 28 compute.
   // Start-up: first phase's data = (T_K*V = 8 weights + span(2,2) x span(1,2) = 6 inputs) x 2 B = 28 B ->
-  // 10 + 28/4 = 17 cycles, hidden behind the 48 configuration-word cycles -> 0. Tail = the largest of: the last
+  // 10 + 28/4 = 17 cycles, of which the 4 configuration-word cycles hide 4 -> 13. Tail = the largest of: the last
   // step's write-back 2 (K) x 2 (X') x 1 (Y') x 4 B = 16 B; the last phase's 8 results (32 B) made in 4
   // streaming cycles while 16 B drain -> 16 B; the write window (partial sums stay in the SDM, so only the last
-  // of 2 folds writes: (72 - 48 - 11) / 2 = 6.5 cycles) -> 32 - 26 = 6 B. 16 B / 4 B/cycle = 4 cycles.
+  // of 2 folds writes: (28 - 4 - 11) / 2 = 6.5 cycles) -> 32 - 26 = 6 B. 16 B / 4 B/cycle = 4 cycles. 13 + 4.
   CHECK(report.sdm_resident);
   CHECK(report.counts.dram_bytes == 100);
-  CHECK(report.cycles.memory_stall == 4);
-  CHECK(report.cycles.total == 8 + 4 + 12 + 48 + 4);
+  CHECK(report.cycles.memory_stall == 13 + 4);
+  CHECK(report.cycles.total == 8 + 4 + 12 + 4 + 13 + 4);
 
   const ActivityCounts& counts = report.counts;
   CHECK(counts.multiplications == 64);

@@ -12,6 +12,7 @@
 #include "codegen/reduction_reference.hpp"
 
 using namespace maeri::codegen;
+namespace spec = maeri::spec;
 
 namespace {
 
@@ -202,17 +203,74 @@ TEST_CASE("impossible layouts are rejected with the broken rule", "[art][errors]
   CHECK(message_of(VnLayout::packed(16, 5, 3), forward) == "switch 15 is idle but is set to take a forwarded operand");
 }
 
-TEST_CASE("configuration writes cover the 3M address map and decode back", "[art][config]") {
+// Sizes by hand from docs/config-bits.md: 2 bits per MS, 6 per adder, vn_count ⌈log2(M+1)⌉ bits, M collector
+// entries of ⌈log2(2(M−1))⌉ bits.
+TEST_CASE("config bus: configuration bits and words per size, by hand", "[art][config]") {
+  STATIC_REQUIRE(spec::configuration_bits(8) == 16 + 42 + 4 + 8 * 4);          // 94
+  STATIC_REQUIRE(spec::configuration_bits(32) == 64 + 186 + 6 + 32 * 6);       // 448
+  STATIC_REQUIRE(spec::configuration_bits(256) == 512 + 1530 + 9 + 256 * 9);   // 4355
+  STATIC_REQUIRE(spec::configuration_bits(1024) == 2048 + 6138 + 11 + 1024 * 11);  // 19461
+  CHECK(spec::configuration_words(256, 64) == 69);  // ⌈4355 / 64⌉: the issue's target is ≤ 100 cycles
+  CHECK(spec::configuration_words(1024, 64) == 305);
+  CHECK(spec::configuration_words(32, 512) == 1);
+  CHECK(spec::configuration_words(8, 16) == 6);
+  CHECK(spec::config_address_bits(1) == 1);
+  CHECK(spec::config_address_bits(69) == 7);
+}
+
+TEST_CASE("config bus: packed words hold the fields where docs/config-bits.md puts them", "[art][config]") {
   std::vector<bool> forward(32, false);
   for (int i = 0; i < 30; ++i) forward[size_t(i)] = i % 3 != 0;  // switches 30, 31 are idle
   const ReductionPlan plan = compile_fabric(VnLayout::packed(32, 3, 10), forward);
-  const auto writes = config_writes(plan.config);
-  REQUIRE(writes.size() == 96);
-  for (size_t k = 0; k < writes.size(); ++k) CHECK(writes[k].address == k);
-  CHECK(writes[31].data == 0);              // switch 31 idle, no forwarding
-  CHECK(writes[1].data == 0b11);            // switch 1: active, take_forward
-  CHECK(writes[63].data == 10);             // global word: 10 VNs
-  CHECK(decode_config_writes(32, writes) == plan.config);
-  CHECK_THROWS_AS(decode_config_writes(32, {{96, 0}}), std::invalid_argument);
-  CHECK_THROWS_AS(decode_config_writes(32, {{40, 0x40}}), std::invalid_argument);
+  const auto narrow = config_words(plan.config, 16);
+  REQUIRE(narrow.size() == 28);  // 448 bits / 16
+  for (size_t k = 0; k < narrow.size(); ++k) CHECK(narrow[k].address == k);
+  // MS 0…7 at bits 2i (active, take_forward): 01 11 11 01 11 11 01 11, MS 7 first = 0b1101'1111'0111'1101.
+  CHECK(narrow[0].limbs.at(0) == 0xdf7d);
+  const auto wide = config_words(plan.config, 64);
+  REQUIRE(wide.size() == 7);
+  CHECK(wide[3].limbs.at(0) >> 58 == 10);  // vn_count: bits 250…255 = bits 58…63 of word 3
+  const auto widest = config_words(plan.config, 512);
+  REQUIRE(widest.size() == 1);
+  REQUIRE(widest[0].limbs.size() == 8);
+  CHECK(widest[0].limbs[7] == 0);  // bits 448…511 are padding
+  CHECK(widest[0].limbs[0] == wide[0].limbs[0]);
+}
+
+TEST_CASE("config bus: packed words decode to the same fields for every bus width", "[art][config]") {
+  std::mt19937_64 rng(7);
+  for (int m : {2, 8, 16, 64, 256, 1024}) {
+    for (int trial = 0; trial < 5; ++trial) {
+      FabricConfig config;  // random fields, every value in range
+      config.num_ms = m;
+      for (int i = 0; i < m; ++i) config.mult_switches.push_back(decode_mult_switch(unsigned(rng() % 4)));
+      for (int a = 0; a < m - 1; ++a) config.adder_switches.push_back(decode_adder_switch(unsigned(rng() % 64)));
+      const int vns = int(rng() % unsigned(m + 1));
+      for (int k = 0; k < vns; ++k) config.collector_slots.push_back(int(rng() % unsigned(2 * (m - 1))));
+      for (int bw = 16; bw <= 512; bw *= 2) {
+        const std::vector<std::uint8_t> bytes = config_bytes(config, bw);
+        INFO("num_ms " << m << ", config_bw " << bw);
+        REQUIRE(std::int64_t(bytes.size()) == spec::configuration_words(m, bw) * bw / 8);
+        CHECK(config_from_bytes(m, bw, bytes.data(), bytes.size()) == config);
+        CHECK(unpack_config(m, pack_config(config)) == config);
+      }
+    }
+  }
+}
+
+TEST_CASE("config bus: bad packed configurations are refused with the field named", "[art][config]") {
+  const ReductionPlan plan = compile_fabric(VnLayout::packed(32, 3, 10));
+  std::vector<std::uint8_t> bytes = config_bytes(plan.config, 512);  // 448 bits used, 64 padding
+  bytes[56] = 1;                                                     // bit 448
+  CHECK_THROWS_WITH(config_from_bytes(32, 512, bytes.data(), bytes.size()),
+                    "padding bit 448 of the last word is set (the configuration has 448 bits)");
+  CHECK_THROWS_WITH(config_from_bytes(32, 512, bytes.data(), 32),
+                    "32 configuration bytes, expected 64 for 32 MS at config_bw 512");
+  ConfigBits bits = pack_config(plan.config);
+  const ConfigLayout layout(32);
+  bits.put(layout.vn_count_lsb, layout.vn_count_width, 33);
+  CHECK_THROWS_WITH(unpack_config(32, bits), "vn_count 33 exceeds num_ms 32");
+  bits = pack_config(plan.config);
+  bits.put(layout.collector_lsb(31), layout.slot_width, 62);
+  CHECK_THROWS_WITH(unpack_config(32, bits), "collector entry 31 names slot 62, beyond the last slot 61");
 }

@@ -65,15 +65,18 @@ struct FieldCorruption {
 
 // Expected messages are written from the rules of docs/config-image.md with the example's numbers: num_ms 32,
 // dn_bw 4, rn_bw 2, data 16, acc 32; K=5 C=3 R=S=3 X=Y=6 stride 1 padding 1; tile (2,3,2,2,1,1,1); configuration
-// 0 has shape (2,3,2,2,1,1,1) = 2 VNs of 12 with MN forwarding. Word addresses (docs/config-bits.md): MS i at i,
-// adder a at 32 + a, the global word at 63, collector entry k at 64 + k.
+// 0 has shape (2,3,2,2,1,1,1) = 2 VNs of 12 with MN forwarding. Configuration bits (docs/config-bits.md): MS i at 2i,
+// adder a at 64 + 6a, vn_count at 250 (6 bits), collector entry k at 256 + 6k; 448 bits = 7 words of 64.
 const FieldCorruption kCorruptions[] = {
-    {"hardware.num_ms", 48, "hardware.num_ms is 48, expected a power of two between 2 and 512", nullptr},
-    {"hardware.num_ms", 1024, "hardware.num_ms is 1024, expected a power of two between 2 and 512", nullptr},
-    {"hardware.num_ms", 1, "hardware.num_ms is 1, expected a power of two between 2 and 512", nullptr},
+    {"hardware.num_ms", 48, "hardware.num_ms is 48, expected a power of two between 2 and 65536", nullptr},
+    {"hardware.num_ms", 131072, "hardware.num_ms is 131072, expected a power of two between 2 and 65536", nullptr},
+    {"hardware.num_ms", 1, "hardware.num_ms is 1, expected a power of two between 2 and 65536", nullptr},
     {"hardware.dn_bw", 0, "hardware.dn_bw is 0, expected a power of two between 1 and num_ms = 32", nullptr},
     {"hardware.dn_bw", 64, "hardware.dn_bw is 64, expected a power of two between 1 and num_ms = 32", nullptr},
     {"hardware.rn_bw", 3, "hardware.rn_bw is 3, expected a power of two between 1 and num_ms = 32", nullptr},
+    {"hardware.config_bw", 8, "hardware.config_bw is 8, expected a power of two between 16 and 512", nullptr},
+    {"hardware.config_bw", 48, "hardware.config_bw is 48, expected a power of two between 16 and 512", nullptr},
+    {"hardware.config_bw", 1024, "hardware.config_bw is 1024, expected a power of two between 16 and 512", nullptr},
     {"hardware.data_width", 1, "hardware.data_width is 1, expected 2..32", nullptr},
     {"hardware.data_width", 33, "hardware.data_width is 33, expected 2..32", nullptr},
     {"hardware.acc_width", 8, "hardware.acc_width is 8, expected data_width (16)..64", nullptr},
@@ -100,19 +103,21 @@ const FieldCorruption kCorruptions[] = {
     {"configuration[0].shape.T_N", 2, "configuration[0].shape.T_N is 2, expected the tile's T_N = 1", nullptr},
     {"configuration[0].shape.T_Y'", 0, "configuration[0].shape.T_Y' is 0, expected the tile's T_Y' = 1", nullptr},
     {"configuration[0].shape.t_K", 1,
-     "configuration[0].vn_count is 2, but the shape has t_K·T_N·T_X'·T_Y' = 1 VNs", "configuration[0].word[63]"},
+     "configuration[0].vn_count is 2, but the shape has t_K·T_N·T_X'·T_Y' = 1 VNs", "configuration[0].vn_count"},
     {"configuration[0].forwarding", 0, "configuration[0].forwarding is 0, but MN forwarding is on for this phase",
      nullptr},
     {"configuration[0].forwarding", 2, "configuration[0].forwarding is 2, expected 0 or 1", nullptr},
-    {"configuration[0].word[63]", 3, "configuration[0].vn_count is 3, but the shape has t_K·T_N·T_X'·T_Y' = 2 VNs",
+    {"configuration[0].vn_count", 3, "configuration[0].vn_count is 3, but the shape has t_K·T_N·T_X'·T_Y' = 2 VNs",
      nullptr},
-    {"configuration[0].word[0]", 3,
+    {"configuration[0].mult_switch[0]", 3,
      "configuration[0].mult_switch[0].take_forward is set, but multiplier switch 0 has no left neighbour", nullptr},
-    {"configuration[0].word[32]", 2,
+    {"configuration[0].adder_switch[0]", 2,
      "configuration[0].adder_switch[0] uses a forwarding link (send), but adder 0 has no link partner", nullptr},
-    {"configuration[0].word[0]", 4, "configuration[0].words: multiplier switch word 0x0004 sets unused bits", nullptr},
-    {"configuration[0].word[64]", 62,
-     "configuration[0].words: collector entry 0 names slot 62, beyond the last slot 61", "configuration[0].word[0]"},
+    {"configuration[0].vn_count", 33, "configuration[0].words: vn_count 33 exceeds num_ms 32",
+     "configuration[0].mult_switch[0]"},
+    {"configuration[0].collector[0]", 62,
+     "configuration[0].words: collector entry 0 names slot 62, beyond the last slot 61",
+     "configuration[0].mult_switch[0]"},
     {"program[0].operand[0]", 4, "program[0] (FOR).register is 4, expected 0..3 (r0, s0, c0, k0)", nullptr},
     {"program[1].operand[0]", 0, "program[1] (FOR).register: r0 is already the register of an enclosing FOR",
      "program[1].operand[0]"},
@@ -186,7 +191,7 @@ TEST_CASE("image validation: each corrupted field is named with its byte offset 
     std::vector<std::uint8_t> bytes = example.bytes;
     const auto field = test::find_image_field(bytes, corruption.field);
     REQUIRE(field);
-    test::put_le(bytes, field->offset, field->width, corruption.value);
+    test::put_field(bytes, *field, corruption.value);
     test::reseal(bytes);
     // The message starts with the offset, the field and the expectation; some go on to say why.
     CHECK_THAT(decode_error(bytes),
@@ -247,9 +252,9 @@ TEST_CASE("image validation: work limits are checked before anything is expanded
     const spec::Layer layer = conv_layer(1, 1, 1, 1, 8192, 4096);
     const auto bytes = image_bytes_of(layer, small_hardware(512, 1, 1), ones);
     // docs/config-image.md: drain = pipeline latency 2·log2 M + 3 (nominal, docs/model.md) + ⌈M/rn_bw⌉ = 533 once
-    // and per CONFIGURE with its 3·M = 1536 writes; ⌈M/dn_bw⌉ = 512 per weight phase; max(⌈M/dn_bw⌉, ⌈M/rn_bw⌉, 1)
-    // = 512 per step.
-    const std::int64_t cycles = 533 + (1536 + 533) + 512 + (std::int64_t{1} << 25) * 512;
+    // and per CONFIGURE with its ⌈B(512) / 64⌉ = ⌈9220 / 64⌉ = 145 writes (docs/config-bits.md: 1024 + 3066 + 10 +
+    // 512·10 bits); ⌈M/dn_bw⌉ = 512 per weight phase; max(⌈M/dn_bw⌉, ⌈M/rn_bw⌉, 1) = 512 per step.
+    const std::int64_t cycles = 533 + (145 + 533) + 512 + (std::int64_t{1} << 25) * 512;
     CHECK(decode_error(bytes) ==
           expected_error(bytes, "program",
                          fmt::format("program: the bound on fabric cycles is {}, more than this build's limit of "
@@ -370,13 +375,13 @@ TEST_CASE("image validation: mutation sweep over every byte and every field, CRC
   }
   // Every field: 0, 1, its maximum, large and sign-bit values, and its neighbours.
   for (const test::ImageField& field : test::image_fields(example.bytes)) {
-    const std::uint64_t original = test::get_le(example.bytes, field.offset, field.width);
-    const std::uint64_t max = field.width == 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * field.width)) - 1;
+    const std::uint64_t original = test::get_field(example.bytes, field);
+    const std::uint64_t max = test::field_max(field);
     for (const std::uint64_t value : {std::uint64_t{0}, std::uint64_t{1}, max, max / 2, max / 2 + 1, original + 1,
                                       original - 1, std::uint64_t{1} << 24, std::uint64_t{65536}}) {
       INFO(field.name << " = " << (value & max));
       std::vector<std::uint8_t> bytes = example.bytes;
-      test::put_le(bytes, field.offset, field.width, value & max);
+      test::put_field(bytes, field, value & max);
       test::reseal(bytes);
       (check_mutant(bytes, decoded % 4 == 0) ? decoded : rejected) += 1;
     }
@@ -387,11 +392,11 @@ TEST_CASE("image validation: mutation sweep over every byte and every field, CRC
 }
 
 TEST_CASE("image validation: the limits' values", "[codegen][image][validation]") {
-  // docs/config-bits.md: vn_count and collector slots are 10-bit fields; at M = 512 the largest slot is
-  // 2·511 − 1 = 1021 < 1024, at M = 1024 it would be 2045.
-  STATIC_REQUIRE(codegen::kMaxImageMultiplierSwitches == 512);
-  // docs/config-image.md's table: 20 + 14 + 2·(2 + 65535) + 1 + 36 + 28 + 4 + 16·(14 + 1 + 4 + 6·512) + 4 + 1024·17.
-  STATIC_REQUIRE(codegen::kMaxImageBytes == 198045);
+  // The dense layout's fields grow with M (docs/config-bits.md), so the spec's limit is the image's.
+  STATIC_REQUIRE(codegen::kMaxImageMultiplierSwitches == 65536);
+  // docs/config-image.md's table: 20 + 16 + 2·(2 + 65535) + 1 + 36 + 28 + 4 + 16·(14 + 1 + 4 + 3201·64) + 4 + 1024·17,
+  // where 3201 = ⌈(2·65536 + 6·65535 + 17 + 17·65536) / 512⌉ words of the widest bus at 65536 MS.
+  STATIC_REQUIRE(codegen::kMaxImageBytes == 3426719);
 }
 
 TEST_CASE("image validation: images of the largest shipped layers stay within the limits",

@@ -72,8 +72,12 @@ std::vector<BadInput> bad_inputs() {
       {"rn_bw zero", replace_line(kHardware, "rn_bw: 16", "rn_bw: 0"), true,
        "5:8: field 'rn_bw': expected an integer in [1, 64], found 0"},
       {"typo in a top-level key", replace_line(kHardware, "rn_bw: 16", "rn_bw: 16\nrnbw: 16"), true,
-       "6:1: field 'rnbw': unknown field (known fields here: acc_width, area_um2, calibration, clock_mhz, data_width, dn_bw, dram, "
+       "6:1: field 'rnbw': unknown field (known fields here: acc_width, area_um2, calibration, clock_mhz, config_bw, data_width, dn_bw, dram, "
        "energy_pj, kind, model, name, num_ms, rn_bw, sdm)"},
+      {"config bus not a power of two", replace_line(kHardware, "rn_bw: 16", "rn_bw: 16\nconfig_bw: 48"), true,
+       "6:12: field 'config_bw': expected a power of two in [16, 512], found 48"},
+      {"config bus wider than 512 bits", replace_line(kHardware, "rn_bw: 16", "rn_bw: 16\nconfig_bw: 1024"), true,
+       "6:12: field 'config_bw': expected an integer in [16, 512], found 1024"},
       {"missing required field", replace_line(kHardware, "data_width: 16", "# data_width removed"), true,
        "1:1: field 'data_width': missing required field (expected an integer in [2, 32])"},
       {"accumulator narrower than data", replace_line(kHardware, "acc_width: 32", "acc_width: 8"), true,

@@ -1,0 +1,39 @@
+// DriverSession<Driver>: the FabricSession (sim/fabric_session.hpp) on one FabricDriver, with the memory system on
+// its clock. A template because the driver is one: sim/fabric_session.cpp instantiates it for every prebuilt
+// variant, and each fabric built on demand instantiates it in its own shared object (sim/fabric_plugin.hpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "sim/fabric_session.hpp"
+#include "sim/layer_runner.hpp"
+#include "sim/memory_plan.hpp"
+#include "sim/memory_system.hpp"
+
+namespace maeri::sim {
+
+template <class Driver>
+class DriverSession final : public FabricSession {
+ public:
+  DriverSession(std::string name, std::uint64_t watchdog_cycles, const std::string& trace)
+      : name_(std::move(name)), driver_(watchdog_cycles, trace) {
+    memory_.clk(driver_.clk);
+  }
+  RtlLayerRun run(const codegen::LayerProgram& program, const codegen::LayerTensors& tensors) override {
+    return LayerRunner<Driver>(driver_).run(program, tensors);
+  }
+  RtlLayerRun run_with_memory(const codegen::LayerProgram& program, const codegen::LayerTensors& tensors,
+                              const spec::Hardware& hardware) override {
+    return LayerRunner<Driver>(driver_).run(program, tensors, memory_, plan_memory(program, hardware, tensors),
+                                            {hardware.dram_bytes_per_cycle, std::uint64_t(hardware.dram_latency_cycles)});
+  }
+  std::string model_name() const override { return name_; }
+
+ private:
+  std::string name_;
+  Driver driver_;
+  MemorySystem memory_{sc_core::sc_gen_unique_name("memory")};
+};
+
+}  // namespace maeri::sim

@@ -1,0 +1,46 @@
+// The fabric cache: a Verilated fabric for any valid hardware spec that is not prebuilt, Verilated and compiled on
+// first use into a shared object under the cache directory, loaded with dlopen, reused by later runs (docs/rtl.md,
+// "Fabrics built on demand"). Safe when several processes want the same fabric: one builds (under a lock file, in
+// a temporary directory renamed into place when complete), the others wait and load it. A fabric whose build
+// fails, or whose shared object does not match its manifest, is never loaded.
+#pragma once
+
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "codegen/config_image.hpp"
+
+namespace maeri::sim {
+
+// A fabric that cannot be built or loaded: a missing tool, an unwritable cache, a failed build, a corrupt cached
+// fabric. The message names what failed and what to do; tools report it as bad input (exit 2).
+class FabricBuildError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// $MAERI_FABRIC_CACHE, else $XDG_CACHE_HOME/maeri/fabrics, else $HOME/.cache/maeri/fabrics.
+std::string fabric_cache_directory();
+
+// Directory name of the fabric in the cache: its parameters, readable, and a 64-bit hash over the parameters, the
+// RTL sources, the C++ headers compiled into the shared object, the compiler and Verilator (paths and versions)
+// and the flags, e.g. "m64-dn8-rn4-d16-a32-c64-3f2a…". Throws FabricBuildError when a tool is missing.
+std::string fabric_key(const codegen::ImageHardware& hardware);
+
+// The shared object of the fabric, built first if the cache does not hold it. `progress` receives one line per
+// build stage (default: standard error).
+using ProgressLine = std::function<void(const std::string&)>;
+std::string build_fabric(const codegen::ImageHardware& hardware, const ProgressLine& progress = {});
+
+struct CachedFabric {
+  std::string key, directory;
+  std::string parameters;  // from the manifest, e.g. "num_ms 64, dn_bw 8, …"
+};
+std::vector<CachedFabric> cached_fabrics();
+
+// Removes every fabric (and leftover lock, log and temporary directory) from the cache; returns how many fabrics.
+int clean_fabric_cache();
+
+}  // namespace maeri::sim
