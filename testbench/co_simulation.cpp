@@ -19,20 +19,22 @@ CoSimulation co_simulate(sim::FabricSession& fabric, const spec::Layer& layer, c
   const codegen::LayerProgram program = codegen::expand_image(codegen::decode_image(bytes, source), source);
   const codegen::LayerTensors tensors = codegen::random_tensors(layer, hardware.data_width, seed);
   const std::vector<std::int64_t> reference = codegen::reference_convolution(layer, tensors, hardware.acc_width);
-  if (runs != MemoryRuns::Dram) {
-    result.ideal = fabric.run(program, tensors);
-    result.board = score_outputs(layer, reference, result.ideal->output);
-  }
-  if (runs != MemoryRuns::Ideal) {
-    result.with_memory = fabric.run_with_memory(program, tensors, hardware);
-    if (!result.ideal || result.board.pass()) result.board = score_outputs(layer, reference, result.with_memory->output);
-  }
+  if (runs != MemoryRuns::Dram) result.ideal = fabric.run(program, tensors);
+  if (runs != MemoryRuns::Ideal) result.with_memory = fabric.run_with_memory(program, tensors, hardware);
+  score_and_cross_check(result, layer, tile, hardware, reference);
+  return result;
+}
+
+void score_and_cross_check(CoSimulation& result, const spec::Layer& layer, const spec::Tile& tile,
+                           const spec::Hardware& hardware, const std::vector<std::int64_t>& reference) {
+  if (result.ideal) result.board = score_outputs(layer, reference, result.ideal->output);
+  if (result.with_memory && (!result.ideal || result.board.pass()))
+    result.board = score_outputs(layer, reference, result.with_memory->output);
   spec::CostReport model = mapper::evaluate(layer, hardware, tile);
   codegen::refine_with_exact_traffic(model, layer, hardware);
   result.rows = cross_check(model, {result.ideal ? &*result.ideal : nullptr,
                                     result.with_memory ? &*result.with_memory : nullptr},
                             hardware);
-  return result;
 }
 
 }  // namespace maeri::testbench

@@ -30,4 +30,10 @@ struct CoSimulation {
 CoSimulation co_simulate(sim::FabricSession& fabric, const spec::Layer& layer, const spec::Tile& tile,
                          const spec::Hardware& hardware, std::uint64_t seed, MemoryRuns runs = MemoryRuns::Both);
 
+// The verdict and the cross-check of runs already in `result` (ideal and/or with memory): the scoreboard of the
+// first run that fails against `reference`, else of the last run, and the model (exact traffic) against the runs.
+// Shared by co_simulate and the merge of a sharded layer (shard_run.cpp).
+void score_and_cross_check(CoSimulation& result, const spec::Layer& layer, const spec::Tile& tile,
+                           const spec::Hardware& hardware, const std::vector<std::int64_t>& reference);
+
 }  // namespace maeri::testbench

@@ -5,9 +5,8 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "codegen/exact_traffic.hpp"
+#include "codegen/functional_model.hpp"
 #include "codegen/image_program.hpp"
-#include "mapper/cost_model.hpp"
 #include "spec/sha256.hpp"
 
 namespace maeri::testbench {
@@ -249,17 +248,9 @@ MergedRun merge_shard_runs(const spec::Layer& layer, const spec::Tile& tile, con
   result.image_bytes = image_bytes;
   result.ideal = merge_runs(layer, runs, &ShardRun::ideal);
   result.with_memory = merge_runs(layer, runs, &ShardRun::with_memory);
-  const std::vector<std::int64_t> reference = codegen::reference_convolution(layer, tensors, hardware.acc_width);
-  // As co_simulate: the board of the first run that fails, else of the last run.
-  if (result.ideal) result.board = score_outputs(layer, reference, result.ideal->output);
-  if (result.with_memory && (!result.ideal || result.board.pass()))
-    result.board = score_outputs(layer, reference, result.with_memory->output);
+  score_and_cross_check(result, layer, tile, hardware,
+                        codegen::reference_convolution(layer, tensors, hardware.acc_width));
   merged.output_sha256 = output_sha256(result.ideal ? result.ideal->output : result.with_memory->output);
-  spec::CostReport model = mapper::evaluate(layer, hardware, tile);
-  codegen::refine_with_exact_traffic(model, layer, hardware);
-  result.rows = cross_check(model, {result.ideal ? &*result.ideal : nullptr,
-                                    result.with_memory ? &*result.with_memory : nullptr},
-                            hardware);
   return merged;
 }
 
