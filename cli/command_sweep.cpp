@@ -21,6 +21,7 @@
 #include "mapper/report_json.hpp"
 #include "mapper/svg_chart.hpp"
 #include "spec/atomic_file.hpp"
+#include "spec/file_names.hpp"
 #include "spec/progress_bar.hpp"
 #include "spec/spec_loader.hpp"
 #include "spec/strict_yaml.hpp"
@@ -39,23 +40,6 @@ struct SweepOptions {
   bool skip_invalid = false;
 };
 
-std::string file_stem(const std::string& field) {
-  std::string stem = field;
-  for (char& c : stem)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-')) c = '_';
-  return stem;
-}
-
-std::optional<double> as_number(const std::string& text) {
-  try {
-    std::size_t used = 0;
-    const double value = std::stod(text, &used);
-    if (used == text.size()) return value;
-  } catch (const std::exception&) {
-  }
-  return std::nullopt;
-}
-
 // Runtime and energy against one swept parameter: every valid point, and a line through the best per value.
 void plot_against(const std::string& path, const std::string& field, std::size_t axis,
                   const std::vector<mapper::DesignPoint>& points, bool energy, const std::string& workload) {
@@ -63,7 +47,7 @@ void plot_against(const std::string& path, const std::string& field, std::size_t
   std::map<double, double> best;
   for (const mapper::DesignPoint& p : points) {
     if (p.error) continue;
-    const double x = *as_number(p.values[axis]);
+    const double x = *spec::sweep_value_number(p.values[axis]);
     const double y = energy ? p.energy_pj / 1e6 : p.cycles;
     all.points.push_back({x, y});
     auto [it, inserted] = best.emplace(x, y);
@@ -231,13 +215,13 @@ int run_sweep(const SweepOptions& options) {
   if (!valid.empty()) {
     for (std::size_t a = 0; a < grid.axes.size(); ++a) {
       bool numeric = true;
-      for (const std::string& value : grid.axes[a].values) numeric = numeric && as_number(value).has_value();
+      for (const std::string& value : grid.axes[a].values) numeric = numeric && spec::sweep_value_number(value).has_value();
       if (!numeric) {
         fmt::print("no plot against {}: its values are not all numbers\n", grid.axes[a].field);
         continue;
       }
       for (const bool energy : {false, true}) {
-        plots.push_back(fmt::format("{}/{}_vs_{}.svg", dir, energy ? "energy" : "runtime", file_stem(grid.axes[a].field)));
+        plots.push_back(fmt::format("{}/{}_vs_{}.svg", dir, energy ? "energy" : "runtime", spec::safe_file_stem(grid.axes[a].field)));
         plot_against(plots.back(), grid.axes[a].field, a, points, energy, network.name);
       }
     }

@@ -26,19 +26,6 @@ bool is_integer_text(const std::string& text) {
   return true;
 }
 
-// A number written in a range bound; nullopt when the text is not one.
-std::optional<double> parse_number(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  std::size_t used = 0;
-  try {
-    const double value = std::stod(text, &used);
-    if (used != text.size() || !std::isfinite(value)) return std::nullopt;
-    return value;
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
-
 std::string format_value(double value, bool integers) {
   return integers ? fmt::format("{}", static_cast<long long>(std::llround(value))) : fmt::format("{:.10g}", value);
 }
@@ -47,7 +34,7 @@ std::string format_value(double value, bool integers) {
 // integer values; the end is inclusive (with a relative tolerance for real steps).
 std::vector<std::string> range_values(const std::string& from_text, const std::string& to_text,
                                       const std::string& by_text, bool geometric, std::string& problem) {
-  const auto from = parse_number(from_text), to = parse_number(to_text), by = parse_number(by_text);
+  const auto from = sweep_value_number(from_text), to = sweep_value_number(to_text), by = sweep_value_number(by_text);
   if (!from || !to || !by) {
     problem = "range bounds and step must be numbers";
     return {};
@@ -78,6 +65,18 @@ std::vector<std::string> range_values(const std::string& from_text, const std::s
 }
 
 }  // namespace
+
+std::optional<double> sweep_value_number(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  std::size_t used = 0;
+  try {
+    const double value = std::stod(text, &used);
+    if (used != text.size() || !std::isfinite(value)) return std::nullopt;
+    return value;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
 
 void add_axis(SweepGrid& grid, SweepAxis axis, const std::string& origin) {
   const std::string top = axis.field.substr(0, axis.field.find('.'));

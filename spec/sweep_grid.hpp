@@ -8,6 +8,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,10 @@ SweepGrid load_sweep_grid(const std::string& path);
 
 // One --set argument: FIELD=V1,V2,... or FIELD=FROM:TO:xFACTOR (geometric) or FIELD=FROM:TO:+STEP (arithmetic).
 SweepAxis parse_sweep_setting(const std::string& text);
+
+// A grid value as a number (the whole text must be one), nullopt otherwise: range bounds, and which axes can be
+// plotted.
+std::optional<double> sweep_value_number(const std::string& text);
 
 // Adds an axis, refusing a field already swept and fields that identify the spec rather than describe hardware.
 void add_axis(SweepGrid& grid, SweepAxis axis, const std::string& origin);

@@ -5,6 +5,7 @@
 # named and the report still written.
 # Usage: network_runs.sh CASE MAERI CONFIGS_DIR [MPIEXEC]   (exit 77 = skipped)
 set -u
+source "$(dirname "$(readlink -f "$0")")/require_mpi.sh"
 case_name=$1 maeri=$2 configs=$3 mpiexec=${4:-}
 here=$(dirname "$0")
 expect=$here/expect_exit.sh
@@ -55,12 +56,7 @@ YAML
       "$maeri" verify --hardware "$hw" --workload "$tiny" --jobs 2 --shards 3 --json "$dir/jobs.json" || exit 1
     compare "$dir/single.json" "$dir/jobs.json" ;;
   mpi_equal_single)
-    if [[ -z $mpiexec ]]; then
-      echo "MPI was not found when this build was configured (install libopenmpi-dev openmpi-bin and reconfigure)"
-      [[ ${MAERI_REQUIRE_MPI:-0} == 1 ]] && fail "MAERI_REQUIRE_MPI=1: the MPI path must run"
-      echo "skipped"
-      exit 77
-    fi
+    require_mpi "$mpiexec"
     "$maeri" verify --hardware "$hw" --workload "$tiny" --json "$dir/single.json" >/dev/null || fail "unsharded"
     "$expect" 0 --stdout-contains "2 rank(s) x 1 job(s)" \
       "$mpiexec" --oversubscribe --allow-run-as-root -np 2 \

@@ -5,6 +5,7 @@
 # With 2 MPI ranks, the sweep's outputs equal a single process's byte for byte.
 # Usage: sweep.sh CASE MAERI CONFIGS_DIR [MPIEXEC]   (exit 77 = skipped)
 set -u
+source "$(dirname "$(readlink -f "$0")")/require_mpi.sh"
 case_name=$1 maeri=$2 configs=$3 mpiexec=${4:-}
 expect=$(dirname "$(readlink -f "$0")")/expect_exit.sh
 dir=$(mktemp -d)
@@ -50,12 +51,7 @@ case $case_name in
     "$expect" 2 --stderr-contains "empty grid" "${sweep[@]}" -o "$dir/out" || exit 1
     "$expect" 2 --stderr-contains "'kind'" "${sweep[@]}" --grid "$configs/workloads/tiny.yaml" -o "$dir/out" || exit 1 ;;
   mpi_equal_single)
-    if [[ -z $mpiexec ]]; then
-      echo "MPI was not found when this build was configured (install libopenmpi-dev openmpi-bin and reconfigure)"
-      [[ ${MAERI_REQUIRE_MPI:-0} == 1 ]] && fail "MAERI_REQUIRE_MPI=1: the MPI path must run"
-      echo "skipped"
-      exit 77
-    fi
+    require_mpi "$mpiexec"
     grid=(--set num_ms=8:64:x2 --set dn_bw=4,16 --skip-invalid)  # 8 points; dn_bw 16 > num_ms 8 is invalid
     # Same relative output folder in both runs (invalid points' messages name their point files).
     mkdir "$dir/single" "$dir/mpi"
