@@ -1,6 +1,7 @@
 // Network manifest writer and strict reader (see network_manifest.hpp).
 #include "codegen/network_manifest.hpp"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -94,7 +95,7 @@ NetworkManifest load_manifest(const std::string& path) {
   json root;
   try {
     root = json::parse(text.str());
-  } catch (const json::parse_error& parse) {
+  } catch (const json::exception& parse) {  // parse_error, and out_of_range for numbers too large for 64 bits
     throw spec::SpecError({path, 0, 0}, "", std::string("not JSON: ") + parse.what());
   }
   if (!root.is_object()) throw spec::SpecError({path, 0, 0}, "", "expected a JSON object (a network manifest)");
@@ -133,6 +134,8 @@ NetworkManifest load_manifest(const std::string& path) {
     layer.bytes = std::int64_t(entry.count("bytes", std::uint64_t(1) << 40));
     layer.tile = entry.text("tile");
     layer.predicted_cycles = entry.get("predicted_cycles", json::value_t::number_float, "a number").get<double>();
+    if (!std::isfinite(layer.predicted_cycles) || layer.predicted_cycles < 0)
+      entry.fail("predicted_cycles", "expected a finite non-negative number of cycles");
     manifest.layers.push_back(layer);
   }
   return manifest;

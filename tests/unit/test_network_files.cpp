@@ -114,4 +114,8 @@ TEST_CASE("network manifest: round trip and positioned errors", "[codegen][manif
   CHECK_THAT(error_of(replaced("\"version\": 1", "\"version\": 2")), Catch::Contains("field 'version'"));
   CHECK_THAT(error_of(replaced("\"num_ms\": 64", "\"num_ms\": -1")), Catch::Contains("hardware.num_ms"));
   CHECK_THAT(error_of(replaced("\"order\": 2", "\"order\": \"2\"")), Catch::Contains("layers[1].order"));
+  // Found by the fuzzer: numbers beyond a double's range are nlohmann's out_of_range, not a parse_error.
+  CHECK_THAT(error_of(replaced("\"num_ms\": 64", "\"num_ms\": 62e33617186732")), Catch::Contains("not JSON"));
+  CHECK_THAT(error_of(replaced("663.5", "1e999")), Catch::Contains("not JSON"));
+  CHECK_THAT(error_of(replaced("663.5", "-1")), Catch::Contains("layers[0].predicted_cycles"));
 }
