@@ -75,9 +75,47 @@ std::string xml_escape(const std::string& text) {
   return out;
 }
 
+namespace {
+
+constexpr double kWidth = 720, kHeight = 520, kLeft = 90, kRight = 30, kTop = 40, kBottom = 60;
+constexpr double kPlotWidth = kWidth - kLeft - kRight, kPlotHeight = kHeight - kTop - kBottom;
+
+// The document, its title, the plot's frame, the y axis's grid lines and ticks and both axis labels.
+std::string chart_frame(const ChartAxes& axes, const Axis& y_axis) {
+  const auto py = [&](double v) { return kTop + kPlotHeight - y_axis.fraction(v) * kPlotHeight; };
+  std::string svg = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
+      "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+      "<text x=\"{2}\" y=\"24\" text-anchor=\"middle\" font-size=\"15\">{3}</text>\n",
+      kWidth, kHeight, kWidth / 2, xml_escape(axes.title));
+  svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"black\"/>\n", kLeft,
+                     kTop, kPlotWidth, kPlotHeight);
+  for (const double t : y_axis.ticks)
+    svg += fmt::format("<line x1=\"{0}\" y1=\"{2:.1f}\" x2=\"{1}\" y2=\"{2:.1f}\" stroke=\"#ddd\"/>"
+                       "<text x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\">{5}</text>\n",
+                       kLeft, kLeft + kPlotWidth, py(t), kLeft - 6, py(t) + 4, tick_text(t));
+  svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", kLeft + kPlotWidth / 2,
+                     kHeight - 18, xml_escape(axes.x_label));
+  svg += fmt::format("<text x=\"18\" y=\"{0}\" text-anchor=\"middle\" transform=\"rotate(-90 18 {0})\">{1}</text>\n",
+                     kTop + kPlotHeight / 2, xml_escape(axes.y_label));
+  return svg;
+}
+
+std::string legend_entry(int row, const std::string& colour, const std::string& label) {
+  return fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"5\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text>\n",
+                     kLeft + 16, kTop + 18 + 18 * row, colour, kLeft + 28, kTop + 22 + 18 * row, xml_escape(label));
+}
+
+}  // namespace
+
+const char* series_colour(std::size_t n) {
+  static const char* const kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                                         "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+  return kColours[n % (sizeof kColours / sizeof kColours[0])];
+}
+
 std::string chart_svg(const ChartAxes& axes, const std::vector<ChartSeries>& series) {
-  constexpr double kWidth = 720, kHeight = 520, kLeft = 90, kRight = 30, kTop = 40, kBottom = 60;
-  const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
+  const double plot_w = kPlotWidth, plot_h = kPlotHeight;
   std::vector<double> xs, ys;
   for (const ChartSeries& s : series)
     for (const auto& [x, y] : s.points) {
@@ -89,25 +127,11 @@ std::string chart_svg(const ChartAxes& axes, const std::vector<ChartSeries>& ser
   const auto py = [&](double v) { return kTop + plot_h - y_axis.fraction(v) * plot_h; };
   const auto plottable = [&](double x, double y) { return (!axes.log_x || x > 0) && (!axes.log_y || y > 0); };
 
-  std::string svg = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
-      "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-      "<text x=\"{2}\" y=\"24\" text-anchor=\"middle\" font-size=\"15\">{3}</text>\n",
-      kWidth, kHeight, kWidth / 2, xml_escape(axes.title));
-  svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"black\"/>\n", kLeft,
-                     kTop, plot_w, plot_h);
+  std::string svg = chart_frame(axes, y_axis);
   for (const double t : x_axis.ticks)
     svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#ddd\"/>"
                        "<text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>\n",
                        px(t), kTop, kTop + plot_h, kTop + plot_h + 16, tick_text(t));
-  for (const double t : y_axis.ticks)
-    svg += fmt::format("<line x1=\"{0}\" y1=\"{2:.1f}\" x2=\"{1}\" y2=\"{2:.1f}\" stroke=\"#ddd\"/>"
-                       "<text x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\">{5}</text>\n",
-                       kLeft, kLeft + plot_w, py(t), kLeft - 6, py(t) + 4, tick_text(t));
-  svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", kLeft + plot_w / 2, kHeight - 18,
-                     xml_escape(axes.x_label));
-  svg += fmt::format("<text x=\"18\" y=\"{0}\" text-anchor=\"middle\" transform=\"rotate(-90 18 {0})\">{1}</text>\n",
-                     kTop + plot_h / 2, xml_escape(axes.y_label));
   int legend_row = 0;
   for (const ChartSeries& s : series) {
     if (s.line) {
@@ -127,12 +151,41 @@ std::string chart_svg(const ChartAxes& axes, const std::vector<ChartSeries>& ser
                            py(y) - 6, s.colour, xml_escape(s.point_labels[i]));
     }
     if (!s.label.empty()) {
-      svg += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"5\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text>\n",
-                         kLeft + 16, kTop + 18 + 18 * legend_row, s.colour, kLeft + 28, kTop + 22 + 18 * legend_row,
-                         xml_escape(s.label));
-      ++legend_row;
+      svg += legend_entry(legend_row++, s.colour, s.label);
     }
   }
+  return svg + "</svg>\n";
+}
+
+std::string bar_chart_svg(const ChartAxes& axes, const std::vector<std::string>& categories,
+                          const std::vector<BarSeries>& series) {
+  std::vector<double> ys{0.0};
+  for (const BarSeries& s : series) ys.insert(ys.end(), s.values.begin(), s.values.end());
+  const Axis y_axis = make_axis(ys, false);
+  const auto py = [&](double v) { return kTop + kPlotHeight - y_axis.fraction(v) * kPlotHeight; };
+  std::string svg = chart_frame(axes, y_axis);
+  svg += fmt::format("<line x1=\"{0}\" y1=\"{2:.1f}\" x2=\"{1}\" y2=\"{2:.1f}\" stroke=\"black\"/>\n", kLeft,
+                     kLeft + kPlotWidth, py(0));
+  const double group = kPlotWidth / double(std::max<std::size_t>(1, categories.size()));
+  const double bar = 0.8 * group / double(std::max<std::size_t>(1, series.size()));
+  for (std::size_t c = 0; c < categories.size(); ++c) {
+    const double centre = kLeft + (double(c) + 0.5) * group;
+    svg += fmt::format("<text x=\"{0:.1f}\" y=\"{1}\" text-anchor=\"end\" font-size=\"10\" "
+                       "transform=\"rotate(-30 {0:.1f} {1})\">{2}</text>\n",
+                       centre, kTop + kPlotHeight + 14, xml_escape(categories[c]));
+    for (std::size_t s = 0; s < series.size(); ++s) {
+      if (c >= series[s].values.size()) continue;
+      const double value = series[s].values[c];
+      const double top = std::min(py(value), py(0)), height = std::abs(py(value) - py(0));
+      svg += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\">"
+                         "<title>{}: {}</title></rect>\n",
+                         kLeft + double(c) * group + 0.1 * group + double(s) * bar, top, bar, height,
+                         series[s].colour, xml_escape(categories[c] + " " + series[s].label), tick_text(value));
+    }
+  }
+  int legend_row = 0;
+  for (const BarSeries& s : series)
+    if (!s.label.empty()) svg += legend_entry(legend_row++, s.colour, s.label);
   return svg + "</svg>\n";
 }
 

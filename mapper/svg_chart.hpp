@@ -1,7 +1,9 @@
-// A self-contained SVG chart of x-y series (points, optionally joined by a line, optionally labelled) on linear or
-// logarithmic axes: the plots of `maeri sweep` (cost against a swept parameter, the runtime-energy Pareto front).
+// Self-contained SVG charts: x-y series (points, optionally joined by a line, optionally labelled) on linear or
+// logarithmic axes — the plots of `maeri sweep` (cost against a swept parameter, the runtime-energy Pareto front) —
+// and grouped bars over named categories (`maeri plot --bars`, e.g. improvement over the baseline per layer).
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +24,20 @@ struct ChartAxes {
 };
 
 std::string chart_svg(const ChartAxes& axes, const std::vector<ChartSeries>& series);
+
+struct BarSeries {
+  std::string label;  // legend entry
+  std::string colour;
+  std::vector<double> values;  // one per category; the bars start at 0 (negative values point down)
+};
+
+// One group of bars per category, one bar per series, on a linear y axis that always includes 0
+// (axes.log_x/log_y are ignored).
+std::string bar_chart_svg(const ChartAxes& axes, const std::vector<std::string>& categories,
+                          const std::vector<BarSeries>& series);
+
+// Colours for the n-th series of a chart (cycles through ten distinguishable colours).
+const char* series_colour(std::size_t n);
 
 // Text safe inside SVG/XML elements and attributes.
 std::string xml_escape(const std::string& text);

@@ -31,7 +31,7 @@ TEST_CASE("shipped hardware specs load with the values written in them", "[spec]
 
 TEST_CASE("mRNA Table II layers load with the paper's shapes", "[spec][workload]") {
   const Network table2 = load_workload(config("workloads/mrna-table2.yaml"));
-  REQUIRE(table2.layers.size() == 5);
+  REQUIRE(table2.layers.size() == 6);
   const Layer& cb3a = table2.layers[0];
   CHECK(cb3a.name == "CB3a_2");
   CHECK(cb3a.output_x() == 28);
@@ -43,6 +43,12 @@ TEST_CASE("mRNA Table II layers load with the paper's shapes", "[spec][workload]
   CHECK(fc.X == 1);
   CHECK(fc.output_x() == 1);
   CHECK(fc.macs() == 4096LL * 4096LL);
+  // The Seq-CNN's FC2, W(2,2048): 2048 inputs onto 2 outputs = 4096 MACs.
+  const Layer& fc2 = table2.layers[5];
+  CHECK(fc2.name == "SeqCNN_FC2");
+  CHECK(fc2.C == 2048);
+  CHECK(fc2.K == 2);
+  CHECK(fc2.macs() == 4096);
   CHECK(table2.layers[4].macs() == 138000LL * 32LL);
 }
 

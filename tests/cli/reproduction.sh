@@ -1,0 +1,98 @@
+#!/bin/bash
+# CLI tests of the mRNA reproduction (scripts/reproduce-mrna.sh, docs/reproduction.md) and of `maeri plot`.
+#   reproduce_quick  the script's reduced grid writes every CSV and SVG; Table II's improvements equal those computed
+#                    here from independent `maeri map` runs (by hand from their cycles and energies); Fig. 8's points
+#                    equal `maeri map` on the same hardware written by hand.
+#   plot_bars        bars of a hand-written table: one bar per (category, series), heights proportional to the
+#                    values, negative values below the zero line.
+#   plot_errors      a missing column (names the columns there are), a non-number (names the line), a ragged row,
+#                    a bad --where, no rows left: exit 2, no output file.
+# Usage: reproduction.sh CASE MAERI SOURCE_DIR
+set -u
+case_name=$1 maeri=$2 source=$3
+expect=$(dirname "$(readlink -f "$0")")/expect_exit.sh
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAILED: $*"; exit 1; }
+configs=$source/configs
+
+# row_value CSV LAYER RANK COLUMN: a field of a `maeri map --csv` table, the column found by name.
+row_value() {
+  awk -F, -v layer="$2" -v rank="$3" -v name="$4" '
+    NR == 1 { for (i = 1; i <= NF; ++i) if ($i == name) c = i; next }
+    $1 == layer && $2 == rank { print $c }' "$1"
+}
+
+case $case_name in
+  reproduce_quick)
+    MAERI=$maeri bash "$source/scripts/reproduce-mrna.sh" --quick "$dir/out" >"$dir/log" 2>&1 ||
+      { cat "$dir/log"; fail "reproduce-mrna.sh --quick"; }
+    for file in table2.csv table2_runtime.csv table2_energy.csv fig7.csv fig7.svg fig8_dn_bw.csv \
+                fig8_dn_bw_runtime.svg fig8_dn_bw_energy.svg fig8_num_ms.csv fig8_num_ms_runtime.svg \
+                fig8_num_ms_energy.svg; do
+      [[ -s $dir/out/$file ]] || fail "$file not written"
+    done
+    for svg in "$dir"/out/*.svg; do
+      [[ $(head -c 4 "$svg") == "<svg" && $(tail -1 "$svg") == "</svg>" ]] || fail "$svg is not a whole SVG document"
+    done
+    # Six Table II layers, each with two bars in Fig. 7.
+    [[ $(($(wc -l <"$dir/out/fig7.csv") - 1)) -eq 6 ]] || fail "fig7.csv does not have the six Table II layers"
+    [[ $(grep -c '<rect x=.*<title>' "$dir/out/fig7.svg") -eq 12 ]] || fail "fig7.svg does not have 12 bars"
+    hardware=$configs/hardware/maeri-512.yaml
+    workload=$configs/workloads/mrna-table2.yaml
+    for objective in runtime energy; do
+      "$maeri" map --hardware "$hardware" --workload "$workload" --objective $objective --csv "$dir/$objective.csv" \
+        -o "$dir/$objective.yaml" >/dev/null || fail "maeri map --objective $objective"
+    done
+    for layer in CB3a_2 reduction_1x1 SeqCNN_FC2; do
+      best=$(row_value "$dir/runtime.csv" $layer 1 cycles)
+      base=$(row_value "$dir/runtime.csv" $layer baseline cycles)
+      want_runtime=$(awk -v b="$best" -v a="$base" 'BEGIN { printf "%.2f", 100 * (a - b) / a }')
+      best=$(row_value "$dir/energy.csv" $layer 1 energy_pj)
+      base=$(row_value "$dir/energy.csv" $layer baseline energy_pj)
+      want_energy=$(awk -v b="$best" -v a="$base" 'BEGIN { printf "%.2f", 100 * (a - b) / a }')
+      got=$(awk -F, -v l=$layer '$1 == l { print $2 " " $3 }' "$dir/out/fig7.csv")
+      [[ $got == "$want_runtime $want_energy" ]] ||
+        fail "$layer: fig7.csv has '$got', independent maeri map runs give '$want_runtime $want_energy'"
+    done
+    # Fig. 8, DN bandwidth 32 on 512 MS: the same as `maeri map` on maeri-512 with dn_bw edited by hand.
+    sed 's/^dn_bw: 512 /dn_bw: 32  /' "$hardware" >"$dir/dn32.yaml"
+    grep -q '^dn_bw: 32 ' "$dir/dn32.yaml" || fail "could not edit dn_bw in $hardware"
+    "$maeri" map --hardware "$dir/dn32.yaml" --workload "$workload" --layer CB3a_2 --csv "$dir/dn32.csv" \
+      -o "$dir/dn32.mapping.yaml" >/dev/null || fail "maeri map on dn_bw 32"
+    want=$(awk -v c="$(row_value "$dir/dn32.csv" CB3a_2 1 cycles)" 'BEGIN { printf "%.0f", c }')
+    got=$(awk -F, '$1 == "32" { print $2 }' "$dir/out/fig8_dn_bw.csv")
+    [[ -n $want && $got == "$want" ]] || fail "fig8_dn_bw.csv at dn_bw 32: '$got' cycles, maeri map gives '$want'"
+    ;;
+  plot_bars)
+    printf 'layer,gain,loss\nconv1,10,-5\n"fc,big",20,0\n' >"$dir/t.csv"
+    "$expect" 0 --stdout-contains "plot: 2 rows" \
+      "$maeri" plot --csv "$dir/t.csv" --x layer --y gain,loss --bars -o "$dir/t.svg" || exit 1
+    [[ $(grep -c '<rect x=.*<title>' "$dir/t.svg") -eq 4 ]] || fail "expected 4 bars"
+    # The y axis runs from -5 to 20 in ticks of 5 (nice steps): 420 px for 25 units, so 16.8 px per unit.
+    height() { grep "<title>$1</title>" "$dir/t.svg" | sed 's/.*height="\([0-9.]*\)".*/\1/'; }
+    [[ $(height "conv1 gain: 10") == "168.0" ]] || fail "conv1 gain bar is $(height "conv1 gain: 10") px, want 168.0"
+    [[ $(height "fc,big gain: 20") == "336.0" ]] || fail "fc,big gain bar is $(height "fc,big gain: 20") px, want 336.0"
+    [[ $(height "conv1 loss: -5") == "84.0" ]] || fail "conv1 loss bar is $(height "conv1 loss: -5") px, want 84.0"
+    ;;
+  plot_errors)
+    printf 'x,y\n1,2\n2,abc\n' >"$dir/bad_number.csv"
+    printf 'x,y\n1,2\n2\n' >"$dir/ragged.csv"
+    printf 'x,y\n1,2\n' >"$dir/ok.csv"
+    "$expect" 2 --stderr-contains "no column named 'z'; the columns are: x, y" \
+      "$maeri" plot --csv "$dir/ok.csv" --x x --y z -o "$dir/o.svg" || exit 1
+    "$expect" 2 --stderr-contains "bad_number.csv:3" \
+      "$maeri" plot --csv "$dir/bad_number.csv" --x x --y y -o "$dir/o.svg" || exit 1
+    "$expect" 2 --stderr-contains "expected 2 fields as in the header, found 1" \
+      "$maeri" plot --csv "$dir/ragged.csv" --x x --y y -o "$dir/o.svg" || exit 1
+    "$expect" 2 --stderr-contains "expected COLUMN=VALUE" \
+      "$maeri" plot --csv "$dir/ok.csv" --x x --y y --where x -o "$dir/o.svg" || exit 1
+    "$expect" 2 --stderr-contains "no rows to plot (after --where)" \
+      "$maeri" plot --csv "$dir/ok.csv" --x x --y y --where x=7 -o "$dir/o.svg" || exit 1
+    "$expect" 2 --stderr-contains "cannot open the CSV file" \
+      "$maeri" plot --csv "$dir/missing.csv" --x x --y y -o "$dir/o.svg" || exit 1
+    [[ ! -e $dir/o.svg ]] || fail "an output file was written"
+    ;;
+  *) fail "unknown case $case_name" ;;
+esac
+echo "PASS $case_name"
