@@ -4,6 +4,8 @@
 #   table2.csv / table2_{runtime,energy}.csv   Table II: every layer's best mapping against the baseline tile
 #                                              (T_R, T_S, 1, T_K, 1, 1, 1) on a 512-MS MAERI with bandwidth 512
 #   fig7.csv, fig7.svg                         Fig. 7: runtime and energy improvement over the baseline per layer
+#   table2_on_chip*.csv, fig7_on_chip.*        the same with DRAM out of the picture (unbounded bandwidth, no
+#                                              DRAM energy), as the paper's comparison
 #   fig8_dn_bw.csv, fig8_dn_bw_{runtime,energy}.svg  Fig. 8: CB3a_2 as the DN bandwidth varies (512 MS)
 #   fig8_num_ms.csv, fig8_num_ms_{runtime,energy}.svg  Fig. 8: CB3a_2 as the MS count varies (bandwidth = MS count)
 # Every number comes from `maeri map` (the exact optimum of the model, exact DN/RN traffic) and `maeri sweep`
@@ -55,29 +57,41 @@ best_and_baseline() {
     END { if (best == "" || base == "") exit 1; print best, base }' "$csv"
 }
 
-echo "== Table II and Fig. 7 on $(basename "$hardware")"
-for objective in runtime energy; do
-  "$maeri" map --hardware "$hardware" --workload "$workload" --objective "$objective" --top 1 \
-    --csv "$out/table2_$objective.csv" -o "$work/table2_$objective.mapping.yaml" >"$work/table2_$objective.txt"
-done
-layers=$(awk -F, 'NR > 1 && $2 == "1" { print $1 }' "$out/table2_runtime.csv")
-echo "layer,runtime_tile,cycles,baseline_tile,baseline_cycles,runtime_improvement_pct,energy_tile,energy_pj,baseline_energy_pj,energy_improvement_pct" \
-  >"$work/table2.csv"
-echo "layer,runtime_improvement_pct,energy_improvement_pct" >"$work/fig7.csv"
-for layer in $layers; do
-  read -r rc _ rtile bc _ btile < <(best_and_baseline "$out/table2_runtime.csv" "$layer")
-  read -r _ ee etile _ be _ < <(best_and_baseline "$out/table2_energy.csv" "$layer")
-  awk -v l="$layer" -v rt="$rtile" -v rc="$rc" -v bt="$btile" -v bc="$bc" -v et="$etile" -v ee="$ee" -v be="$be" \
-      -v table="$work/table2.csv" -v fig="$work/fig7.csv" 'BEGIN {
-    runtime = 100 * (bc - rc) / bc; energy = 100 * (be - ee) / be
-    printf "%s,\"%s\",%.0f,\"%s\",%.0f,%.2f,\"%s\",%.1f,%.1f,%.2f\n", l, rt, rc, bt, bc, runtime, et, ee, be, energy >>table
-    printf "%s,%.2f,%.2f\n", l, runtime, energy >>fig }'
-done
-mv "$work/table2.csv" "$out/table2.csv"
-mv "$work/fig7.csv" "$out/fig7.csv"
-"$maeri" plot --csv "$out/fig7.csv" --x layer --y runtime_improvement_pct,energy_improvement_pct --bars \
-  --title "mRNA mappings vs the baseline tile ($(basename "$hardware" .yaml))" --y-label "improvement over baseline (%)" \
-  -o "$out/fig7.svg" >/dev/null
+# table2 SUFFIX HARDWARE TITLE: Table II and Fig. 7 on one hardware spec: table2SUFFIX_{runtime,energy}.csv (the
+# `maeri map` tables), table2SUFFIX.csv (best by runtime / by energy against the baseline) and fig7SUFFIX.{csv,svg}.
+table2() {
+  local suffix=$1 spec=$2 title=$3
+  for objective in runtime energy; do
+    "$maeri" map --hardware "$spec" --workload "$workload" --objective "$objective" --top 1 \
+      --csv "$out/table2${suffix}_$objective.csv" -o "$work/table2${suffix}_$objective.mapping.yaml" \
+      >"$work/table2${suffix}_$objective.txt"
+  done
+  local table=$work/table2$suffix.csv fig=$work/fig7$suffix.csv layer
+  echo "layer,runtime_tile,cycles,baseline_tile,baseline_cycles,runtime_improvement_pct,energy_tile,energy_pj,baseline_energy_pj,energy_improvement_pct" \
+    >"$table"
+  echo "layer,runtime_improvement_pct,energy_improvement_pct" >"$fig"
+  for layer in $(awk -F, 'NR > 1 && $2 == "1" { print $1 }' "$out/table2${suffix}_runtime.csv"); do
+    read -r rc _ rtile bc _ btile < <(best_and_baseline "$out/table2${suffix}_runtime.csv" "$layer")
+    read -r _ ee etile _ be _ < <(best_and_baseline "$out/table2${suffix}_energy.csv" "$layer")
+    awk -v l="$layer" -v rt="$rtile" -v rc="$rc" -v bt="$btile" -v bc="$bc" -v et="$etile" -v ee="$ee" -v be="$be" \
+        -v table="$table" -v fig="$fig" 'BEGIN {
+      runtime = 100 * (bc - rc) / bc; energy = 100 * (be - ee) / be
+      printf "%s,\"%s\",%.0f,\"%s\",%.0f,%.2f,\"%s\",%.1f,%.1f,%.2f\n", l, rt, rc, bt, bc, runtime, et, ee, be, energy >>table
+      printf "%s,%.2f,%.2f\n", l, runtime, energy >>fig }'
+  done
+  mv "$table" "$out/table2$suffix.csv"
+  mv "$fig" "$out/fig7$suffix.csv"
+  "$maeri" plot --csv "$out/fig7$suffix.csv" --x layer --y runtime_improvement_pct,energy_improvement_pct --bars \
+    --title "mRNA mappings vs the baseline tile, $title" --y-label "improvement over baseline (%)" \
+    -o "$out/fig7$suffix.svg" >/dev/null
+}
+echo "== Table II and Fig. 7 on $(basename "$hardware"), and with memory out of the picture"
+table2 "" "$hardware" "$(basename "$hardware" .yaml)"
+# The paper's comparison leaves DRAM out: the same fabric with a DRAM that is never the bottleneck and costs no
+# energy (on-chip energy only), written by `maeri sweep` as a hardware point.
+"$maeri" sweep --hardware "$hardware" --workload "$workload" --set dram.bytes_per_cycle=4096 \
+  --set energy_pj.dram_byte=0 -o "$work/on_chip" >"$work/on_chip.txt"
+table2 _on_chip "$work/on_chip/points/0001.yaml" "on-chip only (DRAM unbounded, no DRAM energy)"
 
 # fig8 NAME FIELD VALUES...: CB3a_2 at each hardware point (`maeri sweep` writes the point's spec), best mapping by
 # runtime against the baseline tile on that point.
@@ -121,10 +135,13 @@ show() {
 echo
 echo "Table II (best by runtime for cycles, best by energy for energy; improvement over the baseline tile, %):"
 show "$out/table2.csv"
+echo
+echo "Table II on chip only (DRAM unbounded, no DRAM energy):"
+show "$out/table2_on_chip.csv"
 for name in dn_bw num_ms; do
   echo
   echo "Fig. 8, CB3a_2 against $name (best by runtime):"
   show "$out/fig8_$name.csv"
 done
-echo "wrote $out/: table2.csv table2_runtime.csv table2_energy.csv fig7.csv fig7.svg fig8_dn_bw.csv" \
+echo "wrote $out/: table2{,_on_chip}.csv table2{,_on_chip}_{runtime,energy}.csv fig7{,_on_chip}.{csv,svg} fig8_dn_bw.csv" \
      "fig8_dn_bw_{runtime,energy}.svg fig8_num_ms.csv fig8_num_ms_{runtime,energy}.svg"
