@@ -16,6 +16,8 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/mpi_ranks.hpp"
+#include "cli/process_pool.hpp"
+#include "cli/sweep_verification.hpp"
 #include "codegen/exact_traffic.hpp"
 #include "mapper/design_sweep.hpp"
 #include "mapper/report_json.hpp"
@@ -38,6 +40,11 @@ struct SweepOptions {
   std::string objective = "edp";
   std::string out_dir = "sweep";
   bool skip_invalid = false;
+  bool verify = false;
+  std::string verify_memory = "both";
+  int jobs = 1;
+  double timeout = 0;
+  std::uint64_t seed = 1;
 };
 
 // Runtime and energy against one swept parameter: every valid point, and a line through the best per value.
@@ -127,10 +134,35 @@ int run_sweep(const SweepOptions& options) {
         codegen::exact_traffic_for,  // ranked and reported with exact DN/RN traffic, as `maeri map` does
         [&](std::size_t done) { progress.set_done(static_cast<std::int64_t>(done)); });
   }
+  // --verify: each of this rank's valid points co-simulated in a child process of its own (one fabric per process).
+  std::vector<std::optional<PointRtlCheck>> checks(points.size());
+  if (options.verify) {
+    std::vector<int> to_check;
+    for (std::size_t m = 0; m < mine.size(); ++m)
+      if (!mine[m].error) to_check.push_back(int(m));
+    spec::ProgressBar progress("RTL checks", static_cast<std::int64_t>(to_check.size()),
+                               root && isatty(STDERR_FILENO), stderr);
+    run_in_processes(
+        to_check, {options.jobs, options.timeout},
+        [&](int m) {
+          return to_json(check_point_on_rtl(mine[std::size_t(m)], network,
+                                            memory_runs_named(options.verify_memory), options.seed))
+              .dump();
+        },
+        [&](int m, TaskOutcome&& outcome) {
+          PointRtlCheck check;
+          if (outcome.ok) check = point_rtl_check_from_json(nlohmann::json::parse(outcome.bytes));
+          else check.error = outcome.error;
+          checks[mine[std::size_t(m)].index] = std::move(check);
+          progress.advance(mine[std::size_t(m)].label);
+        });
+  }
   std::vector<TaskOutcome> outcomes;
   for (const mapper::DesignPoint& point : mine) {
     if (root) points[point.index] = point;
-    outcomes.push_back({true, mapper::design_point_results_to_json(point).dump(), "", 0});
+    nlohmann::json sent = {{"results", mapper::design_point_results_to_json(point)}};
+    if (checks[point.index]) sent["rtl"] = to_json(*checks[point.index]);
+    outcomes.push_back({true, sent.dump(), "", 0});
   }
   ranks.gather(my_tasks, outcomes, owner, 0, [&](int task, TaskOutcome&& outcome) {
     mapper::DesignPoint& point = points[std::size_t(task)];
@@ -138,7 +170,9 @@ int run_sweep(const SweepOptions& options) {
       point.error = fmt::format("point {} ({}): not evaluated: {}", task + 1, point.label, outcome.error);
       return;
     }
-    mapper::design_point_results_from_json(point, nlohmann::json::parse(outcome.bytes));
+    const nlohmann::json received = nlohmann::json::parse(outcome.bytes);
+    mapper::design_point_results_from_json(point, received.at("results"));
+    if (received.contains("rtl")) checks[std::size_t(task)] = point_rtl_check_from_json(received.at("rtl"));
   });
   if (!root) return kExitOk;
 
@@ -157,8 +191,12 @@ int run_sweep(const SweepOptions& options) {
 
   std::string csv = "point,label";
   for (const spec::SweepAxis& axis : grid.axes) csv += "," + axis.field;
-  csv += ",status,cycles,energy_pj,edp,utilisation,dram_bytes,area_um2,relative_area,pareto\n";
-  std::string layers_csv = "point,layer,t_r,t_s,t_c,t_k,t_n,t_x,t_y,cycles,energy_pj\n";
+  csv += std::string(",status,cycles,energy_pj,edp,utilisation,dram_bytes,area_um2,relative_area,pareto") +
+         (options.verify ? ",rtl" : "") + "\n";
+  std::string layers_csv = std::string("point,layer,t_r,t_s,t_c,t_k,t_n,t_x,t_y,cycles,energy_pj") +
+                           (options.verify ? ",rtl,outputs,mismatches,counts_exact,model_compute_cycles,"
+                                             "rtl_compute_cycles" : "") + "\n";
+  std::size_t rtl_failures = 0;
   nlohmann::json json_points = nlohmann::json::array();
   fmt::print("\n{:>5} {:<40} {:>14} {:>12} {:>7} {:>14} {:>9} {:>6}\n", "point", "grid values", "cycles", "energy µJ",
              "util", "DRAM bytes", "rel.area", "pareto");
@@ -180,8 +218,19 @@ int run_sweep(const SweepOptions& options) {
     fmt::print("{:>5} {:<40} {:>14.0f} {:>12.3f} {:>6.1f}% {:>14} {:>9} {:>6}\n", p.index + 1, p.label, p.cycles,
                p.energy_pj / 1e6, 100 * p.utilisation, p.dram_bytes, relative.empty() ? "-" : relative,
                on_front[p.index] ? "*" : "");
-    csv += row + fmt::format(",ok,{},{},{},{},{},{},{},{}\n", p.cycles, p.energy_pj, p.edp(),
-                             p.utilisation, p.dram_bytes, area, relative, on_front[p.index] ? 1 : 0);
+    const PointRtlCheck* check = checks[p.index] ? &*checks[p.index] : nullptr;
+    csv += row + fmt::format(",ok,{},{},{},{},{},{},{},{}", p.cycles, p.energy_pj, p.edp(), p.utilisation,
+                             p.dram_bytes, area, relative, on_front[p.index] ? 1 : 0) +
+           (options.verify ? "," + (check ? check->status() : std::string("ERROR")) : "") + "\n";
+    if (options.verify) {
+      if (!check || !check->pass()) ++rtl_failures;
+      if (check && !check->error.empty()) fmt::print("      RTL check of point {}: {}\n", p.index + 1, check->error);
+      if (check)
+        for (const LayerRtlCheck& layer : check->layers)
+          if (!layer.pass || !layer.counts_exact)
+            fmt::print("      RTL check of point {}, layer {}: {}{}\n", p.index + 1, layer.layer, layer.summary,
+                       layer.counts_exact ? "" : "; activity counts differ from the model");
+    }
     entry.update({{"hardware", p.hardware.name},
                   {"cycles", p.cycles},
                   {"energy_pj", p.energy_pj},
@@ -190,12 +239,21 @@ int run_sweep(const SweepOptions& options) {
                   {"dram_bytes", p.dram_bytes},
                   {"pareto", bool(on_front[p.index])}});
     if (p.area_um2) entry.update({{"area_um2", *p.area_um2}, {"relative_area", *p.area_um2 / smallest_area}});
+    if (check) entry["rtl"] = to_json(*check);
     nlohmann::json layers = nlohmann::json::array();
     for (std::size_t l = 0; l < p.best.size(); ++l) {
       const spec::CostReport& r = p.best[l];
-      layers_csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", p.index + 1, network.layers[l].name,
+      layers_csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{}", p.index + 1, network.layers[l].name,
                                 r.tile[0], r.tile[1], r.tile[2], r.tile[3], r.tile[4], r.tile[5], r.tile[6],
                                 r.cycles.total, r.energy_pj.total);
+      const LayerRtlCheck* rtl = check && l < check->layers.size() ? &check->layers[l] : nullptr;
+      const auto number = [](const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); };
+      if (options.verify)
+        layers_csv += rtl ? fmt::format(",{},{},{},{},{},{}", rtl->pass ? "PASS" : "FAIL", rtl->outputs,
+                                        rtl->mismatches, rtl->counts_exact ? 1 : 0, number(rtl->model_compute_cycles),
+                                        number(rtl->rtl_compute_cycles))
+                          : ",ERROR,,,,,";
+      layers_csv += "\n";
       layers.push_back({{"layer", network.layers[l].name}, {"best", mapper::to_json(r)}});
     }
     entry["layers"] = layers;
@@ -244,12 +302,15 @@ int run_sweep(const SweepOptions& options) {
   fmt::print("wrote {0}/sweep.csv, {0}/sweep_layers.csv, {0}/sweep.json, {0}/points/*.yaml", dir);
   for (const std::string& plot : plots) fmt::print(", {}", plot.substr(dir.size() + 1));
   fmt::print("\n");
+  if (options.verify)
+    fmt::print("RTL checks (best mapping of every layer, bit-exact with exact activity counts): {} of {} points pass\n",
+               valid.size() - rtl_failures, valid.size());
   if (invalid > 0 && !options.skip_invalid) {
     std::fprintf(stderr, "error: %zu of %zu points are invalid (listed above; --skip-invalid accepts that)\n", invalid,
                  points.size());
     return kExitBadInput;
   }
-  return kExitOk;
+  return rtl_failures > 0 ? kExitCheckFailed : kExitOk;
 }
 
 }  // namespace
@@ -271,6 +332,20 @@ void add_sweep_command(CLI::App& app, Action& action) {
   command->add_option("-o,--out-dir", options->out_dir, "output folder")->capture_default_str();
   command->add_flag("--skip-invalid", options->skip_invalid,
                     "exit 0 even when some points are invalid (they are still listed and written)");
+  command->add_flag("--verify", options->verify,
+                    "co-simulate the best mapping of every layer at every valid point on its fabric (prebuilt or "
+                    "built on demand), bit-exact with the model's activity counts; exit 3 if one fails");
+  command->add_option("--verify-memory", options->verify_memory,
+                      "with --verify: ideal memory (compute cycles), the SDM/DRAM models, or both")
+      ->check(CLI::IsMember({"ideal", "dram", "both"}))
+      ->capture_default_str();
+  command->add_option("--jobs,-j", options->jobs, "with --verify: points co-simulated at once (one process each)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024));
+  command->add_option("--timeout", options->timeout, "with --verify: seconds a point may take before it is killed")
+      ->check(CLI::Range(0.0, 1e9));
+  command->add_option("--seed", options->seed, "with --verify: seed of the random tensors (as maeri verify's)")
+      ->capture_default_str();
   command->footer("Example: maeri sweep --hardware configs/hardware/maeri-256.yaml "
                   "--workload configs/workloads/mrna-table2.yaml --set num_ms=64:1024:x2 --set dn_bw=8,32,128 "
                   "--skip-invalid -o sweep");

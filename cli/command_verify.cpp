@@ -18,6 +18,7 @@
 #include "cli/mpi_ranks.hpp"
 #include "cli/process_pool.hpp"
 #include "cli/shipped_configs.hpp"
+#include "cli/sweep_verification.hpp"
 #include "codegen/image_file.hpp"
 #include "codegen/image_program.hpp"
 #include "codegen/network_manifest.hpp"
@@ -154,11 +155,7 @@ std::vector<VerifyJob> jobs_from_manifest(const VerifyOptions& options, const sp
   return jobs;
 }
 
-testbench::MemoryRuns memory_runs(const VerifyOptions& options) {
-  return options.memory == "ideal"  ? testbench::MemoryRuns::Ideal
-         : options.memory == "dram" ? testbench::MemoryRuns::Dram
-                                    : testbench::MemoryRuns::Both;
-}
+testbench::MemoryRuns memory_runs(const VerifyOptions& options) { return memory_runs_named(options.memory); }
 
 std::unique_ptr<sim::FabricSession> open_fabric_for(const spec::Hardware& hardware, const VerifyOptions& options,
                                                     const std::string& trace) {

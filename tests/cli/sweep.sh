@@ -3,6 +3,8 @@
 # point's hardware file, written by the sweep, mapped on its own); an invalid point is named, the others still run
 # and are written, exit 2 (0 with --skip-invalid); an empty grid is refused.
 # With 2 MPI ranks, the sweep's outputs equal a single process's byte for byte.
+# --verify: every layer's best mapping co-simulated at each point equals an independent `maeri verify` of the point's
+# hardware file (outputs compared, compute cycles of model and RTL); a point past --timeout is ERROR, exit 3.
 # Usage: sweep.sh CASE MAERI CONFIGS_DIR [MPIEXEC]   (exit 77 = skipped)
 set -u
 source "$(dirname "$(readlink -f "$0")")/require_mpi.sh"
@@ -61,6 +63,22 @@ case $case_name in
     for file in sweep.csv sweep_layers.csv sweep.json pareto.svg runtime_vs_num_ms.svg points/0001.yaml points/0008.yaml; do
       cmp -s "$dir/single/out/$file" "$dir/mpi/out/$file" || fail "$file differs between 1 process and 2 MPI ranks"
     done ;;
+  verify)
+    # Two points on the prebuilt 64-MS fabric (the grid changes an energy, not the fabric); runtime, as verify ranks.
+    "$expect" 0 --stdout-contains "2 of 2 points pass" \
+      "${sweep[@]}" --set energy_pj.multiply=0.8,1.6 --objective runtime --verify --jobs 2 -o "$dir/out" || exit 1
+    [[ $(grep -c ',PASS$' "$dir/out/sweep.csv") == 2 ]] || fail "sweep.csv: both points should be PASS"
+    "$maeri" verify --hardware "$dir/out/points/0001.yaml" --workload "$configs/workloads/tiny.yaml" \
+      --csv "$dir/verify.csv" >/dev/null || fail "maeri verify of point 1"
+    for layer in conv1 conv2 conv3_1x1 fc; do
+      # verify.csv: layer,"tile",result,metric,model,rtl,error,error_percent (the tile quoted with commas inside).
+      want=$(grep "^$layer,.*,PASS,cycles (compute)," "$dir/verify.csv" | awk -F, '{ print $(NF-3) "," $(NF-2) }')
+      got=$(awk -F, -v l=$layer '$1 == 1 && $2 == l { print $12 "," $16 "," $17 }' "$dir/out/sweep_layers.csv")
+      [[ -n $want && $got == "PASS,$want" ]] || fail "$layer: sweep has '$got', maeri verify gives 'PASS,$want'"
+    done
+    "$expect" 3 --stdout-contains "timed out" \
+      "${sweep[@]}" --set energy_pj.multiply=0.8 --verify --timeout 0.001 -o "$dir/late" || exit 1
+    grep -q ',ERROR$' "$dir/late/sweep.csv" || fail "the timed-out point is not ERROR in sweep.csv" ;;
   *) fail "unknown case $case_name" ;;
 esac
 echo PASS
