@@ -11,7 +11,7 @@ seconds=${1:-30}
 shift $(( $# > 0 ? 1 : 0 ))
 harnesses=("$@")
 if [[ ${#harnesses[@]} -eq 0 ]]; then
-  harnesses=(hardware_spec workload_spec mapping_file config_image tensor_file network_manifest)
+  harnesses=(hardware_spec workload_spec mapping_file config_image tensor_file network_manifest csv_table)
 fi
 
 bash scripts/setup.sh --fuzz --no-build

@@ -1,6 +1,6 @@
 // Seed corpora for the fuzz harnesses: the shipped hardware and workload specs (copied), and what the shipped
 // configs cannot provide: configuration images (binary and $readmemh), network manifests and mapping files built
-// through the codegen and mapper APIs from the shipped specs, and tensor files (testbench::tensor_text).
+// through the codegen and mapper APIs from the shipped specs, tensor files (testbench::tensor_text) and CSV tables.
 // Usage: maeri_fuzz_seeds CONFIGS_DIR OUTPUT_DIR (writes OUTPUT_DIR/<harness>/...).
 #include <fmt/format.h>
 
@@ -96,6 +96,15 @@ int main(int argc, char** argv) {
     }
     write(output / "network_manifest" / fmt::format("{}.tiny.manifest.json", hardware_name),
           codegen::manifest_json(manifest));
+    ++written;
+  }
+  // CSV tables as the tool writes them (maeri plot reads any): quoted fields with commas and quotes, CRLF, a
+  // blank line, an empty field.
+  for (const auto& [name, text] : std::vector<std::pair<std::string, std::string>>{
+           {"sweep.csv", "point,label,num_ms,status,cycles\n1,\"num_ms=64 dn_bw=8\",64,ok,1889\n2,\"x\",128,invalid,\n"},
+           {"fig7.csv", "layer,runtime_improvement_pct,energy_improvement_pct\r\nCB3a_2,34.90,16.22\r\n\r\nfc,0,-2.5\r\n"},
+           {"quotes.csv", "a,b\n\"say \"\"hi\"\"\",\"1,2\"\n\"multi\nline\",3\n"}}) {
+    write(output / "csv_table" / name, text);
     ++written;
   }
   fmt::print("wrote {} seed files under {}\n", written, output.string());
