@@ -1,0 +1,51 @@
+// The child-process pool behind `maeri verify --jobs` and `maeri sweep --verify` (cli/process_pool.hpp): a task that
+// crashes, exits early, throws or runs past its time limit is reported with its reason, and the other tasks still
+// return their results — what keeps one dying shard from taking a whole network's verification down.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <csignal>
+#include <cstdlib>
+#include <map>
+#include <stdexcept>
+#include <string>
+
+#include "cli/process_pool.hpp"
+
+using maeri::cli::PoolOptions;
+using maeri::cli::TaskOutcome;
+
+TEST_CASE("process pool: crashing, exiting, throwing and late tasks are reported, the others return", "[cli][pool]") {
+  std::map<int, TaskOutcome> outcomes;
+  const auto work = [](int task) -> std::string {
+    switch (task) {
+      case 1: std::abort();                         // a crash: killed by SIGABRT
+      case 2: ::_exit(7);                           // leaves without a result
+      case 3: throw std::runtime_error("bad shard");  // an error the task reports itself
+      case 4: ::sleep(30); return "too late";       // past the time limit
+      default: return "result " + std::to_string(task) + std::string(100000, 'x');  // larger than a pipe buffer
+    }
+  };
+  maeri::cli::run_in_processes({0, 1, 2, 3, 4, 5}, PoolOptions{3, 2.0}, work,
+                               [&](int task, TaskOutcome&& outcome) { outcomes[task] = std::move(outcome); });
+  REQUIRE(outcomes.size() == 6);
+  for (const int ok : {0, 5}) {
+    INFO(ok);
+    CHECK(outcomes[ok].ok);
+    CHECK(outcomes[ok].bytes == "result " + std::to_string(ok) + std::string(100000, 'x'));
+  }
+  CHECK_FALSE(outcomes[1].ok);
+  CHECK_THAT(outcomes[1].error, Catch::Contains("killed by signal " + std::to_string(SIGABRT)));
+  CHECK_FALSE(outcomes[2].ok);
+  CHECK_THAT(outcomes[2].error, Catch::Contains("exited with status 7 before returning a result"));
+  CHECK_FALSE(outcomes[3].ok);
+  CHECK(outcomes[3].error == "bad shard");
+  CHECK_FALSE(outcomes[4].ok);
+  CHECK(outcomes[4].error == "timed out after 2 s (killed)");
+}
+
+TEST_CASE("process pool: refuses zero jobs", "[cli][pool]") {
+  CHECK_THROWS_AS(maeri::cli::run_in_processes({0}, PoolOptions{0, 0}, [](int) { return std::string(); },
+                                               [](int, TaskOutcome&&) {}),
+                  std::invalid_argument);
+}
