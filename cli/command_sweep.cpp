@@ -45,6 +45,7 @@ struct SweepOptions {
   int jobs = 1;
   double timeout = 0;
   std::uint64_t seed = 1;
+  double rank_timeout = 0;
 };
 
 // Runtime and energy against one swept parameter: every valid point, and a line through the best per value.
@@ -164,7 +165,7 @@ int run_sweep(const SweepOptions& options) {
     if (checks[point.index]) sent["rtl"] = to_json(*checks[point.index]);
     outcomes.push_back({true, sent.dump(), "", 0});
   }
-  ranks.gather(my_tasks, outcomes, owner, 0, [&](int task, TaskOutcome&& outcome) {
+  ranks.gather(my_tasks, outcomes, owner, options.rank_timeout, [&](int task, TaskOutcome&& outcome) {
     mapper::DesignPoint& point = points[std::size_t(task)];
     if (!outcome.ok) {
       point.error = fmt::format("point {} ({}): not evaluated: {}", task + 1, point.label, outcome.error);
@@ -308,9 +309,9 @@ int run_sweep(const SweepOptions& options) {
   if (invalid > 0 && !options.skip_invalid) {
     std::fprintf(stderr, "error: %zu of %zu points are invalid (listed above; --skip-invalid accepts that)\n", invalid,
                  points.size());
-    return kExitBadInput;
+    return ranks.finish(kExitBadInput);
   }
-  return rtl_failures > 0 ? kExitCheckFailed : kExitOk;
+  return ranks.finish(rtl_failures > 0 ? kExitCheckFailed : kExitOk);
 }
 
 }  // namespace
@@ -346,6 +347,9 @@ void add_sweep_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(0.0, 1e9));
   command->add_option("--seed", options->seed, "with --verify: seed of the random tensors (as maeri verify's)")
       ->capture_default_str();
+  command->add_option("--rank-timeout", options->rank_timeout,
+                      "under MPI: seconds rank 0 waits for the other ranks' points once its own are done")
+      ->check(CLI::Range(0.0, 1e9));
   command->footer("Example: maeri sweep --hardware configs/hardware/maeri-256.yaml "
                   "--workload configs/workloads/mrna-table2.yaml --set num_ms=64:1024:x2 --set dn_bw=8,32,128 "
                   "--skip-invalid -o sweep");

@@ -400,7 +400,7 @@ int run_verify(const VerifyOptions& options) {
                                   report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   if (!options.csv.empty()) spec::write_file_atomically(options.csv, csv);
   if (failed == 0 && bad_inputs == 0) return kExitOk;
-  return failed > bad_inputs ? kExitCheckFailed : kExitBadInput;
+  return ranks.finish(failed > bad_inputs ? kExitCheckFailed : kExitBadInput);
 }
 
 void add_common_options(CLI::App* command, VerifyOptions& options) {

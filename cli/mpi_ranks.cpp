@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <cstring>
@@ -146,6 +147,20 @@ void Ranks::gather([[maybe_unused]] const std::vector<int>& my_tasks,
       on_outcome(int(task), std::move(outcome));
     }
 #endif
+}
+
+int Ranks::finish(int status) {
+#ifdef MAERI_HAVE_MPI
+  // mpirun hands its --mca settings to the ranks as OMPI_MCA_<name> environment variables.
+  const char* abort_on_failure = std::getenv("OMPI_MCA_orte_abort_on_non_zero_status");
+  if (joined_ && rank_ == 0 && status != 0 && abort_on_failure && std::string(abort_on_failure) == "0") {
+    std::printf("rank 0: ending the MPI job with MPI_Abort(%d), so that mpirun exits with this status\n", status);
+    std::fflush(stdout);
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, status);
+  }
+#endif
+  return status;
 }
 
 }  // namespace maeri::cli

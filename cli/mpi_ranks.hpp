@@ -28,6 +28,12 @@ class Ranks {
   void gather(const std::vector<int>& my_tasks, const std::vector<TaskOutcome>& mine, const std::vector<int>& owner,
               double timeout_seconds, const std::function<void(int task, TaskOutcome&& outcome)>& on_outcome);
 
+  // Rank 0's exit status, made mpirun's. A job that must outlive a dying rank runs with Open MPI's
+  // `--mca orte_abort_on_non_zero_status 0` (docs/scale-out.md), and mpirun then ignores non-zero exit statuses;
+  // so in such a job rank 0 ends a failed run with MPI_Abort(status), which mpirun passes on. Otherwise (and on
+  // other ranks) returns `status`.
+  int finish(int status);
+
  private:
   int rank_ = 0, size_ = 1;
   bool joined_ = false;

@@ -287,7 +287,7 @@ maeri_cli_test(help_sweep 0 --stdout-contains "Example:" $<TARGET_FILE:maeri> sw
 # sanitizer builds, where LeakSanitizer would report Open MPI's own allocations.
 set(network_cases manifest manifest_checksum layer_names jobs_equal_single shard_timeout)
 if(NOT MAERI_SANITIZE)
-  list(APPEND network_cases mpi_equal_single)
+  list(APPEND network_cases mpi_equal_single mpi_rank_dies)
 endif()
 foreach(case ${network_cases})
   add_test(NAME cli_network_${case}

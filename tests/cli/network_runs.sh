@@ -2,7 +2,8 @@
 # CLI tests of whole networks (docs/network-manifest.md, docs/scale-out.md): codegen writes a manifest that verify
 # accepts; a corrupted image is named and the other layers are still verified; layer names cannot escape the output
 # folder; a sharded run (--jobs, or MPI ranks) equals the unsharded one bit for bit; a shard past its time limit is
-# named and the report still written.
+# named and the report still written; a rank that dies mid-job (MPI) is named by rank 0, which still writes the
+# report, and mpirun exits non-zero.
 # Usage: network_runs.sh CASE MAERI CONFIGS_DIR [MPIEXEC]   (exit 77 = skipped)
 set -u
 source "$(dirname "$(readlink -f "$0")")/require_mpi.sh"
@@ -63,6 +64,18 @@ YAML
       "$maeri" verify --hardware "$hw" --workload "$tiny" --json "$dir/mpi.json" --csv "$dir/mpi.csv" || exit 1
     compare "$dir/single.json" "$dir/mpi.json"
     [[ $(head -1 "$dir/mpi.csv") == "layer,tile,result,metric,model,rtl,error,error_percent" ]] || fail "CSV header" ;;
+  mpi_rank_dies)
+    require_mpi "$mpiexec"
+    # Rank 1 is killed once it starts its first shard (VGG16 conv1_1 in 8 shards: each takes about a second, long
+    # enough for the wrapper to see it); Open MPI keeps the other ranks running only with
+    # orte_abort_on_non_zero_status 0 (docs/scale-out.md). Rank 0 waits --rank-timeout for rank 1, then reports.
+    "$expect" nonzero --stdout-contains "rank 1 did not report this task" \
+      "$mpiexec" --oversubscribe --allow-run-as-root --mca orte_abort_on_non_zero_status 0 -np 2 \
+      "$here/rank_dies.sh" "$maeri" verify --hardware "$hw" --workload "$configs/workloads/vgg16.yaml" \
+      --layer conv1_1 --memory ideal --shards 8 --rank-timeout 3 --json "$dir/lost.json" || exit 1
+    # Rank 0's own shards were verified and reported next to the lost ones.
+    grep -q '"result": "FAIL"' "$dir/lost.json" || fail "no report written"
+    grep -q 'did not report this task' "$dir/lost.json" || fail "the lost shards are not named in the report" ;;
   shard_timeout)
     # A limit no shard can meet: every shard is killed and named, the report is still written, exit 3.
     "$expect" 3 --stdout-contains "timed out after 1e-06 s (killed)" \
