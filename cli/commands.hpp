@@ -23,5 +23,6 @@ void add_run_command(CLI::App& app, Action& action);
 void add_sim_command(CLI::App& app, Action& action);
 void add_calibrate_command(CLI::App& app, Action& action);
 void add_fabric_command(CLI::App& app, Action& action);
+void add_import_command(CLI::App& app, Action& action);
 
 }  // namespace maeri::cli

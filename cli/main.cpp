@@ -43,6 +43,7 @@ int sc_main(int argc, char** argv) {
   add_sim_command(app, action);
   add_calibrate_command(app, action);
   add_fabric_command(app, action);
+  add_import_command(app, action);
 
   try {
     app.parse(argc, argv);

@@ -167,7 +167,7 @@ target_include_directories(maeri_patch_image PRIVATE ${PROJECT_SOURCE_DIR} ${CMA
 target_link_libraries(maeri_patch_image PRIVATE maeri_codegen maeri_warnings)
 set(BAD_IMAGES ${CMAKE_CURRENT_BINARY_DIR}/bad-images)
 file(MAKE_DIRECTORY ${BAD_IMAGES})
-foreach(patch "stride;layer.stride;0" "loop;program[0].operand[2];4294967295" "name;layer.name[0];255"
+foreach(patch "stride;layer.stride_x;0" "loop;program[0].operand[2];4294967295" "name;layer.name[0];255"
               "huge;layer.K;16777216")
   list(GET patch 0 stem)
   list(GET patch 1 field)
@@ -177,9 +177,9 @@ foreach(patch "stride;layer.stride;0" "loop;program[0].operand[2];4294967295" "n
   set_tests_properties(cli_make_bad_image_${stem} PROPERTIES LABELS cli FIXTURES_REQUIRED tiny_images
     FIXTURES_SETUP bad_images)
 endforeach()
-maeri_cli_test(disasm_bad_stride 2 --stderr-contains "layer.stride: expected an integer in [1, 64], found 0"
+maeri_cli_test(disasm_bad_stride 2 --stderr-contains "layer.stride_x: expected an integer in [1, 64], found 0"
   $<TARGET_FILE:maeri> disasm ${BAD_IMAGES}/stride.mimg)
-maeri_cli_test(sim_bad_stride 2 --stderr-contains "layer.stride: expected an integer in [1, 64], found 0"
+maeri_cli_test(sim_bad_stride 2 --stderr-contains "layer.stride_x: expected an integer in [1, 64], found 0"
   $<TARGET_FILE:maeri> sim ${BAD_IMAGES}/stride.mimg)
 maeri_cli_test(sim_endless_loop 2 --stderr-contains "program[0] (FOR): r0 = 0 + (4294967295 − 1)·3"
   $<TARGET_FILE:maeri> sim ${BAD_IMAGES}/loop.mimg)

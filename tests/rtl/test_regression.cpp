@@ -67,8 +67,8 @@ void regression(int cases, std::uint64_t default_seed, DramCycleErrorBound bound
       layer.Y = layer.S + std::int64_t(rng() % 6);
       layer.K = 1 + std::int64_t(rng() % 6);
       layer.C = 1 + std::int64_t(rng() % 6);
-      layer.stride = 1 + std::int64_t(rng() % 2);
-      layer.padding = std::int64_t(rng() % 2);
+      layer.stride_x = layer.stride_y = 1 + std::int64_t(rng() % 2);
+      layer.padding_x = layer.padding_y = std::int64_t(rng() % 2);
       layer.N = 1 + std::int64_t(rng() % 2);
     }
     const auto extents = spec::layer_extents(layer);
@@ -79,7 +79,7 @@ void regression(int cases, std::uint64_t default_seed, DramCycleErrorBound bound
     } while (spec::tile_violation(layer, hardware, tile));
     INFO("seed " << seed << " case " << trial << ": N=" << layer.N << " K=" << layer.K << " C=" << layer.C
                  << " R=" << layer.R << " S=" << layer.S << " X=" << layer.X << " Y=" << layer.Y << " stride "
-                 << layer.stride << " pad " << layer.padding << " tile " << spec::to_string(tile));
+                 << layer.stride_x << " pad " << layer.padding_x << " tile " << spec::to_string(tile));
     const codegen::LayerProgram program = codegen::expand_image(
         codegen::decode_image(codegen::encode_image(codegen::build_image(codegen::plan_layer(layer, hardware, tile),
                                                                          hardware)),
@@ -117,7 +117,7 @@ void regression(int cases, std::uint64_t default_seed, DramCycleErrorBound bound
           worst_case = fmt::format(
               "case {} (K={} C={} R={} S={} X={} Y={} N={} stride {} pad {}, tile {}, SDM {} B {}, DRAM {} B/cycle "
               "latency {}): model {:.0f} (compute {:.0f}), co-simulation {} (stalls: data {}, output {}, drain {})",
-              trial, layer.K, layer.C, layer.R, layer.S, layer.X, layer.Y, layer.N, layer.stride, layer.padding,
+              trial, layer.K, layer.C, layer.R, layer.S, layer.X, layer.Y, layer.N, layer.stride_x, layer.padding_x,
               spec::to_compact_string(tile), hardware.sdm_bytes, run.resident ? "resident" : "streaming",
               hardware.dram_bytes_per_cycle, hardware.dram_latency_cycles, model.cycles.total,
               model.cycles.compute(), with_memory.cycles, run.data_stall_cycles,
