@@ -185,9 +185,9 @@ maeri_cli_test(sim_endless_loop 2 --stderr-contains "program[0] (FOR): r0 = 0 + 
   $<TARGET_FILE:maeri> sim ${BAD_IMAGES}/loop.mimg)
 maeri_cli_test(disasm_json_name_not_utf8 2 --stderr-contains "layer.name is not valid UTF-8"
   $<TARGET_FILE:maeri> disasm ${BAD_IMAGES}/name.mimg --json)
-maeri_cli_test(disasm_huge_layer 2 --stderr-contains "layer: the weight tensor K·C·R·S is 452984832"
+maeri_cli_test(disasm_huge_layer 2 --stderr-contains "layer: the weight tensor K·(C/groups)·R·S is 452984832"
   $<TARGET_FILE:maeri> disasm ${BAD_IMAGES}/huge.mimg)
-maeri_cli_test(sim_huge_layer 2 --stderr-contains "layer: the weight tensor K·C·R·S is 452984832"
+maeri_cli_test(sim_huge_layer 2 --stderr-contains "layer: the weight tensor K·(C/groups)·R·S is 452984832"
   $<TARGET_FILE:maeri> sim ${BAD_IMAGES}/huge.mimg)
 set_tests_properties(cli_disasm_bad_stride cli_sim_bad_stride cli_sim_endless_loop cli_disasm_json_name_not_utf8
   cli_disasm_huge_layer cli_sim_huge_layer PROPERTIES FIXTURES_REQUIRED "tiny_images;bad_images")
