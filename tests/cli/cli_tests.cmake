@@ -295,3 +295,39 @@ foreach(case ${network_cases})
             "$<$<BOOL:${MPI_CXX_FOUND}>:${MPIEXEC_EXECUTABLE}>")
   set_tests_properties(cli_network_${case} PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 120)
 endforeach()
+
+# ONNX models (docs/workload-spec.md, "ONNX models"): written by maeri_make_onnx_models with the ONNX C++ API;
+# `maeri import` reports every layer and skipped node (MACs by hand: 8·2·9·100 + 8·1·9·25 + 8·6 = 16248),
+# map/verify take the .onnx directly, bad models exit 2
+# naming the node and leave no output.
+add_executable(maeri_make_onnx_models cli/make_onnx_models.cpp unit/onnx_models.cpp)
+target_include_directories(maeri_make_onnx_models PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/unit)
+target_link_libraries(maeri_make_onnx_models PRIVATE onnx onnx_proto maeri_warnings)
+set(ONNX_MODELS ${CMAKE_CURRENT_BINARY_DIR}/onnx-models)
+file(MAKE_DIRECTORY ${ONNX_MODELS})
+add_test(NAME cli_make_onnx_models COMMAND maeri_make_onnx_models ${ONNX_MODELS})
+set_tests_properties(cli_make_onnx_models PROPERTIES LABELS cli FIXTURES_SETUP onnx_models)
+maeri_cli_test(import_onnx 0 --stdout-contains "skip  relu1                        Relu                 activation"
+  $<TARGET_FILE:maeri> import ${ONNX_MODELS}/small.onnx -o ${ONNX_MODELS}/small.yaml)
+maeri_cli_test(validate_imported_onnx 0 --stdout-contains "workload 'small_cnn': 3 layers, 16248 MACs"
+  $<TARGET_FILE:maeri> validate ${ONNX_MODELS}/small.yaml)
+maeri_cli_test(map_onnx 0 --stdout-contains "total over 3 layers"
+  $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${ONNX_MODELS}/small.onnx)
+maeri_cli_test(verify_onnx 0 --stdout-contains "3 of 3 runs PASS"
+  $<TARGET_FILE:maeri> verify --hardware ${HW64} --workload ${ONNX_MODELS}/small.onnx --seed 3)
+maeri_cli_test(import_not_onnx 2 --stderr-contains "not-onnx.onnx: field 'model': not an ONNX model"
+  $<TARGET_FILE:maeri> import ${ONNX_MODELS}/not-onnx.onnx -o ${ONNX_MODELS}/not-onnx.yaml)
+maeri_cli_test(import_dynamic_shape 2 --stderr-contains "field 'node 'conv'': its input 'x' has the dynamic dimension 'batch'"
+  $<TARGET_FILE:maeri> import ${ONNX_MODELS}/dynamic.onnx -o ${ONNX_MODELS}/dynamic.yaml)
+maeri_cli_test(import_asymmetric_pads 2 --stderr-contains "field 'node 'conv_same'': asymmetric pads [0, 0, 1, 1]"
+  $<TARGET_FILE:maeri> import ${ONNX_MODELS}/asymmetric.onnx -o ${ONNX_MODELS}/asymmetric.yaml)
+maeri_cli_test(map_asymmetric_onnx 2 --stderr-contains "asymmetric pads"
+  $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${ONNX_MODELS}/asymmetric.onnx)
+set_tests_properties(cli_import_onnx cli_map_onnx cli_verify_onnx cli_import_not_onnx cli_import_dynamic_shape
+  cli_import_asymmetric_pads cli_map_asymmetric_onnx PROPERTIES FIXTURES_REQUIRED onnx_models)
+set_tests_properties(cli_import_onnx PROPERTIES FIXTURES_SETUP onnx_imported)
+set_tests_properties(cli_validate_imported_onnx PROPERTIES FIXTURES_REQUIRED onnx_imported)
+add_test(NAME cli_import_errors_leave_no_output
+  COMMAND bash -c "! ls ${ONNX_MODELS}/not-onnx.yaml ${ONNX_MODELS}/dynamic.yaml ${ONNX_MODELS}/asymmetric.yaml 2>/dev/null")
+set_tests_properties(cli_import_errors_leave_no_output PROPERTIES LABELS cli
+  DEPENDS "cli_import_not_onnx;cli_import_dynamic_shape;cli_import_asymmetric_pads")
