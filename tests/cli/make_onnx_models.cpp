@@ -39,23 +39,9 @@ int main(int argc, char** argv) {
     model.output("logits");
     model.write(folder + "/small.onnx");
   }
-  {
-    OnnxModelBuilder model("dynamic");
-    model.input("x", {-1, 3, 8, 8});
-    model.weight("w", {4, 3, 3, 3});
-    model.node("Conv", "conv", {"x", "w"}, "y");
-    model.output("y");
-    model.write(folder + "/dynamic.onnx");
-  }
-  {
-    OnnxModelBuilder model("asymmetric");
-    model.input("x", {1, 3, 8, 8});
-    model.weight("w", {4, 3, 3, 3});
-    auto& conv = model.node("Conv", "conv_same", {"x", "w"}, "y");
-    OnnxModelBuilder::set_ints(conv, "pads", {0, 0, 1, 1});
-    model.output("y");
-    model.write(folder + "/asymmetric.onnx");
-  }
+  OnnxModelBuilder::write_one_conv(folder + "/dynamic.onnx", "conv", {-1, 3, 8, 8}, {4, 3, 3, 3});
+  OnnxModelBuilder::write_one_conv(folder + "/asymmetric.onnx", "conv_same", {1, 3, 8, 8}, {4, 3, 3, 3},
+                                   [](onnx::NodeProto& conv) { OnnxModelBuilder::set_ints(conv, "pads", {0, 0, 1, 1}); });
   std::ofstream(folder + "/not-onnx.onnx") << "kind: workload\nname: w\n";
   return 0;
 }

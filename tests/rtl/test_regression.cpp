@@ -18,6 +18,7 @@
 #include "mapper/cost_model.hpp"
 #include "mapper/search.hpp"
 #include "../random_layers.hpp"
+#include "../unit/mapper_fixtures.hpp"
 #include "sim/fabric_variants.hpp"
 #include "sim/layer_runner.hpp"
 #include "sim/memory_plan.hpp"
@@ -261,16 +262,9 @@ void new_kinds_regression(int cases, std::uint64_t default_seed) {
   CHECK(gemm > 0);
 }
 
-spec::Layer conv(const char* name, std::int64_t K, std::int64_t C, std::int64_t R, std::int64_t S, std::int64_t X,
-                 std::int64_t Y) {
-  spec::Layer layer;
+
+spec::Layer named(const char* name, spec::Layer layer) {
   layer.name = name;
-  layer.K = K;
-  layer.C = C;
-  layer.R = R;
-  layer.S = S;
-  layer.X = X;
-  layer.Y = Y;
   return layer;
 }
 
@@ -283,28 +277,26 @@ TEST_CASE("co-simulation: depthwise 3x3 (C = 32), grouped, dilated and GEMM laye
   sim::MemorySystem memory("memory");
   memory.clk(fabric.clk);
   // MobileNetV2's depthwise shape at a small resolution: 32 channels, 3×3, stride 1, padding 1 (groups = C = K).
-  spec::Layer depthwise = conv("depthwise", 32, 32, 3, 3, 8, 8);
+  spec::Layer depthwise = named("depthwise", test::conv_layer(32, 32, 3, 3, 8, 8));
   depthwise.padding_x = depthwise.padding_y = 1;
   depthwise.groups = 32;
   // Grouped (4 groups of 2 channels and 3 filters), stride 2 along X only, dilation 2 along Y only.
-  spec::Layer grouped = conv("grouped", 12, 8, 3, 3, 9, 8);
+  spec::Layer grouped = named("grouped", test::conv_layer(12, 8, 3, 3, 9, 8));
   grouped.groups = 4;
   grouped.stride_x = 2;
   grouped.dilation_y = 2;
   grouped.padding_x = 1;
   grouped.padding_y = 2;
   // AlexNet's two towers in miniature: groups = 2 with a 5×5 filter.
-  spec::Layer towers = conv("towers", 8, 6, 5, 5, 7, 7);
+  spec::Layer towers = named("towers", test::conv_layer(8, 6, 5, 5, 7, 7));
   towers.groups = 2;
   towers.padding_x = towers.padding_y = 2;
   // A dilated 3×3 ("atrous", dilation 2, padding 2 keeps the size).
-  spec::Layer dilated = conv("dilated", 4, 3, 3, 3, 9, 9);
+  spec::Layer dilated = named("dilated", test::conv_layer(4, 3, 3, 3, 9, 9));
   dilated.dilation_x = dilated.dilation_y = 2;
   dilated.padding_x = dilated.padding_y = 2;
   // Attention scores of two heads: 2 × (6×8 by 8×5) as the 1×1 convolution N = 2, K = 5, C = 8, X = 6.
-  spec::Layer gemm = conv("scores", 5, 8, 1, 1, 6, 1);
-  gemm.type = spec::LayerType::Gemm;
-  gemm.N = 2;
+  const spec::Layer gemm = named("scores", test::gemm_layer(6, 8, 5, 2));
   std::mt19937_64 rng(64);
   for (const spec::Layer& layer : {depthwise, grouped, towers, dilated, gemm}) {
     INFO(layer.name);

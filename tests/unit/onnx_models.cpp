@@ -84,4 +84,16 @@ void OnnxModelBuilder::write(const std::string& path) const {
   if (!out || !model_.SerializeToOstream(&out)) throw std::runtime_error("cannot write the ONNX model " + path);
 }
 
+void OnnxModelBuilder::write_one_conv(const std::string& path, const std::string& name,
+                                      const std::vector<std::int64_t>& input, const std::vector<std::int64_t>& weight,
+                                      const std::function<void(onnx::NodeProto&)>& attributes) {
+  OnnxModelBuilder model(name);
+  model.input("x", input);
+  model.weight("w", weight);
+  onnx::NodeProto& conv = model.node("Conv", name, {"x", "w"}, "y");
+  if (attributes) attributes(conv);
+  model.output("y");
+  model.write(path);
+}
+
 }  // namespace maeri::test

@@ -6,6 +6,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,11 @@ class OnnxModelBuilder {
   static void set_string(onnx::NodeProto& node, const std::string& key, const std::string& value);
   // Serialises the model to `path`.
   void write(const std::string& path) const;
+  // Writes a model of one Conv node `name` (input "x" of `input`'s dimensions, weight "w", output "y"), with the
+  // attributes `attributes` sets on the node.
+  static void write_one_conv(const std::string& path, const std::string& name, const std::vector<std::int64_t>& input,
+                             const std::vector<std::int64_t>& weight,
+                             const std::function<void(onnx::NodeProto&)>& attributes = {});
 
  private:
   onnx::ModelProto model_;
