@@ -11,6 +11,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/shipped_configs.hpp"
+#include "importer/network_loader.hpp"
 #include "codegen/exact_traffic.hpp"
 #include "mapper/search.hpp"
 #include "spec/spec_loader.hpp"
@@ -42,7 +43,7 @@ double mappings_per_second(const std::vector<spec::Layer>& layers, const spec::H
 }
 
 int run_bench(const BenchOptions& options) {
-  const spec::Network network = spec::load_workload(options.workload);
+  const spec::Network network = importer::load_network(options.workload);
   spec::Hardware hardware = spec::load_hardware(options.hardware);
   std::vector<spec::Layer> layers;
   for (const auto& layer : network.layers) {

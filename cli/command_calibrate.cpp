@@ -13,6 +13,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "importer/network_loader.hpp"
 #include "spec/atomic_file.hpp"
 #include "mapper/cost_model.hpp"
 #include "calibration/model_fit.hpp"
@@ -73,7 +74,7 @@ std::string calibrated_yaml(const CalibrateOptions& options, const spec::ModelPa
 
 int run_calibrate(const CalibrateOptions& options) {
   const spec::Hardware hardware = spec::load_hardware(options.hardware);
-  const spec::Network network = spec::load_workload(options.workload);
+  const spec::Network network = importer::load_network(options.workload);
   for (const std::string& name : options.fit) {
     try {
       spec::model_parameter(name);
@@ -232,7 +233,7 @@ void add_calibrate_command(CLI::App& app, Action& action) {
                    "calibrated hardware YAML");
   // Input files are checked by their loaders (exit 2 with the OS's reason), not by CLI11 (exit 1).
   command->add_option("--hardware", options->hardware, "hardware spec (YAML)")->required();
-  command->add_option("--workload", options->workload, "workload spec (YAML)")->required();
+  command->add_option("--workload", options->workload, "workload spec (YAML) or ONNX model (.onnx)")->required();
   command->add_option("-o,--output", options->output, "calibrated hardware YAML to write")->required();
   command->add_option("--out-dir", options->out_dir, "folder for calibration.csv and calibration.svg (default: -o's)");
   command->add_option("--holdout,--split", options->holdout, "layers not used for fitting (default: every other layer)")

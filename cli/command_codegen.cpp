@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "importer/network_loader.hpp"
 #include "codegen/exact_traffic.hpp"
 #include "cli/layer_selection.hpp"
 #include "codegen/image_file.hpp"
@@ -53,7 +54,7 @@ std::vector<spec::LayerMapping> mappings_to_build(const CodegenOptions& options,
                                                                      options.layer + "'");
     return result;
   }
-  const spec::Network network = spec::load_workload(options.workload);
+  const spec::Network network = importer::load_network(options.workload);
   workload_name = network.name;
   const auto objective = mapper::parse_objective(options.objective);
   if (!objective)
@@ -142,8 +143,7 @@ int run_disasm(const DisasmOptions& options) {
   fmt::print("image     {} (format version {})\n", options.image, codegen::kImageFormatVersion);
   fmt::print("hardware  {}: {} MS, dn_bw {}, rn_bw {}, data {} bits, accumulators {} bits\n", hw.name, hw.num_ms,
              hw.dn_bw, hw.rn_bw, hw.data_width, hw.acc_width);
-  fmt::print("layer     {} ({}): N={} K={} C={} R={} S={} X={} Y={} stride {} padding {}\n", l.name,
-             spec::to_string(l.type), l.N, l.K, l.C, l.R, l.S, l.X, l.Y, l.stride, l.padding);
+  fmt::print("layer     {}: {}\n", l.name, spec::shape_text(l));
   fmt::print("tile      {}\n\nconfigurations\n", spec::to_string(image.tile));
   for (std::size_t c = 0; c < image.configurations.size(); ++c) {
     const auto& configuration = image.configurations[c];

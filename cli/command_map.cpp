@@ -13,6 +13,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/layer_selection.hpp"
+#include "importer/network_loader.hpp"
 #include "codegen/exact_traffic.hpp"
 #include "spec/atomic_file.hpp"
 #include "mapper/cost_model.hpp"
@@ -53,7 +54,7 @@ void print_header() {
 
 int run_map(const MapOptions& options) {
   const spec::Hardware hardware = spec::load_hardware(options.hardware);
-  const spec::Network network = spec::load_workload(options.workload);
+  const spec::Network network = importer::load_network(options.workload);
   const std::vector<spec::Layer> layers = select_layers(network, options.workload, options.layer);
   const auto objective = mapper::parse_objective(options.objective);
   mapper::RuleSet prune;
@@ -94,7 +95,7 @@ int run_map(const MapOptions& options) {
              prune.empty() ? std::string("raw Eq. 1 (no pruning)") : "pruned by " + prune.names());
   // Networks repeat layer shapes (ResNet-50: 54 layers, 24 shapes); the model sees only the shape, so a shape is
   // searched once and its result reused.
-  using ShapeKey = std::array<std::int64_t, 10>;
+  using ShapeKey = std::array<std::int64_t, 1 + spec::kLayerShapeFields.size()>;
   std::map<ShapeKey, std::pair<std::string, mapper::SearchResult>> searched;
   for (const spec::Layer& layer : layers) {
     mapper::SearchResult result;
@@ -115,8 +116,8 @@ int run_map(const MapOptions& options) {
         throw spec::SpecError({options.workload, 0, 0}, "layers." + layer.name, *reason);
       }
       // Ranked by the model with exact DN/RN traffic, so what is shown is what was ranked.
-      const ShapeKey key{static_cast<std::int64_t>(layer.type), layer.N, layer.K, layer.C, layer.R, layer.S,
-                         layer.X, layer.Y, layer.stride, layer.padding};
+      ShapeKey key{static_cast<std::int64_t>(layer.type)};
+      for (std::size_t f = 0; f < spec::kLayerShapeFields.size(); ++f) key[f + 1] = layer.*spec::kLayerShapeFields[f].member;
       if (const auto found = searched.find(key); found != searched.end()) {
         same_as = found->second.first;
         result = found->second.second;
@@ -127,9 +128,11 @@ int run_map(const MapOptions& options) {
         searched.emplace(key, std::make_pair(layer.name, result));
       }
     }
-    fmt::print("\nlayer {} ({} K={} C={} R={} S={} X'={} Y'={} stride {}; {} MACs): ", layer.name,
+    fmt::print("\nlayer {} ({} K={} C={} R={} S={} X'={} Y'={} stride {}x{}{}{}; {} MACs): ", layer.name,
                spec::to_string(layer.type), layer.K, layer.C, layer.R, layer.S, layer.output_x(), layer.output_y(),
-               layer.stride, layer.macs());
+               layer.stride_x, layer.stride_y,
+               layer.dilation_x * layer.dilation_y > 1 ? fmt::format(" dilation {}x{}", layer.dilation_x, layer.dilation_y) : "",
+               layer.groups > 1 ? fmt::format(" groups {}", layer.groups) : "", layer.macs());
     if (same_as.empty())
       fmt::print("{} tiles costed, {} with exact traffic, in {:.1f} ms\n", result.evaluated, result.exact_evaluations,
                  result.seconds * 1000);
@@ -210,7 +213,7 @@ void add_map_command(CLI::App& app, Action& action) {
   auto options = std::make_shared<MapOptions>();
   CLI::App* command = app.add_subcommand("map", "Find the best mappings (tiles) of each layer with the analytical model");
   command->add_option("--hardware", options->hardware, "hardware YAML")->required();
-  command->add_option("--workload", options->workload, "workload YAML")->required();
+  command->add_option("--workload", options->workload, "workload YAML or ONNX model (.onnx)")->required();
   command->add_option("--layer", options->layer, "only this layer (by name)");
   command->add_option("--objective", options->objective, "runtime, energy or edp (energy x delay)")
       ->check(CLI::IsMember({"runtime", "energy", "edp"}))

@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/layer_selection.hpp"
+#include "importer/network_loader.hpp"
 #include "codegen/exact_traffic.hpp"
 #include "mapper/rule_loss.hpp"
 #include "mapper/search.hpp"
@@ -29,7 +30,7 @@ struct SpaceOptions {
 
 int run_space(const SpaceOptions& options) {
   const spec::Hardware hardware = spec::load_hardware(options.hardware);
-  const spec::Network network = spec::load_workload(options.workload);
+  const spec::Network network = importer::load_network(options.workload);
   const mapper::Objective objective = *mapper::parse_objective(options.objective);
   std::string error;
   const auto prune = mapper::parse_rules(options.prune, error);
@@ -38,9 +39,8 @@ int run_space(const SpaceOptions& options) {
              "T_R·T_S·T_C·T_K·T_N·T_X'·T_Y' <= {} (Eq. 1)\n",
              hardware.name, hardware.num_ms, hardware.num_ms);
   for (const spec::Layer& layer : select_layers(network, options.workload, options.layer)) {
-    fmt::print("\nlayer {} ({} N={} K={} C={} R={} S={} X'={} Y'={} stride={})\n", layer.name,
-               spec::to_string(layer.type), layer.N, layer.K, layer.C, layer.R, layer.S, layer.output_x(),
-               layer.output_y(), layer.stride);
+    fmt::print("\nlayer {} ({}; X'={} Y'={})\n", layer.name, spec::shape_text(layer), layer.output_x(),
+               layer.output_y());
     const auto count = [&](mapper::RuleSet rules, double& ms) {
       const auto start = std::chrono::steady_clock::now();
       const std::uint64_t size = mapper::TileSpace(layer, hardware, rules).count();
@@ -77,7 +77,7 @@ void add_space_command(CLI::App& app, Action& action) {
   auto options = std::make_shared<SpaceOptions>();
   CLI::App* command = app.add_subcommand("space", "Count each layer's tile space, raw and under each pruning rule, and what each rule would lose");
   command->add_option("--hardware", options->hardware, "hardware YAML")->required();
-  command->add_option("--workload", options->workload, "workload YAML")->required();
+  command->add_option("--workload", options->workload, "workload YAML or ONNX model (.onnx)")->required();
   command->add_option("--layer", options->layer, "only this layer (by name)");
   command->add_option("--objective", options->objective, "objective of the per-rule loss: runtime, energy or edp")
       ->check(CLI::IsMember({"runtime", "energy", "edp"}))

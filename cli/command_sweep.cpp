@@ -18,6 +18,7 @@
 #include "cli/mpi_ranks.hpp"
 #include "cli/process_pool.hpp"
 #include "cli/sweep_verification.hpp"
+#include "importer/network_loader.hpp"
 #include "codegen/exact_traffic.hpp"
 #include "mapper/design_sweep.hpp"
 #include "mapper/report_json.hpp"
@@ -78,7 +79,7 @@ int run_sweep(const SweepOptions& options) {
       spec::expand_grid(grid, options.grid.empty() ? "command line" : options.grid);
   const YAML::Node base = spec::load_yaml_file(options.hardware);
   const spec::Hardware base_hardware = spec::load_hardware(options.hardware);  // the base itself must be valid
-  const spec::Network network = spec::load_workload(options.workload);
+  const spec::Network network = importer::load_network(options.workload);
   // Under mpirun every rank builds the same point list; each evaluates its share and rank 0 gathers the results
   // and writes every output (docs/sweep.md, "Many cores and machines").
   Ranks ranks;
@@ -322,7 +323,7 @@ void add_sweep_command(CLI::App& app, Action& action) {
       "sweep", "Design-space sweep: best mappings and totals of a workload at every point of a hardware grid");
   command->add_option("--hardware", options->hardware, "base hardware spec (YAML); the grid replaces its fields")
       ->required();
-  command->add_option("--workload", options->workload, "workload spec (YAML)")->required();
+  command->add_option("--workload", options->workload, "workload spec (YAML) or ONNX model (.onnx)")->required();
   command->add_option("--grid", options->grid, "grid file (kind: sweep, docs/sweep.md)");
   command->add_option("--set", options->settings,
                       "FIELD=V1,V2,... or FIELD=FROM:TO:xFACTOR or FIELD=FROM:TO:+STEP (repeatable; FIELD is a "

@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "importer/network_loader.hpp"
 #include "spec/spec_loader.hpp"
 
 namespace maeri::cli {
@@ -22,12 +23,14 @@ void summarise_hardware(const spec::Hardware& hardware, const std::string& path)
 void summarise_workload(const spec::Network& network, const std::string& path) {
   fmt::print("{}: OK: workload '{}': {} layers, {} MACs\n", path, network.name, network.layers.size(),
              network.total_macs());
-  fmt::print("  {:<16} {:<4} {:>3} {:>6} {:>7} {:>3} {:>3} {:>5} {:>5} {:>3} {:>3} {:>5} {:>5} {:>14}\n",
-             "layer", "type", "N", "K", "C", "R", "S", "X", "Y", "str", "pad", "X'", "Y'", "MACs");
+  fmt::print("  {:<16} {:<4} {:>3} {:>6} {:>7} {:>3} {:>3} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5} {:>14}\n",
+             "layer", "type", "N", "K", "C", "R", "S", "X", "Y", "str", "pad", "dil", "grp", "X'", "Y'", "MACs");
+  const auto pair = [](std::int64_t x, std::int64_t y) { return x == y ? fmt::format("{}", x) : fmt::format("{}x{}", x, y); };
   for (const auto& layer : network.layers) {
-    fmt::print("  {:<16} {:<4} {:>3} {:>6} {:>7} {:>3} {:>3} {:>5} {:>5} {:>3} {:>3} {:>5} {:>5} {:>14}\n",
+    fmt::print("  {:<16} {:<4} {:>3} {:>6} {:>7} {:>3} {:>3} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5} {:>14}\n",
                layer.name, spec::to_string(layer.type), layer.N, layer.K, layer.C, layer.R, layer.S,
-               layer.X, layer.Y, layer.stride, layer.padding, layer.output_x(), layer.output_y(),
+               layer.X, layer.Y, pair(layer.stride_x, layer.stride_y), pair(layer.padding_x, layer.padding_y),
+               pair(layer.dilation_x, layer.dilation_y), layer.groups, layer.output_x(), layer.output_y(),
                layer.macs());
   }
 }
@@ -36,7 +39,9 @@ int run_validate(const std::vector<std::string>& files) {
   int status = kExitOk;
   for (const auto& path : files) {
     try {
-      if (spec::peek_spec_kind(path) == spec::SpecKind::Hardware) {
+      if (importer::is_onnx_path(path)) {
+        summarise_workload(importer::load_network(path), path);
+      } else if (spec::peek_spec_kind(path) == spec::SpecKind::Hardware) {
         summarise_hardware(spec::load_hardware(path), path);
       } else {
         summarise_workload(spec::load_workload(path), path);
@@ -54,8 +59,8 @@ int run_validate(const std::vector<std::string>& files) {
 void add_validate_command(CLI::App& app, Action& action) {
   auto files = std::make_shared<std::vector<std::string>>();
   CLI::App* command = app.add_subcommand(
-      "validate", "Check hardware or workload YAML files (every field, range and derived size)");
-  command->add_option("files", *files, "YAML files (kind: hardware or kind: workload)")->required();
+      "validate", "Check hardware or workload YAML files or ONNX models (every field, range and derived size)");
+  command->add_option("files", *files, "YAML files (kind: hardware or kind: workload) or ONNX models (.onnx)")->required();
   command->footer("Example: maeri validate configs/hardware/maeri-64.yaml configs/workloads/tiny.yaml");
   command->callback([files, &action] { action = [files] { return run_validate(*files); }; });
 }

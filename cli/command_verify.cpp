@@ -13,6 +13,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "importer/network_loader.hpp"
 #include "codegen/exact_traffic.hpp"
 #include "cli/layer_selection.hpp"
 #include "cli/mpi_ranks.hpp"
@@ -86,7 +87,7 @@ std::vector<spec::Tile> tiles_for(const spec::Layer& layer, const spec::Hardware
 // Jobs from a workload: the best `--top` tiles of each layer, or the tiles of `--mapping`.
 std::vector<VerifyJob> jobs_from_workload(const VerifyOptions& options, const spec::Hardware& hardware,
                                           std::string& network_name) {
-  const spec::Network network = spec::load_workload(options.workload);
+  const spec::Network network = importer::load_network(options.workload);
   network_name = network.name;
   const auto layers = select_layers(network, options.workload, options.layer);
   std::optional<spec::MappingFile> mapping;

@@ -24,5 +24,6 @@ void add_sim_command(CLI::App& app, Action& action);
 void add_calibrate_command(CLI::App& app, Action& action);
 void add_fabric_command(CLI::App& app, Action& action);
 void add_plot_command(CLI::App& app, Action& action);
+void add_import_command(CLI::App& app, Action& action);
 
 }  // namespace maeri::cli

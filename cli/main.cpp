@@ -44,6 +44,7 @@ int sc_main(int argc, char** argv) {
   add_calibrate_command(app, action);
   add_fabric_command(app, action);
   add_plot_command(app, action);
+  add_import_command(app, action);
 
   try {
     app.parse(argc, argv);

@@ -92,11 +92,24 @@ const char* opcode_name(Opcode opcode) {
 }
 
 const char* register_name(std::uint32_t reg) {
-  static const char* names[] = {"r0", "s0", "c0", "k0"};
-  return reg < 4 ? names[reg] : "?";
+  return reg < std::uint32_t(kLoopRegisters) ? kLoopRegisterNames[reg] : "?";
+}
+
+// The image's layer.type byte.
+std::uint32_t layer_type_code(spec::LayerType type) {
+  switch (type) {
+    case spec::LayerType::Convolution: return 0;
+    case spec::LayerType::FullyConnected: return 1;
+    case spec::LayerType::Gemm: return 2;
+  }
+  return 0;
 }
 
 }  // namespace
+
+std::array<std::int64_t, kLoopRegisters> loop_register_extents(const spec::Layer& layer) {
+  return {layer.R, layer.S, layer.group_channels(), layer.group_filters(), layer.groups};
+}
 
 std::uint32_t crc32_of(const std::uint8_t* data, size_t size) {
   return std::uint32_t(crc32(crc32(0L, Z_NULL, 0), data, uInt(size)));
@@ -114,9 +127,10 @@ bool Instruction::operator==(const Instruction& o) const {
 }
 bool ConfigImage::operator==(const ConfigImage& o) const {
   const auto layer_tuple = [](const spec::Layer& l) {
-    return std::tie(l.name, l.type, l.N, l.K, l.C, l.R, l.S, l.X, l.Y, l.stride, l.padding);
+    return std::tie(l.name, l.type);
   };
-  return hardware == o.hardware && layer_tuple(layer) == layer_tuple(o.layer) && tile == o.tile &&
+  return hardware == o.hardware && layer_tuple(layer) == layer_tuple(o.layer) && spec::same_shape(layer, o.layer) &&
+         tile == o.tile &&
          configurations == o.configurations && program == o.program;
 }
 
@@ -147,9 +161,8 @@ std::vector<std::uint8_t> encode_image(const ConfigImage& image) {
   out.text(hw.name);
   const spec::Layer& layer = image.layer;
   out.text(layer.name);
-  out.u8(layer.type == spec::LayerType::FullyConnected ? 1 : 0);
-  for (std::int64_t v : {layer.N, layer.K, layer.C, layer.R, layer.S, layer.X, layer.Y, layer.stride, layer.padding})
-    out.u32(std::uint32_t(v));
+  out.u8(layer_type_code(layer.type));
+  for (const spec::LayerShapeField& field : spec::kLayerShapeFields) out.u32(std::uint32_t(layer.*field.member));
   for (int d = 0; d < spec::kNumTileDims; ++d) out.u32(std::uint32_t(image.tile[d]));
   out.u32(std::uint32_t(image.configurations.size()));
   for (const ImageConfiguration& configuration : image.configurations) {
@@ -220,15 +233,17 @@ ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
   layer.name = in.text("layer.name");
   at.layer_type = in.offset();
   const std::uint32_t type = in.u8("layer.type");
-  if (type > 1)
-    throw ImageError(fmt::format("{}: byte {}: layer.type is {}, expected 0 (convolution) or 1 (fully connected)",
+  if (type > 2)
+    throw ImageError(fmt::format("{}: byte {}: layer.type is {}, expected 0 (convolution), 1 (fully connected) or 2 "
+                                 "(GEMM)",
                                  source, at.layer_type, type));
-  layer.type = type == 1 ? spec::LayerType::FullyConnected : spec::LayerType::Convolution;
+  for (const spec::LayerType candidate :
+       {spec::LayerType::Convolution, spec::LayerType::FullyConnected, spec::LayerType::Gemm})
+    if (layer_type_code(candidate) == type) layer.type = candidate;
   std::size_t dim = 0;
-  for (std::int64_t* field : {&layer.N, &layer.K, &layer.C, &layer.R, &layer.S, &layer.X, &layer.Y, &layer.stride,
-                              &layer.padding}) {
+  for (const spec::LayerShapeField& field : spec::kLayerShapeFields) {
     at.layer_dims[dim++] = in.offset();
-    *field = in.u32("the layer dimensions");
+    layer.*field.member = in.u32("the layer dimensions");
   }
   for (int d = 0; d < spec::kNumTileDims; ++d) {
     at.tile[d] = in.offset();
@@ -336,7 +351,7 @@ std::string disassemble(const ConfigImage& image) {
     } else if (in.opcode == Opcode::Configure) {
       line += fmt::format(" {}", in.operand[0]);
     } else if (in.opcode == Opcode::LoadWeights) {
-      line += "   (weights at r0, s0, c0, k0)";
+      line += "   (weights at r0, s0, c0, k0 of group g0)";
     } else if (in.opcode == Opcode::Stream) {
       line += "   (all N, X', Y' steps; write on the first fold, accumulate after)";
     }
@@ -355,8 +370,8 @@ std::string to_json(const ConfigImage& image) {
                       {"rn_bw", hw.rn_bw},         {"data_width", hw.data_width}, {"acc_width", hw.acc_width},
                       {"config_bw", hw.config_bw}};
   const spec::Layer& l = image.layer;
-  root["layer"] = {{"name", l.name}, {"type", spec::to_string(l.type)}, {"N", l.N}, {"K", l.K}, {"C", l.C},
-                   {"R", l.R},       {"S", l.S}, {"X", l.X}, {"Y", l.Y}, {"stride", l.stride}, {"padding", l.padding}};
+  root["layer"] = {{"name", l.name}, {"type", spec::to_string(l.type)}};
+  for (const spec::LayerShapeField& field : spec::kLayerShapeFields) root["layer"][field.name] = l.*field.member;
   root["tile"] = spec::to_compact_string(image.tile);
   ordered_json configurations = ordered_json::array();
   for (const ImageConfiguration& configuration : image.configurations) {

@@ -3,6 +3,7 @@
 // loops over weight phases and steps. Binary layout (`.mimg`), hex and JSON forms: docs/config-image.md.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -17,7 +18,9 @@
 namespace maeri::codegen {
 
 inline constexpr char kImageMagic[8] = {'M', 'A', 'E', 'R', 'I', 'I', 'M', 'G'};
-inline constexpr std::uint16_t kImageFormatVersion = 2;  // 2: dense configuration words of config_bw bits
+// 2: dense configuration words of config_bw bits; 3: per-axis stride and padding, dilation, groups, GEMM layers,
+// the group register g0.
+inline constexpr std::uint16_t kImageFormatVersion = 3;
 
 // The fabric parameters an image depends on (the rest of the hardware spec does not change the bits).
 struct ImageHardware {
@@ -41,13 +44,17 @@ enum class Opcode : std::uint8_t {
   For = 1,          // FOR reg, start, count, step: run the body `count` times, reg = start, start+step, …
   EndFor = 2,       // end of the innermost FOR body
   Configure = 3,    // CONFIGURE c: make configuration c active (no config-port writes if it already is)
-  LoadWeights = 4,  // LOAD_WEIGHTS: the weight slice at (r0, s0, c0, k0) of the active configuration's shape
+  LoadWeights = 4,  // LOAD_WEIGHTS: the weight slice at (r0, s0, c0, k0) of group g0, in the active shape
   Stream = 5,       // STREAM: every step of the phase (N, X', Y' tiles; Y' innermost), results collected and
                     // written on the first reduction fold (r0 = s0 = c0 = 0), accumulated otherwise
 };
 
-// Loop registers: the origin of the weight phase.
-enum class LoopRegister : std::uint8_t { R0 = 0, S0 = 1, C0 = 2, K0 = 3 };
+// Loop registers: the origin of the weight phase inside its group, and the group.
+enum class LoopRegister : std::uint8_t { R0 = 0, S0 = 1, C0 = 2, K0 = 3, G0 = 4 };
+inline constexpr int kLoopRegisters = 5;
+inline constexpr const char* kLoopRegisterNames[kLoopRegisters] = {"r0", "s0", "c0", "k0", "g0"};
+// What each register ranges over: R, S, C/groups, K/groups, groups.
+std::array<std::int64_t, kLoopRegisters> loop_register_extents(const spec::Layer& layer);
 
 struct Instruction {
   Opcode opcode = Opcode::End;

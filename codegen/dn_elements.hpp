@@ -14,7 +14,8 @@ namespace maeri::codegen {
 struct DnElement {
   std::int64_t value = 0;
   std::vector<int> destinations;  // multiplier switches, ascending
-  // Where the SDM holds it: flat index into the padded input [N][C][X+2P][Y+2P] or the weights [K][C][R][S].
+  // Where the SDM holds it: flat index into the padded input [N][C][X+2·padding_x][Y+2·padding_y] or the weights
+  // [K][C/groups][R][S].
   std::int64_t source = 0;
 };
 
@@ -23,7 +24,8 @@ struct StepElements {
   std::vector<bool> used_vns;     // VNs whose result belongs to an output
 };
 
-// input [N][C][X][Y], weights [K][C][R][S] as in LayerTensors; an empty tensor gives every element the value 0
+// input [N][C][X][Y], weights [K][C/groups][R][S] as in LayerTensors; a phase of group g reads input channels
+// g·C/groups + c and filters g·K/groups + k; input rows are x'·stride_x + r·dilation_x − padding_x; an empty tensor gives every element the value 0
 // (for counting traffic without data).
 std::vector<DnElement> phase_weights(const LayerProgram& program, const WeightPhase& phase,
                                      const std::vector<std::int64_t>& weights);

@@ -95,8 +95,8 @@ ExactTraffic exact_traffic(const spec::Layer& layer, const spec::Hardware& hardw
   // count_R·count_S·count_C·count_K times, and its traffic does not depend on where the phase's slice starts.
   for (const TileKind& r : tiles_of(layer.R, tile[kDimR]))
     for (const TileKind& s : tiles_of(layer.S, tile[kDimS]))
-      for (const TileKind& c : tiles_of(layer.C, tile[kDimC]))
-        for (const TileKind& k : tiles_of(layer.K, tile[kDimK])) {
+      for (const TileKind& c : tiles_of(layer.group_channels(), tile[kDimC]))
+        for (const TileKind& k : tiles_of(layer.group_filters(), tile[kDimK])) {
           PhaseShape shape;
           shape.t_r = r.used;
           shape.t_s = s.used;
@@ -115,7 +115,8 @@ ExactTraffic exact_traffic(const spec::Layer& layer, const spec::Hardware& hardw
           phase.s0 = s.origin;
           phase.c0 = c.origin;
           phase.k0 = k.origin;
-          add_shape(program, phase, r.count * s.count * c.count * k.count, int(hardware.dn_bw), total);
+          // Every group repeats the phase (group 0 stands for all: traffic does not depend on the group).
+          add_shape(program, phase, layer.groups * r.count * s.count * c.count * k.count, int(hardware.dn_bw), total);
         }
   return total;
 }

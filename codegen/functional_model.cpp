@@ -111,20 +111,23 @@ std::vector<std::int64_t> reference_convolution(const spec::Layer& layer, const 
                                                 int acc_width) {
   const int N = int(layer.N), K = int(layer.K), C = int(layer.C), R = int(layer.R), S = int(layer.S);
   const int X = int(layer.X), Y = int(layer.Y), XO = int(layer.output_x()), YO = int(layer.output_y());
+  const int group_c = int(layer.group_channels()), group_k = int(layer.group_filters());
   std::vector<std::int64_t> output(size_t(layer.output_elements()), 0);
   for (int n = 0; n < N; ++n)
     for (int k = 0; k < K; ++k)
       for (int xo = 0; xo < XO; ++xo)
         for (int yo = 0; yo < YO; ++yo) {
           std::int64_t sum = 0;
-          for (int c = 0; c < C; ++c)
+          // Filter k sees the channels of its group only: weights [K][C/groups][R][S].
+          const int first_c = k / group_k * group_c;
+          for (int c = 0; c < group_c; ++c)
             for (int r = 0; r < R; ++r)
               for (int s = 0; s < S; ++s) {
-                const int row = xo * int(layer.stride) + r - int(layer.padding);
-                const int col = yo * int(layer.stride) + s - int(layer.padding);
+                const int row = xo * int(layer.stride_x) + r * int(layer.dilation_x) - int(layer.padding_x);
+                const int col = yo * int(layer.stride_y) + s * int(layer.dilation_y) - int(layer.padding_y);
                 if (row < 0 || row >= X || col < 0 || col >= Y) continue;
-                sum += tensors.input[size_t(((n * C + c) * X + row) * Y + col)] *
-                       tensors.weights[size_t(((k * C + c) * R + r) * S + s)];
+                sum += tensors.input[size_t(((n * C + first_c + c) * X + row) * Y + col)] *
+                       tensors.weights[size_t(((k * group_c + c) * R + r) * S + s)];
               }
           output[size_t(((n * K + k) * XO + xo) * YO + yo)] = wrap_to_width(sum, acc_width);
         }

@@ -11,7 +11,9 @@
 
 namespace maeri::codegen {
 
-// Tensors in row-major order: input [N][C][X][Y], weights [K][C][R][S], output [N][K][X'][Y'].
+// Tensors in row-major order: input [N][C][X][Y], weights [K][C/groups][R][S], output [N][K][X'][Y'] (a GEMM's
+// A operand is the input [batch][K][M][1], its B operand the weights [N][K][1][1], its product C the output
+// [batch][N][M][1]: each transposed, docs/workload-spec.md).
 struct LayerTensors {
   std::vector<std::int64_t> input;
   std::vector<std::int64_t> weights;
@@ -45,7 +47,8 @@ struct FunctionalResult {
 FunctionalResult execute_layer(const LayerProgram& program, const spec::Hardware& hardware,
                                const LayerTensors& tensors);
 
-// Plain convolution in the same arithmetic: products and sums wrap at acc_width bits.
+// Plain convolution (grouped, dilated, per-axis stride and padding) in the same arithmetic: products and sums wrap
+// at acc_width bits.
 std::vector<std::int64_t> reference_convolution(const spec::Layer& layer, const LayerTensors& tensors,
                                                 int acc_width);
 

@@ -61,10 +61,16 @@ ConfigImage build_image(const LayerProgram& program, const spec::Hardware& hardw
     emitter.configuration_of[configuration.placement.shape] = int(c);
   }
   const spec::Layer& layer = program.layer;
-  emitter.extent = {int(layer.R), int(layer.S), int(layer.C), int(layer.K)};
+  emitter.extent = {int(layer.R), int(layer.S), int(layer.group_channels()), int(layer.group_filters())};
   emitter.tile = {int(program.tile[spec::kDimR]), int(program.tile[spec::kDimS]), int(program.tile[spec::kDimC]),
                   int(program.tile[spec::kDimK])};
+  // A grouped layer runs the same loop program once per group, outermost (layer_program.hpp).
+  const bool grouped = layer.groups > 1;
+  if (grouped)
+    emitter.code.push_back(
+        {Opcode::For, {std::uint32_t(LoopRegister::G0), 0, std::uint32_t(layer.groups), 1}});
   emitter.emit(0, {});
+  if (grouped) emitter.code.push_back({Opcode::EndFor, {}});
   emitter.code.push_back({Opcode::End, {}});
   image.program = std::move(emitter.code);
   return image;
@@ -129,8 +135,8 @@ void play_program(const ConfigImage& image, const std::string& source,
     std::uint32_t remaining, step;
   };
   std::vector<Loop> loops;
-  std::array<std::uint32_t, 4> registers{};
-  const std::array<std::int64_t, 4> extents = {layer.R, layer.S, layer.C, layer.K};
+  std::array<std::uint32_t, kLoopRegisters> registers{};
+  const auto extents = loop_register_extents(layer);
   int active = -1;
   bool weights_loaded = false;
   for (size_t pc = 0; pc < image.program.size(); ++pc) {
@@ -141,7 +147,8 @@ void play_program(const ConfigImage& image, const std::string& source,
         return;
       case Opcode::For: {
         const std::uint32_t reg = instruction.operand[0], count = instruction.operand[2];
-        if (reg > 3) throw fail(pc, fmt::format("FOR names register {}, expected 0..3 (r0, s0, c0, k0)", reg));
+        if (reg >= std::uint32_t(kLoopRegisters))
+          throw fail(pc, fmt::format("FOR names register {}, expected 0..4 (r0, s0, c0, k0, g0)", reg));
         if (count == 0) throw fail(pc, "FOR with a count of 0");
         registers[reg] = instruction.operand[1];
         loops.push_back({pc + 1, int(reg), count, instruction.operand[3]});
@@ -173,8 +180,13 @@ void play_program(const ConfigImage& image, const std::string& source,
           if (std::int64_t(registers[d]) + sizes[d] > extents[d])
             throw fail(pc, fmt::format("the weight slice at {} + {} exceeds the layer's extent {} ({})",
                                        registers[d], sizes[d], extents[d], "RSCK"[d]));
+        const std::uint32_t group = registers[size_t(LoopRegister::G0)];
+        if (std::int64_t(group) >= extents[size_t(LoopRegister::G0)])
+          throw fail(pc, fmt::format("the weight slice is in group {}, the layer has {}", group,
+                                     extents[size_t(LoopRegister::G0)]));
         WeightPhase phase;
         phase.configuration = active;
+        phase.group = int(group);
         phase.r0 = int(registers[0]);
         phase.s0 = int(registers[1]);
         phase.c0 = int(registers[2]);

@@ -27,7 +27,7 @@ LayerProgram expand_image(const ConfigImage& image, const std::string& source,
 // phase (origin, configuration, fold flag; no steps) and `on_stream` at every STREAM (which streams the latest
 // phase). Throws ImageError naming `source` and the instruction — with its byte offset in the file when
 // `instruction_offsets` (one per instruction) is given — for END inside a FOR or no END, END_FOR without FOR, a
-// FOR register other than r0, s0, c0, k0 or a count of 0, CONFIGURE of a missing configuration, LOAD_WEIGHTS
+// FOR register other than r0, s0, c0, k0, g0 or a count of 0, CONFIGURE of a missing configuration, LOAD_WEIGHTS
 // before any CONFIGURE or of a slice outside the layer, STREAM before LOAD_WEIGHTS. Its run time is the number
 // of instructions it executes: image validation bounds that before playing an image (image_validation.hpp).
 void play_program(const ConfigImage& image, const std::string& source,

@@ -32,7 +32,6 @@ std::int64_t saturating_add(std::int64_t a, std::int64_t b) { return a > kSatura
   throw ImageError(fmt::format("{}: byte {}: {}", source, offset, problem));
 }
 
-const char* const kLayerFieldNames[9] = {"N", "K", "C", "R", "S", "X", "Y", "stride", "padding"};
 const char* const kShapeFieldNames[7] = {"t_R", "t_S", "t_C", "t_K", "T_N", "T_X'", "T_Y'"};
 const char* const kOpcodeNames[6] = {"END", "FOR", "END_FOR", "CONFIGURE", "LOAD_WEIGHTS", "STREAM"};
 
@@ -66,8 +65,8 @@ void validate_layer(const spec::Layer& layer, const ImageFieldOffsets& offsets, 
   // forbid it, as a likely typo.
   if (const auto violation = spec::shape_violation(layer)) {
     std::size_t at = offsets.layer_type;
-    for (int f = 0; f < 9; ++f)
-      if (violation->field == kLayerFieldNames[f]) at = offsets.layer_dims[f];
+    for (std::size_t f = 0; f < spec::kLayerShapeFields.size(); ++f)
+      if (violation->field == spec::kLayerShapeFields[f].name) at = offsets.layer_dims[f];
     fail(source, at, fmt::format("layer{}{}: {}", violation->field.empty() ? "" : ".", violation->field,
                                  violation->message));
   }
@@ -99,9 +98,9 @@ void validate_program_structure(const ConfigImage& image, const ImageFieldOffset
     fail(source, offsets.instruction_count,
          fmt::format("program: {} instructions, expected 1..{}", count, kMaxImageInstructions));
   const spec::Layer& layer = image.layer;
-  const std::int64_t extents[4] = {layer.R, layer.S, layer.C, layer.K};
-  const char* const registers[4] = {"r0", "s0", "c0", "k0"};
-  const char* const extent_names[4] = {"R", "S", "C", "K"};
+  const auto extents = loop_register_extents(layer);
+  const char* const* registers = kLoopRegisterNames;
+  const char* const extent_names[kLoopRegisters] = {"R", "S", "C/groups", "K/groups", "groups"};
   std::vector<std::uint32_t> open_loops;  // register of each open FOR, outer to inner
   for (std::size_t pc = 0; pc < count; ++pc) {
     const Instruction& instruction = image.program[pc];
@@ -117,7 +116,8 @@ void validate_program_structure(const ConfigImage& image, const ImageFieldOffset
       case Opcode::For: {
         const std::uint32_t reg = instruction.operand[0], start = instruction.operand[1],
                             iterations = instruction.operand[2], step = instruction.operand[3];
-        if (reg > 3) fail(source, at + 1, fmt::format("{}.register is {}, expected 0..3 (r0, s0, c0, k0)", name, reg));
+        if (reg >= std::uint32_t(kLoopRegisters))
+          fail(source, at + 1, fmt::format("{}.register is {}, expected 0..4 (r0, s0, c0, k0, g0)", name, reg));
         // Two open loops on one register would each advance the other's origin (END_FOR adds its step to the
         // register's current value).
         if (std::find(open_loops.begin(), open_loops.end(), reg) != open_loops.end())
@@ -271,13 +271,13 @@ ImageWork image_work(const ConfigImage& image) {
   const spec::Layer& layer = image.layer;
   const spec::Tile& tile = image.tile;
   ImageWork work;
-  const std::int64_t padded_x = layer.X + 2 * layer.padding, padded_y = layer.Y + 2 * layer.padding;
-  const std::int64_t output_x = layer.output_x(), output_y = layer.output_y();
+  const std::int64_t padded_x = layer.X + 2 * layer.padding_x, padded_y = layer.Y + 2 * layer.padding_y;
+  const std::int64_t output_x = layer.output_x(), output_y = layer.output_y(), group_c = layer.group_channels();
   work.input_elements = saturating_mul(saturating_mul(layer.N, layer.C), saturating_mul(layer.X, layer.Y));
   work.padded_input_elements = saturating_mul(saturating_mul(layer.N, layer.C), saturating_mul(padded_x, padded_y));
-  work.weight_elements = saturating_mul(saturating_mul(layer.K, layer.C), saturating_mul(layer.R, layer.S));
+  work.weight_elements = saturating_mul(saturating_mul(layer.K, group_c), saturating_mul(layer.R, layer.S));
   work.output_elements = saturating_mul(saturating_mul(layer.N, layer.K), saturating_mul(output_x, output_y));
-  work.macs = saturating_mul(saturating_mul(work.output_elements, layer.C), saturating_mul(layer.R, layer.S));
+  work.macs = saturating_mul(saturating_mul(work.output_elements, group_c), saturating_mul(layer.R, layer.S));
   work.steps_per_stream = saturating_mul(spec::ceil_div(layer.N, tile[spec::kDimN]),
                                          saturating_mul(spec::ceil_div(output_x, tile[spec::kDimX]),
                                                         spec::ceil_div(output_y, tile[spec::kDimY])));
@@ -360,10 +360,10 @@ ImageWork validate_image(const ConfigImage& image, const ImageFieldOffsets& offs
   const std::size_t layer_at = offsets.layer_dims[0], program_at = offsets.instruction_count;
   check(work.input_elements, kMaxTensorElements, layer_at, "layer: the input tensor N·C·X·Y");
   check(work.padded_input_elements, kMaxTensorElements, layer_at,
-        "layer: the padded input tensor N·C·(X+2·padding)·(Y+2·padding)");
-  check(work.weight_elements, kMaxTensorElements, layer_at, "layer: the weight tensor K·C·R·S");
+        "layer: the padded input tensor N·C·(X+2·padding_x)·(Y+2·padding_y)");
+  check(work.weight_elements, kMaxTensorElements, layer_at, "layer: the weight tensor K·(C/groups)·R·S");
   check(work.output_elements, kMaxTensorElements, layer_at, "layer: the output tensor N·K·X'·Y'");
-  check(work.macs, kMaxLayerMacs, layer_at, "layer: the multiply-accumulates N·K·C·R·S·X'·Y'");
+  check(work.macs, kMaxLayerMacs, layer_at, "layer: the multiply-accumulates N·K·(C/groups)·R·S·X'·Y'");
   check(work.executed_instructions, kMaxExecutedInstructions, program_at, "program: the instructions executed");
   check(work.expanded_program_bytes, kMaxExpandedProgramBytes, program_at,
         fmt::format("program: the memory for its {} weight phases and {} steps, in bytes,", work.weight_phases,

@@ -26,7 +26,7 @@ inline constexpr std::uint32_t kMaxImageMultiplierSwitches = std::uint32_t(spec:
 // codegen emits one configuration per phase shape, and each of R, S, C, K has at most two tile sizes (the full
 // tile and the ragged edge): at most 2^4.
 inline constexpr std::uint32_t kMaxImageConfigurations = 16;
-// codegen emits at most 109 instructions (a FOR pair per tiled dimension and edge, 16 leaves of 3, END).
+// codegen emits at most 111 instructions (a FOR pair per tiled dimension and edge, 16 leaves of 3, the group FOR pair, END).
 inline constexpr std::uint32_t kMaxImageInstructions = 1024;
 // Instructions executed by playing the program once (the validator plays it to check every weight slice).
 inline constexpr std::int64_t kMaxExecutedInstructions = std::int64_t{1} << 26;
@@ -43,7 +43,7 @@ inline constexpr std::int64_t kMaxFabricCycles = std::int64_t{1} << 34;
 // kMaxImageMultiplierSwitches in words of the widest config bus (most padding) and kMaxImageInstructions
 // instructions of the longest kind.
 inline constexpr std::size_t kMaxImageBytes =
-    20 + 16 + 2 * (2 + 65535) + 1 + 9 * 4 + 7 * 4 + 4 +
+    20 + 16 + 2 * (2 + 65535) + 1 + spec::kLayerShapeFields.size() * 4 + 7 * 4 + 4 +
     kMaxImageConfigurations *
         (7 * 2 + 1 + 4 +
          std::size_t(spec::configuration_words(kMaxImageMultiplierSwitches, spec::kMaxConfigBusBits) *
@@ -54,7 +54,7 @@ inline constexpr std::size_t kMaxImageBytes =
 struct ImageFieldOffsets {
   std::size_t num_ms = 0, dn_bw = 0, rn_bw = 0, data_width = 0, acc_width = 0, config_bw = 0, hardware_name = 0;
   std::size_t layer_name = 0, layer_type = 0;
-  std::size_t layer_dims[9] = {};  // N, K, C, R, S, X, Y, stride, padding
+  std::size_t layer_dims[spec::kLayerShapeFields.size()] = {};  // in the order of spec::kLayerShapeFields
   std::size_t tile[7] = {};        // T_R … T_Y'
   std::size_t configuration_count = 0;
   struct Configuration {

@@ -7,6 +7,14 @@
 
 namespace maeri::codegen {
 
+int first_channel(const spec::Layer& layer, const WeightPhase& phase) {
+  return phase.group * int(layer.group_channels()) + phase.c0;
+}
+
+int first_filter(const spec::Layer& layer, const WeightPhase& phase) {
+  return phase.group * int(layer.group_filters()) + phase.k0;
+}
+
 LayerProgram plan_layer(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
                         PlanDetail detail) {
   if (const auto violation = spec::tile_violation(layer, hardware, tile)) throw std::invalid_argument(*violation);
@@ -17,12 +25,13 @@ LayerProgram plan_layer(const spec::Layer& layer, const spec::Hardware& hardware
   program.num_ms = int(hardware.num_ms);
   program.forwarding = uses_mn_forwarding(layer, tile);
 
-  const int R = int(layer.R), S = int(layer.S), C = int(layer.C), K = int(layer.K);
+  const int R = int(layer.R), S = int(layer.S), C = int(layer.group_channels()), K = int(layer.group_filters());
   const int N = int(layer.N), XO = int(layer.output_x()), YO = int(layer.output_y());
   const int TR = int(tile[kDimR]), TS = int(tile[kDimS]), TC = int(tile[kDimC]), TK = int(tile[kDimK]);
   const int TN = int(tile[kDimN]), TX = int(tile[kDimX]), TY = int(tile[kDimY]);
 
   std::map<PhaseShape, int> configuration_of;
+  for (int group = 0; group < int(layer.groups); ++group)
   for (int r0 = 0; r0 < R; r0 += TR)
     for (int s0 = 0; s0 < S; s0 += TS)
       for (int c0 = 0; c0 < C; c0 += TC)
@@ -47,6 +56,7 @@ LayerProgram plan_layer(const spec::Layer& layer, const spec::Hardware& hardware
           }
           WeightPhase phase;
           phase.configuration = found->second;
+          phase.group = group;
           phase.r0 = r0;
           phase.s0 = s0;
           phase.c0 = c0;

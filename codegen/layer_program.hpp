@@ -1,7 +1,8 @@
 // LayerProgram: the control program of one layer under one mapping, at the granularity the controller plays
 // it — configurations, weight phases and the steps of each phase — before it is encoded into an image.
-// The loop nest is the analytical model's (docs/model.md): reduction folds (R, S, C slices), then filter
-// tiles (a weight phase each), then batch, X' and Y' tiles (a control step each, Y' innermost).
+// The loop nest is the analytical model's (docs/model.md): groups (outermost; one for an ungrouped layer), then
+// reduction folds (R, S, C slices of the group's channels), then filter tiles of the group's filters (a weight
+// phase each), then batch, X' and Y' tiles (a control step each, Y' innermost).
 #pragma once
 
 #include <vector>
@@ -27,7 +28,8 @@ struct StepOrigin {
 
 struct WeightPhase {
   int configuration = 0;              // index into LayerProgram::configurations
-  int r0 = 0, s0 = 0, c0 = 0, k0 = 0;  // origin of the phase's weight slice
+  int group = 0;                      // the layer's group this phase computes (0 for an ungrouped layer)
+  int r0 = 0, s0 = 0, c0 = 0, k0 = 0;  // origin of the phase's weight slice inside its group
   bool accumulate = false;            // not the first reduction fold: results add to the stored partial sums
   std::vector<StepOrigin> steps;
 };
@@ -40,6 +42,10 @@ struct LayerProgram {
   std::vector<PhaseConfiguration> configurations;
   std::vector<WeightPhase> phases;
 };
+
+// The layer's channel / filter where a phase's slice starts: group·C/groups + c0, group·K/groups + k0.
+int first_channel(const spec::Layer& layer, const WeightPhase& phase);
+int first_filter(const spec::Layer& layer, const WeightPhase& phase);
 
 enum class PlanDetail {
   Steps,       // every phase lists its steps (what execution needs)

@@ -26,7 +26,7 @@ std::vector<ProgramShard> cut_shards(const LayerProgram& program, int max_shards
   if (max_shards < 1) throw std::invalid_argument("cut_shards: at least one shard, asked for " +
                                                   std::to_string(max_shards));
   std::set<int> tile_starts;
-  for (const WeightPhase& phase : program.phases) tile_starts.insert(phase.k0);
+  for (const WeightPhase& phase : program.phases) tile_starts.insert(first_filter(program.layer, phase));
   const std::vector<int> starts(tile_starts.begin(), tile_starts.end());
   const int tiles = int(starts.size());
   const int count = std::max(1, std::min(max_shards, tiles));
@@ -52,7 +52,8 @@ LayerProgram shard_program(const LayerProgram& program, const ProgramShard& shar
   part.forwarding = program.forwarding;
   part.configurations = program.configurations;
   for (const WeightPhase& phase : program.phases)
-    if (phase.k0 >= shard.k_begin && phase.k0 < shard.k_end) part.phases.push_back(phase);
+    if (first_filter(program.layer, phase) >= shard.k_begin && first_filter(program.layer, phase) < shard.k_end)
+      part.phases.push_back(phase);
   return part;
 }
 

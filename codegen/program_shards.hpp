@@ -1,7 +1,8 @@
 // Shards of a layer program: independent pieces that co-simulate in separate processes (or machines) and merge
 // into exactly the outputs and activity counts of one run (docs/scale-out.md).
 //
-// A shard is a contiguous range of filter tiles [k_begin, k_end) with every weight phase of those tiles, in the
+// A shard is a contiguous range of filter tiles [k_begin, k_end) of the layer's filters (a grouped layer's tiles of
+// every group, group after group) with every weight phase of those tiles, in the
 // program's order: all reduction folds of a filter tile stay in one shard (a fold after the first accumulates onto
 // the partial sums of the earlier folds), and every step of a phase stays with its phase (the phase's weights are
 // loaded once, and a step may take operands over the MN forwarding links from the step before it). Shards therefore

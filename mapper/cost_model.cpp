@@ -93,13 +93,15 @@ struct ShapeRuns {
   }
 };
 
-ShapeRuns shape_runs(const DimParts* parts) {
+// The groups of a grouped layer repeat the whole sequence, outermost: `groups` copies whose boundary runs merge
+// in the same way.
+ShapeRuns shape_runs(const DimParts* parts, std::int64_t groups) {
   const int dims[] = {spec::kDimR, spec::kDimS, spec::kDimC, spec::kDimK};
   ShapeRuns inner;
   inner.runs.fill(0);
   inner.runs[0] = 1;  // the empty inner sequence: one phase, no flags
   if (parts[spec::kDimR].parts == 1 && parts[spec::kDimS].parts == 1 && parts[spec::kDimC].parts == 1 && parts[spec::kDimK].parts == 1)
-    return inner;  // no ragged tile: a single configuration (the common case in the search)
+    return inner;  // no ragged tile: a single configuration, in every group (the common case in the search)
   int first = 0, last = 0;
   for (int i = 3; i >= 0; --i) {
     const DimParts& d = parts[dims[i]];
@@ -117,6 +119,10 @@ ShapeRuns shape_runs(const DimParts* parts) {
     first = full > 0 ? first : (first | bit);
     last = edge > 0 ? (last | bit) : last;
     inner = outer;
+  }
+  if (groups > 1) {
+    for (std::int64_t& run : inner.runs) run *= groups;
+    if (first == last) inner.runs[size_t(first)] -= groups - 1;
   }
   return inner;
 }
@@ -143,9 +149,14 @@ LoopNestTotals cost_loop_nest(const spec::Layer& layer, const spec::Hardware& ha
   const int levels = spec::ceil_log2(hardware.num_ms);
   const int conversion_level = spec::dn_conversion_level(hardware.num_ms, hardware.dn_bw);
   const CeilDivider per_dn_beat(hardware.dn_bw), per_rn_beat(hardware.rn_bw);
-  const std::int64_t stride = layer.stride;
   const std::int64_t y_steps_per_row = spec::ceil_div(extents[spec::kDimY], tile[spec::kDimY]);
   const std::int64_t weight_replicas = tile[spec::kDimN] * tile[spec::kDimX] * tile[spec::kDimY];
+  const auto span_x = [&layer](std::int64_t outputs, std::int64_t taps) {
+    return window_span(outputs, taps, layer.stride_x, layer.dilation_x);
+  };
+  const auto span_y = [&layer](std::int64_t outputs, std::int64_t taps) {
+    return window_span(outputs, taps, layer.stride_y, layer.dilation_y);
+  };
   spec::ActivityCounts& counts = report.counts;
   spec::CycleBreakdown& cycles = report.cycles;
   LoopNestTotals totals;
@@ -161,8 +172,9 @@ LoopNestTotals cost_loop_nest(const spec::Layer& layer, const spec::Hardware& ha
   for (int ik = 0; ik < parts[spec::kDimK].parts; ++ik) {
     const std::int64_t t_r = parts[spec::kDimR].size[ir], t_s = parts[spec::kDimS].size[is];
     const std::int64_t t_c = parts[spec::kDimC].size[ic], t_k = parts[spec::kDimK].size[ik];
-    const std::int64_t phases = parts[spec::kDimR].count[ir] * parts[spec::kDimS].count[is] * parts[spec::kDimC].count[ic] *
-                                parts[spec::kDimK].count[ik];
+    // Every group runs the same phases (docs/model.md, "Groups").
+    const std::int64_t phases = layer.groups * parts[spec::kDimR].count[ir] * parts[spec::kDimS].count[is] *
+                                parts[spec::kDimC].count[ic] * parts[spec::kDimK].count[ik];
     const std::int64_t active_vn_size = t_r * t_s * t_c;
     const std::int64_t unique_weights = t_k * active_vn_size;
     const bool forwarding = spec::phase_uses_mn_forwarding(layer, tile, t_s);
@@ -180,8 +192,8 @@ LoopNestTotals cost_loop_nest(const spec::Layer& layer, const spec::Hardware& ha
       // not wait at all. The first step of a phase uses the first N, X', Y' tiles with full windows.
       const std::int64_t spacing = per_rn_beat(t_k * weight_replicas);
       const std::int64_t first_inputs =
-          parts[spec::kDimN].size[0] * t_c * window_span(parts[spec::kDimX].size[0], t_r, stride) *
-          window_span(parts[spec::kDimY].size[0], t_s, stride);
+          parts[spec::kDimN].size[0] * t_c * span_x(parts[spec::kDimX].size[0], t_r) *
+          span_y(parts[spec::kDimY].size[0], t_s);
       const std::int64_t first_beats = std::max<std::int64_t>(per_dn_beat(first_inputs), 1);
       const std::int64_t after_phase = weight_beats + std::max(first_beats, spacing) -
                                        std::max(weight_beats + first_beats, spacing);
@@ -212,8 +224,8 @@ LoopNestTotals cost_loop_nest(const spec::Layer& layer, const spec::Hardware& ha
       // the configuration; only the used VNs' results are collected (docs/config-image.md).
       const std::int64_t configured_vns = t_k * weight_replicas;
       const std::int64_t operands = active_vns * active_vn_size;
-      const std::int64_t rows = window_span(t_x, t_r, stride);
-      const std::int64_t full_inputs = t_n * t_c * rows * window_span(t_y, t_s, stride);
+      const std::int64_t rows = span_x(t_x, t_r);
+      const std::int64_t full_inputs = t_n * t_c * rows * span_y(t_y, t_s);
 
       // With forwarding, the first step of each Y' row loads whole windows, the others one new column.
       std::int64_t full_steps = steps, shifted_steps = 0;
@@ -332,7 +344,6 @@ double memory_time(const spec::Layer& layer, const spec::Hardware& hardware, con
   const spec::ActivityCounts& counts = report.counts;
   const spec::CycleBreakdown& cycles = report.cycles;
   const auto extents = spec::layer_extents(layer);
-  const std::int64_t stride = layer.stride;
   const std::int64_t data_b = data_bytes(hardware);
   const std::int64_t acc_b = accumulator_bytes(hardware);
   const double pipeline_latency = spec::pipeline_latency(hardware);
@@ -350,8 +361,9 @@ double memory_time(const spec::Layer& layer, const spec::Hardware& hardware, con
     return rest ? rest : tile[dim];
   };
   const std::int64_t first_bytes =
-      (tile[spec::kDimK] * tile.vn_size() + tile[spec::kDimN] * tile[spec::kDimC] * window_span(tile[spec::kDimX], tile[spec::kDimR], stride) *
-                                          window_span(tile[spec::kDimY], tile[spec::kDimS], stride)) *
+      (tile[spec::kDimK] * tile.vn_size() + tile[spec::kDimN] * tile[spec::kDimC] *
+                                                window_span(tile[spec::kDimX], tile[spec::kDimR], layer.stride_x, layer.dilation_x) *
+                                                window_span(tile[spec::kDimY], tile[spec::kDimS], layer.stride_y, layer.dilation_y)) *
       data_b;
   const std::int64_t last_write_bytes = edge(spec::kDimK) * edge(spec::kDimN) * edge(spec::kDimX) * edge(spec::kDimY) * acc_b;
   const std::int64_t read_bytes =
@@ -439,7 +451,7 @@ spec::CostReport evaluate_model(const spec::Layer& layer, const spec::Hardware& 
   const auto extents = spec::layer_extents(layer);
   DimParts parts[spec::kNumTileDims];
   for (int dim = 0; dim < spec::kNumTileDims; ++dim) parts[dim] = split(extents[dim], tile[dim]);
-  const ShapeRuns runs = shape_runs(parts);
+  const ShapeRuns runs = shape_runs(parts, layer.groups);
   report.configurations = runs.total();
 
   const LoopNestTotals totals = cost_loop_nest(layer, hardware, tile, parts, runs, report, estimate_traffic);

@@ -24,9 +24,13 @@ struct SdmBudget {
 std::int64_t data_bytes(const spec::Hardware& hardware);         // ⌈data_width / 8⌉
 std::int64_t accumulator_bytes(const spec::Hardware& hardware);  // ⌈acc_width / 8⌉
 
-// Distinct input rows (or columns) touched by `outputs` consecutive outputs of a filter slice of `filter` taps:
-// windows overlap when stride ≤ filter, otherwise they are disjoint.
-std::int64_t window_span(std::int64_t outputs, std::int64_t filter, std::int64_t stride);
+// Distinct input rows (or columns) touched by `outputs` consecutive outputs of a filter slice of `filter` taps
+// `dilation` apart: the size of {o·stride + t·dilation : o < outputs, t < filter} (docs/model.md, "Window span").
+// With g = gcd(stride, dilation), stride' = stride/g and dilation' = dilation/g, two pairs (o, t) and (o', t')
+// land on the same row exactly when o − o' = j·dilation' and t' − t = j·stride'; counting each row at its pair
+// of smallest o leaves outputs·filter − max(0, outputs − dilation')·max(0, filter − stride'). For dilation 1
+// this is the overlap rule (outputs − 1)·stride + filter when stride ≤ filter, outputs·filter otherwise.
+std::int64_t window_span(std::int64_t outputs, std::int64_t filter, std::int64_t stride, std::int64_t dilation);
 
 SdmBudget sdm_budget(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile);
 

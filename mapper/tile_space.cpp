@@ -91,14 +91,15 @@ std::optional<RuleSet> parse_rules(const std::string& text, std::string& error) 
 bool satisfies(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile, PruningRule rule) {
   switch (rule) {
     case PruningRule::EdgeDivisibility:
-      return layer.R % tile[spec::kDimR] == 0 && layer.S % tile[spec::kDimS] == 0 && layer.C % tile[spec::kDimC] == 0;
+      return layer.R % tile[spec::kDimR] == 0 && layer.S % tile[spec::kDimS] == 0 &&
+             layer.group_channels() % tile[spec::kDimC] == 0;
     case PruningRule::InferenceBatch: return tile[spec::kDimN] == 1;
     case PruningRule::ReducedConvolution:
       return layer.type != spec::LayerType::FullyConnected ||
              (tile[spec::kDimR] == 1 && tile[spec::kDimS] == 1 && tile[spec::kDimX] == 1 && tile[spec::kDimY] == 1);
     case PruningRule::PartialSumBound:
       return spec::ceil_div(layer.R, tile[spec::kDimR]) * spec::ceil_div(layer.S, tile[spec::kDimS]) *
-                 spec::ceil_div(layer.C, tile[spec::kDimC]) <=
+                 spec::ceil_div(layer.group_channels(), tile[spec::kDimC]) <=
              hardware.num_ms;
   }
   return true;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "codegen/dn_elements.hpp"
+#include "spec/integer_math.hpp"
 
 namespace maeri::sim {
 
@@ -15,13 +16,14 @@ MemoryPlan plan_memory(const codegen::LayerProgram& program, const spec::Hardwar
   plan.budget = mapper::sdm_budget(layer, hardware, tile);
   const std::int64_t data_b = mapper::data_bytes(hardware), acc_b = mapper::accumulator_bytes(hardware);
   const bool resident = plan.budget.resident;
-  const std::int64_t padded_x = layer.X + 2 * layer.padding, padded_y = layer.Y + 2 * layer.padding;
+  const std::int64_t padded_x = layer.X + 2 * layer.padding_x, padded_y = layer.Y + 2 * layer.padding_y;
+  const int slices_per_group = int(spec::ceil_div(layer.group_channels(), tile[spec::kDimC]));
   std::vector<bool> fetched(resident ? std::size_t(layer.N * layer.C * padded_x * padded_y) : 0, false);
 
   for (const codegen::WeightPhase& phase : program.phases) {
     const codegen::PhaseConfiguration& configuration = program.configurations[std::size_t(phase.configuration)];
-    const int slice = phase.c0 / int(tile[spec::kDimC]);
-    const bool last_fold = phase.c0 + tile[spec::kDimC] >= layer.C && phase.r0 + tile[spec::kDimR] >= layer.R &&
+    const int slice = phase.group * slices_per_group + phase.c0 / int(tile[spec::kDimC]);
+    const bool last_fold = phase.c0 + tile[spec::kDimC] >= layer.group_channels() && phase.r0 + tile[spec::kDimR] >= layer.R &&
                            phase.s0 + tile[spec::kDimS] >= layer.S;
     // Results go back to DRAM after every step, unless the partial sums live in the SDM until the last fold.
     const bool writes_back = !plan.budget.psums_in_sdm || last_fold;

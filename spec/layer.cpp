@@ -1,4 +1,4 @@
-// Derived sizes of a Layer (output extent, MAC count) and Network totals.
+// Derived sizes of a Layer (output extent, MAC count), the shape rules and Network totals.
 #include "spec/layer.hpp"
 
 #include <fmt/format.h>
@@ -9,13 +9,32 @@
 namespace maeri::spec {
 
 const char* to_string(LayerType type) {
-  return type == LayerType::Convolution ? "conv" : "fc";
+  switch (type) {
+    case LayerType::Convolution: return "conv";
+    case LayerType::FullyConnected: return "fc";
+    case LayerType::Gemm: return "gemm";
+  }
+  return "?";
 }
 
-std::int64_t Layer::output_x() const { return (X + 2 * padding - R) / stride + 1; }
-std::int64_t Layer::output_y() const { return (Y + 2 * padding - S) / stride + 1; }
+std::int64_t Layer::output_x() const { return (X + 2 * padding_x - filter_span_x()) / stride_x + 1; }
+std::int64_t Layer::output_y() const { return (Y + 2 * padding_y - filter_span_y()) / stride_y + 1; }
 
-std::int64_t Layer::macs() const { return N * K * C * R * S * output_x() * output_y(); }
+std::int64_t Layer::macs() const { return N * K * group_channels() * R * S * output_x() * output_y(); }
+
+bool same_shape(const Layer& a, const Layer& b) {
+  if (a.type != b.type) return false;
+  for (const LayerShapeField& field : kLayerShapeFields)
+    if (a.*field.member != b.*field.member) return false;
+  return true;
+}
+
+std::string shape_text(const Layer& layer) {
+  return fmt::format("{} N={} K={} C={} R={} S={} X={} Y={} stride {}x{} padding {}x{} dilation {}x{} groups {}",
+                     to_string(layer.type), layer.N, layer.K, layer.C, layer.R, layer.S, layer.X, layer.Y,
+                     layer.stride_x, layer.stride_y, layer.padding_x, layer.padding_y, layer.dilation_x,
+                     layer.dilation_y, layer.groups);
+}
 
 std::optional<ShapeViolation> shape_violation(const Layer& layer) {
   const auto out_of_range = [](const char* field, std::int64_t value, std::int64_t min, std::int64_t max) {
@@ -27,33 +46,52 @@ std::optional<ShapeViolation> shape_violation(const Layer& layer) {
                                                         {"S", layer.S}, {"X", layer.X}, {"Y", layer.Y}};
   for (const auto& [field, value] : sizes)
     if (value < 1 || value > kMaxLayerDimension) return out_of_range(field, value, 1, kMaxLayerDimension);
-  if (layer.stride < 1 || layer.stride > kMaxStride) return out_of_range("stride", layer.stride, 1, kMaxStride);
-  if (layer.padding < 0 || layer.padding > kMaxLayerDimension)
-    return out_of_range("padding", layer.padding, 0, kMaxLayerDimension);
-  if (layer.R > layer.X + 2 * layer.padding)
-    return ShapeViolation{"R", fmt::format("expected R <= X + 2*padding = {}, found {}", layer.X + 2 * layer.padding,
-                                           layer.R)};
-  if (layer.S > layer.Y + 2 * layer.padding)
-    return ShapeViolation{"S", fmt::format("expected S <= Y + 2*padding = {}, found {}", layer.Y + 2 * layer.padding,
-                                           layer.S)};
-  if (layer.type == LayerType::FullyConnected) {
-    // FC is a convolution with R = S = X = Y = 1, stride 1 and no padding (docs/workload-spec.md).
+  const std::tuple<const char*, std::int64_t, std::int64_t, std::int64_t> per_axis[] = {
+      {"stride_x", layer.stride_x, 1, kMaxStride},          {"stride_y", layer.stride_y, 1, kMaxStride},
+      {"padding_x", layer.padding_x, 0, kMaxLayerDimension}, {"padding_y", layer.padding_y, 0, kMaxLayerDimension},
+      {"dilation_x", layer.dilation_x, 1, kMaxDilation},    {"dilation_y", layer.dilation_y, 1, kMaxDilation},
+      {"groups", layer.groups, 1, kMaxLayerDimension}};
+  for (const auto& [field, value, min, max] : per_axis)
+    if (value < min || value > max) return out_of_range(field, value, min, max);
+  if (layer.C % layer.groups != 0 || layer.K % layer.groups != 0)
+    return ShapeViolation{"groups", fmt::format("expected a divisor of C = {} and of K = {}, found {}", layer.C,
+                                                layer.K, layer.groups)};
+  if (layer.filter_span_x() > layer.X + 2 * layer.padding_x)
+    return ShapeViolation{"R", fmt::format("expected (R-1)*dilation_x + 1 <= X + 2*padding_x = {}, found {}",
+                                           layer.X + 2 * layer.padding_x, layer.filter_span_x())};
+  if (layer.filter_span_y() > layer.Y + 2 * layer.padding_y)
+    return ShapeViolation{"S", fmt::format("expected (S-1)*dilation_y + 1 <= Y + 2*padding_y = {}, found {}",
+                                           layer.Y + 2 * layer.padding_y, layer.filter_span_y())};
+  if (layer.type != LayerType::Convolution) {
+    // FC is a convolution with R = S = X = Y = 1, a GEMM one with R = S = Y = 1 (X = M), both with unit stride
+    // and dilation, no padding and one group (docs/workload-spec.md).
+    const bool fc = layer.type == LayerType::FullyConnected;
     const std::tuple<const char*, std::int64_t, std::int64_t> fixed[] = {
-        {"R", layer.R, 1}, {"S", layer.S, 1}, {"X", layer.X, 1}, {"Y", layer.Y, 1}, {"stride", layer.stride, 1},
-        {"padding", layer.padding, 0}};
+        {"R", layer.R, 1},
+        {"S", layer.S, 1},
+        {"X", fc ? layer.X : 1, 1},
+        {"Y", layer.Y, 1},
+        {"stride_x", layer.stride_x, 1},
+        {"stride_y", layer.stride_y, 1},
+        {"padding_x", layer.padding_x, 0},
+        {"padding_y", layer.padding_y, 0},
+        {"dilation_x", layer.dilation_x, 1},
+        {"dilation_y", layer.dilation_y, 1},
+        {"groups", layer.groups, 1}};
     for (const auto& [field, value, expected] : fixed)
       if (value != expected)
-        return ShapeViolation{field, fmt::format("a fully connected layer has {} = {}, found {}", field, expected,
-                                                 value)};
+        return ShapeViolation{field, fmt::format("a {} layer has {} = {}, found {}",
+                                                 fc ? "fully connected" : "GEMM", field, expected, value)};
   }
   // Every derived size stays inside int64 (Layer's products are computed in it).
   const long double n = layer.N, k = layer.K, c = layer.C, r = layer.R, s = layer.S, x = layer.X, y = layer.Y;
+  const long double group_c = static_cast<long double>(layer.group_channels());
   const long double output_x = static_cast<long double>(layer.output_x());
   const long double output_y = static_cast<long double>(layer.output_y());
   const std::pair<const char*, long double> sizes_of_tensors[] = {
-      {"multiply-accumulates", n * k * c * r * s * output_x * output_y},
+      {"multiply-accumulates", n * k * group_c * r * s * output_x * output_y},
       {"input elements", n * c * x * y},
-      {"weight elements", k * c * r * s},
+      {"weight elements", k * group_c * r * s},
       {"output elements", n * k * output_x * output_y}};
   for (const auto& [what, size] : sizes_of_tensors) {
     const bool macs = std::string_view(what) == "multiply-accumulates";

@@ -13,11 +13,6 @@ namespace {
 
 const char* const kTileKeys[kNumTileDims] = {"T_R", "T_S", "T_C", "T_K", "T_N", "T_X", "T_Y"};
 
-std::string shape_text(const Layer& layer) {
-  return fmt::format("{} N={} K={} C={} R={} S={} X={} Y={} stride {} padding {}", to_string(layer.type), layer.N,
-                     layer.K, layer.C, layer.R, layer.S, layer.X, layer.Y, layer.stride, layer.padding);
-}
-
 }  // namespace
 
 void check_mapping_hardware(const MappingFile& mapping, const std::string& path, const Hardware& hardware) {
@@ -35,9 +30,7 @@ Tile tile_for_layer(const MappingFile& mapping, const std::string& path, const L
     if (entry.layer.name != layer.name) continue;
     const std::string field = fmt::format("layers[{}]", index);
     const Layer& recorded = entry.layer;
-    if (recorded.type != layer.type || recorded.N != layer.N || recorded.K != layer.K || recorded.C != layer.C ||
-        recorded.R != layer.R || recorded.S != layer.S || recorded.X != layer.X || recorded.Y != layer.Y ||
-        recorded.stride != layer.stride || recorded.padding != layer.padding)
+    if (!same_shape(recorded, layer))
       throw SpecError({path, 0, 0}, field + ".shape",
                       fmt::format("the mapping is for layer '{}' of shape {}, but the workload's '{}' is {}",
                                   recorded.name, shape_text(recorded), layer.name, shape_text(layer)));
@@ -68,11 +61,9 @@ std::string emit_mapping_file(const MappingFile& mapping) {
     out << YAML::Key << "name" << YAML::Value << layer.name;
     out << YAML::Key << "shape" << YAML::Value << YAML::Flow << YAML::BeginMap;
     out << YAML::Key << "type" << YAML::Value << to_string(layer.type);
-    out << YAML::Key << "N" << YAML::Value << layer.N << YAML::Key << "K" << YAML::Value << layer.K;
-    out << YAML::Key << "C" << YAML::Value << layer.C << YAML::Key << "R" << YAML::Value << layer.R;
-    out << YAML::Key << "S" << YAML::Value << layer.S << YAML::Key << "X" << YAML::Value << layer.X;
-    out << YAML::Key << "Y" << YAML::Value << layer.Y << YAML::Key << "stride" << YAML::Value << layer.stride;
-    out << YAML::Key << "padding" << YAML::Value << layer.padding << YAML::EndMap;
+    for (const LayerShapeField& field : kLayerShapeFields)
+      out << YAML::Key << field.name << YAML::Value << layer.*field.member;
+    out << YAML::EndMap;
     out << YAML::Key << "tile" << YAML::Value << YAML::Flow << YAML::BeginMap;
     for (int dim = 0; dim < kNumTileDims; ++dim) out << YAML::Key << kTileKeys[dim] << YAML::Value << entry.tile[dim];
     out << YAML::EndMap;
@@ -109,16 +100,21 @@ MappingFile load_mapping_file(const std::string& path) {
     Layer& layer = layer_mapping.layer;
     layer.name = entry.text("name");
     StrictMap shape = entry.map("shape");
-    layer.type = shape.choice("type", {"conv", "fc"}) == "conv" ? LayerType::Convolution : LayerType::FullyConnected;
-    layer.N = shape.integer("N", 1, kMaxBatch);
-    layer.K = shape.integer("K", 1, kMaxLayerDimension);
-    layer.C = shape.integer("C", 1, kMaxLayerDimension);
-    layer.R = shape.integer("R", 1, kMaxLayerDimension);
-    layer.S = shape.integer("S", 1, kMaxLayerDimension);
-    layer.X = shape.integer("X", 1, kMaxLayerDimension);
-    layer.Y = shape.integer("Y", 1, kMaxLayerDimension);
-    layer.stride = shape.integer("stride", 1, kMaxStride);
-    layer.padding = shape.integer("padding", 0, kMaxLayerDimension);
+    layer.type = layer_type_of(shape.choice("type", {"conv", "fc", "gemm"}));
+    // Ranges are shape_violation's (one home), checked on the whole shape below. Files written before per-axis
+    // shapes have `stride` and `padding` for both axes and no dilation or groups.
+    const Layer defaults;
+    const std::int64_t stride = shape.optional_integer("stride", 0, kMaxLayerDimension).value_or(1);
+    const std::int64_t padding = shape.optional_integer("padding", 0, kMaxLayerDimension).value_or(0);
+    for (const LayerShapeField& field : kLayerShapeFields) {
+      const std::string name = field.name;
+      std::int64_t fallback = defaults.*field.member;
+      if (name == "stride_x" || name == "stride_y") fallback = stride;
+      if (name == "padding_x" || name == "padding_y") fallback = padding;
+      const bool optional = name.find('_') != std::string::npos || name == "groups";
+      layer.*field.member = optional ? shape.optional_integer(name, 0, kMaxLayerDimension).value_or(fallback)
+                                     : shape.integer(name, 0, kMaxLayerDimension);
+    }
     check_layer_shape(shape, layer);
     shape.finish();
     StrictMap tile = entry.map("tile");

@@ -22,6 +22,9 @@ Hardware load_hardware(const std::string& path);
 Hardware hardware_from_yaml(const YAML::Node& document, const std::string& origin);
 Network load_workload(const std::string& path);
 
+// The LayerType a file names ("conv", "fc", "gemm"; the readers check the name first).
+LayerType layer_type_of(const std::string& name);
+
 class StrictMap;
 // Fails at the offending field of `map` (or at the map itself for a whole-layer rule) when the layer read from it
 // breaks spec::shape_violation; shared by the workload and mapping-file readers.

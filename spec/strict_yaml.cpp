@@ -281,26 +281,55 @@ const StrictMap::Entry& StrictMap::required(const std::string& key, const std::s
   return *entry;
 }
 
-std::int64_t StrictMap::integer(const std::string& key, std::int64_t min, std::int64_t max) {
-  const std::string expected = fmt::format("an integer in [{}, {}]", min, max);
-  const Entry& entry = required(key, expected);
-  const YAML::Node& value = entry.value;
-  if (!value.IsScalar() || is_quoted(value)) {
-    fail(key, fmt::format("expected {}, found {}", expected, describe_node(value)));
-  }
+namespace {
+
+// The integer a plain (unquoted) scalar spells, nullopt if it is not one.
+std::optional<std::int64_t> integer_of(const YAML::Node& value) {
+  if (!value.IsScalar() || is_quoted(value)) return std::nullopt;
   const std::string& text = value.Scalar();
   std::int64_t parsed = 0;
   const char* begin = text.data();
   const char* end = text.data() + text.size();
   if (begin != end && *begin == '+') ++begin;
   const auto [stop, status] = std::from_chars(begin, end, parsed);
-  if (status != std::errc() || stop != end || begin == end) {
+  if (status != std::errc() || stop != end || begin == end) return std::nullopt;
+  return parsed;
+}
+
+}  // namespace
+
+std::int64_t StrictMap::integer(const std::string& key, std::int64_t min, std::int64_t max) {
+  const std::string expected = fmt::format("an integer in [{}, {}]", min, max);
+  const Entry& entry = required(key, expected);
+  const auto parsed = integer_of(entry.value);
+  if (!parsed) fail(key, fmt::format("expected {}, found {}", expected, describe_node(entry.value)));
+  if (*parsed < min || *parsed > max) fail(key, fmt::format("expected {}, found {}", expected, *parsed));
+  return *parsed;
+}
+
+std::optional<std::array<std::int64_t, 2>> StrictMap::optional_integer_pair(const std::string& key,
+                                                                            std::int64_t min, std::int64_t max) {
+  if (!has(key)) return std::nullopt;
+  const std::string expected =
+      fmt::format("an integer in [{}, {}] or a list [along X, along Y] of two such integers", min, max);
+  const Entry& entry = required(key, expected);
+  const YAML::Node& value = entry.value;
+  std::vector<YAML::Node> items;
+  if (value.IsSequence() && value.size() == 2) {
+    items = {value[0], value[1]};
+  } else if (value.IsScalar()) {
+    items = {value, value};
+  } else {
     fail(key, fmt::format("expected {}, found {}", expected, describe_node(value)));
   }
-  if (parsed < min || parsed > max) {
-    fail(key, fmt::format("expected {}, found {}", expected, parsed));
+  std::array<std::int64_t, 2> pair{};
+  for (std::size_t axis = 0; axis < 2; ++axis) {
+    const auto parsed = integer_of(items[axis]);
+    if (!parsed) fail(key, fmt::format("expected {}, found {}", expected, describe_node(items[axis])));
+    if (*parsed < min || *parsed > max) fail(key, fmt::format("expected {}, found {}", expected, *parsed));
+    pair[axis] = *parsed;
   }
-  return parsed;
+  return pair;
 }
 
 std::optional<std::int64_t> StrictMap::optional_integer(const std::string& key, std::int64_t min,

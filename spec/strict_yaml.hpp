@@ -4,6 +4,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -49,6 +50,9 @@ class StrictMap {
   std::int64_t integer(const std::string& key, std::int64_t min, std::int64_t max);
   std::optional<std::int64_t> optional_integer(const std::string& key, std::int64_t min,
                                                std::int64_t max);
+  // A per-axis field: one integer for both axes, or a list [along X, along Y]; nullopt when absent.
+  std::optional<std::array<std::int64_t, 2>> optional_integer_pair(const std::string& key, std::int64_t min,
+                                                                   std::int64_t max);
   double number(const std::string& key, double min, double max);
   std::string text(const std::string& key);
   // A string field whose value must be one of `allowed`.

@@ -13,7 +13,7 @@ const char* tile_dim_name(int dim) {
 }
 
 std::array<std::int64_t, kNumTileDims> layer_extents(const Layer& layer) {
-  return {layer.R, layer.S, layer.C, layer.K, layer.N, layer.output_x(), layer.output_y()};
+  return {layer.R, layer.S, layer.group_channels(), layer.group_filters(), layer.N, layer.output_x(), layer.output_y()};
 }
 
 std::optional<std::string> tile_violation(const Layer& layer, const Hardware& hardware, const Tile& tile) {
@@ -37,7 +37,7 @@ std::string to_compact_string(const Tile& tile) {
 }
 
 bool uses_mn_forwarding(const Layer& layer, const Tile& tile) {
-  return layer.stride == 1 && tile[kDimY] == 1 && tile[kDimS] > 1;
+  return layer.stride_y == 1 && layer.dilation_y == 1 && tile[kDimY] == 1 && tile[kDimS] > 1;
 }
 
 bool phase_uses_mn_forwarding(const Layer& layer, const Tile& tile, std::int64_t phase_t_s) {
@@ -73,7 +73,7 @@ std::optional<Tile> baseline_tile(const Layer& layer, const Hardware& hardware) 
   Tile tile;
   tile[kDimR] = layer.R;
   tile[kDimS] = layer.S;
-  tile[kDimK] = std::min(layer.K, hardware.num_ms / window);
+  tile[kDimK] = std::min(layer.group_filters(), hardware.num_ms / window);
   return tile;
 }
 

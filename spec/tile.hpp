@@ -31,14 +31,16 @@ struct Tile {
   bool operator!=(const Tile& other) const { return size != other.size; }
 };
 
-// Full extent of each tiled dimension of a layer: (R, S, C, K, N, X', Y').
+// Full extent of each tiled dimension of a layer: (R, S, C/groups, K/groups, N, X', Y'). A grouped layer is
+// `groups` independent convolutions of these extents, run one after the other (docs/model.md, "Groups").
 std::array<std::int64_t, kNumTileDims> layer_extents(const Layer& layer);
 
 // Why a tile is illegal for this layer and hardware, naming the broken rule; nullopt if legal.
 std::optional<std::string> tile_violation(const Layer& layer, const Hardware& hardware, const Tile& tile);
 
 // Whether the tile's steps take operands from the neighbouring multiplier switch (MN forwarding): with stride 1
-// and one output column per VN, consecutive steps along Y' shift every window by one column, so all but the
+// and dilation 1 along Y and one output column per VN, consecutive steps along Y' shift every window by one
+// column, so all but the
 // newest column are already in the neighbour. Phases whose T_S is 1 (a ragged S edge) have nothing to forward.
 bool uses_mn_forwarding(const Layer& layer, const Tile& tile);
 // A weight phase of such a mapping forwards when its own T_S (the ragged S edge's width in an edge phase) is > 1.
@@ -50,7 +52,7 @@ std::string to_compact_string(const Tile& tile);  // "3,3,8,4,1,1,1"
 std::optional<Tile> parse_tile(const std::string& text);
 
 // The mRNA paper's baseline: (T_R, T_S, 1, T_K, 1, 1, 1) with T_R = R, T_S = S and T_K as large as fits,
-// min(K, floor(num_ms / (R·S))). nullopt when even one filter window (R·S) exceeds num_ms.
+// min(K/groups, floor(num_ms / (R·S))). nullopt when even one filter window (R·S) exceeds num_ms.
 std::optional<Tile> baseline_tile(const Layer& layer, const Hardware& hardware);
 
 }  // namespace maeri::spec

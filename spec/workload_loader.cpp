@@ -1,4 +1,4 @@
-// Reads a workload spec (kind: workload): an ordered list of CONV and FC layers sharing one batch size.
+// Reads a workload spec (kind: workload): an ordered list of CONV, FC and GEMM layers sharing one batch size.
 // Output sizes are derived and checked here, so every later stage can trust a Layer.
 #include <fmt/format.h>
 
@@ -19,14 +19,44 @@ Layer read_convolution(StrictMap& entry, Layer layer) {
   layer.S = entry.integer("S", 1, kMaxLayerDimension);
   layer.X = entry.integer("X", 1, kMaxLayerDimension);
   layer.Y = entry.integer("Y", 1, kMaxLayerDimension);
-  layer.stride = entry.integer("stride", 1, kMaxStride);
-  layer.padding = entry.integer("padding", 0, kMaxLayerDimension);
-  // An authoring rule for hand-written networks: padding as wide as the filter gives outputs that see only
-  // zeros, most likely a typo (the fabric itself would compute them).
-  if (layer.padding >= layer.R || layer.padding >= layer.S) {
-    entry.fail("padding", fmt::format("expected padding smaller than the filter (R={}, S={}), found {}",
-                                      layer.R, layer.S, layer.padding));
+  // Per-axis fields take one integer for both axes or a list [along X, along Y].
+  const auto stride = entry.optional_integer_pair("stride", 1, kMaxStride);
+  if (!stride) entry.fail("stride", fmt::format("expected an integer in [1, {}] or a list [along X, along Y]", kMaxStride));
+  const auto padding = entry.optional_integer_pair("padding", 0, kMaxLayerDimension);
+  if (!padding) entry.fail("padding", "expected an integer >= 0 or a list [along X, along Y]");
+  const auto dilation = entry.optional_integer_pair("dilation", 1, kMaxDilation).value_or(std::array<std::int64_t, 2>{1, 1});
+  layer.stride_x = (*stride)[0];
+  layer.stride_y = (*stride)[1];
+  layer.padding_x = (*padding)[0];
+  layer.padding_y = (*padding)[1];
+  layer.dilation_x = dilation[0];
+  layer.dilation_y = dilation[1];
+  layer.groups = entry.optional_integer("groups", 1, kMaxLayerDimension).value_or(1);
+  // An authoring rule for hand-written networks: padding as wide as the dilated filter gives outputs that see
+  // only zeros, most likely a typo (the fabric itself would compute them).
+  if (layer.padding_x >= layer.filter_span_x() || layer.padding_y >= layer.filter_span_y()) {
+    entry.fail("padding", fmt::format("expected padding smaller than the dilated filter ((R-1)*dilation_x+1 = {}, "
+                                      "(S-1)*dilation_y+1 = {}), found {}x{}",
+                                      layer.filter_span_x(), layer.filter_span_y(), layer.padding_x,
+                                      layer.padding_y));
   }
+  return layer;
+}
+
+// A GEMM M×K by K×N (per batch element) as the 1×1 convolution N = batch, K = N, C = K, X = M, Y = 1
+// (docs/workload-spec.md): the B operand's columns are the filters, the A operand's rows the input positions.
+Layer read_gemm(StrictMap& entry, Layer layer) {
+  const std::int64_t m = entry.integer("M", 1, kMaxLayerDimension);
+  const std::int64_t k = entry.integer("K", 1, kMaxLayerDimension);
+  const std::int64_t n = entry.integer("N", 1, kMaxLayerDimension);
+  const std::int64_t batch = entry.optional_integer("batch", 1, kMaxBatch).value_or(1);
+  if (layer.N * batch > kMaxBatch)
+    entry.fail("batch", fmt::format("expected the workload's batch ({}) times the layer's at most {}, found {}",
+                                    layer.N, kMaxBatch, layer.N * batch));
+  layer.N *= batch;
+  layer.K = n;
+  layer.C = k;
+  layer.X = m;
   return layer;
 }
 
@@ -34,13 +64,13 @@ Layer read_convolution(StrictMap& entry, Layer layer) {
 void check_declared_outputs(StrictMap& entry, const Layer& layer) {
   if (const auto declared = entry.optional_integer("X_out", 1, kMaxLayerDimension)) {
     if (*declared != layer.output_x()) {
-      entry.fail("X_out", fmt::format("declared {} but (X + 2*padding - R)/stride + 1 = {}", *declared,
+      entry.fail("X_out", fmt::format("declared {} but (X + 2*padding_x - (R-1)*dilation_x - 1)/stride_x + 1 = {}", *declared,
                                       layer.output_x()));
     }
   }
   if (const auto declared = entry.optional_integer("Y_out", 1, kMaxLayerDimension)) {
     if (*declared != layer.output_y()) {
-      entry.fail("Y_out", fmt::format("declared {} but (Y + 2*padding - S)/stride + 1 = {}", *declared,
+      entry.fail("Y_out", fmt::format("declared {} but (Y + 2*padding_y - (S-1)*dilation_y - 1)/stride_y + 1 = {}", *declared,
                                       layer.output_y()));
     }
   }
@@ -53,6 +83,12 @@ Layer read_fully_connected(StrictMap& entry, Layer layer) {
 }
 
 }  // namespace
+
+LayerType layer_type_of(const std::string& name) {
+  if (name == "fc") return LayerType::FullyConnected;
+  if (name == "gemm") return LayerType::Gemm;
+  return LayerType::Convolution;
+}
 
 void check_layer_shape(const StrictMap& map, const Layer& layer) {
   const auto violation = shape_violation(layer);
@@ -80,10 +116,10 @@ Network load_workload(const std::string& path) {
       entry.fail("name", fmt::format("duplicate layer name '{}' (names must be unique)", layer.name));
     }
     layer.N = batch;
-    layer.type = entry.choice("type", {"conv", "fc"}) == "conv" ? LayerType::Convolution
-                                                                : LayerType::FullyConnected;
-    layer = layer.type == LayerType::Convolution ? read_convolution(entry, layer)
-                                                 : read_fully_connected(entry, layer);
+    layer.type = layer_type_of(entry.choice("type", {"conv", "fc", "gemm"}));
+    if (layer.type == LayerType::Convolution) layer = read_convolution(entry, layer);
+    if (layer.type == LayerType::FullyConnected) layer = read_fully_connected(entry, layer);
+    if (layer.type == LayerType::Gemm) layer = read_gemm(entry, layer);
     check_layer_shape(entry, layer);
     if (layer.type == LayerType::Convolution) check_declared_outputs(entry, layer);
     entry.finish();

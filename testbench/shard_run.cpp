@@ -156,8 +156,8 @@ ShardRun co_simulate_shard(sim::FabricSession& fabric, const codegen::LayerProgr
                            const spec::Hardware& hardware, MemoryRuns runs) {
   const auto start = std::chrono::steady_clock::now();
   for (const codegen::WeightPhase& phase : part.phases)
-    if (phase.k0 < shard.k_begin || phase.k0 >= shard.k_end)
-      throw std::invalid_argument("co_simulate_shard: a phase at k0=" + std::to_string(phase.k0) +
+    if (codegen::first_filter(part.layer, phase) < shard.k_begin || codegen::first_filter(part.layer, phase) >= shard.k_end)
+      throw std::invalid_argument("co_simulate_shard: a phase at filter " + std::to_string(codegen::first_filter(part.layer, phase)) +
                                   " lies outside the shard's filters");
   ShardRun result;
   result.shard = shard;
@@ -174,7 +174,7 @@ ShardRun co_simulate_shard(sim::FabricSession& fabric, const codegen::LayerProgr
 codegen::LayerProgram expand_image_shard(const codegen::ConfigImage& image, const std::string& source,
                                          const codegen::ProgramShard& shard) {
   return codegen::expand_image(image, source, codegen::PlanDetail::Steps, [&](const codegen::WeightPhase& phase) {
-    return phase.k0 >= shard.k_begin && phase.k0 < shard.k_end;
+    return codegen::first_filter(image.layer, phase) >= shard.k_begin && codegen::first_filter(image.layer, phase) < shard.k_end;
   });
 }
 

@@ -4,7 +4,7 @@
 # Usage: check_layering.sh SOURCE_DIR
 set -euo pipefail
 cd "$1"
-chain=(spec mapper codegen sim testbench calibration cli)
+chain=(spec importer mapper codegen sim testbench calibration cli)
 status=0
 for ((i = 0; i < ${#chain[@]}; ++i)); do
   folder=${chain[i]}

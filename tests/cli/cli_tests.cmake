@@ -167,7 +167,7 @@ target_include_directories(maeri_patch_image PRIVATE ${PROJECT_SOURCE_DIR} ${CMA
 target_link_libraries(maeri_patch_image PRIVATE maeri_codegen maeri_warnings)
 set(BAD_IMAGES ${CMAKE_CURRENT_BINARY_DIR}/bad-images)
 file(MAKE_DIRECTORY ${BAD_IMAGES})
-foreach(patch "stride;layer.stride;0" "loop;program[0].operand[2];4294967295" "name;layer.name[0];255"
+foreach(patch "stride;layer.stride_x;0" "loop;program[0].operand[2];4294967295" "name;layer.name[0];255"
               "huge;layer.K;16777216")
   list(GET patch 0 stem)
   list(GET patch 1 field)
@@ -177,17 +177,17 @@ foreach(patch "stride;layer.stride;0" "loop;program[0].operand[2];4294967295" "n
   set_tests_properties(cli_make_bad_image_${stem} PROPERTIES LABELS cli FIXTURES_REQUIRED tiny_images
     FIXTURES_SETUP bad_images)
 endforeach()
-maeri_cli_test(disasm_bad_stride 2 --stderr-contains "layer.stride: expected an integer in [1, 64], found 0"
+maeri_cli_test(disasm_bad_stride 2 --stderr-contains "layer.stride_x: expected an integer in [1, 64], found 0"
   $<TARGET_FILE:maeri> disasm ${BAD_IMAGES}/stride.mimg)
-maeri_cli_test(sim_bad_stride 2 --stderr-contains "layer.stride: expected an integer in [1, 64], found 0"
+maeri_cli_test(sim_bad_stride 2 --stderr-contains "layer.stride_x: expected an integer in [1, 64], found 0"
   $<TARGET_FILE:maeri> sim ${BAD_IMAGES}/stride.mimg)
 maeri_cli_test(sim_endless_loop 2 --stderr-contains "program[0] (FOR): r0 = 0 + (4294967295 − 1)·3"
   $<TARGET_FILE:maeri> sim ${BAD_IMAGES}/loop.mimg)
 maeri_cli_test(disasm_json_name_not_utf8 2 --stderr-contains "layer.name is not valid UTF-8"
   $<TARGET_FILE:maeri> disasm ${BAD_IMAGES}/name.mimg --json)
-maeri_cli_test(disasm_huge_layer 2 --stderr-contains "layer: the weight tensor K·C·R·S is 452984832"
+maeri_cli_test(disasm_huge_layer 2 --stderr-contains "layer: the weight tensor K·(C/groups)·R·S is 452984832"
   $<TARGET_FILE:maeri> disasm ${BAD_IMAGES}/huge.mimg)
-maeri_cli_test(sim_huge_layer 2 --stderr-contains "layer: the weight tensor K·C·R·S is 452984832"
+maeri_cli_test(sim_huge_layer 2 --stderr-contains "layer: the weight tensor K·(C/groups)·R·S is 452984832"
   $<TARGET_FILE:maeri> sim ${BAD_IMAGES}/huge.mimg)
 set_tests_properties(cli_disasm_bad_stride cli_sim_bad_stride cli_sim_endless_loop cli_disasm_json_name_not_utf8
   cli_disasm_huge_layer cli_sim_huge_layer PROPERTIES FIXTURES_REQUIRED "tiny_images;bad_images")
@@ -302,3 +302,38 @@ foreach(case reproduce_quick plot_bars plot_errors)
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/reproduction.sh ${case} $<TARGET_FILE:maeri> ${PROJECT_SOURCE_DIR})
   set_tests_properties(cli_reproduction_${case} PROPERTIES LABELS cli TIMEOUT 120)
 endforeach()
+# ONNX models (docs/workload-spec.md, "ONNX models"): written by maeri_make_onnx_models with the ONNX C++ API;
+# `maeri import` reports every layer and skipped node (MACs by hand: 8·2·9·100 + 8·1·9·25 + 8·6 = 16248),
+# map/verify take the .onnx directly, bad models exit 2
+# naming the node and leave no output.
+add_executable(maeri_make_onnx_models cli/make_onnx_models.cpp unit/onnx_models.cpp)
+target_include_directories(maeri_make_onnx_models PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/unit)
+target_link_libraries(maeri_make_onnx_models PRIVATE onnx onnx_proto maeri_warnings)
+set(ONNX_MODELS ${CMAKE_CURRENT_BINARY_DIR}/onnx-models)
+file(MAKE_DIRECTORY ${ONNX_MODELS})
+add_test(NAME cli_make_onnx_models COMMAND maeri_make_onnx_models ${ONNX_MODELS})
+set_tests_properties(cli_make_onnx_models PROPERTIES LABELS cli FIXTURES_SETUP onnx_models)
+maeri_cli_test(import_onnx 0 --stdout-contains "skip  relu1                        Relu                 activation"
+  $<TARGET_FILE:maeri> import ${ONNX_MODELS}/small.onnx -o ${ONNX_MODELS}/small.yaml)
+maeri_cli_test(validate_imported_onnx 0 --stdout-contains "workload 'small_cnn': 3 layers, 16248 MACs"
+  $<TARGET_FILE:maeri> validate ${ONNX_MODELS}/small.yaml)
+maeri_cli_test(map_onnx 0 --stdout-contains "total over 3 layers"
+  $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${ONNX_MODELS}/small.onnx)
+maeri_cli_test(verify_onnx 0 --stdout-contains "3 of 3 runs PASS"
+  $<TARGET_FILE:maeri> verify --hardware ${HW64} --workload ${ONNX_MODELS}/small.onnx --seed 3)
+maeri_cli_test(import_not_onnx 2 --stderr-contains "not-onnx.onnx: field 'model': not an ONNX model"
+  $<TARGET_FILE:maeri> import ${ONNX_MODELS}/not-onnx.onnx -o ${ONNX_MODELS}/not-onnx.yaml)
+maeri_cli_test(import_dynamic_shape 2 --stderr-contains "field 'node 'conv'': its input 'x' has the dynamic dimension 'batch'"
+  $<TARGET_FILE:maeri> import ${ONNX_MODELS}/dynamic.onnx -o ${ONNX_MODELS}/dynamic.yaml)
+maeri_cli_test(import_asymmetric_pads 2 --stderr-contains "field 'node 'conv_same'': asymmetric pads [0, 0, 1, 1]"
+  $<TARGET_FILE:maeri> import ${ONNX_MODELS}/asymmetric.onnx -o ${ONNX_MODELS}/asymmetric.yaml)
+maeri_cli_test(map_asymmetric_onnx 2 --stderr-contains "asymmetric pads"
+  $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${ONNX_MODELS}/asymmetric.onnx)
+set_tests_properties(cli_import_onnx cli_map_onnx cli_verify_onnx cli_import_not_onnx cli_import_dynamic_shape
+  cli_import_asymmetric_pads cli_map_asymmetric_onnx PROPERTIES FIXTURES_REQUIRED onnx_models)
+set_tests_properties(cli_import_onnx PROPERTIES FIXTURES_SETUP onnx_imported)
+set_tests_properties(cli_validate_imported_onnx PROPERTIES FIXTURES_REQUIRED onnx_imported)
+add_test(NAME cli_import_errors_leave_no_output
+  COMMAND bash -c "! ls ${ONNX_MODELS}/not-onnx.yaml ${ONNX_MODELS}/dynamic.yaml ${ONNX_MODELS}/asymmetric.yaml 2>/dev/null")
+set_tests_properties(cli_import_errors_leave_no_output PROPERTIES LABELS cli
+  DEPENDS "cli_import_not_onnx;cli_import_dynamic_shape;cli_import_asymmetric_pads")

@@ -72,7 +72,7 @@ void run_layer(const spec::Hardware& hardware, Simulate simulate) {
   layer.C = 32;
   layer.R = layer.S = 3;
   layer.X = layer.Y = 28;
-  layer.padding = 1;
+  layer.padding_x = layer.padding_y = 1;
   const spec::Tile tile = mapper::search(layer, hardware, {mapper::Objective::Runtime, 1, 0}).best.front().tile;
   const codegen::LayerProgram program =
       codegen::expand_image(codegen::build_image(codegen::plan_layer(layer, hardware, tile), hardware), "bench");

@@ -1,4 +1,5 @@
-// Random co-simulation regression: random layers (conv with stride 1/2 and padding, FC) × random legal mappings
+// Random co-simulation regression: random layers (conv with stride 1/2 and padding, FC; and grouped, depthwise,
+// dilated, per-axis and GEMM layers) × random legal mappings
 // on each Verilated fabric size, every run bit-exact against the reference convolution, compute cycles and every
 // activity count exactly as the model predicts, and the model's cycles with DRAM within per-fabric error bounds
 // (mean and max over the runs). Seeded: set MAERI_SEED to reproduce a printed seed.
@@ -15,6 +16,9 @@
 #include "codegen/image_program.hpp"
 #include "fabric_fixtures.hpp"
 #include "mapper/cost_model.hpp"
+#include "mapper/search.hpp"
+#include "../random_layers.hpp"
+#include "../unit/mapper_fixtures.hpp"
 #include "sim/fabric_variants.hpp"
 #include "sim/layer_runner.hpp"
 #include "sim/memory_plan.hpp"
@@ -37,6 +41,60 @@ struct DramCycleErrorBound {
   double mean_percent;
   double max_percent;
 };
+
+// A random legal tile: each T_d uniform in 1..min(extent, 8), resampled until Eq. 1 holds.
+spec::Tile random_small_tile(const spec::Layer& layer, const spec::Hardware& hardware, std::mt19937_64& rng) {
+  const auto extents = spec::layer_extents(layer);
+  spec::Tile tile;
+  do {
+    for (int d = 0; d < spec::kNumTileDims; ++d)
+      tile[d] = 1 + std::int64_t(rng() % uint64_t(std::min<std::int64_t>(extents[size_t(d)], 8)));
+  } while (spec::tile_violation(layer, hardware, tile));
+  return tile;
+}
+
+// What one co-simulated case leaves for the statistics: the model's report, the run with the SDM/DRAM models and
+// the cross-check rows.
+struct CaseRuns {
+  spec::CostReport model;
+  sim::RtlLayerRun with_memory;
+  std::vector<testbench::CrossCheckRow> rows;
+};
+
+// One case: the image round trip (encode, decode, expand), the RTL with ideal memory and with the SDM/DRAM models,
+// both bit-exact against the reference convolution, and the compute cycles and every activity count of the
+// cross-check exactly the model's (the model follows the RTL and the SDM); only the cycles with DRAM and the
+// memory stalls are estimates.
+template <class Driver>
+CaseRuns co_simulate_case(Driver& fabric, sim::MemorySystem& memory, const spec::Layer& layer,
+                          const spec::Hardware& hardware, const spec::Tile& tile, std::uint64_t tensor_seed) {
+  INFO(spec::shape_text(layer) << " tile " << spec::to_string(tile) << " on " << Driver::kNumMs << " MS; SDM "
+                               << hardware.sdm_bytes << " B, DRAM " << hardware.dram_bytes_per_cycle
+                               << " B/cycle, latency " << hardware.dram_latency_cycles);
+  const codegen::LayerProgram program = codegen::expand_image(
+      codegen::decode_image(codegen::encode_image(codegen::build_image(codegen::plan_layer(layer, hardware, tile),
+                                                                       hardware)),
+                            "case"),
+      "case");
+  const codegen::LayerTensors tensors = codegen::random_tensors(layer, hardware.data_width, tensor_seed);
+  const std::vector<std::int64_t> reference = codegen::reference_convolution(layer, tensors, hardware.acc_width);
+  const sim::RtlLayerRun rtl = sim::LayerRunner<Driver>(fabric).run(program, tensors);
+  REQUIRE(rtl.output == reference);
+  CaseRuns runs;
+  runs.with_memory = sim::LayerRunner<Driver>(fabric).run(
+      program, tensors, memory, sim::plan_memory(program, hardware, tensors),
+      {hardware.dram_bytes_per_cycle, std::uint64_t(hardware.dram_latency_cycles)});
+  REQUIRE(runs.with_memory.output == reference);
+  runs.model = mapper::evaluate(layer, hardware, tile);
+  codegen::refine_with_exact_traffic(runs.model, layer, hardware);
+  runs.rows = testbench::cross_check(runs.model, {&rtl, &runs.with_memory}, hardware);
+  for (const auto& row : runs.rows) {
+    if (row.metric == testbench::kTotalCycles || row.metric == testbench::kMemoryStallCycles) continue;
+    INFO(row.metric << ": model " << row.model << ", co-simulation " << row.rtl);
+    CHECK(row.error() == 0.0);
+  }
+  return runs;
+}
 
 template <class Driver>
 void regression(int cases, std::uint64_t default_seed, DramCycleErrorBound bound) {
@@ -67,25 +125,15 @@ void regression(int cases, std::uint64_t default_seed, DramCycleErrorBound bound
       layer.Y = layer.S + std::int64_t(rng() % 6);
       layer.K = 1 + std::int64_t(rng() % 6);
       layer.C = 1 + std::int64_t(rng() % 6);
-      layer.stride = 1 + std::int64_t(rng() % 2);
-      layer.padding = std::int64_t(rng() % 2);
+      layer.stride_x = layer.stride_y = 1 + std::int64_t(rng() % 2);
+      layer.padding_x = layer.padding_y = std::int64_t(rng() % 2);
       layer.N = 1 + std::int64_t(rng() % 2);
     }
-    const auto extents = spec::layer_extents(layer);
-    spec::Tile tile;
-    do {
-      for (int d = 0; d < spec::kNumTileDims; ++d)
-        tile[d] = 1 + std::int64_t(rng() % uint64_t(std::min<std::int64_t>(extents[size_t(d)], 8)));
-    } while (spec::tile_violation(layer, hardware, tile));
+    const spec::Tile tile = random_small_tile(layer, hardware, rng);
     INFO("seed " << seed << " case " << trial << ": N=" << layer.N << " K=" << layer.K << " C=" << layer.C
                  << " R=" << layer.R << " S=" << layer.S << " X=" << layer.X << " Y=" << layer.Y << " stride "
-                 << layer.stride << " pad " << layer.padding << " tile " << spec::to_string(tile));
-    const codegen::LayerProgram program = codegen::expand_image(
-        codegen::decode_image(codegen::encode_image(codegen::build_image(codegen::plan_layer(layer, hardware, tile),
-                                                                         hardware)),
-                              "case"),
-        "case");
-    const codegen::LayerTensors tensors = codegen::random_tensors(layer, hardware.data_width, rng());
+                 << layer.stride_x << " pad " << layer.padding_x << " tile " << spec::to_string(tile));
+    const std::uint64_t tensor_seed = rng();
     // Memory: an SDM from barely above one step's needs (streaming) to roomy (resident), DRAM from starved to
     // generous, so that both residency modes and both compute- and DRAM-bound runs occur.
     const std::int64_t sdm_extra[] = {8, 32, 1024};
@@ -97,17 +145,11 @@ void regression(int cases, std::uint64_t default_seed, DramCycleErrorBound bound
     hardware.dram_latency_cycles = latencies[rng() % 3];
     INFO("SDM " << hardware.sdm_bytes << " B, DRAM " << hardware.dram_bytes_per_cycle << " B/cycle, latency "
                 << hardware.dram_latency_cycles);
-    const std::vector<std::int64_t> reference = codegen::reference_convolution(layer, tensors, hardware.acc_width);
-    const sim::RtlLayerRun rtl = sim::LayerRunner<Driver>(fabric).run(program, tensors);
-    REQUIRE(rtl.output == reference);
-    const sim::RtlLayerRun with_memory = sim::LayerRunner<Driver>(fabric).run(
-        program, tensors, memory, sim::plan_memory(program, hardware, tensors),
-        {hardware.dram_bytes_per_cycle, std::uint64_t(hardware.dram_latency_cycles)});
-    REQUIRE(with_memory.output == reference);
-    spec::CostReport model = mapper::evaluate(layer, hardware, tile);
-    codegen::refine_with_exact_traffic(model, layer, hardware);
+    const CaseRuns runs = co_simulate_case(fabric, memory, layer, hardware, tile, tensor_seed);
+    const sim::RtlLayerRun& with_memory = runs.with_memory;
+    const spec::CostReport& model = runs.model;
     ++memory_runs;
-    for (const auto& row : testbench::cross_check(model, {&rtl, &with_memory}, hardware)) {
+    for (const auto& row : runs.rows) {
       const double error = std::fabs(row.error_percent());
       if (row.metric == testbench::kTotalCycles) {
         sum_total_error += error;
@@ -117,7 +159,7 @@ void regression(int cases, std::uint64_t default_seed, DramCycleErrorBound bound
           worst_case = fmt::format(
               "case {} (K={} C={} R={} S={} X={} Y={} N={} stride {} pad {}, tile {}, SDM {} B {}, DRAM {} B/cycle "
               "latency {}): model {:.0f} (compute {:.0f}), co-simulation {} (stalls: data {}, output {}, drain {})",
-              trial, layer.K, layer.C, layer.R, layer.S, layer.X, layer.Y, layer.N, layer.stride, layer.padding,
+              trial, layer.K, layer.C, layer.R, layer.S, layer.X, layer.Y, layer.N, layer.stride_x, layer.padding_x,
               spec::to_compact_string(tile), hardware.sdm_bytes, run.resident ? "resident" : "streaming",
               hardware.dram_bytes_per_cycle, hardware.dram_latency_cycles, model.cycles.total,
               model.cycles.compute(), with_memory.cycles, run.data_stall_cycles,
@@ -128,8 +170,6 @@ void regression(int cases, std::uint64_t default_seed, DramCycleErrorBound bound
       sum_error += error;
       max_error = std::max(max_error, error);
       ++counted;
-      INFO(row.metric << ": model " << row.model << ", co-simulation " << row.rtl);
-      CHECK(error == 0.0);  // compute cycles and every count are exact (the model follows the RTL and the SDM)
     }
   }
   const double mean_total_error = sum_total_error / std::max(memory_runs, 1);
@@ -191,4 +231,89 @@ TEST_CASE("long regression: 170 random cases on 128 MS", "[long]") {
 }
 TEST_CASE("long regression: 170 random cases on 256 MS", "[long]") {
   regression<Fabric256>(170, 1256, {2, 25});
+}
+
+namespace {
+
+// The layer kinds real networks add (grouped, depthwise, dilated, per-axis stride and padding, GEMM): random
+// layers and tiles on one fabric, each bit-exact and with every exact metric equal to the model's. The SDM and
+// DRAM are the fixture's (1 MiB, 64 B/cycle): the cycles with DRAM are not bounded here.
+template <class Driver>
+void new_kinds_regression(int cases, std::uint64_t default_seed) {
+  const std::uint64_t seed = seed_for(default_seed);
+  std::cout << "layer kinds on " << Driver::kNumMs << " MS: " << cases << " cases, seed " << seed << "\n";
+  std::mt19937_64 rng(seed);
+  const spec::Hardware hardware = tests::fabric_hardware<Driver>("layer-kinds");
+  Driver fabric(50000);
+  sim::MemorySystem memory("memory");
+  memory.clk(fabric.clk);
+  int grouped = 0, dilated = 0, gemm = 0;
+  for (int trial = 0; trial < cases; ++trial) {
+    INFO("seed " << seed << " case " << trial);
+    const spec::Layer layer = test::random_layer_of_new_kind(rng);
+    const spec::Tile tile = random_small_tile(layer, hardware, rng);
+    co_simulate_case(fabric, memory, layer, hardware, tile, rng());
+    grouped += layer.groups > 1;
+    dilated += layer.dilation_x > 1 || layer.dilation_y > 1;
+    gemm += layer.type == spec::LayerType::Gemm;
+  }
+  CHECK(grouped > 0);
+  CHECK(dilated > 0);
+  CHECK(gemm > 0);
+}
+
+
+spec::Layer named(const char* name, spec::Layer layer) {
+  layer.name = name;
+  return layer;
+}
+
+}  // namespace
+
+TEST_CASE("co-simulation: depthwise 3x3 (C = 32), grouped, dilated and GEMM layers under the mapper's best and "
+          "random tiles on 64 MS", "[rtl][layer-kinds]") {
+  const spec::Hardware hardware = tests::fabric_hardware<Fabric64>("layer-kinds");
+  Fabric64 fabric(50000);
+  sim::MemorySystem memory("memory");
+  memory.clk(fabric.clk);
+  // MobileNetV2's depthwise shape at a small resolution: 32 channels, 3×3, stride 1, padding 1 (groups = C = K).
+  spec::Layer depthwise = named("depthwise", test::conv_layer(32, 32, 3, 3, 8, 8));
+  depthwise.padding_x = depthwise.padding_y = 1;
+  depthwise.groups = 32;
+  // Grouped (4 groups of 2 channels and 3 filters), stride 2 along X only, dilation 2 along Y only.
+  spec::Layer grouped = named("grouped", test::conv_layer(12, 8, 3, 3, 9, 8));
+  grouped.groups = 4;
+  grouped.stride_x = 2;
+  grouped.dilation_y = 2;
+  grouped.padding_x = 1;
+  grouped.padding_y = 2;
+  // AlexNet's two towers in miniature: groups = 2 with a 5×5 filter.
+  spec::Layer towers = named("towers", test::conv_layer(8, 6, 5, 5, 7, 7));
+  towers.groups = 2;
+  towers.padding_x = towers.padding_y = 2;
+  // A dilated 3×3 ("atrous", dilation 2, padding 2 keeps the size).
+  spec::Layer dilated = named("dilated", test::conv_layer(4, 3, 3, 3, 9, 9));
+  dilated.dilation_x = dilated.dilation_y = 2;
+  dilated.padding_x = dilated.padding_y = 2;
+  // Attention scores of two heads: 2 × (6×8 by 8×5) as the 1×1 convolution N = 2, K = 5, C = 8, X = 6.
+  const spec::Layer gemm = named("scores", test::gemm_layer(6, 8, 5, 2));
+  std::mt19937_64 rng(64);
+  for (const spec::Layer& layer : {depthwise, grouped, towers, dilated, gemm}) {
+    INFO(layer.name);
+    REQUIRE_FALSE(spec::shape_violation(layer));
+    const mapper::SearchResult found = mapper::search(layer, hardware, mapper::SearchOptions(mapper::Objective::Runtime, 1, 1));
+    REQUIRE_FALSE(found.best.empty());
+    co_simulate_case(fabric, memory, layer, hardware, found.best.front().tile, rng());
+    for (int trial = 0; trial < 3; ++trial) co_simulate_case(fabric, memory, layer, hardware, random_small_tile(layer, hardware, rng), rng());
+  }
+}
+
+TEST_CASE("regression: random grouped, depthwise, dilated, per-axis and GEMM layers on 16 MS", "[rtl][regression]") {
+  new_kinds_regression<Fabric16>(17, 2016);
+}
+TEST_CASE("regression: random grouped, depthwise, dilated, per-axis and GEMM layers on 64 MS", "[rtl][regression]") {
+  new_kinds_regression<Fabric64>(17, 2064);
+}
+TEST_CASE("long regression: 170 random grouped, depthwise, dilated, per-axis and GEMM layers on 32 MS", "[long]") {
+  new_kinds_regression<Fabric32>(170, 3032);
 }

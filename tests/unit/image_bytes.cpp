@@ -71,7 +71,8 @@ std::vector<ImageField> image_fields(const std::vector<std::uint8_t>& bytes) {
   text("hardware.name");
   text("layer.name");
   field("layer.type", 1);
-  for (const char* name : {"N", "K", "C", "R", "S", "X", "Y", "stride", "padding"}) field(std::string("layer.") + name, 4);
+  for (const spec::LayerShapeField& shape_field : spec::kLayerShapeFields)
+    field(std::string("layer.") + shape_field.name, 4);
   for (const char* name : {"T_R", "T_S", "T_C", "T_K", "T_N", "T_X'", "T_Y'"}) field(std::string("tile.") + name, 4);
   const std::uint64_t configurations = field("configurations", 4);
   for (std::uint64_t c = 0; c < configurations; ++c) {

@@ -35,8 +35,15 @@ inline spec::Layer conv_layer(std::int64_t K, std::int64_t C, std::int64_t R, st
   layer.S = S;
   layer.X = X;
   layer.Y = Y;
-  layer.stride = stride;
-  layer.padding = padding;
+  layer.stride_x = layer.stride_y = stride;
+  layer.padding_x = layer.padding_y = padding;
+  return layer;
+}
+
+// A GEMM M×K by K×N with `batch` products: the 1×1 convolution N = batch, K = N, C = K, X = M, Y = 1.
+inline spec::Layer gemm_layer(std::int64_t M, std::int64_t K, std::int64_t N, std::int64_t batch = 1) {
+  spec::Layer layer = conv_layer(N, K, 1, 1, M, 1, 1, 0, batch);
+  layer.type = spec::LayerType::Gemm;
   return layer;
 }
 

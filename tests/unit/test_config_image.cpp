@@ -126,7 +126,7 @@ TEST_CASE("image errors: unsupported format version", "[codegen][image][errors]"
   Example example;
   example.bytes[8] = 7;
   CHECK(error_of([&] { codegen::decode_image(example.bytes, "v.mimg"); }) ==
-        "v.mimg: unsupported image format version 7 (this build reads version 2)");
+        "v.mimg: unsupported image format version 7 (this build reads version 3)");
 }
 
 TEST_CASE("image errors: CRC mismatch", "[codegen][image][errors]") {
@@ -169,10 +169,10 @@ TEST_CASE("image errors: a phase shape that breaks Eq. 1 (found by fuzzing)", "[
   // Rejected by the semantic validation (docs/config-image.md "Validation", check 4) before anything multiplies
   // the sizes; byte 123 is configuration[0].shape.t_K in this example's layout (tests/unit/image_bytes.cpp).
   CHECK(error_of([&] { codegen::decode_image(codegen::encode_image(image), "s.mimg"); }) ==
-        "s.mimg: byte 123: configuration[0].shape.t_K is 40000, expected 1..2 (tile T_K)");
+        "s.mimg: byte 143: configuration[0].shape.t_K is 40000, expected 1..2 (tile T_K)");
   image.configurations[0].shape.t_k = 0;
   CHECK(error_of([&] { codegen::decode_image(codegen::encode_image(image), "s.mimg"); }) ==
-        "s.mimg: byte 123: configuration[0].shape.t_K is 0, expected 1..2 (tile T_K)");
+        "s.mimg: byte 143: configuration[0].shape.t_K is 0, expected 1..2 (tile T_K)");
 }
 
 TEST_CASE("image JSON: names that are not UTF-8 are replaced, not fatal (found by fuzzing)", "[codegen][image]") {

@@ -10,6 +10,7 @@
 #include "codegen/functional_model.hpp"
 #include "mapper/cost_model.hpp"
 #include "mapper_fixtures.hpp"
+#include "tests/random_layers.hpp"
 
 using namespace maeri;
 using maeri::test::conv_layer;
@@ -61,17 +62,67 @@ TEST_CASE("functional model: hand-worked 2x2 conv matches the model's counts and
   CHECK(result.activity.mn_forwards == 2 * 4 * 2);
 }
 
+namespace {
+
+// Random hardware for one case: 8…64 MS, bandwidths 1…8, 8- or 16-bit data, 20- (wrapping) or 32-bit sums.
+spec::Hardware random_small_hardware(std::mt19937_64& rng) {
+  const int num_ms = 8 << (rng() % 4);  // 8 … 64
+  spec::Hardware hardware = small_hardware(num_ms, 1 << (rng() % 4), 1 << (rng() % 4));
+  hardware.dn_bw = std::min<std::int64_t>(hardware.dn_bw, num_ms);
+  hardware.rn_bw = std::min<std::int64_t>(hardware.rn_bw, num_ms);
+  hardware.data_width = (rng() % 2) ? 16 : 8;
+  hardware.acc_width = (rng() % 3 == 0) ? 20 : 32;  // 20 bits: sums wrap
+  return hardware;
+}
+
+// Executes the layer under the tile, checks the output against the reference convolution bit-exactly and every
+// count the analytical model and codegen's exact traffic share with the execution. Returns the program.
+codegen::LayerProgram check_execution_against_models(const spec::Layer& layer, const spec::Hardware& hardware,
+                                                     const spec::Tile& tile, std::mt19937_64& rng) {
+  INFO(spec::shape_text(layer) << " tile " << spec::to_string(tile) << " on " << hardware.num_ms << " MS");
+  const auto tensors = codegen::random_tensors(layer, hardware.data_width, rng());
+  const codegen::LayerProgram program = codegen::plan_layer(layer, hardware, tile);
+  const auto result = codegen::execute_layer(program, hardware, tensors);
+  REQUIRE(result.output == codegen::reference_convolution(layer, tensors, hardware.acc_width));
+
+  // Counts the analytical model must agree with exactly (both count what the fabric does: idle VNs of
+  // ragged N/X'/Y' steps still multiply, and each change of phase shape is a reconfiguration).
+  mapper::TrafficLowerBounds bounds;
+  const spec::CostReport model = mapper::evaluate(layer, hardware, tile, &bounds);
+  CHECK(result.activity.weight_phases == model.weight_phases);
+  CHECK(result.activity.steps == model.control_steps);
+  CHECK(result.activity.configurations == model.configurations);
+  CHECK(result.activity.collected_results == model.counts.vn_results);
+  CHECK(result.activity.fabric_results == model.counts.rn_outputs);
+  CHECK(result.activity.accumulation_additions == model.counts.accumulation_additions);
+  CHECK(result.activity.multiplications == model.counts.multiplications);
+  CHECK(result.activity.rn_additions == model.counts.rn_additions);
+  CHECK(result.activity.mn_forwards == model.counts.mn_forwards);
+  CHECK(result.activity.stream_cycles == std::int64_t(model.cycles.streaming));
+  CHECK(result.activity.weight_cycles == std::int64_t(model.cycles.weight_load));
+  // DN and RN traversals depend on the placement and the ART; the analytical model estimates them during the
+  // search (with provable lower bounds, which must not exceed the execution's counts), codegen's
+  // exact_traffic() counts them per phase shape and kind of step and must equal the execution.
+  CHECK(bounds.dn_hops <= result.activity.dn_traversals);
+  CHECK(bounds.rn_hops <= result.activity.rn_traversals);
+  const codegen::ExactTraffic exact = codegen::exact_traffic(layer, hardware, tile);
+  CHECK(result.activity.dn_elements == exact.dn_elements);
+  CHECK(result.activity.dn_elements == model.counts.sdm_input_reads + model.counts.sdm_weight_reads);
+  CHECK(result.activity.dn_traversals == exact.dn_traversals);
+  CHECK(result.activity.rn_traversals == exact.rn_traversals);
+  CHECK(result.activity.fabric_results == exact.fabric_results);
+  return program;
+}
+
+}  // namespace
+
 TEST_CASE("functional model equals the reference convolution on 300 random layers and mappings",
           "[codegen][functional]") {
   std::mt19937_64 rng(20261122);
   int with_folds = 0, with_replicas = 0, with_stride2 = 0, fc = 0, odd_vn = 0, forwarding = 0;
   for (int trial = 0; trial < 300; ++trial) {
-    const int num_ms = 8 << (rng() % 4);  // 8 … 64
-    spec::Hardware hardware = small_hardware(num_ms, 1 << (rng() % 4), 1 << (rng() % 4));
-    hardware.dn_bw = std::min<std::int64_t>(hardware.dn_bw, num_ms);
-    hardware.rn_bw = std::min<std::int64_t>(hardware.rn_bw, num_ms);
-    hardware.data_width = (rng() % 2) ? 16 : 8;
-    hardware.acc_width = (rng() % 3 == 0) ? 20 : 32;  // 20 bits: sums wrap
+    INFO("trial " << trial);
+    const spec::Hardware hardware = random_small_hardware(rng);
     spec::Layer layer;
     if (rng() % 6 == 0) {  // fully connected: a convolution with R = S = X = Y = 1
       layer = conv_layer(1 + int(rng() % 24), 1 + int(rng() % 40), 1, 1, 1, 1, 1, 0, 1 + int(rng() % 3));
@@ -83,46 +134,12 @@ TEST_CASE("functional model equals the reference convolution on 300 random layer
                          1 + int(rng() % 2), padding, 1 + int(rng() % 2));
     }
     const spec::Tile tile = random_tile(layer, hardware, rng);
-    INFO("trial " << trial << ": K=" << layer.K << " C=" << layer.C << " R=" << layer.R << " S=" << layer.S
-                  << " X=" << layer.X << " Y=" << layer.Y << " stride " << layer.stride << " pad " << layer.padding
-                  << " N=" << layer.N << " tile " << spec::to_string(tile) << " on " << num_ms << " MS");
-    const auto tensors = codegen::random_tensors(layer, hardware.data_width, rng());
-    const codegen::LayerProgram program = codegen::plan_layer(layer, hardware, tile);
-    const auto result = codegen::execute_layer(program, hardware, tensors);
-    REQUIRE(result.output == codegen::reference_convolution(layer, tensors, hardware.acc_width));
-
+    const codegen::LayerProgram program = check_execution_against_models(layer, hardware, tile, rng);
     with_folds += tile.vn_size() < layer.R * layer.S * layer.C;
     with_replicas += tile[spec::kDimN] * tile[spec::kDimX] * tile[spec::kDimY] > 1;
-    with_stride2 += layer.stride == 2;
+    with_stride2 += layer.stride_x == 2;
     odd_vn += tile.vn_size() % 2 == 1 && tile.vn_size() > 1;
     forwarding += program.forwarding;
-
-    // Counts the analytical model must agree with exactly (both count what the fabric does: idle VNs of
-    // ragged N/X'/Y' steps still multiply, and each change of phase shape is a reconfiguration).
-    mapper::TrafficLowerBounds bounds;
-    const spec::CostReport model = mapper::evaluate(layer, hardware, tile, &bounds);
-    CHECK(result.activity.weight_phases == model.weight_phases);
-    CHECK(result.activity.steps == model.control_steps);
-    CHECK(result.activity.configurations == model.configurations);
-    CHECK(result.activity.collected_results == model.counts.vn_results);
-    CHECK(result.activity.fabric_results == model.counts.rn_outputs);
-    CHECK(result.activity.accumulation_additions == model.counts.accumulation_additions);
-    CHECK(result.activity.multiplications == model.counts.multiplications);
-    CHECK(result.activity.rn_additions == model.counts.rn_additions);
-    CHECK(result.activity.mn_forwards == model.counts.mn_forwards);
-    CHECK(result.activity.stream_cycles == std::int64_t(model.cycles.streaming));
-    CHECK(result.activity.weight_cycles == std::int64_t(model.cycles.weight_load));
-    // DN and RN traversals depend on the placement and the ART; the analytical model estimates them during the
-    // search (with provable lower bounds, which must not exceed the execution's counts), codegen's
-    // exact_traffic() counts them per phase shape and kind of step and must equal the execution.
-    CHECK(bounds.dn_hops <= result.activity.dn_traversals);
-    CHECK(bounds.rn_hops <= result.activity.rn_traversals);
-    const codegen::ExactTraffic exact = codegen::exact_traffic(layer, hardware, tile);
-    CHECK(result.activity.dn_elements == exact.dn_elements);
-    CHECK(result.activity.dn_elements == model.counts.sdm_input_reads + model.counts.sdm_weight_reads);
-    CHECK(result.activity.dn_traversals == exact.dn_traversals);
-    CHECK(result.activity.rn_traversals == exact.rn_traversals);
-    CHECK(result.activity.fabric_results == exact.fabric_results);
   }
   // The random space must actually cover reduction folds, weight replicas and stride 2 (docs/config-image.md).
   CHECK(with_folds > 30);
@@ -131,4 +148,32 @@ TEST_CASE("functional model equals the reference convolution on 300 random layer
   CHECK(fc > 20);
   CHECK(odd_vn > 30);
   CHECK(forwarding > 10);
+}
+
+TEST_CASE("functional model equals the reference on 300 random grouped, depthwise, dilated, per-axis and GEMM layers",
+          "[codegen][functional]") {
+  std::mt19937_64 rng(20261123);
+  int grouped = 0, depthwise = 0, dilated = 0, per_axis = 0, gemm = 0, forwarding = 0, ragged_groups = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    INFO("trial " << trial);
+    const spec::Hardware hardware = random_small_hardware(rng);
+    const spec::Layer layer = test::random_layer_of_new_kind(rng);
+    REQUIRE_FALSE(spec::shape_violation(layer));
+    const spec::Tile tile = random_tile(layer, hardware, rng);
+    const codegen::LayerProgram program = check_execution_against_models(layer, hardware, tile, rng);
+    grouped += layer.groups > 1;
+    depthwise += layer.groups > 1 && layer.groups == layer.C;
+    dilated += layer.dilation_x > 1 || layer.dilation_y > 1;
+    per_axis += layer.stride_x != layer.stride_y || layer.padding_x != layer.padding_y;
+    gemm += layer.type == spec::LayerType::Gemm;
+    forwarding += program.forwarding;
+    ragged_groups += layer.groups > 1 && program.configurations.size() > 1;
+  }
+  CHECK(grouped > 100);
+  CHECK(depthwise > 30);
+  CHECK(dilated > 100);
+  CHECK(per_axis > 100);
+  CHECK(gemm > 30);
+  CHECK(forwarding > 5);
+  CHECK(ragged_groups > 10);
 }

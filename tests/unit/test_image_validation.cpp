@@ -83,14 +83,16 @@ const FieldCorruption kCorruptions[] = {
     {"hardware.acc_width", 65, "hardware.acc_width is 65, expected data_width (16)..64", nullptr},
     {"hardware.name[0]", 0xff, "hardware.name is not valid UTF-8", "hardware.name.length"},
     {"layer.name[0]", 0xc0, "layer.name is not valid UTF-8", "layer.name.length"},  // 0xc0: always overlong
-    {"layer.type", 2, "layer.type is 2, expected 0 (convolution) or 1 (fully connected)", nullptr},
+    {"layer.type", 3, "layer.type is 3, expected 0 (convolution), 1 (fully connected) or 2 (GEMM)", nullptr},
     {"layer.type", 1, "layer.R: a fully connected layer has R = 1, found 3", "layer.R"},
     {"layer.N", 0, "layer.N: expected an integer in [1, 4096], found 0", nullptr},
     {"layer.K", 0, "layer.K: expected an integer in [1, 16777216], found 0", nullptr},
-    {"layer.stride", 0, "layer.stride: expected an integer in [1, 64], found 0", nullptr},  // was SIGFPE in X' = (…)/stride
-    {"layer.stride", 65, "layer.stride: expected an integer in [1, 64], found 65", nullptr},
-    {"layer.padding", 0xffffffff, "layer.padding: expected an integer in [0, 16777216], found 4294967295", nullptr},
-    {"layer.R", 9, "layer.R: expected R <= X + 2*padding = 8, found 9", nullptr},
+    {"layer.stride_x", 0, "layer.stride_x: expected an integer in [1, 64], found 0", nullptr},  // was SIGFPE in X' = (…)/stride
+    {"layer.stride_y", 65, "layer.stride_y: expected an integer in [1, 64], found 65", nullptr},
+    {"layer.padding_x", 0xffffffff, "layer.padding_x: expected an integer in [0, 16777216], found 4294967295", nullptr},
+    {"layer.dilation_y", 0, "layer.dilation_y: expected an integer in [1, 64], found 0", nullptr},
+    {"layer.groups", 2, "layer.groups: expected a divisor of C = 3 and of K = 5, found 2", nullptr},
+    {"layer.R", 9, "layer.R: expected (R-1)*dilation_x + 1 <= X + 2*padding_x = 8, found 9", nullptr},
     // 16777216·3·6·6 inputs: within every per-field range, beyond the tensor limit 2^27.
     {"layer.C", 1 << 24, "layer: the input tensor N·C·X·Y is 603979776, more than this build's limit of 134217728",
      "layer.N"},
@@ -118,7 +120,7 @@ const FieldCorruption kCorruptions[] = {
     {"configuration[0].collector[0]", 62,
      "configuration[0].words: collector entry 0 names slot 62, beyond the last slot 61",
      "configuration[0].mult_switch[0]"},
-    {"program[0].operand[0]", 4, "program[0] (FOR).register is 4, expected 0..3 (r0, s0, c0, k0)", nullptr},
+    {"program[0].operand[0]", 5, "program[0] (FOR).register is 5, expected 0..4 (r0, s0, c0, k0, g0)", nullptr},
     {"program[1].operand[0]", 0, "program[1] (FOR).register: r0 is already the register of an enclosing FOR",
      "program[1].operand[0]"},
     {"program[0].operand[2]", 0, "program[0] (FOR).count is 0, expected at least 1", nullptr},
@@ -286,7 +288,7 @@ TEST_CASE("image validation: work limits are checked before anything is expanded
     const auto bytes = image_bytes_of(layer, small_hardware(512, 4, 2), tile);
     CHECK(decode_error(bytes) ==
           expected_error(bytes, "layer.N",
-                         fmt::format("layer: the multiply-accumulates N·K·C·R·S·X'·Y' is {}, more than this "
+                         fmt::format("layer: the multiply-accumulates N·K·(C/groups)·R·S·X'·Y' is {}, more than this "
                                      "build's limit of 4294967296 (docs/config-image.md, \"Validation\")",
                                      std::int64_t{2048} * 2048 * 9 * 32 * 32)));
   }
@@ -394,9 +396,9 @@ TEST_CASE("image validation: mutation sweep over every byte and every field, CRC
 TEST_CASE("image validation: the limits' values", "[codegen][image][validation]") {
   // The dense layout's fields grow with M (docs/config-bits.md), so the spec's limit is the image's.
   STATIC_REQUIRE(codegen::kMaxImageMultiplierSwitches == 65536);
-  // docs/config-image.md's table: 20 + 16 + 2·(2 + 65535) + 1 + 36 + 28 + 4 + 16·(14 + 1 + 4 + 3201·64) + 4 + 1024·17,
+  // docs/config-image.md's table: 20 + 16 + 2·(2 + 65535) + 1 + 56 + 28 + 4 + 16·(14 + 1 + 4 + 3201·64) + 4 + 1024·17,
   // where 3201 = ⌈(2·65536 + 6·65535 + 17 + 17·65536) / 512⌉ words of the widest bus at 65536 MS.
-  STATIC_REQUIRE(codegen::kMaxImageBytes == 3426719);
+  STATIC_REQUIRE(codegen::kMaxImageBytes == 3426739);
 }
 
 TEST_CASE("image validation: images of the largest shipped layers stay within the limits",

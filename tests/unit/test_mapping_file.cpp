@@ -28,8 +28,10 @@ TEST_CASE("mapping file round trip", "[mapper][mapping-file]") {
   CHECK(read.workload_name == "tiny");
   REQUIRE(read.layers.size() == 2);
   CHECK(read.layers[0].layer.name == "conv1");
-  CHECK(read.layers[0].layer.stride == 2);
-  CHECK(read.layers[0].layer.padding == 1);
+  CHECK(read.layers[0].layer.stride_x == 2);
+  CHECK(read.layers[0].layer.stride_y == 2);
+  CHECK(read.layers[0].layer.padding_x == 1);
+  CHECK(read.layers[0].layer.padding_y == 1);
   CHECK(read.layers[0].tile == tile);
   CHECK(read.layers[0].predicted_energy_pj == 789.75);
   CHECK(read.layers[1].layer.type == LayerType::FullyConnected);

@@ -103,23 +103,57 @@ std::vector<BadInput> bad_inputs() {
       {"negative stride",
        "kind: workload\nname: w\nlayers:\n  - {name: a, type: conv, K: 1, C: 1, R: 3, S: 3, X: 8, Y: 8, "
        "stride: -1, padding: 0}\n",
-       false, "4:71: field 'layers[0].stride': expected an integer in [1, 64], found -1"},
+       false, "4:71: field 'layers[0].stride': expected an integer in [1, 64] or a list [along X, along Y] of two such "
+              "integers, found -1"},
+      {"stride list of three",
+       "kind: workload\nname: w\nlayers:\n  - {name: a, type: conv, K: 1, C: 1, R: 3, S: 3, X: 8, Y: 8, "
+       "stride: [1, 2, 1], padding: 0}\n",
+       false, "4:71: field 'layers[0].stride': expected an integer in [1, 64] or a list [along X, along Y] of two such "
+              "integers, found a sequence"},
+      {"per-axis stride out of range",
+       "kind: workload\nname: w\nlayers:\n  - {name: a, type: conv, K: 1, C: 1, R: 3, S: 3, X: 8, Y: 8, "
+       "stride: [1, 65], padding: 0}\n",
+       false, "4:71: field 'layers[0].stride': expected an integer in [1, 64] or a list [along X, along Y] of two such "
+              "integers, found 65"},
+      {"groups not dividing C",
+       "kind: workload\nname: w\nlayers:\n  - {name: a, type: conv, K: 4, C: 6, R: 3, S: 3, X: 8, Y: 8, "
+       "stride: 1, padding: 0, groups: 4}\n",
+       false, "4:94: field 'layers[0].groups': expected a divisor of C = 6 and of K = 4, found 4"},
+      {"dilation zero",
+       "kind: workload\nname: w\nlayers:\n  - {name: a, type: conv, K: 1, C: 1, R: 3, S: 3, X: 8, Y: 8, "
+       "stride: 1, padding: 0, dilation: 0}\n",
+       false, "4:96: field 'layers[0].dilation': expected an integer in [1, 64] or a list [along X, along Y] of two "
+              "such integers, found 0"},
+      {"dilated filter larger than padded input",
+       "kind: workload\nname: w\nlayers:\n  - {name: a, type: conv, K: 1, C: 1, R: 3, S: 3, X: 8, Y: 4, "
+       "stride: 1, padding: 0, dilation: [1, 2]}\n",
+       false, "4:48: field 'layers[0].S': expected (S-1)*dilation_y + 1 <= Y + 2*padding_y = 4, found 5"},
+      {"missing stride",
+       "kind: workload\nname: w\nlayers:\n  - {name: a, type: conv, K: 1, C: 1, R: 3, S: 3, X: 8, Y: 8, padding: 0}\n",
+       false, "4:5: field 'layers[0].stride': expected an integer in [1, 64] or a list [along X, along Y]"},
+      {"GEMM without M",
+       "kind: workload\nname: w\nlayers:\n  - {name: g, type: gemm, K: 4, N: 8}\n",
+       false, "4:5: field 'layers[0].M': missing required field (expected an integer in [1, 16777216])"},
+      {"GEMM with a conv field",
+       "kind: workload\nname: w\nlayers:\n  - {name: g, type: gemm, M: 2, K: 4, N: 8, R: 3}\n",
+       false, "4:45: field 'layers[0].R': unknown field (known fields here: K, M, N, batch, name, type)"},
       {"filter larger than padded input",
        "kind: workload\nname: w\nlayers:\n  - {name: a, type: conv, K: 1, C: 1, R: 5, S: 3, X: 2, Y: 8, "
        "stride: 1, padding: 1}\n",
-       false, "4:42: field 'layers[0].R': expected R <= X + 2*padding = 4, found 5"},
+       false, "4:42: field 'layers[0].R': expected (R-1)*dilation_x + 1 <= X + 2*padding_x = 4, found 5"},
       {"padding as large as the filter",
        "kind: workload\nname: w\nlayers:\n  - {name: a, type: conv, K: 1, C: 1, R: 3, S: 3, X: 8, Y: 8, "
        "stride: 1, padding: 3}\n",
-       false, "4:83: field 'layers[0].padding': expected padding smaller than the filter (R=3, S=3), found 3"},
+       false, "4:83: field 'layers[0].padding': expected padding smaller than the dilated filter ((R-1)*dilation_x+1 = 3, "
+              "(S-1)*dilation_y+1 = 3), found 3x3"},
       {"declared output size wrong",
        "kind: workload\nname: w\nlayers:\n  - {name: a, type: conv, K: 1, C: 1, R: 3, S: 3, X: 8, Y: 8, "
        "stride: 1, padding: 0, X_out: 8}\n",
-       false, "4:93: field 'layers[0].X_out': declared 8 but (X + 2*padding - R)/stride + 1 = 6"},
+       false, "4:93: field 'layers[0].X_out': declared 8 but (X + 2*padding_x - (R-1)*dilation_x - 1)/stride_x + 1 = 6"},
       {"FC layer with a conv-only field", "kind: workload\nname: w\nlayers:\n  - {name: f, type: fc, K: 4, C: 8, R: 1}\n",
        false, "4:37: field 'layers[0].R': unknown field (known fields here: C, K, name, type)"},
       {"unknown layer type", "kind: workload\nname: w\nlayers:\n  - {name: p, type: pool, K: 4, C: 8}\n", false,
-       "4:21: field 'layers[0].type': expected one of: conv, fc, found 'pool'"},
+       "4:21: field 'layers[0].type': expected one of: conv, fc, gemm, found 'pool'"},
       {"duplicate layer names",
        "kind: workload\nname: w\nlayers:\n  - {name: f, type: fc, K: 4, C: 8}\n  - {name: f, type: fc, K: 4, "
        "C: 8}\n",

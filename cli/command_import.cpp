@@ -1,0 +1,57 @@
+// `maeri import MODEL.onnx -o WORKLOAD.yaml`: an ONNX model's Conv, Gemm and MatMul nodes as a workload spec, with
+// a report of every layer imported and every node skipped and why (docs/workload-spec.md, "ONNX models").
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "importer/onnx_import.hpp"
+#include "importer/workload_yaml.hpp"
+#include "spec/atomic_file.hpp"
+
+namespace maeri::cli {
+namespace {
+
+struct ImportOptions {
+  std::string model;
+  std::string output;
+};
+
+int run_import(const ImportOptions& options) {
+  const importer::OnnxImport imported = importer::import_onnx(options.model);
+  const spec::Network& network = imported.network;
+  // Written before anything is printed as done: a bad batch layout fails here, leaving no file.
+  const std::string yaml = importer::workload_yaml(
+      network, fmt::format("Imported by `maeri import` from {} ({} layers; {} nodes skipped, listed by the import "
+                           "report).\nSchema: docs/workload-spec.md.",
+                           std::filesystem::path(options.model).filename().string(), network.layers.size(),
+                           imported.skipped.size()));
+  fmt::print("{}: graph '{}': {} layers, {} MACs\n", options.model, network.name, network.layers.size(),
+             network.total_macs());
+  for (const spec::Layer& layer : network.layers)
+    fmt::print("  layer {:<28} {} X'={} Y'={} ({} MACs)\n", layer.name, spec::shape_text(layer), layer.output_x(),
+               layer.output_y(), layer.macs());
+  fmt::print("{} nodes skipped:\n", imported.skipped.size());
+  for (const importer::SkippedNode& node : imported.skipped)
+    fmt::print("  skip  {:<28} {:<20} {}\n", node.name, node.op_type, node.reason);
+  spec::write_file_atomically(options.output, yaml);
+  fmt::print("wrote {}\n", options.output);
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_import_command(CLI::App& app, Action& action) {
+  auto options = std::make_shared<ImportOptions>();
+  CLI::App* command = app.add_subcommand(
+      "import", "Import an ONNX model's Conv, Gemm and MatMul nodes as a workload spec (others are reported)");
+  command->add_option("model", options->model, "ONNX model file (.onnx)")->required();
+  command->add_option("-o,--output", options->output, "workload YAML to write")->required();
+  command->footer("Example: maeri import model.onnx -o model.yaml   (map/codegen/verify also take --workload model.onnx)");
+  command->callback([options, &action] { action = [options] { return run_import(*options); }; });
+}
+
+}  // namespace maeri::cli

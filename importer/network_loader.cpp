@@ -1,0 +1,30 @@
+// Loading a workload from YAML or ONNX (see network_loader.hpp).
+#include "importer/network_loader.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "importer/onnx_import.hpp"
+#include "spec/spec_loader.hpp"
+
+namespace maeri::importer {
+
+bool is_onnx_path(const std::string& path) {
+  const std::string suffix = ".onnx";
+  if (path.size() < suffix.size()) return false;
+  return std::equal(suffix.rbegin(), suffix.rend(), path.rbegin(),
+                    [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); });
+}
+
+spec::Network load_network(const std::string& path) {
+  if (!is_onnx_path(path)) return spec::load_workload(path);
+  OnnxImport imported = import_onnx(path);
+  if (!imported.skipped.empty())
+    fmt::print(stderr, "note: {}: {} layers imported, {} nodes skipped (`maeri import {}` lists them)\n", path,
+               imported.network.layers.size(), imported.skipped.size(), path);
+  return std::move(imported.network);
+}
+
+}  // namespace maeri::importer

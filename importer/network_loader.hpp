@@ -1,0 +1,17 @@
+// The one home of "load a workload": a YAML workload spec, or an ONNX model (by its .onnx extension), for every
+// command that takes --workload.
+#pragma once
+
+#include <string>
+
+#include "spec/layer.hpp"
+
+namespace maeri::importer {
+
+bool is_onnx_path(const std::string& path);  // ends in ".onnx" (any case)
+
+// An ONNX model is imported (import_onnx; a note on stderr says how many nodes were skipped); anything else is
+// read as a YAML workload spec (spec::load_workload). Errors are spec::SpecError.
+spec::Network load_network(const std::string& path);
+
+}  // namespace maeri::importer

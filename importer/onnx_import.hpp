@@ -1,0 +1,30 @@
+// ONNX import: reads an ONNX model (protobuf), runs ONNX shape inference, and turns every Conv, Gemm and MatMul
+// node into a Layer with its real shape — batch from the input, groups, dilations, strides, pads — named after
+// the node; every other node is skipped with the reason (pooling, activations, element-wise, layout). The
+// mapping of ONNX attributes onto Layer fields is docs/workload-spec.md, "ONNX models".
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "spec/layer.hpp"
+
+namespace maeri::importer {
+
+struct SkippedNode {
+  std::string name;     // the node's name (or "<op_type>#<index>" when it has none)
+  std::string op_type;  // e.g. "MaxPool"
+  std::string reason;   // why MAERI does not compute it
+};
+
+struct OnnxImport {
+  spec::Network network;
+  std::vector<SkippedNode> skipped;
+};
+
+// Throws spec::SpecError naming the file (and the node as the field) when the file is not an ONNX model, shape
+// inference fails, a Conv/Gemm/MatMul has a dimension inference cannot resolve (dynamic shapes), an attribute
+// the Layer cannot express (asymmetric pads, 1-D or 3-D convolution, …), or a shape breaks the Layer's rules.
+OnnxImport import_onnx(const std::string& path);
+
+}  // namespace maeri::importer

@@ -1,0 +1,15 @@
+// A Network as a workload spec (kind: workload, docs/workload-spec.md) that load_workload reads back to the
+// same layers: what `maeri import` writes.
+#pragma once
+
+#include <string>
+
+#include "spec/layer.hpp"
+
+namespace maeri::importer {
+
+// Throws spec::SpecError when the layers do not share one batch size in a form the spec can state (a conv or
+// FC layer's batch must be the workload's; a GEMM's batch a multiple of it).
+std::string workload_yaml(const spec::Network& network, const std::string& header_comment);
+
+}  // namespace maeri::importer

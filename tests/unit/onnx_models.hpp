@@ -1,0 +1,38 @@
+// Building small ONNX models at test time with the ONNX C++ API (onnx::ModelProto), for the importer's tests:
+// float tensors whose shapes are given (a negative dimension becomes the symbolic dimension "batch"), weight
+// initializers with their dimensions, and nodes with integer, list and string attributes.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace maeri::test {
+
+class OnnxModelBuilder {
+ public:
+  explicit OnnxModelBuilder(const std::string& graph_name, int opset = 13);
+  void input(const std::string& name, const std::vector<std::int64_t>& dims);
+  void weight(const std::string& name, const std::vector<std::int64_t>& dims);
+  void output(const std::string& name);
+  onnx::NodeProto& node(const std::string& op, const std::string& name, const std::vector<std::string>& inputs,
+                        const std::string& output);
+  static void set_ints(onnx::NodeProto& node, const std::string& key, const std::vector<std::int64_t>& values);
+  static void set_int(onnx::NodeProto& node, const std::string& key, std::int64_t value);
+  static void set_string(onnx::NodeProto& node, const std::string& key, const std::string& value);
+  // Serialises the model to `path`.
+  void write(const std::string& path) const;
+  // Writes a model of one Conv node `name` (input "x" of `input`'s dimensions, weight "w", output "y"), with the
+  // attributes `attributes` sets on the node.
+  static void write_one_conv(const std::string& path, const std::string& name, const std::vector<std::int64_t>& input,
+                             const std::vector<std::int64_t>& weight,
+                             const std::function<void(onnx::NodeProto&)>& attributes = {});
+
+ private:
+  onnx::ModelProto model_;
+};
+
+}  // namespace maeri::test
