@@ -10,6 +10,12 @@ namespace maeri::codegen {
 LayerProgram plan_layer(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
                         PlanDetail detail) {
   if (const auto violation = spec::tile_violation(layer, hardware, tile)) throw std::invalid_argument(*violation);
+  // The analytical model costs mappings with an SDM level (docs/model.md, "SDM level"); the control program does
+  // not express the SDM loops yet, so such a mapping cannot become an image.
+  if (tile.sdm.blocked)
+    throw std::invalid_argument("images do not carry an SDM level yet (SDM tile " + spec::blocks_text(tile.sdm) +
+                                ", order " + spec::order_text(tile.sdm.order) +
+                                "): map without --sdm for codegen, sim and verify");
   using namespace spec;
   LayerProgram program;
   program.layer = layer;
