@@ -139,7 +139,7 @@ int run_disasm(const DisasmOptions& options) {
   }
   const auto& hw = image.hardware;
   const auto& l = image.layer;
-  fmt::print("image     {} (format version {})\n", options.image, codegen::kImageFormatVersion);
+  fmt::print("image     {} (format version {})\n", options.image, codegen::image_format_version(image));
   fmt::print("hardware  {}: {} MS, dn_bw {}, rn_bw {}, data {} bits, accumulators {} bits\n", hw.name, hw.num_ms,
              hw.dn_bw, hw.rn_bw, hw.data_width, hw.acc_width);
   fmt::print("layer     {} ({}): N={} K={} C={} R={} S={} X={} Y={} stride {} padding {}\n", l.name,

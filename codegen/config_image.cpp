@@ -91,12 +91,16 @@ const char* opcode_name(Opcode opcode) {
   return "?";
 }
 
+}  // namespace
+
 const char* register_name(std::uint32_t reg) {
-  static const char* names[] = {"r0", "s0", "c0", "k0"};
-  return reg < 4 ? names[reg] : "?";
+  static const char* names[kLoopRegisters] = {"r0", "s0", "c0", "k0", "kb", "cb", "nb", "xb", "yb"};
+  return reg < std::uint32_t(kLoopRegisters) ? names[reg] : "?";
 }
 
-}  // namespace
+std::uint16_t image_format_version(const ConfigImage& image) {
+  return image.tile.sdm.blocked ? kImageFormatVersion : kSingleLevelImageFormatVersion;
+}
 
 std::uint32_t crc32_of(const std::uint8_t* data, size_t size) {
   return std::uint32_t(crc32(crc32(0L, Z_NULL, 0), data, uInt(size)));
@@ -133,7 +137,7 @@ ImageHardware image_hardware_of(const spec::Hardware& hardware) {
 std::vector<std::uint8_t> encode_image(const ConfigImage& image) {
   ByteWriter out;
   for (char c : kImageMagic) out.u8(std::uint8_t(c));
-  out.u16(kImageFormatVersion);
+  out.u16(image_format_version(image));
   out.u16(0);  // reserved
   out.u32(0);  // CRC, filled in below
   out.u32(0);  // total size, filled in below
@@ -151,6 +155,10 @@ std::vector<std::uint8_t> encode_image(const ConfigImage& image) {
   for (std::int64_t v : {layer.N, layer.K, layer.C, layer.R, layer.S, layer.X, layer.Y, layer.stride, layer.padding})
     out.u32(std::uint32_t(v));
   for (int d = 0; d < spec::kNumTileDims; ++d) out.u32(std::uint32_t(image.tile[d]));
+  if (image.tile.sdm.blocked) {  // version 3: the SDM level
+    for (std::int64_t block : image.tile.sdm.block) out.u32(std::uint32_t(block));
+    for (std::uint8_t dim : image.tile.sdm.order) out.u8(dim);
+  }
   out.u32(std::uint32_t(image.configurations.size()));
   for (const ImageConfiguration& configuration : image.configurations) {
     const PhaseShape& s = configuration.shape;
@@ -178,9 +186,9 @@ ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
     throw ImageError(fmt::format("{}: not a MAERI configuration image (the file does not start with 'MAERIIMG')",
                                  source));
   const std::uint32_t version = in.u16("the format version");
-  if (version != kImageFormatVersion)
-    throw ImageError(fmt::format("{}: unsupported image format version {} (this build reads version {})", source,
-                                 version, kImageFormatVersion));
+  if (version != kImageFormatVersion && version != kSingleLevelImageFormatVersion)
+    throw ImageError(fmt::format("{}: unsupported image format version {} (this build reads versions {} and {})",
+                                 source, version, kSingleLevelImageFormatVersion, kImageFormatVersion));
   if (bytes.size() > kMaxImageBytes)
     throw ImageError(fmt::format("{}: the image has {} bytes, more than the largest valid image ({} bytes)", source,
                                  bytes.size(), kMaxImageBytes));
@@ -233,6 +241,22 @@ ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
   for (int d = 0; d < spec::kNumTileDims; ++d) {
     at.tile[d] = in.offset();
     image.tile[d] = in.u32("the tile sizes");
+  }
+  if (version == kImageFormatVersion) {
+    spec::SdmLevel& sdm = image.tile.sdm;
+    sdm.blocked = true;
+    at.sdm = in.offset();
+    for (std::int64_t& block : sdm.block) block = in.u32("the SDM tile sizes");
+    at.sdm_order = in.offset();
+    std::string order;
+    for (std::uint8_t& loop : sdm.order) {
+      loop = std::uint8_t(in.u8("the SDM loop order"));
+      order += loop < spec::kNumSdmDims ? spec::sdm_dim_key(loop) : "?";
+    }
+    const std::string problem = spec::order_problem(order);
+    if (!problem.empty())
+      throw ImageError(fmt::format("{}: byte {}: sdm.order '{}' is not a permutation of K, C, N, X, Y: {}", source,
+                                   at.sdm_order, order, problem));
   }
   at.configuration_count = in.offset();
   const std::uint32_t configurations = in.u32("the configuration count");
@@ -319,6 +343,10 @@ std::vector<std::uint8_t> from_readmemh(const std::string& text, const std::stri
 
 std::string disassemble(const ConfigImage& image) {
   std::string text;
+  if (image.tile.sdm.blocked)
+    text += fmt::format("      SDM tile (B_K,B_C,B_N,B_X',B_Y') = ({}), order {} (outer to inner): SDM loops over "
+                        "kb, cb, nb, xb, yb; c0, k0 count from cb, kb\n",
+                        spec::blocks_text(image.tile.sdm), spec::order_text(image.tile.sdm.order));
   int depth = 0;
   for (size_t pc = 0; pc < image.program.size(); ++pc) {
     const Instruction& in = image.program[pc];
@@ -336,9 +364,11 @@ std::string disassemble(const ConfigImage& image) {
     } else if (in.opcode == Opcode::Configure) {
       line += fmt::format(" {}", in.operand[0]);
     } else if (in.opcode == Opcode::LoadWeights) {
-      line += "   (weights at r0, s0, c0, k0)";
+      line += image.tile.sdm.blocked ? "   (weights at r0, s0, cb + c0, kb + k0)" : "   (weights at r0, s0, c0, k0)";
     } else if (in.opcode == Opcode::Stream) {
-      line += "   (all N, X', Y' steps; write on the first fold, accumulate after)";
+      line += image.tile.sdm.blocked
+                  ? "   (the N, X', Y' steps of the SDM block at nb, xb, yb; write on the first fold, accumulate after)"
+                  : "   (all N, X', Y' steps; write on the first fold, accumulate after)";
     }
     text += line + "\n";
     if (in.opcode == Opcode::For) ++depth;
@@ -349,7 +379,7 @@ std::string disassemble(const ConfigImage& image) {
 std::string to_json(const ConfigImage& image) {
   using nlohmann::ordered_json;
   ordered_json root;
-  root["format_version"] = kImageFormatVersion;
+  root["format_version"] = image_format_version(image);
   const ImageHardware& hw = image.hardware;
   root["hardware"] = {{"name", hw.name},           {"num_ms", hw.num_ms},         {"dn_bw", hw.dn_bw},
                       {"rn_bw", hw.rn_bw},         {"data_width", hw.data_width}, {"acc_width", hw.acc_width},
@@ -358,6 +388,8 @@ std::string to_json(const ConfigImage& image) {
   root["layer"] = {{"name", l.name}, {"type", spec::to_string(l.type)}, {"N", l.N}, {"K", l.K}, {"C", l.C},
                    {"R", l.R},       {"S", l.S}, {"X", l.X}, {"Y", l.Y}, {"stride", l.stride}, {"padding", l.padding}};
   root["tile"] = spec::to_compact_string(image.tile);
+  if (image.tile.sdm.blocked)
+    root["sdm"] = {{"tile", spec::blocks_text(image.tile.sdm)}, {"order", spec::order_text(image.tile.sdm.order)}};
   ordered_json configurations = ordered_json::array();
   for (const ImageConfiguration& configuration : image.configurations) {
     const PhaseShape& s = configuration.shape;

@@ -17,7 +17,10 @@
 namespace maeri::codegen {
 
 inline constexpr char kImageMagic[8] = {'M', 'A', 'E', 'R', 'I', 'I', 'M', 'G'};
-inline constexpr std::uint16_t kImageFormatVersion = 2;  // 2: dense configuration words of config_bw bits
+// 2: dense configuration words of config_bw bits; 3: also the SDM level after the tile. The encoder writes version
+// 2 for a single-level mapping (byte-identical to earlier builds) and 3 with an SDM level; the decoder reads both.
+inline constexpr std::uint16_t kImageFormatVersion = 3;
+inline constexpr std::uint16_t kSingleLevelImageFormatVersion = 2;
 
 // The fabric parameters an image depends on (the rest of the hardware spec does not change the bits).
 struct ImageHardware {
@@ -41,13 +44,20 @@ enum class Opcode : std::uint8_t {
   For = 1,          // FOR reg, start, count, step: run the body `count` times, reg = start, start+step, …
   EndFor = 2,       // end of the innermost FOR body
   Configure = 3,    // CONFIGURE c: make configuration c active (no config-port writes if it already is)
-  LoadWeights = 4,  // LOAD_WEIGHTS: the weight slice at (r0, s0, c0, k0) of the active configuration's shape
-  Stream = 5,       // STREAM: every step of the phase (N, X', Y' tiles; Y' innermost), results collected and
-                    // written on the first reduction fold (r0 = s0 = c0 = 0), accumulated otherwise
+  LoadWeights = 4,  // LOAD_WEIGHTS: the weight slice at (r0, s0, cb + c0, kb + k0) of the active configuration's shape
+  Stream = 5,       // STREAM: every step of the phase (N, X', Y' tiles of the SDM block at nb, xb, yb, or of the
+                    // layer; Y' innermost), results collected and written on the first reduction fold
+                    // (r0 = s0 = c0 = 0), accumulated otherwise
 };
 
-// Loop registers: the origin of the weight phase.
-enum class LoopRegister : std::uint8_t { R0 = 0, S0 = 1, C0 = 2, K0 = 3 };
+// Loop registers: the origin of the weight phase (r0, s0, c0, k0) and, with an SDM level, of the SDM block (kb, cb,
+// nb, xb, yb: kFirstBlockRegister + spec::SdmDim). c0 and k0 count from cb and kb.
+enum class LoopRegister : std::uint8_t { R0 = 0, S0 = 1, C0 = 2, K0 = 3, KB = 4, CB = 5, NB = 6, XB = 7, YB = 8 };
+inline constexpr int kFirstBlockRegister = 4;
+inline constexpr int kLoopRegisters = 9;
+const char* register_name(std::uint32_t reg);  // "r0" … "yb", "?" past the last
+struct ConfigImage;
+std::uint16_t image_format_version(const ConfigImage& image);  // 2 without an SDM level, 3 with one
 
 struct Instruction {
   Opcode opcode = Opcode::End;

@@ -1,9 +1,11 @@
 // LayerProgram: the control program of one layer under one mapping, at the granularity the controller plays
 // it — configurations, weight phases and the steps of each phase — before it is encoded into an image.
 // The loop nest is the analytical model's (docs/model.md): reduction folds (R, S, C slices), then filter
-// tiles (a weight phase each), then batch, X' and Y' tiles (a control step each, Y' innermost).
+// tiles (a weight phase each), then batch, X' and Y' tiles (a control step each, Y' innermost); with an SDM level
+// (docs/mapping.md) that nest runs inside each SDM block, the blocks in the mapping's SDM loop order.
 #pragma once
 
+#include <array>
 #include <vector>
 
 #include "codegen/fabric_compiler.hpp"
@@ -28,6 +30,9 @@ struct StepOrigin {
 struct WeightPhase {
   int configuration = 0;              // index into LayerProgram::configurations
   int r0 = 0, s0 = 0, c0 = 0, k0 = 0;  // origin of the phase's weight slice
+  // Origin of the SDM block the phase runs in (K, C, N, X', Y' in spec::SdmDim order; all 0 without an SDM level):
+  // its steps cover the block's N, X', Y' ranges.
+  std::array<int, spec::kNumSdmDims> block{};
   bool accumulate = false;            // not the first reduction fold: results add to the stored partial sums
   std::vector<StepOrigin> steps;
 };
@@ -45,6 +50,10 @@ enum class PlanDetail {
   Steps,       // every phase lists its steps (what execution needs)
   PhasesOnly,  // phases without their steps (enough to count configurations and traffic of large layers)
 };
+
+// The steps of a phase: the T_N, T_X', T_Y' tiles of its SDM block's N, X', Y' ranges (the whole layer without an
+// SDM level), Y' innermost; with forwarding every step but the first of each Y' row of the block forwards.
+void add_phase_steps(const spec::Layer& layer, const spec::Tile& tile, bool forwarding, WeightPhase& phase);
 
 // Throws LayoutError (or std::invalid_argument for an illegal tile) with the reason.
 LayerProgram plan_layer(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,

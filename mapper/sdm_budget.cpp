@@ -30,6 +30,7 @@ SdmBudget sdm_budget(const spec::Layer& layer, const spec::Hardware& hardware, c
   if (tile.sdm.blocked) {
     // Each block's partial sums stay in the SDM while the block is; reads stream through the rest.
     const spec::SdmWorkingSet set = spec::sdm_working_set(layer, hardware, tile);
+    budget.blocked = true;
     budget.output_buffer_bytes = std::max(set.outputs, set.staging);
     budget.resident_bytes = set.total();
     budget.stream_buffer_bytes = std::max<std::int64_t>(0, hardware.sdm_bytes - budget.output_buffer_bytes);

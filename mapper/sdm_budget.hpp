@@ -16,6 +16,7 @@
 namespace maeri::mapper {
 
 struct SdmBudget {
+  bool blocked = false;              // the mapping has an SDM level: block traffic (sdm_block_traffic)
   bool resident = false;             // inputs and weights are fetched from DRAM exactly once
   bool psums_in_sdm = false;         // resident with several reduction folds: partial sums never leave the SDM
   std::int64_t output_buffer_bytes = 0;

@@ -2,7 +2,10 @@
 // on each Verilated fabric size, every run bit-exact against the reference convolution, compute cycles and every
 // activity count exactly as the model predicts, and the model's cycles with DRAM within per-fabric error bounds
 // (mean and max over the runs). Seeded: set MAERI_SEED to reproduce a printed seed.
-// Quick set (label rtl): 3 sizes × 17 cases. Long set (label long): 6 sizes × 170 cases.
+// Quick set (label rtl): 3 sizes × 17 cases. Long set (label long): 6 sizes × 170 cases. The two-level variant
+// gives every mapping a random SDM level (SDM tile from the search's candidates, any of the 120 loop orders) and
+// an SDM from just large enough for one block to roomy (docs/mapping.md, "SDM level"): quick 3 sizes × 12 cases,
+// long 6 sizes × 120 cases.
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
@@ -15,6 +18,8 @@
 #include "codegen/image_program.hpp"
 #include "fabric_fixtures.hpp"
 #include "mapper/cost_model.hpp"
+#include "mapper/sdm_space.hpp"
+#include "spec/sdm_rules.hpp"
 #include "sim/fabric_variants.hpp"
 #include "sim/layer_runner.hpp"
 #include "sim/memory_plan.hpp"
@@ -39,9 +44,10 @@ struct DramCycleErrorBound {
 };
 
 template <class Driver>
-void regression(int cases, std::uint64_t default_seed, DramCycleErrorBound bound) {
+void regression(int cases, std::uint64_t default_seed, DramCycleErrorBound bound, bool two_level = false) {
   const std::uint64_t seed = seed_for(default_seed);
-  std::cout << "regression on " << Driver::kNumMs << " MS: " << cases << " cases, seed " << seed
+  std::cout << (two_level ? "two-level regression on " : "regression on ") << Driver::kNumMs << " MS: " << cases
+            << " cases, seed " << seed
             << " (MAERI_SEED=" << seed << " reproduces it)\n";
   std::mt19937_64 rng(seed);
   spec::Hardware hardware = tests::fabric_hardware<Driver>("regression");
@@ -80,11 +86,6 @@ void regression(int cases, std::uint64_t default_seed, DramCycleErrorBound bound
     INFO("seed " << seed << " case " << trial << ": N=" << layer.N << " K=" << layer.K << " C=" << layer.C
                  << " R=" << layer.R << " S=" << layer.S << " X=" << layer.X << " Y=" << layer.Y << " stride "
                  << layer.stride << " pad " << layer.padding << " tile " << spec::to_string(tile));
-    const codegen::LayerProgram program = codegen::expand_image(
-        codegen::decode_image(codegen::encode_image(codegen::build_image(codegen::plan_layer(layer, hardware, tile),
-                                                                         hardware)),
-                              "case"),
-        "case");
     const codegen::LayerTensors tensors = codegen::random_tensors(layer, hardware.data_width, rng());
     // Memory: an SDM from barely above one step's needs (streaming) to roomy (resident), DRAM from starved to
     // generous, so that both residency modes and both compute- and DRAM-bound runs occur.
@@ -95,8 +96,23 @@ void regression(int cases, std::uint64_t default_seed, DramCycleErrorBound bound
                          sdm_extra[rng() % 3] * Driver::kNumMs;
     hardware.dram_bytes_per_cycle = dram_rates[rng() % 4];
     hardware.dram_latency_cycles = latencies[rng() % 3];
+    if (two_level) {
+      tile.sdm.blocked = true;
+      const mapper::SdmCandidates candidates = mapper::sdm_candidates(layer, tile);
+      for (int d = 0; d < spec::kNumSdmDims; ++d)
+        tile.sdm.block[size_t(d)] = candidates.blocks[size_t(d)][rng() % candidates.blocks[size_t(d)].size()];
+      const auto orders = spec::all_sdm_orders();
+      tile.sdm.order = orders[rng() % orders.size()];
+      hardware.sdm_bytes = std::max(hardware.sdm_bytes,
+                                    spec::sdm_working_set(layer, hardware, tile).total() + sdm_extra[rng() % 3] * 4);
+    }
     INFO("SDM " << hardware.sdm_bytes << " B, DRAM " << hardware.dram_bytes_per_cycle << " B/cycle, latency "
-                << hardware.dram_latency_cycles);
+                << hardware.dram_latency_cycles << "; mapping " << spec::to_string(tile));
+    const codegen::LayerProgram program = codegen::expand_image(
+        codegen::decode_image(codegen::encode_image(codegen::build_image(codegen::plan_layer(layer, hardware, tile),
+                                                                         hardware)),
+                              "case"),
+        "case");
     const std::vector<std::int64_t> reference = codegen::reference_convolution(layer, tensors, hardware.acc_width);
     const sim::RtlLayerRun rtl = sim::LayerRunner<Driver>(fabric).run(program, tensors);
     REQUIRE(rtl.output == reference);
@@ -118,7 +134,8 @@ void regression(int cases, std::uint64_t default_seed, DramCycleErrorBound bound
               "case {} (K={} C={} R={} S={} X={} Y={} N={} stride {} pad {}, tile {}, SDM {} B {}, DRAM {} B/cycle "
               "latency {}): model {:.0f} (compute {:.0f}), co-simulation {} (stalls: data {}, output {}, drain {})",
               trial, layer.K, layer.C, layer.R, layer.S, layer.X, layer.Y, layer.N, layer.stride, layer.padding,
-              spec::to_compact_string(tile), hardware.sdm_bytes, run.resident ? "resident" : "streaming",
+              spec::to_string(tile), hardware.sdm_bytes,
+              two_level ? "two-level" : run.resident ? "resident" : "streaming",
               hardware.dram_bytes_per_cycle, hardware.dram_latency_cycles, model.cycles.total,
               model.cycles.compute(), with_memory.cycles, run.data_stall_cycles,
               run.output_stall_cycles, run.drain_cycles);
@@ -191,4 +208,35 @@ TEST_CASE("long regression: 170 random cases on 128 MS", "[long]") {
 }
 TEST_CASE("long regression: 170 random cases on 256 MS", "[long]") {
   regression<Fabric256>(170, 1256, {2, 25});
+}
+
+// Two-level mappings: compute cycles and every count (SDM and DRAM included) exact; the cycles-with-DRAM bounds
+// with the same headroom over what the default seeds measured:
+//   quick  16 MS  mean 1.94  max 14.31     quick  32 MS  mean 2.53  max 11.67     quick  64 MS  mean 2.06  max 13.55
+TEST_CASE("regression: random two-level mappings on 16 MS", "[rtl][regression][sdm]") {
+  regression<Fabric16>(12, 2016, {2.45, 16.5}, true);
+}
+TEST_CASE("regression: random two-level mappings on 32 MS", "[rtl][regression][sdm]") {
+  regression<Fabric32>(12, 2032, {3.2, 13.5}, true);
+}
+TEST_CASE("regression: random two-level mappings on 64 MS", "[rtl][regression][sdm]") {
+  regression<Fabric64>(12, 2064, {2.6, 15.5}, true);
+}
+TEST_CASE("long regression: 120 random two-level mappings on 8 MS", "[long]") {
+  regression<Fabric8>(120, 3008, {1000, 1000}, true);
+}
+TEST_CASE("long regression: 120 random two-level mappings on 16 MS", "[long]") {
+  regression<Fabric16>(120, 3016, {1000, 1000}, true);
+}
+TEST_CASE("long regression: 120 random two-level mappings on 32 MS", "[long]") {
+  regression<Fabric32>(120, 3032, {1000, 1000}, true);
+}
+TEST_CASE("long regression: 120 random two-level mappings on 64 MS", "[long]") {
+  regression<Fabric64>(120, 3064, {1000, 1000}, true);
+}
+TEST_CASE("long regression: 120 random two-level mappings on 128 MS", "[long]") {
+  regression<Fabric128>(120, 3128, {1000, 1000}, true);
+}
+TEST_CASE("long regression: 120 random two-level mappings on 256 MS", "[long]") {
+  regression<Fabric256>(120, 3256, {1000, 1000}, true);
 }

@@ -126,7 +126,7 @@ TEST_CASE("image errors: unsupported format version", "[codegen][image][errors]"
   Example example;
   example.bytes[8] = 7;
   CHECK(error_of([&] { codegen::decode_image(example.bytes, "v.mimg"); }) ==
-        "v.mimg: unsupported image format version 7 (this build reads version 2)");
+        "v.mimg: unsupported image format version 7 (this build reads versions 2 and 3)");
 }
 
 TEST_CASE("image errors: CRC mismatch", "[codegen][image][errors]") {
