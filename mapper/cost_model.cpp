@@ -147,27 +147,32 @@ RunSequence repeat(RunSequence a, std::int64_t times) {
   return a;
 }
 
-// The fabric loops R, S, C, K (level 0..3) over extents `extent`, inside one SDM block.
-RunSequence fabric_runs(const spec::Tile& tile, const std::array<std::int64_t, 4>& extent, int level, int shape) {
-  if (level == 4) {
-    RunSequence leaf;
-    leaf.runs[size_t(shape)] = 1;
-    leaf.first = leaf.last = shape;
-    return leaf;
-  }
+// The fabric loops R, S, C, K over extents `extent` (R, S, and the block's C and K ranges), inside one SDM block:
+// the single-level recursion (shape_runs); the sequence starts with the full tile of every dimension that has one
+// and ends with the edge tile of every dimension that has one.
+RunSequence fabric_runs(const spec::Tile& tile, const std::array<std::int64_t, 4>& extent) {
   static const int kDims[4] = {spec::kDimR, spec::kDimS, spec::kDimC, spec::kDimK};
-  const std::int64_t size = tile[kDims[level]], length = extent[size_t(level)];
-  RunSequence sequence = repeat(fabric_runs(tile, extent, level + 1, shape), length / size);
-  if (length % size) sequence = concat(sequence, fabric_runs(tile, extent, level + 1, shape | 1 << level));
+  DimParts parts[spec::kNumTileDims];
+  RunSequence sequence;
+  sequence.first = sequence.last = 0;
+  for (int i = 0; i < 4; ++i) {
+    parts[kDims[i]] = split(extent[size_t(i)], tile[kDims[i]]);
+    if (parts[kDims[i]].count[0] == 0) sequence.first |= 1 << i;  // only the edge tile
+    if (parts[kDims[i]].parts == 2) sequence.last |= 1 << i;
+  }
+  sequence.runs = shape_runs(parts).runs;
   return sequence;
 }
 
 RunSequence sdm_runs(const spec::Layer& layer, const spec::Tile& tile, const SdmBlockTraffic& traffic, int level,
                      std::array<std::int64_t, 4> extent) {
-  if (level == spec::kNumSdmDims) return fabric_runs(tile, extent, 0, 0);
+  if (level == spec::kNumSdmDims) return fabric_runs(tile, extent);
   const int dim = tile.sdm.order[size_t(level)];
-  if (dim != spec::kSdmC && dim != spec::kSdmK)
-    return repeat(sdm_runs(layer, tile, traffic, level + 1, extent), traffic.trips[size_t(dim)]);
+  if (dim != spec::kSdmC && dim != spec::kSdmK) {
+    const std::int64_t trips = traffic.trips[size_t(dim)];
+    return trips == 1 ? sdm_runs(layer, tile, traffic, level + 1, extent)
+                      : repeat(sdm_runs(layer, tile, traffic, level + 1, extent), trips);
+  }
   const size_t slot = dim == spec::kSdmC ? 2 : 3;
   const std::int64_t length = dim == spec::kSdmC ? layer.C : layer.K, block = tile.sdm.block[size_t(dim)];
   extent[slot] = block;
@@ -180,7 +185,16 @@ RunSequence sdm_runs(const spec::Layer& layer, const spec::Tile& tile, const Sdm
 }
 
 ShapeRuns blocked_shape_runs(const spec::Layer& layer, const spec::Tile& tile, const SdmBlockTraffic& traffic) {
-  const RunSequence sequence = sdm_runs(layer, tile, traffic, 0, {layer.R, layer.S, layer.C, layer.K});
+  const auto& block = tile.sdm.block;
+  RunSequence sequence;
+  if (layer.C % block[spec::kSdmC] == 0 && layer.K % block[spec::kSdmK] == 0) {
+    // Every block runs the same fabric sequence, whatever the order (the common case in the search).
+    std::int64_t blocks = 1;
+    for (std::int64_t trips : traffic.trips) blocks *= trips;
+    sequence = repeat(fabric_runs(tile, {layer.R, layer.S, block[spec::kSdmC], block[spec::kSdmK]}), blocks);
+  } else {
+    sequence = sdm_runs(layer, tile, traffic, 0, {layer.R, layer.S, layer.C, layer.K});
+  }
   ShapeRuns runs;
   runs.runs = sequence.runs;
   return runs;

@@ -23,31 +23,47 @@ std::vector<std::int64_t> sdm_block_candidates(std::int64_t extent, std::int64_t
   return blocks;
 }
 
-std::vector<spec::SdmOrder> distinct_sdm_orders(const std::array<std::int64_t, spec::kNumSdmDims>& trips) {
+namespace {
+
+// The representatives for the loops of more than one block given by `multi` (bit per SdmDim): the class of an
+// order is its loops of more than one block, outer to inner, with each run of neighbouring N, X', Y' loops sorted
+// (they index the same tensors and repeat the same phase sequence, so swapping two neighbours changes nothing;
+// across a K or C loop their trip counts do matter).
+std::vector<spec::SdmOrder> representatives(unsigned multi) {
   using namespace spec;
-  // The class of an order: its loops of more than one block, outer to inner, with each run of neighbouring N, X',
-  // Y' loops sorted (they index the same tensors and repeat the same phase sequence, so swapping two neighbours
-  // changes nothing; across a K or C loop their trip counts do matter).
   std::vector<std::vector<int>> seen;
   std::vector<SdmOrder> orders;
   for (const SdmOrder& order : all_sdm_orders()) {
     std::vector<int> key;
     std::size_t run_start = 0;
     for (std::uint8_t dim : order) {
-      if (trips[dim] <= 1) continue;
-      if (dim < kSdmN) {
-        key.push_back(dim);
+      if (!(multi >> dim & 1u)) continue;
+      key.push_back(dim);
+      if (dim < kSdmN)
         run_start = key.size();
-      } else {
-        key.push_back(dim);
+      else
         std::sort(key.begin() + std::ptrdiff_t(run_start), key.end());
-      }
     }
     if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
     seen.push_back(key);
     orders.push_back(order);
   }
   return orders;
+}
+
+}  // namespace
+
+const std::vector<spec::SdmOrder>& distinct_sdm_orders(const std::array<std::int64_t, spec::kNumSdmDims>& trips) {
+  // The classes depend only on which loops have more than one block: 32 lists, built once.
+  static const std::array<std::vector<spec::SdmOrder>, 1u << spec::kNumSdmDims> kByMask = [] {
+    std::array<std::vector<spec::SdmOrder>, 1u << spec::kNumSdmDims> lists;
+    for (unsigned mask = 0; mask < lists.size(); ++mask) lists[mask] = representatives(mask);
+    return lists;
+  }();
+  unsigned multi = 0;
+  for (int d = 0; d < spec::kNumSdmDims; ++d)
+    if (trips[size_t(d)] > 1) multi |= 1u << d;
+  return kByMask[multi];
 }
 
 SdmCandidates sdm_candidates(const spec::Layer& layer, const spec::Tile& tile) {

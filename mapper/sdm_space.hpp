@@ -21,7 +21,7 @@ std::vector<std::int64_t> sdm_block_candidates(std::int64_t extent, std::int64_t
 // The orders whose costs can differ for blocks with these trip counts, one of each class (docs/mapping.md, "SDM
 // level"): a loop of one block sits anywhere, and neighbouring N, X', Y' loops (no K or C loop between them)
 // can be swapped, since they index the same tensors and repeat the same phase sequence. Ascending.
-std::vector<spec::SdmOrder> distinct_sdm_orders(const std::array<std::int64_t, spec::kNumSdmDims>& trips);
+const std::vector<spec::SdmOrder>& distinct_sdm_orders(const std::array<std::int64_t, spec::kNumSdmDims>& trips);
 
 // Size of the SDM level for one fabric tile: the product of the candidate counts (before the capacity rule).
 std::uint64_t sdm_tile_count(const spec::Layer& layer, const spec::Tile& tile);

@@ -80,7 +80,8 @@ void plan_blocked(const codegen::LayerProgram& program, const spec::Hardware& ha
       step.staging_bytes = configured_vns * acc_b;
       step.psum_reads = phase.accumulate ? used : 0;
       step.output_writes = used;
-      step.read_bytes = step.fill_elements * data_b + (first_visit && phase.accumulate ? used * acc_b : 0);
+      step.held_bytes = step.fill_elements * data_b;
+      step.read_bytes = step.held_bytes + (first_visit && phase.accumulate ? used * acc_b : 0);
       steps.push_back({plan.events.size(), output_stay, tile, used * acc_b});
       plan.events.push_back(step);
     }
@@ -146,6 +147,7 @@ MemoryPlan plan_memory(const codegen::LayerProgram& program, const spec::Hardwar
       step.psum_reads = phase.accumulate ? used : 0;
       step.output_writes = used;
       step.read_bytes = step.fill_elements * data_b + (psums_from_dram ? used * acc_b : 0);
+      step.held_bytes = resident ? step.read_bytes : 0;  // resident: no partial sums come from DRAM
       step.write_bytes = writes_back ? used * acc_b : 0;
       plan.events.push_back(step);
     }

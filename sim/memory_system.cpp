@@ -79,7 +79,7 @@ void MemorySystem::step_retired(std::size_t event) {
   const MemoryEvent& e = plan_.events[event];
   run_.sdm.psum_reads += std::uint64_t(e.psum_reads);
   run_.sdm.output_writes += std::uint64_t(e.output_writes);
-  if (e.hold == SdmHold::UntilUsed) release_stream(e.read_bytes);
+  release_stream(e.hold == SdmHold::UntilUsed ? e.read_bytes : e.read_bytes - e.held_bytes);
   if (!outputs_in_place()) output_used_ -= e.staging_bytes - e.write_bytes;  // unused VNs' slots
   if (e.write_bytes > 0) writes_.push_back({dram.request(e.write_bytes, /*write=*/true), e.write_bytes});
 }
@@ -112,7 +112,7 @@ void MemorySystem::on_clock() {
       tickets_[next_issue_] = dram.request(e.read_bytes, /*write=*/false);
       has_read_[next_issue_] = true;
       stream_used_ += e.read_bytes;
-      if (e.hold == SdmHold::UntilSliceEnds) slice_bytes_[e.slice] += e.read_bytes;
+      if (e.hold == SdmHold::UntilSliceEnds) slice_bytes_[e.slice] += e.held_bytes;
     }
     run_.sdm.fill_writes += std::uint64_t(e.fill_elements);
     ++next_issue_;

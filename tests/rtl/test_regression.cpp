@@ -222,21 +222,26 @@ TEST_CASE("regression: random two-level mappings on 32 MS", "[rtl][regression][s
 TEST_CASE("regression: random two-level mappings on 64 MS", "[rtl][regression][sdm]") {
   regression<Fabric64>(12, 2064, {2.6, 15.5}, true);
 }
+//   long    8 MS  mean 3.10  max 74.18     long  16 MS  mean 1.55  max 17.62     long  32 MS  mean 2.90  max 32.66
+//   long   64 MS  mean 2.42  max 21.61     long 128 MS  mean 3.53  max 31.23     long 256 MS  mean 1.26  max 11.65
+// (8, 16 and 64 MS measured before partial sums read from DRAM stopped being held with the block's inputs, which
+// only changes timing.) The largest errors are starved channels with an SDM barely above one block: the model
+// treats a two-level mapping's reads as prefetched in time (docs/model.md, "SDM level").
 TEST_CASE("long regression: 120 random two-level mappings on 8 MS", "[long]") {
-  regression<Fabric8>(120, 3008, {1000, 1000}, true);
+  regression<Fabric8>(120, 3008, {3.9, 90}, true);
 }
 TEST_CASE("long regression: 120 random two-level mappings on 16 MS", "[long]") {
-  regression<Fabric16>(120, 3016, {1000, 1000}, true);
+  regression<Fabric16>(120, 3016, {2.0, 21}, true);
 }
 TEST_CASE("long regression: 120 random two-level mappings on 32 MS", "[long]") {
-  regression<Fabric32>(120, 3032, {1000, 1000}, true);
+  regression<Fabric32>(120, 3032, {3.7, 38}, true);
 }
 TEST_CASE("long regression: 120 random two-level mappings on 64 MS", "[long]") {
-  regression<Fabric64>(120, 3064, {1000, 1000}, true);
+  regression<Fabric64>(120, 3064, {3.1, 26}, true);
 }
 TEST_CASE("long regression: 120 random two-level mappings on 128 MS", "[long]") {
-  regression<Fabric128>(120, 3128, {1000, 1000}, true);
+  regression<Fabric128>(120, 3128, {4.5, 37}, true);
 }
 TEST_CASE("long regression: 120 random two-level mappings on 256 MS", "[long]") {
-  regression<Fabric256>(120, 3256, {1000, 1000}, true);
+  regression<Fabric256>(120, 3256, {1.6, 14}, true);
 }

@@ -9,6 +9,7 @@
 #include "codegen/exact_traffic.hpp"
 #include "codegen/functional_model.hpp"
 #include "mapper/cost_model.hpp"
+#include "mapper/sdm_space.hpp"
 #include "mapper_fixtures.hpp"
 
 using namespace maeri;
@@ -61,9 +62,12 @@ TEST_CASE("functional model: hand-worked 2x2 conv matches the model's counts and
   CHECK(result.activity.mn_forwards == 2 * 4 * 2);
 }
 
-TEST_CASE("functional model equals the reference convolution on 300 random layers and mappings",
-          "[codegen][functional]") {
-  std::mt19937_64 rng(20261122);
+namespace {
+
+// 300 random layers and mappings; with `two_level` each mapping gets a random SDM level (SDM tile from the
+// search's candidates, any of the 120 orders: docs/mapping.md) and the SDM is large enough for it.
+void check_random_mappings(std::uint64_t seed, bool two_level) {
+  std::mt19937_64 rng(seed);
   int with_folds = 0, with_replicas = 0, with_stride2 = 0, fc = 0, odd_vn = 0, forwarding = 0;
   for (int trial = 0; trial < 300; ++trial) {
     const int num_ms = 8 << (rng() % 4);  // 8 … 64
@@ -82,7 +86,16 @@ TEST_CASE("functional model equals the reference convolution on 300 random layer
       layer = conv_layer(1 + int(rng() % 5), 1 + int(rng() % 5), r, s, r + int(rng() % 6), s + int(rng() % 6),
                          1 + int(rng() % 2), padding, 1 + int(rng() % 2));
     }
-    const spec::Tile tile = random_tile(layer, hardware, rng);
+    spec::Tile tile = random_tile(layer, hardware, rng);
+    if (two_level) {
+      hardware.sdm_bytes = std::int64_t(1) << 30;
+      tile.sdm.blocked = true;
+      const mapper::SdmCandidates candidates = mapper::sdm_candidates(layer, tile);
+      for (int d = 0; d < spec::kNumSdmDims; ++d)
+        tile.sdm.block[size_t(d)] = candidates.blocks[size_t(d)][rng() % candidates.blocks[size_t(d)].size()];
+      const auto orders = spec::all_sdm_orders();
+      tile.sdm.order = orders[rng() % orders.size()];
+    }
     INFO("trial " << trial << ": K=" << layer.K << " C=" << layer.C << " R=" << layer.R << " S=" << layer.S
                   << " X=" << layer.X << " Y=" << layer.Y << " stride " << layer.stride << " pad " << layer.padding
                   << " N=" << layer.N << " tile " << spec::to_string(tile) << " on " << num_ms << " MS");
@@ -131,4 +144,16 @@ TEST_CASE("functional model equals the reference convolution on 300 random layer
   CHECK(fc > 20);
   CHECK(odd_vn > 30);
   CHECK(forwarding > 10);
+}
+
+}  // namespace
+
+TEST_CASE("functional model equals the reference convolution on 300 random layers and mappings",
+          "[codegen][functional]") {
+  check_random_mappings(20261122, false);
+}
+
+TEST_CASE("functional model equals the reference convolution on 300 random two-level mappings",
+          "[codegen][functional][sdm]") {
+  check_random_mappings(20261123, true);
 }
