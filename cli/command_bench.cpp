@@ -1,7 +1,7 @@
 // `maeri bench`: performance figures of the toolkit (for now the mapper: mappings evaluated per second
 // on VGG16's 3x3 conv layers at 256/512/1024 multiplier switches, one thread and all threads: ranked by the
-// model's estimates over the pruned and the raw space, and ranked with exact traffic over the raw space as
-// `maeri map` does).
+// model's estimates over the pruned and the raw space, ranked with exact traffic over the raw space as
+// `maeri map` does, and over the two-level (joint) space).
 #include <fmt/format.h>
 
 #include <tbb/info.h>
@@ -25,18 +25,22 @@ struct BenchOptions {
   int repeats = 5;
 };
 
-// One search per layer, repeated; the figure is total tiles costed / total wall time.
+// One search per layer, repeated; the figure is total mappings costed / total wall time. `joint`: the two-level
+// space, the SDM levels of up to 2·64 fabric tiles within a budget of 2^20 mappings per layer (docs/mapping.md).
 double mappings_per_second(const std::vector<spec::Layer>& layers, const spec::Hardware& hardware, int threads,
-                           int repeats, mapper::RuleSet rules, bool exact, std::uint64_t& evaluated) {
+                           int repeats, mapper::RuleSet rules, bool exact, bool joint, std::uint64_t& evaluated) {
   double seconds = 0;
   evaluated = 0;
   for (int repeat = 0; repeat < repeats; ++repeat) {
     for (const auto& layer : layers) {
       mapper::SearchOptions search{mapper::Objective::Runtime, 1, threads, rules};
       if (exact) search.exact = codegen::exact_traffic_for(layer, hardware);
+      search.joint.enabled = joint;
+      search.joint.budget = std::uint64_t(1) << 20;
+      search.joint.candidates = 64;
       const auto result = mapper::search(layer, hardware, search);
       seconds += result.seconds;
-      evaluated += result.evaluated;
+      evaluated += result.evaluated + result.joint_evaluated;
     }
   }
   return static_cast<double>(evaluated) / seconds;
@@ -62,16 +66,17 @@ int run_bench(const BenchOptions& options) {
     hardware.rn_bw = std::min<std::int64_t>(hardware.rn_bw, num_ms);
     const struct {
       mapper::RuleSet rules;
-      bool exact;
+      bool exact, joint;
       const char* label;
-    } settings[] = {{mapper::RuleSet::all(), false, "pruned (all rules)"},
-                    {mapper::RuleSet(), false, "raw (unpruned)"},
-                    {mapper::RuleSet(), true, "raw, exact traffic"}};
+    } settings[] = {{mapper::RuleSet::all(), false, false, "pruned (all rules)"},
+                    {mapper::RuleSet(), false, false, "raw (unpruned)"},
+                    {mapper::RuleSet(), true, false, "raw, exact traffic"},
+                    {mapper::RuleSet(), false, true, "two-level (joint)"}};
     for (const auto& setting : settings) {
       for (const int threads : {1, all_threads}) {
         std::uint64_t evaluated = 0;
-        const double rate =
-            mappings_per_second(layers, hardware, threads, options.repeats, setting.rules, setting.exact, evaluated);
+        const double rate = mappings_per_second(layers, hardware, threads, options.repeats, setting.rules,
+                                                setting.exact, setting.joint, evaluated);
         fmt::print("{:>8} {:>22} {:>8} {:>16} {:>18.0f}\n", num_ms, setting.label, threads, evaluated, rate);
       }
     }

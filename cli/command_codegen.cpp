@@ -140,7 +140,7 @@ int run_disasm(const DisasmOptions& options) {
   }
   const auto& hw = image.hardware;
   const auto& l = image.layer;
-  fmt::print("image     {} (format version {})\n", options.image, codegen::kImageFormatVersion);
+  fmt::print("image     {} (format version {})\n", options.image, codegen::image_format_version(image));
   fmt::print("hardware  {}: {} MS, dn_bw {}, rn_bw {}, data {} bits, accumulators {} bits\n", hw.name, hw.num_ms,
              hw.dn_bw, hw.rn_bw, hw.data_width, hw.acc_width);
   fmt::print("layer     {}: {}\n", l.name, spec::shape_text(l));

@@ -34,22 +34,35 @@ struct MapOptions {
   int top = 5;
   int threads = 0;
   std::string tile;
+  std::string sdm;
+  std::string order;
+  bool two_level = false;
+  std::uint64_t joint_budget = mapper::JointSearch{}.budget;
   std::string prune;
   std::string json;
   std::string csv;
   std::string output;
 };
 
+double dram_ratio(const spec::CostReport& r) {
+  return r.compulsory_dram_bytes > 0 ? double(r.counts.dram_bytes) / double(r.compulsory_dram_bytes) : 0.0;
+}
+
 void print_row(const std::string& label, const spec::CostReport& r) {
-  fmt::print("  {:<9} {:>4} {:>4} {:>5} {:>5} {:>4} {:>5} {:>5} {:>6} {:>6} {:>6.1f}% {:>6.1f}% {:>12.0f} {:>12.1f}\n",
+  fmt::print("  {:<9} {:>4} {:>4} {:>5} {:>5} {:>4} {:>5} {:>5} {:>6} {:>6} {:>6.1f}% {:>6.1f}% {:>12.0f} {:>12.1f} "
+             "{:>7.2f}x\n",
              label, r.tile[0], r.tile[1], r.tile[2], r.tile[3], r.tile[4], r.tile[5], r.tile[6], r.vn_size,
              r.vn_count, 100 * r.peak_utilisation, 100 * r.average_utilisation, r.cycles.total,
-             r.energy_pj.total / 1000.0);
+             r.energy_pj.total / 1000.0, dram_ratio(r));
+  if (r.tile.sdm.blocked)
+    fmt::print("  {:<9} SDM tile (B_K,B_C,B_N,B_X',B_Y') = ({}), order {} (outer to inner)\n", "",
+               spec::blocks_text(r.tile.sdm), spec::order_text(r.tile.sdm.order));
 }
 
 void print_header() {
-  fmt::print("  {:<9} {:>4} {:>4} {:>5} {:>5} {:>4} {:>5} {:>5} {:>6} {:>6} {:>7} {:>7} {:>12} {:>12}\n", "", "T_R",
-             "T_S", "T_C", "T_K", "T_N", "T_X'", "T_Y'", "VN", "#VN", "peak", "avg", "cycles", "energy nJ");
+  fmt::print("  {:<9} {:>4} {:>4} {:>5} {:>5} {:>4} {:>5} {:>5} {:>6} {:>6} {:>7} {:>7} {:>12} {:>12} {:>8}\n", "",
+             "T_R", "T_S", "T_C", "T_K", "T_N", "T_X'", "T_Y'", "VN", "#VN", "peak", "avg", "cycles", "energy nJ",
+             "DRAM/cmp");
 }
 
 int run_map(const MapOptions& options) {
@@ -76,6 +89,26 @@ int run_map(const MapOptions& options) {
       throw spec::SpecError({"command line", 0, 0}, "--tile",
                               "a fixed tile applies to one layer: add --layer NAME");
     }
+    if (!options.sdm.empty()) {
+      const auto blocks = spec::parse_blocks(options.sdm);
+      if (!blocks)
+        throw spec::SpecError({"command line", 0, 0}, "--sdm",
+                              "expected five comma-separated integers B_K,B_C,B_N,B_X',B_Y', found '" + options.sdm +
+                                  "'");
+      fixed_tile->sdm.blocked = true;
+      fixed_tile->sdm.block = *blocks;
+    }
+    if (!options.order.empty()) {
+      if (options.sdm.empty()) throw spec::SpecError({"command line", 0, 0}, "--order", "an order needs --sdm");
+      const std::string problem = spec::order_problem(options.order);
+      if (!problem.empty())
+        throw spec::SpecError({"command line", 0, 0}, "--order",
+                              "'" + options.order + "' is not a permutation of K, C, N, X, Y: " + problem);
+      fixed_tile->sdm.order = *spec::parse_order(options.order);
+    }
+  } else if (!options.sdm.empty() || !options.order.empty()) {
+    throw spec::SpecError({"command line", 0, 0}, options.sdm.empty() ? "--order" : "--sdm",
+                          "an SDM tile or order applies to a fixed tile: add --tile");
   }
 
   const std::string output =
@@ -88,6 +121,7 @@ int run_map(const MapOptions& options) {
   nlohmann::json json_layers = nlohmann::json::array();
   std::string csv = "layer,rank," + mapper::csv_header() + "\n";
   double best_cycles = 0, best_energy = 0, baseline_cycles = 0, baseline_energy = 0;
+  std::int64_t best_dram = 0, compulsory_dram = 0;
   bool every_layer_has_baseline = true;
 
   fmt::print("mapping workload '{}' on '{}' ({} MS, dn_bw {}, rn_bw {}), objective {}, space: {}\n", network.name,
@@ -102,7 +136,8 @@ int run_map(const MapOptions& options) {
     std::string same_as;
     if (fixed_tile) {
       if (const auto violation = spec::tile_violation(layer, hardware, *fixed_tile)) {
-        throw spec::SpecError({"command line", 0, 0}, "--tile", *violation);
+        throw spec::SpecError({"command line", 0, 0}, violation->rfind("SDM", 0) == 0 ? "--sdm" : "--tile",
+                              *violation);
       }
       result.best = {mapper::evaluate(layer, hardware, *fixed_tile)};
       codegen::refine_with_exact_traffic(result.best.front(), layer, hardware);
@@ -124,6 +159,8 @@ int run_map(const MapOptions& options) {
       } else {
         mapper::SearchOptions search{*objective, options.top, options.threads, prune, {}};
         search.exact = codegen::exact_traffic_for(layer, hardware);
+        search.joint.enabled = options.two_level;
+        search.joint.budget = options.joint_budget;
         result = mapper::search(layer, hardware, search);
         searched.emplace(key, std::make_pair(layer.name, result));
       }
@@ -133,7 +170,13 @@ int run_map(const MapOptions& options) {
                layer.stride_x, layer.stride_y,
                layer.dilation_x * layer.dilation_y > 1 ? fmt::format(" dilation {}x{}", layer.dilation_x, layer.dilation_y) : "",
                layer.groups > 1 ? fmt::format(" groups {}", layer.groups) : "", layer.macs());
-    if (same_as.empty())
+    if (same_as.empty() && options.two_level && !fixed_tile)
+      fmt::print("{} tiles and {} two-level mappings of {} fabric tiles ({} of a joint space of {}) costed, {} with "
+                 "exact traffic, in {:.1f} ms\n",
+                 result.evaluated, result.joint_evaluated, result.joint_fabric_tiles,
+                 result.joint_exhaustive ? "all" : "budgeted part", result.joint_space, result.exact_evaluations,
+                 result.seconds * 1000);
+    else if (same_as.empty())
       fmt::print("{} tiles costed, {} with exact traffic, in {:.1f} ms\n", result.evaluated, result.exact_evaluations,
                  result.seconds * 1000);
     else
@@ -144,7 +187,18 @@ int run_map(const MapOptions& options) {
       csv += fmt::format("{},{},{}\n", layer.name, rank + 1, mapper::csv_row(result.best[rank]));
     }
     const spec::CostReport& best = result.best.front();
+    fmt::print("  DRAM of #1: {} bytes, compulsory {} bytes: {:.2f}x\n", best.counts.dram_bytes,
+               best.compulsory_dram_bytes, dram_ratio(best));
     nlohmann::json entry = {{"layer", layer.name}, {"macs", layer.macs()}, {"evaluated", result.evaluated},
+                            {"compulsory_dram_bytes", best.compulsory_dram_bytes},
+                            {"dram_bytes", best.counts.dram_bytes},
+                            {"dram_ratio", dram_ratio(best)},
+                            {"joint", options.two_level && !fixed_tile
+                                          ? nlohmann::json{{"space", result.joint_space},
+                                                           {"evaluated", result.joint_evaluated},
+                                                           {"fabric_tiles", result.joint_fabric_tiles},
+                                                           {"exhaustive", result.joint_exhaustive}}
+                                          : nlohmann::json(nullptr)},
                             {"exact_traffic_evaluations", result.exact_evaluations},
                             {"search_seconds", same_as.empty() ? result.seconds : 0.0},
                             {"same_shape_as", same_as.empty() ? nlohmann::json(nullptr) : nlohmann::json(same_as)},
@@ -173,6 +227,8 @@ int run_map(const MapOptions& options) {
     }
     best_cycles += best.cycles.total;
     best_energy += best.energy_pj.total;
+    best_dram += best.counts.dram_bytes;
+    compulsory_dram += best.compulsory_dram_bytes;
     json_layers.push_back(entry);
     mapping.layers.push_back({layer, best.tile, best.cycles.total, best.energy_pj.total});
   }
@@ -180,6 +236,8 @@ int run_map(const MapOptions& options) {
   if (layers.size() > 1) {
     fmt::print("\ntotal over {} layers: {:.0f} cycles ({:.3f} ms at {} MHz), {:.1f} nJ\n", layers.size(), best_cycles,
                best_cycles / (hardware.clock_mhz * 1000.0), hardware.clock_mhz, best_energy / 1000.0);
+    fmt::print("DRAM: {} bytes, compulsory {} bytes: {:.2f}x\n", best_dram, compulsory_dram,
+               compulsory_dram > 0 ? double(best_dram) / double(compulsory_dram) : 0.0);
     if (every_layer_has_baseline) {
       fmt::print("baseline total: {:.0f} cycles, {:.1f} nJ; improvement: runtime {:+.1f}%, energy {:+.1f}%\n",
                  baseline_cycles, baseline_energy / 1000.0,
@@ -194,7 +252,8 @@ int run_map(const MapOptions& options) {
     const nlohmann::json document = {{"hardware", hardware.name}, {"workload", network.name},
                                      {"objective", options.objective}, {"prune", prune.names()},
                                      {"layers", json_layers},
-                                     {"total_cycles", best_cycles}, {"total_energy_pj", best_energy}};
+                                     {"total_cycles", best_cycles}, {"total_energy_pj", best_energy},
+                                     {"total_dram_bytes", best_dram}, {"total_compulsory_dram_bytes", compulsory_dram}};
     // Names come from the YAML as bytes: any that are not UTF-8 are written as U+FFFD rather than throwing.
     spec::write_file_atomically(options.json,
                                   document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
@@ -226,6 +285,14 @@ void add_map_command(CLI::App& app, Action& action) {
                       "search only the space these pruning rules leave (comma-separated: edge-divisibility, "
                       "inference-batch, reduced-convolution, partial-sum-bound, or all; default: none)");
   command->add_option("--tile", options->tile, "cost this tile instead of searching: T_R,T_S,T_C,T_K,T_N,T_X',T_Y'");
+  command->add_option("--sdm", options->sdm, "with --tile: its SDM tile B_K,B_C,B_N,B_X',B_Y' (docs/mapping.md)");
+  command->add_option("--order", options->order, "with --sdm: the SDM loop order, outer to inner (default KCNXY)");
+  command->add_flag("--two-level", options->two_level,
+                    "search the joint space: fabric tile x SDM tile x SDM loop order (docs/mapping.md)");
+  command->add_option("--joint-budget", options->joint_budget,
+                      "with --two-level: mappings costed before the SDM level is searched for fewer fabric tiles")
+      ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 40))
+      ->capture_default_str();
   command->add_option("--json", options->json, "write all results as JSON to this file");
   command->add_option("--csv", options->csv, "write all results as CSV to this file");
   command->add_option("-o,--output", options->output,

@@ -1,6 +1,7 @@
 // `maeri space --hardware H --workload W [--layer L] [--objective O] [--prune RULES]`: the exact size of each
 // layer's tile space, raw, under each mRNA pruning rule alone and under the chosen rules together, and what each
-// rule alone would lose against the raw optimum (one exact raw search per layer).
+// rule alone would lose against the raw optimum (one exact raw search per layer), and the size of the two-level
+// (joint) space per level (fabric tiles, SDM tiles, orders) with its optimum.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -26,6 +27,7 @@ struct SpaceOptions {
   std::string objective = "runtime";
   std::string prune = "all";
   int threads = 0;
+  std::uint64_t joint_budget = mapper::JointSearch{}.budget;
 };
 
 int run_space(const SpaceOptions& options) {
@@ -59,14 +61,33 @@ int run_space(const SpaceOptions& options) {
       const std::uint64_t size = count(*prune, ms);
       fmt::print("  {:<26} {:>14}   ({:.2f} ms)  --prune {}\n", "chosen rules together", size, ms, prune->names());
     }
-    // The loss of each rule needs the raw optimum and each rule's optimum: one exact raw search.
+    // The loss of each rule needs the raw optimum and each rule's optimum: one exact raw search, which also
+    // searches the joint (two-level) space.
     mapper::SearchOptions search{objective, 1, options.threads, {}, {}};
     search.exact = codegen::exact_traffic_for(layer, hardware);
+    search.joint.enabled = true;
+    search.joint.budget = options.joint_budget;
     const mapper::SearchResult result = mapper::search(layer, hardware, search);
+    const spec::CostReport& fabric_optimum = *result.fabric_optimum;
     fmt::print("  raw optimum ({}): ({}), {:.0f} cycles, {:.1f} nJ ({:.1f} ms)\n", options.objective,
-               spec::to_compact_string(result.best.front().tile), result.best.front().cycles.total,
-               result.best.front().energy_pj.total / 1000.0, result.seconds * 1000);
+               spec::to_compact_string(fabric_optimum.tile), fabric_optimum.cycles.total,
+               fabric_optimum.energy_pj.total / 1000.0, result.seconds * 1000);
     fmt::print("{}", mapper::format_rule_losses(mapper::rule_losses(result, layer, hardware, objective), objective));
+    // The joint space per level (docs/mapping.md, "SDM level"): before the capacity rule.
+    const std::uint64_t sdm_tiles = result.joint_space / 120;
+    fmt::print("  two-level (joint) space, before the SDM capacity rule:\n");
+    fmt::print("    {:<34} {:>16}\n", "fabric tiles (raw)", raw);
+    fmt::print("    {:<34} {:>16}   (mean {:.1f} per fabric tile)\n", "SDM tiles, summed over fabric tiles",
+               sdm_tiles, raw > 0 ? double(sdm_tiles) / double(raw) : 0.0);
+    fmt::print("    {:<34} {:>16}   (at most 54 distinct costs per SDM tile)\n", "SDM loop orders", 120);
+    fmt::print("    {:<34} {:>16}   ({} mappings costed over {} fabric tiles, {})\n", "joint: SDM tiles x orders",
+               result.joint_space, result.joint_evaluated, result.joint_fabric_tiles,
+               result.joint_exhaustive ? "exhaustive" : "budgeted");
+    const spec::CostReport& best = result.best.front();
+    fmt::print("  joint optimum ({}): {}, {:.0f} cycles, {:.1f} nJ, DRAM {:.2f}x compulsory (single-level: {:.2f}x)\n",
+               options.objective, spec::to_string(best.tile), best.cycles.total, best.energy_pj.total / 1000.0,
+               double(best.counts.dram_bytes) / double(best.compulsory_dram_bytes),
+               double(fabric_optimum.counts.dram_bytes) / double(fabric_optimum.compulsory_dram_bytes));
   }
   return kExitOk;
 }
@@ -86,6 +107,10 @@ void add_space_command(CLI::App& app, Action& action) {
                       "also count the space these rules leave together (comma-separated rule names, all or none)")
       ->capture_default_str();
   command->add_option("--threads", options->threads, "search threads (0 = all)")->check(CLI::Range(0, 1024));
+  command->add_option("--joint-budget", options->joint_budget,
+                      "two-level mappings costed before the SDM level is searched for fewer fabric tiles")
+      ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 40))
+      ->capture_default_str();
   command->footer("Example: maeri space --hardware configs/hardware/maeri-512.yaml "
                   "--workload configs/workloads/mrna-table2.yaml");
   command->callback([options, &action] { action = [options] { return run_space(*options); }; });

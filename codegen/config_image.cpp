@@ -91,9 +91,13 @@ const char* opcode_name(Opcode opcode) {
   return "?";
 }
 
+}  // namespace
+
 const char* register_name(std::uint32_t reg) {
   return reg < std::uint32_t(kLoopRegisters) ? kLoopRegisterNames[reg] : "?";
 }
+
+namespace {
 
 // The image's layer.type byte.
 std::uint32_t layer_type_code(spec::LayerType type) {
@@ -107,8 +111,13 @@ std::uint32_t layer_type_code(spec::LayerType type) {
 
 }  // namespace
 
+std::uint16_t image_format_version(const ConfigImage& image) {
+  return image.tile.sdm.blocked ? kImageFormatVersion : kSingleLevelImageFormatVersion;
+}
+
 std::array<std::int64_t, kLoopRegisters> loop_register_extents(const spec::Layer& layer) {
-  return {layer.R, layer.S, layer.group_channels(), layer.group_filters(), layer.groups};
+  return {layer.R,       layer.S,         layer.group_channels(), layer.group_filters(), layer.groups,
+          layer.group_filters(), layer.group_channels(), layer.N, layer.output_x(), layer.output_y()};
 }
 
 std::uint32_t crc32_of(const std::uint8_t* data, size_t size) {
@@ -147,7 +156,7 @@ ImageHardware image_hardware_of(const spec::Hardware& hardware) {
 std::vector<std::uint8_t> encode_image(const ConfigImage& image) {
   ByteWriter out;
   for (char c : kImageMagic) out.u8(std::uint8_t(c));
-  out.u16(kImageFormatVersion);
+  out.u16(image_format_version(image));
   out.u16(0);  // reserved
   out.u32(0);  // CRC, filled in below
   out.u32(0);  // total size, filled in below
@@ -164,6 +173,10 @@ std::vector<std::uint8_t> encode_image(const ConfigImage& image) {
   out.u8(layer_type_code(layer.type));
   for (const spec::LayerShapeField& field : spec::kLayerShapeFields) out.u32(std::uint32_t(layer.*field.member));
   for (int d = 0; d < spec::kNumTileDims; ++d) out.u32(std::uint32_t(image.tile[d]));
+  if (image.tile.sdm.blocked) {  // version 4: the SDM level
+    for (std::int64_t block : image.tile.sdm.block) out.u32(std::uint32_t(block));
+    for (std::uint8_t dim : image.tile.sdm.order) out.u8(dim);
+  }
   out.u32(std::uint32_t(image.configurations.size()));
   for (const ImageConfiguration& configuration : image.configurations) {
     const PhaseShape& s = configuration.shape;
@@ -191,9 +204,9 @@ ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
     throw ImageError(fmt::format("{}: not a MAERI configuration image (the file does not start with 'MAERIIMG')",
                                  source));
   const std::uint32_t version = in.u16("the format version");
-  if (version != kImageFormatVersion)
-    throw ImageError(fmt::format("{}: unsupported image format version {} (this build reads version {})", source,
-                                 version, kImageFormatVersion));
+  if (version != kImageFormatVersion && version != kSingleLevelImageFormatVersion)
+    throw ImageError(fmt::format("{}: unsupported image format version {} (this build reads versions {} and {})",
+                                 source, version, kSingleLevelImageFormatVersion, kImageFormatVersion));
   if (bytes.size() > kMaxImageBytes)
     throw ImageError(fmt::format("{}: the image has {} bytes, more than the largest valid image ({} bytes)", source,
                                  bytes.size(), kMaxImageBytes));
@@ -248,6 +261,22 @@ ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
   for (int d = 0; d < spec::kNumTileDims; ++d) {
     at.tile[d] = in.offset();
     image.tile[d] = in.u32("the tile sizes");
+  }
+  if (version == kImageFormatVersion) {
+    spec::SdmLevel& sdm = image.tile.sdm;
+    sdm.blocked = true;
+    at.sdm = in.offset();
+    for (std::int64_t& block : sdm.block) block = in.u32("the SDM tile sizes");
+    at.sdm_order = in.offset();
+    std::string order;
+    for (std::uint8_t& loop : sdm.order) {
+      loop = std::uint8_t(in.u8("the SDM loop order"));
+      order += loop < spec::kNumSdmDims ? spec::sdm_dim_key(loop) : "?";
+    }
+    const std::string problem = spec::order_problem(order);
+    if (!problem.empty())
+      throw ImageError(fmt::format("{}: byte {}: sdm.order '{}' is not a permutation of K, C, N, X, Y: {}", source,
+                                   at.sdm_order, order, problem));
   }
   at.configuration_count = in.offset();
   const std::uint32_t configurations = in.u32("the configuration count");
@@ -334,6 +363,10 @@ std::vector<std::uint8_t> from_readmemh(const std::string& text, const std::stri
 
 std::string disassemble(const ConfigImage& image) {
   std::string text;
+  if (image.tile.sdm.blocked)
+    text += fmt::format("      SDM tile (B_K,B_C,B_N,B_X',B_Y') = ({}), order {} (outer to inner): SDM loops over "
+                        "kb, cb, nb, xb, yb; c0, k0 count from cb, kb\n",
+                        spec::blocks_text(image.tile.sdm), spec::order_text(image.tile.sdm.order));
   int depth = 0;
   for (size_t pc = 0; pc < image.program.size(); ++pc) {
     const Instruction& in = image.program[pc];
@@ -351,9 +384,12 @@ std::string disassemble(const ConfigImage& image) {
     } else if (in.opcode == Opcode::Configure) {
       line += fmt::format(" {}", in.operand[0]);
     } else if (in.opcode == Opcode::LoadWeights) {
-      line += "   (weights at r0, s0, c0, k0 of group g0)";
+      line += image.tile.sdm.blocked ? "   (weights at r0, s0, cb + c0, kb + k0 of group g0)"
+                                     : "   (weights at r0, s0, c0, k0 of group g0)";
     } else if (in.opcode == Opcode::Stream) {
-      line += "   (all N, X', Y' steps; write on the first fold, accumulate after)";
+      line += image.tile.sdm.blocked
+                  ? "   (the N, X', Y' steps of the SDM block at nb, xb, yb; write on the first fold, accumulate after)"
+                  : "   (all N, X', Y' steps; write on the first fold, accumulate after)";
     }
     text += line + "\n";
     if (in.opcode == Opcode::For) ++depth;
@@ -364,7 +400,7 @@ std::string disassemble(const ConfigImage& image) {
 std::string to_json(const ConfigImage& image) {
   using nlohmann::ordered_json;
   ordered_json root;
-  root["format_version"] = kImageFormatVersion;
+  root["format_version"] = image_format_version(image);
   const ImageHardware& hw = image.hardware;
   root["hardware"] = {{"name", hw.name},           {"num_ms", hw.num_ms},         {"dn_bw", hw.dn_bw},
                       {"rn_bw", hw.rn_bw},         {"data_width", hw.data_width}, {"acc_width", hw.acc_width},
@@ -373,6 +409,8 @@ std::string to_json(const ConfigImage& image) {
   root["layer"] = {{"name", l.name}, {"type", spec::to_string(l.type)}};
   for (const spec::LayerShapeField& field : spec::kLayerShapeFields) root["layer"][field.name] = l.*field.member;
   root["tile"] = spec::to_compact_string(image.tile);
+  if (image.tile.sdm.blocked)
+    root["sdm"] = {{"tile", spec::blocks_text(image.tile.sdm)}, {"order", spec::order_text(image.tile.sdm.order)}};
   ordered_json configurations = ordered_json::array();
   for (const ImageConfiguration& configuration : image.configurations) {
     const PhaseShape& s = configuration.shape;

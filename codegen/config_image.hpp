@@ -19,8 +19,10 @@ namespace maeri::codegen {
 
 inline constexpr char kImageMagic[8] = {'M', 'A', 'E', 'R', 'I', 'I', 'M', 'G'};
 // 2: dense configuration words of config_bw bits; 3: per-axis stride and padding, dilation, groups, GEMM layers,
-// the group register g0.
-inline constexpr std::uint16_t kImageFormatVersion = 3;
+// the group register g0; 4: also the SDM level after the tile. The encoder writes version 3 for a single-level
+// mapping and 4 with an SDM level; the decoder reads both.
+inline constexpr std::uint16_t kImageFormatVersion = 4;
+inline constexpr std::uint16_t kSingleLevelImageFormatVersion = 3;
 
 // The fabric parameters an image depends on (the rest of the hardware spec does not change the bits).
 struct ImageHardware {
@@ -44,17 +46,27 @@ enum class Opcode : std::uint8_t {
   For = 1,          // FOR reg, start, count, step: run the body `count` times, reg = start, start+step, …
   EndFor = 2,       // end of the innermost FOR body
   Configure = 3,    // CONFIGURE c: make configuration c active (no config-port writes if it already is)
-  LoadWeights = 4,  // LOAD_WEIGHTS: the weight slice at (r0, s0, c0, k0) of group g0, in the active shape
-  Stream = 5,       // STREAM: every step of the phase (N, X', Y' tiles; Y' innermost), results collected and
-                    // written on the first reduction fold (r0 = s0 = c0 = 0), accumulated otherwise
+  LoadWeights = 4,  // LOAD_WEIGHTS: the weight slice at (r0, s0, cb + c0, kb + k0) of group g0, in the active shape
+  Stream = 5,       // STREAM: every step of the phase (N, X', Y' tiles of the SDM block at nb, xb, yb, or of the
+                    // layer; Y' innermost), results collected and written on the first reduction fold
+                    // (r0 = s0 = c0 = 0), accumulated otherwise
 };
 
-// Loop registers: the origin of the weight phase inside its group, and the group.
-enum class LoopRegister : std::uint8_t { R0 = 0, S0 = 1, C0 = 2, K0 = 3, G0 = 4 };
-inline constexpr int kLoopRegisters = 5;
-inline constexpr const char* kLoopRegisterNames[kLoopRegisters] = {"r0", "s0", "c0", "k0", "g0"};
-// What each register ranges over: R, S, C/groups, K/groups, groups.
+// Loop registers: the origin of the weight phase inside its group (r0, s0, c0, k0), the group (g0) and, with an
+// SDM level, the origin of the SDM block (kb, cb, nb, xb, yb: kFirstBlockRegister + spec::SdmDim). c0 and k0 count
+// from cb and kb.
+enum class LoopRegister : std::uint8_t {
+  R0 = 0, S0 = 1, C0 = 2, K0 = 3, G0 = 4, KB = 5, CB = 6, NB = 7, XB = 8, YB = 9
+};
+inline constexpr int kFirstBlockRegister = 5;
+inline constexpr int kLoopRegisters = 10;
+inline constexpr const char* kLoopRegisterNames[kLoopRegisters] = {"r0", "s0", "c0", "k0", "g0",
+                                                                   "kb", "cb", "nb", "xb", "yb"};
+// What each register ranges over: R, S, C/groups, K/groups, groups, then K/groups, C/groups, N, X', Y'.
 std::array<std::int64_t, kLoopRegisters> loop_register_extents(const spec::Layer& layer);
+const char* register_name(std::uint32_t reg);  // "r0" … "yb", "?" past the last
+struct ConfigImage;
+std::uint16_t image_format_version(const ConfigImage& image);  // 3 without an SDM level, 4 with one
 
 struct Instruction {
   Opcode opcode = Opcode::End;

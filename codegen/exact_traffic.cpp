@@ -1,6 +1,7 @@
 // Exact traffic by phase shapes and kinds of steps (see exact_traffic.hpp).
 #include "codegen/exact_traffic.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "codegen/layer_program.hpp"
 #include "codegen/reduction_reference.hpp"
 #include "mapper/cost_model.hpp"
+#include "mapper/sdm_budget.hpp"
 
 namespace maeri::codegen {
 namespace {
@@ -41,8 +43,10 @@ std::vector<TileKind> tiles_of(std::int64_t extent, std::int64_t tile) {
 
 // Traffic of all phases of one shape: `phases` of them, each like `phase` (whose configuration is the only one
 // in `program`).
+// With an SDM level, the weights of each phase are loaded once per N·X'·Y' block (`output_blocks`) and every Y'
+// block (`y_blocks` of them) starts its rows with full windows.
 void add_shape(const LayerProgram& program, const WeightPhase& phase, std::int64_t phases, int dn_bw,
-               ExactTraffic& total) {
+               std::int64_t output_blocks, std::int64_t y_blocks, ExactTraffic& total) {
   const spec::Layer& layer = program.layer;
   const PhaseConfiguration& configuration = program.configurations.front();
   const PhaseShape& shape = configuration.placement.shape;
@@ -57,8 +61,9 @@ void add_shape(const LayerProgram& program, const WeightPhase& phase, std::int64
   for (const TileKind& n : tiles_of(layer.N, shape.t_n))
     for (const TileKind& x : tiles_of(layer.output_x(), shape.t_x))
       for (const TileKind& y : y_kinds) {
-        // Of the y.count tiles of this kind, the one at Y' origin 0 (if any) loads full windows.
-        const std::int64_t first = y.origin == 0 ? 1 : 0;
+        // Of the y.count tiles of this kind, those that start a Y' block (the one at origin 0 without an SDM
+        // level) load full windows; a forwarding mapping has T_Y' = 1, hence one kind of Y' tile.
+        const std::int64_t first = y.origin == 0 ? std::min(y.count, y_blocks) : 0;
         const std::pair<std::int64_t, bool> kinds[] = {{first, false}, {y.count - first, forwarding}};
         for (const auto& [count, forward] : kinds) {
           if (count == 0) continue;
@@ -74,8 +79,8 @@ void add_shape(const LayerProgram& program, const WeightPhase& phase, std::int64
       }
   const std::vector<std::int64_t> zeros(size_t(num_ms), 0);
   const ReductionOutcome reduction = evaluate_reduction(configuration.reduction.config, zeros, 32);
-  total.dn_elements += phases * (weights.elements + streamed.elements);
-  total.dn_traversals += phases * (weights.traversals + streamed.traversals);
+  total.dn_elements += phases * (output_blocks * weights.elements + streamed.elements);
+  total.dn_traversals += phases * (output_blocks * weights.traversals + streamed.traversals);
   total.rn_traversals += phases * steps * reduction.traversals;
   total.fabric_results += phases * steps * std::int64_t(reduction.vn_results.size());
 }
@@ -91,6 +96,12 @@ ExactTraffic exact_traffic(const spec::Layer& layer, const spec::Hardware& hardw
   program.tile = tile;
   program.num_ms = int(hardware.num_ms);
   program.forwarding = uses_mn_forwarding(layer, tile);
+  std::int64_t output_blocks = 1, y_blocks = 1;
+  if (tile.sdm.blocked) {
+    const mapper::SdmBlockTraffic blocks = mapper::sdm_block_traffic(layer, tile);
+    output_blocks = blocks.output_blocks;
+    y_blocks = blocks.trips[kSdmY];
+  }
   // The phase shapes in the order of layer_program.cpp's loop nest; each (full or ragged in R, S, C, K) occurs
   // count_R·count_S·count_C·count_K times, and its traffic does not depend on where the phase's slice starts.
   for (const TileKind& r : tiles_of(layer.R, tile[kDimR]))
@@ -116,7 +127,8 @@ ExactTraffic exact_traffic(const spec::Layer& layer, const spec::Hardware& hardw
           phase.c0 = c.origin;
           phase.k0 = k.origin;
           // Every group repeats the phase (group 0 stands for all: traffic does not depend on the group).
-          add_shape(program, phase, layer.groups * r.count * s.count * c.count * k.count, int(hardware.dn_bw), total);
+          add_shape(program, phase, layer.groups * r.count * s.count * c.count * k.count, int(hardware.dn_bw),
+                    output_blocks, y_blocks, total);
         }
   return total;
 }

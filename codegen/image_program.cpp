@@ -7,16 +7,22 @@
 #include <array>
 #include <map>
 
+#include "spec/integer_math.hpp"
+
 namespace maeri::codegen {
 namespace {
 
+// Emits the loop program: the SDM loops (with an SDM level) in the mapping's order over registers kb, cb, nb, xb,
+// yb, then the fabric's FOR per tiled dimension R, S, C, K, each split into its full tiles and its ragged edge
+// tile (whose configuration differs). c0 and k0 count from cb and kb, so the fabric loops of a C or K block are
+// emitted per block extent: one body for the full blocks, one for the edge block.
 struct Emitter {
   const LayerProgram& program;
   std::map<PhaseShape, int> configuration_of;
-  std::array<int, 4> extent{}, tile{};
+  std::array<int, 4> extent{}, tile{};  // R, S, C, K: the layer's, and the fabric tile
   std::vector<Instruction> code;
 
-  void emit(int dim, std::array<int, 4> sizes) {
+  void fabric(int dim, std::array<int, 4> sizes, const std::array<int, 4>& range) {
     if (dim == 4) {
       PhaseShape shape = program.configurations.front().placement.shape;
       shape.t_r = sizes[0];
@@ -28,18 +34,48 @@ struct Emitter {
       code.push_back({Opcode::Stream, {}});
       return;
     }
-    const int full = extent[size_t(dim)] / tile[size_t(dim)], edge = extent[size_t(dim)] % tile[size_t(dim)];
+    const int length = range[size_t(dim)], size = tile[size_t(dim)];
+    const int full = length / size, edge = length % size;
     if (full > 0) {
-      code.push_back({Opcode::For, {std::uint32_t(dim), 0, std::uint32_t(full), std::uint32_t(tile[size_t(dim)])}});
-      sizes[size_t(dim)] = tile[size_t(dim)];
-      emit(dim + 1, sizes);
+      code.push_back({Opcode::For, {std::uint32_t(dim), 0, std::uint32_t(full), std::uint32_t(size)}});
+      sizes[size_t(dim)] = size;
+      fabric(dim + 1, sizes, range);
       code.push_back({Opcode::EndFor, {}});
     }
     if (edge > 0) {
-      code.push_back({Opcode::For,
-                      {std::uint32_t(dim), std::uint32_t(full * tile[size_t(dim)]), 1, std::uint32_t(tile[size_t(dim)])}});
+      code.push_back({Opcode::For, {std::uint32_t(dim), std::uint32_t(full * size), 1, std::uint32_t(size)}});
       sizes[size_t(dim)] = edge;
-      emit(dim + 1, sizes);
+      fabric(dim + 1, sizes, range);
+      code.push_back({Opcode::EndFor, {}});
+    }
+  }
+
+  // SDM loop `level` of the mapping's order; `range` holds the fabric loops' extents (C and K: the block's).
+  void sdm(int level, std::array<int, 4> range) {
+    const spec::Tile& mapping = program.tile;
+    if (!mapping.sdm.blocked || level == spec::kNumSdmDims) return fabric(0, {}, range);
+    const int dim = mapping.sdm.order[size_t(level)];
+    const std::uint32_t reg = std::uint32_t(kFirstBlockRegister + dim);
+    const int block = int(mapping.sdm.block[size_t(dim)]);
+    const int length = int(spec::layer_extents(program.layer)[size_t(spec::sdm_tile_dim(dim))]);
+    if (dim >= spec::kSdmN) {  // N, X', Y' blocks: STREAM clips the last one, the body is the same
+      code.push_back({Opcode::For, {reg, 0, std::uint32_t(spec::ceil_div(length, block)), std::uint32_t(block)}});
+      sdm(level + 1, range);
+      code.push_back({Opcode::EndFor, {}});
+      return;
+    }
+    const size_t slot = dim == spec::kSdmC ? 2 : 3;
+    const int full = length / block, edge = length % block;
+    if (full > 0) {
+      code.push_back({Opcode::For, {reg, 0, std::uint32_t(full), std::uint32_t(block)}});
+      range[slot] = block;
+      sdm(level + 1, range);
+      code.push_back({Opcode::EndFor, {}});
+    }
+    if (edge > 0) {
+      code.push_back({Opcode::For, {reg, std::uint32_t(full * block), 1, std::uint32_t(block)}});
+      range[slot] = edge;
+      sdm(level + 1, range);
       code.push_back({Opcode::EndFor, {}});
     }
   }
@@ -64,12 +100,13 @@ ConfigImage build_image(const LayerProgram& program, const spec::Hardware& hardw
   emitter.extent = {int(layer.R), int(layer.S), int(layer.group_channels()), int(layer.group_filters())};
   emitter.tile = {int(program.tile[spec::kDimR]), int(program.tile[spec::kDimS]), int(program.tile[spec::kDimC]),
                   int(program.tile[spec::kDimK])};
-  // A grouped layer runs the same loop program once per group, outermost (layer_program.hpp).
+  // A grouped layer runs the same loop program once per group, outermost (layer_program.hpp); an SDM level
+  // (single-group layers only, spec/sdm_rules) nests inside it.
   const bool grouped = layer.groups > 1;
   if (grouped)
     emitter.code.push_back(
         {Opcode::For, {std::uint32_t(LoopRegister::G0), 0, std::uint32_t(layer.groups), 1}});
-  emitter.emit(0, {});
+  emitter.sdm(0, emitter.extent);
   if (grouped) emitter.code.push_back({Opcode::EndFor, {}});
   emitter.code.push_back({Opcode::End, {}});
   image.program = std::move(emitter.code);
@@ -99,7 +136,6 @@ LayerProgram expand_image(const ConfigImage& image, const std::string& source, P
     configuration.reduction.config = stored.fabric;  // the image's words, exactly as the fabric receives them
     program.configurations.push_back(std::move(configuration));
   }
-  const int XO = int(layer.output_x()), YO = int(layer.output_y());
   bool kept = false;  // whether the latest phase was stored
   play_program(
       image, source,
@@ -110,11 +146,7 @@ LayerProgram expand_image(const ConfigImage& image, const std::string& source, P
       [&] {
         if (!kept || detail == PlanDetail::PhasesOnly) return;
         WeightPhase& phase = program.phases.back();
-        const ImageConfiguration& stored = image.configurations[size_t(phase.configuration)];
-        const PhaseShape& shape = stored.shape;
-        for (int n0 = 0; n0 < layer.N; n0 += shape.t_n)
-          for (int x0 = 0; x0 < XO; x0 += shape.t_x)
-            for (int y0 = 0; y0 < YO; y0 += shape.t_y) phase.steps.push_back({n0, x0, y0, stored.forwarding && y0 > 0});
+        add_phase_steps(layer, image.tile, image.configurations[size_t(phase.configuration)].forwarding, phase);
       });
   return program;
 }
@@ -147,8 +179,12 @@ void play_program(const ConfigImage& image, const std::string& source,
         return;
       case Opcode::For: {
         const std::uint32_t reg = instruction.operand[0], count = instruction.operand[2];
-        if (reg >= std::uint32_t(kLoopRegisters))
-          throw fail(pc, fmt::format("FOR names register {}, expected 0..4 (r0, s0, c0, k0, g0)", reg));
+        const std::uint32_t last_register =
+            image.tile.sdm.blocked ? kLoopRegisters - 1 : std::uint32_t(LoopRegister::G0);
+        if (reg > last_register)
+          throw fail(pc, fmt::format("FOR names register {}, expected 0..{} ({})", reg, last_register,
+                                     image.tile.sdm.blocked ? "r0, s0, c0, k0, g0, kb, cb, nb, xb, yb"
+                                                            : "r0, s0, c0, k0, g0) (the image has no SDM level"));
         if (count == 0) throw fail(pc, "FOR with a count of 0");
         registers[reg] = instruction.operand[1];
         loops.push_back({pc + 1, int(reg), count, instruction.operand[3]});
@@ -176,10 +212,15 @@ void play_program(const ConfigImage& image, const std::string& source,
         if (active < 0) throw fail(pc, "LOAD_WEIGHTS before any CONFIGURE");
         const PhaseShape& shape = image.configurations[size_t(active)].shape;
         const std::array<int, 4> sizes = {shape.t_r, shape.t_s, shape.t_c, shape.t_k};
+        // c0 and k0 count from the SDM block's origin cb, kb (0 without an SDM level).
+        const std::array<std::uint64_t, 4> origin = {
+            registers[0], registers[1],
+            std::uint64_t(registers[2]) + registers[kFirstBlockRegister + spec::kSdmC],
+            std::uint64_t(registers[3]) + registers[kFirstBlockRegister + spec::kSdmK]};
         for (size_t d = 0; d < 4; ++d)
-          if (std::int64_t(registers[d]) + sizes[d] > extents[d])
-            throw fail(pc, fmt::format("the weight slice at {} + {} exceeds the layer's extent {} ({})",
-                                       registers[d], sizes[d], extents[d], "RSCK"[d]));
+          if (std::int64_t(origin[d]) + sizes[d] > extents[d])
+            throw fail(pc, fmt::format("the weight slice at {} + {} exceeds the layer's extent {} ({})", origin[d],
+                                       sizes[d], extents[d], "RSCK"[d]));
         const std::uint32_t group = registers[size_t(LoopRegister::G0)];
         if (std::int64_t(group) >= extents[size_t(LoopRegister::G0)])
           throw fail(pc, fmt::format("the weight slice is in group {}, the layer has {}", group,
@@ -187,10 +228,11 @@ void play_program(const ConfigImage& image, const std::string& source,
         WeightPhase phase;
         phase.configuration = active;
         phase.group = int(group);
-        phase.r0 = int(registers[0]);
-        phase.s0 = int(registers[1]);
-        phase.c0 = int(registers[2]);
-        phase.k0 = int(registers[3]);
+        phase.r0 = int(origin[0]);
+        phase.s0 = int(origin[1]);
+        phase.c0 = int(origin[2]);
+        phase.k0 = int(origin[3]);
+        for (int d = 0; d < spec::kNumSdmDims; ++d) phase.block[size_t(d)] = int(registers[size_t(kFirstBlockRegister + d)]);
         phase.accumulate = phase.r0 > 0 || phase.s0 > 0 || phase.c0 > 0;
         on_phase(phase);
         weights_loaded = true;

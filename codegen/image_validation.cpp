@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -98,10 +99,14 @@ void validate_program_structure(const ConfigImage& image, const ImageFieldOffset
     fail(source, offsets.instruction_count,
          fmt::format("program: {} instructions, expected 1..{}", count, kMaxImageInstructions));
   const spec::Layer& layer = image.layer;
+  // Registers r0, s0, c0, k0, g0 and, with an SDM level, kb, cb, nb, xb, yb (config_image.hpp).
   const auto extents = loop_register_extents(layer);
-  const char* const* registers = kLoopRegisterNames;
-  const char* const extent_names[kLoopRegisters] = {"R", "S", "C/groups", "K/groups", "groups"};
+  const char* const extent_names[kLoopRegisters] = {"R",        "S",        "C/groups", "K/groups", "groups",
+                                                    "K/groups", "C/groups", "N",        "X'",       "Y'"};
+  const std::uint32_t last_register =
+      image.tile.sdm.blocked ? kLoopRegisters - 1 : std::uint32_t(LoopRegister::G0);
   std::vector<std::uint32_t> open_loops;  // register of each open FOR, outer to inner
+  std::array<std::uint64_t, kLoopRegisters> largest{};  // the largest value of each open loop's register
   for (std::size_t pc = 0; pc < count; ++pc) {
     const Instruction& instruction = image.program[pc];
     const std::size_t at = offsets.instructions[pc];
@@ -116,21 +121,36 @@ void validate_program_structure(const ConfigImage& image, const ImageFieldOffset
       case Opcode::For: {
         const std::uint32_t reg = instruction.operand[0], start = instruction.operand[1],
                             iterations = instruction.operand[2], step = instruction.operand[3];
-        if (reg >= std::uint32_t(kLoopRegisters))
-          fail(source, at + 1, fmt::format("{}.register is {}, expected 0..4 (r0, s0, c0, k0, g0)", name, reg));
+        if (reg > last_register)
+          fail(source, at + 1,
+               fmt::format("{}.register is {}, expected 0..{} ({})", name, reg, last_register,
+                           image.tile.sdm.blocked ? "r0, s0, c0, k0, g0, kb, cb, nb, xb, yb"
+                                                  : "r0, s0, c0, k0, g0) (the image has no SDM level"));
         // Two open loops on one register would each advance the other's origin (END_FOR adds its step to the
         // register's current value).
         if (std::find(open_loops.begin(), open_loops.end(), reg) != open_loops.end())
           fail(source, at + 1, fmt::format("{}.register: {} is already the register of an enclosing FOR", name,
-                                           registers[reg]));
+                                           register_name(reg)));
         if (iterations == 0) fail(source, at + 9, fmt::format("{}.count is 0, expected at least 1", name));
         if (step == 0) fail(source, at + 13, fmt::format("{}.step is 0, expected at least 1", name));
-        // The register is a weight-slice origin: every value it takes must lie inside the layer's extent.
+        // The register is a weight-slice or block origin: every value it takes must lie inside the layer's extent.
+        // c0 and k0 count from cb and kb: their largest values add the enclosing block loop's.
         const std::uint64_t last = std::uint64_t(start) + std::uint64_t(iterations - 1) * step;
-        if (last >= std::uint64_t(extents[reg]))
+        const std::uint32_t base = reg == 2 ? kFirstBlockRegister + spec::kSdmC
+                                   : reg == 3 ? kFirstBlockRegister + spec::kSdmK
+                                              : std::uint32_t(kLoopRegisters);
+        const bool based = base < std::uint32_t(kLoopRegisters) &&
+                           std::find(open_loops.begin(), open_loops.end(), base) != open_loops.end();
+        const std::uint64_t origin = based ? largest[base] : 0;
+        if (origin + last >= std::uint64_t(extents[reg]))
           fail(source, at + 5,
-               fmt::format("{}: {} = {} + ({} − 1)·{} = {} reaches past the layer's {} = {}", name, registers[reg],
-                           start, iterations, step, last, extent_names[reg], extents[reg]));
+               based ? fmt::format("{}: {} = {} + {} + ({} − 1)·{} = {} reaches past the layer's {} = {}", name,
+                                   register_name(reg), register_name(base), start, iterations, step, origin + last,
+                                   extent_names[reg], extents[reg])
+                     : fmt::format("{}: {} = {} + ({} − 1)·{} = {} reaches past the layer's {} = {}", name,
+                                   register_name(reg), start, iterations, step, last, extent_names[reg],
+                                   extents[reg]));
+        largest[reg] = last;
         open_loops.push_back(reg);
         break;
       }
@@ -278,9 +298,13 @@ ImageWork image_work(const ConfigImage& image) {
   work.weight_elements = saturating_mul(saturating_mul(layer.K, group_c), saturating_mul(layer.R, layer.S));
   work.output_elements = saturating_mul(saturating_mul(layer.N, layer.K), saturating_mul(output_x, output_y));
   work.macs = saturating_mul(saturating_mul(work.output_elements, group_c), saturating_mul(layer.R, layer.S));
-  work.steps_per_stream = saturating_mul(spec::ceil_div(layer.N, tile[spec::kDimN]),
-                                         saturating_mul(spec::ceil_div(output_x, tile[spec::kDimX]),
-                                                        spec::ceil_div(output_y, tile[spec::kDimY])));
+  // With an SDM level a STREAM covers one N·X'·Y' block: a bound (the last blocks may be smaller).
+  const auto range = [&](int sdm_dim, std::int64_t extent) {
+    return tile.sdm.blocked ? std::min<std::int64_t>(extent, tile.sdm.block[size_t(sdm_dim)]) : extent;
+  };
+  work.steps_per_stream = saturating_mul(spec::ceil_div(range(spec::kSdmN, layer.N), tile[spec::kDimN]),
+                                         saturating_mul(spec::ceil_div(range(spec::kSdmX, output_x), tile[spec::kDimX]),
+                                                        spec::ceil_div(range(spec::kSdmY, output_y), tile[spec::kDimY])));
   const std::int64_t m = image.hardware.num_ms;
   // Per step at most M elements enter the DN (one per multiplier switch) and at most M results leave the RN
   // (vn_count ≤ M); a weight phase sends at most M weights; a configuration is its config-port writes, after
@@ -329,6 +353,7 @@ ImageWork validate_image(const ConfigImage& image, const ImageFieldOffsets& offs
   // Tile: the mapper's rule (bounds, then Eq. 1), blamed on the first dimension that breaks it alone.
   const spec::Hardware hardware = hardware_for_rules(image.hardware);
   if (const auto violation = spec::tile_violation(image.layer, hardware, image.tile)) {
+    if (violation->rfind("SDM", 0) == 0) fail(source, offsets.sdm, "sdm: " + *violation);
     std::size_t at = offsets.tile[0];
     for (int d = 0; d < spec::kNumTileDims; ++d) {
       spec::Tile alone;

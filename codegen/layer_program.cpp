@@ -2,6 +2,7 @@
 #include "codegen/layer_program.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <stdexcept>
 
@@ -30,47 +31,76 @@ LayerProgram plan_layer(const spec::Layer& layer, const spec::Hardware& hardware
   const int TR = int(tile[kDimR]), TS = int(tile[kDimS]), TC = int(tile[kDimC]), TK = int(tile[kDimK]);
   const int TN = int(tile[kDimN]), TX = int(tile[kDimX]), TY = int(tile[kDimY]);
 
+  const std::array<int, kNumSdmDims> extent = {K, C, N, XO, YO};
+  std::array<int, kNumSdmDims> block_size = extent;  // one block without an SDM level
+  if (tile.sdm.blocked)
+    for (int d = 0; d < kNumSdmDims; ++d) block_size[size_t(d)] = int(tile.sdm.block[size_t(d)]);
+
   std::map<PhaseShape, int> configuration_of;
-  for (int group = 0; group < int(layer.groups); ++group)
-  for (int r0 = 0; r0 < R; r0 += TR)
-    for (int s0 = 0; s0 < S; s0 += TS)
-      for (int c0 = 0; c0 < C; c0 += TC)
-        for (int k0 = 0; k0 < K; k0 += TK) {
-          PhaseShape shape;
-          shape.t_r = std::min(TR, R - r0);
-          shape.t_s = std::min(TS, S - s0);
-          shape.t_c = std::min(TC, C - c0);
-          shape.t_k = std::min(TK, K - k0);
-          shape.t_n = TN;
-          shape.t_x = TX;
-          shape.t_y = TY;
-          auto found = configuration_of.find(shape);
-          if (found == configuration_of.end()) {
-            PhaseConfiguration configuration;
-            const bool forwarding = phase_forwards(layer, tile, shape);
-            configuration.placement = place_tile(program.num_ms, shape, forwarding);
-            configuration.reduction =
-                compile_fabric(configuration.placement.layout, configuration.placement.take_forward);
-            found = configuration_of.emplace(shape, int(program.configurations.size())).first;
-            program.configurations.push_back(std::move(configuration));
+  // The fabric's loops over one SDM block (its C and K ranges) of one group.
+  const auto fabric_phases = [&](int group, const std::array<int, kNumSdmDims>& block) {
+    const int c_end = std::min(C, block[kSdmC] + block_size[kSdmC]);
+    const int k_end = std::min(K, block[kSdmK] + block_size[kSdmK]);
+    for (int r0 = 0; r0 < R; r0 += TR)
+      for (int s0 = 0; s0 < S; s0 += TS)
+        for (int c0 = block[kSdmC]; c0 < c_end; c0 += TC)
+          for (int k0 = block[kSdmK]; k0 < k_end; k0 += TK) {
+            PhaseShape shape;
+            shape.t_r = std::min(TR, R - r0);
+            shape.t_s = std::min(TS, S - s0);
+            shape.t_c = std::min(TC, C - c0);
+            shape.t_k = std::min(TK, K - k0);
+            shape.t_n = TN;
+            shape.t_x = TX;
+            shape.t_y = TY;
+            auto found = configuration_of.find(shape);
+            if (found == configuration_of.end()) {
+              PhaseConfiguration configuration;
+              const bool forwarding = phase_forwards(layer, tile, shape);
+              configuration.placement = place_tile(program.num_ms, shape, forwarding);
+              configuration.reduction =
+                  compile_fabric(configuration.placement.layout, configuration.placement.take_forward);
+              found = configuration_of.emplace(shape, int(program.configurations.size())).first;
+              program.configurations.push_back(std::move(configuration));
+            }
+            WeightPhase phase;
+            phase.configuration = found->second;
+            phase.group = group;
+            phase.r0 = r0;
+            phase.s0 = s0;
+            phase.c0 = c0;
+            phase.k0 = k0;
+            phase.block = block;
+            phase.accumulate = r0 > 0 || s0 > 0 || c0 > 0;
+            if (detail == PlanDetail::Steps) add_phase_steps(layer, tile, phase_forwards(layer, tile, shape), phase);
+            program.phases.push_back(std::move(phase));
           }
-          WeightPhase phase;
-          phase.configuration = found->second;
-          phase.group = group;
-          phase.r0 = r0;
-          phase.s0 = s0;
-          phase.c0 = c0;
-          phase.k0 = k0;
-          phase.accumulate = r0 > 0 || s0 > 0 || c0 > 0;
-          const bool forwarding = phase_forwards(layer, tile, shape);
-          if (detail == PlanDetail::Steps) {
-            for (int n0 = 0; n0 < N; n0 += TN)
-              for (int x0 = 0; x0 < XO; x0 += TX)
-                for (int y0 = 0; y0 < YO; y0 += TY) phase.steps.push_back({n0, x0, y0, forwarding && y0 > 0});
-          }
-          program.phases.push_back(std::move(phase));
-        }
+  };
+  // Groups outermost, then the SDM loops, outer to inner in the mapping's order (without an SDM level: one block).
+  std::array<int, kNumSdmDims> block{};
+  int group = 0;
+  const std::function<void(int)> sdm_loop = [&](int level) {
+    if (level == kNumSdmDims) return fabric_phases(group, block);
+    const size_t dim = tile.sdm.order[size_t(level)];
+    for (block[dim] = 0; block[dim] < extent[dim]; block[dim] += block_size[dim]) sdm_loop(level + 1);
+    block[dim] = 0;
+  };
+  for (group = 0; group < int(layer.groups); ++group) sdm_loop(0);
   return program;
+}
+
+void add_phase_steps(const spec::Layer& layer, const spec::Tile& tile, bool forwarding, WeightPhase& phase) {
+  using namespace spec;
+  const int N = int(layer.N), XO = int(layer.output_x()), YO = int(layer.output_y());
+  const auto end = [&](int dim, int extent) {
+    return tile.sdm.blocked ? std::min<int>(extent, phase.block[size_t(dim)] + int(tile.sdm.block[size_t(dim)])) : extent;
+  };
+  const int n_end = end(kSdmN, N), x_end = end(kSdmX, XO), y_end = end(kSdmY, YO);
+  const int y_begin = phase.block[kSdmY];
+  for (int n0 = phase.block[kSdmN]; n0 < n_end; n0 += int(tile[kDimN]))
+    for (int x0 = phase.block[kSdmX]; x0 < x_end; x0 += int(tile[kDimX]))
+      for (int y0 = y_begin; y0 < y_end; y0 += int(tile[kDimY]))
+        phase.steps.push_back({n0, x0, y0, forwarding && y0 > y_begin});
 }
 
 }  // namespace maeri::codegen

@@ -2,9 +2,11 @@
 // it — configurations, weight phases and the steps of each phase — before it is encoded into an image.
 // The loop nest is the analytical model's (docs/model.md): groups (outermost; one for an ungrouped layer), then
 // reduction folds (R, S, C slices of the group's channels), then filter tiles of the group's filters (a weight
-// phase each), then batch, X' and Y' tiles (a control step each, Y' innermost).
+// phase each), then batch, X' and Y' tiles (a control step each, Y' innermost); with an SDM level (docs/mapping.md;
+// single-group layers only) that nest runs inside each SDM block, the blocks in the mapping's SDM loop order.
 #pragma once
 
+#include <array>
 #include <vector>
 
 #include "codegen/fabric_compiler.hpp"
@@ -30,6 +32,9 @@ struct WeightPhase {
   int configuration = 0;              // index into LayerProgram::configurations
   int group = 0;                      // the layer's group this phase computes (0 for an ungrouped layer)
   int r0 = 0, s0 = 0, c0 = 0, k0 = 0;  // origin of the phase's weight slice inside its group
+  // Origin of the SDM block the phase runs in (K, C, N, X', Y' in spec::SdmDim order; all 0 without an SDM level):
+  // its steps cover the block's N, X', Y' ranges.
+  std::array<int, spec::kNumSdmDims> block{};
   bool accumulate = false;            // not the first reduction fold: results add to the stored partial sums
   std::vector<StepOrigin> steps;
 };
@@ -51,6 +56,10 @@ enum class PlanDetail {
   Steps,       // every phase lists its steps (what execution needs)
   PhasesOnly,  // phases without their steps (enough to count configurations and traffic of large layers)
 };
+
+// The steps of a phase: the T_N, T_X', T_Y' tiles of its SDM block's N, X', Y' ranges (the whole layer without an
+// SDM level), Y' innermost; with forwarding every step but the first of each Y' row of the block forwards.
+void add_phase_steps(const spec::Layer& layer, const spec::Tile& tile, bool forwarding, WeightPhase& phase);
 
 // Throws LayoutError (or std::invalid_argument for an illegal tile) with the reason.
 LayerProgram plan_layer(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,

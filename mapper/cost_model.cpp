@@ -127,6 +127,88 @@ ShapeRuns shape_runs(const DimParts* parts, std::int64_t groups) {
   return inner;
 }
 
+// The same runs for a mapping with an SDM level (docs/model.md, "SDM level"): the phase sequence is the SDM
+// loops in their order (N, X', Y' blocks repeat their inner sequence; C and K blocks change the extent the fabric
+// loops cover, the last block possibly ragged) around the fabric's R, S, C, K loops over the block. Sequences are
+// combined by their runs per shape and their first and last shapes: n copies merge n − 1 boundary runs when the
+// sequence starts and ends with the same shape; two sequences one when the first ends as the second starts.
+struct RunSequence {
+  std::array<std::int64_t, 16> runs{};
+  int first = -1, last = -1;  // -1: empty
+};
+
+RunSequence concat(RunSequence a, const RunSequence& b) {
+  if (a.first < 0) return b;
+  if (b.first < 0) return a;
+  for (size_t i = 0; i < 16; ++i) a.runs[i] += b.runs[i];
+  if (a.last == b.first) --a.runs[size_t(a.last)];
+  a.last = b.last;
+  return a;
+}
+
+RunSequence repeat(RunSequence a, std::int64_t times) {
+  if (times == 0 || a.first < 0) return {};
+  for (std::int64_t& r : a.runs) r *= times;
+  if (a.first == a.last) a.runs[size_t(a.first)] -= times - 1;
+  return a;
+}
+
+// The fabric loops R, S, C, K over extents `extent` (R, S, and the block's C and K ranges), inside one SDM block:
+// the single-level recursion (shape_runs); the sequence starts with the full tile of every dimension that has one
+// and ends with the edge tile of every dimension that has one.
+RunSequence fabric_runs(const spec::Tile& tile, const std::array<std::int64_t, 4>& extent) {
+  static const int kDims[4] = {spec::kDimR, spec::kDimS, spec::kDimC, spec::kDimK};
+  DimParts parts[spec::kNumTileDims];
+  RunSequence sequence;
+  sequence.first = sequence.last = 0;
+  for (int i = 0; i < 4; ++i) {
+    parts[kDims[i]] = split(extent[size_t(i)], tile[kDims[i]]);
+    if (parts[kDims[i]].count[0] == 0) sequence.first |= 1 << i;  // only the edge tile
+    if (parts[kDims[i]].parts == 2) sequence.last |= 1 << i;
+  }
+  sequence.runs = shape_runs(parts, 1).runs;
+  return sequence;
+}
+
+RunSequence sdm_runs(const spec::Layer& layer, const spec::Tile& tile, const SdmBlockTraffic& traffic, int level,
+                     std::array<std::int64_t, 4> extent) {
+  if (level == spec::kNumSdmDims) return fabric_runs(tile, extent);
+  const int dim = tile.sdm.order[size_t(level)];
+  if (dim != spec::kSdmC && dim != spec::kSdmK) {
+    const std::int64_t trips = traffic.trips[size_t(dim)];
+    return trips == 1 ? sdm_runs(layer, tile, traffic, level + 1, extent)
+                      : repeat(sdm_runs(layer, tile, traffic, level + 1, extent), trips);
+  }
+  const size_t slot = dim == spec::kSdmC ? 2 : 3;
+  const std::int64_t length = dim == spec::kSdmC ? layer.group_channels() : layer.group_filters();
+  const std::int64_t block = tile.sdm.block[size_t(dim)];
+  extent[slot] = block;
+  RunSequence sequence = repeat(sdm_runs(layer, tile, traffic, level + 1, extent), length / block);
+  if (length % block) {
+    extent[slot] = length % block;
+    sequence = concat(sequence, sdm_runs(layer, tile, traffic, level + 1, extent));
+  }
+  return sequence;
+}
+
+ShapeRuns blocked_shape_runs(const spec::Layer& layer, const spec::Tile& tile, const SdmBlockTraffic& traffic) {
+  const auto& block = tile.sdm.block;
+  const std::int64_t channels = layer.group_channels(), filters = layer.group_filters();
+  RunSequence sequence;
+  if (channels % block[spec::kSdmC] == 0 && filters % block[spec::kSdmK] == 0) {
+    // Every block runs the same fabric sequence, whatever the order (the common case in the search).
+    std::int64_t blocks = 1;
+    for (std::int64_t trips : traffic.trips) blocks *= trips;
+    sequence = repeat(fabric_runs(tile, {layer.R, layer.S, block[spec::kSdmC], block[spec::kSdmK]}), blocks);
+  } else {
+    sequence = sdm_runs(layer, tile, traffic, 0, {layer.R, layer.S, channels, filters});
+  }
+  sequence = repeat(sequence, layer.groups);  // the groups, outermost, repeat the whole sequence
+  ShapeRuns runs;
+  runs.runs = sequence.runs;
+  return runs;
+}
+
 // What the loop nest leaves for the blocks after it.
 struct LoopNestTotals {
   double dn_hops = 0;                  // the multicast estimate, rounded once at the end
@@ -144,7 +226,11 @@ struct LoopNestTotals {
 // edge tile sizes with its multiplicity.
 LoopNestTotals cost_loop_nest(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
                               const DimParts* parts, const ShapeRuns& runs, spec::CostReport& report,
-                              bool estimate_traffic) {
+                              bool estimate_traffic, const SdmBlockTraffic* blocks) {
+  // With an SDM level every weight phase runs once per N·X'·Y' block (streaming that block's steps), and each Y'
+  // block starts its rows with full windows (docs/model.md, "SDM level").
+  const std::int64_t output_blocks = blocks ? blocks->output_blocks : 1;
+  const std::int64_t row_starts_per_row = blocks ? blocks->trips[spec::kSdmY] : 1;
   const auto extents = spec::layer_extents(layer);
   const int levels = spec::ceil_log2(hardware.num_ms);
   const int conversion_level = spec::dn_conversion_level(hardware.num_ms, hardware.dn_bw);
@@ -172,20 +258,22 @@ LoopNestTotals cost_loop_nest(const spec::Layer& layer, const spec::Hardware& ha
   for (int ik = 0; ik < parts[spec::kDimK].parts; ++ik) {
     const std::int64_t t_r = parts[spec::kDimR].size[ir], t_s = parts[spec::kDimS].size[is];
     const std::int64_t t_c = parts[spec::kDimC].size[ic], t_k = parts[spec::kDimK].size[ik];
-    // Every group runs the same phases (docs/model.md, "Groups").
+    // `phases`: the fabric's weight slices of this shape, in every group (docs/model.md, "Groups");
+    // `weight_phases`: how often they are loaded.
     const std::int64_t phases = layer.groups * parts[spec::kDimR].count[ir] * parts[spec::kDimS].count[is] *
                                 parts[spec::kDimC].count[ic] * parts[spec::kDimK].count[ik];
+    const std::int64_t weight_phases = phases * output_blocks;
     const std::int64_t active_vn_size = t_r * t_s * t_c;
     const std::int64_t unique_weights = t_k * active_vn_size;
     const bool forwarding = spec::phase_uses_mn_forwarding(layer, tile, t_s);
 
-    report.weight_phases += phases;
+    report.weight_phases += weight_phases;
     const bool last_phase_shape = ir == parts[spec::kDimR].parts - 1 && is == parts[spec::kDimS].parts - 1 &&
                                   ic == parts[spec::kDimC].parts - 1 && ik == parts[spec::kDimK].parts - 1;
     const double streaming_before = cycles.streaming;
     const std::int64_t results_before = counts.vn_results;
     const std::int64_t weight_beats = per_dn_beat(unique_weights);
-    cycles.weight_load += static_cast<double>(phases * weight_beats);
+    cycles.weight_load += static_cast<double>(weight_phases * weight_beats);
     {
       // Overlap at phase boundaries (docs/model.md, "Cycles"): the next phase's weight beats go out while the
       // collector's fire spacing holds the next fire back, and the first fire after a (re)configuration does
@@ -199,18 +287,19 @@ LoopNestTotals cost_loop_nest(const spec::Layer& layer, const spec::Hardware& ha
                                        std::max(weight_beats + first_beats, spacing);
       const std::int64_t after_configuration = std::max(first_beats, spacing) - first_beats;
       const std::int64_t runs_here = runs.runs[size_t(ir | is << 1 | ic << 2 | ik << 3)];
-      cycles.phase_overlap -= static_cast<double>(phases * after_phase + runs_here * (after_configuration - after_phase));
+      cycles.phase_overlap -=
+          static_cast<double>(weight_phases * after_phase + runs_here * (after_configuration - after_phase));
       // Each run of this shape ends in a drain, during which the collector needs `spacing` cycles for the last
       // step's results instead of one.
       drain_lane_cycles += runs_here * (spacing - 1);
     }
-    counts.sdm_weight_reads += phases * unique_weights;
-    counts.mn_weight_loads += phases * unique_weights * weight_replicas;
+    counts.sdm_weight_reads += weight_phases * unique_weights;
+    counts.mn_weight_loads += weight_phases * unique_weights * weight_replicas;
     if (estimate_traffic)
-      dn_hops += static_cast<double>(phases * unique_weights) *
+      dn_hops += static_cast<double>(weight_phases * unique_weights) *
                  multicast_hops(static_cast<double>(weight_replicas), levels);
     totals.lower_bounds.dn_hops +=
-        phases * dn_traversal_lower_bound(unique_weights, unique_weights * weight_replicas, levels,
+        weight_phases * dn_traversal_lower_bound(unique_weights, unique_weights * weight_replicas, levels,
                                           conversion_level);
 
     for (int in = 0; in < parts[spec::kDimN].parts; ++in)
@@ -230,7 +319,7 @@ LoopNestTotals cost_loop_nest(const spec::Layer& layer, const spec::Hardware& ha
       // With forwarding, the first step of each Y' row loads whole windows, the others one new column.
       std::int64_t full_steps = steps, shifted_steps = 0;
       if (forwarding) {
-        full_steps = steps / y_steps_per_row;
+        full_steps = steps / y_steps_per_row * row_starts_per_row;
         shifted_steps = steps - full_steps;
       }
       const std::int64_t shifted_inputs = t_n * t_c * rows;
@@ -268,8 +357,8 @@ LoopNestTotals cost_loop_nest(const spec::Layer& layer, const spec::Hardware& ha
       active_ms_steps += static_cast<double>(steps * operands);
     }
     if (last_phase_shape) {
-      last_phase_streaming = (cycles.streaming - streaming_before) / static_cast<double>(phases);
-      last_phase_results = (counts.vn_results - results_before) / phases;
+      last_phase_streaming = (cycles.streaming - streaming_before) / static_cast<double>(weight_phases);
+      last_phase_results = (counts.vn_results - results_before) / weight_phases;
     }
   }
 
@@ -292,26 +381,46 @@ LoopNestTotals cost_loop_nest(const spec::Layer& layer, const spec::Hardware& ha
   return totals;
 }
 
-// docs/model.md "Memory": SDM fills and DRAM bytes. The fold loop is outermost with the channel slice outermost
-// within it, so a resident SDM (sdm_budget.hpp) fetches every touched input and every weight once. Otherwise
-// nothing is reused in the SDM beyond a step: inputs are fetched per step and partial sums spill to DRAM.
-SdmBudget count_memory_traffic(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
-                               spec::CostReport& report) {
+// docs/model.md "Memory": SDM fills and DRAM bytes, and the bytes read from DRAM (fills and partial sums read
+// back), which the memory timing needs.
+struct MemoryTraffic {
+  SdmBudget sdm;
+  bool blocked = false;
+  std::int64_t read_bytes = 0;
+};
+
+// Without an SDM level the fold loop is outermost, so a resident SDM (sdm_budget.hpp) fetches every touched input
+// and every weight once; otherwise nothing is reused in the SDM beyond a step: inputs are fetched per step and
+// partial sums spill to DRAM. With an SDM level each tensor's blocks are fetched as the SDM loop order dictates
+// (sdm_block_traffic), and each output's block is written back once per visit and read back on every visit but
+// the first.
+MemoryTraffic count_memory_traffic(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
+                                   const SdmBlockTraffic* blocks, spec::CostReport& report) {
   spec::ActivityCounts& counts = report.counts;
   const std::int64_t data_b = data_bytes(hardware);
   const std::int64_t acc_b = accumulator_bytes(hardware);
   const std::int64_t weights = layer.weight_elements();
   const std::int64_t outputs = layer.output_elements();
-  const SdmBudget sdm = sdm_budget(layer, hardware, tile);
+  MemoryTraffic traffic;
+  traffic.sdm = sdm_budget(layer, hardware, tile);
+  const SdmBudget& sdm = traffic.sdm;
   report.sdm_resident = sdm.resident;
-  if (sdm.resident) {
+  report.compulsory_dram_bytes = compulsory_dram_bytes(layer, hardware);
+  if (blocks) {
+    traffic.blocked = true;
+    counts.sdm_fill_writes = blocks->input_fills + blocks->weight_fills;
+    traffic.read_bytes = counts.sdm_fill_writes * data_b + outputs * (blocks->output_visits - 1) * acc_b;
+    counts.dram_bytes = traffic.read_bytes + outputs * blocks->output_visits * acc_b;
+  } else if (sdm.resident) {
     counts.sdm_fill_writes = sdm.touched_inputs + weights;
-    counts.dram_bytes = counts.sdm_fill_writes * data_b + outputs * acc_b;
+    traffic.read_bytes = counts.sdm_fill_writes * data_b;
+    counts.dram_bytes = traffic.read_bytes + outputs * acc_b;
   } else {
     counts.sdm_fill_writes = counts.sdm_input_reads + weights;
+    traffic.read_bytes = counts.sdm_fill_writes * data_b + counts.sdm_psum_reads * acc_b;
     counts.dram_bytes = counts.sdm_fill_writes * data_b + (counts.sdm_psum_reads + counts.sdm_output_writes) * acc_b;
   }
-  return sdm;
+  return traffic;
 }
 
 // The cycles of one configuration written through the config port (docs/model.md "Cycles", reconfiguration).
@@ -339,7 +448,9 @@ double compute_cycles(const spec::Hardware& hardware, const LoopNestTotals& tota
 // docs/model.md "Memory timing": the run's cycles with the SDM and the DRAM channel, from the compute cycles and
 // the traffic.
 double memory_time(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
-                   const SdmBudget& sdm, const LoopNestTotals& totals, double compute, const spec::CostReport& report) {
+                   const MemoryTraffic& traffic, const LoopNestTotals& totals, double compute,
+                   const spec::CostReport& report) {
+  const SdmBudget& sdm = traffic.sdm;
   const spec::ModelParameters& model = hardware.model;
   const spec::ActivityCounts& counts = report.counts;
   const spec::CycleBreakdown& cycles = report.cycles;
@@ -366,8 +477,7 @@ double memory_time(const spec::Layer& layer, const spec::Hardware& hardware, con
                                                 window_span(tile[spec::kDimY], tile[spec::kDimS], layer.stride_y, layer.dilation_y)) *
       data_b;
   const std::int64_t last_write_bytes = edge(spec::kDimK) * edge(spec::kDimN) * edge(spec::kDimX) * edge(spec::kDimY) * acc_b;
-  const std::int64_t read_bytes =
-      counts.sdm_fill_writes * data_b + (sdm.resident ? 0 : counts.sdm_psum_reads * acc_b);
+  const std::int64_t read_bytes = traffic.read_bytes;
   const std::int64_t write_bytes = counts.dram_bytes - read_bytes;
   const double startup = std::max(0.0, latency + static_cast<double>(first_bytes) / bandwidth - configuration_cycles);
   // Writes go out while results appear: from the first result on, or only in the last reduction fold when the
@@ -389,7 +499,7 @@ double memory_time(const spec::Layer& layer, const spec::Hardware& hardware, con
   double dram_bound = std::max(static_cast<double>(counts.dram_bytes) / bandwidth,
                                latency + static_cast<double>(read_bytes) / bandwidth + 1 + pipeline_latency +
                                    static_cast<double>(last_write_bytes) / bandwidth);
-  if (!sdm.resident && report.control_steps > 0) {
+  if (!sdm.resident && !traffic.blocked && report.control_steps > 0) {
     // Little's law: a streaming SDM holds a step's data from its request until the step retires, so only as many
     // steps as fit the stream buffer are in flight, each for a latency, its transfer, the pipeline and the step.
     const double step_bytes = static_cast<double>(read_bytes) / static_cast<double>(report.control_steps);
@@ -451,13 +561,19 @@ spec::CostReport evaluate_model(const spec::Layer& layer, const spec::Hardware& 
   const auto extents = spec::layer_extents(layer);
   DimParts parts[spec::kNumTileDims];
   for (int dim = 0; dim < spec::kNumTileDims; ++dim) parts[dim] = split(extents[dim], tile[dim]);
-  const ShapeRuns runs = shape_runs(parts, layer.groups);
+  SdmBlockTraffic block_traffic;
+  const SdmBlockTraffic* blocks = nullptr;
+  if (tile.sdm.blocked) {
+    block_traffic = sdm_block_traffic(layer, tile);
+    blocks = &block_traffic;
+  }
+  const ShapeRuns runs = blocks ? blocked_shape_runs(layer, tile, *blocks) : shape_runs(parts, layer.groups);
   report.configurations = runs.total();
 
-  const LoopNestTotals totals = cost_loop_nest(layer, hardware, tile, parts, runs, report, estimate_traffic);
-  const SdmBudget sdm = count_memory_traffic(layer, hardware, tile, report);
+  const LoopNestTotals totals = cost_loop_nest(layer, hardware, tile, parts, runs, report, estimate_traffic, blocks);
+  const MemoryTraffic traffic = count_memory_traffic(layer, hardware, tile, blocks, report);
   const double compute = compute_cycles(hardware, totals, report);
-  const double time = memory_time(layer, hardware, tile, sdm, totals, compute, report);
+  const double time = memory_time(layer, hardware, tile, traffic, totals, compute, report);
   report.cycles.memory_stall = time - compute;
   report.cycles.total = compute + report.cycles.memory_stall;
 

@@ -5,11 +5,29 @@
 
 namespace maeri::mapper {
 
+namespace {
+
+// The SDM level (docs/mapping.md): null for a single-level mapping.
+nlohmann::json sdm_json(const spec::SdmLevel& sdm) {
+  if (!sdm.blocked) return nullptr;
+  nlohmann::json json;
+  for (int dim = 0; dim < spec::kNumSdmDims; ++dim) json[spec::sdm_dim_key(dim)] = sdm.block[size_t(dim)];
+  json["order"] = spec::order_text(sdm.order);
+  return json;
+}
+
+}  // namespace
+
 nlohmann::json to_json(const spec::CostReport& report) {
   const auto& c = report.counts;
   const auto& y = report.cycles;
   const auto& e = report.energy_pj;
   return {
+      {"sdm", sdm_json(report.tile.sdm)},
+      {"compulsory_dram_bytes", report.compulsory_dram_bytes},
+      {"dram_ratio", report.compulsory_dram_bytes > 0 ? static_cast<double>(c.dram_bytes) /
+                                                            static_cast<double>(report.compulsory_dram_bytes)
+                                                      : 0.0},
       {"tile", {{"T_R", report.tile[spec::kDimR]}, {"T_S", report.tile[spec::kDimS]}, {"T_C", report.tile[spec::kDimC]},
                 {"T_K", report.tile[spec::kDimK]}, {"T_N", report.tile[spec::kDimN]}, {"T_X", report.tile[spec::kDimX]},
                 {"T_Y", report.tile[spec::kDimY]}}},
@@ -40,6 +58,14 @@ spec::CostReport cost_report_from_json(const nlohmann::json& json) {
   const nlohmann::json& tile = json.at("tile");
   const char* const tile_keys[spec::kNumTileDims] = {"T_R", "T_S", "T_C", "T_K", "T_N", "T_X", "T_Y"};
   for (int dim = 0; dim < spec::kNumTileDims; ++dim) report.tile[dim] = tile.at(tile_keys[dim]).get<std::int64_t>();
+  if (json.contains("sdm") && !json.at("sdm").is_null()) {
+    const nlohmann::json& sdm = json.at("sdm");
+    report.tile.sdm.blocked = true;
+    for (int dim = 0; dim < spec::kNumSdmDims; ++dim)
+      report.tile.sdm.block[size_t(dim)] = sdm.at(spec::sdm_dim_key(dim)).get<std::int64_t>();
+    report.tile.sdm.order = spec::parse_order(sdm.at("order").get<std::string>()).value_or(spec::kDefaultSdmOrder);
+  }
+  if (json.contains("compulsory_dram_bytes")) json.at("compulsory_dram_bytes").get_to(report.compulsory_dram_bytes);
   json.at("vn_size").get_to(report.vn_size);
   json.at("vn_count").get_to(report.vn_count);
   json.at("idle_ms").get_to(report.idle_ms);

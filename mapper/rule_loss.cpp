@@ -17,7 +17,9 @@ std::vector<RuleLoss> rule_losses(const SearchResult& result, const spec::Layer&
     loss.rule = kPruningRules[i];
     loss.tiles_left = TileSpace(layer, hardware, RuleSet::only(loss.rule)).count();
     loss.best = result.best_under_rule[size_t(i)];
-    if (loss.best) loss.loss_percent = loss_percent(result.best.front(), *loss.best, objective);
+    if (loss.best)
+      loss.loss_percent =
+          loss_percent(result.fabric_optimum ? *result.fabric_optimum : result.best.front(), *loss.best, objective);
     losses.push_back(loss);
   }
   return losses;

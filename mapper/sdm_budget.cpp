@@ -1,22 +1,21 @@
-// The SDM residency rule and capacity split (see sdm_budget.hpp).
+// The SDM residency rule, capacity split and SDM-level block traffic (see sdm_budget.hpp).
 #include "mapper/sdm_budget.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 #include "spec/integer_math.hpp"
 
 namespace maeri::mapper {
 
-std::int64_t data_bytes(const spec::Hardware& hardware) { return (hardware.data_width + 7) / 8; }
-std::int64_t accumulator_bytes(const spec::Hardware& hardware) { return (hardware.acc_width + 7) / 8; }
+std::int64_t touched_inputs(const spec::Layer& layer) {
+  return layer.N * layer.C * window_span(layer.output_x(), layer.R, layer.stride_x, layer.dilation_x) *
+         window_span(layer.output_y(), layer.S, layer.stride_y, layer.dilation_y);
+}
 
-std::int64_t window_span(std::int64_t outputs, std::int64_t filter, std::int64_t stride, std::int64_t dilation) {
-  const std::int64_t common = std::gcd(stride, dilation);
-  const std::int64_t stride_steps = stride / common, dilation_steps = dilation / common;
-  return outputs * filter -
-         std::max<std::int64_t>(0, outputs - dilation_steps) * std::max<std::int64_t>(0, filter - stride_steps);
+std::int64_t compulsory_dram_bytes(const spec::Layer& layer, const spec::Hardware& hardware) {
+  return (touched_inputs(layer) + layer.weight_elements()) * data_bytes(hardware) +
+         layer.output_elements() * accumulator_bytes(hardware);
 }
 
 SdmBudget sdm_budget(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile) {
@@ -24,16 +23,20 @@ SdmBudget sdm_budget(const spec::Layer& layer, const spec::Hardware& hardware, c
                              spec::ceil_div(layer.group_channels(), tile[spec::kDimC]);
   const std::int64_t rows = window_span(layer.output_x(), layer.R, layer.stride_x, layer.dilation_x);
   const std::int64_t columns = window_span(layer.output_y(), layer.S, layer.stride_y, layer.dilation_y);
-  const std::int64_t configured_vns = tile[spec::kDimK] * tile[spec::kDimN] * tile[spec::kDimX] * tile[spec::kDimY];
-  // Results land in a staging area that covers what the fabric's pipeline can still deliver after a fire
-  // (RN_BW results a cycle for the fire-to-result latency) plus a double buffer of one step's results, so the
-  // controller never has to hold a fire back while DRAM keeps up.
-  const auto latency = static_cast<std::int64_t>(std::ceil(spec::pipeline_latency(hardware)));
-  const std::int64_t staging = (latency * hardware.rn_bw + 2 * configured_vns) * accumulator_bytes(hardware);
+  const std::int64_t staging = spec::staging_bytes(hardware, tile);
   const std::int64_t whole_output = layer.output_elements() * accumulator_bytes(hardware);
 
   SdmBudget budget;
-  budget.touched_inputs = layer.N * layer.C * rows * columns;
+  budget.touched_inputs = touched_inputs(layer);
+  if (tile.sdm.blocked) {
+    // Each block's partial sums stay in the SDM while the block is; reads stream through the rest.
+    const spec::SdmWorkingSet set = spec::sdm_working_set(layer, hardware, tile);
+    budget.blocked = true;
+    budget.output_buffer_bytes = std::max(set.outputs, set.staging);
+    budget.resident_bytes = set.total();
+    budget.stream_buffer_bytes = std::max<std::int64_t>(0, hardware.sdm_bytes - budget.output_buffer_bytes);
+    return budget;
+  }
   const std::int64_t slice = layer.N * tile[spec::kDimC] * rows * columns * data_bytes(hardware);
   const std::int64_t phase_weights = tile[spec::kDimK] * tile.vn_size() * data_bytes(hardware);
   const std::int64_t resident_output = folds > 1 ? std::max(whole_output, staging) : staging;
@@ -43,6 +46,52 @@ SdmBudget sdm_budget(const spec::Layer& layer, const spec::Hardware& hardware, c
   budget.output_buffer_bytes = budget.resident ? resident_output : staging;
   budget.stream_buffer_bytes = std::max<std::int64_t>(0, hardware.sdm_bytes - budget.output_buffer_bytes);
   return budget;
+}
+
+namespace {
+
+// Σ over the blocks of one dimension of the input rows (columns) each block's windows touch.
+std::int64_t blocked_span(std::int64_t outputs, std::int64_t block, std::int64_t filter, std::int64_t stride,
+                          std::int64_t dilation) {
+  const std::int64_t rest = outputs % block;
+  return outputs / block * window_span(block, filter, stride, dilation) +
+         (rest ? window_span(rest, filter, stride, dilation) : 0);
+}
+
+// How often a tensor that depends on the SDM dimensions in `depends` (bit per SdmDim) is fetched: once per
+// iteration of each loop it does not depend on that sits outside the innermost loop it depends on.
+std::int64_t refetches(const spec::SdmOrder& order, const std::array<std::int64_t, spec::kNumSdmDims>& trips,
+                       unsigned depends) {
+  int innermost = -1;
+  for (int i = 0; i < spec::kNumSdmDims; ++i)
+    if (trips[order[size_t(i)]] > 1 && (depends >> order[size_t(i)] & 1u)) innermost = i;
+  std::int64_t factor = 1;
+  for (int i = 0; i < innermost; ++i)
+    if (!(depends >> order[size_t(i)] & 1u)) factor *= trips[order[size_t(i)]];
+  return factor;
+}
+
+}  // namespace
+
+SdmBlockTraffic sdm_block_traffic(const spec::Layer& layer, const spec::Tile& tile) {
+  using namespace spec;
+  const auto& block = tile.sdm.block;
+  const auto extents = layer_extents(layer);
+  SdmBlockTraffic traffic;
+  for (int d = 0; d < kNumSdmDims; ++d) traffic.trips[size_t(d)] = ceil_div(extents[size_t(sdm_tile_dim(d))], block[size_t(d)]);
+  constexpr unsigned kInputs = 1u << kSdmC | 1u << kSdmN | 1u << kSdmX | 1u << kSdmY;
+  constexpr unsigned kWeights = 1u << kSdmK | 1u << kSdmC;
+  constexpr unsigned kOutputs = 1u << kSdmK | 1u << kSdmN | 1u << kSdmX | 1u << kSdmY;
+  const std::int64_t input_volume = layer.N * layer.C *
+                                    blocked_span(layer.output_x(), block[kSdmX], layer.R, layer.stride_x,
+                                                 layer.dilation_x) *
+                                    blocked_span(layer.output_y(), block[kSdmY], layer.S, layer.stride_y,
+                                                 layer.dilation_y);
+  traffic.input_fills = input_volume * refetches(tile.sdm.order, traffic.trips, kInputs);
+  traffic.weight_fills = layer.weight_elements() * refetches(tile.sdm.order, traffic.trips, kWeights);
+  traffic.output_visits = refetches(tile.sdm.order, traffic.trips, kOutputs);
+  traffic.output_blocks = traffic.trips[kSdmN] * traffic.trips[kSdmX] * traffic.trips[kSdmY];
+  return traffic;
 }
 
 }  // namespace maeri::mapper

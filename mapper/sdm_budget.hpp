@@ -1,18 +1,22 @@
-// How a mapping uses the SDM (prefetch buffer): whether the layer's data stays resident, and how the capacity is
-// split between the stream buffer (prefetched inputs, weights, partial sums read back) and the output buffer
-// (results waiting for DRAM, or the whole partial-sum array). One rule shared by the analytical model (DRAM
-// bytes) and the co-simulation's SDM model (what it keeps and when it stalls); docs/model.md, "Memory".
+// How a mapping uses the SDM (prefetch buffer). Single-level mappings: whether the layer's data stays resident,
+// and how the capacity is split between the stream buffer (prefetched inputs, weights, partial sums read back)
+// and the output buffer (results waiting for DRAM, or the whole partial-sum array). Mappings with an SDM level:
+// what each tensor's blocks cost in DRAM traffic under the SDM loop order. One rule shared by the analytical model
+// (DRAM bytes) and the co-simulation's SDM model; docs/model.md, "Memory" and "SDM level".
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 #include "spec/hardware.hpp"
 #include "spec/layer.hpp"
+#include "spec/sdm_rules.hpp"
 #include "spec/tile.hpp"
 
 namespace maeri::mapper {
 
 struct SdmBudget {
+  bool blocked = false;              // the mapping has an SDM level: block traffic (sdm_block_traffic)
   bool resident = false;             // inputs and weights are fetched from DRAM exactly once
   bool psums_in_sdm = false;         // resident with several reduction folds: partial sums never leave the SDM
   std::int64_t output_buffer_bytes = 0;
@@ -21,17 +25,30 @@ struct SdmBudget {
   std::int64_t touched_inputs = 0;       // padded input elements some window reads (each fetched once if resident)
 };
 
-std::int64_t data_bytes(const spec::Hardware& hardware);         // ⌈data_width / 8⌉
-std::int64_t accumulator_bytes(const spec::Hardware& hardware);  // ⌈acc_width / 8⌉
-
-// Distinct input rows (or columns) touched by `outputs` consecutive outputs of a filter slice of `filter` taps
-// `dilation` apart: the size of {o·stride + t·dilation : o < outputs, t < filter} (docs/model.md, "Window span").
-// With g = gcd(stride, dilation), stride' = stride/g and dilation' = dilation/g, two pairs (o, t) and (o', t')
-// land on the same row exactly when o − o' = j·dilation' and t' − t = j·stride'; counting each row at its pair
-// of smallest o leaves outputs·filter − max(0, outputs − dilation')·max(0, filter − stride'). For dilation 1
-// this is the overlap rule (outputs − 1)·stride + filter when stride ≤ filter, outputs·filter otherwise.
-std::int64_t window_span(std::int64_t outputs, std::int64_t filter, std::int64_t stride, std::int64_t dilation);
+using spec::accumulator_bytes;
+using spec::data_bytes;
+using spec::window_span;
 
 SdmBudget sdm_budget(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile);
+
+// Padded input elements some output's window reads: N·C·span(X', R)·span(Y', S).
+std::int64_t touched_inputs(const spec::Layer& layer);
+
+// The algorithmic minimum of DRAM traffic: every touched input and every weight read once, every output written
+// once (docs/model.md, "SDM level").
+std::int64_t compulsory_dram_bytes(const spec::Layer& layer, const spec::Hardware& hardware);
+
+// DRAM traffic of a mapping with an SDM level (docs/model.md, "SDM level"). A tensor's block stays in the SDM
+// while only loops it does not depend on advance, so it is fetched again once per iteration of every such loop
+// outside the innermost loop it depends on (loops of one block are ignored).
+struct SdmBlockTraffic {
+  std::array<std::int64_t, spec::kNumSdmDims> trips{};  // blocks per SDM dimension
+  std::int64_t input_fills = 0;   // input elements read from DRAM (halos of neighbouring blocks included)
+  std::int64_t weight_fills = 0;  // weight elements read from DRAM
+  std::int64_t output_visits = 0; // times each output's block is brought in: written back that often, read
+                                  // back (partial sums) one time less
+  std::int64_t output_blocks = 0; // N·X'·Y' blocks: each repeats every weight phase of its K, C blocks
+};
+SdmBlockTraffic sdm_block_traffic(const spec::Layer& layer, const spec::Tile& tile);
 
 }  // namespace maeri::mapper

@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "mapper/cost_model.hpp"
+#include "mapper/sdm_space.hpp"
 
 namespace maeri::mapper {
 namespace {
@@ -73,7 +74,7 @@ bool better(const spec::CostReport& a, const spec::CostReport& b, Objective obje
   const Objective secondary = objective == Objective::Runtime ? Objective::Energy : Objective::Runtime;
   const double secondary_a = objective_value(a, secondary), secondary_b = objective_value(b, secondary);
   if (secondary_a != secondary_b) return secondary_a < secondary_b;
-  return a.tile.size < b.tile.size;
+  return a.tile < b.tile;
 }
 
 double improvement_percent(double baseline, double best) {
@@ -120,6 +121,54 @@ bool may_enter(const spec::CostReport& lower, const TopK& list, std::size_t k, O
 
 }  // namespace
 
+namespace {
+
+// The best fabric tiles by compute cycles (ideal memory), ties by the tile: the first candidates of the joint
+// search's budgeted mode.
+class ComputeTopK {
+ public:
+  explicit ComputeTopK(std::size_t k) : k_(k) {}
+  void offer(double compute, const spec::Tile& tile) {
+    const std::pair<double, spec::Tile> item{compute, tile};
+    const auto less = [](const std::pair<double, spec::Tile>& a, const std::pair<double, spec::Tile>& b) {
+      return a.first != b.first ? a.first < b.first : a.second < b.second;
+    };
+    if (items_.size() == k_ && !less(item, items_.back())) return;
+    items_.insert(std::upper_bound(items_.begin(), items_.end(), item, less), item);
+    if (items_.size() > k_) items_.pop_back();
+  }
+  const std::vector<std::pair<double, spec::Tile>>& items() const { return items_; }
+
+ private:
+  std::size_t k_;
+  std::vector<std::pair<double, spec::Tile>> items_;
+};
+
+struct FabricPass {
+  FabricPass(std::size_t k, Objective objective, std::size_t candidates) : ranking(k, objective), by_compute(candidates) {}
+  Ranking ranking;
+  ComputeTopK by_compute;
+  std::uint64_t joint_space = 0;
+};
+
+// Per SDM dimension and fabric tile size T, the number of SDM tile candidates (sdm_block_candidates), so the
+// joint space is counted during the fabric pass at the cost of five lookups per tile.
+std::array<std::vector<std::uint64_t>, spec::kNumSdmDims> candidate_counts(const spec::Layer& layer,
+                                                                           const spec::Hardware& hardware) {
+  const auto extents = spec::layer_extents(layer);
+  std::array<std::vector<std::uint64_t>, spec::kNumSdmDims> counts;
+  for (int d = 0; d < spec::kNumSdmDims; ++d) {
+    const std::int64_t extent = extents[size_t(spec::sdm_tile_dim(d))];
+    const std::int64_t largest = std::min(extent, hardware.num_ms);
+    counts[size_t(d)].assign(size_t(largest + 1), 0);
+    for (std::int64_t t = 1; t <= largest; ++t)
+      counts[size_t(d)][size_t(t)] = sdm_block_candidates(extent, t, d >= spec::kSdmN).size();
+  }
+  return counts;
+}
+
+}  // namespace
+
 SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, const SearchOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   std::unique_ptr<tbb::global_control> thread_limit;
@@ -131,7 +180,8 @@ SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, co
   const std::size_t k = static_cast<std::size_t>(std::max(1, options.top_k));
   const Objective objective = options.objective;
   const bool rule_losses = options.prune.empty();
-  const auto make = [&] { return Ranking(k, objective); };
+  const bool joint = options.joint.enabled;
+  const std::size_t joint_candidates = static_cast<std::size_t>(std::max(1, options.joint.candidates));
   // Offers a report to the lists it may enter (`admit` decides per list: all = -1, rule index otherwise).
   const auto offer = [&](Ranking& ranking, const spec::CostReport& report, const auto& admit) {
     if (admit(-1)) ranking.all.offer(report);
@@ -139,58 +189,116 @@ SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, co
     for (int rule = 0; rule < kNumPruningRules; ++rule)
       if (admit(rule)) ranking.per_rule[size_t(rule)].offer(report);
   };
+  // The pruning rules' lists take single-level mappings only: their losses are those of the fabric level.
   const auto rule_holds = [&](const spec::Tile& tile, int rule) {
-    return rule < 0 || satisfies(layer, hardware, tile, kPruningRules[rule]);
+    return rule < 0 || (!tile.sdm.blocked && satisfies(layer, hardware, tile, kPruningRules[rule]));
   };
-
-  SearchResult result;
-  Ranking merged(k, objective);
-  if (!options.exact) {
-    // Rank by the model's estimates: one pass.
-    auto states = walk<Ranking>(space, space.prefixes(), make, [&](Ranking& ranking, const spec::Tile& tile) {
+  // Costs one mapping into `ranking`; returns its compute cycles. Without exact traffic: the model's estimates.
+  // With exact traffic (docs/model.md, "Exact traffic"): the mapping is costed with the lower bounds of its
+  // traversal counts (`lower`); only one whose lower-bound report could still enter one of the thread's lists
+  // (ahead of the k-th exact report already there) gets its exact report. Energy only grows with the traversal
+  // counts and cycles do not depend on them, so a mapping left out is behind k exact reports of its list: the
+  // merged lists are the exact top-k.
+  const auto consider = [&](Ranking& ranking, const spec::Tile& tile) {
+    ++ranking.evaluated;
+    if (!options.exact) {
       const spec::CostReport report = evaluate(layer, hardware, tile);
-      ++ranking.evaluated;
       offer(ranking, report, [&](int rule) { return rule_holds(tile, rule); });
-    });
-    for (const Ranking& local : states) {
-      result.evaluated += local.evaluated;
-      for (const auto& report : local.all.items()) merged.all.offer(report);
-      for (int rule = 0; rule < kNumPruningRules; ++rule)
-        for (const auto& report : local.per_rule[size_t(rule)].items()) merged.per_rule[size_t(rule)].offer(report);
+      return report.cycles.compute();
     }
-  } else {
-    // Rank by exact traffic (docs/model.md, "Exact traffic"): every tile is costed with the lower bounds of its
-    // traversal counts (`lower`); only a tile whose lower-bound report could still enter one of the thread's
-    // lists (ahead of the k-th exact report already there) gets its exact report. Energy only grows with the
-    // traversal counts and cycles do not depend on them, so a tile left out is behind k exact reports of its
-    // list: the merged lists are the exact top-k. Prefixes that map many multiplier switches come first, so
-    // good tiles fill the lists early and few tiles need the exact counts.
-    std::vector<TileSpace::Prefix> prefixes = space.prefixes();
-    std::stable_sort(prefixes.begin(), prefixes.end(), [](const TileSpace::Prefix& a, const TileSpace::Prefix& b) {
-      return a.r * a.s * a.c * a.k > b.r * b.s * b.c * b.k;
-    });
-    auto states = walk<Ranking>(space, prefixes, make, [&](Ranking& ranking, const spec::Tile& tile) {
-      const spec::CostReport lower = evaluate_lower_bound(layer, hardware, tile);
-      ++ranking.evaluated;
-      const auto candidate = [&](int rule) {
-        if (!rule_holds(tile, rule)) return false;
-        if (rule < 0) return may_enter(lower, ranking.all, k, objective);
-        return may_enter(lower, ranking.per_rule[size_t(rule)], 1, objective);
-      };
-      bool any = candidate(-1);
-      for (int rule = 0; rule < kNumPruningRules && rule_losses && !any; ++rule) any = candidate(rule);
-      if (!any) return;
+    const spec::CostReport lower = evaluate_lower_bound(layer, hardware, tile);
+    const auto candidate = [&](int rule) {
+      if (!rule_holds(tile, rule)) return false;
+      if (rule < 0) return may_enter(lower, ranking.all, k, objective);
+      return may_enter(lower, ranking.per_rule[size_t(rule)], 1, objective);
+    };
+    bool any = candidate(-1);
+    for (int rule = 0; rule < kNumPruningRules && rule_losses && !any; ++rule) any = candidate(rule);
+    if (any) {
       spec::CostReport report = lower;  // exact() replaces the traversal counts and the energy
       options.exact(report);
       ++ranking.exact_evaluations;
       offer(ranking, report, [&](int rule) { return rule_holds(tile, rule); });
-    });
-    for (const Ranking& local : states) {
-      result.evaluated += local.evaluated;
-      result.exact_evaluations += local.exact_evaluations;
-      for (const auto& report : local.all.items()) merged.all.offer(report);
-      for (int rule = 0; rule < kNumPruningRules; ++rule)
-        for (const auto& report : local.per_rule[size_t(rule)].items()) merged.per_rule[size_t(rule)].offer(report);
+    }
+    return lower.cycles.compute();
+  };
+  const auto merge = [&](Ranking& into, const Ranking& local) {
+    for (const auto& report : local.all.items()) into.all.offer(report);
+    for (int rule = 0; rule < kNumPruningRules; ++rule)
+      for (const auto& report : local.per_rule[size_t(rule)].items()) into.per_rule[size_t(rule)].offer(report);
+  };
+
+  SearchResult result;
+  Ranking merged(k, objective);
+  // Prefixes that map many multiplier switches come first, so good tiles fill the lists early and, with exact
+  // traffic, few tiles need the exact counts.
+  std::vector<TileSpace::Prefix> prefixes = space.prefixes();
+  std::stable_sort(prefixes.begin(), prefixes.end(), [](const TileSpace::Prefix& a, const TileSpace::Prefix& b) {
+    return a.r * a.s * a.c * a.k > b.r * b.s * b.c * b.k;
+  });
+  const auto counts = joint ? candidate_counts(layer, hardware) : std::array<std::vector<std::uint64_t>, spec::kNumSdmDims>{};
+  const auto make = [&] { return FabricPass(k, objective, joint ? joint_candidates : 0); };
+  auto states = walk<FabricPass>(space, prefixes, make, [&](FabricPass& pass, const spec::Tile& tile) {
+    const double compute = consider(pass.ranking, tile);
+    if (!joint) return;
+    pass.by_compute.offer(compute, tile);
+    std::uint64_t sdm_tiles = 1;
+    for (int d = 0; d < spec::kNumSdmDims; ++d) sdm_tiles *= counts[size_t(d)][size_t(tile[spec::sdm_tile_dim(d)])];
+    pass.joint_space += sdm_tiles * 120;
+  });
+  ComputeTopK by_compute(joint_candidates);
+  for (const FabricPass& local : states) {
+    result.evaluated += local.ranking.evaluated;
+    result.exact_evaluations += local.ranking.exact_evaluations;
+    result.joint_space += local.joint_space;
+    merge(merged, local.ranking);
+    for (const auto& [compute, tile] : local.by_compute.items()) by_compute.offer(compute, tile);
+  }
+  if (!merged.all.items().empty()) result.fabric_optimum = merged.all.items().front();
+
+  if (joint && !merged.all.items().empty()) {
+    // The joint space: every fabric tile's SDM levels when they fit the budget, else those of the candidates.
+    std::vector<spec::Tile> fabric_tiles;
+    result.joint_exhaustive = result.joint_space <= options.joint.budget;
+    if (result.joint_exhaustive) {
+      for (const auto& prefix : prefixes)
+        space.enumerate_outputs_inline(prefix, [&](const spec::Tile& tile) { fabric_tiles.push_back(tile); });
+    } else {
+      const auto add = [&](const spec::Tile& tile) {
+        if (std::find(fabric_tiles.begin(), fabric_tiles.end(), tile) == fabric_tiles.end()) fabric_tiles.push_back(tile);
+      };
+      const auto& by_rank = merged.all.items();
+      for (std::size_t i = 0; i < std::max(by_rank.size(), by_compute.items().size()); ++i) {
+        if (i < by_compute.items().size()) add(by_compute.items()[i].second);
+        if (i < by_rank.size()) add(by_rank[i].tile);
+      }
+      // Keep the prefix of candidates whose SDM levels fit the budget (at least one): deterministic.
+      std::uint64_t planned = 0;
+      std::size_t keep = 0;
+      for (; keep < fabric_tiles.size(); ++keep) {
+        const std::uint64_t levels = for_each_sdm_level(layer, hardware, fabric_tiles[keep], [](const spec::Tile&) {});
+        if (keep > 0 && planned + levels > options.joint.budget) break;
+        planned += levels;
+      }
+      fabric_tiles.resize(keep);
+    }
+    result.joint_fabric_tiles = fabric_tiles.size();
+    // Each thread starts from the single-level top-k, so that with exact traffic only mappings that can beat it
+    // get their exact counts; only the SDM-level mappings it adds are merged back.
+    tbb::enumerable_thread_specific<Ranking> joint_states([&] { return merged; });
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, fabric_tiles.size(), 1),
+                      [&](const tbb::blocked_range<std::size_t>& range) {
+                        Ranking& ranking = joint_states.local();
+                        for (std::size_t i = range.begin(); i != range.end(); ++i)
+                          for_each_sdm_level(layer, hardware, fabric_tiles[i],
+                                             [&](const spec::Tile& mapping) { consider(ranking, mapping); });
+                      });
+    Ranking seeds = merged;
+    for (const Ranking& local : joint_states) {
+      result.joint_evaluated += local.evaluated - seeds.evaluated;
+      result.exact_evaluations += local.exact_evaluations - seeds.exact_evaluations;
+      for (const auto& report : local.all.items())
+        if (report.tile.sdm.blocked) merged.all.offer(report);
     }
   }
 

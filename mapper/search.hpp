@@ -31,6 +31,17 @@ bool better(const spec::CostReport& a, const spec::CostReport& b, Objective obje
 // refine_with_exact_traffic; the mapper cannot compute them: they need the VN placement and the ART words).
 using ExactTraffic = std::function<void(spec::CostReport&)>;
 
+// The SDM level of the two-level map space (docs/mapping.md, "Search of the joint space"): when enabled, the
+// search covers fabric tiles × SDM tiles × SDM loop orders. Exhaustive when the joint space (before the capacity
+// rule) has at most `budget` mappings; otherwise the SDM levels of the best fabric tiles by compute cycles (ideal
+// memory: what the SDM level cannot improve much) and by the single-level ranking, `candidates` of each, are
+// searched exhaustively in that order until `budget` mappings have been costed.
+struct JointSearch {
+  bool enabled = false;
+  std::uint64_t budget = 1'000'000;
+  int candidates = 8;
+};
+
 struct SearchOptions {
   SearchOptions(Objective objective_ = Objective::Runtime, int top_k_ = 5, int threads_ = 0, RuleSet prune_ = {},
                 ExactTraffic exact_ = {})
@@ -44,6 +55,7 @@ struct SearchOptions {
   // "Exact traffic"), so the result is the exact top-k of the model with exact traffic. When empty, tiles are
   // ranked by the model's estimates (what `maeri bench` measures).
   ExactTraffic exact;
+  JointSearch joint;
 };
 
 struct SearchResult {
@@ -55,6 +67,12 @@ struct SearchResult {
   // i.e. the optimum of the space that rule alone leaves; nullopt if the rule alone empties the space.
   std::array<std::optional<spec::CostReport>, kNumPruningRules> best_under_rule;
   bool rule_losses_known = false;           // best_under_rule was computed (raw space searched)
+  // The best single-level mapping (fabric tile alone): what the pruning rules' losses are measured against.
+  std::optional<spec::CostReport> fabric_optimum;
+  // Joint search (options.joint): the joint space's size before the capacity rule (fabric tiles × SDM tiles ×
+  // 120 orders), the mappings costed, the fabric tiles whose SDM level was searched, and whether that was all.
+  std::uint64_t joint_space = 0, joint_evaluated = 0, joint_fabric_tiles = 0;
+  bool joint_exhaustive = false;
   double seconds = 0;
 };
 

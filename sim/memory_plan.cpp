@@ -2,11 +2,101 @@
 #include "sim/memory_plan.hpp"
 
 #include <algorithm>
+#include <array>
+#include <set>
+#include <utility>
 
 #include "codegen/dn_elements.hpp"
 #include "spec/integer_math.hpp"
 
 namespace maeri::sim {
+
+namespace {
+
+// Two-level mappings (docs/model.md, "SDM level"; the same rule as mapper::sdm_block_traffic, event by event): each
+// tensor's SDM copy lives while its block does. Inputs and weights are fetched on first use within their block's
+// stay; each output tile is read back from DRAM on its first visit of a stay that is not its first reduction fold,
+// and written back on its last visit of each stay.
+void plan_blocked(const codegen::LayerProgram& program, const spec::Hardware& hardware,
+                  const codegen::LayerTensors& tensors, MemoryPlan& plan) {
+  const spec::Layer& layer = program.layer;
+  const std::int64_t data_b = mapper::data_bytes(hardware), acc_b = mapper::accumulator_bytes(hardware);
+  const std::int64_t padded_x = layer.X + 2 * layer.padding_x, padded_y = layer.Y + 2 * layer.padding_y;
+  std::vector<bool> fetched(std::size_t(layer.N * layer.C * padded_x * padded_y), false);
+  // Every key starts with the group: a grouped layer runs its SDM blocks group after group.
+  std::set<std::array<int, 5>> weights_here;  // weight slices (group, r0, s0, c0, k0) in the SDM
+  std::set<std::array<int, 5>> outputs_here;  // output tiles (group, k0, n0, x0, y0) visited in the block's stay
+  std::array<int, 5> input_block{-1, -1, -1, -1, -1}, output_block{-1, -1, -1, -1, -1};
+  std::array<int, 3> weight_block{-1, -1, -1};
+  int input_stay = -1, output_stay = -1;
+  struct StepKey {
+    std::size_t event;
+    int stay;
+    std::array<int, 5> tile;
+    std::int64_t bytes;
+  };
+  std::vector<StepKey> steps;
+  using spec::kSdmC, spec::kSdmK, spec::kSdmN, spec::kSdmX, spec::kSdmY;
+  for (const codegen::WeightPhase& phase : program.phases) {
+    const auto& b = phase.block;
+    const std::array<int, 5> in{phase.group, b[kSdmC], b[kSdmN], b[kSdmX], b[kSdmY]},
+        out{phase.group, b[kSdmK], b[kSdmN], b[kSdmX], b[kSdmY]};
+    const std::array<int, 3> w{phase.group, b[kSdmK], b[kSdmC]};
+    if (in != input_block) {
+      std::fill(fetched.begin(), fetched.end(), false);
+      input_block = in;
+      ++input_stay;
+    }
+    if (w != weight_block) {
+      weights_here.clear();
+      weight_block = w;
+    }
+    if (out != output_block) {
+      outputs_here.clear();
+      output_block = out;
+      ++output_stay;
+    }
+    MemoryEvent weights;
+    weights.weights = true;
+    weights.slice = input_stay;  // a new input block's first phase frees the previous block's inputs
+    weights.sdm_reads = std::int64_t(codegen::phase_weights(program, phase, tensors.weights).size());
+    if (weights_here.insert({phase.group, phase.r0, phase.s0, phase.c0, phase.k0}).second)
+      weights.fill_elements = weights.sdm_reads;
+    weights.read_bytes = weights.fill_elements * data_b;
+    plan.events.push_back(weights);
+
+    const codegen::PhaseConfiguration& configuration = program.configurations[std::size_t(phase.configuration)];
+    const std::int64_t configured_vns = configuration.placement.shape.vn_count();
+    for (const codegen::StepOrigin& origin : phase.steps) {
+      const codegen::StepElements elements = codegen::step_inputs(program, phase, origin, tensors.input);
+      const std::int64_t used = std::count(elements.used_vns.begin(), elements.used_vns.end(), true);
+      MemoryEvent step;
+      step.slice = input_stay;
+      step.hold = SdmHold::UntilSliceEnds;
+      step.sdm_reads = std::int64_t(elements.inputs.size());
+      for (const codegen::DnElement& element : elements.inputs)
+        if (!fetched[std::size_t(element.source)]) {
+          fetched[std::size_t(element.source)] = true;
+          ++step.fill_elements;
+        }
+      const std::array<int, 5> tile{phase.group, phase.k0, origin.n0, origin.x0, origin.y0};
+      const bool first_visit = outputs_here.insert(tile).second;
+      step.staging_bytes = configured_vns * acc_b;
+      step.psum_reads = phase.accumulate ? used : 0;
+      step.output_writes = used;
+      step.held_bytes = step.fill_elements * data_b;
+      step.read_bytes = step.held_bytes + (first_visit && phase.accumulate ? used * acc_b : 0);
+      steps.push_back({plan.events.size(), output_stay, tile, used * acc_b});
+      plan.events.push_back(step);
+    }
+  }
+  // The last visit of an output tile in each stay writes it back.
+  std::set<std::pair<int, std::array<int, 5>>> written;
+  for (auto step = steps.rbegin(); step != steps.rend(); ++step)
+    if (written.insert({step->stay, step->tile}).second) plan.events[step->event].write_bytes = step->bytes;
+}
+
+}  // namespace
 
 MemoryPlan plan_memory(const codegen::LayerProgram& program, const spec::Hardware& hardware,
                        const codegen::LayerTensors& tensors) {
@@ -14,6 +104,10 @@ MemoryPlan plan_memory(const codegen::LayerProgram& program, const spec::Hardwar
   const spec::Tile& tile = program.tile;
   MemoryPlan plan;
   plan.budget = mapper::sdm_budget(layer, hardware, tile);
+  if (plan.budget.blocked) {
+    plan_blocked(program, hardware, tensors, plan);
+    return plan;
+  }
   const std::int64_t data_b = mapper::data_bytes(hardware), acc_b = mapper::accumulator_bytes(hardware);
   const bool resident = plan.budget.resident;
   const std::int64_t padded_x = layer.X + 2 * layer.padding_x, padded_y = layer.Y + 2 * layer.padding_y;
@@ -58,6 +152,7 @@ MemoryPlan plan_memory(const codegen::LayerProgram& program, const spec::Hardwar
       step.psum_reads = phase.accumulate ? used : 0;
       step.output_writes = used;
       step.read_bytes = step.fill_elements * data_b + (psums_from_dram ? used * acc_b : 0);
+      step.held_bytes = resident ? step.read_bytes : 0;  // resident: no partial sums come from DRAM
       step.write_bytes = writes_back ? used * acc_b : 0;
       plan.events.push_back(step);
     }

@@ -33,7 +33,7 @@ void MemorySystem::start(MemoryPlan plan, double dram_bytes_per_cycle, std::uint
   has_read_.assign(plan_.events.size(), false);
   next_issue_ = 0;
   stream_used_ = 0;
-  output_used_ = plan_.budget.psums_in_sdm ? plan_.budget.output_buffer_bytes : 0;
+  output_used_ = outputs_in_place() ? plan_.budget.output_buffer_bytes : 0;
   slice_bytes_.clear();
   current_slice_ = 0;
   writes_.clear();
@@ -44,12 +44,16 @@ void MemorySystem::start(MemoryPlan plan, double dram_bytes_per_cycle, std::uint
   note_peaks();
 }
 
+// Results stay in the SDM's output buffer (no staging to free per step): the partial sums of a resident layer, or
+// the outputs of a two-level mapping's block.
+bool MemorySystem::outputs_in_place() const { return plan_.budget.psums_in_sdm || plan_.budget.blocked; }
+
 bool MemorySystem::data_ready(std::size_t event) const {
   return event < next_issue_ && (!has_read_[event] || dram.complete(tickets_[event]));
 }
 
 bool MemorySystem::output_room(std::size_t event) const {
-  if (plan_.budget.psums_in_sdm) return true;  // results accumulate in place in the resident partial-sum array
+  if (outputs_in_place()) return true;  // results accumulate in place in the resident partial-sum array
   return output_used_ + plan_.events[event].staging_bytes <= plan_.budget.output_buffer_bytes;
 }
 
@@ -64,7 +68,7 @@ void MemorySystem::begin(std::size_t event) {
     }
   } else {
     run_.sdm.input_reads += std::uint64_t(e.sdm_reads);
-    if (!plan_.budget.psums_in_sdm) output_used_ += e.staging_bytes;
+    if (!outputs_in_place()) output_used_ += e.staging_bytes;
     note_peaks();
   }
 }
@@ -75,8 +79,8 @@ void MemorySystem::step_retired(std::size_t event) {
   const MemoryEvent& e = plan_.events[event];
   run_.sdm.psum_reads += std::uint64_t(e.psum_reads);
   run_.sdm.output_writes += std::uint64_t(e.output_writes);
-  if (e.hold == SdmHold::UntilUsed) release_stream(e.read_bytes);
-  if (!plan_.budget.psums_in_sdm) output_used_ -= e.staging_bytes - e.write_bytes;  // unused VNs' slots
+  release_stream(e.hold == SdmHold::UntilUsed ? e.read_bytes : e.read_bytes - e.held_bytes);
+  if (!outputs_in_place()) output_used_ -= e.staging_bytes - e.write_bytes;  // unused VNs' slots
   if (e.write_bytes > 0) writes_.push_back({dram.request(e.write_bytes, /*write=*/true), e.write_bytes});
 }
 
@@ -97,7 +101,7 @@ MemoryRun MemorySystem::run() const {
 void MemorySystem::on_clock() {
   // Writes that reached DRAM free their place in the output buffer (partial sums kept in the SDM hold none).
   while (!writes_.empty() && dram.complete(writes_.front().ticket)) {
-    if (!plan_.budget.psums_in_sdm) output_used_ -= writes_.front().bytes;
+    if (!outputs_in_place()) output_used_ -= writes_.front().bytes;
     writes_.pop_front();
   }
   // Prefetch in program order while the stream buffer has room.
@@ -108,7 +112,7 @@ void MemorySystem::on_clock() {
       tickets_[next_issue_] = dram.request(e.read_bytes, /*write=*/false);
       has_read_[next_issue_] = true;
       stream_used_ += e.read_bytes;
-      if (e.hold == SdmHold::UntilSliceEnds) slice_bytes_[e.slice] += e.read_bytes;
+      if (e.hold == SdmHold::UntilSliceEnds) slice_bytes_[e.slice] += e.held_bytes;
     }
     run_.sdm.fill_writes += std::uint64_t(e.fill_elements);
     ++next_issue_;

@@ -62,6 +62,7 @@ class MemorySystem : public sc_core::sc_module {
  private:
   void on_clock();  // prefetcher and write retirement, on the falling edge (the DRAM moves on the rising one)
   void release_stream(std::int64_t bytes);
+  bool outputs_in_place() const;
   void note_peaks();
 
   struct PendingWrite {

@@ -59,6 +59,7 @@ struct CostReport {
   std::int64_t rn_limited_steps = 0; // steps whose length is set by RN output serialisation
   bool uses_forwarding = false;      // MN neighbour forwarding (stride 1, T_Y' = 1, T_S > 1)
   bool sdm_resident = false;         // partial sums + one channel slice + one phase's weights fit the SDM
+  std::int64_t compulsory_dram_bytes = 0;  // every touched input and weight read once, every output written once
   double peak_utilisation = 0;       // mapped multiplier switches / num_ms
   double average_utilisation = 0;    // Eq. 3: mean over steps of active multiplier switches / num_ms
   double compute_efficiency = 0;     // MACs / (num_ms · total cycles)

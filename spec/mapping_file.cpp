@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "spec/atomic_file.hpp"
+#include "spec/sdm_rules.hpp"
 #include "spec/spec_loader.hpp"
 #include "spec/strict_yaml.hpp"
 
@@ -35,7 +36,7 @@ Tile tile_for_layer(const MappingFile& mapping, const std::string& path, const L
                       fmt::format("the mapping is for layer '{}' of shape {}, but the workload's '{}' is {}",
                                   recorded.name, shape_text(recorded), layer.name, shape_text(layer)));
     if (const auto violation = tile_violation(layer, hardware, entry.tile))
-      throw SpecError({path, 0, 0}, field + ".tile",
+      throw SpecError({path, 0, 0}, field + (violation->rfind("SDM", 0) == 0 ? ".sdm" : ".tile"),
                       fmt::format("the tile does not fit layer '{}' on {}: {}", layer.name, hardware.name, *violation));
     return entry.tile;
   }
@@ -67,6 +68,12 @@ std::string emit_mapping_file(const MappingFile& mapping) {
     out << YAML::Key << "tile" << YAML::Value << YAML::Flow << YAML::BeginMap;
     for (int dim = 0; dim < kNumTileDims; ++dim) out << YAML::Key << kTileKeys[dim] << YAML::Value << entry.tile[dim];
     out << YAML::EndMap;
+    if (entry.tile.sdm.blocked) {
+      out << YAML::Key << "sdm" << YAML::Value << YAML::Flow << YAML::BeginMap;
+      for (int dim = 0; dim < kNumSdmDims; ++dim)
+        out << YAML::Key << sdm_dim_key(dim) << YAML::Value << entry.tile.sdm.block[size_t(dim)];
+      out << YAML::Key << "order" << YAML::Value << order_text(entry.tile.sdm.order) << YAML::EndMap;
+    }
     out << YAML::Key << "predicted_cycles" << YAML::Value << entry.predicted_cycles;
     out << YAML::Key << "predicted_energy_pj" << YAML::Value << entry.predicted_energy_pj;
     out << YAML::EndMap;
@@ -121,8 +128,32 @@ MappingFile load_mapping_file(const std::string& path) {
     for (int dim = 0; dim < kNumTileDims; ++dim) {
       layer_mapping.tile[dim] = tile.integer(kTileKeys[dim], 1, kMaxLayerDimension);
     }
-    if (const auto violation = tile_violation(layer, bounds, layer_mapping.tile)) tile.fail_here(*violation);
+    if (const auto violation = tile_violation(layer, bounds, Tile{layer_mapping.tile.size, {}}))
+      tile.fail_here(*violation);
     tile.finish();
+    // The SDM level is optional: a file without it maps each layer as one block (docs/mapping.md).
+    if (entry.has("sdm")) {
+      StrictMap sdm = entry.map("sdm");
+      SdmLevel& level = layer_mapping.tile.sdm;
+      level.blocked = true;
+      for (int dim = 0; dim < kNumSdmDims; ++dim)
+        level.block[size_t(dim)] = sdm.integer(sdm_dim_key(dim), 1, kMaxLayerDimension);
+      if (sdm.has("order")) {
+        const std::string order = sdm.text("order");
+        const std::string problem = order_problem(order);
+        if (!problem.empty())
+          sdm.fail("order", fmt::format("'{}' is not a permutation of K, C, N, X, Y: {}", order, problem));
+        level.order = *parse_order(order);
+      }
+      if (const auto violation = sdm_violation(layer, bounds, layer_mapping.tile)) {
+        // Blame the block the rule names ("sdm.K = …"), or the SDM level as a whole.
+        for (int dim = 0; dim < kNumSdmDims; ++dim)
+          if (violation->find(fmt::format("sdm.{} ", sdm_dim_key(dim))) != std::string::npos)
+            sdm.fail(sdm_dim_key(dim), *violation);
+        sdm.fail_here(*violation);
+      }
+      sdm.finish();
+    }
     layer_mapping.predicted_cycles = entry.number("predicted_cycles", 0, 1e30);
     layer_mapping.predicted_energy_pj = entry.number("predicted_energy_pj", 0, 1e30);
     entry.finish();

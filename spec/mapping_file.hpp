@@ -14,7 +14,7 @@ namespace maeri::spec {
 
 struct LayerMapping {
   Layer layer;       // the full shape, so a consumer can check it maps the layer it thinks it does
-  Tile tile;
+  Tile tile;         // fabric tile and, when the file gives one, the SDM level
   double predicted_cycles = 0;
   double predicted_energy_pj = 0;
 };

@@ -5,6 +5,8 @@
 
 #include <sstream>
 
+#include "spec/sdm_rules.hpp"
+
 namespace maeri::spec {
 
 const char* tile_dim_name(int dim) {
@@ -29,7 +31,7 @@ std::optional<std::string> tile_violation(const Layer& layer, const Hardware& ha
     return fmt::format("Eq. 1: T_R·T_S·T_C·T_K·T_N·T_X'·T_Y' = {} (VN size {} x {} VNs) exceeds num_ms = {}",
                        tile.mapped_ms(), tile.vn_size(), tile.vn_count(), hardware.num_ms);
   }
-  return std::nullopt;
+  return sdm_violation(layer, hardware, tile);
 }
 
 std::string to_compact_string(const Tile& tile) {
@@ -45,7 +47,10 @@ bool phase_uses_mn_forwarding(const Layer& layer, const Tile& tile, std::int64_t
 }
 
 std::string to_string(const Tile& tile) {
-  return fmt::format("(T_R,T_S,T_C,T_K,T_N,T_X',T_Y') = ({})", to_compact_string(tile));
+  std::string text = fmt::format("(T_R,T_S,T_C,T_K,T_N,T_X',T_Y') = ({})", to_compact_string(tile));
+  if (tile.sdm.blocked)
+    text += fmt::format(" SDM (B_K,B_C,B_N,B_X',B_Y') = ({}) order {}", blocks_text(tile.sdm), order_text(tile.sdm.order));
+  return text;
 }
 
 std::optional<Tile> parse_tile(const std::string& text) {

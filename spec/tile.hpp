@@ -9,6 +9,7 @@
 
 #include "spec/hardware.hpp"
 #include "spec/layer.hpp"
+#include "spec/sdm_level.hpp"
 
 namespace maeri::spec {
 
@@ -17,8 +18,11 @@ enum TileDim : int { kDimR = 0, kDimS, kDimC, kDimK, kDimN, kDimX, kDimY, kNumTi
 
 const char* tile_dim_name(int dim);  // "T_R", ..., "T_X'", "T_Y'"
 
+// A mapping: the fabric tile (the seven mRNA tile sizes) and, optionally, its SDM level (SDM tile sizes and the
+// order of the SDM-level loops; docs/mapping.md). Without an SDM level the layer runs as one block.
 struct Tile {
   std::array<std::int64_t, kNumTileDims> size{1, 1, 1, 1, 1, 1, 1};
+  SdmLevel sdm;
 
   std::int64_t operator[](int dim) const { return size[dim]; }
   std::int64_t& operator[](int dim) { return size[dim]; }
@@ -27,15 +31,17 @@ struct Tile {
   // Number of VNs = T_K·T_N·T_X'·T_Y': outputs computed in parallel.
   std::int64_t vn_count() const { return size[kDimK] * size[kDimN] * size[kDimX] * size[kDimY]; }
   std::int64_t mapped_ms() const { return vn_size() * vn_count(); }
-  bool operator==(const Tile& other) const { return size == other.size; }
-  bool operator!=(const Tile& other) const { return size != other.size; }
+  bool operator==(const Tile& other) const { return size == other.size && sdm == other.sdm; }
+  bool operator!=(const Tile& other) const { return !(*this == other); }
+  bool operator<(const Tile& other) const { return size != other.size ? size < other.size : sdm < other.sdm; }
 };
 
 // Full extent of each tiled dimension of a layer: (R, S, C/groups, K/groups, N, X', Y'). A grouped layer is
 // `groups` independent convolutions of these extents, run one after the other (docs/model.md, "Groups").
 std::array<std::int64_t, kNumTileDims> layer_extents(const Layer& layer);
 
-// Why a tile is illegal for this layer and hardware, naming the broken rule; nullopt if legal.
+// Why a tile is illegal for this layer and hardware, naming the broken rule; nullopt if legal. Includes the SDM
+// level's rules (spec/sdm_rules.hpp; its capacity rule only when hardware.sdm_bytes > 0).
 std::optional<std::string> tile_violation(const Layer& layer, const Hardware& hardware, const Tile& tile);
 
 // Whether the tile's steps take operands from the neighbouring multiplier switch (MN forwarding): with stride 1
@@ -46,7 +52,8 @@ bool uses_mn_forwarding(const Layer& layer, const Tile& tile);
 // A weight phase of such a mapping forwards when its own T_S (the ragged S edge's width in an edge phase) is > 1.
 bool phase_uses_mn_forwarding(const Layer& layer, const Tile& tile, std::int64_t phase_t_s);
 
-// "(T_R,T_S,T_C,T_K,T_N,T_X',T_Y') = (3,3,8,4,1,1,1)" style text and its parser ("3,3,8,4,1,1,1").
+// "(T_R,T_S,T_C,T_K,T_N,T_X',T_Y') = (3,3,8,4,1,1,1)" style text (with " SDM (B_K,B_C,B_N,B_X',B_Y') =
+// (…) order KCNXY" when the tile has an SDM level) and the fabric tile's parser ("3,3,8,4,1,1,1").
 std::string to_string(const Tile& tile);
 std::string to_compact_string(const Tile& tile);  // "3,3,8,4,1,1,1"
 std::optional<Tile> parse_tile(const std::string& text);

@@ -126,7 +126,7 @@ TEST_CASE("image errors: unsupported format version", "[codegen][image][errors]"
   Example example;
   example.bytes[8] = 7;
   CHECK(error_of([&] { codegen::decode_image(example.bytes, "v.mimg"); }) ==
-        "v.mimg: unsupported image format version 7 (this build reads version 3)");
+        "v.mimg: unsupported image format version 7 (this build reads versions 3 and 4)");
 }
 
 TEST_CASE("image errors: CRC mismatch", "[codegen][image][errors]") {

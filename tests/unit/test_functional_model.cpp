@@ -9,6 +9,7 @@
 #include "codegen/exact_traffic.hpp"
 #include "codegen/functional_model.hpp"
 #include "mapper/cost_model.hpp"
+#include "mapper/sdm_space.hpp"
 #include "mapper_fixtures.hpp"
 #include "tests/random_layers.hpp"
 
@@ -114,15 +115,25 @@ codegen::LayerProgram check_execution_against_models(const spec::Layer& layer, c
   return program;
 }
 
-}  // namespace
+// A random SDM level for the tile (SDM tile from the search's candidates, any of the 120 orders: docs/mapping.md),
+// with an SDM large enough for it.
+void add_random_sdm_level(const spec::Layer& layer, spec::Hardware& hardware, spec::Tile& tile, std::mt19937_64& rng) {
+  hardware.sdm_bytes = std::int64_t(1) << 30;
+  tile.sdm.blocked = true;
+  const mapper::SdmCandidates candidates = mapper::sdm_candidates(layer, tile);
+  for (int d = 0; d < spec::kNumSdmDims; ++d)
+    tile.sdm.block[size_t(d)] = candidates.blocks[size_t(d)][rng() % candidates.blocks[size_t(d)].size()];
+  const auto orders = spec::all_sdm_orders();
+  tile.sdm.order = orders[rng() % orders.size()];
+}
 
-TEST_CASE("functional model equals the reference convolution on 300 random layers and mappings",
-          "[codegen][functional]") {
-  std::mt19937_64 rng(20261122);
+// 300 random layers and mappings; with `two_level` each mapping gets a random SDM level.
+void check_random_mappings(std::uint64_t seed, bool two_level) {
+  std::mt19937_64 rng(seed);
   int with_folds = 0, with_replicas = 0, with_stride2 = 0, fc = 0, odd_vn = 0, forwarding = 0;
   for (int trial = 0; trial < 300; ++trial) {
     INFO("trial " << trial);
-    const spec::Hardware hardware = random_small_hardware(rng);
+    spec::Hardware hardware = random_small_hardware(rng);
     spec::Layer layer;
     if (rng() % 6 == 0) {  // fully connected: a convolution with R = S = X = Y = 1
       layer = conv_layer(1 + int(rng() % 24), 1 + int(rng() % 40), 1, 1, 1, 1, 1, 0, 1 + int(rng() % 3));
@@ -133,7 +144,8 @@ TEST_CASE("functional model equals the reference convolution on 300 random layer
       layer = conv_layer(1 + int(rng() % 5), 1 + int(rng() % 5), r, s, r + int(rng() % 6), s + int(rng() % 6),
                          1 + int(rng() % 2), padding, 1 + int(rng() % 2));
     }
-    const spec::Tile tile = random_tile(layer, hardware, rng);
+    spec::Tile tile = random_tile(layer, hardware, rng);
+    if (two_level) add_random_sdm_level(layer, hardware, tile, rng);
     const codegen::LayerProgram program = check_execution_against_models(layer, hardware, tile, rng);
     with_folds += tile.vn_size() < layer.R * layer.S * layer.C;
     with_replicas += tile[spec::kDimN] * tile[spec::kDimX] * tile[spec::kDimY] > 1;
@@ -150,16 +162,18 @@ TEST_CASE("functional model equals the reference convolution on 300 random layer
   CHECK(forwarding > 10);
 }
 
-TEST_CASE("functional model equals the reference on 300 random grouped, depthwise, dilated, per-axis and GEMM layers",
-          "[codegen][functional]") {
-  std::mt19937_64 rng(20261123);
+// 300 random layers of the new kinds (grouped, depthwise, dilated, per-axis stride and padding, GEMM); with
+// `two_level` each mapping gets a random SDM level (whose K and C blocks tile one group's filters and channels).
+void check_new_kinds(std::uint64_t seed, bool two_level) {
+  std::mt19937_64 rng(seed);
   int grouped = 0, depthwise = 0, dilated = 0, per_axis = 0, gemm = 0, forwarding = 0, ragged_groups = 0;
   for (int trial = 0; trial < 300; ++trial) {
     INFO("trial " << trial);
-    const spec::Hardware hardware = random_small_hardware(rng);
+    spec::Hardware hardware = random_small_hardware(rng);
     const spec::Layer layer = test::random_layer_of_new_kind(rng);
     REQUIRE_FALSE(spec::shape_violation(layer));
-    const spec::Tile tile = random_tile(layer, hardware, rng);
+    spec::Tile tile = random_tile(layer, hardware, rng);
+    if (two_level) add_random_sdm_level(layer, hardware, tile, rng);
     const codegen::LayerProgram program = check_execution_against_models(layer, hardware, tile, rng);
     grouped += layer.groups > 1;
     depthwise += layer.groups > 1 && layer.groups == layer.C;
@@ -176,4 +190,26 @@ TEST_CASE("functional model equals the reference on 300 random grouped, depthwis
   CHECK(gemm > 30);
   CHECK(forwarding > 5);
   CHECK(ragged_groups > 10);
+}
+
+}  // namespace
+
+TEST_CASE("functional model equals the reference convolution on 300 random layers and mappings",
+          "[codegen][functional]") {
+  check_random_mappings(20261122, false);
+}
+
+TEST_CASE("functional model equals the reference convolution on 300 random two-level mappings",
+          "[codegen][functional][sdm]") {
+  check_random_mappings(20261123, true);
+}
+
+TEST_CASE("functional model equals the reference on 300 random grouped, depthwise, dilated, per-axis and GEMM layers",
+          "[codegen][functional]") {
+  check_new_kinds(20261123, false);
+}
+
+TEST_CASE("functional model equals the reference on 300 random two-level mappings of the new layer kinds",
+          "[codegen][functional][sdm]") {
+  check_new_kinds(20261124, true);
 }

@@ -70,3 +70,70 @@ layers:
   CHECK_THROWS_WITH(load_mapping_file(file.path()),
                     file.path() + ":7:12: field 'layers[0].shape': layer too large: more than 4e18 multiply-accumulates");
 }
+
+namespace {
+
+// A one-layer mapping file for conv K=8 C=4 3x3 on 8x8 (X' = Y' = 6) with fabric tile (3,3,2,2,1,1,1) and the
+// given `sdm:` line (empty: none).
+std::string sdm_mapping_file(const std::string& sdm_line) {
+  return R"(kind: mapping
+hardware: {name: hw, num_ms: 64, dn_bw: 16, rn_bw: 16}
+workload: w
+objective: runtime
+layers:
+  - name: c
+    shape: {type: conv, N: 1, K: 8, C: 4, R: 3, S: 3, X: 8, Y: 8, stride: 1, padding: 0}
+    tile: {T_R: 3, T_S: 3, T_C: 2, T_K: 2, T_N: 1, T_X: 1, T_Y: 1}
+)" + sdm_line + R"(    predicted_cycles: 1
+    predicted_energy_pj: 1
+)";
+}
+
+}  // namespace
+
+TEST_CASE("mapping file: the SDM level round-trips; without one a layer maps as one block", "[mapper][mapping-file]") {
+  MappingFile mapping{"maeri-64", 64, 16, 16, "w", "runtime", {}};
+  Layer conv = maeri::test::conv_layer(8, 4, 3, 3, 8, 8);
+  conv.name = "c";
+  Tile tile;
+  tile.size = {3, 3, 2, 2, 1, 1, 1};
+  tile.sdm.blocked = true;
+  tile.sdm.block = {4, 2, 1, 3, 6};
+  tile.sdm.order = *parse_order("CXKNY");
+  mapping.layers.push_back({conv, tile, 1, 1});
+  TempFile file(emit_mapping_file(mapping));
+  const MappingFile read = load_mapping_file(file.path());
+  REQUIRE(read.layers.size() == 1);
+  CHECK(read.layers[0].tile == tile);
+
+  TempFile old(sdm_mapping_file(""));
+  CHECK_FALSE(load_mapping_file(old.path()).layers[0].tile.sdm.blocked);
+  // The order is optional: KCNXY (docs/mapping.md).
+  TempFile no_order(sdm_mapping_file("    sdm: {K: 4, C: 4, N: 1, X: 6, Y: 6}\n"));
+  const Tile read_tile = load_mapping_file(no_order.path()).layers[0].tile;
+  CHECK(read_tile.sdm.blocked);
+  CHECK(order_text(read_tile.sdm.order) == "KCNXY");
+}
+
+TEST_CASE("mapping file: a bad SDM level names its field", "[mapper][mapping-file]") {
+  TempFile small(sdm_mapping_file("    sdm: {K: 1, C: 4, N: 1, X: 6, Y: 6, order: KCNXY}\n"));
+  CHECK_THROWS_WITH(load_mapping_file(small.path()),
+                    small.path() + ":9:14: field 'layers[0].sdm.K': SDM bound: sdm.K = 1 is smaller than the fabric "
+                                   "tile T_K = 2");
+  TempFile order(sdm_mapping_file("    sdm: {K: 4, C: 4, N: 1, X: 6, Y: 6, order: KCNXX}\n"));
+  CHECK_THROWS_WITH(load_mapping_file(order.path()),
+                    order.path() + ":9:48: field 'layers[0].sdm.order': 'KCNXX' is not a permutation of K, C, N, X, "
+                                   "Y: X appears twice");
+  // Capacity needs the hardware's SDM size: checked where the mapping meets a hardware spec.
+  TempFile big(sdm_mapping_file("    sdm: {K: 8, C: 4, N: 1, X: 6, Y: 6}\n"));
+  const MappingFile mapping = load_mapping_file(big.path());
+  Hardware hardware = maeri::test::small_hardware(64, 16, 16);
+  hardware.sdm_bytes = 1024;
+  Layer conv = maeri::test::conv_layer(8, 4, 3, 3, 8, 8);
+  conv.name = "c";
+  // One block: inputs 4·8·8·2 = 512, weights 8·4·9·2 = 576, outputs 8·6·6·4 = 1152, staging (15·16 + 2·2)·4 = 976.
+  CHECK_THROWS_WITH(tile_for_layer(mapping, big.path(), conv, hardware),
+                    big.path() + ": field 'layers[0].sdm': the tile does not fit layer 'c' on test: SDM capacity: one "
+                                 "SDM block needs 2·(512 input + 576 weight bytes) + max(1152 output, 976 staging "
+                                 "bytes) = 3328 bytes, the SDM holds 1024");
+}

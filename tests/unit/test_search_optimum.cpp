@@ -108,7 +108,7 @@ OracleStats check_layer(const Layer& layer, const Hardware& hardware) {
   if (layer.R * layer.S <= M) {
     for (std::int64_t c = 1; c <= layer.group_channels() && layer.R * layer.S * c <= M; ++c)
       for (std::int64_t k = 1; k <= layer.group_filters() && layer.R * layer.S * c * k <= M; ++k) {
-        const CostReport candidate = exact_report(layer, hardware, Tile{{layer.R, layer.S, c, k, 1, 1, 1}});
+        const CostReport candidate = exact_report(layer, hardware, Tile{{layer.R, layer.S, c, k, 1, 1, 1}, {}});
         for (int o = 0; o < 3; ++o) CHECK_FALSE(better(candidate, ours[o], kObjectives[o]));
       }
   }

@@ -1,0 +1,90 @@
+// SDM-level candidates, distinct orders and the capacity test of the walk (see sdm_space.hpp).
+#include "mapper/sdm_space.hpp"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "spec/integer_math.hpp"
+#include "spec/sdm_rules.hpp"
+
+namespace maeri::mapper {
+
+std::vector<std::int64_t> sdm_block_candidates(std::int64_t extent, std::int64_t fabric, bool output_dim) {
+  const std::int64_t tiles = spec::ceil_div(extent, fabric);
+  std::vector<std::int64_t> blocks;
+  for (std::int64_t m = 1; m <= tiles; ++m) {
+    if (tiles % m) continue;
+    const std::int64_t block = std::min(extent, fabric * m);
+    const std::int64_t last = extent % block;
+    if (output_dim && last != 0 && last < fabric) continue;
+    blocks.push_back(block);
+  }
+  return blocks;
+}
+
+namespace {
+
+// The representatives for the loops of more than one block given by `multi` (bit per SdmDim): the class of an
+// order is its loops of more than one block, outer to inner, with each run of neighbouring N, X', Y' loops sorted
+// (they index the same tensors and repeat the same phase sequence, so swapping two neighbours changes nothing;
+// across a K or C loop their trip counts do matter).
+std::vector<spec::SdmOrder> representatives(unsigned multi) {
+  using namespace spec;
+  std::vector<std::vector<int>> seen;
+  std::vector<SdmOrder> orders;
+  for (const SdmOrder& order : all_sdm_orders()) {
+    std::vector<int> key;
+    std::size_t run_start = 0;
+    for (std::uint8_t dim : order) {
+      if (!(multi >> dim & 1u)) continue;
+      key.push_back(dim);
+      if (dim < kSdmN)
+        run_start = key.size();
+      else
+        std::sort(key.begin() + std::ptrdiff_t(run_start), key.end());
+    }
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+    seen.push_back(key);
+    orders.push_back(order);
+  }
+  return orders;
+}
+
+}  // namespace
+
+const std::vector<spec::SdmOrder>& distinct_sdm_orders(const std::array<std::int64_t, spec::kNumSdmDims>& trips) {
+  // The classes depend only on which loops have more than one block: 32 lists, built once.
+  static const std::array<std::vector<spec::SdmOrder>, 1u << spec::kNumSdmDims> kByMask = [] {
+    std::array<std::vector<spec::SdmOrder>, 1u << spec::kNumSdmDims> lists;
+    for (unsigned mask = 0; mask < lists.size(); ++mask) lists[mask] = representatives(mask);
+    return lists;
+  }();
+  unsigned multi = 0;
+  for (int d = 0; d < spec::kNumSdmDims; ++d)
+    if (trips[size_t(d)] > 1) multi |= 1u << d;
+  return kByMask[multi];
+}
+
+SdmCandidates sdm_candidates(const spec::Layer& layer, const spec::Tile& tile) {
+  const auto extents = spec::layer_extents(layer);
+  SdmCandidates candidates;
+  for (int d = 0; d < spec::kNumSdmDims; ++d) {
+    const int dim = spec::sdm_tile_dim(d);
+    candidates.blocks[size_t(d)] = sdm_block_candidates(extents[size_t(dim)], tile[dim], d >= spec::kSdmN);
+  }
+  return candidates;
+}
+
+std::uint64_t sdm_tile_count(const spec::Layer& layer, const spec::Tile& tile) {
+  const SdmCandidates candidates = sdm_candidates(layer, tile);
+  std::uint64_t count = 1;
+  for (const auto& blocks : candidates.blocks) count *= blocks.size();
+  return count;
+}
+
+bool sdm_fits(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile) {
+  return spec::sdm_working_set(layer, hardware, tile).total() <= hardware.sdm_bytes;
+}
+
+}  // namespace maeri::mapper

@@ -1,0 +1,94 @@
+// The SDM level of the two-level map space (docs/mapping.md, "SDM level"): for one fabric tile, the SDM tile
+// sizes the search tries per dimension (the fabric tile times each divisor of the number of fabric tiles, capped
+// at the layer, so every block holds whole fabric tiles and the space stays finite), the SDM loop orders that can
+// give different costs, and the enumeration of the SDM levels that fit the SDM.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "spec/hardware.hpp"
+#include "spec/layer.hpp"
+#include "spec/tile.hpp"
+
+namespace maeri::mapper {
+
+// Block sizes tried for one SDM dimension: min(extent, fabric·m) for every divisor m of ⌈extent / fabric⌉,
+// ascending, without those whose last block would be smaller than a fabric tile (N, X', Y'; sdm_rules.hpp).
+std::vector<std::int64_t> sdm_block_candidates(std::int64_t extent, std::int64_t fabric, bool output_dim);
+
+// The orders whose costs can differ for blocks with these trip counts, one of each class (docs/mapping.md, "SDM
+// level"): a loop of one block sits anywhere, and neighbouring N, X', Y' loops (no K or C loop between them)
+// can be swapped, since they index the same tensors and repeat the same phase sequence. Ascending.
+const std::vector<spec::SdmOrder>& distinct_sdm_orders(const std::array<std::int64_t, spec::kNumSdmDims>& trips);
+
+// Size of the SDM level for one fabric tile: the product of the candidate counts (before the capacity rule).
+std::uint64_t sdm_tile_count(const spec::Layer& layer, const spec::Tile& tile);
+
+// Calls visit(tile with SDM level) for every candidate SDM tile that fits the SDM (capacity rule) and every
+// distinct order; returns the number visited. Blocks grow in every dimension, so the walk stops a dimension at
+// its first block that does not fit.
+template <typename Visit>
+std::uint64_t for_each_sdm_level(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
+                                 Visit&& visit);
+
+// The candidate lists and capacity walk behind for_each_sdm_level (no template: in sdm_space.cpp).
+struct SdmCandidates {
+  std::array<std::vector<std::int64_t>, spec::kNumSdmDims> blocks;
+};
+SdmCandidates sdm_candidates(const spec::Layer& layer, const spec::Tile& tile);
+bool sdm_fits(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile);
+
+template <typename Visit>
+std::uint64_t for_each_sdm_level(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
+                                 Visit&& visit) {
+  using namespace spec;
+  const SdmCandidates candidates = sdm_candidates(layer, tile);
+  const auto extents = layer_extents(layer);
+  Tile mapping = tile;
+  mapping.sdm.blocked = true;
+  std::uint64_t visited = 0;
+  auto& b = mapping.sdm.block;
+  for (std::int64_t k : candidates.blocks[kSdmK]) {
+    b = {k, 1, 1, 1, 1};
+    b[kSdmC] = candidates.blocks[kSdmC].front();
+    b[kSdmN] = candidates.blocks[kSdmN].front();
+    b[kSdmX] = candidates.blocks[kSdmX].front();
+    b[kSdmY] = candidates.blocks[kSdmY].front();
+    if (!sdm_fits(layer, hardware, mapping)) break;
+    for (std::int64_t c : candidates.blocks[kSdmC]) {
+      b[kSdmC] = c;
+      b[kSdmN] = candidates.blocks[kSdmN].front();
+      b[kSdmX] = candidates.blocks[kSdmX].front();
+      b[kSdmY] = candidates.blocks[kSdmY].front();
+      if (!sdm_fits(layer, hardware, mapping)) break;
+      for (std::int64_t n : candidates.blocks[kSdmN]) {
+        b[kSdmN] = n;
+        b[kSdmX] = candidates.blocks[kSdmX].front();
+        b[kSdmY] = candidates.blocks[kSdmY].front();
+        if (!sdm_fits(layer, hardware, mapping)) break;
+        for (std::int64_t x : candidates.blocks[kSdmX]) {
+          b[kSdmX] = x;
+          b[kSdmY] = candidates.blocks[kSdmY].front();
+          if (!sdm_fits(layer, hardware, mapping)) break;
+          for (std::int64_t y : candidates.blocks[kSdmY]) {
+            b[kSdmY] = y;
+            if (!sdm_fits(layer, hardware, mapping)) break;
+            std::array<std::int64_t, kNumSdmDims> trips{};
+            for (int d = 0; d < kNumSdmDims; ++d)
+              trips[size_t(d)] = (extents[size_t(sdm_tile_dim(d))] + b[size_t(d)] - 1) / b[size_t(d)];
+            for (const SdmOrder& order : distinct_sdm_orders(trips)) {
+              mapping.sdm.order = order;
+              ++visited;
+              visit(mapping);
+            }
+          }
+        }
+      }
+    }
+  }
+  return visited;
+}
+
+}  // namespace maeri::mapper

@@ -1,0 +1,334 @@
+// The SDM level of the two-level map space (docs/mapping.md, docs/model.md "SDM level") against an independent
+// walk written here: the SDM loops in their order over explicit block origins, the fabric's R, S, C, K loops
+// inside each block and the steps inside each phase, with every tensor's SDM copy dropped when its block changes
+// and the touched input rows and columns marked one by one (no window-span formula). The model's weight phases,
+// configurations, SDM input reads, SDM fills and DRAM bytes must equal the walk's on random layers, fabric tiles,
+// SDM tiles and orders. Also: the SDM rules and their messages, orders, and the joint search against brute force.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "mapper/cost_model.hpp"
+#include "mapper/sdm_budget.hpp"
+#include "mapper/sdm_space.hpp"
+#include "mapper/search.hpp"
+#include "mapper_fixtures.hpp"
+#include "spec/sdm_rules.hpp"
+
+using namespace maeri;
+using namespace maeri::spec;
+
+namespace {
+
+struct Walked {
+  std::int64_t weight_phases = 0, configurations = 0, input_reads = 0, input_fills = 0, weight_fills = 0;
+  std::int64_t output_writes = 0, output_reads = 0;
+};
+
+// Distinct input rows (columns) that outputs [first, first + count) touch with taps [0, taps) `dilation` apart.
+std::int64_t marked_span(std::int64_t first, std::int64_t count, std::int64_t taps, std::int64_t stride,
+                         std::int64_t dilation) {
+  std::set<std::int64_t> rows;
+  for (std::int64_t o = first; o < first + count; ++o)
+    for (std::int64_t t = 0; t < taps; ++t) rows.insert(o * stride + t * dilation);
+  return std::int64_t(rows.size());
+}
+
+Walked walk(const Layer& layer, const Tile& tile) {
+  const auto extents = layer_extents(layer);
+  const auto& block = tile.sdm.block;
+  Walked walked;
+  std::array<std::int64_t, kNumSdmDims> origin{};
+  // Keys of the block each tensor holds (-1: none yet); the output block's and whether it is partial.
+  std::vector<std::int64_t> input_key, weight_key, output_key;
+  int last_shape = -1;
+  const auto visit_block = [&] {
+    std::array<std::int64_t, kNumSdmDims> length{};
+    for (int d = 0; d < kNumSdmDims; ++d)
+      length[size_t(d)] = std::min(block[size_t(d)], extents[size_t(sdm_tile_dim(d))] - origin[size_t(d)]);
+    const std::vector<std::int64_t> in{origin[kSdmC], origin[kSdmN], origin[kSdmX], origin[kSdmY]};
+    const std::vector<std::int64_t> w{origin[kSdmK], origin[kSdmC]};
+    const std::vector<std::int64_t> out{origin[kSdmK], origin[kSdmN], origin[kSdmX], origin[kSdmY]};
+    if (in != input_key) {
+      walked.input_fills += length[kSdmN] * length[kSdmC] *
+                            marked_span(origin[kSdmX], length[kSdmX], layer.R, layer.stride_x, layer.dilation_x) *
+                            marked_span(origin[kSdmY], length[kSdmY], layer.S, layer.stride_y, layer.dilation_y);
+      input_key = in;
+    }
+    if (w != weight_key) {
+      walked.weight_fills += length[kSdmK] * length[kSdmC] * layer.R * layer.S;
+      weight_key = w;
+    }
+    const std::int64_t outputs = length[kSdmK] * length[kSdmN] * length[kSdmX] * length[kSdmY];
+    if (out != output_key) {
+      walked.output_writes += outputs;  // written back when the block leaves (the last one at the end)
+      if (origin[kSdmC] > 0) walked.output_reads += outputs;
+      output_key = out;
+    }
+    for (std::int64_t r0 = 0; r0 < layer.R; r0 += tile[kDimR])
+      for (std::int64_t s0 = 0; s0 < layer.S; s0 += tile[kDimS])
+        for (std::int64_t c0 = origin[kSdmC]; c0 < origin[kSdmC] + length[kSdmC]; c0 += tile[kDimC])
+          for (std::int64_t k0 = origin[kSdmK]; k0 < origin[kSdmK] + length[kSdmK]; k0 += tile[kDimK]) {
+            const std::int64_t t_r = std::min(tile[kDimR], layer.R - r0), t_s = std::min(tile[kDimS], layer.S - s0);
+            const std::int64_t t_c = std::min(tile[kDimC], layer.C - c0);
+            const int shape = (t_r < tile[kDimR]) | (t_s < tile[kDimS]) << 1 | (t_c < tile[kDimC]) << 2 |
+                              (std::min(tile[kDimK], layer.K - k0) < tile[kDimK]) << 3;
+            if (shape != last_shape) ++walked.configurations;
+            last_shape = shape;
+            ++walked.weight_phases;
+            const bool forwarding = spec::phase_uses_mn_forwarding(layer, tile, t_s);
+            for (std::int64_t n0 = origin[kSdmN]; n0 < origin[kSdmN] + length[kSdmN]; n0 += tile[kDimN])
+              for (std::int64_t x0 = origin[kSdmX]; x0 < origin[kSdmX] + length[kSdmX]; x0 += tile[kDimX])
+                for (std::int64_t y0 = origin[kSdmY]; y0 < origin[kSdmY] + length[kSdmY]; y0 += tile[kDimY]) {
+                  const std::int64_t t_n = std::min(tile[kDimN], layer.N - n0);
+                  const std::int64_t t_x = std::min(tile[kDimX], extents[kDimX] - x0);
+                  const std::int64_t t_y = std::min(tile[kDimY], extents[kDimY] - y0);
+                  const std::int64_t rows = marked_span(x0, t_x, t_r, layer.stride_x, layer.dilation_x);
+                  walked.input_reads += t_n * t_c * rows *
+                                        (forwarding && y0 > origin[kSdmY] ? 1
+                                                                          : marked_span(y0, t_y, t_s, layer.stride_y,
+                                                                                        layer.dilation_y));
+                }
+          }
+  };
+  const std::function<void(int)> loop = [&](int level) {
+    if (level == kNumSdmDims) return visit_block();
+    const int dim = tile.sdm.order[size_t(level)];
+    for (origin[size_t(dim)] = 0; origin[size_t(dim)] < extents[size_t(sdm_tile_dim(dim))];
+         origin[size_t(dim)] += block[size_t(dim)])
+      loop(level + 1);
+    origin[size_t(dim)] = 0;
+  };
+  loop(0);
+  return walked;
+}
+
+Tile random_mapping(const Layer& layer, std::int64_t num_ms, std::mt19937& random) {
+  const auto extents = layer_extents(layer);
+  const auto pick = [&](std::int64_t high) { return std::uniform_int_distribution<std::int64_t>(1, high)(random); };
+  Tile tile;
+  do {
+    for (int d = 0; d < kNumTileDims; ++d) tile[d] = pick(extents[size_t(d)]);
+  } while (tile.mapped_ms() > num_ms);
+  tile.sdm.blocked = true;
+  const mapper::SdmCandidates candidates = mapper::sdm_candidates(layer, tile);
+  for (int d = 0; d < kNumSdmDims; ++d) {
+    const auto& list = candidates.blocks[size_t(d)];
+    tile.sdm.block[size_t(d)] = list[size_t(pick(std::int64_t(list.size())) - 1)];
+  }
+  const auto orders = all_sdm_orders();
+  tile.sdm.order = orders[size_t(pick(std::int64_t(orders.size())) - 1)];
+  return tile;
+}
+
+}  // namespace
+
+TEST_CASE("SDM level: the model's phases, configurations, SDM reads, fills and DRAM bytes equal an explicit walk",
+          "[sdm]") {
+  std::mt19937 random(16);
+  Hardware hardware = test::small_hardware(32, 8, 8);
+  hardware.sdm_bytes = std::int64_t(1) << 30;  // the walk does not model capacity
+  const auto pick = [&](std::int64_t low, std::int64_t high) {
+    return std::uniform_int_distribution<std::int64_t>(low, high)(random);
+  };
+  for (int trial = 0; trial < 400; ++trial) {
+    const std::int64_t R = pick(1, 3), S = pick(1, 3);
+    Layer layer = test::conv_layer(pick(1, 9), pick(1, 9), R, S, pick(R, 9), pick(S, 9), pick(1, 2), pick(0, 1),
+                                   pick(1, 2));
+    if (layer.output_x() < 1 || layer.output_y() < 1) continue;
+    const Tile tile = random_mapping(layer, hardware.num_ms, random);
+    INFO("layer K=" << layer.K << " C=" << layer.C << " R=" << R << " S=" << S << " X=" << layer.X << " Y="
+                    << layer.Y << " stride " << layer.stride_x << " padding " << layer.padding_x << " N=" << layer.N
+                    << "; " << to_string(tile));
+    REQUIRE_FALSE(tile_violation(layer, hardware, tile));
+    const CostReport report = mapper::evaluate(layer, hardware, tile);
+    const Walked walked = walk(layer, tile);
+    CHECK(report.weight_phases == walked.weight_phases);
+    CHECK(report.configurations == walked.configurations);
+    CHECK(report.counts.sdm_input_reads == walked.input_reads);
+    CHECK(report.counts.sdm_fill_writes == walked.input_fills + walked.weight_fills);
+    CHECK(report.counts.dram_bytes ==
+          (walked.input_fills + walked.weight_fills) * 2 + (walked.output_writes + walked.output_reads) * 4);
+    CHECK(report.counts.dram_bytes >= report.compulsory_dram_bytes);
+  }
+}
+
+TEST_CASE("SDM level: blocks of the whole layer cost as the single-level mapping, with compulsory DRAM traffic",
+          "[sdm]") {
+  std::mt19937 random(7);
+  Hardware hardware = test::small_hardware(64, 16, 8);
+  hardware.sdm_bytes = std::int64_t(1) << 30;
+  for (int trial = 0; trial < 200; ++trial) {
+    const Layer layer = test::conv_layer(1 + trial % 7, 1 + trial % 5, 1 + trial % 3, 1 + trial % 2, 5 + trial % 4,
+                                         4 + trial % 5, 1 + trial % 2, trial % 2);
+    Tile single = random_mapping(layer, hardware.num_ms, random);
+    single.sdm = {};
+    Tile whole = single;
+    whole.sdm.blocked = true;
+    whole.sdm.block = {layer.K, layer.C, layer.N, layer.output_x(), layer.output_y()};
+    whole.sdm.order = all_sdm_orders()[size_t(trial) % 120];
+    const CostReport a = mapper::evaluate(layer, hardware, single), b = mapper::evaluate(layer, hardware, whole);
+    INFO(to_string(whole));
+    CHECK(a.configurations == b.configurations);
+    CHECK(a.cycles.compute() == b.cycles.compute());
+    CHECK(a.counts.sdm_input_reads == b.counts.sdm_input_reads);
+    CHECK(a.counts.mn_weight_loads == b.counts.mn_weight_loads);
+    // Compulsory: every touched (padded) input and weight once, every output once, in bytes (16/32-bit data).
+    const std::int64_t rows = (layer.output_x() - 1) * layer.stride_x + layer.R;
+    const std::int64_t columns = (layer.output_y() - 1) * layer.stride_y + layer.S;
+    const std::int64_t compulsory = (layer.C * rows * columns + layer.K * layer.C * layer.R * layer.S) * 2 +
+                                    layer.K * layer.output_x() * layer.output_y() * 4;
+    if (layer.stride_x <= layer.R && layer.stride_y <= layer.S) CHECK(b.compulsory_dram_bytes == compulsory);
+    CHECK(b.counts.dram_bytes == b.compulsory_dram_bytes);
+  }
+}
+
+TEST_CASE("SDM level: rules name the field and the rule; orders must be permutations", "[sdm]") {
+  const Layer layer = test::conv_layer(8, 6, 3, 3, 11, 10);  // X' = 9, Y' = 8
+  Hardware hardware = test::small_hardware(64, 16, 16);
+  hardware.sdm_bytes = 1 << 20;
+  Tile tile;
+  tile.size = {3, 3, 1, 2, 1, 2, 1};  // 36 of 64 multiplier switches, 4 VNs
+  tile.sdm.blocked = true;
+  tile.sdm.block = {4, 6, 1, 6, 8};
+  CHECK_FALSE(tile_violation(layer, hardware, tile));
+  tile.sdm.block[kSdmK] = 1;
+  CHECK(*tile_violation(layer, hardware, tile) == "SDM bound: sdm.K = 1 is smaller than the fabric tile T_K = 2");
+  tile.sdm.block[kSdmK] = 3;
+  CHECK(*tile_violation(layer, hardware, tile) ==
+        "SDM multiple: sdm.K = 3 must be a multiple of the fabric tile T_K = 2 (or the layer's K = 8)");
+  tile.sdm.block[kSdmK] = 9;
+  CHECK(*tile_violation(layer, hardware, tile) == "SDM bound: sdm.K = 9 exceeds the layer's K = 8");
+  tile.sdm.block[kSdmK] = 4;
+  tile.sdm.block[kSdmX] = 4;  // X' = 9 = 2·4 + 1: a last block of 1 < T_X' = 2
+  CHECK(*tile_violation(layer, hardware, tile) ==
+        "SDM edge: sdm.X = 4 leaves a last block of 1 X' smaller than the fabric tile T_X' = 2");
+  tile.sdm.block[kSdmX] = 6;
+  // One block: inputs N·C·(6 + 2 rows)·(8 + 2 columns)·2 B = 1·6·8·10·2 = 960; weights 4·6·9·2 = 432; outputs
+  // 4·6·8·4 = 768; staging (2·log2 64 + 3 = 15 cycles)·16 lanes + 2·4 VNs = 248 results · 4 B = 992.
+  const SdmWorkingSet set = sdm_working_set(layer, hardware, tile);
+  CHECK(set.inputs == 960);
+  CHECK(set.weights == 432);
+  CHECK(set.outputs == 768);
+  CHECK(set.staging == 992);
+  hardware.sdm_bytes = 2 * (960 + 432) + 992 - 1;
+  CHECK(*tile_violation(layer, hardware, tile) ==
+        "SDM capacity: one SDM block needs 2·(960 input + 432 weight bytes) + max(768 output, 992 staging bytes) = "
+        "3776 bytes, the SDM holds 3775");
+  hardware.sdm_bytes += 1;
+  CHECK_FALSE(tile_violation(layer, hardware, tile));
+
+  CHECK(parse_order("CKNXY"));
+  CHECK(order_text(*parse_order("YXNCK")) == "YXNCK");
+  CHECK_FALSE(parse_order("KCNX"));
+  CHECK(order_problem("KCNX") == "Y is missing");
+  CHECK(order_problem("KCNXK") == "K appears twice");
+  CHECK(order_problem("KCNXZ") == "'Z' is not one of K, C, N, X, Y");
+  CHECK(all_sdm_orders().size() == 120);
+}
+
+TEST_CASE("SDM level: candidates hold whole fabric tiles; the distinct orders cover every order's cost", "[sdm]") {
+  // ⌈10/3⌉ = 4 tiles: m = 1, 2, 4 -> 3, 6, min(10, 12); for an output dimension 3 leaves a last block of 1 < 3.
+  CHECK(mapper::sdm_block_candidates(10, 3, false) == std::vector<std::int64_t>{3, 6, 10});
+  CHECK(mapper::sdm_block_candidates(10, 3, true) == std::vector<std::int64_t>{6, 10});
+  CHECK(mapper::sdm_block_candidates(224, 1, true).size() == 12);  // the divisors of 224 = 2^5·7
+  // K and C at slots i < j of five (10 pairs, 2 ways round) split N, X', Y' into runs of a, b, c loops whose
+  // order within a run does not matter: Σ 3!/(a!·b!·c!) = 1+3+3+1+3+6+3+3+3+1 = 27 per way round, 54 classes.
+  CHECK(mapper::distinct_sdm_orders({2, 2, 2, 2, 2}).size() == 54);
+  CHECK(mapper::distinct_sdm_orders({1, 1, 1, 1, 1}).size() == 1);
+  CHECK(mapper::distinct_sdm_orders({2, 2, 1, 1, 1}).size() == 2);  // K before or after C
+
+  // Every one of the 120 orders costs as its class's representative.
+  Hardware hardware = test::small_hardware(32, 8, 8);
+  hardware.sdm_bytes = std::int64_t(1) << 30;
+  std::mt19937 random(3);
+  for (int trial = 0; trial < 40; ++trial) {
+    const Layer layer = test::conv_layer(6 + trial % 3, 4 + trial % 5, 3, 3, 8, 9, 1, 1, 1 + trial % 2);
+    Tile tile = random_mapping(layer, hardware.num_ms, random);
+    std::set<std::pair<double, double>> all, distinct;
+    for (const SdmOrder& order : all_sdm_orders()) {
+      tile.sdm.order = order;
+      const CostReport report = mapper::evaluate(layer, hardware, tile);
+      all.insert({report.cycles.total, report.energy_pj.total});
+    }
+    const auto extents = layer_extents(layer);
+    std::array<std::int64_t, kNumSdmDims> trips{};
+    for (int d = 0; d < kNumSdmDims; ++d)
+      trips[size_t(d)] = (extents[size_t(sdm_tile_dim(d))] + tile.sdm.block[size_t(d)] - 1) / tile.sdm.block[size_t(d)];
+    for (const SdmOrder& order : mapper::distinct_sdm_orders(trips)) {
+      tile.sdm.order = order;
+      const CostReport report = mapper::evaluate(layer, hardware, tile);
+      distinct.insert({report.cycles.total, report.energy_pj.total});
+    }
+    if (all != distinct)
+      for (const SdmOrder& order : all_sdm_orders()) {
+        tile.sdm.order = order;
+        const CostReport report = mapper::evaluate(layer, hardware, tile);
+        UNSCOPED_INFO(order_text(order) << " " << report.cycles.total << " " << report.energy_pj.total << " G="
+                                        << report.configurations << " dram=" << report.counts.dram_bytes << " "
+                                        << to_string(tile));
+      }
+    CHECK(all == distinct);
+  }
+}
+
+TEST_CASE("Joint search: exhaustive on small layers, it finds the brute-force optimum of the joint space", "[sdm]") {
+  Hardware hardware = test::small_hardware(16, 4, 4);
+  hardware.sdm_bytes = 2048;
+  const Layer layers[] = {test::conv_layer(4, 3, 3, 3, 6, 6, 1, 1), test::conv_layer(6, 4, 1, 1, 5, 4),
+                          test::fc_layer(12, 10)};
+  for (const Layer& layer : layers) {
+    for (const mapper::Objective objective :
+         {mapper::Objective::Runtime, mapper::Objective::Energy, mapper::Objective::EnergyDelay}) {
+      mapper::SearchOptions options{objective, 1, 0, {}, {}};
+      options.joint.enabled = true;
+      options.joint.budget = std::uint64_t(1) << 40;
+      const mapper::SearchResult result = mapper::search(layer, hardware, options);
+      REQUIRE(result.joint_exhaustive);
+      // Brute force: every fabric tile, every SDM candidate combination that passes the rules, every order.
+      const auto extents = layer_extents(layer);
+      std::optional<CostReport> best;
+      std::uint64_t evaluated = 0;
+      Tile tile;
+      const std::function<void(int)> fabric = [&](int dim) {
+        if (dim == kNumTileDims) {
+          if (tile.mapped_ms() > hardware.num_ms) return;
+          tile.sdm = {};
+          const auto consider = [&](const Tile& mapping) {
+            ++evaluated;
+            const CostReport report = mapper::evaluate(layer, hardware, mapping);
+            if (!best || mapper::better(report, *best, objective)) best = report;
+          };
+          consider(tile);
+          const mapper::SdmCandidates candidates = mapper::sdm_candidates(layer, tile);
+          Tile mapping = tile;
+          mapping.sdm.blocked = true;
+          for (auto k : candidates.blocks[kSdmK])
+            for (auto c : candidates.blocks[kSdmC])
+              for (auto n : candidates.blocks[kSdmN])
+                for (auto x : candidates.blocks[kSdmX])
+                  for (auto y : candidates.blocks[kSdmY]) {
+                    mapping.sdm.block = {k, c, n, x, y};
+                    if (sdm_violation(layer, hardware, mapping)) continue;
+                    for (const SdmOrder& order : all_sdm_orders()) {
+                      mapping.sdm.order = order;
+                      consider(mapping);
+                    }
+                  }
+          return;
+        }
+        for (tile[dim] = 1; tile[dim] <= extents[size_t(dim)]; ++tile[dim]) fabric(dim + 1);
+      };
+      fabric(0);
+      REQUIRE(best);
+      INFO("layer K=" << layer.K << " C=" << layer.C << "; ours " << to_string(result.best.front().tile)
+                      << ", brute force " << to_string(best->tile) << " of " << evaluated);
+      CHECK(result.best.front().cycles.total == best->cycles.total);
+      CHECK(result.best.front().energy_pj.total == best->energy_pj.total);
+      CHECK(result.joint_evaluated > 0);
+    }
+  }
+}
