@@ -210,3 +210,27 @@ TEST_CASE("ONNX import: bad models are errors that name the file and the node", 
     CHECK_THROWS_AS(importer::import_onnx(dir / "absent.onnx"), spec::SpecError);
   }
 }
+
+TEST_CASE("ONNX import: Gemm with transA, MatMul of a vector and unnamed nodes", "[importer]") {
+  test::TempDir dir;
+  OnnxModelBuilder model("products");
+  model.input("a_t", {16, 3});  // Aᵀ: A' = 3×16
+  model.weight("b", {16, 5});
+  auto& gemm = model.node("Gemm", "", {"a_t", "b"}, "c");
+  OnnxModelBuilder::set_int(gemm, "transA", 1);
+  model.output("c");
+  model.input("v", {16});  // a vector is one row: 1×16 by 16×5
+  model.node("MatMul", "", {"v", "b"}, "w");
+  model.output("w");
+  model.write(dir / "products.onnx");
+  const spec::Network network = importer::import_onnx(dir / "products.onnx").network;
+  REQUIRE(network.layers.size() == 2);
+  CHECK(network.layers[0].name == "Gemm#0");
+  CHECK(network.layers[0].X == 3);   // M
+  CHECK(network.layers[0].C == 16);  // K
+  CHECK(network.layers[0].K == 5);   // N
+  CHECK(network.layers[1].name == "MatMul#1");
+  CHECK(network.layers[1].X == 1);
+  CHECK(network.layers[1].C == 16);
+  CHECK(network.layers[1].K == 5);
+}
