@@ -109,7 +109,7 @@ class GraphReader {
 
  private:
   [[noreturn]] void fail(const std::string& node, const std::string& problem) const {
-    throw spec::SpecError({path_, 0, 0}, "node '" + node + "'", problem);
+    throw spec::SpecError({path_, 0, 0}, "node " + node, problem);
   }
 
   void record(const onnx::ValueInfoProto& value) {
