@@ -331,3 +331,9 @@ add_test(NAME cli_import_errors_leave_no_output
   COMMAND bash -c "! ls ${ONNX_MODELS}/not-onnx.yaml ${ONNX_MODELS}/dynamic.yaml ${ONNX_MODELS}/asymmetric.yaml 2>/dev/null")
 set_tests_properties(cli_import_errors_leave_no_output PROPERTIES LABELS cli
   DEPENDS "cli_import_not_onnx;cli_import_dynamic_shape;cli_import_asymmetric_pads")
+
+# A real depthwise layer: MobileNetV2's first (C = K = groups = 32, 3×3, 112×112) co-simulated on maeri-64 with
+# ideal memory, bit-exact with exact model agreement (~1.5 s).
+maeri_cli_test(verify_mobilenetv2_depthwise 0 --stdout-contains "PASS (401408 outputs bit-exact)"
+  $<TARGET_FILE:maeri> verify --hardware ${HW64} --workload ${CONFIGS}/workloads/mobilenetv2.yaml
+  --layer block0_depthwise --memory ideal)
