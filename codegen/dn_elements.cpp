@@ -1,10 +1,43 @@
 // DN element generation for weight phases and steps (see dn_elements.hpp; orderings in tile_placement.hpp).
 #include "codegen/dn_elements.hpp"
 
-#include <map>
+#include <algorithm>
+#include <array>
 #include <tuple>
 
 namespace maeri::codegen {
+namespace {
+
+// Multiplier switch `ms` needs the element at `coordinate`.
+struct Use {
+  std::array<int, 4> coordinate;
+  int ms;
+  bool operator<(const Use& other) const {
+    return std::tie(coordinate, ms) < std::tie(other.coordinate, other.ms);
+  }
+};
+
+// One element per distinct coordinate, in ascending coordinate order, each with its switches ascending (what a
+// std::map keyed by coordinate gives, but sorted once instead of a tree node per element: the co-simulation calls
+// this for every step). fill(coordinate, element) sets the value and the source.
+template <class Fill>
+std::vector<DnElement> group_uses(std::vector<Use>& uses, Fill fill) {
+  std::sort(uses.begin(), uses.end());
+  std::vector<DnElement> elements;
+  for (size_t first = 0; first < uses.size();) {
+    size_t end = first;
+    while (end < uses.size() && uses[end].coordinate == uses[first].coordinate) ++end;
+    DnElement element;
+    fill(uses[first].coordinate, element);
+    element.destinations.reserve(end - first);
+    for (size_t use = first; use < end; ++use) element.destinations.push_back(uses[use].ms);
+    elements.push_back(std::move(element));
+    first = end;
+  }
+  return elements;
+}
+
+}  // namespace
 
 std::vector<DnElement> phase_weights(const LayerProgram& program, const WeightPhase& phase,
                                      const std::vector<std::int64_t>& weights) {
@@ -12,21 +45,19 @@ std::vector<DnElement> phase_weights(const LayerProgram& program, const WeightPh
   const TilePlacement& placement = program.configurations[size_t(phase.configuration)].placement;
   const int size = placement.shape.vn_size();
   const int C = int(layer.C), R = int(layer.R), S = int(layer.S);
-  std::map<std::tuple<int, int, int, int>, DnElement> elements;
+  std::vector<Use> uses;
+  uses.reserve(placement.vn_offsets.size() * size_t(size));
   for (size_t v = 0; v < placement.vn_offsets.size(); ++v)
     for (int e = 0; e < size; ++e) {
       const ElementOffset& el = placement.elements[size_t(e)];
-      const int k = phase.k0 + placement.vn_offsets[v].k, c = phase.c0 + el.c, r = phase.r0 + el.r,
-                s = phase.s0 + el.s;
-      DnElement& element = elements[{k, c, r, s}];
-      element.source = ((std::int64_t(k) * C + c) * R + r) * S + s;
-      element.value = weights.empty() ? 0 : weights[size_t(element.source)];  // empty: traffic only
-      element.destinations.push_back(int(v) * size + e);
+      uses.push_back({{phase.k0 + placement.vn_offsets[v].k, phase.c0 + el.c, phase.r0 + el.r, phase.s0 + el.s},
+                      int(v) * size + e});
     }
-  std::vector<DnElement> list;
-  list.reserve(elements.size());
-  for (auto& entry : elements) list.push_back(std::move(entry.second));
-  return list;
+  return group_uses(uses, [&](const std::array<int, 4>& at, DnElement& element) {
+    const auto [k, c, r, s] = at;
+    element.source = ((std::int64_t(k) * C + c) * R + r) * S + s;
+    element.value = weights.empty() ? 0 : weights[size_t(element.source)];  // empty: traffic only
+  });
 }
 
 StepElements step_inputs(const LayerProgram& program, const WeightPhase& phase, const StepOrigin& step,
@@ -39,7 +70,8 @@ StepElements step_inputs(const LayerProgram& program, const WeightPhase& phase, 
   const int stride = int(layer.stride), pad = int(layer.padding);
   StepElements result;
   result.used_vns.assign(placement.vn_offsets.size(), false);
-  std::map<std::tuple<int, int, int, int>, DnElement> elements;
+  std::vector<Use> uses;
+  uses.reserve(placement.vn_offsets.size() * size_t(size));
   for (size_t v = 0; v < placement.vn_offsets.size(); ++v) {
     const VnOffset& vn = placement.vn_offsets[v];
     const int n = step.n0 + vn.n, xo = step.x0 + vn.x, yo = step.y0 + vn.y;
@@ -51,15 +83,15 @@ StepElements step_inputs(const LayerProgram& program, const WeightPhase& phase, 
       const ElementOffset& el = placement.elements[size_t(e)];
       const int c = phase.c0 + el.c;
       const int row = xo * stride + phase.r0 + el.r - pad, col = yo * stride + phase.s0 + el.s - pad;
-      DnElement& element = elements[{n, c, row, col}];
-      const bool inside = row >= 0 && row < X && col >= 0 && col < Y;
-      element.value = inside && !input.empty() ? input[size_t(((n * C + c) * X + row) * Y + col)] : 0;  // zero padding
-      element.source = ((std::int64_t(n) * C + c) * (X + 2 * pad) + row + pad) * (Y + 2 * pad) + col + pad;
-      element.destinations.push_back(ms);
+      uses.push_back({{n, c, row, col}, ms});
     }
   }
-  result.inputs.reserve(elements.size());
-  for (auto& entry : elements) result.inputs.push_back(std::move(entry.second));
+  result.inputs = group_uses(uses, [&](const std::array<int, 4>& at, DnElement& element) {
+    const auto [n, c, row, col] = at;
+    const bool inside = row >= 0 && row < X && col >= 0 && col < Y;
+    element.value = inside && !input.empty() ? input[size_t(((n * C + c) * X + row) * Y + col)] : 0;  // zero padding
+    element.source = ((std::int64_t(n) * C + c) * (X + 2 * pad) + row + pad) * (Y + 2 * pad) + col + pad;
+  });
   return result;
 }
 
