@@ -8,26 +8,28 @@
 namespace maeri::codegen {
 namespace {
 
-// Multiplier switch `ms` needs the element at `coordinate`.
+// Multiplier switch `ms` needs the element at `coordinate`, whose flat index in the (padded) tensor is `source`:
+// a mixed-radix number whose digits are the coordinates, so source order is coordinate order, and one integer
+// compares faster than four.
 struct Use {
+  std::int64_t source;
   std::array<int, 4> coordinate;
   int ms;
-  bool operator<(const Use& other) const {
-    return std::tie(coordinate, ms) < std::tie(other.coordinate, other.ms);
-  }
+  bool operator<(const Use& other) const { return std::tie(source, ms) < std::tie(other.source, other.ms); }
 };
 
 // One element per distinct coordinate, in ascending coordinate order, each with its switches ascending (what a
 // std::map keyed by coordinate gives, but sorted once instead of a tree node per element: the co-simulation calls
-// this for every step). fill(coordinate, element) sets the value and the source.
+// this for every step). fill(coordinate, element) sets the value.
 template <class Fill>
 std::vector<DnElement> group_uses(std::vector<Use>& uses, Fill fill) {
   std::sort(uses.begin(), uses.end());
   std::vector<DnElement> elements;
   for (size_t first = 0; first < uses.size();) {
     size_t end = first;
-    while (end < uses.size() && uses[end].coordinate == uses[first].coordinate) ++end;
+    while (end < uses.size() && uses[end].source == uses[first].source) ++end;
     DnElement element;
+    element.source = uses[first].source;
     fill(uses[first].coordinate, element);
     element.destinations.reserve(end - first);
     for (size_t use = first; use < end; ++use) element.destinations.push_back(uses[use].ms);
@@ -50,12 +52,11 @@ std::vector<DnElement> phase_weights(const LayerProgram& program, const WeightPh
   for (size_t v = 0; v < placement.vn_offsets.size(); ++v)
     for (int e = 0; e < size; ++e) {
       const ElementOffset& el = placement.elements[size_t(e)];
-      uses.push_back({{phase.k0 + placement.vn_offsets[v].k, phase.c0 + el.c, phase.r0 + el.r, phase.s0 + el.s},
-                      int(v) * size + e});
+      const int k = phase.k0 + placement.vn_offsets[v].k, c = phase.c0 + el.c, r = phase.r0 + el.r,
+                s = phase.s0 + el.s;
+      uses.push_back({((std::int64_t(k) * C + c) * R + r) * S + s, {k, c, r, s}, int(v) * size + e});
     }
-  return group_uses(uses, [&](const std::array<int, 4>& at, DnElement& element) {
-    const auto [k, c, r, s] = at;
-    element.source = ((std::int64_t(k) * C + c) * R + r) * S + s;
+  return group_uses(uses, [&](const std::array<int, 4>&, DnElement& element) {
     element.value = weights.empty() ? 0 : weights[size_t(element.source)];  // empty: traffic only
   });
 }
@@ -83,14 +84,15 @@ StepElements step_inputs(const LayerProgram& program, const WeightPhase& phase, 
       const ElementOffset& el = placement.elements[size_t(e)];
       const int c = phase.c0 + el.c;
       const int row = xo * stride + phase.r0 + el.r - pad, col = yo * stride + phase.s0 + el.s - pad;
-      uses.push_back({{n, c, row, col}, ms});
+      const std::int64_t source =
+          ((std::int64_t(n) * C + c) * (X + 2 * pad) + row + pad) * (Y + 2 * pad) + col + pad;
+      uses.push_back({source, {n, c, row, col}, ms});
     }
   }
   result.inputs = group_uses(uses, [&](const std::array<int, 4>& at, DnElement& element) {
     const auto [n, c, row, col] = at;
     const bool inside = row >= 0 && row < X && col >= 0 && col < Y;
     element.value = inside && !input.empty() ? input[size_t(((n * C + c) * X + row) * Y + col)] : 0;  // zero padding
-    element.source = ((std::int64_t(n) * C + c) * (X + 2 * pad) + row + pad) * (Y + 2 * pad) + col + pad;
   });
   return result;
 }
