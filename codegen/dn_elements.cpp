@@ -1,10 +1,45 @@
 // DN element generation for weight phases and steps (see dn_elements.hpp; orderings in tile_placement.hpp).
 #include "codegen/dn_elements.hpp"
 
-#include <map>
+#include <algorithm>
+#include <array>
 #include <tuple>
 
 namespace maeri::codegen {
+namespace {
+
+// Multiplier switch `ms` needs the element at `coordinate`, whose flat index in the (padded) tensor is `source`:
+// a mixed-radix number whose digits are the coordinates, so source order is coordinate order, and one integer
+// compares faster than four.
+struct Use {
+  std::int64_t source;
+  std::array<int, 4> coordinate;
+  int ms;
+  bool operator<(const Use& other) const { return std::tie(source, ms) < std::tie(other.source, other.ms); }
+};
+
+// One element per distinct coordinate, in ascending coordinate order, each with its switches ascending (what a
+// std::map keyed by coordinate gives, but sorted once instead of a tree node per element: the co-simulation calls
+// this for every step). fill(coordinate, element) sets the value.
+template <class Fill>
+std::vector<DnElement> group_uses(std::vector<Use>& uses, Fill fill) {
+  std::sort(uses.begin(), uses.end());
+  std::vector<DnElement> elements;
+  for (size_t first = 0; first < uses.size();) {
+    size_t end = first;
+    while (end < uses.size() && uses[end].source == uses[first].source) ++end;
+    DnElement element;
+    element.source = uses[first].source;
+    fill(uses[first].coordinate, element);
+    element.destinations.reserve(end - first);
+    for (size_t use = first; use < end; ++use) element.destinations.push_back(uses[use].ms);
+    elements.push_back(std::move(element));
+    first = end;
+  }
+  return elements;
+}
+
+}  // namespace
 
 std::vector<DnElement> phase_weights(const LayerProgram& program, const WeightPhase& phase,
                                      const std::vector<std::int64_t>& weights) {
@@ -13,22 +48,19 @@ std::vector<DnElement> phase_weights(const LayerProgram& program, const WeightPh
   const int size = placement.shape.vn_size();
   const int C = int(layer.group_channels()), R = int(layer.R), S = int(layer.S);
   const int first_k = first_filter(layer, phase);
-  std::map<std::tuple<int, int, int, int>, DnElement> elements;
+  std::vector<Use> uses;
+  uses.reserve(placement.vn_offsets.size() * size_t(size));
   for (size_t v = 0; v < placement.vn_offsets.size(); ++v)
     for (int e = 0; e < size; ++e) {
       const ElementOffset& el = placement.elements[size_t(e)];
       // k: the layer's filter; c: the channel inside the group (the weight tensor holds C/groups per filter).
       const int k = first_k + placement.vn_offsets[v].k, c = phase.c0 + el.c, r = phase.r0 + el.r,
                 s = phase.s0 + el.s;
-      DnElement& element = elements[{k, c, r, s}];
-      element.source = ((std::int64_t(k) * C + c) * R + r) * S + s;
-      element.value = weights.empty() ? 0 : weights[size_t(element.source)];  // empty: traffic only
-      element.destinations.push_back(int(v) * size + e);
+      uses.push_back({((std::int64_t(k) * C + c) * R + r) * S + s, {k, c, r, s}, int(v) * size + e});
     }
-  std::vector<DnElement> list;
-  list.reserve(elements.size());
-  for (auto& entry : elements) list.push_back(std::move(entry.second));
-  return list;
+  return group_uses(uses, [&](const std::array<int, 4>&, DnElement& element) {
+    element.value = weights.empty() ? 0 : weights[size_t(element.source)];  // empty: traffic only
+  });
 }
 
 StepElements step_inputs(const LayerProgram& program, const WeightPhase& phase, const StepOrigin& step,
@@ -44,7 +76,8 @@ StepElements step_inputs(const LayerProgram& program, const WeightPhase& phase, 
   const int first_c = first_channel(layer, phase);
   StepElements result;
   result.used_vns.assign(placement.vn_offsets.size(), false);
-  std::map<std::tuple<int, int, int, int>, DnElement> elements;
+  std::vector<Use> uses;
+  uses.reserve(placement.vn_offsets.size() * size_t(size));
   for (size_t v = 0; v < placement.vn_offsets.size(); ++v) {
     const VnOffset& vn = placement.vn_offsets[v];
     const int n = step.n0 + vn.n, xo = step.x0 + vn.x, yo = step.y0 + vn.y;
@@ -57,16 +90,16 @@ StepElements step_inputs(const LayerProgram& program, const WeightPhase& phase, 
       const int c = first_c + el.c;
       const int row = xo * stride_x + (phase.r0 + el.r) * dilation_x - pad_x;
       const int col = yo * stride_y + (phase.s0 + el.s) * dilation_y - pad_y;
-      DnElement& element = elements[{n, c, row, col}];
-      const bool inside = row >= 0 && row < X && col >= 0 && col < Y;
-      element.value = inside && !input.empty() ? input[size_t(((n * C + c) * X + row) * Y + col)] : 0;  // zero padding
-      element.source =
+      const std::int64_t source =
           ((std::int64_t(n) * C + c) * (X + 2 * pad_x) + row + pad_x) * (Y + 2 * pad_y) + col + pad_y;
-      element.destinations.push_back(ms);
+      uses.push_back({source, {n, c, row, col}, ms});
     }
   }
-  result.inputs.reserve(elements.size());
-  for (auto& entry : elements) result.inputs.push_back(std::move(entry.second));
+  result.inputs = group_uses(uses, [&](const std::array<int, 4>& at, DnElement& element) {
+    const auto [n, c, row, col] = at;
+    const bool inside = row >= 0 && row < X && col >= 0 && col < Y;
+    element.value = inside && !input.empty() ? input[size_t(((n * C + c) * X + row) * Y + col)] : 0;  // zero padding
+  });
   return result;
 }
 

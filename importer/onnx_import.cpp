@@ -109,7 +109,7 @@ class GraphReader {
 
  private:
   [[noreturn]] void fail(const std::string& node, const std::string& problem) const {
-    throw spec::SpecError({path_, 0, 0}, "node '" + node + "'", problem);
+    throw spec::SpecError({path_, 0, 0}, "node " + node, problem);
   }
 
   void record(const onnx::ValueInfoProto& value) {
@@ -235,7 +235,7 @@ class GraphReader {
     const std::int64_t m = transpose_a ? a[1] : a[0], k = transpose_a ? a[0] : a[1];
     const std::int64_t k_b = transpose_b ? b[1] : b[0], n = transpose_b ? b[0] : b[1];
     if (k != k_b) fail(name, fmt::format("A' is {}x{} but B' is {}x{}", m, k, k_b, n));
-    return gemm_layer(1, m, k, n);
+    return spec::gemm_layer(1, m, k, n);
   }
 
   // MatMul (numpy semantics): [..., M, K] by [..., K, N]; the broadcast leading dimensions are the batch.
@@ -258,17 +258,7 @@ class GraphReader {
       if (batch > spec::kMaxBatch)
         fail(name, fmt::format("a batch of more than {} products (the Layer's limit)", spec::kMaxBatch));
     }
-    return gemm_layer(batch, m, k, n);
-  }
-
-  static spec::Layer gemm_layer(std::int64_t batch, std::int64_t m, std::int64_t k, std::int64_t n) {
-    spec::Layer layer;  // the 1×1 convolution N = batch, K = n, C = k, X = m (docs/workload-spec.md)
-    layer.type = spec::LayerType::Gemm;
-    layer.N = batch;
-    layer.K = n;
-    layer.C = k;
-    layer.X = m;
-    return layer;
+    return spec::gemm_layer(batch, m, k, n);
   }
 
   // Shape inference's output shape, where it has one, must be the Layer's (a disagreement means this importer

@@ -3,16 +3,23 @@
 // is its right neighbour, an even adder's its left). The configuration word says how these form the adder's
 // left and right tokens, which token crosses the link, which tokens are finished VN results (emitted) and
 // whether the parity token goes up. Semantics: docs/config-bits.md. The emitted values are delayed by
-// EMIT_DELAY cycles (the adder's level) so that results from every level leave the tree in the same cycle.
+// EMIT_DELAY cycles (the adder's level) so that results from every level leave the tree in the same cycle: in a
+// ring of EMIT_DELAY registers written and read at `emit_pointer` (which the reduction network advances every
+// cycle, modulo EMIT_DELAY), so each clock moves one value per side instead of shifting a whole delay line.
 module adder_switch
   import maeri_config_pkg::*;
 #(
     parameter int   ACC_W      = 32,
     parameter int   IS_ODD     = 0,  // 1: right child of its parent
-    parameter int   EMIT_DELAY = 0
+    parameter int   EMIT_DELAY = 0,
+    parameter int   POINTER_W  = EMIT_DELAY > 1 ? $clog2(EMIT_DELAY) : 1
 ) (
     input  logic                 clk,
     input  logic                 rst,
+    // Ring position of this cycle, 0 … EMIT_DELAY−1 (unused when EMIT_DELAY ≤ 1).
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  logic [POINTER_W-1:0] emit_pointer,
+    /* verilator lint_on UNUSEDSIGNAL */
     input  adder_switch_config_t config_word,
     input  logic [ACC_W-1:0]     left_value,
     input  logic                 left_valid,    // the left child sends a token (static, from its configuration)
@@ -76,17 +83,19 @@ module adder_switch
   if (EMIT_DELAY == 0) begin : g_no_delay
     assign emit_left_value  = emit_left_q;
     assign emit_right_value = emit_right_q;
-  end else begin : g_delay
-    logic [EMIT_DELAY-1:0][ACC_W-1:0] left_line, right_line;
+  end else if (EMIT_DELAY == 1) begin : g_one_delay
     always_ff @(posedge clk) begin
-      left_line[0]  <= emit_left_q;
-      right_line[0] <= emit_right_q;
-      for (int d = 1; d < EMIT_DELAY; d++) begin
-        left_line[d]  <= left_line[d-1];
-        right_line[d] <= right_line[d-1];
-      end
+      emit_left_value  <= emit_left_q;
+      emit_right_value <= emit_right_q;
     end
-    assign emit_left_value  = left_line[EMIT_DELAY-1];
-    assign emit_right_value = right_line[EMIT_DELAY-1];
+  end else begin : g_delay
+    // The entry at the pointer was written EMIT_DELAY clocks ago; this clock overwrites it with the new value.
+    logic [ACC_W-1:0] left_ring[EMIT_DELAY], right_ring[EMIT_DELAY];
+    always_ff @(posedge clk) begin
+      left_ring[emit_pointer]  <= emit_left_q;
+      right_ring[emit_pointer] <= emit_right_q;
+    end
+    assign emit_left_value  = left_ring[emit_pointer];
+    assign emit_right_value = right_ring[emit_pointer];
   end
 endmodule

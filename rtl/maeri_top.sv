@@ -148,13 +148,17 @@ module maeri_top
   );
 
   // ---------------------------------------------------------------- multiplier network
+  // The switches' outputs are unpacked arrays: a packed vector driven element by element from 1024 instances is
+  // rebuilt by the Verilated model through one temporary per element, each a copy of the vector so far (quadratic:
+  // megabytes per clock at 1024 MS).
   // The rightmost switch's last operand has no right neighbour to go to.
   /* verilator lint_off UNUSEDSIGNAL */
-  logic [NUM_MS-1:0][DATA_W-1:0] last_operand;
+  logic [DATA_W-1:0] last_operand[NUM_MS];
   /* verilator lint_on UNUSEDSIGNAL */
-  logic [NUM_MS-1:0][ ACC_W-1:0] product;
-  logic [NUM_MS-1:0]             multiplied, forwarded, ms_active;
-  logic                          product_wave;
+  logic [ ACC_W-1:0] product[NUM_MS];
+  logic              multiplied[NUM_MS], forwarded[NUM_MS];
+  logic [NUM_MS-1:0] ms_active;
+  logic              product_wave;
 
   for (genvar i = 0; i < NUM_MS; i++) begin : g_ms
     assign ms_active[i] = mult_config[i].active;
@@ -176,6 +180,17 @@ module maeri_top
         .multiplied       (multiplied[i]),
         .forwarded        (forwarded[i])
     );
+  end
+
+  // Multiplications and forwards of this cycle (a loop: the flags are an unpacked array, see above).
+  logic [$clog2(NUM_MS+1)-1:0] multiplied_count, forwarded_count;
+  always_comb begin
+    multiplied_count = '0;
+    forwarded_count  = '0;
+    for (int i = 0; i < NUM_MS; i++) begin
+      multiplied_count = multiplied_count + $clog2(NUM_MS+1)'(multiplied[i]);
+      forwarded_count  = forwarded_count + $clog2(NUM_MS+1)'(forwarded[i]);
+    end
   end
 
   always_ff @(posedge clk) begin
@@ -250,11 +265,11 @@ module maeri_top
     events                        = '0;
     events[COUNT_CYCLES]          = EVENT_W'(1);
     events[COUNT_FIRES]           = EVENT_W'(fire_pipe[LEVELS-1]);
-    events[COUNT_MULTIPLICATIONS] = EVENT_W'($countones(multiplied));
+    events[COUNT_MULTIPLICATIONS] = EVENT_W'(multiplied_count);
     events[COUNT_ADDITIONS]       = EVENT_W'(rn_additions);
     events[COUNT_DN_TRAVERSALS]   = EVENT_W'(dn_traversals);
     events[COUNT_RN_TRAVERSALS]   = EVENT_W'(rn_traversals);
-    events[COUNT_MN_FORWARDS]     = EVENT_W'($countones(forwarded));
+    events[COUNT_MN_FORWARDS]     = EVENT_W'(forwarded_count);
     events[COUNT_RESULTS]         = EVENT_W'($countones(out_valid));
   end
 

@@ -14,7 +14,7 @@ module reduction_network
     input  logic                                    rst,
     input  adder_switch_config_t [NUM_MS-2:0]       adder_config,
     input  logic                 [    NUM_MS-1:0]   leaf_valid,   // multiplier switch is active
-    input  logic                 [    NUM_MS-1:0][ACC_W-1:0] leaf_value,
+    input  logic                 [ ACC_W-1:0]       leaf_value[NUM_MS],  // unpacked: see maeri_top.sv
     input  logic                                    in_wave,
     output logic                 [ ACC_W-1:0]       slot_value[2*(NUM_MS-1)],
     output logic                                    out_wave,
@@ -65,6 +65,18 @@ module reduction_network
     logic [ADD_W-1:0] additions_through;
     logic [TRAV_W-1:0] traversals_through;
 
+    // The ring position of the level's emit delay (adder_switch.sv): l cycles deep, advanced every clock.
+    localparam int POINTER_W = l > 1 ? $clog2(l) : 1;
+    logic [POINTER_W-1:0] emit_pointer;
+    if (l > 1) begin : g_pointer
+      always_ff @(posedge clk) begin
+        if (rst || 32'(emit_pointer) == l - 1) emit_pointer <= '0;
+        else emit_pointer <= emit_pointer + POINTER_W'(1);
+      end
+    end else begin : g_no_pointer
+      assign emit_pointer = '0;
+    end
+
     for (genvar c = 0; c < 2 * NODES; c++) begin : g_child
       if (l == LEVELS - 1) begin : g_from_ms
         assign child_value[c] = leaf_value[c];
@@ -96,6 +108,7 @@ module reduction_network
       ) adder_i (
           .clk,
           .rst,
+          .emit_pointer,
           .config_word     (adder_config[BASE+j]),
           .left_value      (child_value[2*j]),
           .left_valid      (child_valid[2*j]),

@@ -1,6 +1,8 @@
 // FabricDriver: drives one Verilated maeri_top (any size) cycle by cycle through its SystemC ports: reset, config
 // port writes, DN root beats with destination masks, fires, and collection of the tagged results. Every wait
 // is bounded by a watchdog that throws (failing the test) with what it was waiting for instead of hanging.
+// It is on the simulation's hot path: ports are filled and read as words (port_words.hpp) through buffers kept
+// from clock to clock.
 #pragma once
 
 #include <systemc>
@@ -16,9 +18,11 @@
 #include <type_traits>
 #include <vector>
 
+#include "codegen/dn_elements.hpp"
 #include "codegen/fabric_config.hpp"
 #include "codegen/reduction_reference.hpp"
 #include "sim/activity_counters.hpp"
+#include "sim/port_words.hpp"
 #include "spec/integer_math.hpp"
 #include "verilated_vcd_sc.h"
 
@@ -49,16 +53,6 @@ class FabricDriver {
   template <int W>
   static Port<W> to_port(const sc_dt::sc_bv<W>& bits) {
     if constexpr (W == 1) return bits[0].to_bool(); else return bits;
-  }
-  template <int W>
-  static sc_dt::sc_bv<W> from_port(const Port<W>& value) {
-    if constexpr (W == 1) {
-      sc_dt::sc_bv<1> bits;
-      bits[0] = value;
-      return bits;
-    } else {
-      return value;
-    }
   }
   static constexpr int kVnW = spec::ceil_log2(NumMs);
   // maeri_top's `counts` port: every counter of kActivityCounters, counter c in the c-th 64-bit slice.
@@ -108,9 +102,9 @@ class FabricDriver {
     if (!trace_path_.empty() && !trace_) open_trace();
     if (root_dirty_ && !presenting_) clear_root();
     clk.write(true);
-    sc_core::sc_start(1, sc_core::SC_NS);
+    sc_core::sc_start(half_period_);
     clk.write(false);
-    sc_core::sc_start(1, sc_core::SC_NS);
+    sc_core::sc_start(half_period_);
     ++cycle_;
     capture_results();
     if (observer_) observer_();
@@ -120,17 +114,30 @@ class FabricDriver {
   void set_tick_observer(std::function<void()> observer) { observer_ = std::move(observer); }
 
  private:
+  // The port helpers of port_words.hpp, also for one-bit ports (bool).
+  template <int W>
+  static uint64_t port_bits(const Port<W>& port, int lsb, int width) {
+    if constexpr (W == 1) return port ? 1 : 0; else return get_bits(port, lsb, width);
+  }
+  template <int W>
+  static bool any_bit(const Port<W>& port) {
+    if constexpr (W == 1) return port; else return any_bit_set(port);
+  }
+  template <int W>
+  static void load_port(Port<W>& port, const std::vector<uint32_t>& words) {
+    if constexpr (W == 1) port = (words[0] & 1) != 0; else load_words(port, words);
+  }
+
   void capture_results() {
-    const sc_dt::sc_bv<RnBw> valid = from_port<RnBw>(out_valid.read());
-    if (valid.or_reduce() == sc_dt::Log_0) return;  // most cycles carry no result
-    const sc_dt::sc_bv<RnBw * kVnW> vn = from_port<RnBw * kVnW>(out_vn.read());
-    const sc_dt::sc_bv<RnBw * AccW> value = out_value.read();
+    const Port<RnBw>& valid = out_valid.read();
+    if (!any_bit<RnBw>(valid)) return;  // most cycles carry no result
+    const Port<RnBw * kVnW>& vn = out_vn.read();
+    const Port<RnBw * AccW>& value = out_value.read();
     for (int lane = 0; lane < RnBw; ++lane) {
-      if (valid[lane] == sc_dt::SC_LOGIC_0) continue;
+      if (port_bits<RnBw>(valid, lane, 1) == 0) continue;
       Result result;
-      result.vn = int(vn.range((lane + 1) * kVnW - 1, lane * kVnW).to_uint64());
-      const uint64_t bits = value.range((lane + 1) * AccW - 1, lane * AccW).to_uint64();
-      result.value = codegen::wrap_to_width(int64_t(bits), AccW);
+      result.vn = int(port_bits<RnBw * kVnW>(vn, lane * kVnW, kVnW));
+      result.value = codegen::wrap_to_width(int64_t(port_bits<RnBw * AccW>(value, lane * AccW, AccW)), AccW);
       results.push_back(result);
       result_cycles.push_back(cycle_);
     }
@@ -178,28 +185,39 @@ class FabricDriver {
     beat(elements.data(), elements.data() + elements.size(), fire, forward);
   }
   void beat(const DnBeatElement* first, const DnBeatElement* last, bool fire = false, bool forward = false) {
+    present(first, last, [](const DnBeatElement& element) { return element.weight; }, fire, forward);
+  }
+  // The layer runner's elements (weights or operands, as `weight` says), without copying them into DnBeatElements.
+  void beat(const codegen::DnElement* first, const codegen::DnElement* last, bool weight, bool fire, bool forward) {
+    present(first, last, [weight](const codegen::DnElement&) { return weight; }, fire, forward);
+  }
+
+ private:
+  // Element: anything with `value` and `destinations`; is_weight(element) gives its flag.
+  template <class Element, class IsWeight>
+  void present(const Element* first, const Element* last, IsWeight is_weight, bool fire, bool forward) {
     const size_t count = size_t(last - first);
     if (int(count) > DnBw) throw std::invalid_argument("more elements than DN lanes in one beat");
     if (fire) wait_for([this] { return dn_ready.read(); }, "dn_ready before a fire");
-    sc_dt::sc_bv<DnBw> valid, weight;
-    sc_dt::sc_bv<DnBw * DataW> data;
-    // The mask is the widest port (DnBw·NumMs bits): built as 32-bit words, not bit by bit through sc_bv proxies.
-    std::fill(mask_words_.begin(), mask_words_.end(), 0u);
+    for (std::vector<uint32_t>* words : {&valid_words_, &weight_words_, &data_words_, &mask_words_})
+      std::fill(words->begin(), words->end(), 0u);
     for (size_t lane = 0; lane < count; ++lane) {
-      const DnBeatElement& element = first[lane];
-      valid[int(lane)] = true;
-      weight[int(lane)] = element.weight;
-      const uint64_t bits = uint64_t(element.value) & ((uint64_t(1) << DataW) - 1);
-      data.range(int(lane + 1) * DataW - 1, int(lane) * DataW) = bits;
+      const Element& element = first[lane];
+      valid_words_[lane / 32] |= 1u << (lane % 32);
+      if (is_weight(element)) weight_words_[lane / 32] |= 1u << (lane % 32);
+      put_bits(data_words_, lane * DataW, DataW, uint64_t(element.value) & ((uint64_t(1) << DataW) - 1));
       for (int leaf : element.destinations) {
         const size_t bit = lane * size_t(NumMs) + size_t(leaf);
         mask_words_[bit / 32] |= 1u << (bit % 32);
       }
     }
-    for (size_t w = 0; w < mask_words_.size(); ++w) mask_.set_word(int(w), mask_words_[w]);
-    dn_valid.write(to_port<DnBw>(valid));
-    dn_weight.write(to_port<DnBw>(weight));
-    dn_data.write(data);
+    load_port<DnBw>(valid_, valid_words_);
+    load_port<DnBw>(weight_, weight_words_);
+    load_words(data_, data_words_);
+    load_words(mask_, mask_words_);
+    dn_valid.write(valid_);
+    dn_weight.write(weight_);
+    dn_data.write(data_);
     dn_mask.write(mask_);
     dn_fire.write(fire);
     dn_fire_forward.write(forward);
@@ -208,6 +226,8 @@ class FabricDriver {
     presenting_ = false;
     root_dirty_ = true;
   }
+
+ public:
 
   // Sends elements in as many beats as needed, the last one carrying the fire.
   void step(const std::vector<DnBeatElement>& elements, bool forward = false) {
@@ -304,8 +324,8 @@ class FabricDriver {
     root_dirty_ = false;
     dn_valid.write(Port<DnBw>());
     dn_weight.write(Port<DnBw>());
-    dn_data.write(0);
-    dn_mask.write(0);
+    dn_data.write(zero_data_);
+    dn_mask.write(zero_mask_);
     dn_fire.write(false);
     dn_fire_forward.write(false);
   }
@@ -322,8 +342,17 @@ class FabricDriver {
   uint64_t watchdog_cycles_;
   uint64_t cycle_ = 0;
   bool presenting_ = false, root_dirty_ = false;
-  std::vector<uint32_t> mask_words_ = std::vector<uint32_t>((DnBw * NumMs + 31) / 32);
+  const sc_core::sc_time half_period_{1, sc_core::SC_NS};
+  // A root beat's ports, and their 32-bit words (bit j in word j / 32), reused from beat to beat.
+  std::vector<uint32_t> valid_words_ = std::vector<uint32_t>((DnBw + 31) / 32),
+                        weight_words_ = std::vector<uint32_t>((DnBw + 31) / 32),
+                        data_words_ = std::vector<uint32_t>((DnBw * DataW + 31) / 32),
+                        mask_words_ = std::vector<uint32_t>((DnBw * NumMs + 31) / 32);
+  Port<DnBw> valid_, weight_;
+  sc_dt::sc_bv<DnBw * DataW> data_;
   sc_dt::sc_bv<DnBw * NumMs> mask_;
+  const sc_dt::sc_bv<DnBw * DataW> zero_data_;
+  const sc_dt::sc_bv<DnBw * NumMs> zero_mask_;
   std::string trace_path_;
   std::function<void()> observer_;
   std::unique_ptr<VerilatedVcdSc> trace_;

@@ -6,6 +6,7 @@
 // in the output buffer), and the layer ends when its last result has been written back to DRAM.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -157,17 +158,12 @@ class LayerRunner {
   // Elements in beats of DN_BW; the fire (if any) rides on the last beat, which also exists when a step sends
   // nothing (all operands forwarded).
   void send(const std::vector<codegen::DnElement>& elements, bool weight, bool fire, bool forward) {
-    std::vector<DnBeatElement> beat;
-    for (size_t i = 0; i < elements.size(); ++i) {
-      beat.push_back({weight, elements[i].value, elements[i].destinations});
-      const bool last = i + 1 == elements.size();
-      if (int(beat.size()) == Driver::kDnBw || last) {
-        fabric_.beat(beat, fire && last, forward);
-        beat.clear();
-        collect();
-      }
+    for (size_t next = 0; next < elements.size(); next += size_t(Driver::kDnBw)) {
+      const size_t end = std::min(elements.size(), next + size_t(Driver::kDnBw));
+      fabric_.beat(elements.data() + next, elements.data() + end, weight, fire && end == elements.size(), forward);
+      collect();
     }
-    if (elements.empty() && fire) fabric_.beat({}, true, forward);
+    if (elements.empty() && fire) fabric_.beat(elements.data(), elements.data(), weight, true, forward);
   }
 
   void drain() {

@@ -22,6 +22,16 @@ std::int64_t Layer::output_y() const { return (Y + 2 * padding_y - filter_span_y
 
 std::int64_t Layer::macs() const { return N * K * group_channels() * R * S * output_x() * output_y(); }
 
+Layer gemm_layer(std::int64_t batch, std::int64_t m, std::int64_t k, std::int64_t n) {
+  Layer layer;
+  layer.type = LayerType::Gemm;
+  layer.N = batch;
+  layer.K = n;  // B's columns are the filters
+  layer.C = k;  // the reduction
+  layer.X = m;  // A's rows are the input positions
+  return layer;
+}
+
 bool same_shape(const Layer& a, const Layer& b) {
   if (a.type != b.type) return false;
   for (const LayerShapeField& field : kLayerShapeFields)

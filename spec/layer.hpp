@@ -69,6 +69,9 @@ inline constexpr std::array<LayerShapeField, 14> kLayerShapeFields = {{
     {"dilation_y", &Layer::dilation_y},
     {"groups", &Layer::groups},
 }};
+// A GEMM of `batch` products of an M×K matrix A and a K×N matrix B as the Layer it is: the 1×1 convolution
+// N = batch, K = n, C = k, X = m, Y = 1 (docs/workload-spec.md). The one place that mapping is written down.
+Layer gemm_layer(std::int64_t batch, std::int64_t m, std::int64_t k, std::int64_t n);
 // Whether two layers have the same type and shape (names aside).
 bool same_shape(const Layer& a, const Layer& b);
 // "conv N=1 K=8 C=3 R=3 S=3 X=10 Y=10 stride 1x1 padding 1x1 dilation 1x1 groups 1" for messages.
@@ -94,7 +97,8 @@ struct ShapeViolation {
 // dividing C and K, the dilated filter no larger than the padded input, an FC layer 1×1 everywhere, a GEMM a
 // 1×1 convolution over Y = 1 without padding, dilation or groups, and at most kMaxLayerMacs
 // multiply-accumulates and kMaxTensorElements elements per tensor. The one check behind every reader of layer shapes (workload, mapping file, image).
-// Workload files add an authoring rule of their own (padding smaller than the filter, docs/workload-spec.md).
+// Workload files add an authoring rule of their own (padding smaller than the dilated filter,
+// docs/workload-spec.md).
 std::optional<ShapeViolation> shape_violation(const Layer& layer);
 
 struct Network {

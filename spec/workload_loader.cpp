@@ -21,9 +21,12 @@ Layer read_convolution(StrictMap& entry, Layer layer) {
   layer.Y = entry.integer("Y", 1, kMaxLayerDimension);
   // Per-axis fields take one integer for both axes or a list [along X, along Y].
   const auto stride = entry.optional_integer_pair("stride", 1, kMaxStride);
-  if (!stride) entry.fail("stride", fmt::format("expected an integer in [1, {}] or a list [along X, along Y]", kMaxStride));
+  if (!stride)
+    entry.fail("stride", fmt::format("missing required field (expected an integer in [1, {}] or a list [along X, "
+                                     "along Y])",
+                                     kMaxStride));
   const auto padding = entry.optional_integer_pair("padding", 0, kMaxLayerDimension);
-  if (!padding) entry.fail("padding", "expected an integer >= 0 or a list [along X, along Y]");
+  if (!padding) entry.fail("padding", "missing required field (expected an integer >= 0 or a list [along X, along Y])");
   const auto dilation = entry.optional_integer_pair("dilation", 1, kMaxDilation).value_or(std::array<std::int64_t, 2>{1, 1});
   layer.stride_x = (*stride)[0];
   layer.stride_y = (*stride)[1];
@@ -53,11 +56,9 @@ Layer read_gemm(StrictMap& entry, Layer layer) {
   if (layer.N * batch > kMaxBatch)
     entry.fail("batch", fmt::format("expected the workload's batch ({}) times the layer's at most {}, found {}",
                                     layer.N, kMaxBatch, layer.N * batch));
-  layer.N *= batch;
-  layer.K = n;
-  layer.C = k;
-  layer.X = m;
-  return layer;
+  Layer gemm = gemm_layer(layer.N * batch, m, k, n);
+  gemm.name = layer.name;
+  return gemm;
 }
 
 // Optional declared output sizes catch shape mistakes in hand-written networks.

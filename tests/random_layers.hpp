@@ -3,6 +3,7 @@
 // axis, and GEMMs (batched or not). Small enough that a case co-simulates in milliseconds on 8-64 MS.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 
@@ -15,12 +16,11 @@ inline spec::Layer random_layer_of_new_kind(std::mt19937_64& rng) {
   spec::Layer layer;
   layer.name = "random";
   layer.N = pick(1, 2);
-  if (rng() % 5 == 0) {  // GEMM M×K by K×N: the 1×1 convolution K = N, C = K, X = M
-    layer.type = spec::LayerType::Gemm;
-    layer.X = pick(1, 9);
-    layer.C = pick(1, 20);
-    layer.K = pick(1, 12);
-    return layer;
+  if (rng() % 5 == 0) {  // GEMM M×K by K×N
+    const std::int64_t m = pick(1, 9), k = pick(1, 20);
+    spec::Layer gemm = spec::gemm_layer(layer.N, m, k, pick(1, 12));
+    gemm.name = layer.name;
+    return gemm;
   }
   layer.groups = pick(1, 4);
   const bool depthwise = rng() % 3 == 0;

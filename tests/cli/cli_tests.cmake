@@ -323,9 +323,9 @@ maeri_cli_test(verify_onnx 0 --stdout-contains "3 of 3 runs PASS"
   $<TARGET_FILE:maeri> verify --hardware ${HW64} --workload ${ONNX_MODELS}/small.onnx --seed 3)
 maeri_cli_test(import_not_onnx 2 --stderr-contains "not-onnx.onnx: field 'model': not an ONNX model"
   $<TARGET_FILE:maeri> import ${ONNX_MODELS}/not-onnx.onnx -o ${ONNX_MODELS}/not-onnx.yaml)
-maeri_cli_test(import_dynamic_shape 2 --stderr-contains "field 'node 'conv'': its input 'x' has the dynamic dimension 'batch'"
+maeri_cli_test(import_dynamic_shape 2 --stderr-contains "field 'node conv': its input 'x' has the dynamic dimension 'batch'"
   $<TARGET_FILE:maeri> import ${ONNX_MODELS}/dynamic.onnx -o ${ONNX_MODELS}/dynamic.yaml)
-maeri_cli_test(import_asymmetric_pads 2 --stderr-contains "field 'node 'conv_same'': asymmetric pads [0, 0, 1, 1]"
+maeri_cli_test(import_asymmetric_pads 2 --stderr-contains "field 'node conv_same': asymmetric pads [0, 0, 1, 1]"
   $<TARGET_FILE:maeri> import ${ONNX_MODELS}/asymmetric.onnx -o ${ONNX_MODELS}/asymmetric.yaml)
 maeri_cli_test(map_asymmetric_onnx 2 --stderr-contains "asymmetric pads"
   $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${ONNX_MODELS}/asymmetric.onnx)
@@ -337,3 +337,9 @@ add_test(NAME cli_import_errors_leave_no_output
   COMMAND bash -c "! ls ${ONNX_MODELS}/not-onnx.yaml ${ONNX_MODELS}/dynamic.yaml ${ONNX_MODELS}/asymmetric.yaml 2>/dev/null")
 set_tests_properties(cli_import_errors_leave_no_output PROPERTIES LABELS cli
   DEPENDS "cli_import_not_onnx;cli_import_dynamic_shape;cli_import_asymmetric_pads")
+
+# A real depthwise layer: MobileNetV2's first (C = K = groups = 32, 3×3, 112×112) co-simulated on maeri-64 with
+# ideal memory, bit-exact with exact model agreement (~1.5 s).
+maeri_cli_test(verify_mobilenetv2_depthwise 0 --stdout-contains "PASS (401408 outputs bit-exact)"
+  $<TARGET_FILE:maeri> verify --hardware ${HW64} --workload ${CONFIGS}/workloads/mobilenetv2.yaml
+  --layer block0_depthwise --memory ideal)

@@ -1,13 +1,17 @@
-// Benchmark: Verilated simulation speed of the MAERI fabric driven through the SystemC driver, at 64 and 256
-// multiplier switches (prebuilt) and 1024 (configs/hardware/maeri-1024.yaml, built on demand into the fabric
-// cache, $MAERI_FABRIC_CACHE or ~/.cache/maeri/fabrics). (1) The bare fabric: every switch busy (VNs of 4, one
-// multicast beat per step, a fire every cycle), so MACs/s = cycles/s × NUM_MS. (2) A whole layer co-simulated from
-// its configuration image (3x3 conv, C = K = 32, 28x28, best runtime mapping), counting the layer's useful MACs.
-// Prints cycles/s and MACs/s, and the machine's load average (other processes slow the figures down).
+// Benchmark: Verilated simulation speed of the MAERI fabric driven through the SystemC driver, at every prebuilt
+// size (8 … 256 multiplier switches, rtl/CMakeLists.txt) and at 1024 (configs/hardware/maeri-1024.yaml, built on
+// demand into the fabric cache, $MAERI_FABRIC_CACHE or ~/.cache/maeri/fabrics). (1) The bare fabric: every switch
+// busy (VNs of 4, one multicast beat per step, a fire every cycle), so MACs/s = cycles/s × NUM_MS. (2) A whole
+// layer co-simulated from its configuration image (3x3 conv, C = K = 32, 28x28, best runtime mapping), counting
+// the layer's useful MACs. Prints cycles/s and MACs/s per wall-clock second and per CPU second of this process
+// (the CPU figure is what the simulator costs; the wall figure drops when other processes share the cores), and
+// the machine's load average.
 #include <systemc>
 
 #include <chrono>
 #include <cstdio>
+#include <ctime>
+#include <functional>
 #include <exception>
 #include <fstream>
 #include <memory>
@@ -19,7 +23,8 @@
 #include "codegen/image_program.hpp"
 #include "mapper/search.hpp"
 #include "fabric_fixtures.hpp"
-#include "sim/fabric_variants.hpp"
+#include "rtl/verilated_fabrics.hpp"
+#include "sim/fabric_driver.hpp"
 #include "sim/layer_runner.hpp"
 #include "codegen/config_image.hpp"
 #include "sim/fabric_session.hpp"
@@ -29,6 +34,24 @@ using namespace maeri;
 using namespace maeri::sim;
 
 namespace {
+
+// Wall-clock and CPU time of this process since construction.
+class Stopwatch {
+ public:
+  double wall() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_).count(); }
+  double cpu() const { return double(std::clock() - cpu_) / CLOCKS_PER_SEC; }
+  // "… cycles/s, … M MACs/s (wall); … cycles/s, … M MACs/s (CPU)"
+  std::string rates(double cycles, double macs) const {
+    char text[160];
+    std::snprintf(text, sizeof text, "%8.0f cycles/s %6.2f M MACs/s wall, %8.0f cycles/s %6.2f M MACs/s CPU",
+                  cycles / wall(), macs / wall() / 1e6, cycles / cpu(), macs / cpu() / 1e6);
+    return text;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point wall_ = std::chrono::steady_clock::now();
+  std::clock_t cpu_ = std::clock();
+};
 
 template <class Fabric>
 void run(Fabric& fabric, int steps) {
@@ -50,15 +73,15 @@ void run(Fabric& fabric, int steps) {
       for (int v = 0; v < m / 4; ++v) destinations.push_back(4 * v + p);
       beat.push_back({false, int64_t(rng() % 2000) - 1000, destinations});
     }
-  const auto start = std::chrono::steady_clock::now();
+  const Stopwatch stopwatch;
   for (int s = 0; s < steps; ++s) fabric.step(beats[size_t(s) % beats.size()]);
   fabric.drain();
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const Counters counters = fabric.counters();
-  std::printf("fabric %3d MS: %8llu cycles, %10llu MACs in %.2f s: %9.0f cycles/s, %6.2f M MACs/s%s\n", m,
+  std::printf("fabric %4d MS: %8llu cycles, %10llu MACs in %6.2f s: %s%s\n", m,
               static_cast<unsigned long long>(counters.cycles),
-              static_cast<unsigned long long>(counters.multiplications), seconds, double(counters.cycles) / seconds,
-              double(counters.multiplications) / seconds / 1e6, fabric.any_error() ? "  (ERROR FLAG SET)" : "");
+              static_cast<unsigned long long>(counters.multiplications), stopwatch.wall(),
+              stopwatch.rates(double(counters.cycles), double(counters.multiplications)).c_str(),
+              fabric.any_error() ? "  (ERROR FLAG SET)" : "");
   fabric.results.clear();
 }
 
@@ -77,14 +100,15 @@ void run_layer(const spec::Hardware& hardware, Simulate simulate) {
   const codegen::LayerProgram program =
       codegen::expand_image(codegen::build_image(codegen::plan_layer(layer, hardware, tile), hardware), "bench");
   const codegen::LayerTensors tensors = codegen::random_tensors(layer, hardware.data_width, 2);
-  const auto start = std::chrono::steady_clock::now();
+  const Stopwatch stopwatch;
   const sim::RtlLayerRun run = simulate(program, tensors);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double wall = stopwatch.wall();
+  const std::string rates = stopwatch.rates(double(run.cycles), double(layer.macs()));
   const bool exact = run.output == codegen::reference_convolution(layer, tensors, hardware.acc_width);
-  std::printf("layer %4lld MS: %s tile %s, %8llu cycles, %10lld MACs in %.2f s: %9.0f cycles/s, %6.2f M MACs/s, %s\n",
-              static_cast<long long>(hardware.num_ms), layer.name.c_str(), spec::to_compact_string(tile).c_str(),
-              static_cast<unsigned long long>(run.cycles), static_cast<long long>(layer.macs()), seconds,
-              double(run.cycles) / seconds, double(layer.macs()) / seconds / 1e6, exact ? "bit-exact" : "MISMATCH");
+  std::printf("layer  %4lld MS: %8llu cycles, %10lld MACs in %6.2f s: %s, tile %s, %s\n",
+              static_cast<long long>(hardware.num_ms), static_cast<unsigned long long>(run.cycles),
+              static_cast<long long>(layer.macs()), wall, rates.c_str(), spec::to_compact_string(tile).c_str(),
+              exact ? "bit-exact" : "MISMATCH");
 }
 
 template <class Fabric>
@@ -110,8 +134,16 @@ int sc_main(int argc, char* argv[]) {
   try {
     std::printf("load average at start: %s (2-core machine; other processes slow these figures)\n",
                 load_average().c_str());
-    FabricDriverFor<64> fabric64;
-    FabricDriverFor<256> fabric256;
+    // One driver per prebuilt variant (rtl/verilated_fabrics.hpp), each benchmarked bare and on the layer.
+    std::vector<std::function<void()>> bare, layers;
+#define MAERI_BENCH_VARIANT(model, m, d, r, w, a, c)                                   \
+  {                                                                                    \
+    auto fabric = std::make_shared<FabricDriver<model, m, d, r, w, a, c>>();           \
+    bare.push_back([fabric] { run(*fabric, 1280000 / m); }); /* 1.28 M MACs each */    \
+    layers.push_back([fabric] { run_layer(*fabric); });                                \
+  }
+    MAERI_VERILATED_FABRICS(MAERI_BENCH_VARIANT)
+#undef MAERI_BENCH_VARIANT
     // Every fabric is elaborated before the first clock (SystemC adds no module once the simulation runs), so the
     // 1024-MS one is opened (and built, the first time) here.
     // The shipped maeri-1024 with 64-lane DN and RN, like the 256-MS bench fabric: what grows is the array.
@@ -120,10 +152,8 @@ int sc_main(int argc, char* argv[]) {
     hardware1024.dn_bw = hardware1024.rn_bw = 64;
     std::unique_ptr<sim::FabricSession> fabric1024;
     if (with_1024) fabric1024 = sim::open_fabric(codegen::image_hardware_of(hardware1024));
-    run(fabric64, 20000);
-    run(fabric256, 5000);
-    run_layer(fabric64);
-    run_layer(fabric256);
+    for (const auto& size : bare) size();
+    for (const auto& size : layers) size();
     if (fabric1024)
       run_layer(hardware1024, [&fabric1024](const codegen::LayerProgram& program, const codegen::LayerTensors& tensors) {
       return fabric1024->run(program, tensors);

@@ -47,6 +47,20 @@ struct DramCycleErrorBound {
   double max_percent;
 };
 
+// Memory: an SDM from barely above one step's needs (streaming) to roomy (resident), DRAM from starved to
+// generous, so that both residency modes and both compute- and DRAM-bound runs occur.
+template <class Driver>
+void randomise_memory(spec::Hardware& hardware, std::mt19937_64& rng) {
+  const int levels = spec::ceil_log2(Driver::kNumMs);
+  const std::int64_t sdm_extra[] = {8, 32, 1024};
+  const double dram_rates[] = {2, 4.5, 16, 64};
+  const std::int64_t latencies[] = {0, 20, 100};
+  hardware.sdm_bytes = ((2 * levels + 3) * Driver::kRnBw + 2 * Driver::kNumMs) * 4 +
+                       sdm_extra[rng() % 3] * Driver::kNumMs;
+  hardware.dram_bytes_per_cycle = dram_rates[rng() % 4];
+  hardware.dram_latency_cycles = latencies[rng() % 3];
+}
+
 // A random legal tile: each T_d uniform in 1..min(extent, 8), resampled until Eq. 1 holds.
 spec::Tile random_small_tile(const spec::Layer& layer, const spec::Hardware& hardware, std::mt19937_64& rng) {
   const auto extents = spec::layer_extents(layer);
@@ -116,7 +130,6 @@ void regression(int cases, std::uint64_t default_seed, DramCycleErrorBound bound
   double sum_error = 0, max_error = 0, sum_total_error = 0, max_total_error = 0;
   std::string worst_case = "none";
   int counted = 0, memory_runs = 0;
-  const int levels = spec::ceil_log2(Driver::kNumMs);
   for (int trial = 0; trial < cases; ++trial) {
     spec::Layer layer;
     layer.name = "random" + std::to_string(trial);
@@ -140,15 +153,7 @@ void regression(int cases, std::uint64_t default_seed, DramCycleErrorBound bound
                  << " R=" << layer.R << " S=" << layer.S << " X=" << layer.X << " Y=" << layer.Y << " stride "
                  << layer.stride_x << " pad " << layer.padding_x << " tile " << spec::to_string(tile));
     const std::uint64_t tensor_seed = rng();
-    // Memory: an SDM from barely above one step's needs (streaming) to roomy (resident), DRAM from starved to
-    // generous, so that both residency modes and both compute- and DRAM-bound runs occur.
-    const std::int64_t sdm_extra[] = {8, 32, 1024};
-    const double dram_rates[] = {2, 4.5, 16, 64};
-    const std::int64_t latencies[] = {0, 20, 100};
-    hardware.sdm_bytes = ((2 * levels + 3) * Driver::kRnBw + 2 * Driver::kNumMs) * 4 +
-                         sdm_extra[rng() % 3] * Driver::kNumMs;
-    hardware.dram_bytes_per_cycle = dram_rates[rng() % 4];
-    hardware.dram_latency_cycles = latencies[rng() % 3];
+    randomise_memory<Driver>(hardware, rng);
     if (two_level) {
       tile.sdm.blocked = true;
       const mapper::SdmCandidates candidates = mapper::sdm_candidates(layer, tile);
@@ -156,6 +161,7 @@ void regression(int cases, std::uint64_t default_seed, DramCycleErrorBound bound
         tile.sdm.block[size_t(d)] = candidates.blocks[size_t(d)][rng() % candidates.blocks[size_t(d)].size()];
       const auto orders = spec::all_sdm_orders();
       tile.sdm.order = orders[rng() % orders.size()];
+      const std::int64_t sdm_extra[] = {8, 32, 1024};
       hardware.sdm_bytes = std::max(hardware.sdm_bytes,
                                     spec::sdm_working_set(layer, hardware, tile).total() + sdm_extra[rng() % 3] * 4);
     }
@@ -253,14 +259,14 @@ TEST_CASE("long regression: 170 random cases on 256 MS", "[long]") {
 namespace {
 
 // The layer kinds real networks add (grouped, depthwise, dilated, per-axis stride and padding, GEMM): random
-// layers and tiles on one fabric, each bit-exact and with every exact metric equal to the model's. The SDM and
-// DRAM are the fixture's (1 MiB, 64 B/cycle): the cycles with DRAM are not bounded here.
+// layers and tiles on one fabric, SDM and DRAM drawn as in the regression above, each bit-exact and with every
+// exact metric (SDM and DRAM counts included) equal to the model's; the cycles with DRAM are not bounded here.
 template <class Driver>
 void new_kinds_regression(int cases, std::uint64_t default_seed) {
   const std::uint64_t seed = seed_for(default_seed);
   std::cout << "layer kinds on " << Driver::kNumMs << " MS: " << cases << " cases, seed " << seed << "\n";
   std::mt19937_64 rng(seed);
-  const spec::Hardware hardware = tests::fabric_hardware<Driver>("layer-kinds");
+  spec::Hardware hardware = tests::fabric_hardware<Driver>("layer-kinds");
   Driver fabric(50000);
   sim::MemorySystem memory("memory");
   memory.clk(fabric.clk);
@@ -269,6 +275,7 @@ void new_kinds_regression(int cases, std::uint64_t default_seed) {
     INFO("seed " << seed << " case " << trial);
     const spec::Layer layer = test::random_layer_of_new_kind(rng);
     const spec::Tile tile = random_small_tile(layer, hardware, rng);
+    randomise_memory<Driver>(hardware, rng);
     co_simulate_case(fabric, memory, layer, hardware, tile, rng());
     grouped += layer.groups > 1;
     dilated += layer.dilation_x > 1 || layer.dilation_y > 1;

@@ -40,10 +40,10 @@ inline spec::Layer conv_layer(std::int64_t K, std::int64_t C, std::int64_t R, st
   return layer;
 }
 
-// A GEMM M×K by K×N with `batch` products: the 1×1 convolution N = batch, K = N, C = K, X = M, Y = 1.
+// A GEMM M×K by K×N with `batch` products (spec::gemm_layer), named like conv_layer's layers.
 inline spec::Layer gemm_layer(std::int64_t M, std::int64_t K, std::int64_t N, std::int64_t batch = 1) {
-  spec::Layer layer = conv_layer(N, K, 1, 1, M, 1, 1, 0, batch);
-  layer.type = spec::LayerType::Gemm;
+  spec::Layer layer = spec::gemm_layer(batch, M, K, N);
+  layer.name = "test";
   return layer;
 }
 

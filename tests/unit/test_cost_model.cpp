@@ -2,8 +2,10 @@
 #include <catch2/catch.hpp>
 
 #include <random>
+#include <set>
 
 #include "mapper/cost_model.hpp"
+#include "mapper/sdm_budget.hpp"
 #include "mapper/search.hpp"
 #include "mapper/tile_space.hpp"
 #include "mapper_fixtures.hpp"
@@ -171,4 +173,18 @@ TEST_CASE("tile text form and legality messages", "[mapper]") {
   Tile beyond;
   beyond.size = {4, 1, 1, 1, 1, 1, 1};   // T_R = 4 > R = 3
   CHECK_THAT(*tile_violation(layer, small_hardware(64, 4, 4), beyond), Catch::StartsWith("bound: T_R = 4"));
+}
+
+TEST_CASE("window span: the closed form equals the rows counted one by one, with dilation", "[mapper][model]") {
+  // |{o·stride + t·dilation : o < outputs, t < filter}| by enumeration (docs/model.md, "Distribution").
+  for (std::int64_t outputs = 1; outputs <= 12; ++outputs)
+    for (std::int64_t filter = 1; filter <= 7; ++filter)
+      for (std::int64_t stride = 1; stride <= 6; ++stride)
+        for (std::int64_t dilation = 1; dilation <= 6; ++dilation) {
+          std::set<std::int64_t> rows;
+          for (std::int64_t o = 0; o < outputs; ++o)
+            for (std::int64_t t = 0; t < filter; ++t) rows.insert(o * stride + t * dilation);
+          INFO(outputs << " outputs, " << filter << " taps, stride " << stride << ", dilation " << dilation);
+          CHECK(window_span(outputs, filter, stride, dilation) == std::int64_t(rows.size()));
+        }
 }

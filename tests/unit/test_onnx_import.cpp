@@ -178,25 +178,25 @@ TEST_CASE("ONNX import: bad models are errors that name the file and the node", 
   SECTION("a dynamic batch that shape inference cannot resolve") {
     OnnxModelBuilder::write_one_conv(dir / "dynamic.onnx", "conv", {-1, 3, 8, 8}, {4, 3, 3, 3});
     CHECK_THROWS_WITH(importer::import_onnx(dir / "dynamic.onnx"),
-                      Catch::Contains("node 'conv'") && Catch::Contains("dynamic dimension 'batch'"));
+                      Catch::Contains("field 'node conv'") && Catch::Contains("dynamic dimension 'batch'"));
   }
   SECTION("asymmetric pads") {
     OnnxModelBuilder::write_one_conv(dir / "asymmetric.onnx", "conv_same", {1, 3, 8, 8}, {4, 3, 3, 3},
                                      [](onnx::NodeProto& conv) { OnnxModelBuilder::set_ints(conv, "pads", {0, 0, 1, 1}); });
     CHECK_THROWS_WITH(importer::import_onnx(dir / "asymmetric.onnx"),
-                      Catch::Contains("node 'conv_same'") && Catch::Contains("asymmetric pads [0, 0, 1, 1]"));
+                      Catch::Contains("field 'node conv_same'") && Catch::Contains("asymmetric pads [0, 0, 1, 1]"));
   }
   SECTION("SAME padding of an even kernel is asymmetric too") {
     OnnxModelBuilder::write_one_conv(dir / "same.onnx", "even", {1, 3, 8, 8}, {4, 3, 2, 2}, [](onnx::NodeProto& conv) {
       OnnxModelBuilder::set_string(conv, "auto_pad", "SAME_UPPER");
     });
     CHECK_THROWS_WITH(importer::import_onnx(dir / "same.onnx"),
-                      Catch::Contains("node 'even'") && Catch::Contains("from auto_pad SAME_UPPER"));
+                      Catch::Contains("field 'node even'") && Catch::Contains("from auto_pad SAME_UPPER"));
   }
   SECTION("a 1-D convolution") {
     OnnxModelBuilder::write_one_conv(dir / "conv1d.onnx", "temporal", {1, 3, 16}, {4, 3, 3});
     CHECK_THROWS_WITH(importer::import_onnx(dir / "conv1d.onnx"),
-                      Catch::Contains("node 'temporal'") && Catch::Contains("only 2-D convolutions"));
+                      Catch::Contains("field 'node temporal'") && Catch::Contains("only 2-D convolutions"));
   }
   SECTION("no layer at all") {
     OnnxModelBuilder model("pool only");
@@ -209,4 +209,28 @@ TEST_CASE("ONNX import: bad models are errors that name the file and the node", 
   SECTION("a missing file") {
     CHECK_THROWS_AS(importer::import_onnx(dir / "absent.onnx"), spec::SpecError);
   }
+}
+
+TEST_CASE("ONNX import: Gemm with transA, MatMul of a vector and unnamed nodes", "[importer]") {
+  test::TempDir dir;
+  OnnxModelBuilder model("products");
+  model.input("a_t", {16, 3});  // Aᵀ: A' = 3×16
+  model.weight("b", {16, 5});
+  auto& gemm = model.node("Gemm", "", {"a_t", "b"}, "c");
+  OnnxModelBuilder::set_int(gemm, "transA", 1);
+  model.output("c");
+  model.input("v", {16});  // a vector is one row: 1×16 by 16×5
+  model.node("MatMul", "", {"v", "b"}, "w");
+  model.output("w");
+  model.write(dir / "products.onnx");
+  const spec::Network network = importer::import_onnx(dir / "products.onnx").network;
+  REQUIRE(network.layers.size() == 2);
+  CHECK(network.layers[0].name == "Gemm#0");
+  CHECK(network.layers[0].X == 3);   // M
+  CHECK(network.layers[0].C == 16);  // K
+  CHECK(network.layers[0].K == 5);   // N
+  CHECK(network.layers[1].name == "MatMul#1");
+  CHECK(network.layers[1].X == 1);
+  CHECK(network.layers[1].C == 16);
+  CHECK(network.layers[1].K == 5);
 }

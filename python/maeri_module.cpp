@@ -1,0 +1,173 @@
+// The `maeri` Python module: the toolkit's load, map, codegen and (golden-model) verify as functions returning
+// dicts and lists (python/README.md). Thin: every result comes from the chain's libraries; reports are the JSON of
+// mapper/report_json (what `maeri map --json` writes) turned into Python objects.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "codegen/config_image.hpp"
+#include "codegen/exact_traffic.hpp"
+#include "codegen/functional_model.hpp"
+#include "codegen/image_program.hpp"
+#include "importer/network_loader.hpp"
+#include "mapper/cost_model.hpp"
+#include "mapper/report_json.hpp"
+#include "mapper/search.hpp"
+#include "spec/spec_error.hpp"
+#include "spec/spec_loader.hpp"
+
+namespace py = pybind11;
+using namespace maeri;
+
+namespace {
+
+py::object to_python(const nlohmann::json& json) { return py::module_::import("json").attr("loads")(json.dump()); }
+
+py::dict layer_dict(const spec::Layer& layer) {
+  py::dict d;
+  d["name"] = layer.name;
+  d["type"] = spec::to_string(layer.type);
+  for (const spec::LayerShapeField& field : spec::kLayerShapeFields) d[field.name] = layer.*field.member;
+  d["X_out"] = layer.output_x();
+  d["Y_out"] = layer.output_y();
+  d["macs"] = layer.macs();
+  return d;
+}
+
+// The layers of `workload` (YAML or ONNX), or the one named `layer`.
+std::vector<spec::Layer> select(const spec::Network& network, const std::string& workload,
+                                const std::optional<std::string>& layer) {
+  if (!layer) return network.layers;
+  for (const spec::Layer& candidate : network.layers)
+    if (candidate.name == *layer) return {candidate};
+  throw spec::SpecError({workload, 0, 0}, "layers", "the workload has no layer named '" + *layer + "'");
+}
+
+mapper::Objective objective_of(const std::string& text) {
+  const auto objective = mapper::parse_objective(text);
+  if (!objective) throw py::value_error("objective: expected runtime, energy or edp, found '" + text + "'");
+  return *objective;
+}
+
+// The model's best tiles of one layer (exact traffic), best first.
+std::vector<spec::CostReport> best_tiles(const spec::Layer& layer, const spec::Hardware& hardware,
+                                         mapper::Objective objective, int top) {
+  const mapper::SearchResult found =
+      mapper::search(layer, hardware, {objective, top, 0, {}, codegen::exact_traffic_for(layer, hardware)});
+  if (found.best.empty()) throw spec::SpecError({hardware.name, 0, 0}, "layers." + layer.name, "no tile fits");
+  return found.best;
+}
+
+py::dict load(const std::string& workload) {
+  const spec::Network network = importer::load_network(workload);
+  py::dict d;
+  d["name"] = network.name;
+  d["total_macs"] = network.total_macs();
+  py::list layers;
+  for (const spec::Layer& layer : network.layers) layers.append(layer_dict(layer));
+  d["layers"] = layers;
+  return d;
+}
+
+py::list map(const std::string& hardware_path, const std::string& workload, const std::string& objective, int top,
+             const std::optional<std::string>& layer) {
+  const spec::Hardware hardware = spec::load_hardware(hardware_path);
+  py::list result;
+  for (const spec::Layer& each : select(importer::load_network(workload), workload, layer)) {
+    py::dict entry;
+    entry["layer"] = layer_dict(each);
+    py::list best;
+    for (const spec::CostReport& report : best_tiles(each, hardware, objective_of(objective), top))
+      best.append(to_python(mapper::to_json(report)));
+    entry["best"] = best;
+    result.append(entry);
+  }
+  return result;
+}
+
+py::list codegen_images(const std::string& hardware_path, const std::string& workload, const std::string& objective,
+                        const std::optional<std::string>& layer) {
+  const spec::Hardware hardware = spec::load_hardware(hardware_path);
+  py::list result;
+  for (const spec::Layer& each : select(importer::load_network(workload), workload, layer)) {
+    const spec::Tile tile = best_tiles(each, hardware, objective_of(objective), 1).front().tile;
+    const codegen::ConfigImage image = codegen::build_image(codegen::plan_layer(each, hardware, tile), hardware);
+    const std::vector<std::uint8_t> bytes = codegen::encode_image(image);
+    py::dict entry;
+    entry["layer"] = each.name;
+    entry["tile"] = spec::to_compact_string(tile);
+    entry["configurations"] = image.configurations.size();
+    entry["instructions"] = image.program.size();
+    entry["image"] = py::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    entry["disassembly"] = codegen::disassemble(image);
+    result.append(entry);
+  }
+  return result;
+}
+
+// The image of the best tile decoded, expanded and executed by the functional (golden) model on seeded random
+// tensors, against the reference convolution bit-exactly, and its activity counts against the model's.
+py::list verify(const std::string& hardware_path, const std::string& workload, const std::string& objective,
+                const std::optional<std::string>& layer, std::uint64_t seed) {
+  const spec::Hardware hardware = spec::load_hardware(hardware_path);
+  py::list result;
+  for (const spec::Layer& each : select(importer::load_network(workload), workload, layer)) {
+    const spec::CostReport model = best_tiles(each, hardware, objective_of(objective), 1).front();
+    const codegen::LayerProgram program = codegen::expand_image(
+        codegen::decode_image(codegen::encode_image(codegen::build_image(
+                                  codegen::plan_layer(each, hardware, model.tile), hardware)),
+                              each.name),
+        each.name);
+    const codegen::LayerTensors tensors = codegen::random_tensors(each, hardware.data_width, seed);
+    const codegen::FunctionalResult run = codegen::execute_layer(program, hardware, tensors);
+    const bool bit_exact = run.output == codegen::reference_convolution(each, tensors, hardware.acc_width);
+    const codegen::FunctionalActivity& a = run.activity;
+    const spec::ActivityCounts& c = model.counts;
+    py::dict counts;  // metric: [model, functional model]
+    const std::pair<const char*, std::pair<std::int64_t, std::int64_t>> pairs[] = {
+        {"steps", {model.control_steps, a.steps}},
+        {"weight_phases", {model.weight_phases, a.weight_phases}},
+        {"configurations", {model.configurations, a.configurations}},
+        {"multiplications", {c.multiplications, a.multiplications}},
+        {"rn_additions", {c.rn_additions, a.rn_additions}},
+        {"mn_forwards", {c.mn_forwards, a.mn_forwards}},
+        {"dn_traversals", {c.dn_hops, a.dn_traversals}},
+        {"rn_traversals", {c.rn_hops, a.rn_traversals}},
+        {"vn_results", {c.vn_results, a.collected_results}}};
+    bool agree = true;
+    for (const auto& [metric, values] : pairs) {
+      counts[metric] = py::make_tuple(values.first, values.second);
+      agree = agree && values.first == values.second;
+    }
+    py::dict entry;
+    entry["layer"] = each.name;
+    entry["tile"] = spec::to_compact_string(model.tile);
+    entry["bit_exact"] = bit_exact;
+    entry["outputs"] = run.output.size();
+    entry["counts"] = counts;
+    entry["model_agrees"] = agree;
+    result.append(entry);
+  }
+  return result;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(maeri, module) {
+  module.doc() = "MAERI toolkit: load workloads (YAML or ONNX), map, generate configuration images, verify";
+  // Bad input is ValueError with the toolkit's positioned message.
+  py::register_exception<spec::SpecError>(module, "SpecError", PyExc_ValueError);
+  module.def("load", &load, py::arg("workload"), "A workload (YAML or .onnx) as a dict of its layers");
+  module.def("map", &map, py::arg("hardware"), py::arg("workload"), py::arg("objective") = "runtime",
+             py::arg("top") = 1, py::arg("layer") = py::none(),
+             "Best tiles per layer (exact model optimum), each the report `maeri map --json` writes");
+  module.def("codegen", &codegen_images, py::arg("hardware"), py::arg("workload"), py::arg("objective") = "runtime",
+             py::arg("layer") = py::none(), "The configuration image (bytes) of each layer's best tile");
+  module.def("verify", &verify, py::arg("hardware"), py::arg("workload"), py::arg("objective") = "runtime",
+             py::arg("layer") = py::none(), py::arg("seed") = 1,
+             "Each layer's image on the functional (golden) model: bit-exact against the reference, counts "
+             "against the model (RTL co-simulation: `maeri verify`)");
+}

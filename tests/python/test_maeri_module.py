@@ -1,0 +1,69 @@
+"""The `maeri` Python module (python/maeri_module.cpp): load, map, codegen and verify return plain dicts and lists
+with the values the C++ tests check (AlexNet's grouped MACs, Sandler et al.'s 300 M for MobileNetV2), an image
+that starts with the format's magic, and a golden-model run that is bit-exact and agrees with the model."""
+import os
+import sys
+
+import maeri
+
+CONFIGS = os.path.join(os.environ["MAERI_SOURCE_DIR"], "configs")
+HW64 = os.path.join(CONFIGS, "hardware", "maeri-64.yaml")
+TINY = os.path.join(CONFIGS, "workloads", "tiny.yaml")
+
+
+def test_load():
+    alexnet = maeri.load(os.path.join(CONFIGS, "workloads", "alexnet.yaml"))
+    assert alexnet["total_macs"] == 724406816, alexnet["total_macs"]
+    conv2 = alexnet["layers"][1]
+    assert (conv2["name"], conv2["groups"], conv2["macs"]) == ("conv2", 2, 256 * 48 * 25 * 27 * 27)
+    mobilenet = maeri.load(os.path.join(CONFIGS, "workloads", "mobilenetv2.yaml"))
+    assert mobilenet["total_macs"] == 300774272
+
+
+def test_map():
+    layers = maeri.map(HW64, TINY, objective="energy", top=2, layer="conv1")
+    assert len(layers) == 1 and layers[0]["layer"]["name"] == "conv1"
+    best = layers[0]["best"]
+    assert len(best) == 2 and best[0]["energy_pj"]["total"] <= best[1]["energy_pj"]["total"]
+
+
+def test_codegen():
+    images = maeri.codegen(HW64, TINY)
+    assert [image["layer"] for image in images] == ["conv1", "conv2", "conv3_1x1", "fc"]
+    assert all(image["image"].startswith(b"MAERIIMG") for image in images)
+    assert "LOAD_WEIGHTS" in images[0]["disassembly"]
+
+
+def test_verify():
+    workload = os.path.join(os.environ["MAERI_BINARY_DIR"], "python-kinds.yaml")
+    with open(workload, "w") as out:
+        out.write("kind: workload\nname: kinds\nlayers:\n"
+                  "  - {name: dw, type: conv, K: 8, C: 8, R: 3, S: 3, X: 6, Y: 6, stride: [2, 1], padding: 1, groups: 8}\n"
+                  "  - {name: atrous, type: conv, K: 4, C: 3, R: 3, S: 3, X: 7, Y: 7, stride: 1, padding: 2, dilation: 2}\n"
+                  "  - {name: scores, type: gemm, M: 6, K: 8, N: 5, batch: 2}\n")
+    runs = maeri.verify(HW64, workload, seed=5)
+    assert [run["layer"] for run in runs] == ["dw", "atrous", "scores"]
+    for run in runs:
+        assert run["bit_exact"] and run["model_agrees"], run
+
+
+def test_bad_input():
+    try:
+        maeri.load(os.path.join(CONFIGS, "nope.yaml"))
+    except ValueError as error:
+        assert "nope.yaml" in str(error)
+    else:
+        raise AssertionError("a missing workload must raise ValueError")
+
+
+if __name__ == "__main__":
+    tests = [value for name, value in sorted(globals().items()) if name.startswith("test_")]
+    failed = 0
+    for test in tests:
+        try:
+            test()
+        except Exception as error:  # report every failing test, then fail
+            failed += 1
+            print(f"FAIL {test.__name__}: {error!r}")
+    print(f"{len(tests) - failed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
