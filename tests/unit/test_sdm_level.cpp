@@ -11,6 +11,7 @@
 #include <set>
 #include <vector>
 
+#include "codegen/exact_traffic.hpp"
 #include "mapper/cost_model.hpp"
 #include "mapper/sdm_budget.hpp"
 #include "mapper/sdm_space.hpp"
@@ -326,6 +327,17 @@ TEST_CASE("Joint search: exhaustive on small layers, it finds the brute-force op
       CHECK(result.best.front().cycles.total == best->cycles.total);
       CHECK(result.best.front().energy_pj.total == best->energy_pj.total);
       CHECK(result.joint_evaluated > 0);
+    }
+    // Ranked with exact traffic, what is reported is the exact report of the mapping shown.
+    mapper::SearchOptions exact{mapper::Objective::Energy, 3, 0, {}, codegen::exact_traffic_for(layer, hardware)};
+    exact.joint.enabled = true;
+    exact.joint.budget = std::uint64_t(1) << 40;
+    for (const CostReport& report : mapper::search(layer, hardware, exact).best) {
+      CostReport again = mapper::evaluate(layer, hardware, report.tile);
+      codegen::refine_with_exact_traffic(again, layer, hardware);
+      CHECK(again.counts.dn_hops == report.counts.dn_hops);
+      CHECK(again.counts.rn_hops == report.counts.rn_hops);
+      CHECK(again.energy_pj.total == report.energy_pj.total);
     }
   }
 }
