@@ -40,6 +40,20 @@ struct SdmCandidates {
 SdmCandidates sdm_candidates(const spec::Layer& layer, const spec::Tile& tile);
 bool sdm_fits(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile);
 
+// Gives `tile` an SDM level drawn from the candidates and the 120 orders, `pick(n)` choosing an index below n
+// (random sampling of the joint space; the capacity rule is not checked).
+template <typename Pick>
+void pick_sdm_level(const spec::Layer& layer, spec::Tile& tile, Pick&& pick) {
+  tile.sdm.blocked = true;
+  const SdmCandidates candidates = sdm_candidates(layer, tile);
+  for (int d = 0; d < spec::kNumSdmDims; ++d) {
+    const auto& list = candidates.blocks[size_t(d)];
+    tile.sdm.block[size_t(d)] = list[size_t(pick(list.size()))];
+  }
+  const auto orders = spec::all_sdm_orders();
+  tile.sdm.order = orders[size_t(pick(orders.size()))];
+}
+
 template <typename Visit>
 std::uint64_t for_each_sdm_level(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
                                  Visit&& visit) {

@@ -97,12 +97,7 @@ void regression(int cases, std::uint64_t default_seed, DramCycleErrorBound bound
     hardware.dram_bytes_per_cycle = dram_rates[rng() % 4];
     hardware.dram_latency_cycles = latencies[rng() % 3];
     if (two_level) {
-      tile.sdm.blocked = true;
-      const mapper::SdmCandidates candidates = mapper::sdm_candidates(layer, tile);
-      for (int d = 0; d < spec::kNumSdmDims; ++d)
-        tile.sdm.block[size_t(d)] = candidates.blocks[size_t(d)][rng() % candidates.blocks[size_t(d)].size()];
-      const auto orders = spec::all_sdm_orders();
-      tile.sdm.order = orders[rng() % orders.size()];
+      mapper::pick_sdm_level(layer, tile, [&](std::size_t n) { return rng() % n; });
       hardware.sdm_bytes = std::max(hardware.sdm_bytes,
                                     spec::sdm_working_set(layer, hardware, tile).total() + sdm_extra[rng() % 3] * 4);
     }

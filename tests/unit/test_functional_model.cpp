@@ -89,12 +89,7 @@ void check_random_mappings(std::uint64_t seed, bool two_level) {
     spec::Tile tile = random_tile(layer, hardware, rng);
     if (two_level) {
       hardware.sdm_bytes = std::int64_t(1) << 30;
-      tile.sdm.blocked = true;
-      const mapper::SdmCandidates candidates = mapper::sdm_candidates(layer, tile);
-      for (int d = 0; d < spec::kNumSdmDims; ++d)
-        tile.sdm.block[size_t(d)] = candidates.blocks[size_t(d)][rng() % candidates.blocks[size_t(d)].size()];
-      const auto orders = spec::all_sdm_orders();
-      tile.sdm.order = orders[rng() % orders.size()];
+      mapper::pick_sdm_level(layer, tile, [&](std::size_t n) { return rng() % n; });
     }
     INFO("trial " << trial << ": K=" << layer.K << " C=" << layer.C << " R=" << layer.R << " S=" << layer.S
                   << " X=" << layer.X << " Y=" << layer.Y << " stride " << layer.stride << " pad " << layer.padding

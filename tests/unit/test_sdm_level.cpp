@@ -111,14 +111,7 @@ Tile random_mapping(const Layer& layer, std::int64_t num_ms, std::mt19937& rando
   do {
     for (int d = 0; d < kNumTileDims; ++d) tile[d] = pick(extents[size_t(d)]);
   } while (tile.mapped_ms() > num_ms);
-  tile.sdm.blocked = true;
-  const mapper::SdmCandidates candidates = mapper::sdm_candidates(layer, tile);
-  for (int d = 0; d < kNumSdmDims; ++d) {
-    const auto& list = candidates.blocks[size_t(d)];
-    tile.sdm.block[size_t(d)] = list[size_t(pick(std::int64_t(list.size())) - 1)];
-  }
-  const auto orders = all_sdm_orders();
-  tile.sdm.order = orders[size_t(pick(std::int64_t(orders.size())) - 1)];
+  mapper::pick_sdm_level(layer, tile, [&](std::size_t n) { return std::size_t(pick(std::int64_t(n)) - 1); });
   return tile;
 }
 
