@@ -334,3 +334,34 @@ TEST_CASE("Joint search: exhaustive on small layers, it finds the brute-force op
     }
   }
 }
+
+TEST_CASE("SDM level: evaluate_orders gives evaluate()'s and evaluate_lower_bound()'s reports for every order",
+          "[sdm]") {
+  std::mt19937 random(11);
+  Hardware hardware = test::small_hardware(32, 8, 4);
+  hardware.sdm_bytes = std::int64_t(1) << 30;
+  const auto orders = all_sdm_orders();
+  for (int trial = 0; trial < 60; ++trial) {
+    const Layer layer = test::conv_layer(3 + trial % 7, 2 + trial % 5, 1 + trial % 3, 1 + trial % 2, 6 + trial % 4,
+                                         5 + trial % 3, 1 + trial % 2, trial % 2, 1 + trial % 2);
+    const Tile tile = random_mapping(layer, hardware.num_ms, random);
+    INFO(to_string(tile));
+    for (const bool lower : {false, true}) {
+      std::size_t i = 0;
+      mapper::evaluate_orders(layer, hardware, tile, orders, lower, [&](const CostReport& report) {
+        Tile mapping = tile;
+        mapping.sdm.order = orders[i++];
+        const CostReport alone =
+            lower ? mapper::evaluate_lower_bound(layer, hardware, mapping) : mapper::evaluate(layer, hardware, mapping);
+        CHECK(report.tile == mapping);
+        CHECK(report.cycles.total == alone.cycles.total);
+        CHECK(report.cycles.compute() == alone.cycles.compute());
+        CHECK(report.energy_pj.total == alone.energy_pj.total);
+        CHECK(report.counts.dram_bytes == alone.counts.dram_bytes);
+        CHECK(report.configurations == alone.configurations);
+        CHECK(report.counts.dn_hops == alone.counts.dn_hops);
+      });
+      CHECK(i == orders.size());
+    }
+  }
+}
