@@ -263,6 +263,7 @@ SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, co
   if (!merged.all.items().empty()) result.fabric_optimum = merged.all.items().front();
 
   if (joint && !merged.all.items().empty()) {
+    const auto joint_start = std::chrono::steady_clock::now();
     // The joint space: every fabric tile's SDM levels when they fit the budget, else those of the candidates.
     std::vector<spec::Tile> fabric_tiles;
     result.joint_exhaustive = result.joint_space <= options.joint.budget;
@@ -311,6 +312,7 @@ SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, co
       for (const auto& report : local.all.items())
         if (report.tile.sdm.blocked) merged.all.offer(report);
     }
+    result.joint_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - joint_start).count();
   }
 
   result.best = merged.all.items();
