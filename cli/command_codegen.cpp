@@ -48,7 +48,12 @@ std::vector<spec::LayerMapping> mappings_to_build(const CodegenOptions& options,
     spec::check_mapping_hardware(file, options.mapping, hardware);
     workload_name = file.workload_name;
     for (const spec::LayerMapping& entry : file.layers)
-      if (options.layer.empty() || entry.layer.name == options.layer) result.push_back(entry);
+      if (options.layer.empty() || entry.layer.name == options.layer) {
+        // The tile and SDM level must fit this hardware (the SDM capacity needs its SDM size): SpecError naming
+        // the layer's field otherwise.
+        spec::tile_for_layer(file, options.mapping, entry.layer, hardware);
+        result.push_back(entry);
+      }
     if (result.empty())
       throw spec::SpecError({options.mapping, 0, 0}, "layers", "the mapping file has no layer named '" +
                                                                      options.layer + "'");

@@ -39,11 +39,12 @@ inline constexpr std::int64_t kMaxLayerMacs = std::int64_t{1} << 32;
 inline constexpr std::int64_t kMaxExpandedProgramBytes = std::int64_t{1} << 30;
 // Upper bound of the fabric cycles of one run with ideal memory (configuration writes, weight and step beats).
 inline constexpr std::int64_t kMaxFabricCycles = std::int64_t{1} << 34;
-// Largest image file: header, the two names at their u16 maximum, kMaxImageConfigurations configurations of
+// Largest image file: header, the two names at their u16 maximum, the layer, the tile and an SDM level,
+// kMaxImageConfigurations configurations of
 // kMaxImageMultiplierSwitches in words of the widest config bus (most padding) and kMaxImageInstructions
 // instructions of the longest kind.
 inline constexpr std::size_t kMaxImageBytes =
-    20 + 16 + 2 * (2 + 65535) + 1 + spec::kLayerShapeFields.size() * 4 + 7 * 4 + 4 +
+    20 + 16 + 2 * (2 + 65535) + 1 + spec::kLayerShapeFields.size() * 4 + 7 * 4 + spec::kNumSdmDims * (4 + 1) + 4 +
     kMaxImageConfigurations *
         (7 * 2 + 1 + 4 +
          std::size_t(spec::configuration_words(kMaxImageMultiplierSwitches, spec::kMaxConfigBusBits) *

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 
 #include "mapper/sdm_budget.hpp"
 #include "spec/integer_math.hpp"
@@ -548,9 +549,18 @@ void set_traffic(spec::CostReport& report, std::int64_t dn_hops, std::int64_t rn
 namespace {
 
 // evaluate() and evaluate_lower_bound(): the traversal counts are the estimates, or the lower bounds.
-spec::CostReport evaluate_model(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
-                                TrafficLowerBounds* bounds, bool estimate_traffic) {
+// What does not depend on the SDM loop order when the phase sequence does not (every C and K block of the same
+// extent, or no SDM level): the loop nest and the compute cycles.
+struct FabricPart {
   spec::CostReport report;
+  LoopNestTotals totals;
+  double compute = 0;
+};
+
+FabricPart fabric_part(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
+                       bool estimate_traffic) {
+  FabricPart part;
+  spec::CostReport& report = part.report;
   report.tile = tile;
   report.vn_size = tile.vn_size();
   report.vn_count = tile.vn_count();
@@ -569,22 +579,41 @@ spec::CostReport evaluate_model(const spec::Layer& layer, const spec::Hardware& 
   }
   const ShapeRuns runs = blocks ? blocked_shape_runs(layer, tile, *blocks) : shape_runs(parts, layer.groups);
   report.configurations = runs.total();
+  part.totals = cost_loop_nest(layer, hardware, tile, parts, runs, report, estimate_traffic, blocks);
+  part.compute = compute_cycles(hardware, part.totals, report);
+  return part;
+}
 
-  const LoopNestTotals totals = cost_loop_nest(layer, hardware, tile, parts, runs, report, estimate_traffic, blocks);
+// The rest for one mapping (`tile`, whose fabric part `part` is): memory traffic and timing, utilisation, energy.
+spec::CostReport finish(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
+                        const FabricPart& part, TrafficLowerBounds* bounds) {
+  spec::CostReport report = part.report;
+  report.tile = tile;
+  SdmBlockTraffic block_traffic;
+  const SdmBlockTraffic* blocks = nullptr;
+  if (tile.sdm.blocked) {
+    block_traffic = sdm_block_traffic(layer, tile);
+    blocks = &block_traffic;
+  }
   const MemoryTraffic traffic = count_memory_traffic(layer, hardware, tile, blocks, report);
-  const double compute = compute_cycles(hardware, totals, report);
-  const double time = memory_time(layer, hardware, tile, traffic, totals, compute, report);
+  const double compute = part.compute;
+  const double time = memory_time(layer, hardware, tile, traffic, part.totals, compute, report);
   report.cycles.memory_stall = time - compute;
   report.cycles.total = compute + report.cycles.memory_stall;
 
   // docs/model.md "Utilisation" and "Energy".
-  report.average_utilisation = totals.active_ms_steps / (static_cast<double>(report.control_steps) *
-                                                         static_cast<double>(hardware.num_ms));
+  report.average_utilisation = part.totals.active_ms_steps / (static_cast<double>(report.control_steps) *
+                                                              static_cast<double>(hardware.num_ms));
   report.compute_efficiency = static_cast<double>(report.counts.useful_multiplications) /
                               (static_cast<double>(hardware.num_ms) * report.cycles.total);
   report.energy_pj = energy_of(report.counts, hardware.energy_pj);
-  if (bounds) *bounds = totals.lower_bounds;
+  if (bounds) *bounds = part.totals.lower_bounds;
   return report;
+}
+
+spec::CostReport evaluate_model(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
+                                TrafficLowerBounds* bounds, bool estimate_traffic) {
+  return finish(layer, hardware, tile, fabric_part(layer, hardware, tile, estimate_traffic), bounds);
 }
 
 }  // namespace
@@ -596,6 +625,25 @@ spec::CostReport evaluate(const spec::Layer& layer, const spec::Hardware& hardwa
 
 spec::CostReport evaluate_lower_bound(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile) {
   return evaluate_model(layer, hardware, tile, nullptr, false);
+}
+
+void evaluate_orders(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
+                     const std::vector<spec::SdmOrder>& orders, bool lower_bound,
+                     const std::function<void(const spec::CostReport&)>& visit) {
+  // The phase sequence, hence the fabric part, depends on the order only when a C or K block is ragged.
+  const bool same_fabric = !tile.sdm.blocked || (layer.C % tile.sdm.block[spec::kSdmC] == 0 &&
+                                                 layer.K % tile.sdm.block[spec::kSdmK] == 0);
+  spec::Tile mapping = tile;
+  std::optional<FabricPart> shared;
+  for (const spec::SdmOrder& order : orders) {
+    mapping.sdm.order = order;
+    if (same_fabric) {
+      if (!shared) shared = fabric_part(layer, hardware, mapping, !lower_bound);
+      visit(finish(layer, hardware, mapping, *shared, nullptr));
+    } else {
+      visit(evaluate_model(layer, hardware, mapping, nullptr, !lower_bound));
+    }
+  }
 }
 
 }  // namespace maeri::mapper

@@ -2,6 +2,9 @@
 // (ragged edge tiles are costed as they are, not averaged). Equations and sources: docs/model.md.
 #pragma once
 
+#include <functional>
+#include <vector>
+
 #include "spec/cost_report.hpp"
 #include "spec/hardware.hpp"
 #include "spec/layer.hpp"
@@ -25,6 +28,13 @@ spec::CostReport evaluate(const spec::Layer& layer, const spec::Hardware& hardwa
 // The report with the lower bounds in place of the DN/RN traversal estimates (and the energy that follows): what
 // the search ranks before it knows the exact counts; it skips the estimates' cost.
 spec::CostReport evaluate_lower_bound(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile);
+
+// evaluate() (or evaluate_lower_bound() when `lower_bound`) of `tile` under each of `orders` in turn, calling
+// visit(report) for each: the joint search's inner loop. The loop nest is costed once when the order cannot change
+// it (docs/model.md, "SDM level": only ragged C or K blocks make the phase sequence depend on the order).
+void evaluate_orders(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
+                     const std::vector<spec::SdmOrder>& orders, bool lower_bound,
+                     const std::function<void(const spec::CostReport&)>& visit);
 
 // Puts these DN/RN traversal counts into the report and recomputes its energy (the rest of the report does not
 // depend on them).

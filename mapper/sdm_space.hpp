@@ -26,12 +26,23 @@ const std::vector<spec::SdmOrder>& distinct_sdm_orders(const std::array<std::int
 // Size of the SDM level for one fabric tile: the product of the candidate counts (before the capacity rule).
 std::uint64_t sdm_tile_count(const spec::Layer& layer, const spec::Tile& tile);
 
-// Calls visit(tile with SDM level) for every candidate SDM tile that fits the SDM (capacity rule) and every
-// distinct order; returns the number visited. Blocks grow in every dimension, so the walk stops a dimension at
-// its first block that does not fit.
+// Calls visit(tile with SDM tile, its distinct orders) for every candidate SDM tile that fits the SDM (capacity
+// rule); returns the number of mappings (SDM tile, order) given. Blocks grow in every dimension, so the walk stops
+// a dimension at its first block that does not fit.
+template <typename Visit>
+std::uint64_t for_each_sdm_tile(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
+                                Visit&& visit);
+// The same, one mapping at a time: visit(tile with SDM level).
 template <typename Visit>
 std::uint64_t for_each_sdm_level(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
-                                 Visit&& visit);
+                                 Visit&& visit) {
+  return for_each_sdm_tile(layer, hardware, tile, [&](spec::Tile mapping, const std::vector<spec::SdmOrder>& orders) {
+    for (const spec::SdmOrder& order : orders) {
+      mapping.sdm.order = order;
+      visit(mapping);
+    }
+  });
+}
 
 // The candidate lists and capacity walk behind for_each_sdm_level (no template: in sdm_space.cpp).
 struct SdmCandidates {
@@ -40,9 +51,23 @@ struct SdmCandidates {
 SdmCandidates sdm_candidates(const spec::Layer& layer, const spec::Tile& tile);
 bool sdm_fits(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile);
 
+// Gives `tile` an SDM level drawn from the candidates and the 120 orders, `pick(n)` choosing an index below n
+// (random sampling of the joint space; the capacity rule is not checked).
+template <typename Pick>
+void pick_sdm_level(const spec::Layer& layer, spec::Tile& tile, Pick&& pick) {
+  tile.sdm.blocked = true;
+  const SdmCandidates candidates = sdm_candidates(layer, tile);
+  for (int d = 0; d < spec::kNumSdmDims; ++d) {
+    const auto& list = candidates.blocks[size_t(d)];
+    tile.sdm.block[size_t(d)] = list[size_t(pick(list.size()))];
+  }
+  const auto orders = spec::all_sdm_orders();
+  tile.sdm.order = orders[size_t(pick(orders.size()))];
+}
+
 template <typename Visit>
-std::uint64_t for_each_sdm_level(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
-                                 Visit&& visit) {
+std::uint64_t for_each_sdm_tile(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
+                                Visit&& visit) {
   using namespace spec;
   const SdmCandidates candidates = sdm_candidates(layer, tile);
   const auto extents = layer_extents(layer);
@@ -78,11 +103,9 @@ std::uint64_t for_each_sdm_level(const spec::Layer& layer, const spec::Hardware&
             std::array<std::int64_t, kNumSdmDims> trips{};
             for (int d = 0; d < kNumSdmDims; ++d)
               trips[size_t(d)] = (extents[size_t(sdm_tile_dim(d))] + b[size_t(d)] - 1) / b[size_t(d)];
-            for (const SdmOrder& order : distinct_sdm_orders(trips)) {
-              mapping.sdm.order = order;
-              ++visited;
-              visit(mapping);
-            }
+            const std::vector<SdmOrder>& orders = distinct_sdm_orders(trips);
+            visited += orders.size();
+            visit(mapping, orders);
           }
         }
       }

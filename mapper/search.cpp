@@ -199,14 +199,15 @@ SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, co
   // (ahead of the k-th exact report already there) gets its exact report. Energy only grows with the traversal
   // counts and cycles do not depend on them, so a mapping left out is behind k exact reports of its list: the
   // merged lists are the exact top-k.
-  const auto consider = [&](Ranking& ranking, const spec::Tile& tile) {
+  // rank(): a costed report (estimates, or lower bounds with exact traffic) into the lists.
+  const auto rank = [&](Ranking& ranking, const spec::CostReport& costed) {
     ++ranking.evaluated;
+    const spec::Tile& tile = costed.tile;
     if (!options.exact) {
-      const spec::CostReport report = evaluate(layer, hardware, tile);
-      offer(ranking, report, [&](int rule) { return rule_holds(tile, rule); });
-      return report.cycles.compute();
+      offer(ranking, costed, [&](int rule) { return rule_holds(tile, rule); });
+      return;
     }
-    const spec::CostReport lower = evaluate_lower_bound(layer, hardware, tile);
+    const spec::CostReport& lower = costed;
     const auto candidate = [&](int rule) {
       if (!rule_holds(tile, rule)) return false;
       if (rule < 0) return may_enter(lower, ranking.all, k, objective);
@@ -220,7 +221,12 @@ SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, co
       ++ranking.exact_evaluations;
       offer(ranking, report, [&](int rule) { return rule_holds(tile, rule); });
     }
-    return lower.cycles.compute();
+  };
+  const auto consider = [&](Ranking& ranking, const spec::Tile& tile) {
+    const spec::CostReport costed =
+        options.exact ? evaluate_lower_bound(layer, hardware, tile) : evaluate(layer, hardware, tile);
+    rank(ranking, costed);
+    return costed.cycles.compute();
   };
   const auto merge = [&](Ranking& into, const Ranking& local) {
     for (const auto& report : local.all.items()) into.all.offer(report);
@@ -257,6 +263,7 @@ SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, co
   if (!merged.all.items().empty()) result.fabric_optimum = merged.all.items().front();
 
   if (joint && !merged.all.items().empty()) {
+    const auto joint_start = std::chrono::steady_clock::now();
     // The joint space: every fabric tile's SDM levels when they fit the budget, else those of the candidates.
     std::vector<spec::Tile> fabric_tiles;
     result.joint_exhaustive = result.joint_space <= options.joint.budget;
@@ -290,8 +297,13 @@ SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, co
                       [&](const tbb::blocked_range<std::size_t>& range) {
                         Ranking& ranking = joint_states.local();
                         for (std::size_t i = range.begin(); i != range.end(); ++i)
-                          for_each_sdm_level(layer, hardware, fabric_tiles[i],
-                                             [&](const spec::Tile& mapping) { consider(ranking, mapping); });
+                          for_each_sdm_tile(layer, hardware, fabric_tiles[i],
+                                            [&](const spec::Tile& mapping, const std::vector<spec::SdmOrder>& orders) {
+                                              evaluate_orders(layer, hardware, mapping, orders, bool(options.exact),
+                                                              [&](const spec::CostReport& report) {
+                                                                rank(ranking, report);
+                                                              });
+                                            });
                       });
     Ranking seeds = merged;
     for (const Ranking& local : joint_states) {
@@ -300,6 +312,7 @@ SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, co
       for (const auto& report : local.all.items())
         if (report.tile.sdm.blocked) merged.all.offer(report);
     }
+    result.joint_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - joint_start).count();
   }
 
   result.best = merged.all.items();

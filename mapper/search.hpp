@@ -73,6 +73,7 @@ struct SearchResult {
   // 120 orders), the mappings costed, the fabric tiles whose SDM level was searched, and whether that was all.
   std::uint64_t joint_space = 0, joint_evaluated = 0, joint_fabric_tiles = 0;
   bool joint_exhaustive = false;
+  double joint_seconds = 0;  // of the SDM-level stage (after the fabric tiles' pass)
   double seconds = 0;
 };
 

@@ -13,6 +13,17 @@ namespace maeri::sim {
 
 namespace {
 
+// Inputs of a step not yet in the SDM (marked as fetched now): what the step's read brings in.
+std::int64_t new_fills(const std::vector<codegen::DnElement>& inputs, std::vector<bool>& fetched) {
+  std::int64_t fills = 0;
+  for (const codegen::DnElement& element : inputs)
+    if (!fetched[std::size_t(element.source)]) {
+      fetched[std::size_t(element.source)] = true;
+      ++fills;
+    }
+  return fills;
+}
+
 // Two-level mappings (docs/model.md, "SDM level"; the same rule as mapper::sdm_block_traffic, event by event): each
 // tensor's SDM copy lives while its block does. Inputs and weights are fetched on first use within their block's
 // stay; each output tile is read back from DRAM on its first visit of a stay that is not its first reduction fold,
@@ -74,11 +85,7 @@ void plan_blocked(const codegen::LayerProgram& program, const spec::Hardware& ha
       step.slice = input_stay;
       step.hold = SdmHold::UntilSliceEnds;
       step.sdm_reads = std::int64_t(elements.inputs.size());
-      for (const codegen::DnElement& element : elements.inputs)
-        if (!fetched[std::size_t(element.source)]) {
-          fetched[std::size_t(element.source)] = true;
-          ++step.fill_elements;
-        }
+      step.fill_elements = new_fills(elements.inputs, fetched);
       const std::array<int, 5> tile{phase.group, phase.k0, origin.n0, origin.x0, origin.y0};
       const bool first_visit = outputs_here.insert(tile).second;
       step.staging_bytes = configured_vns * acc_b;
@@ -139,11 +146,7 @@ MemoryPlan plan_memory(const codegen::LayerProgram& program, const spec::Hardwar
       step.slice = slice;
       step.sdm_reads = std::int64_t(elements.inputs.size());
       if (resident) {
-        for (const codegen::DnElement& element : elements.inputs)
-          if (!fetched[std::size_t(element.source)]) {
-            fetched[std::size_t(element.source)] = true;
-            ++step.fill_elements;
-          }
+        step.fill_elements = new_fills(elements.inputs, fetched);
         step.hold = SdmHold::UntilSliceEnds;
       } else {
         step.fill_elements = step.sdm_reads;

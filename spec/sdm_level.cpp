@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <sstream>
 
 #include "spec/tile.hpp"
 
@@ -59,21 +58,10 @@ std::string blocks_text(const SdmLevel& sdm) {
 }
 
 std::optional<std::array<std::int64_t, kNumSdmDims>> parse_blocks(const std::string& text) {
+  const auto values = parse_integer_list(text, kNumSdmDims);
+  if (!values) return std::nullopt;
   std::array<std::int64_t, kNumSdmDims> blocks{};
-  std::istringstream stream(text);
-  for (int dim = 0; dim < kNumSdmDims; ++dim) {
-    std::string field;
-    if (!std::getline(stream, field, ',') || field.empty()) return std::nullopt;
-    std::size_t used = 0;
-    try {
-      blocks[size_t(dim)] = std::stoll(field, &used);
-    } catch (const std::exception&) {
-      return std::nullopt;
-    }
-    if (used != field.size()) return std::nullopt;
-  }
-  std::string rest;
-  if (std::getline(stream, rest)) return std::nullopt;
+  for (int dim = 0; dim < kNumSdmDims; ++dim) blocks[size_t(dim)] = (*values)[size_t(dim)];
   return blocks;
 }
 

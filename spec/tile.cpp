@@ -53,15 +53,15 @@ std::string to_string(const Tile& tile) {
   return text;
 }
 
-std::optional<Tile> parse_tile(const std::string& text) {
-  Tile tile;
+std::optional<std::vector<std::int64_t>> parse_integer_list(const std::string& text, std::size_t count) {
+  std::vector<std::int64_t> values;
   std::istringstream stream(text);
-  for (int dim = 0; dim < kNumTileDims; ++dim) {
+  for (std::size_t i = 0; i < count; ++i) {
     std::string field;
     if (!std::getline(stream, field, ',') || field.empty()) return std::nullopt;
     std::size_t used = 0;
     try {
-      tile[dim] = std::stoll(field, &used);
+      values.push_back(std::stoll(field, &used));
     } catch (const std::exception&) {
       return std::nullopt;
     }
@@ -69,6 +69,14 @@ std::optional<Tile> parse_tile(const std::string& text) {
   }
   std::string rest;
   if (std::getline(stream, rest)) return std::nullopt;
+  return values;
+}
+
+std::optional<Tile> parse_tile(const std::string& text) {
+  const auto values = parse_integer_list(text, kNumTileDims);
+  if (!values) return std::nullopt;
+  Tile tile;
+  for (int dim = 0; dim < kNumTileDims; ++dim) tile[dim] = (*values)[size_t(dim)];
   return tile;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "spec/hardware.hpp"
 #include "spec/layer.hpp"
@@ -57,6 +58,8 @@ bool phase_uses_mn_forwarding(const Layer& layer, const Tile& tile, std::int64_t
 std::string to_string(const Tile& tile);
 std::string to_compact_string(const Tile& tile);  // "3,3,8,4,1,1,1"
 std::optional<Tile> parse_tile(const std::string& text);
+// Exactly `count` comma-separated integers ("3,3,8"), or nullopt.
+std::optional<std::vector<std::int64_t>> parse_integer_list(const std::string& text, std::size_t count);
 
 // The mRNA paper's baseline: (T_R, T_S, 1, T_K, 1, 1, 1) with T_R = R, T_S = S and T_K as large as fits,
 // min(K/groups, floor(num_ms / (R·S))). nullopt when even one filter window (R·S) exceeds num_ms.

@@ -66,5 +66,26 @@ case $case_name in
     "$expect" 2 --stderr-contains "field 'layers[0].tile': bound: T_K = 64 must be between 1 and K = 8" \
       "$maeri" verify --hardware "$configs/hardware/maeri-64.yaml" --workload "$configs/workloads/tiny.yaml" \
       --mapping "$file" ;;
+  mapping_sdm_*)  # a two-level mapping of conv1 (tile 3,3,3,2,1,1,1) with a bad SDM level (docs/mapping.md)
+    "$maeri" map --hardware "$configs/hardware/maeri-64.yaml" --workload "$configs/workloads/tiny.yaml" --layer conv1 \
+      --tile 3,3,3,2,1,1,1 -o "$dir/one.yaml" >/dev/null || fail "map"
+    hardware=$configs/hardware/maeri-64.yaml
+    case $case_name in
+      mapping_sdm_below_tile) sdm='{K: 1, C: 3, N: 1, X: 10, Y: 10, order: KCNXY}'
+        message="field 'layers[0].sdm.K': SDM bound: sdm.K = 1 is smaller than the fabric tile T_K = 2" ;;
+      mapping_sdm_order) sdm='{K: 4, C: 3, N: 1, X: 10, Y: 10, order: KCNYY}'
+        message="field 'layers[0].sdm.order': 'KCNYY' is not a permutation of K, C, N, X, Y: Y appears twice" ;;
+      mapping_sdm_capacity) sdm='{K: 8, C: 3, N: 1, X: 10, Y: 10}'
+        # One block: 2·(3·12·12·2 input + 8·3·9·2 weight bytes) + 8·10·10·4 output bytes = 5792 > 1 KiB.
+        sed 's/capacity_kib: [0-9]*/capacity_kib: 1/' "$hardware" >"$dir/small.yaml"
+        hardware=$dir/small.yaml
+        message="field 'layers[0].sdm': the tile does not fit layer 'conv1' on maeri-64: SDM capacity: one SDM block needs 2·(864 input + 432 weight bytes) + max(3200 output" ;;
+      *) fail "unknown case $case_name" ;;
+    esac
+    sed "s/^\(    tile: .*\)\$/\1\n    sdm: $sdm/" "$dir/one.yaml" >"$file"
+    grep -q 'sdm:' "$file" || fail "no sdm line inserted"
+    "$expect" 2 --stderr-contains "$message" \
+      "$maeri" codegen --hardware "$hardware" --mapping "$file" -o "$dir/images" || exit 1
+    [[ ! -e $dir/images ]] || fail "images written for a rejected mapping" ;;
   *) fail "unknown case $case_name" ;;
 esac

@@ -36,6 +36,21 @@ maeri_cli_test(map_tile_exceeds_dimension 2 --stderr-contains "bound: T_C = 4 mu
   $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${TINY} --layer conv1 --tile 1,1,4,1,1,1,1)
 maeri_cli_test(map_tile_malformed 2 --stderr-contains "expected seven comma-separated integers"
   $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${TINY} --layer conv1 --tile 3,3)
+# The two-level space end to end: map it (tiny's conv3_1x1 and fc get an SDM level), then co-simulate that mapping
+# (images of format 3, every count exact: the cross-check table's error column).
+maeri_cli_test(map_two_level_tiny 0 --stdout-contains "SDM tile (B_K,B_C,B_N,B_X',B_Y')"
+  $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${TINY} --two-level
+  -o ${CMAKE_CURRENT_BINARY_DIR}/tiny.two-level.mapping.yaml)
+set_tests_properties(cli_map_two_level_tiny PROPERTIES FIXTURES_SETUP tiny_two_level_mapping)
+maeri_cli_test(verify_two_level_tiny 0 --stdout-contains "largest cycle error: compute 0.00%"
+  $<TARGET_FILE:maeri> verify --hardware ${HW64} --workload ${TINY}
+  --mapping ${CMAKE_CURRENT_BINARY_DIR}/tiny.two-level.mapping.yaml)
+set_tests_properties(cli_verify_two_level_tiny PROPERTIES FIXTURES_REQUIRED tiny_two_level_mapping)
+maeri_cli_test(map_sdm_not_permutation 2 --stderr-contains "'KCNX' is not a permutation of K, C, N, X, Y: Y is missing"
+  $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${TINY} --layer conv1 --tile 3,3,3,2,1,1,1 --sdm 4,3,1,10,10
+  --order KCNX)
+maeri_cli_test(map_sdm_below_tile 2 --stderr-contains "SDM bound: sdm.K = 1 is smaller than the fabric tile T_K = 2"
+  $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${TINY} --layer conv1 --tile 3,3,3,2,1,1,1 --sdm 1,3,1,10,10)
 maeri_cli_test(map_tile_needs_layer 2 --stderr-contains "add --layer NAME"
   $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${TINY} --tile 1,1,1,1,1,1,1)
 maeri_cli_test(map_unknown_layer 2 --stderr-contains "has no layer 'conv9' (it has: conv1, conv2, conv3_1x1, fc)"
@@ -249,7 +264,7 @@ set_tests_properties(cli_verify_mapping_other_hardware PROPERTIES FIXTURES_REQUI
 # Generated bad files: YAML over the input limits (each must end within 10 s; ctest stops it at 60 s), text that
 # is not UTF-8, mappings that do not fit the workload.
 foreach(case billion_laughs endless_alias deep_nesting huge_file endless_device wide_mapping long_list non_utf8_name
-             mapping_other_shape mapping_tile_too_large)
+             mapping_other_shape mapping_tile_too_large mapping_sdm_below_tile mapping_sdm_order mapping_sdm_capacity)
   add_test(NAME cli_input_${case}
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/bad_inputs.sh ${case} $<TARGET_FILE:maeri> ${CONFIGS}
             ${CMAKE_CURRENT_BINARY_DIR}/tiny.mapping.yaml)

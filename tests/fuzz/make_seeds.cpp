@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "codegen/config_image.hpp"
@@ -32,11 +33,14 @@ void write(const fs::path& path, const std::string& contents) {
   std::ofstream(path, std::ios::binary) << contents;
 }
 
-// The best runtime mapping of every layer, as `maeri map` would choose it.
-spec::MappingFile best_mappings(const spec::Hardware& hardware, const spec::Network& network) {
+// The best runtime mapping of every layer, as `maeri map` (with `two_level`: `maeri map --two-level`, whose
+// mappings carry SDM levels and give images of format 3) would choose it.
+spec::MappingFile best_mappings(const spec::Hardware& hardware, const spec::Network& network, bool two_level) {
   spec::MappingFile file{hardware.name, hardware.num_ms, hardware.dn_bw, hardware.rn_bw, network.name, "runtime", {}};
   for (const spec::Layer& layer : network.layers) {
-    const mapper::SearchResult found = mapper::search(layer, hardware, {mapper::Objective::Runtime, 1, 1});
+    mapper::SearchOptions options{mapper::Objective::Runtime, 1, 1};
+    options.joint.enabled = two_level;
+    const mapper::SearchResult found = mapper::search(layer, hardware, options);
     if (found.best.empty()) continue;
     file.layers.push_back({layer, found.best.front().tile, found.best.front().cycles.total,
                            found.best.front().energy_pj.total});
@@ -61,10 +65,12 @@ int main(int argc, char** argv) {
       ++written;
     }
   }
-  for (const char* hardware_name : {"maeri-64", "maeri-256"}) {
-    const spec::Hardware hardware = spec::load_hardware((configs / "hardware" / hardware_name).string() + ".yaml");
+  for (const auto& [hardware_file, hardware_name, two_level] :
+       {std::tuple{"maeri-64", "maeri-64", false}, std::tuple{"maeri-256", "maeri-256", false},
+        std::tuple{"maeri-64", "maeri-64-two-level", true}}) {
+    const spec::Hardware hardware = spec::load_hardware((configs / "hardware" / hardware_file).string() + ".yaml");
     const spec::Network network = spec::load_workload((configs / "workloads" / "tiny.yaml").string());
-    const spec::MappingFile mappings = best_mappings(hardware, network);
+    const spec::MappingFile mappings = best_mappings(hardware, network, two_level);
     write(output / "mapping_file" / fmt::format("{}.tiny.mapping.yaml", hardware_name),
           spec::emit_mapping_file(mappings));
     ++written;
@@ -83,7 +89,7 @@ int main(int argc, char** argv) {
       write(output / "config_image" / (stem + ".mimg"), std::string(bytes.begin(), bytes.end()));
       write(output / "config_image" / (stem + ".hex"), codegen::to_readmemh(bytes));
       written += 2;
-      if (hardware.num_ms != 64) continue;
+      if (hardware.num_ms != 64 || two_level) continue;
       // Tensor harness inputs: data width byte (width - 2), count byte, then the file; at most 200 values.
       const codegen::LayerTensors tensors = codegen::random_tensors(mapping.layer, hardware.data_width, 1);
       for (const auto& [kind, all] : {std::pair{"weights", tensors.weights}, std::pair{"input", tensors.input}}) {

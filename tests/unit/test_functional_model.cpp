@@ -119,12 +119,7 @@ codegen::LayerProgram check_execution_against_models(const spec::Layer& layer, c
 // with an SDM large enough for it.
 void add_random_sdm_level(const spec::Layer& layer, spec::Hardware& hardware, spec::Tile& tile, std::mt19937_64& rng) {
   hardware.sdm_bytes = std::int64_t(1) << 30;
-  tile.sdm.blocked = true;
-  const mapper::SdmCandidates candidates = mapper::sdm_candidates(layer, tile);
-  for (int d = 0; d < spec::kNumSdmDims; ++d)
-    tile.sdm.block[size_t(d)] = candidates.blocks[size_t(d)][rng() % candidates.blocks[size_t(d)].size()];
-  const auto orders = spec::all_sdm_orders();
-  tile.sdm.order = orders[rng() % orders.size()];
+  mapper::pick_sdm_level(layer, tile, [&](std::size_t n) { return rng() % n; });
 }
 
 // 300 random layers and mappings; with `two_level` each mapping gets a random SDM level.

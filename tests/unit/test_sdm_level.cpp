@@ -11,6 +11,7 @@
 #include <set>
 #include <vector>
 
+#include "codegen/exact_traffic.hpp"
 #include "mapper/cost_model.hpp"
 #include "mapper/sdm_budget.hpp"
 #include "mapper/sdm_space.hpp"
@@ -113,14 +114,7 @@ Tile random_mapping(const Layer& layer, std::int64_t num_ms, std::mt19937& rando
   do {
     for (int d = 0; d < kNumTileDims; ++d) tile[d] = pick(extents[size_t(d)]);
   } while (tile.mapped_ms() > num_ms);
-  tile.sdm.blocked = true;
-  const mapper::SdmCandidates candidates = mapper::sdm_candidates(layer, tile);
-  for (int d = 0; d < kNumSdmDims; ++d) {
-    const auto& list = candidates.blocks[size_t(d)];
-    tile.sdm.block[size_t(d)] = list[size_t(pick(std::int64_t(list.size())) - 1)];
-  }
-  const auto orders = all_sdm_orders();
-  tile.sdm.order = orders[size_t(pick(std::int64_t(orders.size())) - 1)];
+  mapper::pick_sdm_level(layer, tile, [&](std::size_t n) { return std::size_t(pick(std::int64_t(n)) - 1); });
   return tile;
 }
 
@@ -329,6 +323,48 @@ TEST_CASE("Joint search: exhaustive on small layers, it finds the brute-force op
       CHECK(result.best.front().cycles.total == best->cycles.total);
       CHECK(result.best.front().energy_pj.total == best->energy_pj.total);
       CHECK(result.joint_evaluated > 0);
+    }
+    // Ranked with exact traffic, what is reported is the exact report of the mapping shown.
+    mapper::SearchOptions exact{mapper::Objective::Energy, 3, 0, {}, codegen::exact_traffic_for(layer, hardware)};
+    exact.joint.enabled = true;
+    exact.joint.budget = std::uint64_t(1) << 40;
+    for (const CostReport& report : mapper::search(layer, hardware, exact).best) {
+      CostReport again = mapper::evaluate(layer, hardware, report.tile);
+      codegen::refine_with_exact_traffic(again, layer, hardware);
+      CHECK(again.counts.dn_hops == report.counts.dn_hops);
+      CHECK(again.counts.rn_hops == report.counts.rn_hops);
+      CHECK(again.energy_pj.total == report.energy_pj.total);
+    }
+  }
+}
+
+TEST_CASE("SDM level: evaluate_orders gives evaluate()'s and evaluate_lower_bound()'s reports for every order",
+          "[sdm]") {
+  std::mt19937 random(11);
+  Hardware hardware = test::small_hardware(32, 8, 4);
+  hardware.sdm_bytes = std::int64_t(1) << 30;
+  const auto orders = all_sdm_orders();
+  for (int trial = 0; trial < 60; ++trial) {
+    const Layer layer = test::conv_layer(3 + trial % 7, 2 + trial % 5, 1 + trial % 3, 1 + trial % 2, 6 + trial % 4,
+                                         5 + trial % 3, 1 + trial % 2, trial % 2, 1 + trial % 2);
+    const Tile tile = random_mapping(layer, hardware.num_ms, random);
+    INFO(to_string(tile));
+    for (const bool lower : {false, true}) {
+      std::size_t i = 0;
+      mapper::evaluate_orders(layer, hardware, tile, orders, lower, [&](const CostReport& report) {
+        Tile mapping = tile;
+        mapping.sdm.order = orders[i++];
+        const CostReport alone =
+            lower ? mapper::evaluate_lower_bound(layer, hardware, mapping) : mapper::evaluate(layer, hardware, mapping);
+        CHECK(report.tile == mapping);
+        CHECK(report.cycles.total == alone.cycles.total);
+        CHECK(report.cycles.compute() == alone.cycles.compute());
+        CHECK(report.energy_pj.total == alone.energy_pj.total);
+        CHECK(report.counts.dram_bytes == alone.counts.dram_bytes);
+        CHECK(report.configurations == alone.configurations);
+        CHECK(report.counts.dn_hops == alone.counts.dn_hops);
+      });
+      CHECK(i == orders.size());
     }
   }
 }

@@ -4,7 +4,8 @@
 // it (the bounds are checked against the functional model's execution in test_functional_model.cpp and
 // against the exact counts below); every other tile gets its exact report, which must not beat ours either.
 // Also: never worse than the mRNA paper's heuristic candidates — the baseline (R, S, 1, T_K, 1, 1, 1) and its
-// T_C/T_K scalings (R, S, T_C, T_K, 1, 1, 1) — and the per-rule loss on a hand-computed layer.
+// T_C/T_K scalings (R, S, T_C, T_K, 1, 1, 1) — and the per-rule loss on a hand-computed layer. The joint
+// (two-level) search's oracle, over fabric tiles × SDM tiles × all 120 orders, is in test_sdm_level.cpp.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
