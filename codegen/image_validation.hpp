@@ -57,7 +57,7 @@ struct ImageFieldOffsets {
   std::size_t layer_name = 0, layer_type = 0;
   std::size_t layer_dims[spec::kLayerShapeFields.size()] = {};  // in the order of spec::kLayerShapeFields
   std::size_t tile[7] = {};        // T_R … T_Y'
-  std::size_t sdm = 0, sdm_order = 0;  // the SDM tile sizes and order (version 3)
+  std::size_t sdm = 0, sdm_order = 0;  // the SDM tile sizes and order (version 4)
   std::size_t configuration_count = 0;
   struct Configuration {
     std::size_t shape = 0;       // t_R … T_Y' as u16, field i at shape + 2·i

@@ -34,7 +34,7 @@ void write(const fs::path& path, const std::string& contents) {
 }
 
 // The best runtime mapping of every layer, as `maeri map` (with `two_level`: `maeri map --two-level`, whose
-// mappings carry SDM levels and give images of format 3) would choose it.
+// mappings carry SDM levels and give images of format 4) would choose it.
 spec::MappingFile best_mappings(const spec::Hardware& hardware, const spec::Network& network, bool two_level) {
   spec::MappingFile file{hardware.name, hardware.num_ms, hardware.dn_bw, hardware.rn_bw, network.name, "runtime", {}};
   for (const spec::Layer& layer : network.layers) {
