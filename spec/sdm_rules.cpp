@@ -3,18 +3,9 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cmath>
-#include <numeric>
 
 namespace maeri::spec {
-
-std::int64_t window_span(std::int64_t outputs, std::int64_t filter, std::int64_t stride, std::int64_t dilation) {
-  const std::int64_t common = std::gcd(stride, dilation);
-  const std::int64_t stride_steps = stride / common, dilation_steps = dilation / common;
-  return outputs * filter -
-         std::max<std::int64_t>(0, outputs - dilation_steps) * std::max<std::int64_t>(0, filter - stride_steps);
-}
 
 std::int64_t data_bytes(const Hardware& hardware) { return (hardware.data_width + 7) / 8; }
 std::int64_t accumulator_bytes(const Hardware& hardware) { return (hardware.acc_width + 7) / 8; }

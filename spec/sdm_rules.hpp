@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <numeric>
 #include <optional>
 #include <string>
 
@@ -23,7 +24,15 @@ std::int64_t accumulator_bytes(const Hardware& hardware);  // ⌈acc_width / 8�
 // land on the same row exactly when o − o' = j·dilation' and t' − t = j·stride'; counting each row at its pair
 // of smallest o leaves outputs·filter − max(0, outputs − dilation')·max(0, filter − stride'). For dilation 1
 // this is the overlap rule (outputs − 1)·stride + filter when stride ≤ filter, outputs·filter otherwise.
-std::int64_t window_span(std::int64_t outputs, std::int64_t filter, std::int64_t stride, std::int64_t dilation);
+// Inline: the search calls it for every tile it costs.
+constexpr std::int64_t window_span(std::int64_t outputs, std::int64_t filter, std::int64_t stride,
+                                   std::int64_t dilation) {
+  const std::int64_t common = dilation == 1 ? 1 : std::gcd(stride, dilation);
+  const std::int64_t stride_steps = stride / common, dilation_steps = dilation / common;
+  const std::int64_t overlap_outputs = outputs > dilation_steps ? outputs - dilation_steps : 0;
+  const std::int64_t overlap_taps = filter > stride_steps ? filter - stride_steps : 0;
+  return outputs * filter - overlap_outputs * overlap_taps;
+}
 
 // Results land in a staging area that covers what the fabric's pipeline can still deliver after a fire (rn_bw
 // results a cycle for the fire-to-result latency) plus a double buffer of one step's results.
