@@ -171,14 +171,14 @@ int run_map(const MapOptions& options) {
                layer.dilation_x * layer.dilation_y > 1 ? fmt::format(" dilation {}x{}", layer.dilation_x, layer.dilation_y) : "",
                layer.groups > 1 ? fmt::format(" groups {}", layer.groups) : "", layer.macs());
     if (same_as.empty() && options.two_level && !fixed_tile)
-      fmt::print("{} tiles and {} two-level mappings of {} fabric tiles ({} of a joint space of {}) costed, {} with "
-                 "exact traffic, in {:.1f} ms\n",
-                 result.evaluated, result.joint_evaluated, result.joint_fabric_tiles,
+      fmt::print("{} tiles ({} ruled out by the cycle bound) and {} two-level mappings of {} fabric tiles ({} of a "
+                 "joint space of {}) searched, {} with exact traffic, in {:.1f} ms\n",
+                 result.evaluated, result.bounded, result.joint_evaluated, result.joint_fabric_tiles,
                  result.joint_exhaustive ? "all" : "budgeted part", result.joint_space, result.exact_evaluations,
                  result.seconds * 1000);
     else if (same_as.empty())
-      fmt::print("{} tiles costed, {} with exact traffic, in {:.1f} ms\n", result.evaluated, result.exact_evaluations,
-                 result.seconds * 1000);
+      fmt::print("{} tiles searched ({} ruled out by the cycle bound), {} with exact traffic, in {:.1f} ms\n",
+                 result.evaluated, result.bounded, result.exact_evaluations, result.seconds * 1000);
     else
       fmt::print("same shape as layer {}, its search reused\n", same_as);
     print_header();
@@ -190,6 +190,7 @@ int run_map(const MapOptions& options) {
     fmt::print("  DRAM of #1: {} bytes, compulsory {} bytes: {:.2f}x\n", best.counts.dram_bytes,
                best.compulsory_dram_bytes, dram_ratio(best));
     nlohmann::json entry = {{"layer", layer.name}, {"macs", layer.macs()}, {"evaluated", result.evaluated},
+                            {"bounded", result.bounded},
                             {"compulsory_dram_bytes", best.compulsory_dram_bytes},
                             {"dram_bytes", best.counts.dram_bytes},
                             {"dram_ratio", dram_ratio(best)},

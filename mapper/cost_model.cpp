@@ -627,6 +627,76 @@ spec::CostReport evaluate_lower_bound(const spec::Layer& layer, const spec::Hard
   return evaluate_model(layer, hardware, tile, nullptr, false);
 }
 
+CyclesLowerBound::CyclesLowerBound(const spec::Layer& layer, const spec::Hardware& hardware)
+    : layer_(&layer), extents_(spec::layer_extents(layer)), rn_bw_(hardware.rn_bw),
+      dn_bw_(static_cast<double>(hardware.dn_bw)) {
+  if (rn_bw_ > 0 && (rn_bw_ & (rn_bw_ - 1)) == 0)
+    for (rn_shift_ = 0; (std::int64_t(1) << rn_shift_) < rn_bw_;) ++rn_shift_;
+  step_overhead_ = hardware.model.step_overhead;
+  phase_cost_ = hardware.model.phase_overhead;
+  // At least one configuration: its words and one pipeline fill and drain.
+  fixed_ = spec::pipeline_latency(hardware) + configuration_cycles(hardware);
+  for (int dim = 0; dim < spec::kNumTileDims; ++dim) {
+    const std::int64_t extent = extents_[size_t(dim)];
+    tiles_[size_t(dim)].assign(size_t(extent + 1), 0);
+    for (std::int64_t t = 1; t <= extent; ++t) tiles_[size_t(dim)][size_t(t)] = spec::ceil_div(extent, t);
+  }
+  const auto span_sums = [&](int outputs, int taps, std::int64_t stride, std::int64_t dilation) {
+    const std::int64_t out_extent = extents_[size_t(outputs)], tap_extent = extents_[size_t(taps)];
+    std::vector<std::int64_t> sums(size_t((out_extent + 1) * (tap_extent + 1)), 0);
+    for (std::int64_t t_out = 1; t_out <= out_extent; ++t_out)
+      for (std::int64_t t_tap = 1; t_tap <= tap_extent; ++t_tap) {
+        const DimParts out = split(out_extent, t_out), tap = split(tap_extent, t_tap);
+        std::int64_t sum = 0;
+        for (int i = 0; i < out.parts; ++i)
+          for (int j = 0; j < tap.parts; ++j)
+            sum += out.count[i] * tap.count[j] * window_span(out.size[i], tap.size[j], stride, dilation);
+        sums[size_t(t_out * (tap_extent + 1) + t_tap)] = sum;
+      }
+    return sums;
+  };
+  span_sum_x_ = span_sums(spec::kDimX, spec::kDimR, layer.stride_x, layer.dilation_x);
+  span_sum_y_ = span_sums(spec::kDimY, spec::kDimS, layer.stride_y, layer.dilation_y);
+}
+
+// Why it is a bound (cost_loop_nest, compute_cycles, memory_time): total ≥ compute, since the memory stall is never
+// negative; a phase's weight beats are at least what the phase overlap hides behind them; what the overlap takes
+// from the first step of a configuration run (at most `spacing` − 1) the run's drain adds back (`spacing` − 1). So
+// compute ≥ Σ over steps of max(1, DN cycles, RN cycles) ≥ max(steps, Σ RN cycles, Σ inputs / dn_bw), plus one
+// configuration and fill, plus the non-negative overheads. Both sums factor over the dimensions' full and edge
+// tiles: RN cycles depend on t_K alone, and a step's inputs are t_N·t_C·span(t_X', t_R)·span(t_Y', t_S), or at
+// least t_N·t_C·span(t_X', t_R) when the tile forwards in the MN (Σ over the tiles of a dimension of t_d is D).
+double CyclesLowerBound::operator()(const spec::Tile& tile) const {
+  const spec::Layer& layer = *layer_;
+  std::int64_t tiles[spec::kNumTileDims];
+  for (int dim = 0; dim < spec::kNumTileDims; ++dim) tiles[dim] = tiles_[size_t(dim)][size_t(tile[dim])];
+  const std::int64_t folds_by_group = layer.groups * tiles[spec::kDimR] * tiles[spec::kDimS] * tiles[spec::kDimC];
+  const std::int64_t phases = folds_by_group * tiles[spec::kDimK];
+  const std::int64_t steps_per_phase = tiles[spec::kDimN] * tiles[spec::kDimX] * tiles[spec::kDimY];
+  const std::int64_t steps = phases * steps_per_phase;
+  // Σ over the K tiles of one sweep of a step's RN cycles, ⌈t_K·replicas / rn_bw⌉.
+  const std::int64_t replicas = tile[spec::kDimN] * tile[spec::kDimX] * tile[spec::kDimY];
+  const std::int64_t filters = extents_[spec::kDimK], t_k = tile[spec::kDimK];
+  const auto rn_cycles_of = [&](std::int64_t vns) {
+    return rn_shift_ >= 0 ? (vns + rn_bw_ - 1) >> rn_shift_ : spec::ceil_div(vns, rn_bw_);
+  };
+  const std::int64_t full_k = filters / t_k, edge_k = filters - full_k * t_k;
+  const std::int64_t rn_per_k_sweep =
+      full_k * rn_cycles_of(t_k * replicas) + (edge_k ? rn_cycles_of(edge_k * replicas) : 0);
+  const double rn_cycles =
+      static_cast<double>(folds_by_group * steps_per_phase) * static_cast<double>(rn_per_k_sweep);
+  const std::int64_t taps_x = extents_[spec::kDimR], taps_y = extents_[spec::kDimS];
+  const std::int64_t x_sum = span_sum_x_[size_t(tile[spec::kDimX] * (taps_x + 1) + tile[spec::kDimR])];
+  const std::int64_t y_sum = spec::uses_mn_forwarding(layer, tile)
+                                 ? tiles[spec::kDimY] * tiles[spec::kDimS]
+                                 : span_sum_y_[size_t(tile[spec::kDimY] * (taps_y + 1) + tile[spec::kDimS])];
+  const double inputs = static_cast<double>(layer.groups * tiles[spec::kDimK] * extents_[spec::kDimN] *
+                                            extents_[spec::kDimC]) *
+                        static_cast<double>(x_sum) * static_cast<double>(y_sum);
+  const double streaming = std::max({static_cast<double>(steps), rn_cycles, inputs / dn_bw_});
+  return streaming + static_cast<double>(steps) * step_overhead_ + static_cast<double>(phases) * phase_cost_ + fixed_;
+}
+
 void evaluate_orders(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
                      const std::vector<spec::SdmOrder>& orders, bool lower_bound,
                      const std::function<void(const spec::CostReport&)>& visit) {

@@ -2,6 +2,7 @@
 // (ragged edge tiles are costed as they are, not averaged). Equations and sources: docs/model.md.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <vector>
 
@@ -35,6 +36,26 @@ spec::CostReport evaluate_lower_bound(const spec::Layer& layer, const spec::Hard
 void evaluate_orders(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
                      const std::vector<spec::SdmOrder>& orders, bool lower_bound,
                      const std::function<void(const spec::CostReport&)>& visit);
+
+// A lower bound on the total cycles of any mapping with this fabric tile (any SDM level), from the tile sizes
+// alone (docs/model.md, "Search": the cycle bound): the search skips a tile whose bound cannot beat the lists it
+// could enter, so the result stays the exact optimum. Built once per layer and fabric (tables over the tile sizes of
+// each dimension); a call is table lookups and a few multiplications: it runs for every tile of the space.
+class CyclesLowerBound {
+ public:
+  CyclesLowerBound(const spec::Layer& layer, const spec::Hardware& hardware);
+  double operator()(const spec::Tile& tile) const;
+
+ private:
+  const spec::Layer* layer_;
+  std::array<std::int64_t, spec::kNumTileDims> extents_{};
+  std::array<std::vector<std::int64_t>, spec::kNumTileDims> tiles_;  // [d][t]: ⌈D/t⌉
+  // [t_out·(taps + 1) + t_taps]: Σ over the output tiles × tap tiles of their window span, for X'/R and Y'/S.
+  std::vector<std::int64_t> span_sum_x_, span_sum_y_;
+  std::int64_t rn_bw_ = 1;
+  int rn_shift_ = -1;  // log2(rn_bw) when it is a power of two
+  double dn_bw_ = 1, step_overhead_ = 0, phase_cost_ = 0, fixed_ = 0;
+};
 
 // Puts these DN/RN traversal counts into the report and recomputes its energy (the rest of the report does not
 // depend on them).

@@ -7,41 +7,20 @@
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
+#include <map>
 #include <memory>
 
 #include "mapper/cost_model.hpp"
 #include "mapper/sdm_space.hpp"
+#include "mapper/top_k.hpp"
 
 namespace maeri::mapper {
-namespace {
-
-// A bounded best-first list; k is small (tens), so sorted insertion is cheapest.
-class TopK {
- public:
-  TopK(std::size_t k, Objective objective) : k_(k), objective_(objective) {}
-  bool would_accept(const spec::CostReport& report) const {
-    return items_.size() < k_ || better(report, items_.back(), objective_);
-  }
-  void offer(const spec::CostReport& report) {
-    if (!would_accept(report)) return;
-    auto at = std::upper_bound(items_.begin(), items_.end(), report,
-                               [this](const spec::CostReport& a, const spec::CostReport& b) { return better(a, b, objective_); });
-    items_.insert(at, report);
-    if (items_.size() > k_) items_.pop_back();
-  }
-  const std::vector<spec::CostReport>& items() const { return items_; }
-
- private:
-  std::size_t k_;
-  Objective objective_;
-  std::vector<spec::CostReport> items_;
-};
-
-}  // namespace
 
 const char* to_string(Objective objective) {
   switch (objective) {
@@ -91,32 +70,39 @@ namespace {
 // The lists one pass keeps: the top-k of the space and, when rule losses are wanted, the best tile under each
 // rule alone.
 struct Ranking {
-  Ranking(std::size_t k, Objective objective) : all(k, objective) {
-    for (auto& list : per_rule) list = TopK(1, objective);
+  Ranking(std::size_t k, Objective objective, bool deferred = false) : all(k, objective, deferred) {
+    for (auto& list : per_rule) list = TopK(1, objective, deferred);
   }
   TopK all;
   std::array<TopK, kNumPruningRules> per_rule{TopK(1, Objective::Runtime), TopK(1, Objective::Runtime),
                                               TopK(1, Objective::Runtime), TopK(1, Objective::Runtime)};
   std::uint64_t evaluated = 0, exact_evaluations = 0;
+  // Exact reports computed so far, by tile: the lists often hold the same tile (deferred refinement).
+  std::map<spec::Tile, spec::CostReport> refined;
 };
 
-// Calls visit(tile) for every tile of the space, spread over threads; `make` builds each thread's state.
+// Calls visit(tile) for every tile of the space, spread over threads; `make` builds each thread's state. The
+// threads take the prefixes in their order, one at a time (not the halves a range split would give them), so
+// every thread meets the promising prefixes first and its lists and the cycle bound tighten early.
 template <typename State, typename Make, typename Visit>
 tbb::enumerable_thread_specific<State> walk(const TileSpace& space, const std::vector<TileSpace::Prefix>& prefixes,
                                             Make&& make, Visit&& visit) {
   tbb::enumerable_thread_specific<State> states(make);
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, prefixes.size(), 1),
-                    [&](const tbb::blocked_range<std::size_t>& range) {
-                      State& state = states.local();
-                      for (std::size_t i = range.begin(); i != range.end(); ++i)
-                        space.enumerate_outputs_inline(prefixes[i], [&](const spec::Tile& tile) { visit(state, tile); });
-                    });
+  std::atomic<std::size_t> next{0};
+  const int workers = static_cast<int>(std::min<std::size_t>(
+      tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism),
+      static_cast<std::size_t>(tbb::this_task_arena::max_concurrency())));
+  tbb::parallel_for(0, std::max(1, workers), [&](int) {
+    State& state = states.local();
+    for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < prefixes.size();)
+      space.enumerate_outputs_inline(prefixes[i], [&](const spec::Tile& tile) { visit(state, tile); });
+  });
   return states;
 }
 
 // Whether a tile whose report is at best `lower` can still enter `list` of k exact reports.
-bool may_enter(const spec::CostReport& lower, const TopK& list, std::size_t k, Objective objective) {
-  return list.items().size() < k || !better(list.items().back(), lower, objective);
+bool may_enter(const spec::CostReport& lower, const TopK& list, Objective objective) {
+  return !list.kth() || !better(*list.kth(), lower, objective);
 }
 
 }  // namespace
@@ -138,6 +124,8 @@ class ComputeTopK {
     if (items_.size() > k_) items_.pop_back();
   }
   const std::vector<std::pair<double, spec::Tile>>& items() const { return items_; }
+  // Whether a tile of at least `compute` cycles could still enter.
+  bool may_enter(double compute) const { return items_.size() < k_ || !(compute > items_.back().first); }
 
  private:
   std::size_t k_;
@@ -145,10 +133,11 @@ class ComputeTopK {
 };
 
 struct FabricPass {
-  FabricPass(std::size_t k, Objective objective, std::size_t candidates) : ranking(k, objective), by_compute(candidates) {}
+  FabricPass(std::size_t k, Objective objective, std::size_t candidates, bool keep_ties)
+      : ranking(k, objective, keep_ties), by_compute(candidates) {}
   Ranking ranking;
   ComputeTopK by_compute;
-  std::uint64_t joint_space = 0;
+  std::uint64_t joint_space = 0, bounded = 0;
 };
 
 // Per SDM dimension and fabric tile size T, the number of SDM tile candidates (sdm_block_candidates), so the
@@ -183,11 +172,27 @@ SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, co
   const bool joint = options.joint.enabled;
   const std::size_t joint_candidates = static_cast<std::size_t>(std::max(1, options.joint.candidates));
   // Offers a report to the lists it may enter (`admit` decides per list: all = -1, rule index otherwise).
-  const auto offer = [&](Ranking& ranking, const spec::CostReport& report, const auto& admit) {
-    if (admit(-1)) ranking.all.offer(report);
+  // With the runtime objective the exact counts are needed only to break ties in cycles and for the reports the
+  // lists keep (`deferred_exact`, TopK): the lists take the lower-bound reports and refine what they must.
+  const bool deferred_exact = bool(options.exact) && objective == Objective::Runtime;
+  const auto refiner = [&](Ranking& ranking) {
+    return [&](spec::CostReport& report) {
+      const auto found = ranking.refined.find(report.tile);
+      if (found != ranking.refined.end()) {
+        report = found->second;
+        return;
+      }
+      options.exact(report);
+      ++ranking.exact_evaluations;
+      ranking.refined.emplace(report.tile, report);
+    };
+  };
+  const auto offer = [&](Ranking& ranking, const spec::CostReport& report, const auto& admit, bool exact) {
+    const auto refine = refiner(ranking);
+    if (admit(-1)) ranking.all.offer(report, exact, refine);
     if (!rule_losses) return;
     for (int rule = 0; rule < kNumPruningRules; ++rule)
-      if (admit(rule)) ranking.per_rule[size_t(rule)].offer(report);
+      if (admit(rule)) ranking.per_rule[size_t(rule)].offer(report, exact, refine);
   };
   // The pruning rules' lists take single-level mappings only: their losses are those of the fabric level.
   const auto rule_holds = [&](const spec::Tile& tile, int rule) {
@@ -203,15 +208,15 @@ SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, co
   const auto rank = [&](Ranking& ranking, const spec::CostReport& costed) {
     ++ranking.evaluated;
     const spec::Tile& tile = costed.tile;
-    if (!options.exact) {
-      offer(ranking, costed, [&](int rule) { return rule_holds(tile, rule); });
+    if (!options.exact || deferred_exact) {
+      offer(ranking, costed, [&](int rule) { return rule_holds(tile, rule); }, !options.exact);
       return;
     }
     const spec::CostReport& lower = costed;
     const auto candidate = [&](int rule) {
       if (!rule_holds(tile, rule)) return false;
-      if (rule < 0) return may_enter(lower, ranking.all, k, objective);
-      return may_enter(lower, ranking.per_rule[size_t(rule)], 1, objective);
+      if (rule < 0) return may_enter(lower, ranking.all, objective);
+      return may_enter(lower, ranking.per_rule[size_t(rule)], objective);
     };
     bool any = candidate(-1);
     for (int rule = 0; rule < kNumPruningRules && rule_losses && !any; ++rule) any = candidate(rule);
@@ -219,7 +224,7 @@ SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, co
       spec::CostReport report = lower;  // exact() replaces the traversal counts and the energy
       options.exact(report);
       ++ranking.exact_evaluations;
-      offer(ranking, report, [&](int rule) { return rule_holds(tile, rule); });
+      offer(ranking, report, [&](int rule) { return rule_holds(tile, rule); }, true);
     }
   };
   const auto consider = [&](Ranking& ranking, const spec::Tile& tile) {
@@ -228,14 +233,17 @@ SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, co
     rank(ranking, costed);
     return costed.cycles.compute();
   };
+  const auto merge_list = [&](Ranking& into, TopK& list, const TopK& local) {
+    for (std::size_t i = 0; i < local.items().size(); ++i) list.offer(local.items()[i], local.exact(i), refiner(into));
+  };
   const auto merge = [&](Ranking& into, const Ranking& local) {
-    for (const auto& report : local.all.items()) into.all.offer(report);
+    merge_list(into, into.all, local.all);
     for (int rule = 0; rule < kNumPruningRules; ++rule)
-      for (const auto& report : local.per_rule[size_t(rule)].items()) into.per_rule[size_t(rule)].offer(report);
+      merge_list(into, into.per_rule[size_t(rule)], local.per_rule[size_t(rule)]);
   };
 
   SearchResult result;
-  Ranking merged(k, objective);
+  Ranking merged(k, objective, deferred_exact);
   // Prefixes that map many multiplier switches come first, so good tiles fill the lists early and, with exact
   // traffic, few tiles need the exact counts.
   std::vector<TileSpace::Prefix> prefixes = space.prefixes();
@@ -243,23 +251,49 @@ SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, co
     return a.r * a.s * a.c * a.k > b.r * b.s * b.c * b.k;
   });
   const auto counts = joint ? candidate_counts(layer, hardware) : std::array<std::vector<std::uint64_t>, spec::kNumSdmDims>{};
-  const auto make = [&] { return FabricPass(k, objective, joint ? joint_candidates : 0); };
+  const auto make = [&] { return FabricPass(k, objective, joint ? joint_candidates : 0, deferred_exact); };
+  // The cycle bound (runtime objective): a tile is skipped when its bound is beyond the k-th report of the top-k,
+  // the best report of every rule list it satisfies and, in a joint search, the compute cycles of the last of the
+  // best fabric tiles by compute. Total and compute cycles are both at least the bound, and lists only take
+  // strictly better reports once full, so nothing a list would have kept is skipped. The margin keeps rounding
+  // of the costed sums from mattering.
+  const bool use_bound = options.bound && objective == Objective::Runtime;
+  const CyclesLowerBound cycles_bound(layer, hardware);
+  const auto ruled_out = [&](const FabricPass& pass, const spec::Tile& tile) {
+    const double bound = cycles_bound(tile) * (1 - 1e-9);
+    const auto beyond = [&](const TopK& list) {
+      return list.kth() && bound > objective_value(*list.kth(), objective);
+    };
+    if (!beyond(pass.ranking.all)) return false;
+    if (joint && pass.by_compute.may_enter(bound)) return false;
+    for (int rule = 0; rule < kNumPruningRules && rule_losses; ++rule)
+      if (!beyond(pass.ranking.per_rule[size_t(rule)]) && rule_holds(tile, rule)) return false;
+    return true;
+  };
   auto states = walk<FabricPass>(space, prefixes, make, [&](FabricPass& pass, const spec::Tile& tile) {
+    if (joint) {
+      std::uint64_t sdm_tiles = 1;
+      for (int d = 0; d < spec::kNumSdmDims; ++d) sdm_tiles *= counts[size_t(d)][size_t(tile[spec::sdm_tile_dim(d)])];
+      pass.joint_space += sdm_tiles * 120;
+    }
+    if (use_bound && ruled_out(pass, tile)) {
+      ++pass.ranking.evaluated;
+      ++pass.bounded;
+      return;
+    }
     const double compute = consider(pass.ranking, tile);
-    if (!joint) return;
-    pass.by_compute.offer(compute, tile);
-    std::uint64_t sdm_tiles = 1;
-    for (int d = 0; d < spec::kNumSdmDims; ++d) sdm_tiles *= counts[size_t(d)][size_t(tile[spec::sdm_tile_dim(d)])];
-    pass.joint_space += sdm_tiles * 120;
+    if (joint) pass.by_compute.offer(compute, tile);
   });
   ComputeTopK by_compute(joint_candidates);
   for (const FabricPass& local : states) {
     result.evaluated += local.ranking.evaluated;
     result.exact_evaluations += local.ranking.exact_evaluations;
     result.joint_space += local.joint_space;
+    result.bounded += local.bounded;
     merge(merged, local.ranking);
     for (const auto& [compute, tile] : local.by_compute.items()) by_compute.offer(compute, tile);
   }
+  merged.all.refine_all(refiner(merged));
   if (!merged.all.items().empty()) result.fabric_optimum = merged.all.items().front();
 
   if (joint && !merged.all.items().empty()) {
@@ -309,12 +343,15 @@ SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, co
     for (const Ranking& local : joint_states) {
       result.joint_evaluated += local.evaluated - seeds.evaluated;
       result.exact_evaluations += local.exact_evaluations - seeds.exact_evaluations;
-      for (const auto& report : local.all.items())
-        if (report.tile.sdm.blocked) merged.all.offer(report);
+      for (std::size_t i = 0; i < local.all.items().size(); ++i)
+        if (local.all.items()[i].tile.sdm.blocked) merged.all.offer(local.all.items()[i], local.all.exact(i), refiner(merged));
     }
     result.joint_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - joint_start).count();
   }
 
+  merged.all.refine_all(refiner(merged));
+  for (auto& list : merged.per_rule) list.refine_all(refiner(merged));
+  result.exact_evaluations += merged.exact_evaluations;
   result.best = merged.all.items();
   result.rule_losses_known = rule_losses;
   if (rule_losses)
