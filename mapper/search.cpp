@@ -77,8 +77,9 @@ struct Ranking {
   std::array<TopK, kNumPruningRules> per_rule{TopK(1, Objective::Runtime), TopK(1, Objective::Runtime),
                                               TopK(1, Objective::Runtime), TopK(1, Objective::Runtime)};
   std::uint64_t evaluated = 0, exact_evaluations = 0;
-  // Exact reports computed so far, by tile: the lists often hold the same tile (deferred refinement).
-  std::map<spec::Tile, spec::CostReport> refined;
+  // Exact counts computed so far: the lists often hold the same tile, or the same tile under other SDM orders.
+  // Keyed by the tile with the default SDM order: the counts do not depend on the order (ExactTraffic).
+  std::map<spec::Tile, std::pair<std::int64_t, std::int64_t>> refined;
 };
 
 // Calls visit(tile) for every tile of the space, spread over threads; `make` builds each thread's state. The
@@ -177,14 +178,16 @@ SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, co
   const bool deferred_exact = bool(options.exact) && objective == Objective::Runtime;
   const auto refiner = [&](Ranking& ranking) {
     return [&](spec::CostReport& report) {
-      const auto found = ranking.refined.find(report.tile);
+      spec::Tile key = report.tile;
+      key.sdm.order = spec::kDefaultSdmOrder;
+      const auto found = ranking.refined.find(key);
       if (found != ranking.refined.end()) {
-        report = found->second;
+        set_traffic(report, found->second.first, found->second.second, hardware);
         return;
       }
       options.exact(report);
       ++ranking.exact_evaluations;
-      ranking.refined.emplace(report.tile, report);
+      ranking.refined.emplace(key, std::make_pair(report.counts.dn_hops, report.counts.rn_hops));
     };
   };
   const auto offer = [&](Ranking& ranking, const spec::CostReport& report, const auto& admit, bool exact) {
@@ -222,8 +225,7 @@ SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, co
     for (int rule = 0; rule < kNumPruningRules && rule_losses && !any; ++rule) any = candidate(rule);
     if (any) {
       spec::CostReport report = lower;  // exact() replaces the traversal counts and the energy
-      options.exact(report);
-      ++ranking.exact_evaluations;
+      refiner(ranking)(report);
       offer(ranking, report, [&](int rule) { return rule_holds(tile, rule); }, true);
     }
   };

@@ -28,7 +28,9 @@ double objective_value(const spec::CostReport& report, Objective objective);
 bool better(const spec::CostReport& a, const spec::CostReport& b, Objective objective);
 
 // Replaces the model's DN/RN traversal estimates of a report by the exact counts (codegen's
-// refine_with_exact_traffic; the mapper cannot compute them: they need the VN placement and the ART words).
+// refine_with_exact_traffic; the mapper cannot compute them: they need the VN placement and the ART words) and
+// recomputes the energy (set_traffic). The counts depend on the fabric tile and the SDM blocks, not on the SDM loop
+// order (docs/model.md, "SDM level"), so the search reuses them across orders.
 using ExactTraffic = std::function<void(spec::CostReport&)>;
 
 // The SDM level of the two-level map space (docs/mapping.md, "Search of the joint space"): when enabled, the
