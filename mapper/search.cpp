@@ -250,7 +250,7 @@ SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, co
     pass.by_compute.offer(compute, tile);
     std::uint64_t sdm_tiles = 1;
     for (int d = 0; d < spec::kNumSdmDims; ++d) sdm_tiles *= counts[size_t(d)][size_t(tile[spec::sdm_tile_dim(d)])];
-    pass.joint_space += sdm_tiles * 120;
+    pass.joint_space += sdm_tiles * 120 * spec::kPhaseOrders.size();
   });
   ComputeTopK by_compute(joint_candidates);
   for (const FabricPass& local : states) {
@@ -291,12 +291,18 @@ SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, co
     }
     result.joint_fabric_tiles = fabric_tiles.size();
     // Each thread starts from the single-level top-k, so that with exact traffic only mappings that can beat it
-    // get their exact counts; only the SDM-level mappings it adds are merged back.
+    // get their exact counts; only the mappings it adds (SDM levels, the filters-outer phase order) are merged back.
     tbb::enumerable_thread_specific<Ranking> joint_states([&] { return merged; });
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, fabric_tiles.size(), 1),
                       [&](const tbb::blocked_range<std::size_t>& range) {
                         Ranking& ranking = joint_states.local();
-                        for (std::size_t i = range.begin(); i != range.end(); ++i)
+                        for (std::size_t i = range.begin(); i != range.end(); ++i) {
+                          // The single-level mapping in the other phase order, where that can change its cost.
+                          if (distinct_phase_orders(layer, fabric_tiles[i]).size() > 1) {
+                            spec::Tile filters_outer = fabric_tiles[i];
+                            filters_outer.phase_order = spec::PhaseOrder::FiltersOuter;
+                            consider(ranking, filters_outer);
+                          }
                           for_each_sdm_tile(layer, hardware, fabric_tiles[i],
                                             [&](const spec::Tile& mapping, const std::vector<spec::SdmOrder>& orders) {
                                               evaluate_orders(layer, hardware, mapping, orders, bool(options.exact),
@@ -304,13 +310,14 @@ SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, co
                                                                 rank(ranking, report);
                                                               });
                                             });
+                        }
                       });
     Ranking seeds = merged;
     for (const Ranking& local : joint_states) {
       result.joint_evaluated += local.evaluated - seeds.evaluated;
       result.exact_evaluations += local.exact_evaluations - seeds.exact_evaluations;
       for (const auto& report : local.all.items())
-        if (report.tile.sdm.blocked) merged.all.offer(report);
+        if (report.tile.sdm.blocked || report.tile.phase_order != spec::kDefaultPhaseOrder) merged.all.offer(report);
     }
     result.joint_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - joint_start).count();
   }
