@@ -91,7 +91,7 @@ class CeilDivider {
 // outwards: n copies of an inner sequence Q under the same outer flag merge their boundary runs exactly when Q
 // starts and ends with the same shape.
 struct ShapeRuns {
-  std::array<std::int64_t, 16> runs;  // runs per shape
+  std::array<std::int64_t, 16> runs;  // runs per shape (shape_runs sets all 16 by its last level)
   std::int64_t total() const {
     std::int64_t sum = 0;
     for (std::int64_t r : runs) sum += r;
@@ -115,12 +115,14 @@ ShapeRuns shape_runs(const DimParts* parts, std::int64_t groups, spec::PhaseOrde
     const DimParts& d = parts[dim];
     const std::int64_t full = d.count[0], edge = d.parts == 2 ? 1 : 0;
     const int bit = 1 << dim;
+    // The inner sequence's shapes are the subsets of `placed`; each gives the outer shape without and with `bit`,
+    // which together are every subset of placed + bit, each set once. Only those entries are touched (walking the
+    // subsets, not all 16): this runs for every ragged tile of the search.
     ShapeRuns outer;
-    outer.runs.fill(0);
-    for (unsigned shape = 0; shape < 16; ++shape) {
-      if (shape & ~placed) continue;
-      outer.runs[shape] += full * inner.runs[shape];
-      outer.runs[shape | unsigned(bit)] += edge * inner.runs[shape];
+    for (unsigned shape = placed;; shape = (shape - 1) & placed) {
+      outer.runs[shape] = full * inner.runs[shape];
+      outer.runs[shape | unsigned(bit)] = edge * inner.runs[shape];
+      if (shape == 0) break;
     }
     if (full > 1 && first == last) outer.runs[size_t(first)] -= full - 1;  // the full copies join up
     first = full > 0 ? first : (first | bit);

@@ -60,7 +60,9 @@ bool phase_order_matters(const Layer& layer, const Tile& tile) {
 }
 
 PhaseOrder effective_phase_order(const Layer& layer, const Tile& tile) {
-  return phase_order_matters(layer, tile) ? tile.phase_order : PhaseOrder::FoldsOuter;
+  // The default first: the search costs many tiles, nearly all in it.
+  return tile.phase_order != PhaseOrder::FoldsOuter && phase_order_matters(layer, tile) ? tile.phase_order
+                                                                                       : PhaseOrder::FoldsOuter;
 }
 
 std::string to_string(const Tile& tile) {
