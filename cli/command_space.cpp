@@ -80,7 +80,7 @@ int run_space(const SpaceOptions& options) {
     fmt::print("    {:<34} {:>16}   (mean {:.1f} per fabric tile)\n", "SDM tiles, summed over fabric tiles",
                sdm_tiles, raw > 0 ? double(sdm_tiles) / double(raw) : 0.0);
     fmt::print("    {:<34} {:>16}   (at most 54 distinct costs per SDM tile)\n", "SDM loop orders", 120);
-    fmt::print("    {:<34} {:>16}   (folds-outer, filters-outer; distinct only with a ragged tile)\n",
+    fmt::print("    {:<34} {:>16}   (folds-outer, filters-outer; docs/mapping.md, \"Phase order\")\n",
                "phase orders (inside a block)", spec::kPhaseOrders.size());
     fmt::print("    {:<34} {:>16}   ({} mappings costed over {} fabric tiles, {})\n", "joint: SDM tiles x both orders",
                result.joint_space, result.joint_evaluated, result.joint_fabric_tiles,
