@@ -38,6 +38,7 @@ struct MapOptions {
   std::string order;
   bool two_level = false;
   std::uint64_t joint_budget = mapper::JointSearch{}.budget;
+  std::string phase_order;
   std::string prune;
   std::string json;
   std::string csv;
@@ -57,6 +58,9 @@ void print_row(const std::string& label, const spec::CostReport& r) {
   if (r.tile.sdm.blocked)
     fmt::print("  {:<9} SDM tile (B_K,B_C,B_N,B_X',B_Y') = ({}), order {} (outer to inner)\n", "",
                spec::blocks_text(r.tile.sdm), spec::order_text(r.tile.sdm.order));
+  if (r.tile.phase_order != spec::kDefaultPhaseOrder)
+    fmt::print("  {:<9} phase order {} (filter tiles outside the reduction folds)\n", "",
+               spec::phase_order_text(r.tile.phase_order));
 }
 
 void print_header() {
@@ -106,6 +110,15 @@ int run_map(const MapOptions& options) {
                               "'" + options.order + "' is not a permutation of K, C, N, X, Y: " + problem);
       fixed_tile->sdm.order = *spec::parse_order(options.order);
     }
+    if (!options.phase_order.empty()) {
+      const auto order = spec::parse_phase_order(options.phase_order);
+      if (!order)
+        throw spec::SpecError({"command line", 0, 0}, "--phase-order",
+                              "expected folds-outer or filters-outer, found '" + options.phase_order + "'");
+      fixed_tile->phase_order = *order;
+    }
+  } else if (!options.phase_order.empty()) {
+    throw spec::SpecError({"command line", 0, 0}, "--phase-order", "a phase order applies to a fixed tile: add --tile");
   } else if (!options.sdm.empty() || !options.order.empty()) {
     throw spec::SpecError({"command line", 0, 0}, options.sdm.empty() ? "--order" : "--sdm",
                           "an SDM tile or order applies to a fixed tile: add --tile");
@@ -288,6 +301,8 @@ void add_map_command(CLI::App& app, Action& action) {
   command->add_option("--tile", options->tile, "cost this tile instead of searching: T_R,T_S,T_C,T_K,T_N,T_X',T_Y'");
   command->add_option("--sdm", options->sdm, "with --tile: its SDM tile B_K,B_C,B_N,B_X',B_Y' (docs/mapping.md)");
   command->add_option("--order", options->order, "with --sdm: the SDM loop order, outer to inner (default KCNXY)");
+  command->add_option("--phase-order", options->phase_order,
+                      "with --tile: folds-outer (default) or filters-outer, the fabric loops' order (docs/mapping.md)");
   command->add_flag("--two-level", options->two_level,
                     "search the joint space: fabric tile x SDM tile x SDM loop order (docs/mapping.md)");
   command->add_option("--joint-budget", options->joint_budget,

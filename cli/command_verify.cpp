@@ -286,7 +286,11 @@ int run_verify(const VerifyOptions& options) {
       if (row.metric == testbench::kTotalCycles)
         max_total_error = std::max(max_total_error, std::fabs(row.error_percent()));
     }
-    fmt::print("\nlayer {} tile {} ({} image bytes): {}  [{:.2f} s{}]\n", job.layer.name, tile_text, run.image_bytes,
+    const std::string order_text = job.tile.phase_order == spec::kDefaultPhaseOrder
+                                       ? ""
+                                       : fmt::format(" {}", spec::phase_order_text(job.tile.phase_order));
+    fmt::print("\nlayer {} tile {}{} ({} image bytes): {}  [{:.2f} s{}]\n", job.layer.name, tile_text, order_text,
+               run.image_bytes,
                board.summary(), merged.shard_seconds,
                merged.shards > 1 ? fmt::format(" in {} shards; cycles, stalls, DRAM bytes, SDM fills and energy are "
                                                "sums over the shards (not exact)", merged.shards)

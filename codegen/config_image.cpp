@@ -112,7 +112,8 @@ std::uint32_t layer_type_code(spec::LayerType type) {
 }  // namespace
 
 std::uint16_t image_format_version(const ConfigImage& image) {
-  return image.tile.sdm.blocked ? kImageFormatVersion : kSingleLevelImageFormatVersion;
+  if (image.tile.phase_order != spec::kDefaultPhaseOrder) return kImageFormatVersion;
+  return image.tile.sdm.blocked ? kSdmImageFormatVersion : kSingleLevelImageFormatVersion;
 }
 
 std::array<std::int64_t, kLoopRegisters> loop_register_extents(const spec::Layer& layer) {
@@ -173,7 +174,11 @@ std::vector<std::uint8_t> encode_image(const ConfigImage& image) {
   out.u8(layer_type_code(layer.type));
   for (const spec::LayerShapeField& field : spec::kLayerShapeFields) out.u32(std::uint32_t(layer.*field.member));
   for (int d = 0; d < spec::kNumTileDims; ++d) out.u32(std::uint32_t(image.tile[d]));
-  if (image.tile.sdm.blocked) {  // version 4: the SDM level
+  if (image_format_version(image) == kImageFormatVersion) {  // version 5: the phase order, the SDM level's flag
+    out.u8(std::uint8_t(image.tile.phase_order));
+    out.u8(image.tile.sdm.blocked ? 1 : 0);
+  }
+  if (image.tile.sdm.blocked) {  // versions 4 and 5: the SDM level
     for (std::int64_t block : image.tile.sdm.block) out.u32(std::uint32_t(block));
     for (std::uint8_t dim : image.tile.sdm.order) out.u8(dim);
   }
@@ -204,8 +209,8 @@ ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
     throw ImageError(fmt::format("{}: not a MAERI configuration image (the file does not start with 'MAERIIMG')",
                                  source));
   const std::uint32_t version = in.u16("the format version");
-  if (version != kImageFormatVersion && version != kSingleLevelImageFormatVersion)
-    throw ImageError(fmt::format("{}: unsupported image format version {} (this build reads versions {} and {})",
+  if (version < kSingleLevelImageFormatVersion || version > kImageFormatVersion)
+    throw ImageError(fmt::format("{}: unsupported image format version {} (this build reads versions {} to {})",
                                  source, version, kSingleLevelImageFormatVersion, kImageFormatVersion));
   if (bytes.size() > kMaxImageBytes)
     throw ImageError(fmt::format("{}: the image has {} bytes, more than the largest valid image ({} bytes)", source,
@@ -262,7 +267,22 @@ ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
     at.tile[d] = in.offset();
     image.tile[d] = in.u32("the tile sizes");
   }
+  bool has_sdm = version == kSdmImageFormatVersion;
   if (version == kImageFormatVersion) {
+    at.phase_order = in.offset();
+    const std::uint32_t order = in.u8("the phase order");
+    if (order > 1)
+      throw ImageError(fmt::format("{}: byte {}: phase_order is {}, expected 0 (folds-outer) or 1 (filters-outer)",
+                                   source, at.phase_order, order));
+    image.tile.phase_order = spec::PhaseOrder(order);
+    at.sdm_flag = in.offset();
+    const std::uint32_t flag = in.u8("the SDM level flag");
+    if (flag > 1)
+      throw ImageError(fmt::format("{}: byte {}: sdm flag is {}, expected 0 (no SDM level) or 1", source, at.sdm_flag,
+                                   flag));
+    has_sdm = flag == 1;
+  }
+  if (has_sdm) {
     spec::SdmLevel& sdm = image.tile.sdm;
     sdm.blocked = true;
     at.sdm = in.offset();
@@ -363,6 +383,9 @@ std::vector<std::uint8_t> from_readmemh(const std::string& text, const std::stri
 
 std::string disassemble(const ConfigImage& image) {
   std::string text;
+  if (image.tile.phase_order != spec::kDefaultPhaseOrder)
+    text += fmt::format("      phase order {}: the k0 loop runs outside r0, s0, c0\n",
+                        spec::phase_order_text(image.tile.phase_order));
   if (image.tile.sdm.blocked)
     text += fmt::format("      SDM tile (B_K,B_C,B_N,B_X',B_Y') = ({}), order {} (outer to inner): SDM loops over "
                         "kb, cb, nb, xb, yb; c0, k0 count from cb, kb\n",
@@ -411,6 +434,7 @@ std::string to_json(const ConfigImage& image) {
   root["tile"] = spec::to_compact_string(image.tile);
   if (image.tile.sdm.blocked)
     root["sdm"] = {{"tile", spec::blocks_text(image.tile.sdm)}, {"order", spec::order_text(image.tile.sdm.order)}};
+  if (image.tile.phase_order != spec::kDefaultPhaseOrder) root["phase_order"] = spec::phase_order_text(image.tile.phase_order);
   ordered_json configurations = ordered_json::array();
   for (const ImageConfiguration& configuration : image.configurations) {
     const PhaseShape& s = configuration.shape;

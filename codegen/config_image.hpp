@@ -19,9 +19,11 @@ namespace maeri::codegen {
 
 inline constexpr char kImageMagic[8] = {'M', 'A', 'E', 'R', 'I', 'I', 'M', 'G'};
 // 2: dense configuration words of config_bw bits; 3: per-axis stride and padding, dilation, groups, GEMM layers,
-// the group register g0; 4: also the SDM level after the tile. The encoder writes version 3 for a single-level
-// mapping and 4 with an SDM level; the decoder reads both.
-inline constexpr std::uint16_t kImageFormatVersion = 4;
+// the group register g0; 4: also the SDM level after the tile; 5: after the tile the phase order and whether an
+// SDM level follows. The encoder writes the lowest version that holds the mapping: 3 for a single-level mapping in
+// the default phase order, 4 with an SDM level, 5 in the filters-outer phase order; the decoder reads all three.
+inline constexpr std::uint16_t kImageFormatVersion = 5;
+inline constexpr std::uint16_t kSdmImageFormatVersion = 4;
 inline constexpr std::uint16_t kSingleLevelImageFormatVersion = 3;
 
 // The fabric parameters an image depends on (the rest of the hardware spec does not change the bits).
@@ -66,7 +68,7 @@ inline constexpr const char* kLoopRegisterNames[kLoopRegisters] = {"r0", "s0", "
 std::array<std::int64_t, kLoopRegisters> loop_register_extents(const spec::Layer& layer);
 const char* register_name(std::uint32_t reg);  // "r0" … "yb", "?" past the last
 struct ConfigImage;
-std::uint16_t image_format_version(const ConfigImage& image);  // 3 without an SDM level, 4 with one
+std::uint16_t image_format_version(const ConfigImage& image);  // 3, 4 with an SDM level, 5 filters-outer
 
 struct Instruction {
   Opcode opcode = Opcode::End;

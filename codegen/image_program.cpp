@@ -13,8 +13,8 @@ namespace maeri::codegen {
 namespace {
 
 // Emits the loop program: the SDM loops (with an SDM level) in the mapping's order over registers kb, cb, nb, xb,
-// yb, then the fabric's FOR per tiled dimension R, S, C, K, each split into its full tiles and its ragged edge
-// tile (whose configuration differs). c0 and k0 count from cb and kb, so the fabric loops of a C or K block are
+// yb, then the fabric's FOR per tiled dimension R, S, C, K in the mapping's phase order (R S C K or K R S C), each
+// split into its full tiles and its ragged edge tile (whose configuration differs). c0 and k0 count from cb and kb, so the fabric loops of a C or K block are
 // emitted per block extent: one body for the full blocks, one for the edge block.
 struct Emitter {
   const LayerProgram& program;
@@ -22,8 +22,8 @@ struct Emitter {
   std::array<int, 4> extent{}, tile{};  // R, S, C, K: the layer's, and the fabric tile
   std::vector<Instruction> code;
 
-  void fabric(int dim, std::array<int, 4> sizes, const std::array<int, 4>& range) {
-    if (dim == 4) {
+  void fabric(int level, std::array<int, 4> sizes, const std::array<int, 4>& range) {
+    if (level == 4) {
       PhaseShape shape = program.configurations.front().placement.shape;
       shape.t_r = sizes[0];
       shape.t_s = sizes[1];
@@ -34,18 +34,19 @@ struct Emitter {
       code.push_back({Opcode::Stream, {}});
       return;
     }
+    const int dim = spec::fabric_loop_nest(program.tile.phase_order)[size_t(level)];  // also its register
     const int length = range[size_t(dim)], size = tile[size_t(dim)];
     const int full = length / size, edge = length % size;
     if (full > 0) {
       code.push_back({Opcode::For, {std::uint32_t(dim), 0, std::uint32_t(full), std::uint32_t(size)}});
       sizes[size_t(dim)] = size;
-      fabric(dim + 1, sizes, range);
+      fabric(level + 1, sizes, range);
       code.push_back({Opcode::EndFor, {}});
     }
     if (edge > 0) {
       code.push_back({Opcode::For, {std::uint32_t(dim), std::uint32_t(full * size), 1, std::uint32_t(size)}});
       sizes[size_t(dim)] = edge;
-      fabric(dim + 1, sizes, range);
+      fabric(level + 1, sizes, range);
       code.push_back({Opcode::EndFor, {}});
     }
   }

@@ -39,12 +39,13 @@ inline constexpr std::int64_t kMaxLayerMacs = std::int64_t{1} << 32;
 inline constexpr std::int64_t kMaxExpandedProgramBytes = std::int64_t{1} << 30;
 // Upper bound of the fabric cycles of one run with ideal memory (configuration writes, weight and step beats).
 inline constexpr std::int64_t kMaxFabricCycles = std::int64_t{1} << 34;
-// Largest image file: header, the two names at their u16 maximum, the layer, the tile and an SDM level,
+// Largest image file: header, the two names at their u16 maximum, the layer, the tile, the phase order and SDM
+// flag, an SDM level,
 // kMaxImageConfigurations configurations of
 // kMaxImageMultiplierSwitches in words of the widest config bus (most padding) and kMaxImageInstructions
 // instructions of the longest kind.
 inline constexpr std::size_t kMaxImageBytes =
-    20 + 16 + 2 * (2 + 65535) + 1 + spec::kLayerShapeFields.size() * 4 + 7 * 4 + spec::kNumSdmDims * (4 + 1) + 4 +
+    20 + 16 + 2 * (2 + 65535) + 1 + spec::kLayerShapeFields.size() * 4 + 7 * 4 + 2 + spec::kNumSdmDims * (4 + 1) + 4 +
     kMaxImageConfigurations *
         (7 * 2 + 1 + 4 +
          std::size_t(spec::configuration_words(kMaxImageMultiplierSwitches, spec::kMaxConfigBusBits) *
@@ -57,7 +58,8 @@ struct ImageFieldOffsets {
   std::size_t layer_name = 0, layer_type = 0;
   std::size_t layer_dims[spec::kLayerShapeFields.size()] = {};  // in the order of spec::kLayerShapeFields
   std::size_t tile[7] = {};        // T_R … T_Y'
-  std::size_t sdm = 0, sdm_order = 0;  // the SDM tile sizes and order (version 4)
+  std::size_t phase_order = 0, sdm_flag = 0;  // version 5
+  std::size_t sdm = 0, sdm_order = 0;  // the SDM tile sizes and order (versions 4 and 5)
   std::size_t configuration_count = 0;
   struct Configuration {
     std::size_t shape = 0;       // t_R … T_Y' as u16, field i at shape + 2·i

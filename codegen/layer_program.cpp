@@ -41,40 +41,49 @@ LayerProgram plan_layer(const spec::Layer& layer, const spec::Hardware& hardware
   const auto fabric_phases = [&](int group, const std::array<int, kNumSdmDims>& block) {
     const int c_end = std::min(C, block[kSdmC] + block_size[kSdmC]);
     const int k_end = std::min(K, block[kSdmK] + block_size[kSdmK]);
-    for (int r0 = 0; r0 < R; r0 += TR)
-      for (int s0 = 0; s0 < S; s0 += TS)
-        for (int c0 = block[kSdmC]; c0 < c_end; c0 += TC)
-          for (int k0 = block[kSdmK]; k0 < k_end; k0 += TK) {
-            PhaseShape shape;
-            shape.t_r = std::min(TR, R - r0);
-            shape.t_s = std::min(TS, S - s0);
-            shape.t_c = std::min(TC, C - c0);
-            shape.t_k = std::min(TK, K - k0);
-            shape.t_n = TN;
-            shape.t_x = TX;
-            shape.t_y = TY;
-            auto found = configuration_of.find(shape);
-            if (found == configuration_of.end()) {
-              PhaseConfiguration configuration;
-              const bool forwarding = phase_forwards(layer, tile, shape);
-              configuration.placement = place_tile(program.num_ms, shape, forwarding);
-              configuration.reduction =
-                  compile_fabric(configuration.placement.layout, configuration.placement.take_forward);
-              found = configuration_of.emplace(shape, int(program.configurations.size())).first;
-              program.configurations.push_back(std::move(configuration));
-            }
-            WeightPhase phase;
-            phase.configuration = found->second;
-            phase.group = group;
-            phase.r0 = r0;
-            phase.s0 = s0;
-            phase.c0 = c0;
-            phase.k0 = k0;
-            phase.block = block;
-            phase.accumulate = r0 > 0 || s0 > 0 || c0 > 0;
-            if (detail == PlanDetail::Steps) add_phase_steps(layer, tile, phase_forwards(layer, tile, shape), phase);
-            program.phases.push_back(std::move(phase));
-          }
+    // R, S, C, K loops nested in the mapping's phase order (spec/phase_order.hpp).
+    const std::array<int, 4> begin = {0, 0, block[kSdmC], block[kSdmK]}, end = {R, S, c_end, k_end},
+                             step = {TR, TS, TC, TK};
+    const std::array<int, 4> nest = fabric_loop_nest(tile.phase_order);
+    std::array<int, 4> origin{};
+    const std::function<void(int)> fabric_loop = [&](int level) {
+      if (level < 4) {
+        const size_t dim = size_t(nest[size_t(level)]);
+        for (origin[dim] = begin[dim]; origin[dim] < end[dim]; origin[dim] += step[dim]) fabric_loop(level + 1);
+        return;
+      }
+      const int r0 = origin[0], s0 = origin[1], c0 = origin[2], k0 = origin[3];
+      PhaseShape shape;
+      shape.t_r = std::min(TR, R - r0);
+      shape.t_s = std::min(TS, S - s0);
+      shape.t_c = std::min(TC, C - c0);
+      shape.t_k = std::min(TK, K - k0);
+      shape.t_n = TN;
+      shape.t_x = TX;
+      shape.t_y = TY;
+      auto found = configuration_of.find(shape);
+      if (found == configuration_of.end()) {
+        PhaseConfiguration configuration;
+        const bool forwarding = phase_forwards(layer, tile, shape);
+        configuration.placement = place_tile(program.num_ms, shape, forwarding);
+        configuration.reduction =
+            compile_fabric(configuration.placement.layout, configuration.placement.take_forward);
+        found = configuration_of.emplace(shape, int(program.configurations.size())).first;
+        program.configurations.push_back(std::move(configuration));
+      }
+      WeightPhase phase;
+      phase.configuration = found->second;
+      phase.group = group;
+      phase.r0 = r0;
+      phase.s0 = s0;
+      phase.c0 = c0;
+      phase.k0 = k0;
+      phase.block = block;
+      phase.accumulate = r0 > 0 || s0 > 0 || c0 > 0;
+      if (detail == PlanDetail::Steps) add_phase_steps(layer, tile, phase_forwards(layer, tile, shape), phase);
+      program.phases.push_back(std::move(phase));
+    };
+    fabric_loop(0);
   };
   // Groups outermost, then the SDM loops, outer to inner in the mapping's order (without an SDM level: one block).
   std::array<int, kNumSdmDims> block{};

@@ -1,9 +1,10 @@
 // LayerProgram: the control program of one layer under one mapping, at the granularity the controller plays
 // it — configurations, weight phases and the steps of each phase — before it is encoded into an image.
 // The loop nest is the analytical model's (docs/model.md): groups (outermost; one for an ungrouped layer), then
-// reduction folds (R, S, C slices of the group's channels), then filter tiles of the group's filters (a weight
-// phase each), then batch, X' and Y' tiles (a control step each, Y' innermost); with an SDM level (docs/mapping.md;
-// single-group layers only) that nest runs inside each SDM block, the blocks in the mapping's SDM loop order.
+// reduction folds (R, S, C slices of the group's channels) and filter tiles of the group's filters (a weight
+// phase each) in the mapping's phase order (folds outer by default, spec/phase_order.hpp), then batch, X' and Y'
+// tiles (a control step each, Y' innermost); with an SDM level (docs/mapping.md; single-group layers only) that
+// nest runs inside each SDM block, the blocks in the mapping's SDM loop order.
 #pragma once
 
 #include <array>

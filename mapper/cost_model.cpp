@@ -1,7 +1,10 @@
 // Implementation of the analytical model (docs/model.md). The loop nest it costs, outer to inner:
-//   for each reduction fold (T_R x T_S x T_C slice of R, S, C)
-//     for each filter tile (T_K filters)            <- weight phase: weights loaded once, then stationary
+//   for each reduction fold (T_R x T_S x T_C slice of R, S, C)  } in the mapping's phase order: folds-outer as
+//     for each filter tile (T_K filters)                        } here, or filters-outer (the two swapped)
+//                                                   <- weight phase: weights loaded once, then stationary
 //       for each batch tile, X' tile, Y' tile       <- control step: inputs streamed, VN results collected
+// The order of the two outer loops changes only the runs of equal phase shapes (configurations) and, without an
+// SDM level, the residency rule (docs/mapping.md, "Phase order").
 // Each dimension splits into full tiles and at most one ragged edge tile; the model walks every
 // combination of full/edge sizes with its multiplicity, so edge tiles are costed exactly.
 #include "mapper/cost_model.hpp"
@@ -12,6 +15,7 @@
 #include <optional>
 
 #include "mapper/sdm_budget.hpp"
+#include "mapper/sdm_space.hpp"
 #include "spec/integer_math.hpp"
 
 namespace maeri::mapper {
@@ -81,12 +85,13 @@ class CeilDivider {
   int shift_ = 0;
 };
 
-// Runs of equal phase shapes in the program's phase order (R, S, C, K tiles, outer to inner). A phase's shape
-// is the set of dimensions in which it is the ragged edge tile (bit d for R, S, C, K); every run is one fabric
-// configuration. Built from the innermost dimension outwards: n copies of an inner sequence Q under the same
-// outer flag merge their boundary runs exactly when Q starts and ends with the same shape.
+// Runs of equal phase shapes in the program's phase order (R, S, C, K tiles nested as the mapping's phase order
+// says: R S C K or K R S C, outer to inner). A phase's shape is the set of dimensions in which it is the ragged
+// edge tile (bit d for R, S, C, K); every run is one fabric configuration. Built from the innermost dimension
+// outwards: n copies of an inner sequence Q under the same outer flag merge their boundary runs exactly when Q
+// starts and ends with the same shape.
 struct ShapeRuns {
-  std::array<std::int64_t, 16> runs;  // runs per shape (shape_runs sets the entries it uses)
+  std::array<std::int64_t, 16> runs;  // runs per shape (shape_runs sets all 16 by its last level)
   std::int64_t total() const {
     std::int64_t sum = 0;
     for (std::int64_t r : runs) sum += r;
@@ -96,29 +101,33 @@ struct ShapeRuns {
 
 // The groups of a grouped layer repeat the whole sequence, outermost: `groups` copies whose boundary runs merge
 // in the same way.
-ShapeRuns shape_runs(const DimParts* parts, std::int64_t groups) {
-  const int dims[] = {spec::kDimR, spec::kDimS, spec::kDimC, spec::kDimK};
+ShapeRuns shape_runs(const DimParts* parts, std::int64_t groups, spec::PhaseOrder order) {
   ShapeRuns inner;
   inner.runs.fill(0);
   inner.runs[0] = 1;  // the empty inner sequence: one phase, no flags
   if (parts[spec::kDimR].parts == 1 && parts[spec::kDimS].parts == 1 && parts[spec::kDimC].parts == 1 && parts[spec::kDimK].parts == 1)
     return inner;  // no ragged tile: a single configuration, in every group (the common case in the search)
+  const std::array<int, 4> nest = spec::fabric_loop_nest(order);
   int first = 0, last = 0;
-  for (int i = 3; i >= 0; --i) {
-    const DimParts& d = parts[dims[i]];
+  unsigned placed = 0;  // the dimensions of the inner sequence: its shapes have no other bits
+  for (int level = 3; level >= 0; --level) {
+    const int dim = nest[size_t(level)];  // R, S, C, K are tile dimensions 0..3 and shape bits 0..3
+    const DimParts& d = parts[dim];
     const std::int64_t full = d.count[0], edge = d.parts == 2 ? 1 : 0;
-    const int bit = 1 << i;
-    // Shapes of the inner sequence only have bits above i (multiples of 2·bit); the outer ones bits from i up
-    // (multiples of bit). Only those entries are touched: this runs for every ragged tile of the search.
+    const int bit = 1 << dim;
+    // The inner sequence's shapes are the subsets of `placed`; each gives the outer shape without and with `bit`,
+    // which together are every subset of placed + bit, each set once. Only those entries are touched (walking the
+    // subsets, not all 16): this runs for every ragged tile of the search.
     ShapeRuns outer;
-    for (int shape = 0; shape < 16; shape += bit) outer.runs[size_t(shape)] = 0;
-    for (int shape = 0; shape < 16; shape += 2 * bit) {
-      outer.runs[size_t(shape)] += full * inner.runs[size_t(shape)];
-      outer.runs[size_t(shape | bit)] += edge * inner.runs[size_t(shape)];
+    for (unsigned shape = placed;; shape = (shape - 1) & placed) {
+      outer.runs[shape] = full * inner.runs[shape];
+      outer.runs[shape | unsigned(bit)] = edge * inner.runs[shape];
+      if (shape == 0) break;
     }
     if (full > 1 && first == last) outer.runs[size_t(first)] -= full - 1;  // the full copies join up
     first = full > 0 ? first : (first | bit);
     last = edge > 0 ? (last | bit) : last;
+    placed |= unsigned(bit);
     inner = outer;
   }
   if (groups > 1) {
@@ -154,8 +163,8 @@ RunSequence repeat(RunSequence a, std::int64_t times) {
   return a;
 }
 
-// The fabric loops R, S, C, K over extents `extent` (R, S, and the block's C and K ranges), inside one SDM block:
-// the single-level recursion (shape_runs); the sequence starts with the full tile of every dimension that has one
+// The fabric loops R, S, C, K over extents `extent` (R, S, and the block's C and K ranges), nested in the tile's
+// phase order, inside one SDM block: the single-level recursion (shape_runs); the sequence starts with the full tile of every dimension that has one
 // and ends with the edge tile of every dimension that has one.
 RunSequence fabric_runs(const spec::Tile& tile, const std::array<std::int64_t, 4>& extent) {
   static const int kDims[4] = {spec::kDimR, spec::kDimS, spec::kDimC, spec::kDimK};
@@ -167,7 +176,7 @@ RunSequence fabric_runs(const spec::Tile& tile, const std::array<std::int64_t, 4
     if (parts[kDims[i]].count[0] == 0) sequence.first |= 1 << i;  // only the edge tile
     if (parts[kDims[i]].parts == 2) sequence.last |= 1 << i;
   }
-  sequence.runs = shape_runs(parts, 1).runs;
+  sequence.runs = shape_runs(parts, 1, tile.phase_order).runs;
   return sequence;
 }
 
@@ -482,10 +491,10 @@ double memory_time(const spec::Layer& layer, const spec::Hardware& hardware, con
   const std::int64_t write_bytes = counts.dram_bytes - read_bytes;
   const double startup = std::max(0.0, latency + static_cast<double>(first_bytes) / bandwidth - configuration_cycles);
   // Writes go out while results appear: from the first result on, or only in the last reduction fold when the
-  // partial sums stay in the SDM. Reads still queued when they start compete with them.
+  // partial sums stay in the SDM and the folds are the outer loop. Reads still queued when they start compete with them.
   const double before_results = configuration_cycles + pipeline_latency;
   const double write_window = std::max(1.0, (compute - before_results) /
-                                                static_cast<double>(sdm.psums_in_sdm ? report.reduction_folds : 1));
+                                                static_cast<double>(sdm.writes_in_last_fold ? report.reduction_folds : 1));
   const double write_start = compute - write_window;
   const double late_reads = std::max(0.0, static_cast<double>(read_bytes) - bandwidth * write_start);
   // The tail after the last result: the last step's write-back, the backlog the last phase's results leave, or
@@ -577,7 +586,7 @@ FabricPart fabric_part(const spec::Layer& layer, const spec::Hardware& hardware,
     block_traffic = sdm_block_traffic(layer, tile);
     blocks = &block_traffic;
   }
-  const ShapeRuns runs = blocks ? blocked_shape_runs(layer, tile, *blocks) : shape_runs(parts, layer.groups);
+  const ShapeRuns runs = blocks ? blocked_shape_runs(layer, tile, *blocks) : shape_runs(parts, layer.groups, tile.phase_order);
   report.configurations = runs.total();
   part.totals = cost_loop_nest(layer, hardware, tile, parts, runs, report, estimate_traffic, blocks);
   part.compute = compute_cycles(hardware, part.totals, report);
@@ -704,14 +713,17 @@ void evaluate_orders(const spec::Layer& layer, const spec::Hardware& hardware, c
   const bool same_fabric = !tile.sdm.blocked || (layer.C % tile.sdm.block[spec::kSdmC] == 0 &&
                                                  layer.K % tile.sdm.block[spec::kSdmK] == 0);
   spec::Tile mapping = tile;
-  std::optional<FabricPart> shared;
-  for (const spec::SdmOrder& order : orders) {
-    mapping.sdm.order = order;
-    if (same_fabric) {
-      if (!shared) shared = fabric_part(layer, hardware, mapping, !lower_bound);
-      visit(finish(layer, hardware, mapping, *shared, nullptr));
-    } else {
-      visit(evaluate_model(layer, hardware, mapping, nullptr, !lower_bound));
+  for (const spec::PhaseOrder phase_order : distinct_phase_orders(layer, tile)) {
+    mapping.phase_order = phase_order;
+    std::optional<FabricPart> shared;
+    for (const spec::SdmOrder& order : orders) {
+      mapping.sdm.order = order;
+      if (same_fabric) {
+        if (!shared) shared = fabric_part(layer, hardware, mapping, !lower_bound);
+        visit(finish(layer, hardware, mapping, *shared, nullptr));
+      } else {
+        visit(evaluate_model(layer, hardware, mapping, nullptr, !lower_bound));
+      }
     }
   }
 }

@@ -30,9 +30,10 @@ spec::CostReport evaluate(const spec::Layer& layer, const spec::Hardware& hardwa
 // the search ranks before it knows the exact counts; it skips the estimates' cost.
 spec::CostReport evaluate_lower_bound(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile);
 
-// evaluate() (or evaluate_lower_bound() when `lower_bound`) of `tile` under each of `orders` in turn, calling
-// visit(report) for each: the joint search's inner loop. The loop nest is costed once when the order cannot change
-// it (docs/model.md, "SDM level": only ragged C or K blocks make the phase sequence depend on the order).
+// evaluate() (or evaluate_lower_bound() when `lower_bound`) of `tile` under each of `orders` and each phase order
+// that can change its cost (distinct_phase_orders, mapper/sdm_space.hpp) in turn, calling visit(report) for each:
+// the joint search's inner loop. The loop nest is costed once per phase order when the SDM order cannot change it
+// (docs/model.md, "SDM level": only ragged C or K blocks make the phase sequence depend on the order).
 void evaluate_orders(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
                      const std::vector<spec::SdmOrder>& orders, bool lower_bound,
                      const std::function<void(const spec::CostReport&)>& visit);

@@ -24,6 +24,7 @@ nlohmann::json to_json(const spec::CostReport& report) {
   const auto& e = report.energy_pj;
   return {
       {"sdm", sdm_json(report.tile.sdm)},
+      {"phase_order", spec::phase_order_text(report.tile.phase_order)},
       {"compulsory_dram_bytes", report.compulsory_dram_bytes},
       {"dram_ratio", report.compulsory_dram_bytes > 0 ? static_cast<double>(c.dram_bytes) /
                                                             static_cast<double>(report.compulsory_dram_bytes)
@@ -65,6 +66,9 @@ spec::CostReport cost_report_from_json(const nlohmann::json& json) {
       report.tile.sdm.block[size_t(dim)] = sdm.at(spec::sdm_dim_key(dim)).get<std::int64_t>();
     report.tile.sdm.order = spec::parse_order(sdm.at("order").get<std::string>()).value_or(spec::kDefaultSdmOrder);
   }
+  if (json.contains("phase_order"))
+    report.tile.phase_order =
+        spec::parse_phase_order(json.at("phase_order").get<std::string>()).value_or(spec::kDefaultPhaseOrder);
   if (json.contains("compulsory_dram_bytes")) json.at("compulsory_dram_bytes").get_to(report.compulsory_dram_bytes);
   json.at("vn_size").get_to(report.vn_size);
   json.at("vn_count").get_to(report.vn_count);

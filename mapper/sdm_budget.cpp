@@ -37,12 +37,22 @@ SdmBudget sdm_budget(const spec::Layer& layer, const spec::Hardware& hardware, c
     budget.stream_buffer_bytes = std::max<std::int64_t>(0, hardware.sdm_bytes - budget.output_buffer_bytes);
     return budget;
   }
-  const std::int64_t slice = layer.N * tile[spec::kDimC] * rows * columns * data_bytes(hardware);
+  // Folds outer: every output's partial sum is live, and a channel slice's inputs serve all filter tiles of its
+  // folds. Filters outer: one filter tile's partial sums are live (two: the next tile's build up while the previous
+  // tile's results drain), and every channel of the group comes back once per filter tile.
+  const bool filters_outer = spec::effective_phase_order(layer, tile) == spec::PhaseOrder::FiltersOuter;
+  const std::int64_t live_outputs =
+      filters_outer ? std::min(whole_output, layer.N * std::min(layer.K, 2 * tile[spec::kDimK]) * layer.output_x() *
+                                                 layer.output_y() * accumulator_bytes(hardware))
+                    : whole_output;
+  const std::int64_t channels = filters_outer ? layer.group_channels() : tile[spec::kDimC];
+  const std::int64_t slice = layer.N * channels * rows * columns * data_bytes(hardware);
   const std::int64_t phase_weights = tile[spec::kDimK] * tile.vn_size() * data_bytes(hardware);
-  const std::int64_t resident_output = folds > 1 ? std::max(whole_output, staging) : staging;
+  const std::int64_t resident_output = folds > 1 ? std::max(live_outputs, staging) : staging;
   budget.resident_bytes = resident_output + slice + phase_weights;
   budget.resident = budget.resident_bytes <= hardware.sdm_bytes;
   budget.psums_in_sdm = budget.resident && folds > 1;
+  budget.writes_in_last_fold = budget.psums_in_sdm && !filters_outer;
   budget.output_buffer_bytes = budget.resident ? resident_output : staging;
   budget.stream_buffer_bytes = std::max<std::int64_t>(0, hardware.sdm_bytes - budget.output_buffer_bytes);
   return budget;

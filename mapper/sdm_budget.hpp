@@ -19,9 +19,12 @@ struct SdmBudget {
   bool blocked = false;              // the mapping has an SDM level: block traffic (sdm_block_traffic)
   bool resident = false;             // inputs and weights are fetched from DRAM exactly once
   bool psums_in_sdm = false;         // resident with several reduction folds: partial sums never leave the SDM
+  bool writes_in_last_fold = false;  // and the results go to DRAM only in the program's last fold (folds outer;
+                                     // filters outer: in each filter tile's last fold, spread over the run)
   std::int64_t output_buffer_bytes = 0;
   std::int64_t stream_buffer_bytes = 0;  // capacity minus the output buffer (never negative)
-  std::int64_t resident_bytes = 0;       // what residency needs: output buffer + one channel slice + one phase
+  std::int64_t resident_bytes = 0;       // what residency needs: output buffer + one channel slice (filters outer:
+                                         // the group's channels) + one phase's weights
   std::int64_t touched_inputs = 0;       // padded input elements some window reads (each fetched once if resident)
 };
 

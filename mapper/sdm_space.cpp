@@ -66,6 +66,18 @@ const std::vector<spec::SdmOrder>& distinct_sdm_orders(const std::array<std::int
   return kByMask[multi];
 }
 
+const std::vector<spec::PhaseOrder>& distinct_phase_orders(const spec::Layer& layer, const spec::Tile& tile) {
+  static const std::vector<spec::PhaseOrder> kDefaultOnly = {spec::PhaseOrder::FoldsOuter};
+  static const std::vector<spec::PhaseOrder> kBoth(spec::kPhaseOrders.begin(), spec::kPhaseOrders.end());
+  if (!spec::phase_order_matters(layer, tile)) return kDefaultOnly;
+  if (!tile.sdm.blocked) return kBoth;  // the residency rule differs (docs/model.md, "Memory")
+  // Blocks hold whole fabric tiles, so a block's C or K range has a ragged tile exactly when the layer's has.
+  const auto extents = spec::layer_extents(layer);
+  for (int dim : {spec::kDimR, spec::kDimS, spec::kDimC, spec::kDimK})
+    if (extents[size_t(dim)] % tile[dim] != 0) return kBoth;
+  return kDefaultOnly;
+}
+
 SdmCandidates sdm_candidates(const spec::Layer& layer, const spec::Tile& tile) {
   const auto extents = spec::layer_extents(layer);
   SdmCandidates candidates;

@@ -23,6 +23,12 @@ std::vector<std::int64_t> sdm_block_candidates(std::int64_t extent, std::int64_t
 // can be swapped, since they index the same tensors and repeat the same phase sequence. Ascending.
 const std::vector<spec::SdmOrder>& distinct_sdm_orders(const std::array<std::int64_t, spec::kNumSdmDims>& trips);
 
+// The phase orders whose costs can differ for this mapping (docs/mapping.md, "Phase order"), folds-outer first:
+// both when they give different programs (spec::phase_order_matters) and, with an SDM level, some fabric tile of
+// R, S, C or K is ragged — otherwise every phase has the same shape, so both orders need one configuration, and a
+// block holds all its data whatever the order. Folds-outer alone otherwise.
+const std::vector<spec::PhaseOrder>& distinct_phase_orders(const spec::Layer& layer, const spec::Tile& tile);
+
 // Size of the SDM level for one fabric tile: the product of the candidate counts (before the capacity rule).
 std::uint64_t sdm_tile_count(const spec::Layer& layer, const spec::Tile& tile);
 
@@ -52,7 +58,7 @@ SdmCandidates sdm_candidates(const spec::Layer& layer, const spec::Tile& tile);
 bool sdm_fits(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile);
 
 // Gives `tile` an SDM level drawn from the candidates and the 120 orders, `pick(n)` choosing an index below n
-// (random sampling of the joint space; the capacity rule is not checked).
+// (random sampling of the joint space, whose phase order is drawn apart; the capacity rule is not checked).
 template <typename Pick>
 void pick_sdm_level(const spec::Layer& layer, spec::Tile& tile, Pick&& pick) {
   tile.sdm.blocked = true;

@@ -276,7 +276,7 @@ SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, co
     if (joint) {
       std::uint64_t sdm_tiles = 1;
       for (int d = 0; d < spec::kNumSdmDims; ++d) sdm_tiles *= counts[size_t(d)][size_t(tile[spec::sdm_tile_dim(d)])];
-      pass.joint_space += sdm_tiles * 120;
+      pass.joint_space += sdm_tiles * 120 * spec::kPhaseOrders.size();
     }
     if (use_bound && ruled_out(pass, tile)) {
       ++pass.ranking.evaluated;
@@ -327,12 +327,18 @@ SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, co
     }
     result.joint_fabric_tiles = fabric_tiles.size();
     // Each thread starts from the single-level top-k, so that with exact traffic only mappings that can beat it
-    // get their exact counts; only the SDM-level mappings it adds are merged back.
+    // get their exact counts; only the mappings it adds (SDM levels, the filters-outer phase order) are merged back.
     tbb::enumerable_thread_specific<Ranking> joint_states([&] { return merged; });
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, fabric_tiles.size(), 1),
                       [&](const tbb::blocked_range<std::size_t>& range) {
                         Ranking& ranking = joint_states.local();
-                        for (std::size_t i = range.begin(); i != range.end(); ++i)
+                        for (std::size_t i = range.begin(); i != range.end(); ++i) {
+                          // The single-level mapping in the other phase order, where that can change its cost.
+                          if (distinct_phase_orders(layer, fabric_tiles[i]).size() > 1) {
+                            spec::Tile filters_outer = fabric_tiles[i];
+                            filters_outer.phase_order = spec::PhaseOrder::FiltersOuter;
+                            consider(ranking, filters_outer);
+                          }
                           for_each_sdm_tile(layer, hardware, fabric_tiles[i],
                                             [&](const spec::Tile& mapping, const std::vector<spec::SdmOrder>& orders) {
                                               evaluate_orders(layer, hardware, mapping, orders, bool(options.exact),
@@ -340,13 +346,17 @@ SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, co
                                                                 rank(ranking, report);
                                                               });
                                             });
+                        }
                       });
     Ranking seeds = merged;
     for (const Ranking& local : joint_states) {
       result.joint_evaluated += local.evaluated - seeds.evaluated;
       result.exact_evaluations += local.exact_evaluations - seeds.exact_evaluations;
-      for (std::size_t i = 0; i < local.all.items().size(); ++i)
-        if (local.all.items()[i].tile.sdm.blocked) merged.all.offer(local.all.items()[i], local.all.exact(i), refiner(merged));
+      for (std::size_t i = 0; i < local.all.items().size(); ++i) {
+        const spec::Tile& tile = local.all.items()[i].tile;
+        if (tile.sdm.blocked || tile.phase_order != spec::kDefaultPhaseOrder)
+          merged.all.offer(local.all.items()[i], local.all.exact(i), refiner(merged));
+      }
     }
     result.joint_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - joint_start).count();
   }

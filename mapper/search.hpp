@@ -34,7 +34,7 @@ bool better(const spec::CostReport& a, const spec::CostReport& b, Objective obje
 using ExactTraffic = std::function<void(spec::CostReport&)>;
 
 // The SDM level of the two-level map space (docs/mapping.md, "Search of the joint space"): when enabled, the
-// search covers fabric tiles × SDM tiles × SDM loop orders. Exhaustive when the joint space (before the capacity
+// search covers fabric tiles × SDM tiles × SDM loop orders × phase orders. Exhaustive when the joint space (before the capacity
 // rule) has at most `budget` mappings; otherwise the SDM levels of the best fabric tiles by compute cycles (ideal
 // memory: what the SDM level cannot improve much) and by the single-level ranking, `candidates` of each, are
 // searched exhaustively in that order until `budget` mappings have been costed.
@@ -76,7 +76,7 @@ struct SearchResult {
   // The best single-level mapping (fabric tile alone): what the pruning rules' losses are measured against.
   std::optional<spec::CostReport> fabric_optimum;
   // Joint search (options.joint): the joint space's size before the capacity rule (fabric tiles × SDM tiles ×
-  // 120 orders), the mappings costed, the fabric tiles whose SDM level was searched, and whether that was all.
+  // 120 orders × 2 phase orders), the mappings costed, the fabric tiles whose SDM level was searched, and whether that was all.
   std::uint64_t joint_space = 0, joint_evaluated = 0, joint_fabric_tiles = 0;
   bool joint_exhaustive = false;
   double joint_seconds = 0;  // of the SDM-level stage (after the fabric tiles' pass)

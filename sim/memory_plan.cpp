@@ -119,11 +119,14 @@ MemoryPlan plan_memory(const codegen::LayerProgram& program, const spec::Hardwar
   const bool resident = plan.budget.resident;
   const std::int64_t padded_x = layer.X + 2 * layer.padding_x, padded_y = layer.Y + 2 * layer.padding_y;
   const int slices_per_group = int(spec::ceil_div(layer.group_channels(), tile[spec::kDimC]));
+  const bool filters_outer = spec::effective_phase_order(layer, tile) == spec::PhaseOrder::FiltersOuter;
   std::vector<bool> fetched(resident ? std::size_t(layer.N * layer.C * padded_x * padded_y) : 0, false);
 
   for (const codegen::WeightPhase& phase : program.phases) {
     const codegen::PhaseConfiguration& configuration = program.configurations[std::size_t(phase.configuration)];
-    const int slice = phase.group * slices_per_group + phase.c0 / int(tile[spec::kDimC]);
+    // Filters outer, every channel slice of the group comes back once per filter tile: resident inputs stay for
+    // the whole group (the residency rule sizes them so, mapper/sdm_budget.cpp).
+    const int slice = filters_outer ? phase.group : phase.group * slices_per_group + phase.c0 / int(tile[spec::kDimC]);
     const bool last_fold = phase.c0 + tile[spec::kDimC] >= layer.group_channels() && phase.r0 + tile[spec::kDimR] >= layer.R &&
                            phase.s0 + tile[spec::kDimS] >= layer.S;
     // Results go back to DRAM after every step, unless the partial sums live in the SDM until the last fold.

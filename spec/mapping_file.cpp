@@ -74,6 +74,8 @@ std::string emit_mapping_file(const MappingFile& mapping) {
         out << YAML::Key << sdm_dim_key(dim) << YAML::Value << entry.tile.sdm.block[size_t(dim)];
       out << YAML::Key << "order" << YAML::Value << order_text(entry.tile.sdm.order) << YAML::EndMap;
     }
+    if (entry.tile.phase_order != kDefaultPhaseOrder)  // absent: the default, as in files written before it existed
+      out << YAML::Key << "phase_order" << YAML::Value << phase_order_text(entry.tile.phase_order);
     out << YAML::Key << "predicted_cycles" << YAML::Value << entry.predicted_cycles;
     out << YAML::Key << "predicted_energy_pj" << YAML::Value << entry.predicted_energy_pj;
     out << YAML::EndMap;
@@ -154,6 +156,10 @@ MappingFile load_mapping_file(const std::string& path) {
       }
       sdm.finish();
     }
+    // The phase order is optional: without it the folds run outside the filter tiles (docs/mapping.md).
+    if (entry.has("phase_order"))
+      layer_mapping.tile.phase_order = *parse_phase_order(
+          entry.choice("phase_order", {phase_order_text(PhaseOrder::FoldsOuter), phase_order_text(PhaseOrder::FiltersOuter)}));
     layer_mapping.predicted_cycles = entry.number("predicted_cycles", 0, 1e30);
     layer_mapping.predicted_energy_pj = entry.number("predicted_energy_pj", 0, 1e30);
     entry.finish();

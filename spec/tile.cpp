@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "spec/sdm_rules.hpp"
@@ -46,10 +47,29 @@ bool phase_uses_mn_forwarding(const Layer& layer, const Tile& tile, std::int64_t
   return uses_mn_forwarding(layer, tile) && phase_t_s > 1;
 }
 
+bool phase_order_matters(const Layer& layer, const Tile& tile) {
+  const auto extents = layer_extents(layer);
+  std::int64_t channels = extents[kDimC], filters = extents[kDimK];
+  if (tile.sdm.blocked) {
+    channels = std::min(channels, tile.sdm.block[kSdmC]);
+    filters = std::min(filters, tile.sdm.block[kSdmK]);
+  }
+  const auto tiles = [](std::int64_t extent, std::int64_t size) { return (extent + size - 1) / size; };
+  const std::int64_t folds = tiles(layer.R, tile[kDimR]) * tiles(layer.S, tile[kDimS]) * tiles(channels, tile[kDimC]);
+  return folds > 1 && tiles(filters, tile[kDimK]) > 1;
+}
+
+PhaseOrder effective_phase_order(const Layer& layer, const Tile& tile) {
+  // The default first: the search costs many tiles, nearly all in it.
+  return tile.phase_order != PhaseOrder::FoldsOuter && phase_order_matters(layer, tile) ? tile.phase_order
+                                                                                       : PhaseOrder::FoldsOuter;
+}
+
 std::string to_string(const Tile& tile) {
   std::string text = fmt::format("(T_R,T_S,T_C,T_K,T_N,T_X',T_Y') = ({})", to_compact_string(tile));
   if (tile.sdm.blocked)
     text += fmt::format(" SDM (B_K,B_C,B_N,B_X',B_Y') = ({}) order {}", blocks_text(tile.sdm), order_text(tile.sdm.order));
+  if (tile.phase_order != kDefaultPhaseOrder) text += fmt::format(" phase order {}", phase_order_text(tile.phase_order));
   return text;
 }
 

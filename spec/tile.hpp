@@ -10,6 +10,7 @@
 
 #include "spec/hardware.hpp"
 #include "spec/layer.hpp"
+#include "spec/phase_order.hpp"
 #include "spec/sdm_level.hpp"
 
 namespace maeri::spec {
@@ -19,11 +20,13 @@ enum TileDim : int { kDimR = 0, kDimS, kDimC, kDimK, kDimN, kDimX, kDimY, kNumTi
 
 const char* tile_dim_name(int dim);  // "T_R", ..., "T_X'", "T_Y'"
 
-// A mapping: the fabric tile (the seven mRNA tile sizes) and, optionally, its SDM level (SDM tile sizes and the
-// order of the SDM-level loops; docs/mapping.md). Without an SDM level the layer runs as one block.
+// A mapping: the fabric tile (the seven mRNA tile sizes), optionally its SDM level (SDM tile sizes and the
+// order of the SDM-level loops; docs/mapping.md), and the phase order inside a block (spec/phase_order.hpp).
+// Without an SDM level the layer runs as one block.
 struct Tile {
   std::array<std::int64_t, kNumTileDims> size{1, 1, 1, 1, 1, 1, 1};
   SdmLevel sdm;
+  PhaseOrder phase_order = kDefaultPhaseOrder;
 
   std::int64_t operator[](int dim) const { return size[dim]; }
   std::int64_t& operator[](int dim) { return size[dim]; }
@@ -32,9 +35,15 @@ struct Tile {
   // Number of VNs = T_K·T_N·T_X'·T_Y': outputs computed in parallel.
   std::int64_t vn_count() const { return size[kDimK] * size[kDimN] * size[kDimX] * size[kDimY]; }
   std::int64_t mapped_ms() const { return vn_size() * vn_count(); }
-  bool operator==(const Tile& other) const { return size == other.size && sdm == other.sdm; }
+  bool operator==(const Tile& other) const {
+    return size == other.size && sdm == other.sdm && phase_order == other.phase_order;
+  }
   bool operator!=(const Tile& other) const { return !(*this == other); }
-  bool operator<(const Tile& other) const { return size != other.size ? size < other.size : sdm < other.sdm; }
+  bool operator<(const Tile& other) const {
+    if (size != other.size) return size < other.size;
+    if (sdm != other.sdm) return sdm < other.sdm;
+    return phase_order < other.phase_order;
+  }
 };
 
 // Full extent of each tiled dimension of a layer: (R, S, C/groups, K/groups, N, X', Y'). A grouped layer is
@@ -53,8 +62,16 @@ bool uses_mn_forwarding(const Layer& layer, const Tile& tile);
 // A weight phase of such a mapping forwards when its own T_S (the ragged S edge's width in an edge phase) is > 1.
 bool phase_uses_mn_forwarding(const Layer& layer, const Tile& tile, std::int64_t phase_t_s);
 
+// Whether the two phase orders give different programs: only when a block (the whole layer without an SDM level;
+// the first block, which is the largest) has more than one reduction fold and more than one filter tile. Otherwise
+// one of the two loops runs once and both orders play the same phases in the same order.
+bool phase_order_matters(const Layer& layer, const Tile& tile);
+// The tile's phase order where it matters, folds-outer (the default) where it does not: what the models cost.
+PhaseOrder effective_phase_order(const Layer& layer, const Tile& tile);
+
 // "(T_R,T_S,T_C,T_K,T_N,T_X',T_Y') = (3,3,8,4,1,1,1)" style text (with " SDM (B_K,B_C,B_N,B_X',B_Y') =
-// (…) order KCNXY" when the tile has an SDM level) and the fabric tile's parser ("3,3,8,4,1,1,1").
+// (…) order KCNXY" when the tile has an SDM level, and " phase order filters-outer" when it is not the default)
+// and the fabric tile's parser ("3,3,8,4,1,1,1").
 std::string to_string(const Tile& tile);
 std::string to_compact_string(const Tile& tile);  // "3,3,8,4,1,1,1"
 std::optional<Tile> parse_tile(const std::string& text);

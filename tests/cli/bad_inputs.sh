@@ -87,5 +87,13 @@ case $case_name in
     "$expect" 2 --stderr-contains "$message" \
       "$maeri" codegen --hardware "$hardware" --mapping "$file" -o "$dir/images" || exit 1
     [[ ! -e $dir/images ]] || fail "images written for a rejected mapping" ;;
+  mapping_phase_order)  # conv1's mapping with a phase order that is not one of the two (docs/mapping.md)
+    "$maeri" map --hardware "$configs/hardware/maeri-64.yaml" --workload "$configs/workloads/tiny.yaml" --layer conv1 \
+      --tile 3,3,1,2,1,1,1 -o "$dir/one.yaml" >/dev/null || fail "map"
+    sed "s/^\(    tile: .*\)\$/\1\n    phase_order: k-outer/" "$dir/one.yaml" >"$file"
+    grep -q 'phase_order:' "$file" || fail "no phase_order line inserted"
+    "$expect" 2 --stderr-contains "field 'layers[0].phase_order': expected one of: folds-outer, filters-outer" \
+      "$maeri" codegen --hardware "$configs/hardware/maeri-64.yaml" --mapping "$file" -o "$dir/images" || exit 1
+    [[ ! -e $dir/images ]] || fail "images written for a rejected mapping" ;;
   *) fail "unknown case $case_name" ;;
 esac

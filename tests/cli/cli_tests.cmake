@@ -49,6 +49,21 @@ set_tests_properties(cli_verify_two_level_tiny PROPERTIES FIXTURES_REQUIRED tiny
 maeri_cli_test(map_sdm_not_permutation 2 --stderr-contains "'KCNX' is not a permutation of K, C, N, X, Y: Y is missing"
   $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${TINY} --layer conv1 --tile 3,3,3,2,1,1,1 --sdm 4,3,1,10,10
   --order KCNX)
+# The phase order end to end: conv1 (3 folds of C, 4 filter tiles) filters-outer, mapped, then co-simulated from
+# its image (format 5) with every count exact; and its bad inputs.
+maeri_cli_test(map_phase_order_tiny 0 --stdout-contains "phase order filters-outer"
+  $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${TINY} --layer conv1 --tile 3,3,1,2,1,1,1
+  --phase-order filters-outer -o ${CMAKE_CURRENT_BINARY_DIR}/tiny.filters-outer.mapping.yaml)
+set_tests_properties(cli_map_phase_order_tiny PROPERTIES FIXTURES_SETUP tiny_filters_outer_mapping)
+maeri_cli_test(verify_phase_order_tiny 0 --stdout-contains "largest cycle error: compute 0.00%"
+  $<TARGET_FILE:maeri> verify --hardware ${HW64} --workload ${TINY} --layer conv1
+  --mapping ${CMAKE_CURRENT_BINARY_DIR}/tiny.filters-outer.mapping.yaml)
+set_tests_properties(cli_verify_phase_order_tiny PROPERTIES FIXTURES_REQUIRED tiny_filters_outer_mapping)
+maeri_cli_test(map_phase_order_unknown 2 --stderr-contains "field '--phase-order': expected folds-outer or filters-outer, found 'k-outer'"
+  $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${TINY} --layer conv1 --tile 3,3,1,2,1,1,1
+  --phase-order k-outer)
+maeri_cli_test(map_phase_order_needs_tile 2 --stderr-contains "a phase order applies to a fixed tile: add --tile"
+  $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${TINY} --phase-order filters-outer)
 maeri_cli_test(map_sdm_below_tile 2 --stderr-contains "SDM bound: sdm.K = 1 is smaller than the fabric tile T_K = 2"
   $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${TINY} --layer conv1 --tile 3,3,3,2,1,1,1 --sdm 1,3,1,10,10)
 maeri_cli_test(map_tile_needs_layer 2 --stderr-contains "add --layer NAME"
@@ -264,7 +279,8 @@ set_tests_properties(cli_verify_mapping_other_hardware PROPERTIES FIXTURES_REQUI
 # Generated bad files: YAML over the input limits (each must end within 10 s; ctest stops it at 60 s), text that
 # is not UTF-8, mappings that do not fit the workload.
 foreach(case billion_laughs endless_alias deep_nesting huge_file endless_device wide_mapping long_list non_utf8_name
-             mapping_other_shape mapping_tile_too_large mapping_sdm_below_tile mapping_sdm_order mapping_sdm_capacity)
+             mapping_other_shape mapping_tile_too_large mapping_sdm_below_tile mapping_sdm_order mapping_sdm_capacity
+             mapping_phase_order)
   add_test(NAME cli_input_${case}
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/bad_inputs.sh ${case} $<TARGET_FILE:maeri> ${CONFIGS}
             ${CMAKE_CURRENT_BINARY_DIR}/tiny.mapping.yaml)

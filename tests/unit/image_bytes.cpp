@@ -74,6 +74,16 @@ std::vector<ImageField> image_fields(const std::vector<std::uint8_t>& bytes) {
   for (const spec::LayerShapeField& shape_field : spec::kLayerShapeFields)
     field(std::string("layer.") + shape_field.name, 4);
   for (const char* name : {"T_R", "T_S", "T_C", "T_K", "T_N", "T_X'", "T_Y'"}) field(std::string("tile.") + name, 4);
+  const std::uint64_t version = get_le(bytes, 8, 2);
+  bool has_sdm = version == 4;
+  if (version == 5) {  // the phase order and whether an SDM level follows
+    field("phase_order", 1);
+    has_sdm = field("sdm_flag", 1) == 1;
+  }
+  if (has_sdm) {
+    for (const char* name : {"K", "C", "N", "X", "Y"}) field(std::string("sdm.") + name, 4);
+    for (int i = 0; i < 5; ++i) field("sdm.order[" + std::to_string(i) + "]", 1);
+  }
   const std::uint64_t configurations = field("configurations", 4);
   for (std::uint64_t c = 0; c < configurations; ++c) {
     const std::string prefix = "configuration[" + std::to_string(c) + "]";

@@ -122,10 +122,11 @@ void add_random_sdm_level(const spec::Layer& layer, spec::Hardware& hardware, sp
   mapper::pick_sdm_level(layer, tile, [&](std::size_t n) { return rng() % n; });
 }
 
-// 300 random layers and mappings; with `two_level` each mapping gets a random SDM level.
-void check_random_mappings(std::uint64_t seed, bool two_level) {
+// 300 random layers and mappings; with `two_level` each mapping gets a random SDM level; with `phase_orders` a
+// random phase order (spec/phase_order.hpp).
+void check_random_mappings(std::uint64_t seed, bool two_level, bool phase_orders = false) {
   std::mt19937_64 rng(seed);
-  int with_folds = 0, with_replicas = 0, with_stride2 = 0, fc = 0, odd_vn = 0, forwarding = 0;
+  int with_folds = 0, with_replicas = 0, with_stride2 = 0, fc = 0, odd_vn = 0, forwarding = 0, filters_outer = 0;
   for (int trial = 0; trial < 300; ++trial) {
     INFO("trial " << trial);
     spec::Hardware hardware = random_small_hardware(rng);
@@ -141,7 +142,9 @@ void check_random_mappings(std::uint64_t seed, bool two_level) {
     }
     spec::Tile tile = random_tile(layer, hardware, rng);
     if (two_level) add_random_sdm_level(layer, hardware, tile, rng);
+    if (phase_orders) tile.phase_order = spec::kPhaseOrders[rng() % spec::kPhaseOrders.size()];
     const codegen::LayerProgram program = check_execution_against_models(layer, hardware, tile, rng);
+    filters_outer += spec::effective_phase_order(layer, tile) == spec::PhaseOrder::FiltersOuter;
     with_folds += tile.vn_size() < layer.R * layer.S * layer.C;
     with_replicas += tile[spec::kDimN] * tile[spec::kDimX] * tile[spec::kDimY] > 1;
     with_stride2 += layer.stride_x == 2;
@@ -155,6 +158,7 @@ void check_random_mappings(std::uint64_t seed, bool two_level) {
   CHECK(fc > 20);
   CHECK(odd_vn > 30);
   CHECK(forwarding > 10);
+  if (phase_orders) CHECK(filters_outer > 30);  // where the order changes the program
 }
 
 // 300 random layers of the new kinds (grouped, depthwise, dilated, per-axis stride and padding, GEMM); with
@@ -197,6 +201,12 @@ TEST_CASE("functional model equals the reference convolution on 300 random layer
 TEST_CASE("functional model equals the reference convolution on 300 random two-level mappings",
           "[codegen][functional][sdm]") {
   check_random_mappings(20261123, true);
+}
+
+TEST_CASE("functional model equals the reference convolution on 300 random mappings in either phase order",
+          "[codegen][functional][phase-order]") {
+  check_random_mappings(20261124, false, true);
+  check_random_mappings(20261125, true, true);
 }
 
 TEST_CASE("functional model equals the reference on 300 random grouped, depthwise, dilated, per-axis and GEMM layers",

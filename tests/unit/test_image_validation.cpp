@@ -396,10 +396,10 @@ TEST_CASE("image validation: mutation sweep over every byte and every field, CRC
 TEST_CASE("image validation: the limits' values", "[codegen][image][validation]") {
   // The dense layout's fields grow with M (docs/config-bits.md), so the spec's limit is the image's.
   STATIC_REQUIRE(codegen::kMaxImageMultiplierSwitches == 65536);
-  // docs/config-image.md's table: 20 + 16 + 2·(2 + 65535) + 1 + 56 + 28 + 25 + 4 + 16·(14 + 1 + 4 + 3201·64) + 4
-  // + 1024·17, where 25 = 5·4 + 5 bytes of an SDM level and 3201 = ⌈(2·65536 + 6·65535 + 17 + 17·65536) / 512⌉
-  // words of the widest bus at 65536 MS.
-  STATIC_REQUIRE(codegen::kMaxImageBytes == 3426764);
+  // docs/config-image.md's table: 20 + 16 + 2·(2 + 65535) + 1 + 56 + 28 + 2 + 25 + 4 + 16·(14 + 1 + 4 + 3201·64)
+  // + 4 + 1024·17, where 2 = the phase order and SDM flag bytes of version 5, 25 = 5·4 + 5 bytes of an SDM level
+  // and 3201 = ⌈(2·65536 + 6·65535 + 17 + 17·65536) / 512⌉ words of the widest bus at 65536 MS.
+  STATIC_REQUIRE(codegen::kMaxImageBytes == 3426766);
 }
 
 TEST_CASE("image validation: images of the largest shipped layers stay within the limits",

@@ -137,3 +137,29 @@ TEST_CASE("mapping file: a bad SDM level names its field", "[mapper][mapping-fil
                                  "SDM block needs 2·(512 input + 576 weight bytes) + max(1152 output, 976 staging "
                                  "bytes) = 3328 bytes, the SDM holds 1024");
 }
+
+TEST_CASE("mapping file: the phase order round-trips, is optional and must be one of the two",
+          "[mapper][mapping-file][phase-order]") {
+  MappingFile mapping{"maeri-64", 64, 16, 16, "w", "runtime", {}};
+  Layer conv = maeri::test::conv_layer(8, 4, 3, 3, 8, 8);
+  conv.name = "c";
+  Tile tile;
+  tile.size = {3, 3, 2, 2, 1, 1, 1};
+  tile.phase_order = PhaseOrder::FiltersOuter;
+  mapping.layers.push_back({conv, tile, 1, 1});
+  const std::string text = emit_mapping_file(mapping);
+  CHECK(text.find("phase_order: filters-outer") != std::string::npos);
+  TempFile file(text);
+  CHECK(load_mapping_file(file.path()).layers[0].tile == tile);
+  // The default is not written, and a file without the key (any file written before it existed) reads as it.
+  mapping.layers[0].tile.phase_order = PhaseOrder::FoldsOuter;
+  CHECK(emit_mapping_file(mapping).find("phase_order") == std::string::npos);
+  TempFile old(sdm_mapping_file(""));
+  CHECK(load_mapping_file(old.path()).layers[0].tile.phase_order == PhaseOrder::FoldsOuter);
+  TempFile explicit_default(sdm_mapping_file("    phase_order: folds-outer\n"));
+  CHECK(load_mapping_file(explicit_default.path()).layers[0].tile.phase_order == PhaseOrder::FoldsOuter);
+  TempFile bad(sdm_mapping_file("    phase_order: k-outer\n"));
+  CHECK_THROWS_WITH(load_mapping_file(bad.path()),
+                    Catch::Matchers::Contains("field 'layers[0].phase_order'") &&
+                        Catch::Matchers::Contains("folds-outer") && Catch::Matchers::Contains("filters-outer"));
+}

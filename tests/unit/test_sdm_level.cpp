@@ -69,10 +69,21 @@ Walked walk(const Layer& layer, const Tile& tile) {
       if (origin[kSdmC] > 0) walked.output_reads += outputs;
       output_key = out;
     }
-    for (std::int64_t r0 = 0; r0 < layer.R; r0 += tile[kDimR])
-      for (std::int64_t s0 = 0; s0 < layer.S; s0 += tile[kDimS])
-        for (std::int64_t c0 = origin[kSdmC]; c0 < origin[kSdmC] + length[kSdmC]; c0 += tile[kDimC])
-          for (std::int64_t k0 = origin[kSdmK]; k0 < origin[kSdmK] + length[kSdmK]; k0 += tile[kDimK]) {
+    // The weight phases' origins in the phase order: folds (R, S, C) outside the filter tiles, or inside them.
+    std::vector<std::array<std::int64_t, 4>> phases;
+    const std::int64_t c_end = origin[kSdmC] + length[kSdmC], k_end = origin[kSdmK] + length[kSdmK];
+    if (tile.phase_order == PhaseOrder::FiltersOuter) {
+      for (std::int64_t k0 = origin[kSdmK]; k0 < k_end; k0 += tile[kDimK])
+        for (std::int64_t r0 = 0; r0 < layer.R; r0 += tile[kDimR])
+          for (std::int64_t s0 = 0; s0 < layer.S; s0 += tile[kDimS])
+            for (std::int64_t c0 = origin[kSdmC]; c0 < c_end; c0 += tile[kDimC]) phases.push_back({r0, s0, c0, k0});
+    } else {
+      for (std::int64_t r0 = 0; r0 < layer.R; r0 += tile[kDimR])
+        for (std::int64_t s0 = 0; s0 < layer.S; s0 += tile[kDimS])
+          for (std::int64_t c0 = origin[kSdmC]; c0 < c_end; c0 += tile[kDimC])
+            for (std::int64_t k0 = origin[kSdmK]; k0 < k_end; k0 += tile[kDimK]) phases.push_back({r0, s0, c0, k0});
+    }
+    for (const auto& [r0, s0, c0, k0] : phases) {
             const std::int64_t t_r = std::min(tile[kDimR], layer.R - r0), t_s = std::min(tile[kDimS], layer.S - s0);
             const std::int64_t t_c = std::min(tile[kDimC], layer.C - c0);
             const int shape = (t_r < tile[kDimR]) | (t_s < tile[kDimS]) << 1 | (t_c < tile[kDimC]) << 2 |
@@ -115,6 +126,7 @@ Tile random_mapping(const Layer& layer, std::int64_t num_ms, std::mt19937& rando
     for (int d = 0; d < kNumTileDims; ++d) tile[d] = pick(extents[size_t(d)]);
   } while (tile.mapped_ms() > num_ms);
   mapper::pick_sdm_level(layer, tile, [&](std::size_t n) { return std::size_t(pick(std::int64_t(n)) - 1); });
+  tile.phase_order = kPhaseOrders[size_t(pick(2) - 1)];
   return tile;
 }
 
@@ -296,7 +308,11 @@ TEST_CASE("Joint search: exhaustive on small layers, it finds the brute-force op
             const CostReport report = mapper::evaluate(layer, hardware, mapping);
             if (!best || mapper::better(report, *best, objective)) best = report;
           };
-          consider(tile);
+          for (const PhaseOrder phase_order : kPhaseOrders) {
+            tile.phase_order = phase_order;
+            consider(tile);
+          }
+          tile.phase_order = kDefaultPhaseOrder;
           const mapper::SdmCandidates candidates = mapper::sdm_candidates(layer, tile);
           Tile mapping = tile;
           mapping.sdm.blocked = true;
@@ -307,10 +323,12 @@ TEST_CASE("Joint search: exhaustive on small layers, it finds the brute-force op
                   for (auto y : candidates.blocks[kSdmY]) {
                     mapping.sdm.block = {k, c, n, x, y};
                     if (sdm_violation(layer, hardware, mapping)) continue;
-                    for (const SdmOrder& order : all_sdm_orders()) {
-                      mapping.sdm.order = order;
-                      consider(mapping);
-                    }
+                    for (const SdmOrder& order : all_sdm_orders())
+                      for (const PhaseOrder phase_order : kPhaseOrders) {
+                        mapping.sdm.order = order;
+                        mapping.phase_order = phase_order;
+                        consider(mapping);
+                      }
                   }
           return;
         }
@@ -350,10 +368,13 @@ TEST_CASE("SDM level: evaluate_orders gives evaluate()'s and evaluate_lower_boun
     const Tile tile = random_mapping(layer, hardware.num_ms, random);
     INFO(to_string(tile));
     for (const bool lower : {false, true}) {
+      // Each phase order that can change the cost (both only with a ragged fabric tile), then every SDM order.
+      const auto phase_orders = mapper::distinct_phase_orders(layer, tile);
       std::size_t i = 0;
       mapper::evaluate_orders(layer, hardware, tile, orders, lower, [&](const CostReport& report) {
         Tile mapping = tile;
-        mapping.sdm.order = orders[i++];
+        mapping.phase_order = phase_orders[i / orders.size()];
+        mapping.sdm.order = orders[i++ % orders.size()];
         const CostReport alone =
             lower ? mapper::evaluate_lower_bound(layer, hardware, mapping) : mapper::evaluate(layer, hardware, mapping);
         CHECK(report.tile == mapping);
@@ -364,7 +385,7 @@ TEST_CASE("SDM level: evaluate_orders gives evaluate()'s and evaluate_lower_boun
         CHECK(report.configurations == alone.configurations);
         CHECK(report.counts.dn_hops == alone.counts.dn_hops);
       });
-      CHECK(i == orders.size());
+      CHECK(i == orders.size() * phase_orders.size());
     }
   }
 }

@@ -159,7 +159,9 @@ TEST_CASE("search with the cycle bound and deferred exact traffic equals brute f
     for (const int threads : {1, 2}) {
       SearchOptions options(Objective::Runtime, 6, threads, {}, exact);
       const SearchResult result = search(c.layer, hardware, options);
-      if (c.layer.type != LayerType::FullyConnected) CHECK(result.bounded > 0);  // compute-bound: the bound bites
+      // Compute-bound: the bound bites (deterministic on one thread; with two, how full each thread's lists are
+      // when it meets a tile depends on scheduling).
+      if (c.layer.type != LayerType::FullyConnected && threads == 1) CHECK(result.bounded > 0);
       CHECK(result.evaluated == oracle.size());
       REQUIRE(result.best.size() == 6);
       for (std::size_t i = 0; i < 6; ++i) require_same(result.best[i], oracle[i]);
