@@ -66,7 +66,8 @@ std::vector<spec::LayerMapping> mappings_to_build(const CodegenOptions& options,
     throw spec::SpecError({"command line", 0, 0}, "--objective",
                             "expected runtime, energy or edp, found '" + options.objective + "'");
   for (const spec::Layer& layer : select_layers(network, options.workload, options.layer)) {
-    const mapper::SearchResult found = mapper::search(layer, hardware, {*objective, 1, 0, {}, codegen::exact_traffic_for(layer, hardware)});
+    const mapper::SearchResult found =
+        mapper::search(layer, hardware, mapper::map_search_options(*objective, 1, codegen::exact_traffic_for(layer, hardware)));
     if (found.best.empty())
       throw spec::SpecError({options.workload, 0, 0}, "layers." + layer.name,
                               "no tile of this layer fits " + hardware.name);

@@ -36,7 +36,8 @@ struct MapOptions {
   std::string tile;
   std::string sdm;
   std::string order;
-  bool two_level = false;
+  bool two_level = false;     // explicit --two-level (the default unless --single-level)
+  bool single_level = false;
   std::uint64_t joint_budget = mapper::JointSearch{}.budget;
   std::string phase_order;
   std::string prune;
@@ -170,9 +171,10 @@ int run_map(const MapOptions& options) {
         same_as = found->second.first;
         result = found->second.second;
       } else {
-        mapper::SearchOptions search{*objective, options.top, options.threads, prune, {}};
-        search.exact = codegen::exact_traffic_for(layer, hardware);
-        search.joint.enabled = options.two_level;
+        mapper::SearchOptions search = mapper::map_search_options(
+            *objective, options.top, codegen::exact_traffic_for(layer, hardware), !options.single_level);
+        search.threads = options.threads;
+        search.prune = prune;
         search.joint.budget = options.joint_budget;
         result = mapper::search(layer, hardware, search);
         searched.emplace(key, std::make_pair(layer.name, result));
@@ -183,7 +185,7 @@ int run_map(const MapOptions& options) {
                layer.stride_x, layer.stride_y,
                layer.dilation_x * layer.dilation_y > 1 ? fmt::format(" dilation {}x{}", layer.dilation_x, layer.dilation_y) : "",
                layer.groups > 1 ? fmt::format(" groups {}", layer.groups) : "", layer.macs());
-    if (same_as.empty() && options.two_level && !fixed_tile)
+    if (same_as.empty() && !options.single_level && !fixed_tile)
       fmt::print("{} tiles ({} ruled out by the cycle bound) and {} two-level mappings of {} fabric tiles ({} of a "
                  "joint space of {}) searched, {} with exact traffic, in {:.1f} ms\n",
                  result.evaluated, result.bounded, result.joint_evaluated, result.joint_fabric_tiles,
@@ -207,7 +209,7 @@ int run_map(const MapOptions& options) {
                             {"compulsory_dram_bytes", best.compulsory_dram_bytes},
                             {"dram_bytes", best.counts.dram_bytes},
                             {"dram_ratio", dram_ratio(best)},
-                            {"joint", options.two_level && !fixed_tile
+                            {"joint", !options.single_level && !fixed_tile
                                           ? nlohmann::json{{"space", result.joint_space},
                                                            {"evaluated", result.joint_evaluated},
                                                            {"fabric_tiles", result.joint_fabric_tiles},
@@ -303,10 +305,14 @@ void add_map_command(CLI::App& app, Action& action) {
   command->add_option("--order", options->order, "with --sdm: the SDM loop order, outer to inner (default KCNXY)");
   command->add_option("--phase-order", options->phase_order,
                       "with --tile: folds-outer (default) or filters-outer, the fabric loops' order (docs/mapping.md)");
-  command->add_flag("--two-level", options->two_level,
-                    "search the joint space: fabric tile x SDM tile x SDM loop order (docs/mapping.md)");
+  auto* two_level = command->add_flag("--two-level", options->two_level,
+                                      "search the joint space: fabric tile x SDM tile x SDM loop order (the default; "
+                                      "docs/mapping.md)");
+  command->add_flag("--single-level", options->single_level,
+                    "search the fabric tiles alone (each layer one SDM block, as mapping files without `sdm:`)")
+      ->excludes(two_level);
   command->add_option("--joint-budget", options->joint_budget,
-                      "with --two-level: mappings costed before the SDM level is searched for fewer fabric tiles")
+                      "two-level search: mappings costed before the SDM level is searched for fewer fabric tiles")
       ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 40))
       ->capture_default_str();
   command->add_option("--json", options->json, "write all results as JSON to this file");

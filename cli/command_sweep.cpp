@@ -41,6 +41,7 @@ struct SweepOptions {
   std::string objective = "edp";
   std::string out_dir = "sweep";
   bool skip_invalid = false;
+  bool single_level = false;
   bool verify = false;
   std::string verify_memory = "both";
   int jobs = 1;
@@ -134,7 +135,7 @@ int run_sweep(const SweepOptions& options) {
     mapper::evaluate_design_points(
         mine, network, *objective,
         codegen::exact_traffic_for,  // ranked and reported with exact DN/RN traffic, as `maeri map` does
-        [&](std::size_t done) { progress.set_done(static_cast<std::int64_t>(done)); });
+        [&](std::size_t done) { progress.set_done(static_cast<std::int64_t>(done)); }, !options.single_level);
   }
   // --verify: each of this rank's valid points co-simulated in a child process of its own (one fabric per process).
   std::vector<std::optional<PointRtlCheck>> checks(points.size());
@@ -332,6 +333,9 @@ void add_sweep_command(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"runtime", "energy", "edp"}))
       ->capture_default_str();
   command->add_option("-o,--out-dir", options->out_dir, "output folder")->capture_default_str();
+  command->add_flag("--single-level", options->single_level,
+                    "search each layer's fabric tiles alone, as `maeri map --single-level` (default: the joint "
+                    "space, as `maeri map`)");
   command->add_flag("--skip-invalid", options->skip_invalid,
                     "exit 0 even when some points are invalid (they are still listed and written)");
   command->add_flag("--verify", options->verify,

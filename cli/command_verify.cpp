@@ -76,10 +76,11 @@ std::vector<spec::Tile> tiles_for(const spec::Layer& layer, const spec::Hardware
   if (const auto reason = mapper::unmappable_reason(layer, hardware))
     throw spec::SpecError({options.workload, 0, 0}, "layers." + layer.name, *reason);
   std::vector<spec::Tile> tiles;
-  for (const auto& report : mapper::search(layer, hardware,
-                                              {mapper::Objective::Runtime, options.top, 0, {},
-                                               codegen::exact_traffic_for(layer, hardware)})  // ranked as `map` ranks
-                                   .best)
+  for (const auto& report :
+       mapper::search(layer, hardware,
+                      mapper::map_search_options(mapper::Objective::Runtime, options.top,
+                                                 codegen::exact_traffic_for(layer, hardware)))  // as `map` searches
+           .best)
     tiles.push_back(report.tile);
   return tiles;
 }

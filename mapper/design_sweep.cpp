@@ -13,14 +13,15 @@
 namespace maeri::mapper {
 
 void evaluate_design_point(DesignPoint& point, const spec::Network& network, Objective objective,
-                           const ExactTrafficFor& exact_traffic_for) {
+                           const ExactTrafficFor& exact_traffic_for, bool two_level) {
   point.best.clear();
   point.cycles = point.energy_pj = 0;
   point.dram_bytes = 0;
   std::int64_t macs = 0;
   for (const spec::Layer& layer : network.layers) {
-    SearchOptions options(objective, 1);
-    if (exact_traffic_for) options.exact = exact_traffic_for(layer, point.hardware);
+    SearchOptions options =
+        map_search_options(objective, 1, exact_traffic_for ? exact_traffic_for(layer, point.hardware) : ExactTraffic{},
+                           two_level);
     SearchResult result = search(layer, point.hardware, options);
     if (result.best.empty()) {
       point.error = "layer '" + layer.name + "' has no mapping on this hardware";
@@ -40,13 +41,14 @@ void evaluate_design_point(DesignPoint& point, const spec::Network& network, Obj
 }
 
 void evaluate_design_points(std::vector<DesignPoint>& points, const spec::Network& network, Objective objective,
-                            const ExactTrafficFor& exact_traffic_for, const std::function<void(std::size_t)>& progress) {
+                            const ExactTrafficFor& exact_traffic_for, const std::function<void(std::size_t)>& progress,
+                            bool two_level) {
   std::atomic<std::size_t> done{0};
   std::mutex progress_mutex;
   // One point per task: points differ in cost by orders of magnitude (num_ms), so TBB balances them one by one;
   // each point's own search is parallel too, and TBB nests the two levels.
   tbb::parallel_for(std::size_t{0}, points.size(), [&](std::size_t i) {
-    if (!points[i].error) evaluate_design_point(points[i], network, objective, exact_traffic_for);
+    if (!points[i].error) evaluate_design_point(points[i], network, objective, exact_traffic_for, two_level);
     const std::size_t finished = ++done;
     if (progress) {
       const std::lock_guard<std::mutex> lock(progress_mutex);

@@ -38,13 +38,14 @@ struct DesignPoint {
 using ExactTrafficFor = std::function<ExactTraffic(const spec::Layer&, const spec::Hardware&)>;
 
 // Fills `point` (hardware already set, error unset) with the best mapping of every layer and the totals; sets
-// point.error when a layer has no mapping.
+// point.error when a layer has no mapping. `two_level`: search the joint space, as `maeri map` does by default.
 void evaluate_design_point(DesignPoint& point, const spec::Network& network, Objective objective,
-                           const ExactTrafficFor& exact_traffic_for);
+                           const ExactTrafficFor& exact_traffic_for, bool two_level = true);
 
 // Evaluates every point without an error in parallel (TBB); `progress` is called after each with the number done.
 void evaluate_design_points(std::vector<DesignPoint>& points, const spec::Network& network, Objective objective,
-                            const ExactTrafficFor& exact_traffic_for, const std::function<void(std::size_t)>& progress);
+                            const ExactTrafficFor& exact_traffic_for, const std::function<void(std::size_t)>& progress,
+                            bool two_level = true);
 
 // A point's results (totals, area, each layer's best report) as JSON and back, bit-exact (doubles are written as
 // their shortest round-trip decimals): how a point evaluated on another MPI rank reaches rank 0.

@@ -159,6 +159,12 @@ std::array<std::vector<std::uint64_t>, spec::kNumSdmDims> candidate_counts(const
 
 }  // namespace
 
+SearchOptions map_search_options(Objective objective, int top_k, ExactTraffic exact, bool two_level) {
+  SearchOptions options(objective, top_k, 0, {}, std::move(exact));
+  options.joint.enabled = two_level;
+  return options;
+}
+
 SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, const SearchOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   std::unique_ptr<tbb::global_control> thread_limit;

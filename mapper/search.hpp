@@ -33,7 +33,8 @@ bool better(const spec::CostReport& a, const spec::CostReport& b, Objective obje
 // order (docs/model.md, "SDM level"), so the search reuses them across orders.
 using ExactTraffic = std::function<void(spec::CostReport&)>;
 
-// The SDM level of the two-level map space (docs/mapping.md, "Search of the joint space"): when enabled, the
+// The SDM level of the two-level map space (docs/mapping.md, "Search of the joint space"): when enabled (as in
+// map_search_options: what the commands search by default), the
 // search covers fabric tiles × SDM tiles × SDM loop orders × phase orders. Exhaustive when the joint space (before the capacity
 // rule) has at most `budget` mappings; otherwise the SDM levels of the best fabric tiles by compute cycles (ideal
 // memory: what the SDM level cannot improve much) and by the single-level ranking, `candidates` of each, are
@@ -62,6 +63,12 @@ struct SearchOptions {
   // list they could enter: the result is the same, fewer tiles are costed. Off only to measure the model's speed.
   bool bound = true;
 };
+
+// The search the user-facing commands run (`maeri map`, `codegen --workload`, `verify`, `sweep`, the Python
+// module): the joint space unless `two_level` is false, ranked with `exact` (the exact traffic, as `map` ranks).
+// One home, so a mapping `map` prints is the one the others pick. Calibration and the model's tests search the
+// fabric tiles alone on purpose (SearchOptions' default).
+SearchOptions map_search_options(Objective objective, int top_k, ExactTraffic exact, bool two_level = true);
 
 struct SearchResult {
   std::vector<spec::CostReport> best;       // best first, at most top_k

@@ -56,7 +56,7 @@ mapper::Objective objective_of(const std::string& text) {
 std::vector<spec::CostReport> best_tiles(const spec::Layer& layer, const spec::Hardware& hardware,
                                          mapper::Objective objective, int top) {
   const mapper::SearchResult found =
-      mapper::search(layer, hardware, {objective, top, 0, {}, codegen::exact_traffic_for(layer, hardware)});
+      mapper::search(layer, hardware, mapper::map_search_options(objective, top, codegen::exact_traffic_for(layer, hardware)));
   if (found.best.empty()) throw spec::SpecError({hardware.name, 0, 0}, "layers." + layer.name, "no tile fits");
   return found.best;
 }

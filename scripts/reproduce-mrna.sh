@@ -62,7 +62,7 @@ best_and_baseline() {
 table2() {
   local suffix=$1 spec=$2 title=$3
   for objective in runtime energy; do
-    "$maeri" map --hardware "$spec" --workload "$workload" --objective "$objective" --top 1 \
+    "$maeri" map --single-level --hardware "$spec" --workload "$workload" --objective "$objective" --top 1 \
       --csv "$out/table2${suffix}_$objective.csv" -o "$work/table2${suffix}_$objective.mapping.yaml" \
       >"$work/table2${suffix}_$objective.txt"
   done
@@ -89,7 +89,7 @@ echo "== Table II and Fig. 7 on $(basename "$hardware"), and with memory out of 
 table2 "" "$hardware" "$(basename "$hardware" .yaml)"
 # The paper's comparison leaves DRAM out: the same fabric with a DRAM that is never the bottleneck and costs no
 # energy (on-chip energy only), written by `maeri sweep` as a hardware point.
-"$maeri" sweep --hardware "$hardware" --workload "$workload" --set dram.bytes_per_cycle=4096 \
+"$maeri" sweep --single-level --hardware "$hardware" --workload "$workload" --set dram.bytes_per_cycle=4096 \
   --set energy_pj.dram_byte=0 -o "$work/on_chip" >"$work/on_chip.txt"
 table2 _on_chip "$work/on_chip/points/0001.yaml" "on-chip only (DRAM unbounded, no DRAM energy)"
 
@@ -105,8 +105,8 @@ fig8() {
     # The MS sweep keeps the fabric's full bandwidth (dn_bw = rn_bw = num_ms), as the paper's 512 MS / BW 512.
     [[ $field == num_ms ]] && settings+=(--set "dn_bw=$value" --set "rn_bw=$value")
     local point=$work/fig8_${name}_$value
-    "$maeri" sweep --hardware "$hardware" --workload "$workload" "${settings[@]}" -o "$point" >"$point.txt"
-    "$maeri" map --hardware "$point/points/0001.yaml" --workload "$workload" --layer CB3a_2 --top 1 \
+    "$maeri" sweep --single-level --hardware "$hardware" --workload "$workload" "${settings[@]}" -o "$point" >"$point.txt"
+    "$maeri" map --single-level --hardware "$point/points/0001.yaml" --workload "$workload" --layer CB3a_2 --top 1 \
       --csv "$point/map.csv" -o "$point/mapping.yaml" >"$point/map.txt"
     read -r c e tile bc be btile < <(best_and_baseline "$point/map.csv" CB3a_2)
     awk -v v="$value" -v c="$c" -v bc="$bc" -v e="$e" -v be="$be" -v t="$tile" -v bt="$btile" \

@@ -41,7 +41,7 @@ case $case_name in
     hardware=$configs/hardware/maeri-512.yaml
     workload=$configs/workloads/mrna-table2.yaml
     for objective in runtime energy; do
-      "$maeri" map --hardware "$hardware" --workload "$workload" --objective $objective --csv "$dir/$objective.csv" \
+      "$maeri" map --single-level --hardware "$hardware" --workload "$workload" --objective $objective --csv "$dir/$objective.csv" \
         -o "$dir/$objective.yaml" >/dev/null || fail "maeri map --objective $objective"
     done
     for layer in CB3a_2 reduction_1x1 SeqCNN_FC2; do
@@ -58,7 +58,7 @@ case $case_name in
     # Fig. 8, DN bandwidth 32 on 512 MS: the same as `maeri map` on maeri-512 with dn_bw edited by hand.
     sed 's/^dn_bw: 512 /dn_bw: 32  /' "$hardware" >"$dir/dn32.yaml"
     grep -q '^dn_bw: 32 ' "$dir/dn32.yaml" || fail "could not edit dn_bw in $hardware"
-    "$maeri" map --hardware "$dir/dn32.yaml" --workload "$workload" --layer CB3a_2 --csv "$dir/dn32.csv" \
+    "$maeri" map --single-level --hardware "$dir/dn32.yaml" --workload "$workload" --layer CB3a_2 --csv "$dir/dn32.csv" \
       -o "$dir/dn32.mapping.yaml" >/dev/null || fail "maeri map on dn_bw 32"
     want=$(awk -v c="$(row_value "$dir/dn32.csv" CB3a_2 1 cycles)" 'BEGIN { printf "%.0f", c }')
     got=$(awk -F, '$1 == "32" { print $2 }' "$dir/out/fig8_dn_bw.csv")

@@ -140,8 +140,11 @@ TEST_CASE("a design point's totals are the sums of independent best-mapping sear
     double cycles = 0, energy = 0;
     std::int64_t macs = 0;
     for (const spec::Layer& layer : network.layers) {
-      const auto result = mapper::search(layer, point.hardware,
-                                         {mapper::Objective::EnergyDelay, 1, 1, {}, codegen::exact_traffic_for(layer, point.hardware)});
+      // As `maeri map` searches by default (the joint space), on one thread.
+      mapper::SearchOptions options = mapper::map_search_options(mapper::Objective::EnergyDelay, 1,
+                                                                 codegen::exact_traffic_for(layer, point.hardware));
+      options.threads = 1;
+      const auto result = mapper::search(layer, point.hardware, options);
       cycles += result.best.front().cycles.total;
       energy += result.best.front().energy_pj.total;
       macs += layer.macs();
