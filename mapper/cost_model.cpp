@@ -637,8 +637,11 @@ spec::CostReport evaluate_lower_bound(const spec::Layer& layer, const spec::Hard
 }
 
 CyclesLowerBound::CyclesLowerBound(const spec::Layer& layer, const spec::Hardware& hardware)
-    : layer_(&layer), extents_(spec::layer_extents(layer)), rn_bw_(hardware.rn_bw),
+    : layer_(&layer), extents_(spec::layer_extents(layer)), rn_bw_(hardware.rn_bw), hardware_(&hardware),
       dn_bw_(static_cast<double>(hardware.dn_bw)) {
+  dram_bytes_per_cycle_ = hardware.dram_bytes_per_cycle * hardware.model.dram_efficiency;
+  data_bytes_ = data_bytes(hardware);
+  weight_bytes_ = layer.weight_elements() * data_bytes_;
   if (rn_bw_ > 0 && (rn_bw_ & (rn_bw_ - 1)) == 0)
     for (rn_shift_ = 0; (std::int64_t(1) << rn_shift_) < rn_bw_;) ++rn_shift_;
   step_overhead_ = hardware.model.step_overhead;
@@ -675,7 +678,9 @@ CyclesLowerBound::CyclesLowerBound(const spec::Layer& layer, const spec::Hardwar
 // configuration and fill, plus the non-negative overheads. Both sums factor over the dimensions' full and edge
 // tiles: RN cycles depend on t_K alone, and a step's inputs are t_N·t_C·span(t_X', t_R)·span(t_Y', t_S), or at
 // least t_N·t_C·span(t_X', t_R) when the tile forwards in the MN (Σ over the tiles of a dimension of t_d is D).
-double CyclesLowerBound::operator()(const spec::Tile& tile) const {
+// Total: a single-level mapping whose SDM is not resident reads every step's inputs and every weight from DRAM
+// (count_memory_traffic), and the run lasts at least its DRAM bytes over the channel's bandwidth (memory_time).
+CyclesLowerBound::Bounds CyclesLowerBound::bounds(const spec::Tile& tile) const {
   const spec::Layer& layer = *layer_;
   std::int64_t tiles[spec::kNumTileDims];
   for (int dim = 0; dim < spec::kNumTileDims; ++dim) tiles[dim] = tiles_[size_t(dim)][size_t(tile[dim])];
@@ -703,7 +708,14 @@ double CyclesLowerBound::operator()(const spec::Tile& tile) const {
                                             extents_[spec::kDimC]) *
                         static_cast<double>(x_sum) * static_cast<double>(y_sum);
   const double streaming = std::max({static_cast<double>(steps), rn_cycles, inputs / dn_bw_});
-  return streaming + static_cast<double>(steps) * step_overhead_ + static_cast<double>(phases) * phase_cost_ + fixed_;
+  Bounds result;
+  result.compute =
+      streaming + static_cast<double>(steps) * step_overhead_ + static_cast<double>(phases) * phase_cost_ + fixed_;
+  result.total = result.compute;
+  if (!tile.sdm.blocked && !sdm_budget(layer, *hardware_, tile).resident)
+    result.total = std::max(result.total, (inputs * static_cast<double>(data_bytes_) + static_cast<double>(weight_bytes_)) /
+                                              dram_bytes_per_cycle_);
+  return result;
 }
 
 void evaluate_orders(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,

@@ -45,7 +45,13 @@ void evaluate_orders(const spec::Layer& layer, const spec::Hardware& hardware, c
 class CyclesLowerBound {
  public:
   CyclesLowerBound(const spec::Layer& layer, const spec::Hardware& hardware);
-  double operator()(const spec::Tile& tile) const;
+  // Lower bounds on the compute cycles (ideal memory) of every mapping with this fabric tile, and on the total
+  // cycles of this very mapping (a single-level mapping that streams from DRAM is bound by its DRAM bytes too).
+  struct Bounds {
+    double compute = 0, total = 0;
+  };
+  Bounds bounds(const spec::Tile& tile) const;
+  double operator()(const spec::Tile& tile) const { return bounds(tile).total; }
 
  private:
   const spec::Layer* layer_;
@@ -55,7 +61,10 @@ class CyclesLowerBound {
   std::vector<std::int64_t> span_sum_x_, span_sum_y_;
   std::int64_t rn_bw_ = 1;
   int rn_shift_ = -1;  // log2(rn_bw) when it is a power of two
+  const spec::Hardware* hardware_;
   double dn_bw_ = 1, step_overhead_ = 0, phase_cost_ = 0, fixed_ = 0;
+  double dram_bytes_per_cycle_ = 1;
+  std::int64_t weight_bytes_ = 0, data_bytes_ = 1;
 };
 
 // Puts these DN/RN traversal counts into the report and recomputes its energy (the rest of the report does not

@@ -268,12 +268,13 @@ SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, co
   const bool use_bound = options.bound && objective == Objective::Runtime;
   const CyclesLowerBound cycles_bound(layer, hardware);
   const auto ruled_out = [&](const FabricPass& pass, const spec::Tile& tile) {
-    const double bound = cycles_bound(tile) * (1 - 1e-9);
+    const CyclesLowerBound::Bounds bounds = cycles_bound.bounds(tile);
+    const double bound = bounds.total * (1 - 1e-9);
     const auto beyond = [&](const TopK& list) {
       return list.kth() && bound > objective_value(*list.kth(), objective);
     };
     if (!beyond(pass.ranking.all)) return false;
-    if (joint && pass.by_compute.may_enter(bound)) return false;
+    if (joint && pass.by_compute.may_enter(bounds.compute * (1 - 1e-9))) return false;
     for (int rule = 0; rule < kNumPruningRules && rule_losses; ++rule)
       if (!beyond(pass.ranking.per_rule[size_t(rule)]) && rule_holds(tile, rule)) return false;
     return true;

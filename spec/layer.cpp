@@ -17,8 +17,6 @@ const char* to_string(LayerType type) {
   return "?";
 }
 
-std::int64_t Layer::output_x() const { return (X + 2 * padding_x - filter_span_x()) / stride_x + 1; }
-std::int64_t Layer::output_y() const { return (Y + 2 * padding_y - filter_span_y()) / stride_y + 1; }
 
 std::int64_t Layer::macs() const { return N * K * group_channels() * R * S * output_x() * output_y(); }
 

@@ -38,8 +38,9 @@ struct Layer {
   std::int64_t filter_span_x() const { return (R - 1) * dilation_x + 1; }
   std::int64_t filter_span_y() const { return (S - 1) * dilation_y + 1; }
   // X' = floor((X + 2·padding_x − span_x) / stride_x) + 1, and likewise Y' (mRNA's X', Y').
-  std::int64_t output_x() const;
-  std::int64_t output_y() const;
+  // Inline: the model asks for them for every mapping it costs.
+  std::int64_t output_x() const { return (X + 2 * padding_x - filter_span_x()) / stride_x + 1; }
+  std::int64_t output_y() const { return (Y + 2 * padding_y - filter_span_y()) / stride_y + 1; }
   // Multiply-accumulates of the layer: N·K·(C/groups)·R·S·X'·Y'.
   std::int64_t macs() const;
   std::int64_t input_elements() const { return N * C * X * Y; }

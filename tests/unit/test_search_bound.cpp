@@ -1,6 +1,6 @@
-// The search's shortcuts against brute force: the cycle lower bound (mapper::CyclesLowerBound) is never above a
-// mapping's compute cycles (hence its total), on random layers of every kind, fabric tiles and SDM levels, with and
-// without the model's overheads; and a search that skips tiles by that bound and refines the exact traffic only
+// The search's shortcuts against brute force: the cycle lower bounds (mapper::CyclesLowerBound) are never above a
+// mapping's compute and total cycles, on random layers of every kind, fabric tiles and SDM levels, with and
+// without the model's overheads, resident and streaming SDMs; and a search that skips tiles by that bound and refines the exact traffic only
 // where it decides something (runtime objective) returns exactly the brute-force top-k and best tile per pruning
 // rule — every tile of the raw space costed with its exact traffic here and sorted with `better` — on 1 and 2
 // threads, including a DRAM-bound layer with ties in cycles, with the real exact traffic and with a scrambled
@@ -97,34 +97,40 @@ void require_same(const CostReport& ours, const CostReport& oracle) {
 
 }  // namespace
 
-TEST_CASE("cycle bound: never above the compute cycles of any mapping, fabric tile or two-level", "[mapper][search]") {
+TEST_CASE("cycle bound: never above the compute (and total) cycles of any mapping, fabric tile or two-level",
+          "[mapper][search]") {
   std::mt19937 random(2026);
-  std::uint64_t tight = 0, checked = 0;
+  std::uint64_t tight = 0, checked = 0, memory_bound = 0;
   for (int trial = 0; trial < 3000; ++trial) {
     const Layer layer = random_layer(random);
     Hardware hardware = maeri::test::small_hardware(std::int64_t(1) << (3 + trial % 4), 4, 4);
     hardware.dn_bw = std::int64_t(1) << (trial % 3 + 1);
     hardware.rn_bw = std::int64_t(1) << ((trial / 3) % 3 + 1);
-    hardware.sdm_bytes = std::int64_t(1) << 30;
+    // Large enough for any block, or small enough that many single-level mappings stream from DRAM.
+    hardware.sdm_bytes = trial % 4 == 1 ? 256 + 64 * (trial % 9) : std::int64_t(1) << 30;
+    hardware.dram_bytes_per_cycle = 1 + trial % 8;
     if (trial % 2) {
       hardware.model.step_overhead = 0.5 * (trial % 5);
       hardware.model.phase_overhead = 3.0 * (trial % 7);
     }
-    const Tile tile = random_tile(layer, hardware.num_ms, random, trial % 3 == 0);
+    const Tile tile = random_tile(layer, hardware.num_ms, random, trial % 3 == 0 && trial % 4 != 1);
     REQUIRE_FALSE(tile_violation(layer, hardware, tile));
     const CostReport report = evaluate(layer, hardware, tile);
-    const double bound = CyclesLowerBound(layer, hardware)(tile);
+    const CyclesLowerBound::Bounds bounds = CyclesLowerBound(layer, hardware).bounds(tile);
     INFO("K=" << layer.K << " C=" << layer.C << " R=" << layer.R << " S=" << layer.S << " X=" << layer.X
               << " Y=" << layer.Y << " groups " << layer.groups << " dilation " << layer.dilation_x << "x"
               << layer.dilation_y << " stride " << layer.stride_x << "x" << layer.stride_y << " N=" << layer.N
               << "; " << to_string(tile) << " on " << hardware.num_ms << " MS");
-    REQUIRE(bound <= report.cycles.compute());
+    REQUIRE(bounds.compute <= report.cycles.compute());
+    REQUIRE(bounds.total <= report.cycles.total);
     REQUIRE(report.cycles.compute() <= report.cycles.total);
     ++checked;
-    if (bound >= 0.5 * report.cycles.compute()) ++tight;
+    if (bounds.compute >= 0.5 * report.cycles.compute()) ++tight;
+    if (bounds.total > bounds.compute) ++memory_bound;
   }
   // Not a correctness condition, but a bound far below the cycles would skip nothing: most are within 2x.
   CHECK(tight * 2 > checked);
+  CHECK(memory_bound * 20 > checked);  // the DRAM term is exercised
 }
 
 TEST_CASE("search with the cycle bound and deferred exact traffic equals brute force: top-k and rule bests",
