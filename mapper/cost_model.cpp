@@ -404,18 +404,19 @@ struct MemoryTraffic {
 // partial sums spill to DRAM. With an SDM level each tensor's blocks are fetched as the SDM loop order dictates
 // (sdm_block_traffic), and each output's block is written back once per visit and read back on every visit but
 // the first.
-MemoryTraffic count_memory_traffic(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
-                                   const SdmBlockTraffic* blocks, spec::CostReport& report) {
+// `sdm` and `compulsory` do not depend on the SDM loop order: computed once per fabric part (fabric_part).
+MemoryTraffic count_memory_traffic(const spec::Layer& layer, const spec::Hardware& hardware, const SdmBudget& sdm_use,
+                                   std::int64_t compulsory, const SdmBlockTraffic* blocks, spec::CostReport& report) {
   spec::ActivityCounts& counts = report.counts;
   const std::int64_t data_b = data_bytes(hardware);
   const std::int64_t acc_b = accumulator_bytes(hardware);
   const std::int64_t weights = layer.weight_elements();
   const std::int64_t outputs = layer.output_elements();
   MemoryTraffic traffic;
-  traffic.sdm = sdm_budget(layer, hardware, tile);
+  traffic.sdm = sdm_use;
   const SdmBudget& sdm = traffic.sdm;
   report.sdm_resident = sdm.resident;
-  report.compulsory_dram_bytes = compulsory_dram_bytes(layer, hardware);
+  report.compulsory_dram_bytes = compulsory;
   if (blocks) {
     traffic.blocked = true;
     counts.sdm_fill_writes = blocks->input_fills + blocks->weight_fills;
@@ -564,6 +565,8 @@ struct FabricPart {
   spec::CostReport report;
   LoopNestTotals totals;
   double compute = 0;
+  SdmBudget sdm;                         // how the mapping uses the SDM (sdm_budget: not order-dependent)
+  std::int64_t compulsory_dram_bytes = 0;
 };
 
 FabricPart fabric_part(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
@@ -590,6 +593,8 @@ FabricPart fabric_part(const spec::Layer& layer, const spec::Hardware& hardware,
   report.configurations = runs.total();
   part.totals = cost_loop_nest(layer, hardware, tile, parts, runs, report, estimate_traffic, blocks);
   part.compute = compute_cycles(hardware, part.totals, report);
+  part.sdm = sdm_budget(layer, hardware, tile);
+  part.compulsory_dram_bytes = compulsory_dram_bytes(layer, hardware);
   return part;
 }
 
@@ -604,7 +609,8 @@ spec::CostReport finish(const spec::Layer& layer, const spec::Hardware& hardware
     block_traffic = sdm_block_traffic(layer, tile);
     blocks = &block_traffic;
   }
-  const MemoryTraffic traffic = count_memory_traffic(layer, hardware, tile, blocks, report);
+  const MemoryTraffic traffic =
+      count_memory_traffic(layer, hardware, part.sdm, part.compulsory_dram_bytes, blocks, report);
   const double compute = part.compute;
   const double time = memory_time(layer, hardware, tile, traffic, part.totals, compute, report);
   report.cycles.memory_stall = time - compute;
