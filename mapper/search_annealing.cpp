@@ -1,6 +1,8 @@
 // Simulated annealing over the map space (docs/search.md, "Simulated annealing"): a neighbour of the current
 // mapping is accepted by accept_move() (annealing_schedule.hpp); after kPatience proposals without a new best the
-// walk restarts from the best mapping found.
+// walk restarts from the best mapping found. The walk starts from the best of the warm-start mappings, or without
+// them from the best of a random sample of kInitialShare of the budget (one walk from one random mapping is too
+// often stuck in a poor region).
 #include <cmath>
 #include <optional>
 #include <random>
@@ -12,15 +14,17 @@ namespace maeri::mapper {
 namespace {
 
 constexpr std::uint64_t kPatience = 200;
+constexpr double kInitialShare = 0.1;
 
 class AnnealingSearch : public SearchMethod {
  public:
   AnnealingSearch(const MapSpace& space, std::uint64_t seed, std::uint64_t budget, std::vector<spec::Tile> warm_start)
-      : space_(space), rng_(seed), budget_(std::max<std::uint64_t>(1, budget)), warm_(std::move(warm_start)) {}
+      : space_(space), rng_(seed), budget_(std::max<std::uint64_t>(1, budget)), warm_(std::move(warm_start)),
+        initial_(warm_.empty() ? std::max<std::uint64_t>(1, std::uint64_t(kInitialShare * double(budget_))) : warm_.size()) {}
 
   spec::Tile propose() override {
     if (next_warm_ < warm_.size()) return warm_[next_warm_++];
-    if (!current_) return space_.random(rng_);
+    if (steps_ < initial_) return space_.random(rng_);
     return space_.neighbour(current_->first, rng_);
   }
 
@@ -36,7 +40,7 @@ class AnnealingSearch : public SearchMethod {
       return;
     }
     // Warm-start mappings are all costed before the walk starts from the best of them.
-    if (steps_ <= warm_.size()) {
+    if (steps_ <= initial_) {
       current_ = best_;
       return;
     }
@@ -50,6 +54,7 @@ class AnnealingSearch : public SearchMethod {
   std::uint64_t budget_, steps_ = 0, since_best_ = 0;
   std::vector<spec::Tile> warm_;
   std::size_t next_warm_ = 0;
+  std::uint64_t initial_;  // proposals before the walk: the warm-start mappings or the random sample
   std::optional<std::pair<spec::Tile, double>> current_, best_;
 };
 

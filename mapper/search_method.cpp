@@ -185,11 +185,22 @@ spec::Tile MapSpace::neighbour(const spec::Tile& tile, std::mt19937_64& rng) con
     } else if (!movable.empty()) {
       const int d = movable[uniform_index(rng, movable.size())];
       const auto& list = sizes_[size_t(d)];
-      const auto at = std::ptrdiff_t(std::find(list.begin(), list.end(), next[d]) - list.begin());
-      const std::ptrdiff_t step = (unit(rng) < 0.75 ? 1 : 2) * (unit(rng) < 0.5 ? -1 : 1);
-      next[d] = list[size_t(std::clamp<std::ptrdiff_t>(at + step, 0, std::ptrdiff_t(list.size()) - 1))];
+      const double kind = unit(rng), sign = unit(rng) < 0.5 ? -1.0 : 1.0;
       auto excess = random_excess(rng);
       excess[size_t(d)] = -1;  // shrink the other dimensions first
+      if (kind < 0.4) {  // the next size along the list
+        const auto at = std::ptrdiff_t(std::find(list.begin(), list.end(), next[d]) - list.begin());
+        next[d] = list[size_t(std::clamp<std::ptrdiff_t>(at + std::ptrdiff_t(sign), 0, std::ptrdiff_t(list.size()) - 1))];
+      } else {  // a jump by a factor 2^0.5 … 2^1.5 (dense lists: many steps), or a transfer of that factor
+        const double jump = sign * std::uniform_real_distribution<double>(0.5, 1.5)(rng);
+        next[d] = list[nearest_size(d, std::log2(double(next[d])) + jump)];
+        if (kind >= 0.75 && movable.size() > 1) {
+          int other = d;
+          while (other == d) other = movable[uniform_index(rng, movable.size())];
+          next[other] = sizes_[size_t(other)][nearest_size(other, std::log2(double(next[other])) - jump)];
+          excess[size_t(other)] = -1;
+        }
+      }
       repair_fabric(next, excess);
       repair_sdm(next, log2_blocks(tile));
     }
