@@ -64,11 +64,12 @@ int run_train(const SurrogateOptions& options) {
   const auto [mse, mae] = model.error(samples);
   model.save(options.output);
   fmt::print("surrogate for the {} space, objective {}: {} samples ({} layers x {} hardware) in {:.1f} s, trained in "
-             "{:.1f} s; training error: mean |ln predicted - ln model| = {:.4f} ({:.1f} %), rms {:.4f}\n"
+             "{:.1f} s; training error: mean |ln predicted - ln model| = {:.4f} ({:.1f} %), rms {:.4f}; rank correlation "
+             "per layer and hardware {:.3f}\n"
              "model: {}\n",
              two_level ? "two-level" : "single-level", options.objective, samples.log_objective.size(),
              inputs.layers.size(), inputs.hardware.size(), sampled, trained, mae, 100 * (std::exp(mae) - 1),
-             std::sqrt(mse), options.output);
+             std::sqrt(mse), model.rank_correlation(samples), options.output);
   return kExitOk;
 }
 
@@ -78,9 +79,10 @@ int run_check(const SurrogateOptions& options) {
   const mapper::SurrogateSamples samples = mapper::sample_surrogate_data(
       inputs.layers, inputs.hardware, model.objective(), model.two_level(), options.samples, options.training.seed);
   const auto [mse, mae] = model.error(samples);
-  fmt::print("model {} ({}): on {} samples of {}: mean |ln predicted - ln model| = {:.4f} ({:.1f} %), rms {:.4f}\n",
+  fmt::print("model {} ({}): on {} samples of {}: mean |ln predicted - ln model| = {:.4f} ({:.1f} %), rms {:.4f}; "
+             "rank correlation per layer and hardware {:.3f}\n",
              options.model, model.description, samples.log_objective.size(), inputs.description, mae,
-             100 * (std::exp(mae) - 1), std::sqrt(mse));
+             100 * (std::exp(mae) - 1), std::sqrt(mse), model.rank_correlation(samples));
   return kExitOk;
 }
 

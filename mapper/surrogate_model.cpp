@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <numeric>
 #include <random>
 #include <sstream>
@@ -106,12 +107,14 @@ SurrogateSamples sample_surrogate_data(const std::vector<spec::Layer>& layers,
     for (const spec::Tile& tile : tiles) {
       parts[pair].features.push_back(surrogate_features(layer, hw, space.relax(tile)));
       parts[pair].log_objective.push_back(std::log(objective_value(evaluate(layer, hw, tile), objective)));
+      parts[pair].pair.push_back(pair);
     }
   });
   SurrogateSamples samples;
   for (auto& part : parts) {
     samples.features.insert(samples.features.end(), part.features.begin(), part.features.end());
     samples.log_objective.insert(samples.log_objective.end(), part.log_objective.begin(), part.log_objective.end());
+    samples.pair.insert(samples.pair.end(), part.pair.begin(), part.pair.end());
   }
   return samples;
 }
@@ -269,6 +272,50 @@ std::pair<double, double> SurrogateModel::error(const SurrogateSamples& samples)
   }
   const double n = double(std::max<Eigen::Index>(1, predicted.size()));
   return {squared / n, absolute / n};
+}
+
+namespace {
+
+// Ranks 1…n, ties given their mean rank.
+std::vector<double> ranks(const std::vector<double>& values) {
+  std::vector<std::size_t> order(values.size());
+  std::iota(order.begin(), order.end(), std::size_t(0));
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return values[a] < values[b]; });
+  std::vector<double> rank(values.size());
+  for (std::size_t i = 0; i < order.size();) {
+    std::size_t j = i;
+    while (j + 1 < order.size() && values[order[j + 1]] == values[order[i]]) ++j;
+    for (std::size_t k = i; k <= j; ++k) rank[order[k]] = double(i + j) / 2 + 1;
+    i = j + 1;
+  }
+  return rank;
+}
+
+double pearson(const std::vector<double>& x, const std::vector<double>& y) {
+  const double n = double(x.size());
+  const double mx = std::accumulate(x.begin(), x.end(), 0.0) / n, my = std::accumulate(y.begin(), y.end(), 0.0) / n;
+  double sxy = 0, sxx = 0, syy = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    sxy += (x[i] - mx) * (y[i] - my);
+    sxx += (x[i] - mx) * (x[i] - mx);
+    syy += (y[i] - my) * (y[i] - my);
+  }
+  return sxx > 0 && syy > 0 ? sxy / std::sqrt(sxx * syy) : 0.0;
+}
+
+}  // namespace
+
+double SurrogateModel::rank_correlation(const SurrogateSamples& samples) const {
+  const Eigen::VectorXd predicted = predict_batch(to_matrix(samples.features));
+  std::map<std::size_t, std::pair<std::vector<double>, std::vector<double>>> groups;
+  for (std::size_t i = 0; i < samples.log_objective.size(); ++i) {
+    auto& group = groups[samples.pair.empty() ? 0 : samples.pair[i]];
+    group.first.push_back(predicted(Eigen::Index(i)));
+    group.second.push_back(samples.log_objective[i]);
+  }
+  double sum = 0;
+  for (const auto& entry : groups) sum += pearson(ranks(entry.second.first), ranks(entry.second.second));
+  return groups.empty() ? 0.0 : sum / double(groups.size());
 }
 
 namespace {

@@ -41,6 +41,7 @@ struct SurrogateTraining {
 struct SurrogateSamples {
   std::vector<std::vector<double>> features;
   std::vector<double> log_objective;
+  std::vector<std::size_t> pair;  // the (layer, hardware) pair of each sample: layer index × #hardware + hardware
 };
 SurrogateSamples sample_surrogate_data(const std::vector<spec::Layer>& layers,
                                        const std::vector<spec::Hardware>& hardware, Objective objective,
@@ -60,6 +61,9 @@ class SurrogateModel {
                                RelaxedMapping& gradient) const;
   // Mean squared error and mean absolute error (in ln) on samples.
   std::pair<double, double> error(const SurrogateSamples& samples) const;
+  // Mean over the (layer, hardware) pairs of Spearman's rank correlation between predicted and costed objective:
+  // how well the model orders the mappings of one layer on one hardware, which is what the search uses.
+  double rank_correlation(const SurrogateSamples& samples) const;
 
   Objective objective() const { return objective_; }
   bool two_level() const { return two_level_; }

@@ -179,6 +179,15 @@ TEST_CASE("Surrogate: gradient equals finite differences; fits a known function"
   training.epochs = 80;
   const auto fit = mapper::SurrogateModel::train(samples, mapper::Objective::EnergyDelay, true, training);
   CHECK(fit.error(samples).second < 0.09);
+  CHECK(fit.rank_correlation(samples) > 0.99);
+  // By hand: targets that reverse the fit's order within one pair give a rank correlation of −1.
+  mapper::SurrogateSamples reversed;
+  for (int i = 0; i < 5; ++i) {
+    reversed.features.push_back(samples.features[size_t(i)]);
+    reversed.log_objective.push_back(-fit.predict(samples.features[size_t(i)]));
+    reversed.pair.push_back(0);
+  }
+  CHECK(fit.rank_correlation(reversed) == Approx(-1.0).epsilon(1e-12));
 }
 
 TEST_CASE("Surrogate: the file round-trips exactly; a model of another space is refused", "[search]") {
