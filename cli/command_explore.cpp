@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <fstream>
 #include <cmath>
@@ -217,8 +218,8 @@ int run_explore(const ExploreOptions& options) {
       "median_ratio_to_minimum,optimum_ratio_to_minimum,median_samples_to_99.5,cold_median_samples_to_99.5,"
       "warm_speedup\n";
   std::string pareto_text = "layer,cycles,energy_pj\n";
-  // Plot: per method (and warm variant), the median over layers of the per-layer median ratio at each budget.
-  std::map<std::string, std::map<std::uint64_t, std::vector<double>>> plotted;
+  // Plot: per method (and warm variant) and budget, the per-layer median, first and third quartile of the ratio.
+  std::map<std::string, std::map<std::uint64_t, std::vector<std::array<double, 3>>>> plotted;
   OptimumCache cache(options.optimum_cache);
   // Per method, per layer searched so far: the best mappings its cold runs found (the warm starts' sources).
   std::map<std::string, std::vector<mapper::SearchedLayer>> method_history;
@@ -330,7 +331,8 @@ int run_explore(const ExploreOptions& options) {
               budget == largest ? fmt::format("{:.0f}", median_samples) : "",
               warm && budget == largest ? fmt::format("{:.0f}", cold_samples[name]) : "",
               speedup > 0 ? fmt::format("{:.2f}", speedup) : "");
-          plotted[name + (warm ? " (warm " + options.warm_start + ")" : "")][budget].push_back(median_of(ratios));
+          plotted[name + (warm ? " (warm " + options.warm_start + ")" : "")][budget].push_back(
+              {median_of(ratios), quantile(ratios, 0.25), quantile(ratios, 0.75)});
           fmt::print("  {:<10} {:>4} {:>7} {:>8.4f}x {:>8.4f}x {:>8.4f}x {:>10} {:>10}\n", name, warm ? "yes" : "no",
                      budget, median_of(ratios), quantile(ratios, 0.25), quantile(ratios, 0.75),
                      budget == largest ? fmt::format("{:.0f}", median_samples) : "",
@@ -358,18 +360,31 @@ int run_explore(const ExploreOptions& options) {
   }
 
   std::vector<mapper::ChartSeries> series;
+  // Geometric mean over the layers (a ratio's natural mean; the median would hide the few hard layers behind the
+  // easy ones): the median as a line, the quartiles as points of the same colour.
+  const auto geometric_mean = [](const std::vector<std::array<double, 3>>& per_layer, std::size_t which) {
+    double sum = 0;
+    for (const auto& values : per_layer) sum += std::log(values[which]);
+    return std::exp(sum / double(per_layer.size()));
+  };
   for (const auto& [name, by_budget] : plotted) {
-    mapper::ChartSeries line{name, mapper::series_colour(series.size()), {}, true, {}};
-    for (const auto& [budget, medians] : by_budget) line.points.emplace_back(double(budget), median_of(medians));
+    const std::string colour = mapper::series_colour(series.size() / 2);
+    mapper::ChartSeries line{name + ", median", colour, {}, true, {}}, spread{"", colour, {}, false, {}};
+    for (const auto& [budget, per_layer] : by_budget) {
+      line.points.emplace_back(double(budget), geometric_mean(per_layer, 0));
+      spread.points.emplace_back(double(budget), geometric_mean(per_layer, 1));
+      spread.points.emplace_back(double(budget), geometric_mean(per_layer, 2));
+    }
     series.push_back(line);
+    series.push_back(spread);
   }
   spec::write_file_atomically(runs_csv, runs_text);
   spec::write_file_atomically(summary_csv, summary_text);
   spec::write_file_atomically(
-      svg, mapper::chart_svg({fmt::format("{} on {}: best found / exhaustive optimum ({}, median of {} runs, median "
-                                          "over {} layers)",
+      svg, mapper::chart_svg({fmt::format("{} on {}: best found / optimum ({}; {} runs: median, points = quartiles; "
+                                          "geometric mean over {} layers)",
                                           network.name, hardware.name, options.objective, options.runs, layers.size()),
-                              "samples (model evaluations)", "best found / optimum", true, true},
+                              "samples (model evaluations)", "best found / optimum", true, false},
                              series));
   fmt::print("\nruns: {}\nsummary: {}\nplot: {}\n", runs_csv, summary_csv, svg);
   if (options.pareto) {
