@@ -13,6 +13,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/layer_selection.hpp"
+#include "cli/map_search.hpp"
 #include "importer/network_loader.hpp"
 #include "codegen/exact_traffic.hpp"
 #include "spec/atomic_file.hpp"
@@ -44,6 +45,7 @@ struct MapOptions {
   std::string json;
   std::string csv;
   std::string output;
+  MapSearchOptions search;
 };
 
 double dram_ratio(const spec::CostReport& r) {
@@ -82,6 +84,7 @@ int run_map(const MapOptions& options) {
     if (!rules) throw spec::SpecError({"command line", 0, 0}, "--prune", error);
     prune = *rules;
   }
+  MapSearch map_search(options.search, *objective, !options.single_level);
   std::optional<spec::Tile> fixed_tile;
   if (!options.tile.empty()) {
     fixed_tile = spec::parse_tile(options.tile);
@@ -176,7 +179,8 @@ int run_map(const MapOptions& options) {
         search.threads = options.threads;
         search.prune = prune;
         search.joint.budget = options.joint_budget;
-        result = mapper::search(layer, hardware, search);
+        result = map_search.heuristic() ? map_search.search(layer, hardware, search)
+                                        : mapper::search(layer, hardware, search);
         searched.emplace(key, std::make_pair(layer.name, result));
       }
     }
@@ -185,7 +189,9 @@ int run_map(const MapOptions& options) {
                layer.stride_x, layer.stride_y,
                layer.dilation_x * layer.dilation_y > 1 ? fmt::format(" dilation {}x{}", layer.dilation_x, layer.dilation_y) : "",
                layer.groups > 1 ? fmt::format(" groups {}", layer.groups) : "", layer.macs());
-    if (same_as.empty() && !options.single_level && !fixed_tile)
+    if (same_as.empty() && map_search.heuristic() && !fixed_tile)
+      fmt::print("{}\n", map_search.summary());
+    else if (same_as.empty() && !options.single_level && !fixed_tile)
       fmt::print("{} tiles ({} ruled out by the cycle bound) and {} two-level mappings of {} fabric tiles ({} of a "
                  "joint space of {}) searched, {} with exact traffic, in {:.1f} ms\n",
                  result.evaluated, result.bounded, result.joint_evaluated, result.joint_fabric_tiles,
@@ -315,6 +321,7 @@ void add_map_command(CLI::App& app, Action& action) {
                       "two-level search: mappings costed before the SDM level is searched for fewer fabric tiles")
       ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 40))
       ->capture_default_str();
+  add_map_search_options(command, options->search);
   command->add_option("--json", options->json, "write all results as JSON to this file");
   command->add_option("--csv", options->csv, "write all results as CSV to this file");
   command->add_option("-o,--output", options->output,

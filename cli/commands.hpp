@@ -25,5 +25,7 @@ void add_calibrate_command(CLI::App& app, Action& action);
 void add_fabric_command(CLI::App& app, Action& action);
 void add_plot_command(CLI::App& app, Action& action);
 void add_import_command(CLI::App& app, Action& action);
+void add_explore_command(CLI::App& app, Action& action);
+void add_surrogate_command(CLI::App& app, Action& action);
 
 }  // namespace maeri::cli

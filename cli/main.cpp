@@ -45,6 +45,8 @@ int sc_main(int argc, char** argv) {
   add_fabric_command(app, action);
   add_plot_command(app, action);
   add_import_command(app, action);
+  add_explore_command(app, action);
+  add_surrogate_command(app, action);
 
   try {
     app.parse(argc, argv);

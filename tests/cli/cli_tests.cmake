@@ -374,3 +374,10 @@ set_tests_properties(cli_import_errors_leave_no_output PROPERTIES LABELS cli
 maeri_cli_test(verify_mobilenetv2_depthwise 0 --stdout-contains "PASS (401408 outputs bit-exact)"
   $<TARGET_FILE:maeri> verify --hardware ${HW64} --workload ${CONFIGS}/workloads/mobilenetv2.yaml
   --layer block0_depthwise --memory ideal)
+
+# Heuristic searches (docs/search.md): map --search, surrogate train/check, explore.
+foreach(case map_methods map_reproducible surrogate explore)
+  add_test(NAME cli_search_${case} COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/search.sh ${case} $<TARGET_FILE:maeri> ${CONFIGS})
+  set_tests_properties(cli_search_${case} PROPERTIES LABELS cli TIMEOUT 120)
+endforeach()
+maeri_cli_test(help_explore 0 --stdout-contains "Example:" $<TARGET_FILE:maeri> explore --help)

@@ -1,0 +1,75 @@
+// Genetic search (docs/search.md, "Genetic"): a population of P mappings (the warm-start mappings, then random
+// ones); each generation breeds P children — parents by binary tournament, uniform crossover (MapSpace::crossover)
+// with probability kCrossover, then a neighbour move with probability kMutation — and keeps the best P distinct
+// mappings of parents and children ((μ+λ) selection, so the best is never lost).
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "mapper/search_method.hpp"
+
+namespace maeri::mapper {
+namespace {
+
+constexpr double kCrossover = 0.8;
+constexpr double kMutation = 0.5;
+
+class GeneticSearch : public SearchMethod {
+ public:
+  GeneticSearch(const MapSpace& space, std::uint64_t seed, std::uint64_t budget, std::vector<spec::Tile> warm_start)
+      : space_(space), rng_(seed), population_size_(std::clamp<std::size_t>(std::size_t(budget / 25), 12, 48)),
+        warm_(std::move(warm_start)) {}
+
+  spec::Tile propose() override {
+    if (next_warm_ < warm_.size()) return warm_[next_warm_++];
+    if (population_.size() < population_size_) return space_.random(rng_);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    spec::Tile child = select();
+    if (unit(rng_) < kCrossover) child = space_.crossover(child, select(), rng_);
+    if (unit(rng_) < kMutation) child = space_.neighbour(child, rng_);
+    return child;
+  }
+
+  void report(const spec::Tile& tile, double value) override {
+    if (population_.size() < population_size_) {
+      add(population_, tile, value);
+      return;
+    }
+    add(children_, tile, value);
+    if (children_.size() < population_size_) return;
+    for (const auto& child : children_) add(population_, child.first, child.second);
+    children_.clear();
+    std::sort(population_.begin(), population_.end(),
+              [](const auto& a, const auto& b) { return a.second != b.second ? a.second < b.second : a.first < b.first; });
+    population_.resize(population_size_);
+  }
+
+ private:
+  using Member = std::pair<spec::Tile, double>;
+  static void add(std::vector<Member>& members, const spec::Tile& tile, double value) {
+    for (const Member& member : members)
+      if (member.first == tile) return;
+    members.emplace_back(tile, value);
+  }
+  const spec::Tile& select() {
+    const Member& a = population_[std::uniform_int_distribution<std::size_t>(0, population_.size() - 1)(rng_)];
+    const Member& b = population_[std::uniform_int_distribution<std::size_t>(0, population_.size() - 1)(rng_)];
+    return a.second <= b.second ? a.first : b.first;
+  }
+
+  const MapSpace& space_;
+  std::mt19937_64 rng_;
+  std::size_t population_size_;
+  std::vector<spec::Tile> warm_;
+  std::size_t next_warm_ = 0;
+  std::vector<Member> population_, children_;
+};
+
+}  // namespace
+
+std::unique_ptr<SearchMethod> make_genetic_search(const MapSpace& space, std::uint64_t seed, std::uint64_t budget,
+                                                  std::vector<spec::Tile> warm_start) {
+  return std::make_unique<GeneticSearch>(space, seed, budget, std::move(warm_start));
+}
+
+}  // namespace maeri::mapper

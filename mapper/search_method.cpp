@@ -1,0 +1,332 @@
+// The map space's legal moves (MapSpace), the evaluation counter (Evaluator) and the driver that runs one method
+// within its budget (run_search); the methods themselves are in search_{random,annealing,genetic,surrogate}.cpp.
+#include "mapper/search_method.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+
+#include "mapper/cost_model.hpp"
+#include "mapper/sdm_space.hpp"
+
+namespace maeri::mapper {
+
+const char* to_string(SearchMethodKind method) {
+  switch (method) {
+    case SearchMethodKind::Exhaustive: return "exhaustive";
+    case SearchMethodKind::Random: return "random";
+    case SearchMethodKind::Annealing: return "sa";
+    case SearchMethodKind::Genetic: return "ga";
+    case SearchMethodKind::Surrogate: return "surrogate";
+  }
+  return "?";
+}
+
+std::optional<SearchMethodKind> parse_search_method(const std::string& text) {
+  for (SearchMethodKind method : kSearchMethods)
+    if (text == to_string(method)) return method;
+  return std::nullopt;
+}
+
+namespace {
+
+std::size_t uniform_index(std::mt19937_64& rng, std::size_t n) {
+  return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng);
+}
+
+// Index of the candidate nearest to log2_size (by log distance; ties to the smaller candidate) in a list sorted
+// either way.
+std::size_t nearest_index(const std::vector<std::int64_t>& list, double log2_size) {
+  std::size_t best = 0;
+  double best_distance = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const double distance = std::abs(std::log2(double(list[i])) - log2_size);
+    if (distance < best_distance || (distance == best_distance && list[i] < list[best])) {
+      best = i;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+MapSpace::MapSpace(const spec::Layer& layer, const spec::Hardware& hardware, bool two_level)
+    : layer_(layer), hardware_(hardware), two_level_(two_level), extents_(spec::layer_extents(layer)) {
+  for (int d = 0; d < spec::kNumTileDims; ++d) {
+    const std::int64_t extent = extents_[size_t(d)];
+    auto& list = sizes_[size_t(d)];
+    for (std::int64_t m = 1; m <= extent; ++m) {
+      const std::int64_t size = (extent + m - 1) / m;
+      if (list.empty() || list.back() != size) list.push_back(size);
+    }
+  }
+}
+
+std::size_t MapSpace::nearest_size(int dim, double log2_size) const {
+  return nearest_index(sizes_[size_t(dim)], log2_size);
+}
+
+void MapSpace::repair_fabric(spec::Tile& tile, const std::array<double, spec::kNumTileDims>& excess_in) const {
+  auto excess = excess_in;
+  while (tile.mapped_ms() > hardware_.num_ms) {
+    int shrink = -1;
+    for (int d = 0; d < spec::kNumTileDims; ++d)
+      if (tile[d] > 1 && (shrink < 0 || excess[size_t(d)] > excess[size_t(shrink)])) shrink = d;
+    const auto& list = sizes_[size_t(shrink)];
+    // The next smaller fold-minimal size (the list is descending).
+    const auto next = std::upper_bound(list.begin(), list.end(), tile[shrink], std::greater<std::int64_t>());
+    const std::int64_t smaller = next == list.end() ? 1 : *next;
+    excess[size_t(shrink)] -= std::log2(double(tile[shrink])) - std::log2(double(smaller));
+    tile[shrink] = smaller;
+  }
+}
+
+void MapSpace::repair_sdm(spec::Tile& tile, const std::array<double, spec::kNumSdmDims>& log2_blocks) const {
+  if (!two_level_ || !tile.sdm.blocked) {
+    tile.sdm = spec::SdmLevel{};
+    return;
+  }
+  const SdmCandidates candidates = sdm_candidates(layer_, tile);
+  std::array<std::size_t, spec::kNumSdmDims> index{};
+  for (int d = 0; d < spec::kNumSdmDims; ++d) {
+    index[size_t(d)] = nearest_index(candidates.blocks[size_t(d)], log2_blocks[size_t(d)]);
+    tile.sdm.block[size_t(d)] = candidates.blocks[size_t(d)][index[size_t(d)]];
+  }
+  // Capacity: shrink the block largest relative to its smallest candidate (candidates ascend) until it fits.
+  while (!sdm_fits(layer_, hardware_, tile)) {
+    int shrink = -1;
+    double largest = 0;
+    for (int d = 0; d < spec::kNumSdmDims; ++d) {
+      if (index[size_t(d)] == 0) continue;
+      const auto& list = candidates.blocks[size_t(d)];
+      const double ratio = std::log2(double(list[index[size_t(d)]])) - std::log2(double(list.front()));
+      if (shrink < 0 || ratio > largest) {
+        shrink = d;
+        largest = ratio;
+      }
+    }
+    if (shrink < 0) {  // even the smallest blocks do not fit: no SDM level
+      tile.sdm = spec::SdmLevel{};
+      return;
+    }
+    tile.sdm.block[size_t(shrink)] = candidates.blocks[size_t(shrink)][--index[size_t(shrink)]];
+  }
+}
+
+namespace {
+
+std::array<double, spec::kNumSdmDims> log2_blocks(const spec::Tile& tile) {
+  std::array<double, spec::kNumSdmDims> blocks{};
+  for (int d = 0; d < spec::kNumSdmDims; ++d) blocks[size_t(d)] = std::log2(double(tile.sdm.block[size_t(d)]));
+  return blocks;
+}
+
+std::array<double, spec::kNumTileDims> random_excess(std::mt19937_64& rng) {
+  std::array<double, spec::kNumTileDims> excess{};
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (double& e : excess) e = unit(rng);
+  return excess;
+}
+
+}  // namespace
+
+spec::Tile MapSpace::random(std::mt19937_64& rng) const {
+  spec::Tile tile;
+  std::array<int, spec::kNumTileDims> order{};
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), rng);
+  std::int64_t remaining = hardware_.num_ms;
+  for (int d : order) {
+    const auto& list = sizes_[size_t(d)];  // descending: the sizes that fit are a suffix
+    const auto first = std::upper_bound(list.begin(), list.end(), remaining, std::greater<std::int64_t>());
+    const std::size_t fitting = std::size_t(list.end() - first);
+    tile[d] = fitting == 0 ? 1 : *(first + std::ptrdiff_t(uniform_index(rng, fitting)));
+    remaining /= tile[d];
+  }
+  if (two_level_ && std::uniform_real_distribution<double>(0.0, 1.0)(rng) < 0.75) {
+    pick_sdm_level(layer_, tile, [&](std::size_t n) { return uniform_index(rng, n); });
+    repair_sdm(tile, log2_blocks(tile));
+  }
+  return tile;
+}
+
+spec::Tile MapSpace::neighbour(const spec::Tile& tile, std::mt19937_64& rng) const {
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<int> movable;
+  for (int d = 0; d < spec::kNumTileDims; ++d)
+    if (sizes_[size_t(d)].size() > 1) movable.push_back(d);
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    spec::Tile next = tile;
+    if (two_level_ && (movable.empty() || unit(rng) < 0.35)) {
+      if (!next.sdm.blocked) {
+        pick_sdm_level(layer_, next, [&](std::size_t n) { return uniform_index(rng, n); });
+        repair_sdm(next, log2_blocks(next));
+      } else {
+        const double kind = unit(rng);
+        if (kind < 0.6) {
+          const int d = int(uniform_index(rng, spec::kNumSdmDims));
+          const auto list = sdm_candidates(layer_, next).blocks[size_t(d)];
+          const auto at = std::size_t(std::find(list.begin(), list.end(), next.sdm.block[size_t(d)]) - list.begin());
+          const std::size_t to = unit(rng) < 0.5 ? (at == 0 ? 0 : at - 1) : std::min(list.size() - 1, at + 1);
+          next.sdm.block[size_t(d)] = list[to];
+          auto blocks = log2_blocks(next);
+          repair_sdm(next, blocks);
+        } else if (kind < 0.9) {
+          const std::size_t i = uniform_index(rng, spec::kNumSdmDims), j = uniform_index(rng, spec::kNumSdmDims);
+          std::swap(next.sdm.order[i], next.sdm.order[j]);
+        } else {
+          next.sdm = spec::SdmLevel{};
+        }
+      }
+    } else if (!movable.empty()) {
+      const int d = movable[uniform_index(rng, movable.size())];
+      const auto& list = sizes_[size_t(d)];
+      const double kind = unit(rng), sign = unit(rng) < 0.5 ? -1.0 : 1.0;
+      auto excess = random_excess(rng);
+      excess[size_t(d)] = -1;  // shrink the other dimensions first
+      if (kind < 0.4) {  // the next size along the list
+        const auto at = std::ptrdiff_t(std::find(list.begin(), list.end(), next[d]) - list.begin());
+        next[d] = list[size_t(std::clamp<std::ptrdiff_t>(at + std::ptrdiff_t(sign), 0, std::ptrdiff_t(list.size()) - 1))];
+      } else {  // a jump by a factor 2^0.5 … 2^1.5 (dense lists: many steps), or a transfer of that factor
+        const double jump = sign * std::uniform_real_distribution<double>(0.5, 1.5)(rng);
+        next[d] = list[nearest_size(d, std::log2(double(next[d])) + jump)];
+        if (kind >= 0.75 && movable.size() > 1) {
+          int other = d;
+          while (other == d) other = movable[uniform_index(rng, movable.size())];
+          next[other] = sizes_[size_t(other)][nearest_size(other, std::log2(double(next[other])) - jump)];
+          excess[size_t(other)] = -1;
+        }
+      }
+      repair_fabric(next, excess);
+      repair_sdm(next, log2_blocks(tile));
+    }
+    if (next != tile) return next;
+  }
+  return random(rng);  // a space of one mapping, or no move found: any mapping
+}
+
+spec::Tile MapSpace::crossover(const spec::Tile& a, const spec::Tile& b, std::mt19937_64& rng) const {
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  spec::Tile child = a;
+  for (int d = 0; d < spec::kNumTileDims; ++d)
+    if (unit(rng) < 0.5) child[d] = b[d];
+  child.sdm = unit(rng) < 0.5 ? a.sdm : b.sdm;
+  repair_fabric(child, random_excess(rng));
+  repair_sdm(child, log2_blocks(child));
+  return child;
+}
+
+spec::Tile MapSpace::project(const RelaxedMapping& point) const {
+  spec::Tile tile;
+  std::array<double, spec::kNumTileDims> excess{};
+  for (int d = 0; d < spec::kNumTileDims; ++d) {
+    tile[d] = sizes_[size_t(d)][nearest_size(d, point[size_t(kRelaxedFabric + d)])];
+    excess[size_t(d)] = std::log2(double(tile[d])) - point[size_t(kRelaxedFabric + d)];
+  }
+  repair_fabric(tile, excess);
+  tile.sdm.blocked = two_level_ && point[kRelaxedBlocked] > 0.5;
+  std::array<std::uint8_t, spec::kNumSdmDims> order{};
+  std::iota(order.begin(), order.end(), std::uint8_t(0));
+  std::stable_sort(order.begin(), order.end(), [&](std::uint8_t x, std::uint8_t y) {
+    return point[size_t(kRelaxedOrder + x)] < point[size_t(kRelaxedOrder + y)];
+  });
+  tile.sdm.order = order;
+  std::array<double, spec::kNumSdmDims> blocks{};
+  for (int d = 0; d < spec::kNumSdmDims; ++d) blocks[size_t(d)] = point[size_t(kRelaxedBlocks + d)];
+  repair_sdm(tile, blocks);
+  return tile;
+}
+
+RelaxedMapping MapSpace::relax(const spec::Tile& tile) const {
+  RelaxedMapping point{};
+  for (int d = 0; d < spec::kNumTileDims; ++d) point[size_t(kRelaxedFabric + d)] = std::log2(double(tile[d]));
+  for (int d = 0; d < spec::kNumSdmDims; ++d)
+    point[size_t(kRelaxedBlocks + d)] = std::log2(double(
+        tile.sdm.blocked ? tile.sdm.block[size_t(d)] : extents_[size_t(spec::sdm_tile_dim(d))]));
+  for (int position = 0; position < spec::kNumSdmDims; ++position)
+    point[size_t(kRelaxedOrder + tile.sdm.order[size_t(position)])] = position;
+  point[kRelaxedBlocked] = tile.sdm.blocked ? 1.0 : 0.0;
+  return point;
+}
+
+spec::Tile MapSpace::legalise(spec::Tile tile) const {
+  RelaxedMapping point = relax(tile);
+  for (int d = 0; d < spec::kNumTileDims; ++d)
+    point[size_t(kRelaxedFabric + d)] =
+        std::log2(double(std::clamp<std::int64_t>(tile[d], 1, extents_[size_t(d)])));
+  return project(point);
+}
+
+Evaluator::Evaluator(const spec::Layer& layer, const spec::Hardware& hardware, Objective objective,
+                     std::uint64_t budget, ExactTraffic exact)
+    : layer_(layer), hardware_(hardware), objective_(objective), budget_(budget), exact_(std::move(exact)) {}
+
+const spec::CostReport& Evaluator::cost(const spec::Tile& tile) {
+  if (const auto found = seen_.find(tile); found != seen_.end()) return found->second;
+  if (exhausted()) throw std::logic_error("search budget of " + std::to_string(budget_) + " evaluations exceeded");
+  ++used_;
+  spec::CostReport report = evaluate(layer_, hardware_, tile);
+  if (exact_) exact_(report);
+  const spec::CostReport& stored = seen_.emplace(tile, report).first->second;
+  if (!best_ || better(stored, *best_, objective_)) {
+    best_ = &stored;
+    trace_.emplace_back(used_, value(stored));
+  }
+  return stored;
+}
+
+HeuristicResult run_search(SearchMethodKind method, const spec::Layer& layer, const spec::Hardware& hardware,
+                           const HeuristicOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  HeuristicResult result;
+  if (method == SearchMethodKind::Exhaustive) {
+    SearchOptions search_options(options.objective, options.top_k, options.threads, {}, options.exact);
+    search_options.joint.enabled = options.two_level;
+    search_options.joint.budget = options.budget;
+    const SearchResult found = search(layer, hardware, search_options);
+    result.best = found.best;
+    result.evaluations = found.evaluated + found.joint_evaluated;
+    result.proposals = result.evaluations;
+    result.exhaustive_complete = !options.two_level || found.joint_exhaustive;
+    result.seconds = found.seconds;
+    return result;
+  }
+  const MapSpace space(layer, hardware, options.two_level);
+  std::vector<spec::Tile> warm;
+  for (const spec::Tile& tile : options.warm_start) warm.push_back(space.legalise(tile));
+  std::unique_ptr<SearchMethod> searcher;
+  switch (method) {
+    case SearchMethodKind::Random: searcher = make_random_search(space, options.seed, warm); break;
+    case SearchMethodKind::Annealing: searcher = make_annealing_search(space, options.seed, options.budget, warm); break;
+    case SearchMethodKind::Genetic: searcher = make_genetic_search(space, options.seed, options.budget, warm); break;
+    case SearchMethodKind::Surrogate:
+      if (!options.surrogate) throw std::invalid_argument("the surrogate search needs a trained model (--model)");
+      searcher = make_surrogate_search(space, *options.surrogate, options.seed, options.budget, warm);
+      break;
+    case SearchMethodKind::Exhaustive: break;
+  }
+  Evaluator evaluator(layer, hardware, options.objective, options.budget, options.exact);
+  // Repeats cost nothing, so a method stuck on known mappings in a space smaller than the budget must still stop.
+  const std::uint64_t max_proposals = 50 * options.budget + 1000;
+  while (!evaluator.exhausted() && result.proposals < max_proposals) {
+    const spec::Tile tile = searcher->propose();
+    ++result.proposals;
+    searcher->report(tile, evaluator.value(evaluator.cost(tile)));
+  }
+  result.evaluations = evaluator.used();
+  result.trace = evaluator.trace();
+  for (const auto& entry : evaluator.evaluated()) result.evaluated.push_back(entry.second);
+  result.best = result.evaluated;
+  const std::size_t k = std::min<std::size_t>(result.best.size(), std::size_t(std::max(1, options.top_k)));
+  std::partial_sort(result.best.begin(), result.best.begin() + std::ptrdiff_t(k), result.best.end(),
+                    [&](const spec::CostReport& a, const spec::CostReport& b) { return better(a, b, options.objective); });
+  result.best.resize(k);
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace maeri::mapper

@@ -1,0 +1,156 @@
+// Heuristic search of the map space behind one interface (docs/search.md): a method proposes mappings and is told
+// their cost (Timeloop's Next()/Report()); the model evaluations are counted in one place (Evaluator), which never
+// lets a run cost more than its budget. MapSpace holds the legal moves over the space the heuristics walk (fabric
+// tile and, two-level, SDM tile and order): a random mapping, a neighbour, a crossover, and the projection of a
+// point of the continuous relaxation to the nearest legal mapping. The exhaustive search (search.hpp) is the
+// "exhaustive" method: it gives the optimum every other method is measured against.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mapper/search.hpp"
+#include "spec/cost_report.hpp"
+#include "spec/hardware.hpp"
+#include "spec/layer.hpp"
+#include "spec/tile.hpp"
+
+namespace maeri::mapper {
+
+class SurrogateModel;
+
+enum class SearchMethodKind { Exhaustive, Random, Annealing, Genetic, Surrogate };
+inline constexpr std::array<SearchMethodKind, 5> kSearchMethods = {
+    SearchMethodKind::Exhaustive, SearchMethodKind::Random, SearchMethodKind::Annealing, SearchMethodKind::Genetic,
+    SearchMethodKind::Surrogate};
+const char* to_string(SearchMethodKind method);                         // "exhaustive", "random", "sa", "ga", "surrogate"
+std::optional<SearchMethodKind> parse_search_method(const std::string& text);
+
+// A point of the continuous relaxation: log2 of the seven fabric tile sizes, log2 of the five SDM block sizes, one
+// key per SDM loop (the order sorts the keys ascending, outer first) and the SDM level's presence (> 0.5 = blocked).
+inline constexpr int kRelaxedFabric = 0, kRelaxedBlocks = 7, kRelaxedOrder = 12, kRelaxedBlocked = 17,
+                     kRelaxedSize = 18;
+using RelaxedMapping = std::array<double, kRelaxedSize>;
+
+// The space the heuristics walk. Per fabric dimension only the fold-minimal sizes ⌈extent/m⌉ (m = 1…extent) are
+// used: any other size folds the dimension as often as the next smaller one of them while mapping more
+// multiplier switches. Every mapping a MapSpace returns is legal (tile_violation() == nullopt).
+class MapSpace {
+ public:
+  MapSpace(const spec::Layer& layer, const spec::Hardware& hardware, bool two_level);
+
+  spec::Tile random(std::mt19937_64& rng) const;
+  // One small move: a fabric size one or two steps along its list (Eq. 1 repaired by shrinking another
+  // dimension), or (two-level) an SDM block one candidate along, two neighbouring loops swapped, or the SDM level
+  // added or dropped.
+  spec::Tile neighbour(const spec::Tile& tile, std::mt19937_64& rng) const;
+  // Uniform crossover of the fabric sizes and of the SDM level (taken whole from one parent), then repaired.
+  spec::Tile crossover(const spec::Tile& a, const spec::Tile& b, std::mt19937_64& rng) const;
+  // The nearest legal mapping (per dimension by log distance; Eq. 1 and the SDM capacity repaired by shrinking the
+  // dimension rounded up most). Deterministic.
+  spec::Tile project(const RelaxedMapping& point) const;
+  RelaxedMapping relax(const spec::Tile& tile) const;
+  // Any tile (of this layer's extents or not) made legal for this space: sizes clamped and snapped, then repaired.
+  spec::Tile legalise(spec::Tile tile) const;
+
+  const spec::Layer& layer() const { return layer_; }
+  const spec::Hardware& hardware() const { return hardware_; }
+  bool two_level() const { return two_level_; }
+  const std::vector<std::int64_t>& sizes(int dim) const { return sizes_[size_t(dim)]; }  // descending
+
+ private:
+  std::size_t nearest_size(int dim, double log2_size) const;
+  void repair_fabric(spec::Tile& tile, const std::array<double, spec::kNumTileDims>& excess) const;
+  void repair_sdm(spec::Tile& tile, const std::array<double, spec::kNumSdmDims>& log2_blocks) const;
+
+  spec::Layer layer_;
+  spec::Hardware hardware_;
+  bool two_level_;
+  std::array<std::int64_t, spec::kNumTileDims> extents_{};
+  std::array<std::vector<std::int64_t>, spec::kNumTileDims> sizes_;
+};
+
+// Counts model evaluations against a budget and keeps what was learnt: a mapping costed once is not costed (nor
+// counted) again. cost() throws std::logic_error when called with the budget spent: callers check exhausted().
+class Evaluator {
+ public:
+  Evaluator(const spec::Layer& layer, const spec::Hardware& hardware, Objective objective, std::uint64_t budget,
+            ExactTraffic exact = {});
+  const spec::CostReport& cost(const spec::Tile& tile);
+  bool known(const spec::Tile& tile) const { return seen_.count(tile) != 0; }
+  bool exhausted() const { return used_ >= budget_; }
+  std::uint64_t used() const { return used_; }
+  std::uint64_t budget() const { return budget_; }
+  Objective objective() const { return objective_; }
+  double value(const spec::CostReport& report) const { return objective_value(report, objective_); }
+  const spec::CostReport* best() const { return best_; }
+  // (evaluations so far, best objective) at every improvement: best-found vs samples.
+  const std::vector<std::pair<std::uint64_t, double>>& trace() const { return trace_; }
+  const std::map<spec::Tile, spec::CostReport>& evaluated() const { return seen_; }
+
+ private:
+  const spec::Layer& layer_;
+  const spec::Hardware& hardware_;
+  Objective objective_;
+  std::uint64_t budget_, used_ = 0;
+  ExactTraffic exact_;
+  std::map<spec::Tile, spec::CostReport> seen_;
+  const spec::CostReport* best_ = nullptr;
+  std::vector<std::pair<std::uint64_t, double>> trace_;
+};
+
+// The propose/report interface. propose() returns the next mapping to cost; report() gives it its objective value
+// (lower is better). A method may propose a mapping already costed: the driver reports the known value without
+// spending budget.
+class SearchMethod {
+ public:
+  virtual ~SearchMethod() = default;
+  virtual spec::Tile propose() = 0;
+  virtual void report(const spec::Tile& tile, double value) = 0;
+};
+
+struct HeuristicOptions {
+  Objective objective = Objective::EnergyDelay;
+  std::uint64_t budget = 1000;  // model evaluations
+  std::uint64_t seed = 1;
+  bool two_level = true;
+  int top_k = 5;
+  std::vector<spec::Tile> warm_start;             // mappings costed first (made legal for this layer)
+  const SurrogateModel* surrogate = nullptr;      // required by the surrogate method
+  ExactTraffic exact;                             // as SearchOptions::exact
+  int threads = 1;                                // exhaustive only
+};
+
+struct HeuristicResult {
+  std::vector<spec::CostReport> best;  // best first, at most top_k
+  std::uint64_t evaluations = 0;       // model evaluations (never more than the budget, except exhaustive)
+  std::uint64_t proposals = 0;         // mappings proposed, repeats included
+  std::vector<std::pair<std::uint64_t, double>> trace;
+  std::vector<spec::CostReport> evaluated;  // every mapping costed (empty for exhaustive)
+  bool exhaustive_complete = false;         // exhaustive: the whole joint space was searched
+  double seconds = 0;
+};
+
+std::unique_ptr<SearchMethod> make_random_search(const MapSpace& space, std::uint64_t seed,
+                                                 std::vector<spec::Tile> warm_start);
+std::unique_ptr<SearchMethod> make_annealing_search(const MapSpace& space, std::uint64_t seed, std::uint64_t budget,
+                                                    std::vector<spec::Tile> warm_start);
+std::unique_ptr<SearchMethod> make_genetic_search(const MapSpace& space, std::uint64_t seed, std::uint64_t budget,
+                                                  std::vector<spec::Tile> warm_start);
+std::unique_ptr<SearchMethod> make_surrogate_search(const MapSpace& space, const SurrogateModel& model,
+                                                    std::uint64_t seed, std::uint64_t budget,
+                                                    std::vector<spec::Tile> warm_start);
+
+// Runs one method on one layer: the exhaustive search (search(), joint with options.budget as its joint budget)
+// or a heuristic for options.budget evaluations. Throws std::invalid_argument for the surrogate without a model.
+HeuristicResult run_search(SearchMethodKind method, const spec::Layer& layer, const spec::Hardware& hardware,
+                           const HeuristicOptions& options);
+
+}  // namespace maeri::mapper

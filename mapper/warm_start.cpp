@@ -1,0 +1,63 @@
+// Warm start: layer similarity, the choice of the source layer, and carrying its mappings over (warm_start.hpp).
+#include "mapper/warm_start.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace maeri::mapper {
+
+std::optional<WarmStart> parse_warm_start(const std::string& text) {
+  if (text == "none" || text.empty()) return WarmStart::None;
+  if (text == "previous") return WarmStart::Previous;
+  if (text == "similar") return WarmStart::Similar;
+  return std::nullopt;
+}
+
+double layer_distance(const spec::Layer& a, const spec::Layer& b) {
+  const auto ea = spec::layer_extents(a), eb = spec::layer_extents(b);
+  double sum = 0;
+  for (std::size_t d = 0; d < ea.size(); ++d) sum += std::pow(std::log2(double(ea[d])) - std::log2(double(eb[d])), 2);
+  sum += std::pow(std::log2(double(a.stride_x)) - std::log2(double(b.stride_x)), 2);
+  sum += std::pow(std::log2(double(a.stride_y)) - std::log2(double(b.stride_y)), 2);
+  return std::sqrt(sum);
+}
+
+const SearchedLayer* warm_start_source(const std::vector<SearchedLayer>& history, const spec::Layer& layer,
+                                       WarmStart how) {
+  if (history.empty() || how == WarmStart::None) return nullptr;
+  if (how == WarmStart::Previous) return &history.back();
+  const SearchedLayer* nearest = nullptr;
+  double best = 0;
+  for (const SearchedLayer& entry : history) {
+    const double distance = layer_distance(entry.layer, layer);
+    if (!nearest || distance <= best) {
+      nearest = &entry;
+      best = distance;
+    }
+  }
+  return nearest;
+}
+
+std::vector<spec::Tile> carry_mappings(const SearchedLayer& source, const spec::Layer& layer) {
+  const auto from = spec::layer_extents(source.layer), to = spec::layer_extents(layer);
+  std::vector<spec::Tile> carried;
+  for (const spec::Tile& tile : source.best) {
+    spec::Tile kept = tile, folded = tile;
+    for (int d = 0; d < spec::kNumTileDims; ++d) {
+      kept[d] = std::min(tile[d], to[size_t(d)]);
+      const std::int64_t folds = (from[size_t(d)] + tile[d] - 1) / tile[d];
+      folded[d] = (to[size_t(d)] + folds - 1) / folds;
+    }
+    for (int d = 0; d < spec::kNumSdmDims; ++d) {
+      const int dim = spec::sdm_tile_dim(d);
+      kept.sdm.block[size_t(d)] = std::min(tile.sdm.block[size_t(d)], to[size_t(dim)]);
+      const std::int64_t blocks = (from[size_t(dim)] + tile.sdm.block[size_t(d)] - 1) / tile.sdm.block[size_t(d)];
+      folded.sdm.block[size_t(d)] = (to[size_t(dim)] + blocks - 1) / blocks;
+    }
+    carried.push_back(kept);
+    if (folded != kept) carried.push_back(folded);
+  }
+  return carried;
+}
+
+}  // namespace maeri::mapper

@@ -1,0 +1,35 @@
+// Warm start (docs/search.md, "Warm start"; after "Demystifying Map Space Exploration", Huang et al.): a layer's
+// search begins with the best mappings of a layer searched before — the previous one, or the most similar one by
+// shape — carried over to the new layer's extents.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "spec/layer.hpp"
+#include "spec/tile.hpp"
+
+namespace maeri::mapper {
+
+enum class WarmStart { None, Previous, Similar };
+std::optional<WarmStart> parse_warm_start(const std::string& text);  // "none", "previous", "similar"
+
+struct SearchedLayer {
+  spec::Layer layer;
+  std::vector<spec::Tile> best;  // best first
+};
+
+// Distance of two layer shapes: Euclidean over log2 of the seven tiled extents and the two strides.
+double layer_distance(const spec::Layer& a, const spec::Layer& b);
+
+// The layer to start from (nullptr when `history` is empty or `how` is None): the last one (Previous) or the one
+// nearest by layer_distance, ties to the most recent (Similar).
+const SearchedLayer* warm_start_source(const std::vector<SearchedLayer>& history, const spec::Layer& layer,
+                                       WarmStart how);
+
+// The source's mappings carried to `layer`, twice each: with their sizes kept (clamped to the new extents) and with
+// their fold counts kept (size ⌈extent/folds⌉). Not yet legal: the search legalises them (MapSpace::legalise).
+std::vector<spec::Tile> carry_mappings(const SearchedLayer& source, const spec::Layer& layer);
+
+}  // namespace maeri::mapper

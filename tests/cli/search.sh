@@ -1,0 +1,81 @@
+#!/bin/bash
+# CLI tests of the heuristic searches (docs/search.md): `maeri map --search` finds the exhaustive search's best EDP
+# on tiny's layers with enough budget and reproduces itself for a seed; `maeri surrogate train` writes a model that `map`
+# uses and that a search of another space refuses (exit 2); `maeri explore` writes its CSVs and plot, never spends
+# more than a budget, never reports a run better than the optimum, and gives the same runs on any thread count.
+# Usage: search.sh CASE MAERI CONFIGS_DIR
+set -u
+case_name=$1 maeri=$2 configs=$3
+expect=$(dirname "$(readlink -f "$0")")/expect_exit.sh
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAILED: $*"; exit 1; }
+hw=$configs/hardware/maeri-64.yaml
+tiny=$configs/workloads/tiny.yaml
+map=("$maeri" map --hardware "$hw" --workload "$tiny" --two-level --objective edp)
+# "total_cycles" and "total_energy_pj" of a map JSON file.
+totals() { sed -n 's/^  "total_\(cycles\|energy_pj\)": \([0-9.e+-]*\),\{0,1\}$/\2/p' "$1" | tr '\n' ' '; }
+
+case $case_name in
+  map_methods)
+    # Layers whose optimum these budgets find (with 2 × 1500 evaluations random search misses conv2's optimum).
+    for pair in "conv2 sa" "conv2 ga" "conv3_1x1 random"; do
+      set -- $pair
+      "${map[@]}" --layer $1 -o "$dir/exhaustive.yaml" --json "$dir/exhaustive.json" >/dev/null || fail "exhaustive map"
+      "$expect" 0 --stdout-contains "$2 search, 2 run(s) of at most 1500 evaluations" \
+        "${map[@]}" --layer $1 --search $2 --budget 1500 --runs 2 --seed 3 -o "$dir/$2.yaml" --json "$dir/$2.json" ||
+        exit 1
+      [[ $(totals "$dir/$2.json") == "$(totals "$dir/exhaustive.json")" ]] ||
+        fail "$1, $2: totals $(totals "$dir/$2.json") differ from the exhaustive search's $(totals "$dir/exhaustive.json")"
+    done
+    ;;
+  map_reproducible)
+    for run in 1 2; do
+      "${map[@]}" --search sa --budget 200 --seed 9 --warm-start similar -o "$dir/sa$run.yaml" >/dev/null || fail "run $run"
+    done
+    cmp -s "$dir/sa1.yaml" "$dir/sa2.yaml" || fail "two runs with seed 9 wrote different mappings"
+    ;;
+  surrogate)
+    "$expect" 0 --stdout-contains "training error" \
+      "$maeri" surrogate train --hardware "$hw" --workload "$tiny" --samples 200 -o "$dir/model.json" || exit 1
+    grep -q '"format": "maeri-surrogate"' "$dir/model.json" || fail "model file lacks its format"
+    "$expect" 0 --stdout-contains "surrogate search, 1 run(s) of at most 300 evaluations" \
+      "${map[@]}" --search surrogate --model "$dir/model.json" --budget 300 -o "$dir/s.yaml" || exit 1
+    "$expect" 2 --stderr-contains "trained for the two-level space with objective edp; this search is two-level with objective runtime" \
+      "$maeri" map --hardware "$hw" --workload "$tiny" --two-level --search surrogate --model "$dir/model.json" \
+      -o "$dir/r.yaml" || exit 1
+    "$expect" 2 --stderr-contains "needs a model file" "${map[@]}" --search surrogate -o "$dir/r.yaml" || exit 1
+    "$expect" 0 --stdout-contains "mean |ln predicted - ln model|" \
+      "$maeri" surrogate check --model "$dir/model.json" --hardware "$configs/hardware/maeri-256.yaml" \
+      --workload "$tiny" --samples 50 || exit 1
+    echo '{"format": "maeri-surrogate", "version": 7}' > "$dir/old.json"
+    "$expect" 2 --stderr-contains "expected version 1, found 7" \
+      "${map[@]}" --search surrogate --model "$dir/old.json" -o "$dir/r.yaml" || exit 1
+    ;;
+  explore)
+    "$expect" 0 --stdout-contains "summary: $dir/x.csv" \
+      "$maeri" explore --hardware "$hw" --workload "$tiny" --methods random,sa,ga --budgets 20,150 --runs 3 \
+      --warm-start previous --pareto --optimum-cache "$dir/optima.csv" -o "$dir/x" || exit 1
+    for file in x.csv x.runs.csv x.svg x.pareto.csv optima.csv; do [[ -s $dir/$file ]] || fail "$file not written"; done
+    # 4 layers × 3 methods × (cold, warm) × 2 budgets × 3 runs; evaluations (column 7) never above the budget (4).
+    [[ $(tail -n +2 "$dir/x.runs.csv" | wc -l) == 144 ]] || fail "expected 144 runs in x.runs.csv"
+    awk -F, 'NR > 1 && $7 > $4 { bad = 1 } END { exit bad }' "$dir/x.runs.csv" || fail "a run exceeded its budget"
+    # Best found ≥ the optimum (ratio column 11 ≥ 1).
+    awk -F, 'NR > 1 && $11 < 1 { bad = 1 } END { exit bad }' "$dir/x.runs.csv" || fail "a run beat the optimum"
+    grep -q '<svg' "$dir/x.svg" || fail "x.svg is not SVG"
+    # The cached optima are reused: the second run does no exhaustive search.
+    "$expect" 0 --stdout-contains "(from $dir/optima.csv)" \
+      "$maeri" explore --hardware "$hw" --workload "$tiny" --layer conv1 --methods ga --budgets 10 --runs 1 \
+      --optimum-cache "$dir/optima.csv" -o "$dir/y" || exit 1
+    # The same runs on one thread and on two (every run seeded on its own): equal but for the seconds column.
+    for threads in 1 2; do
+      "$maeri" explore --hardware "$hw" --workload "$tiny" --layer conv2 --methods sa,ga --budgets 50 --runs 4 \
+        --threads $threads --optimum-cache "$dir/optima.csv" -o "$dir/t$threads" >/dev/null || fail "threads $threads"
+      cut -d, -f1-14 "$dir/t$threads.runs.csv" > "$dir/t$threads.cut"
+    done
+    cmp -s "$dir/t1.cut" "$dir/t2.cut" || fail "explore on 1 and 2 threads gave different runs"
+    "$expect" 2 --stderr-contains "unknown method 'hill'" \
+      "$maeri" explore --hardware "$hw" --workload "$tiny" --methods hill -o "$dir/z" || exit 1
+    ;;
+  *) fail "unknown case $case_name" ;;
+esac

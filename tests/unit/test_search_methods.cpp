@@ -1,0 +1,246 @@
+// The heuristic searches (mapper/search_method.hpp): every move of the map space is legal, every method finds the
+// exhaustive optimum of small spaces given enough budget, a fixed seed reproduces a run, the budget is never
+// exceeded; the surrogate's gradient matches finite differences, it fits a known function and round-trips through
+// its file; warm start's similarity and carried mappings.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <iterator>
+#include <random>
+
+#include "mapper/cost_model.hpp"
+#include "mapper/search_method.hpp"
+#include "mapper/surrogate_model.hpp"
+#include "mapper/warm_start.hpp"
+#include "spec/spec_error.hpp"
+#include "tests/unit/mapper_fixtures.hpp"
+#include "tests/unit/temp_file.hpp"
+
+using namespace maeri;
+using mapper::SearchMethodKind;
+
+namespace {
+
+spec::Hardware two_level_hardware() {
+  spec::Hardware hardware = test::small_hardware(16, 4, 4);
+  hardware.sdm_bytes = 2048;
+  return hardware;
+}
+
+// The layers of the exhaustive joint-search test (test_sdm_level.cpp): small enough to search exhaustively.
+std::vector<spec::Layer> small_layers() {
+  return {test::conv_layer(4, 3, 3, 3, 6, 6, 1, 1), test::conv_layer(6, 4, 1, 1, 5, 4), test::fc_layer(12, 10)};
+}
+
+mapper::HeuristicOptions options_for(std::uint64_t budget, std::uint64_t seed) {
+  mapper::HeuristicOptions options;
+  options.objective = mapper::Objective::EnergyDelay;
+  options.budget = budget;
+  options.seed = seed;
+  options.two_level = true;
+  return options;
+}
+
+const mapper::SurrogateModel& small_surrogate() {
+  static const mapper::SurrogateModel model = [] {
+    const auto samples = mapper::sample_surrogate_data(small_layers(), {two_level_hardware()},
+                                                       mapper::Objective::EnergyDelay, true, 400, 3);
+    mapper::SurrogateTraining training;
+    training.hidden = 16;
+    training.epochs = 30;
+    return mapper::SurrogateModel::train(samples, mapper::Objective::EnergyDelay, true, training);
+  }();
+  return model;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_text(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+}  // namespace
+
+TEST_CASE("Map space: random mappings, neighbours, crossovers and projections are legal", "[search]") {
+  const spec::Hardware hardware = two_level_hardware();
+  std::vector<spec::Layer> layers = small_layers();
+  layers.push_back(test::conv_layer(32, 24, 3, 3, 14, 14, 1, 1));
+  for (const spec::Layer& layer : layers) {
+    for (const bool two_level : {false, true}) {
+      const mapper::MapSpace space(layer, hardware, two_level);
+      std::mt19937_64 rng(11);
+      std::uniform_real_distribution<double> any(-2.0, 8.0);
+      int blocked = 0;
+      for (int i = 0; i < 300; ++i) {
+        const spec::Tile a = space.random(rng), b = space.random(rng);
+        mapper::RelaxedMapping point{};
+        for (double& x : point) x = any(rng);
+        for (const spec::Tile& tile : {a, space.neighbour(a, rng), space.crossover(a, b, rng), space.project(point),
+                                       space.project(space.relax(a))}) {
+          INFO(spec::to_string(tile));
+          REQUIRE(spec::tile_violation(layer, hardware, tile) == std::nullopt);
+          CHECK((two_level || !tile.sdm.blocked));
+          blocked += tile.sdm.blocked;
+        }
+        // Projecting a mapping's own relaxation gives it back.
+        CHECK(space.project(space.relax(a)) == a);
+      }
+      if (two_level) CHECK(blocked > 0);
+    }
+  }
+}
+
+TEST_CASE("Search methods: each finds the exhaustive optimum of small spaces with enough budget", "[search]") {
+  const spec::Hardware hardware = two_level_hardware();
+  for (const spec::Layer& layer : small_layers()) {
+    mapper::HeuristicOptions exhaustive = options_for(std::uint64_t(1) << 40, 1);
+    const auto optimum = mapper::run_search(SearchMethodKind::Exhaustive, layer, hardware, exhaustive);
+    REQUIRE(optimum.exhaustive_complete);
+    for (const SearchMethodKind method :
+         {SearchMethodKind::Random, SearchMethodKind::Annealing, SearchMethodKind::Genetic, SearchMethodKind::Surrogate}) {
+      INFO(mapper::to_string(method) << " on K=" << layer.K << " C=" << layer.C);
+      mapper::HeuristicOptions options = options_for(3000, 5);
+      options.surrogate = &small_surrogate();
+      const auto found = mapper::run_search(method, layer, hardware, options);
+      REQUIRE(!found.best.empty());
+      CHECK(found.best.front().edp() == optimum.best.front().edp());
+    }
+  }
+}
+
+TEST_CASE("Search methods: a fixed seed reproduces the run; the budget is never exceeded", "[search]") {
+  const spec::Hardware hardware = test::small_hardware(64, 8, 8);
+  const spec::Layer layer = test::conv_layer(32, 24, 3, 3, 14, 14, 1, 1);
+  for (const SearchMethodKind method :
+       {SearchMethodKind::Random, SearchMethodKind::Annealing, SearchMethodKind::Genetic, SearchMethodKind::Surrogate}) {
+    INFO(mapper::to_string(method));
+    for (const std::uint64_t budget : {1u, 7u, 250u}) {
+      mapper::HeuristicOptions options = options_for(budget, 42);
+      options.surrogate = &small_surrogate();  // trained on other layers and hardware: still a valid model
+      const auto first = mapper::run_search(method, layer, hardware, options);
+      const auto second = mapper::run_search(method, layer, hardware, options);
+      CHECK(first.evaluations == budget);  // the space is far larger than the budget
+      REQUIRE(first.evaluated.size() == second.evaluated.size());
+      for (std::size_t i = 0; i < first.evaluated.size(); ++i) CHECK(first.evaluated[i].tile == second.evaluated[i].tile);
+      CHECK(first.trace == second.trace);
+      options.seed = 43;
+      if (budget == 250) CHECK(mapper::run_search(method, layer, hardware, options).trace != first.trace);
+    }
+  }
+  // The counter itself refuses the evaluation past the budget.
+  mapper::Evaluator evaluator(layer, hardware, mapper::Objective::Runtime, 1);
+  spec::Tile tile;
+  evaluator.cost(tile);
+  CHECK(evaluator.exhausted());
+  CHECK_NOTHROW(evaluator.cost(tile));  // known: costs nothing
+  tile[spec::kDimK] = 2;
+  CHECK_THROWS_AS(evaluator.cost(tile), std::logic_error);
+  CHECK(evaluator.used() == 1);
+}
+
+TEST_CASE("Surrogate: gradient equals finite differences; fits a known function", "[search]") {
+  const spec::Hardware hardware = two_level_hardware();
+  const spec::Layer layer = small_layers().front();
+  const mapper::SurrogateModel& model = small_surrogate();
+  const mapper::MapSpace space(layer, hardware, true);
+  std::mt19937_64 rng(9);
+  for (int i = 0; i < 5; ++i) {
+    const mapper::RelaxedMapping point = space.relax(space.random(rng));
+    mapper::RelaxedMapping gradient{};
+    const double value = model.predict_with_gradient(layer, hardware, point, gradient);
+    CHECK(value == Approx(model.predict(mapper::surrogate_features(layer, hardware, point))).epsilon(1e-12));
+    for (int j = 0; j < mapper::kRelaxedSize; ++j) {
+      // Central differences: the network is smooth (tanh), so the error is O(h²) ≈ 1e-8 relative.
+      const double h = 1e-4;
+      mapper::RelaxedMapping up = point, down = point;
+      up[size_t(j)] += h;
+      down[size_t(j)] -= h;
+      const double numeric = (model.predict(mapper::surrogate_features(layer, hardware, up)) -
+                              model.predict(mapper::surrogate_features(layer, hardware, down))) / (2 * h);
+      CHECK(gradient[size_t(j)] == Approx(numeric).margin(1e-6).epsilon(1e-5));
+    }
+  }
+  // A known smooth function of the features: y = 0.5·f0 − 0.25·f1² + sin(f2), the other features noise; the
+  // fit's mean absolute error is below a tenth of the spread of y (standard deviation ≈ 0.9 over these inputs).
+  mapper::SurrogateSamples samples;
+  std::mt19937_64 data_rng(5);
+  std::uniform_real_distribution<double> uniform(-1.5, 1.5);
+  const std::size_t n = mapper::surrogate_feature_names().size();
+  for (int i = 0; i < 2000; ++i) {
+    std::vector<double> f(n, 0.0);
+    for (double& x : f) x = uniform(data_rng);
+    samples.features.push_back(f);
+    samples.log_objective.push_back(0.5 * f[0] - 0.25 * f[1] * f[1] + std::sin(f[2]));
+  }
+  mapper::SurrogateTraining training;
+  training.hidden = 32;
+  training.epochs = 80;
+  const auto fit = mapper::SurrogateModel::train(samples, mapper::Objective::EnergyDelay, true, training);
+  CHECK(fit.error(samples).second < 0.09);
+  CHECK(fit.rank_correlation(samples) > 0.99);
+  // By hand: targets that reverse the fit's order within one pair give a rank correlation of −1.
+  mapper::SurrogateSamples reversed;
+  for (int i = 0; i < 5; ++i) {
+    reversed.features.push_back(samples.features[size_t(i)]);
+    reversed.log_objective.push_back(-fit.predict(samples.features[size_t(i)]));
+    reversed.pair.push_back(0);
+  }
+  CHECK(fit.rank_correlation(reversed) == Approx(-1.0).epsilon(1e-12));
+}
+
+TEST_CASE("Surrogate: the file round-trips exactly; a model of another space is refused", "[search]") {
+  const mapper::SurrogateModel& model = small_surrogate();
+  test::TempDir folder;
+  const std::string path = folder / "surrogate.json";
+  model.save(path);
+  const mapper::SurrogateModel loaded = mapper::SurrogateModel::load(path);
+  const spec::Hardware hardware = two_level_hardware();
+  const spec::Layer layer = small_layers()[1];
+  const mapper::MapSpace space(layer, hardware, true);
+  std::mt19937_64 rng(3);
+  for (int i = 0; i < 20; ++i) {
+    const auto features = mapper::surrogate_features(layer, hardware, space.relax(space.random(rng)));
+    CHECK(loaded.predict(features) == model.predict(features));  // bit-exact: JSON keeps 17 significant digits
+  }
+  CHECK(loaded.fingerprint() == mapper::surrogate_fingerprint(mapper::Objective::EnergyDelay, true));
+  CHECK_NOTHROW(loaded.require_space(mapper::Objective::EnergyDelay, true, path));
+  CHECK_THROWS_WITH(loaded.require_space(mapper::Objective::Runtime, false, path),
+                    Catch::Contains("trained for the two-level space with objective edp") &&
+                        Catch::Contains("single-level with objective runtime"));
+  // A file whose features are not this build's is refused at load.
+  std::string text = read_text(path);
+  text.replace(text.find("log2 extent R"), 13, "log2 extent Q");
+  write_text(path, text);
+  CHECK_THROWS_WITH(mapper::SurrogateModel::load(path), Catch::Contains("another feature set"));
+  write_text(path, "{\"format\": \"maeri-surrogate\", \"version\": 99}");
+  CHECK_THROWS_WITH(mapper::SurrogateModel::load(path), Catch::Contains("expected version 1, found 99"));
+}
+
+TEST_CASE("Warm start: similarity over layer shape, the source layer, carried mappings", "[search]") {
+  const spec::Layer a = test::conv_layer(64, 64, 3, 3, 30, 30, 1, 1);   // X' = Y' = 30
+  const spec::Layer b = test::conv_layer(128, 64, 3, 3, 30, 30, 1, 1);  // K doubled: distance 1
+  const spec::Layer c = test::conv_layer(256, 256, 3, 3, 16, 16, 1, 1); // K ×4, C ×4, X'=Y'=16
+  CHECK(mapper::layer_distance(a, b) == 1.0);
+  // By hand: log2(256/64) = 2 for K and C, log2(30/16) for X' and Y'.
+  const double xy = std::log2(30.0 / 16.0);
+  CHECK(mapper::layer_distance(a, c) == Approx(std::sqrt(4 + 4 + 2 * xy * xy)).epsilon(1e-15));
+  std::vector<mapper::SearchedLayer> history = {{b, {}}, {c, {}}};
+  CHECK(mapper::warm_start_source(history, a, mapper::WarmStart::Previous) == &history[1]);
+  CHECK(mapper::warm_start_source(history, a, mapper::WarmStart::Similar) == &history[0]);
+  CHECK(mapper::warm_start_source(history, a, mapper::WarmStart::None) == nullptr);
+  CHECK(mapper::warm_start_source({}, a, mapper::WarmStart::Similar) == nullptr);
+  // Carried from c to a: sizes kept (clamped) and fold counts kept.
+  spec::Tile tile;
+  tile.size = {3, 3, 16, 8, 1, 4, 1};
+  history[1].best = {tile};
+  const auto carried = mapper::carry_mappings(history[1], a);
+  REQUIRE(carried.size() == 2);
+  CHECK(carried[0].size == std::array<std::int64_t, 7>{3, 3, 16, 8, 1, 4, 1});
+  // Folds of c: C 256/16 = 16 → 64/16 = 4; K 256/8 = 32 → ⌈64/32⌉ = 2; X' 16/4 = 4 → ⌈30/4⌉ = 8;
+  // Y' 16/1 = 16 → ⌈30/16⌉ = 2.
+  CHECK(carried[1].size == std::array<std::int64_t, 7>{3, 3, 4, 2, 1, 8, 2});
+  CHECK(mapper::parse_warm_start("similar") == mapper::WarmStart::Similar);
+  CHECK(mapper::parse_warm_start("nearest") == std::nullopt);
+}
