@@ -151,7 +151,15 @@ spec::Tile MapSpace::random(std::mt19937_64& rng) const {
     pick_sdm_level(layer_, tile, [&](std::size_t n) { return uniform_index(rng, n); });
     repair_sdm(tile, log2_blocks(tile));
   }
+  if (two_level_) {
+    const auto& orders = distinct_phase_orders(layer_, tile);
+    tile.phase_order = orders[uniform_index(rng, orders.size())];
+  }
   return tile;
+}
+
+void MapSpace::settle_phase_order(spec::Tile& tile) const {
+  if (!two_level_ || distinct_phase_orders(layer_, tile).size() < 2) tile.phase_order = spec::kDefaultPhaseOrder;
 }
 
 spec::Tile MapSpace::neighbour(const spec::Tile& tile, std::mt19937_64& rng) const {
@@ -161,7 +169,10 @@ spec::Tile MapSpace::neighbour(const spec::Tile& tile, std::mt19937_64& rng) con
     if (sizes_[size_t(d)].size() > 1) movable.push_back(d);
   for (int attempt = 0; attempt < 16; ++attempt) {
     spec::Tile next = tile;
-    if (two_level_ && (movable.empty() || unit(rng) < 0.35)) {
+    if (two_level_ && unit(rng) < 0.1 && distinct_phase_orders(layer_, next).size() > 1) {
+      next.phase_order = next.phase_order == spec::PhaseOrder::FoldsOuter ? spec::PhaseOrder::FiltersOuter
+                                                                          : spec::PhaseOrder::FoldsOuter;
+    } else if (two_level_ && (movable.empty() || unit(rng) < 0.35)) {
       if (!next.sdm.blocked) {
         pick_sdm_level(layer_, next, [&](std::size_t n) { return uniform_index(rng, n); });
         repair_sdm(next, log2_blocks(next));
@@ -204,6 +215,7 @@ spec::Tile MapSpace::neighbour(const spec::Tile& tile, std::mt19937_64& rng) con
       repair_fabric(next, excess);
       repair_sdm(next, log2_blocks(tile));
     }
+    settle_phase_order(next);
     if (next != tile) return next;
   }
   return random(rng);  // a space of one mapping, or no move found: any mapping
@@ -215,8 +227,10 @@ spec::Tile MapSpace::crossover(const spec::Tile& a, const spec::Tile& b, std::mt
   for (int d = 0; d < spec::kNumTileDims; ++d)
     if (unit(rng) < 0.5) child[d] = b[d];
   child.sdm = unit(rng) < 0.5 ? a.sdm : b.sdm;
+  child.phase_order = unit(rng) < 0.5 ? a.phase_order : b.phase_order;
   repair_fabric(child, random_excess(rng));
   repair_sdm(child, log2_blocks(child));
+  settle_phase_order(child);
   return child;
 }
 
@@ -238,6 +252,8 @@ spec::Tile MapSpace::project(const RelaxedMapping& point) const {
   std::array<double, spec::kNumSdmDims> blocks{};
   for (int d = 0; d < spec::kNumSdmDims; ++d) blocks[size_t(d)] = point[size_t(kRelaxedBlocks + d)];
   repair_sdm(tile, blocks);
+  tile.phase_order = point[kRelaxedPhase] > 0.5 ? spec::PhaseOrder::FiltersOuter : spec::PhaseOrder::FoldsOuter;
+  settle_phase_order(tile);
   return tile;
 }
 
@@ -250,6 +266,7 @@ RelaxedMapping MapSpace::relax(const spec::Tile& tile) const {
   for (int position = 0; position < spec::kNumSdmDims; ++position)
     point[size_t(kRelaxedOrder + tile.sdm.order[size_t(position)])] = position;
   point[kRelaxedBlocked] = tile.sdm.blocked ? 1.0 : 0.0;
+  point[kRelaxedPhase] = tile.phase_order == spec::PhaseOrder::FiltersOuter ? 1.0 : 0.0;
   return point;
 }
 
@@ -258,7 +275,7 @@ spec::Tile MapSpace::legalise(spec::Tile tile) const {
   for (int d = 0; d < spec::kNumTileDims; ++d)
     point[size_t(kRelaxedFabric + d)] =
         std::log2(double(std::clamp<std::int64_t>(tile[d], 1, extents_[size_t(d)])));
-  return project(point);
+  return project(point);  // a warm start keeps its phase order where it still matters
 }
 
 Evaluator::Evaluator(const spec::Layer& layer, const spec::Hardware& hardware, Objective objective,

@@ -34,9 +34,10 @@ const char* to_string(SearchMethodKind method);                         // "exha
 std::optional<SearchMethodKind> parse_search_method(const std::string& text);
 
 // A point of the continuous relaxation: log2 of the seven fabric tile sizes, log2 of the five SDM block sizes, one
-// key per SDM loop (the order sorts the keys ascending, outer first) and the SDM level's presence (> 0.5 = blocked).
+// key per SDM loop (the order sorts the keys ascending, outer first), the SDM level's presence (> 0.5 = blocked) and
+// the phase order (> 0.5 = filters-outer, where it can change the cost).
 inline constexpr int kRelaxedFabric = 0, kRelaxedBlocks = 7, kRelaxedOrder = 12, kRelaxedBlocked = 17,
-                     kRelaxedSize = 18;
+                     kRelaxedPhase = 18, kRelaxedSize = 19;
 using RelaxedMapping = std::array<double, kRelaxedSize>;
 
 // The space the heuristics walk. Per fabric dimension only the fold-minimal sizes ⌈extent/m⌉ (m = 1…extent) are
@@ -48,8 +49,9 @@ class MapSpace {
 
   spec::Tile random(std::mt19937_64& rng) const;
   // One small move: a fabric size one or two steps along its list (Eq. 1 repaired by shrinking another
-  // dimension), or (two-level) an SDM block one candidate along, two neighbouring loops swapped, or the SDM level
-  // added or dropped.
+  // dimension), or (two-level) an SDM block one candidate along, two neighbouring loops swapped, the SDM level
+  // added or dropped, or the phase order flipped. The two-level space includes the phase order wherever it can
+  // change the cost (distinct_phase_orders), as the exhaustive joint search does; elsewhere it stays folds-outer.
   spec::Tile neighbour(const spec::Tile& tile, std::mt19937_64& rng) const;
   // Uniform crossover of the fabric sizes and of the SDM level (taken whole from one parent), then repaired.
   spec::Tile crossover(const spec::Tile& a, const spec::Tile& b, std::mt19937_64& rng) const;
@@ -69,6 +71,8 @@ class MapSpace {
   std::size_t nearest_size(int dim, double log2_size) const;
   void repair_fabric(spec::Tile& tile, const std::array<double, spec::kNumTileDims>& excess) const;
   void repair_sdm(spec::Tile& tile, const std::array<double, spec::kNumSdmDims>& log2_blocks) const;
+  // Back to folds-outer where the phase order cannot change the cost (one mapping, one key in the Evaluator).
+  void settle_phase_order(spec::Tile& tile) const;
 
   spec::Layer layer_;
   spec::Hardware hardware_;

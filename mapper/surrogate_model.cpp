@@ -43,6 +43,7 @@ const std::vector<std::string>& surrogate_feature_names() {
     for (int d = 0; d < spec::kNumSdmDims; ++d)
       list.push_back(std::string("log2 fabric tiles per block ") + spec::sdm_dim_key(d));
     for (int d = 0; d < spec::kNumSdmDims; ++d) list.push_back(std::string("order key ") + spec::sdm_dim_key(d));
+    list.emplace_back("filters-outer");
     return list;
   }();
   return names;
@@ -75,6 +76,7 @@ std::vector<double> surrogate_features(const spec::Layer& layer, const spec::Har
   for (int d = 0; d < spec::kNumSdmDims; ++d)
     f.push_back(point[size_t(kRelaxedBlocks + d)] - point[size_t(kRelaxedFabric + spec::sdm_tile_dim(d))]);
   for (int d = 0; d < spec::kNumSdmDims; ++d) f.push_back(point[size_t(kRelaxedOrder + d)]);
+  f.push_back(point[kRelaxedPhase]);
   return f;
 }
 

@@ -101,7 +101,7 @@ TEST_CASE("Search methods: each finds the exhaustive optimum of small spaces wit
     for (const SearchMethodKind method :
          {SearchMethodKind::Random, SearchMethodKind::Annealing, SearchMethodKind::Genetic, SearchMethodKind::Surrogate}) {
       INFO(mapper::to_string(method) << " on K=" << layer.K << " C=" << layer.C);
-      mapper::HeuristicOptions options = options_for(3000, 5);
+      mapper::HeuristicOptions options = options_for(6000, 5);
       options.surrogate = &small_surrogate();
       const auto found = mapper::run_search(method, layer, hardware, options);
       REQUIRE(!found.best.empty());
