@@ -37,8 +37,7 @@ struct MapOptions {
   std::string tile;
   std::string sdm;
   std::string order;
-  bool two_level = false;     // explicit --two-level (the default unless --single-level)
-  bool single_level = false;
+  bool single_level = false;  // --two-level names the default
   std::uint64_t joint_budget = mapper::JointSearch{}.budget;
   std::string phase_order;
   std::string prune;
@@ -311,7 +310,7 @@ void add_map_command(CLI::App& app, Action& action) {
   command->add_option("--order", options->order, "with --sdm: the SDM loop order, outer to inner (default KCNXY)");
   command->add_option("--phase-order", options->phase_order,
                       "with --tile: folds-outer (default) or filters-outer, the fabric loops' order (docs/mapping.md)");
-  auto* two_level = command->add_flag("--two-level", options->two_level,
+  auto* two_level = command->add_flag("--two-level",
                                       "search the joint space: fabric tile x SDM tile x SDM loop order (the default; "
                                       "docs/mapping.md)");
   command->add_flag("--single-level", options->single_level,

@@ -66,24 +66,6 @@ std::int64_t rn_traversal_lower_bound(std::int64_t vn_size) {
   return vn_size + std::max<std::int64_t>(0, spec::ceil_div(vn_size, std::int64_t(2)) - 1);
 }
 
-// ceil(x / d) for one divisor used for every step kind of every tile: the bandwidths are powers of two
-// (docs/hardware-spec.md), so a shift replaces the division that would otherwise dominate the search's time.
-class CeilDivider {
- public:
-  explicit CeilDivider(std::int64_t divisor) : divisor_(divisor) {
-    if (divisor > 0 && (divisor & (divisor - 1)) == 0)
-      while ((std::int64_t(1) << shift_) < divisor) ++shift_;
-    else
-      shift_ = -1;
-  }
-  std::int64_t operator()(std::int64_t x) const {
-    return shift_ >= 0 ? (x + divisor_ - 1) >> shift_ : spec::ceil_div(x, divisor_);
-  }
-
- private:
-  std::int64_t divisor_;
-  int shift_ = 0;
-};
 
 // Runs of equal phase shapes in the program's phase order (R, S, C, K tiles nested as the mapping's phase order
 // says: R S C K or K R S C, outer to inner). A phase's shape is the set of dimensions in which it is the ragged
@@ -244,7 +226,7 @@ LoopNestTotals cost_loop_nest(const spec::Layer& layer, const spec::Hardware& ha
   const auto extents = spec::layer_extents(layer);
   const int levels = spec::ceil_log2(hardware.num_ms);
   const int conversion_level = spec::dn_conversion_level(hardware.num_ms, hardware.dn_bw);
-  const CeilDivider per_dn_beat(hardware.dn_bw), per_rn_beat(hardware.rn_bw);
+  const spec::CeilDivider per_dn_beat(hardware.dn_bw), per_rn_beat(hardware.rn_bw);
   const std::int64_t y_steps_per_row = spec::ceil_div(extents[spec::kDimY], tile[spec::kDimY]);
   const std::int64_t weight_replicas = tile[spec::kDimN] * tile[spec::kDimX] * tile[spec::kDimY];
   const auto span_x = [&layer](std::int64_t outputs, std::int64_t taps) {
@@ -643,13 +625,11 @@ spec::CostReport evaluate_lower_bound(const spec::Layer& layer, const spec::Hard
 }
 
 CyclesLowerBound::CyclesLowerBound(const spec::Layer& layer, const spec::Hardware& hardware)
-    : layer_(&layer), extents_(spec::layer_extents(layer)), rn_bw_(hardware.rn_bw), hardware_(&hardware),
+    : layer_(&layer), extents_(spec::layer_extents(layer)), per_rn_beat_(hardware.rn_bw), hardware_(&hardware),
       dn_bw_(static_cast<double>(hardware.dn_bw)) {
   dram_bytes_per_cycle_ = hardware.dram_bytes_per_cycle * hardware.model.dram_efficiency;
   data_bytes_ = data_bytes(hardware);
   weight_bytes_ = layer.weight_elements() * data_bytes_;
-  if (rn_bw_ > 0 && (rn_bw_ & (rn_bw_ - 1)) == 0)
-    for (rn_shift_ = 0; (std::int64_t(1) << rn_shift_) < rn_bw_;) ++rn_shift_;
   step_overhead_ = hardware.model.step_overhead;
   phase_cost_ = hardware.model.phase_overhead;
   // At least one configuration: its words and one pipeline fill and drain.
@@ -697,9 +677,7 @@ CyclesLowerBound::Bounds CyclesLowerBound::bounds(const spec::Tile& tile) const 
   // Σ over the K tiles of one sweep of a step's RN cycles, ⌈t_K·replicas / rn_bw⌉.
   const std::int64_t replicas = tile[spec::kDimN] * tile[spec::kDimX] * tile[spec::kDimY];
   const std::int64_t filters = extents_[spec::kDimK], t_k = tile[spec::kDimK];
-  const auto rn_cycles_of = [&](std::int64_t vns) {
-    return rn_shift_ >= 0 ? (vns + rn_bw_ - 1) >> rn_shift_ : spec::ceil_div(vns, rn_bw_);
-  };
+  const spec::CeilDivider& rn_cycles_of = per_rn_beat_;
   const std::int64_t full_k = filters / t_k, edge_k = filters - full_k * t_k;
   const std::int64_t rn_per_k_sweep =
       full_k * rn_cycles_of(t_k * replicas) + (edge_k ? rn_cycles_of(edge_k * replicas) : 0);

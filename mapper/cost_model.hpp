@@ -8,6 +8,7 @@
 
 #include "spec/cost_report.hpp"
 #include "spec/hardware.hpp"
+#include "spec/integer_math.hpp"
 #include "spec/layer.hpp"
 #include "spec/tile.hpp"
 
@@ -59,8 +60,7 @@ class CyclesLowerBound {
   std::array<std::vector<std::int64_t>, spec::kNumTileDims> tiles_;  // [d][t]: ⌈D/t⌉
   // [t_out·(taps + 1) + t_taps]: Σ over the output tiles × tap tiles of their window span, for X'/R and Y'/S.
   std::vector<std::int64_t> span_sum_x_, span_sum_y_;
-  std::int64_t rn_bw_ = 1;
-  int rn_shift_ = -1;  // log2(rn_bw) when it is a power of two
+  spec::CeilDivider per_rn_beat_;
   const spec::Hardware* hardware_;
   double dn_bw_ = 1, step_overhead_ = 0, phase_cost_ = 0, fixed_ = 0;
   double dram_bytes_per_cycle_ = 1;

@@ -19,4 +19,23 @@ constexpr int ceil_log2(std::int64_t value) {
   return bits;
 }
 
+// ⌈x / d⌉ for one divisor used for every step kind of every tile: the bandwidths are powers of two
+// (docs/hardware-spec.md), so a shift replaces the division that would otherwise dominate the search's time.
+class CeilDivider {
+ public:
+  explicit CeilDivider(std::int64_t divisor) : divisor_(divisor) {
+    if (divisor > 0 && (divisor & (divisor - 1)) == 0)
+      while ((std::int64_t(1) << shift_) < divisor) ++shift_;
+    else
+      shift_ = -1;
+  }
+  std::int64_t operator()(std::int64_t x) const {
+    return shift_ >= 0 ? (x + divisor_ - 1) >> shift_ : ceil_div(x, divisor_);
+  }
+
+ private:
+  std::int64_t divisor_;
+  int shift_ = 0;
+};
+
 }  // namespace maeri::spec
