@@ -88,7 +88,7 @@ SdmBlockTraffic sdm_block_traffic(const spec::Layer& layer, const spec::Tile& ti
   const auto& block = tile.sdm.block;
   const auto extents = layer_extents(layer);
   SdmBlockTraffic traffic;
-  for (int d = 0; d < kNumSdmDims; ++d) traffic.trips[size_t(d)] = ceil_div(extents[size_t(sdm_tile_dim(d))], block[size_t(d)]);
+  traffic.trips = sdm_trips(extents, block);
   constexpr unsigned kInputs = 1u << kSdmC | 1u << kSdmN | 1u << kSdmX | 1u << kSdmY;
   constexpr unsigned kWeights = 1u << kSdmK | 1u << kSdmC;
   constexpr unsigned kOutputs = 1u << kSdmK | 1u << kSdmN | 1u << kSdmX | 1u << kSdmY;

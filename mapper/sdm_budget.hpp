@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "spec/hardware.hpp"
+#include "spec/integer_math.hpp"
 #include "spec/layer.hpp"
 #include "spec/sdm_rules.hpp"
 #include "spec/tile.hpp"
@@ -40,6 +41,16 @@ std::int64_t touched_inputs(const spec::Layer& layer);
 // The algorithmic minimum of DRAM traffic: every touched input and every weight read once, every output written
 // once (docs/model.md, "SDM level").
 std::int64_t compulsory_dram_bytes(const spec::Layer& layer, const spec::Hardware& hardware);
+
+// Blocks per SDM dimension of an SDM tile, for the layer's extents (spec::layer_extents).
+inline std::array<std::int64_t, spec::kNumSdmDims> sdm_trips(
+    const std::array<std::int64_t, spec::kNumTileDims>& extents,
+    const std::array<std::int64_t, spec::kNumSdmDims>& block) {
+  std::array<std::int64_t, spec::kNumSdmDims> trips{};
+  for (int d = 0; d < spec::kNumSdmDims; ++d)
+    trips[size_t(d)] = spec::ceil_div(extents[size_t(spec::sdm_tile_dim(d))], block[size_t(d)]);
+  return trips;
+}
 
 // DRAM traffic of a mapping with an SDM level (docs/model.md, "SDM level"). A tensor's block stays in the SDM
 // while only loops it does not depend on advance, so it is fetched again once per iteration of every such loop

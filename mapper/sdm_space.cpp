@@ -25,30 +25,41 @@ std::vector<std::int64_t> sdm_block_candidates(std::int64_t extent, std::int64_t
 
 namespace {
 
-// The representatives for the loops of more than one block given by `multi` (bit per SdmDim): the class of an
-// order is its loops of more than one block, outer to inner, with each run of neighbouring N, X', Y' loops sorted
-// (they index the same tensors and repeat the same phase sequence, so swapping two neighbours changes nothing;
-// across a K or C loop their trip counts do matter).
+// The class of an order for the loops of more than one block given by `multi` (bit per SdmDim): those loops, outer
+// to inner, with each run of neighbouring N, X', Y' loops sorted (they index the same tensors and repeat the same
+// phase sequence, so swapping two neighbours changes nothing; across a K or C loop their trip counts do matter).
+std::vector<int> order_class(unsigned multi, const spec::SdmOrder& order) {
+  std::vector<int> key;
+  std::size_t run_start = 0;
+  for (std::uint8_t dim : order) {
+    if (!(multi >> dim & 1u)) continue;
+    key.push_back(dim);
+    if (dim < spec::kSdmN)
+      run_start = key.size();
+    else
+      std::sort(key.begin() + std::ptrdiff_t(run_start), key.end());
+  }
+  return key;
+}
+
+// One order per class, the first of all_sdm_orders() in each.
 std::vector<spec::SdmOrder> representatives(unsigned multi) {
-  using namespace spec;
   std::vector<std::vector<int>> seen;
-  std::vector<SdmOrder> orders;
-  for (const SdmOrder& order : all_sdm_orders()) {
-    std::vector<int> key;
-    std::size_t run_start = 0;
-    for (std::uint8_t dim : order) {
-      if (!(multi >> dim & 1u)) continue;
-      key.push_back(dim);
-      if (dim < kSdmN)
-        run_start = key.size();
-      else
-        std::sort(key.begin() + std::ptrdiff_t(run_start), key.end());
-    }
+  std::vector<spec::SdmOrder> orders;
+  for (const spec::SdmOrder& order : spec::all_sdm_orders()) {
+    std::vector<int> key = order_class(multi, order);
     if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
-    seen.push_back(key);
+    seen.push_back(std::move(key));
     orders.push_back(order);
   }
   return orders;
+}
+
+unsigned multi_block_mask(const std::array<std::int64_t, spec::kNumSdmDims>& trips) {
+  unsigned multi = 0;
+  for (int d = 0; d < spec::kNumSdmDims; ++d)
+    if (trips[size_t(d)] > 1) multi |= 1u << d;
+  return multi;
 }
 
 }  // namespace
@@ -60,11 +71,18 @@ const std::vector<spec::SdmOrder>& distinct_sdm_orders(const std::array<std::int
     for (unsigned mask = 0; mask < lists.size(); ++mask) lists[mask] = representatives(mask);
     return lists;
   }();
-  unsigned multi = 0;
-  for (int d = 0; d < spec::kNumSdmDims; ++d)
-    if (trips[size_t(d)] > 1) multi |= 1u << d;
-  return kByMask[multi];
+  return kByMask[multi_block_mask(trips)];
 }
+
+spec::SdmOrder canonical_sdm_order(const std::array<std::int64_t, spec::kNumSdmDims>& trips,
+                                   const spec::SdmOrder& order) {
+  const unsigned multi = multi_block_mask(trips);
+  const std::vector<int> key = order_class(multi, order);
+  for (const spec::SdmOrder& representative : distinct_sdm_orders(trips))
+    if (order_class(multi, representative) == key) return representative;
+  return order;  // unreachable: every class has its representative
+}
+
 
 const std::vector<spec::PhaseOrder>& distinct_phase_orders(const spec::Layer& layer, const spec::Tile& tile) {
   static const std::vector<spec::PhaseOrder> kDefaultOnly = {spec::PhaseOrder::FoldsOuter};

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "mapper/sdm_budget.hpp"
 #include "spec/hardware.hpp"
 #include "spec/layer.hpp"
 #include "spec/tile.hpp"
@@ -22,6 +23,9 @@ std::vector<std::int64_t> sdm_block_candidates(std::int64_t extent, std::int64_t
 // level"): a loop of one block sits anywhere, and neighbouring N, X', Y' loops (no K or C loop between them)
 // can be swapped, since they index the same tensors and repeat the same phase sequence. Ascending.
 const std::vector<spec::SdmOrder>& distinct_sdm_orders(const std::array<std::int64_t, spec::kNumSdmDims>& trips);
+// The representative in distinct_sdm_orders(trips) of the class of `order`: the same cost, one name.
+spec::SdmOrder canonical_sdm_order(const std::array<std::int64_t, spec::kNumSdmDims>& trips,
+                                   const spec::SdmOrder& order);
 
 // The phase orders whose costs can differ for this mapping (docs/mapping.md, "Phase order"), folds-outer first:
 // both when they give different programs (spec::phase_order_matters) and, with an SDM level, some fabric tile of
@@ -106,10 +110,7 @@ std::uint64_t for_each_sdm_tile(const spec::Layer& layer, const spec::Hardware& 
           for (std::int64_t y : candidates.blocks[kSdmY]) {
             b[kSdmY] = y;
             if (!sdm_fits(layer, hardware, mapping)) break;
-            std::array<std::int64_t, kNumSdmDims> trips{};
-            for (int d = 0; d < kNumSdmDims; ++d)
-              trips[size_t(d)] = (extents[size_t(sdm_tile_dim(d))] + b[size_t(d)] - 1) / b[size_t(d)];
-            const std::vector<SdmOrder>& orders = distinct_sdm_orders(trips);
+            const std::vector<SdmOrder>& orders = distinct_sdm_orders(sdm_trips(extents, b));
             visited += orders.size();
             visit(mapping, orders);
           }

@@ -117,6 +117,28 @@ void MapSpace::repair_sdm(spec::Tile& tile, const std::array<double, spec::kNumS
   }
 }
 
+void MapSpace::fill_sdm(spec::Tile& tile, std::mt19937_64& rng, bool from_smallest) const {
+  if (!tile.sdm.blocked) return;
+  const SdmCandidates candidates = sdm_candidates(layer_, tile);
+  if (from_smallest)
+    for (int d = 0; d < spec::kNumSdmDims; ++d) tile.sdm.block[size_t(d)] = candidates.blocks[size_t(d)].front();
+  std::array<int, spec::kNumSdmDims> dims{};
+  std::iota(dims.begin(), dims.end(), 0);
+  std::shuffle(dims.begin(), dims.end(), rng);
+  for (int d : dims) {
+    const auto& list = candidates.blocks[size_t(d)];  // ascending; the capacity rule is monotone in each block
+    auto at = std::size_t(std::find(list.begin(), list.end(), tile.sdm.block[size_t(d)]) - list.begin());
+    while (at + 1 < list.size()) {
+      tile.sdm.block[size_t(d)] = list[at + 1];
+      if (!sdm_fits(layer_, hardware_, tile)) {
+        tile.sdm.block[size_t(d)] = list[at];
+        break;
+      }
+      ++at;
+    }
+  }
+}
+
 namespace {
 
 std::array<double, spec::kNumSdmDims> log2_blocks(const spec::Tile& tile) {
@@ -155,10 +177,12 @@ spec::Tile MapSpace::random(std::mt19937_64& rng) const {
     const auto& orders = distinct_phase_orders(layer_, tile);
     tile.phase_order = orders[uniform_index(rng, orders.size())];
   }
+  settle(tile);
   return tile;
 }
 
-void MapSpace::settle_phase_order(spec::Tile& tile) const {
+void MapSpace::settle(spec::Tile& tile) const {
+  if (tile.sdm.blocked) tile.sdm.order = canonical_sdm_order(sdm_trips(extents_, tile.sdm.block), tile.sdm.order);
   if (!two_level_ || distinct_phase_orders(layer_, tile).size() < 2) tile.phase_order = spec::kDefaultPhaseOrder;
 }
 
@@ -178,7 +202,11 @@ spec::Tile MapSpace::neighbour(const spec::Tile& tile, std::mt19937_64& rng) con
         repair_sdm(next, log2_blocks(next));
       } else {
         const double kind = unit(rng);
-        if (kind < 0.6) {
+        if (kind < 0.15) {  // a jump to a full SDM level: blocks grown as far as they fit, any order
+          fill_sdm(next, rng, unit(rng) < 0.5);
+          const auto& orders = distinct_sdm_orders(sdm_trips(extents_, next.sdm.block));
+          next.sdm.order = orders[uniform_index(rng, orders.size())];
+        } else if (kind < 0.6) {
           const int d = int(uniform_index(rng, spec::kNumSdmDims));
           const auto list = sdm_candidates(layer_, next).blocks[size_t(d)];
           const auto at = std::size_t(std::find(list.begin(), list.end(), next.sdm.block[size_t(d)]) - list.begin());
@@ -215,7 +243,7 @@ spec::Tile MapSpace::neighbour(const spec::Tile& tile, std::mt19937_64& rng) con
       repair_fabric(next, excess);
       repair_sdm(next, log2_blocks(tile));
     }
-    settle_phase_order(next);
+    settle(next);
     if (next != tile) return next;
   }
   return random(rng);  // a space of one mapping, or no move found: any mapping
@@ -230,7 +258,7 @@ spec::Tile MapSpace::crossover(const spec::Tile& a, const spec::Tile& b, std::mt
   child.phase_order = unit(rng) < 0.5 ? a.phase_order : b.phase_order;
   repair_fabric(child, random_excess(rng));
   repair_sdm(child, log2_blocks(child));
-  settle_phase_order(child);
+  settle(child);
   return child;
 }
 
@@ -253,7 +281,7 @@ spec::Tile MapSpace::project(const RelaxedMapping& point) const {
   for (int d = 0; d < spec::kNumSdmDims; ++d) blocks[size_t(d)] = point[size_t(kRelaxedBlocks + d)];
   repair_sdm(tile, blocks);
   tile.phase_order = point[kRelaxedPhase] > 0.5 ? spec::PhaseOrder::FiltersOuter : spec::PhaseOrder::FoldsOuter;
-  settle_phase_order(tile);
+  settle(tile);
   return tile;
 }
 

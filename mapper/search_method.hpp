@@ -49,9 +49,10 @@ class MapSpace {
 
   spec::Tile random(std::mt19937_64& rng) const;
   // One small move: a fabric size one or two steps along its list (Eq. 1 repaired by shrinking another
-  // dimension), or (two-level) an SDM block one candidate along, two neighbouring loops swapped, the SDM level
-  // added or dropped, or the phase order flipped. The two-level space includes the phase order wherever it can
-  // change the cost (distinct_phase_orders), as the exhaustive joint search does; elsewhere it stays folds-outer.
+  // dimension), or (two-level) an SDM block one candidate along, two loops swapped, a jump to a full SDM level
+  // (fill_sdm, any order), the SDM level added or dropped, or the phase order flipped. The two-level space
+  // includes the phase order wherever it can change the cost (distinct_phase_orders), as the exhaustive joint
+  // search does; elsewhere it stays folds-outer.
   spec::Tile neighbour(const spec::Tile& tile, std::mt19937_64& rng) const;
   // Uniform crossover of the fabric sizes and of the SDM level (taken whole from one parent), then repaired.
   spec::Tile crossover(const spec::Tile& a, const spec::Tile& b, std::mt19937_64& rng) const;
@@ -61,6 +62,10 @@ class MapSpace {
   RelaxedMapping relax(const spec::Tile& tile) const;
   // Any tile (of this layer's extents or not) made legal for this space: sizes clamped and snapped, then repaired.
   spec::Tile legalise(spec::Tile tile) const;
+  // Grows the SDM blocks (from the current ones or from the smallest), one dimension at a time in a random order, as
+  // far as the SDM holds them: a full SDM level, whose reuse a loop order can exploit.
+  // (No effect without an SDM level.)
+  void fill_sdm(spec::Tile& tile, std::mt19937_64& rng, bool from_smallest) const;
 
   const spec::Layer& layer() const { return layer_; }
   const spec::Hardware& hardware() const { return hardware_; }
@@ -71,8 +76,9 @@ class MapSpace {
   std::size_t nearest_size(int dim, double log2_size) const;
   void repair_fabric(spec::Tile& tile, const std::array<double, spec::kNumTileDims>& excess) const;
   void repair_sdm(spec::Tile& tile, const std::array<double, spec::kNumSdmDims>& log2_blocks) const;
-  // Back to folds-outer where the phase order cannot change the cost (one mapping, one key in the Evaluator).
-  void settle_phase_order(spec::Tile& tile) const;
+  // One name per cost (one key in the Evaluator): the SDM order becomes its class's representative
+  // (canonical_sdm_order), and the phase order folds-outer where it cannot change the cost.
+  void settle(spec::Tile& tile) const;
 
   spec::Layer layer_;
   spec::Hardware hardware_;

@@ -260,11 +260,9 @@ TEST_CASE("SDM level: candidates hold whole fabric tiles; the distinct orders co
       const CostReport report = mapper::evaluate(layer, hardware, tile);
       all.insert({report.cycles.total, report.energy_pj.total});
     }
-    const auto extents = layer_extents(layer);
-    std::array<std::int64_t, kNumSdmDims> trips{};
-    for (int d = 0; d < kNumSdmDims; ++d)
-      trips[size_t(d)] = (extents[size_t(sdm_tile_dim(d))] + tile.sdm.block[size_t(d)] - 1) / tile.sdm.block[size_t(d)];
-    for (const SdmOrder& order : mapper::distinct_sdm_orders(trips)) {
+    const auto trips = mapper::sdm_trips(layer_extents(layer), tile.sdm.block);
+    const auto& representatives = mapper::distinct_sdm_orders(trips);
+    for (const SdmOrder& order : representatives) {
       tile.sdm.order = order;
       const CostReport report = mapper::evaluate(layer, hardware, tile);
       distinct.insert({report.cycles.total, report.energy_pj.total});
@@ -278,6 +276,20 @@ TEST_CASE("SDM level: candidates hold whole fabric tiles; the distinct orders co
                                         << to_string(tile));
       }
     CHECK(all == distinct);
+    // canonical_sdm_order names each order's class by a representative that costs the same.
+    for (const SdmOrder& order : all_sdm_orders()) {
+      const SdmOrder canonical = mapper::canonical_sdm_order(trips, order);
+      REQUIRE(std::find(representatives.begin(), representatives.end(), canonical) != representatives.end());
+      tile.sdm.order = order;
+      const CostReport original = mapper::evaluate(layer, hardware, tile);
+      tile.sdm.order = canonical;
+      const CostReport renamed = mapper::evaluate(layer, hardware, tile);
+      INFO(order_text(order) << " -> " << order_text(canonical) << " " << to_string(tile));
+      CHECK(original.cycles.total == renamed.cycles.total);
+      CHECK(original.energy_pj.total == renamed.energy_pj.total);
+    }
+    for (const SdmOrder& representative : representatives)
+      CHECK(mapper::canonical_sdm_order(trips, representative) == representative);
   }
 }
 

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "mapper/cost_model.hpp"
+#include "mapper/sdm_space.hpp"
 #include "mapper/search_method.hpp"
 #include "mapper/surrogate_model.hpp"
 #include "mapper/warm_start.hpp"
@@ -83,9 +84,29 @@ TEST_CASE("Map space: random mappings, neighbours, crossovers and projections ar
           REQUIRE(spec::tile_violation(layer, hardware, tile) == std::nullopt);
           CHECK((two_level || !tile.sdm.blocked));
           blocked += tile.sdm.blocked;
+          // One name per cost: the SDM order is its class's representative, as the exhaustive search costs it.
+          if (tile.sdm.blocked)
+            CHECK(tile.sdm.order == mapper::canonical_sdm_order(
+                                        mapper::sdm_trips(spec::layer_extents(layer), tile.sdm.block), tile.sdm.order));
         }
         // Projecting a mapping's own relaxation gives it back.
         CHECK(space.project(space.relax(a)) == a);
+        // A filled SDM level fits, and no block can grow one candidate further and still fit.
+        if (a.sdm.blocked) {
+          spec::Tile full = a;
+          space.fill_sdm(full, rng, i % 2 == 0);
+          REQUIRE(mapper::sdm_fits(layer, hardware, full));
+          const auto candidates = mapper::sdm_candidates(layer, full);
+          for (int d = 0; d < spec::kNumSdmDims; ++d) {
+            const auto& list = candidates.blocks[size_t(d)];
+            const auto at = std::find(list.begin(), list.end(), full.sdm.block[size_t(d)]);
+            REQUIRE(at != list.end());
+            if (at + 1 == list.end()) continue;
+            spec::Tile grown = full;
+            grown.sdm.block[size_t(d)] = *(at + 1);
+            CHECK_FALSE(mapper::sdm_fits(layer, hardware, grown));
+          }
+        }
       }
       if (two_level) CHECK(blocked > 0);
     }
