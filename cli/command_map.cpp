@@ -44,7 +44,7 @@ struct MapOptions {
   std::string json;
   std::string csv;
   std::string output;
-  MapSearchOptions search;
+  mapper::HeuristicMapping search;
 };
 
 double dram_ratio(const spec::CostReport& r) {
@@ -83,7 +83,7 @@ int run_map(const MapOptions& options) {
     if (!rules) throw spec::SpecError({"command line", 0, 0}, "--prune", error);
     prune = *rules;
   }
-  MapSearch map_search(options.search, *objective, !options.single_level);
+  mapper::HeuristicMapper map_search(options.search, *objective, !options.single_level, "command line", "--");
   std::optional<spec::Tile> fixed_tile;
   if (!options.tile.empty()) {
     fixed_tile = spec::parse_tile(options.tile);

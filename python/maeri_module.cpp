@@ -14,6 +14,7 @@
 #include "codegen/image_program.hpp"
 #include "importer/network_loader.hpp"
 #include "mapper/cost_model.hpp"
+#include "mapper/heuristic_mapper.hpp"
 #include "mapper/report_json.hpp"
 #include "mapper/search.hpp"
 #include "spec/spec_error.hpp"
@@ -72,16 +73,29 @@ py::dict load(const std::string& workload) {
   return d;
 }
 
+// The exhaustive search, or (search = random, sa, ga, surrogate) `maeri map --search`'s heuristic one.
 py::list map(const std::string& hardware_path, const std::string& workload, const std::string& objective, int top,
-             const std::optional<std::string>& layer) {
+             const std::optional<std::string>& layer, const std::string& search, std::uint64_t budget, int runs,
+             std::uint64_t seed, const std::string& warm_start, const std::optional<std::string>& model) {
   const spec::Hardware hardware = spec::load_hardware(hardware_path);
+  const mapper::Objective goal = objective_of(objective);
+  mapper::HeuristicMapper heuristic({search, budget, runs, seed, warm_start, model.value_or("")}, goal,
+                                    mapper::map_search_options(goal, top, {}).joint.enabled, "maeri.map", "");
   py::list result;
   for (const spec::Layer& each : select(importer::load_network(workload), workload, layer)) {
     py::dict entry;
     entry["layer"] = layer_dict(each);
     py::list best;
-    for (const spec::CostReport& report : best_tiles(each, hardware, objective_of(objective), top))
-      best.append(to_python(mapper::to_json(report)));
+    std::vector<spec::CostReport> reports;
+    if (heuristic.heuristic()) {
+      reports = heuristic
+                    .search(each, hardware, mapper::map_search_options(goal, top, codegen::exact_traffic_for(each, hardware)))
+                    .best;
+      entry["search"] = heuristic.summary();
+    } else {
+      reports = best_tiles(each, hardware, goal, top);
+    }
+    for (const spec::CostReport& report : reports) best.append(to_python(mapper::to_json(report)));
     entry["best"] = best;
     result.append(entry);
   }
@@ -162,8 +176,11 @@ PYBIND11_MODULE(maeri, module) {
   py::register_exception<spec::SpecError>(module, "SpecError", PyExc_ValueError);
   module.def("load", &load, py::arg("workload"), "A workload (YAML or .onnx) as a dict of its layers");
   module.def("map", &map, py::arg("hardware"), py::arg("workload"), py::arg("objective") = "runtime",
-             py::arg("top") = 1, py::arg("layer") = py::none(),
-             "Best tiles per layer (exact model optimum), each the report `maeri map --json` writes");
+             py::arg("top") = 1, py::arg("layer") = py::none(), py::arg("search") = "exhaustive",
+             py::arg("budget") = 1000, py::arg("runs") = 1, py::arg("seed") = 1, py::arg("warm_start") = "none",
+             py::arg("model") = py::none(),
+             "Best mappings per layer, each the report `maeri map --json` writes: the exhaustive optimum, or a "
+             "heuristic search (random, sa, ga, surrogate) of `budget` evaluations per run, as `maeri map --search`");
   module.def("codegen", &codegen_images, py::arg("hardware"), py::arg("workload"), py::arg("objective") = "runtime",
              py::arg("layer") = py::none(), "The configuration image (bytes) of each layer's best tile");
   module.def("verify", &verify, py::arg("hardware"), py::arg("workload"), py::arg("objective") = "runtime",

@@ -1,5 +1,6 @@
 """The `maeri` Python module (python/maeri_module.cpp): load, map, codegen and verify return plain dicts and lists
-with the values the C++ tests check (AlexNet's grouped MACs, Sandler et al.'s 300 M for MobileNetV2), an image
+with the values the C++ tests check (AlexNet's grouped MACs, Sandler et al.'s 300 M for MobileNetV2), heuristic
+searches bounded by the exhaustive optimum, an image
 that starts with the format's magic, and a golden-model run that is bit-exact and agrees with the model."""
 import os
 import sys
@@ -25,6 +26,31 @@ def test_map():
     assert len(layers) == 1 and layers[0]["layer"]["name"] == "conv1"
     best = layers[0]["best"]
     assert len(best) == 2 and best[0]["energy_pj"]["total"] <= best[1]["energy_pj"]["total"]
+
+
+def edp(report):
+    return report["cycles"]["total"] * report["energy_pj"]["total"]
+
+
+def test_map_search():
+    # The exhaustive optimum bounds every heuristic result (both are the model's exact-traffic costs); the same
+    # seed gives the same run; the options are checked like `maeri map --search`'s.
+    for layer in ("conv3_1x1", "fc"):
+        optimum = edp(maeri.map(HW64, TINY, objective="edp", layer=layer)[0]["best"][0])
+        runs = [maeri.map(HW64, TINY, objective="edp", layer=layer, search=method, budget=150, seed=4)[0]
+                for method in ("sa", "sa", "ga", "random")]
+        assert edp(runs[0]["best"][0]) == edp(runs[1]["best"][0]), runs[:2]
+        for run in runs:
+            assert edp(run["best"][0]) >= optimum, (layer, run)
+            assert "150 evaluations" in run["search"], run["search"]
+    for bad, field in ((dict(search="nope"), "search"), (dict(search="surrogate"), "model"),
+                       (dict(search="sa", warm_start="sideways"), "warm-start"), (dict(warm_start="similar"), "warm-start")):
+        try:
+            maeri.map(HW64, TINY, **bad)
+        except ValueError as error:
+            assert "field '" + field + "'" in str(error), (bad, str(error))
+        else:
+            raise AssertionError("bad search options must raise ValueError: " + repr(bad))
 
 
 def test_codegen():
