@@ -33,6 +33,7 @@
 #include "mapper/warm_start.hpp"
 #include "spec/atomic_file.hpp"
 #include "spec/progress_bar.hpp"
+#include "spec/sha256.hpp"
 #include "spec/spec_loader.hpp"
 
 namespace maeri::cli {
@@ -99,9 +100,10 @@ std::uint64_t samples_to_reach(const std::vector<std::pair<std::uint64_t, double
   return budget + 1;
 }
 
-// The exhaustive optima already computed (--optimum-cache): one CSV line per (hardware, objective, space, layer
-// shape) with the optimum's objective and whether the search was exhaustive. The exhaustive search of a large layer
-// takes minutes; its result depends only on this key (and on the model: delete the file after changing it).
+// The exhaustive optima already computed (--optimum-cache): one CSV line per (hardware file's content, objective,
+// space, layer shape) with the optimum's objective and whether the search was exhaustive. The exhaustive search of
+// a large layer takes minutes; its result depends only on this key and on the model: a run that beats a cached
+// exhaustive optimum shows the model changed, and explore stops naming the file.
 class OptimumCache {
  public:
   explicit OptimumCache(std::string path) : path_(std::move(path)) {
@@ -116,10 +118,11 @@ class OptimumCache {
                                             line.substr(comma + 1) == "1"};
     }
   }
-  static std::string key(const spec::Hardware& hardware, mapper::Objective objective, bool two_level,
-                         const spec::Layer& layer) {
-    std::string text = fmt::format("{}/{}MS/{}/{}/{}", hardware.name, hardware.num_ms, mapper::to_string(objective),
-                                   two_level ? "two-level" : "single-level", spec::to_string(layer.type));
+  static std::string key(const spec::Hardware& hardware, const std::string& hardware_digest,
+                         mapper::Objective objective, bool two_level, const spec::Layer& layer) {
+    std::string text = fmt::format("{}/{}MS/{}/{}/{}/{}", hardware.name, hardware.num_ms, hardware_digest.substr(0, 16),
+                                   mapper::to_string(objective), two_level ? "two-level" : "single-level",
+                                   spec::to_string(layer.type));
     for (const auto& field : spec::kLayerShapeFields) text += fmt::format("/{}={}", field.name, layer.*field.member);
     return text;
   }
@@ -221,17 +224,20 @@ int run_explore(const ExploreOptions& options) {
   // Plot: per method (and warm variant) and budget, the per-layer median, first and third quartile of the ratio.
   std::map<std::string, std::map<std::uint64_t, std::vector<std::array<double, 3>>>> plotted;
   OptimumCache cache(options.optimum_cache);
+  const std::string hardware_digest = spec::sha256_of_file(options.hardware);
   // Per method, per layer searched so far: the best mappings its cold runs found (the warm starts' sources).
   std::map<std::string, std::vector<mapper::SearchedLayer>> method_history;
   const std::uint64_t largest = budgets.back();
 
   for (const spec::Layer& layer : layers) {
-    const std::string cache_key = OptimumCache::key(hardware, objective, two_level, layer);
+    const std::string cache_key = OptimumCache::key(hardware, hardware_digest, objective, two_level, layer);
     const double minimum = algorithmic_minimum(layer, hardware, objective);
     double optimum = 0;
+    bool cached_exhaustive = false;
     std::vector<spec::CostReport> optimum_best;
     if (const auto* cached = cache.find(cache_key)) {
       optimum = cached->first;
+      cached_exhaustive = cached->second;
       fmt::print("\nlayer {}: exhaustive optimum {:.6g} (from {}{}), algorithmic minimum {:.6g} (optimum {:.2f}x it)\n",
                  layer.name, optimum, options.optimum_cache,
                  cached->second ? "" : ", NOT exhaustive", minimum, optimum / minimum);
@@ -286,6 +292,14 @@ int run_explore(const ExploreOptions& options) {
       progress.set_done(++done);
     });
     progress.clear();
+    for (const Run& run : runs)
+      if (cached_exhaustive &&
+          mapper::objective_value(run.result.best.front(), objective) < optimum * (1 - 1e-12))
+        throw spec::SpecError({options.optimum_cache, 0, 0}, "optimum",
+                              fmt::format("a {} run found {:.17g} on layer {}, below the cached exhaustive optimum "
+                                          "{:.17g}: the file was made by another model; delete it",
+                                          run.method, mapper::objective_value(run.result.best.front(), objective),
+                                          layer.name, optimum));
 
     fmt::print("  {:<10} {:>4} {:>7} {:>9} {:>9} {:>9} {:>10} {:>10}\n", "method", "warm", "budget", "median",
                "q25", "q75", "to 99.5%", "speedup");
