@@ -215,7 +215,7 @@ int run_explore(const ExploreOptions& options) {
              *warm_start == mapper::WarmStart::None ? "" : ", warm start " + options.warm_start);
   std::string runs_text =
       "layer,method,warm_start,budget,run,seed,evaluations,proposals,best,optimum,ratio,algorithmic_minimum,"
-      "ratio_to_minimum,samples_to_99.5,seconds\n";
+      "ratio_to_minimum,samples_to_99.5,seconds,best_mapping\n";
   std::string summary_text =
       "layer,method,warm_start,budget,runs,median_ratio,q25_ratio,q75_ratio,min_ratio,max_ratio,"
       "median_ratio_to_minimum,optimum_ratio_to_minimum,median_samples_to_99.5,cold_median_samples_to_99.5,"
@@ -327,10 +327,11 @@ int run_explore(const ExploreOptions& options) {
             ratios.push_back(best / optimum);
             to_minimum.push_back(best / minimum);
             samples.push_back(double(reach));
-            runs_text += fmt::format("{},{},{},{},{},{},{},{},{:.9g},{:.9g},{:.6f},{:.9g},{:.6f},{},{:.4f}\n", layer.name,
-                                     name, warm ? options.warm_start : "none", budget, run.seed - options.seed, run.seed,
-                                     run.result.evaluations, run.result.proposals, best, optimum, best / optimum,
-                                     minimum, best / minimum, reach, run.result.seconds);
+            runs_text += fmt::format("{},{},{},{},{},{},{},{},{:.9g},{:.9g},{:.6f},{:.9g},{:.6f},{},{:.4f},\"{}\"\n",
+                                     layer.name, name, warm ? options.warm_start : "none", budget,
+                                     run.seed - options.seed, run.seed, run.result.evaluations, run.result.proposals,
+                                     best, optimum, best / optimum, minimum, best / minimum, reach,
+                                     run.result.seconds, spec::to_string(run.result.best.front().tile));
             if (!warm && budget == largest)
               cold_best.insert(cold_best.end(), run.result.best.begin(), run.result.best.end());
           }

@@ -117,6 +117,20 @@ void MapSpace::repair_sdm(spec::Tile& tile, const std::array<double, spec::kNumS
   }
 }
 
+void MapSpace::fill_fabric(spec::Tile& tile, int keep, std::mt19937_64& rng) const {
+  std::array<int, spec::kNumTileDims> dims{};
+  std::iota(dims.begin(), dims.end(), 0);
+  std::shuffle(dims.begin(), dims.end(), rng);
+  for (int d : dims) {
+    if (d == keep) continue;
+    const std::int64_t others = tile.mapped_ms() / tile[d];
+    const auto& list = sizes_[size_t(d)];  // descending: the first that fits is the largest
+    const auto fits = std::find_if(list.begin(), list.end(),
+                                   [&](std::int64_t size) { return others * size <= hardware_.num_ms; });
+    if (fits != list.end() && *fits > tile[d]) tile[d] = *fits;
+  }
+}
+
 void MapSpace::fill_sdm(spec::Tile& tile, std::mt19937_64& rng, bool from_smallest) const {
   if (!tile.sdm.blocked) return;
   const SdmCandidates candidates = sdm_candidates(layer_, tile);
@@ -241,6 +255,7 @@ spec::Tile MapSpace::neighbour(const spec::Tile& tile, std::mt19937_64& rng) con
         }
       }
       repair_fabric(next, excess);
+      if (unit(rng) < 0.3) fill_fabric(next, d, rng);  // often a jump from one full tile to another
       repair_sdm(next, log2_blocks(tile));
     }
     settle(next);

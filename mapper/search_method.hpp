@@ -49,7 +49,7 @@ class MapSpace {
 
   spec::Tile random(std::mt19937_64& rng) const;
   // One small move: a fabric size one or two steps along its list (Eq. 1 repaired by shrinking another
-  // dimension), or (two-level) an SDM block one candidate along, two loops swapped, a jump to a full SDM level
+  // dimension; then, 3 times in 10, the other dimensions grown as far as they fit: fill_fabric), or (two-level) an SDM block one candidate along, two loops swapped, a jump to a full SDM level
   // (fill_sdm, any order), the SDM level added or dropped, or the phase order flipped. The two-level space
   // includes the phase order wherever it can change the cost (distinct_phase_orders), as the exhaustive joint
   // search does; elsewhere it stays folds-outer.
@@ -62,6 +62,9 @@ class MapSpace {
   RelaxedMapping relax(const spec::Tile& tile) const;
   // Any tile (of this layer's extents or not) made legal for this space: sizes clamped and snapped, then repaired.
   spec::Tile legalise(spec::Tile tile) const;
+  // Grows every fabric dimension but `keep` (-1: every one), one at a time in a random order, to its largest size
+  // that still fits Eq. 1: a tile that maps as many multiplier switches as its shape allows.
+  void fill_fabric(spec::Tile& tile, int keep, std::mt19937_64& rng) const;
   // Grows the SDM blocks (from the current ones or from the smallest), one dimension at a time in a random order, as
   // far as the SDM holds them: a full SDM level, whose reuse a loop order can exploit.
   // (No effect without an SDM level.)

@@ -91,6 +91,17 @@ TEST_CASE("Map space: random mappings, neighbours, crossovers and projections ar
         }
         // Projecting a mapping's own relaxation gives it back.
         CHECK(space.project(space.relax(a)) == a);
+        // A filled fabric tile fits Eq. 1, and no dimension can take its next larger size and still fit.
+        spec::Tile wide = a;
+        space.fill_fabric(wide, -1, rng);
+        REQUIRE(wide.mapped_ms() <= hardware.num_ms);
+        for (int d = 0; d < spec::kNumTileDims; ++d) {
+          const auto& sizes = space.sizes(d);  // descending
+          const auto at = std::find(sizes.begin(), sizes.end(), wide[d]);
+          REQUIRE(at != sizes.end());
+          if (at != sizes.begin())
+            CHECK(wide.mapped_ms() / wide[d] * *(at - 1) > hardware.num_ms);
+        }
         // A filled SDM level fits, and no block can grow one candidate further and still fit.
         if (a.sdm.blocked) {
           spec::Tile full = a;
