@@ -49,10 +49,11 @@ class MapSpace {
 
   spec::Tile random(std::mt19937_64& rng) const;
   // One small move: a fabric size one or two steps along its list (Eq. 1 repaired by shrinking another
-  // dimension; then, 3 times in 10, the other dimensions grown as far as they fit: fill_fabric), or (two-level) an SDM block one candidate along, two loops swapped, a jump to a full SDM level
-  // (fill_sdm, any order), the SDM level added or dropped, or the phase order flipped. The two-level space
-  // includes the phase order wherever it can change the cost (distinct_phase_orders), as the exhaustive joint
-  // search does; elsewhere it stays folds-outer.
+  // dimension; then, 3 times in 10, the other dimensions grown as far as they fit: fill_fabric), or (two-level)
+  // an SDM block one candidate along, two loops swapped, a jump to a full SDM level (fill_sdm, any order), the
+  // SDM level added or dropped, or the phase order flipped. The two-level space includes the phase order wherever
+  // it can change the cost (distinct_phase_orders), as the exhaustive joint search does; elsewhere it stays
+  // folds-outer.
   spec::Tile neighbour(const spec::Tile& tile, std::mt19937_64& rng) const;
   // Uniform crossover of the fabric sizes and of the SDM level (taken whole from one parent), then repaired.
   spec::Tile crossover(const spec::Tile& a, const spec::Tile& b, std::mt19937_64& rng) const;
