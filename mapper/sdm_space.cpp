@@ -76,13 +76,27 @@ const std::vector<spec::SdmOrder>& distinct_sdm_orders(const std::array<std::int
 
 spec::SdmOrder canonical_sdm_order(const std::array<std::int64_t, spec::kNumSdmDims>& trips,
                                    const spec::SdmOrder& order) {
-  const unsigned multi = multi_block_mask(trips);
-  const std::vector<int> key = order_class(multi, order);
-  for (const spec::SdmOrder& representative : distinct_sdm_orders(trips))
-    if (order_class(multi, representative) == key) return representative;
-  return order;  // unreachable: every class has its representative
+  // Per mask of loops with more than one block, the representative of each of the 120 orders (by its index in
+  // the sorted all_sdm_orders()): built once, so that naming an order is a table lookup.
+  static const std::vector<spec::SdmOrder> kAll = spec::all_sdm_orders();
+  static const auto kRepresentative = [] {
+    std::array<std::vector<std::size_t>, 1u << spec::kNumSdmDims> table;
+    for (unsigned multi = 0; multi < table.size(); ++multi) {
+      const std::vector<spec::SdmOrder> representatives_of_mask = representatives(multi);
+      for (const spec::SdmOrder& order : kAll) {
+        const std::vector<int> key = order_class(multi, order);
+        const auto representative =
+            std::find_if(representatives_of_mask.begin(), representatives_of_mask.end(),
+                         [&](const spec::SdmOrder& candidate) { return order_class(multi, candidate) == key; });
+        table[multi].push_back(
+            std::size_t(std::lower_bound(kAll.begin(), kAll.end(), *representative) - kAll.begin()));
+      }
+    }
+    return table;
+  }();
+  const auto index = std::size_t(std::lower_bound(kAll.begin(), kAll.end(), order) - kAll.begin());
+  return kAll[kRepresentative[multi_block_mask(trips)][index]];
 }
-
 
 const std::vector<spec::PhaseOrder>& distinct_phase_orders(const spec::Layer& layer, const spec::Tile& tile) {
   static const std::vector<spec::PhaseOrder> kDefaultOnly = {spec::PhaseOrder::FoldsOuter};

@@ -71,7 +71,7 @@ void pick_sdm_level(const spec::Layer& layer, spec::Tile& tile, Pick&& pick) {
     const auto& list = candidates.blocks[size_t(d)];
     tile.sdm.block[size_t(d)] = list[size_t(pick(list.size()))];
   }
-  const auto orders = spec::all_sdm_orders();
+  static const std::vector<spec::SdmOrder> orders = spec::all_sdm_orders();
   tile.sdm.order = orders[size_t(pick(orders.size()))];
 }
 

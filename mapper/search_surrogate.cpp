@@ -72,7 +72,8 @@ class SurrogateSearch : public SearchMethod {
       point_ = space_.relax(current_->first);
       return;
     }
-    if (!current_ || accept_move(log_value, current_->second, double(steps_) / double(budget_), kSurrogateStartTemperature, rng_)) {
+    if (!current_ || accept_move(log_value, current_->second, double(steps_) / double(budget_),
+                                 kSurrogateStartTemperature, rng_)) {
       current_ = {tile, log_value};
       point_ = space_.relax(tile);
     }
