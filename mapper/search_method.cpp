@@ -211,9 +211,10 @@ spec::Tile MapSpace::neighbour(const spec::Tile& tile, std::mt19937_64& rng) con
       next.phase_order = next.phase_order == spec::PhaseOrder::FoldsOuter ? spec::PhaseOrder::FiltersOuter
                                                                           : spec::PhaseOrder::FoldsOuter;
     } else if (two_level_ && (movable.empty() || unit(rng) < 0.35)) {
-      if (!next.sdm.blocked) {
+      if (!next.sdm.blocked) {  // an SDM level added: any, or (half the time) a full one
         pick_sdm_level(layer_, next, [&](std::size_t n) { return uniform_index(rng, n); });
         repair_sdm(next, log2_blocks(next));
+        if (next.sdm.blocked && unit(rng) < 0.5) fill_sdm(next, rng, true);
       } else {
         const double kind = unit(rng);
         if (kind < 0.15) {  // a jump to a full SDM level: blocks grown as far as they fit, any order
@@ -232,7 +233,10 @@ spec::Tile MapSpace::neighbour(const spec::Tile& tile, std::mt19937_64& rng) con
           const std::size_t i = uniform_index(rng, spec::kNumSdmDims), j = uniform_index(rng, spec::kNumSdmDims);
           std::swap(next.sdm.order[i], next.sdm.order[j]);
         } else {
+          // Without the SDM level the phase order changes the residency rule: either one, in one move.
           next.sdm = spec::SdmLevel{};
+          const auto& orders = distinct_phase_orders(layer_, next);
+          next.phase_order = orders[uniform_index(rng, orders.size())];
         }
       }
     } else if (!movable.empty()) {

@@ -1,7 +1,7 @@
 // Mind Mappings-style search (Hegde et al., ASPLOS 2021; docs/search.md, "Surrogate search"): gradient steps on the
 // surrogate in the continuous relaxation of the mapping, each step's point projected to the nearest legal mapping
 // (MapSpace::project); every kInjectionPeriod-th proposal is a random mapping (the paper's injection), and the
-// costed mappings are accepted as in simulated annealing (accept_move). The projected mapping competes with a few
+// costed mappings are accepted as in simulated annealing (accept_move, EliteRestarts). The projected mapping competes with a few
 // neighbours of the current mapping on the surrogate's prediction, so a step that projects back onto a mapping
 // already costed still moves the search without spending budget on it.
 #include <algorithm>
@@ -21,6 +21,7 @@ constexpr std::uint64_t kInjectionPeriod = 10;  // the paper's injection interva
 constexpr int kGradientSteps = 8;               // steps tried until the projection leaves the current mapping
 constexpr double kStepSize = 0.5;               // in log2 units along the largest gradient component
 constexpr int kScreenedNeighbours = 8;
+constexpr std::uint64_t kUnscreenedPeriod = 3;  // every third proposal a neighbour the surrogate did not screen
 
 class SurrogateSearch : public SearchMethod {
  public:
@@ -33,6 +34,7 @@ class SurrogateSearch : public SearchMethod {
     if (next_warm_ < warm_.size()) return warm_[next_warm_++];
     if (!current_) return space_.random(rng_);
     if (++iteration_ % kInjectionPeriod == 0) return space_.random(rng_);
+    if (iteration_ % kUnscreenedPeriod == 0) return space_.neighbour(current_->first, rng_);
     std::vector<spec::Tile> candidates;
     for (int step = 0; step < kGradientSteps; ++step) {
       RelaxedMapping gradient{};
@@ -67,8 +69,14 @@ class SurrogateSearch : public SearchMethod {
     costed_.insert(tile);
     const double log_value = std::log(std::max(value, 1e-300));
     ++steps_;
+    const auto* restart = elite_.report(tile, log_value, rng_);
     if (steps_ <= warm_.size()) {  // the warm-start mappings are all costed; the walk starts from their best
       if (!current_ || log_value < current_->second) current_ = {tile, log_value};
+      point_ = space_.relax(current_->first);
+      return;
+    }
+    if (restart) {
+      current_ = *restart;
       point_ = space_.relax(current_->first);
       return;
     }
@@ -89,6 +97,7 @@ class SurrogateSearch : public SearchMethod {
   std::optional<std::pair<spec::Tile, double>> current_;
   RelaxedMapping point_{};
   std::set<spec::Tile> costed_;
+  EliteRestarts elite_;
 };
 
 }  // namespace
