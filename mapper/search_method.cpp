@@ -131,6 +131,15 @@ void MapSpace::fill_fabric(spec::Tile& tile, int keep, std::mt19937_64& rng) con
   }
 }
 
+spec::Tile MapSpace::filled(const spec::Tile& tile, std::mt19937_64& rng) const {
+  spec::Tile full = tile;
+  fill_fabric(full, -1, rng);
+  full = legalise(full);  // the SDM blocks snapped to the new fabric tile's candidates
+  fill_sdm(full, rng, false);
+  settle(full);
+  return full;
+}
+
 void MapSpace::fill_sdm(spec::Tile& tile, std::mt19937_64& rng, bool from_smallest) const {
   if (!tile.sdm.blocked) return;
   const SdmCandidates candidates = sdm_candidates(layer_, tile);
@@ -360,8 +369,15 @@ HeuristicResult run_search(SearchMethodKind method, const spec::Layer& layer, co
     return result;
   }
   const MapSpace space(layer, hardware, options.two_level);
+  // Each warm-start mapping as carried, and filled: a mapping of a smaller layer often leaves this one's
+  // multiplier switches and SDM idle.
   std::vector<spec::Tile> warm;
-  for (const spec::Tile& tile : options.warm_start) warm.push_back(space.legalise(tile));
+  std::mt19937_64 fill_rng(options.seed);
+  for (const spec::Tile& tile : options.warm_start) {
+    const spec::Tile carried = space.legalise(tile);
+    for (const spec::Tile& mapping : {carried, space.filled(carried, fill_rng)})
+      if (std::find(warm.begin(), warm.end(), mapping) == warm.end()) warm.push_back(mapping);
+  }
   std::unique_ptr<SearchMethod> searcher;
   switch (method) {
     case SearchMethodKind::Random: searcher = make_random_search(space, options.seed, warm); break;

@@ -63,6 +63,8 @@ class MapSpace {
   RelaxedMapping relax(const spec::Tile& tile) const;
   // Any tile (of this layer's extents or not) made legal for this space: sizes clamped and snapped, then repaired.
   spec::Tile legalise(spec::Tile tile) const;
+  // `tile` with its fabric tile and then its SDM blocks grown as far as they fit (fill_fabric, fill_sdm), legal.
+  spec::Tile filled(const spec::Tile& tile, std::mt19937_64& rng) const;
   // Grows every fabric dimension but `keep` (-1: every one), one at a time in a random order, to its largest size
   // that still fits Eq. 1: a tile that maps as many multiplier switches as its shape allows.
   void fill_fabric(spec::Tile& tile, int keep, std::mt19937_64& rng) const;

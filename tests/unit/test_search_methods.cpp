@@ -91,6 +91,10 @@ TEST_CASE("Map space: random mappings, neighbours, crossovers and projections ar
         }
         // Projecting a mapping's own relaxation gives it back.
         CHECK(space.project(space.relax(a)) == a);
+        // A filled mapping (warm start's variant) is legal and maps at least as many multiplier switches.
+        const spec::Tile full_mapping = space.filled(a, rng);
+        REQUIRE(spec::tile_violation(layer, hardware, full_mapping) == std::nullopt);
+        CHECK(full_mapping.mapped_ms() >= a.mapped_ms());
         // A filled fabric tile fits Eq. 1, and no dimension can take its next larger size and still fit.
         spec::Tile wide = a;
         space.fill_fabric(wide, -1, rng);
