@@ -25,13 +25,8 @@ for argument in "$@"; do
     *) out=$argument ;;
   esac
 done
-maeri=${MAERI:-}
-if [[ -z $maeri ]]; then
-  if [[ -x $repo/build/cli/maeri ]]; then maeri=$repo/build/cli/maeri
-  elif command -v maeri >/dev/null; then maeri=$(command -v maeri)
-  else echo "reproduce-mrna: no maeri tool: build it (bash scripts/setup.sh) or set MAERI" >&2; exit 2
-  fi
-fi
+source "$repo/scripts/find-maeri.sh"
+find_maeri reproduce-mrna "$repo"
 hardware=$repo/configs/hardware/maeri-512.yaml
 workload=$repo/configs/workloads/mrna-table2.yaml
 if $quick; then dn_bws=(32 512); ms_counts=(64 128)
