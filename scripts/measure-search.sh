@@ -7,9 +7,11 @@
 #   surrogate-check-<hw>.txt            its error and rank correlation on the measured layers (unseen) per hardware
 #   <workload>-<hw>.{csv,runs.csv,svg}  explore's summary, every run, the plot
 #   optima.csv                          the exhaustive optima (reused by a second run: they take most of the time)
-# Usage: scripts/measure-search.sh [--runs R] [--budgets B,B,...] [--workloads W,W,...] [--hardware H,H,...] [OUT_DIR]
-#   defaults: 20 runs, budgets 100,300,1000,3000, workloads mrna-table2,vgg16, hardware maeri-512,maeri-256,
-#   OUT_DIR search-measurements/. The whole default run takes about two hours on two cores, nearly all of it the
+# Usage: scripts/measure-search.sh [--runs R] [--budgets B,B,...] [--workloads W,W,...] [--hardware H,H,...]
+#                                   [--train-samples N] [OUT_DIR]
+#   defaults: 20 runs, budgets 100,300,1000,3000, workloads mrna-table2,vgg16 (configs/workloads/), hardware
+#   maeri-512,maeri-256 (configs/hardware/), 400 training samples per layer and hardware, OUT_DIR
+#   search-measurements/. The whole default run takes about two hours on two cores, nearly all of it the
 #   exhaustive optima of VGG16's first layers (joint spaces of 10-20 G mappings before the capacity rule).
 # The tool: $MAERI, else build/cli/maeri, else `maeri` on PATH (an installed package).
 set -euo pipefail
@@ -19,13 +21,15 @@ budgets=100,300,1000,3000
 workloads=mrna-table2,vgg16
 hardware=maeri-512,maeri-256
 out=search-measurements
+train_samples=400
 while [[ $# -gt 0 ]]; do
   case $1 in
     --runs) runs=$2; shift 2 ;;
     --budgets) budgets=$2; shift 2 ;;
     --workloads) workloads=$2; shift 2 ;;
     --hardware) hardware=$2; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    --train-samples) train_samples=$2; shift 2 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     -*) echo "measure-search: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) out=$1; shift ;;
   esac
@@ -43,7 +47,7 @@ if [[ ! -f $model ]]; then
     --hardware "$repo/configs/hardware/maeri-64.yaml" --hardware "$repo/configs/surrogate-training/maeri-128.yaml" \
     --hardware "$repo/configs/hardware/maeri-1024.yaml" --hardware "$repo/configs/surrogate-training/maeri-2048.yaml" \
     --workload "$repo/configs/workloads/resnet50.yaml" --workload "$repo/configs/workloads/googlenet.yaml" \
-    --workload "$repo/configs/workloads/alexnet.yaml" --samples 400 -o "$model" | tee "$out/surrogate-train.txt"
+    --workload "$repo/configs/workloads/alexnet.yaml" --samples "$train_samples" -o "$model" | tee "$out/surrogate-train.txt"
 fi
 
 for hw in "${hardware_list[@]}"; do

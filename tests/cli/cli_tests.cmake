@@ -327,8 +327,9 @@ foreach(case ${network_cases})
   set_tests_properties(cli_network_${case} PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 120)
 endforeach()
 
-# The mRNA reproduction script on its reduced grid (docs/reproduction.md) and `maeri plot`.
-foreach(case reproduce_quick plot_bars plot_errors)
+# The mRNA reproduction script on its reduced grid (docs/reproduction.md), the search measurement script on tiny
+# (docs/search.md) and `maeri plot`.
+foreach(case reproduce_quick measure_quick plot_bars plot_errors)
   add_test(NAME cli_reproduction_${case}
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/reproduction.sh ${case} $<TARGET_FILE:maeri> ${PROJECT_SOURCE_DIR})
   set_tests_properties(cli_reproduction_${case} PROPERTIES LABELS cli TIMEOUT 120)

@@ -1,8 +1,13 @@
 #!/bin/bash
-# CLI tests of the mRNA reproduction (scripts/reproduce-mrna.sh, docs/reproduction.md) and of `maeri plot`.
+# CLI tests of the measurement scripts (scripts/reproduce-mrna.sh, docs/reproduction.md; scripts/measure-search.sh,
+# docs/search.md) and of `maeri plot`.
 #   reproduce_quick  the script's reduced grid writes every CSV and SVG; Table II's improvements equal those computed
 #                    here from independent `maeri map` runs (by hand from their cycles and energies); Fig. 8's points
 #                    equal `maeri map` on the same hardware written by hand.
+#   measure_quick    measure-search.sh on tiny at 64 MS, 2 runs of small budgets: the model, surrogate check, explore
+#                    CSVs and plot are written; every run's ratio is >= 1 (no run beats the exhaustive optimum) and
+#                    its evaluations <= its budget; 2 runs per layer, method, start and budget (4 x 2 x 2 x 2 = 32 per
+#                    layer); a second call reuses the model and the cached optima.
 #   plot_bars        bars of a hand-written table: one bar per (category, series), heights proportional to the
 #                    values, negative values below the zero line.
 #   plot_errors      a missing column (names the columns there are), a non-number (names the line), a ragged row,
@@ -63,6 +68,28 @@ case $case_name in
     want=$(awk -v c="$(row_value "$dir/dn32.csv" CB3a_2 1 cycles)" 'BEGIN { printf "%.0f", c }')
     got=$(awk -F, '$1 == "32" { print $2 }' "$dir/out/fig8_dn_bw.csv")
     [[ -n $want && $got == "$want" ]] || fail "fig8_dn_bw.csv at dn_bw 32: '$got' cycles, maeri map gives '$want'"
+    ;;
+  measure_quick)
+    arguments=(--workloads tiny --hardware maeri-64 --runs 2 --budgets 20,60 --train-samples 4 "$dir/out")
+    MAERI=$maeri bash "$source/scripts/measure-search.sh" "${arguments[@]}" >"$dir/log" 2>&1 ||
+      { cat "$dir/log"; fail "measure-search.sh"; }
+    for file in surrogate.json surrogate-train.txt surrogate-check-maeri-64.txt optima.csv tiny-maeri-64.csv \
+                tiny-maeri-64.runs.csv tiny-maeri-64.svg; do
+      [[ -s $dir/out/$file ]] || fail "$file not written"
+    done
+    runs=$dir/out/tiny-maeri-64.runs.csv
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
+      { if ($c["ratio"] < 1) { print "a run beats the optimum: " $0; bad = 1 }
+        if ($c["evaluations"] > $c["budget"]) { print "a run exceeds its budget: " $0; bad = 1 }
+        ++n[$c["layer"]] }
+      END { for (l in n) if (n[l] != 32) { print l ": " n[l] " runs, want 32"; bad = 1 }
+            if (length(n) != 4) { print length(n) " layers, want tiny'"'"'s 4"; bad = 1 }
+            exit bad }' "$runs" || fail "$runs"
+    cp "$dir/out/optima.csv" "$dir/optima.before"
+    MAERI=$maeri bash "$source/scripts/measure-search.sh" "${arguments[@]}" >"$dir/log2" 2>&1 ||
+      { cat "$dir/log2"; fail "measure-search.sh, second call"; }
+    ! grep -q "surrogate for the" "$dir/log2" || fail "the second call trained the model again"
+    cmp -s "$dir/optima.before" "$dir/out/optima.csv" || fail "the second call changed the cached optima"
     ;;
   plot_bars)
     printf 'layer,gain,loss\nconv1,10,-5\n"fc,big",20,0\n' >"$dir/t.csv"
