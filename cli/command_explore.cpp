@@ -80,10 +80,7 @@ double median_of(std::vector<double> values) { return quantile(std::move(values)
 // (⌈MACs / num_ms⌉ cycles) and only the unavoidable energy: the multiplications and the compulsory DRAM bytes.
 double algorithmic_minimum(const spec::Layer& layer, const spec::Hardware& hardware, mapper::Objective objective) {
   const double cycles = std::ceil(double(layer.macs()) / double(hardware.num_ms));
-  spec::ActivityCounts counts;
-  counts.multiplications = counts.useful_multiplications = layer.macs();
-  counts.dram_bytes = mapper::compulsory_dram_bytes(layer, hardware);
-  const double energy = mapper::energy_of(counts, hardware.energy_pj).total;
+  const double energy = mapper::energy_lower_bound(layer, hardware);
   switch (objective) {
     case mapper::Objective::Runtime: return cycles;
     case mapper::Objective::Energy: return energy;

@@ -191,10 +191,12 @@ int run_map(const MapOptions& options) {
     if (same_as.empty() && map_search.heuristic() && !fixed_tile)
       fmt::print("{}\n", map_search.summary());
     else if (same_as.empty() && !options.single_level && !fixed_tile)
-      fmt::print("{} tiles ({} ruled out by the cycle bound) and {} two-level mappings of {} fabric tiles ({} of a "
-                 "joint space of {}) searched, {} with exact traffic, in {:.1f} ms\n",
+      fmt::print("{} tiles ({} ruled out by the cycle bound) and {} two-level mappings of {} fabric tiles ({} of "
+                 "them ruled out whole by their bound; {} of a joint space of {}) searched, {} with exact traffic, "
+                 "in {:.1f} ms\n",
                  result.evaluated, result.bounded, result.joint_evaluated, result.joint_fabric_tiles,
-                 result.joint_exhaustive ? "all" : "budgeted part", result.joint_space, result.exact_evaluations,
+                 result.joint_bounded_tiles, result.joint_exhaustive ? "all" : "budgeted part", result.joint_space,
+                 result.exact_evaluations,
                  result.seconds * 1000);
     else if (same_as.empty())
       fmt::print("{} tiles searched ({} ruled out by the cycle bound), {} with exact traffic, in {:.1f} ms\n",
@@ -218,6 +220,7 @@ int run_map(const MapOptions& options) {
                                           ? nlohmann::json{{"space", result.joint_space},
                                                            {"evaluated", result.joint_evaluated},
                                                            {"fabric_tiles", result.joint_fabric_tiles},
+                                                           {"bounded_fabric_tiles", result.joint_bounded_tiles},
                                                            {"exhaustive", result.joint_exhaustive}}
                                           : nlohmann::json(nullptr)},
                             {"exact_traffic_evaluations", result.exact_evaluations},

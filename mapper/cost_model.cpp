@@ -702,6 +702,13 @@ CyclesLowerBound::Bounds CyclesLowerBound::bounds(const spec::Tile& tile) const 
   return result;
 }
 
+double energy_lower_bound(const spec::Layer& layer, const spec::Hardware& hardware) {
+  spec::ActivityCounts counts;
+  counts.multiplications = counts.useful_multiplications = layer.macs();
+  counts.dram_bytes = compulsory_dram_bytes(layer, hardware);
+  return energy_of(counts, hardware.energy_pj).total;
+}
+
 void evaluate_orders(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
                      const std::vector<spec::SdmOrder>& orders, bool lower_bound,
                      const std::function<void(const spec::CostReport&)>& visit) {

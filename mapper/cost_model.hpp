@@ -67,6 +67,11 @@ class CyclesLowerBound {
   std::int64_t weight_bytes_ = 0, data_bytes_ = 1;
 };
 
+// A lower bound on the energy of any mapping of the layer: the multiplications of its MACs and the compulsory DRAM
+// bytes (compulsory_dram_bytes), nothing else (the energy of docs/search.md's algorithmic minimum). With
+// CyclesLowerBound's compute bound it bounds the EDP of every mapping of a fabric tile (the joint search's skip).
+double energy_lower_bound(const spec::Layer& layer, const spec::Hardware& hardware);
+
 // Puts these DN/RN traversal counts into the report and recomputes its energy (the rest of the report does not
 // depend on them).
 void set_traffic(spec::CostReport& report, std::int64_t dn_hops, std::int64_t rn_hops, const spec::Hardware& hardware);

@@ -82,6 +82,13 @@ struct Ranking {
   std::map<spec::Tile, std::pair<std::int64_t, std::int64_t>> refined;
 };
 
+// The threads a search may use (SearchOptions::threads, else all): each takes work items in order from a counter.
+int worker_count() {
+  return std::max(1, static_cast<int>(std::min<std::size_t>(
+                         tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism),
+                         static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()))));
+}
+
 // Calls visit(tile) for every tile of the space, spread over threads; `make` builds each thread's state. The
 // threads take the prefixes in their order, one at a time (not the halves a range split would give them), so
 // every thread meets the promising prefixes first and its lists and the cycle bound tighten early.
@@ -90,10 +97,7 @@ tbb::enumerable_thread_specific<State> walk(const TileSpace& space, const std::v
                                             Make&& make, Visit&& visit) {
   tbb::enumerable_thread_specific<State> states(make);
   std::atomic<std::size_t> next{0};
-  const int workers = static_cast<int>(std::min<std::size_t>(
-      tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism),
-      static_cast<std::size_t>(tbb::this_task_arena::max_concurrency())));
-  tbb::parallel_for(0, std::max(1, workers), [&](int) {
+  tbb::parallel_for(0, worker_count(), [&](int) {
     State& state = states.local();
     for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < prefixes.size();)
       space.enumerate_outputs_inline(prefixes[i], [&](const spec::Tile& tile) { visit(state, tile); });
@@ -333,28 +337,53 @@ SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, co
       fabric_tiles.resize(keep);
     }
     result.joint_fabric_tiles = fabric_tiles.size();
+    // The fabric-tile bound: no mapping with this fabric tile (any SDM level, either phase order) has an objective
+    // below it — cycles at least the compute bound (CyclesLowerBound), energy at least energy_lower_bound. A fabric
+    // tile whose bound is beyond the k-th report of its thread's top-k is skipped whole: the list only takes
+    // strictly better reports, so the result stays the exact top-k. The tiles go best bound first, so the lists
+    // tighten early; the threads take them in that order (as walk() does).
+    const double energy_bound = energy_lower_bound(layer, hardware);
+    const auto fabric_bound = [&](const spec::Tile& tile) {
+      const double cycles = cycles_bound.bounds(tile).compute;
+      switch (objective) {
+        case Objective::Runtime: return cycles;
+        case Objective::Energy: return energy_bound;
+        case Objective::EnergyDelay: return cycles * energy_bound;
+      }
+      return 0.0;
+    };
+    std::vector<std::pair<double, spec::Tile>> by_bound;
+    by_bound.reserve(fabric_tiles.size());
+    for (const spec::Tile& tile : fabric_tiles) by_bound.emplace_back(fabric_bound(tile), tile);
+    std::stable_sort(by_bound.begin(), by_bound.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
     // Each thread starts from the single-level top-k, so that with exact traffic only mappings that can beat it
     // get their exact counts; only the mappings it adds (SDM levels, the filters-outer phase order) are merged back.
     tbb::enumerable_thread_specific<Ranking> joint_states([&] { return merged; });
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, fabric_tiles.size(), 1),
-                      [&](const tbb::blocked_range<std::size_t>& range) {
-                        Ranking& ranking = joint_states.local();
-                        for (std::size_t i = range.begin(); i != range.end(); ++i) {
-                          // The single-level mapping in the other phase order, where that can change its cost.
-                          if (distinct_phase_orders(layer, fabric_tiles[i]).size() > 1) {
-                            spec::Tile filters_outer = fabric_tiles[i];
-                            filters_outer.phase_order = spec::PhaseOrder::FiltersOuter;
-                            consider(ranking, filters_outer);
-                          }
-                          for_each_sdm_tile(layer, hardware, fabric_tiles[i],
-                                            [&](const spec::Tile& mapping, const std::vector<spec::SdmOrder>& orders) {
-                                              evaluate_orders(layer, hardware, mapping, orders, bool(options.exact),
-                                                              [&](const spec::CostReport& report) {
-                                                                rank(ranking, report);
-                                                              });
-                                            });
-                        }
-                      });
+    std::atomic<std::size_t> next{0};
+    std::atomic<std::uint64_t> skipped{0};
+    tbb::parallel_for(0, worker_count(), [&](int) {
+      Ranking& ranking = joint_states.local();
+      for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < by_bound.size();) {
+        const auto& [bound, tile] = by_bound[i];
+        if (options.bound && ranking.all.kth() &&
+            bound * (1 - 1e-9) > objective_value(*ranking.all.kth(), objective)) {
+          skipped.fetch_add(1, std::memory_order_relaxed);
+          continue;
+        }
+        // The single-level mapping in the other phase order, where that can change its cost.
+        if (distinct_phase_orders(layer, tile).size() > 1) {
+          spec::Tile filters_outer = tile;
+          filters_outer.phase_order = spec::PhaseOrder::FiltersOuter;
+          consider(ranking, filters_outer);
+        }
+        for_each_sdm_tile(layer, hardware, tile, [&](const spec::Tile& mapping, const std::vector<spec::SdmOrder>& orders) {
+          evaluate_orders(layer, hardware, mapping, orders, bool(options.exact),
+                          [&](const spec::CostReport& report) { rank(ranking, report); });
+        });
+      }
+    });
+    result.joint_bounded_tiles = skipped;
     Ranking seeds = merged;
     for (const Ranking& local : joint_states) {
       result.joint_evaluated += local.evaluated - seeds.evaluated;

@@ -60,7 +60,9 @@ struct SearchOptions {
   ExactTraffic exact;
   JointSearch joint;
   // With the runtime objective, skip the tiles whose cycle lower bound (mapper::CyclesLowerBound) cannot enter any
-  // list they could enter: the result is the same, fewer tiles are costed. Off only to measure the model's speed.
+  // list they could enter; in the joint stage, under every objective, skip the fabric tiles none of whose SDM levels
+  // could enter the top-k (cycle and energy lower bounds): the result is the same, fewer tiles are costed. Off only
+  // to measure the model's speed, and in the tests that check the bounds against a search without them.
   bool bound = true;
 };
 
@@ -85,6 +87,9 @@ struct SearchResult {
   // Joint search (options.joint): the joint space's size before the capacity rule (fabric tiles × SDM tiles ×
   // 120 orders × 2 phase orders), the mappings costed, the fabric tiles whose SDM level was searched, and whether that was all.
   std::uint64_t joint_space = 0, joint_evaluated = 0, joint_fabric_tiles = 0;
+  // Of the joint_fabric_tiles, those skipped whole by the fabric-tile bound (search.cpp): none of their mappings
+  // could enter the top-k.
+  std::uint64_t joint_bounded_tiles = 0;
   bool joint_exhaustive = false;
   double joint_seconds = 0;  // of the SDM-level stage (after the fabric tiles' pass)
   double seconds = 0;

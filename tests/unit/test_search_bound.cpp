@@ -4,10 +4,12 @@
 // where it decides something (runtime objective) returns exactly the brute-force top-k and best tile per pruning
 // rule — every tile of the raw space costed with its exact traffic here and sorted with `better` — on 1 and 2
 // threads, including a DRAM-bound layer with ties in cycles, with the real exact traffic and with a scrambled
-// stand-in that reorders tied tiles.
+// stand-in that reorders tied tiles. The joint search's fabric-tile bound (cycle and energy lower bounds) leaves its
+// top-k unchanged under every objective.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <random>
 
@@ -50,6 +52,8 @@ Tile random_tile(const Layer& layer, std::int64_t num_ms, std::mt19937& random, 
   } while (tile.mapped_ms() > num_ms);
   if (with_sdm_level)
     pick_sdm_level(layer, tile, [&](std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(random); });
+  const auto& phase_orders = distinct_phase_orders(layer, tile);
+  tile.phase_order = phase_orders[std::uniform_int_distribution<std::size_t>(0, phase_orders.size() - 1)(random)];
   return tile;
 }
 
@@ -123,6 +127,8 @@ TEST_CASE("cycle bound: never above the compute (and total) cycles of any mappin
               << "; " << to_string(tile) << " on " << hardware.num_ms << " MS");
     REQUIRE(bounds.compute <= report.cycles.compute());
     REQUIRE(bounds.total <= report.cycles.total);
+    // The energy bound leaves out the DN/RN traversals, so it holds with the estimates and the exact counts alike.
+    REQUIRE(energy_lower_bound(layer, hardware) <= report.energy_pj.total);
     REQUIRE(report.cycles.compute() <= report.cycles.total);
     ++checked;
     if (bounds.compute >= 0.5 * report.cycles.compute()) ++tight;
@@ -131,6 +137,37 @@ TEST_CASE("cycle bound: never above the compute (and total) cycles of any mappin
   // Not a correctness condition, but a bound far below the cycles would skip nothing: most are within 2x.
   CHECK(tight * 2 > checked);
   CHECK(memory_bound * 20 > checked);  // the DRAM term is exercised
+}
+
+TEST_CASE("joint search: skipping fabric tiles by their bound leaves the top-k of every objective unchanged",
+          "[mapper][search][sdm]") {
+  // The same joint search with and without the fabric-tile bound (SearchOptions::bound), on random layers and SDM
+  // sizes, estimates and exact traffic, 1 and 2 threads: the lists must be identical, and the bound must bite.
+  std::mt19937 random(17);
+  std::uint64_t skipped = 0, searched = 0;
+  for (int trial = 0; trial < 24; ++trial) {
+    const Layer layer = random_layer(random);
+    Hardware hardware = maeri::test::small_hardware(std::int64_t(8) << (trial % 3), 4, 4);
+    hardware.sdm_bytes = trial % 2 ? 512 + 128 * (trial % 5) : std::int64_t(1) << 20;
+    hardware.dram_bytes_per_cycle = 1 + trial % 4;
+    const Objective objective = std::array{Objective::Runtime, Objective::Energy, Objective::EnergyDelay}[trial % 3];
+    const ExactTraffic exact = trial % 4 == 3 ? maeri::codegen::exact_traffic_for(layer, hardware) : ExactTraffic{};
+    SearchOptions options(objective, 1 + trial % 3, 1 + trial % 2, {}, exact);
+    options.joint.enabled = true;
+    options.joint.budget = std::uint64_t(1) << 40;
+    const SearchResult bounded = search(layer, hardware, options);
+    options.bound = false;
+    const SearchResult full = search(layer, hardware, options);
+    INFO("trial " << trial << ": K=" << layer.K << " C=" << layer.C << " R=" << layer.R << " S=" << layer.S
+                  << " X=" << layer.X << " on " << hardware.num_ms << " MS, objective " << to_string(objective));
+    REQUIRE(bounded.joint_exhaustive);
+    CHECK(full.joint_bounded_tiles == 0);
+    REQUIRE(bounded.best.size() == full.best.size());
+    for (std::size_t i = 0; i < full.best.size(); ++i) require_same(bounded.best[i], full.best[i]);
+    skipped += bounded.joint_bounded_tiles;
+    searched += bounded.joint_fabric_tiles;
+  }
+  CHECK(skipped * 4 > searched);  // a quarter of the fabric tiles or more never get their SDM levels searched
 }
 
 TEST_CASE("search with the cycle bound and deferred exact traffic equals brute force: top-k and rule bests",
