@@ -225,6 +225,12 @@ int run_explore(const ExploreOptions& options) {
   // Per method, per layer searched so far: the best mappings its cold runs found (the warm starts' sources).
   std::map<std::string, std::vector<mapper::SearchedLayer>> method_history;
   const std::uint64_t largest = budgets.back();
+  // Per method, over the layers that had a warm-start source: Σ median samples to 99.5 % cold, warm, and the layers.
+  struct WarmTotal {
+    double cold = 0, warm = 0;
+    int layers = 0;
+  };
+  std::map<std::string, WarmTotal> warm_totals;
 
   for (const spec::Layer& layer : layers) {
     const std::string cache_key = OptimumCache::key(hardware, hardware_digest, objective, two_level, layer);
@@ -335,6 +341,11 @@ int run_explore(const ExploreOptions& options) {
           const double median_samples = median_of(samples);
           if (!warm && budget == largest) cold_samples[name] = median_samples;
           const double speedup = warm && budget == largest ? cold_samples[name] / median_samples : 0;
+          if (warm && budget == largest && warm_mappings.count(name)) {
+            warm_totals[name].cold += cold_samples[name];
+            warm_totals[name].warm += median_samples;
+            ++warm_totals[name].layers;
+          }
           summary_text += fmt::format(
               "{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{},{}\n", layer.name, name,
               warm ? options.warm_start : "none", budget, ratios.size(), median_of(ratios), quantile(ratios, 0.25),
@@ -398,6 +409,15 @@ int run_explore(const ExploreOptions& options) {
                                           network.name, hardware.name, options.objective, options.runs, layers.size()),
                               "samples (model evaluations)", "best found / optimum", true, false},
                              series));
+  if (!warm_totals.empty()) {
+    // The workload's saving (docs/search.md, "Warm start"): what a whole network's search costs cold and warm.
+    fmt::print("\nwarm start ({}): median samples to 99.5 % of the cold final result at {}, summed over the layers "
+               "with a source\n",
+               options.warm_start, largest);
+    for (const auto& [name, total] : warm_totals)
+      fmt::print("  {:<10} {:>3} layers  cold {:>8.0f}  warm {:>8.0f}  ({:.2f}x)\n", name, total.layers, total.cold,
+                 total.warm, total.cold / std::max(1.0, total.warm));
+  }
   fmt::print("\nruns: {}\nsummary: {}\nplot: {}\n", runs_csv, summary_csv, svg);
   if (options.pareto) {
     spec::write_file_atomically(pareto_csv, pareto_text);

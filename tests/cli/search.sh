@@ -53,9 +53,20 @@ case $case_name in
       "${map[@]}" --search surrogate --model "$dir/old.json" -o "$dir/r.yaml" || exit 1
     ;;
   explore)
-    "$expect" 0 --stdout-contains "summary: $dir/x.csv" \
-      "$maeri" explore --hardware "$hw" --workload "$tiny" --methods random,sa,ga --budgets 20,150 --runs 3 \
-      --warm-start previous --pareto --optimum-cache "$dir/optima.csv" -o "$dir/x" || exit 1
+    "$maeri" explore --hardware "$hw" --workload "$tiny" --methods random,sa,ga --budgets 20,150 --runs 3 \
+      --warm-start previous --pareto --optimum-cache "$dir/optima.csv" -o "$dir/x" >"$dir/x.out" 2>&1 ||
+      { cat "$dir/x.out"; fail "explore"; }
+    grep -qF "summary: $dir/x.csv" "$dir/x.out" || fail "explore does not name its summary"
+    # The workload's warm-start totals are the sums of the summary's per-layer medians at the largest budget over
+    # the layers after the first (each has the previous layer as its source): recomputed here from x.csv.
+    for method in random sa ga; do
+      want=$(awk -F, -v m=$method 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
+        $c["method"] == m && $c["warm_start"] == "previous" && $c["budget"] == 150 && $c["layer"] != "conv1" {
+          cold += $c["cold_median_samples_to_99.5"]; warm += $c["median_samples_to_99.5"]; ++n }
+        END { printf "%d layers cold %.0f warm %.0f", n, cold, warm }' "$dir/x.csv")
+      got=$(grep -E "^  $method +[0-9]+ layers" "$dir/x.out" | sed 's/^ *[a-z]* *//; s/  */ /g; s/ (.*//')
+      [[ $got == "$want" ]] || fail "explore's warm-start total for $method: '$got', from x.csv '$want'"
+    done
     for file in x.csv x.runs.csv x.svg x.pareto.csv optima.csv; do [[ -s $dir/$file ]] || fail "$file not written"; done
     # 4 layers × 3 methods × (cold, warm) × 2 budgets × 3 runs; evaluations (column 7) never above the budget (4).
     [[ $(tail -n +2 "$dir/x.runs.csv" | wc -l) == 144 ]] || fail "expected 144 runs in x.runs.csv"
