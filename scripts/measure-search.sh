@@ -5,6 +5,8 @@
 # 256 multiplier switches, EDP over the joint space. Into OUT_DIR:
 #   surrogate.json                      the model (ResNet-50, GoogLeNet, AlexNet on maeri-64, -128, -1024, -2048)
 #   surrogate-check-<hw>.txt            its error and rank correlation on the measured layers (unseen) per hardware
+#   surrogate-check-training-layers-<hw>.txt   on its training layers on that (unseen) hardware
+#   surrogate-check-training-hardware.txt      on the measured layers on its training hardware
 #   <workload>-<hw>.{csv,runs.csv,svg}  explore's summary, every run, the plot
 #   optima.csv                          the exhaustive optima (reused by a second run: they take most of the time)
 # Usage: scripts/measure-search.sh [--runs R] [--budgets B,B,...] [--workloads W,W,...] [--hardware H,H,...]
@@ -29,7 +31,7 @@ while [[ $# -gt 0 ]]; do
     --workloads) workloads=$2; shift 2 ;;
     --hardware) hardware=$2; shift 2 ;;
     --train-samples) train_samples=$2; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     -*) echo "measure-search: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) out=$1; shift ;;
   esac
@@ -42,19 +44,27 @@ IFS=, read -r -a hardware_list <<<"$hardware"
 
 # The surrogate never sees the measured layers or hardware: other networks, and hardware points around them.
 model=$out/surrogate.json
+training_hardware=(--hardware "$repo/configs/hardware/maeri-64.yaml"
+                   --hardware "$repo/configs/surrogate-training/maeri-128.yaml"
+                   --hardware "$repo/configs/hardware/maeri-1024.yaml"
+                   --hardware "$repo/configs/surrogate-training/maeri-2048.yaml")
+training_workloads=(--workload "$repo/configs/workloads/resnet50.yaml" --workload "$repo/configs/workloads/googlenet.yaml"
+                    --workload "$repo/configs/workloads/alexnet.yaml")
+measured_workloads=()
+for workload in "${workload_list[@]}"; do measured_workloads+=(--workload "$repo/configs/workloads/$workload.yaml"); done
 if [[ ! -f $model ]]; then
-  "$maeri" surrogate train \
-    --hardware "$repo/configs/hardware/maeri-64.yaml" --hardware "$repo/configs/surrogate-training/maeri-128.yaml" \
-    --hardware "$repo/configs/hardware/maeri-1024.yaml" --hardware "$repo/configs/surrogate-training/maeri-2048.yaml" \
-    --workload "$repo/configs/workloads/resnet50.yaml" --workload "$repo/configs/workloads/googlenet.yaml" \
-    --workload "$repo/configs/workloads/alexnet.yaml" --samples "$train_samples" -o "$model" | tee "$out/surrogate-train.txt"
+  "$maeri" surrogate train "${training_hardware[@]}" "${training_workloads[@]}" --samples "$train_samples" \
+    -o "$model" | tee "$out/surrogate-train.txt"
 fi
+# Its generalisation gaps: each error below minus the training error (surrogate-train.txt).
+"$maeri" surrogate check --model "$model" "${training_hardware[@]}" "${measured_workloads[@]}" \
+  >"$out/surrogate-check-training-hardware.txt"
 
 for hw in "${hardware_list[@]}"; do
-  check_workloads=()
-  for workload in "${workload_list[@]}"; do check_workloads+=(--workload "$repo/configs/workloads/$workload.yaml"); done
-  "$maeri" surrogate check --model "$model" --hardware "$repo/configs/hardware/$hw.yaml" "${check_workloads[@]}" \
+  "$maeri" surrogate check --model "$model" --hardware "$repo/configs/hardware/$hw.yaml" "${measured_workloads[@]}" \
     >"$out/surrogate-check-$hw.txt"
+  "$maeri" surrogate check --model "$model" --hardware "$repo/configs/hardware/$hw.yaml" "${training_workloads[@]}" \
+    >"$out/surrogate-check-training-layers-$hw.txt"
   for workload in "${workload_list[@]}"; do
     echo "measure-search: $workload on $hw"
     "$maeri" explore --hardware "$repo/configs/hardware/$hw.yaml" --workload "$repo/configs/workloads/$workload.yaml" \

@@ -73,7 +73,8 @@ case $case_name in
     arguments=(--workloads tiny --hardware maeri-64 --runs 2 --budgets 20,60 --train-samples 4 "$dir/out")
     MAERI=$maeri bash "$source/scripts/measure-search.sh" "${arguments[@]}" >"$dir/log" 2>&1 ||
       { cat "$dir/log"; fail "measure-search.sh"; }
-    for file in surrogate.json surrogate-train.txt surrogate-check-maeri-64.txt optima.csv tiny-maeri-64.csv \
+    for file in surrogate.json surrogate-train.txt surrogate-check-maeri-64.txt surrogate-check-training-hardware.txt \
+                surrogate-check-training-layers-maeri-64.txt optima.csv tiny-maeri-64.csv \
                 tiny-maeri-64.runs.csv tiny-maeri-64.svg; do
       [[ -s $dir/out/$file ]] || fail "$file not written"
     done
