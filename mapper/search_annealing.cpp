@@ -42,7 +42,8 @@ class AnnealingSearch : public SearchMethod {
       return;
     }
     if (!current_ ||
-        accept_move(log_value, current_->second, double(steps_) / double(budget_), kAnnealingStartTemperature, rng_))
+        accept_move(log_value, current_->second, schedule_progress(steps_, budget_, !warm_.empty()),
+                    kAnnealingStartTemperature, rng_))
       current_ = {tile, log_value};
   }
 

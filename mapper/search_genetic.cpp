@@ -13,6 +13,7 @@ namespace {
 
 constexpr double kCrossover = 0.8;
 constexpr double kMutation = 0.5;
+constexpr double kWarmNeighbours = 0.5;
 
 class GeneticSearch : public SearchMethod {
  public:
@@ -22,8 +23,13 @@ class GeneticSearch : public SearchMethod {
 
   spec::Tile propose() override {
     if (next_warm_ < warm_.size()) return warm_[next_warm_++];
-    if (population_.size() < population_size_) return space_.random(rng_);
     std::uniform_real_distribution<double> unit(0.0, 1.0);
+    if (population_.size() < population_size_) {
+      // Warm-started, half the rest of the first population are neighbours of the warm-start mappings.
+      if (!warm_.empty() && unit(rng_) < kWarmNeighbours)
+        return space_.neighbour(warm_[std::uniform_int_distribution<std::size_t>(0, warm_.size() - 1)(rng_)], rng_);
+      return space_.random(rng_);
+    }
     spec::Tile child = select();
     if (unit(rng_) < kCrossover) child = space_.crossover(child, select(), rng_);
     if (unit(rng_) < kMutation) child = space_.neighbour(child, rng_);
