@@ -13,8 +13,8 @@
 #                                   [--train-samples N] [OUT_DIR]
 #   defaults: 20 runs, budgets 100,300,1000,3000, workloads mrna-table2,vgg16 (configs/workloads/), hardware
 #   maeri-512,maeri-256 (configs/hardware/), 400 training samples per layer and hardware, OUT_DIR
-#   search-measurements/. The whole default run takes about two hours on two cores, nearly all of it the
-#   exhaustive optima of VGG16's first layers (joint spaces of 10-20 G mappings before the capacity rule).
+#   search-measurements/. The whole default run takes about 50 minutes on two cores, half of it the
+#   exhaustive optima of VGG16 at 512 MS (joint spaces of 3-20 G mappings before the capacity rule).
 # The tool: $MAERI, else build/cli/maeri, else `maeri` on PATH (an installed package).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
