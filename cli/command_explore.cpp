@@ -80,13 +80,7 @@ double median_of(std::vector<double> values) { return quantile(std::move(values)
 // (⌈MACs / num_ms⌉ cycles) and only the unavoidable energy: the multiplications and the compulsory DRAM bytes.
 double algorithmic_minimum(const spec::Layer& layer, const spec::Hardware& hardware, mapper::Objective objective) {
   const double cycles = std::ceil(double(layer.macs()) / double(hardware.num_ms));
-  const double energy = mapper::energy_lower_bound(layer, hardware);
-  switch (objective) {
-    case mapper::Objective::Runtime: return cycles;
-    case mapper::Objective::Energy: return energy;
-    case mapper::Objective::EnergyDelay: return cycles * energy;
-  }
-  return 0;
+  return mapper::objective_value(cycles, mapper::energy_lower_bound(layer, hardware), objective);
 }
 
 // Evaluations a run needed to come within 0.5 % of `target` (best ≤ target / 0.995); budget + 1 if it never did.

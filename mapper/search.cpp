@@ -38,13 +38,17 @@ std::optional<Objective> parse_objective(const std::string& text) {
   return std::nullopt;
 }
 
-double objective_value(const spec::CostReport& report, Objective objective) {
+double objective_value(double cycles, double energy_pj, Objective objective) {
   switch (objective) {
-    case Objective::Runtime: return report.cycles.total;
-    case Objective::Energy: return report.energy_pj.total;
-    case Objective::EnergyDelay: return report.edp();
+    case Objective::Runtime: return cycles;
+    case Objective::Energy: return energy_pj;
+    case Objective::EnergyDelay: return cycles * energy_pj;
   }
   return 0;
+}
+
+double objective_value(const spec::CostReport& report, Objective objective) {
+  return objective_value(report.cycles.total, report.energy_pj.total, objective);
 }
 
 bool better(const spec::CostReport& a, const spec::CostReport& b, Objective objective) {
@@ -344,13 +348,7 @@ SearchResult search(const spec::Layer& layer, const spec::Hardware& hardware, co
     // tighten early; the threads take them in that order (as walk() does).
     const double energy_bound = energy_lower_bound(layer, hardware);
     const auto fabric_bound = [&](const spec::Tile& tile) {
-      const double cycles = cycles_bound.bounds(tile).compute;
-      switch (objective) {
-        case Objective::Runtime: return cycles;
-        case Objective::Energy: return energy_bound;
-        case Objective::EnergyDelay: return cycles * energy_bound;
-      }
-      return 0.0;
+      return objective_value(cycles_bound.bounds(tile).compute, energy_bound, objective);
     };
     std::vector<std::pair<double, spec::Tile>> by_bound;
     by_bound.reserve(fabric_tiles.size());

@@ -22,6 +22,9 @@ enum class Objective { Runtime, Energy, EnergyDelay };
 const char* to_string(Objective objective);
 std::optional<Objective> parse_objective(const std::string& text);  // "runtime", "energy", "edp"
 double objective_value(const spec::CostReport& report, Objective objective);
+// The objective of `cycles` and `energy_pj` (the one place they combine: runtime, energy, or their product), also
+// for bounds and minima that are not reports.
+double objective_value(double cycles, double energy_pj, Objective objective);
 
 // Strict order used to rank mappings: objective, then the other metric, then the tile itself, so
 // results never depend on thread scheduling.
