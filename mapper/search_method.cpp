@@ -162,6 +162,47 @@ void MapSpace::fill_sdm(spec::Tile& tile, std::mt19937_64& rng, bool from_smalle
   }
 }
 
+void MapSpace::plan_sdm(spec::Tile& tile, const spec::SdmOrder& order) const {
+  if (!tile.sdm.blocked) return;
+  tile.sdm.order = order;
+  const SdmCandidates candidates = sdm_candidates(layer_, tile);
+  std::array<std::size_t, spec::kNumSdmDims> at{};
+  std::array<bool, spec::kNumSdmDims> growing{};
+  for (int d = 0; d < spec::kNumSdmDims; ++d) {
+    tile.sdm.block[size_t(d)] = candidates.blocks[size_t(d)].front();
+    growing[size_t(d)] = d != order.back() && candidates.blocks[size_t(d)].size() > 1;
+  }
+  if (!sdm_fits(layer_, hardware_, tile)) {  // even the smallest blocks do not fit: no SDM level
+    tile.sdm = spec::SdmLevel{};
+    return;
+  }
+  for (;;) {
+    // The growing block that has grown least (log2 of its factor over its smallest candidate; ties: outer first).
+    int grow = -1;
+    double least = 0;
+    for (int d : order) {
+      if (!growing[size_t(d)]) continue;
+      const auto& list = candidates.blocks[size_t(d)];
+      const double factor = std::log2(double(list[at[size_t(d)]])) - std::log2(double(list.front()));
+      if (grow < 0 || factor < least) {
+        grow = d;
+        least = factor;
+      }
+    }
+    if (grow < 0) break;
+    const auto& list = candidates.blocks[size_t(grow)];
+    std::size_t& index = at[size_t(grow)];
+    tile.sdm.block[size_t(grow)] = list[index + 1];
+    if (!sdm_fits(layer_, hardware_, tile)) {
+      tile.sdm.block[size_t(grow)] = list[index];
+      growing[size_t(grow)] = false;
+    } else if (++index + 1 == list.size()) {
+      growing[size_t(grow)] = false;
+    }
+  }
+  settle(tile);
+}
+
 namespace {
 
 std::array<double, spec::kNumSdmDims> log2_blocks(const spec::Tile& tile) {
@@ -209,6 +250,22 @@ void MapSpace::settle(spec::Tile& tile) const {
   if (!two_level_ || distinct_phase_orders(layer_, tile).size() < 2) tile.phase_order = spec::kDefaultPhaseOrder;
 }
 
+void MapSpace::swap_roles(spec::Tile& tile, int a, int b, std::mt19937_64& rng) const {
+  const int fabric_a = spec::sdm_tile_dim(a), fabric_b = spec::sdm_tile_dim(b);
+  const std::int64_t size_a = tile[fabric_a], size_b = tile[fabric_b];
+  tile[fabric_a] = sizes_[size_t(fabric_a)][nearest_size(fabric_a, std::log2(double(size_b)))];
+  tile[fabric_b] = sizes_[size_t(fabric_b)][nearest_size(fabric_b, std::log2(double(size_a)))];
+  auto excess = random_excess(rng);
+  excess[size_t(fabric_a)] = excess[size_t(fabric_b)] = -1;  // shrink the other dimensions first
+  repair_fabric(tile, excess);
+  auto blocks = log2_blocks(tile);
+  std::swap(blocks[size_t(a)], blocks[size_t(b)]);
+  auto& order = tile.sdm.order;
+  std::iter_swap(std::find(order.begin(), order.end(), a), std::find(order.begin(), order.end(), b));
+  repair_sdm(tile, blocks);  // no SDM level stays none
+  settle(tile);
+}
+
 spec::Tile MapSpace::neighbour(const spec::Tile& tile, std::mt19937_64& rng) const {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   std::vector<int> movable;
@@ -216,7 +273,12 @@ spec::Tile MapSpace::neighbour(const spec::Tile& tile, std::mt19937_64& rng) con
     if (sizes_[size_t(d)].size() > 1) movable.push_back(d);
   for (int attempt = 0; attempt < 16; ++attempt) {
     spec::Tile next = tile;
-    if (two_level_ && unit(rng) < 0.1 && distinct_phase_orders(layer_, next).size() > 1) {
+    if (unit(rng) < kRoleSwapShare) {
+      const std::size_t a = uniform_index(rng, spec::kNumSdmDims);
+      std::size_t b = uniform_index(rng, spec::kNumSdmDims - 1);
+      if (b >= a) ++b;
+      swap_roles(next, int(a), int(b), rng);
+    } else if (two_level_ && unit(rng) < 0.1 && distinct_phase_orders(layer_, next).size() > 1) {
       next.phase_order = next.phase_order == spec::PhaseOrder::FoldsOuter ? spec::PhaseOrder::FiltersOuter
                                                                           : spec::PhaseOrder::FoldsOuter;
     } else if (two_level_ && (movable.empty() || unit(rng) < 0.35)) {
@@ -227,20 +289,48 @@ spec::Tile MapSpace::neighbour(const spec::Tile& tile, std::mt19937_64& rng) con
       } else {
         const double kind = unit(rng);
         if (kind < 0.15) {  // a jump to a full SDM level: blocks grown as far as they fit, any order
-          fill_sdm(next, rng, unit(rng) < 0.5);
-          const auto& orders = distinct_sdm_orders(sdm_trips(extents_, next.sdm.block));
-          next.sdm.order = orders[uniform_index(rng, orders.size())];
+          if (unit(rng) < 0.5) {
+            spec::SdmOrder order = next.sdm.order;
+            std::shuffle(order.begin(), order.end(), rng);
+            plan_sdm(next, order);
+          } else {
+            fill_sdm(next, rng, unit(rng) < 0.5);
+            const auto& orders = distinct_sdm_orders(sdm_trips(extents_, next.sdm.block));
+            next.sdm.order = orders[uniform_index(rng, orders.size())];
+          }
         } else if (kind < 0.6) {
-          const int d = int(uniform_index(rng, spec::kNumSdmDims));
-          const auto list = sdm_candidates(layer_, next).blocks[size_t(d)];
-          const auto at = std::size_t(std::find(list.begin(), list.end(), next.sdm.block[size_t(d)]) - list.begin());
-          const std::size_t to = unit(rng) < 0.5 ? (at == 0 ? 0 : at - 1) : std::min(list.size() - 1, at + 1);
-          next.sdm.block[size_t(d)] = list[to];
+          // An SDM block one candidate along, or (dense lists: many steps) a jump by a factor 2^0.5 … 2^1.5 or a
+          // transfer of that factor to another block: the best blocks of a full SDM level are often a balance of
+          // two (X' and Y'), and each step that moves one of them alone overflows the SDM or leaves it underused.
+          const std::size_t d = uniform_index(rng, spec::kNumSdmDims);
           auto blocks = log2_blocks(next);
+          const double sign = unit(rng) < 0.5 ? -1.0 : 1.0;
+          if (unit(rng) < 0.5) {
+            const auto list = sdm_candidates(layer_, next).blocks[d];
+            const auto at = std::ptrdiff_t(std::find(list.begin(), list.end(), next.sdm.block[d]) - list.begin());
+            blocks[d] = std::log2(double(
+                list[size_t(std::clamp<std::ptrdiff_t>(at + std::ptrdiff_t(sign), 0, std::ptrdiff_t(list.size()) - 1))]));
+          } else {
+            const double jump = sign * std::uniform_real_distribution<double>(0.5, 1.5)(rng);
+            blocks[d] += jump;
+            if (unit(rng) < 0.5) {
+              std::size_t other = uniform_index(rng, spec::kNumSdmDims - 1);
+              if (other >= d) ++other;
+              blocks[other] -= jump;
+            }
+          }
           repair_sdm(next, blocks);
-        } else if (kind < 0.9) {
+        } else if (kind < 0.9) {  // two loops swapped, or one loop moved to another place in the order
+          auto& order = next.sdm.order;
           const std::size_t i = uniform_index(rng, spec::kNumSdmDims), j = uniform_index(rng, spec::kNumSdmDims);
-          std::swap(next.sdm.order[i], next.sdm.order[j]);
+          if (unit(rng) < 0.5)
+            std::swap(order[i], order[j]);
+          else if (i < j)
+            std::rotate(order.begin() + std::ptrdiff_t(i), order.begin() + std::ptrdiff_t(i) + 1,
+                        order.begin() + std::ptrdiff_t(j) + 1);
+          else
+            std::rotate(order.begin() + std::ptrdiff_t(j), order.begin() + std::ptrdiff_t(i),
+                        order.begin() + std::ptrdiff_t(i) + 1);
         } else {
           // Without the SDM level the phase order changes the residency rule: either one, in one move.
           next.sdm = spec::SdmLevel{};

@@ -36,6 +36,9 @@ std::optional<SearchMethodKind> parse_search_method(const std::string& text);
 // A point of the continuous relaxation: log2 of the seven fabric tile sizes, log2 of the five SDM block sizes, one
 // key per SDM loop (the order sorts the keys ascending, outer first), the SDM level's presence (> 0.5 = blocked) and
 // the phase order (> 0.5 = filters-outer, where it can change the cost).
+// The share of MapSpace::neighbour's moves that swap two dimensions' roles.
+inline constexpr double kRoleSwapShare = 1.0 / 12;
+
 inline constexpr int kRelaxedFabric = 0, kRelaxedBlocks = 7, kRelaxedOrder = 12, kRelaxedBlocked = 17,
                      kRelaxedPhase = 18, kRelaxedSize = 19;
 using RelaxedMapping = std::array<double, kRelaxedSize>;
@@ -48,12 +51,13 @@ class MapSpace {
   MapSpace(const spec::Layer& layer, const spec::Hardware& hardware, bool two_level);
 
   spec::Tile random(std::mt19937_64& rng) const;
-  // One small move: a fabric size one or two steps along its list (Eq. 1 repaired by shrinking another
-  // dimension; then, 3 times in 10, the other dimensions grown as far as they fit: fill_fabric), or (two-level)
-  // an SDM block one candidate along, two loops swapped, a jump to a full SDM level (fill_sdm, any order), the
-  // SDM level added or dropped, or the phase order flipped. The two-level space includes the phase order wherever
-  // it can change the cost (distinct_phase_orders), as the exhaustive joint search does; elsewhere it stays
-  // folds-outer.
+  // One small move: the roles of two SDM dimensions swapped (kRoleSwapShare of the moves: swap_roles); a fabric
+  // size one or two steps along its list (Eq. 1 repaired by shrinking another dimension; then, 3 times in 10, the
+  // other dimensions grown as far as they fit: fill_fabric); or (two-level) an SDM block one candidate along, or
+  // a factor of it moved to another block, a loop swapped with or moved to another place in the order, a jump to
+  // a full SDM level (fill_sdm in any order, or plan_sdm for a random order), the SDM level added or dropped, or
+  // the phase order flipped. The two-level space includes the phase order wherever it can change the cost
+  // (distinct_phase_orders), as the exhaustive joint search does; elsewhere it stays folds-outer.
   spec::Tile neighbour(const spec::Tile& tile, std::mt19937_64& rng) const;
   // Uniform crossover of the fabric sizes and of the SDM level (taken whole from one parent), then repaired.
   spec::Tile crossover(const spec::Tile& a, const spec::Tile& b, std::mt19937_64& rng) const;
@@ -72,6 +76,17 @@ class MapSpace {
   // far as the SDM holds them: a full SDM level, whose reuse a loop order can exploit.
   // (No effect without an SDM level.)
   void fill_sdm(spec::Tile& tile, std::mt19937_64& rng, bool from_smallest) const;
+  // A plan of the SDM level for a loop order (outer to inner): the innermost loop's block the smallest (that loop
+  // streams it), the other blocks grown from their smallest together, the one grown least (log2) first, as far as
+  // the SDM holds them. Balanced blocks are what a full SDM level most often wants (X' and Y' of about the same
+  // size reuse their halo best), and fill_sdm grows one block after another. No SDM level when even the smallest
+  // blocks do not fit. (No effect without an SDM level.)
+  void plan_sdm(spec::Tile& tile, const spec::SdmOrder& order) const;
+  // Swaps the roles of SDM dimensions a and b (SdmDim): their fabric sizes, their SDM blocks and their places in
+  // the SDM order (each snapped to the other dimension's candidates, then repaired). It mirrors a mapping across the two: of a
+  // layer with C ≈ K, the best mapping that holds C on the fabric and streams K and the best that does the
+  // opposite are far apart for the other moves (every path between them passes much worse mappings).
+  void swap_roles(spec::Tile& tile, int a, int b, std::mt19937_64& rng) const;
 
   const spec::Layer& layer() const { return layer_; }
   const spec::Hardware& hardware() const { return hardware_; }

@@ -15,6 +15,7 @@
 #include "mapper/surrogate_model.hpp"
 #include "mapper/warm_start.hpp"
 #include "spec/spec_error.hpp"
+#include "spec/spec_loader.hpp"
 #include "tests/unit/mapper_fixtures.hpp"
 #include "tests/unit/temp_file.hpp"
 
@@ -22,6 +23,8 @@ using namespace maeri;
 using mapper::SearchMethodKind;
 
 namespace {
+
+std::string config(const std::string& relative) { return std::string(MAERI_SOURCE_DIR) + "/configs/" + relative; }
 
 spec::Hardware two_level_hardware() {
   spec::Hardware hardware = test::small_hardware(16, 4, 4);
@@ -78,8 +81,13 @@ TEST_CASE("Map space: random mappings, neighbours, crossovers and projections ar
         const spec::Tile a = space.random(rng), b = space.random(rng);
         mapper::RelaxedMapping point{};
         for (double& x : point) x = any(rng);
+        spec::Tile planned = a, swapped = a;
+        spec::SdmOrder order = a.sdm.order;
+        std::shuffle(order.begin(), order.end(), rng);
+        space.plan_sdm(planned, order);
+        space.swap_roles(swapped, i % spec::kNumSdmDims, (i / spec::kNumSdmDims) % spec::kNumSdmDims, rng);
         for (const spec::Tile& tile : {a, space.neighbour(a, rng), space.crossover(a, b, rng), space.project(point),
-                                       space.project(space.relax(a))}) {
+                                       space.project(space.relax(a)), planned, swapped}) {
           INFO(spec::to_string(tile));
           REQUIRE(spec::tile_violation(layer, hardware, tile) == std::nullopt);
           CHECK((two_level || !tile.sdm.blocked));
@@ -126,6 +134,47 @@ TEST_CASE("Map space: random mappings, neighbours, crossovers and projections ar
       if (two_level) CHECK(blocked > 0);
     }
   }
+}
+
+// Expected values: the exhaustive optima of VGG16 conv2_1 and conv3_1 on maeri-256 by EDP (`maeri map --objective
+// edp`; `maeri explore` on vgg16 at 256 MS), and the runs of simulated annealing that ended in the local optimum
+// named below (the runs CSV of that explore, before these moves existed).
+TEST_CASE("Map space: the SDM plan and the role swap reach the optima that steps cannot", "[search]") {
+  const spec::Hardware hardware = spec::load_hardware(config("hardware/maeri-256.yaml"));
+  const spec::Network vgg16 = spec::load_workload(config("workloads/vgg16.yaml"));
+  const auto layer = [&](const std::string& name) {
+    return *std::find_if(vgg16.layers.begin(), vgg16.layers.end(), [&](const spec::Layer& l) { return l.name == name; });
+  };
+  const auto mapping = [](const spec::Layer& of, std::array<std::int64_t, spec::kNumTileDims> fabric,
+                          std::array<std::int64_t, spec::kNumSdmDims> blocks, const std::string& order) {
+    spec::Tile tile;
+    for (int d = 0; d < spec::kNumTileDims; ++d) tile[d] = fabric[size_t(d)];
+    tile.sdm.blocked = true;
+    tile.sdm.block = blocks;
+    // The order as the map space names it: its class's representative (loops of one trip go anywhere).
+    tile.sdm.order = mapper::canonical_sdm_order(mapper::sdm_trips(spec::layer_extents(of), blocks),
+                                                 *spec::parse_order(order));
+    return tile;
+  };
+  std::mt19937_64 rng(3);
+
+  // conv2_1's optimum holds B_K at T_K (K innermost) and balances X' and Y' (each of 4 … 112 alone costs 9-17 %
+  // more); planning the SDM level for its order from the optimum's fabric tile gives exactly it.
+  const mapper::MapSpace conv2_1(layer("conv2_1"), hardware, true);
+  spec::Tile planned = mapping(layer("conv2_1"), {1, 3, 16, 5, 1, 1, 1}, {65, 64, 1, 8, 16}, "KCNXY");
+  conv2_1.plan_sdm(planned, *spec::parse_order("CNXYK"));
+  CHECK(planned == mapping(layer("conv2_1"), {1, 3, 16, 5, 1, 1, 1}, {5, 64, 1, 28, 28}, "CNXYK"));
+
+  // conv3_1 (C = 128, K = 256): 6 of 20 annealing runs ended 10.5 % above the optimum, in its mirror image across
+  // C and K. Swapping the roles of K and C takes that mapping to the optimum's fabric tile and loop order.
+  const mapper::MapSpace conv3_1(layer("conv3_1"), hardware, true);
+  spec::Tile mirrored = mapping(layer("conv3_1"), {3, 3, 4, 7, 1, 1, 1}, {7, 128, 1, 4, 56}, "CNXKY");
+  conv3_1.swap_roles(mirrored, spec::kSdmK, spec::kSdmC, rng);
+  REQUIRE(spec::tile_violation(layer("conv3_1"), hardware, mirrored) == std::nullopt);
+  const spec::Tile optimum = mapping(layer("conv3_1"), {3, 3, 7, 4, 1, 1, 1}, {64, 7, 1, 14, 56}, "KNXCY");
+  for (int d = 0; d < spec::kNumTileDims; ++d) CHECK(mirrored[d] == optimum[d]);
+  CHECK(mirrored.sdm.order == optimum.sdm.order);
+  CHECK(mirrored.sdm.block[spec::kSdmC] == 7);
 }
 
 TEST_CASE("Search methods: each finds the exhaustive optimum of small spaces with enough budget", "[search]") {
