@@ -21,10 +21,10 @@ inline constexpr double kSurrogateStartTemperature = 0.3;
 inline constexpr double kAnnealingStartTemperature = 0.1;
 inline constexpr double kEndTemperature = 0.003;
 
-// Simulated annealing started from warm-start mappings starts this far down its schedule: its start is already
-// good, and the hot beginning of the schedule would walk away from it (VGG16 at 512 MS: 3.6x -> 6.0x fewer samples
-// than cold; docs/search.md, "Warm start"). The surrogate search keeps its full schedule: started colder it ended
-// stuck 0.6 % above the optimum on a layer (conv2_2) that its cold runs solve.
+// A walk started from warm-start mappings (simulated annealing, the surrogate search) starts this far down its
+// schedule: its start is already good, and the hot beginning of the schedule would walk away from it (docs/search.md,
+// "Warm start": VGG16 at 512 MS, simulated annealing 3.6x -> 6.0x fewer samples than cold; the surrogate search on
+// VGG16 at 256 MS 3.6x -> 9.6x, once its moves could leave a warm start's basin).
 inline constexpr double kWarmStartProgress = 0.5;
 
 // Where a walk is in its schedule after `steps` of `budget` proposals: the share spent, or for a warm-started walk

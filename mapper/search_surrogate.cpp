@@ -80,7 +80,7 @@ class SurrogateSearch : public SearchMethod {
       point_ = space_.relax(current_->first);
       return;
     }
-    if (!current_ || accept_move(log_value, current_->second, double(steps_) / double(budget_),
+    if (!current_ || accept_move(log_value, current_->second, schedule_progress(steps_, budget_, !warm_.empty()),
                                  kSurrogateStartTemperature, rng_)) {
       current_ = {tile, log_value};
       point_ = space_.relax(tile);
