@@ -37,6 +37,18 @@ std::size_t uniform_index(std::mt19937_64& rng, std::size_t n) {
   return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng);
 }
 
+// A uniform index of 0 … n-1 other than `except`.
+std::size_t uniform_index_except(std::mt19937_64& rng, std::size_t n, std::size_t except) {
+  const std::size_t index = uniform_index(rng, n - 1);
+  return index >= except ? index + 1 : index;
+}
+
+// The member of `list` `steps` places along from `value` (a member of it), stopping at the ends.
+std::int64_t step_along(const std::vector<std::int64_t>& list, std::int64_t value, std::ptrdiff_t steps) {
+  const auto at = std::ptrdiff_t(std::find(list.begin(), list.end(), value) - list.begin());
+  return list[size_t(std::clamp<std::ptrdiff_t>(at + steps, 0, std::ptrdiff_t(list.size()) - 1))];
+}
+
 // Index of the candidate nearest to log2_size (by log distance; ties to the smaller candidate) in a list sorted
 // either way.
 std::size_t nearest_index(const std::vector<std::int64_t>& list, double log2_size) {
@@ -275,9 +287,7 @@ spec::Tile MapSpace::neighbour(const spec::Tile& tile, std::mt19937_64& rng) con
     spec::Tile next = tile;
     if (unit(rng) < kRoleSwapShare) {
       const std::size_t a = uniform_index(rng, spec::kNumSdmDims);
-      std::size_t b = uniform_index(rng, spec::kNumSdmDims - 1);
-      if (b >= a) ++b;
-      swap_roles(next, int(a), int(b), rng);
+      swap_roles(next, int(a), int(uniform_index_except(rng, spec::kNumSdmDims, a)), rng);
     } else if (two_level_ && unit(rng) < 0.1 && distinct_phase_orders(layer_, next).size() > 1) {
       next.phase_order = next.phase_order == spec::PhaseOrder::FoldsOuter ? spec::PhaseOrder::FiltersOuter
                                                                           : spec::PhaseOrder::FoldsOuter;
@@ -306,18 +316,12 @@ spec::Tile MapSpace::neighbour(const spec::Tile& tile, std::mt19937_64& rng) con
           auto blocks = log2_blocks(next);
           const double sign = unit(rng) < 0.5 ? -1.0 : 1.0;
           if (unit(rng) < 0.5) {
-            const auto list = sdm_candidates(layer_, next).blocks[d];
-            const auto at = std::ptrdiff_t(std::find(list.begin(), list.end(), next.sdm.block[d]) - list.begin());
             blocks[d] = std::log2(double(
-                list[size_t(std::clamp<std::ptrdiff_t>(at + std::ptrdiff_t(sign), 0, std::ptrdiff_t(list.size()) - 1))]));
+                step_along(sdm_candidates(layer_, next).blocks[d], next.sdm.block[d], std::ptrdiff_t(sign))));
           } else {
             const double jump = sign * std::uniform_real_distribution<double>(0.5, 1.5)(rng);
             blocks[d] += jump;
-            if (unit(rng) < 0.5) {
-              std::size_t other = uniform_index(rng, spec::kNumSdmDims - 1);
-              if (other >= d) ++other;
-              blocks[other] -= jump;
-            }
+            if (unit(rng) < 0.5) blocks[uniform_index_except(rng, spec::kNumSdmDims, d)] -= jump;
           }
           repair_sdm(next, blocks);
         } else if (kind < 0.9) {  // two loops swapped, or one loop moved to another place in the order
@@ -345,8 +349,7 @@ spec::Tile MapSpace::neighbour(const spec::Tile& tile, std::mt19937_64& rng) con
       auto excess = random_excess(rng);
       excess[size_t(d)] = -1;  // shrink the other dimensions first
       if (kind < 0.4) {  // the next size along the list
-        const auto at = std::ptrdiff_t(std::find(list.begin(), list.end(), next[d]) - list.begin());
-        next[d] = list[size_t(std::clamp<std::ptrdiff_t>(at + std::ptrdiff_t(sign), 0, std::ptrdiff_t(list.size()) - 1))];
+        next[d] = step_along(list, next[d], std::ptrdiff_t(sign));
       } else {  // a jump by a factor 2^0.5 … 2^1.5 (dense lists: many steps), or a transfer of that factor
         const double jump = sign * std::uniform_real_distribution<double>(0.5, 1.5)(rng);
         next[d] = list[nearest_size(d, std::log2(double(next[d])) + jump)];
