@@ -18,7 +18,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <sstream>
 
 #include "cli/commands.hpp"
@@ -311,8 +310,7 @@ int run_explore(const ExploreOptions& options) {
     }
     for (const auto method : methods) {
       const std::string name = mapper::to_string(method);
-      std::set<spec::Tile> best_tiles;
-      std::vector<spec::CostReport> cold_best;
+      std::vector<spec::CostReport> cold_costed;  // every mapping the cold runs at the largest budget costed
       for (const bool warm : {false, true}) {
         if (warm && *warm_start == mapper::WarmStart::None) continue;
         for (const std::uint64_t budget : budgets) {
@@ -330,7 +328,7 @@ int run_explore(const ExploreOptions& options) {
                                      best, optimum, best / optimum, minimum, best / minimum, reach,
                                      run.result.seconds, spec::to_string(run.result.best.front().tile));
             if (!warm && budget == largest)
-              cold_best.insert(cold_best.end(), run.result.best.begin(), run.result.best.end());
+              cold_costed.insert(cold_costed.end(), run.result.evaluated.begin(), run.result.evaluated.end());
           }
           const double median_samples = median_of(samples);
           if (!warm && budget == largest) cold_samples[name] = median_samples;
@@ -356,14 +354,8 @@ int run_explore(const ExploreOptions& options) {
                      speedup > 0 ? fmt::format("{:.2f}x", speedup) : "");
         }
       }
-      // What this method learnt on this layer, for warm starts of the next layers: its cold runs' best mappings.
-      std::sort(cold_best.begin(), cold_best.end(), [&](const spec::CostReport& a, const spec::CostReport& b) {
-        return mapper::better(a, b, objective);
-      });
-      mapper::SearchedLayer learnt{layer, {}};
-      for (const auto& report : cold_best)
-        if (best_tiles.insert(report.tile).second && learnt.best.size() < 5) learnt.best.push_back(report.tile);
-      method_history[name].push_back(learnt);
+      // What this method learnt on this layer, for warm starts of the next layers: from what its cold runs costed.
+      method_history[name].push_back({layer, mapper::learnt_mappings(std::move(cold_costed), objective)});
     }
     std::fflush(stdout);
     if (options.pareto) {

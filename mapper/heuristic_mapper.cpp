@@ -51,11 +51,13 @@ SearchResult HeuristicMapper::search(const spec::Layer& layer, const spec::Hardw
   const std::string source_name = source ? source->layer.name : "";  // history_ grows below
   SearchResult result;
   std::vector<std::string> per_run;
+  std::vector<spec::CostReport> costed;  // by every run: what the warm starts of the next layers learn from
   for (int run = 0; run < options_.runs; ++run) {
     options.seed = options_.seed + std::uint64_t(run);
     const HeuristicResult found = run_search(method_, layer, hardware, options);
     result.evaluated += found.evaluations;
     result.seconds += found.seconds;
+    costed.insert(costed.end(), found.evaluated.begin(), found.evaluated.end());
     per_run.push_back(fmt::format("{:.6g}", objective_value(found.best.front(), options.objective)));
     for (const auto& report : found.best)
       if (std::find_if(result.best.begin(), result.best.end(),
@@ -70,9 +72,7 @@ SearchResult HeuristicMapper::search(const spec::Layer& layer, const spec::Hardw
     result.baseline = evaluate(layer, hardware, *baseline);
     if (options.exact) options.exact(*result.baseline);
   }
-  SearchedLayer learnt{layer, {}};
-  for (const auto& report : result.best) learnt.best.push_back(report.tile);
-  history_.push_back(learnt);
+  history_.push_back({layer, learnt_mappings(std::move(costed), options.objective)});
   summary_ = fmt::format("{} search, {} run(s) of at most {} evaluations: {} mappings costed in {:.1f} ms{}; best {} "
                          "per run: {}",
                          options_.method, options_.runs, options_.budget, result.evaluated, result.seconds * 1000,

@@ -2,7 +2,9 @@
 #include "mapper/warm_start.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <set>
 
 namespace maeri::mapper {
 
@@ -11,6 +13,18 @@ std::optional<WarmStart> parse_warm_start(const std::string& text) {
   if (text == "previous") return WarmStart::Previous;
   if (text == "similar") return WarmStart::Similar;
   return std::nullopt;
+}
+
+std::vector<spec::Tile> learnt_mappings(std::vector<spec::CostReport> costed, Objective objective) {
+  std::sort(costed.begin(), costed.end(),
+            [&](const spec::CostReport& a, const spec::CostReport& b) { return better(a, b, objective); });
+  std::set<std::array<std::int64_t, spec::kNumTileDims>> fabric_tiles;
+  std::vector<spec::Tile> learnt;
+  for (const spec::CostReport& report : costed) {
+    if (learnt.size() == kLearntFabricTiles) break;
+    if (fabric_tiles.insert(report.tile.size).second) learnt.push_back(report.tile);
+  }
+  return learnt;
 }
 
 double layer_distance(const spec::Layer& a, const spec::Layer& b) {

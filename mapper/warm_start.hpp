@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "mapper/search.hpp"
+#include "spec/cost_report.hpp"
 #include "spec/layer.hpp"
 #include "spec/tile.hpp"
 
@@ -17,8 +19,15 @@ std::optional<WarmStart> parse_warm_start(const std::string& text);  // "none", 
 
 struct SearchedLayer {
   spec::Layer layer;
-  std::vector<spec::Tile> best;  // best first
+  std::vector<spec::Tile> best;  // best first (learnt_mappings)
 };
+
+// What a searched layer leaves for the warm starts of later layers: of the mappings its search costed, the best
+// mapping of each of the kLearntFabricTiles best fabric tiles, best first. A search's few best mappings are mostly
+// SDM variants of one fabric tile, one basin; a layer of another shape often has its optimum in the basin of
+// another of the source's good fabric tiles (docs/search.md, "Warm start": VGG16 conv3_2 at 512 MS).
+inline constexpr std::size_t kLearntFabricTiles = 5;
+std::vector<spec::Tile> learnt_mappings(std::vector<spec::CostReport> costed, Objective objective);
 
 // Distance of two layer shapes: Euclidean over log2 of the seven tiled extents and the two strides.
 double layer_distance(const spec::Layer& a, const spec::Layer& b);

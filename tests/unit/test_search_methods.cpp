@@ -326,6 +326,26 @@ TEST_CASE("Warm start: similarity over layer shape, the source layer, carried ma
   // Folds of c: C 256/16 = 16 → 64/16 = 4; K 256/8 = 32 → ⌈64/32⌉ = 2; X' 16/4 = 4 → ⌈30/4⌉ = 8;
   // Y' 16/1 = 16 → ⌈30/16⌉ = 2.
   CHECK(carried[1].size == std::array<std::int64_t, 7>{3, 3, 4, 2, 1, 8, 2});
+  // What a layer leaves to later ones: the best mapping of each of the 5 best fabric tiles. Seven fabric tiles,
+  // two SDM variants each; by construction tile t's variants cost 10 + t and 10.5 + t cycles (energy 1), so by
+  // hand the learnt mappings are the cheaper variant of tiles 0…4, in that order.
+  std::vector<spec::CostReport> costed;
+  for (int t = 6; t >= 0; --t)
+    for (const std::int64_t block : {std::int64_t(4), std::int64_t(2)}) {
+      spec::CostReport report;
+      report.tile.size = {3, 3, 1 + t, 8, 1, 4, 1};
+      report.tile.sdm.blocked = true;
+      report.tile.sdm.block[0] = block;
+      report.cycles.total = 10 + t + (block == 4 ? 0.5 : 0.0);
+      report.energy_pj.total = 1;
+      costed.push_back(report);
+    }
+  const auto learnt = mapper::learnt_mappings(costed, mapper::Objective::EnergyDelay);
+  REQUIRE(learnt.size() == mapper::kLearntFabricTiles);
+  for (std::size_t t = 0; t < learnt.size(); ++t) {
+    CHECK(learnt[t].size[spec::kDimC] == std::int64_t(1 + t));
+    CHECK(learnt[t].sdm.block[0] == 2);
+  }
   CHECK(mapper::parse_warm_start("similar") == mapper::WarmStart::Similar);
   CHECK(mapper::parse_warm_start("nearest") == std::nullopt);
 }
