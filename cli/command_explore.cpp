@@ -310,7 +310,9 @@ int run_explore(const ExploreOptions& options) {
     }
     for (const auto method : methods) {
       const std::string name = mapper::to_string(method);
-      std::vector<spec::CostReport> cold_costed;  // every mapping the cold runs at the largest budget costed
+      // Per cold run at the largest budget, its best mapping of each of its best fabric tiles (warm starts learn
+      // from these, as from every mapping those runs costed: best_of_fabric_tiles).
+      std::vector<spec::CostReport> cold_costed;
       for (const bool warm : {false, true}) {
         if (warm && *warm_start == mapper::WarmStart::None) continue;
         for (const std::uint64_t budget : budgets) {
@@ -328,7 +330,9 @@ int run_explore(const ExploreOptions& options) {
                                      best, optimum, best / optimum, minimum, best / minimum, reach,
                                      run.result.seconds, spec::to_string(run.result.best.front().tile));
             if (!warm && budget == largest)
-              cold_costed.insert(cold_costed.end(), run.result.evaluated.begin(), run.result.evaluated.end());
+              for (auto& report : mapper::best_of_fabric_tiles(run.result.evaluated, objective,
+                                                                mapper::kLearntFabricTiles))
+                cold_costed.push_back(std::move(report));
           }
           const double median_samples = median_of(samples);
           if (!warm && budget == largest) cold_samples[name] = median_samples;

@@ -51,13 +51,16 @@ SearchResult HeuristicMapper::search(const spec::Layer& layer, const spec::Hardw
   const std::string source_name = source ? source->layer.name : "";  // history_ grows below
   SearchResult result;
   std::vector<std::string> per_run;
-  std::vector<spec::CostReport> costed;  // by every run: what the warm starts of the next layers learn from
+  // Per run, its best mapping of each of its best fabric tiles: what the warm starts of the next layers learn from
+  // (as from every mapping the runs costed: best_of_fabric_tiles).
+  std::vector<spec::CostReport> costed;
   for (int run = 0; run < options_.runs; ++run) {
     options.seed = options_.seed + std::uint64_t(run);
     const HeuristicResult found = run_search(method_, layer, hardware, options);
     result.evaluated += found.evaluations;
     result.seconds += found.seconds;
-    costed.insert(costed.end(), found.evaluated.begin(), found.evaluated.end());
+    for (auto& report : best_of_fabric_tiles(found.evaluated, options.objective, kLearntFabricTiles))
+      costed.push_back(std::move(report));
     per_run.push_back(fmt::format("{:.6g}", objective_value(found.best.front(), options.objective)));
     for (const auto& report : found.best)
       if (std::find_if(result.best.begin(), result.best.end(),

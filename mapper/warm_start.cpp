@@ -15,15 +15,23 @@ std::optional<WarmStart> parse_warm_start(const std::string& text) {
   return std::nullopt;
 }
 
-std::vector<spec::Tile> learnt_mappings(std::vector<spec::CostReport> costed, Objective objective) {
+std::vector<spec::CostReport> best_of_fabric_tiles(std::vector<spec::CostReport> costed, Objective objective,
+                                                   std::size_t count) {
   std::sort(costed.begin(), costed.end(),
             [&](const spec::CostReport& a, const spec::CostReport& b) { return better(a, b, objective); });
   std::set<std::array<std::int64_t, spec::kNumTileDims>> fabric_tiles;
-  std::vector<spec::Tile> learnt;
-  for (const spec::CostReport& report : costed) {
-    if (learnt.size() == kLearntFabricTiles) break;
-    if (fabric_tiles.insert(report.tile.size).second) learnt.push_back(report.tile);
+  std::vector<spec::CostReport> best;
+  for (spec::CostReport& report : costed) {
+    if (best.size() == count) break;
+    if (fabric_tiles.insert(report.tile.size).second) best.push_back(std::move(report));
   }
+  return best;
+}
+
+std::vector<spec::Tile> learnt_mappings(std::vector<spec::CostReport> costed, Objective objective) {
+  std::vector<spec::Tile> learnt;
+  for (const spec::CostReport& report : best_of_fabric_tiles(std::move(costed), objective, kLearntFabricTiles))
+    learnt.push_back(report.tile);
   return learnt;
 }
 

@@ -28,6 +28,11 @@ struct SearchedLayer {
 // another of the source's good fabric tiles (docs/search.md, "Warm start": VGG16 conv3_2 at 512 MS).
 inline constexpr std::size_t kLearntFabricTiles = 5;
 std::vector<spec::Tile> learnt_mappings(std::vector<spec::CostReport> costed, Objective objective);
+// The best mapping of each of the `count` best fabric tiles among `costed`, best first. Applied to each run's
+// mappings and then to the union, it gives what it gives on all of them at once: a fabric tile among the `count`
+// best overall is among them in the run that found its best mapping. So a caller keeps this, not every mapping.
+std::vector<spec::CostReport> best_of_fabric_tiles(std::vector<spec::CostReport> costed, Objective objective,
+                                                   std::size_t count);
 
 // Distance of two layer shapes: Euclidean over log2 of the seven tiled extents and the two strides.
 double layer_distance(const spec::Layer& a, const spec::Layer& b);
