@@ -329,10 +329,10 @@ int run_explore(const ExploreOptions& options) {
                                      run.seed - options.seed, run.seed, run.result.evaluations, run.result.proposals,
                                      best, optimum, best / optimum, minimum, best / minimum, reach,
                                      run.result.seconds, spec::to_string(run.result.best.front().tile));
-            if (!warm && budget == largest)
-              for (auto& report : mapper::best_of_fabric_tiles(run.result.evaluated, objective,
-                                                                mapper::kLearntFabricTiles))
-                cold_costed.push_back(std::move(report));
+            if (!warm && budget == largest) {
+              const auto top = mapper::best_of_fabric_tiles(run.result.evaluated, objective, mapper::kLearntFabricTiles);
+              cold_costed.insert(cold_costed.end(), top.begin(), top.end());
+            }
           }
           const double median_samples = median_of(samples);
           if (!warm && budget == largest) cold_samples[name] = median_samples;

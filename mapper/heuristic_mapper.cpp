@@ -59,8 +59,8 @@ SearchResult HeuristicMapper::search(const spec::Layer& layer, const spec::Hardw
     const HeuristicResult found = run_search(method_, layer, hardware, options);
     result.evaluated += found.evaluations;
     result.seconds += found.seconds;
-    for (auto& report : best_of_fabric_tiles(found.evaluated, options.objective, kLearntFabricTiles))
-      costed.push_back(std::move(report));
+    const auto top = best_of_fabric_tiles(found.evaluated, options.objective, kLearntFabricTiles);
+    costed.insert(costed.end(), top.begin(), top.end());
     per_run.push_back(fmt::format("{:.6g}", objective_value(found.best.front(), options.objective)));
     for (const auto& report : found.best)
       if (std::find_if(result.best.begin(), result.best.end(),
