@@ -11,19 +11,19 @@
 #include <set>
 
 #include "codegen/functional_model.hpp"
-#include "mapper/cost_model.hpp"
-#include "mapper/search.hpp"
-#include "mapper/tile_space.hpp"
+#include "mapper/model/cost_model.hpp"
+#include "mapper/search/search.hpp"
+#include "mapper/mapspace/tile_space.hpp"
 #include "testbench/co_simulation.hpp"
 #include "testbench/cross_check.hpp"
 
 namespace maeri::calibration {
 
-std::vector<std::pair<spec::Tile, std::string>> calibration_tiles(const spec::Layer& layer,
-                                                                    const spec::Hardware& hardware, int top,
+std::vector<std::pair<contracts::Tile, std::string>> calibration_tiles(const contracts::Layer& layer,
+                                                                    const contracts::Hardware& hardware, int top,
                                                                     int spread, std::uint64_t seed,
                                                                     double max_cycles) {
-  std::vector<std::pair<spec::Tile, std::string>> tiles;
+  std::vector<std::pair<contracts::Tile, std::string>> tiles;
   std::set<std::string> chosen;
   // The cases come from the space the mRNA pruning rules leave when it has tiles (the case set the parameter
   // selection is validated on, tests/rtl/test_calibration.cpp), else from the raw Eq. 1 space.
@@ -33,17 +33,17 @@ std::vector<std::pair<spec::Tile, std::string>> calibration_tiles(const spec::La
   const mapper::SearchResult best = mapper::search(layer, hardware, {mapper::Objective::Runtime, top, 0, rules});
   for (size_t i = 0; i < best.best.size(); ++i) {
     tiles.push_back({best.best[i].tile, fmt::format("top {}", i + 1)});
-    chosen.insert(spec::to_string(best.best[i].tile));
+    chosen.insert(contracts::to_string(best.best[i].tile));
   }
   // Reservoir sample of the remaining tiles that co-simulate in reasonable time.
   std::mt19937_64 rng(seed);
-  std::vector<spec::CostReport> reservoir;  // each sampled tile with its model report (the tile is in it)
+  std::vector<contracts::CostReport> reservoir;  // each sampled tile with its model report (the tile is in it)
   std::uint64_t eligible = 0;
   const mapper::TileSpace space(layer, hardware, rules);
   for (const auto& prefix : space.prefixes())
-    space.enumerate_outputs(prefix, [&](const spec::Tile& tile) {
-      if (chosen.count(spec::to_string(tile))) return;
-      const spec::CostReport report = mapper::evaluate(layer, hardware, tile);
+    space.enumerate_outputs(prefix, [&](const contracts::Tile& tile) {
+      if (chosen.count(contracts::to_string(tile))) return;
+      const contracts::CostReport report = mapper::evaluate(layer, hardware, tile);
       if (report.cycles.compute() > max_cycles) return;
       ++eligible;
       if (int(reservoir.size()) < spread) {
@@ -53,15 +53,15 @@ std::vector<std::pair<spec::Tile, std::string>> calibration_tiles(const spec::La
         if (slot < std::uint64_t(spread)) reservoir[slot] = report;
       }
     });
-  std::sort(reservoir.begin(), reservoir.end(), [](const spec::CostReport& a, const spec::CostReport& b) {
+  std::sort(reservoir.begin(), reservoir.end(), [](const contracts::CostReport& a, const contracts::CostReport& b) {
     return a.cycles.total < b.cycles.total;
   });
-  for (const spec::CostReport& report : reservoir) tiles.push_back({report.tile, "spread"});
+  for (const contracts::CostReport& report : reservoir) tiles.push_back({report.tile, "spread"});
   return tiles;
 }
 
-CalibrationCase co_simulate_case(sim::FabricSession& fabric, const spec::Layer& layer, const spec::Tile& tile,
-                                 const spec::Hardware& hardware, std::uint64_t seed) {
+CalibrationCase co_simulate_case(sim::FabricSession& fabric, const contracts::Layer& layer, const contracts::Tile& tile,
+                                 const contracts::Hardware& hardware, std::uint64_t seed) {
   CalibrationCase result;
   result.layer = layer;
   result.tile = tile;
@@ -78,12 +78,12 @@ CalibrationCase co_simulate_case(sim::FabricSession& fabric, const spec::Layer& 
   return result;
 }
 
-std::vector<CalibrationCase> co_simulate_cases(sim::FabricSession& fabric, const spec::Network& network,
-                                               const spec::Hardware& hardware, const CalibrationPlan& plan,
+std::vector<CalibrationCase> co_simulate_cases(sim::FabricSession& fabric, const contracts::Network& network,
+                                               const contracts::Hardware& hardware, const CalibrationPlan& plan,
                                                const std::function<void(const CalibrationCase&, double)>& progress) {
   std::vector<CalibrationCase> cases;
   for (size_t l = 0; l < network.layers.size(); ++l) {
-    const spec::Layer& layer = network.layers[l];
+    const contracts::Layer& layer = network.layers[l];
     const auto tiles = calibration_tiles(layer, hardware, plan.top, plan.spread, plan.seed + l, plan.max_cycles);
     for (size_t t = 0; t < tiles.size(); ++t) {
       const auto start = std::chrono::steady_clock::now();
@@ -106,14 +106,14 @@ std::vector<calibration::FitSample> fit_samples(const std::vector<CalibrationCas
 
 namespace {
 
-double predicted(const CalibrationCase& c, const spec::Hardware& hardware, CycleMetric metric) {
-  const spec::CostReport report = mapper::evaluate(c.layer, hardware, c.tile);
+double predicted(const CalibrationCase& c, const contracts::Hardware& hardware, CycleMetric metric) {
+  const contracts::CostReport report = mapper::evaluate(c.layer, hardware, c.tile);
   return metric == CycleMetric::Total ? report.cycles.total : report.cycles.compute();
 }
 
 }  // namespace
 
-CycleError cycle_error(const std::vector<CalibrationCase>& cases, const spec::Hardware& hardware, bool holdout,
+CycleError cycle_error(const std::vector<CalibrationCase>& cases, const contracts::Hardware& hardware, bool holdout,
                        CycleMetric metric) {
   CycleError error;
   double sum = 0;
@@ -161,22 +161,22 @@ double pearson(const std::vector<double>& a, const std::vector<double>& b) {
 
 }  // namespace
 
-RankChange rank_change(const spec::Layer& layer, const spec::Hardware& before, const spec::Hardware& after,
+RankChange rank_change(const contracts::Layer& layer, const contracts::Hardware& before, const contracts::Hardware& after,
                        int k) {
-  const auto top = [&](const spec::Hardware& hardware) {
+  const auto top = [&](const contracts::Hardware& hardware) {
     return mapper::search(layer, hardware, {mapper::Objective::Runtime, k, 0}).best;
   };
   const auto best_before = top(before), best_after = top(after);
-  std::map<std::string, spec::Tile> candidates;
+  std::map<std::string, contracts::Tile> candidates;
   std::set<std::string> in_before;
   for (const auto& report : best_before) {
-    candidates[spec::to_string(report.tile)] = report.tile;
-    in_before.insert(spec::to_string(report.tile));
+    candidates[contracts::to_string(report.tile)] = report.tile;
+    in_before.insert(contracts::to_string(report.tile));
   }
   int common = 0;
   for (const auto& report : best_after) {
-    candidates[spec::to_string(report.tile)] = report.tile;
-    common += int(in_before.count(spec::to_string(report.tile)));
+    candidates[contracts::to_string(report.tile)] = report.tile;
+    common += int(in_before.count(contracts::to_string(report.tile)));
   }
   RankChange change;
   change.k = int(std::min(best_before.size(), best_after.size()));
@@ -190,15 +190,15 @@ RankChange rank_change(const spec::Layer& layer, const spec::Hardware& before, c
   return change;
 }
 
-std::string calibration_csv(const std::vector<CalibrationCase>& cases, const spec::Hardware& before,
-                            const spec::Hardware& after) {
+std::string calibration_csv(const std::vector<CalibrationCase>& cases, const contracts::Hardware& before,
+                            const contracts::Hardware& after) {
   std::string csv =
       "layer,tile,origin,split,bit_exact,cosim_total_cycles,model_before,model_after,error_before_percent,"
       "error_after_percent,cosim_compute_cycles,model_compute_cycles,count_metrics,count_max_error_percent\n";
   for (const CalibrationCase& c : cases) {
     const double b = predicted(c, before, CycleMetric::Total), a = predicted(c, after, CycleMetric::Total);
     csv += fmt::format("{},\"{}\",{},{},{},{},{},{},{:.4f},{:.4f},{},{},{},{}\n", c.layer.name,
-                       spec::to_compact_string(c.tile), c.origin, c.holdout ? "holdout" : "fit",
+                       contracts::to_compact_string(c.tile), c.origin, c.holdout ? "holdout" : "fit",
                        c.bit_exact ? "yes" : "no", c.rtl_total_cycles, b, a,
                        100 * (b - c.rtl_total_cycles) / c.rtl_total_cycles,
                        100 * (a - c.rtl_total_cycles) / c.rtl_total_cycles, c.rtl_compute_cycles,

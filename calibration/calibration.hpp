@@ -9,19 +9,19 @@
 #include <string>
 #include <vector>
 
-#include "spec/cost_report.hpp"
-#include "spec/hardware.hpp"
-#include "spec/layer.hpp"
+#include "contracts/cost_report.hpp"
+#include "contracts/hardware.hpp"
+#include "contracts/layer.hpp"
 #include "calibration/model_fit.hpp"
-#include "spec/tile.hpp"
+#include "contracts/tile.hpp"
 #include "sim/fabric_session.hpp"
 
 namespace maeri::calibration {
 
 struct CalibrationCase {
-  spec::Layer layer;
-  spec::Tile tile;
-  spec::CostReport model;  // the analytical model's report under the hardware file being calibrated
+  contracts::Layer layer;
+  contracts::Tile tile;
+  contracts::CostReport model;  // the analytical model's report under the hardware file being calibrated
   std::string origin;      // "top N" or "spread"
   bool holdout = false;
   bool bit_exact = false;
@@ -33,14 +33,14 @@ struct CalibrationCase {
 
 // The best `top` mappings by the model's runtime, then `spread` more drawn uniformly (seeded) from the rest of
 // the pruned space whose model compute cycles stay within max_cycles (co-simulation time), best first.
-std::vector<std::pair<spec::Tile, std::string>> calibration_tiles(const spec::Layer& layer,
-                                                                    const spec::Hardware& hardware, int top,
+std::vector<std::pair<contracts::Tile, std::string>> calibration_tiles(const contracts::Layer& layer,
+                                                                    const contracts::Hardware& hardware, int top,
                                                                     int spread, std::uint64_t seed,
                                                                     double max_cycles);
 
 // Co-simulates one case twice (ideal memory, then SDM/DRAM), checks the outputs and compares every count.
-CalibrationCase co_simulate_case(sim::FabricSession& fabric, const spec::Layer& layer, const spec::Tile& tile,
-                                 const spec::Hardware& hardware, std::uint64_t seed);
+CalibrationCase co_simulate_case(sim::FabricSession& fabric, const contracts::Layer& layer, const contracts::Tile& tile,
+                                 const contracts::Hardware& hardware, std::uint64_t seed);
 
 // Which cases a calibration co-simulates: per layer the best `top` and `spread` further mappings
 // (calibration_tiles), the layers in `holdout` kept out of the fit (a single-layer workload alternates its cases).
@@ -53,8 +53,8 @@ struct CalibrationPlan {
 };
 
 // Co-simulates every case of the plan, calling `progress` after each (with the seconds it took).
-std::vector<CalibrationCase> co_simulate_cases(sim::FabricSession& fabric, const spec::Network& network,
-                                               const spec::Hardware& hardware, const CalibrationPlan& plan,
+std::vector<CalibrationCase> co_simulate_cases(sim::FabricSession& fabric, const contracts::Network& network,
+                                               const contracts::Hardware& hardware, const CalibrationPlan& plan,
                                                const std::function<void(const CalibrationCase&, double)>& progress);
 
 // The fitting cases as samples of their cycles with the SDM/DRAM models.
@@ -66,7 +66,7 @@ struct CycleError {
 };
 enum class CycleMetric { Total, Compute };
 // The model's error under `hardware.model` on the cases with holdout == `holdout`.
-CycleError cycle_error(const std::vector<CalibrationCase>& cases, const spec::Hardware& hardware, bool holdout,
+CycleError cycle_error(const std::vector<CalibrationCase>& cases, const contracts::Hardware& hardware, bool holdout,
                        CycleMetric metric);
 
 struct RankChange {
@@ -74,11 +74,11 @@ struct RankChange {
   double top_k_overlap = 0;  // |best k before ∩ best k after| / k
   double spearman = 1;       // rank correlation of the two models' cycles over the union of both top-k sets
 };
-RankChange rank_change(const spec::Layer& layer, const spec::Hardware& before, const spec::Hardware& after,
+RankChange rank_change(const contracts::Layer& layer, const contracts::Hardware& before, const contracts::Hardware& after,
                        int k);
 
 // Per case: layer, tile, origin, split, co-simulated and predicted cycles before/after, errors.
-std::string calibration_csv(const std::vector<CalibrationCase>& cases, const spec::Hardware& before,
-                            const spec::Hardware& after);
+std::string calibration_csv(const std::vector<CalibrationCase>& cases, const contracts::Hardware& before,
+                            const contracts::Hardware& after);
 
 }  // namespace maeri::calibration

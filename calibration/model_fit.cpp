@@ -5,7 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "mapper/cost_model.hpp"
+#include "mapper/model/cost_model.hpp"
 
 namespace maeri::calibration {
 
@@ -40,9 +40,9 @@ bool solve(std::vector<std::vector<double>> a, std::vector<double> b, std::vecto
 
 namespace {
 
-FitResult fit_from(const spec::Hardware& hardware, const std::vector<FitSample>& samples,
-                   const std::vector<const spec::ModelParameterInfo*>& fitted, std::vector<double> values) {
-  spec::Hardware trial = hardware;
+FitResult fit_from(const contracts::Hardware& hardware, const std::vector<FitSample>& samples,
+                   const std::vector<const contracts::ModelParameterInfo*>& fitted, std::vector<double> values) {
+  contracts::Hardware trial = hardware;
   const auto residuals = [&](const std::vector<double>& point) {
     for (size_t i = 0; i < fitted.size(); ++i) trial.model.*(fitted[i]->field) = point[i];
     std::vector<double> r;
@@ -117,11 +117,11 @@ FitResult fit_from(const spec::Hardware& hardware, const std::vector<FitSample>&
 
 }  // namespace
 
-FitResult fit_model(const spec::Hardware& hardware, const std::vector<FitSample>& samples,
+FitResult fit_model(const contracts::Hardware& hardware, const std::vector<FitSample>& samples,
                     const std::vector<std::string>& names) {
   if (samples.empty()) throw std::invalid_argument("no samples to fit");
-  std::vector<const spec::ModelParameterInfo*> fitted;
-  for (const std::string& name : names) fitted.push_back(&spec::model_parameter(name));
+  std::vector<const contracts::ModelParameterInfo*> fitted;
+  for (const std::string& name : names) fitted.push_back(&contracts::model_parameter(name));
   for (const FitSample& sample : samples)
     if (!(sample.observed_cycles > 0)) throw std::invalid_argument("observed cycles must be positive");
 
@@ -129,8 +129,8 @@ FitResult fit_model(const spec::Hardware& hardware, const std::vector<FitSample>
   // (fractions) also 10 % and 50 % into it, because some terms are flat at their nominal bound (a p-norm at
   // contention 0 is exactly max).
   std::vector<std::vector<double>> starts(2);
-  const spec::ModelParameters nominal;
-  for (const spec::ModelParameterInfo* info : fitted) {
+  const contracts::ModelParameters nominal;
+  for (const contracts::ModelParameterInfo* info : fitted) {
     starts[0].push_back(hardware.model.*(info->field));
     starts[1].push_back(nominal.*(info->field));
   }
@@ -166,7 +166,7 @@ std::vector<std::string> default_calibration_parameters() {
   return {"step_overhead", "phase_overhead", "collect_latency", "dram_efficiency", "memory_contention"};
 }
 
-double cycle_mape_percent(const spec::Hardware& hardware, const std::vector<FitSample>& samples) {
+double cycle_mape_percent(const contracts::Hardware& hardware, const std::vector<FitSample>& samples) {
   if (samples.empty()) return 0;
   double sum = 0;
   for (const FitSample& sample : samples)
@@ -177,14 +177,14 @@ double cycle_mape_percent(const spec::Hardware& hardware, const std::vector<FitS
 namespace {
 
 // Leave-one-group-out error of fitting `names`: every group is predicted by a fit on all the others.
-double cross_validated_mape(const spec::Hardware& hardware, const std::vector<FitSample>& samples,
+double cross_validated_mape(const contracts::Hardware& hardware, const std::vector<FitSample>& samples,
                             const std::vector<int>& group_of, int groups, const std::vector<std::string>& names) {
   if (names.empty()) return cycle_mape_percent(hardware, samples);
   double sum = 0;
   for (int g = 0; g < groups; ++g) {
     std::vector<FitSample> train, test;
     for (size_t i = 0; i < samples.size(); ++i) (group_of[i] == g ? test : train).push_back(samples[i]);
-    spec::Hardware fitted = hardware;
+    contracts::Hardware fitted = hardware;
     fitted.model = fit_model(hardware, train, names).parameters;
     sum += cycle_mape_percent(fitted, test) * double(test.size());
   }
@@ -193,10 +193,10 @@ double cross_validated_mape(const spec::Hardware& hardware, const std::vector<Fi
 
 }  // namespace
 
-ModelSelection select_and_fit(const spec::Hardware& hardware, const std::vector<FitSample>& samples,
+ModelSelection select_and_fit(const contracts::Hardware& hardware, const std::vector<FitSample>& samples,
                               const std::vector<std::string>& names, double min_gain_percent) {
   if (samples.empty()) throw std::invalid_argument("no samples to fit");
-  for (const std::string& name : names) spec::model_parameter(name);
+  for (const std::string& name : names) contracts::model_parameter(name);
   // Folds: one per layer; with a single layer (or a single sample per layer everywhere), one per sample.
   std::vector<std::string> layer_names;
   std::vector<int> group_of;

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "spec/hardware.hpp"
-#include "spec/model_parameters.hpp"
-#include "spec/layer.hpp"
-#include "spec/tile.hpp"
+#include "contracts/hardware.hpp"
+#include "contracts/model_parameters.hpp"
+#include "contracts/layer.hpp"
+#include "contracts/tile.hpp"
 
 namespace maeri::calibration {
 
@@ -19,24 +19,24 @@ namespace maeri::calibration {
 std::vector<std::string> default_calibration_parameters();
 
 struct FitSample {
-  spec::Layer layer;
-  spec::Tile tile;
+  contracts::Layer layer;
+  contracts::Tile tile;
   double observed_cycles = 0;  // > 0
 };
 
 struct FitResult {
-  spec::ModelParameters parameters;
+  contracts::ModelParameters parameters;
   int iterations = 0;
   double rms_relative_error_before = 0, rms_relative_error_after = 0;  // over the samples, as fractions
 };
 
 // Fits the parameters named in `names` (starting from hardware.model, the others held fixed) so that
 // evaluate(layer, hardware, tile).cycles.total matches the observed cycles.
-FitResult fit_model(const spec::Hardware& hardware, const std::vector<FitSample>& samples,
+FitResult fit_model(const contracts::Hardware& hardware, const std::vector<FitSample>& samples,
                     const std::vector<std::string>& names);
 
 // Mean absolute percentage error of evaluate(...).cycles.total against the observed cycles.
-double cycle_mape_percent(const spec::Hardware& hardware, const std::vector<FitSample>& samples);
+double cycle_mape_percent(const contracts::Hardware& hardware, const std::vector<FitSample>& samples);
 
 struct SelectionStep {
   std::string change;  // "" = the file's values, "all" = every requested name fitted, "-name" = name dropped
@@ -55,7 +55,7 @@ struct ModelSelection {
 // that rise is below max(`min_gain_percent` percentage points, 5 % of the error); keeps the file's values when
 // fitting gains less than that over them. Then fits the selection on every sample. A parameter that only explains
 // the fitting layers' noise thus stays at its file value.
-ModelSelection select_and_fit(const spec::Hardware& hardware, const std::vector<FitSample>& samples,
+ModelSelection select_and_fit(const contracts::Hardware& hardware, const std::vector<FitSample>& samples,
                               const std::vector<std::string>& names, double min_gain_percent = 0.1);
 
 }  // namespace maeri::calibration

@@ -7,10 +7,10 @@
 #include <cmath>
 #include <limits>
 
-#include "mapper/svg_chart.hpp"
+#include "util/svg_chart.hpp"
 
 namespace maeri::calibration {
-using mapper::xml_escape;
+using util::xml_escape;
 
 std::string scatter_svg(const std::string& title, const std::string& x_label, const std::string& y_label,
                         const std::vector<ScatterSeries>& series) {
@@ -35,7 +35,7 @@ std::string scatter_svg(const std::string& title, const std::string& x_label, co
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
       "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
       "<text x=\"{2}\" y=\"24\" text-anchor=\"middle\" font-size=\"15\">{3}</text>\n",
-      kWidth, kHeight, kWidth / 2, xml_escape(title));
+      kWidth, kHeight, kWidth / 2, util::xml_escape(title));
   svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"black\"/>\n", kLeft,
                      kTop, plot_w, plot_h);
   for (double d = decade_low; d <= decade_high; ++d) {
@@ -52,9 +52,9 @@ std::string scatter_svg(const std::string& title, const std::string& x_label, co
                      "stroke-dasharray=\"4 3\"/>\n",
                      px(a), py(a), px(b), py(b));
   svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", kLeft + plot_w / 2, kHeight - 18,
-                     xml_escape(x_label));
+                     util::xml_escape(x_label));
   svg += fmt::format("<text x=\"18\" y=\"{0}\" text-anchor=\"middle\" transform=\"rotate(-90 18 {0})\">{1}</text>\n",
-                     kTop + plot_h / 2, xml_escape(y_label));
+                     kTop + plot_h / 2, util::xml_escape(y_label));
   for (size_t i = 0; i < series.size(); ++i) {
     const ScatterSeries& s = series[i];
     for (const auto& [x, y] : s.points)
@@ -63,7 +63,7 @@ std::string scatter_svg(const std::string& title, const std::string& x_label, co
                            py(y), s.colour);
     svg += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"5\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text>\n",
                        kLeft + 16, kTop + 18 + 18 * double(i), s.colour, kLeft + 28, kTop + 22 + 18 * double(i),
-                       xml_escape(s.label));
+                       util::xml_escape(s.label));
   }
   return svg + "</svg>\n";
 }

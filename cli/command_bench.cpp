@@ -13,8 +13,8 @@
 #include "cli/shipped_configs.hpp"
 #include "importer/network_loader.hpp"
 #include "codegen/exact_traffic.hpp"
-#include "mapper/search.hpp"
-#include "spec/spec_loader.hpp"
+#include "mapper/search/search.hpp"
+#include "contracts/spec_loader.hpp"
 
 namespace maeri::cli {
 namespace {
@@ -29,7 +29,7 @@ struct BenchOptions {
 // / total wall time. `joint`: the two-level
 // space's SDM-level stage alone (its mappings over its time), the SDM levels of up to 2·64 fabric tiles within a
 // budget of 2^20 mappings per layer (docs/mapping.md).
-double mappings_per_second(const std::vector<spec::Layer>& layers, const spec::Hardware& hardware, int threads,
+double mappings_per_second(const std::vector<contracts::Layer>& layers, const contracts::Hardware& hardware, int threads,
                            int repeats, mapper::RuleSet rules, bool exact, bool joint, bool bound,
                            std::uint64_t& evaluated, std::uint64_t& costed) {
   double seconds = 0;
@@ -52,14 +52,14 @@ double mappings_per_second(const std::vector<spec::Layer>& layers, const spec::H
 }
 
 int run_bench(const BenchOptions& options) {
-  const spec::Network network = importer::load_network(options.workload);
-  spec::Hardware hardware = spec::load_hardware(options.hardware);
-  std::vector<spec::Layer> layers;
+  const contracts::Network network = importer::load_network(options.workload);
+  contracts::Hardware hardware = contracts::load_hardware(options.hardware);
+  std::vector<contracts::Layer> layers;
   for (const auto& layer : network.layers) {
-    if (layer.type == spec::LayerType::Convolution && layer.R == 3 && layer.S == 3) layers.push_back(layer);
+    if (layer.type == contracts::LayerType::Convolution && layer.R == 3 && layer.S == 3) layers.push_back(layer);
   }
   if (layers.empty()) {
-    throw spec::SpecError({options.workload, 0, 0}, "layers", "no 3x3 convolution layers to benchmark");
+    throw util::InputError({options.workload, 0, 0}, "layers", "no 3x3 convolution layers to benchmark");
   }
   const int all_threads = tbb::info::default_concurrency();
   fmt::print("mapper benchmark: {} 3x3 conv layers of '{}', {} repeats, objective runtime\n", layers.size(),

@@ -14,12 +14,12 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "importer/network_loader.hpp"
-#include "spec/atomic_file.hpp"
-#include "mapper/cost_model.hpp"
+#include "util/atomic_file.hpp"
+#include "mapper/model/cost_model.hpp"
 #include "calibration/model_fit.hpp"
-#include "spec/spec_loader.hpp"
-#include "spec/strict_yaml.hpp"
-#include "mapper/tile_space.hpp"
+#include "contracts/spec_loader.hpp"
+#include "contracts/strict_yaml.hpp"
+#include "mapper/mapspace/tile_space.hpp"
 #include "calibration/calibration.hpp"
 #include "calibration/scatter_svg.hpp"
 
@@ -49,11 +49,11 @@ std::string today() {
   return text;
 }
 
-std::string calibrated_yaml(const CalibrateOptions& options, const spec::ModelParameters& parameters,
-                            const spec::CalibrationProvenance& provenance) {
-  YAML::Node root = spec::load_yaml_file(options.hardware);  // with the input limits, like load_hardware
+std::string calibrated_yaml(const CalibrateOptions& options, const contracts::ModelParameters& parameters,
+                            const contracts::CalibrationProvenance& provenance) {
+  YAML::Node root = contracts::load_yaml_file(options.hardware);  // with the input limits, like load_hardware
   YAML::Node model;
-  for (const auto& info : spec::model_parameter_table()) model[info.name] = parameters.*(info.field);
+  for (const auto& info : contracts::model_parameter_table()) model[info.name] = parameters.*(info.field);
   root["model"] = model;
   YAML::Node calibration;
   calibration["date"] = provenance.date;
@@ -73,20 +73,20 @@ std::string calibrated_yaml(const CalibrateOptions& options, const spec::ModelPa
 }
 
 int run_calibrate(const CalibrateOptions& options) {
-  const spec::Hardware hardware = spec::load_hardware(options.hardware);
-  const spec::Network network = importer::load_network(options.workload);
+  const contracts::Hardware hardware = contracts::load_hardware(options.hardware);
+  const contracts::Network network = importer::load_network(options.workload);
   for (const std::string& name : options.fit) {
     try {
-      spec::model_parameter(name);
+      contracts::model_parameter(name);
     } catch (const std::invalid_argument& error) {
-      throw spec::SpecError({"--fit", 0, 0}, "", error.what());
+      throw util::InputError({"--fit", 0, 0}, "", error.what());
     }
   }
   std::set<std::string> holdout(options.holdout.begin(), options.holdout.end());
   for (const std::string& name : holdout) {
     bool found = false;
     for (const auto& layer : network.layers) found = found || layer.name == name;
-    if (!found) throw spec::SpecError({options.workload, 0, 0}, "layers", "has no layer '" + name + "' (--holdout)");
+    if (!found) throw util::InputError({options.workload, 0, 0}, "layers", "has no layer '" + name + "' (--holdout)");
   }
   if (holdout.empty())  // default: every other layer, starting with the second
     for (size_t l = 1; l < network.layers.size(); l += 2) holdout.insert(network.layers[l].name);
@@ -94,16 +94,16 @@ int run_calibrate(const CalibrateOptions& options) {
   // The outputs are checked (and their folder made) now, so a bad path fails before minutes of co-simulation.
   const std::filesystem::path out_dir = !options.out_dir.empty() ? std::filesystem::path(options.out_dir)
                                         : std::filesystem::path(options.output).parent_path();
-  if (!out_dir.empty()) spec::create_output_directory(out_dir.string());
+  if (!out_dir.empty()) util::create_output_directory(out_dir.string());
   const std::string csv_path = (out_dir / "calibration.csv").string();
   const std::string svg_path = (out_dir / "calibration.svg").string();
-  for (const std::string& output : {options.output, csv_path, svg_path}) spec::check_output_path(output);
+  for (const std::string& output : {options.output, csv_path, svg_path}) util::check_output_path(output);
 
   std::unique_ptr<sim::FabricSession> fabric;
   try {
     fabric = sim::open_fabric(codegen::image_hardware_of(hardware));
   } catch (const std::invalid_argument& error) {
-    throw spec::SpecError({options.hardware, 0, 0}, "", error.what());
+    throw util::InputError({options.hardware, 0, 0}, "", error.what());
   }
   fmt::print("calibrating {} on {} ({}) with {}: fitting [{}]\n", options.hardware, hardware.name,
              fabric->model_name(), network.name, fmt::join(options.fit, ", "));
@@ -114,23 +114,23 @@ int run_calibrate(const CalibrateOptions& options) {
   plan.max_cycles = options.max_cycles;
   plan.seed = options.seed;
   plan.holdout = holdout;
-  for (const spec::Layer& layer : network.layers)
+  for (const contracts::Layer& layer : network.layers)
     if (const auto reason = mapper::unmappable_reason(layer, hardware))
-      throw spec::SpecError({options.workload, 0, 0}, "layers." + layer.name, *reason);
+      throw util::InputError({options.workload, 0, 0}, "layers." + layer.name, *reason);
   bool all_exact = true;
   const std::vector<calibration::CalibrationCase> cases = calibration::co_simulate_cases(
       *fabric, network, hardware, plan, [&](const calibration::CalibrationCase& c, double seconds) {
         all_exact = all_exact && c.bit_exact;
         const double model = c.model.cycles.total;
         fmt::print("  [{}] {} {} ({}): co-sim {:.0f} cycles, model {:.0f} ({:+.2f}%), outputs {}  [{:.2f} s]\n",
-                   c.holdout ? "holdout" : "fit    ", c.layer.name, spec::to_compact_string(c.tile), c.origin,
+                   c.holdout ? "holdout" : "fit    ", c.layer.name, contracts::to_compact_string(c.tile), c.origin,
                    c.rtl_total_cycles, model, 100 * (model - c.rtl_total_cycles) / c.rtl_total_cycles,
                    c.bit_exact ? "bit-exact" : "MISMATCH", seconds);
       });
 
   const std::vector<calibration::FitSample> samples = calibration::fit_samples(cases);
-  if (samples.empty()) throw spec::SpecError({"--holdout", 0, 0}, "", "every case is held out: nothing to fit on");
-  spec::Hardware calibrated = hardware;
+  if (samples.empty()) throw util::InputError({"--holdout", 0, 0}, "", "every case is held out: nothing to fit on");
+  contracts::Hardware calibrated = hardware;
   std::vector<std::string> fitted = options.fit;
   int iterations = 0;
   if (options.no_select) {
@@ -161,7 +161,7 @@ int run_calibrate(const CalibrateOptions& options) {
   fmt::print("\nfit: Levenberg-Marquardt on relative cycle errors, {} cases, {} iterations\n", samples.size(),
              iterations);
   for (const std::string& name : options.fit) {
-    const auto& info = spec::model_parameter(name);
+    const auto& info = contracts::model_parameter(name);
     fmt::print("  {:<24} {:>10.4f} -> {:>10.4f}   ({})\n", name, hardware.model.*(info.field),
                calibrated.model.*(info.field), info.meaning);
   }
@@ -193,7 +193,7 @@ int run_calibrate(const CalibrateOptions& options) {
                100 * change.top_k_overlap, change.spearman);
   }
 
-  spec::CalibrationProvenance provenance;
+  contracts::CalibrationProvenance provenance;
   provenance.date = today();
   provenance.method = options.no_select
                           ? "Levenberg-Marquardt least squares on relative cycle errors vs SystemC/Verilator co-simulation"
@@ -208,15 +208,15 @@ int run_calibrate(const CalibrateOptions& options) {
   provenance.cycle_mape_before_percent = holdout_before;
   provenance.cycle_mape_after_percent = holdout_after;
 
-  spec::write_file_atomically(options.output, calibrated_yaml(options, calibrated.model, provenance));
-  spec::write_file_atomically(csv_path, calibration::calibration_csv(cases, hardware, calibrated));
+  util::write_file_atomically(options.output, calibrated_yaml(options, calibrated.model, provenance));
+  util::write_file_atomically(csv_path, calibration::calibration_csv(cases, hardware, calibrated));
   std::vector<calibration::ScatterSeries> series = {{"before calibration", "#d62728", {}},
                                                   {"after calibration", "#1f77b4", {}}};
   for (const auto& c : cases) {
     series[0].points.push_back({c.rtl_total_cycles, c.model.cycles.total});
     series[1].points.push_back({c.rtl_total_cycles, mapper::evaluate(c.layer, calibrated, c.tile).cycles.total});
   }
-  spec::write_file_atomically(
+  util::write_file_atomically(
       svg_path, calibration::scatter_svg(fmt::format("{}: model vs co-simulation, cycles with DRAM", hardware.name),
                                        "co-simulated cycles", "model cycles", series));
   fmt::print("\nwrote {} (calibrated hardware), {} and {}\n", options.output, csv_path, svg_path);

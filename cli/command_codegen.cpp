@@ -12,13 +12,13 @@
 #include "codegen/image_file.hpp"
 #include "codegen/image_program.hpp"
 #include "codegen/network_manifest.hpp"
-#include "spec/file_names.hpp"
-#include "spec/progress_bar.hpp"
-#include "spec/sha256.hpp"
-#include "spec/atomic_file.hpp"
-#include "spec/mapping_file.hpp"
-#include "mapper/search.hpp"
-#include "spec/spec_loader.hpp"
+#include "util/file_names.hpp"
+#include "util/progress_bar.hpp"
+#include "util/sha256.hpp"
+#include "util/atomic_file.hpp"
+#include "contracts/mapping_file.hpp"
+#include "mapper/search/search.hpp"
+#include "contracts/spec_loader.hpp"
 
 namespace maeri::cli {
 namespace {
@@ -40,36 +40,36 @@ struct DisasmOptions {
   bool json = false;
 };
 
-std::vector<spec::LayerMapping> mappings_to_build(const CodegenOptions& options, const spec::Hardware& hardware,
+std::vector<contracts::LayerMapping> mappings_to_build(const CodegenOptions& options, const contracts::Hardware& hardware,
                                                     std::string& workload_name) {
-  std::vector<spec::LayerMapping> result;
+  std::vector<contracts::LayerMapping> result;
   if (!options.mapping.empty()) {
-    const spec::MappingFile file = spec::load_mapping_file(options.mapping);
-    spec::check_mapping_hardware(file, options.mapping, hardware);
+    const contracts::MappingFile file = contracts::load_mapping_file(options.mapping);
+    contracts::check_mapping_hardware(file, options.mapping, hardware);
     workload_name = file.workload_name;
-    for (const spec::LayerMapping& entry : file.layers)
+    for (const contracts::LayerMapping& entry : file.layers)
       if (options.layer.empty() || entry.layer.name == options.layer) {
-        // The tile and SDM level must fit this hardware (the SDM capacity needs its SDM size): SpecError naming
+        // The tile and SDM level must fit this hardware (the SDM capacity needs its SDM size): util::InputError naming
         // the layer's field otherwise.
-        spec::tile_for_layer(file, options.mapping, entry.layer, hardware);
+        contracts::tile_for_layer(file, options.mapping, entry.layer, hardware);
         result.push_back(entry);
       }
     if (result.empty())
-      throw spec::SpecError({options.mapping, 0, 0}, "layers", "the mapping file has no layer named '" +
+      throw util::InputError({options.mapping, 0, 0}, "layers", "the mapping file has no layer named '" +
                                                                      options.layer + "'");
     return result;
   }
-  const spec::Network network = importer::load_network(options.workload);
+  const contracts::Network network = importer::load_network(options.workload);
   workload_name = network.name;
   const auto objective = mapper::parse_objective(options.objective);
   if (!objective)
-    throw spec::SpecError({"command line", 0, 0}, "--objective",
+    throw util::InputError({"command line", 0, 0}, "--objective",
                             "expected runtime, energy or edp, found '" + options.objective + "'");
-  for (const spec::Layer& layer : select_layers(network, options.workload, options.layer)) {
+  for (const contracts::Layer& layer : select_layers(network, options.workload, options.layer)) {
     const mapper::SearchResult found =
         mapper::search(layer, hardware, mapper::map_search_options(*objective, 1, codegen::exact_traffic_for(layer, hardware)));
     if (found.best.empty())
-      throw spec::SpecError({options.workload, 0, 0}, "layers." + layer.name,
+      throw util::InputError({options.workload, 0, 0}, "layers." + layer.name,
                               "no tile of this layer fits " + hardware.name);
     result.push_back({layer, found.best.front().tile, found.best.front().cycles.total,
                       found.best.front().energy_pj.total});
@@ -78,15 +78,15 @@ std::vector<spec::LayerMapping> mappings_to_build(const CodegenOptions& options,
 }
 
 int run_codegen(const CodegenOptions& options) {
-  const spec::Hardware hardware = spec::load_hardware(options.hardware);
+  const contracts::Hardware hardware = contracts::load_hardware(options.hardware);
   std::string workload_name;
   const auto mappings = mappings_to_build(options, hardware, workload_name);
-  spec::create_output_directory(options.output_dir);
+  util::create_output_directory(options.output_dir);
   // Names are free text in the YAML: files are named after safe, unique stems, inside the output folder.
   std::vector<std::string> layer_names;
-  for (const spec::LayerMapping& mapping : mappings) layer_names.push_back(mapping.layer.name);
-  const std::vector<std::string> layer_stems = spec::unique_file_stems(layer_names);
-  const std::string network_stem = spec::safe_file_stem(workload_name);
+  for (const contracts::LayerMapping& mapping : mappings) layer_names.push_back(mapping.layer.name);
+  const std::vector<std::string> layer_stems = util::unique_file_stems(layer_names);
+  const std::string network_stem = util::safe_file_stem(workload_name);
   const auto file_of = [&](std::size_t l, const char* extension) {
     return network_stem + "." + layer_stems[l] + extension;
   };
@@ -94,11 +94,11 @@ int run_codegen(const CodegenOptions& options) {
     return (std::filesystem::path(options.output_dir) / file).string();
   };
   const std::string manifest_path = path_of(network_stem + ".manifest.json");
-  spec::check_output_path(manifest_path);
+  util::check_output_path(manifest_path);
   for (std::size_t l = 0; l < mappings.size(); ++l) {  // every output checked before the first is written
-    spec::check_output_path(path_of(file_of(l, ".mimg")));
-    if (options.hex) spec::check_output_path(path_of(file_of(l, ".hex")));
-    if (options.json) spec::check_output_path(path_of(file_of(l, ".json")));
+    util::check_output_path(path_of(file_of(l, ".mimg")));
+    if (options.hex) util::check_output_path(path_of(file_of(l, ".hex")));
+    if (options.json) util::check_output_path(path_of(file_of(l, ".json")));
   }
   fmt::print("{:<16} {:<20} {:>7} {:>7} {:>7} {:>8} {:>9}  {}\n", "layer", "tile", "phases", "steps", "configs",
              "instrs", "bytes", "image");
@@ -106,32 +106,32 @@ int run_codegen(const CodegenOptions& options) {
   manifest.network = workload_name;
   manifest.hardware = codegen::image_hardware_of(hardware);
   {  // the bar's last line is finished before the summary
-    spec::ProgressBar progress("codegen " + workload_name, std::int64_t(mappings.size()));
+    util::ProgressBar progress("codegen " + workload_name, std::int64_t(mappings.size()));
     for (std::size_t l = 0; l < mappings.size(); ++l) {
-      const spec::LayerMapping& mapping = mappings[l];
+      const contracts::LayerMapping& mapping = mappings[l];
       const codegen::LayerProgram program = codegen::plan_layer(mapping.layer, hardware, mapping.tile);
       const codegen::ConfigImage image = codegen::build_image(program, hardware);
       const std::vector<std::uint8_t> bytes = codegen::encode_image(image);
       const std::string image_bytes(bytes.begin(), bytes.end());
       const std::string image_path = path_of(file_of(l, ".mimg"));
-      spec::write_file_atomically(image_path, image_bytes);
-      if (options.hex) spec::write_file_atomically(path_of(file_of(l, ".hex")), codegen::to_readmemh(bytes));
-      if (options.json) spec::write_file_atomically(path_of(file_of(l, ".json")), codegen::to_json(image));
-      manifest.layers.push_back({int(l) + 1, mapping.layer.name, file_of(l, ".mimg"), spec::sha256_hex(image_bytes),
-                                 std::int64_t(bytes.size()), spec::to_compact_string(mapping.tile),
+      util::write_file_atomically(image_path, image_bytes);
+      if (options.hex) util::write_file_atomically(path_of(file_of(l, ".hex")), codegen::to_readmemh(bytes));
+      if (options.json) util::write_file_atomically(path_of(file_of(l, ".json")), codegen::to_json(image));
+      manifest.layers.push_back({int(l) + 1, mapping.layer.name, file_of(l, ".mimg"), util::sha256_hex(image_bytes),
+                                 std::int64_t(bytes.size()), contracts::to_compact_string(mapping.tile),
                                  mapping.predicted_cycles});
       std::size_t steps = 0;
       for (const auto& phase : program.phases) steps += phase.steps.size();
       progress.clear();
       fmt::print("{:<16} {:<20} {:>7} {:>7} {:>7} {:>8} {:>9}  {}\n", mapping.layer.name,
-                 spec::to_compact_string(mapping.tile), program.phases.size(), steps, image.configurations.size(),
+                 contracts::to_compact_string(mapping.tile), program.phases.size(), steps, image.configurations.size(),
                  image.program.size(), bytes.size(), image_path);
       std::fflush(stdout);
       progress.advance(mapping.layer.name);
     }
   }
   // Last, so that a manifest only ever lists images that were written completely.
-  spec::write_file_atomically(manifest_path, codegen::manifest_json(manifest));
+  util::write_file_atomically(manifest_path, codegen::manifest_json(manifest));
   fmt::print("manifest {} ({} layers)\n", manifest_path, manifest.layers.size());
   return kExitOk;
 }
@@ -139,7 +139,7 @@ int run_codegen(const CodegenOptions& options) {
 int run_disasm(const DisasmOptions& options) {
   const codegen::ConfigImage image = codegen::load_image_file(options.image);
   if (!options.hardware.empty())
-    codegen::check_image_matches(image, spec::load_hardware(options.hardware), options.image);
+    codegen::check_image_matches(image, contracts::load_hardware(options.hardware), options.image);
   if (options.json) {
     std::cout << codegen::to_json(image);
     return kExitOk;
@@ -149,8 +149,8 @@ int run_disasm(const DisasmOptions& options) {
   fmt::print("image     {} (format version {})\n", options.image, codegen::image_format_version(image));
   fmt::print("hardware  {}: {} MS, dn_bw {}, rn_bw {}, data {} bits, accumulators {} bits\n", hw.name, hw.num_ms,
              hw.dn_bw, hw.rn_bw, hw.data_width, hw.acc_width);
-  fmt::print("layer     {}: {}\n", l.name, spec::shape_text(l));
-  fmt::print("tile      {}\n\nconfigurations\n", spec::to_string(image.tile));
+  fmt::print("layer     {}: {}\n", l.name, contracts::shape_text(l));
+  fmt::print("tile      {}\n\nconfigurations\n", contracts::to_string(image.tile));
   for (std::size_t c = 0; c < image.configurations.size(); ++c) {
     const auto& configuration = image.configurations[c];
     int active = 0, adders = 0, links = 0;

@@ -24,16 +24,16 @@
 #include "cli/exit_codes.hpp"
 #include "cli/layer_selection.hpp"
 #include "importer/network_loader.hpp"
-#include "mapper/cost_model.hpp"
-#include "mapper/sdm_budget.hpp"
-#include "mapper/search_method.hpp"
-#include "mapper/surrogate_model.hpp"
-#include "mapper/svg_chart.hpp"
-#include "mapper/warm_start.hpp"
-#include "spec/atomic_file.hpp"
-#include "spec/progress_bar.hpp"
-#include "spec/sha256.hpp"
-#include "spec/spec_loader.hpp"
+#include "mapper/model/cost_model.hpp"
+#include "contracts/sdm_budget.hpp"
+#include "mapper/search/search_method.hpp"
+#include "mapper/search/surrogate_model.hpp"
+#include "util/svg_chart.hpp"
+#include "mapper/search/warm_start.hpp"
+#include "util/atomic_file.hpp"
+#include "util/progress_bar.hpp"
+#include "util/sha256.hpp"
+#include "contracts/spec_loader.hpp"
 
 namespace maeri::cli {
 namespace {
@@ -77,7 +77,7 @@ double median_of(std::vector<double> values) { return quantile(std::move(values)
 
 // The algorithmic minimum of a layer's objective (docs/search.md): every MAC on a multiplier switch every cycle
 // (⌈MACs / num_ms⌉ cycles) and only the unavoidable energy: the multiplications and the compulsory DRAM bytes.
-double algorithmic_minimum(const spec::Layer& layer, const spec::Hardware& hardware, mapper::Objective objective) {
+double algorithmic_minimum(const contracts::Layer& layer, const contracts::Hardware& hardware, mapper::Objective objective) {
   const double cycles = std::ceil(double(layer.macs()) / double(hardware.num_ms));
   return mapper::objective_value(cycles, mapper::energy_lower_bound(layer, hardware), objective);
 }
@@ -108,12 +108,12 @@ class OptimumCache {
                                             line.substr(comma + 1) == "1"};
     }
   }
-  static std::string key(const spec::Hardware& hardware, const std::string& hardware_digest,
-                         mapper::Objective objective, bool two_level, const spec::Layer& layer) {
+  static std::string key(const contracts::Hardware& hardware, const std::string& hardware_digest,
+                         mapper::Objective objective, bool two_level, const contracts::Layer& layer) {
     std::string text = fmt::format("{}/{}MS/{}/{}/{}/{}", hardware.name, hardware.num_ms, hardware_digest.substr(0, 16),
                                    mapper::to_string(objective), two_level ? "two-level" : "single-level",
-                                   spec::to_string(layer.type));
-    for (const auto& field : spec::kLayerShapeFields) text += fmt::format("/{}={}", field.name, layer.*field.member);
+                                   contracts::to_string(layer.type));
+    for (const auto& field : contracts::kLayerShapeFields) text += fmt::format("/{}={}", field.name, layer.*field.member);
     return text;
   }
   const std::pair<double, bool>* find(const std::string& key) const {
@@ -125,7 +125,7 @@ class OptimumCache {
     if (path_.empty()) return;
     std::string text = "key,optimum,exhaustive\n";
     for (const auto& [k, entry] : entries_) text += fmt::format("{},{:.17g},{}\n", k, entry.first, entry.second ? 1 : 0);
-    spec::write_file_atomically(path_, text);
+    util::write_file_atomically(path_, text);
   }
 
  private:
@@ -152,16 +152,16 @@ std::vector<std::pair<double, double>> pareto_front(std::vector<std::pair<double
 }
 
 int run_explore(const ExploreOptions& options) {
-  const spec::Hardware hardware = spec::load_hardware(options.hardware);
-  const spec::Network network = importer::load_network(options.workload);
-  const std::vector<spec::Layer> layers = select_layers(network, options.workload, options.layer);
+  const contracts::Hardware hardware = contracts::load_hardware(options.hardware);
+  const contracts::Network network = importer::load_network(options.workload);
+  const std::vector<contracts::Layer> layers = select_layers(network, options.workload, options.layer);
   const mapper::Objective objective = *mapper::parse_objective(options.objective);
   const bool two_level = !options.single_level;
   std::vector<mapper::SearchMethodKind> methods;
   for (const std::string& name : split(options.methods)) {
     const auto method = mapper::parse_search_method(name);
     if (!method || *method == mapper::SearchMethodKind::Exhaustive)
-      throw spec::SpecError({"command line", 0, 0}, "--methods",
+      throw util::InputError({"command line", 0, 0}, "--methods",
                             "unknown method '" + name + "' (expected random, sa, ga or surrogate; the exhaustive "
                             "optimum is always computed)");
     methods.push_back(*method);
@@ -171,20 +171,20 @@ int run_explore(const ExploreOptions& options) {
     char* end = nullptr;
     const unsigned long long value = std::strtoull(text.c_str(), &end, 10);
     if (*end != '\0' || value == 0 || text[0] == '-')
-      throw spec::SpecError({"command line", 0, 0}, "--budgets", "expected positive integers, found '" + text + "'");
+      throw util::InputError({"command line", 0, 0}, "--budgets", "expected positive integers, found '" + text + "'");
     budgets.push_back(value);
   }
   if (methods.empty() || budgets.empty())
-    throw spec::SpecError({"command line", 0, 0}, methods.empty() ? "--methods" : "--budgets", "the list is empty");
+    throw util::InputError({"command line", 0, 0}, methods.empty() ? "--methods" : "--budgets", "the list is empty");
   std::sort(budgets.begin(), budgets.end());
   const auto warm_start = mapper::parse_warm_start(options.warm_start);
   if (!warm_start)
-    throw spec::SpecError({"command line", 0, 0}, "--warm-start",
+    throw util::InputError({"command line", 0, 0}, "--warm-start",
                           "expected none, previous or similar, found '" + options.warm_start + "'");
   std::optional<mapper::SurrogateModel> model;
   if (std::find(methods.begin(), methods.end(), mapper::SearchMethodKind::Surrogate) != methods.end()) {
     if (options.model.empty())
-      throw spec::SpecError({"command line", 0, 0}, "--model", "the surrogate method needs a model file "
+      throw util::InputError({"command line", 0, 0}, "--model", "the surrogate method needs a model file "
                                                                "(`maeri surrogate train`)");
     model = mapper::SurrogateModel::load(options.model);
     model->require_space(objective, two_level, options.model);
@@ -192,8 +192,8 @@ int run_explore(const ExploreOptions& options) {
   const std::string runs_csv = options.output + ".runs.csv", summary_csv = options.output + ".csv",
                     svg = options.output + ".svg", pareto_csv = options.output + ".pareto.csv";
   for (const std::string& path : {runs_csv, summary_csv, svg})
-    spec::check_output_path(path);
-  if (options.pareto) spec::check_output_path(pareto_csv);
+    util::check_output_path(path);
+  if (options.pareto) util::check_output_path(pareto_csv);
   std::unique_ptr<tbb::global_control> thread_limit;
   if (options.threads > 0)
     thread_limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
@@ -214,7 +214,7 @@ int run_explore(const ExploreOptions& options) {
   // Plot: per method (and warm variant) and budget, the per-layer median, first and third quartile of the ratio.
   std::map<std::string, std::map<std::uint64_t, std::vector<std::array<double, 3>>>> plotted;
   OptimumCache cache(options.optimum_cache);
-  const std::string hardware_digest = spec::sha256_of_file(options.hardware);
+  const std::string hardware_digest = util::sha256_of_file(options.hardware);
   // Per method, per layer searched so far: the best mappings its cold runs found (the warm starts' sources).
   std::map<std::string, std::vector<mapper::SearchedLayer>> method_history;
   const std::uint64_t largest = budgets.back();
@@ -225,12 +225,12 @@ int run_explore(const ExploreOptions& options) {
   };
   std::map<std::string, WarmTotal> warm_totals;
 
-  for (const spec::Layer& layer : layers) {
+  for (const contracts::Layer& layer : layers) {
     const std::string cache_key = OptimumCache::key(hardware, hardware_digest, objective, two_level, layer);
     const double minimum = algorithmic_minimum(layer, hardware, objective);
     double optimum = 0;
     bool cached_exhaustive = false;
-    std::vector<spec::CostReport> optimum_best;
+    std::vector<contracts::CostReport> optimum_best;
     if (const auto* cached = cache.find(cache_key)) {
       optimum = cached->first;
       cached_exhaustive = cached->second;
@@ -266,11 +266,11 @@ int run_explore(const ExploreOptions& options) {
           for (int r = 0; r < options.runs; ++r)
             runs.push_back({layer.name, mapper::to_string(method), warm, budget, options.seed + std::uint64_t(r), {}});
       }
-    std::map<std::string, std::vector<spec::Tile>> warm_mappings;
+    std::map<std::string, std::vector<contracts::Tile>> warm_mappings;
     for (const auto method : methods)
       if (const auto* source = mapper::warm_start_source(method_history[mapper::to_string(method)], layer, *warm_start))
         warm_mappings[mapper::to_string(method)] = mapper::carry_mappings(*source, layer);
-    spec::ProgressBar progress("explore " + layer.name, std::int64_t(runs.size()), isatty(STDERR_FILENO), stderr);
+    util::ProgressBar progress("explore " + layer.name, std::int64_t(runs.size()), isatty(STDERR_FILENO), stderr);
     std::mutex progress_mutex;  // the bar is not thread-safe
     std::int64_t done = 0;
     tbb::parallel_for(std::size_t(0), runs.size(), [&](std::size_t i) {
@@ -291,7 +291,7 @@ int run_explore(const ExploreOptions& options) {
     for (const Run& run : runs)
       if (cached_exhaustive &&
           mapper::objective_value(run.result.best.front(), objective) < optimum * (1 - 1e-12))
-        throw spec::SpecError({options.optimum_cache, 0, 0}, "optimum",
+        throw util::InputError({options.optimum_cache, 0, 0}, "optimum",
                               fmt::format("a {} run found {:.17g} on layer {}, below the cached exhaustive optimum "
                                           "{:.17g}: the file was made by another model; delete it",
                                           run.method, mapper::objective_value(run.result.best.front(), objective),
@@ -312,7 +312,7 @@ int run_explore(const ExploreOptions& options) {
       const std::string name = mapper::to_string(method);
       // Per cold run at the largest budget, its best mapping of each of its best fabric tiles (warm starts learn
       // from these, as from every mapping those runs costed: best_of_fabric_tiles).
-      std::vector<spec::CostReport> cold_costed;
+      std::vector<contracts::CostReport> cold_costed;
       for (const bool warm : {false, true}) {
         if (warm && *warm_start == mapper::WarmStart::None) continue;
         for (const std::uint64_t budget : budgets) {
@@ -328,7 +328,7 @@ int run_explore(const ExploreOptions& options) {
                                      layer.name, name, warm ? options.warm_start : "none", budget,
                                      run.seed - options.seed, run.seed, run.result.evaluations, run.result.proposals,
                                      best, optimum, best / optimum, minimum, best / minimum, reach,
-                                     run.result.seconds, spec::to_string(run.result.best.front().tile));
+                                     run.result.seconds, contracts::to_string(run.result.best.front().tile));
             if (!warm && budget == largest) {
               const auto top = mapper::best_of_fabric_tiles(run.result.evaluated, objective, mapper::kLearntFabricTiles);
               cold_costed.insert(cold_costed.end(), top.begin(), top.end());
@@ -372,7 +372,7 @@ int run_explore(const ExploreOptions& options) {
     }
   }
 
-  std::vector<mapper::ChartSeries> series;
+  std::vector<util::ChartSeries> series;
   // Geometric mean over the layers (a ratio's natural mean; the median would hide the few hard layers behind the
   // easy ones): the median as a line, the quartiles as points of the same colour.
   const auto geometric_mean = [](const std::vector<std::array<double, 3>>& per_layer, std::size_t which) {
@@ -381,8 +381,8 @@ int run_explore(const ExploreOptions& options) {
     return std::exp(sum / double(per_layer.size()));
   };
   for (const auto& [name, by_budget] : plotted) {
-    const std::string colour = mapper::series_colour(series.size() / 2);
-    mapper::ChartSeries line{name + ", median", colour, {}, true, {}}, spread{"", colour, {}, false, {}};
+    const std::string colour = util::series_colour(series.size() / 2);
+    util::ChartSeries line{name + ", median", colour, {}, true, {}}, spread{"", colour, {}, false, {}};
     for (const auto& [budget, per_layer] : by_budget) {
       line.points.emplace_back(double(budget), geometric_mean(per_layer, 0));
       spread.points.emplace_back(double(budget), geometric_mean(per_layer, 1));
@@ -391,10 +391,10 @@ int run_explore(const ExploreOptions& options) {
     series.push_back(line);
     series.push_back(spread);
   }
-  spec::write_file_atomically(runs_csv, runs_text);
-  spec::write_file_atomically(summary_csv, summary_text);
-  spec::write_file_atomically(
-      svg, mapper::chart_svg({fmt::format("{} on {}: best found / optimum ({}; {} runs: median, points = quartiles; "
+  util::write_file_atomically(runs_csv, runs_text);
+  util::write_file_atomically(summary_csv, summary_text);
+  util::write_file_atomically(
+      svg, util::chart_svg({fmt::format("{} on {}: best found / optimum ({}; {} runs: median, points = quartiles; "
                                           "geometric mean over {} layers)",
                                           network.name, hardware.name, options.objective, options.runs, layers.size()),
                               "samples (model evaluations)", "best found / optimum", true, false},
@@ -410,7 +410,7 @@ int run_explore(const ExploreOptions& options) {
   }
   fmt::print("\nruns: {}\nsummary: {}\nplot: {}\n", runs_csv, summary_csv, svg);
   if (options.pareto) {
-    spec::write_file_atomically(pareto_csv, pareto_text);
+    util::write_file_atomically(pareto_csv, pareto_text);
     fmt::print("pareto: {}\n", pareto_csv);
   }
   return kExitOk;

@@ -7,8 +7,8 @@
 #include "codegen/config_image.hpp"
 #include "sim/fabric_cache.hpp"
 #include "sim/fabric_session.hpp"
-#include "spec/spec_error.hpp"
-#include "spec/spec_loader.hpp"
+#include "util/input_error.hpp"
+#include "contracts/spec_loader.hpp"
 
 namespace maeri::cli {
 namespace {
@@ -24,7 +24,7 @@ int list_fabrics() {
 }
 
 int build(const std::string& hardware_path) {
-  const spec::Hardware hardware = spec::load_hardware(hardware_path);
+  const contracts::Hardware hardware = contracts::load_hardware(hardware_path);
   const codegen::ImageHardware fabric = codegen::image_hardware_of(hardware);
   if (sim::open_prebuilt_fabric(fabric)) {
     fmt::print("{}: prebuilt, nothing to build\n", hardware_path);
@@ -33,7 +33,7 @@ int build(const std::string& hardware_path) {
   try {
     fmt::print("{}: {}\n", hardware_path, sim::build_fabric(fabric));
   } catch (const sim::FabricBuildError& error) {
-    throw spec::SpecError({hardware_path, 0, 0}, "", error.what());
+    throw util::InputError({hardware_path, 0, 0}, "", error.what());
   }
   return kExitOk;
 }

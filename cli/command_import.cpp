@@ -10,7 +10,7 @@
 #include "cli/exit_codes.hpp"
 #include "importer/onnx_import.hpp"
 #include "importer/workload_yaml.hpp"
-#include "spec/atomic_file.hpp"
+#include "util/atomic_file.hpp"
 
 namespace maeri::cli {
 namespace {
@@ -22,7 +22,7 @@ struct ImportOptions {
 
 int run_import(const ImportOptions& options) {
   const importer::OnnxImport imported = importer::import_onnx(options.model);
-  const spec::Network& network = imported.network;
+  const contracts::Network& network = imported.network;
   // Written before anything is printed as done: a bad batch layout fails here, leaving no file.
   const std::string yaml = importer::workload_yaml(
       network, fmt::format("Imported by `maeri import` from {} ({} layers; {} nodes skipped, listed by the import "
@@ -31,13 +31,13 @@ int run_import(const ImportOptions& options) {
                            imported.skipped.size()));
   fmt::print("{}: graph '{}': {} layers, {} MACs\n", options.model, network.name, network.layers.size(),
              network.total_macs());
-  for (const spec::Layer& layer : network.layers)
-    fmt::print("  layer {:<28} {} X'={} Y'={} ({} MACs)\n", layer.name, spec::shape_text(layer), layer.output_x(),
+  for (const contracts::Layer& layer : network.layers)
+    fmt::print("  layer {:<28} {} X'={} Y'={} ({} MACs)\n", layer.name, contracts::shape_text(layer), layer.output_x(),
                layer.output_y(), layer.macs());
   fmt::print("{} nodes skipped:\n", imported.skipped.size());
   for (const importer::SkippedNode& node : imported.skipped)
     fmt::print("  skip  {:<28} {:<20} {}\n", node.name, node.op_type, node.reason);
-  spec::write_file_atomically(options.output, yaml);
+  util::write_file_atomically(options.output, yaml);
   fmt::print("wrote {}\n", options.output);
   return kExitOk;
 }

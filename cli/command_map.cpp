@@ -16,13 +16,13 @@
 #include "cli/map_search.hpp"
 #include "importer/network_loader.hpp"
 #include "codegen/exact_traffic.hpp"
-#include "spec/atomic_file.hpp"
-#include "mapper/cost_model.hpp"
-#include "spec/mapping_file.hpp"
-#include "mapper/report_json.hpp"
-#include "mapper/rule_loss.hpp"
-#include "mapper/search.hpp"
-#include "spec/spec_loader.hpp"
+#include "util/atomic_file.hpp"
+#include "mapper/model/cost_model.hpp"
+#include "contracts/mapping_file.hpp"
+#include "mapper/model/report_json.hpp"
+#include "mapper/search/rule_loss.hpp"
+#include "mapper/search/search.hpp"
+#include "contracts/spec_loader.hpp"
 
 namespace maeri::cli {
 namespace {
@@ -47,11 +47,11 @@ struct MapOptions {
   mapper::HeuristicMapping search;
 };
 
-double dram_ratio(const spec::CostReport& r) {
+double dram_ratio(const contracts::CostReport& r) {
   return r.compulsory_dram_bytes > 0 ? double(r.counts.dram_bytes) / double(r.compulsory_dram_bytes) : 0.0;
 }
 
-void print_row(const std::string& label, const spec::CostReport& r) {
+void print_row(const std::string& label, const contracts::CostReport& r) {
   fmt::print("  {:<9} {:>4} {:>4} {:>5} {:>5} {:>4} {:>5} {:>5} {:>6} {:>6} {:>6.1f}% {:>6.1f}% {:>12.0f} {:>12.1f} "
              "{:>7.2f}x\n",
              label, r.tile[0], r.tile[1], r.tile[2], r.tile[3], r.tile[4], r.tile[5], r.tile[6], r.vn_size,
@@ -59,10 +59,10 @@ void print_row(const std::string& label, const spec::CostReport& r) {
              r.energy_pj.total / 1000.0, dram_ratio(r));
   if (r.tile.sdm.blocked)
     fmt::print("  {:<9} SDM tile (B_K,B_C,B_N,B_X',B_Y') = ({}), order {} (outer to inner)\n", "",
-               spec::blocks_text(r.tile.sdm), spec::order_text(r.tile.sdm.order));
-  if (r.tile.phase_order != spec::kDefaultPhaseOrder)
+               contracts::blocks_text(r.tile.sdm), contracts::order_text(r.tile.sdm.order));
+  if (r.tile.phase_order != contracts::kDefaultPhaseOrder)
     fmt::print("  {:<9} phase order {} (filter tiles outside the reduction folds)\n", "",
-               spec::phase_order_text(r.tile.phase_order));
+               contracts::phase_order_text(r.tile.phase_order));
 }
 
 void print_header() {
@@ -72,67 +72,67 @@ void print_header() {
 }
 
 int run_map(const MapOptions& options) {
-  const spec::Hardware hardware = spec::load_hardware(options.hardware);
-  const spec::Network network = importer::load_network(options.workload);
-  const std::vector<spec::Layer> layers = select_layers(network, options.workload, options.layer);
+  const contracts::Hardware hardware = contracts::load_hardware(options.hardware);
+  const contracts::Network network = importer::load_network(options.workload);
+  const std::vector<contracts::Layer> layers = select_layers(network, options.workload, options.layer);
   const auto objective = mapper::parse_objective(options.objective);
   mapper::RuleSet prune;
   if (!options.prune.empty()) {
     std::string error;
     const auto rules = mapper::parse_rules(options.prune, error);
-    if (!rules) throw spec::SpecError({"command line", 0, 0}, "--prune", error);
+    if (!rules) throw util::InputError({"command line", 0, 0}, "--prune", error);
     prune = *rules;
   }
   mapper::HeuristicMapper map_search(options.search, *objective, !options.single_level, "command line", "--");
-  std::optional<spec::Tile> fixed_tile;
+  std::optional<contracts::Tile> fixed_tile;
   if (!options.tile.empty()) {
-    fixed_tile = spec::parse_tile(options.tile);
+    fixed_tile = contracts::parse_tile(options.tile);
     if (!fixed_tile) {
-      throw spec::SpecError({"command line", 0, 0}, "--tile",
+      throw util::InputError({"command line", 0, 0}, "--tile",
                               "expected seven comma-separated integers T_R,T_S,T_C,T_K,T_N,T_X',T_Y', found '" +
                                   options.tile + "'");
     }
     if (layers.size() != 1) {
-      throw spec::SpecError({"command line", 0, 0}, "--tile",
+      throw util::InputError({"command line", 0, 0}, "--tile",
                               "a fixed tile applies to one layer: add --layer NAME");
     }
     if (!options.sdm.empty()) {
-      const auto blocks = spec::parse_blocks(options.sdm);
+      const auto blocks = contracts::parse_blocks(options.sdm);
       if (!blocks)
-        throw spec::SpecError({"command line", 0, 0}, "--sdm",
+        throw util::InputError({"command line", 0, 0}, "--sdm",
                               "expected five comma-separated integers B_K,B_C,B_N,B_X',B_Y', found '" + options.sdm +
                                   "'");
       fixed_tile->sdm.blocked = true;
       fixed_tile->sdm.block = *blocks;
     }
     if (!options.order.empty()) {
-      if (options.sdm.empty()) throw spec::SpecError({"command line", 0, 0}, "--order", "an order needs --sdm");
-      const std::string problem = spec::order_problem(options.order);
+      if (options.sdm.empty()) throw util::InputError({"command line", 0, 0}, "--order", "an order needs --sdm");
+      const std::string problem = contracts::order_problem(options.order);
       if (!problem.empty())
-        throw spec::SpecError({"command line", 0, 0}, "--order",
+        throw util::InputError({"command line", 0, 0}, "--order",
                               "'" + options.order + "' is not a permutation of K, C, N, X, Y: " + problem);
-      fixed_tile->sdm.order = *spec::parse_order(options.order);
+      fixed_tile->sdm.order = *contracts::parse_order(options.order);
     }
     if (!options.phase_order.empty()) {
-      const auto order = spec::parse_phase_order(options.phase_order);
+      const auto order = contracts::parse_phase_order(options.phase_order);
       if (!order)
-        throw spec::SpecError({"command line", 0, 0}, "--phase-order",
+        throw util::InputError({"command line", 0, 0}, "--phase-order",
                               "expected folds-outer or filters-outer, found '" + options.phase_order + "'");
       fixed_tile->phase_order = *order;
     }
   } else if (!options.phase_order.empty()) {
-    throw spec::SpecError({"command line", 0, 0}, "--phase-order", "a phase order applies to a fixed tile: add --tile");
+    throw util::InputError({"command line", 0, 0}, "--phase-order", "a phase order applies to a fixed tile: add --tile");
   } else if (!options.sdm.empty() || !options.order.empty()) {
-    throw spec::SpecError({"command line", 0, 0}, options.sdm.empty() ? "--order" : "--sdm",
+    throw util::InputError({"command line", 0, 0}, options.sdm.empty() ? "--order" : "--sdm",
                           "an SDM tile or order applies to a fixed tile: add --tile");
   }
 
   const std::string output =
       options.output.empty() ? fmt::format("{}.{}.mapping.yaml", network.name, hardware.name) : options.output;
   for (const std::string* path : {&output, &options.json, &options.csv})  // fail before the search, not after it
-    if (!path->empty()) spec::check_output_path(*path);
+    if (!path->empty()) util::check_output_path(*path);
 
-  spec::MappingFile mapping{hardware.name, hardware.num_ms, hardware.dn_bw, hardware.rn_bw, network.name,
+  contracts::MappingFile mapping{hardware.name, hardware.num_ms, hardware.dn_bw, hardware.rn_bw, network.name,
                               options.objective, {}};
   nlohmann::json json_layers = nlohmann::json::array();
   std::string csv = "layer,rank," + mapper::csv_header() + "\n";
@@ -145,30 +145,30 @@ int run_map(const MapOptions& options) {
              prune.empty() ? std::string("raw Eq. 1 (no pruning)") : "pruned by " + prune.names());
   // Networks repeat layer shapes (ResNet-50: 54 layers, 24 shapes); the model sees only the shape, so a shape is
   // searched once and its result reused.
-  using ShapeKey = std::array<std::int64_t, 1 + spec::kLayerShapeFields.size()>;
+  using ShapeKey = std::array<std::int64_t, 1 + contracts::kLayerShapeFields.size()>;
   std::map<ShapeKey, std::pair<std::string, mapper::SearchResult>> searched;
-  for (const spec::Layer& layer : layers) {
+  for (const contracts::Layer& layer : layers) {
     mapper::SearchResult result;
     std::string same_as;
     if (fixed_tile) {
-      if (const auto violation = spec::tile_violation(layer, hardware, *fixed_tile)) {
-        throw spec::SpecError({"command line", 0, 0}, violation->rfind("SDM", 0) == 0 ? "--sdm" : "--tile",
+      if (const auto violation = contracts::tile_violation(layer, hardware, *fixed_tile)) {
+        throw util::InputError({"command line", 0, 0}, violation->rfind("SDM", 0) == 0 ? "--sdm" : "--tile",
                               *violation);
       }
       result.best = {mapper::evaluate(layer, hardware, *fixed_tile)};
       codegen::refine_with_exact_traffic(result.best.front(), layer, hardware);
       result.evaluated = 1;
-      if (const auto baseline = spec::baseline_tile(layer, hardware)) {
+      if (const auto baseline = contracts::baseline_tile(layer, hardware)) {
         result.baseline = mapper::evaluate(layer, hardware, *baseline);
         codegen::refine_with_exact_traffic(*result.baseline, layer, hardware);
       }
     } else {
       if (const auto reason = mapper::unmappable_reason(layer, hardware, prune)) {
-        throw spec::SpecError({options.workload, 0, 0}, "layers." + layer.name, *reason);
+        throw util::InputError({options.workload, 0, 0}, "layers." + layer.name, *reason);
       }
       // Ranked by the model with exact DN/RN traffic, so what is shown is what was ranked.
       ShapeKey key{static_cast<std::int64_t>(layer.type)};
-      for (std::size_t f = 0; f < spec::kLayerShapeFields.size(); ++f) key[f + 1] = layer.*spec::kLayerShapeFields[f].member;
+      for (std::size_t f = 0; f < contracts::kLayerShapeFields.size(); ++f) key[f + 1] = layer.*contracts::kLayerShapeFields[f].member;
       if (const auto found = searched.find(key); found != searched.end()) {
         same_as = found->second.first;
         result = found->second.second;
@@ -184,7 +184,7 @@ int run_map(const MapOptions& options) {
       }
     }
     fmt::print("\nlayer {} ({} K={} C={} R={} S={} X'={} Y'={} stride {}x{}{}{}; {} MACs): ", layer.name,
-               spec::to_string(layer.type), layer.K, layer.C, layer.R, layer.S, layer.output_x(), layer.output_y(),
+               contracts::to_string(layer.type), layer.K, layer.C, layer.R, layer.S, layer.output_x(), layer.output_y(),
                layer.stride_x, layer.stride_y,
                layer.dilation_x * layer.dilation_y > 1 ? fmt::format(" dilation {}x{}", layer.dilation_x, layer.dilation_y) : "",
                layer.groups > 1 ? fmt::format(" groups {}", layer.groups) : "", layer.macs());
@@ -208,7 +208,7 @@ int run_map(const MapOptions& options) {
       print_row(fmt::format("#{}", rank + 1), result.best[rank]);
       csv += fmt::format("{},{},{}\n", layer.name, rank + 1, mapper::csv_row(result.best[rank]));
     }
-    const spec::CostReport& best = result.best.front();
+    const contracts::CostReport& best = result.best.front();
     fmt::print("  DRAM of #1: {} bytes, compulsory {} bytes: {:.2f}x\n", best.counts.dram_bytes,
                best.compulsory_dram_bytes, dram_ratio(best));
     nlohmann::json entry = {{"layer", layer.name}, {"macs", layer.macs()}, {"evaluated", result.evaluated},
@@ -270,7 +270,7 @@ int run_map(const MapOptions& options) {
     }
   }
 
-  spec::write_mapping_file(output, mapping);
+  contracts::write_mapping_file(output, mapping);
   fmt::print("\nmapping file: {}\n", output);
   if (!options.json.empty()) {
     const nlohmann::json document = {{"hardware", hardware.name}, {"workload", network.name},
@@ -279,12 +279,12 @@ int run_map(const MapOptions& options) {
                                      {"total_cycles", best_cycles}, {"total_energy_pj", best_energy},
                                      {"total_dram_bytes", best_dram}, {"total_compulsory_dram_bytes", compulsory_dram}};
     // Names come from the YAML as bytes: any that are not UTF-8 are written as U+FFFD rather than throwing.
-    spec::write_file_atomically(options.json,
+    util::write_file_atomically(options.json,
                                   document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     fmt::print("json: {}\n", options.json);
   }
   if (!options.csv.empty()) {
-    spec::write_file_atomically(options.csv, csv);
+    util::write_file_atomically(options.csv, csv);
     fmt::print("csv: {}\n", options.csv);
   }
   return kExitOk;

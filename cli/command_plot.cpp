@@ -8,10 +8,10 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
-#include "mapper/svg_chart.hpp"
-#include "spec/atomic_file.hpp"
-#include "spec/csv_table.hpp"
-#include "spec/spec_error.hpp"
+#include "util/svg_chart.hpp"
+#include "util/atomic_file.hpp"
+#include "util/csv_table.hpp"
+#include "util/input_error.hpp"
 
 namespace maeri::cli {
 namespace {
@@ -31,28 +31,28 @@ struct RowFilter {
   std::string value;
 };
 
-std::vector<RowFilter> parse_filters(const PlotOptions& options, const spec::CsvTable& table) {
+std::vector<RowFilter> parse_filters(const PlotOptions& options, const util::CsvTable& table) {
   std::vector<RowFilter> filters;
   for (const std::string& where : options.where) {
     const std::size_t equals = where.find('=');
     if (equals == std::string::npos || equals == 0)
-      throw spec::SpecError({"command line", 0, 0}, "--where", "expected COLUMN=VALUE, found '" + where + "'");
+      throw util::InputError({"command line", 0, 0}, "--where", "expected COLUMN=VALUE, found '" + where + "'");
     filters.push_back({table.column(where.substr(0, equals)), where.substr(equals + 1)});
   }
   return filters;
 }
 
-double number_at(const spec::CsvTable& table, std::size_t row, std::size_t column) {
-  const auto value = spec::csv_number(table.rows[row][column]);
+double number_at(const util::CsvTable& table, std::size_t row, std::size_t column) {
+  const auto value = util::csv_number(table.rows[row][column]);
   if (!value)
-    throw spec::SpecError({table.path, table.row_lines[row], 0}, table.columns[column],
+    throw util::InputError({table.path, table.row_lines[row], 0}, table.columns[column],
                           "expected a number, found '" + table.rows[row][column] + "'");
   return *value;
 }
 
 int run_plot(const PlotOptions& options) {
-  spec::check_output_path(options.output);
-  const spec::CsvTable table = spec::load_csv_table(options.csv);
+  util::check_output_path(options.output);
+  const util::CsvTable table = util::load_csv_table(options.csv);
   const std::size_t x = table.column(options.x);
   std::vector<std::size_t> ys;
   for (const std::string& name : options.y) ys.push_back(table.column(name));
@@ -64,32 +64,32 @@ int run_plot(const PlotOptions& options) {
     if (keep) rows.push_back(r);
   }
   if (rows.empty())
-    throw spec::SpecError({options.csv, 0, 0}, "", "no rows to plot" + std::string(filters.empty() ? "" : " (after --where)"));
+    throw util::InputError({options.csv, 0, 0}, "", "no rows to plot" + std::string(filters.empty() ? "" : " (after --where)"));
 
   std::string y_label = options.y_label;
   if (y_label.empty())
     for (const std::string& name : options.y) y_label += (y_label.empty() ? "" : ", ") + name;
-  const mapper::ChartAxes axes{options.title, options.x_label.empty() ? options.x : options.x_label, y_label,
+  const util::ChartAxes axes{options.title, options.x_label.empty() ? options.x : options.x_label, y_label,
                                options.log_x, options.log_y};
   std::string svg;
   if (options.bars) {
     std::vector<std::string> categories;
     for (const std::size_t r : rows) categories.push_back(table.rows[r][x]);
-    std::vector<mapper::BarSeries> series;
+    std::vector<util::BarSeries> series;
     for (std::size_t i = 0; i < ys.size(); ++i) {
-      series.push_back({options.y[i], mapper::series_colour(i), {}});
+      series.push_back({options.y[i], util::series_colour(i), {}});
       for (const std::size_t r : rows) series.back().values.push_back(number_at(table, r, ys[i]));
     }
-    svg = mapper::bar_chart_svg(axes, categories, series);
+    svg = util::bar_chart_svg(axes, categories, series);
   } else {
-    std::vector<mapper::ChartSeries> series;
+    std::vector<util::ChartSeries> series;
     for (std::size_t i = 0; i < ys.size(); ++i) {
-      series.push_back({options.y[i], mapper::series_colour(i), {}, options.lines, {}});
+      series.push_back({options.y[i], util::series_colour(i), {}, options.lines, {}});
       for (const std::size_t r : rows) series.back().points.push_back({number_at(table, r, x), number_at(table, r, ys[i])});
     }
-    svg = mapper::chart_svg(axes, series);
+    svg = util::chart_svg(axes, series);
   }
-  spec::write_file_atomically(options.output, svg);
+  util::write_file_atomically(options.output, svg);
   fmt::print("plot: {} rows of {} -> {}\n", rows.size(), options.csv, options.output);
   return kExitOk;
 }

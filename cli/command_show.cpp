@@ -6,14 +6,14 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
-#include "spec/spec_loader.hpp"
+#include "contracts/spec_loader.hpp"
 
 namespace maeri::cli {
 namespace {
 
 int run_show(const std::string& hardware_path) {
-  const spec::Hardware hardware = spec::load_hardware(hardware_path);
-  const spec::HardwareStructure structure = spec::derive_structure(hardware);
+  const contracts::Hardware hardware = contracts::load_hardware(hardware_path);
+  const contracts::HardwareStructure structure = contracts::derive_structure(hardware);
   const auto& energy = hardware.energy_pj;
 
   fmt::print("hardware '{}' ({})\n", hardware.name, hardware_path);
@@ -36,8 +36,8 @@ int run_show(const std::string& hardware_path) {
   fmt::print("reduction network (augmented reduction tree)\n");
   fmt::print("  output bandwidth       {} elements/cycle\n", hardware.rn_bw);
   fmt::print("  configuration bus      {} bits/cycle: {} configuration bits, a full reconfiguration in {} cycles\n",
-             hardware.config_bw, spec::configuration_bits(hardware.num_ms),
-             spec::configuration_words(hardware.num_ms, hardware.config_bw));
+             hardware.config_bw, contracts::configuration_bits(hardware.num_ms),
+             contracts::configuration_words(hardware.num_ms, hardware.config_bw));
   fmt::print("  levels                 {}\n", structure.tree_levels);
   fmt::print("  adder switches         {}\n", structure.rn_adders);
   fmt::print("  forwarding links       {}\n", structure.rn_forward_links);

@@ -9,9 +9,9 @@
 #include "codegen/exact_traffic.hpp"
 #include "codegen/image_file.hpp"
 #include "codegen/image_program.hpp"
-#include "spec/atomic_file.hpp"
-#include "mapper/cost_model.hpp"
-#include "spec/spec_loader.hpp"
+#include "util/atomic_file.hpp"
+#include "mapper/model/cost_model.hpp"
+#include "contracts/spec_loader.hpp"
 #include "sim/fabric_session.hpp"
 #include "testbench/cross_check.hpp"
 #include "testbench/scoreboard.hpp"
@@ -32,14 +32,14 @@ struct SimOptions {
 
 int run_sim(const SimOptions& options) {
   for (const std::string* output : {&options.output, &options.trace})  // fail before co-simulating
-    if (!output->empty()) spec::check_output_path(*output);
+    if (!output->empty()) util::check_output_path(*output);
   const codegen::ConfigImage image = codegen::load_image_file(options.image);
-  std::optional<spec::Hardware> hardware;
+  std::optional<contracts::Hardware> hardware;
   if (!options.hardware.empty()) {
-    hardware = spec::load_hardware(options.hardware);
+    hardware = contracts::load_hardware(options.hardware);
     codegen::check_image_matches(image, *hardware, options.image);
   }
-  const spec::Layer& layer = image.layer;
+  const contracts::Layer& layer = image.layer;
   codegen::LayerTensors tensors = codegen::random_tensors(layer, image.hardware.data_width, options.seed);
   if (!options.inputs.empty())
     tensors.input = testbench::read_tensor_file(options.inputs, size_t(layer.input_elements()),
@@ -65,7 +65,7 @@ int run_sim(const SimOptions& options) {
   }
 
   fmt::print("image {} on {}: layer {}, tile {}\n{}\n", options.image, fabric->model_name(), layer.name,
-             spec::to_compact_string(image.tile), board.summary());
+             contracts::to_compact_string(image.tile), board.summary());
   const sim::Counters& c = rtl.counters;
   fmt::print("RTL: {} cycles, {} steps, {} multiplications, {} additions, {} MN forwards, {} DN traversals, "
              "{} RN traversals, {} results\n",
@@ -79,12 +79,12 @@ int run_sim(const SimOptions& options) {
                m.dram.bytes_written, m.sdm.peak_stream_bytes, m.sdm.peak_output_bytes);
   }
   if (hardware) {
-    spec::CostReport model = mapper::evaluate(layer, *hardware, image.tile);
+    contracts::CostReport model = mapper::evaluate(layer, *hardware, image.tile);
     codegen::refine_with_exact_traffic(model, layer, *hardware);
     fmt::print("{}", testbench::cross_check_table(testbench::cross_check(model, {&rtl, &*with_memory}, *hardware)));
   }
   if (!options.output.empty())
-    spec::write_file_atomically(
+    util::write_file_atomically(
         options.output, testbench::tensor_text(rtl.output, fmt::format("output of layer {}: [N={}][K={}][X'={}][Y'={}]",
                                                                        layer.name, layer.N, layer.K, layer.output_x(),
                                                                        layer.output_y())));

@@ -12,10 +12,10 @@
 #include "cli/layer_selection.hpp"
 #include "importer/network_loader.hpp"
 #include "codegen/exact_traffic.hpp"
-#include "mapper/rule_loss.hpp"
-#include "mapper/search.hpp"
-#include "mapper/tile_space.hpp"
-#include "spec/spec_loader.hpp"
+#include "mapper/search/rule_loss.hpp"
+#include "mapper/search/search.hpp"
+#include "mapper/mapspace/tile_space.hpp"
+#include "contracts/spec_loader.hpp"
 
 namespace maeri::cli {
 namespace {
@@ -31,17 +31,17 @@ struct SpaceOptions {
 };
 
 int run_space(const SpaceOptions& options) {
-  const spec::Hardware hardware = spec::load_hardware(options.hardware);
-  const spec::Network network = importer::load_network(options.workload);
+  const contracts::Hardware hardware = contracts::load_hardware(options.hardware);
+  const contracts::Network network = importer::load_network(options.workload);
   const mapper::Objective objective = *mapper::parse_objective(options.objective);
   std::string error;
   const auto prune = mapper::parse_rules(options.prune, error);
-  if (!prune) throw spec::SpecError({"command line", 0, 0}, "--prune", error);
+  if (!prune) throw util::InputError({"command line", 0, 0}, "--prune", error);
   fmt::print("tile space on '{}' ({} multiplier switches): tiles with 1 <= T_d <= dim_d and "
              "T_R·T_S·T_C·T_K·T_N·T_X'·T_Y' <= {} (Eq. 1)\n",
              hardware.name, hardware.num_ms, hardware.num_ms);
-  for (const spec::Layer& layer : select_layers(network, options.workload, options.layer)) {
-    fmt::print("\nlayer {} ({}; X'={} Y'={})\n", layer.name, spec::shape_text(layer), layer.output_x(),
+  for (const contracts::Layer& layer : select_layers(network, options.workload, options.layer)) {
+    fmt::print("\nlayer {} ({}; X'={} Y'={})\n", layer.name, contracts::shape_text(layer), layer.output_x(),
                layer.output_y());
     const auto count = [&](mapper::RuleSet rules, double& ms) {
       const auto start = std::chrono::steady_clock::now();
@@ -68,26 +68,26 @@ int run_space(const SpaceOptions& options) {
     search.joint.enabled = true;
     search.joint.budget = options.joint_budget;
     const mapper::SearchResult result = mapper::search(layer, hardware, search);
-    const spec::CostReport& fabric_optimum = *result.fabric_optimum;
+    const contracts::CostReport& fabric_optimum = *result.fabric_optimum;
     fmt::print("  raw optimum ({}): ({}), {:.0f} cycles, {:.1f} nJ ({:.1f} ms)\n", options.objective,
-               spec::to_compact_string(fabric_optimum.tile), fabric_optimum.cycles.total,
+               contracts::to_compact_string(fabric_optimum.tile), fabric_optimum.cycles.total,
                fabric_optimum.energy_pj.total / 1000.0, result.seconds * 1000);
     fmt::print("{}", mapper::format_rule_losses(mapper::rule_losses(result, layer, hardware, objective), objective));
     // The joint space per level (docs/mapping.md, "SDM level"): before the capacity rule.
-    const std::uint64_t sdm_tiles = result.joint_space / (120 * spec::kPhaseOrders.size());
+    const std::uint64_t sdm_tiles = result.joint_space / (120 * contracts::kPhaseOrders.size());
     fmt::print("  two-level (joint) space, before the SDM capacity rule:\n");
     fmt::print("    {:<34} {:>16}\n", "fabric tiles (raw)", raw);
     fmt::print("    {:<34} {:>16}   (mean {:.1f} per fabric tile)\n", "SDM tiles, summed over fabric tiles",
                sdm_tiles, raw > 0 ? double(sdm_tiles) / double(raw) : 0.0);
     fmt::print("    {:<34} {:>16}   (at most 54 distinct costs per SDM tile)\n", "SDM loop orders", 120);
     fmt::print("    {:<34} {:>16}   (folds-outer, filters-outer; docs/mapping.md, \"Phase order\")\n",
-               "phase orders (inside a block)", spec::kPhaseOrders.size());
+               "phase orders (inside a block)", contracts::kPhaseOrders.size());
     fmt::print("    {:<34} {:>16}   ({} mappings costed over {} fabric tiles, {})\n", "joint: SDM tiles x both orders",
                result.joint_space, result.joint_evaluated, result.joint_fabric_tiles,
                result.joint_exhaustive ? "exhaustive" : "budgeted");
-    const spec::CostReport& best = result.best.front();
+    const contracts::CostReport& best = result.best.front();
     fmt::print("  joint optimum ({}): {}, {:.0f} cycles, {:.1f} nJ, DRAM {:.2f}x compulsory (single-level: {:.2f}x)\n",
-               options.objective, spec::to_string(best.tile), best.cycles.total, best.energy_pj.total / 1000.0,
+               options.objective, contracts::to_string(best.tile), best.cycles.total, best.energy_pj.total / 1000.0,
                double(best.counts.dram_bytes) / double(best.compulsory_dram_bytes),
                double(fabric_optimum.counts.dram_bytes) / double(fabric_optimum.compulsory_dram_bytes));
   }

@@ -10,9 +10,9 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "importer/network_loader.hpp"
-#include "mapper/surrogate_model.hpp"
-#include "spec/atomic_file.hpp"
-#include "spec/spec_loader.hpp"
+#include "mapper/search/surrogate_model.hpp"
+#include "util/atomic_file.hpp"
+#include "contracts/spec_loader.hpp"
 
 namespace maeri::cli {
 namespace {
@@ -28,28 +28,28 @@ struct SurrogateOptions {
 };
 
 struct Inputs {
-  std::vector<spec::Layer> layers;
-  std::vector<spec::Hardware> hardware;
+  std::vector<contracts::Layer> layers;
+  std::vector<contracts::Hardware> hardware;
   std::string description;
 };
 
 Inputs load_inputs(const SurrogateOptions& options) {
   Inputs inputs;
   for (const std::string& path : options.workloads) {
-    const spec::Network network = importer::load_network(path);
+    const contracts::Network network = importer::load_network(path);
     inputs.layers.insert(inputs.layers.end(), network.layers.begin(), network.layers.end());
     inputs.description += (inputs.description.empty() ? "" : ", ") + network.name;
   }
   inputs.description += " on ";
   for (const std::string& path : options.hardware) {
-    inputs.hardware.push_back(spec::load_hardware(path));
+    inputs.hardware.push_back(contracts::load_hardware(path));
     inputs.description += inputs.hardware.back().name + " ";
   }
   return inputs;
 }
 
 int run_train(const SurrogateOptions& options) {
-  spec::check_output_path(options.output);
+  util::check_output_path(options.output);
   const Inputs inputs = load_inputs(options);
   const auto objective = *mapper::parse_objective(options.objective);
   const bool two_level = !options.single_level;

@@ -20,15 +20,15 @@
 #include "cli/sweep_verification.hpp"
 #include "importer/network_loader.hpp"
 #include "codegen/exact_traffic.hpp"
-#include "mapper/design_sweep.hpp"
-#include "mapper/report_json.hpp"
-#include "mapper/svg_chart.hpp"
-#include "spec/atomic_file.hpp"
-#include "spec/file_names.hpp"
-#include "spec/progress_bar.hpp"
-#include "spec/spec_loader.hpp"
-#include "spec/strict_yaml.hpp"
-#include "spec/sweep_grid.hpp"
+#include "mapper/search/design_sweep.hpp"
+#include "mapper/model/report_json.hpp"
+#include "util/svg_chart.hpp"
+#include "util/atomic_file.hpp"
+#include "util/file_names.hpp"
+#include "util/progress_bar.hpp"
+#include "contracts/spec_loader.hpp"
+#include "contracts/strict_yaml.hpp"
+#include "contracts/sweep_grid.hpp"
 
 namespace maeri::cli {
 namespace {
@@ -53,41 +53,41 @@ struct SweepOptions {
 // Runtime and energy against one swept parameter: every valid point, and a line through the best per value.
 void plot_against(const std::string& path, const std::string& field, std::size_t axis,
                   const std::vector<mapper::DesignPoint>& points, bool energy, const std::string& workload) {
-  mapper::ChartSeries all{"all points", "#9aa5b1", {}, false, {}};
+  util::ChartSeries all{"all points", "#9aa5b1", {}, false, {}};
   std::map<double, double> best;
   for (const mapper::DesignPoint& p : points) {
     if (p.error) continue;
-    const double x = *spec::sweep_value_number(p.values[axis]);
+    const double x = *contracts::sweep_value_number(p.values[axis]);
     const double y = energy ? p.energy_pj / 1e6 : p.cycles;
     all.points.push_back({x, y});
     auto [it, inserted] = best.emplace(x, y);
     if (!inserted) it->second = std::min(it->second, y);
   }
-  mapper::ChartSeries line{"best at each value", "#d62728", {best.begin(), best.end()}, true, {}};
+  util::ChartSeries line{"best at each value", "#d62728", {best.begin(), best.end()}, true, {}};
   bool positive = true;
   for (const auto& [x, y] : best) positive = positive && x > 0;
-  const mapper::ChartAxes axes{fmt::format("{}: {} vs {}", workload, energy ? "energy" : "runtime", field), field,
+  const util::ChartAxes axes{fmt::format("{}: {} vs {}", workload, energy ? "energy" : "runtime", field), field,
                                energy ? "energy (µJ)" : "cycles", positive, true};
-  spec::write_file_atomically(path, mapper::chart_svg(axes, {all, line}));
+  util::write_file_atomically(path, util::chart_svg(axes, {all, line}));
 }
 
 int run_sweep(const SweepOptions& options) {
   const auto objective = mapper::parse_objective(options.objective);
-  spec::SweepGrid grid;
-  if (!options.grid.empty()) grid = spec::load_sweep_grid(options.grid);
-  for (const std::string& setting : options.settings) spec::add_axis(grid, spec::parse_sweep_setting(setting), "--set");
-  const std::vector<spec::SweepPoint> grid_points =
-      spec::expand_grid(grid, options.grid.empty() ? "command line" : options.grid);
-  const YAML::Node base = spec::load_yaml_file(options.hardware);
-  const spec::Hardware base_hardware = spec::load_hardware(options.hardware);  // the base itself must be valid
-  const spec::Network network = importer::load_network(options.workload);
+  contracts::SweepGrid grid;
+  if (!options.grid.empty()) grid = contracts::load_sweep_grid(options.grid);
+  for (const std::string& setting : options.settings) contracts::add_axis(grid, contracts::parse_sweep_setting(setting), "--set");
+  const std::vector<contracts::SweepPoint> grid_points =
+      contracts::expand_grid(grid, options.grid.empty() ? "command line" : options.grid);
+  const YAML::Node base = contracts::load_yaml_file(options.hardware);
+  const contracts::Hardware base_hardware = contracts::load_hardware(options.hardware);  // the base itself must be valid
+  const contracts::Network network = importer::load_network(options.workload);
   // Under mpirun every rank builds the same point list; each evaluates its share and rank 0 gathers the results
   // and writes every output (docs/sweep.md, "Many cores and machines").
   Ranks ranks;
   const bool root = ranks.rank() == 0;
   if (root) {
-    spec::create_output_directory(options.out_dir);
-    spec::create_output_directory(options.out_dir + "/points");
+    util::create_output_directory(options.out_dir);
+    util::create_output_directory(options.out_dir + "/points");
   }
 
   std::vector<mapper::DesignPoint> points(grid_points.size());
@@ -103,18 +103,18 @@ int run_sweep(const SweepOptions& options) {
     const std::string point_file = fmt::format("{}/points/{:04}.yaml", options.out_dir, i + 1);
     try {
       YAML::Emitter out;
-      out << spec::apply_point(base, grid, grid_points[i]);
+      out << contracts::apply_point(base, grid, grid_points[i]);
       const std::string text = std::string(out.c_str()) + "\n";
       if (root) {
-        spec::write_file_atomically(point_file, text);
-        point.hardware = spec::load_hardware(point_file);
+        util::write_file_atomically(point_file, text);
+        point.hardware = contracts::load_hardware(point_file);
       } else {
-        point.hardware = spec::hardware_from_yaml(YAML::Load(text), point_file);
+        point.hardware = contracts::hardware_from_yaml(YAML::Load(text), point_file);
       }
       // The search visits about num_ms·log²(num_ms) tiles per layer: the cost that balances points over ranks.
       const double num_ms = static_cast<double>(point.hardware.num_ms);
       costs[i] = num_ms * std::log2(num_ms) * std::log2(num_ms);
-    } catch (const spec::SpecError& error) {
+    } catch (const util::InputError& error) {
       point.error = fmt::format("point {} ({}): {}", i + 1, point.label, error.what());
     }
   }
@@ -131,7 +131,7 @@ int run_sweep(const SweepOptions& options) {
       mine.push_back(points[i]);
     }
   {
-    spec::ProgressBar progress("sweep", static_cast<std::int64_t>(mine.size()), root && isatty(STDERR_FILENO), stderr);
+    util::ProgressBar progress("sweep", static_cast<std::int64_t>(mine.size()), root && isatty(STDERR_FILENO), stderr);
     mapper::evaluate_design_points(
         mine, network, *objective,
         codegen::exact_traffic_for,  // ranked and reported with exact DN/RN traffic, as `maeri map` does
@@ -143,7 +143,7 @@ int run_sweep(const SweepOptions& options) {
     std::vector<int> to_check;
     for (std::size_t m = 0; m < mine.size(); ++m)
       if (!mine[m].error) to_check.push_back(int(m));
-    spec::ProgressBar progress("RTL checks", static_cast<std::int64_t>(to_check.size()),
+    util::ProgressBar progress("RTL checks", static_cast<std::int64_t>(to_check.size()),
                                root && isatty(STDERR_FILENO), stderr);
     run_in_processes(
         to_check, {options.jobs, options.timeout},
@@ -193,7 +193,7 @@ int run_sweep(const SweepOptions& options) {
   for (const std::size_t i : mapper::pareto_front(coordinates)) on_front[valid[i]] = true;
 
   std::string csv = "point,label";
-  for (const spec::SweepAxis& axis : grid.axes) csv += "," + axis.field;
+  for (const contracts::SweepAxis& axis : grid.axes) csv += "," + axis.field;
   csv += std::string(",status,cycles,energy_pj,edp,utilisation,dram_bytes,area_um2,relative_area,pareto") +
          (options.verify ? ",rtl" : "") + "\n";
   std::string layers_csv = std::string("point,layer,t_r,t_s,t_c,t_k,t_n,t_x,t_y,cycles,energy_pj") +
@@ -245,7 +245,7 @@ int run_sweep(const SweepOptions& options) {
     if (check) entry["rtl"] = to_json(*check);
     nlohmann::json layers = nlohmann::json::array();
     for (std::size_t l = 0; l < p.best.size(); ++l) {
-      const spec::CostReport& r = p.best[l];
+      const contracts::CostReport& r = p.best[l];
       layers_csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{}", p.index + 1, network.layers[l].name,
                                 r.tile[0], r.tile[1], r.tile[2], r.tile[3], r.tile[4], r.tile[5], r.tile[6],
                                 r.cycles.total, r.energy_pj.total);
@@ -264,30 +264,30 @@ int run_sweep(const SweepOptions& options) {
   }
 
   const std::string& dir = options.out_dir;
-  spec::write_file_atomically(dir + "/sweep.csv", csv);
-  spec::write_file_atomically(dir + "/sweep_layers.csv", layers_csv);
+  util::write_file_atomically(dir + "/sweep.csv", csv);
+  util::write_file_atomically(dir + "/sweep_layers.csv", layers_csv);
   nlohmann::json fields = nlohmann::json::array();
-  for (const spec::SweepAxis& axis : grid.axes) fields.push_back({{"field", axis.field}, {"values", axis.values}});
+  for (const contracts::SweepAxis& axis : grid.axes) fields.push_back({{"field", axis.field}, {"values", axis.values}});
   const nlohmann::json document = {{"workload", network.name}, {"base_hardware", base_hardware.name},
                                    {"objective", options.objective}, {"grid", fields}, {"points", json_points}};
-  spec::write_file_atomically(dir + "/sweep.json",
+  util::write_file_atomically(dir + "/sweep.json",
                               document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   std::vector<std::string> plots;
   if (!valid.empty()) {
     for (std::size_t a = 0; a < grid.axes.size(); ++a) {
       bool numeric = true;
-      for (const std::string& value : grid.axes[a].values) numeric = numeric && spec::sweep_value_number(value).has_value();
+      for (const std::string& value : grid.axes[a].values) numeric = numeric && contracts::sweep_value_number(value).has_value();
       if (!numeric) {
         fmt::print("no plot against {}: its values are not all numbers\n", grid.axes[a].field);
         continue;
       }
       for (const bool energy : {false, true}) {
-        plots.push_back(fmt::format("{}/{}_vs_{}.svg", dir, energy ? "energy" : "runtime", spec::safe_file_stem(grid.axes[a].field)));
+        plots.push_back(fmt::format("{}/{}_vs_{}.svg", dir, energy ? "energy" : "runtime", util::safe_file_stem(grid.axes[a].field)));
         plot_against(plots.back(), grid.axes[a].field, a, points, energy, network.name);
       }
     }
-    mapper::ChartSeries all{"design points", "#9aa5b1", {}, false, {}};
-    mapper::ChartSeries front{"Pareto front", "#d62728", {}, true, {}};
+    util::ChartSeries all{"design points", "#9aa5b1", {}, false, {}};
+    util::ChartSeries front{"Pareto front", "#d62728", {}, true, {}};
     for (const std::size_t i : mapper::pareto_front(coordinates)) {
       const mapper::DesignPoint& p = points[valid[i]];
       front.points.push_back({p.cycles, p.energy_pj / 1e6});
@@ -295,8 +295,8 @@ int run_sweep(const SweepOptions& options) {
     }
     for (const auto& [cycles, energy] : coordinates) all.points.push_back({cycles, energy / 1e6});
     plots.push_back(dir + "/pareto.svg");
-    spec::write_file_atomically(plots.back(),
-                                mapper::chart_svg({network.name + ": runtime-energy Pareto front", "cycles",
+    util::write_file_atomically(plots.back(),
+                                util::chart_svg({network.name + ": runtime-energy Pareto front", "cycles",
                                                    "energy (µJ)", true, true},
                                                   {all, front}));
   }

@@ -8,19 +8,19 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "importer/network_loader.hpp"
-#include "spec/spec_loader.hpp"
+#include "contracts/spec_loader.hpp"
 
 namespace maeri::cli {
 namespace {
 
-void summarise_hardware(const spec::Hardware& hardware, const std::string& path) {
+void summarise_hardware(const contracts::Hardware& hardware, const std::string& path) {
   fmt::print("{}: OK: hardware '{}': {} multiplier switches, dn_bw {}, rn_bw {}, {}-bit data, {}-bit "
              "accumulators\n",
              path, hardware.name, hardware.num_ms, hardware.dn_bw, hardware.rn_bw, hardware.data_width,
              hardware.acc_width);
 }
 
-void summarise_workload(const spec::Network& network, const std::string& path) {
+void summarise_workload(const contracts::Network& network, const std::string& path) {
   fmt::print("{}: OK: workload '{}': {} layers, {} MACs\n", path, network.name, network.layers.size(),
              network.total_macs());
   fmt::print("  {:<16} {:<4} {:>3} {:>6} {:>7} {:>3} {:>3} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5} {:>14}\n",
@@ -28,7 +28,7 @@ void summarise_workload(const spec::Network& network, const std::string& path) {
   const auto pair = [](std::int64_t x, std::int64_t y) { return x == y ? fmt::format("{}", x) : fmt::format("{}x{}", x, y); };
   for (const auto& layer : network.layers) {
     fmt::print("  {:<16} {:<4} {:>3} {:>6} {:>7} {:>3} {:>3} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5} {:>14}\n",
-               layer.name, spec::to_string(layer.type), layer.N, layer.K, layer.C, layer.R, layer.S,
+               layer.name, contracts::to_string(layer.type), layer.N, layer.K, layer.C, layer.R, layer.S,
                layer.X, layer.Y, pair(layer.stride_x, layer.stride_y), pair(layer.padding_x, layer.padding_y),
                pair(layer.dilation_x, layer.dilation_y), layer.groups, layer.output_x(), layer.output_y(),
                layer.macs());
@@ -41,12 +41,12 @@ int run_validate(const std::vector<std::string>& files) {
     try {
       if (importer::is_onnx_path(path)) {
         summarise_workload(importer::load_network(path), path);
-      } else if (spec::peek_spec_kind(path) == spec::SpecKind::Hardware) {
-        summarise_hardware(spec::load_hardware(path), path);
+      } else if (contracts::peek_spec_kind(path) == contracts::SpecKind::Hardware) {
+        summarise_hardware(contracts::load_hardware(path), path);
       } else {
-        summarise_workload(spec::load_workload(path), path);
+        summarise_workload(contracts::load_workload(path), path);
       }
-    } catch (const spec::SpecError& error) {
+    } catch (const util::InputError& error) {
       std::cerr << "error: " << error.what() << '\n';
       status = kExitBadInput;
     }

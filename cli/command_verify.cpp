@@ -23,12 +23,12 @@
 #include "codegen/image_file.hpp"
 #include "codegen/image_program.hpp"
 #include "codegen/network_manifest.hpp"
-#include "spec/progress_bar.hpp"
-#include "spec/sha256.hpp"
-#include "spec/atomic_file.hpp"
-#include "spec/mapping_file.hpp"
-#include "mapper/search.hpp"
-#include "spec/spec_loader.hpp"
+#include "util/progress_bar.hpp"
+#include "util/sha256.hpp"
+#include "util/atomic_file.hpp"
+#include "contracts/mapping_file.hpp"
+#include "mapper/search/search.hpp"
+#include "contracts/spec_loader.hpp"
 #include "sim/fabric_session.hpp"
 #include "testbench/co_simulation.hpp"
 #include "testbench/shard_run.hpp"
@@ -57,8 +57,8 @@ struct VerifyOptions {
 
 // One (layer, mapping) to verify: its image, and the shards it is cut into.
 struct VerifyJob {
-  spec::Layer layer;
-  spec::Tile tile;
+  contracts::Layer layer;
+  contracts::Tile tile;
   std::uint64_t seed = 0;
   std::vector<std::uint8_t> image;
   std::string source;  // where the image came from, for messages
@@ -70,12 +70,12 @@ struct ShardTask {
   int job, shard;
 };
 
-std::vector<spec::Tile> tiles_for(const spec::Layer& layer, const spec::Hardware& hardware,
-                                    const VerifyOptions& options, const spec::MappingFile* mapping) {
-  if (mapping) return {spec::tile_for_layer(*mapping, options.mapping, layer, hardware)};
+std::vector<contracts::Tile> tiles_for(const contracts::Layer& layer, const contracts::Hardware& hardware,
+                                    const VerifyOptions& options, const contracts::MappingFile* mapping) {
+  if (mapping) return {contracts::tile_for_layer(*mapping, options.mapping, layer, hardware)};
   if (const auto reason = mapper::unmappable_reason(layer, hardware))
-    throw spec::SpecError({options.workload, 0, 0}, "layers." + layer.name, *reason);
-  std::vector<spec::Tile> tiles;
+    throw util::InputError({options.workload, 0, 0}, "layers." + layer.name, *reason);
+  std::vector<contracts::Tile> tiles;
   for (const auto& report :
        mapper::search(layer, hardware,
                       mapper::map_search_options(mapper::Objective::Runtime, options.top,
@@ -86,15 +86,15 @@ std::vector<spec::Tile> tiles_for(const spec::Layer& layer, const spec::Hardware
 }
 
 // Jobs from a workload: the best `--top` tiles of each layer, or the tiles of `--mapping`.
-std::vector<VerifyJob> jobs_from_workload(const VerifyOptions& options, const spec::Hardware& hardware,
+std::vector<VerifyJob> jobs_from_workload(const VerifyOptions& options, const contracts::Hardware& hardware,
                                           std::string& network_name) {
-  const spec::Network network = importer::load_network(options.workload);
+  const contracts::Network network = importer::load_network(options.workload);
   network_name = network.name;
   const auto layers = select_layers(network, options.workload, options.layer);
-  std::optional<spec::MappingFile> mapping;
+  std::optional<contracts::MappingFile> mapping;
   if (!options.mapping.empty()) {
-    mapping = spec::load_mapping_file(options.mapping);
-    spec::check_mapping_hardware(*mapping, options.mapping, hardware);
+    mapping = contracts::load_mapping_file(options.mapping);
+    contracts::check_mapping_hardware(*mapping, options.mapping, hardware);
   }
   std::vector<VerifyJob> jobs;
   for (std::size_t l = 0; l < layers.size(); ++l) {
@@ -114,12 +114,12 @@ std::vector<VerifyJob> jobs_from_workload(const VerifyOptions& options, const sp
 
 // Jobs from a network manifest: every checksum is checked first; a layer whose file does not match, cannot be
 // read or is not an image of this hardware becomes a failed job (named in the report), the others still run.
-std::vector<VerifyJob> jobs_from_manifest(const VerifyOptions& options, const spec::Hardware& hardware,
+std::vector<VerifyJob> jobs_from_manifest(const VerifyOptions& options, const contracts::Hardware& hardware,
                                           std::string& network_name) {
   const codegen::NetworkManifest manifest = codegen::load_manifest(options.manifest);
   network_name = manifest.network;
   if (!(manifest.hardware == codegen::image_hardware_of(hardware)))
-    throw spec::SpecError({options.manifest, 0, 0}, "hardware",
+    throw util::InputError({options.manifest, 0, 0}, "hardware",
                           "the images were built for " + manifest.hardware.name + " (" +
                               std::to_string(manifest.hardware.num_ms) + " MS), not for " + hardware.name);
   std::vector<VerifyJob> jobs;
@@ -133,7 +133,7 @@ std::vector<VerifyJob> jobs_from_manifest(const VerifyOptions& options, const sp
     job.seed = options.seed + 1000 * l;
     job.source = codegen::manifest_image_path(options.manifest, entry);
     try {
-      const std::string digest = spec::sha256_of_file(job.source);
+      const std::string digest = util::sha256_of_file(job.source);
       if (digest != entry.sha256) {
         job.error = "checksum mismatch: " + job.source + " has SHA-256 " + digest + ", the manifest lists " +
                     entry.sha256;
@@ -141,36 +141,36 @@ std::vector<VerifyJob> jobs_from_manifest(const VerifyOptions& options, const sp
         const codegen::ConfigImage image = codegen::load_image_file(job.source);
         codegen::check_image_matches(image, hardware, job.source);
         if (image.layer.name != entry.name)
-          throw spec::SpecError({job.source, 0, 0}, "layer", "the image is of layer '" + image.layer.name +
+          throw util::InputError({job.source, 0, 0}, "layer", "the image is of layer '" + image.layer.name +
                                                                  "', the manifest lists '" + entry.name + "'");
         job.layer = image.layer;
         job.tile = image.tile;
         job.image = codegen::encode_image(image);
       }
-    } catch (const std::exception& error) {  // SpecError, ImageError: this layer's input is bad
+    } catch (const std::exception& error) {  // util::InputError, ImageError: this layer's input is bad
       job.error = error.what();
     }
     jobs.push_back(std::move(job));
   }
   if (!selected)
-    throw spec::SpecError({options.manifest, 0, 0}, "layers", "the manifest has no layer named '" + options.layer + "'");
+    throw util::InputError({options.manifest, 0, 0}, "layers", "the manifest has no layer named '" + options.layer + "'");
   return jobs;
 }
 
 testbench::MemoryRuns memory_runs(const VerifyOptions& options) { return memory_runs_named(options.memory); }
 
-std::unique_ptr<sim::FabricSession> open_fabric_for(const spec::Hardware& hardware, const VerifyOptions& options,
+std::unique_ptr<sim::FabricSession> open_fabric_for(const contracts::Hardware& hardware, const VerifyOptions& options,
                                                     const std::string& trace) {
   try {
     return sim::open_fabric(codegen::image_hardware_of(hardware), 100000, trace);
   } catch (const std::invalid_argument& error) {
-    throw spec::SpecError({options.hardware, 0, 0}, "", error.what());
+    throw util::InputError({options.hardware, 0, 0}, "", error.what());
   }
 }
 
 // Multiply-accumulates of a shard, the cost by which tasks are balanced over ranks.
 double shard_cost(const VerifyJob& job, const codegen::ProgramShard& shard) {
-  const spec::Layer& l = job.layer;
+  const contracts::Layer& l = job.layer;
   return double(l.N) * double(shard.k_end - shard.k_begin) * double(l.C) * double(l.R) * double(l.S) *
          double(l.output_x()) * double(l.output_y());
 }
@@ -187,16 +187,16 @@ int run_verify(const VerifyOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   Ranks ranks;
   const bool root = ranks.rank() == 0;
-  const spec::Hardware hardware = spec::load_hardware(options.hardware);
+  const contracts::Hardware hardware = contracts::load_hardware(options.hardware);
   std::string network_name;
   std::vector<VerifyJob> jobs = options.manifest.empty() ? jobs_from_workload(options, hardware, network_name)
                                                          : jobs_from_manifest(options, hardware, network_name);
   for (const std::string* output : {&options.json, &options.csv, &options.trace})  // fail before co-simulating
-    if (!output->empty() && root) spec::check_output_path(*output);
+    if (!output->empty() && root) util::check_output_path(*output);
   const int workers = options.jobs * ranks.size();
   const bool in_process = workers == 1 && options.timeout == 0;
   if (!options.trace.empty() && !in_process)
-    throw spec::SpecError({"command line", 0, 0}, "--trace", "a trace needs one process: no --jobs, --timeout or MPI");
+    throw util::InputError({"command line", 0, 0}, "--trace", "a trace needs one process: no --jobs, --timeout or MPI");
   const int shards_per_layer = options.shards > 0 ? options.shards : workers;
 
   std::vector<ShardTask> tasks;
@@ -250,11 +250,11 @@ int run_verify(const VerifyOptions& options) {
   int passed = 0, failed = 0, bad_inputs = 0;
   double max_compute_error = 0, max_total_error = 0;
   int sharded_layers = 0;  // their cycles are sums over shards: left out of the largest cycle errors
-  std::unique_ptr<spec::ProgressBar> progress;
+  std::unique_ptr<util::ProgressBar> progress;
 
   const auto finish_job = [&](std::size_t j) {
     const VerifyJob& job = jobs[j];
-    const std::string tile_text = job.image.empty() ? "" : spec::to_compact_string(job.tile);
+    const std::string tile_text = job.image.empty() ? "" : contracts::to_compact_string(job.tile);
     nlohmann::ordered_json entry = {{"layer", job.layer.name}, {"tile", tile_text}};
     std::vector<std::string>& errors = errors_of_job[j];
     std::vector<testbench::ShardRun>& runs = runs_of_job[j];
@@ -287,9 +287,9 @@ int run_verify(const VerifyOptions& options) {
       if (row.metric == testbench::kTotalCycles)
         max_total_error = std::max(max_total_error, std::fabs(row.error_percent()));
     }
-    const std::string order_text = job.tile.phase_order == spec::kDefaultPhaseOrder
+    const std::string order_text = job.tile.phase_order == contracts::kDefaultPhaseOrder
                                        ? ""
-                                       : fmt::format(" {}", spec::phase_order_text(job.tile.phase_order));
+                                       : fmt::format(" {}", contracts::phase_order_text(job.tile.phase_order));
     fmt::print("\nlayer {} tile {}{} ({} image bytes): {}  [{:.2f} s{}]\n", job.layer.name, tile_text, order_text,
                run.image_bytes,
                board.summary(), merged.shard_seconds,
@@ -365,7 +365,7 @@ int run_verify(const VerifyOptions& options) {
     else mine.push_back(std::move(outcome));
     if (progress) progress->advance(jobs[size_t(tasks[size_t(task)].job)].layer.name);
   };
-  progress = std::make_unique<spec::ProgressBar>(ranks.size() > 1 ? "rank 0 shards" : "shards",
+  progress = std::make_unique<util::ProgressBar>(ranks.size() > 1 ? "rank 0 shards" : "shards",
                                                  std::int64_t(my_tasks.size()), root && isatty(STDERR_FILENO) == 1,
                                                  stderr);
   if (in_process) {
@@ -402,9 +402,9 @@ int run_verify(const VerifyOptions& options) {
              options.memory == "ideal" ? "not run" : fmt::format("{:.2f}%", max_total_error), wall);
   // Names come from the YAML as bytes: any that are not UTF-8 are written as U+FFFD rather than throwing.
   if (!options.json.empty())
-    spec::write_file_atomically(options.json,
+    util::write_file_atomically(options.json,
                                   report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-  if (!options.csv.empty()) spec::write_file_atomically(options.csv, csv);
+  if (!options.csv.empty()) util::write_file_atomically(options.csv, csv);
   if (failed == 0 && bad_inputs == 0) return kExitOk;
   return ranks.finish(failed > bad_inputs ? kExitCheckFailed : kExitBadInput);
 }

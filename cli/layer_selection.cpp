@@ -3,11 +3,11 @@
 
 #include <fmt/format.h>
 
-#include "spec/spec_error.hpp"
+#include "util/input_error.hpp"
 
 namespace maeri::cli {
 
-std::vector<spec::Layer> select_layers(const spec::Network& network, const std::string& workload_path,
+std::vector<contracts::Layer> select_layers(const contracts::Network& network, const std::string& workload_path,
                                          const std::string& name) {
   if (name.empty()) return network.layers;
   std::vector<std::string> names;
@@ -15,7 +15,7 @@ std::vector<spec::Layer> select_layers(const spec::Network& network, const std::
     if (layer.name == name) return {layer};
     names.push_back(layer.name);
   }
-  throw spec::SpecError({workload_path, 0, 0}, "--layer",
+  throw util::InputError({workload_path, 0, 0}, "--layer",
                           fmt::format("workload '{}' has no layer '{}' (it has: {})", network.name, name,
                                       fmt::join(names, ", ")));
 }

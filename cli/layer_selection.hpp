@@ -4,13 +4,13 @@
 #include <string>
 #include <vector>
 
-#include "spec/layer.hpp"
+#include "contracts/layer.hpp"
 
 namespace maeri::cli {
 
-// All layers when `name` is empty; otherwise the named one. An unknown name is a SpecError listing
+// All layers when `name` is empty; otherwise the named one. An unknown name is a util::InputError listing
 // the layers the workload does have.
-std::vector<spec::Layer> select_layers(const spec::Network& network, const std::string& workload_path,
+std::vector<contracts::Layer> select_layers(const contracts::Network& network, const std::string& workload_path,
                                          const std::string& name);
 
 }  // namespace maeri::cli

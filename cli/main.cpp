@@ -13,7 +13,7 @@
 #include "maeri_version.hpp"
 #include "codegen/config_image.hpp"
 #include "codegen/vn_layout.hpp"
-#include "spec/spec_error.hpp"
+#include "util/input_error.hpp"
 
 // Keep the tool's output free of SystemC's banner (set before any SystemC object can exist; a user may override).
 namespace {
@@ -64,7 +64,7 @@ int sc_main(int argc, char** argv) {
 
   try {
     return action ? action() : kExitUsage;
-  } catch (const maeri::spec::SpecError& error) {
+  } catch (const maeri::util::InputError& error) {
     std::cerr << "error: " << error.what() << '\n';
     return kExitBadInput;
   } catch (const maeri::codegen::ImageError& error) {
@@ -74,7 +74,7 @@ int sc_main(int argc, char** argv) {
     std::cerr << "error: " << error.what() << '\n';
     return kExitBadInput;
   } catch (const std::filesystem::filesystem_error& error) {
-    // Safety net: outputs go through spec/atomic_file's checks, but a file-system failure is never a bug.
+    // Safety net: outputs go through contracts/atomic_file's checks, but a file-system failure is never a bug.
     std::cerr << "error: " << error.what() << '\n';
     return kExitBadInput;
   } catch (const std::exception& error) {

@@ -5,7 +5,7 @@
 #include <system_error>
 #include <vector>
 
-#include "spec/spec_error.hpp"
+#include "util/input_error.hpp"
 
 namespace maeri::cli {
 namespace {
@@ -22,7 +22,7 @@ std::filesystem::path shipped_config_dir() {
     std::error_code error;
     if (std::filesystem::is_directory(dir, error)) return dir;
     // An explicit setting that is wrong is an error, not a reason to quietly use another directory.
-    throw spec::SpecError({"environment", 0, 0}, "MAERI_CONFIG_DIR",
+    throw util::InputError({"environment", 0, 0}, "MAERI_CONFIG_DIR",
                           "'" + dir.string() + "' is not a directory (it should hold hardware/ and workloads/)");
   }
   std::error_code error;
@@ -34,7 +34,7 @@ std::filesystem::path shipped_config_dir() {
   }
   std::string places;
   for (const auto& dir : tried) places += " '" + dir.string() + "'";
-  throw spec::SpecError({"installation", 0, 0}, "shipped configs",
+  throw util::InputError({"installation", 0, 0}, "shipped configs",
                         "not found (looked in" + (places.empty() ? std::string(" no place: /proc/self/exe unreadable")
                                                                  : places) +
                             "); set MAERI_CONFIG_DIR to a directory with hardware/ and workloads/, or give the "

@@ -9,7 +9,7 @@
 
 namespace maeri::cli {
 
-// The shipped configs directory; throws spec::SpecError naming every place it looked when none exists.
+// The shipped configs directory; throws util::InputError naming every place it looked when none exists.
 std::filesystem::path shipped_config_dir();
 
 // shipped_config_dir() / relative, e.g. shipped_config("hardware/maeri-64.yaml").

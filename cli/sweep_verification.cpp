@@ -21,12 +21,12 @@ testbench::MemoryRuns memory_runs_named(const std::string& name) {
                           : testbench::MemoryRuns::Both;
 }
 
-PointRtlCheck check_point_on_rtl(const mapper::DesignPoint& point, const spec::Network& network,
+PointRtlCheck check_point_on_rtl(const mapper::DesignPoint& point, const contracts::Network& network,
                                  testbench::MemoryRuns runs, std::uint64_t seed) {
   PointRtlCheck check;
   const std::unique_ptr<sim::FabricSession> fabric = sim::open_fabric(codegen::image_hardware_of(point.hardware));
   for (std::size_t l = 0; l < network.layers.size() && l < point.best.size(); ++l) {
-    const spec::Layer& layer = network.layers[l];
+    const contracts::Layer& layer = network.layers[l];
     // Seeds per layer as `maeri verify` gives them, so a failing layer can be replayed there.
     const testbench::CoSimulation run =
         testbench::co_simulate(*fabric, layer, point.best[l].tile, point.hardware, seed + 1000 * l, runs);

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "mapper/design_sweep.hpp"
-#include "spec/layer.hpp"
+#include "mapper/search/design_sweep.hpp"
+#include "contracts/layer.hpp"
 #include "testbench/co_simulation.hpp"
 
 namespace maeri::cli {
@@ -36,7 +36,7 @@ struct PointRtlCheck {
 testbench::MemoryRuns memory_runs_named(const std::string& name);
 
 // Co-simulates the best mapping of every layer of `network` at `point` (in this process: call it in a child).
-PointRtlCheck check_point_on_rtl(const mapper::DesignPoint& point, const spec::Network& network,
+PointRtlCheck check_point_on_rtl(const mapper::DesignPoint& point, const contracts::Network& network,
                                  testbench::MemoryRuns runs, std::uint64_t seed);
 
 nlohmann::json to_json(const PointRtlCheck& check);

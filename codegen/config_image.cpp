@@ -100,11 +100,11 @@ const char* register_name(std::uint32_t reg) {
 namespace {
 
 // The image's layer.type byte.
-std::uint32_t layer_type_code(spec::LayerType type) {
+std::uint32_t layer_type_code(contracts::LayerType type) {
   switch (type) {
-    case spec::LayerType::Convolution: return 0;
-    case spec::LayerType::FullyConnected: return 1;
-    case spec::LayerType::Gemm: return 2;
+    case contracts::LayerType::Convolution: return 0;
+    case contracts::LayerType::FullyConnected: return 1;
+    case contracts::LayerType::Gemm: return 2;
   }
   return 0;
 }
@@ -112,11 +112,11 @@ std::uint32_t layer_type_code(spec::LayerType type) {
 }  // namespace
 
 std::uint16_t image_format_version(const ConfigImage& image) {
-  if (image.tile.phase_order != spec::kDefaultPhaseOrder) return kImageFormatVersion;
+  if (image.tile.phase_order != contracts::kDefaultPhaseOrder) return kImageFormatVersion;
   return image.tile.sdm.blocked ? kSdmImageFormatVersion : kSingleLevelImageFormatVersion;
 }
 
-std::array<std::int64_t, kLoopRegisters> loop_register_extents(const spec::Layer& layer) {
+std::array<std::int64_t, kLoopRegisters> loop_register_extents(const contracts::Layer& layer) {
   return {layer.R,       layer.S,         layer.group_channels(), layer.group_filters(), layer.groups,
           layer.group_filters(), layer.group_channels(), layer.N, layer.output_x(), layer.output_y()};
 }
@@ -136,15 +136,15 @@ bool Instruction::operator==(const Instruction& o) const {
   return opcode == o.opcode && std::equal(operand, operand + 4, o.operand);
 }
 bool ConfigImage::operator==(const ConfigImage& o) const {
-  const auto layer_tuple = [](const spec::Layer& l) {
+  const auto layer_tuple = [](const contracts::Layer& l) {
     return std::tie(l.name, l.type);
   };
-  return hardware == o.hardware && layer_tuple(layer) == layer_tuple(o.layer) && spec::same_shape(layer, o.layer) &&
+  return hardware == o.hardware && layer_tuple(layer) == layer_tuple(o.layer) && contracts::same_shape(layer, o.layer) &&
          tile == o.tile &&
          configurations == o.configurations && program == o.program;
 }
 
-ImageHardware image_hardware_of(const spec::Hardware& hardware) {
+ImageHardware image_hardware_of(const contracts::Hardware& hardware) {
   return {hardware.name,
           std::uint32_t(hardware.num_ms),
           std::uint32_t(hardware.dn_bw),
@@ -169,11 +169,11 @@ std::vector<std::uint8_t> encode_image(const ConfigImage& image) {
   out.u8(hw.acc_width);
   out.u16(hw.config_bw);
   out.text(hw.name);
-  const spec::Layer& layer = image.layer;
+  const contracts::Layer& layer = image.layer;
   out.text(layer.name);
   out.u8(layer_type_code(layer.type));
-  for (const spec::LayerShapeField& field : spec::kLayerShapeFields) out.u32(std::uint32_t(layer.*field.member));
-  for (int d = 0; d < spec::kNumTileDims; ++d) out.u32(std::uint32_t(image.tile[d]));
+  for (const contracts::LayerShapeField& field : contracts::kLayerShapeFields) out.u32(std::uint32_t(layer.*field.member));
+  for (int d = 0; d < contracts::kNumTileDims; ++d) out.u32(std::uint32_t(image.tile[d]));
   if (image_format_version(image) == kImageFormatVersion) {  // version 5: the phase order, the SDM level's flag
     out.u8(std::uint8_t(image.tile.phase_order));
     out.u8(image.tile.sdm.blocked ? 1 : 0);
@@ -188,7 +188,7 @@ std::vector<std::uint8_t> encode_image(const ConfigImage& image) {
     for (int v : {s.t_r, s.t_s, s.t_c, s.t_k, s.t_n, s.t_x, s.t_y}) out.u16(std::uint32_t(v));
     out.u8(configuration.forwarding);
     const std::vector<std::uint8_t> words = config_bytes(configuration.fabric, hw.config_bw);
-    out.u32(std::uint32_t(spec::configuration_words(hw.num_ms, hw.config_bw)));
+    out.u32(std::uint32_t(contracts::configuration_words(hw.num_ms, hw.config_bw)));
     for (std::uint8_t byte : words) out.u8(byte);  // word 0, 1, 2, … in order, each little-endian
   }
   out.u32(std::uint32_t(image.program.size()));
@@ -246,7 +246,7 @@ ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
   at.hardware_name = in.offset();
   hw.name = in.text("hardware.name");
   validate_image_hardware(hw, at, source);  // before any configuration of num_ms words is read
-  spec::Layer& layer = image.layer;
+  contracts::Layer& layer = image.layer;
   at.layer_name = in.offset();
   layer.name = in.text("layer.name");
   at.layer_type = in.offset();
@@ -255,15 +255,15 @@ ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
     throw ImageError(fmt::format("{}: byte {}: layer.type is {}, expected 0 (convolution), 1 (fully connected) or 2 "
                                  "(GEMM)",
                                  source, at.layer_type, type));
-  for (const spec::LayerType candidate :
-       {spec::LayerType::Convolution, spec::LayerType::FullyConnected, spec::LayerType::Gemm})
+  for (const contracts::LayerType candidate :
+       {contracts::LayerType::Convolution, contracts::LayerType::FullyConnected, contracts::LayerType::Gemm})
     if (layer_type_code(candidate) == type) layer.type = candidate;
   std::size_t dim = 0;
-  for (const spec::LayerShapeField& field : spec::kLayerShapeFields) {
+  for (const contracts::LayerShapeField& field : contracts::kLayerShapeFields) {
     at.layer_dims[dim++] = in.offset();
     layer.*field.member = in.u32("the layer dimensions");
   }
-  for (int d = 0; d < spec::kNumTileDims; ++d) {
+  for (int d = 0; d < contracts::kNumTileDims; ++d) {
     at.tile[d] = in.offset();
     image.tile[d] = in.u32("the tile sizes");
   }
@@ -274,7 +274,7 @@ ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
     if (order > 1)
       throw ImageError(fmt::format("{}: byte {}: phase_order is {}, expected 0 (folds-outer) or 1 (filters-outer)",
                                    source, at.phase_order, order));
-    image.tile.phase_order = spec::PhaseOrder(order);
+    image.tile.phase_order = contracts::PhaseOrder(order);
     at.sdm_flag = in.offset();
     const std::uint32_t flag = in.u8("the SDM level flag");
     if (flag > 1)
@@ -283,7 +283,7 @@ ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
     has_sdm = flag == 1;
   }
   if (has_sdm) {
-    spec::SdmLevel& sdm = image.tile.sdm;
+    contracts::SdmLevel& sdm = image.tile.sdm;
     sdm.blocked = true;
     at.sdm = in.offset();
     for (std::int64_t& block : sdm.block) block = in.u32("the SDM tile sizes");
@@ -291,9 +291,9 @@ ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
     std::string order;
     for (std::uint8_t& loop : sdm.order) {
       loop = std::uint8_t(in.u8("the SDM loop order"));
-      order += loop < spec::kNumSdmDims ? spec::sdm_dim_key(loop) : "?";
+      order += loop < contracts::kNumSdmDims ? contracts::sdm_dim_key(loop) : "?";
     }
-    const std::string problem = spec::order_problem(order);
+    const std::string problem = contracts::order_problem(order);
     if (!problem.empty())
       throw ImageError(fmt::format("{}: byte {}: sdm.order '{}' is not a permutation of K, C, N, X, Y: {}", source,
                                    at.sdm_order, order, problem));
@@ -313,11 +313,11 @@ ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
                                    where.forwarding, c, forwarding));
     configuration.forwarding = forwarding == 1;
     const std::uint32_t words = in.u32("a configuration word count");
-    const std::int64_t expected_words = spec::configuration_words(hw.num_ms, hw.config_bw);
+    const std::int64_t expected_words = contracts::configuration_words(hw.num_ms, hw.config_bw);
     if (words != expected_words)
       in.fail(fmt::format("configuration {} has {} words, expected {} ({} configuration bits of {} MS in words of "
                           "config_bw = {} bits)",
-                          c, words, expected_words, spec::configuration_bits(hw.num_ms), hw.num_ms, hw.config_bw));
+                          c, words, expected_words, contracts::configuration_bits(hw.num_ms), hw.num_ms, hw.config_bw));
     where.words = in.offset();
     std::vector<std::uint8_t> word_bytes;
     for (std::uint32_t b = 0; b < words * std::uint32_t(hw.config_bw / 8); ++b)
@@ -383,13 +383,13 @@ std::vector<std::uint8_t> from_readmemh(const std::string& text, const std::stri
 
 std::string disassemble(const ConfigImage& image) {
   std::string text;
-  if (image.tile.phase_order != spec::kDefaultPhaseOrder)
+  if (image.tile.phase_order != contracts::kDefaultPhaseOrder)
     text += fmt::format("      phase order {}: the k0 loop runs outside r0, s0, c0\n",
-                        spec::phase_order_text(image.tile.phase_order));
+                        contracts::phase_order_text(image.tile.phase_order));
   if (image.tile.sdm.blocked)
     text += fmt::format("      SDM tile (B_K,B_C,B_N,B_X',B_Y') = ({}), order {} (outer to inner): SDM loops over "
                         "kb, cb, nb, xb, yb; c0, k0 count from cb, kb\n",
-                        spec::blocks_text(image.tile.sdm), spec::order_text(image.tile.sdm.order));
+                        contracts::blocks_text(image.tile.sdm), contracts::order_text(image.tile.sdm.order));
   int depth = 0;
   for (size_t pc = 0; pc < image.program.size(); ++pc) {
     const Instruction& in = image.program[pc];
@@ -428,13 +428,13 @@ std::string to_json(const ConfigImage& image) {
   root["hardware"] = {{"name", hw.name},           {"num_ms", hw.num_ms},         {"dn_bw", hw.dn_bw},
                       {"rn_bw", hw.rn_bw},         {"data_width", hw.data_width}, {"acc_width", hw.acc_width},
                       {"config_bw", hw.config_bw}};
-  const spec::Layer& l = image.layer;
-  root["layer"] = {{"name", l.name}, {"type", spec::to_string(l.type)}};
-  for (const spec::LayerShapeField& field : spec::kLayerShapeFields) root["layer"][field.name] = l.*field.member;
-  root["tile"] = spec::to_compact_string(image.tile);
+  const contracts::Layer& l = image.layer;
+  root["layer"] = {{"name", l.name}, {"type", contracts::to_string(l.type)}};
+  for (const contracts::LayerShapeField& field : contracts::kLayerShapeFields) root["layer"][field.name] = l.*field.member;
+  root["tile"] = contracts::to_compact_string(image.tile);
   if (image.tile.sdm.blocked)
-    root["sdm"] = {{"tile", spec::blocks_text(image.tile.sdm)}, {"order", spec::order_text(image.tile.sdm.order)}};
-  if (image.tile.phase_order != spec::kDefaultPhaseOrder) root["phase_order"] = spec::phase_order_text(image.tile.phase_order);
+    root["sdm"] = {{"tile", contracts::blocks_text(image.tile.sdm)}, {"order", contracts::order_text(image.tile.sdm.order)}};
+  if (image.tile.phase_order != contracts::kDefaultPhaseOrder) root["phase_order"] = contracts::phase_order_text(image.tile.phase_order);
   ordered_json configurations = ordered_json::array();
   for (const ImageConfiguration& configuration : image.configurations) {
     const PhaseShape& s = configuration.shape;
@@ -470,7 +470,7 @@ std::string to_json(const ConfigImage& image) {
   return root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-void check_image_matches(const ConfigImage& image, const spec::Hardware& hardware, const std::string& source) {
+void check_image_matches(const ConfigImage& image, const contracts::Hardware& hardware, const std::string& source) {
   const ImageHardware expected = image_hardware_of(hardware);
   const ImageHardware& got = image.hardware;
   std::string differences;

@@ -11,9 +11,9 @@
 
 #include "codegen/fabric_config.hpp"
 #include "codegen/tile_placement.hpp"
-#include "spec/hardware.hpp"
-#include "spec/layer.hpp"
-#include "spec/tile.hpp"
+#include "contracts/hardware.hpp"
+#include "contracts/layer.hpp"
+#include "contracts/tile.hpp"
 
 namespace maeri::codegen {
 
@@ -31,10 +31,10 @@ struct ImageHardware {
   std::string name;
   std::uint32_t num_ms = 0, dn_bw = 0, rn_bw = 0;
   std::uint8_t data_width = 0, acc_width = 0;
-  std::uint16_t config_bw = std::uint16_t(spec::kDefaultConfigBusBits);
+  std::uint16_t config_bw = std::uint16_t(contracts::kDefaultConfigBusBits);
   bool operator==(const ImageHardware& other) const;
 };
-ImageHardware image_hardware_of(const spec::Hardware& hardware);
+ImageHardware image_hardware_of(const contracts::Hardware& hardware);
 
 struct ImageConfiguration {
   PhaseShape shape;
@@ -55,7 +55,7 @@ enum class Opcode : std::uint8_t {
 };
 
 // Loop registers: the origin of the weight phase inside its group (r0, s0, c0, k0), the group (g0) and, with an
-// SDM level, the origin of the SDM block (kb, cb, nb, xb, yb: kFirstBlockRegister + spec::SdmDim). c0 and k0 count
+// SDM level, the origin of the SDM block (kb, cb, nb, xb, yb: kFirstBlockRegister + contracts::SdmDim). c0 and k0 count
 // from cb and kb.
 enum class LoopRegister : std::uint8_t {
   R0 = 0, S0 = 1, C0 = 2, K0 = 3, G0 = 4, KB = 5, CB = 6, NB = 7, XB = 8, YB = 9
@@ -65,7 +65,7 @@ inline constexpr int kLoopRegisters = 10;
 inline constexpr const char* kLoopRegisterNames[kLoopRegisters] = {"r0", "s0", "c0", "k0", "g0",
                                                                    "kb", "cb", "nb", "xb", "yb"};
 // What each register ranges over: R, S, C/groups, K/groups, groups, then K/groups, C/groups, N, X', Y'.
-std::array<std::int64_t, kLoopRegisters> loop_register_extents(const spec::Layer& layer);
+std::array<std::int64_t, kLoopRegisters> loop_register_extents(const contracts::Layer& layer);
 const char* register_name(std::uint32_t reg);  // "r0" … "yb", "?" past the last
 struct ConfigImage;
 std::uint16_t image_format_version(const ConfigImage& image);  // 3, 4 with an SDM level, 5 filters-outer
@@ -78,8 +78,8 @@ struct Instruction {
 
 struct ConfigImage {
   ImageHardware hardware;
-  spec::Layer layer;
-  spec::Tile tile;
+  contracts::Layer layer;
+  contracts::Tile tile;
   std::vector<ImageConfiguration> configurations;
   std::vector<Instruction> program;
   bool operator==(const ConfigImage& other) const;
@@ -104,7 +104,7 @@ std::string to_json(const ConfigImage& image);
 std::string disassemble(const ConfigImage& image);
 
 // Throws ImageError when the image was built for different fabric parameters than `hardware`.
-void check_image_matches(const ConfigImage& image, const spec::Hardware& hardware, const std::string& source);
+void check_image_matches(const ConfigImage& image, const contracts::Hardware& hardware, const std::string& source);
 
 std::uint32_t crc32_of(const std::uint8_t* data, size_t size);
 

@@ -43,7 +43,7 @@ std::vector<DnElement> group_uses(std::vector<Use>& uses, Fill fill) {
 
 std::vector<DnElement> phase_weights(const LayerProgram& program, const WeightPhase& phase,
                                      const std::vector<std::int64_t>& weights) {
-  const spec::Layer& layer = program.layer;
+  const contracts::Layer& layer = program.layer;
   const TilePlacement& placement = program.configurations[size_t(phase.configuration)].placement;
   const int size = placement.shape.vn_size();
   const int C = int(layer.group_channels()), R = int(layer.R), S = int(layer.S);
@@ -65,7 +65,7 @@ std::vector<DnElement> phase_weights(const LayerProgram& program, const WeightPh
 
 StepElements step_inputs(const LayerProgram& program, const WeightPhase& phase, const StepOrigin& step,
                          const std::vector<std::int64_t>& input) {
-  const spec::Layer& layer = program.layer;
+  const contracts::Layer& layer = program.layer;
   const TilePlacement& placement = program.configurations[size_t(phase.configuration)].placement;
   const int size = placement.shape.vn_size();
   const int N = int(layer.N), C = int(layer.C), X = int(layer.X), Y = int(layer.Y);
@@ -104,7 +104,7 @@ StepElements step_inputs(const LayerProgram& program, const WeightPhase& phase, 
 }
 
 std::int64_t output_index(const LayerProgram& program, const WeightPhase& phase, const StepOrigin& step, int vn) {
-  const spec::Layer& layer = program.layer;
+  const contracts::Layer& layer = program.layer;
   const TilePlacement& placement = program.configurations[size_t(phase.configuration)].placement;
   const VnOffset& offset = placement.vn_offsets[size_t(vn)];
   const std::int64_t n = step.n0 + offset.n, k = first_filter(layer, phase) + offset.k, xo = step.x0 + offset.x,

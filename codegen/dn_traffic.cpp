@@ -3,15 +3,15 @@
 
 #include <algorithm>
 
-#include "spec/hardware.hpp"
-#include "spec/integer_math.hpp"
+#include "contracts/hardware.hpp"
+#include "util/integer_math.hpp"
 
 namespace maeri::codegen {
 
-int dn_conversion_level(int num_ms, int dn_bw) { return spec::dn_conversion_level(num_ms, dn_bw); }
+int dn_conversion_level(int num_ms, int dn_bw) { return contracts::dn_conversion_level(num_ms, dn_bw); }
 
 std::int64_t dn_traversals(int num_ms, int dn_bw, const std::vector<int>& destinations) {
-  const int levels = spec::ceil_log2(num_ms);
+  const int levels = util::ceil_log2(num_ms);
   const int convert_at = dn_conversion_level(num_ms, dn_bw);
   const int switch_levels = convert_at < levels ? convert_at + 1 : levels;
   // Ascending destinations (as dn_elements.hpp builds them) put the leaves of one switch next to each other, so

@@ -8,7 +8,7 @@
 
 namespace maeri::codegen {
 
-// Level of the DN tree whose children first have fewer leaves than dn_bw lanes (spec::dn_conversion_level).
+// Level of the DN tree whose children first have fewer leaves than dn_bw lanes (contracts::dn_conversion_level).
 int dn_conversion_level(int num_ms, int dn_bw);
 
 std::int64_t dn_traversals(int num_ms, int dn_bw, const std::vector<int>& destinations);

@@ -9,8 +9,8 @@
 #include "codegen/dn_traffic.hpp"
 #include "codegen/layer_program.hpp"
 #include "codegen/reduction_reference.hpp"
-#include "mapper/cost_model.hpp"
-#include "mapper/sdm_budget.hpp"
+
+#include "contracts/sdm_budget.hpp"
 
 namespace maeri::codegen {
 namespace {
@@ -47,7 +47,7 @@ std::vector<TileKind> tiles_of(std::int64_t extent, std::int64_t tile) {
 // block (`y_blocks` of them) starts its rows with full windows.
 void add_shape(const LayerProgram& program, const WeightPhase& phase, std::int64_t phases, int dn_bw,
                std::int64_t output_blocks, std::int64_t y_blocks, ExactTraffic& total) {
-  const spec::Layer& layer = program.layer;
+  const contracts::Layer& layer = program.layer;
   const PhaseConfiguration& configuration = program.configurations.front();
   const PhaseShape& shape = configuration.placement.shape;
   const bool forwarding = phase_forwards(layer, program.tile, shape);
@@ -87,8 +87,8 @@ void add_shape(const LayerProgram& program, const WeightPhase& phase, std::int64
 
 }  // namespace
 
-ExactTraffic exact_traffic(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile) {
-  using namespace spec;
+ExactTraffic exact_traffic(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Tile& tile) {
+  using namespace contracts;
   if (const auto violation = tile_violation(layer, hardware, tile)) throw std::invalid_argument(*violation);
   ExactTraffic total;
   LayerProgram program;  // one configuration and one phase at a time: never the layer's phases or steps
@@ -98,7 +98,7 @@ ExactTraffic exact_traffic(const spec::Layer& layer, const spec::Hardware& hardw
   program.forwarding = uses_mn_forwarding(layer, tile);
   std::int64_t output_blocks = 1, y_blocks = 1;
   if (tile.sdm.blocked) {
-    const mapper::SdmBlockTraffic blocks = mapper::sdm_block_traffic(layer, tile);
+    const contracts::SdmBlockTraffic blocks = contracts::sdm_block_traffic(layer, tile);
     output_blocks = blocks.output_blocks;
     y_blocks = blocks.trips[kSdmY];
   }
@@ -133,17 +133,17 @@ ExactTraffic exact_traffic(const spec::Layer& layer, const spec::Hardware& hardw
   return total;
 }
 
-void refine_with_exact_traffic(spec::CostReport& report, const spec::Layer& layer, const spec::Hardware& hardware) {
+void refine_with_exact_traffic(contracts::CostReport& report, const contracts::Layer& layer, const contracts::Hardware& hardware) {
   const ExactTraffic traffic = exact_traffic(layer, hardware, report.tile);
-  mapper::set_traffic(report, traffic.dn_traversals, traffic.rn_traversals, hardware);
+  contracts::set_traffic(report, traffic.dn_traversals, traffic.rn_traversals, hardware);
 }
 
 }  // namespace maeri::codegen
 
 namespace maeri::codegen {
 
-mapper::ExactTraffic exact_traffic_for(const spec::Layer& layer, const spec::Hardware& hardware) {
-  return [&layer, &hardware](spec::CostReport& report) { refine_with_exact_traffic(report, layer, hardware); };
+contracts::ExactTrafficRefinement exact_traffic_for(const contracts::Layer& layer, const contracts::Hardware& hardware) {
+  return [&layer, &hardware](contracts::CostReport& report) { refine_with_exact_traffic(report, layer, hardware); };
 }
 
 }  // namespace maeri::codegen

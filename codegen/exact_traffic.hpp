@@ -8,11 +8,11 @@
 
 #include <cstdint>
 
-#include "mapper/search.hpp"
-#include "spec/cost_report.hpp"
-#include "spec/hardware.hpp"
-#include "spec/layer.hpp"
-#include "spec/tile.hpp"
+
+#include "contracts/cost_report.hpp"
+#include "contracts/hardware.hpp"
+#include "contracts/layer.hpp"
+#include "contracts/tile.hpp"
 
 namespace maeri::codegen {
 
@@ -24,14 +24,14 @@ struct ExactTraffic {
 };
 
 // The tile must be legal (throws std::invalid_argument otherwise).
-ExactTraffic exact_traffic(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile);
+ExactTraffic exact_traffic(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Tile& tile);
 
 // Replaces the analytical model's DN/RN traversal estimates (dn_hops, rn_hops) in `report` by the exact
 // counts of the mapping and recomputes the energy.
-void refine_with_exact_traffic(spec::CostReport& report, const spec::Layer& layer, const spec::Hardware& hardware);
+void refine_with_exact_traffic(contracts::CostReport& report, const contracts::Layer& layer, const contracts::Hardware& hardware);
 
 // refine_with_exact_traffic for this layer, as the search's SearchOptions::exact (so the search ranks by exact
 // traffic). The layer and hardware must outlive the search.
-mapper::ExactTraffic exact_traffic_for(const spec::Layer& layer, const spec::Hardware& hardware);
+contracts::ExactTrafficRefinement exact_traffic_for(const contracts::Layer& layer, const contracts::Hardware& hardware);
 
 }  // namespace maeri::codegen

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "spec/integer_math.hpp"
+#include "util/integer_math.hpp"
 
 namespace maeri::codegen {
 namespace {
@@ -22,19 +22,19 @@ unsigned get(unsigned word, ConfigField field) { return (word >> field.lsb) & ((
 std::uint64_t low_mask(int width) { return width >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width) - 1; }
 
 void check_bus_width(int config_bw) {
-  if (!spec::is_power_of_two(config_bw) || config_bw < spec::kMinConfigBusBits || config_bw > spec::kMaxConfigBusBits)
+  if (!util::is_power_of_two(config_bw) || config_bw < contracts::kMinConfigBusBits || config_bw > contracts::kMaxConfigBusBits)
     throw std::invalid_argument(fmt::format("config_bw {} is not a power of two in {}..{}", config_bw,
-                                            spec::kMinConfigBusBits, spec::kMaxConfigBusBits));
+                                            contracts::kMinConfigBusBits, contracts::kMaxConfigBusBits));
 }
 
 }  // namespace
 
 ConfigLayout::ConfigLayout(std::int64_t m)
     : num_ms(m),
-      vn_count_width(spec::vn_count_bits(m)),
-      slot_width(spec::collector_slot_bits(m)),
-      adder_base(m * spec::kMultSwitchConfigBits),
-      vn_count_lsb(adder_base + (m - 1) * spec::kAdderSwitchConfigBits),
+      vn_count_width(contracts::vn_count_bits(m)),
+      slot_width(contracts::collector_slot_bits(m)),
+      adder_base(m * contracts::kMultSwitchConfigBits),
+      vn_count_lsb(adder_base + (m - 1) * contracts::kAdderSwitchConfigBits),
       collector_base(vn_count_lsb + vn_count_width),
       bits(collector_base + m * slot_width) {}
 
@@ -106,11 +106,11 @@ ConfigBits pack_config(const FabricConfig& config) {
   const ConfigLayout layout(m);
   ConfigBits bits;
   bits.size = layout.bits;
-  bits.limbs.assign(std::size_t(spec::ceil_div(layout.bits, 64)), 0);
+  bits.limbs.assign(std::size_t(util::ceil_div(layout.bits, 64)), 0);
   for (std::int64_t i = 0; i < m; ++i)
-    bits.put(layout.mult_lsb(i), spec::kMultSwitchConfigBits, encode(config.mult_switches.at(std::size_t(i))));
+    bits.put(layout.mult_lsb(i), contracts::kMultSwitchConfigBits, encode(config.mult_switches.at(std::size_t(i))));
   for (std::int64_t a = 0; a < m - 1; ++a)
-    bits.put(layout.adder_lsb(a), spec::kAdderSwitchConfigBits, encode(config.adder_switches.at(std::size_t(a))));
+    bits.put(layout.adder_lsb(a), contracts::kAdderSwitchConfigBits, encode(config.adder_switches.at(std::size_t(a))));
   bits.put(layout.vn_count_lsb, layout.vn_count_width, config.collector_slots.size());
   for (std::size_t k = 0; k < config.collector_slots.size(); ++k)
     bits.put(layout.collector_lsb(std::int64_t(k)), layout.slot_width, std::uint64_t(config.collector_slots[k]));
@@ -124,10 +124,10 @@ FabricConfig unpack_config(std::int64_t m, const ConfigBits& bits) {
   FabricConfig config;
   config.num_ms = int(m);
   for (std::int64_t i = 0; i < m; ++i)
-    config.mult_switches.push_back(decode_mult_switch(unsigned(bits.get(layout.mult_lsb(i), spec::kMultSwitchConfigBits))));
+    config.mult_switches.push_back(decode_mult_switch(unsigned(bits.get(layout.mult_lsb(i), contracts::kMultSwitchConfigBits))));
   for (std::int64_t a = 0; a < m - 1; ++a)
     config.adder_switches.push_back(
-        decode_adder_switch(unsigned(bits.get(layout.adder_lsb(a), spec::kAdderSwitchConfigBits))));
+        decode_adder_switch(unsigned(bits.get(layout.adder_lsb(a), contracts::kAdderSwitchConfigBits))));
   const std::int64_t vn_count = std::int64_t(bits.get(layout.vn_count_lsb, layout.vn_count_width));
   if (vn_count > m) throw std::invalid_argument(fmt::format("vn_count {} exceeds num_ms {}", vn_count, m));
   for (std::int64_t k = 0; k < m; ++k) {
@@ -143,7 +143,7 @@ FabricConfig unpack_config(std::int64_t m, const ConfigBits& bits) {
 std::vector<ConfigWord> config_words(const FabricConfig& config, int config_bw) {
   check_bus_width(config_bw);
   const ConfigBits bits = pack_config(config);
-  const std::int64_t words = spec::configuration_words(config.num_ms, config_bw);
+  const std::int64_t words = contracts::configuration_words(config.num_ms, config_bw);
   std::vector<ConfigWord> result;
   result.reserve(std::size_t(words));
   for (std::int64_t w = 0; w < words; ++w) {
@@ -169,19 +169,19 @@ std::vector<std::uint8_t> config_bytes(const FabricConfig& config, int config_bw
 FabricConfig config_from_bytes(std::int64_t m, int config_bw, const std::uint8_t* bytes, std::size_t size) {
   check_bus_width(config_bw);
   const ConfigLayout layout(m);
-  const std::size_t expected = std::size_t(spec::configuration_words(m, config_bw) * (config_bw / 8));
+  const std::size_t expected = std::size_t(contracts::configuration_words(m, config_bw) * (config_bw / 8));
   if (size != expected)
     throw std::invalid_argument(fmt::format("{} configuration bytes, expected {} for {} MS at config_bw {}", size,
                                             expected, m, config_bw));
   ConfigBits bits;
   bits.size = layout.bits;
-  bits.limbs.assign(std::size_t(spec::ceil_div(std::int64_t(size) * 8, 64)), 0);
+  bits.limbs.assign(std::size_t(util::ceil_div(std::int64_t(size) * 8, 64)), 0);
   for (std::size_t b = 0; b < size; ++b) bits.limbs[b / 8] |= std::uint64_t(bytes[b]) << (8 * (b % 8));
   for (std::int64_t bit = layout.bits; bit < std::int64_t(size) * 8; ++bit)
     if (bits.get(bit, 1))
       throw std::invalid_argument(fmt::format("padding bit {} of the last word is set (the configuration has {} bits)",
                                               bit, layout.bits));
-  bits.limbs.resize(std::size_t(spec::ceil_div(layout.bits, 64)));
+  bits.limbs.resize(std::size_t(util::ceil_div(layout.bits, 64)));
   return unpack_config(m, bits);
 }
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "spec/config_bus.hpp"
-#include "spec/hardware.hpp"
+#include "contracts/config_bus.hpp"
+#include "contracts/hardware.hpp"
 
 namespace maeri::codegen {
 
@@ -41,8 +41,8 @@ constexpr int total_width(const ConfigField (&fields)[N]) {
   for (const ConfigField& field : fields) bits += field.width;
   return bits;
 }
-static_assert(total_width(kMultSwitchFields) == spec::kMultSwitchConfigBits, "spec/config_bus.hpp counts these bits");
-static_assert(total_width(kAdderSwitchFields) == spec::kAdderSwitchConfigBits, "spec/config_bus.hpp counts these bits");
+static_assert(total_width(kMultSwitchFields) == contracts::kMultSwitchConfigBits, "contracts/config_bus.hpp counts these bits");
+static_assert(total_width(kAdderSwitchFields) == contracts::kAdderSwitchConfigBits, "contracts/config_bus.hpp counts these bits");
 
 struct MultSwitchConfig {
   bool active = false;
@@ -74,14 +74,14 @@ inline constexpr int link_partner(int j, int width) {
 }
 
 // Where each field lies in the dense configuration of num_ms switches (docs/config-bits.md), LSB first:
-// multiplier switch i at 2i, adder a at 2M + 6a, vn_count, then collector entry k; spec/config_bus.hpp counts them.
+// multiplier switch i at 2i, adder a at 2M + 6a, vn_count, then collector entry k; contracts/config_bus.hpp counts them.
 struct ConfigLayout {
   explicit ConfigLayout(std::int64_t num_ms);
   std::int64_t num_ms;
   int vn_count_width, slot_width;
   std::int64_t adder_base, vn_count_lsb, collector_base, bits;
-  std::int64_t mult_lsb(std::int64_t ms) const { return ms * spec::kMultSwitchConfigBits; }
-  std::int64_t adder_lsb(std::int64_t adder) const { return adder_base + adder * spec::kAdderSwitchConfigBits; }
+  std::int64_t mult_lsb(std::int64_t ms) const { return ms * contracts::kMultSwitchConfigBits; }
+  std::int64_t adder_lsb(std::int64_t adder) const { return adder_base + adder * contracts::kAdderSwitchConfigBits; }
   std::int64_t collector_lsb(std::int64_t vn) const { return collector_base + vn * slot_width; }
 };
 
@@ -116,7 +116,7 @@ AdderSwitchConfig decode_adder_switch(unsigned bits);
 ConfigBits pack_config(const FabricConfig& config);
 FabricConfig unpack_config(std::int64_t num_ms, const ConfigBits& bits);
 
-// The config-port writes of a full configuration: spec::configuration_words(num_ms, config_bw) words, in address
+// The config-port writes of a full configuration: contracts::configuration_words(num_ms, config_bw) words, in address
 // order, the last one padded with zeros.
 std::vector<ConfigWord> config_words(const FabricConfig& config, int config_bw);
 

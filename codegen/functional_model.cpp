@@ -9,14 +9,14 @@
 #include "codegen/dn_elements.hpp"
 #include "codegen/dn_traffic.hpp"
 #include "codegen/reduction_reference.hpp"
-#include "spec/integer_math.hpp"
+#include "util/integer_math.hpp"
 
 namespace maeri::codegen {
 namespace {
 
 
 void deliver(const std::vector<DnElement>& elements, std::vector<std::int64_t>& registers,
-             const spec::Hardware& hardware, FunctionalActivity& activity) {
+             const contracts::Hardware& hardware, FunctionalActivity& activity) {
   for (const DnElement& element : elements) {
     for (int ms : element.destinations) registers[static_cast<size_t>(ms)] = element.value;
     activity.dn_elements += 1;
@@ -26,9 +26,9 @@ void deliver(const std::vector<DnElement>& elements, std::vector<std::int64_t>& 
 
 }  // namespace
 
-FunctionalResult execute_layer(const LayerProgram& program, const spec::Hardware& hardware,
+FunctionalResult execute_layer(const LayerProgram& program, const contracts::Hardware& hardware,
                                const LayerTensors& tensors) {
-  const spec::Layer& layer = program.layer;
+  const contracts::Layer& layer = program.layer;
   const int acc = hardware.acc_width;
   if (tensors.input.size() != size_t(layer.input_elements()) ||
       tensors.weights.size() != size_t(layer.weight_elements()))
@@ -51,7 +51,7 @@ FunctionalResult execute_layer(const LayerProgram& program, const spec::Hardware
     activity.weight_phases += 1;
     const std::vector<DnElement> weights = phase_weights(program, phase, tensors.weights);
     deliver(weights, weight, hardware, activity);
-    activity.weight_cycles += spec::ceil_div(std::int64_t(weights.size()), hardware.dn_bw);
+    activity.weight_cycles += util::ceil_div(std::int64_t(weights.size()), hardware.dn_bw);
 
     for (const StepOrigin& step : phase.steps) {
       const StepElements elements = step_inputs(program, phase, step, tensors.input);
@@ -75,8 +75,8 @@ FunctionalResult execute_layer(const LayerProgram& program, const spec::Hardware
       activity.rn_traversals += reduced.traversals;
       activity.fabric_results += std::int64_t(reduced.vn_results.size());
       activity.steps += 1;
-      activity.stream_cycles += std::max({spec::ceil_div(std::int64_t(elements.inputs.size()), hardware.dn_bw),
-                                          spec::ceil_div(std::int64_t(reduced.vn_results.size()), hardware.rn_bw),
+      activity.stream_cycles += std::max({util::ceil_div(std::int64_t(elements.inputs.size()), hardware.dn_bw),
+                                          util::ceil_div(std::int64_t(reduced.vn_results.size()), hardware.rn_bw),
                                           std::int64_t(1)});
 
       for (size_t v = 0; v < elements.used_vns.size(); ++v) {
@@ -95,7 +95,7 @@ FunctionalResult execute_layer(const LayerProgram& program, const spec::Hardware
   return result;
 }
 
-LayerTensors random_tensors(const spec::Layer& layer, int data_width, std::uint64_t seed) {
+LayerTensors random_tensors(const contracts::Layer& layer, int data_width, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   const std::int64_t half = std::int64_t(1) << (data_width - 1);
   std::uniform_int_distribution<std::int64_t> value(-half, half - 1);
@@ -107,7 +107,7 @@ LayerTensors random_tensors(const spec::Layer& layer, int data_width, std::uint6
   return tensors;
 }
 
-std::vector<std::int64_t> reference_convolution(const spec::Layer& layer, const LayerTensors& tensors,
+std::vector<std::int64_t> reference_convolution(const contracts::Layer& layer, const LayerTensors& tensors,
                                                 int acc_width) {
   const int N = int(layer.N), K = int(layer.K), C = int(layer.C), R = int(layer.R), S = int(layer.S);
   const int X = int(layer.X), Y = int(layer.Y), XO = int(layer.output_x()), YO = int(layer.output_y());

@@ -20,7 +20,7 @@ struct LayerTensors {
 };
 
 // Uniform random tensors in the DATA_W signed range, reproducible from the seed (stimulus for tests and runs).
-LayerTensors random_tensors(const spec::Layer& layer, int data_width, std::uint64_t seed);
+LayerTensors random_tensors(const contracts::Layer& layer, int data_width, std::uint64_t seed);
 
 struct FunctionalActivity {
   std::int64_t configurations = 0;  // fabric (re)configurations
@@ -44,12 +44,12 @@ struct FunctionalResult {
   FunctionalActivity activity;
 };
 
-FunctionalResult execute_layer(const LayerProgram& program, const spec::Hardware& hardware,
+FunctionalResult execute_layer(const LayerProgram& program, const contracts::Hardware& hardware,
                                const LayerTensors& tensors);
 
 // Plain convolution (grouped, dilated, per-axis stride and padding) in the same arithmetic: products and sums wrap
 // at acc_width bits.
-std::vector<std::int64_t> reference_convolution(const spec::Layer& layer, const LayerTensors& tensors,
+std::vector<std::int64_t> reference_convolution(const contracts::Layer& layer, const LayerTensors& tensors,
                                                 int acc_width);
 
 }  // namespace maeri::codegen

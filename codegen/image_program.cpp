@@ -7,7 +7,7 @@
 #include <array>
 #include <map>
 
-#include "spec/integer_math.hpp"
+#include "util/integer_math.hpp"
 
 namespace maeri::codegen {
 namespace {
@@ -34,7 +34,7 @@ struct Emitter {
       code.push_back({Opcode::Stream, {}});
       return;
     }
-    const int dim = spec::fabric_loop_nest(program.tile.phase_order)[size_t(level)];  // also its register
+    const int dim = contracts::fabric_loop_nest(program.tile.phase_order)[size_t(level)];  // also its register
     const int length = range[size_t(dim)], size = tile[size_t(dim)];
     const int full = length / size, edge = length % size;
     if (full > 0) {
@@ -53,19 +53,19 @@ struct Emitter {
 
   // SDM loop `level` of the mapping's order; `range` holds the fabric loops' extents (C and K: the block's).
   void sdm(int level, std::array<int, 4> range) {
-    const spec::Tile& mapping = program.tile;
-    if (!mapping.sdm.blocked || level == spec::kNumSdmDims) return fabric(0, {}, range);
+    const contracts::Tile& mapping = program.tile;
+    if (!mapping.sdm.blocked || level == contracts::kNumSdmDims) return fabric(0, {}, range);
     const int dim = mapping.sdm.order[size_t(level)];
     const std::uint32_t reg = std::uint32_t(kFirstBlockRegister + dim);
     const int block = int(mapping.sdm.block[size_t(dim)]);
-    const int length = int(spec::layer_extents(program.layer)[size_t(spec::sdm_tile_dim(dim))]);
-    if (dim >= spec::kSdmN) {  // N, X', Y' blocks: STREAM clips the last one, the body is the same
-      code.push_back({Opcode::For, {reg, 0, std::uint32_t(spec::ceil_div(length, block)), std::uint32_t(block)}});
+    const int length = int(contracts::layer_extents(program.layer)[size_t(contracts::sdm_tile_dim(dim))]);
+    if (dim >= contracts::kSdmN) {  // N, X', Y' blocks: STREAM clips the last one, the body is the same
+      code.push_back({Opcode::For, {reg, 0, std::uint32_t(util::ceil_div(length, block)), std::uint32_t(block)}});
       sdm(level + 1, range);
       code.push_back({Opcode::EndFor, {}});
       return;
     }
-    const size_t slot = dim == spec::kSdmC ? 2 : 3;
+    const size_t slot = dim == contracts::kSdmC ? 2 : 3;
     const int full = length / block, edge = length % block;
     if (full > 0) {
       code.push_back({Opcode::For, {reg, 0, std::uint32_t(full), std::uint32_t(block)}});
@@ -84,7 +84,7 @@ struct Emitter {
 
 }  // namespace
 
-ConfigImage build_image(const LayerProgram& program, const spec::Hardware& hardware) {
+ConfigImage build_image(const LayerProgram& program, const contracts::Hardware& hardware) {
   ConfigImage image;
   image.hardware = image_hardware_of(hardware);
   image.layer = program.layer;
@@ -97,12 +97,12 @@ ConfigImage build_image(const LayerProgram& program, const spec::Hardware& hardw
                                     configuration.reduction.config});
     emitter.configuration_of[configuration.placement.shape] = int(c);
   }
-  const spec::Layer& layer = program.layer;
+  const contracts::Layer& layer = program.layer;
   emitter.extent = {int(layer.R), int(layer.S), int(layer.group_channels()), int(layer.group_filters())};
-  emitter.tile = {int(program.tile[spec::kDimR]), int(program.tile[spec::kDimS]), int(program.tile[spec::kDimC]),
-                  int(program.tile[spec::kDimK])};
+  emitter.tile = {int(program.tile[contracts::kDimR]), int(program.tile[contracts::kDimS]), int(program.tile[contracts::kDimC]),
+                  int(program.tile[contracts::kDimK])};
   // A grouped layer runs the same loop program once per group, outermost (layer_program.hpp); an SDM level
-  // (single-group layers only, spec/sdm_rules) nests inside it.
+  // (single-group layers only, contracts/sdm_rules) nests inside it.
   const bool grouped = layer.groups > 1;
   if (grouped)
     emitter.code.push_back(
@@ -116,13 +116,13 @@ ConfigImage build_image(const LayerProgram& program, const spec::Hardware& hardw
 
 LayerProgram expand_image(const ConfigImage& image, const std::string& source, PlanDetail detail,
                           const std::function<bool(const WeightPhase&)>& keep_phase) {
-  const spec::Layer& layer = image.layer;
+  const contracts::Layer& layer = image.layer;
   const int num_ms = int(image.hardware.num_ms);
   LayerProgram program;
   program.layer = layer;
   program.tile = image.tile;
   program.num_ms = num_ms;
-  program.forwarding = spec::uses_mn_forwarding(layer, image.tile);
+  program.forwarding = contracts::uses_mn_forwarding(layer, image.tile);
   for (size_t c = 0; c < image.configurations.size(); ++c) {
     const ImageConfiguration& stored = image.configurations[c];
     PhaseConfiguration configuration;
@@ -161,7 +161,7 @@ void play_program(const ConfigImage& image, const std::string& source,
                                     problem));
     return ImageError(fmt::format("{}: program instruction {}: {}", source, pc, problem));
   };
-  const spec::Layer& layer = image.layer;
+  const contracts::Layer& layer = image.layer;
   struct Loop {
     size_t body;  // first instruction of the body
     int reg;
@@ -216,8 +216,8 @@ void play_program(const ConfigImage& image, const std::string& source,
         // c0 and k0 count from the SDM block's origin cb, kb (0 without an SDM level).
         const std::array<std::uint64_t, 4> origin = {
             registers[0], registers[1],
-            std::uint64_t(registers[2]) + registers[kFirstBlockRegister + spec::kSdmC],
-            std::uint64_t(registers[3]) + registers[kFirstBlockRegister + spec::kSdmK]};
+            std::uint64_t(registers[2]) + registers[kFirstBlockRegister + contracts::kSdmC],
+            std::uint64_t(registers[3]) + registers[kFirstBlockRegister + contracts::kSdmK]};
         for (size_t d = 0; d < 4; ++d)
           if (std::int64_t(origin[d]) + sizes[d] > extents[d])
             throw fail(pc, fmt::format("the weight slice at {} + {} exceeds the layer's extent {} ({})", origin[d],
@@ -233,7 +233,7 @@ void play_program(const ConfigImage& image, const std::string& source,
         phase.s0 = int(origin[1]);
         phase.c0 = int(origin[2]);
         phase.k0 = int(origin[3]);
-        for (int d = 0; d < spec::kNumSdmDims; ++d) phase.block[size_t(d)] = int(registers[size_t(kFirstBlockRegister + d)]);
+        for (int d = 0; d < contracts::kNumSdmDims; ++d) phase.block[size_t(d)] = int(registers[size_t(kFirstBlockRegister + d)]);
         phase.accumulate = phase.r0 > 0 || phase.s0 > 0 || phase.c0 > 0;
         on_phase(phase);
         weights_loaded = true;

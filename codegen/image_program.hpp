@@ -14,7 +14,7 @@
 
 namespace maeri::codegen {
 
-ConfigImage build_image(const LayerProgram& program, const spec::Hardware& hardware);
+ConfigImage build_image(const LayerProgram& program, const contracts::Hardware& hardware);
 
 // Throws ImageError naming `source` and the instruction when the program is malformed.
 // keep_phase: store only the phases it accepts (e.g. one shard's, codegen/program_shards.hpp), so that a process

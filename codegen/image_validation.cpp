@@ -14,9 +14,9 @@
 #include "codegen/image_program.hpp"
 #include "codegen/layer_program.hpp"
 #include "codegen/tile_placement.hpp"
-#include "spec/hardware.hpp"
-#include "spec/integer_math.hpp"
-#include "spec/tile.hpp"
+#include "contracts/hardware.hpp"
+#include "util/integer_math.hpp"
+#include "contracts/tile.hpp"
 
 namespace maeri::codegen {
 namespace {
@@ -47,8 +47,8 @@ bool has_link_partner(int adder) {
   return link_partner(adder - ((1 << level) - 1), 1 << level) >= 0;
 }
 
-spec::Hardware hardware_for_rules(const ImageHardware& image_hardware) {
-  spec::Hardware hardware;
+contracts::Hardware hardware_for_rules(const ImageHardware& image_hardware) {
+  contracts::Hardware hardware;
   hardware.name = image_hardware.name;
   hardware.num_ms = image_hardware.num_ms;
   hardware.dn_bw = image_hardware.dn_bw;
@@ -59,15 +59,15 @@ spec::Hardware hardware_for_rules(const ImageHardware& image_hardware) {
   return hardware;
 }
 
-void validate_layer(const spec::Layer& layer, const ImageFieldOffsets& offsets, const std::string& source) {
+void validate_layer(const contracts::Layer& layer, const ImageFieldOffsets& offsets, const std::string& source) {
   if (!is_valid_utf8(layer.name)) fail(source, offsets.layer_name, "layer.name is not valid UTF-8");
-  // The shape rules every reader of layers shares (spec::shape_violation). Padding as wide as the filter is
+  // The shape rules every reader of layers shares (contracts::shape_violation). Padding as wide as the filter is
   // allowed here: the models and the fabric compute it (the random regressions use it); only workload files
   // forbid it, as a likely typo.
-  if (const auto violation = spec::shape_violation(layer)) {
+  if (const auto violation = contracts::shape_violation(layer)) {
     std::size_t at = offsets.layer_type;
-    for (std::size_t f = 0; f < spec::kLayerShapeFields.size(); ++f)
-      if (violation->field == spec::kLayerShapeFields[f].name) at = offsets.layer_dims[f];
+    for (std::size_t f = 0; f < contracts::kLayerShapeFields.size(); ++f)
+      if (violation->field == contracts::kLayerShapeFields[f].name) at = offsets.layer_dims[f];
     fail(source, at, fmt::format("layer{}{}: {}", violation->field.empty() ? "" : ".", violation->field,
                                  violation->message));
   }
@@ -98,7 +98,7 @@ void validate_program_structure(const ConfigImage& image, const ImageFieldOffset
   if (count == 0 || count > kMaxImageInstructions)
     fail(source, offsets.instruction_count,
          fmt::format("program: {} instructions, expected 1..{}", count, kMaxImageInstructions));
-  const spec::Layer& layer = image.layer;
+  const contracts::Layer& layer = image.layer;
   // Registers r0, s0, c0, k0, g0 and, with an SDM level, kb, cb, nb, xb, yb (config_image.hpp).
   const auto extents = loop_register_extents(layer);
   const char* const extent_names[kLoopRegisters] = {"R",        "S",        "C/groups", "K/groups", "groups",
@@ -136,8 +136,8 @@ void validate_program_structure(const ConfigImage& image, const ImageFieldOffset
         // The register is a weight-slice or block origin: every value it takes must lie inside the layer's extent.
         // c0 and k0 count from cb and kb: their largest values add the enclosing block loop's.
         const std::uint64_t last = std::uint64_t(start) + std::uint64_t(iterations - 1) * step;
-        const std::uint32_t base = reg == 2 ? kFirstBlockRegister + spec::kSdmC
-                                   : reg == 3 ? kFirstBlockRegister + spec::kSdmK
+        const std::uint32_t base = reg == 2 ? kFirstBlockRegister + contracts::kSdmC
+                                   : reg == 3 ? kFirstBlockRegister + contracts::kSdmK
                                               : std::uint32_t(kLoopRegisters);
         const bool based = base < std::uint32_t(kLoopRegisters) &&
                            std::find(open_loops.begin(), open_loops.end(), base) != open_loops.end();
@@ -179,7 +179,7 @@ void validate_configuration(const ConfigImage& image, std::size_t c, const Image
   const ImageConfiguration& configuration = image.configurations[c];
   const ImageFieldOffsets::Configuration& at = offsets.configurations[c];
   const PhaseShape& shape = configuration.shape;
-  const spec::Tile& tile = image.tile;
+  const contracts::Tile& tile = image.tile;
   const int values[7] = {shape.t_r, shape.t_s, shape.t_c, shape.t_k, shape.t_n, shape.t_x, shape.t_y};
   const std::string name = fmt::format("configuration[{}]", c);
   // A phase covers at most one tile of the reduction and filter dimensions (less at a ragged edge); the
@@ -188,12 +188,12 @@ void validate_configuration(const ConfigImage& image, std::size_t c, const Image
     if (values[d] < 1 || values[d] > tile[d])
       fail(source, at.shape + 2 * std::size_t(d),
            fmt::format("{}.shape.{} is {}, expected 1..{} (tile {})", name, kShapeFieldNames[d], values[d], tile[d],
-                       spec::tile_dim_name(d)));
+                       contracts::tile_dim_name(d)));
   for (int d = 4; d < 7; ++d)
     if (values[d] != tile[d])
       fail(source, at.shape + 2 * std::size_t(d),
            fmt::format("{}.shape.{} is {}, expected the tile's {} = {}", name, kShapeFieldNames[d], values[d],
-                       spec::tile_dim_name(d), tile[d]));
+                       contracts::tile_dim_name(d), tile[d]));
   const bool forwards = phase_forwards(image.layer, tile, shape);
   if (configuration.forwarding != forwards)
     fail(source, at.forwarding,
@@ -258,38 +258,38 @@ bool is_valid_utf8(const std::string& text) {
 
 void validate_image_hardware(const ImageHardware& hardware, const ImageFieldOffsets& offsets,
                              const std::string& source) {
-  if (!spec::is_power_of_two(hardware.num_ms) || hardware.num_ms < 2 || hardware.num_ms > kMaxImageMultiplierSwitches)
+  if (!util::is_power_of_two(hardware.num_ms) || hardware.num_ms < 2 || hardware.num_ms > kMaxImageMultiplierSwitches)
     fail(source, offsets.num_ms,
          fmt::format("hardware.num_ms is {}, expected a power of two between 2 and {}", hardware.num_ms,
                      kMaxImageMultiplierSwitches));
   // The hardware spec's rules (docs/hardware-spec.md): bandwidths are powers of two no larger than num_ms.
-  if (!spec::is_power_of_two(hardware.dn_bw) || hardware.dn_bw > hardware.num_ms)
+  if (!util::is_power_of_two(hardware.dn_bw) || hardware.dn_bw > hardware.num_ms)
     fail(source, offsets.dn_bw,
          fmt::format("hardware.dn_bw is {}, expected a power of two between 1 and num_ms = {}", hardware.dn_bw,
                      hardware.num_ms));
-  if (!spec::is_power_of_two(hardware.rn_bw) || hardware.rn_bw > hardware.num_ms)
+  if (!util::is_power_of_two(hardware.rn_bw) || hardware.rn_bw > hardware.num_ms)
     fail(source, offsets.rn_bw,
          fmt::format("hardware.rn_bw is {}, expected a power of two between 1 and num_ms = {}", hardware.rn_bw,
                      hardware.num_ms));
-  if (hardware.data_width < spec::kMinDataWidth || hardware.data_width > spec::kMaxDataWidth)
+  if (hardware.data_width < contracts::kMinDataWidth || hardware.data_width > contracts::kMaxDataWidth)
     fail(source, offsets.data_width,
-         fmt::format("hardware.data_width is {}, expected {}..{}", hardware.data_width, spec::kMinDataWidth,
-                     spec::kMaxDataWidth));
-  if (hardware.acc_width < hardware.data_width || hardware.acc_width > spec::kMaxAccWidth)
+         fmt::format("hardware.data_width is {}, expected {}..{}", hardware.data_width, contracts::kMinDataWidth,
+                     contracts::kMaxDataWidth));
+  if (hardware.acc_width < hardware.data_width || hardware.acc_width > contracts::kMaxAccWidth)
     fail(source, offsets.acc_width,
          fmt::format("hardware.acc_width is {}, expected data_width ({})..{}", hardware.acc_width,
-                     hardware.data_width, spec::kMaxAccWidth));
-  if (!spec::is_power_of_two(hardware.config_bw) || hardware.config_bw < spec::kMinConfigBusBits ||
-      hardware.config_bw > spec::kMaxConfigBusBits)
+                     hardware.data_width, contracts::kMaxAccWidth));
+  if (!util::is_power_of_two(hardware.config_bw) || hardware.config_bw < contracts::kMinConfigBusBits ||
+      hardware.config_bw > contracts::kMaxConfigBusBits)
     fail(source, offsets.config_bw,
          fmt::format("hardware.config_bw is {}, expected a power of two between {} and {}", hardware.config_bw,
-                     spec::kMinConfigBusBits, spec::kMaxConfigBusBits));
+                     contracts::kMinConfigBusBits, contracts::kMaxConfigBusBits));
   if (!is_valid_utf8(hardware.name)) fail(source, offsets.hardware_name, "hardware.name is not valid UTF-8");
 }
 
 ImageWork image_work(const ConfigImage& image) {
-  const spec::Layer& layer = image.layer;
-  const spec::Tile& tile = image.tile;
+  const contracts::Layer& layer = image.layer;
+  const contracts::Tile& tile = image.tile;
   ImageWork work;
   const std::int64_t padded_x = layer.X + 2 * layer.padding_x, padded_y = layer.Y + 2 * layer.padding_y;
   const std::int64_t output_x = layer.output_x(), output_y = layer.output_y(), group_c = layer.group_channels();
@@ -302,19 +302,19 @@ ImageWork image_work(const ConfigImage& image) {
   const auto range = [&](int sdm_dim, std::int64_t extent) {
     return tile.sdm.blocked ? std::min<std::int64_t>(extent, tile.sdm.block[size_t(sdm_dim)]) : extent;
   };
-  work.steps_per_stream = saturating_mul(spec::ceil_div(range(spec::kSdmN, layer.N), tile[spec::kDimN]),
-                                         saturating_mul(spec::ceil_div(range(spec::kSdmX, output_x), tile[spec::kDimX]),
-                                                        spec::ceil_div(range(spec::kSdmY, output_y), tile[spec::kDimY])));
+  work.steps_per_stream = saturating_mul(util::ceil_div(range(contracts::kSdmN, layer.N), tile[contracts::kDimN]),
+                                         saturating_mul(util::ceil_div(range(contracts::kSdmX, output_x), tile[contracts::kDimX]),
+                                                        util::ceil_div(range(contracts::kSdmY, output_y), tile[contracts::kDimY])));
   const std::int64_t m = image.hardware.num_ms;
   // Per step at most M elements enter the DN (one per multiplier switch) and at most M results leave the RN
   // (vn_count ≤ M); a weight phase sends at most M weights; a configuration is its config-port writes, after
   // the pipeline drains (the nominal pipeline latency, docs/model.md, plus the last step's lanes).
-  const std::int64_t step_cycles = std::max({spec::ceil_div(m, image.hardware.dn_bw), spec::ceil_div(m, image.hardware.rn_bw),
+  const std::int64_t step_cycles = std::max({util::ceil_div(m, image.hardware.dn_bw), util::ceil_div(m, image.hardware.rn_bw),
                                              std::int64_t{1}});
-  const std::int64_t weight_cycles = spec::ceil_div(m, image.hardware.dn_bw);
+  const std::int64_t weight_cycles = util::ceil_div(m, image.hardware.dn_bw);
   const std::int64_t drain_cycles =
-      static_cast<std::int64_t>(std::ceil(spec::pipeline_latency(hardware_for_rules(image.hardware)))) +
-      spec::ceil_div(m, image.hardware.rn_bw);
+      static_cast<std::int64_t>(std::ceil(contracts::pipeline_latency(hardware_for_rules(image.hardware)))) +
+      util::ceil_div(m, image.hardware.rn_bw);
   const std::vector<std::int64_t> times = multiplicities(image);
   std::int64_t cycles = drain_cycles;
   for (std::size_t pc = 0; pc < image.program.size(); ++pc) {
@@ -323,7 +323,7 @@ ImageWork image_work(const ConfigImage& image) {
     switch (image.program[pc].opcode) {
       case Opcode::Configure:
         work.configure_executions = saturating_add(work.configure_executions, t);
-        cycles = saturating_add(cycles, saturating_mul(t, spec::configuration_words(m, image.hardware.config_bw) + drain_cycles));
+        cycles = saturating_add(cycles, saturating_mul(t, contracts::configuration_words(m, image.hardware.config_bw) + drain_cycles));
         break;
       case Opcode::LoadWeights:
         work.weight_phases = saturating_add(work.weight_phases, t);
@@ -351,14 +351,14 @@ ImageWork validate_image(const ConfigImage& image, const ImageFieldOffsets& offs
   validate_layer(image.layer, offsets, source);
 
   // Tile: the mapper's rule (bounds, then Eq. 1), blamed on the first dimension that breaks it alone.
-  const spec::Hardware hardware = hardware_for_rules(image.hardware);
-  if (const auto violation = spec::tile_violation(image.layer, hardware, image.tile)) {
+  const contracts::Hardware hardware = hardware_for_rules(image.hardware);
+  if (const auto violation = contracts::tile_violation(image.layer, hardware, image.tile)) {
     if (violation->rfind("SDM", 0) == 0) fail(source, offsets.sdm, "sdm: " + *violation);
     std::size_t at = offsets.tile[0];
-    for (int d = 0; d < spec::kNumTileDims; ++d) {
-      spec::Tile alone;
+    for (int d = 0; d < contracts::kNumTileDims; ++d) {
+      contracts::Tile alone;
       alone[d] = image.tile[d];
-      if (spec::tile_violation(image.layer, hardware, alone)) {
+      if (contracts::tile_violation(image.layer, hardware, alone)) {
         at = offsets.tile[d];
         break;
       }

@@ -13,7 +13,7 @@
 
 #include "codegen/config_image.hpp"
 #include "codegen/fabric_config.hpp"
-#include "spec/spec_loader.hpp"
+#include "contracts/spec_loader.hpp"
 
 namespace maeri::codegen {
 
@@ -21,7 +21,7 @@ namespace maeri::codegen {
 
 // Largest num_ms an image may name: the spec's limit (the dense layout's field widths grow with num_ms, so no
 // configuration field limits it).
-inline constexpr std::uint32_t kMaxImageMultiplierSwitches = std::uint32_t(spec::kMaxMultiplierSwitches);
+inline constexpr std::uint32_t kMaxImageMultiplierSwitches = std::uint32_t(contracts::kMaxMultiplierSwitches);
 
 // codegen emits one configuration per phase shape, and each of R, S, C, K has at most two tile sizes (the full
 // tile and the ragged edge): at most 2^4.
@@ -45,18 +45,18 @@ inline constexpr std::int64_t kMaxFabricCycles = std::int64_t{1} << 34;
 // kMaxImageMultiplierSwitches in words of the widest config bus (most padding) and kMaxImageInstructions
 // instructions of the longest kind.
 inline constexpr std::size_t kMaxImageBytes =
-    20 + 16 + 2 * (2 + 65535) + 1 + spec::kLayerShapeFields.size() * 4 + 7 * 4 + 2 + spec::kNumSdmDims * (4 + 1) + 4 +
+    20 + 16 + 2 * (2 + 65535) + 1 + contracts::kLayerShapeFields.size() * 4 + 7 * 4 + 2 + contracts::kNumSdmDims * (4 + 1) + 4 +
     kMaxImageConfigurations *
         (7 * 2 + 1 + 4 +
-         std::size_t(spec::configuration_words(kMaxImageMultiplierSwitches, spec::kMaxConfigBusBits) *
-                     (spec::kMaxConfigBusBits / 8))) +
+         std::size_t(contracts::configuration_words(kMaxImageMultiplierSwitches, contracts::kMaxConfigBusBits) *
+                     (contracts::kMaxConfigBusBits / 8))) +
     4 + kMaxImageInstructions * (1 + 4 * 4);
 
 // Where the decoder read each field (byte offsets in the file), so that errors name the field and its place.
 struct ImageFieldOffsets {
   std::size_t num_ms = 0, dn_bw = 0, rn_bw = 0, data_width = 0, acc_width = 0, config_bw = 0, hardware_name = 0;
   std::size_t layer_name = 0, layer_type = 0;
-  std::size_t layer_dims[spec::kLayerShapeFields.size()] = {};  // in the order of spec::kLayerShapeFields
+  std::size_t layer_dims[contracts::kLayerShapeFields.size()] = {};  // in the order of contracts::kLayerShapeFields
   std::size_t tile[7] = {};        // T_R … T_Y'
   std::size_t phase_order = 0, sdm_flag = 0;  // version 5
   std::size_t sdm = 0, sdm_order = 0;  // the SDM tile sizes and order (versions 4 and 5)

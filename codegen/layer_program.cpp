@@ -8,18 +8,18 @@
 
 namespace maeri::codegen {
 
-int first_channel(const spec::Layer& layer, const WeightPhase& phase) {
+int first_channel(const contracts::Layer& layer, const WeightPhase& phase) {
   return phase.group * int(layer.group_channels()) + phase.c0;
 }
 
-int first_filter(const spec::Layer& layer, const WeightPhase& phase) {
+int first_filter(const contracts::Layer& layer, const WeightPhase& phase) {
   return phase.group * int(layer.group_filters()) + phase.k0;
 }
 
-LayerProgram plan_layer(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
+LayerProgram plan_layer(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Tile& tile,
                         PlanDetail detail) {
-  if (const auto violation = spec::tile_violation(layer, hardware, tile)) throw std::invalid_argument(*violation);
-  using namespace spec;
+  if (const auto violation = contracts::tile_violation(layer, hardware, tile)) throw std::invalid_argument(*violation);
+  using namespace contracts;
   LayerProgram program;
   program.layer = layer;
   program.tile = tile;
@@ -41,7 +41,7 @@ LayerProgram plan_layer(const spec::Layer& layer, const spec::Hardware& hardware
   const auto fabric_phases = [&](int group, const std::array<int, kNumSdmDims>& block) {
     const int c_end = std::min(C, block[kSdmC] + block_size[kSdmC]);
     const int k_end = std::min(K, block[kSdmK] + block_size[kSdmK]);
-    // R, S, C, K loops nested in the mapping's phase order (spec/phase_order.hpp).
+    // R, S, C, K loops nested in the mapping's phase order (contracts/phase_order.hpp).
     const std::array<int, 4> begin = {0, 0, block[kSdmC], block[kSdmK]}, end = {R, S, c_end, k_end},
                              step = {TR, TS, TC, TK};
     const std::array<int, 4> nest = fabric_loop_nest(tile.phase_order);
@@ -98,8 +98,8 @@ LayerProgram plan_layer(const spec::Layer& layer, const spec::Hardware& hardware
   return program;
 }
 
-void add_phase_steps(const spec::Layer& layer, const spec::Tile& tile, bool forwarding, WeightPhase& phase) {
-  using namespace spec;
+void add_phase_steps(const contracts::Layer& layer, const contracts::Tile& tile, bool forwarding, WeightPhase& phase) {
+  using namespace contracts;
   const int N = int(layer.N), XO = int(layer.output_x()), YO = int(layer.output_y());
   const auto end = [&](int dim, int extent) {
     return tile.sdm.blocked ? std::min<int>(extent, phase.block[size_t(dim)] + int(tile.sdm.block[size_t(dim)])) : extent;

@@ -2,7 +2,7 @@
 // it — configurations, weight phases and the steps of each phase — before it is encoded into an image.
 // The loop nest is the analytical model's (docs/model.md): groups (outermost; one for an ungrouped layer), then
 // reduction folds (R, S, C slices of the group's channels) and filter tiles of the group's filters (a weight
-// phase each) in the mapping's phase order (folds outer by default, spec/phase_order.hpp), then batch, X' and Y'
+// phase each) in the mapping's phase order (folds outer by default, contracts/phase_order.hpp), then batch, X' and Y'
 // tiles (a control step each, Y' innermost); with an SDM level (docs/mapping.md; single-group layers only) that
 // nest runs inside each SDM block, the blocks in the mapping's SDM loop order.
 #pragma once
@@ -12,9 +12,9 @@
 
 #include "codegen/fabric_compiler.hpp"
 #include "codegen/tile_placement.hpp"
-#include "spec/hardware.hpp"
-#include "spec/layer.hpp"
-#include "spec/tile.hpp"
+#include "contracts/hardware.hpp"
+#include "contracts/layer.hpp"
+#include "contracts/tile.hpp"
 
 namespace maeri::codegen {
 
@@ -33,16 +33,16 @@ struct WeightPhase {
   int configuration = 0;              // index into LayerProgram::configurations
   int group = 0;                      // the layer's group this phase computes (0 for an ungrouped layer)
   int r0 = 0, s0 = 0, c0 = 0, k0 = 0;  // origin of the phase's weight slice inside its group
-  // Origin of the SDM block the phase runs in (K, C, N, X', Y' in spec::SdmDim order; all 0 without an SDM level):
+  // Origin of the SDM block the phase runs in (K, C, N, X', Y' in contracts::SdmDim order; all 0 without an SDM level):
   // its steps cover the block's N, X', Y' ranges.
-  std::array<int, spec::kNumSdmDims> block{};
+  std::array<int, contracts::kNumSdmDims> block{};
   bool accumulate = false;            // not the first reduction fold: results add to the stored partial sums
   std::vector<StepOrigin> steps;
 };
 
 struct LayerProgram {
-  spec::Layer layer;
-  spec::Tile tile;
+  contracts::Layer layer;
+  contracts::Tile tile;
   int num_ms = 0;
   bool forwarding = false;
   std::vector<PhaseConfiguration> configurations;
@@ -50,8 +50,8 @@ struct LayerProgram {
 };
 
 // The layer's channel / filter where a phase's slice starts: group·C/groups + c0, group·K/groups + k0.
-int first_channel(const spec::Layer& layer, const WeightPhase& phase);
-int first_filter(const spec::Layer& layer, const WeightPhase& phase);
+int first_channel(const contracts::Layer& layer, const WeightPhase& phase);
+int first_filter(const contracts::Layer& layer, const WeightPhase& phase);
 
 enum class PlanDetail {
   Steps,       // every phase lists its steps (what execution needs)
@@ -60,10 +60,10 @@ enum class PlanDetail {
 
 // The steps of a phase: the T_N, T_X', T_Y' tiles of its SDM block's N, X', Y' ranges (the whole layer without an
 // SDM level), Y' innermost; with forwarding every step but the first of each Y' row of the block forwards.
-void add_phase_steps(const spec::Layer& layer, const spec::Tile& tile, bool forwarding, WeightPhase& phase);
+void add_phase_steps(const contracts::Layer& layer, const contracts::Tile& tile, bool forwarding, WeightPhase& phase);
 
 // Throws LayoutError (or std::invalid_argument for an illegal tile) with the reason.
-LayerProgram plan_layer(const spec::Layer& layer, const spec::Hardware& hardware, const spec::Tile& tile,
+LayerProgram plan_layer(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Tile& tile,
                         PlanDetail detail = PlanDetail::Steps);
 
 }  // namespace maeri::codegen

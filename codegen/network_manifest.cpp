@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "spec/file_names.hpp"
-#include "spec/spec_error.hpp"
+#include "util/file_names.hpp"
+#include "util/input_error.hpp"
 
 namespace maeri::codegen {
 namespace {
@@ -43,7 +43,7 @@ class Fields {
     return value;
   }
   [[noreturn]] void fail(const std::string& key, const std::string& problem) const {
-    throw spec::SpecError({path_, 0, 0}, prefix_ + key, problem);
+    throw util::InputError({path_, 0, 0}, prefix_ + key, problem);
   }
 
  private:
@@ -86,19 +86,19 @@ NetworkManifest load_manifest(const std::string& path) {
   std::error_code error;
   const std::uintmax_t size = std::filesystem::file_size(path, error);
   if (!error && size > kMaxManifestBytes)
-    throw spec::SpecError({path, 0, 0}, "", "a network manifest is at most " + std::to_string(kMaxManifestBytes) +
+    throw util::InputError({path, 0, 0}, "", "a network manifest is at most " + std::to_string(kMaxManifestBytes) +
                                                 " bytes; this file has " + std::to_string(size));
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw spec::SpecError({path, 0, 0}, "", "cannot open the manifest");
+  if (!in) throw util::InputError({path, 0, 0}, "", "cannot open the manifest");
   std::stringstream text;
   text << in.rdbuf();
   json root;
   try {
     root = json::parse(text.str());
   } catch (const json::exception& parse) {  // parse_error, and out_of_range for numbers too large for 64 bits
-    throw spec::SpecError({path, 0, 0}, "", std::string("not JSON: ") + parse.what());
+    throw util::InputError({path, 0, 0}, "", std::string("not JSON: ") + parse.what());
   }
-  if (!root.is_object()) throw spec::SpecError({path, 0, 0}, "", "expected a JSON object (a network manifest)");
+  if (!root.is_object()) throw util::InputError({path, 0, 0}, "", "expected a JSON object (a network manifest)");
   const Fields top(path, root, "");
   if (top.text("format") != kManifestFormat)
     top.fail("format", std::string("expected '") + kManifestFormat + "', found '" + top.text("format") + "'");
@@ -119,14 +119,14 @@ NetworkManifest load_manifest(const std::string& path) {
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const std::string prefix = "layers[" + std::to_string(i) + "].";
     if (!layers[i].is_object())
-      throw spec::SpecError({path, 0, 0}, "layers[" + std::to_string(i) + "]", "expected an object");
+      throw util::InputError({path, 0, 0}, "layers[" + std::to_string(i) + "]", "expected an object");
     const Fields entry(path, layers[i], prefix);
     ManifestLayer layer;
     layer.order = int(entry.count("order", 1u << 30));
     layer.name = entry.text("name");
     layer.file = entry.text("file");
     // Only plain file names that codegen could have written: nothing outside the manifest's folder.
-    if (spec::safe_file_stem(layer.file) != layer.file)
+    if (util::safe_file_stem(layer.file) != layer.file)
       entry.fail("file", "expected a plain file name in the manifest's folder (A-Z a-z 0-9 . - _, not starting "
                          "with '.'), found '" + layer.file + "'");
     layer.sha256 = entry.text("sha256");

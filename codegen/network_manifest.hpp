@@ -32,7 +32,7 @@ struct NetworkManifest {
 };
 
 std::string manifest_json(const NetworkManifest& manifest);
-// Throws spec::SpecError naming the file, the field (e.g. "layers[2].sha256") and what was expected.
+// Throws util::InputError naming the file, the field (e.g. "layers[2].sha256") and what was expected.
 NetworkManifest load_manifest(const std::string& path);
 // The path of a layer's image: the manifest's folder joined with its file name.
 std::string manifest_image_path(const std::string& manifest_path, const ManifestLayer& layer);

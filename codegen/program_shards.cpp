@@ -11,7 +11,7 @@ namespace {
 
 // Calls visit(index) for every output index of channels [k_begin, k_end), in increasing order.
 template <class Visit>
-void for_each_shard_output(const spec::Layer& layer, const ProgramShard& shard, Visit visit) {
+void for_each_shard_output(const contracts::Layer& layer, const ProgramShard& shard, Visit visit) {
   const std::int64_t plane = std::int64_t(layer.output_x()) * layer.output_y();
   for (std::int64_t n = 0; n < layer.N; ++n) {
     const std::int64_t first = (n * layer.K + shard.k_begin) * plane;
@@ -57,7 +57,7 @@ LayerProgram shard_program(const LayerProgram& program, const ProgramShard& shar
   return part;
 }
 
-std::vector<std::int64_t> shard_outputs(const spec::Layer& layer, const ProgramShard& shard,
+std::vector<std::int64_t> shard_outputs(const contracts::Layer& layer, const ProgramShard& shard,
                                         const std::vector<std::int64_t>& output) {
   std::vector<std::int64_t> part;
   part.reserve(size_t(layer.N) * size_t(shard.k_end - shard.k_begin) * size_t(layer.output_x()) *
@@ -66,7 +66,7 @@ std::vector<std::int64_t> shard_outputs(const spec::Layer& layer, const ProgramS
   return part;
 }
 
-void merge_shard_outputs(const spec::Layer& layer, const ProgramShard& shard, const std::vector<std::int64_t>& part,
+void merge_shard_outputs(const contracts::Layer& layer, const ProgramShard& shard, const std::vector<std::int64_t>& part,
                          std::vector<std::int64_t>& output) {
   const std::size_t expected = size_t(layer.N) * size_t(shard.k_end - shard.k_begin) * size_t(layer.output_x()) *
                                size_t(layer.output_y());

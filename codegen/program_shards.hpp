@@ -32,11 +32,11 @@ std::vector<ProgramShard> cut_shards(const LayerProgram& program, int max_shards
 LayerProgram shard_program(const LayerProgram& program, const ProgramShard& shard);
 
 // The outputs [N][K][X'][Y'] of channels [k_begin, k_end), in index order: the shard's part of `output`.
-std::vector<std::int64_t> shard_outputs(const spec::Layer& layer, const ProgramShard& shard,
+std::vector<std::int64_t> shard_outputs(const contracts::Layer& layer, const ProgramShard& shard,
                                         const std::vector<std::int64_t>& output);
 // Writes a shard's part (as shard_outputs returns it) into the layer's whole output tensor.
 // Throws std::invalid_argument when the sizes do not match.
-void merge_shard_outputs(const spec::Layer& layer, const ProgramShard& shard, const std::vector<std::int64_t>& part,
+void merge_shard_outputs(const contracts::Layer& layer, const ProgramShard& shard, const std::vector<std::int64_t>& part,
                          std::vector<std::int64_t>& output);
 
 }  // namespace maeri::codegen

@@ -38,8 +38,8 @@ TilePlacement place_tile(int num_ms, const PhaseShape& shape, bool forwarding) {
   return placement;
 }
 
-bool phase_forwards(const spec::Layer& layer, const spec::Tile& tile, const PhaseShape& shape) {
-  return spec::phase_uses_mn_forwarding(layer, tile, shape.t_s);
+bool phase_forwards(const contracts::Layer& layer, const contracts::Tile& tile, const PhaseShape& shape) {
+  return contracts::phase_uses_mn_forwarding(layer, tile, shape.t_s);
 }
 
 }  // namespace maeri::codegen

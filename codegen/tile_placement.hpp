@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "codegen/vn_layout.hpp"
-#include "spec/layer.hpp"
-#include "spec/tile.hpp"
+#include "contracts/layer.hpp"
+#include "contracts/tile.hpp"
 
 namespace maeri::codegen {
 
@@ -41,7 +41,7 @@ struct TilePlacement {
 // forwarding: whether steps along Y' reuse operands from the left neighbour (stride 1, t_Y' = 1, t_S > 1).
 TilePlacement place_tile(int num_ms, const PhaseShape& shape, bool forwarding);
 
-// Whether a phase of this shape forwards operands between multiplier switches (spec::phase_uses_mn_forwarding).
-bool phase_forwards(const spec::Layer& layer, const spec::Tile& tile, const PhaseShape& shape);
+// Whether a phase of this shape forwards operands between multiplier switches (contracts::phase_uses_mn_forwarding).
+bool phase_forwards(const contracts::Layer& layer, const contracts::Tile& tile, const PhaseShape& shape);
 
 }  // namespace maeri::codegen

@@ -7,7 +7,7 @@
 #include <cctype>
 
 #include "importer/onnx_import.hpp"
-#include "spec/spec_loader.hpp"
+#include "contracts/spec_loader.hpp"
 
 namespace maeri::importer {
 
@@ -18,8 +18,8 @@ bool is_onnx_path(const std::string& path) {
                     [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); });
 }
 
-spec::Network load_network(const std::string& path) {
-  if (!is_onnx_path(path)) return spec::load_workload(path);
+contracts::Network load_network(const std::string& path) {
+  if (!is_onnx_path(path)) return contracts::load_workload(path);
   OnnxImport imported = import_onnx(path);
   if (!imported.skipped.empty())
     fmt::print(stderr, "note: {}: {} layers imported, {} nodes skipped (`maeri import {}` lists them)\n", path,

@@ -4,14 +4,14 @@
 
 #include <string>
 
-#include "spec/layer.hpp"
+#include "contracts/layer.hpp"
 
 namespace maeri::importer {
 
 bool is_onnx_path(const std::string& path);  // ends in ".onnx" (any case)
 
 // An ONNX model is imported (import_onnx; a note on stderr says how many nodes were skipped); anything else is
-// read as a YAML workload spec (spec::load_workload). Errors are spec::SpecError.
-spec::Network load_network(const std::string& path);
+// read as a YAML workload spec (contracts::load_workload). Errors are util::InputError.
+contracts::Network load_network(const std::string& path);
 
 }  // namespace maeri::importer

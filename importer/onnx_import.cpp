@@ -14,7 +14,7 @@
 #include <set>
 #include <sstream>
 
-#include "spec/spec_error.hpp"
+#include "util/input_error.hpp"
 
 namespace maeri::importer {
 namespace {
@@ -86,7 +86,7 @@ class GraphReader {
         result.skipped.push_back({name, node.op_type(), "operator of the custom domain '" + node.domain() + "'"});
         continue;
       }
-      std::optional<spec::Layer> layer;
+      std::optional<contracts::Layer> layer;
       if (node.op_type() == "Conv") layer = convolution(node, name);
       if (node.op_type() == "Gemm") layer = gemm(node, name);
       if (node.op_type() == "MatMul") layer = matmul(node, name);
@@ -95,13 +95,13 @@ class GraphReader {
         continue;
       }
       layer->name = name;
-      if (const auto violation = spec::shape_violation(*layer))
+      if (const auto violation = contracts::shape_violation(*layer))
         fail(name, fmt::format("the {} layer it gives is not valid: {}{}{}", node.op_type(), violation->field,
                                violation->field.empty() ? "" : ": ", violation->message));
       result.network.layers.push_back(*layer);
     }
     if (result.network.layers.empty())
-      throw spec::SpecError({path_, 0, 0}, "graph",
+      throw util::InputError({path_, 0, 0}, "graph",
                             fmt::format("the model has no Conv, Gemm or MatMul node ({} nodes, all skipped)",
                                         graph.node_size()));
     return result;
@@ -109,7 +109,7 @@ class GraphReader {
 
  private:
   [[noreturn]] void fail(const std::string& node, const std::string& problem) const {
-    throw spec::SpecError({path_, 0, 0}, "node " + node, problem);
+    throw util::InputError({path_, 0, 0}, "node " + node, problem);
   }
 
   void record(const onnx::ValueInfoProto& value) {
@@ -164,15 +164,15 @@ class GraphReader {
   }
 
   // Conv: X [N, C, H, W], W [M, C/group, kH, kW]; H is the Layer's X (rows, R), W its Y (columns, S).
-  spec::Layer convolution(const onnx::NodeProto& node, const std::string& name) const {
+  contracts::Layer convolution(const onnx::NodeProto& node, const std::string& name) const {
     const auto x = input_shape(node, name, 0, "input");
     const auto w = input_shape(node, name, 1, "weight");
     if (x.size() != 4 || w.size() != 4)
       fail(name, fmt::format("only 2-D convolutions (4-D input and weight) become layers; the input has rank {}, "
                              "the weight rank {}",
                              x.size(), w.size()));
-    spec::Layer layer;
-    layer.type = spec::LayerType::Convolution;
+    contracts::Layer layer;
+    layer.type = contracts::LayerType::Convolution;
     layer.N = x[0];
     layer.C = x[1];
     layer.X = x[2];
@@ -226,7 +226,7 @@ class GraphReader {
   }
 
   // Gemm: Y = alpha·A'·B' + beta·C with A' = A or Aᵀ (M×K) and B' = B or Bᵀ (K×N).
-  spec::Layer gemm(const onnx::NodeProto& node, const std::string& name) const {
+  contracts::Layer gemm(const onnx::NodeProto& node, const std::string& name) const {
     const auto a = input_shape(node, name, 0, "input A");
     const auto b = input_shape(node, name, 1, "input B");
     if (a.size() != 2 || b.size() != 2)
@@ -235,11 +235,11 @@ class GraphReader {
     const std::int64_t m = transpose_a ? a[1] : a[0], k = transpose_a ? a[0] : a[1];
     const std::int64_t k_b = transpose_b ? b[1] : b[0], n = transpose_b ? b[0] : b[1];
     if (k != k_b) fail(name, fmt::format("A' is {}x{} but B' is {}x{}", m, k, k_b, n));
-    return spec::gemm_layer(1, m, k, n);
+    return contracts::gemm_layer(1, m, k, n);
   }
 
   // MatMul (numpy semantics): [..., M, K] by [..., K, N]; the broadcast leading dimensions are the batch.
-  spec::Layer matmul(const onnx::NodeProto& node, const std::string& name) const {
+  contracts::Layer matmul(const onnx::NodeProto& node, const std::string& name) const {
     auto a = input_shape(node, name, 0, "input A");
     auto b = input_shape(node, name, 1, "input B");
     if (a.empty() || b.empty()) fail(name, "MatMul of a scalar");
@@ -255,10 +255,10 @@ class GraphReader {
       if (da != db && da != 1 && db != 1)
         fail(name, fmt::format("batch dimensions {} and {} do not broadcast", da, db));
       batch *= std::max(da, db);
-      if (batch > spec::kMaxBatch)
-        fail(name, fmt::format("a batch of more than {} products (the Layer's limit)", spec::kMaxBatch));
+      if (batch > contracts::kMaxBatch)
+        fail(name, fmt::format("a batch of more than {} products (the Layer's limit)", contracts::kMaxBatch));
     }
-    return spec::gemm_layer(batch, m, k, n);
+    return contracts::gemm_layer(batch, m, k, n);
   }
 
   // Shape inference's output shape, where it has one, must be the Layer's (a disagreement means this importer
@@ -282,19 +282,19 @@ class GraphReader {
 
 OnnxImport import_onnx(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw spec::SpecError({path, 0, 0}, "model", "cannot open the file");
+  if (!in) throw util::InputError({path, 0, 0}, "model", "cannot open the file");
   std::ostringstream bytes;
   bytes << in.rdbuf();
   onnx::ModelProto model;
   if (!model.ParseFromString(bytes.str()) || !model.has_graph() || model.ir_version() <= 0 ||
       model.opset_import_size() == 0)
-    throw spec::SpecError({path, 0, 0}, "model",
+    throw util::InputError({path, 0, 0}, "model",
                           "not an ONNX model (expected a serialised onnx.ModelProto with an IR version, opset imports "
                           "and a graph)");
   try {
     onnx::shape_inference::InferShapes(model);
   } catch (const std::exception& error) {
-    throw spec::SpecError({path, 0, 0}, "graph", std::string("ONNX shape inference failed: ") + error.what());
+    throw util::InputError({path, 0, 0}, "graph", std::string("ONNX shape inference failed: ") + error.what());
   }
   return GraphReader(path, model).read();
 }

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "spec/layer.hpp"
+#include "contracts/layer.hpp"
 
 namespace maeri::importer {
 
@@ -18,11 +18,11 @@ struct SkippedNode {
 };
 
 struct OnnxImport {
-  spec::Network network;
+  contracts::Network network;
   std::vector<SkippedNode> skipped;
 };
 
-// Throws spec::SpecError naming the file (and the node as the field) when the file is not an ONNX model, shape
+// Throws util::InputError naming the file (and the node as the field) when the file is not an ONNX model, shape
 // inference fails, a Conv/Gemm/MatMul has a dimension inference cannot resolve (dynamic shapes), an attribute
 // the Layer cannot express (asymmetric pads, 1-D or 3-D convolution, …), or a shape breaks the Layer's rules.
 OnnxImport import_onnx(const std::string& path);

@@ -6,7 +6,7 @@
 
 #include <sstream>
 
-#include "spec/spec_error.hpp"
+#include "util/input_error.hpp"
 
 namespace maeri::importer {
 namespace {
@@ -23,15 +23,15 @@ void per_axis(YAML::Emitter& out, const char* key, std::int64_t x, std::int64_t 
 
 }  // namespace
 
-std::string workload_yaml(const spec::Network& network, const std::string& header_comment) {
+std::string workload_yaml(const contracts::Network& network, const std::string& header_comment) {
   // The workload's batch is that of its convolution and FC layers (the spec gives them no batch of their own);
   // a GEMM states its own as a multiple of it.
   std::int64_t batch = 0;
-  for (const spec::Layer& layer : network.layers)
-    if (layer.type != spec::LayerType::Gemm) {
+  for (const contracts::Layer& layer : network.layers)
+    if (layer.type != contracts::LayerType::Gemm) {
       if (batch == 0) batch = layer.N;
       if (layer.N != batch)
-        throw spec::SpecError({network.name, 0, 0}, "layers." + layer.name,
+        throw util::InputError({network.name, 0, 0}, "layers." + layer.name,
                               fmt::format("batch {} differs from the batch {} of the layers before it: a workload "
                                           "has one batch size",
                                           layer.N, batch));
@@ -43,12 +43,12 @@ std::string workload_yaml(const spec::Network& network, const std::string& heade
   out << YAML::Key << "name" << YAML::Value << network.name;
   out << YAML::Key << "batch" << YAML::Value << batch;
   out << YAML::Key << "layers" << YAML::Value << YAML::BeginSeq;
-  for (const spec::Layer& layer : network.layers) {
+  for (const contracts::Layer& layer : network.layers) {
     out << YAML::Flow << YAML::BeginMap;
     out << YAML::Key << "name" << YAML::Value << layer.name;
-    out << YAML::Key << "type" << YAML::Value << spec::to_string(layer.type);
+    out << YAML::Key << "type" << YAML::Value << contracts::to_string(layer.type);
     switch (layer.type) {
-      case spec::LayerType::Convolution:
+      case contracts::LayerType::Convolution:
         out << YAML::Key << "K" << YAML::Value << layer.K << YAML::Key << "C" << YAML::Value << layer.C;
         out << YAML::Key << "R" << YAML::Value << layer.R << YAML::Key << "S" << YAML::Value << layer.S;
         out << YAML::Key << "X" << YAML::Value << layer.X << YAML::Key << "Y" << YAML::Value << layer.Y;
@@ -59,12 +59,12 @@ std::string workload_yaml(const spec::Network& network, const std::string& heade
         out << YAML::Key << "X_out" << YAML::Value << layer.output_x();
         out << YAML::Key << "Y_out" << YAML::Value << layer.output_y();
         break;
-      case spec::LayerType::FullyConnected:
+      case contracts::LayerType::FullyConnected:
         out << YAML::Key << "K" << YAML::Value << layer.K << YAML::Key << "C" << YAML::Value << layer.C;
         break;
-      case spec::LayerType::Gemm:
+      case contracts::LayerType::Gemm:
         if (layer.N % batch != 0)
-          throw spec::SpecError({network.name, 0, 0}, "layers." + layer.name,
+          throw util::InputError({network.name, 0, 0}, "layers." + layer.name,
                                 fmt::format("GEMM batch {} is not a multiple of the workload's batch {}", layer.N,
                                             batch));
         out << YAML::Key << "M" << YAML::Value << layer.X << YAML::Key << "K" << YAML::Value << layer.C;

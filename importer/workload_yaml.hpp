@@ -4,12 +4,12 @@
 
 #include <string>
 
-#include "spec/layer.hpp"
+#include "contracts/layer.hpp"
 
 namespace maeri::importer {
 
-// Throws spec::SpecError when the layers do not share one batch size in a form the spec can state (a conv or
+// Throws util::InputError when the layers do not share one batch size in a form the spec can state (a conv or
 // FC layer's batch must be the workload's; a GEMM's batch a multiple of it).
-std::string workload_yaml(const spec::Network& network, const std::string& header_comment);
+std::string workload_yaml(const contracts::Network& network, const std::string& header_comment);
 
 }  // namespace maeri::importer

@@ -13,12 +13,12 @@
 #include "codegen/functional_model.hpp"
 #include "codegen/image_program.hpp"
 #include "importer/network_loader.hpp"
-#include "mapper/cost_model.hpp"
-#include "mapper/heuristic_mapper.hpp"
-#include "mapper/report_json.hpp"
-#include "mapper/search.hpp"
-#include "spec/spec_error.hpp"
-#include "spec/spec_loader.hpp"
+#include "mapper/model/cost_model.hpp"
+#include "mapper/search/heuristic_mapper.hpp"
+#include "mapper/model/report_json.hpp"
+#include "mapper/search/search.hpp"
+#include "util/input_error.hpp"
+#include "contracts/spec_loader.hpp"
 
 namespace py = pybind11;
 using namespace maeri;
@@ -27,11 +27,11 @@ namespace {
 
 py::object to_python(const nlohmann::json& json) { return py::module_::import("json").attr("loads")(json.dump()); }
 
-py::dict layer_dict(const spec::Layer& layer) {
+py::dict layer_dict(const contracts::Layer& layer) {
   py::dict d;
   d["name"] = layer.name;
-  d["type"] = spec::to_string(layer.type);
-  for (const spec::LayerShapeField& field : spec::kLayerShapeFields) d[field.name] = layer.*field.member;
+  d["type"] = contracts::to_string(layer.type);
+  for (const contracts::LayerShapeField& field : contracts::kLayerShapeFields) d[field.name] = layer.*field.member;
   d["X_out"] = layer.output_x();
   d["Y_out"] = layer.output_y();
   d["macs"] = layer.macs();
@@ -39,12 +39,12 @@ py::dict layer_dict(const spec::Layer& layer) {
 }
 
 // The layers of `workload` (YAML or ONNX), or the one named `layer`.
-std::vector<spec::Layer> select(const spec::Network& network, const std::string& workload,
+std::vector<contracts::Layer> select(const contracts::Network& network, const std::string& workload,
                                 const std::optional<std::string>& layer) {
   if (!layer) return network.layers;
-  for (const spec::Layer& candidate : network.layers)
+  for (const contracts::Layer& candidate : network.layers)
     if (candidate.name == *layer) return {candidate};
-  throw spec::SpecError({workload, 0, 0}, "layers", "the workload has no layer named '" + *layer + "'");
+  throw maeri::util::InputError({workload, 0, 0}, "layers", "the workload has no layer named '" + *layer + "'");
 }
 
 mapper::Objective objective_of(const std::string& text) {
@@ -54,21 +54,21 @@ mapper::Objective objective_of(const std::string& text) {
 }
 
 // The model's best tiles of one layer (exact traffic), best first.
-std::vector<spec::CostReport> best_tiles(const spec::Layer& layer, const spec::Hardware& hardware,
+std::vector<contracts::CostReport> best_tiles(const contracts::Layer& layer, const contracts::Hardware& hardware,
                                          mapper::Objective objective, int top) {
   const mapper::SearchResult found =
       mapper::search(layer, hardware, mapper::map_search_options(objective, top, codegen::exact_traffic_for(layer, hardware)));
-  if (found.best.empty()) throw spec::SpecError({hardware.name, 0, 0}, "layers." + layer.name, "no tile fits");
+  if (found.best.empty()) throw maeri::util::InputError({hardware.name, 0, 0}, "layers." + layer.name, "no tile fits");
   return found.best;
 }
 
 py::dict load(const std::string& workload) {
-  const spec::Network network = importer::load_network(workload);
+  const contracts::Network network = importer::load_network(workload);
   py::dict d;
   d["name"] = network.name;
   d["total_macs"] = network.total_macs();
   py::list layers;
-  for (const spec::Layer& layer : network.layers) layers.append(layer_dict(layer));
+  for (const contracts::Layer& layer : network.layers) layers.append(layer_dict(layer));
   d["layers"] = layers;
   return d;
 }
@@ -77,16 +77,16 @@ py::dict load(const std::string& workload) {
 py::list map(const std::string& hardware_path, const std::string& workload, const std::string& objective, int top,
              const std::optional<std::string>& layer, const std::string& search, std::uint64_t budget, int runs,
              std::uint64_t seed, const std::string& warm_start, const std::optional<std::string>& model) {
-  const spec::Hardware hardware = spec::load_hardware(hardware_path);
+  const contracts::Hardware hardware = contracts::load_hardware(hardware_path);
   const mapper::Objective goal = objective_of(objective);
   mapper::HeuristicMapper heuristic({search, budget, runs, seed, warm_start, model.value_or("")}, goal,
                                     mapper::map_search_options(goal, top, {}).joint.enabled, "maeri.map", "");
   py::list result;
-  for (const spec::Layer& each : select(importer::load_network(workload), workload, layer)) {
+  for (const contracts::Layer& each : select(importer::load_network(workload), workload, layer)) {
     py::dict entry;
     entry["layer"] = layer_dict(each);
     py::list best;
-    std::vector<spec::CostReport> reports;
+    std::vector<contracts::CostReport> reports;
     if (heuristic.heuristic()) {
       reports = heuristic
                     .search(each, hardware, mapper::map_search_options(goal, top, codegen::exact_traffic_for(each, hardware)))
@@ -95,7 +95,7 @@ py::list map(const std::string& hardware_path, const std::string& workload, cons
     } else {
       reports = best_tiles(each, hardware, goal, top);
     }
-    for (const spec::CostReport& report : reports) best.append(to_python(mapper::to_json(report)));
+    for (const contracts::CostReport& report : reports) best.append(to_python(mapper::to_json(report)));
     entry["best"] = best;
     result.append(entry);
   }
@@ -104,15 +104,15 @@ py::list map(const std::string& hardware_path, const std::string& workload, cons
 
 py::list codegen_images(const std::string& hardware_path, const std::string& workload, const std::string& objective,
                         const std::optional<std::string>& layer) {
-  const spec::Hardware hardware = spec::load_hardware(hardware_path);
+  const contracts::Hardware hardware = contracts::load_hardware(hardware_path);
   py::list result;
-  for (const spec::Layer& each : select(importer::load_network(workload), workload, layer)) {
-    const spec::Tile tile = best_tiles(each, hardware, objective_of(objective), 1).front().tile;
+  for (const contracts::Layer& each : select(importer::load_network(workload), workload, layer)) {
+    const contracts::Tile tile = best_tiles(each, hardware, objective_of(objective), 1).front().tile;
     const codegen::ConfigImage image = codegen::build_image(codegen::plan_layer(each, hardware, tile), hardware);
     const std::vector<std::uint8_t> bytes = codegen::encode_image(image);
     py::dict entry;
     entry["layer"] = each.name;
-    entry["tile"] = spec::to_compact_string(tile);
+    entry["tile"] = contracts::to_compact_string(tile);
     entry["configurations"] = image.configurations.size();
     entry["instructions"] = image.program.size();
     entry["image"] = py::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
@@ -126,10 +126,10 @@ py::list codegen_images(const std::string& hardware_path, const std::string& wor
 // tensors, against the reference convolution bit-exactly, and its activity counts against the model's.
 py::list verify(const std::string& hardware_path, const std::string& workload, const std::string& objective,
                 const std::optional<std::string>& layer, std::uint64_t seed) {
-  const spec::Hardware hardware = spec::load_hardware(hardware_path);
+  const contracts::Hardware hardware = contracts::load_hardware(hardware_path);
   py::list result;
-  for (const spec::Layer& each : select(importer::load_network(workload), workload, layer)) {
-    const spec::CostReport model = best_tiles(each, hardware, objective_of(objective), 1).front();
+  for (const contracts::Layer& each : select(importer::load_network(workload), workload, layer)) {
+    const contracts::CostReport model = best_tiles(each, hardware, objective_of(objective), 1).front();
     const codegen::LayerProgram program = codegen::expand_image(
         codegen::decode_image(codegen::encode_image(codegen::build_image(
                                   codegen::plan_layer(each, hardware, model.tile), hardware)),
@@ -139,7 +139,7 @@ py::list verify(const std::string& hardware_path, const std::string& workload, c
     const codegen::FunctionalResult run = codegen::execute_layer(program, hardware, tensors);
     const bool bit_exact = run.output == codegen::reference_convolution(each, tensors, hardware.acc_width);
     const codegen::FunctionalActivity& a = run.activity;
-    const spec::ActivityCounts& c = model.counts;
+    const contracts::ActivityCounts& c = model.counts;
     py::dict counts;  // metric: [model, functional model]
     const std::pair<const char*, std::pair<std::int64_t, std::int64_t>> pairs[] = {
         {"steps", {model.control_steps, a.steps}},
@@ -158,7 +158,7 @@ py::list verify(const std::string& hardware_path, const std::string& workload, c
     }
     py::dict entry;
     entry["layer"] = each.name;
-    entry["tile"] = spec::to_compact_string(model.tile);
+    entry["tile"] = contracts::to_compact_string(model.tile);
     entry["bit_exact"] = bit_exact;
     entry["outputs"] = run.output.size();
     entry["counts"] = counts;
@@ -173,7 +173,7 @@ py::list verify(const std::string& hardware_path, const std::string& workload, c
 PYBIND11_MODULE(maeri, module) {
   module.doc() = "MAERI toolkit: load workloads (YAML or ONNX), map, generate configuration images, verify";
   // Bad input is ValueError with the toolkit's positioned message.
-  py::register_exception<spec::SpecError>(module, "SpecError", PyExc_ValueError);
+  py::register_exception<maeri::util::InputError>(module, "maeri::util::InputError", PyExc_ValueError);
   module.def("load", &load, py::arg("workload"), "A workload (YAML or .onnx) as a dict of its layers");
   module.def("map", &map, py::arg("hardware"), py::arg("workload"), py::arg("objective") = "runtime",
              py::arg("top") = 1, py::arg("layer") = py::none(), py::arg("search") = "exhaustive",

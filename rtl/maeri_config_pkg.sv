@@ -26,7 +26,7 @@ package maeri_config_pkg;
   // The dense configuration (docs/config-bits.md): one bit vector, LSB first — NUM_MS multiplier-switch fields,
   // NUM_MS − 1 adder-switch fields, vn_count (VN results per step), then NUM_MS collector entries (the emit slot,
   // 2·adder + side, that holds VN k's result). The config port writes it CONFIG_BW bits per cycle, word w holding
-  // bits [w·CONFIG_BW +: CONFIG_BW]. These functions are spec/config_bus.hpp's formulas; the RTL test
+  // bits [w·CONFIG_BW +: CONFIG_BW]. These functions are contracts/config_bus.hpp's formulas; the RTL test
   // "config bus: …" checks the two sides agree on every prebuilt fabric.
   function automatic int vn_count_bits(input int num_ms);
     return $clog2(num_ms + 1);

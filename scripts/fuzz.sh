@@ -64,7 +64,7 @@ done
 
 printf '\n%-14s %12s %10s %8s %8s %8s\n' harness executions exec/s cov ft corpus
 printf '%s\n' "${summary[@]}"
-echo "(cov: instrumented edges of maeri_spec/maeri_mapper/maeri_codegen reached; ft: libFuzzer's coverage features)"
+echo "(cov: instrumented edges of maeri_util/maeri_contracts/maeri_model/maeri_mapspace/maeri_search/maeri_codegen reached; ft: libFuzzer's coverage features)"
 if [[ ${#failed[@]} -gt 0 ]]; then
   echo "fuzz: FAILED: ${failed[*]} (inputs kept under tests/fuzz/regressions/; logs under $work/)"
   exit 1

@@ -24,7 +24,7 @@ class DriverSession final : public FabricSession {
     return LayerRunner<Driver>(driver_).run(program, tensors);
   }
   RtlLayerRun run_with_memory(const codegen::LayerProgram& program, const codegen::LayerTensors& tensors,
-                              const spec::Hardware& hardware) override {
+                              const contracts::Hardware& hardware) override {
     return LayerRunner<Driver>(driver_).run(program, tensors, memory_, plan_memory(program, hardware, tensors),
                                             {hardware.dram_bytes_per_cycle, std::uint64_t(hardware.dram_latency_cycles)});
   }

@@ -23,7 +23,7 @@
 #include "codegen/reduction_reference.hpp"
 #include "sim/activity_counters.hpp"
 #include "sim/port_words.hpp"
-#include "spec/integer_math.hpp"
+#include "util/integer_math.hpp"
 #include "verilated_vcd_sc.h"
 
 namespace maeri::sim {
@@ -45,7 +45,7 @@ template <class Model, int NumMs, int DnBw, int RnBw, int DataW, int AccW, int C
 class FabricDriver {
  public:
   static constexpr int kNumMs = NumMs, kDnBw = DnBw, kRnBw = RnBw, kDataW = DataW, kAccW = AccW, kConfigBw = ConfigBw;
-  static constexpr int kAddressW = spec::config_address_bits(spec::configuration_words(NumMs, ConfigBw));
+  static constexpr int kAddressW = contracts::config_address_bits(contracts::configuration_words(NumMs, ConfigBw));
   // Verilator's SystemC ports: bool for one bit, sc_bv for more (--pins-bv 2). One-bit ports occur for dn_bw or
   // rn_bw 1 (valid, weight flags), a one-word config bus (address) and 2 MS with rn_bw 1 (VN id).
   template <int W>
@@ -54,7 +54,7 @@ class FabricDriver {
   static Port<W> to_port(const sc_dt::sc_bv<W>& bits) {
     if constexpr (W == 1) return bits[0].to_bool(); else return bits;
   }
-  static constexpr int kVnW = spec::ceil_log2(NumMs);
+  static constexpr int kVnW = util::ceil_log2(NumMs);
   // maeri_top's `counts` port: every counter of kActivityCounters, counter c in the c-th 64-bit slice.
   using CountsBits = sc_dt::sc_bv<kNumActivityCounters * kActivityCounterBits>;
   static const char* unique(const char* base) { return sc_core::sc_gen_unique_name(base); }
@@ -158,7 +158,7 @@ class FabricDriver {
     result_cycles.clear();
   }
 
-  // A full configuration: spec::configuration_words(NumMs, ConfigBw) writes, one per cycle.
+  // A full configuration: contracts::configuration_words(NumMs, ConfigBw) writes, one per cycle.
   void configure(const codegen::FabricConfig& config) {
     if (config.num_ms != NumMs) throw std::invalid_argument("configuration built for another fabric size");
     for (const codegen::ConfigWord& word : codegen::config_words(config, ConfigBw)) write_config(word.address, word.limbs);

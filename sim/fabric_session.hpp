@@ -19,7 +19,7 @@ class FabricSession {
   virtual RtlLayerRun run(const codegen::LayerProgram& program, const codegen::LayerTensors& tensors) = 0;
   // With the SDM and DRAM models sized and timed by `hardware` (sdm_bytes, dram_bytes_per_cycle, dram_latency).
   virtual RtlLayerRun run_with_memory(const codegen::LayerProgram& program, const codegen::LayerTensors& tensors,
-                                      const spec::Hardware& hardware) = 0;
+                                      const contracts::Hardware& hardware) = 0;
   virtual std::string model_name() const = 0;
 };
 

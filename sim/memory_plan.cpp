@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "codegen/dn_elements.hpp"
-#include "spec/integer_math.hpp"
+#include "util/integer_math.hpp"
 
 namespace maeri::sim {
 
@@ -24,14 +24,14 @@ std::int64_t new_fills(const std::vector<codegen::DnElement>& inputs, std::vecto
   return fills;
 }
 
-// Two-level mappings (docs/model.md, "SDM level"; the same rule as mapper::sdm_block_traffic, event by event): each
+// Two-level mappings (docs/model.md, "SDM level"; the same rule as contracts::sdm_block_traffic, event by event): each
 // tensor's SDM copy lives while its block does. Inputs and weights are fetched on first use within their block's
 // stay; each output tile is read back from DRAM on its first visit of a stay that is not its first reduction fold,
 // and written back on its last visit of each stay.
-void plan_blocked(const codegen::LayerProgram& program, const spec::Hardware& hardware,
+void plan_blocked(const codegen::LayerProgram& program, const contracts::Hardware& hardware,
                   const codegen::LayerTensors& tensors, MemoryPlan& plan) {
-  const spec::Layer& layer = program.layer;
-  const std::int64_t data_b = mapper::data_bytes(hardware), acc_b = mapper::accumulator_bytes(hardware);
+  const contracts::Layer& layer = program.layer;
+  const std::int64_t data_b = contracts::data_bytes(hardware), acc_b = contracts::accumulator_bytes(hardware);
   const std::int64_t padded_x = layer.X + 2 * layer.padding_x, padded_y = layer.Y + 2 * layer.padding_y;
   std::vector<bool> fetched(std::size_t(layer.N * layer.C * padded_x * padded_y), false);
   // Every key starts with the group: a grouped layer runs its SDM blocks group after group.
@@ -47,7 +47,7 @@ void plan_blocked(const codegen::LayerProgram& program, const spec::Hardware& ha
     std::int64_t bytes;
   };
   std::vector<StepKey> steps;
-  using spec::kSdmC, spec::kSdmK, spec::kSdmN, spec::kSdmX, spec::kSdmY;
+  using contracts::kSdmC, contracts::kSdmK, contracts::kSdmN, contracts::kSdmX, contracts::kSdmY;
   for (const codegen::WeightPhase& phase : program.phases) {
     const auto& b = phase.block;
     const std::array<int, 5> in{phase.group, b[kSdmC], b[kSdmN], b[kSdmX], b[kSdmY]},
@@ -105,30 +105,30 @@ void plan_blocked(const codegen::LayerProgram& program, const spec::Hardware& ha
 
 }  // namespace
 
-MemoryPlan plan_memory(const codegen::LayerProgram& program, const spec::Hardware& hardware,
+MemoryPlan plan_memory(const codegen::LayerProgram& program, const contracts::Hardware& hardware,
                        const codegen::LayerTensors& tensors) {
-  const spec::Layer& layer = program.layer;
-  const spec::Tile& tile = program.tile;
+  const contracts::Layer& layer = program.layer;
+  const contracts::Tile& tile = program.tile;
   MemoryPlan plan;
-  plan.budget = mapper::sdm_budget(layer, hardware, tile);
+  plan.budget = contracts::sdm_budget(layer, hardware, tile);
   if (plan.budget.blocked) {
     plan_blocked(program, hardware, tensors, plan);
     return plan;
   }
-  const std::int64_t data_b = mapper::data_bytes(hardware), acc_b = mapper::accumulator_bytes(hardware);
+  const std::int64_t data_b = contracts::data_bytes(hardware), acc_b = contracts::accumulator_bytes(hardware);
   const bool resident = plan.budget.resident;
   const std::int64_t padded_x = layer.X + 2 * layer.padding_x, padded_y = layer.Y + 2 * layer.padding_y;
-  const int slices_per_group = int(spec::ceil_div(layer.group_channels(), tile[spec::kDimC]));
-  const bool filters_outer = spec::effective_phase_order(layer, tile) == spec::PhaseOrder::FiltersOuter;
+  const int slices_per_group = int(util::ceil_div(layer.group_channels(), tile[contracts::kDimC]));
+  const bool filters_outer = contracts::effective_phase_order(layer, tile) == contracts::PhaseOrder::FiltersOuter;
   std::vector<bool> fetched(resident ? std::size_t(layer.N * layer.C * padded_x * padded_y) : 0, false);
 
   for (const codegen::WeightPhase& phase : program.phases) {
     const codegen::PhaseConfiguration& configuration = program.configurations[std::size_t(phase.configuration)];
     // Filters outer, every channel slice of the group comes back once per filter tile: resident inputs stay for
-    // the whole group (the residency rule sizes them so, mapper/sdm_budget.cpp).
-    const int slice = filters_outer ? phase.group : phase.group * slices_per_group + phase.c0 / int(tile[spec::kDimC]);
-    const bool last_fold = phase.c0 + tile[spec::kDimC] >= layer.group_channels() && phase.r0 + tile[spec::kDimR] >= layer.R &&
-                           phase.s0 + tile[spec::kDimS] >= layer.S;
+    // the whole group (the residency rule sizes them so, contracts/sdm_budget.cpp).
+    const int slice = filters_outer ? phase.group : phase.group * slices_per_group + phase.c0 / int(tile[contracts::kDimC]);
+    const bool last_fold = phase.c0 + tile[contracts::kDimC] >= layer.group_channels() && phase.r0 + tile[contracts::kDimR] >= layer.R &&
+                           phase.s0 + tile[contracts::kDimS] >= layer.S;
     // Results go back to DRAM after every step, unless the partial sums live in the SDM until the last fold.
     const bool writes_back = !plan.budget.psums_in_sdm || last_fold;
     const bool psums_from_dram = phase.accumulate && !plan.budget.psums_in_sdm;

@@ -1,7 +1,7 @@
 // MemoryPlan: what a layer program asks of the SDM and DRAM, event by event in program order (each weight phase,
 // then each of its steps): the bytes that must arrive from DRAM before the event may start, how long the SDM
 // keeps them, the results each step writes back, and the SDM reads and writes it makes. Built from the same DN
-// elements the controller sends, under the residency rule the analytical model uses (mapper/sdm_budget.hpp).
+// elements the controller sends, under the residency rule the analytical model uses (contracts/sdm_budget.hpp).
 #pragma once
 
 #include <cstdint>
@@ -9,8 +9,8 @@
 
 #include "codegen/functional_model.hpp"
 #include "codegen/layer_program.hpp"
-#include "spec/hardware.hpp"
-#include "mapper/sdm_budget.hpp"
+#include "contracts/hardware.hpp"
+#include "contracts/sdm_budget.hpp"
 
 namespace maeri::sim {
 
@@ -36,11 +36,11 @@ struct MemoryEvent {
 };
 
 struct MemoryPlan {
-  mapper::SdmBudget budget;
+  contracts::SdmBudget budget;
   std::vector<MemoryEvent> events;
 };
 
-MemoryPlan plan_memory(const codegen::LayerProgram& program, const spec::Hardware& hardware,
+MemoryPlan plan_memory(const codegen::LayerProgram& program, const contracts::Hardware& hardware,
                        const codegen::LayerTensors& tensors);
 
 }  // namespace maeri::sim

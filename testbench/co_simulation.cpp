@@ -5,12 +5,12 @@
 
 #include "codegen/exact_traffic.hpp"
 #include "codegen/image_program.hpp"
-#include "mapper/cost_model.hpp"
+#include "mapper/model/cost_model.hpp"
 
 namespace maeri::testbench {
 
-CoSimulation co_simulate(sim::FabricSession& fabric, const spec::Layer& layer, const spec::Tile& tile,
-                         const spec::Hardware& hardware, std::uint64_t seed, MemoryRuns runs) {
+CoSimulation co_simulate(sim::FabricSession& fabric, const contracts::Layer& layer, const contracts::Tile& tile,
+                         const contracts::Hardware& hardware, std::uint64_t seed, MemoryRuns runs) {
   CoSimulation result;
   const std::string source = layer.name + ".mimg";
   const std::vector<std::uint8_t> bytes =
@@ -25,12 +25,12 @@ CoSimulation co_simulate(sim::FabricSession& fabric, const spec::Layer& layer, c
   return result;
 }
 
-void score_and_cross_check(CoSimulation& result, const spec::Layer& layer, const spec::Tile& tile,
-                           const spec::Hardware& hardware, const std::vector<std::int64_t>& reference) {
+void score_and_cross_check(CoSimulation& result, const contracts::Layer& layer, const contracts::Tile& tile,
+                           const contracts::Hardware& hardware, const std::vector<std::int64_t>& reference) {
   if (result.ideal) result.board = score_outputs(layer, reference, result.ideal->output);
   if (result.with_memory && (!result.ideal || result.board.pass()))
     result.board = score_outputs(layer, reference, result.with_memory->output);
-  spec::CostReport model = mapper::evaluate(layer, hardware, tile);
+  contracts::CostReport model = mapper::evaluate(layer, hardware, tile);
   codegen::refine_with_exact_traffic(model, layer, hardware);
   result.rows = cross_check(model, {result.ideal ? &*result.ideal : nullptr,
                                     result.with_memory ? &*result.with_memory : nullptr},

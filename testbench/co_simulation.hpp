@@ -9,9 +9,9 @@
 #include <optional>
 #include <vector>
 
-#include "spec/hardware.hpp"
-#include "spec/layer.hpp"
-#include "spec/tile.hpp"
+#include "contracts/hardware.hpp"
+#include "contracts/layer.hpp"
+#include "contracts/tile.hpp"
 #include "sim/fabric_session.hpp"
 #include "testbench/cross_check.hpp"
 #include "testbench/scoreboard.hpp"
@@ -27,13 +27,13 @@ struct CoSimulation {
   std::vector<CrossCheckRow> rows;
 };
 
-CoSimulation co_simulate(sim::FabricSession& fabric, const spec::Layer& layer, const spec::Tile& tile,
-                         const spec::Hardware& hardware, std::uint64_t seed, MemoryRuns runs = MemoryRuns::Both);
+CoSimulation co_simulate(sim::FabricSession& fabric, const contracts::Layer& layer, const contracts::Tile& tile,
+                         const contracts::Hardware& hardware, std::uint64_t seed, MemoryRuns runs = MemoryRuns::Both);
 
 // The verdict and the cross-check of runs already in `result` (ideal and/or with memory): the scoreboard of the
 // first run that fails against `reference`, else of the last run, and the model (exact traffic) against the runs.
 // Shared by co_simulate and the merge of a sharded layer (shard_run.cpp).
-void score_and_cross_check(CoSimulation& result, const spec::Layer& layer, const spec::Tile& tile,
-                           const spec::Hardware& hardware, const std::vector<std::int64_t>& reference);
+void score_and_cross_check(CoSimulation& result, const contracts::Layer& layer, const contracts::Tile& tile,
+                           const contracts::Hardware& hardware, const std::vector<std::int64_t>& reference);
 
 }  // namespace maeri::testbench

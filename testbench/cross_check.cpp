@@ -6,7 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "mapper/cost_model.hpp"
+#include "mapper/model/cost_model.hpp"
 
 namespace maeri::testbench {
 
@@ -19,18 +19,18 @@ std::string CrossCheckRow::error_percent_text() const {
   return relative_error_defined() ? fmt::format("{:.2f}%", error_percent()) : "n/a";
 }
 
-std::vector<CrossCheckRow> cross_check(const spec::CostReport& model, const CoSimRuns& runs,
-                                       const spec::Hardware& hardware) {
+std::vector<CrossCheckRow> cross_check(const contracts::CostReport& model, const CoSimRuns& runs,
+                                       const contracts::Hardware& hardware) {
   const sim::RtlLayerRun* fabric_run = runs.ideal_memory ? runs.ideal_memory : runs.with_memory;
   if (!fabric_run) throw std::invalid_argument("cross_check needs at least one co-simulation run");
   if (runs.with_memory && !runs.with_memory->memory)
     throw std::invalid_argument("cross_check: the memory run carries no memory counts");
-  const spec::ActivityCounts& c = model.counts;
+  const contracts::ActivityCounts& c = model.counts;
   const sim::Counters& r = fabric_run->counters;
   // Energy from what the co-simulation counted; what it does not count (multiplier loads, accumulation, and SDM
   // and DRAM without the memory run) is taken from the model, so the energy difference is the counted
   // activities' difference.
-  spec::ActivityCounts measured = c;
+  contracts::ActivityCounts measured = c;
   measured.multiplications = std::int64_t(r.multiplications);
   measured.rn_additions = std::int64_t(r.additions);
   measured.mn_forwards = std::int64_t(r.mn_forwards);
@@ -73,7 +73,7 @@ std::vector<CrossCheckRow> cross_check(const spec::CostReport& model, const CoSi
     measured.sdm_output_writes = std::int64_t(memory.sdm.output_writes);
   }
   rows.push_back(
-      {"energy pJ", model.energy_pj.total, mapper::energy_of(measured, hardware.energy_pj).total, RowKind::Energy});
+      {"energy pJ", model.energy_pj.total, contracts::energy_of(measured, hardware.energy_pj).total, RowKind::Energy});
   return rows;
 }
 

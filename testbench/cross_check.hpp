@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "spec/cost_report.hpp"
-#include "spec/hardware.hpp"
+#include "contracts/cost_report.hpp"
+#include "contracts/hardware.hpp"
 #include "sim/layer_runner.hpp"
 
 namespace maeri::testbench {
@@ -36,8 +36,8 @@ inline const char* kComputeCycles = "cycles (compute)";
 inline const char* kTotalCycles = "cycles (with DRAM)";
 inline const char* kMemoryStallCycles = "memory stall cycles";
 
-std::vector<CrossCheckRow> cross_check(const spec::CostReport& model, const CoSimRuns& runs,
-                                       const spec::Hardware& hardware);
+std::vector<CrossCheckRow> cross_check(const contracts::CostReport& model, const CoSimRuns& runs,
+                                       const contracts::Hardware& hardware);
 
 // The rows as the aligned text table `maeri sim` and `maeri verify` print (metric, model, co-sim, error, error %).
 std::string cross_check_table(const std::vector<CrossCheckRow>& rows);

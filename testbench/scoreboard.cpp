@@ -5,7 +5,7 @@
 
 namespace maeri::testbench {
 
-Scoreboard score_outputs(const spec::Layer& layer, const std::vector<std::int64_t>& expected,
+Scoreboard score_outputs(const contracts::Layer& layer, const std::vector<std::int64_t>& expected,
                          const std::vector<std::int64_t>& got, int keep) {
   Scoreboard board;
   const std::int64_t XO = layer.output_x(), YO = layer.output_y();

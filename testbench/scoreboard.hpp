@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "spec/layer.hpp"
+#include "contracts/layer.hpp"
 
 namespace maeri::testbench {
 
@@ -23,7 +23,7 @@ struct Scoreboard {
   std::string summary() const;  // "PASS (1234 outputs bit-exact)" or "FAIL: 3 of 1234 differ; first at …"
 };
 
-Scoreboard score_outputs(const spec::Layer& layer, const std::vector<std::int64_t>& expected,
+Scoreboard score_outputs(const contracts::Layer& layer, const std::vector<std::int64_t>& expected,
                          const std::vector<std::int64_t>& got, int keep = 5);
 
 }  // namespace maeri::testbench

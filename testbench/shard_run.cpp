@@ -7,7 +7,7 @@
 
 #include "codegen/functional_model.hpp"
 #include "codegen/image_program.hpp"
-#include "spec/sha256.hpp"
+#include "util/sha256.hpp"
 
 namespace maeri::testbench {
 namespace {
@@ -130,7 +130,7 @@ sim::MemoryRun sum_memory(const sim::MemoryRun& a, const sim::MemoryRun& b) {
 
 // The shards' runs of one kind (ideal or with memory) as one run over the whole layer; nullopt when the shards
 // did not make that kind of run.
-std::optional<sim::RtlLayerRun> merge_runs(const spec::Layer& layer, const std::vector<ShardRun>& runs,
+std::optional<sim::RtlLayerRun> merge_runs(const contracts::Layer& layer, const std::vector<ShardRun>& runs,
                                            std::optional<sim::RtlLayerRun> ShardRun::*kind) {
   if (!(runs.front().*kind)) return std::nullopt;
   sim::RtlLayerRun merged;
@@ -153,7 +153,7 @@ std::optional<sim::RtlLayerRun> merge_runs(const spec::Layer& layer, const std::
 
 ShardRun co_simulate_shard(sim::FabricSession& fabric, const codegen::LayerProgram& part,
                            const codegen::ProgramShard& shard, const codegen::LayerTensors& tensors,
-                           const spec::Hardware& hardware, MemoryRuns runs) {
+                           const contracts::Hardware& hardware, MemoryRuns runs) {
   const auto start = std::chrono::steady_clock::now();
   for (const codegen::WeightPhase& phase : part.phases)
     if (codegen::first_filter(part.layer, phase) < shard.k_begin || codegen::first_filter(part.layer, phase) >= shard.k_end)
@@ -218,7 +218,7 @@ bool exact_after_merge(const std::string& metric) {
 }
 
 std::string output_sha256(const std::vector<std::int64_t>& output) {
-  spec::Sha256 hash;
+  util::Sha256 hash;
   for (const std::int64_t value : output) {
     std::uint8_t word[8];
     for (int i = 0; i < 8; ++i) word[i] = std::uint8_t(std::uint64_t(value) >> (8 * i));
@@ -227,7 +227,7 @@ std::string output_sha256(const std::vector<std::int64_t>& output) {
   return hash.hex_digest();
 }
 
-MergedRun merge_shard_runs(const spec::Layer& layer, const spec::Tile& tile, const spec::Hardware& hardware,
+MergedRun merge_shard_runs(const contracts::Layer& layer, const contracts::Tile& tile, const contracts::Hardware& hardware,
                            const codegen::LayerTensors& tensors, std::size_t image_bytes,
                            const std::vector<ShardRun>& runs) {
   if (runs.empty()) throw std::invalid_argument("merge_shard_runs: no shards");

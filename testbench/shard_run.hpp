@@ -27,7 +27,7 @@ struct ShardRun {
 // those (expand_image_shard) — with `tensors` (the whole layer's) on the fabric.
 ShardRun co_simulate_shard(sim::FabricSession& fabric, const codegen::LayerProgram& part,
                            const codegen::ProgramShard& shard, const codegen::LayerTensors& tensors,
-                           const spec::Hardware& hardware, MemoryRuns runs);
+                           const contracts::Hardware& hardware, MemoryRuns runs);
 
 // The image's program with only the shard's phases and their steps: a worker never holds the whole layer's steps.
 codegen::LayerProgram expand_image_shard(const codegen::ConfigImage& image, const std::string& source,
@@ -54,7 +54,7 @@ struct MergedRun {
 
 // Merges every shard of one (layer, mapping): `runs` must hold each shard of the cut exactly once. Computes the
 // reference convolution from `tensors`, scores each run's output, and cross-checks against the model.
-MergedRun merge_shard_runs(const spec::Layer& layer, const spec::Tile& tile, const spec::Hardware& hardware,
+MergedRun merge_shard_runs(const contracts::Layer& layer, const contracts::Tile& tile, const contracts::Hardware& hardware,
                            const codegen::LayerTensors& tensors, std::size_t image_bytes,
                            const std::vector<ShardRun>& runs);
 

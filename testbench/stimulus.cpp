@@ -7,7 +7,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "spec/spec_error.hpp"
+#include "util/input_error.hpp"
 
 namespace maeri::testbench {
 namespace {
@@ -37,10 +37,10 @@ std::vector<std::int64_t> read_tensor_file(const std::string& path, std::size_t 
   if (std::filesystem::is_regular_file(path, error)) {
     const std::uintmax_t size = std::filesystem::file_size(path, error);
     if (!error && (std::int64_t(size) < min_bytes || size > std::uintmax_t(max_bytes)))
-      throw spec::SpecError({path, 0, 0}, what, fmt::format("the file has {} bytes, but {}", size, expected_size));
+      throw util::InputError({path, 0, 0}, what, fmt::format("the file has {} bytes, but {}", size, expected_size));
   }
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw spec::SpecError({path, 0, 0}, what, "cannot open the tensor file");
+  if (!in) throw util::InputError({path, 0, 0}, what, "cannot open the tensor file");
 
   const std::int64_t half = std::int64_t(1) << (data_width - 1);
   std::vector<std::int64_t> values;
@@ -58,14 +58,14 @@ std::vector<std::int64_t> read_tensor_file(const std::string& path, std::size_t 
       used = 0;
     }
     if (used != word.size())
-      throw spec::SpecError({path, word_line, word_column}, what,
+      throw util::InputError({path, word_line, word_column}, what,
                               "expected an integer, found '" + printable(word) + "'");
     if (value < -half || value >= half)
-      throw spec::SpecError({path, word_line, word_column}, what,
+      throw util::InputError({path, word_line, word_column}, what,
                               fmt::format("{} does not fit {} signed bits ({} … {})", value, data_width, -half,
                                           half - 1));
     if (values.size() == expected_count)
-      throw spec::SpecError({path, word_line, word_column}, what,
+      throw util::InputError({path, word_line, word_column}, what,
                               fmt::format("expected {} values for the layer, found more", expected_count));
     values.push_back(value);
     word.clear();
@@ -75,7 +75,7 @@ std::vector<std::int64_t> read_tensor_file(const std::string& path, std::size_t 
   for (std::istreambuf_iterator<char> next(in), end; next != end; ++next) {
     const char c = *next;
     if (++consumed > max_bytes)
-      throw spec::SpecError({path, line, column}, what,
+      throw util::InputError({path, line, column}, what,
                               fmt::format("the file has more than {} bytes, but {}", max_bytes, expected_size));
     if (c == '\n') {
       finish_word();
@@ -94,7 +94,7 @@ std::vector<std::int64_t> read_tensor_file(const std::string& path, std::size_t 
         if (word.empty()) word_line = line, word_column = column;
         word += c;
         if (word.size() > kTensorFileMaxWordLength)
-          throw spec::SpecError({path, word_line, word_column}, what,
+          throw util::InputError({path, word_line, word_column}, what,
                                   "expected an integer, found '" + printable(word) + "…'");
       }
     }
@@ -102,7 +102,7 @@ std::vector<std::int64_t> read_tensor_file(const std::string& path, std::size_t 
   }
   finish_word();
   if (values.size() != expected_count)
-    throw spec::SpecError({path, 0, 0}, what,
+    throw util::InputError({path, 0, 0}, what,
                             fmt::format("expected {} values for the layer, found {}", expected_count, values.size()));
   return values;
 }

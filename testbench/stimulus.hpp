@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "codegen/functional_model.hpp"
-#include "spec/layer.hpp"
+#include "contracts/layer.hpp"
 
 namespace maeri::testbench {
 
@@ -21,7 +21,7 @@ inline constexpr std::int64_t kTensorFileSlackBytes = std::int64_t{1} << 20;
 // A word longer than this cannot be a DATA_W (≤ 32-bit) integer; reading stops there.
 inline constexpr std::size_t kTensorFileMaxWordLength = 40;
 
-// Throws spec::SpecError naming the file and what was expected when the file's size, the count or a value's
+// Throws util::InputError naming the file and what was expected when the file's size, the count or a value's
 // range is wrong. Reads the file once, holding no more than one word besides the values.
 std::vector<std::int64_t> read_tensor_file(const std::string& path, std::size_t expected_count, int data_width,
                                            const std::string& what);

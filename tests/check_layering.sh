@@ -4,19 +4,19 @@
 # Usage: check_layering.sh SOURCE_DIR
 set -euo pipefail
 cd "$1"
-chain=(spec importer mapper codegen sim testbench calibration cli)
+chain=(util contracts importer mapper/model mapper/mapspace mapper/search codegen sim testbench calibration cli)
 status=0
 for ((i = 0; i < ${#chain[@]}; ++i)); do
   folder=${chain[i]}
   allowed=("${chain[@]:0:i+1}")
   while IFS= read -r line; do
     included=${line#*#include \"}
-    included=${included%%/*}
+    included=${included%/*}  # the folder of the included header
     if [[ " ${chain[*]} " == *" $included "* && " ${allowed[*]} " != *" $included "* ]]; then
       echo "layering: ${line%%:*} includes $included/, which is below $folder/ in the chain" >&2
       status=1
     fi
-  done < <(grep -HE '^#include "[a-z_]+/' "$folder"/*.hpp "$folder"/*.cpp || true)
+  done < <(grep -HE '^#include "[a-z_/]+/[a-z_]+\.hpp"' "$folder"/*.hpp "$folder"/*.cpp || true)
 done
 [[ $status -eq 0 ]] && echo "layering: ${chain[*]} — every include goes up the chain"
 exit $status

@@ -7,18 +7,18 @@
 #include <cstdint>
 #include <random>
 
-#include "spec/layer.hpp"
+#include "contracts/layer.hpp"
 
 namespace maeri::test {
 
-inline spec::Layer random_layer_of_new_kind(std::mt19937_64& rng) {
+inline contracts::Layer random_layer_of_new_kind(std::mt19937_64& rng) {
   const auto pick = [&rng](std::int64_t lo, std::int64_t hi) { return lo + std::int64_t(rng() % std::uint64_t(hi - lo + 1)); };
-  spec::Layer layer;
+  contracts::Layer layer;
   layer.name = "random";
   layer.N = pick(1, 2);
   if (rng() % 5 == 0) {  // GEMM M×K by K×N
     const std::int64_t m = pick(1, 9), k = pick(1, 20);
-    spec::Layer gemm = spec::gemm_layer(layer.N, m, k, pick(1, 12));
+    contracts::Layer gemm = contracts::gemm_layer(layer.N, m, k, pick(1, 12));
     gemm.name = layer.name;
     return gemm;
   }

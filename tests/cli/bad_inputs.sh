@@ -1,6 +1,6 @@
 #!/bin/bash
 # CLI tests with bad input files generated on the spot (docs/cli.md, "Bad inputs the tests cover"): YAML over the
-# input limits of spec/strict_yaml.hpp, text that is not UTF-8, mapping files that do not fit the workload. Each
+# input limits of contracts/strict_yaml.hpp, text that is not UTF-8, mapping files that do not fit the workload. Each
 # runs `maeri` through expect_exit.sh (exit code 2 and the message naming the file and the limit or reason); the
 # limit cases must also finish within 10 s (before the limits, these files ran for minutes).
 # Usage: bad_inputs.sh CASE MAERI CONFIGS_DIR [MAPPING_FILE]

@@ -1,13 +1,13 @@
 // libFuzzer harness: the network manifest reader (codegen::load_manifest, docs/network-manifest.md) on arbitrary
 // file contents, and the writer on what it accepted: a manifest the reader accepts must be written back in a form
 // the reader accepts again with the same contents, and every file it names must stay in the manifest's folder.
-// Bad input must end in SpecError.
+// Bad input must end in maeri::util::InputError.
 #include <cstddef>
 #include <cstdint>
 
 #include "codegen/network_manifest.hpp"
-#include "spec/file_names.hpp"
-#include "spec/spec_error.hpp"
+#include "util/file_names.hpp"
+#include "util/input_error.hpp"
 #include "tests/fuzz/fuzz_input_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -17,11 +17,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   maeri::codegen::NetworkManifest manifest;
   try {
     manifest = maeri::codegen::load_manifest(path);
-  } catch (const maeri::spec::SpecError&) {
+  } catch (const maeri::util::InputError&) {
     return 0;
   }
   for (const auto& layer : manifest.layers)
-    if (maeri::spec::safe_file_stem(layer.file) != layer.file || layer.sha256.size() != 64) __builtin_trap();
+    if (maeri::util::safe_file_stem(layer.file) != layer.file || layer.sha256.size() != 64) __builtin_trap();
   const std::string text = maeri::codegen::manifest_json(manifest);
   const maeri::codegen::NetworkManifest again = maeri::codegen::load_manifest(
       rewritten.write(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));

@@ -1,11 +1,11 @@
 // libFuzzer harness: the tensor file reader (testbench::read_tensor_file) on arbitrary file contents. The first two
 // bytes choose the data width (2..32 bits, the hardware spec's range) and the expected value count (0..255); the
-// rest is the file. Bad input must end in SpecError; an accepted file must hold exactly the expected count of values
+// rest is the file. Bad input must end in maeri::util::InputError; an accepted file must hold exactly the expected count of values
 // that fit the width.
 #include <cstddef>
 #include <cstdint>
 
-#include "spec/spec_error.hpp"
+#include "util/input_error.hpp"
 #include "testbench/stimulus.hpp"
 #include "tests/fuzz/fuzz_input_file.hpp"
 
@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const std::int64_t value : values) {
       if (value < -half || value >= half) __builtin_trap();
     }
-  } catch (const maeri::spec::SpecError&) {
+  } catch (const maeri::util::InputError&) {
   }
   return 0;
 }

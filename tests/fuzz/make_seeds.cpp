@@ -17,10 +17,10 @@
 #include "codegen/image_program.hpp"
 #include "codegen/layer_program.hpp"
 #include "codegen/network_manifest.hpp"
-#include "spec/mapping_file.hpp"
-#include "mapper/search.hpp"
-#include "spec/sha256.hpp"
-#include "spec/spec_loader.hpp"
+#include "contracts/mapping_file.hpp"
+#include "mapper/search/search.hpp"
+#include "util/sha256.hpp"
+#include "contracts/spec_loader.hpp"
 #include "testbench/stimulus.hpp"
 
 namespace {
@@ -35,9 +35,9 @@ void write(const fs::path& path, const std::string& contents) {
 
 // The best runtime mapping of every layer, as `maeri map` (with `two_level`: `maeri map --two-level`, whose
 // mappings carry SDM levels and give images of format 4) would choose it.
-spec::MappingFile best_mappings(const spec::Hardware& hardware, const spec::Network& network, bool two_level) {
-  spec::MappingFile file{hardware.name, hardware.num_ms, hardware.dn_bw, hardware.rn_bw, network.name, "runtime", {}};
-  for (const spec::Layer& layer : network.layers) {
+contracts::MappingFile best_mappings(const contracts::Hardware& hardware, const contracts::Network& network, bool two_level) {
+  contracts::MappingFile file{hardware.name, hardware.num_ms, hardware.dn_bw, hardware.rn_bw, network.name, "runtime", {}};
+  for (const contracts::Layer& layer : network.layers) {
     mapper::SearchOptions options{mapper::Objective::Runtime, 1, 1};
     options.joint.enabled = two_level;
     const mapper::SearchResult found = mapper::search(layer, hardware, options);
@@ -68,23 +68,23 @@ int main(int argc, char** argv) {
   for (const auto& [hardware_file, hardware_name, two_level] :
        {std::tuple{"maeri-64", "maeri-64", false}, std::tuple{"maeri-256", "maeri-256", false},
         std::tuple{"maeri-64", "maeri-64-two-level", true}}) {
-    const spec::Hardware hardware = spec::load_hardware((configs / "hardware" / hardware_file).string() + ".yaml");
-    const spec::Network network = spec::load_workload((configs / "workloads" / "tiny.yaml").string());
-    const spec::MappingFile mappings = best_mappings(hardware, network, two_level);
+    const contracts::Hardware hardware = contracts::load_hardware((configs / "hardware" / hardware_file).string() + ".yaml");
+    const contracts::Network network = contracts::load_workload((configs / "workloads" / "tiny.yaml").string());
+    const contracts::MappingFile mappings = best_mappings(hardware, network, two_level);
     write(output / "mapping_file" / fmt::format("{}.tiny.mapping.yaml", hardware_name),
-          spec::emit_mapping_file(mappings));
+          contracts::emit_mapping_file(mappings));
     ++written;
     codegen::NetworkManifest manifest;
     manifest.network = network.name;
     manifest.hardware = codegen::image_hardware_of(hardware);
-    for (const spec::LayerMapping& mapping : mappings.layers) {
+    for (const contracts::LayerMapping& mapping : mappings.layers) {
       const codegen::ConfigImage image =
           codegen::build_image(codegen::plan_layer(mapping.layer, hardware, mapping.tile), hardware);
       const std::vector<std::uint8_t> bytes = codegen::encode_image(image);
       const std::string stem = fmt::format("{}.{}", hardware_name, mapping.layer.name);
       manifest.layers.push_back({int(manifest.layers.size()) + 1, mapping.layer.name, stem + ".mimg",
-                                 spec::sha256_hex(std::string(bytes.begin(), bytes.end())),
-                                 std::int64_t(bytes.size()), spec::to_compact_string(mapping.tile),
+                                 maeri::util::sha256_hex(std::string(bytes.begin(), bytes.end())),
+                                 std::int64_t(bytes.size()), contracts::to_compact_string(mapping.tile),
                                  mapping.predicted_cycles});
       write(output / "config_image" / (stem + ".mimg"), std::string(bytes.begin(), bytes.end()));
       write(output / "config_image" / (stem + ".hex"), codegen::to_readmemh(bytes));

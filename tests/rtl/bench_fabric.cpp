@@ -21,14 +21,14 @@
 
 #include "codegen/fabric_compiler.hpp"
 #include "codegen/image_program.hpp"
-#include "mapper/search.hpp"
+#include "mapper/search/search.hpp"
 #include "fabric_fixtures.hpp"
 #include "rtl/verilated_fabrics.hpp"
 #include "sim/fabric_driver.hpp"
 #include "sim/layer_runner.hpp"
 #include "codegen/config_image.hpp"
 #include "sim/fabric_session.hpp"
-#include "spec/spec_loader.hpp"
+#include "contracts/spec_loader.hpp"
 
 using namespace maeri;
 using namespace maeri::sim;
@@ -88,15 +88,15 @@ void run(Fabric& fabric, int steps) {
 // The benchmark layer, its best runtime mapping on `hardware` and its program; `simulate` runs it and returns the RTL
 // run. Prints the figures.
 template <class Simulate>
-void run_layer(const spec::Hardware& hardware, Simulate simulate) {
-  spec::Layer layer;
+void run_layer(const contracts::Hardware& hardware, Simulate simulate) {
+  contracts::Layer layer;
   layer.name = "conv3x3";
   layer.K = 32;
   layer.C = 32;
   layer.R = layer.S = 3;
   layer.X = layer.Y = 28;
   layer.padding_x = layer.padding_y = 1;
-  const spec::Tile tile = mapper::search(layer, hardware, {mapper::Objective::Runtime, 1, 0}).best.front().tile;
+  const contracts::Tile tile = mapper::search(layer, hardware, {mapper::Objective::Runtime, 1, 0}).best.front().tile;
   const codegen::LayerProgram program =
       codegen::expand_image(codegen::build_image(codegen::plan_layer(layer, hardware, tile), hardware), "bench");
   const codegen::LayerTensors tensors = codegen::random_tensors(layer, hardware.data_width, 2);
@@ -107,7 +107,7 @@ void run_layer(const spec::Hardware& hardware, Simulate simulate) {
   const bool exact = run.output == codegen::reference_convolution(layer, tensors, hardware.acc_width);
   std::printf("layer  %4lld MS: %8llu cycles, %10lld MACs in %6.2f s: %s, tile %s, %s\n",
               static_cast<long long>(hardware.num_ms), static_cast<unsigned long long>(run.cycles),
-              static_cast<long long>(layer.macs()), wall, rates.c_str(), spec::to_compact_string(tile).c_str(),
+              static_cast<long long>(layer.macs()), wall, rates.c_str(), contracts::to_compact_string(tile).c_str(),
               exact ? "bit-exact" : "MISMATCH");
 }
 
@@ -147,8 +147,8 @@ int sc_main(int argc, char* argv[]) {
     // Every fabric is elaborated before the first clock (SystemC adds no module once the simulation runs), so the
     // 1024-MS one is opened (and built, the first time) here.
     // The shipped maeri-1024 with 64-lane DN and RN, like the 256-MS bench fabric: what grows is the array.
-    spec::Hardware hardware1024 =
-        spec::load_hardware(std::string(MAERI_SOURCE_DIR) + "/configs/hardware/maeri-1024.yaml");
+    contracts::Hardware hardware1024 =
+        contracts::load_hardware(std::string(MAERI_SOURCE_DIR) + "/configs/hardware/maeri-1024.yaml");
     hardware1024.dn_bw = hardware1024.rn_bw = 64;
     std::unique_ptr<sim::FabricSession> fabric1024;
     if (with_1024) fabric1024 = sim::open_fabric(codegen::image_hardware_of(hardware1024));

@@ -4,15 +4,15 @@
 
 #include <string>
 
-#include "spec/hardware.hpp"
+#include "contracts/hardware.hpp"
 
 namespace maeri::tests {
 
 // The driver's sizes and widths, with a 1 MiB SDM, 64 B/cycle DRAM of 100 cycles latency, a 200 MHz clock and a
 // zero energy table.
 template <class Driver>
-spec::Hardware fabric_hardware(const std::string& name) {
-  spec::Hardware hardware;
+contracts::Hardware fabric_hardware(const std::string& name) {
+  contracts::Hardware hardware;
   hardware.name = name;
   hardware.num_ms = Driver::kNumMs;
   hardware.dn_bw = Driver::kDnBw;

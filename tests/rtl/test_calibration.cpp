@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "codegen/image_program.hpp"
-#include "spec/spec_loader.hpp"
+#include "contracts/spec_loader.hpp"
 #include "calibration/calibration.hpp"
 
 using namespace maeri;
@@ -12,12 +12,12 @@ using namespace maeri;
 namespace {
 
 struct Calibrated {
-  spec::Hardware hardware;
+  contracts::Hardware hardware;
   calibration::CycleError before, after;  // held-out cycles with DRAM
 };
 
 // Selects and fits the default parameters on the fitting cases, starting from `start`.
-Calibrated calibrate(const spec::Hardware& start, const std::vector<calibration::CalibrationCase>& cases) {
+Calibrated calibrate(const contracts::Hardware& start, const std::vector<calibration::CalibrationCase>& cases) {
   Calibrated result{start, {}, {}};
   result.hardware.model =
       calibration::select_and_fit(start, calibration::fit_samples(cases), calibration::default_calibration_parameters())
@@ -31,8 +31,8 @@ Calibrated calibrate(const spec::Hardware& start, const std::vector<calibration:
 
 TEST_CASE("calibration on co-simulated runs: exact counts, held-out error not worse, wrong parameters repaired",
           "[rtl][calibration]") {
-  const spec::Hardware hardware = spec::load_hardware(std::string(MAERI_SOURCE_DIR) + "/configs/hardware/maeri-64.yaml");
-  const spec::Network network = spec::load_workload(std::string(MAERI_SOURCE_DIR) + "/configs/workloads/tiny.yaml");
+  const contracts::Hardware hardware = contracts::load_hardware(std::string(MAERI_SOURCE_DIR) + "/configs/hardware/maeri-64.yaml");
+  const contracts::Network network = contracts::load_workload(std::string(MAERI_SOURCE_DIR) + "/configs/workloads/tiny.yaml");
   const auto fabric = sim::open_fabric(codegen::image_hardware_of(hardware));
   calibration::CalibrationPlan plan;
   plan.holdout = {"conv2", "fc"};
@@ -40,7 +40,7 @@ TEST_CASE("calibration on co-simulated runs: exact counts, held-out error not wo
       calibration::co_simulate_cases(*fabric, network, hardware, plan, nullptr);
   REQUIRE(cases.size() == 24);  // 4 layers x (3 top + 3 spread)
   for (const auto& c : cases) {
-    INFO(c.layer.name << " " << spec::to_string(c.tile));
+    INFO(c.layer.name << " " << contracts::to_string(c.tile));
     CHECK(c.bit_exact);
     CHECK(c.count_metrics == 13);
     CHECK(c.count_max_error_percent == 0);  // activity counts are exact without any fitting
@@ -56,7 +56,7 @@ TEST_CASE("calibration on co-simulated runs: exact counts, held-out error not wo
 
   // A file whose parameters are wrong (controller overheads, 60 % DRAM efficiency): the
   // error on the held-out layers is large before, and within 1 % after calibrating on the other two layers.
-  spec::Hardware wrong = hardware;
+  contracts::Hardware wrong = hardware;
   wrong.model.step_overhead = 1;
   wrong.model.phase_overhead = 3;
   wrong.model.dram_efficiency = 0.6;

@@ -38,7 +38,7 @@ int64_t random_value(std::mt19937_64& rng, int width) {
 // has its own lane, so each further level adds one arrival per destination.
 template <class Fabric>
 uint64_t expected_dn_traversals(const std::vector<int>& destinations) {
-  const int m = Fabric::kNumMs, levels = spec::ceil_log2(m);
+  const int m = Fabric::kNumMs, levels = maeri::util::ceil_log2(m);
   int convert_at = levels;
   for (int l = 0; l < levels; ++l)
     if ((m >> (l + 1)) < Fabric::kDnBw) {
@@ -380,7 +380,7 @@ void expect_config_error(BadAction bad_action) {
   CHECK(fabric.error_config.read());
 }
 
-// The full reconfiguration of `fabric`, measured with the RTL's cycle counter, against spec/config_bus.hpp; and a
+// The full reconfiguration of `fabric`, measured with the RTL's cycle counter, against contracts/config_bus.hpp; and a
 // write just past the last word (when the address port can express it) is refused.
 template <class Fabric>
 void check_reconfiguration_cycles(Fabric& fabric) {
@@ -391,7 +391,7 @@ void check_reconfiguration_cycles(Fabric& fabric) {
   fabric.clear_counters();
   const uint64_t before = fabric.counters().cycles;
   fabric.configure(plan.config);
-  const int64_t words = spec::configuration_words(m, Fabric::kConfigBw);
+  const int64_t words = contracts::configuration_words(m, Fabric::kConfigBw);
   CHECK(int64_t(fabric.counters().cycles - before) == words);
   CHECK_FALSE(fabric.error_config.read());
   if (words < (int64_t(1) << Fabric::kAddressW)) {
@@ -418,7 +418,7 @@ TEST_CASE("config bus: a full reconfiguration takes ceil(bits / config_bw) cycle
   check_reconfiguration_cycles(fabric64);
   check_reconfiguration_cycles(fabric128);
   check_reconfiguration_cycles(fabric256);
-  STATIC_REQUIRE(spec::configuration_words(256, Fabric256::kConfigBw) == 69);  // the issue's target: <= 100
+  STATIC_REQUIRE(contracts::configuration_words(256, Fabric256::kConfigBw) == 69);  // the issue's target: <= 100
 }
 
 TEST_CASE("config port: a write past the last configuration word raises error_config", "[rtl][config]") {

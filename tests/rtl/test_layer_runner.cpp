@@ -7,9 +7,9 @@
 
 #include "codegen/functional_model.hpp"
 #include "codegen/image_program.hpp"
-#include "mapper/cost_model.hpp"
-#include "mapper/search.hpp"
-#include "spec/spec_loader.hpp"
+#include "mapper/model/cost_model.hpp"
+#include "mapper/search/search.hpp"
+#include "contracts/spec_loader.hpp"
 #include "sim/fabric_variants.hpp"
 #include "sim/layer_runner.hpp"
 
@@ -19,9 +19,9 @@ namespace {
 
 using Fabric64 = sim::FabricDriverFor<64>;
 
-void check_layer(Fabric64& fabric, const spec::Layer& layer, const spec::Hardware& hardware,
-                 const spec::Tile& tile, std::mt19937_64& rng) {
-  INFO("layer " << layer.name << ", tile " << spec::to_string(tile));
+void check_layer(Fabric64& fabric, const contracts::Layer& layer, const contracts::Hardware& hardware,
+                 const contracts::Tile& tile, std::mt19937_64& rng) {
+  INFO("layer " << layer.name << ", tile " << contracts::to_string(tile));
   // Through the binary image, as a user would ship it.
   const codegen::ConfigImage image =
       codegen::decode_image(codegen::encode_image(codegen::build_image(codegen::plan_layer(layer, hardware, tile),
@@ -42,7 +42,7 @@ void check_layer(Fabric64& fabric, const spec::Layer& layer, const spec::Hardwar
   CHECK(rtl.counters.results == uint64_t(model.fabric_results));
   // The analytical model's compute cycles (everything but the DRAM stall, which this run does not model)
   // predict the RTL's cycle count exactly.
-  const spec::CostReport report = mapper::evaluate(layer, hardware, tile);
+  const contracts::CostReport report = mapper::evaluate(layer, hardware, tile);
   CHECK(rtl.cycles == uint64_t(report.cycles.compute()));
 }
 
@@ -50,26 +50,26 @@ void check_layer(Fabric64& fabric, const spec::Layer& layer, const spec::Hardwar
 
 TEST_CASE("co-simulation: every tiny layer, best and random mappings, bit-exact with matching counters and cycles",
           "[rtl][cosim]") {
-  const spec::Hardware hardware = spec::load_hardware(std::string(MAERI_SOURCE_DIR) + "/configs/hardware/maeri-64.yaml");
-  const spec::Network network = spec::load_workload(std::string(MAERI_SOURCE_DIR) + "/configs/workloads/tiny.yaml");
+  const contracts::Hardware hardware = contracts::load_hardware(std::string(MAERI_SOURCE_DIR) + "/configs/hardware/maeri-64.yaml");
+  const contracts::Network network = contracts::load_workload(std::string(MAERI_SOURCE_DIR) + "/configs/workloads/tiny.yaml");
   // The images are built for this spec and played on the 64-MS variant: both must describe the same fabric.
   REQUIRE(hardware.num_ms == Fabric64::kNumMs);
   REQUIRE(hardware.dn_bw == Fabric64::kDnBw);
   REQUIRE(hardware.rn_bw == Fabric64::kRnBw);
   Fabric64 fabric(/*watchdog_cycles=*/20000);
   std::mt19937_64 rng(64);
-  for (const spec::Layer& layer : network.layers) {
+  for (const contracts::Layer& layer : network.layers) {
     const mapper::SearchResult best = mapper::search(layer, hardware, {mapper::Objective::Runtime, 1, 1});
     REQUIRE_FALSE(best.best.empty());
     check_layer(fabric, layer, hardware, best.best.front().tile, rng);
     // Four random legal tiles per layer: ragged edges, folds and replicas the best mapping may not have.
-    const auto extents = spec::layer_extents(layer);
+    const auto extents = contracts::layer_extents(layer);
     for (int trial = 0; trial < 4; ++trial) {
-      spec::Tile tile;
+      contracts::Tile tile;
       do {
-        for (int d = 0; d < spec::kNumTileDims; ++d)
+        for (int d = 0; d < contracts::kNumTileDims; ++d)
           tile[d] = 1 + std::int64_t(rng() % uint64_t(std::min<std::int64_t>(extents[size_t(d)], 6)));
-      } while (spec::tile_violation(layer, hardware, tile));
+      } while (contracts::tile_violation(layer, hardware, tile));
       check_layer(fabric, layer, hardware, tile, rng);
     }
   }

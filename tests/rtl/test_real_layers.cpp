@@ -10,10 +10,10 @@
 #include <optional>
 
 #include "codegen/image_program.hpp"
-#include "mapper/cost_model.hpp"
-#include "mapper/search.hpp"
+#include "mapper/model/cost_model.hpp"
+#include "mapper/search/search.hpp"
 #include "sim/fabric_session.hpp"
-#include "spec/spec_loader.hpp"
+#include "contracts/spec_loader.hpp"
 #include "testbench/co_simulation.hpp"
 #include "testbench/shard_run.hpp"
 
@@ -30,10 +30,10 @@ const RealLayer kRealLayers[] = {{"vgg16", "conv5_1"},         {"vgg16", "fc8"},
                                  {"resnet50", "res3a_branch2b"}, {"resnet50", "res4a_branch1"},
                                  {"alexnet", "conv1"},           {"googlenet", "inception_3a_5x5_reduce"}};
 
-spec::Layer find_layer(const RealLayer& wanted) {
-  const spec::Network network =
-      spec::load_workload(std::string(MAERI_SOURCE_DIR "/configs/workloads/") + wanted.workload + ".yaml");
-  for (const spec::Layer& layer : network.layers)
+contracts::Layer find_layer(const RealLayer& wanted) {
+  const contracts::Network network =
+      contracts::load_workload(std::string(MAERI_SOURCE_DIR "/configs/workloads/") + wanted.workload + ".yaml");
+  for (const contracts::Layer& layer : network.layers)
     if (layer.name == wanted.layer) return layer;
   FAIL("no layer " << wanted.layer << " in " << wanted.workload);
   return {};
@@ -42,16 +42,16 @@ spec::Layer find_layer(const RealLayer& wanted) {
 // The mapper's best tile; while its pruning rules can still empty a real layer's space on a small fabric, the model's
 // best among (T_R, T_S, T_C, T_K, 1, 1, 1) with T_R in {1, R}, T_S in {1, S} and any T_C, T_K that satisfy Eq. 1 and
 // that the fabric compiler can place.
-spec::Tile tile_for(const spec::Layer& layer, const spec::Hardware& hardware) {
+contracts::Tile tile_for(const contracts::Layer& layer, const contracts::Hardware& hardware) {
   const mapper::SearchResult found = mapper::search(layer, hardware, {});
   if (!found.best.empty()) return found.best.front().tile;
-  std::optional<spec::Tile> best;
+  std::optional<contracts::Tile> best;
   double best_cycles = 0;
   for (const std::int64_t tr : {std::int64_t{1}, layer.R})
     for (const std::int64_t ts : {std::int64_t{1}, layer.S})
       for (std::int64_t tc = 1; tc <= layer.C && tr * ts * tc <= hardware.num_ms; ++tc)
         for (std::int64_t tk = 1; tk <= layer.K && tr * ts * tc * tk <= hardware.num_ms; ++tk) {
-          spec::Tile tile;
+          contracts::Tile tile;
           tile.size = {tr, ts, tc, tk, 1, 1, 1};
           const double cycles = mapper::evaluate(layer, hardware, tile).cycles.total;
           if (best && cycles >= best_cycles) continue;
@@ -70,21 +70,21 @@ spec::Tile tile_for(const spec::Layer& layer, const spec::Hardware& hardware) {
 }
 
 void verify_real_layers(const char* hardware_file) {
-  const spec::Hardware hardware =
-      spec::load_hardware(std::string(MAERI_SOURCE_DIR "/configs/hardware/") + hardware_file);
+  const contracts::Hardware hardware =
+      contracts::load_hardware(std::string(MAERI_SOURCE_DIR "/configs/hardware/") + hardware_file);
   auto fabric = sim::open_fabric(codegen::image_hardware_of(hardware), 1000000);
   double total_seconds = 0;
   for (const RealLayer& real : kRealLayers) {
-    const spec::Layer layer = find_layer(real);
-    const spec::Tile tile = tile_for(layer, hardware);
-    INFO(real.workload << " " << real.layer << " tile " << spec::to_compact_string(tile) << " on " << hardware.name);
+    const contracts::Layer layer = find_layer(real);
+    const contracts::Tile tile = tile_for(layer, hardware);
+    INFO(real.workload << " " << real.layer << " tile " << contracts::to_compact_string(tile) << " on " << hardware.name);
     const auto start = std::chrono::steady_clock::now();
     const testbench::CoSimulation run =
         testbench::co_simulate(*fabric, layer, tile, hardware, 15, testbench::MemoryRuns::Ideal);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     total_seconds += seconds;
     std::printf("%s %s on %s, tile %s: %s [%.1f s wall, %.0f cycles/s]\n%s\n", real.workload, real.layer,
-                hardware.name.c_str(), spec::to_compact_string(tile).c_str(), run.board.summary().c_str(), seconds,
+                hardware.name.c_str(), contracts::to_compact_string(tile).c_str(), run.board.summary().c_str(), seconds,
                 double(run.ideal->cycles) / seconds, testbench::cross_check_table(run.rows).c_str());
     std::fflush(stdout);
     CHECK(run.board.pass());

@@ -19,16 +19,16 @@
 #include "codegen/exact_traffic.hpp"
 #include "codegen/image_program.hpp"
 #include "fabric_fixtures.hpp"
-#include "mapper/cost_model.hpp"
-#include "mapper/search.hpp"
+#include "mapper/model/cost_model.hpp"
+#include "mapper/search/search.hpp"
 #include "../random_layers.hpp"
 #include "../unit/mapper_fixtures.hpp"
-#include "mapper/sdm_space.hpp"
-#include "spec/sdm_rules.hpp"
+#include "mapper/mapspace/sdm_space.hpp"
+#include "contracts/sdm_rules.hpp"
 #include "sim/fabric_variants.hpp"
 #include "sim/layer_runner.hpp"
 #include "sim/memory_plan.hpp"
-#include "spec/integer_math.hpp"
+#include "util/integer_math.hpp"
 #include "testbench/cross_check.hpp"
 
 using namespace maeri;
@@ -51,8 +51,8 @@ struct DramCycleErrorBound {
 // Memory: an SDM from barely above one step's needs (streaming) to roomy (resident), DRAM from starved to
 // generous, so that both residency modes and both compute- and DRAM-bound runs occur.
 template <class Driver>
-void randomise_memory(spec::Hardware& hardware, std::mt19937_64& rng) {
-  const int levels = spec::ceil_log2(Driver::kNumMs);
+void randomise_memory(contracts::Hardware& hardware, std::mt19937_64& rng) {
+  const int levels = maeri::util::ceil_log2(Driver::kNumMs);
   const std::int64_t sdm_extra[] = {8, 32, 1024};
   const double dram_rates[] = {2, 4.5, 16, 64};
   const std::int64_t latencies[] = {0, 20, 100};
@@ -63,20 +63,20 @@ void randomise_memory(spec::Hardware& hardware, std::mt19937_64& rng) {
 }
 
 // A random legal tile: each T_d uniform in 1..min(extent, 8), resampled until Eq. 1 holds.
-spec::Tile random_small_tile(const spec::Layer& layer, const spec::Hardware& hardware, std::mt19937_64& rng) {
-  const auto extents = spec::layer_extents(layer);
-  spec::Tile tile;
+contracts::Tile random_small_tile(const contracts::Layer& layer, const contracts::Hardware& hardware, std::mt19937_64& rng) {
+  const auto extents = contracts::layer_extents(layer);
+  contracts::Tile tile;
   do {
-    for (int d = 0; d < spec::kNumTileDims; ++d)
+    for (int d = 0; d < contracts::kNumTileDims; ++d)
       tile[d] = 1 + std::int64_t(rng() % uint64_t(std::min<std::int64_t>(extents[size_t(d)], 8)));
-  } while (spec::tile_violation(layer, hardware, tile));
+  } while (contracts::tile_violation(layer, hardware, tile));
   return tile;
 }
 
 // What one co-simulated case leaves for the statistics: the model's report, the run with the SDM/DRAM models and
 // the cross-check rows.
 struct CaseRuns {
-  spec::CostReport model;
+  contracts::CostReport model;
   sim::RtlLayerRun with_memory;
   std::vector<testbench::CrossCheckRow> rows;
 };
@@ -86,9 +86,9 @@ struct CaseRuns {
 // cross-check exactly the model's (the model follows the RTL and the SDM); only the cycles with DRAM and the
 // memory stalls are estimates.
 template <class Driver>
-CaseRuns co_simulate_case(Driver& fabric, sim::MemorySystem& memory, const spec::Layer& layer,
-                          const spec::Hardware& hardware, const spec::Tile& tile, std::uint64_t tensor_seed) {
-  INFO(spec::shape_text(layer) << " tile " << spec::to_string(tile) << " on " << Driver::kNumMs << " MS; SDM "
+CaseRuns co_simulate_case(Driver& fabric, sim::MemorySystem& memory, const contracts::Layer& layer,
+                          const contracts::Hardware& hardware, const contracts::Tile& tile, std::uint64_t tensor_seed) {
+  INFO(contracts::shape_text(layer) << " tile " << contracts::to_string(tile) << " on " << Driver::kNumMs << " MS; SDM "
                                << hardware.sdm_bytes << " B, DRAM " << hardware.dram_bytes_per_cycle
                                << " B/cycle, latency " << hardware.dram_latency_cycles);
   const codegen::LayerProgram program = codegen::expand_image(
@@ -125,7 +125,7 @@ void regression(int cases, std::uint64_t default_seed, DramCycleErrorBound bound
             << " cases, seed " << seed
             << " (MAERI_SEED=" << seed << " reproduces it)\n";
   std::mt19937_64 rng(seed);
-  spec::Hardware hardware = tests::fabric_hardware<Driver>("regression");
+  contracts::Hardware hardware = tests::fabric_hardware<Driver>("regression");
   hardware.energy_pj = {0.8, 0.1, 0.15, 0.05, 0.3, 0.05, 5, 5, 160};
   Driver fabric(50000);
   sim::MemorySystem memory("memory");
@@ -134,10 +134,10 @@ void regression(int cases, std::uint64_t default_seed, DramCycleErrorBound bound
   std::string worst_case = "none";
   int counted = 0, memory_runs = 0, order_matters = 0;
   for (int trial = 0; trial < cases; ++trial) {
-    spec::Layer layer;
+    contracts::Layer layer;
     layer.name = "random" + std::to_string(trial);
     if (rng() % 5 == 0) {
-      layer.type = spec::LayerType::FullyConnected;
+      layer.type = contracts::LayerType::FullyConnected;
       layer.K = 1 + std::int64_t(rng() % 24);
       layer.C = 1 + std::int64_t(rng() % 64);
     } else {
@@ -151,30 +151,30 @@ void regression(int cases, std::uint64_t default_seed, DramCycleErrorBound bound
       layer.padding_x = layer.padding_y = std::int64_t(rng() % 2);
       layer.N = 1 + std::int64_t(rng() % 2);
     }
-    spec::Tile tile = random_small_tile(layer, hardware, rng);
+    contracts::Tile tile = random_small_tile(layer, hardware, rng);
     INFO("seed " << seed << " case " << trial << ": N=" << layer.N << " K=" << layer.K << " C=" << layer.C
                  << " R=" << layer.R << " S=" << layer.S << " X=" << layer.X << " Y=" << layer.Y << " stride "
-                 << layer.stride_x << " pad " << layer.padding_x << " tile " << spec::to_string(tile));
+                 << layer.stride_x << " pad " << layer.padding_x << " tile " << contracts::to_string(tile));
     const std::uint64_t tensor_seed = rng();
     randomise_memory<Driver>(hardware, rng);
     if (two_level) {
       mapper::pick_sdm_level(layer, tile, [&](std::size_t n) { return rng() % n; });
       // Filters-outer: prefer an SDM level whose blocks have several folds and filter tiles (a few draws).
-      for (int draw = 0; filters_outer && draw < 8 && !spec::phase_order_matters(layer, tile); ++draw)
+      for (int draw = 0; filters_outer && draw < 8 && !contracts::phase_order_matters(layer, tile); ++draw)
         mapper::pick_sdm_level(layer, tile, [&](std::size_t n) { return rng() % n; });
       const std::int64_t sdm_extra[] = {8, 32, 1024};
       hardware.sdm_bytes = std::max(hardware.sdm_bytes,
-                                    spec::sdm_working_set(layer, hardware, tile).total() + sdm_extra[rng() % 3] * 4);
+                                    contracts::sdm_working_set(layer, hardware, tile).total() + sdm_extra[rng() % 3] * 4);
     }
     if (filters_outer) {
-      tile.phase_order = spec::PhaseOrder::FiltersOuter;
-      order_matters += spec::phase_order_matters(layer, tile);
+      tile.phase_order = contracts::PhaseOrder::FiltersOuter;
+      order_matters += contracts::phase_order_matters(layer, tile);
     }
     INFO("SDM " << hardware.sdm_bytes << " B, DRAM " << hardware.dram_bytes_per_cycle << " B/cycle, latency "
-                << hardware.dram_latency_cycles << "; mapping " << spec::to_string(tile));
+                << hardware.dram_latency_cycles << "; mapping " << contracts::to_string(tile));
     const CaseRuns runs = co_simulate_case(fabric, memory, layer, hardware, tile, tensor_seed);
     const sim::RtlLayerRun& with_memory = runs.with_memory;
-    const spec::CostReport& model = runs.model;
+    const contracts::CostReport& model = runs.model;
     ++memory_runs;
     for (const auto& row : runs.rows) {
       const double error = std::fabs(row.error_percent());
@@ -187,7 +187,7 @@ void regression(int cases, std::uint64_t default_seed, DramCycleErrorBound bound
               "case {} (K={} C={} R={} S={} X={} Y={} N={} stride {} pad {}, tile {}, SDM {} B {}, DRAM {} B/cycle "
               "latency {}): model {:.0f} (compute {:.0f}), co-simulation {} (stalls: data {}, output {}, drain {})",
               trial, layer.K, layer.C, layer.R, layer.S, layer.X, layer.Y, layer.N, layer.stride_x, layer.padding_x,
-              spec::to_string(tile), hardware.sdm_bytes,
+              contracts::to_string(tile), hardware.sdm_bytes,
               two_level ? "two-level" : run.resident ? "resident" : "streaming",
               hardware.dram_bytes_per_cycle, hardware.dram_latency_cycles, model.cycles.total,
               model.cycles.compute(), with_memory.cycles, run.data_stall_cycles,
@@ -275,20 +275,20 @@ void new_kinds_regression(int cases, std::uint64_t default_seed) {
   const std::uint64_t seed = seed_for(default_seed);
   std::cout << "layer kinds on " << Driver::kNumMs << " MS: " << cases << " cases, seed " << seed << "\n";
   std::mt19937_64 rng(seed);
-  spec::Hardware hardware = tests::fabric_hardware<Driver>("layer-kinds");
+  contracts::Hardware hardware = tests::fabric_hardware<Driver>("layer-kinds");
   Driver fabric(50000);
   sim::MemorySystem memory("memory");
   memory.clk(fabric.clk);
   int grouped = 0, dilated = 0, gemm = 0;
   for (int trial = 0; trial < cases; ++trial) {
     INFO("seed " << seed << " case " << trial);
-    const spec::Layer layer = test::random_layer_of_new_kind(rng);
-    const spec::Tile tile = random_small_tile(layer, hardware, rng);
+    const contracts::Layer layer = test::random_layer_of_new_kind(rng);
+    const contracts::Tile tile = random_small_tile(layer, hardware, rng);
     randomise_memory<Driver>(hardware, rng);
     co_simulate_case(fabric, memory, layer, hardware, tile, rng());
     grouped += layer.groups > 1;
     dilated += layer.dilation_x > 1 || layer.dilation_y > 1;
-    gemm += layer.type == spec::LayerType::Gemm;
+    gemm += layer.type == contracts::LayerType::Gemm;
   }
   CHECK(grouped > 0);
   CHECK(dilated > 0);
@@ -296,7 +296,7 @@ void new_kinds_regression(int cases, std::uint64_t default_seed) {
 }
 
 
-spec::Layer named(const char* name, spec::Layer layer) {
+contracts::Layer named(const char* name, contracts::Layer layer) {
   layer.name = name;
   return layer;
 }
@@ -305,35 +305,35 @@ spec::Layer named(const char* name, spec::Layer layer) {
 
 TEST_CASE("co-simulation: depthwise 3x3 (C = 32), grouped, dilated and GEMM layers under the mapper's best and "
           "random tiles on 64 MS", "[rtl][layer-kinds]") {
-  const spec::Hardware hardware = tests::fabric_hardware<Fabric64>("layer-kinds");
+  const contracts::Hardware hardware = tests::fabric_hardware<Fabric64>("layer-kinds");
   Fabric64 fabric(50000);
   sim::MemorySystem memory("memory");
   memory.clk(fabric.clk);
   // MobileNetV2's depthwise shape at a small resolution: 32 channels, 3×3, stride 1, padding 1 (groups = C = K).
-  spec::Layer depthwise = named("depthwise", test::conv_layer(32, 32, 3, 3, 8, 8));
+  contracts::Layer depthwise = named("depthwise", test::conv_layer(32, 32, 3, 3, 8, 8));
   depthwise.padding_x = depthwise.padding_y = 1;
   depthwise.groups = 32;
   // Grouped (4 groups of 2 channels and 3 filters), stride 2 along X only, dilation 2 along Y only.
-  spec::Layer grouped = named("grouped", test::conv_layer(12, 8, 3, 3, 9, 8));
+  contracts::Layer grouped = named("grouped", test::conv_layer(12, 8, 3, 3, 9, 8));
   grouped.groups = 4;
   grouped.stride_x = 2;
   grouped.dilation_y = 2;
   grouped.padding_x = 1;
   grouped.padding_y = 2;
   // AlexNet's two towers in miniature: groups = 2 with a 5×5 filter.
-  spec::Layer towers = named("towers", test::conv_layer(8, 6, 5, 5, 7, 7));
+  contracts::Layer towers = named("towers", test::conv_layer(8, 6, 5, 5, 7, 7));
   towers.groups = 2;
   towers.padding_x = towers.padding_y = 2;
   // A dilated 3×3 ("atrous", dilation 2, padding 2 keeps the size).
-  spec::Layer dilated = named("dilated", test::conv_layer(4, 3, 3, 3, 9, 9));
+  contracts::Layer dilated = named("dilated", test::conv_layer(4, 3, 3, 3, 9, 9));
   dilated.dilation_x = dilated.dilation_y = 2;
   dilated.padding_x = dilated.padding_y = 2;
   // Attention scores of two heads: 2 × (6×8 by 8×5) as the 1×1 convolution N = 2, K = 5, C = 8, X = 6.
-  const spec::Layer gemm = named("scores", test::gemm_layer(6, 8, 5, 2));
+  const contracts::Layer gemm = named("scores", test::gemm_layer(6, 8, 5, 2));
   std::mt19937_64 rng(64);
-  for (const spec::Layer& layer : {depthwise, grouped, towers, dilated, gemm}) {
+  for (const contracts::Layer& layer : {depthwise, grouped, towers, dilated, gemm}) {
     INFO(layer.name);
-    REQUIRE_FALSE(spec::shape_violation(layer));
+    REQUIRE_FALSE(contracts::shape_violation(layer));
     const mapper::SearchResult found = mapper::search(layer, hardware, mapper::SearchOptions(mapper::Objective::Runtime, 1, 1));
     REQUIRE_FALSE(found.best.empty());
     co_simulate_case(fabric, memory, layer, hardware, found.best.front().tile, rng());

@@ -5,21 +5,21 @@
 #include <catch2/catch.hpp>
 
 #include "codegen/image_program.hpp"
-#include "mapper/search.hpp"
+#include "mapper/search/search.hpp"
 #include "sim/fabric_session.hpp"
-#include "spec/spec_loader.hpp"
+#include "contracts/spec_loader.hpp"
 #include "testbench/shard_run.hpp"
 
 using namespace maeri;
 
 TEST_CASE("sharded co-simulation merges to the unsharded run bit for bit", "[rtl][shards]") {
-  const spec::Hardware hardware = spec::load_hardware(MAERI_SOURCE_DIR "/configs/hardware/maeri-64.yaml");
-  const spec::Network network = spec::load_workload(MAERI_SOURCE_DIR "/configs/workloads/tiny.yaml");
+  const contracts::Hardware hardware = contracts::load_hardware(MAERI_SOURCE_DIR "/configs/hardware/maeri-64.yaml");
+  const contracts::Network network = contracts::load_workload(MAERI_SOURCE_DIR "/configs/workloads/tiny.yaml");
   auto fabric = sim::open_fabric(codegen::image_hardware_of(hardware));
   int layers_with_several_shards = 0;
-  for (const spec::Layer& layer : network.layers) {
-    const spec::Tile tile = mapper::search(layer, hardware, {}).best.front().tile;
-    INFO("layer " << layer.name << " tile " << spec::to_compact_string(tile));
+  for (const contracts::Layer& layer : network.layers) {
+    const contracts::Tile tile = mapper::search(layer, hardware, {}).best.front().tile;
+    INFO("layer " << layer.name << " tile " << contracts::to_compact_string(tile));
     const codegen::LayerProgram program = codegen::plan_layer(layer, hardware, tile);
     const codegen::LayerTensors tensors = codegen::random_tensors(layer, hardware.data_width, 7);
     const auto whole = testbench::co_simulate_shard(*fabric, program, codegen::cut_shards(program, 1).front(),

@@ -71,7 +71,7 @@ std::vector<ImageField> image_fields(const std::vector<std::uint8_t>& bytes) {
   text("hardware.name");
   text("layer.name");
   field("layer.type", 1);
-  for (const spec::LayerShapeField& shape_field : spec::kLayerShapeFields)
+  for (const contracts::LayerShapeField& shape_field : contracts::kLayerShapeFields)
     field(std::string("layer.") + shape_field.name, 4);
   for (const char* name : {"T_R", "T_S", "T_C", "T_K", "T_N", "T_X'", "T_Y'"}) field(std::string("tile.") + name, 4);
   const std::uint64_t version = get_le(bytes, 8, 2);

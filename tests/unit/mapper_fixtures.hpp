@@ -2,13 +2,13 @@
 // worked by hand).
 #pragma once
 
-#include "spec/hardware.hpp"
-#include "spec/layer.hpp"
+#include "contracts/hardware.hpp"
+#include "contracts/layer.hpp"
 
 namespace maeri::test {
 
-inline spec::Hardware small_hardware(std::int64_t num_ms, std::int64_t dn_bw, std::int64_t rn_bw) {
-  spec::Hardware hardware;
+inline contracts::Hardware small_hardware(std::int64_t num_ms, std::int64_t dn_bw, std::int64_t rn_bw) {
+  contracts::Hardware hardware;
   hardware.name = "test";
   hardware.num_ms = num_ms;
   hardware.dn_bw = dn_bw;
@@ -23,10 +23,10 @@ inline spec::Hardware small_hardware(std::int64_t num_ms, std::int64_t dn_bw, st
   return hardware;
 }
 
-inline spec::Layer conv_layer(std::int64_t K, std::int64_t C, std::int64_t R, std::int64_t S, std::int64_t X,
+inline contracts::Layer conv_layer(std::int64_t K, std::int64_t C, std::int64_t R, std::int64_t S, std::int64_t X,
                                 std::int64_t Y, std::int64_t stride = 1, std::int64_t padding = 0,
                                 std::int64_t N = 1) {
-  spec::Layer layer;
+  contracts::Layer layer;
   layer.name = "test";
   layer.N = N;
   layer.K = K;
@@ -40,16 +40,16 @@ inline spec::Layer conv_layer(std::int64_t K, std::int64_t C, std::int64_t R, st
   return layer;
 }
 
-// A GEMM M×K by K×N with `batch` products (spec::gemm_layer), named like conv_layer's layers.
-inline spec::Layer gemm_layer(std::int64_t M, std::int64_t K, std::int64_t N, std::int64_t batch = 1) {
-  spec::Layer layer = spec::gemm_layer(batch, M, K, N);
+// A GEMM M×K by K×N with `batch` products (contracts::gemm_layer), named like conv_layer's layers.
+inline contracts::Layer gemm_layer(std::int64_t M, std::int64_t K, std::int64_t N, std::int64_t batch = 1) {
+  contracts::Layer layer = contracts::gemm_layer(batch, M, K, N);
   layer.name = "test";
   return layer;
 }
 
-inline spec::Layer fc_layer(std::int64_t K, std::int64_t C) {
-  spec::Layer layer = conv_layer(K, C, 1, 1, 1, 1);
-  layer.type = spec::LayerType::FullyConnected;
+inline contracts::Layer fc_layer(std::int64_t K, std::int64_t C) {
+  contracts::Layer layer = conv_layer(K, C, 1, 1, 1, 1);
+  layer.type = contracts::LayerType::FullyConnected;
   return layer;
 }
 

@@ -42,9 +42,9 @@ bool same_phases(const codegen::LayerProgram& a, const codegen::LayerProgram& b)
 
 // A 3x3 conv with ragged edges in R, C and K on 32 MS: eight phase shapes, so eight configurations.
 struct Example {
-  spec::Layer layer = conv_layer(5, 3, 3, 3, 6, 6, 1, 1);
-  spec::Hardware hardware = small_hardware(32, 4, 2);
-  spec::Tile tile;
+  contracts::Layer layer = conv_layer(5, 3, 3, 3, 6, 6, 1, 1);
+  contracts::Hardware hardware = small_hardware(32, 4, 2);
+  contracts::Tile tile;
   codegen::LayerProgram program;
   codegen::ConfigImage image;
   std::vector<std::uint8_t> bytes;
@@ -78,17 +78,17 @@ TEST_CASE("image: encode/decode, readmemh and program expansion round-trip on 15
   std::mt19937_64 rng(6);
   for (int trial = 0; trial < 150; ++trial) {
     const int num_ms = 8 << (rng() % 4);
-    const spec::Hardware hardware = small_hardware(num_ms, std::min(num_ms, 1 << (rng() % 4)), 2);
+    const contracts::Hardware hardware = small_hardware(num_ms, std::min(num_ms, 1 << (rng() % 4)), 2);
     const int r = 1 + int(rng() % 3), s = 1 + int(rng() % 3);
-    const spec::Layer layer = conv_layer(1 + int(rng() % 6), 1 + int(rng() % 6), r, s, r + int(rng() % 5),
+    const contracts::Layer layer = conv_layer(1 + int(rng() % 6), 1 + int(rng() % 6), r, s, r + int(rng() % 5),
                                            s + int(rng() % 5), 1 + int(rng() % 2), int(rng() % 2), 1 + int(rng() % 2));
-    spec::Tile tile;
-    const auto extents = spec::layer_extents(layer);
+    contracts::Tile tile;
+    const auto extents = contracts::layer_extents(layer);
     do {
-      for (int d = 0; d < spec::kNumTileDims; ++d) tile[d] = 1 + std::int64_t(rng() % uint64_t(extents[size_t(d)]));
-    } while (spec::tile_violation(layer, hardware, tile));
-    if (trial % 3 == 0) tile.phase_order = spec::PhaseOrder::FiltersOuter;  // a version 5 image
-    INFO("trial " << trial << " tile " << spec::to_string(tile));
+      for (int d = 0; d < contracts::kNumTileDims; ++d) tile[d] = 1 + std::int64_t(rng() % uint64_t(extents[size_t(d)]));
+    } while (contracts::tile_violation(layer, hardware, tile));
+    if (trial % 3 == 0) tile.phase_order = contracts::PhaseOrder::FiltersOuter;  // a version 5 image
+    INFO("trial " << trial << " tile " << contracts::to_string(tile));
     const codegen::LayerProgram planned = codegen::plan_layer(layer, hardware, tile);
     const codegen::ConfigImage image = codegen::build_image(planned, hardware);
     const std::vector<std::uint8_t> bytes = codegen::encode_image(image);
@@ -138,7 +138,7 @@ TEST_CASE("image errors: CRC mismatch", "[codegen][image][errors]") {
 
 TEST_CASE("image errors: built for other hardware", "[codegen][image][errors]") {
   const Example example;
-  spec::Hardware other = small_hardware(16, 4, 4);
+  contracts::Hardware other = small_hardware(16, 4, 4);
   other.name = "smaller";
   CHECK(error_of([&] { codegen::check_image_matches(example.image, other, "h.mimg"); }) ==
         "h.mimg: built for hardware 'test', not for 'smaller': num_ms 32 (image) vs 16 (hardware), "

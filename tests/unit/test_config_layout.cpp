@@ -76,5 +76,5 @@ TEST_CASE("config word layout: rtl/maeri_config_pkg.sv matches codegen/fabric_co
   check_same(structs.at("mult_switch_config_t"), kMultSwitchFields);
   check_same(structs.at("adder_switch_config_t"), kAdderSwitchFields);
   // The dense layout's sizes (vn_count, collector entries, totals) are functions of NUM_MS in the package; the RTL
-  // test "config bus: …" checks them against spec/config_bus.hpp on every prebuilt fabric.
+  // test "config bus: …" checks them against contracts/config_bus.hpp on every prebuilt fabric.
 }

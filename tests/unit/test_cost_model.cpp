@@ -4,13 +4,13 @@
 #include <random>
 #include <set>
 
-#include "mapper/cost_model.hpp"
-#include "mapper/sdm_budget.hpp"
-#include "mapper/search.hpp"
-#include "mapper/tile_space.hpp"
+#include "mapper/model/cost_model.hpp"
+#include "contracts/sdm_budget.hpp"
+#include "mapper/search/search.hpp"
+#include "mapper/mapspace/tile_space.hpp"
 #include "mapper_fixtures.hpp"
 
-using namespace maeri::spec;
+using namespace maeri::contracts;
 using namespace maeri::mapper;
 using maeri::test::conv_layer;
 using maeri::test::fc_layer;

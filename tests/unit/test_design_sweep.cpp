@@ -7,11 +7,11 @@
 #include <yaml-cpp/yaml.h>
 
 #include "codegen/exact_traffic.hpp"
-#include "mapper/design_sweep.hpp"
-#include "mapper/report_json.hpp"
-#include "spec/spec_loader.hpp"
-#include "spec/strict_yaml.hpp"
-#include "spec/sweep_grid.hpp"
+#include "mapper/search/design_sweep.hpp"
+#include "mapper/model/report_json.hpp"
+#include "contracts/spec_loader.hpp"
+#include "contracts/strict_yaml.hpp"
+#include "contracts/sweep_grid.hpp"
 #include "temp_file.hpp"
 
 using namespace maeri;
@@ -23,18 +23,18 @@ using Values = std::vector<std::string>;
 }  // namespace
 
 TEST_CASE("sweep: --set lists and ranges expand to the values written out by hand", "[sweep]") {
-  CHECK(spec::parse_sweep_setting("dn_bw=8,16,64").values == Values{"8", "16", "64"});
-  CHECK(spec::parse_sweep_setting("num_ms=64:1024:x2").values == Values{"64", "128", "256", "512", "1024"});
-  CHECK(spec::parse_sweep_setting("num_ms=64:1000:x2").values == Values{"64", "128", "256", "512"});
-  CHECK(spec::parse_sweep_setting("dram.latency_cycles=50:200:+50").values == Values{"50", "100", "150", "200"});
-  CHECK(spec::parse_sweep_setting("dram.bytes_per_cycle=0.5:2:x2").values == Values{"0.5", "1", "2"});
-  CHECK(spec::parse_sweep_setting("sdm.capacity_kib=128").field == "sdm.capacity_kib");
+  CHECK(contracts::parse_sweep_setting("dn_bw=8,16,64").values == Values{"8", "16", "64"});
+  CHECK(contracts::parse_sweep_setting("num_ms=64:1024:x2").values == Values{"64", "128", "256", "512", "1024"});
+  CHECK(contracts::parse_sweep_setting("num_ms=64:1000:x2").values == Values{"64", "128", "256", "512"});
+  CHECK(contracts::parse_sweep_setting("dram.latency_cycles=50:200:+50").values == Values{"50", "100", "150", "200"});
+  CHECK(contracts::parse_sweep_setting("dram.bytes_per_cycle=0.5:2:x2").values == Values{"0.5", "1", "2"});
+  CHECK(contracts::parse_sweep_setting("sdm.capacity_kib=128").field == "sdm.capacity_kib");
   for (const char* bad : {"dn_bw", "=8", "dn_bw=", "dn_bw=8,,16", "dn_bw=8:64", "dn_bw=8:64:*2", "dn_bw=64:8:x2",
                           "dn_bw=8:64:x1", "dn_bw=0:64:x2", "dn_bw=8:64:+0", "dn_bw=a:64:x2"}) {
     INFO(bad);
-    CHECK_THROWS_AS(spec::parse_sweep_setting(bad), spec::SpecError);
+    CHECK_THROWS_AS(contracts::parse_sweep_setting(bad), maeri::util::InputError);
   }
-  CHECK_THROWS_WITH(spec::parse_sweep_setting("dn_bw=1:1e9:+1"), Catch::Contains("kMaxSweepAxisValues"));
+  CHECK_THROWS_WITH(contracts::parse_sweep_setting("dn_bw=1:1e9:+1"), Catch::Contains("kMaxSweepAxisValues"));
 }
 
 TEST_CASE("grid files: lists and ranges; errors name the line and field", "[sweep]") {
@@ -43,70 +43,70 @@ TEST_CASE("grid files: lists and ranges; errors name the line and field", "[swee
       "grid:\n"
       "  num_ms: {from: 64, to: 256, times: 2}\n"
       "  sdm.capacity_kib: [64, 256]\n");
-  const spec::SweepGrid grid = spec::load_sweep_grid(grid_file.path());
+  const contracts::SweepGrid grid = contracts::load_sweep_grid(grid_file.path());
   REQUIRE(grid.axes.size() == 2);
   CHECK(grid.axes[0].field == "num_ms");
   CHECK(grid.axes[0].values == Values{"64", "128", "256"});
   CHECK(grid.axes[1].values == Values{"64", "256"});
 
   const TempFile both("kind: sweep\ngrid:\n  dn_bw: {from: 8, to: 64, times: 2, step: 8}\n");
-  CHECK_THROWS_WITH(spec::load_sweep_grid(both.path()), Catch::Contains(":3:") && Catch::Contains("either `times`"));
+  CHECK_THROWS_WITH(contracts::load_sweep_grid(both.path()), Catch::Contains(":3:") && Catch::Contains("either `times`"));
   const TempFile scalar("kind: sweep\ngrid:\n  dn_bw: 8\n");
-  CHECK_THROWS_WITH(spec::load_sweep_grid(scalar.path()), Catch::Contains("grid.dn_bw") && Catch::Contains("expected a list"));
+  CHECK_THROWS_WITH(contracts::load_sweep_grid(scalar.path()), Catch::Contains("grid.dn_bw") && Catch::Contains("expected a list"));
   const TempFile empty("kind: sweep\ngrid: {}\n");
-  CHECK_THROWS_WITH(spec::load_sweep_grid(empty.path()), Catch::Contains("non-empty map"));
+  CHECK_THROWS_WITH(contracts::load_sweep_grid(empty.path()), Catch::Contains("non-empty map"));
   const TempFile name("kind: sweep\ngrid:\n  name: [a, b]\n");
-  CHECK_THROWS_WITH(spec::load_sweep_grid(name.path()), Catch::Contains("cannot be swept"));
+  CHECK_THROWS_WITH(contracts::load_sweep_grid(name.path()), Catch::Contains("cannot be swept"));
   const TempFile twice("kind: sweep\ngrid:\n  dn_bw: [8]\n  dn_bw: [16]\n");
-  CHECK_THROWS_AS(spec::load_sweep_grid(twice.path()), spec::SpecError);
+  CHECK_THROWS_AS(contracts::load_sweep_grid(twice.path()), maeri::util::InputError);
   const TempFile extra("kind: sweep\ngrid:\n  dn_bw: [8]\nbase: x\n");
-  CHECK_THROWS_WITH(spec::load_sweep_grid(extra.path()), Catch::Contains("base"));
+  CHECK_THROWS_WITH(contracts::load_sweep_grid(extra.path()), Catch::Contains("base"));
 }
 
 TEST_CASE("grid expansion: last axis fastest, labels name every field; empty and huge grids refused", "[sweep]") {
-  spec::SweepGrid grid;
-  spec::add_axis(grid, {"num_ms", {"64", "128"}}, "test");
-  spec::add_axis(grid, {"dn_bw", {"8", "16", "32"}}, "test");
-  const auto points = spec::expand_grid(grid, "test");
+  contracts::SweepGrid grid;
+  contracts::add_axis(grid, {"num_ms", {"64", "128"}}, "test");
+  contracts::add_axis(grid, {"dn_bw", {"8", "16", "32"}}, "test");
+  const auto points = contracts::expand_grid(grid, "test");
   REQUIRE(points.size() == 6);
   CHECK(points[0].label == "num_ms=64 dn_bw=8");
   CHECK(points[2].label == "num_ms=64 dn_bw=32");
   CHECK(points[3].label == "num_ms=128 dn_bw=8");
   CHECK(points[5].values == Values{"128", "32"});
-  CHECK_THROWS_AS(spec::add_axis(grid, {"dn_bw", {"4"}}, "test"), spec::SpecError);
-  CHECK_THROWS_WITH(spec::expand_grid(spec::SweepGrid{}, "test"), Catch::Contains("empty grid"));
-  spec::SweepGrid huge;
-  for (const char* field : {"a", "b", "c"}) spec::add_axis(huge, {field, Values(100, "1")}, "test");
-  CHECK_THROWS_WITH(spec::expand_grid(huge, "test"), Catch::Contains("kMaxSweepPoints"));
+  CHECK_THROWS_AS(contracts::add_axis(grid, {"dn_bw", {"4"}}, "test"), maeri::util::InputError);
+  CHECK_THROWS_WITH(contracts::expand_grid(contracts::SweepGrid{}, "test"), Catch::Contains("empty grid"));
+  contracts::SweepGrid huge;
+  for (const char* field : {"a", "b", "c"}) contracts::add_axis(huge, {field, Values(100, "1")}, "test");
+  CHECK_THROWS_WITH(contracts::expand_grid(huge, "test"), Catch::Contains("kMaxSweepPoints"));
 }
 
 TEST_CASE("applying a point replaces the fields (nested too) and renames the spec", "[sweep]") {
-  const YAML::Node base = spec::load_yaml_file(config("hardware/maeri-64.yaml"));
-  spec::SweepGrid grid;
-  spec::add_axis(grid, {"dn_bw", {"8"}}, "test");
-  spec::add_axis(grid, {"sdm.capacity_kib", {"32"}}, "test");
-  const auto points = spec::expand_grid(grid, "test");
-  const YAML::Node document = spec::apply_point(base, grid, points[0]);
+  const YAML::Node base = contracts::load_yaml_file(config("hardware/maeri-64.yaml"));
+  contracts::SweepGrid grid;
+  contracts::add_axis(grid, {"dn_bw", {"8"}}, "test");
+  contracts::add_axis(grid, {"sdm.capacity_kib", {"32"}}, "test");
+  const auto points = contracts::expand_grid(grid, "test");
+  const YAML::Node document = contracts::apply_point(base, grid, points[0]);
   CHECK(document["dn_bw"].as<int>() == 8);
   CHECK(document["sdm"]["capacity_kib"].as<int>() == 32);
   CHECK(document["name"].as<std::string>() == "maeri-64[dn_bw=8 sdm.capacity_kib=32]");
   CHECK(base["dn_bw"].as<int>() == 16);  // the base is not modified
-  spec::SweepGrid into_scalar;
-  spec::add_axis(into_scalar, {"num_ms.x", {"1"}}, "test");
-  CHECK_THROWS_WITH(spec::apply_point(base, into_scalar, spec::expand_grid(into_scalar, "test")[0]),
+  contracts::SweepGrid into_scalar;
+  contracts::add_axis(into_scalar, {"num_ms.x", {"1"}}, "test");
+  CHECK_THROWS_WITH(contracts::apply_point(base, into_scalar, contracts::expand_grid(into_scalar, "test")[0]),
                     Catch::Contains("'num_ms' is not a map"));
 }
 
 TEST_CASE("area estimate of an 8-MS instance, by hand", "[sweep]") {
-  spec::Hardware hardware;
+  contracts::Hardware hardware;
   hardware.num_ms = 8;
   hardware.dn_bw = 2;
   hardware.sdm_bytes = 4 * 1024;
-  CHECK_FALSE(spec::estimated_area_um2(hardware).has_value());
-  hardware.area_um2 = spec::AreaTable{100, 10, 1, 1000};
+  CHECK_FALSE(contracts::estimated_area_um2(hardware).has_value());
+  hardware.area_um2 = contracts::AreaTable{100, 10, 1, 1000};
   // 8 MS · 100 + 7 AS · 10 + DN lanes (level 0: 1 switch × min(2, 8) = 2; level 1: 2 × min(2, 4) = 4;
   // level 2: 4 × min(2, 2) = 8 → 14) · 1 + 4 KiB · 1000 = 800 + 70 + 14 + 4000.
-  CHECK(*spec::estimated_area_um2(hardware) == 4884.0);
+  CHECK(*contracts::estimated_area_um2(hardware) == 4884.0);
 }
 
 TEST_CASE("Pareto front equals a brute-force dominance filter", "[sweep]") {
@@ -131,15 +131,15 @@ TEST_CASE("Pareto front equals a brute-force dominance filter", "[sweep]") {
 }
 
 TEST_CASE("a design point's totals are the sums of independent best-mapping searches", "[sweep]") {
-  const spec::Network network = spec::load_workload(config("workloads/tiny.yaml"));
+  const contracts::Network network = contracts::load_workload(config("workloads/tiny.yaml"));
   for (const char* file : {"hardware/maeri-64.yaml", "hardware/maeri-256.yaml"}) {
     mapper::DesignPoint point;
-    point.hardware = spec::load_hardware(config(file));
+    point.hardware = contracts::load_hardware(config(file));
     mapper::evaluate_design_point(point, network, mapper::Objective::EnergyDelay, codegen::exact_traffic_for);
     REQUIRE_FALSE(point.error);
     double cycles = 0, energy = 0;
     std::int64_t macs = 0;
-    for (const spec::Layer& layer : network.layers) {
+    for (const contracts::Layer& layer : network.layers) {
       // As `maeri map` searches by default (the joint space), on one thread.
       mapper::SearchOptions options = mapper::map_search_options(mapper::Objective::EnergyDelay, 1,
                                                                  codegen::exact_traffic_for(layer, point.hardware));
@@ -152,14 +152,14 @@ TEST_CASE("a design point's totals are the sums of independent best-mapping sear
     CHECK(point.cycles == cycles);
     CHECK(point.energy_pj == energy);
     CHECK(point.utilisation == static_cast<double>(macs) / (static_cast<double>(point.hardware.num_ms) * cycles));
-    CHECK(point.area_um2 == spec::estimated_area_um2(point.hardware));
+    CHECK(point.area_um2 == contracts::estimated_area_um2(point.hardware));
   }
 }
 
 TEST_CASE("a design point's results cross a process boundary as JSON bit for bit", "[sweep]") {
-  const spec::Network network = spec::load_workload(config("workloads/tiny.yaml"));
+  const contracts::Network network = contracts::load_workload(config("workloads/tiny.yaml"));
   mapper::DesignPoint point;
-  point.hardware = spec::load_hardware(config("hardware/maeri-64.yaml"));
+  point.hardware = contracts::load_hardware(config("hardware/maeri-64.yaml"));
   mapper::evaluate_design_point(point, network, mapper::Objective::Runtime, codegen::exact_traffic_for);
   const nlohmann::json sent = mapper::design_point_results_to_json(point);
   mapper::DesignPoint received;

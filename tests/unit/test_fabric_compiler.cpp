@@ -12,7 +12,7 @@
 #include "codegen/reduction_reference.hpp"
 
 using namespace maeri::codegen;
-namespace spec = maeri::spec;
+namespace contracts = maeri::contracts;
 
 namespace {
 
@@ -206,16 +206,16 @@ TEST_CASE("impossible layouts are rejected with the broken rule", "[art][errors]
 // Sizes by hand from docs/config-bits.md: 2 bits per MS, 6 per adder, vn_count ⌈log2(M+1)⌉ bits, M collector
 // entries of ⌈log2(2(M−1))⌉ bits.
 TEST_CASE("config bus: configuration bits and words per size, by hand", "[art][config]") {
-  STATIC_REQUIRE(spec::configuration_bits(8) == 16 + 42 + 4 + 8 * 4);          // 94
-  STATIC_REQUIRE(spec::configuration_bits(32) == 64 + 186 + 6 + 32 * 6);       // 448
-  STATIC_REQUIRE(spec::configuration_bits(256) == 512 + 1530 + 9 + 256 * 9);   // 4355
-  STATIC_REQUIRE(spec::configuration_bits(1024) == 2048 + 6138 + 11 + 1024 * 11);  // 19461
-  CHECK(spec::configuration_words(256, 64) == 69);  // ⌈4355 / 64⌉: the issue's target is ≤ 100 cycles
-  CHECK(spec::configuration_words(1024, 64) == 305);
-  CHECK(spec::configuration_words(32, 512) == 1);
-  CHECK(spec::configuration_words(8, 16) == 6);
-  CHECK(spec::config_address_bits(1) == 1);
-  CHECK(spec::config_address_bits(69) == 7);
+  STATIC_REQUIRE(contracts::configuration_bits(8) == 16 + 42 + 4 + 8 * 4);          // 94
+  STATIC_REQUIRE(contracts::configuration_bits(32) == 64 + 186 + 6 + 32 * 6);       // 448
+  STATIC_REQUIRE(contracts::configuration_bits(256) == 512 + 1530 + 9 + 256 * 9);   // 4355
+  STATIC_REQUIRE(contracts::configuration_bits(1024) == 2048 + 6138 + 11 + 1024 * 11);  // 19461
+  CHECK(contracts::configuration_words(256, 64) == 69);  // ⌈4355 / 64⌉: the issue's target is ≤ 100 cycles
+  CHECK(contracts::configuration_words(1024, 64) == 305);
+  CHECK(contracts::configuration_words(32, 512) == 1);
+  CHECK(contracts::configuration_words(8, 16) == 6);
+  CHECK(contracts::config_address_bits(1) == 1);
+  CHECK(contracts::config_address_bits(69) == 7);
 }
 
 TEST_CASE("config bus: packed words hold the fields where docs/config-bits.md puts them", "[art][config]") {
@@ -250,7 +250,7 @@ TEST_CASE("config bus: packed words decode to the same fields for every bus widt
       for (int bw = 16; bw <= 512; bw *= 2) {
         const std::vector<std::uint8_t> bytes = config_bytes(config, bw);
         INFO("num_ms " << m << ", config_bw " << bw);
-        REQUIRE(std::int64_t(bytes.size()) == spec::configuration_words(m, bw) * bw / 8);
+        REQUIRE(std::int64_t(bytes.size()) == contracts::configuration_words(m, bw) * bw / 8);
         CHECK(config_from_bytes(m, bw, bytes.data(), bytes.size()) == config);
         CHECK(unpack_config(m, pack_config(config)) == config);
       }

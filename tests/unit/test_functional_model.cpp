@@ -8,8 +8,8 @@
 
 #include "codegen/exact_traffic.hpp"
 #include "codegen/functional_model.hpp"
-#include "mapper/cost_model.hpp"
-#include "mapper/sdm_space.hpp"
+#include "mapper/model/cost_model.hpp"
+#include "mapper/mapspace/sdm_space.hpp"
 #include "mapper_fixtures.hpp"
 #include "tests/random_layers.hpp"
 
@@ -20,20 +20,20 @@ using maeri::test::small_hardware;
 namespace {
 
 // A random legal tile: each T_d uniform in 1..extent, resampled until Eq. 1 holds.
-spec::Tile random_tile(const spec::Layer& layer, const spec::Hardware& hardware, std::mt19937_64& rng) {
-  const auto extents = spec::layer_extents(layer);
+contracts::Tile random_tile(const contracts::Layer& layer, const contracts::Hardware& hardware, std::mt19937_64& rng) {
+  const auto extents = contracts::layer_extents(layer);
   for (;;) {
-    spec::Tile tile;
-    for (int d = 0; d < spec::kNumTileDims; ++d) tile[d] = 1 + std::int64_t(rng() % uint64_t(extents[size_t(d)]));
+    contracts::Tile tile;
+    for (int d = 0; d < contracts::kNumTileDims; ++d) tile[d] = 1 + std::int64_t(rng() % uint64_t(extents[size_t(d)]));
     // Shrink the largest dimensions until the tile fits, so big tiles are common.
     while (tile.mapped_ms() > hardware.num_ms) {
       int largest = 0;
-      for (int d = 1; d < spec::kNumTileDims; ++d)
+      for (int d = 1; d < contracts::kNumTileDims; ++d)
         if (tile[d] > tile[largest]) largest = d;
       tile[largest] -= 1 + std::int64_t(rng() % uint64_t(tile[largest]));
       if (tile[largest] < 1) tile[largest] = 1;
     }
-    if (!spec::tile_violation(layer, hardware, tile)) return tile;
+    if (!contracts::tile_violation(layer, hardware, tile)) return tile;
   }
 }
 
@@ -42,9 +42,9 @@ spec::Tile random_tile(const spec::Layer& layer, const spec::Hardware& hardware,
 TEST_CASE("functional model: hand-worked 2x2 conv matches the model's counts and the reference", "[codegen][functional]") {
   // The layer and tile of the hand-worked cost-model test (test_cost_model.cpp): 64 multiplications,
   // 4 steps x 4 VNs x 3 = 48 RN additions, 16 VN results, 8 accumulations, 2 weight phases, 4 steps.
-  const spec::Layer layer = conv_layer(2, 2, 2, 2, 3, 3);
-  const spec::Hardware hardware = small_hardware(16, 4, 2);
-  spec::Tile tile;
+  const contracts::Layer layer = conv_layer(2, 2, 2, 2, 3, 3);
+  const contracts::Hardware hardware = small_hardware(16, 4, 2);
+  contracts::Tile tile;
   tile.size = {2, 2, 1, 2, 1, 2, 1};
   std::mt19937_64 rng(1);
   const auto tensors = codegen::random_tensors(layer, 16, rng());
@@ -66,9 +66,9 @@ TEST_CASE("functional model: hand-worked 2x2 conv matches the model's counts and
 namespace {
 
 // Random hardware for one case: 8…64 MS, bandwidths 1…8, 8- or 16-bit data, 20- (wrapping) or 32-bit sums.
-spec::Hardware random_small_hardware(std::mt19937_64& rng) {
+contracts::Hardware random_small_hardware(std::mt19937_64& rng) {
   const int num_ms = 8 << (rng() % 4);  // 8 … 64
-  spec::Hardware hardware = small_hardware(num_ms, 1 << (rng() % 4), 1 << (rng() % 4));
+  contracts::Hardware hardware = small_hardware(num_ms, 1 << (rng() % 4), 1 << (rng() % 4));
   hardware.dn_bw = std::min<std::int64_t>(hardware.dn_bw, num_ms);
   hardware.rn_bw = std::min<std::int64_t>(hardware.rn_bw, num_ms);
   hardware.data_width = (rng() % 2) ? 16 : 8;
@@ -78,9 +78,9 @@ spec::Hardware random_small_hardware(std::mt19937_64& rng) {
 
 // Executes the layer under the tile, checks the output against the reference convolution bit-exactly and every
 // count the analytical model and codegen's exact traffic share with the execution. Returns the program.
-codegen::LayerProgram check_execution_against_models(const spec::Layer& layer, const spec::Hardware& hardware,
-                                                     const spec::Tile& tile, std::mt19937_64& rng) {
-  INFO(spec::shape_text(layer) << " tile " << spec::to_string(tile) << " on " << hardware.num_ms << " MS");
+codegen::LayerProgram check_execution_against_models(const contracts::Layer& layer, const contracts::Hardware& hardware,
+                                                     const contracts::Tile& tile, std::mt19937_64& rng) {
+  INFO(contracts::shape_text(layer) << " tile " << contracts::to_string(tile) << " on " << hardware.num_ms << " MS");
   const auto tensors = codegen::random_tensors(layer, hardware.data_width, rng());
   const codegen::LayerProgram program = codegen::plan_layer(layer, hardware, tile);
   const auto result = codegen::execute_layer(program, hardware, tensors);
@@ -89,7 +89,7 @@ codegen::LayerProgram check_execution_against_models(const spec::Layer& layer, c
   // Counts the analytical model must agree with exactly (both count what the fabric does: idle VNs of
   // ragged N/X'/Y' steps still multiply, and each change of phase shape is a reconfiguration).
   mapper::TrafficLowerBounds bounds;
-  const spec::CostReport model = mapper::evaluate(layer, hardware, tile, &bounds);
+  const contracts::CostReport model = mapper::evaluate(layer, hardware, tile, &bounds);
   CHECK(result.activity.weight_phases == model.weight_phases);
   CHECK(result.activity.steps == model.control_steps);
   CHECK(result.activity.configurations == model.configurations);
@@ -117,36 +117,36 @@ codegen::LayerProgram check_execution_against_models(const spec::Layer& layer, c
 
 // A random SDM level for the tile (SDM tile from the search's candidates, any of the 120 orders: docs/mapping.md),
 // with an SDM large enough for it.
-void add_random_sdm_level(const spec::Layer& layer, spec::Hardware& hardware, spec::Tile& tile, std::mt19937_64& rng) {
+void add_random_sdm_level(const contracts::Layer& layer, contracts::Hardware& hardware, contracts::Tile& tile, std::mt19937_64& rng) {
   hardware.sdm_bytes = std::int64_t(1) << 30;
   mapper::pick_sdm_level(layer, tile, [&](std::size_t n) { return rng() % n; });
 }
 
 // 300 random layers and mappings; with `two_level` each mapping gets a random SDM level; with `phase_orders` a
-// random phase order (spec/phase_order.hpp).
+// random phase order (contracts/phase_order.hpp).
 void check_random_mappings(std::uint64_t seed, bool two_level, bool phase_orders = false) {
   std::mt19937_64 rng(seed);
   int with_folds = 0, with_replicas = 0, with_stride2 = 0, fc = 0, odd_vn = 0, forwarding = 0, filters_outer = 0;
   for (int trial = 0; trial < 300; ++trial) {
     INFO("trial " << trial);
-    spec::Hardware hardware = random_small_hardware(rng);
-    spec::Layer layer;
+    contracts::Hardware hardware = random_small_hardware(rng);
+    contracts::Layer layer;
     if (rng() % 6 == 0) {  // fully connected: a convolution with R = S = X = Y = 1
       layer = conv_layer(1 + int(rng() % 24), 1 + int(rng() % 40), 1, 1, 1, 1, 1, 0, 1 + int(rng() % 3));
-      layer.type = spec::LayerType::FullyConnected;
+      layer.type = contracts::LayerType::FullyConnected;
       ++fc;
     } else {
       const int r = 1 + int(rng() % 3), s = 1 + int(rng() % 3), padding = int(rng() % 2);
       layer = conv_layer(1 + int(rng() % 5), 1 + int(rng() % 5), r, s, r + int(rng() % 6), s + int(rng() % 6),
                          1 + int(rng() % 2), padding, 1 + int(rng() % 2));
     }
-    spec::Tile tile = random_tile(layer, hardware, rng);
+    contracts::Tile tile = random_tile(layer, hardware, rng);
     if (two_level) add_random_sdm_level(layer, hardware, tile, rng);
-    if (phase_orders) tile.phase_order = spec::kPhaseOrders[rng() % spec::kPhaseOrders.size()];
+    if (phase_orders) tile.phase_order = contracts::kPhaseOrders[rng() % contracts::kPhaseOrders.size()];
     const codegen::LayerProgram program = check_execution_against_models(layer, hardware, tile, rng);
-    filters_outer += spec::effective_phase_order(layer, tile) == spec::PhaseOrder::FiltersOuter;
+    filters_outer += contracts::effective_phase_order(layer, tile) == contracts::PhaseOrder::FiltersOuter;
     with_folds += tile.vn_size() < layer.R * layer.S * layer.C;
-    with_replicas += tile[spec::kDimN] * tile[spec::kDimX] * tile[spec::kDimY] > 1;
+    with_replicas += tile[contracts::kDimN] * tile[contracts::kDimX] * tile[contracts::kDimY] > 1;
     with_stride2 += layer.stride_x == 2;
     odd_vn += tile.vn_size() % 2 == 1 && tile.vn_size() > 1;
     forwarding += program.forwarding;
@@ -168,17 +168,17 @@ void check_new_kinds(std::uint64_t seed, bool two_level) {
   int grouped = 0, depthwise = 0, dilated = 0, per_axis = 0, gemm = 0, forwarding = 0, ragged_groups = 0;
   for (int trial = 0; trial < 300; ++trial) {
     INFO("trial " << trial);
-    spec::Hardware hardware = random_small_hardware(rng);
-    const spec::Layer layer = test::random_layer_of_new_kind(rng);
-    REQUIRE_FALSE(spec::shape_violation(layer));
-    spec::Tile tile = random_tile(layer, hardware, rng);
+    contracts::Hardware hardware = random_small_hardware(rng);
+    const contracts::Layer layer = test::random_layer_of_new_kind(rng);
+    REQUIRE_FALSE(contracts::shape_violation(layer));
+    contracts::Tile tile = random_tile(layer, hardware, rng);
     if (two_level) add_random_sdm_level(layer, hardware, tile, rng);
     const codegen::LayerProgram program = check_execution_against_models(layer, hardware, tile, rng);
     grouped += layer.groups > 1;
     depthwise += layer.groups > 1 && layer.groups == layer.C;
     dilated += layer.dilation_x > 1 || layer.dilation_y > 1;
     per_axis += layer.stride_x != layer.stride_y || layer.padding_x != layer.padding_y;
-    gemm += layer.type == spec::LayerType::Gemm;
+    gemm += layer.type == contracts::LayerType::Gemm;
     forwarding += program.forwarding;
     ragged_groups += layer.groups > 1 && program.configurations.size() > 1;
   }

@@ -1,10 +1,10 @@
 // Derived structure of the DN/RN trees, checked against counts worked by hand.
 #include <catch2/catch.hpp>
 
-#include "spec/hardware.hpp"
-#include "spec/integer_math.hpp"
+#include "contracts/hardware.hpp"
+#include "util/integer_math.hpp"
 
-using namespace maeri::spec;
+using namespace maeri::contracts;
 
 TEST_CASE("derived structure of a 64-MS MAERI with dn_bw 16", "[hardware]") {
   Hardware hardware;
@@ -24,10 +24,10 @@ TEST_CASE("derived structure of a 64-MS MAERI with dn_bw 16", "[hardware]") {
 }
 
 TEST_CASE("power-of-two helpers", "[hardware]") {
-  CHECK(is_power_of_two(1));
-  CHECK(is_power_of_two(512));
-  CHECK_FALSE(is_power_of_two(0));
-  CHECK_FALSE(is_power_of_two(48));
-  CHECK(ceil_log2(1) == 0);
-  CHECK(ceil_log2(512) == 9);
+  CHECK(maeri::util::is_power_of_two(1));
+  CHECK(maeri::util::is_power_of_two(512));
+  CHECK_FALSE(maeri::util::is_power_of_two(0));
+  CHECK_FALSE(maeri::util::is_power_of_two(48));
+  CHECK(maeri::util::ceil_log2(1) == 0);
+  CHECK(maeri::util::ceil_log2(512) == 9);
 }

@@ -28,9 +28,9 @@ namespace {
 //   0 FOR r0 = 0 (1 iteration, step 2)   1 FOR s0 (1, step 3)   2 FOR c0 (1, step 2)   3 FOR k0 = 0 (2, step 2)
 //   4 CONFIGURE 0   5 LOAD_WEIGHTS   6 STREAM   7 END_FOR   8 FOR k0 = 4 (1) …
 struct Example {
-  spec::Layer layer = conv_layer(5, 3, 3, 3, 6, 6, 1, 1);
-  spec::Hardware hardware = small_hardware(32, 4, 2);
-  spec::Tile tile;
+  contracts::Layer layer = conv_layer(5, 3, 3, 3, 6, 6, 1, 1);
+  contracts::Hardware hardware = small_hardware(32, 4, 2);
+  contracts::Tile tile;
   codegen::ConfigImage image;
   std::vector<std::uint8_t> bytes;
   Example() {
@@ -150,8 +150,8 @@ std::string error_of_edited(const std::function<void(codegen::ConfigImage&)>& ed
 }
 
 // The image of a layer built from its phases only (no steps are planned, so huge layers cost nothing here).
-std::vector<std::uint8_t> image_bytes_of(const spec::Layer& layer, const spec::Hardware& hardware,
-                                         const spec::Tile& tile) {
+std::vector<std::uint8_t> image_bytes_of(const contracts::Layer& layer, const contracts::Hardware& hardware,
+                                         const contracts::Tile& tile) {
   return codegen::encode_image(
       codegen::build_image(codegen::plan_layer(layer, hardware, tile, codegen::PlanDetail::PhasesOnly), hardware));
 }
@@ -235,10 +235,10 @@ TEST_CASE("image validation: counts and order, edited before encoding", "[codege
 }
 
 TEST_CASE("image validation: work limits are checked before anything is expanded", "[codegen][image][validation]") {
-  spec::Tile ones;
+  contracts::Tile ones;
   SECTION("expanded program memory: 8192 x 8192 outputs one step each") {
     // 2^26 steps of sizeof(StepOrigin) bytes plus one WeightPhase: over 2^30 bytes (if StepOrigin is 16 bytes).
-    const spec::Layer layer = conv_layer(1, 1, 1, 1, 8192, 8192);
+    const contracts::Layer layer = conv_layer(1, 1, 1, 1, 8192, 8192);
     const auto bytes = image_bytes_of(layer, small_hardware(32, 4, 2), ones);
     const std::int64_t expanded =
         (std::int64_t{1} << 26) * std::int64_t(sizeof(codegen::StepOrigin)) + std::int64_t(sizeof(codegen::WeightPhase));
@@ -251,7 +251,7 @@ TEST_CASE("image validation: work limits are checked before anything is expanded
                                      expanded)));
   }
   SECTION("fabric cycles: 2^25 steps of 512 beats each (dn_bw 1 on 512 MS)") {
-    const spec::Layer layer = conv_layer(1, 1, 1, 1, 8192, 4096);
+    const contracts::Layer layer = conv_layer(1, 1, 1, 1, 8192, 4096);
     const auto bytes = image_bytes_of(layer, small_hardware(512, 1, 1), ones);
     // docs/config-image.md: drain = pipeline latency 2·log2 M + 3 (nominal, docs/model.md) + ⌈M/rn_bw⌉ = 533 once
     // and per CONFIGURE with its ⌈B(512) / 64⌉ = ⌈9220 / 64⌉ = 145 writes (docs/config-bits.md: 1024 + 3066 + 10 +
@@ -266,7 +266,7 @@ TEST_CASE("image validation: work limits are checked before anything is expanded
   SECTION("instructions executed: 2^24 filters one at a time") {
     // A one-filter layer's image with K and the k0 loop widened to 2^24 (planning 2^24 phases would cost 1 GB):
     // 4 FOR + 2^24 x (CONFIGURE, LOAD_WEIGHTS, STREAM, END_FOR) + 3 END_FOR + END.
-    const spec::Hardware hardware = small_hardware(32, 4, 2);
+    const contracts::Hardware hardware = small_hardware(32, 4, 2);
     codegen::ConfigImage image = codegen::build_image(codegen::plan_layer(conv_layer(1, 1, 1, 1, 1, 1), hardware, ones),
                                                       hardware);
     REQUIRE(image.program.size() == 12);
@@ -282,8 +282,8 @@ TEST_CASE("image validation: work limits are checked before anything is expanded
                                      4 + 4 * (std::int64_t{1} << 24) + 4)));
   }
   SECTION("multiply-accumulates: K = C = 2048, 3x3, 32x32") {
-    const spec::Layer layer = conv_layer(2048, 2048, 3, 3, 32, 32, 1, 1);
-    spec::Tile tile;
+    const contracts::Layer layer = conv_layer(2048, 2048, 3, 3, 32, 32, 1, 1);
+    contracts::Tile tile;
     tile.size = {3, 3, 56, 1, 1, 1, 1};
     const auto bytes = image_bytes_of(layer, small_hardware(512, 4, 2), tile);
     CHECK(decode_error(bytes) ==
@@ -343,7 +343,7 @@ bool check_mutant(const std::vector<std::uint8_t>& bytes, bool execute) {
   CHECK(std::int64_t(program.phases.size()) == work.weight_phases);
   CHECK(steps == work.steps);
   if (!execute || work.steps > 20000) return true;
-  spec::Hardware hardware = small_hardware(image.hardware.num_ms, image.hardware.dn_bw, image.hardware.rn_bw);
+  contracts::Hardware hardware = small_hardware(image.hardware.num_ms, image.hardware.dn_bw, image.hardware.rn_bw);
   hardware.data_width = image.hardware.data_width;
   hardware.acc_width = image.hardware.acc_width;
   const codegen::FunctionalResult result =
@@ -408,15 +408,15 @@ TEST_CASE("image validation: images of the largest shipped layers stay within th
   // (VGG16 fc6: 102.8 M weights; conv1_2: 1.85 G MACs) with the mRNA baseline tile on the shipped 64-MS fabric,
   // the mapping with the most steps of the shipped examples.
   struct Case {
-    spec::Layer layer;
-    spec::Tile tile;
+    contracts::Layer layer;
+    contracts::Tile tile;
   };
-  spec::Layer fc6 = test::fc_layer(4096, 25088), conv1_2 = conv_layer(64, 64, 3, 3, 224, 224, 1, 1);
-  spec::Tile fc_tile, conv_tile;
+  contracts::Layer fc6 = test::fc_layer(4096, 25088), conv1_2 = conv_layer(64, 64, 3, 3, 224, 224, 1, 1);
+  contracts::Tile fc_tile, conv_tile;
   fc_tile.size = {1, 1, 1, 64, 1, 1, 1};   // baseline (R, S, 1, min(K, 64 / (R·S)), 1, 1, 1)
   conv_tile.size = {3, 3, 1, 7, 1, 1, 1};  // 64 / 9 = 7 filters
   for (const Case& c : {Case{fc6, fc_tile}, Case{conv1_2, conv_tile}}) {
-    INFO(c.layer.K << "x" << c.layer.C << " tile " << spec::to_string(c.tile));
+    INFO(c.layer.K << "x" << c.layer.C << " tile " << contracts::to_string(c.tile));
     const auto bytes = image_bytes_of(c.layer, small_hardware(64, 16, 16), c.tile);
     REQUIRE(decode_error(bytes) == "no error");
   }

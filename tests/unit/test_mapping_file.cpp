@@ -1,11 +1,11 @@
 // Mapping files: what is written reads back identically, and bad files are rejected with the field named.
 #include <catch2/catch.hpp>
 
-#include "spec/mapping_file.hpp"
+#include "contracts/mapping_file.hpp"
 #include "mapper_fixtures.hpp"
 #include "temp_file.hpp"
 
-using namespace maeri::spec;
+using namespace maeri::contracts;
 using maeri::test::TempFile;
 
 TEST_CASE("mapping file round trip", "[mapper][mapping-file]") {

@@ -5,11 +5,11 @@
 
 #include <random>
 
-#include "mapper/cost_model.hpp"
+#include "mapper/model/cost_model.hpp"
 #include "calibration/model_fit.hpp"
 #include "mapper_fixtures.hpp"
 
-using namespace maeri::spec;
+using namespace maeri::contracts;
 using namespace maeri::mapper;
 using namespace maeri::calibration;
 using maeri::test::conv_layer;

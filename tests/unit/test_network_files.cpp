@@ -6,65 +6,65 @@
 #include <fstream>
 
 #include "codegen/network_manifest.hpp"
-#include "spec/file_names.hpp"
-#include "spec/progress_bar.hpp"
-#include "spec/sha256.hpp"
-#include "spec/spec_error.hpp"
+#include "util/file_names.hpp"
+#include "util/progress_bar.hpp"
+#include "util/sha256.hpp"
+#include "util/input_error.hpp"
 #include "tests/unit/temp_file.hpp"
 
 using namespace maeri;
 
 TEST_CASE("SHA-256 of the FIPS 180-2 example messages", "[spec][sha256]") {
   // FIPS 180-2, appendix B.1, B.2 and B.3; the empty string from NIST's SHA examples.
-  CHECK(spec::sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  CHECK(spec::sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-  CHECK(spec::sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") ==
+  CHECK(maeri::util::sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(maeri::util::sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  CHECK(maeri::util::sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") ==
         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-  spec::Sha256 million;
+  maeri::util::Sha256 million;
   const std::string block(1000, 'a');
   for (int i = 0; i < 1000; ++i) million.update(block);
   CHECK(million.hex_digest() == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
   // Padding boundaries: 55 bytes fit one block with the length, 56 need a second (same digest in any split).
   for (const std::size_t size : {55, 56, 63, 64, 65}) {
     const std::string message(size, 'x');
-    spec::Sha256 split;
+    maeri::util::Sha256 split;
     split.update(message.substr(0, 7));
     split.update(message.substr(7));
-    CHECK(split.hex_digest() == spec::sha256_hex(message));
+    CHECK(split.hex_digest() == maeri::util::sha256_hex(message));
   }
   test::TempFile file("abc", ".bin");
-  CHECK(spec::sha256_of_file(file.path()) == spec::sha256_hex("abc"));
-  CHECK_THROWS_AS(spec::sha256_of_file(file.path() + ".missing"), spec::SpecError);
+  CHECK(maeri::util::sha256_of_file(file.path()) == maeri::util::sha256_hex("abc"));
+  CHECK_THROWS_AS(maeri::util::sha256_of_file(file.path() + ".missing"), maeri::util::InputError);
 }
 
 TEST_CASE("layer names become safe, unique file names", "[spec][file_names]") {
-  CHECK(spec::safe_file_stem("conv1_1") == "conv1_1");
-  CHECK(spec::safe_file_stem("inception_3a/5x5_reduce") == "inception_3a_5x5_reduce");
-  CHECK(spec::safe_file_stem("../x") == "_._x");
-  CHECK(spec::safe_file_stem("..") == "_.");
-  CHECK(spec::safe_file_stem(".hidden") == "_hidden");
-  CHECK(spec::safe_file_stem("") == "_");
-  CHECK(spec::safe_file_stem("a b\\c\xc3\xa9") == "a_b_c__");
-  CHECK(spec::safe_file_stem(std::string(300, 'k')).size() == 100);
-  CHECK(spec::unique_file_stems({"a/b", "a_b", "A_B", "conv", "a b"}) ==
+  CHECK(maeri::util::safe_file_stem("conv1_1") == "conv1_1");
+  CHECK(maeri::util::safe_file_stem("inception_3a/5x5_reduce") == "inception_3a_5x5_reduce");
+  CHECK(maeri::util::safe_file_stem("../x") == "_._x");
+  CHECK(maeri::util::safe_file_stem("..") == "_.");
+  CHECK(maeri::util::safe_file_stem(".hidden") == "_hidden");
+  CHECK(maeri::util::safe_file_stem("") == "_");
+  CHECK(maeri::util::safe_file_stem("a b\\c\xc3\xa9") == "a_b_c__");
+  CHECK(maeri::util::safe_file_stem(std::string(300, 'k')).size() == 100);
+  CHECK(maeri::util::unique_file_stems({"a/b", "a_b", "A_B", "conv", "a b"}) ==
         std::vector<std::string>{"a_b", "a_b-2", "A_B-3", "conv", "a_b-4"});
 }
 
 TEST_CASE("progress line: bar, counts, elapsed time and linear ETA", "[spec][progress]") {
   // 5 of 10 done in 3 s: the other 5 take 3 s more.
-  CHECK(spec::progress_line("verify", 5, 10, 3.0, "conv1", 10) ==
+  CHECK(maeri::util::progress_line("verify", 5, 10, 3.0, "conv1", 10) ==
         "verify [#####.....] 5/10 50% 3.0 s, ETA 3.0 s  conv1");
-  CHECK(spec::progress_line("x", 0, 4, 1.0, "", 4) == "x [....] 0/4 0% 1.0 s, ETA ?");
+  CHECK(maeri::util::progress_line("x", 0, 4, 1.0, "", 4) == "x [....] 0/4 0% 1.0 s, ETA ?");
   // 1 of 4 in 100 s: 300 s more = 5m00s.
-  CHECK(spec::progress_line("x", 1, 4, 100.0, "", 4) == "x [#...] 1/4 25% 1m40s, ETA 5m00s");
-  CHECK(spec::progress_line("x", 4, 4, 7200.0, "", 4) == "x [####] 4/4 100% 2h00m, ETA 0.0 s");
+  CHECK(maeri::util::progress_line("x", 1, 4, 100.0, "", 4) == "x [#...] 1/4 25% 1m40s, ETA 5m00s");
+  CHECK(maeri::util::progress_line("x", 4, 4, 7200.0, "", 4) == "x [####] 4/4 100% 2h00m, ETA 0.0 s");
 }
 
 TEST_CASE("progress bar draws nothing when disabled (stderr not a terminal)", "[spec][progress]") {
   std::FILE* out = std::tmpfile();
   REQUIRE(out);
   {
-    spec::ProgressBar bar("quiet", 3, false, out);
+    maeri::util::ProgressBar bar("quiet", 3, false, out);
     for (int i = 0; i < 3; ++i) bar.advance();
     CHECK_FALSE(bar.drew());
   }
@@ -95,7 +95,7 @@ TEST_CASE("network manifest: round trip and positioned errors", "[codegen][manif
     std::ofstream(dir / "bad.json") << text;
     try {
       codegen::load_manifest(dir / "bad.json");
-    } catch (const spec::SpecError& error) {
+    } catch (const maeri::util::InputError& error) {
       return std::string(error.what());
     }
     return std::string("no error");

@@ -7,8 +7,8 @@
 #include "importer/onnx_import.hpp"
 #include "importer/workload_yaml.hpp"
 #include "onnx_models.hpp"
-#include "spec/spec_error.hpp"
-#include "spec/spec_loader.hpp"
+#include "util/input_error.hpp"
+#include "contracts/spec_loader.hpp"
 #include "temp_file.hpp"
 
 using namespace maeri;
@@ -16,8 +16,8 @@ using maeri::test::OnnxModelBuilder;
 
 namespace {
 
-const spec::Layer& layer_named(const spec::Network& network, const std::string& name) {
-  for (const spec::Layer& layer : network.layers)
+const contracts::Layer& layer_named(const contracts::Network& network, const std::string& name) {
+  for (const contracts::Layer& layer : network.layers)
     if (layer.name == name) return layer;
   FAIL("no layer " << name);
   throw std::logic_error("unreachable");
@@ -76,12 +76,12 @@ TEST_CASE("ONNX import: Conv, Gemm and MatMul nodes become layers of the hand-co
   build_network(model);
   model.write(dir / "small.onnx");
   const importer::OnnxImport imported = importer::import_onnx(dir / "small.onnx");
-  const spec::Network& network = imported.network;
+  const contracts::Network& network = imported.network;
   CHECK(network.name == "small");
   REQUIRE(network.layers.size() == 6);
 
-  const spec::Layer& conv1 = layer_named(network, "conv1");
-  CHECK(conv1.type == spec::LayerType::Convolution);
+  const contracts::Layer& conv1 = layer_named(network, "conv1");
+  CHECK(conv1.type == contracts::LayerType::Convolution);
   CHECK(conv1.N == 2);
   CHECK(conv1.K == 12);
   CHECK(conv1.C == 8);
@@ -100,7 +100,7 @@ TEST_CASE("ONNX import: Conv, Gemm and MatMul nodes become layers of the hand-co
   CHECK(conv1.output_y() == 15);
   CHECK(conv1.macs() == 2LL * 12 * 4 * 3 * 5 * 10 * 15);
 
-  const spec::Layer& depthwise = layer_named(network, "depthwise");
+  const contracts::Layer& depthwise = layer_named(network, "depthwise");
   CHECK(depthwise.groups == 12);
   CHECK(depthwise.C == 12);
   CHECK(depthwise.K == 12);
@@ -109,25 +109,25 @@ TEST_CASE("ONNX import: Conv, Gemm and MatMul nodes become layers of the hand-co
   CHECK(depthwise.output_x() == 5);
   CHECK(depthwise.output_y() == 8);
 
-  const spec::Layer& pointwise = layer_named(network, "pointwise");
+  const contracts::Layer& pointwise = layer_named(network, "pointwise");
   CHECK(pointwise.padding_x == 0);
   CHECK(pointwise.padding_y == 0);
   CHECK(pointwise.output_x() == 5);
 
-  const spec::Layer& fc = layer_named(network, "fc");  // M = 2 (the batch), K = 16, N = 10
-  CHECK(fc.type == spec::LayerType::Gemm);
+  const contracts::Layer& fc = layer_named(network, "fc");  // M = 2 (the batch), K = 16, N = 10
+  CHECK(fc.type == contracts::LayerType::Gemm);
   CHECK(fc.X == 2);
   CHECK(fc.C == 16);
   CHECK(fc.K == 10);
   CHECK(fc.macs() == 2 * 16 * 10);
 
-  const spec::Layer& scores = layer_named(network, "scores");
+  const contracts::Layer& scores = layer_named(network, "scores");
   CHECK(scores.N == 24);
   CHECK(scores.X == 128);
   CHECK(scores.C == 64);
   CHECK(scores.K == 128);
 
-  const spec::Layer& ffn = layer_named(network, "ffn");
+  const contracts::Layer& ffn = layer_named(network, "ffn");
   CHECK(ffn.N == 1);
   CHECK(ffn.X == 128);
   CHECK(ffn.C == 768);
@@ -149,21 +149,21 @@ TEST_CASE("ONNX import: the workload YAML it writes loads back to the same layer
   OnnxModelBuilder model("round trip");
   build_network(model);
   model.write(dir / "model.onnx");
-  const spec::Network imported = importer::load_network(dir / "model.onnx");
+  const contracts::Network imported = importer::load_network(dir / "model.onnx");
   // Conv layers have batch 2 (the workload's); the GEMMs' batches 1 and 24 are not multiples of it.
   CHECK_THROWS_WITH(importer::workload_yaml(imported, "header"),
                     Catch::Contains("GEMM batch 1 is not a multiple of the workload's batch 2"));
-  spec::Network convolutions = imported, products = imported;
+  contracts::Network convolutions = imported, products = imported;
   convolutions.layers.resize(3);  // conv1, depthwise, pointwise: batch 2
   products.layers.erase(products.layers.begin(), products.layers.begin() + 3);  // fc, scores, ffn: batches 1, 24, 1
-  for (const spec::Network* part : {&convolutions, &products}) {
+  for (const contracts::Network* part : {&convolutions, &products}) {
     test::TempFile yaml(importer::workload_yaml(*part, "imported"));
-    const spec::Network loaded = spec::load_workload(yaml.path());
+    const contracts::Network loaded = contracts::load_workload(yaml.path());
     REQUIRE(loaded.layers.size() == part->layers.size());
     for (std::size_t i = 0; i < loaded.layers.size(); ++i) {
       INFO(part->layers[i].name);
       CHECK(loaded.layers[i].name == part->layers[i].name);
-      CHECK(spec::same_shape(loaded.layers[i], part->layers[i]));
+      CHECK(contracts::same_shape(loaded.layers[i], part->layers[i]));
     }
     CHECK(loaded.total_macs() == part->total_macs());
   }
@@ -207,7 +207,7 @@ TEST_CASE("ONNX import: bad models are errors that name the file and the node", 
     CHECK_THROWS_WITH(importer::import_onnx(dir / "pool.onnx"), Catch::Contains("no Conv, Gemm or MatMul node"));
   }
   SECTION("a missing file") {
-    CHECK_THROWS_AS(importer::import_onnx(dir / "absent.onnx"), spec::SpecError);
+    CHECK_THROWS_AS(importer::import_onnx(dir / "absent.onnx"), maeri::util::InputError);
   }
 }
 
@@ -223,7 +223,7 @@ TEST_CASE("ONNX import: Gemm with transA, MatMul of a vector and unnamed nodes",
   model.node("MatMul", "", {"v", "b"}, "w");
   model.output("w");
   model.write(dir / "products.onnx");
-  const spec::Network network = importer::import_onnx(dir / "products.onnx").network;
+  const contracts::Network network = importer::import_onnx(dir / "products.onnx").network;
   REQUIRE(network.layers.size() == 2);
   CHECK(network.layers[0].name == "Gemm#0");
   CHECK(network.layers[0].X == 3);   // M

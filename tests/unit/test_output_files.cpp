@@ -1,4 +1,4 @@
-// Output files (spec/atomic_file): what an output may replace, the errors when it may not or cannot be written,
+// Output files (contracts/atomic_file): what an output may replace, the errors when it may not or cannot be written,
 // and that no failure leaves a half-written file or a temporary behind. Expected reasons are the OS's own
 // strerror() texts for the errno each situation produces (POSIX: lstat/mkdir under a regular file give ENOTDIR,
 // a missing folder ENOENT, writing past RLIMIT_FSIZE EFBIG).
@@ -16,11 +16,11 @@
 #include <iterator>
 #include <string>
 
-#include "spec/atomic_file.hpp"
-#include "spec/spec_error.hpp"
+#include "util/atomic_file.hpp"
+#include "util/input_error.hpp"
 #include "temp_file.hpp"
 
-using namespace maeri::spec;
+using namespace maeri::util;
 using maeri::test::TempDir;
 
 namespace {
@@ -65,9 +65,9 @@ class FileSizeLimit {
 TEST_CASE("outputs are written whole and replace regular files", "[output]") {
   const TempDir folder;
   const std::string path = folder / "out.yaml";
-  write_file_atomically(path, "first\n");
+  maeri::util::write_file_atomically(path, "first\n");
   CHECK(contents_of(path) == "first\n");
-  write_file_atomically(path, "second\n");
+  maeri::util::write_file_atomically(path, "second\n");
   CHECK(contents_of(path) == "second\n");
   CHECK(entries_in(folder.path()) == 1);  // no temporary left
 }
@@ -77,7 +77,7 @@ TEST_CASE("outputs never replace what is not a regular file", "[output]") {
   SECTION("a directory") {
     const std::string path = folder / "sub";
     std::filesystem::create_directory(path);
-    CHECK_THROWS_WITH(write_file_atomically(path, "x"),
+    CHECK_THROWS_WITH(maeri::util::write_file_atomically(path, "x"),
                       path + ": refusing to replace a directory with an output file (outputs replace only regular "
                              "files)");
     CHECK(std::filesystem::is_directory(path));
@@ -88,7 +88,7 @@ TEST_CASE("outputs never replace what is not a regular file", "[output]") {
     const std::string link = folder / "link";
     std::ofstream(target) << "kept";
     std::filesystem::create_symlink(target, link);
-    CHECK_THROWS_WITH(write_file_atomically(link, "x"),
+    CHECK_THROWS_WITH(maeri::util::write_file_atomically(link, "x"),
                       link + ": refusing to replace a symbolic link with an output file (outputs replace only "
                              "regular files)");
     CHECK(std::filesystem::is_symlink(link));
@@ -98,21 +98,21 @@ TEST_CASE("outputs never replace what is not a regular file", "[output]") {
   SECTION("a dangling symbolic link") {
     const std::string link = folder / "dangling";
     std::filesystem::create_symlink(folder / "nowhere", link);
-    CHECK_THROWS_WITH(write_file_atomically(link, "x"), Catch::Contains("refusing to replace a symbolic link"));
+    CHECK_THROWS_WITH(maeri::util::write_file_atomically(link, "x"), Catch::Contains("refusing to replace a symbolic link"));
     CHECK(!std::filesystem::exists(folder / "nowhere"));
     CHECK(entries_in(folder.path()) == 1);
   }
   SECTION("a FIFO") {
     const std::string path = folder / "pipe";
     REQUIRE(mkfifo(path.c_str(), 0600) == 0);
-    CHECK_THROWS_WITH(write_file_atomically(path, "x"),
+    CHECK_THROWS_WITH(maeri::util::write_file_atomically(path, "x"),
                       path + ": refusing to replace a FIFO (named pipe) with an output file (outputs replace only "
                              "regular files)");
     CHECK(std::filesystem::is_fifo(path));
     CHECK(entries_in(folder.path()) == 1);
   }
   SECTION("a character device (checked without writing: a broken check would replace /dev/null as root)") {
-    CHECK_THROWS_WITH(check_output_path("/dev/null"),
+    CHECK_THROWS_WITH(maeri::util::check_output_path("/dev/null"),
                       "/dev/null: refusing to replace a character device with an output file (outputs replace only "
                       "regular files)");
   }
@@ -123,23 +123,23 @@ TEST_CASE("outputs in places that cannot hold them fail naming the path and the 
   const std::string file = folder / "regular";
   std::ofstream(file) << "a regular file";
   SECTION("under a regular file") {
-    CHECK_THROWS_WITH(write_file_atomically(file + "/out.yaml", "x"),
+    CHECK_THROWS_WITH(maeri::util::write_file_atomically(file + "/out.yaml", "x"),
                       file + "/out.yaml: cannot write the output file: " + reason(ENOTDIR));
   }
   SECTION("in a folder that does not exist") {
     const std::string path = folder / "missing/out.yaml";
-    CHECK_THROWS_WITH(write_file_atomically(path, "x"),
+    CHECK_THROWS_WITH(maeri::util::write_file_atomically(path, "x"),
                       path + ": cannot write the output file: folder '" + folder / "missing" + "': " + reason(ENOENT));
   }
   SECTION("an output directory under a regular file") {
-    CHECK_THROWS_WITH(create_output_directory(file + "/images"),
+    CHECK_THROWS_WITH(maeri::util::create_output_directory(file + "/images"),
                       file + "/images: cannot create the output directory: " + reason(ENOTDIR));
   }
   SECTION("an output directory where a regular file is") {
-    CHECK_THROWS_WITH(create_output_directory(file), Catch::StartsWith(file + ": cannot create the output directory: "));
+    CHECK_THROWS_WITH(maeri::util::create_output_directory(file), Catch::StartsWith(file + ": cannot create the output directory: "));
   }
   SECTION("an output directory in /proc, where even root cannot create one") {
-    CHECK_THROWS_WITH(create_output_directory("/proc/maeri-test-images"),
+    CHECK_THROWS_WITH(maeri::util::create_output_directory("/proc/maeri-test-images"),
                       Catch::StartsWith("/proc/maeri-test-images: cannot create the output directory: "));
   }
   CHECK(contents_of(file) == "a regular file");
@@ -153,15 +153,15 @@ TEST_CASE("a write that fails part-way leaves neither a half-written file nor a 
   SECTION("new file") {
     {
       const FileSizeLimit limit(1024);
-      CHECK_THROWS_WITH(write_file_atomically(path, big), path + ": cannot write the output file: " + reason(EFBIG));
+      CHECK_THROWS_WITH(maeri::util::write_file_atomically(path, big), path + ": cannot write the output file: " + reason(EFBIG));
     }
     CHECK(entries_in(folder.path()) == 0);
   }
   SECTION("replacing a file keeps the old contents") {
-    write_file_atomically(path, "old\n");
+    maeri::util::write_file_atomically(path, "old\n");
     {
       const FileSizeLimit limit(1024);
-      CHECK_THROWS_AS(write_file_atomically(path, big), SpecError);
+      CHECK_THROWS_AS(maeri::util::write_file_atomically(path, big), maeri::util::InputError);
     }
     CHECK(contents_of(path) == "old\n");
     CHECK(entries_in(folder.path()) == 1);

@@ -1,4 +1,4 @@
-// The phase order of a mapping (docs/mapping.md, "Phase order"; spec/phase_order.hpp) on layers small enough to
+// The phase order of a mapping (docs/mapping.md, "Phase order"; contracts/phase_order.hpp) on layers small enough to
 // work by hand: which phases the program plays in which order, the configurations each order needs (ragged K
 // favours filters-outer, ragged C folds-outer), the single-level residency rule of each order and the DRAM bytes
 // that follow, the image that carries the order (format version 5) and the search that covers both orders.
@@ -10,14 +10,14 @@
 
 #include "codegen/image_program.hpp"
 #include "image_bytes.hpp"
-#include "mapper/cost_model.hpp"
-#include "mapper/sdm_budget.hpp"
-#include "mapper/sdm_space.hpp"
-#include "mapper/search.hpp"
+#include "mapper/model/cost_model.hpp"
+#include "contracts/sdm_budget.hpp"
+#include "mapper/mapspace/sdm_space.hpp"
+#include "mapper/search/search.hpp"
 #include "mapper_fixtures.hpp"
 
 using namespace maeri;
-using namespace maeri::spec;
+using namespace maeri::contracts;
 
 namespace {
 
@@ -104,8 +104,8 @@ TEST_CASE("phase order: single-level residency — partial sums of all outputs, 
   // Folds outer: every output's partial sum (16·16·4 = 1024 B) + one channel's 6·6 inputs (72 B) + one phase's
   // weights (2·9·2 = 36 B) = 1132 B. Filters outer: two filter tiles' sums (2·2·16·4 = 256 B, less than the
   // staging 432 B) + both channels' inputs (144 B) + 36 B = 612 B.
-  CHECK(mapper::sdm_budget(layer, hardware, folds).resident_bytes == 1132);
-  CHECK(mapper::sdm_budget(layer, hardware, filters).resident_bytes == 612);
+  CHECK(contracts::sdm_budget(layer, hardware, folds).resident_bytes == 1132);
+  CHECK(contracts::sdm_budget(layer, hardware, filters).resident_bytes == 612);
   hardware.sdm_bytes = 1000;
   const CostReport a = mapper::evaluate(layer, hardware, folds), b = mapper::evaluate(layer, hardware, filters);
   CHECK_FALSE(a.sdm_resident);
@@ -121,8 +121,8 @@ TEST_CASE("phase order: single-level residency — partial sums of all outputs, 
   // Where the order does not matter (one filter tile) filters-outer is costed as folds-outer.
   const Tile one_tile = fabric_tile({3, 3, 1, 16, 1, 1, 1}, PhaseOrder::FiltersOuter);
   hardware.num_ms = 256;
-  CHECK(mapper::sdm_budget(layer, hardware, one_tile).resident_bytes ==
-        mapper::sdm_budget(layer, hardware, fabric_tile({3, 3, 1, 16, 1, 1, 1}, PhaseOrder::FoldsOuter)).resident_bytes);
+  CHECK(contracts::sdm_budget(layer, hardware, one_tile).resident_bytes ==
+        contracts::sdm_budget(layer, hardware, fabric_tile({3, 3, 1, 16, 1, 1, 1}, PhaseOrder::FoldsOuter)).resident_bytes);
 }
 
 TEST_CASE("phase order: the image carries it (format version 5) and the program nests k0 outside the folds",

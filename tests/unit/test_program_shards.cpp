@@ -8,7 +8,7 @@
 #include "codegen/functional_model.hpp"
 #include "codegen/layer_program.hpp"
 #include "codegen/program_shards.hpp"
-#include "mapper/tile_space.hpp"
+#include "mapper/mapspace/tile_space.hpp"
 #include "tests/unit/mapper_fixtures.hpp"
 
 using namespace maeri;
@@ -16,8 +16,8 @@ using namespace maeri::test;
 
 TEST_CASE("cut_shards: contiguous filter ranges of balanced tile counts", "[codegen][shards]") {
   // K = 10 with T_K = 3: filter tiles start at 0, 3, 6, 9 (4 tiles, the last ragged).
-  const spec::Layer layer = conv_layer(10, 2, 1, 1, 2, 2);
-  spec::Tile tile;
+  const contracts::Layer layer = conv_layer(10, 2, 1, 1, 2, 2);
+  contracts::Tile tile;
   tile.size = {1, 1, 2, 3, 1, 1, 1};
   const codegen::LayerProgram program = codegen::plan_layer(layer, small_hardware(16, 4, 4), tile);
   const auto three = codegen::cut_shards(program, 3);  // tiles {0}, {3}, {6, 9}: 4·s/3 = 0, 1, 2, 4
@@ -36,14 +36,14 @@ TEST_CASE("shards merged equal one run: outputs and per-step activity, 120 rando
   while (cases < 120) {
     const auto pick = [&](int lo, int hi) { return int(std::uniform_int_distribution<int>(lo, hi)(rng)); };
     const int R = pick(1, 3), S = pick(1, 3);
-    spec::Layer layer = conv_layer(pick(1, 9), pick(1, 5), R, S, R + pick(0, 4), S + pick(0, 4), pick(1, 2),
+    contracts::Layer layer = conv_layer(pick(1, 9), pick(1, 5), R, S, R + pick(0, 4), S + pick(0, 4), pick(1, 2),
                                    pick(0, 1), pick(1, 2));
-    const spec::Hardware hardware = small_hardware(32, 8, 4);
-    spec::Tile tile;
+    const contracts::Hardware hardware = small_hardware(32, 8, 4);
+    contracts::Tile tile;
     tile.size = {pick(1, int(layer.R)), pick(1, int(layer.S)), pick(1, int(layer.C)), pick(1, int(layer.K)), 1,
                  pick(1, 2), 1};
-    if (tile.vn_size() * tile[spec::kDimK] * tile[spec::kDimX] > hardware.num_ms) continue;
-    if (tile[spec::kDimX] > layer.output_x()) continue;
+    if (tile.vn_size() * tile[contracts::kDimK] * tile[contracts::kDimX] > hardware.num_ms) continue;
+    if (tile[contracts::kDimX] > layer.output_x()) continue;
     codegen::LayerProgram program;
     try {
       program = codegen::plan_layer(layer, hardware, tile);
@@ -53,7 +53,7 @@ TEST_CASE("shards merged equal one run: outputs and per-step activity, 120 rando
     ++cases;
     with_folds += tile.vn_size() < layer.R * layer.S * layer.C;
     with_forwarding += program.forwarding;
-    ragged += layer.K % tile[spec::kDimK] != 0;
+    ragged += layer.K % tile[contracts::kDimK] != 0;
     const codegen::LayerTensors tensors = codegen::random_tensors(layer, 16, rng());
     const codegen::FunctionalResult whole = codegen::execute_layer(program, hardware, tensors);
     const auto shards = codegen::cut_shards(program, pick(2, 4));
@@ -74,7 +74,7 @@ TEST_CASE("shards merged equal one run: outputs and per-step activity, 120 rando
       sum.fabric_results += part.activity.fabric_results;
       sum.accumulation_additions += part.activity.accumulation_additions;
     }
-    INFO(layer.name << " K=" << layer.K << " tile " << spec::to_compact_string(tile) << " shards " << shards.size());
+    INFO(layer.name << " K=" << layer.K << " tile " << contracts::to_compact_string(tile) << " shards " << shards.size());
     CHECK(merged == whole.output);
     CHECK(sum.weight_phases == whole.activity.weight_phases);
     CHECK(sum.steps == whole.activity.steps);

@@ -12,15 +12,15 @@
 #include <vector>
 
 #include "codegen/exact_traffic.hpp"
-#include "mapper/cost_model.hpp"
-#include "mapper/sdm_budget.hpp"
-#include "mapper/sdm_space.hpp"
-#include "mapper/search.hpp"
+#include "mapper/model/cost_model.hpp"
+#include "contracts/sdm_budget.hpp"
+#include "mapper/mapspace/sdm_space.hpp"
+#include "mapper/search/search.hpp"
 #include "mapper_fixtures.hpp"
-#include "spec/sdm_rules.hpp"
+#include "contracts/sdm_rules.hpp"
 
 using namespace maeri;
-using namespace maeri::spec;
+using namespace maeri::contracts;
 
 namespace {
 
@@ -91,7 +91,7 @@ Walked walk(const Layer& layer, const Tile& tile) {
             if (shape != last_shape) ++walked.configurations;
             last_shape = shape;
             ++walked.weight_phases;
-            const bool forwarding = spec::phase_uses_mn_forwarding(layer, tile, t_s);
+            const bool forwarding = contracts::phase_uses_mn_forwarding(layer, tile, t_s);
             for (std::int64_t n0 = origin[kSdmN]; n0 < origin[kSdmN] + length[kSdmN]; n0 += tile[kDimN])
               for (std::int64_t x0 = origin[kSdmX]; x0 < origin[kSdmX] + length[kSdmX]; x0 += tile[kDimX])
                 for (std::int64_t y0 = origin[kSdmY]; y0 < origin[kSdmY] + length[kSdmY]; y0 += tile[kDimY]) {
@@ -260,7 +260,7 @@ TEST_CASE("SDM level: candidates hold whole fabric tiles; the distinct orders co
       const CostReport report = mapper::evaluate(layer, hardware, tile);
       all.insert({report.cycles.total, report.energy_pj.total});
     }
-    const auto trips = mapper::sdm_trips(layer_extents(layer), tile.sdm.block);
+    const auto trips = contracts::sdm_trips(layer_extents(layer), tile.sdm.block);
     const auto& representatives = mapper::distinct_sdm_orders(trips);
     for (const SdmOrder& order : representatives) {
       tile.sdm.order = order;

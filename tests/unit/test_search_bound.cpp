@@ -14,13 +14,13 @@
 #include <random>
 
 #include "codegen/exact_traffic.hpp"
-#include "mapper/cost_model.hpp"
-#include "mapper/sdm_space.hpp"
-#include "mapper/search.hpp"
-#include "mapper/top_k.hpp"
+#include "mapper/model/cost_model.hpp"
+#include "mapper/mapspace/sdm_space.hpp"
+#include "mapper/search/search.hpp"
+#include "mapper/search/top_k.hpp"
 #include "mapper_fixtures.hpp"
 
-using namespace maeri::spec;
+using namespace maeri::contracts;
 using namespace maeri::mapper;
 
 namespace {
@@ -59,7 +59,7 @@ Tile random_tile(const Layer& layer, std::int64_t num_ms, std::mt19937& random, 
 
 // A stand-in for the exact traffic that reorders ties far more than the real one does on small fabrics: the lower
 // bound plus a pseudo-random number of DN hops per tile (still at least the bound, as the search assumes).
-ExactTraffic scrambled_traffic(const Hardware& hardware) {
+maeri::contracts::ExactTrafficRefinement scrambled_traffic(const Hardware& hardware) {
   return [&hardware](CostReport& report) {
     std::uint64_t hash = 1469598103934665603ull;
     for (int d = 0; d < kNumTileDims; ++d) hash = (hash ^ std::uint64_t(report.tile[d])) * 1099511628211ull;
@@ -69,7 +69,7 @@ ExactTraffic scrambled_traffic(const Hardware& hardware) {
 
 // Every tile of the raw space with its exact report, best first (the search's order).
 std::vector<CostReport> brute_force(const Layer& layer, const Hardware& hardware, Objective objective,
-                                    const ExactTraffic& exact) {
+                                    const maeri::contracts::ExactTrafficRefinement& exact) {
   std::vector<CostReport> all;
   const auto extents = layer_extents(layer);
   Tile tile;
@@ -151,7 +151,7 @@ TEST_CASE("joint search: skipping fabric tiles by their bound leaves the top-k o
     hardware.sdm_bytes = trial % 2 ? 512 + 128 * (trial % 5) : std::int64_t(1) << 20;
     hardware.dram_bytes_per_cycle = 1 + trial % 4;
     const Objective objective = std::array{Objective::Runtime, Objective::Energy, Objective::EnergyDelay}[trial % 3];
-    const ExactTraffic exact = trial % 4 == 3 ? maeri::codegen::exact_traffic_for(layer, hardware) : ExactTraffic{};
+    const maeri::contracts::ExactTrafficRefinement exact = trial % 4 == 3 ? maeri::codegen::exact_traffic_for(layer, hardware) : maeri::contracts::ExactTrafficRefinement{};
     SearchOptions options(objective, 1 + trial % 3, 1 + trial % 2, {}, exact);
     options.joint.enabled = true;
     options.joint.budget = std::uint64_t(1) << 40;
@@ -191,7 +191,7 @@ TEST_CASE("search with the cycle bound and deferred exact traffic equals brute f
       hardware.dram_bytes_per_cycle = 1;
     }
     for (const bool scrambled : {false, true}) {
-    const ExactTraffic exact =
+    const maeri::contracts::ExactTrafficRefinement exact =
         scrambled ? scrambled_traffic(hardware) : maeri::codegen::exact_traffic_for(c.layer, hardware);
     const std::vector<CostReport> oracle = brute_force(c.layer, hardware, Objective::Runtime, exact);
     INFO("layer K=" << c.layer.K << " C=" << c.layer.C << " R=" << c.layer.R << " on " << c.num_ms << " MS");

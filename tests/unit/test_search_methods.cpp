@@ -1,4 +1,4 @@
-// The heuristic searches (mapper/search_method.hpp): every move of the map space is legal, every method finds the
+// The heuristic searches (mapper/search/search_method.hpp): every move of the map space is legal, every method finds the
 // exhaustive optimum of small spaces given enough budget, a fixed seed reproduces a run, the budget is never
 // exceeded; the surrogate's gradient matches finite differences, it fits a known function and round-trips through
 // its file; warm start's similarity and carried mappings.
@@ -9,13 +9,13 @@
 #include <iterator>
 #include <random>
 
-#include "mapper/cost_model.hpp"
-#include "mapper/sdm_space.hpp"
-#include "mapper/search_method.hpp"
-#include "mapper/surrogate_model.hpp"
-#include "mapper/warm_start.hpp"
-#include "spec/spec_error.hpp"
-#include "spec/spec_loader.hpp"
+#include "mapper/model/cost_model.hpp"
+#include "mapper/mapspace/sdm_space.hpp"
+#include "mapper/search/search_method.hpp"
+#include "mapper/search/surrogate_model.hpp"
+#include "mapper/search/warm_start.hpp"
+#include "util/input_error.hpp"
+#include "contracts/spec_loader.hpp"
 #include "tests/unit/mapper_fixtures.hpp"
 #include "tests/unit/temp_file.hpp"
 
@@ -26,14 +26,14 @@ namespace {
 
 std::string config(const std::string& relative) { return std::string(MAERI_SOURCE_DIR) + "/configs/" + relative; }
 
-spec::Hardware two_level_hardware() {
-  spec::Hardware hardware = test::small_hardware(16, 4, 4);
+contracts::Hardware two_level_hardware() {
+  contracts::Hardware hardware = test::small_hardware(16, 4, 4);
   hardware.sdm_bytes = 2048;
   return hardware;
 }
 
 // The layers of the exhaustive joint-search test (test_sdm_level.cpp): small enough to search exhaustively.
-std::vector<spec::Layer> small_layers() {
+std::vector<contracts::Layer> small_layers() {
   return {test::conv_layer(4, 3, 3, 3, 6, 6, 1, 1), test::conv_layer(6, 4, 1, 1, 5, 4), test::fc_layer(12, 10)};
 }
 
@@ -68,46 +68,46 @@ void write_text(const std::string& path, const std::string& text) { std::ofstrea
 }  // namespace
 
 TEST_CASE("Map space: random mappings, neighbours, crossovers and projections are legal", "[search]") {
-  const spec::Hardware hardware = two_level_hardware();
-  std::vector<spec::Layer> layers = small_layers();
+  const contracts::Hardware hardware = two_level_hardware();
+  std::vector<contracts::Layer> layers = small_layers();
   layers.push_back(test::conv_layer(32, 24, 3, 3, 14, 14, 1, 1));
-  for (const spec::Layer& layer : layers) {
+  for (const contracts::Layer& layer : layers) {
     for (const bool two_level : {false, true}) {
       const mapper::MapSpace space(layer, hardware, two_level);
       std::mt19937_64 rng(11);
       std::uniform_real_distribution<double> any(-2.0, 8.0);
       int blocked = 0;
       for (int i = 0; i < 300; ++i) {
-        const spec::Tile a = space.random(rng), b = space.random(rng);
+        const contracts::Tile a = space.random(rng), b = space.random(rng);
         mapper::RelaxedMapping point{};
         for (double& x : point) x = any(rng);
-        spec::Tile planned = a, swapped = a;
-        spec::SdmOrder order = a.sdm.order;
+        contracts::Tile planned = a, swapped = a;
+        contracts::SdmOrder order = a.sdm.order;
         std::shuffle(order.begin(), order.end(), rng);
         space.plan_sdm(planned, order);
-        space.swap_roles(swapped, i % spec::kNumSdmDims, (i / spec::kNumSdmDims) % spec::kNumSdmDims, rng);
-        for (const spec::Tile& tile : {a, space.neighbour(a, rng), space.crossover(a, b, rng), space.project(point),
+        space.swap_roles(swapped, i % contracts::kNumSdmDims, (i / contracts::kNumSdmDims) % contracts::kNumSdmDims, rng);
+        for (const contracts::Tile& tile : {a, space.neighbour(a, rng), space.crossover(a, b, rng), space.project(point),
                                        space.project(space.relax(a)), planned, swapped}) {
-          INFO(spec::to_string(tile));
-          REQUIRE(spec::tile_violation(layer, hardware, tile) == std::nullopt);
+          INFO(contracts::to_string(tile));
+          REQUIRE(contracts::tile_violation(layer, hardware, tile) == std::nullopt);
           CHECK((two_level || !tile.sdm.blocked));
           blocked += tile.sdm.blocked;
           // One name per cost: the SDM order is its class's representative, as the exhaustive search costs it.
           if (tile.sdm.blocked)
             CHECK(tile.sdm.order == mapper::canonical_sdm_order(
-                                        mapper::sdm_trips(spec::layer_extents(layer), tile.sdm.block), tile.sdm.order));
+                                        contracts::sdm_trips(contracts::layer_extents(layer), tile.sdm.block), tile.sdm.order));
         }
         // Projecting a mapping's own relaxation gives it back.
         CHECK(space.project(space.relax(a)) == a);
         // A filled mapping (warm start's variant) is legal and maps at least as many multiplier switches.
-        const spec::Tile full_mapping = space.filled(a, rng);
-        REQUIRE(spec::tile_violation(layer, hardware, full_mapping) == std::nullopt);
+        const contracts::Tile full_mapping = space.filled(a, rng);
+        REQUIRE(contracts::tile_violation(layer, hardware, full_mapping) == std::nullopt);
         CHECK(full_mapping.mapped_ms() >= a.mapped_ms());
         // A filled fabric tile fits Eq. 1, and no dimension can take its next larger size and still fit.
-        spec::Tile wide = a;
+        contracts::Tile wide = a;
         space.fill_fabric(wide, -1, rng);
         REQUIRE(wide.mapped_ms() <= hardware.num_ms);
-        for (int d = 0; d < spec::kNumTileDims; ++d) {
+        for (int d = 0; d < contracts::kNumTileDims; ++d) {
           const auto& sizes = space.sizes(d);  // descending
           const auto at = std::find(sizes.begin(), sizes.end(), wide[d]);
           REQUIRE(at != sizes.end());
@@ -116,16 +116,16 @@ TEST_CASE("Map space: random mappings, neighbours, crossovers and projections ar
         }
         // A filled SDM level fits, and no block can grow one candidate further and still fit.
         if (a.sdm.blocked) {
-          spec::Tile full = a;
+          contracts::Tile full = a;
           space.fill_sdm(full, rng, i % 2 == 0);
           REQUIRE(mapper::sdm_fits(layer, hardware, full));
           const auto candidates = mapper::sdm_candidates(layer, full);
-          for (int d = 0; d < spec::kNumSdmDims; ++d) {
+          for (int d = 0; d < contracts::kNumSdmDims; ++d) {
             const auto& list = candidates.blocks[size_t(d)];
             const auto at = std::find(list.begin(), list.end(), full.sdm.block[size_t(d)]);
             REQUIRE(at != list.end());
             if (at + 1 == list.end()) continue;
-            spec::Tile grown = full;
+            contracts::Tile grown = full;
             grown.sdm.block[size_t(d)] = *(at + 1);
             CHECK_FALSE(mapper::sdm_fits(layer, hardware, grown));
           }
@@ -140,20 +140,20 @@ TEST_CASE("Map space: random mappings, neighbours, crossovers and projections ar
 // edp`; `maeri explore` on vgg16 at 256 MS), and the runs of simulated annealing that ended in the local optimum
 // named below (the runs CSV of that explore, before these moves existed).
 TEST_CASE("Map space: the SDM plan and the role swap reach the optima that steps cannot", "[search]") {
-  const spec::Hardware hardware = spec::load_hardware(config("hardware/maeri-256.yaml"));
-  const spec::Network vgg16 = spec::load_workload(config("workloads/vgg16.yaml"));
+  const contracts::Hardware hardware = contracts::load_hardware(config("hardware/maeri-256.yaml"));
+  const contracts::Network vgg16 = contracts::load_workload(config("workloads/vgg16.yaml"));
   const auto layer = [&](const std::string& name) {
-    return *std::find_if(vgg16.layers.begin(), vgg16.layers.end(), [&](const spec::Layer& l) { return l.name == name; });
+    return *std::find_if(vgg16.layers.begin(), vgg16.layers.end(), [&](const contracts::Layer& l) { return l.name == name; });
   };
-  const auto mapping = [](const spec::Layer& of, std::array<std::int64_t, spec::kNumTileDims> fabric,
-                          std::array<std::int64_t, spec::kNumSdmDims> blocks, const std::string& order) {
-    spec::Tile tile;
-    for (int d = 0; d < spec::kNumTileDims; ++d) tile[d] = fabric[size_t(d)];
+  const auto mapping = [](const contracts::Layer& of, std::array<std::int64_t, contracts::kNumTileDims> fabric,
+                          std::array<std::int64_t, contracts::kNumSdmDims> blocks, const std::string& order) {
+    contracts::Tile tile;
+    for (int d = 0; d < contracts::kNumTileDims; ++d) tile[d] = fabric[size_t(d)];
     tile.sdm.blocked = true;
     tile.sdm.block = blocks;
     // The order as the map space names it: its class's representative (loops of one trip go anywhere).
-    tile.sdm.order = mapper::canonical_sdm_order(mapper::sdm_trips(spec::layer_extents(of), blocks),
-                                                 *spec::parse_order(order));
+    tile.sdm.order = mapper::canonical_sdm_order(contracts::sdm_trips(contracts::layer_extents(of), blocks),
+                                                 *contracts::parse_order(order));
     return tile;
   };
   std::mt19937_64 rng(3);
@@ -161,25 +161,25 @@ TEST_CASE("Map space: the SDM plan and the role swap reach the optima that steps
   // conv2_1's optimum holds B_K at T_K (K innermost) and balances X' and Y' (each of 4 … 112 alone costs 9-17 %
   // more); planning the SDM level for its order from the optimum's fabric tile gives exactly it.
   const mapper::MapSpace conv2_1(layer("conv2_1"), hardware, true);
-  spec::Tile planned = mapping(layer("conv2_1"), {1, 3, 16, 5, 1, 1, 1}, {65, 64, 1, 8, 16}, "KCNXY");
-  conv2_1.plan_sdm(planned, *spec::parse_order("CNXYK"));
+  contracts::Tile planned = mapping(layer("conv2_1"), {1, 3, 16, 5, 1, 1, 1}, {65, 64, 1, 8, 16}, "KCNXY");
+  conv2_1.plan_sdm(planned, *contracts::parse_order("CNXYK"));
   CHECK(planned == mapping(layer("conv2_1"), {1, 3, 16, 5, 1, 1, 1}, {5, 64, 1, 28, 28}, "CNXYK"));
 
   // conv3_1 (C = 128, K = 256): 6 of 20 annealing runs ended 10.5 % above the optimum, in its mirror image across
   // C and K. Swapping the roles of K and C takes that mapping to the optimum's fabric tile and loop order.
   const mapper::MapSpace conv3_1(layer("conv3_1"), hardware, true);
-  spec::Tile mirrored = mapping(layer("conv3_1"), {3, 3, 4, 7, 1, 1, 1}, {7, 128, 1, 4, 56}, "CNXKY");
-  conv3_1.swap_roles(mirrored, spec::kSdmK, spec::kSdmC, rng);
-  REQUIRE(spec::tile_violation(layer("conv3_1"), hardware, mirrored) == std::nullopt);
-  const spec::Tile optimum = mapping(layer("conv3_1"), {3, 3, 7, 4, 1, 1, 1}, {64, 7, 1, 14, 56}, "KNXCY");
-  for (int d = 0; d < spec::kNumTileDims; ++d) CHECK(mirrored[d] == optimum[d]);
+  contracts::Tile mirrored = mapping(layer("conv3_1"), {3, 3, 4, 7, 1, 1, 1}, {7, 128, 1, 4, 56}, "CNXKY");
+  conv3_1.swap_roles(mirrored, contracts::kSdmK, contracts::kSdmC, rng);
+  REQUIRE(contracts::tile_violation(layer("conv3_1"), hardware, mirrored) == std::nullopt);
+  const contracts::Tile optimum = mapping(layer("conv3_1"), {3, 3, 7, 4, 1, 1, 1}, {64, 7, 1, 14, 56}, "KNXCY");
+  for (int d = 0; d < contracts::kNumTileDims; ++d) CHECK(mirrored[d] == optimum[d]);
   CHECK(mirrored.sdm.order == optimum.sdm.order);
-  CHECK(mirrored.sdm.block[spec::kSdmC] == 7);
+  CHECK(mirrored.sdm.block[contracts::kSdmC] == 7);
 }
 
 TEST_CASE("Search methods: each finds the exhaustive optimum of small spaces with enough budget", "[search]") {
-  const spec::Hardware hardware = two_level_hardware();
-  for (const spec::Layer& layer : small_layers()) {
+  const contracts::Hardware hardware = two_level_hardware();
+  for (const contracts::Layer& layer : small_layers()) {
     mapper::HeuristicOptions exhaustive = options_for(std::uint64_t(1) << 40, 1);
     const auto optimum = mapper::run_search(SearchMethodKind::Exhaustive, layer, hardware, exhaustive);
     REQUIRE(optimum.exhaustive_complete);
@@ -196,8 +196,8 @@ TEST_CASE("Search methods: each finds the exhaustive optimum of small spaces wit
 }
 
 TEST_CASE("Search methods: a fixed seed reproduces the run; the budget is never exceeded", "[search]") {
-  const spec::Hardware hardware = test::small_hardware(64, 8, 8);
-  const spec::Layer layer = test::conv_layer(32, 24, 3, 3, 14, 14, 1, 1);
+  const contracts::Hardware hardware = test::small_hardware(64, 8, 8);
+  const contracts::Layer layer = test::conv_layer(32, 24, 3, 3, 14, 14, 1, 1);
   for (const SearchMethodKind method :
        {SearchMethodKind::Random, SearchMethodKind::Annealing, SearchMethodKind::Genetic, SearchMethodKind::Surrogate}) {
     INFO(mapper::to_string(method));
@@ -216,18 +216,18 @@ TEST_CASE("Search methods: a fixed seed reproduces the run; the budget is never 
   }
   // The counter itself refuses the evaluation past the budget.
   mapper::Evaluator evaluator(layer, hardware, mapper::Objective::Runtime, 1);
-  spec::Tile tile;
+  contracts::Tile tile;
   evaluator.cost(tile);
   CHECK(evaluator.exhausted());
   CHECK_NOTHROW(evaluator.cost(tile));  // known: costs nothing
-  tile[spec::kDimK] = 2;
+  tile[contracts::kDimK] = 2;
   CHECK_THROWS_AS(evaluator.cost(tile), std::logic_error);
   CHECK(evaluator.used() == 1);
 }
 
 TEST_CASE("Surrogate: gradient equals finite differences; fits a known function", "[search]") {
-  const spec::Hardware hardware = two_level_hardware();
-  const spec::Layer layer = small_layers().front();
+  const contracts::Hardware hardware = two_level_hardware();
+  const contracts::Layer layer = small_layers().front();
   const mapper::SurrogateModel& model = small_surrogate();
   const mapper::MapSpace space(layer, hardware, true);
   std::mt19937_64 rng(9);
@@ -281,8 +281,8 @@ TEST_CASE("Surrogate: the file round-trips exactly; a model of another space is 
   const std::string path = folder / "surrogate.json";
   model.save(path);
   const mapper::SurrogateModel loaded = mapper::SurrogateModel::load(path);
-  const spec::Hardware hardware = two_level_hardware();
-  const spec::Layer layer = small_layers()[1];
+  const contracts::Hardware hardware = two_level_hardware();
+  const contracts::Layer layer = small_layers()[1];
   const mapper::MapSpace space(layer, hardware, true);
   std::mt19937_64 rng(3);
   for (int i = 0; i < 20; ++i) {
@@ -304,9 +304,9 @@ TEST_CASE("Surrogate: the file round-trips exactly; a model of another space is 
 }
 
 TEST_CASE("Warm start: similarity over layer shape, the source layer, carried mappings", "[search]") {
-  const spec::Layer a = test::conv_layer(64, 64, 3, 3, 30, 30, 1, 1);   // X' = Y' = 30
-  const spec::Layer b = test::conv_layer(128, 64, 3, 3, 30, 30, 1, 1);  // K doubled: distance 1
-  const spec::Layer c = test::conv_layer(256, 256, 3, 3, 16, 16, 1, 1); // K ×4, C ×4, X'=Y'=16
+  const contracts::Layer a = test::conv_layer(64, 64, 3, 3, 30, 30, 1, 1);   // X' = Y' = 30
+  const contracts::Layer b = test::conv_layer(128, 64, 3, 3, 30, 30, 1, 1);  // K doubled: distance 1
+  const contracts::Layer c = test::conv_layer(256, 256, 3, 3, 16, 16, 1, 1); // K ×4, C ×4, X'=Y'=16
   CHECK(mapper::layer_distance(a, b) == 1.0);
   // By hand: log2(256/64) = 2 for K and C, log2(30/16) for X' and Y'.
   const double xy = std::log2(30.0 / 16.0);
@@ -317,7 +317,7 @@ TEST_CASE("Warm start: similarity over layer shape, the source layer, carried ma
   CHECK(mapper::warm_start_source(history, a, mapper::WarmStart::None) == nullptr);
   CHECK(mapper::warm_start_source({}, a, mapper::WarmStart::Similar) == nullptr);
   // Carried from c to a: sizes kept (clamped) and fold counts kept.
-  spec::Tile tile;
+  contracts::Tile tile;
   tile.size = {3, 3, 16, 8, 1, 4, 1};
   history[1].best = {tile};
   const auto carried = mapper::carry_mappings(history[1], a);
@@ -329,10 +329,10 @@ TEST_CASE("Warm start: similarity over layer shape, the source layer, carried ma
   // What a layer leaves to later ones: the best mapping of each of the 5 best fabric tiles. Seven fabric tiles,
   // two SDM variants each; by construction tile t's variants cost 10 + t and 10.5 + t cycles (energy 1), so by
   // hand the learnt mappings are the cheaper variant of tiles 0…4, in that order.
-  std::vector<spec::CostReport> costed;
+  std::vector<contracts::CostReport> costed;
   for (int t = 6; t >= 0; --t)
     for (const std::int64_t block : {std::int64_t(4), std::int64_t(2)}) {
-      spec::CostReport report;
+      contracts::CostReport report;
       report.tile.size = {3, 3, 1 + t, 8, 1, 4, 1};
       report.tile.sdm.blocked = true;
       report.tile.sdm.block[0] = block;
@@ -343,17 +343,17 @@ TEST_CASE("Warm start: similarity over layer shape, the source layer, carried ma
   const auto learnt = mapper::learnt_mappings(costed, mapper::Objective::EnergyDelay);
   REQUIRE(learnt.size() == mapper::kLearntFabricTiles);
   for (std::size_t t = 0; t < learnt.size(); ++t) {
-    CHECK(learnt[t].size[spec::kDimC] == std::int64_t(1 + t));
+    CHECK(learnt[t].size[contracts::kDimC] == std::int64_t(1 + t));
     CHECK(learnt[t].sdm.block[0] == 2);
   }
   // Reduced per run first (what explore and map keep), the learnt mappings are those of all runs together: checked
   // on 50 random splits of 400 random reports over 12 fabric tiles.
   std::mt19937_64 rng(7);
   for (int trial = 0; trial < 50; ++trial) {
-    std::vector<spec::CostReport> all, reduced;
-    std::vector<std::vector<spec::CostReport>> runs(4);
+    std::vector<contracts::CostReport> all, reduced;
+    std::vector<std::vector<contracts::CostReport>> runs(4);
     for (int i = 0; i < 400; ++i) {
-      spec::CostReport report;
+      contracts::CostReport report;
       report.tile.size = {3, 3, 1 + std::int64_t(rng() % 12), 8, 1, 4, 1};
       report.tile.sdm.blocked = true;
       report.tile.sdm.block[0] = 1 + std::int64_t(i);  // every report a distinct mapping

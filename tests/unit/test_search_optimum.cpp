@@ -12,20 +12,20 @@
 #include <dirent.h>
 
 #include "codegen/exact_traffic.hpp"
-#include "mapper/cost_model.hpp"
-#include "mapper/rule_loss.hpp"
-#include "mapper/search.hpp"
+#include "mapper/model/cost_model.hpp"
+#include "mapper/search/rule_loss.hpp"
+#include "mapper/search/search.hpp"
 #include "mapper_fixtures.hpp"
-#include "spec/spec_loader.hpp"
+#include "contracts/spec_loader.hpp"
 
-using namespace maeri::spec;
+using namespace maeri::contracts;
 using namespace maeri::mapper;
 
 namespace {
 
 const Objective kObjectives[] = {Objective::Runtime, Objective::Energy, Objective::EnergyDelay};
 
-ExactTraffic exact_for(const Layer& layer, const Hardware& hardware) {
+maeri::contracts::ExactTrafficRefinement exact_for(const Layer& layer, const Hardware& hardware) {
   return maeri::codegen::exact_traffic_for(layer, hardware);
 }
 

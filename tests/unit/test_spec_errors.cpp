@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "spec/spec_loader.hpp"
-#include "spec/strict_yaml.hpp"
+#include "contracts/spec_loader.hpp"
+#include "contracts/strict_yaml.hpp"
 #include "temp_file.hpp"
 
-using namespace maeri::spec;
+using namespace maeri::contracts;
 using maeri::test::TempDir;
 using maeri::test::TempFile;
 
@@ -202,7 +202,7 @@ TEST_CASE("bad spec inputs are rejected with file, position, field, expectation 
         } else {
           load_workload(file.path());
         }
-      } catch (const SpecError& error) {
+      } catch (const maeri::util::InputError& error) {
         message = error.what();
       }
       INFO("input:\n" << bad.text);
@@ -211,7 +211,7 @@ TEST_CASE("bad spec inputs are rejected with file, position, field, expectation 
   }
 }
 
-TEST_CASE("a file that does not exist is a SpecError naming it and the OS's reason", "[spec][errors]") {
+TEST_CASE("a file that does not exist is a maeri::util::InputError naming it and the OS's reason", "[spec][errors]") {
   CHECK_THROWS_WITH(load_hardware("/nonexistent/maeri.yaml"),
                     "/nonexistent/maeri.yaml: cannot open file for reading: " + std::string(std::strerror(ENOENT)));
 }
@@ -223,12 +223,12 @@ TEST_CASE("names in any UTF-8 text are accepted", "[spec][errors]") {
   CHECK(load_hardware(file.path()).name == name);
 }
 
-TEST_CASE("a directory given as a spec is a SpecError saying so", "[spec][errors]") {
+TEST_CASE("a directory given as a spec is a maeri::util::InputError saying so", "[spec][errors]") {
   const TempDir folder;
   CHECK_THROWS_WITH(load_workload(folder.path()), folder.path() + ": is a directory (expected a YAML file)");
 }
 
-// Inputs over the limits of spec/strict_yaml.hpp, each generated here. Each must end in a SpecError naming the
+// Inputs over the limits of contracts/strict_yaml.hpp, each generated here. Each must end in a maeri::util::InputError naming the
 // file, the position where the parser was and the limit, and do so quickly: before the limits, the billion-laughs
 // and wide-mapping files took minutes (expansion) or quadratic time (duplicate-key check).
 namespace {
@@ -294,7 +294,7 @@ TEST_CASE("YAML inputs over a limit end quickly with an error naming the file an
       const auto start = std::chrono::steady_clock::now();
       try {
         load_workload(file.path());
-      } catch (const SpecError& error) {
+      } catch (const maeri::util::InputError& error) {
         message = error.what();
       }
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -3,10 +3,10 @@
 
 #include <cmath>
 
-#include "spec/spec_loader.hpp"
+#include "contracts/spec_loader.hpp"
 #include "temp_file.hpp"
 
-using namespace maeri::spec;
+using namespace maeri::contracts;
 using maeri::test::TempFile;
 
 namespace {

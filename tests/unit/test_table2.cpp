@@ -2,10 +2,10 @@
 // beats the baseline tile (T_R, T_S, 1, T_K, 1, 1, 1) on runtime.
 #include <catch2/catch.hpp>
 
-#include "mapper/search.hpp"
-#include "spec/spec_loader.hpp"
+#include "mapper/search/search.hpp"
+#include "contracts/spec_loader.hpp"
 
-using namespace maeri::spec;
+using namespace maeri::contracts;
 using namespace maeri::mapper;
 
 TEST_CASE("Table II conv layers: best mapping beats the paper's baseline on runtime", "[mapper][paper]") {

@@ -3,11 +3,11 @@
 // rule-set parsing; unmappable only when Eq. 1 (or a chosen rule) empties the space.
 #include <catch2/catch.hpp>
 
-#include "mapper/tile_space.hpp"
+#include "mapper/mapspace/tile_space.hpp"
 #include "mapper_fixtures.hpp"
-#include "spec/integer_math.hpp"
+#include "util/integer_math.hpp"
 
-using namespace maeri::spec;
+using namespace maeri::contracts;
 using namespace maeri::mapper;
 using maeri::test::conv_layer;
 using maeri::test::fc_layer;
@@ -39,7 +39,7 @@ std::uint64_t brute_force_count(const Layer& layer, std::int64_t num_ms, int mas
     if ((mask & 1) && (layer.R % r || layer.S % s || layer.C % c)) continue;
     if ((mask & 2) && n != 1) continue;
     if ((mask & 4) && fc && (r != 1 || s != 1 || x != 1 || y != 1)) continue;
-    if ((mask & 8) && ceil_div(layer.R, r) * ceil_div(layer.S, s) * ceil_div(layer.C, c) > num_ms) continue;
+    if ((mask & 8) && maeri::util::ceil_div(layer.R, r) * maeri::util::ceil_div(layer.S, s) * maeri::util::ceil_div(layer.C, c) > num_ms) continue;
     ++count;
   }
   return count;

@@ -1,0 +1,172 @@
+// Writer and strict reader of mapping files.
+#include "contracts/mapping_file.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "util/atomic_file.hpp"
+#include "contracts/sdm_rules.hpp"
+#include "contracts/spec_loader.hpp"
+#include "contracts/strict_yaml.hpp"
+
+namespace maeri::contracts {
+namespace {
+
+const char* const kTileKeys[kNumTileDims] = {"T_R", "T_S", "T_C", "T_K", "T_N", "T_X", "T_Y"};
+
+}  // namespace
+
+void check_mapping_hardware(const MappingFile& mapping, const std::string& path, const Hardware& hardware) {
+  if (mapping.num_ms == hardware.num_ms && mapping.dn_bw == hardware.dn_bw && mapping.rn_bw == hardware.rn_bw) return;
+  throw util::InputError({path, 0, 0}, "hardware",
+                  fmt::format("the mapping was made for {} ({} MS, dn_bw {}, rn_bw {}), not for {} ({} MS, dn_bw {}, "
+                              "rn_bw {})",
+                              mapping.hardware_name, mapping.num_ms, mapping.dn_bw, mapping.rn_bw, hardware.name,
+                              hardware.num_ms, hardware.dn_bw, hardware.rn_bw));
+}
+
+Tile tile_for_layer(const MappingFile& mapping, const std::string& path, const Layer& layer, const Hardware& hardware) {
+  for (std::size_t index = 0; index < mapping.layers.size(); ++index) {
+    const LayerMapping& entry = mapping.layers[index];
+    if (entry.layer.name != layer.name) continue;
+    const std::string field = fmt::format("layers[{}]", index);
+    const Layer& recorded = entry.layer;
+    if (!same_shape(recorded, layer))
+      throw util::InputError({path, 0, 0}, field + ".shape",
+                      fmt::format("the mapping is for layer '{}' of shape {}, but the workload's '{}' is {}",
+                                  recorded.name, shape_text(recorded), layer.name, shape_text(layer)));
+    if (const auto violation = tile_violation(layer, hardware, entry.tile))
+      throw util::InputError({path, 0, 0}, field + (violation->rfind("SDM", 0) == 0 ? ".sdm" : ".tile"),
+                      fmt::format("the tile does not fit layer '{}' on {}: {}", layer.name, hardware.name, *violation));
+    return entry.tile;
+  }
+  throw util::InputError({path, 0, 0}, "layers", "the mapping file has no layer '" + layer.name + "'");
+}
+
+std::string emit_mapping_file(const MappingFile& mapping) {
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  out << YAML::Key << "kind" << YAML::Value << "mapping";
+  out << YAML::Key << "hardware" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "name" << YAML::Value << mapping.hardware_name;
+  out << YAML::Key << "num_ms" << YAML::Value << mapping.num_ms;
+  out << YAML::Key << "dn_bw" << YAML::Value << mapping.dn_bw;
+  out << YAML::Key << "rn_bw" << YAML::Value << mapping.rn_bw;
+  out << YAML::EndMap;
+  out << YAML::Key << "workload" << YAML::Value << mapping.workload_name;
+  out << YAML::Key << "objective" << YAML::Value << mapping.objective;
+  out << YAML::Key << "layers" << YAML::Value << YAML::BeginSeq;
+  for (const LayerMapping& entry : mapping.layers) {
+    const Layer& layer = entry.layer;
+    out << YAML::BeginMap;
+    out << YAML::Key << "name" << YAML::Value << layer.name;
+    out << YAML::Key << "shape" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    out << YAML::Key << "type" << YAML::Value << to_string(layer.type);
+    for (const LayerShapeField& field : kLayerShapeFields)
+      out << YAML::Key << field.name << YAML::Value << layer.*field.member;
+    out << YAML::EndMap;
+    out << YAML::Key << "tile" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    for (int dim = 0; dim < kNumTileDims; ++dim) out << YAML::Key << kTileKeys[dim] << YAML::Value << entry.tile[dim];
+    out << YAML::EndMap;
+    if (entry.tile.sdm.blocked) {
+      out << YAML::Key << "sdm" << YAML::Value << YAML::Flow << YAML::BeginMap;
+      for (int dim = 0; dim < kNumSdmDims; ++dim)
+        out << YAML::Key << sdm_dim_key(dim) << YAML::Value << entry.tile.sdm.block[size_t(dim)];
+      out << YAML::Key << "order" << YAML::Value << order_text(entry.tile.sdm.order) << YAML::EndMap;
+    }
+    if (entry.tile.phase_order != kDefaultPhaseOrder)  // absent: the default, as in files written before it existed
+      out << YAML::Key << "phase_order" << YAML::Value << phase_order_text(entry.tile.phase_order);
+    out << YAML::Key << "predicted_cycles" << YAML::Value << entry.predicted_cycles;
+    out << YAML::Key << "predicted_energy_pj" << YAML::Value << entry.predicted_energy_pj;
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq << YAML::EndMap;
+  return std::string("# MAERI mapping file (docs/mapping.md), written by `maeri map`\n") + out.c_str() + "\n";
+}
+
+void write_mapping_file(const std::string& path, const MappingFile& mapping) {
+  util::write_file_atomically(path, emit_mapping_file(mapping));
+}
+
+MappingFile load_mapping_file(const std::string& path) {
+  StrictMap root(load_yaml_file(path), path, "");
+  if (root.choice("kind", {"mapping"}) != "mapping") root.fail("kind", "expected 'mapping'");
+  MappingFile mapping;
+  StrictMap hardware = root.map("hardware");
+  mapping.hardware_name = hardware.text("name");
+  mapping.num_ms = hardware.integer("num_ms", 2, kMaxMultiplierSwitches);
+  mapping.dn_bw = hardware.integer("dn_bw", 1, mapping.num_ms);
+  mapping.rn_bw = hardware.integer("rn_bw", 1, mapping.num_ms);
+  hardware.finish();
+  mapping.workload_name = root.text("workload");
+  mapping.objective = root.text("objective");
+  const YAML::Node layers = root.sequence("layers");
+  Hardware bounds;
+  bounds.num_ms = mapping.num_ms;
+  for (std::size_t index = 0; index < layers.size(); ++index) {
+    StrictMap entry = root.element_map("layers", layers, index);
+    LayerMapping layer_mapping;
+    Layer& layer = layer_mapping.layer;
+    layer.name = entry.text("name");
+    StrictMap shape = entry.map("shape");
+    layer.type = layer_type_of(shape.choice("type", {"conv", "fc", "gemm"}));
+    // Ranges are shape_violation's (one home), checked on the whole shape below. Files written before per-axis
+    // shapes have `stride` and `padding` for both axes and no dilation or groups.
+    const Layer defaults;
+    const std::int64_t stride = shape.optional_integer("stride", 0, kMaxLayerDimension).value_or(1);
+    const std::int64_t padding = shape.optional_integer("padding", 0, kMaxLayerDimension).value_or(0);
+    for (const LayerShapeField& field : kLayerShapeFields) {
+      const std::string name = field.name;
+      std::int64_t fallback = defaults.*field.member;
+      if (name == "stride_x" || name == "stride_y") fallback = stride;
+      if (name == "padding_x" || name == "padding_y") fallback = padding;
+      const bool optional = name.find('_') != std::string::npos || name == "groups";
+      layer.*field.member = optional ? shape.optional_integer(name, 0, kMaxLayerDimension).value_or(fallback)
+                                     : shape.integer(name, 0, kMaxLayerDimension);
+    }
+    check_layer_shape(shape, layer);
+    shape.finish();
+    StrictMap tile = entry.map("tile");
+    for (int dim = 0; dim < kNumTileDims; ++dim) {
+      layer_mapping.tile[dim] = tile.integer(kTileKeys[dim], 1, kMaxLayerDimension);
+    }
+    if (const auto violation = tile_violation(layer, bounds, Tile{layer_mapping.tile.size, {}}))
+      tile.fail_here(*violation);
+    tile.finish();
+    // The SDM level is optional: a file without it maps each layer as one block (docs/mapping.md).
+    if (entry.has("sdm")) {
+      StrictMap sdm = entry.map("sdm");
+      SdmLevel& level = layer_mapping.tile.sdm;
+      level.blocked = true;
+      for (int dim = 0; dim < kNumSdmDims; ++dim)
+        level.block[size_t(dim)] = sdm.integer(sdm_dim_key(dim), 1, kMaxLayerDimension);
+      if (sdm.has("order")) {
+        const std::string order = sdm.text("order");
+        const std::string problem = order_problem(order);
+        if (!problem.empty())
+          sdm.fail("order", fmt::format("'{}' is not a permutation of K, C, N, X, Y: {}", order, problem));
+        level.order = *parse_order(order);
+      }
+      if (const auto violation = sdm_violation(layer, bounds, layer_mapping.tile)) {
+        // Blame the block the rule names ("sdm.K = …"), or the SDM level as a whole.
+        for (int dim = 0; dim < kNumSdmDims; ++dim)
+          if (violation->find(fmt::format("sdm.{} ", sdm_dim_key(dim))) != std::string::npos)
+            sdm.fail(sdm_dim_key(dim), *violation);
+        sdm.fail_here(*violation);
+      }
+      sdm.finish();
+    }
+    // The phase order is optional: without it the folds run outside the filter tiles (docs/mapping.md).
+    if (entry.has("phase_order"))
+      layer_mapping.tile.phase_order = *parse_phase_order(
+          entry.choice("phase_order", {phase_order_text(PhaseOrder::FoldsOuter), phase_order_text(PhaseOrder::FiltersOuter)}));
+    layer_mapping.predicted_cycles = entry.number("predicted_cycles", 0, 1e30);
+    layer_mapping.predicted_energy_pj = entry.number("predicted_energy_pj", 0, 1e30);
+    entry.finish();
+    mapping.layers.push_back(layer_mapping);
+  }
+  root.finish();
+  return mapping;
+}
+
+}  // namespace maeri::contracts

@@ -1,0 +1,45 @@
+// Mapping files (kind: mapping): the tiles chosen for the layers of a workload on one hardware
+// instance, written by `maeri map` and read by `maeri codegen`. Format: docs/mapping.md.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "contracts/cost_report.hpp"
+#include "contracts/hardware.hpp"
+#include "contracts/layer.hpp"
+#include "contracts/tile.hpp"
+
+namespace maeri::contracts {
+
+struct LayerMapping {
+  Layer layer;       // the full shape, so a consumer can check it maps the layer it thinks it does
+  Tile tile;         // fabric tile and, when the file gives one, the SDM level
+  double predicted_cycles = 0;
+  double predicted_energy_pj = 0;
+};
+
+struct MappingFile {
+  std::string hardware_name;
+  std::int64_t num_ms = 0;
+  std::int64_t dn_bw = 0;
+  std::int64_t rn_bw = 0;
+  std::string workload_name;
+  std::string objective;
+  std::vector<LayerMapping> layers;
+};
+
+// A mapping file used with a hardware spec must have been made for that fabric (num_ms, dn_bw, rn_bw): util::InputError
+// naming the file and both fabrics otherwise.
+void check_mapping_hardware(const MappingFile& mapping, const std::string& path, const Hardware& hardware);
+// The tile the mapping file gives the workload's `layer` (matched by name). util::InputError naming the file and the
+// layer when the file has no such layer, when the shape it recorded differs from the workload's, or when the tile
+// does not fit the layer on `hardware` (tile_violation).
+Tile tile_for_layer(const MappingFile& mapping, const std::string& path, const Layer& layer, const Hardware& hardware);
+
+std::string emit_mapping_file(const MappingFile& mapping);
+void write_mapping_file(const std::string& path, const MappingFile& mapping);
+// Strict reader: shapes re-derived and every tile re-checked against Eq. 1 for the recorded num_ms.
+MappingFile load_mapping_file(const std::string& path);
+
+}  // namespace maeri::contracts

@@ -1,0 +1,61 @@
+// SDM-level legality and the working set of one SDM block (see sdm_rules.hpp).
+#include "contracts/sdm_rules.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace maeri::contracts {
+
+std::int64_t data_bytes(const Hardware& hardware) { return (hardware.data_width + 7) / 8; }
+std::int64_t accumulator_bytes(const Hardware& hardware) { return (hardware.acc_width + 7) / 8; }
+
+std::int64_t staging_bytes(const Hardware& hardware, const Tile& tile) {
+  const auto latency = static_cast<std::int64_t>(std::ceil(pipeline_latency(hardware)));
+  return (latency * hardware.rn_bw + 2 * tile.vn_count()) * accumulator_bytes(hardware);
+}
+
+SdmWorkingSet sdm_working_set(const Layer& layer, const Hardware& hardware, const Tile& tile) {
+  const auto& b = tile.sdm.block;
+  SdmWorkingSet set;
+  set.inputs = b[kSdmN] * b[kSdmC] * window_span(b[kSdmX], layer.R, layer.stride_x, layer.dilation_x) *
+               window_span(b[kSdmY], layer.S, layer.stride_y, layer.dilation_y) * data_bytes(hardware);
+  set.weights = b[kSdmK] * b[kSdmC] * layer.R * layer.S * data_bytes(hardware);
+  set.outputs = b[kSdmN] * b[kSdmK] * b[kSdmX] * b[kSdmY] * accumulator_bytes(hardware);
+  set.staging = staging_bytes(hardware, tile);
+  return set;
+}
+
+std::optional<std::string> sdm_violation(const Layer& layer, const Hardware& hardware, const Tile& tile) {
+  if (!tile.sdm.blocked) return std::nullopt;
+  static const char* const kExtentNames[kNumSdmDims] = {"K", "C", "N", "X'", "Y'"};
+  const auto extents = layer_extents(layer);
+  for (int dim = 0; dim < kNumSdmDims; ++dim) {
+    const int tile_dim = sdm_tile_dim(dim);
+    const std::int64_t block = tile.sdm.block[size_t(dim)], fabric = tile[tile_dim], extent = extents[size_t(tile_dim)];
+    if (block < fabric)
+      return fmt::format("SDM bound: sdm.{} = {} is smaller than the fabric tile {} = {}", sdm_dim_key(dim), block,
+                         tile_dim_name(tile_dim), fabric);
+    if (block > extent)
+      return fmt::format("SDM bound: sdm.{} = {} exceeds the layer's {} = {}", sdm_dim_key(dim), block,
+                         kExtentNames[dim], extent);
+    if (block != extent && block % fabric != 0)
+      return fmt::format("SDM multiple: sdm.{} = {} must be a multiple of the fabric tile {} = {} (or the layer's "
+                         "{} = {})",
+                         sdm_dim_key(dim), block, tile_dim_name(tile_dim), fabric, kExtentNames[dim], extent);
+    const std::int64_t last = extent % block;
+    if (dim >= kSdmN && last != 0 && last < fabric)
+      return fmt::format("SDM edge: sdm.{} = {} leaves a last block of {} {} smaller than the fabric tile {} = {}",
+                         sdm_dim_key(dim), block, last, kExtentNames[dim], tile_dim_name(tile_dim), fabric);
+  }
+  if (hardware.sdm_bytes > 0) {
+    const SdmWorkingSet set = sdm_working_set(layer, hardware, tile);
+    if (set.total() > hardware.sdm_bytes)
+      return fmt::format("SDM capacity: one SDM block needs 2·({} input + {} weight bytes) + max({} output, {} "
+                         "staging bytes) = {} bytes, the SDM holds {}",
+                         set.inputs, set.weights, set.outputs, set.staging, set.total(), hardware.sdm_bytes);
+  }
+  return std::nullopt;
+}
+
+}  // namespace maeri::contracts

@@ -1,0 +1,113 @@
+// Tile legality (Eq. 1 of the mRNA paper plus per-dimension bounds), text form and the paper's baseline tile.
+#include "contracts/tile.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "contracts/sdm_rules.hpp"
+
+namespace maeri::contracts {
+
+const char* tile_dim_name(int dim) {
+  static const char* const kNames[kNumTileDims] = {"T_R", "T_S", "T_C", "T_K", "T_N", "T_X'", "T_Y'"};
+  return kNames[dim];
+}
+
+std::array<std::int64_t, kNumTileDims> layer_extents(const Layer& layer) {
+  return {layer.R, layer.S, layer.group_channels(), layer.group_filters(), layer.N, layer.output_x(), layer.output_y()};
+}
+
+std::optional<std::string> tile_violation(const Layer& layer, const Hardware& hardware, const Tile& tile) {
+  static const char* const kExtentNames[kNumTileDims] = {"R", "S", "C", "K", "N", "X'", "Y'"};
+  const auto extents = layer_extents(layer);
+  for (int dim = 0; dim < kNumTileDims; ++dim) {
+    if (tile[dim] < 1 || tile[dim] > extents[dim]) {
+      return fmt::format("bound: {} = {} must be between 1 and {} = {} (layer '{}')", tile_dim_name(dim),
+                         tile[dim], kExtentNames[dim], extents[dim], layer.name);
+    }
+  }
+  if (tile.mapped_ms() > hardware.num_ms) {
+    return fmt::format("Eq. 1: T_R·T_S·T_C·T_K·T_N·T_X'·T_Y' = {} (VN size {} x {} VNs) exceeds num_ms = {}",
+                       tile.mapped_ms(), tile.vn_size(), tile.vn_count(), hardware.num_ms);
+  }
+  return sdm_violation(layer, hardware, tile);
+}
+
+std::string to_compact_string(const Tile& tile) {
+  return fmt::format("{},{},{},{},{},{},{}", tile[0], tile[1], tile[2], tile[3], tile[4], tile[5], tile[6]);
+}
+
+bool uses_mn_forwarding(const Layer& layer, const Tile& tile) {
+  return layer.stride_y == 1 && layer.dilation_y == 1 && tile[kDimY] == 1 && tile[kDimS] > 1;
+}
+
+bool phase_uses_mn_forwarding(const Layer& layer, const Tile& tile, std::int64_t phase_t_s) {
+  return uses_mn_forwarding(layer, tile) && phase_t_s > 1;
+}
+
+bool phase_order_matters(const Layer& layer, const Tile& tile) {
+  const auto extents = layer_extents(layer);
+  std::int64_t channels = extents[kDimC], filters = extents[kDimK];
+  if (tile.sdm.blocked) {
+    channels = std::min(channels, tile.sdm.block[kSdmC]);
+    filters = std::min(filters, tile.sdm.block[kSdmK]);
+  }
+  const auto tiles = [](std::int64_t extent, std::int64_t size) { return (extent + size - 1) / size; };
+  const std::int64_t folds = tiles(layer.R, tile[kDimR]) * tiles(layer.S, tile[kDimS]) * tiles(channels, tile[kDimC]);
+  return folds > 1 && tiles(filters, tile[kDimK]) > 1;
+}
+
+PhaseOrder effective_phase_order(const Layer& layer, const Tile& tile) {
+  // The default first: the search costs many tiles, nearly all in it.
+  return tile.phase_order != PhaseOrder::FoldsOuter && phase_order_matters(layer, tile) ? tile.phase_order
+                                                                                       : PhaseOrder::FoldsOuter;
+}
+
+std::string to_string(const Tile& tile) {
+  std::string text = fmt::format("(T_R,T_S,T_C,T_K,T_N,T_X',T_Y') = ({})", to_compact_string(tile));
+  if (tile.sdm.blocked)
+    text += fmt::format(" SDM (B_K,B_C,B_N,B_X',B_Y') = ({}) order {}", blocks_text(tile.sdm), order_text(tile.sdm.order));
+  if (tile.phase_order != kDefaultPhaseOrder) text += fmt::format(" phase order {}", phase_order_text(tile.phase_order));
+  return text;
+}
+
+std::optional<std::vector<std::int64_t>> parse_integer_list(const std::string& text, std::size_t count) {
+  std::vector<std::int64_t> values;
+  std::istringstream stream(text);
+  for (std::size_t i = 0; i < count; ++i) {
+    std::string field;
+    if (!std::getline(stream, field, ',') || field.empty()) return std::nullopt;
+    std::size_t used = 0;
+    try {
+      values.push_back(std::stoll(field, &used));
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+    if (used != field.size()) return std::nullopt;
+  }
+  std::string rest;
+  if (std::getline(stream, rest)) return std::nullopt;
+  return values;
+}
+
+std::optional<Tile> parse_tile(const std::string& text) {
+  const auto values = parse_integer_list(text, kNumTileDims);
+  if (!values) return std::nullopt;
+  Tile tile;
+  for (int dim = 0; dim < kNumTileDims; ++dim) tile[dim] = (*values)[size_t(dim)];
+  return tile;
+}
+
+std::optional<Tile> baseline_tile(const Layer& layer, const Hardware& hardware) {
+  const std::int64_t window = layer.R * layer.S;
+  if (window > hardware.num_ms) return std::nullopt;
+  Tile tile;
+  tile[kDimR] = layer.R;
+  tile[kDimS] = layer.S;
+  tile[kDimK] = std::min(layer.group_filters(), hardware.num_ms / window);
+  return tile;
+}
+
+}  // namespace maeri::contracts

@@ -1,0 +1,75 @@
+// The analytical cost model: cycles, utilisation, activity counts and energy of a tile, exactly
+// (ragged edge tiles are costed as they are, not averaged). Equations and sources: docs/model.md.
+#pragma once
+
+#include <array>
+#include <functional>
+#include <vector>
+
+#include "contracts/cost_report.hpp"
+#include "contracts/hardware.hpp"
+#include "util/integer_math.hpp"
+#include "contracts/layer.hpp"
+#include "contracts/tile.hpp"
+
+namespace maeri::mapper {
+
+// Provable lower bounds on the DN and RN traversal counts, which the model itself only estimates (their exact
+// values need the VN placement and the ART's adder words: codegen/exact_traffic.hpp). The search uses them to
+// decide which tiles need the exact counts at all (docs/model.md, "Exact traffic").
+struct TrafficLowerBounds {
+  std::int64_t dn_hops = 0;
+  std::int64_t rn_hops = 0;
+};
+
+// The tile must be legal (tile_violation() == nullopt); the model does not re-check. `bounds`, when given,
+// receives the lower bounds of the tile's traversal counts.
+contracts::CostReport evaluate(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Tile& tile,
+                          TrafficLowerBounds* bounds = nullptr);
+
+// The report with the lower bounds in place of the DN/RN traversal estimates (and the energy that follows): what
+// the search ranks before it knows the exact counts; it skips the estimates' cost.
+contracts::CostReport evaluate_lower_bound(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Tile& tile);
+
+// evaluate() (or evaluate_lower_bound() when `lower_bound`) of `tile` under each of `orders` and each phase order
+// that can change its cost (distinct_phase_orders, mapper/mapspace/sdm_space.hpp) in turn, calling visit(report) for each:
+// the joint search's inner loop. The loop nest is costed once per phase order when the SDM order cannot change it
+// (docs/model.md, "SDM level": only ragged C or K blocks make the phase sequence depend on the order).
+void evaluate_orders(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Tile& tile,
+                     const std::vector<contracts::SdmOrder>& orders, bool lower_bound,
+                     const std::function<void(const contracts::CostReport&)>& visit);
+
+// A lower bound on the total cycles of any mapping with this fabric tile (any SDM level), from the tile sizes
+// alone (docs/model.md, "Search": the cycle bound): the search skips a tile whose bound cannot beat the lists it
+// could enter, so the result stays the exact optimum. Built once per layer and fabric (tables over the tile sizes of
+// each dimension); a call is table lookups and a few multiplications: it runs for every tile of the space.
+class CyclesLowerBound {
+ public:
+  CyclesLowerBound(const contracts::Layer& layer, const contracts::Hardware& hardware);
+  // Lower bounds on the compute cycles (ideal memory) of every mapping with this fabric tile, and on the total
+  // cycles of this very mapping (a single-level mapping that streams from DRAM is bound by its DRAM bytes too).
+  struct Bounds {
+    double compute = 0, total = 0;
+  };
+  Bounds bounds(const contracts::Tile& tile) const;
+  double operator()(const contracts::Tile& tile) const { return bounds(tile).total; }
+
+ private:
+  const contracts::Layer* layer_;
+  std::array<std::int64_t, contracts::kNumTileDims> extents_{};
+  std::array<std::vector<std::int64_t>, contracts::kNumTileDims> tiles_;  // [d][t]: ⌈D/t⌉
+  // [t_out·(taps + 1) + t_taps]: Σ over the output tiles × tap tiles of their window span, for X'/R and Y'/S.
+  std::vector<std::int64_t> span_sum_x_, span_sum_y_;
+  util::CeilDivider per_rn_beat_;
+  const contracts::Hardware* hardware_;
+  double dn_bw_ = 1, step_overhead_ = 0, phase_cost_ = 0, fixed_ = 0;
+  double dram_bytes_per_cycle_ = 1;
+  std::int64_t weight_bytes_ = 0, data_bytes_ = 1;
+};
+
+// A lower bound on the energy of any mapping of the layer: the multiplications of its MACs and the compulsory DRAM
+// bytes (compulsory_dram_bytes), nothing else (the energy of docs/search.md's algorithmic minimum). With
+// CyclesLowerBound's compute bound it bounds the EDP of every mapping of a fabric tile (the joint search's skip).
+double energy_lower_bound(const contracts::Layer& layer, const contracts::Hardware& hardware);
+
+}  // namespace maeri::mapper

@@ -1,0 +1,104 @@
+// SHA-256 (see sha256.hpp), following FIPS 180-4 section 6.2.
+#include "util/sha256.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <vector>
+
+#include "util/input_error.hpp"
+
+namespace maeri::util {
+namespace {
+
+constexpr std::uint32_t kRoundConstants[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+
+constexpr std::uint32_t rotate_right(std::uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+
+}  // namespace
+
+Sha256::Sha256()
+    : state_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
+
+void Sha256::compress(const std::uint8_t* block) {
+  std::uint32_t w[64];
+  for (int t = 0; t < 16; ++t)
+    w[t] = std::uint32_t(block[4 * t]) << 24 | std::uint32_t(block[4 * t + 1]) << 16 |
+           std::uint32_t(block[4 * t + 2]) << 8 | std::uint32_t(block[4 * t + 3]);
+  for (int t = 16; t < 64; ++t) {
+    const std::uint32_t s0 = rotate_right(w[t - 15], 7) ^ rotate_right(w[t - 15], 18) ^ (w[t - 15] >> 3);
+    const std::uint32_t s1 = rotate_right(w[t - 2], 17) ^ rotate_right(w[t - 2], 19) ^ (w[t - 2] >> 10);
+    w[t] = w[t - 16] + s0 + w[t - 7] + s1;
+  }
+  std::uint32_t a = state_[0], b = state_[1], c = state_[2], d = state_[3], e = state_[4], f = state_[5],
+                g = state_[6], h = state_[7];
+  for (int t = 0; t < 64; ++t) {
+    const std::uint32_t sum1 = rotate_right(e, 6) ^ rotate_right(e, 11) ^ rotate_right(e, 25);
+    const std::uint32_t choose = (e & f) ^ (~e & g);
+    const std::uint32_t t1 = h + sum1 + choose + kRoundConstants[t] + w[t];
+    const std::uint32_t sum0 = rotate_right(a, 2) ^ rotate_right(a, 13) ^ rotate_right(a, 22);
+    const std::uint32_t majority = (a & b) ^ (a & c) ^ (b & c);
+    const std::uint32_t t2 = sum0 + majority;
+    h = g, g = f, f = e, e = d + t1, d = c, c = b, b = a, a = t1 + t2;
+  }
+  state_[0] += a, state_[1] += b, state_[2] += c, state_[3] += d;
+  state_[4] += e, state_[5] += f, state_[6] += g, state_[7] += h;
+}
+
+void Sha256::update(const void* data, std::size_t size) {
+  const auto* bytes = static_cast<const std::uint8_t*>(data);
+  total_bytes_ += size;
+  while (size > 0) {
+    const std::size_t take = std::min(size, buffer_.size() - buffered_);
+    std::memcpy(buffer_.data() + buffered_, bytes, take);
+    buffered_ += take, bytes += take, size -= take;
+    if (buffered_ == buffer_.size()) {
+      compress(buffer_.data());
+      buffered_ = 0;
+    }
+  }
+}
+
+std::string Sha256::hex_digest() {
+  const std::uint64_t bit_length = total_bytes_ * 8;
+  const std::uint8_t one_bit = 0x80, zero = 0;
+  update(&one_bit, 1);
+  while (buffered_ != 56) update(&zero, 1);
+  std::uint8_t length[8];
+  for (int i = 0; i < 8; ++i) length[i] = std::uint8_t(bit_length >> (56 - 8 * i));
+  update(length, 8);
+  static const char* kDigits = "0123456789abcdef";
+  std::string hex;
+  for (const std::uint32_t word : state_)
+    for (int shift = 28; shift >= 0; shift -= 4) hex += kDigits[(word >> shift) & 0xf];
+  return hex;
+}
+
+std::string sha256_hex(const std::string& bytes) {
+  Sha256 hash;
+  hash.update(bytes);
+  return hash.hex_digest();
+}
+
+std::string sha256_of_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError({path, 0, 0}, "", std::string("cannot open file: ") + std::strerror(errno));
+  Sha256 hash;
+  std::vector<char> block(1 << 16);
+  while (in) {
+    in.read(block.data(), std::streamsize(block.size()));
+    hash.update(block.data(), std::size_t(in.gcount()));
+  }
+  if (in.bad()) throw InputError({path, 0, 0}, "", "cannot read file");
+  return hash.hex_digest();
+}
+
+}  // namespace maeri::util
