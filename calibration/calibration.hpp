@@ -12,6 +12,7 @@
 #include "contracts/cost_report.hpp"
 #include "contracts/hardware.hpp"
 #include "contracts/layer.hpp"
+#include "contracts/network.hpp"
 #include "calibration/model_fit.hpp"
 #include "contracts/tile.hpp"
 #include "sim/fabric_session.hpp"

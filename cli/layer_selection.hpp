@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "contracts/layer.hpp"
+#include "contracts/network.hpp"
 
 namespace maeri::cli {
 

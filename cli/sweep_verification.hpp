@@ -12,6 +12,7 @@
 
 #include "mapper/search/design_sweep.hpp"
 #include "contracts/layer.hpp"
+#include "contracts/network.hpp"
 #include "testbench/co_simulation.hpp"
 
 namespace maeri::cli {

@@ -1,4 +1,4 @@
-// Derived sizes of a Layer (output extent, MAC count), the shape rules and Network totals.
+// Derived sizes of a Layer (output extent, MAC count) and the shape rules.
 #include "contracts/layer.hpp"
 
 #include <fmt/format.h>
@@ -107,12 +107,6 @@ std::optional<ShapeViolation> shape_violation(const Layer& layer) {
       return ShapeViolation{"", fmt::format("layer too large: more than {} {}", macs ? "4e18" : "1e18", what)};
   }
   return std::nullopt;
-}
-
-std::int64_t Network::total_macs() const {
-  std::int64_t total = 0;
-  for (const auto& layer : layers) total += layer.macs();
-  return total;
 }
 
 }  // namespace maeri::contracts

@@ -1,5 +1,5 @@
 // The Layer contract shared by the whole chain: one CONV, FC or GEMM layer in the mRNA paper's notation,
-// and a Network (ordered list of layers). FC is a convolution with R = S = X = Y = 1; a GEMM (M×K by K×N, batch B)
+// (a network of layers is contracts/network.hpp). FC is a convolution with R = S = X = Y = 1; a GEMM (M×K by K×N, batch B)
 // is the 1×1 convolution N = B, K = N, C = K, X = M, Y = 1 (docs/workload-spec.md). A grouped convolution is
 // `groups` independent convolutions of C/groups channels and K/groups filters; dilation spaces the filter taps.
 #pragma once
@@ -101,11 +101,5 @@ struct ShapeViolation {
 // Workload files add an authoring rule of their own (padding smaller than the dilated filter,
 // docs/workload-spec.md).
 std::optional<ShapeViolation> shape_violation(const Layer& layer);
-
-struct Network {
-  std::string name;
-  std::vector<Layer> layers;
-  std::int64_t total_macs() const;
-};
 
 }  // namespace maeri::contracts

@@ -10,6 +10,8 @@
 
 #include "contracts/hardware.hpp"
 #include "contracts/layer.hpp"
+#include "contracts/network.hpp"
+#include "contracts/network.hpp"
 #include "util/input_error.hpp"
 
 namespace maeri::contracts {

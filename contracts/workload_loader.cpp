@@ -103,11 +103,11 @@ Network load_workload(const std::string& path) {
   if (root.choice("kind", {"hardware", "workload"}) != "workload") {
     root.fail("kind", "expected 'workload' (this file is a hardware spec; use it with --hardware)");
   }
-  Network network;
-  network.name = root.text("name");
+  const std::string name = root.text("name");
   const std::int64_t batch = root.has("batch") ? root.integer("batch", 1, kMaxBatch) : 1;
   const YAML::Node layers = root.sequence("layers");
   std::set<std::string> names;
+  std::vector<Layer> chain;
   long double total_macs = 0;  // Network::total_macs() must fit int64 too
   for (std::size_t index = 0; index < layers.size(); ++index) {
     StrictMap entry = root.element_map("layers", layers, index);
@@ -128,10 +128,10 @@ Network load_workload(const std::string& path) {
     if (total_macs > kMaxLayerMacs) {
       entry.fail_here("workload too large: its layers add up to more than 4e18 multiply-accumulates");
     }
-    network.layers.push_back(layer);
+    chain.push_back(layer);
   }
   root.finish();
-  return network;
+  return chain_network(name, std::move(chain));
 }
 
 }  // namespace maeri::contracts

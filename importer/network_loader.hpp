@@ -5,6 +5,8 @@
 #include <string>
 
 #include "contracts/layer.hpp"
+#include "contracts/network.hpp"
+#include "contracts/network.hpp"
 
 namespace maeri::importer {
 

@@ -76,6 +76,8 @@ class GraphReader {
     OnnxImport result;
     result.network.name = graph.name().empty() ? std::filesystem::path(path_).stem().string() : graph.name();
     std::set<std::string> names;
+    std::vector<contracts::Layer> layers;
+    std::vector<contracts::LayerTensorNames> tensor_names;
     for (int index = 0; index < graph.node_size(); ++index) {
       const onnx::NodeProto& node = graph.node(index);
       const std::string base = node.name().empty() ? fmt::format("{}#{}", node.op_type(), index) : node.name();
@@ -98,12 +100,15 @@ class GraphReader {
       if (const auto violation = contracts::shape_violation(*layer))
         fail(name, fmt::format("the {} layer it gives is not valid: {}{}{}", node.op_type(), violation->field,
                                violation->field.empty() ? "" : ": ", violation->message));
-      result.network.layers.push_back(*layer);
+      layers.push_back(*layer);
+      const auto name_at = [](const auto& list, int i) { return i < list.size() ? list.Get(i) : std::string(); };
+      tensor_names.push_back({name_at(node.input(), 0), name_at(node.input(), 1), name_at(node.output(), 0)});
     }
-    if (result.network.layers.empty())
+    if (layers.empty())
       throw util::InputError({path_, 0, 0}, "graph",
                             fmt::format("the model has no Conv, Gemm or MatMul node ({} nodes, all skipped)",
                                         graph.node_size()));
+    result.network = contracts::graph_network(std::move(result.network.name), std::move(layers), tensor_names);
     return result;
   }
 

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "contracts/layer.hpp"
+#include "contracts/network.hpp"
+#include "contracts/network.hpp"
 
 namespace maeri::importer {
 

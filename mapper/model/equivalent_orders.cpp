@@ -69,8 +69,8 @@ contracts::SdmOrder canonical_sdm_order(const std::array<std::int64_t, contracts
     std::array<std::vector<std::size_t>, 1u << contracts::kNumSdmDims> table;
     for (unsigned multi = 0; multi < table.size(); ++multi) {
       const std::vector<contracts::SdmOrder> representatives_of_mask = representatives(multi);
-      for (const contracts::SdmOrder& order : kAll) {
-        const std::vector<int> key = order_class(multi, order);
+      for (const contracts::SdmOrder& each : kAll) {
+        const std::vector<int> key = order_class(multi, each);
         const auto representative =
             std::find_if(representatives_of_mask.begin(), representatives_of_mask.end(),
                          [&](const contracts::SdmOrder& candidate) { return order_class(multi, candidate) == key; });

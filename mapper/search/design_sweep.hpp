@@ -16,6 +16,7 @@
 #include "contracts/cost_report.hpp"
 #include "contracts/hardware.hpp"
 #include "contracts/layer.hpp"
+#include "contracts/network.hpp"
 
 namespace maeri::mapper {
 
