@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cli/command_line_error.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "importer/network_loader.hpp"
@@ -63,7 +64,7 @@ std::vector<contracts::LayerMapping> mappings_to_build(const CodegenOptions& opt
   workload_name = network.name;
   const auto objective = mapper::parse_objective(options.objective);
   if (!objective)
-    throw util::InputError({"command line", 0, 0}, "--objective",
+    throw command_line_error("--objective",
                             "expected runtime, energy or edp, found '" + options.objective + "'");
   for (const contracts::Layer& layer : select_layers(network, options.workload, options.layer)) {
     const mapper::SearchResult found =

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_line_error.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "util/svg_chart.hpp"
@@ -36,7 +37,7 @@ std::vector<RowFilter> parse_filters(const PlotOptions& options, const util::Csv
   for (const std::string& where : options.where) {
     const std::size_t equals = where.find('=');
     if (equals == std::string::npos || equals == 0)
-      throw util::InputError({"command line", 0, 0}, "--where", "expected COLUMN=VALUE, found '" + where + "'");
+      throw command_line_error("--where", "expected COLUMN=VALUE, found '" + where + "'");
     filters.push_back({table.column(where.substr(0, equals)), where.substr(equals + 1)});
   }
   return filters;

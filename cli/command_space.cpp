@@ -7,6 +7,7 @@
 #include <chrono>
 #include <string>
 
+#include "cli/command_line_error.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/layer_selection.hpp"
@@ -36,7 +37,7 @@ int run_space(const SpaceOptions& options) {
   const mapper::Objective objective = *mapper::parse_objective(options.objective);
   std::string error;
   const auto prune = mapper::parse_rules(options.prune, error);
-  if (!prune) throw util::InputError({"command line", 0, 0}, "--prune", error);
+  if (!prune) throw command_line_error("--prune", error);
   fmt::print("tile space on '{}' ({} multiplier switches): tiles with 1 <= T_d <= dim_d and "
              "T_R·T_S·T_C·T_K·T_N·T_X'·T_Y' <= {} (Eq. 1)\n",
              hardware.name, hardware.num_ms, hardware.num_ms);

@@ -11,6 +11,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "cli/command_line_error.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "importer/network_loader.hpp"
@@ -196,7 +197,7 @@ int run_verify(const VerifyOptions& options) {
   const int workers = options.jobs * ranks.size();
   const bool in_process = workers == 1 && options.timeout == 0;
   if (!options.trace.empty() && !in_process)
-    throw util::InputError({"command line", 0, 0}, "--trace", "a trace needs one process: no --jobs, --timeout or MPI");
+    throw command_line_error("--trace", "a trace needs one process: no --jobs, --timeout or MPI");
   const int shards_per_layer = options.shards > 0 ? options.shards : workers;
 
   std::vector<ShardTask> tasks;

@@ -1,0 +1,92 @@
+// Calibrating a hardware spec: held-out layers, fit, errors, calibrated YAML and report (hardware_calibration.hpp).
+#include "calibration/hardware_calibration.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "calibration/scatter_svg.hpp"
+#include "contracts/strict_yaml.hpp"
+#include "mapper/model/cost_model.hpp"
+#include "util/atomic_file.hpp"
+#include "util/input_error.hpp"
+
+namespace maeri::calibration {
+
+std::set<std::string> holdout_layers(const contracts::Network& network, const std::vector<std::string>& names,
+                                     const std::string& workload_path) {
+  std::set<std::string> holdout(names.begin(), names.end());
+  for (const std::string& name : holdout) {
+    bool found = false;
+    for (const auto& layer : network.layers) found = found || layer.name == name;
+    if (!found) throw util::InputError({workload_path, 0, 0}, "layers", "has no layer '" + name + "' (--holdout)");
+  }
+  if (holdout.empty())  // default: every other layer, starting with the second
+    for (size_t l = 1; l < network.layers.size(); l += 2) holdout.insert(network.layers[l].name);
+  return holdout;
+}
+
+HardwareFit fit_hardware(const contracts::Hardware& hardware, const std::vector<FitSample>& samples,
+                         const std::vector<std::string>& parameters, bool select, double min_gain) {
+  HardwareFit fit{hardware, parameters, 0, std::nullopt};
+  if (!select) {
+    const FitResult result = fit_model(hardware, samples, parameters);
+    fit.calibrated.model = result.parameters;
+    fit.iterations = result.iterations;
+    return fit;
+  }
+  fit.selection = select_and_fit(hardware, samples, parameters, min_gain);
+  fit.calibrated.model = fit.selection->fit.parameters;
+  fit.fitted = fit.selection->selected;
+  fit.iterations = fit.selection->fit.iterations;
+  return fit;
+}
+
+std::vector<CycleErrorRow> cycle_error_rows(const std::vector<CalibrationCase>& cases,
+                                            const contracts::Hardware& before, const contracts::Hardware& after) {
+  std::vector<CycleErrorRow> rows;
+  for (const auto metric : {CycleMetric::Total, CycleMetric::Compute})
+    for (const bool held : {false, true}) {
+      CycleErrorRow row{metric, held, cycle_error(cases, before, held, metric), cycle_error(cases, after, held, metric)};
+      if (row.before.cases > 0) rows.push_back(row);
+    }
+  return rows;
+}
+
+std::string calibrated_yaml(const std::string& hardware_path, const contracts::ModelParameters& parameters,
+                            const contracts::CalibrationProvenance& provenance) {
+  YAML::Node root = contracts::load_yaml_file(hardware_path);  // with the input limits, like load_hardware
+  YAML::Node model;
+  for (const auto& info : contracts::model_parameter_table()) model[info.name] = parameters.*(info.field);
+  root["model"] = model;
+  YAML::Node calibration;
+  calibration["date"] = provenance.date;
+  calibration["method"] = provenance.method;
+  calibration["source"] = provenance.source;
+  calibration["fitted"] = provenance.fitted;
+  calibration["fit_cases"] = provenance.fit_cases;
+  calibration["holdout_cases"] = provenance.holdout_cases;
+  calibration["cycle_mape_before_percent"] = provenance.cycle_mape_before_percent;
+  calibration["cycle_mape_after_percent"] = provenance.cycle_mape_after_percent;
+  root["calibration"] = calibration;
+  YAML::Emitter out;
+  out << root;
+  return fmt::format("# {} calibrated by `maeri calibrate` on {} (see the calibration section; docs/calibration.md).\n"
+                     "# Schema: docs/hardware-spec.md.\n{}\n",
+                     hardware_path, provenance.date, out.c_str());
+}
+
+void write_calibration_report(const std::string& csv_path, const std::string& svg_path,
+                              const std::vector<CalibrationCase>& cases, const contracts::Hardware& before,
+                              const contracts::Hardware& after) {
+  util::write_file_atomically(csv_path, calibration_csv(cases, before, after));
+  std::vector<ScatterSeries> series = {{"before calibration", "#d62728", {}}, {"after calibration", "#1f77b4", {}}};
+  for (const auto& c : cases) {
+    series[0].points.push_back({c.rtl_total_cycles, c.model.cycles.total});
+    series[1].points.push_back({c.rtl_total_cycles, mapper::evaluate(c.layer, after, c.tile).cycles.total});
+  }
+  util::write_file_atomically(
+      svg_path, scatter_svg(fmt::format("{}: model vs co-simulation, cycles with DRAM", before.name),
+                            "co-simulated cycles", "model cycles", series));
+}
+
+}  // namespace maeri::calibration

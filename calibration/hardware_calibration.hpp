@@ -1,0 +1,55 @@
+// Calibrating a hardware spec (`maeri calibrate`; docs/calibration.md): the held-out layers, the model's parameters
+// fitted to co-simulated cases (with cross-validated selection, or all of the requested ones), the cycle errors
+// before and after, the provenance, and the outputs: the calibrated hardware YAML, the CSV of every case and the
+// scatter plot of model against co-simulated cycles.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "calibration/calibration.hpp"
+#include "calibration/model_fit.hpp"
+#include "contracts/hardware.hpp"
+#include "contracts/layer.hpp"
+
+namespace maeri::calibration {
+
+// The named layers (each must exist: util::InputError at `workload_path` otherwise), or by default every other layer
+// starting with the second.
+std::set<std::string> holdout_layers(const contracts::Network& network, const std::vector<std::string>& names,
+                                     const std::string& workload_path);
+
+struct HardwareFit {
+  contracts::Hardware calibrated;
+  std::vector<std::string> fitted;           // the parameters fitted (after selection)
+  int iterations = 0;
+  std::optional<ModelSelection> selection;   // when selected by cross-validation
+};
+
+// Fits `parameters` to the samples: all of them (`select` false), or those backward elimination keeps when fitting
+// gains at least `min_gain` percentage points of cross-validated error.
+HardwareFit fit_hardware(const contracts::Hardware& hardware, const std::vector<FitSample>& samples,
+                         const std::vector<std::string>& parameters, bool select, double min_gain);
+
+// One row of the error table: a metric on the fitting or held-out cases, before and after calibration.
+struct CycleErrorRow {
+  CycleMetric metric = CycleMetric::Total;
+  bool holdout = false;
+  CycleError before, after;
+};
+// The rows with cases, total cycles first.
+std::vector<CycleErrorRow> cycle_error_rows(const std::vector<CalibrationCase>& cases,
+                                            const contracts::Hardware& before, const contracts::Hardware& after);
+
+// The hardware file at `hardware_path` with the fitted model parameters and the calibration's provenance.
+std::string calibrated_yaml(const std::string& hardware_path, const contracts::ModelParameters& parameters,
+                            const contracts::CalibrationProvenance& provenance);
+
+// The CSV of every case and the scatter plot of model against co-simulated cycles, before and after.
+void write_calibration_report(const std::string& csv_path, const std::string& svg_path,
+                              const std::vector<CalibrationCase>& cases, const contracts::Hardware& before,
+                              const contracts::Hardware& after);
+
+}  // namespace maeri::calibration

@@ -1,0 +1,88 @@
+// Mapping a workload (`maeri map`): the best mappings of each layer under an objective — the exact optimum of the
+// model over the raw Eq. 1 space or a pruned one, a heuristic search, or one fixed mapping costed — with the paper's
+// baseline, what each pruning rule alone would lose, network totals, and the reports: the mapping file that codegen
+// consumes, JSON and CSV. Layers of a shape already searched reuse its result (the model sees only the shape).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "contracts/cost_report.hpp"
+#include "contracts/hardware.hpp"
+#include "contracts/layer.hpp"
+#include "contracts/mapping_file.hpp"
+#include "contracts/tile.hpp"
+#include "mapper/mapspace/tile_space.hpp"
+#include "mapper/search/design_sweep.hpp"
+#include "mapper/search/heuristic_mapper.hpp"
+#include "mapper/search/rule_loss.hpp"
+#include "mapper/search/search.hpp"
+
+namespace maeri::mapper {
+
+struct WorkloadMappingOptions {
+  Objective objective = Objective::Runtime;
+  int top = 5;
+  int threads = 0;              // 0 = all
+  RuleSet prune;                // empty: the raw Eq. 1 space
+  bool two_level = true;        // the joint space (fabric tile x SDM tile x orders)
+  std::uint64_t joint_budget = JointSearch{}.budget;
+  std::optional<contracts::Tile> fixed;  // cost this mapping of the (one) layer instead of searching
+  HeuristicMapper* heuristic = nullptr;  // search with it when it is heuristic()
+  ExactTrafficFor exact_traffic_for;     // how each mapping is ranked and reported (codegen::exact_traffic_for)
+  std::string workload_path;             // where an unmappable layer's error points
+};
+
+// One layer's result, as reported.
+struct MappedLayer {
+  contracts::Layer layer;
+  SearchResult result;
+  std::string same_as;                        // the earlier layer of the same shape whose search was reused
+  std::optional<std::vector<RuleLoss>> rule_losses;  // needs the raw search: not with a pruned space or a fixed mapping
+};
+
+struct WorkloadTotals {
+  double cycles = 0, energy_pj = 0, baseline_cycles = 0, baseline_energy_pj = 0;
+  std::int64_t dram_bytes = 0, compulsory_dram_bytes = 0;
+  bool every_layer_has_baseline = true;
+};
+
+// DRAM bytes of a mapping over the compulsory bytes (0 when there are none).
+double dram_ratio(const contracts::CostReport& report);
+
+// Maps the layers in order, calling `on_layer` after each (a heuristic mapper's summary() is then that layer's).
+// Throws util::InputError for an unmappable layer. A fixed mapping must fit its layer (contracts::tile_violation).
+class WorkloadMapping {
+ public:
+  WorkloadMapping(const contracts::Network& network, const contracts::Hardware& hardware,
+                  WorkloadMappingOptions options);
+  void map(const std::vector<contracts::Layer>& layers, const std::function<void(const MappedLayer&)>& on_layer);
+
+  const WorkloadTotals& totals() const { return totals_; }
+  const contracts::MappingFile& mapping_file() const { return mapping_; }
+  std::string csv() const { return csv_; }
+  std::string json() const;  // the whole document, as written by `map --json`
+
+ private:
+  MappedLayer map_layer(const contracts::Layer& layer);
+  void add_to_reports(const MappedLayer& mapped);
+
+  const contracts::Network& network_;
+  const contracts::Hardware& hardware_;
+  WorkloadMappingOptions options_;
+  using ShapeKey = std::array<std::int64_t, 1 + contracts::kLayerShapeFields.size()>;
+  std::map<ShapeKey, std::pair<std::string, SearchResult>> searched_;  // per shape: its first layer and result
+  contracts::MappingFile mapping_;
+  nlohmann::json json_layers_ = nlohmann::json::array();
+  std::string csv_;
+  WorkloadTotals totals_;
+};
+
+}  // namespace maeri::mapper
