@@ -19,11 +19,11 @@
 
 namespace maeri::calibration {
 
-std::vector<std::pair<contracts::Tile, std::string>> calibration_tiles(const contracts::Layer& layer,
+std::vector<std::pair<contracts::Mapping, std::string>> calibration_tiles(const contracts::Layer& layer,
                                                                     const contracts::Hardware& hardware, int top,
                                                                     int spread, std::uint64_t seed,
                                                                     double max_cycles) {
-  std::vector<std::pair<contracts::Tile, std::string>> tiles;
+  std::vector<std::pair<contracts::Mapping, std::string>> tiles;
   std::set<std::string> chosen;
   // The cases come from the space the mRNA pruning rules leave when it has tiles (the case set the parameter
   // selection is validated on, tests/rtl/test_calibration.cpp), else from the raw Eq. 1 space.
@@ -32,8 +32,8 @@ std::vector<std::pair<contracts::Tile, std::string>> calibration_tiles(const con
                                     : mapper::RuleSet();
   const mapper::SearchResult best = mapper::search(layer, hardware, {mapper::Objective::Runtime, top, 0, rules});
   for (size_t i = 0; i < best.best.size(); ++i) {
-    tiles.push_back({best.best[i].tile, fmt::format("top {}", i + 1)});
-    chosen.insert(contracts::to_string(best.best[i].tile));
+    tiles.push_back({best.best[i].mapping, fmt::format("top {}", i + 1)});
+    chosen.insert(contracts::to_string(best.best[i].mapping));
   }
   // Reservoir sample of the remaining tiles that co-simulate in reasonable time.
   std::mt19937_64 rng(seed);
@@ -41,7 +41,7 @@ std::vector<std::pair<contracts::Tile, std::string>> calibration_tiles(const con
   std::uint64_t eligible = 0;
   const mapper::TileSpace space(layer, hardware, rules);
   for (const auto& prefix : space.prefixes())
-    space.enumerate_outputs(prefix, [&](const contracts::Tile& tile) {
+    space.enumerate_outputs(prefix, [&](const contracts::Mapping& tile) {
       if (chosen.count(contracts::to_string(tile))) return;
       const contracts::CostReport report = mapper::evaluate(layer, hardware, tile);
       if (report.cycles.compute() > max_cycles) return;
@@ -56,15 +56,15 @@ std::vector<std::pair<contracts::Tile, std::string>> calibration_tiles(const con
   std::sort(reservoir.begin(), reservoir.end(), [](const contracts::CostReport& a, const contracts::CostReport& b) {
     return a.cycles.total < b.cycles.total;
   });
-  for (const contracts::CostReport& report : reservoir) tiles.push_back({report.tile, "spread"});
+  for (const contracts::CostReport& report : reservoir) tiles.push_back({report.mapping, "spread"});
   return tiles;
 }
 
-CalibrationCase co_simulate_case(sim::FabricSession& fabric, const contracts::Layer& layer, const contracts::Tile& tile,
+CalibrationCase co_simulate_case(sim::FabricSession& fabric, const contracts::Layer& layer, const contracts::Mapping& tile,
                                  const contracts::Hardware& hardware, std::uint64_t seed) {
   CalibrationCase result;
   result.layer = layer;
-  result.tile = tile;
+  result.mapping = tile;
   result.model = mapper::evaluate(layer, hardware, tile);
   const testbench::CoSimulation run = testbench::co_simulate(fabric, layer, tile, hardware, seed);
   result.bit_exact = run.board.pass();
@@ -100,14 +100,14 @@ std::vector<CalibrationCase> co_simulate_cases(sim::FabricSession& fabric, const
 std::vector<calibration::FitSample> fit_samples(const std::vector<CalibrationCase>& cases) {
   std::vector<calibration::FitSample> samples;
   for (const CalibrationCase& c : cases)
-    if (!c.holdout) samples.push_back({c.layer, c.tile, c.rtl_total_cycles});
+    if (!c.holdout) samples.push_back({c.layer, c.mapping, c.rtl_total_cycles});
   return samples;
 }
 
 namespace {
 
 double predicted(const CalibrationCase& c, const contracts::Hardware& hardware, CycleMetric metric) {
-  const contracts::CostReport report = mapper::evaluate(c.layer, hardware, c.tile);
+  const contracts::CostReport report = mapper::evaluate(c.layer, hardware, c.mapping);
   return metric == CycleMetric::Total ? report.cycles.total : report.cycles.compute();
 }
 
@@ -167,16 +167,16 @@ RankChange rank_change(const contracts::Layer& layer, const contracts::Hardware&
     return mapper::search(layer, hardware, {mapper::Objective::Runtime, k, 0}).best;
   };
   const auto best_before = top(before), best_after = top(after);
-  std::map<std::string, contracts::Tile> candidates;
+  std::map<std::string, contracts::Mapping> candidates;
   std::set<std::string> in_before;
   for (const auto& report : best_before) {
-    candidates[contracts::to_string(report.tile)] = report.tile;
-    in_before.insert(contracts::to_string(report.tile));
+    candidates[contracts::to_string(report.mapping)] = report.mapping;
+    in_before.insert(contracts::to_string(report.mapping));
   }
   int common = 0;
   for (const auto& report : best_after) {
-    candidates[contracts::to_string(report.tile)] = report.tile;
-    common += int(in_before.count(contracts::to_string(report.tile)));
+    candidates[contracts::to_string(report.mapping)] = report.mapping;
+    common += int(in_before.count(contracts::to_string(report.mapping)));
   }
   RankChange change;
   change.k = int(std::min(best_before.size(), best_after.size()));
@@ -198,7 +198,7 @@ std::string calibration_csv(const std::vector<CalibrationCase>& cases, const con
   for (const CalibrationCase& c : cases) {
     const double b = predicted(c, before, CycleMetric::Total), a = predicted(c, after, CycleMetric::Total);
     csv += fmt::format("{},\"{}\",{},{},{},{},{},{},{:.4f},{:.4f},{},{},{},{}\n", c.layer.name,
-                       contracts::to_compact_string(c.tile), c.origin, c.holdout ? "holdout" : "fit",
+                       contracts::to_compact_string(c.mapping.tile), c.origin, c.holdout ? "holdout" : "fit",
                        c.bit_exact ? "yes" : "no", c.rtl_total_cycles, b, a,
                        100 * (b - c.rtl_total_cycles) / c.rtl_total_cycles,
                        100 * (a - c.rtl_total_cycles) / c.rtl_total_cycles, c.rtl_compute_cycles,

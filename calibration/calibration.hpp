@@ -21,7 +21,7 @@ namespace maeri::calibration {
 
 struct CalibrationCase {
   contracts::Layer layer;
-  contracts::Tile tile;
+  contracts::Mapping mapping;
   contracts::CostReport model;  // the analytical model's report under the hardware file being calibrated
   std::string origin;      // "top N" or "spread"
   bool holdout = false;
@@ -34,13 +34,13 @@ struct CalibrationCase {
 
 // The best `top` mappings by the model's runtime, then `spread` more drawn uniformly (seeded) from the rest of
 // the pruned space whose model compute cycles stay within max_cycles (co-simulation time), best first.
-std::vector<std::pair<contracts::Tile, std::string>> calibration_tiles(const contracts::Layer& layer,
+std::vector<std::pair<contracts::Mapping, std::string>> calibration_tiles(const contracts::Layer& layer,
                                                                     const contracts::Hardware& hardware, int top,
                                                                     int spread, std::uint64_t seed,
                                                                     double max_cycles);
 
 // Co-simulates one case twice (ideal memory, then SDM/DRAM), checks the outputs and compares every count.
-CalibrationCase co_simulate_case(sim::FabricSession& fabric, const contracts::Layer& layer, const contracts::Tile& tile,
+CalibrationCase co_simulate_case(sim::FabricSession& fabric, const contracts::Layer& layer, const contracts::Mapping& tile,
                                  const contracts::Hardware& hardware, std::uint64_t seed);
 
 // Which cases a calibration co-simulates: per layer the best `top` and `spread` further mappings

@@ -48,7 +48,7 @@ FitResult fit_from(const contracts::Hardware& hardware, const std::vector<FitSam
     std::vector<double> r;
     r.reserve(samples.size());
     for (const FitSample& sample : samples)
-      r.push_back(mapper::evaluate(sample.layer, trial, sample.tile).cycles.total / sample.observed_cycles - 1);
+      r.push_back(mapper::evaluate(sample.layer, trial, sample.mapping).cycles.total / sample.observed_cycles - 1);
     return r;
   };
   const auto cost = [](const std::vector<double>& r) {
@@ -170,7 +170,7 @@ double cycle_mape_percent(const contracts::Hardware& hardware, const std::vector
   if (samples.empty()) return 0;
   double sum = 0;
   for (const FitSample& sample : samples)
-    sum += std::fabs(mapper::evaluate(sample.layer, hardware, sample.tile).cycles.total / sample.observed_cycles - 1);
+    sum += std::fabs(mapper::evaluate(sample.layer, hardware, sample.mapping).cycles.total / sample.observed_cycles - 1);
   return 100 * sum / double(samples.size());
 }
 

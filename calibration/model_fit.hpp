@@ -20,7 +20,7 @@ std::vector<std::string> default_calibration_parameters();
 
 struct FitSample {
   contracts::Layer layer;
-  contracts::Tile tile;
+  contracts::Mapping mapping;
   double observed_cycles = 0;  // > 0
 };
 

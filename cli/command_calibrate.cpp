@@ -132,7 +132,7 @@ std::vector<calibration::CalibrationCase> co_simulate(sim::FabricSession& fabric
         all_exact = all_exact && c.bit_exact;
         const double model = c.model.cycles.total;
         fmt::print("  [{}] {} {} ({}): co-sim {:.0f} cycles, model {:.0f} ({:+.2f}%), outputs {}  [{:.2f} s]\n",
-                   c.holdout ? "holdout" : "fit    ", c.layer.name, contracts::to_compact_string(c.tile), c.origin,
+                   c.holdout ? "holdout" : "fit    ", c.layer.name, contracts::to_compact_string(c.mapping.tile), c.origin,
                    c.rtl_total_cycles, model, 100 * (model - c.rtl_total_cycles) / c.rtl_total_cycles,
                    c.bit_exact ? "bit-exact" : "MISMATCH", seconds);
       });

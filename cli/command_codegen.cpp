@@ -72,7 +72,7 @@ std::vector<contracts::LayerMapping> mappings_to_build(const CodegenOptions& opt
     if (found.best.empty())
       throw util::InputError({options.workload, 0, 0}, "layers." + layer.name,
                               "no tile of this layer fits " + hardware.name);
-    result.push_back({layer, found.best.front().tile, found.best.front().cycles.total,
+    result.push_back({layer, found.best.front().mapping, found.best.front().cycles.total,
                       found.best.front().energy_pj.total});
   }
   return result;
@@ -110,7 +110,7 @@ int run_codegen(const CodegenOptions& options) {
     util::ProgressBar progress("codegen " + workload_name, std::int64_t(mappings.size()));
     for (std::size_t l = 0; l < mappings.size(); ++l) {
       const contracts::LayerMapping& mapping = mappings[l];
-      const codegen::LayerProgram program = codegen::plan_layer(mapping.layer, hardware, mapping.tile);
+      const codegen::LayerProgram program = codegen::plan_layer(mapping.layer, hardware, mapping.mapping);
       const codegen::ConfigImage image = codegen::build_image(program, hardware);
       const std::vector<std::uint8_t> bytes = codegen::encode_image(image);
       const std::string image_bytes(bytes.begin(), bytes.end());
@@ -119,13 +119,13 @@ int run_codegen(const CodegenOptions& options) {
       if (options.hex) util::write_file_atomically(path_of(file_of(l, ".hex")), codegen::to_readmemh(bytes));
       if (options.json) util::write_file_atomically(path_of(file_of(l, ".json")), codegen::to_json(image));
       manifest.layers.push_back({int(l) + 1, mapping.layer.name, file_of(l, ".mimg"), util::sha256_hex(image_bytes),
-                                 std::int64_t(bytes.size()), contracts::to_compact_string(mapping.tile),
+                                 std::int64_t(bytes.size()), contracts::to_compact_string(mapping.mapping.tile),
                                  mapping.predicted_cycles});
       std::size_t steps = 0;
       for (const auto& phase : program.phases) steps += phase.steps.size();
       progress.clear();
       fmt::print("{:<16} {:<20} {:>7} {:>7} {:>7} {:>8} {:>9}  {}\n", mapping.layer.name,
-                 contracts::to_compact_string(mapping.tile), program.phases.size(), steps, image.configurations.size(),
+                 contracts::to_compact_string(mapping.mapping.tile), program.phases.size(), steps, image.configurations.size(),
                  image.program.size(), bytes.size(), image_path);
       std::fflush(stdout);
       progress.advance(mapping.layer.name);
@@ -151,7 +151,7 @@ int run_disasm(const DisasmOptions& options) {
   fmt::print("hardware  {}: {} MS, dn_bw {}, rn_bw {}, data {} bits, accumulators {} bits\n", hw.name, hw.num_ms,
              hw.dn_bw, hw.rn_bw, hw.data_width, hw.acc_width);
   fmt::print("layer     {}: {}\n", l.name, contracts::shape_text(l));
-  fmt::print("tile      {}\n\nconfigurations\n", contracts::to_string(image.tile));
+  fmt::print("tile      {}\n\nconfigurations\n", contracts::to_string(image.mapping));
   for (std::size_t c = 0; c < image.configurations.size(); ++c) {
     const auto& configuration = image.configurations[c];
     int active = 0, adders = 0, links = 0;

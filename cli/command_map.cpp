@@ -46,15 +46,15 @@ struct MapOptions {
 void print_row(const std::string& label, const contracts::CostReport& r) {
   fmt::print("  {:<9} {:>4} {:>4} {:>5} {:>5} {:>4} {:>5} {:>5} {:>6} {:>6} {:>6.1f}% {:>6.1f}% {:>12.0f} {:>12.1f} "
              "{:>7.2f}x\n",
-             label, r.tile[0], r.tile[1], r.tile[2], r.tile[3], r.tile[4], r.tile[5], r.tile[6], r.vn_size,
+             label, r.mapping[0], r.mapping[1], r.mapping[2], r.mapping[3], r.mapping[4], r.mapping[5], r.mapping[6], r.vn_size,
              r.vn_count, 100 * r.peak_utilisation, 100 * r.average_utilisation, r.cycles.total,
              r.energy_pj.total / 1000.0, mapper::dram_ratio(r));
-  if (r.tile.sdm.blocked)
+  if (r.mapping.sdm.blocked)
     fmt::print("  {:<9} SDM tile (B_K,B_C,B_N,B_X',B_Y') = ({}), order {} (outer to inner)\n", "",
-               contracts::blocks_text(r.tile.sdm), contracts::order_text(r.tile.sdm.order));
-  if (r.tile.phase_order != contracts::kDefaultPhaseOrder)
+               contracts::blocks_text(r.mapping.sdm), contracts::order_text(r.mapping.sdm.order));
+  if (r.mapping.phase_order != contracts::kDefaultPhaseOrder)
     fmt::print("  {:<9} phase order {} (filter tiles outside the reduction folds)\n", "",
-               contracts::phase_order_text(r.tile.phase_order));
+               contracts::phase_order_text(r.mapping.phase_order));
 }
 
 void print_header() {
@@ -64,7 +64,7 @@ void print_header() {
 }
 
 // --tile with its --sdm, --order and --phase-order: the one mapping to cost; nullopt without --tile.
-std::optional<contracts::Tile> fixed_mapping(const MapOptions& options, std::size_t layers) {
+std::optional<contracts::Mapping> fixed_mapping(const MapOptions& options, std::size_t layers) {
   if (options.tile.empty()) {
     if (!options.phase_order.empty())
       throw command_line_error("--phase-order", "a phase order applies to a fixed tile: add --tile");
@@ -73,34 +73,35 @@ std::optional<contracts::Tile> fixed_mapping(const MapOptions& options, std::siz
                                "an SDM tile or order applies to a fixed tile: add --tile");
     return std::nullopt;
   }
-  std::optional<contracts::Tile> tile = contracts::parse_tile(options.tile);
-  if (!tile)
+  const std::optional<contracts::FabricTile> fabric_tile = contracts::parse_fabric_tile(options.tile);
+  if (!fabric_tile)
     throw command_line_error("--tile", "expected seven comma-separated integers T_R,T_S,T_C,T_K,T_N,T_X',T_Y', "
                                        "found '" + options.tile + "'");
   if (layers != 1) throw command_line_error("--tile", "a fixed tile applies to one layer: add --layer NAME");
+  std::optional<contracts::Mapping> mapping = contracts::Mapping{*fabric_tile};
   if (!options.sdm.empty()) {
     const auto blocks = contracts::parse_blocks(options.sdm);
     if (!blocks)
       throw command_line_error("--sdm", "expected five comma-separated integers B_K,B_C,B_N,B_X',B_Y', found '" +
                                             options.sdm + "'");
-    tile->sdm.blocked = true;
-    tile->sdm.block = *blocks;
+    mapping->sdm.blocked = true;
+    mapping->sdm.block = *blocks;
   }
   if (!options.order.empty()) {
     if (options.sdm.empty()) throw command_line_error("--order", "an order needs --sdm");
     const std::string problem = contracts::order_problem(options.order);
     if (!problem.empty())
       throw command_line_error("--order", "'" + options.order + "' is not a permutation of K, C, N, X, Y: " + problem);
-    tile->sdm.order = *contracts::parse_order(options.order);
+    mapping->sdm.order = *contracts::parse_order(options.order);
   }
   if (!options.phase_order.empty()) {
     const auto order = contracts::parse_phase_order(options.phase_order);
     if (!order)
       throw command_line_error("--phase-order",
                                "expected folds-outer or filters-outer, found '" + options.phase_order + "'");
-    tile->phase_order = *order;
+    mapping->phase_order = *order;
   }
-  return tile;
+  return mapping;
 }
 
 // How the layer's mappings were found: the search's counts, or the layer whose search it reused.
@@ -191,7 +192,7 @@ int run_map(const MapOptions& options) {
              hardware.name, hardware.num_ms, hardware.dn_bw, hardware.rn_bw, options.objective,
              mapping.prune.empty() ? std::string("raw Eq. 1 (no pruning)") : "pruned by " + mapping.prune.names());
   if (mapping.fixed)
-    if (const auto violation = contracts::tile_violation(layers.front(), hardware, *mapping.fixed))
+    if (const auto violation = contracts::mapping_violation(layers.front(), hardware, *mapping.fixed))
       throw command_line_error(violation->rfind("SDM", 0) == 0 ? "--sdm" : "--tile", *violation);
   const bool fixed = mapping.fixed.has_value(), two_level = mapping.two_level;
   const mapper::Objective objective = mapping.objective;

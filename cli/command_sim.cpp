@@ -65,7 +65,7 @@ int run_sim(const SimOptions& options) {
   }
 
   fmt::print("image {} on {}: layer {}, tile {}\n{}\n", options.image, fabric->model_name(), layer.name,
-             contracts::to_compact_string(image.tile), board.summary());
+             contracts::to_compact_string(image.mapping.tile), board.summary());
   const sim::Counters& c = rtl.counters;
   fmt::print("RTL: {} cycles, {} steps, {} multiplications, {} additions, {} MN forwards, {} DN traversals, "
              "{} RN traversals, {} results\n",
@@ -79,7 +79,7 @@ int run_sim(const SimOptions& options) {
                m.dram.bytes_written, m.sdm.peak_stream_bytes, m.sdm.peak_output_bytes);
   }
   if (hardware) {
-    contracts::CostReport model = mapper::evaluate(layer, *hardware, image.tile);
+    contracts::CostReport model = mapper::evaluate(layer, *hardware, image.mapping);
     codegen::refine_with_exact_traffic(model, layer, *hardware);
     fmt::print("{}", testbench::cross_check_table(testbench::cross_check(model, {&rtl, &*with_memory}, *hardware)));
   }

@@ -71,7 +71,7 @@ int run_space(const SpaceOptions& options) {
     const mapper::SearchResult result = mapper::search(layer, hardware, search);
     const contracts::CostReport& fabric_optimum = *result.fabric_optimum;
     fmt::print("  raw optimum ({}): ({}), {:.0f} cycles, {:.1f} nJ ({:.1f} ms)\n", options.objective,
-               contracts::to_compact_string(fabric_optimum.tile), fabric_optimum.cycles.total,
+               contracts::to_compact_string(fabric_optimum.mapping.tile), fabric_optimum.cycles.total,
                fabric_optimum.energy_pj.total / 1000.0, result.seconds * 1000);
     fmt::print("{}", mapper::format_rule_losses(mapper::rule_losses(result, layer, hardware, objective), objective));
     // The joint space per level (docs/mapping.md, "SDM level"): before the capacity rule.
@@ -88,7 +88,7 @@ int run_space(const SpaceOptions& options) {
                result.joint_exhaustive ? "exhaustive" : "budgeted");
     const contracts::CostReport& best = result.best.front();
     fmt::print("  joint optimum ({}): {}, {:.0f} cycles, {:.1f} nJ, DRAM {:.2f}x compulsory (single-level: {:.2f}x)\n",
-               options.objective, contracts::to_string(best.tile), best.cycles.total, best.energy_pj.total / 1000.0,
+               options.objective, contracts::to_string(best.mapping), best.cycles.total, best.energy_pj.total / 1000.0,
                double(best.counts.dram_bytes) / double(best.compulsory_dram_bytes),
                double(fabric_optimum.counts.dram_bytes) / double(fabric_optimum.compulsory_dram_bytes));
   }

@@ -247,7 +247,7 @@ int run_sweep(const SweepOptions& options) {
     for (std::size_t l = 0; l < p.best.size(); ++l) {
       const contracts::CostReport& r = p.best[l];
       layers_csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{}", p.index + 1, network.layers[l].name,
-                                r.tile[0], r.tile[1], r.tile[2], r.tile[3], r.tile[4], r.tile[5], r.tile[6],
+                                r.mapping[0], r.mapping[1], r.mapping[2], r.mapping[3], r.mapping[4], r.mapping[5], r.mapping[6],
                                 r.cycles.total, r.energy_pj.total);
       const LayerRtlCheck* rtl = check && l < check->layers.size() ? &check->layers[l] : nullptr;
       const auto number = [](const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); };

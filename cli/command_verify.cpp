@@ -59,7 +59,7 @@ struct VerifyOptions {
 // One (layer, mapping) to verify: its image, and the shards it is cut into.
 struct VerifyJob {
   contracts::Layer layer;
-  contracts::Tile tile;
+  contracts::Mapping mapping;
   std::uint64_t seed = 0;
   std::vector<std::uint8_t> image;
   std::string source;  // where the image came from, for messages
@@ -71,18 +71,18 @@ struct ShardTask {
   int job, shard;
 };
 
-std::vector<contracts::Tile> tiles_for(const contracts::Layer& layer, const contracts::Hardware& hardware,
+std::vector<contracts::Mapping> tiles_for(const contracts::Layer& layer, const contracts::Hardware& hardware,
                                     const VerifyOptions& options, const contracts::MappingFile* mapping) {
   if (mapping) return {contracts::tile_for_layer(*mapping, options.mapping, layer, hardware)};
   if (const auto reason = mapper::unmappable_reason(layer, hardware))
     throw util::InputError({options.workload, 0, 0}, "layers." + layer.name, *reason);
-  std::vector<contracts::Tile> tiles;
+  std::vector<contracts::Mapping> tiles;
   for (const auto& report :
        mapper::search(layer, hardware,
                       mapper::map_search_options(mapper::Objective::Runtime, options.top,
                                                  codegen::exact_traffic_for(layer, hardware)))  // as `map` searches
            .best)
-    tiles.push_back(report.tile);
+    tiles.push_back(report.mapping);
   return tiles;
 }
 
@@ -103,9 +103,9 @@ std::vector<VerifyJob> jobs_from_workload(const VerifyOptions& options, const co
     for (std::size_t t = 0; t < tiles.size(); ++t) {
       VerifyJob job;
       job.layer = layers[l];
-      job.tile = tiles[t];
+      job.mapping = tiles[t];
       job.seed = options.seed + 1000 * l + t;
-      job.image = codegen::encode_image(codegen::build_image(codegen::plan_layer(job.layer, hardware, job.tile), hardware));
+      job.image = codegen::encode_image(codegen::build_image(codegen::plan_layer(job.layer, hardware, job.mapping), hardware));
       job.source = job.layer.name + ".mimg";
       jobs.push_back(std::move(job));
     }
@@ -145,7 +145,7 @@ std::vector<VerifyJob> jobs_from_manifest(const VerifyOptions& options, const co
           throw util::InputError({job.source, 0, 0}, "layer", "the image is of layer '" + image.layer.name +
                                                                  "', the manifest lists '" + entry.name + "'");
         job.layer = image.layer;
-        job.tile = image.tile;
+        job.mapping = image.mapping;
         job.image = codegen::encode_image(image);
       }
     } catch (const std::exception& error) {  // util::InputError, ImageError: this layer's input is bad
@@ -255,7 +255,7 @@ int run_verify(const VerifyOptions& options) {
 
   const auto finish_job = [&](std::size_t j) {
     const VerifyJob& job = jobs[j];
-    const std::string tile_text = job.image.empty() ? "" : contracts::to_compact_string(job.tile);
+    const std::string tile_text = job.image.empty() ? "" : contracts::to_compact_string(job.mapping.tile);
     nlohmann::ordered_json entry = {{"layer", job.layer.name}, {"tile", tile_text}};
     std::vector<std::string>& errors = errors_of_job[j];
     std::vector<testbench::ShardRun>& runs = runs_of_job[j];
@@ -273,7 +273,7 @@ int run_verify(const VerifyOptions& options) {
       return;
     }
     const testbench::MergedRun merged = testbench::merge_shard_runs(
-        job.layer, job.tile, hardware, codegen::random_tensors(job.layer, hardware.data_width, job.seed),
+        job.layer, job.mapping, hardware, codegen::random_tensors(job.layer, hardware.data_width, job.seed),
         job.image.size(), runs);
     runs.clear();
     runs.shrink_to_fit();
@@ -288,9 +288,9 @@ int run_verify(const VerifyOptions& options) {
       if (row.metric == testbench::kTotalCycles)
         max_total_error = std::max(max_total_error, std::fabs(row.error_percent()));
     }
-    const std::string order_text = job.tile.phase_order == contracts::kDefaultPhaseOrder
+    const std::string order_text = job.mapping.phase_order == contracts::kDefaultPhaseOrder
                                        ? ""
-                                       : fmt::format(" {}", contracts::phase_order_text(job.tile.phase_order));
+                                       : fmt::format(" {}", contracts::phase_order_text(job.mapping.phase_order));
     fmt::print("\nlayer {} tile {}{} ({} image bytes): {}  [{:.2f} s{}]\n", job.layer.name, tile_text, order_text,
                run.image_bytes,
                board.summary(), merged.shard_seconds,

@@ -29,7 +29,7 @@ PointRtlCheck check_point_on_rtl(const mapper::DesignPoint& point, const contrac
     const contracts::Layer& layer = network.layers[l];
     // Seeds per layer as `maeri verify` gives them, so a failing layer can be replayed there.
     const testbench::CoSimulation run =
-        testbench::co_simulate(*fabric, layer, point.best[l].tile, point.hardware, seed + 1000 * l, runs);
+        testbench::co_simulate(*fabric, layer, point.best[l].mapping, point.hardware, seed + 1000 * l, runs);
     LayerRtlCheck result;
     result.layer = layer.name;
     result.pass = run.board.pass();

@@ -112,8 +112,8 @@ std::uint32_t layer_type_code(contracts::LayerType type) {
 }  // namespace
 
 std::uint16_t image_format_version(const ConfigImage& image) {
-  if (image.tile.phase_order != contracts::kDefaultPhaseOrder) return kImageFormatVersion;
-  return image.tile.sdm.blocked ? kSdmImageFormatVersion : kSingleLevelImageFormatVersion;
+  if (image.mapping.phase_order != contracts::kDefaultPhaseOrder) return kImageFormatVersion;
+  return image.mapping.sdm.blocked ? kSdmImageFormatVersion : kSingleLevelImageFormatVersion;
 }
 
 std::array<std::int64_t, kLoopRegisters> loop_register_extents(const contracts::Layer& layer) {
@@ -140,7 +140,7 @@ bool ConfigImage::operator==(const ConfigImage& o) const {
     return std::tie(l.name, l.type);
   };
   return hardware == o.hardware && layer_tuple(layer) == layer_tuple(o.layer) && contracts::same_shape(layer, o.layer) &&
-         tile == o.tile &&
+         mapping == o.mapping &&
          configurations == o.configurations && program == o.program;
 }
 
@@ -173,14 +173,14 @@ std::vector<std::uint8_t> encode_image(const ConfigImage& image) {
   out.text(layer.name);
   out.u8(layer_type_code(layer.type));
   for (const contracts::LayerShapeField& field : contracts::kLayerShapeFields) out.u32(std::uint32_t(layer.*field.member));
-  for (int d = 0; d < contracts::kNumTileDims; ++d) out.u32(std::uint32_t(image.tile[d]));
+  for (int d = 0; d < contracts::kNumTileDims; ++d) out.u32(std::uint32_t(image.mapping[d]));
   if (image_format_version(image) == kImageFormatVersion) {  // version 5: the phase order, the SDM level's flag
-    out.u8(std::uint8_t(image.tile.phase_order));
-    out.u8(image.tile.sdm.blocked ? 1 : 0);
+    out.u8(std::uint8_t(image.mapping.phase_order));
+    out.u8(image.mapping.sdm.blocked ? 1 : 0);
   }
-  if (image.tile.sdm.blocked) {  // versions 4 and 5: the SDM level
-    for (std::int64_t block : image.tile.sdm.block) out.u32(std::uint32_t(block));
-    for (std::uint8_t dim : image.tile.sdm.order) out.u8(dim);
+  if (image.mapping.sdm.blocked) {  // versions 4 and 5: the SDM level
+    for (std::int64_t block : image.mapping.sdm.block) out.u32(std::uint32_t(block));
+    for (std::uint8_t dim : image.mapping.sdm.order) out.u8(dim);
   }
   out.u32(std::uint32_t(image.configurations.size()));
   for (const ImageConfiguration& configuration : image.configurations) {
@@ -265,7 +265,7 @@ ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
   }
   for (int d = 0; d < contracts::kNumTileDims; ++d) {
     at.tile[d] = in.offset();
-    image.tile[d] = in.u32("the tile sizes");
+    image.mapping[d] = in.u32("the tile sizes");
   }
   bool has_sdm = version == kSdmImageFormatVersion;
   if (version == kImageFormatVersion) {
@@ -274,7 +274,7 @@ ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
     if (order > 1)
       throw ImageError(fmt::format("{}: byte {}: phase_order is {}, expected 0 (folds-outer) or 1 (filters-outer)",
                                    source, at.phase_order, order));
-    image.tile.phase_order = contracts::PhaseOrder(order);
+    image.mapping.phase_order = contracts::PhaseOrder(order);
     at.sdm_flag = in.offset();
     const std::uint32_t flag = in.u8("the SDM level flag");
     if (flag > 1)
@@ -283,7 +283,7 @@ ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
     has_sdm = flag == 1;
   }
   if (has_sdm) {
-    contracts::SdmLevel& sdm = image.tile.sdm;
+    contracts::SdmLevel& sdm = image.mapping.sdm;
     sdm.blocked = true;
     at.sdm = in.offset();
     for (std::int64_t& block : sdm.block) block = in.u32("the SDM tile sizes");
@@ -383,13 +383,13 @@ std::vector<std::uint8_t> from_readmemh(const std::string& text, const std::stri
 
 std::string disassemble(const ConfigImage& image) {
   std::string text;
-  if (image.tile.phase_order != contracts::kDefaultPhaseOrder)
+  if (image.mapping.phase_order != contracts::kDefaultPhaseOrder)
     text += fmt::format("      phase order {}: the k0 loop runs outside r0, s0, c0\n",
-                        contracts::phase_order_text(image.tile.phase_order));
-  if (image.tile.sdm.blocked)
+                        contracts::phase_order_text(image.mapping.phase_order));
+  if (image.mapping.sdm.blocked)
     text += fmt::format("      SDM tile (B_K,B_C,B_N,B_X',B_Y') = ({}), order {} (outer to inner): SDM loops over "
                         "kb, cb, nb, xb, yb; c0, k0 count from cb, kb\n",
-                        contracts::blocks_text(image.tile.sdm), contracts::order_text(image.tile.sdm.order));
+                        contracts::blocks_text(image.mapping.sdm), contracts::order_text(image.mapping.sdm.order));
   int depth = 0;
   for (size_t pc = 0; pc < image.program.size(); ++pc) {
     const Instruction& in = image.program[pc];
@@ -407,10 +407,10 @@ std::string disassemble(const ConfigImage& image) {
     } else if (in.opcode == Opcode::Configure) {
       line += fmt::format(" {}", in.operand[0]);
     } else if (in.opcode == Opcode::LoadWeights) {
-      line += image.tile.sdm.blocked ? "   (weights at r0, s0, cb + c0, kb + k0 of group g0)"
+      line += image.mapping.sdm.blocked ? "   (weights at r0, s0, cb + c0, kb + k0 of group g0)"
                                      : "   (weights at r0, s0, c0, k0 of group g0)";
     } else if (in.opcode == Opcode::Stream) {
-      line += image.tile.sdm.blocked
+      line += image.mapping.sdm.blocked
                   ? "   (the N, X', Y' steps of the SDM block at nb, xb, yb; write on the first fold, accumulate after)"
                   : "   (all N, X', Y' steps; write on the first fold, accumulate after)";
     }
@@ -431,10 +431,10 @@ std::string to_json(const ConfigImage& image) {
   const contracts::Layer& l = image.layer;
   root["layer"] = {{"name", l.name}, {"type", contracts::to_string(l.type)}};
   for (const contracts::LayerShapeField& field : contracts::kLayerShapeFields) root["layer"][field.name] = l.*field.member;
-  root["tile"] = contracts::to_compact_string(image.tile);
-  if (image.tile.sdm.blocked)
-    root["sdm"] = {{"tile", contracts::blocks_text(image.tile.sdm)}, {"order", contracts::order_text(image.tile.sdm.order)}};
-  if (image.tile.phase_order != contracts::kDefaultPhaseOrder) root["phase_order"] = contracts::phase_order_text(image.tile.phase_order);
+  root["tile"] = contracts::to_compact_string(image.mapping.tile);
+  if (image.mapping.sdm.blocked)
+    root["sdm"] = {{"tile", contracts::blocks_text(image.mapping.sdm)}, {"order", contracts::order_text(image.mapping.sdm.order)}};
+  if (image.mapping.phase_order != contracts::kDefaultPhaseOrder) root["phase_order"] = contracts::phase_order_text(image.mapping.phase_order);
   ordered_json configurations = ordered_json::array();
   for (const ImageConfiguration& configuration : image.configurations) {
     const PhaseShape& s = configuration.shape;

@@ -79,7 +79,7 @@ struct Instruction {
 struct ConfigImage {
   ImageHardware hardware;
   contracts::Layer layer;
-  contracts::Tile tile;
+  contracts::Mapping mapping;
   std::vector<ImageConfiguration> configurations;
   std::vector<Instruction> program;
   bool operator==(const ConfigImage& other) const;

@@ -50,7 +50,7 @@ void add_shape(const LayerProgram& program, const WeightPhase& phase, std::int64
   const contracts::Layer& layer = program.layer;
   const PhaseConfiguration& configuration = program.configurations.front();
   const PhaseShape& shape = configuration.placement.shape;
-  const bool forwarding = phase_forwards(layer, program.tile, shape);
+  const bool forwarding = phase_forwards(layer, program.mapping, shape);
   const int num_ms = program.num_ms;
   const StepTraffic weights = traffic_of(phase_weights(program, phase, {}), num_ms, dn_bw);
 
@@ -87,13 +87,13 @@ void add_shape(const LayerProgram& program, const WeightPhase& phase, std::int64
 
 }  // namespace
 
-ExactTraffic exact_traffic(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Tile& tile) {
+ExactTraffic exact_traffic(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile) {
   using namespace contracts;
-  if (const auto violation = tile_violation(layer, hardware, tile)) throw std::invalid_argument(*violation);
+  if (const auto violation = mapping_violation(layer, hardware, tile)) throw std::invalid_argument(*violation);
   ExactTraffic total;
   LayerProgram program;  // one configuration and one phase at a time: never the layer's phases or steps
   program.layer = layer;
-  program.tile = tile;
+  program.mapping = tile;
   program.num_ms = int(hardware.num_ms);
   program.forwarding = uses_mn_forwarding(layer, tile);
   std::int64_t output_blocks = 1, y_blocks = 1;
@@ -134,7 +134,7 @@ ExactTraffic exact_traffic(const contracts::Layer& layer, const contracts::Hardw
 }
 
 void refine_with_exact_traffic(contracts::CostReport& report, const contracts::Layer& layer, const contracts::Hardware& hardware) {
-  const ExactTraffic traffic = exact_traffic(layer, hardware, report.tile);
+  const ExactTraffic traffic = exact_traffic(layer, hardware, report.mapping);
   contracts::set_traffic(report, traffic.dn_traversals, traffic.rn_traversals, hardware);
 }
 

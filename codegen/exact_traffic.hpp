@@ -24,7 +24,7 @@ struct ExactTraffic {
 };
 
 // The tile must be legal (throws std::invalid_argument otherwise).
-ExactTraffic exact_traffic(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Tile& tile);
+ExactTraffic exact_traffic(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile);
 
 // Replaces the analytical model's DN/RN traversal estimates (dn_hops, rn_hops) in `report` by the exact
 // counts of the mapping and recomputes the energy.

@@ -34,7 +34,7 @@ struct Emitter {
       code.push_back({Opcode::Stream, {}});
       return;
     }
-    const int dim = contracts::fabric_loop_nest(program.tile.phase_order)[size_t(level)];  // also its register
+    const int dim = contracts::fabric_loop_nest(program.mapping.phase_order)[size_t(level)];  // also its register
     const int length = range[size_t(dim)], size = tile[size_t(dim)];
     const int full = length / size, edge = length % size;
     if (full > 0) {
@@ -53,7 +53,7 @@ struct Emitter {
 
   // SDM loop `level` of the mapping's order; `range` holds the fabric loops' extents (C and K: the block's).
   void sdm(int level, std::array<int, 4> range) {
-    const contracts::Tile& mapping = program.tile;
+    const contracts::Mapping& mapping = program.mapping;
     if (!mapping.sdm.blocked || level == contracts::kNumSdmDims) return fabric(0, {}, range);
     const int dim = mapping.sdm.order[size_t(level)];
     const std::uint32_t reg = std::uint32_t(kFirstBlockRegister + dim);
@@ -88,19 +88,19 @@ ConfigImage build_image(const LayerProgram& program, const contracts::Hardware& 
   ConfigImage image;
   image.hardware = image_hardware_of(hardware);
   image.layer = program.layer;
-  image.tile = program.tile;
+  image.mapping = program.mapping;
   Emitter emitter{program, {}, {}, {}, {}};
   for (size_t c = 0; c < program.configurations.size(); ++c) {
     const PhaseConfiguration& configuration = program.configurations[c];
     image.configurations.push_back({configuration.placement.shape,
-                                    phase_forwards(program.layer, program.tile, configuration.placement.shape),
+                                    phase_forwards(program.layer, program.mapping, configuration.placement.shape),
                                     configuration.reduction.config});
     emitter.configuration_of[configuration.placement.shape] = int(c);
   }
   const contracts::Layer& layer = program.layer;
   emitter.extent = {int(layer.R), int(layer.S), int(layer.group_channels()), int(layer.group_filters())};
-  emitter.tile = {int(program.tile[contracts::kDimR]), int(program.tile[contracts::kDimS]), int(program.tile[contracts::kDimC]),
-                  int(program.tile[contracts::kDimK])};
+  emitter.tile = {int(program.mapping[contracts::kDimR]), int(program.mapping[contracts::kDimS]), int(program.mapping[contracts::kDimC]),
+                  int(program.mapping[contracts::kDimK])};
   // A grouped layer runs the same loop program once per group, outermost (layer_program.hpp); an SDM level
   // (single-group layers only, contracts/sdm_rules) nests inside it.
   const bool grouped = layer.groups > 1;
@@ -120,9 +120,9 @@ LayerProgram expand_image(const ConfigImage& image, const std::string& source, P
   const int num_ms = int(image.hardware.num_ms);
   LayerProgram program;
   program.layer = layer;
-  program.tile = image.tile;
+  program.mapping = image.mapping;
   program.num_ms = num_ms;
-  program.forwarding = contracts::uses_mn_forwarding(layer, image.tile);
+  program.forwarding = contracts::uses_mn_forwarding(layer, image.mapping);
   for (size_t c = 0; c < image.configurations.size(); ++c) {
     const ImageConfiguration& stored = image.configurations[c];
     PhaseConfiguration configuration;
@@ -147,7 +147,7 @@ LayerProgram expand_image(const ConfigImage& image, const std::string& source, P
       [&] {
         if (!kept || detail == PlanDetail::PhasesOnly) return;
         WeightPhase& phase = program.phases.back();
-        add_phase_steps(layer, image.tile, image.configurations[size_t(phase.configuration)].forwarding, phase);
+        add_phase_steps(layer, image.mapping, image.configurations[size_t(phase.configuration)].forwarding, phase);
       });
   return program;
 }
@@ -181,10 +181,10 @@ void play_program(const ConfigImage& image, const std::string& source,
       case Opcode::For: {
         const std::uint32_t reg = instruction.operand[0], count = instruction.operand[2];
         const std::uint32_t last_register =
-            image.tile.sdm.blocked ? kLoopRegisters - 1 : std::uint32_t(LoopRegister::G0);
+            image.mapping.sdm.blocked ? kLoopRegisters - 1 : std::uint32_t(LoopRegister::G0);
         if (reg > last_register)
           throw fail(pc, fmt::format("FOR names register {}, expected 0..{} ({})", reg, last_register,
-                                     image.tile.sdm.blocked ? "r0, s0, c0, k0, g0, kb, cb, nb, xb, yb"
+                                     image.mapping.sdm.blocked ? "r0, s0, c0, k0, g0, kb, cb, nb, xb, yb"
                                                             : "r0, s0, c0, k0, g0) (the image has no SDM level"));
         if (count == 0) throw fail(pc, "FOR with a count of 0");
         registers[reg] = instruction.operand[1];

@@ -104,7 +104,7 @@ void validate_program_structure(const ConfigImage& image, const ImageFieldOffset
   const char* const extent_names[kLoopRegisters] = {"R",        "S",        "C/groups", "K/groups", "groups",
                                                     "K/groups", "C/groups", "N",        "X'",       "Y'"};
   const std::uint32_t last_register =
-      image.tile.sdm.blocked ? kLoopRegisters - 1 : std::uint32_t(LoopRegister::G0);
+      image.mapping.sdm.blocked ? kLoopRegisters - 1 : std::uint32_t(LoopRegister::G0);
   std::vector<std::uint32_t> open_loops;  // register of each open FOR, outer to inner
   std::array<std::uint64_t, kLoopRegisters> largest{};  // the largest value of each open loop's register
   for (std::size_t pc = 0; pc < count; ++pc) {
@@ -124,7 +124,7 @@ void validate_program_structure(const ConfigImage& image, const ImageFieldOffset
         if (reg > last_register)
           fail(source, at + 1,
                fmt::format("{}.register is {}, expected 0..{} ({})", name, reg, last_register,
-                           image.tile.sdm.blocked ? "r0, s0, c0, k0, g0, kb, cb, nb, xb, yb"
+                           image.mapping.sdm.blocked ? "r0, s0, c0, k0, g0, kb, cb, nb, xb, yb"
                                                   : "r0, s0, c0, k0, g0) (the image has no SDM level"));
         // Two open loops on one register would each advance the other's origin (END_FOR adds its step to the
         // register's current value).
@@ -179,7 +179,7 @@ void validate_configuration(const ConfigImage& image, std::size_t c, const Image
   const ImageConfiguration& configuration = image.configurations[c];
   const ImageFieldOffsets::Configuration& at = offsets.configurations[c];
   const PhaseShape& shape = configuration.shape;
-  const contracts::Tile& tile = image.tile;
+  const contracts::Mapping& tile = image.mapping;
   const int values[7] = {shape.t_r, shape.t_s, shape.t_c, shape.t_k, shape.t_n, shape.t_x, shape.t_y};
   const std::string name = fmt::format("configuration[{}]", c);
   // A phase covers at most one tile of the reduction and filter dimensions (less at a ragged edge); the
@@ -289,7 +289,7 @@ void validate_image_hardware(const ImageHardware& hardware, const ImageFieldOffs
 
 ImageWork image_work(const ConfigImage& image) {
   const contracts::Layer& layer = image.layer;
-  const contracts::Tile& tile = image.tile;
+  const contracts::Mapping& tile = image.mapping;
   ImageWork work;
   const std::int64_t padded_x = layer.X + 2 * layer.padding_x, padded_y = layer.Y + 2 * layer.padding_y;
   const std::int64_t output_x = layer.output_x(), output_y = layer.output_y(), group_c = layer.group_channels();
@@ -350,15 +350,15 @@ ImageWork validate_image(const ConfigImage& image, const ImageFieldOffsets& offs
   validate_image_hardware(image.hardware, offsets, source);
   validate_layer(image.layer, offsets, source);
 
-  // Tile: the mapper's rule (bounds, then Eq. 1), blamed on the first dimension that breaks it alone.
+  // Mapping: the mapper's rule (bounds, then Eq. 1), blamed on the first dimension that breaks it alone.
   const contracts::Hardware hardware = hardware_for_rules(image.hardware);
-  if (const auto violation = contracts::tile_violation(image.layer, hardware, image.tile)) {
+  if (const auto violation = contracts::mapping_violation(image.layer, hardware, image.mapping)) {
     if (violation->rfind("SDM", 0) == 0) fail(source, offsets.sdm, "sdm: " + *violation);
     std::size_t at = offsets.tile[0];
     for (int d = 0; d < contracts::kNumTileDims; ++d) {
-      contracts::Tile alone;
-      alone[d] = image.tile[d];
-      if (contracts::tile_violation(image.layer, hardware, alone)) {
+      contracts::Mapping alone;
+      alone[d] = image.mapping[d];
+      if (contracts::mapping_violation(image.layer, hardware, alone)) {
         at = offsets.tile[d];
         break;
       }

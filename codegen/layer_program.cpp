@@ -16,13 +16,13 @@ int first_filter(const contracts::Layer& layer, const WeightPhase& phase) {
   return phase.group * int(layer.group_filters()) + phase.k0;
 }
 
-LayerProgram plan_layer(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Tile& tile,
+LayerProgram plan_layer(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile,
                         PlanDetail detail) {
-  if (const auto violation = contracts::tile_violation(layer, hardware, tile)) throw std::invalid_argument(*violation);
+  if (const auto violation = contracts::mapping_violation(layer, hardware, tile)) throw std::invalid_argument(*violation);
   using namespace contracts;
   LayerProgram program;
   program.layer = layer;
-  program.tile = tile;
+  program.mapping = tile;
   program.num_ms = int(hardware.num_ms);
   program.forwarding = uses_mn_forwarding(layer, tile);
 
@@ -98,7 +98,7 @@ LayerProgram plan_layer(const contracts::Layer& layer, const contracts::Hardware
   return program;
 }
 
-void add_phase_steps(const contracts::Layer& layer, const contracts::Tile& tile, bool forwarding, WeightPhase& phase) {
+void add_phase_steps(const contracts::Layer& layer, const contracts::Mapping& tile, bool forwarding, WeightPhase& phase) {
   using namespace contracts;
   const int N = int(layer.N), XO = int(layer.output_x()), YO = int(layer.output_y());
   const auto end = [&](int dim, int extent) {

@@ -42,7 +42,7 @@ struct WeightPhase {
 
 struct LayerProgram {
   contracts::Layer layer;
-  contracts::Tile tile;
+  contracts::Mapping mapping;
   int num_ms = 0;
   bool forwarding = false;
   std::vector<PhaseConfiguration> configurations;
@@ -60,10 +60,10 @@ enum class PlanDetail {
 
 // The steps of a phase: the T_N, T_X', T_Y' tiles of its SDM block's N, X', Y' ranges (the whole layer without an
 // SDM level), Y' innermost; with forwarding every step but the first of each Y' row of the block forwards.
-void add_phase_steps(const contracts::Layer& layer, const contracts::Tile& tile, bool forwarding, WeightPhase& phase);
+void add_phase_steps(const contracts::Layer& layer, const contracts::Mapping& tile, bool forwarding, WeightPhase& phase);
 
 // Throws LayoutError (or std::invalid_argument for an illegal tile) with the reason.
-LayerProgram plan_layer(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Tile& tile,
+LayerProgram plan_layer(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile,
                         PlanDetail detail = PlanDetail::Steps);
 
 }  // namespace maeri::codegen

@@ -47,7 +47,7 @@ std::vector<ProgramShard> cut_shards(const LayerProgram& program, int max_shards
 LayerProgram shard_program(const LayerProgram& program, const ProgramShard& shard) {
   LayerProgram part;
   part.layer = program.layer;
-  part.tile = program.tile;
+  part.mapping = program.mapping;
   part.num_ms = program.num_ms;
   part.forwarding = program.forwarding;
   part.configurations = program.configurations;

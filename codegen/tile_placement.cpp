@@ -38,7 +38,7 @@ TilePlacement place_tile(int num_ms, const PhaseShape& shape, bool forwarding) {
   return placement;
 }
 
-bool phase_forwards(const contracts::Layer& layer, const contracts::Tile& tile, const PhaseShape& shape) {
+bool phase_forwards(const contracts::Layer& layer, const contracts::Mapping& tile, const PhaseShape& shape) {
   return contracts::phase_uses_mn_forwarding(layer, tile, shape.t_s);
 }
 

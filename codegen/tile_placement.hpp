@@ -42,6 +42,6 @@ struct TilePlacement {
 TilePlacement place_tile(int num_ms, const PhaseShape& shape, bool forwarding);
 
 // Whether a phase of this shape forwards operands between multiplier switches (contracts::phase_uses_mn_forwarding).
-bool phase_forwards(const contracts::Layer& layer, const contracts::Tile& tile, const PhaseShape& shape);
+bool phase_forwards(const contracts::Layer& layer, const contracts::Mapping& tile, const PhaseShape& shape);
 
 }  // namespace maeri::codegen

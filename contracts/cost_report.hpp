@@ -48,7 +48,7 @@ struct EnergyBreakdown {  // picojoules
 };
 
 struct CostReport {
-  Tile tile;
+  Mapping mapping;
   std::int64_t vn_size = 0;
   std::int64_t vn_count = 0;
   std::int64_t idle_ms = 0;          // num_ms - mapped multiplier switches

@@ -25,7 +25,7 @@ void check_mapping_hardware(const MappingFile& mapping, const std::string& path,
                               hardware.num_ms, hardware.dn_bw, hardware.rn_bw));
 }
 
-Tile tile_for_layer(const MappingFile& mapping, const std::string& path, const Layer& layer, const Hardware& hardware) {
+Mapping tile_for_layer(const MappingFile& mapping, const std::string& path, const Layer& layer, const Hardware& hardware) {
   for (std::size_t index = 0; index < mapping.layers.size(); ++index) {
     const LayerMapping& entry = mapping.layers[index];
     if (entry.layer.name != layer.name) continue;
@@ -35,10 +35,10 @@ Tile tile_for_layer(const MappingFile& mapping, const std::string& path, const L
       throw util::InputError({path, 0, 0}, field + ".shape",
                       fmt::format("the mapping is for layer '{}' of shape {}, but the workload's '{}' is {}",
                                   recorded.name, shape_text(recorded), layer.name, shape_text(layer)));
-    if (const auto violation = tile_violation(layer, hardware, entry.tile))
+    if (const auto violation = mapping_violation(layer, hardware, entry.mapping))
       throw util::InputError({path, 0, 0}, field + (violation->rfind("SDM", 0) == 0 ? ".sdm" : ".tile"),
                       fmt::format("the tile does not fit layer '{}' on {}: {}", layer.name, hardware.name, *violation));
-    return entry.tile;
+    return entry.mapping;
   }
   throw util::InputError({path, 0, 0}, "layers", "the mapping file has no layer '" + layer.name + "'");
 }
@@ -66,16 +66,16 @@ std::string emit_mapping_file(const MappingFile& mapping) {
       out << YAML::Key << field.name << YAML::Value << layer.*field.member;
     out << YAML::EndMap;
     out << YAML::Key << "tile" << YAML::Value << YAML::Flow << YAML::BeginMap;
-    for (int dim = 0; dim < kNumTileDims; ++dim) out << YAML::Key << kTileKeys[dim] << YAML::Value << entry.tile[dim];
+    for (int dim = 0; dim < kNumTileDims; ++dim) out << YAML::Key << kTileKeys[dim] << YAML::Value << entry.mapping[dim];
     out << YAML::EndMap;
-    if (entry.tile.sdm.blocked) {
+    if (entry.mapping.sdm.blocked) {
       out << YAML::Key << "sdm" << YAML::Value << YAML::Flow << YAML::BeginMap;
       for (int dim = 0; dim < kNumSdmDims; ++dim)
-        out << YAML::Key << sdm_dim_key(dim) << YAML::Value << entry.tile.sdm.block[size_t(dim)];
-      out << YAML::Key << "order" << YAML::Value << order_text(entry.tile.sdm.order) << YAML::EndMap;
+        out << YAML::Key << sdm_dim_key(dim) << YAML::Value << entry.mapping.sdm.block[size_t(dim)];
+      out << YAML::Key << "order" << YAML::Value << order_text(entry.mapping.sdm.order) << YAML::EndMap;
     }
-    if (entry.tile.phase_order != kDefaultPhaseOrder)  // absent: the default, as in files written before it existed
-      out << YAML::Key << "phase_order" << YAML::Value << phase_order_text(entry.tile.phase_order);
+    if (entry.mapping.phase_order != kDefaultPhaseOrder)  // absent: the default, as in files written before it existed
+      out << YAML::Key << "phase_order" << YAML::Value << phase_order_text(entry.mapping.phase_order);
     out << YAML::Key << "predicted_cycles" << YAML::Value << entry.predicted_cycles;
     out << YAML::Key << "predicted_energy_pj" << YAML::Value << entry.predicted_energy_pj;
     out << YAML::EndMap;
@@ -128,15 +128,15 @@ MappingFile load_mapping_file(const std::string& path) {
     shape.finish();
     StrictMap tile = entry.map("tile");
     for (int dim = 0; dim < kNumTileDims; ++dim) {
-      layer_mapping.tile[dim] = tile.integer(kTileKeys[dim], 1, kMaxLayerDimension);
+      layer_mapping.mapping[dim] = tile.integer(kTileKeys[dim], 1, kMaxLayerDimension);
     }
-    if (const auto violation = tile_violation(layer, bounds, Tile{layer_mapping.tile.size, {}}))
+    if (const auto violation = mapping_violation(layer, bounds, Mapping{layer_mapping.mapping.tile, {}}))
       tile.fail_here(*violation);
     tile.finish();
     // The SDM level is optional: a file without it maps each layer as one block (docs/mapping.md).
     if (entry.has("sdm")) {
       StrictMap sdm = entry.map("sdm");
-      SdmLevel& level = layer_mapping.tile.sdm;
+      SdmLevel& level = layer_mapping.mapping.sdm;
       level.blocked = true;
       for (int dim = 0; dim < kNumSdmDims; ++dim)
         level.block[size_t(dim)] = sdm.integer(sdm_dim_key(dim), 1, kMaxLayerDimension);
@@ -147,7 +147,7 @@ MappingFile load_mapping_file(const std::string& path) {
           sdm.fail("order", fmt::format("'{}' is not a permutation of K, C, N, X, Y: {}", order, problem));
         level.order = *parse_order(order);
       }
-      if (const auto violation = sdm_violation(layer, bounds, layer_mapping.tile)) {
+      if (const auto violation = sdm_violation(layer, bounds, layer_mapping.mapping)) {
         // Blame the block the rule names ("sdm.K = …"), or the SDM level as a whole.
         for (int dim = 0; dim < kNumSdmDims; ++dim)
           if (violation->find(fmt::format("sdm.{} ", sdm_dim_key(dim))) != std::string::npos)
@@ -158,7 +158,7 @@ MappingFile load_mapping_file(const std::string& path) {
     }
     // The phase order is optional: without it the folds run outside the filter tiles (docs/mapping.md).
     if (entry.has("phase_order"))
-      layer_mapping.tile.phase_order = *parse_phase_order(
+      layer_mapping.mapping.phase_order = *parse_phase_order(
           entry.choice("phase_order", {phase_order_text(PhaseOrder::FoldsOuter), phase_order_text(PhaseOrder::FiltersOuter)}));
     layer_mapping.predicted_cycles = entry.number("predicted_cycles", 0, 1e30);
     layer_mapping.predicted_energy_pj = entry.number("predicted_energy_pj", 0, 1e30);

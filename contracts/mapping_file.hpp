@@ -14,7 +14,7 @@ namespace maeri::contracts {
 
 struct LayerMapping {
   Layer layer;       // the full shape, so a consumer can check it maps the layer it thinks it does
-  Tile tile;         // fabric tile and, when the file gives one, the SDM level
+  Mapping mapping;  // fabric tile and, when the file gives one, the SDM level
   double predicted_cycles = 0;
   double predicted_energy_pj = 0;
 };
@@ -34,8 +34,8 @@ struct MappingFile {
 void check_mapping_hardware(const MappingFile& mapping, const std::string& path, const Hardware& hardware);
 // The tile the mapping file gives the workload's `layer` (matched by name). util::InputError naming the file and the
 // layer when the file has no such layer, when the shape it recorded differs from the workload's, or when the tile
-// does not fit the layer on `hardware` (tile_violation).
-Tile tile_for_layer(const MappingFile& mapping, const std::string& path, const Layer& layer, const Hardware& hardware);
+// does not fit the layer on `hardware` (mapping_violation).
+Mapping tile_for_layer(const MappingFile& mapping, const std::string& path, const Layer& layer, const Hardware& hardware);
 
 std::string emit_mapping_file(const MappingFile& mapping);
 void write_mapping_file(const std::string& path, const MappingFile& mapping);

@@ -18,7 +18,7 @@ std::int64_t compulsory_dram_bytes(const Layer& layer, const Hardware& hardware)
          layer.output_elements() * accumulator_bytes(hardware);
 }
 
-SdmBudget sdm_budget(const Layer& layer, const Hardware& hardware, const Tile& tile) {
+SdmBudget sdm_budget(const Layer& layer, const Hardware& hardware, const Mapping& tile) {
   const std::int64_t folds = util::ceil_div(layer.R, tile[kDimR]) * util::ceil_div(layer.S, tile[kDimS]) *
                              util::ceil_div(layer.group_channels(), tile[kDimC]);
   const std::int64_t rows = window_span(layer.output_x(), layer.R, layer.stride_x, layer.dilation_x);
@@ -83,7 +83,7 @@ std::int64_t refetches(const SdmOrder& order, const std::array<std::int64_t, kNu
 
 }  // namespace
 
-SdmBlockTraffic sdm_block_traffic(const Layer& layer, const Tile& tile) {
+SdmBlockTraffic sdm_block_traffic(const Layer& layer, const Mapping& tile) {
   using namespace contracts;
   const auto& block = tile.sdm.block;
   const auto extents = layer_extents(layer);

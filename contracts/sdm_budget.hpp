@@ -30,7 +30,7 @@ struct SdmBudget {
 };
 
 
-SdmBudget sdm_budget(const Layer& layer, const Hardware& hardware, const Tile& tile);
+SdmBudget sdm_budget(const Layer& layer, const Hardware& hardware, const Mapping& tile);
 
 // Padded input elements some output's window reads: N·C·span(X', R)·span(Y', S).
 std::int64_t touched_inputs(const Layer& layer);
@@ -60,6 +60,6 @@ struct SdmBlockTraffic {
                                   // back (partial sums) one time less
   std::int64_t output_blocks = 0; // N·X'·Y' blocks: each repeats every weight phase of its K, C blocks
 };
-SdmBlockTraffic sdm_block_traffic(const Layer& layer, const Tile& tile);
+SdmBlockTraffic sdm_block_traffic(const Layer& layer, const Mapping& tile);
 
 }  // namespace maeri::contracts

@@ -10,12 +10,12 @@ namespace maeri::contracts {
 std::int64_t data_bytes(const Hardware& hardware) { return (hardware.data_width + 7) / 8; }
 std::int64_t accumulator_bytes(const Hardware& hardware) { return (hardware.acc_width + 7) / 8; }
 
-std::int64_t staging_bytes(const Hardware& hardware, const Tile& tile) {
+std::int64_t staging_bytes(const Hardware& hardware, const Mapping& tile) {
   const auto latency = static_cast<std::int64_t>(std::ceil(pipeline_latency(hardware)));
   return (latency * hardware.rn_bw + 2 * tile.vn_count()) * accumulator_bytes(hardware);
 }
 
-SdmWorkingSet sdm_working_set(const Layer& layer, const Hardware& hardware, const Tile& tile) {
+SdmWorkingSet sdm_working_set(const Layer& layer, const Hardware& hardware, const Mapping& tile) {
   const auto& b = tile.sdm.block;
   SdmWorkingSet set;
   set.inputs = b[kSdmN] * b[kSdmC] * window_span(b[kSdmX], layer.R, layer.stride_x, layer.dilation_x) *
@@ -26,7 +26,7 @@ SdmWorkingSet sdm_working_set(const Layer& layer, const Hardware& hardware, cons
   return set;
 }
 
-std::optional<std::string> sdm_violation(const Layer& layer, const Hardware& hardware, const Tile& tile) {
+std::optional<std::string> sdm_violation(const Layer& layer, const Hardware& hardware, const Mapping& tile) {
   if (!tile.sdm.blocked) return std::nullopt;
   static const char* const kExtentNames[kNumSdmDims] = {"K", "C", "N", "X'", "Y'"};
   const auto extents = layer_extents(layer);

@@ -36,7 +36,7 @@ constexpr std::int64_t window_span(std::int64_t outputs, std::int64_t filter, st
 
 // Results land in a staging area that covers what the fabric's pipeline can still deliver after a fire (rn_bw
 // results a cycle for the fire-to-result latency) plus a double buffer of one step's results.
-std::int64_t staging_bytes(const Hardware& hardware, const Tile& tile);
+std::int64_t staging_bytes(const Hardware& hardware, const Mapping& tile);
 
 // One SDM block's data (the first block, which is the largest), in bytes.
 struct SdmWorkingSet {
@@ -45,10 +45,10 @@ struct SdmWorkingSet {
   // block) stay in place, or the staging area if that is larger.
   std::int64_t total() const { return 2 * (inputs + weights) + (outputs > staging ? outputs : staging); }
 };
-SdmWorkingSet sdm_working_set(const Layer& layer, const Hardware& hardware, const Tile& tile);
+SdmWorkingSet sdm_working_set(const Layer& layer, const Hardware& hardware, const Mapping& tile);
 
 // Why the tile's SDM level is illegal, naming the broken rule and the field; nullopt if legal or absent. The
 // capacity rule is checked only when hardware.sdm_bytes > 0 (a mapping file alone does not know the SDM size).
-std::optional<std::string> sdm_violation(const Layer& layer, const Hardware& hardware, const Tile& tile);
+std::optional<std::string> sdm_violation(const Layer& layer, const Hardware& hardware, const Mapping& tile);
 
 }  // namespace maeri::contracts

@@ -1,4 +1,4 @@
-// Tile legality (Eq. 1 of the mRNA paper plus per-dimension bounds), text form and the paper's baseline tile.
+// Mapping legality (Eq. 1 of the mRNA paper plus per-dimension bounds), text forms and the paper's baseline tile.
 #include "contracts/tile.hpp"
 
 #include <fmt/format.h>
@@ -19,7 +19,8 @@ std::array<std::int64_t, kNumTileDims> layer_extents(const Layer& layer) {
   return {layer.R, layer.S, layer.group_channels(), layer.group_filters(), layer.N, layer.output_x(), layer.output_y()};
 }
 
-std::optional<std::string> tile_violation(const Layer& layer, const Hardware& hardware, const Tile& tile) {
+std::optional<std::string> mapping_violation(const Layer& layer, const Hardware& hardware, const Mapping& mapping) {
+  const FabricTile& tile = mapping.tile;
   static const char* const kExtentNames[kNumTileDims] = {"R", "S", "C", "K", "N", "X'", "Y'"};
   const auto extents = layer_extents(layer);
   for (int dim = 0; dim < kNumTileDims; ++dim) {
@@ -32,22 +33,22 @@ std::optional<std::string> tile_violation(const Layer& layer, const Hardware& ha
     return fmt::format("Eq. 1: T_R·T_S·T_C·T_K·T_N·T_X'·T_Y' = {} (VN size {} x {} VNs) exceeds num_ms = {}",
                        tile.mapped_ms(), tile.vn_size(), tile.vn_count(), hardware.num_ms);
   }
-  return sdm_violation(layer, hardware, tile);
+  return sdm_violation(layer, hardware, mapping);
 }
 
-std::string to_compact_string(const Tile& tile) {
+std::string to_compact_string(const FabricTile& tile) {
   return fmt::format("{},{},{},{},{},{},{}", tile[0], tile[1], tile[2], tile[3], tile[4], tile[5], tile[6]);
 }
 
-bool uses_mn_forwarding(const Layer& layer, const Tile& tile) {
+bool uses_mn_forwarding(const Layer& layer, const Mapping& tile) {
   return layer.stride_y == 1 && layer.dilation_y == 1 && tile[kDimY] == 1 && tile[kDimS] > 1;
 }
 
-bool phase_uses_mn_forwarding(const Layer& layer, const Tile& tile, std::int64_t phase_t_s) {
+bool phase_uses_mn_forwarding(const Layer& layer, const Mapping& tile, std::int64_t phase_t_s) {
   return uses_mn_forwarding(layer, tile) && phase_t_s > 1;
 }
 
-bool phase_order_matters(const Layer& layer, const Tile& tile) {
+bool phase_order_matters(const Layer& layer, const Mapping& tile) {
   const auto extents = layer_extents(layer);
   std::int64_t channels = extents[kDimC], filters = extents[kDimK];
   if (tile.sdm.blocked) {
@@ -59,17 +60,19 @@ bool phase_order_matters(const Layer& layer, const Tile& tile) {
   return folds > 1 && tiles(filters, tile[kDimK]) > 1;
 }
 
-PhaseOrder effective_phase_order(const Layer& layer, const Tile& tile) {
+PhaseOrder effective_phase_order(const Layer& layer, const Mapping& tile) {
   // The default first: the search costs many tiles, nearly all in it.
   return tile.phase_order != PhaseOrder::FoldsOuter && phase_order_matters(layer, tile) ? tile.phase_order
                                                                                        : PhaseOrder::FoldsOuter;
 }
 
-std::string to_string(const Tile& tile) {
-  std::string text = fmt::format("(T_R,T_S,T_C,T_K,T_N,T_X',T_Y') = ({})", to_compact_string(tile));
-  if (tile.sdm.blocked)
-    text += fmt::format(" SDM (B_K,B_C,B_N,B_X',B_Y') = ({}) order {}", blocks_text(tile.sdm), order_text(tile.sdm.order));
-  if (tile.phase_order != kDefaultPhaseOrder) text += fmt::format(" phase order {}", phase_order_text(tile.phase_order));
+std::string to_string(const Mapping& mapping) {
+  std::string text = fmt::format("(T_R,T_S,T_C,T_K,T_N,T_X',T_Y') = ({})", to_compact_string(mapping.tile));
+  if (mapping.sdm.blocked)
+    text += fmt::format(" SDM (B_K,B_C,B_N,B_X',B_Y') = ({}) order {}", blocks_text(mapping.sdm),
+                        order_text(mapping.sdm.order));
+  if (mapping.phase_order != kDefaultPhaseOrder)
+    text += fmt::format(" phase order {}", phase_order_text(mapping.phase_order));
   return text;
 }
 
@@ -92,18 +95,18 @@ std::optional<std::vector<std::int64_t>> parse_integer_list(const std::string& t
   return values;
 }
 
-std::optional<Tile> parse_tile(const std::string& text) {
+std::optional<FabricTile> parse_fabric_tile(const std::string& text) {
   const auto values = parse_integer_list(text, kNumTileDims);
   if (!values) return std::nullopt;
-  Tile tile;
+  FabricTile tile;
   for (int dim = 0; dim < kNumTileDims; ++dim) tile[dim] = (*values)[size_t(dim)];
   return tile;
 }
 
-std::optional<Tile> baseline_tile(const Layer& layer, const Hardware& hardware) {
+std::optional<FabricTile> baseline_tile(const Layer& layer, const Hardware& hardware) {
   const std::int64_t window = layer.R * layer.S;
   if (window > hardware.num_ms) return std::nullopt;
-  Tile tile;
+  FabricTile tile;
   tile[kDimR] = layer.R;
   tile[kDimS] = layer.S;
   tile[kDimK] = std::min(layer.group_filters(), hardware.num_ms / window);

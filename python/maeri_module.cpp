@@ -107,12 +107,12 @@ py::list codegen_images(const std::string& hardware_path, const std::string& wor
   const contracts::Hardware hardware = contracts::load_hardware(hardware_path);
   py::list result;
   for (const contracts::Layer& each : select(importer::load_network(workload), workload, layer)) {
-    const contracts::Tile tile = best_tiles(each, hardware, objective_of(objective), 1).front().tile;
+    const contracts::Mapping tile = best_tiles(each, hardware, objective_of(objective), 1).front().mapping;
     const codegen::ConfigImage image = codegen::build_image(codegen::plan_layer(each, hardware, tile), hardware);
     const std::vector<std::uint8_t> bytes = codegen::encode_image(image);
     py::dict entry;
     entry["layer"] = each.name;
-    entry["tile"] = contracts::to_compact_string(tile);
+    entry["tile"] = contracts::to_compact_string(tile.tile);
     entry["configurations"] = image.configurations.size();
     entry["instructions"] = image.program.size();
     entry["image"] = py::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
@@ -132,7 +132,7 @@ py::list verify(const std::string& hardware_path, const std::string& workload, c
     const contracts::CostReport model = best_tiles(each, hardware, objective_of(objective), 1).front();
     const codegen::LayerProgram program = codegen::expand_image(
         codegen::decode_image(codegen::encode_image(codegen::build_image(
-                                  codegen::plan_layer(each, hardware, model.tile), hardware)),
+                                  codegen::plan_layer(each, hardware, model.mapping), hardware)),
                               each.name),
         each.name);
     const codegen::LayerTensors tensors = codegen::random_tensors(each, hardware.data_width, seed);
@@ -158,7 +158,7 @@ py::list verify(const std::string& hardware_path, const std::string& workload, c
     }
     py::dict entry;
     entry["layer"] = each.name;
-    entry["tile"] = contracts::to_compact_string(model.tile);
+    entry["tile"] = contracts::to_compact_string(model.mapping.tile);
     entry["bit_exact"] = bit_exact;
     entry["outputs"] = run.output.size();
     entry["counts"] = counts;

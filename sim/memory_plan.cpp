@@ -108,7 +108,7 @@ void plan_blocked(const codegen::LayerProgram& program, const contracts::Hardwar
 MemoryPlan plan_memory(const codegen::LayerProgram& program, const contracts::Hardware& hardware,
                        const codegen::LayerTensors& tensors) {
   const contracts::Layer& layer = program.layer;
-  const contracts::Tile& tile = program.tile;
+  const contracts::Mapping& tile = program.mapping;
   MemoryPlan plan;
   plan.budget = contracts::sdm_budget(layer, hardware, tile);
   if (plan.budget.blocked) {

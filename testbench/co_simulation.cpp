@@ -9,7 +9,7 @@
 
 namespace maeri::testbench {
 
-CoSimulation co_simulate(sim::FabricSession& fabric, const contracts::Layer& layer, const contracts::Tile& tile,
+CoSimulation co_simulate(sim::FabricSession& fabric, const contracts::Layer& layer, const contracts::Mapping& tile,
                          const contracts::Hardware& hardware, std::uint64_t seed, MemoryRuns runs) {
   CoSimulation result;
   const std::string source = layer.name + ".mimg";
@@ -25,7 +25,7 @@ CoSimulation co_simulate(sim::FabricSession& fabric, const contracts::Layer& lay
   return result;
 }
 
-void score_and_cross_check(CoSimulation& result, const contracts::Layer& layer, const contracts::Tile& tile,
+void score_and_cross_check(CoSimulation& result, const contracts::Layer& layer, const contracts::Mapping& tile,
                            const contracts::Hardware& hardware, const std::vector<std::int64_t>& reference) {
   if (result.ideal) result.board = score_outputs(layer, reference, result.ideal->output);
   if (result.with_memory && (!result.ideal || result.board.pass()))

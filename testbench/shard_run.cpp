@@ -227,7 +227,7 @@ std::string output_sha256(const std::vector<std::int64_t>& output) {
   return hash.hex_digest();
 }
 
-MergedRun merge_shard_runs(const contracts::Layer& layer, const contracts::Tile& tile, const contracts::Hardware& hardware,
+MergedRun merge_shard_runs(const contracts::Layer& layer, const contracts::Mapping& tile, const contracts::Hardware& hardware,
                            const codegen::LayerTensors& tensors, std::size_t image_bytes,
                            const std::vector<ShardRun>& runs) {
   if (runs.empty()) throw std::invalid_argument("merge_shard_runs: no shards");

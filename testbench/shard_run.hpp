@@ -54,7 +54,7 @@ struct MergedRun {
 
 // Merges every shard of one (layer, mapping): `runs` must hold each shard of the cut exactly once. Computes the
 // reference convolution from `tensors`, scores each run's output, and cross-checks against the model.
-MergedRun merge_shard_runs(const contracts::Layer& layer, const contracts::Tile& tile, const contracts::Hardware& hardware,
+MergedRun merge_shard_runs(const contracts::Layer& layer, const contracts::Mapping& tile, const contracts::Hardware& hardware,
                            const codegen::LayerTensors& tensors, std::size_t image_bytes,
                            const std::vector<ShardRun>& runs);
 

@@ -23,7 +23,7 @@ std::vector<std::int64_t> sdm_block_candidates(std::int64_t extent, std::int64_t
   return blocks;
 }
 
-SdmCandidates sdm_candidates(const contracts::Layer& layer, const contracts::Tile& tile) {
+SdmCandidates sdm_candidates(const contracts::Layer& layer, const contracts::Mapping& tile) {
   const auto extents = contracts::layer_extents(layer);
   SdmCandidates candidates;
   for (int d = 0; d < contracts::kNumSdmDims; ++d) {
@@ -33,14 +33,14 @@ SdmCandidates sdm_candidates(const contracts::Layer& layer, const contracts::Til
   return candidates;
 }
 
-std::uint64_t sdm_tile_count(const contracts::Layer& layer, const contracts::Tile& tile) {
+std::uint64_t sdm_tile_count(const contracts::Layer& layer, const contracts::Mapping& tile) {
   const SdmCandidates candidates = sdm_candidates(layer, tile);
   std::uint64_t count = 1;
   for (const auto& blocks : candidates.blocks) count *= blocks.size();
   return count;
 }
 
-bool sdm_fits(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Tile& tile) {
+bool sdm_fits(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile) {
   return contracts::sdm_working_set(layer, hardware, tile).total() <= hardware.sdm_bytes;
 }
 

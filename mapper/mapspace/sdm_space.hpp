@@ -20,19 +20,19 @@ namespace maeri::mapper {
 std::vector<std::int64_t> sdm_block_candidates(std::int64_t extent, std::int64_t fabric, bool output_dim);
 
 // Size of the SDM level for one fabric tile: the product of the candidate counts (before the capacity rule).
-std::uint64_t sdm_tile_count(const contracts::Layer& layer, const contracts::Tile& tile);
+std::uint64_t sdm_tile_count(const contracts::Layer& layer, const contracts::Mapping& tile);
 
 // Calls visit(tile with SDM tile, its distinct orders) for every candidate SDM tile that fits the SDM (capacity
 // rule); returns the number of mappings (SDM tile, order) given. Blocks grow in every dimension, so the walk stops
 // a dimension at its first block that does not fit.
 template <typename Visit>
-std::uint64_t for_each_sdm_tile(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Tile& tile,
+std::uint64_t for_each_sdm_tile(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile,
                                 Visit&& visit);
 // The same, one mapping at a time: visit(tile with SDM level).
 template <typename Visit>
-std::uint64_t for_each_sdm_level(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Tile& tile,
+std::uint64_t for_each_sdm_level(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile,
                                  Visit&& visit) {
-  return for_each_sdm_tile(layer, hardware, tile, [&](contracts::Tile mapping, const std::vector<contracts::SdmOrder>& orders) {
+  return for_each_sdm_tile(layer, hardware, tile, [&](contracts::Mapping mapping, const std::vector<contracts::SdmOrder>& orders) {
     for (const contracts::SdmOrder& order : orders) {
       mapping.sdm.order = order;
       visit(mapping);
@@ -44,13 +44,13 @@ std::uint64_t for_each_sdm_level(const contracts::Layer& layer, const contracts:
 struct SdmCandidates {
   std::array<std::vector<std::int64_t>, contracts::kNumSdmDims> blocks;
 };
-SdmCandidates sdm_candidates(const contracts::Layer& layer, const contracts::Tile& tile);
-bool sdm_fits(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Tile& tile);
+SdmCandidates sdm_candidates(const contracts::Layer& layer, const contracts::Mapping& tile);
+bool sdm_fits(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile);
 
 // Gives `tile` an SDM level drawn from the candidates and the 120 orders, `pick(n)` choosing an index below n
 // (random sampling of the joint space, whose phase order is drawn apart; the capacity rule is not checked).
 template <typename Pick>
-void pick_sdm_level(const contracts::Layer& layer, contracts::Tile& tile, Pick&& pick) {
+void pick_sdm_level(const contracts::Layer& layer, contracts::Mapping& tile, Pick&& pick) {
   tile.sdm.blocked = true;
   const SdmCandidates candidates = sdm_candidates(layer, tile);
   for (int d = 0; d < contracts::kNumSdmDims; ++d) {
@@ -62,12 +62,12 @@ void pick_sdm_level(const contracts::Layer& layer, contracts::Tile& tile, Pick&&
 }
 
 template <typename Visit>
-std::uint64_t for_each_sdm_tile(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Tile& tile,
+std::uint64_t for_each_sdm_tile(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile,
                                 Visit&& visit) {
   using namespace contracts;
   const SdmCandidates candidates = sdm_candidates(layer, tile);
   const auto extents = layer_extents(layer);
-  Tile mapping = tile;
+  Mapping mapping = tile;
   mapping.sdm.blocked = true;
   std::uint64_t visited = 0;
   auto& b = mapping.sdm.block;

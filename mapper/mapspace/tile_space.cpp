@@ -88,7 +88,7 @@ std::optional<RuleSet> parse_rules(const std::string& text, std::string& error) 
   return rules;
 }
 
-bool satisfies(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Tile& tile, PruningRule rule) {
+bool satisfies(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile, PruningRule rule) {
   switch (rule) {
     case PruningRule::EdgeDivisibility:
       return layer.R % tile[contracts::kDimR] == 0 && layer.S % tile[contracts::kDimS] == 0 &&
@@ -174,7 +174,7 @@ std::vector<TileSpace::Prefix> TileSpace::prefixes() const {
   return result;
 }
 
-void TileSpace::enumerate_outputs(const Prefix& prefix, const std::function<void(const contracts::Tile&)>& visit) const {
+void TileSpace::enumerate_outputs(const Prefix& prefix, const std::function<void(const contracts::Mapping&)>& visit) const {
   enumerate_outputs_inline(prefix, visit);
 }
 

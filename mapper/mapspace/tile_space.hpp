@@ -53,7 +53,7 @@ std::optional<RuleSet> parse_rules(const std::string& text, std::string& error);
 
 // Whether one tile satisfies one rule (the per-tile form of the rule; TileSpace narrows the enumeration
 // with the same conditions, and tests/unit/test_tile_space.cpp checks the two against brute force).
-bool satisfies(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Tile& tile, PruningRule rule);
+bool satisfies(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile, PruningRule rule);
 
 class TileSpace {
  public:
@@ -68,7 +68,7 @@ class TileSpace {
     std::int64_t r, s, c, k;
   };
   std::vector<Prefix> prefixes() const;
-  void enumerate_outputs(const Prefix& prefix, const std::function<void(const contracts::Tile&)>& visit) const;
+  void enumerate_outputs(const Prefix& prefix, const std::function<void(const contracts::Mapping&)>& visit) const;
   template <typename Visitor>
   void enumerate_outputs_inline(const Prefix& prefix, Visitor&& visit) const;
 
@@ -85,7 +85,7 @@ class TileSpace {
 
 template <typename Visitor>
 void TileSpace::enumerate_outputs_inline(const Prefix& prefix, Visitor&& visit) const {
-  contracts::Tile tile;
+  contracts::Mapping tile;
   tile[contracts::kDimR] = prefix.r;
   tile[contracts::kDimS] = prefix.s;
   tile[contracts::kDimC] = prefix.c;

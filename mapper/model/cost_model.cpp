@@ -148,7 +148,7 @@ RunSequence repeat(RunSequence a, std::int64_t times) {
 // The fabric loops R, S, C, K over extents `extent` (R, S, and the block's C and K ranges), nested in the tile's
 // phase order, inside one SDM block: the single-level recursion (shape_runs); the sequence starts with the full tile of every dimension that has one
 // and ends with the edge tile of every dimension that has one.
-RunSequence fabric_runs(const contracts::Tile& tile, const std::array<std::int64_t, 4>& extent) {
+RunSequence fabric_runs(const contracts::Mapping& tile, const std::array<std::int64_t, 4>& extent) {
   static const int kDims[4] = {contracts::kDimR, contracts::kDimS, contracts::kDimC, contracts::kDimK};
   DimParts parts[contracts::kNumTileDims];
   RunSequence sequence;
@@ -162,7 +162,7 @@ RunSequence fabric_runs(const contracts::Tile& tile, const std::array<std::int64
   return sequence;
 }
 
-RunSequence sdm_runs(const contracts::Layer& layer, const contracts::Tile& tile, const contracts::SdmBlockTraffic& traffic, int level,
+RunSequence sdm_runs(const contracts::Layer& layer, const contracts::Mapping& tile, const contracts::SdmBlockTraffic& traffic, int level,
                      std::array<std::int64_t, 4> extent) {
   if (level == contracts::kNumSdmDims) return fabric_runs(tile, extent);
   const int dim = tile.sdm.order[size_t(level)];
@@ -183,7 +183,7 @@ RunSequence sdm_runs(const contracts::Layer& layer, const contracts::Tile& tile,
   return sequence;
 }
 
-ShapeRuns blocked_shape_runs(const contracts::Layer& layer, const contracts::Tile& tile, const contracts::SdmBlockTraffic& traffic) {
+ShapeRuns blocked_shape_runs(const contracts::Layer& layer, const contracts::Mapping& tile, const contracts::SdmBlockTraffic& traffic) {
   const auto& block = tile.sdm.block;
   const std::int64_t channels = layer.group_channels(), filters = layer.group_filters();
   RunSequence sequence;
@@ -216,7 +216,7 @@ struct LoopNestTotals {
 // docs/model.md "Loop nest", "Distribution (DN) serialisation", "Reduction (RN) serialisation", the streaming,
 // weight-load and phase-overlap terms of "Cycles", and "Activity counts": walks every combination of full and
 // edge tile sizes with its multiplicity.
-LoopNestTotals cost_loop_nest(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Tile& tile,
+LoopNestTotals cost_loop_nest(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile,
                               const DimParts* parts, const ShapeRuns& runs, contracts::CostReport& report,
                               bool estimate_traffic, const contracts::SdmBlockTraffic* blocks) {
   // With an SDM level every weight phase runs once per N·X'·Y' block (streaming that block's steps), and each Y'
@@ -440,7 +440,7 @@ double compute_cycles(const contracts::Hardware& hardware, const LoopNestTotals&
 
 // docs/model.md "Memory timing": the run's cycles with the SDM and the DRAM channel, from the compute cycles and
 // the traffic.
-double memory_time(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Tile& tile,
+double memory_time(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile,
                    const MemoryTraffic& traffic, const LoopNestTotals& totals, double compute,
                    const contracts::CostReport& report) {
   const contracts::SdmBudget& sdm = traffic.sdm;
@@ -528,11 +528,11 @@ struct FabricPart {
   std::int64_t compulsory_dram_bytes = 0;
 };
 
-FabricPart fabric_part(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Tile& tile,
+FabricPart fabric_part(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile,
                        bool estimate_traffic) {
   FabricPart part;
   contracts::CostReport& report = part.report;
-  report.tile = tile;
+  report.mapping = tile;
   report.vn_size = tile.vn_size();
   report.vn_count = tile.vn_count();
   report.idle_ms = hardware.num_ms - tile.mapped_ms();
@@ -558,10 +558,10 @@ FabricPart fabric_part(const contracts::Layer& layer, const contracts::Hardware&
 }
 
 // The rest for one mapping (`tile`, whose fabric part `part` is): memory traffic and timing, utilisation, energy.
-contracts::CostReport finish(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Tile& tile,
+contracts::CostReport finish(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile,
                         const FabricPart& part, TrafficLowerBounds* bounds) {
   contracts::CostReport report = part.report;
-  report.tile = tile;
+  report.mapping = tile;
   contracts::SdmBlockTraffic block_traffic;
   const contracts::SdmBlockTraffic* blocks = nullptr;
   if (tile.sdm.blocked) {
@@ -585,19 +585,19 @@ contracts::CostReport finish(const contracts::Layer& layer, const contracts::Har
   return report;
 }
 
-contracts::CostReport evaluate_model(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Tile& tile,
+contracts::CostReport evaluate_model(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile,
                                 TrafficLowerBounds* bounds, bool estimate_traffic) {
   return finish(layer, hardware, tile, fabric_part(layer, hardware, tile, estimate_traffic), bounds);
 }
 
 }  // namespace
 
-contracts::CostReport evaluate(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Tile& tile,
+contracts::CostReport evaluate(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile,
                           TrafficLowerBounds* bounds) {
   return evaluate_model(layer, hardware, tile, bounds, true);
 }
 
-contracts::CostReport evaluate_lower_bound(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Tile& tile) {
+contracts::CostReport evaluate_lower_bound(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile) {
   return evaluate_model(layer, hardware, tile, nullptr, false);
 }
 
@@ -643,7 +643,7 @@ CyclesLowerBound::CyclesLowerBound(const contracts::Layer& layer, const contract
 // least t_N·t_C·span(t_X', t_R) when the tile forwards in the MN (Σ over the tiles of a dimension of t_d is D).
 // Total: a single-level mapping whose SDM is not resident reads every step's inputs and every weight from DRAM
 // (count_memory_traffic), and the run lasts at least its DRAM bytes over the channel's bandwidth (memory_time).
-CyclesLowerBound::Bounds CyclesLowerBound::bounds(const contracts::Tile& tile) const {
+CyclesLowerBound::Bounds CyclesLowerBound::bounds(const contracts::Mapping& tile) const {
   const contracts::Layer& layer = *layer_;
   std::int64_t tiles[contracts::kNumTileDims];
   for (int dim = 0; dim < contracts::kNumTileDims; ++dim) tiles[dim] = tiles_[size_t(dim)][size_t(tile[dim])];
@@ -686,13 +686,13 @@ double energy_lower_bound(const contracts::Layer& layer, const contracts::Hardwa
   return energy_of(counts, hardware.energy_pj).total;
 }
 
-void evaluate_orders(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Tile& tile,
+void evaluate_orders(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile,
                      const std::vector<contracts::SdmOrder>& orders, bool lower_bound,
                      const std::function<void(const contracts::CostReport&)>& visit) {
   // The phase sequence, hence the fabric part, depends on the order only when a C or K block is ragged.
   const bool same_fabric = !tile.sdm.blocked || (layer.C % tile.sdm.block[contracts::kSdmC] == 0 &&
                                                  layer.K % tile.sdm.block[contracts::kSdmK] == 0);
-  contracts::Tile mapping = tile;
+  contracts::Mapping mapping = tile;
   for (const contracts::PhaseOrder phase_order : distinct_phase_orders(layer, tile)) {
     mapping.phase_order = phase_order;
     std::optional<FabricPart> shared;

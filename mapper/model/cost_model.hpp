@@ -22,20 +22,20 @@ struct TrafficLowerBounds {
   std::int64_t rn_hops = 0;
 };
 
-// The tile must be legal (tile_violation() == nullopt); the model does not re-check. `bounds`, when given,
+// The tile must be legal (mapping_violation() == nullopt); the model does not re-check. `bounds`, when given,
 // receives the lower bounds of the tile's traversal counts.
-contracts::CostReport evaluate(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Tile& tile,
+contracts::CostReport evaluate(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile,
                           TrafficLowerBounds* bounds = nullptr);
 
 // The report with the lower bounds in place of the DN/RN traversal estimates (and the energy that follows): what
 // the search ranks before it knows the exact counts; it skips the estimates' cost.
-contracts::CostReport evaluate_lower_bound(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Tile& tile);
+contracts::CostReport evaluate_lower_bound(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile);
 
 // evaluate() (or evaluate_lower_bound() when `lower_bound`) of `tile` under each of `orders` and each phase order
 // that can change its cost (distinct_phase_orders, mapper/mapspace/sdm_space.hpp) in turn, calling visit(report) for each:
 // the joint search's inner loop. The loop nest is costed once per phase order when the SDM order cannot change it
 // (docs/model.md, "SDM level": only ragged C or K blocks make the phase sequence depend on the order).
-void evaluate_orders(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Tile& tile,
+void evaluate_orders(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile,
                      const std::vector<contracts::SdmOrder>& orders, bool lower_bound,
                      const std::function<void(const contracts::CostReport&)>& visit);
 
@@ -51,8 +51,8 @@ class CyclesLowerBound {
   struct Bounds {
     double compute = 0, total = 0;
   };
-  Bounds bounds(const contracts::Tile& tile) const;
-  double operator()(const contracts::Tile& tile) const { return bounds(tile).total; }
+  Bounds bounds(const contracts::Mapping& tile) const;
+  double operator()(const contracts::Mapping& tile) const { return bounds(tile).total; }
 
  private:
   const contracts::Layer* layer_;

@@ -84,7 +84,7 @@ contracts::SdmOrder canonical_sdm_order(const std::array<std::int64_t, contracts
   return kAll[kRepresentative[multi_block_mask(trips)][index]];
 }
 
-const std::vector<contracts::PhaseOrder>& distinct_phase_orders(const contracts::Layer& layer, const contracts::Tile& tile) {
+const std::vector<contracts::PhaseOrder>& distinct_phase_orders(const contracts::Layer& layer, const contracts::Mapping& tile) {
   static const std::vector<contracts::PhaseOrder> kDefaultOnly = {contracts::PhaseOrder::FoldsOuter};
   static const std::vector<contracts::PhaseOrder> kBoth(contracts::kPhaseOrders.begin(), contracts::kPhaseOrders.end());
   if (!contracts::phase_order_matters(layer, tile)) return kDefaultOnly;

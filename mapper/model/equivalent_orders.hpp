@@ -27,6 +27,6 @@ contracts::SdmOrder canonical_sdm_order(const std::array<std::int64_t, contracts
 // both when they give different programs (contracts::phase_order_matters) and, with an SDM level, some fabric tile of
 // R, S, C or K is ragged — otherwise every phase has the same shape, so both orders need one configuration, and a
 // block holds all its data whatever the order. Folds-outer alone otherwise.
-const std::vector<contracts::PhaseOrder>& distinct_phase_orders(const contracts::Layer& layer, const contracts::Tile& tile);
+const std::vector<contracts::PhaseOrder>& distinct_phase_orders(const contracts::Layer& layer, const contracts::Mapping& tile);
 
 }  // namespace maeri::mapper

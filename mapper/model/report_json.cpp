@@ -23,15 +23,15 @@ nlohmann::json to_json(const contracts::CostReport& report) {
   const auto& y = report.cycles;
   const auto& e = report.energy_pj;
   return {
-      {"sdm", sdm_json(report.tile.sdm)},
-      {"phase_order", contracts::phase_order_text(report.tile.phase_order)},
+      {"sdm", sdm_json(report.mapping.sdm)},
+      {"phase_order", contracts::phase_order_text(report.mapping.phase_order)},
       {"compulsory_dram_bytes", report.compulsory_dram_bytes},
       {"dram_ratio", report.compulsory_dram_bytes > 0 ? static_cast<double>(c.dram_bytes) /
                                                             static_cast<double>(report.compulsory_dram_bytes)
                                                       : 0.0},
-      {"tile", {{"T_R", report.tile[contracts::kDimR]}, {"T_S", report.tile[contracts::kDimS]}, {"T_C", report.tile[contracts::kDimC]},
-                {"T_K", report.tile[contracts::kDimK]}, {"T_N", report.tile[contracts::kDimN]}, {"T_X", report.tile[contracts::kDimX]},
-                {"T_Y", report.tile[contracts::kDimY]}}},
+      {"tile", {{"T_R", report.mapping[contracts::kDimR]}, {"T_S", report.mapping[contracts::kDimS]}, {"T_C", report.mapping[contracts::kDimC]},
+                {"T_K", report.mapping[contracts::kDimK]}, {"T_N", report.mapping[contracts::kDimN]}, {"T_X", report.mapping[contracts::kDimX]},
+                {"T_Y", report.mapping[contracts::kDimY]}}},
       {"vn_size", report.vn_size}, {"vn_count", report.vn_count}, {"idle_ms", report.idle_ms},
       {"weight_phases", report.weight_phases}, {"reduction_folds", report.reduction_folds},
       {"control_steps", report.control_steps}, {"dn_limited_steps", report.dn_limited_steps},
@@ -58,16 +58,16 @@ contracts::CostReport cost_report_from_json(const nlohmann::json& json) {
   contracts::CostReport report;
   const nlohmann::json& tile = json.at("tile");
   const char* const tile_keys[contracts::kNumTileDims] = {"T_R", "T_S", "T_C", "T_K", "T_N", "T_X", "T_Y"};
-  for (int dim = 0; dim < contracts::kNumTileDims; ++dim) report.tile[dim] = tile.at(tile_keys[dim]).get<std::int64_t>();
+  for (int dim = 0; dim < contracts::kNumTileDims; ++dim) report.mapping[dim] = tile.at(tile_keys[dim]).get<std::int64_t>();
   if (json.contains("sdm") && !json.at("sdm").is_null()) {
     const nlohmann::json& sdm = json.at("sdm");
-    report.tile.sdm.blocked = true;
+    report.mapping.sdm.blocked = true;
     for (int dim = 0; dim < contracts::kNumSdmDims; ++dim)
-      report.tile.sdm.block[size_t(dim)] = sdm.at(contracts::sdm_dim_key(dim)).get<std::int64_t>();
-    report.tile.sdm.order = contracts::parse_order(sdm.at("order").get<std::string>()).value_or(contracts::kDefaultSdmOrder);
+      report.mapping.sdm.block[size_t(dim)] = sdm.at(contracts::sdm_dim_key(dim)).get<std::int64_t>();
+    report.mapping.sdm.order = contracts::parse_order(sdm.at("order").get<std::string>()).value_or(contracts::kDefaultSdmOrder);
   }
   if (json.contains("phase_order"))
-    report.tile.phase_order =
+    report.mapping.phase_order =
         contracts::parse_phase_order(json.at("phase_order").get<std::string>()).value_or(contracts::kDefaultPhaseOrder);
   if (json.contains("compulsory_dram_bytes")) json.at("compulsory_dram_bytes").get_to(report.compulsory_dram_bytes);
   json.at("vn_size").get_to(report.vn_size);
@@ -129,8 +129,8 @@ std::string csv_header() {
 std::string csv_row(const contracts::CostReport& report) {
   const auto& c = report.counts;
   return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-                     report.tile[0], report.tile[1], report.tile[2], report.tile[3], report.tile[4],
-                     report.tile[5], report.tile[6], report.vn_size, report.vn_count, report.cycles.total,
+                     report.mapping[0], report.mapping[1], report.mapping[2], report.mapping[3], report.mapping[4],
+                     report.mapping[5], report.mapping[6], report.vn_size, report.vn_count, report.cycles.total,
                      report.energy_pj.total, report.edp(), report.peak_utilisation, report.average_utilisation,
                      c.multiplications, c.rn_additions, c.accumulation_additions, c.dn_hops, c.mn_forwards,
                      c.sdm_input_reads, c.sdm_weight_reads, c.sdm_psum_reads, c.sdm_output_writes, c.dram_bytes);

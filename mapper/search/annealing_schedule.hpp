@@ -49,14 +49,14 @@ class EliteRestarts {
  public:
   static constexpr std::size_t kSize = 5;
   static constexpr std::uint64_t kPatience = 100;
-  using Scored = std::pair<contracts::Tile, double>;  // mapping, ln of its objective
+  using Scored = std::pair<contracts::Mapping, double>;  // mapping, ln of its objective
 
   // Records a costed mapping; returns a mapping to restart from when the walk has gone kPatience reports
   // without a new best, nullptr otherwise.
-  const Scored* report(const contracts::Tile& tile, double log_value, std::mt19937_64& rng) {
+  const Scored* report(const contracts::Mapping& tile, double log_value, std::mt19937_64& rng) {
     const bool improved = elite_.empty() || log_value < elite_.front().second;
     const auto same = std::find_if(elite_.begin(), elite_.end(),
-                                   [&](const Scored& member) { return member.first.size == tile.size; });
+                                   [&](const Scored& member) { return member.first.tile == tile.tile; });
     if (same == elite_.end())
       elite_.emplace_back(tile, log_value);
     else if (log_value < same->second)

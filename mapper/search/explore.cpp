@@ -209,7 +209,7 @@ std::vector<ExploreSummary> Exploration::explore_layer(const contracts::Layer& l
         for (int r = 0; r < options_.runs; ++r)
           runs.push_back({layer.name, to_string(method), warm, budget, options_.seed + std::uint64_t(r), {}});
     }
-  std::map<std::string, std::vector<contracts::Tile>> warm_mappings;
+  std::map<std::string, std::vector<contracts::Mapping>> warm_mappings;
   for (const auto method : options_.methods)
     if (const auto* source = warm_start_source(state_->method_history[to_string(method)], layer, options_.warm_start))
       warm_mappings[to_string(method)] = carry_mappings(*source, layer);
@@ -268,7 +268,7 @@ std::vector<ExploreSummary> Exploration::explore_layer(const contracts::Layer& l
               "{},{},{},{},{},{},{},{},{:.9g},{:.9g},{:.6f},{:.9g},{:.6f},{},{:.4f},\"{}\"\n", layer.name, name,
               warm ? warm_name : "none", budget, run.seed - options_.seed, run.seed, run.result.evaluations,
               run.result.proposals, best, optimum, best / optimum, minimum, best / minimum, reach, run.result.seconds,
-              contracts::to_string(run.result.best.front().tile));
+              contracts::to_string(run.result.best.front().mapping));
           if (!warm && budget == largest) {
             const auto top = best_of_fabric_tiles(run.result.evaluated, objective, kLearntFabricTiles);
             cold_costed.insert(cold_costed.end(), top.begin(), top.end());

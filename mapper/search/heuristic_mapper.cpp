@@ -64,7 +64,7 @@ SearchResult HeuristicMapper::search(const contracts::Layer& layer, const contra
     per_run.push_back(fmt::format("{:.6g}", objective_value(found.best.front(), options.objective)));
     for (const auto& report : found.best)
       if (std::find_if(result.best.begin(), result.best.end(),
-                       [&](const contracts::CostReport& kept) { return kept.tile == report.tile; }) == result.best.end())
+                       [&](const contracts::CostReport& kept) { return kept.mapping == report.mapping; }) == result.best.end())
         result.best.push_back(report);
   }
   std::sort(result.best.begin(), result.best.end(), [&](const contracts::CostReport& a, const contracts::CostReport& b) {
@@ -72,7 +72,7 @@ SearchResult HeuristicMapper::search(const contracts::Layer& layer, const contra
   });
   result.best.resize(std::min(result.best.size(), std::size_t(std::max(1, options.top_k))));
   if (const auto baseline = contracts::baseline_tile(layer, hardware)) {
-    result.baseline = evaluate(layer, hardware, *baseline);
+    result.baseline = evaluate(layer, hardware, contracts::Mapping{*baseline});
     if (options.exact) options.exact(*result.baseline);
   }
   history_.push_back({layer, learnt_mappings(std::move(costed), options.objective)});

@@ -33,7 +33,7 @@ std::string format_rule_losses(const std::vector<RuleLoss>& losses, Objective ob
       text += fmt::format("    {:<20} {:>12} tiles   empties the space\n", rule_name(loss.rule), loss.tiles_left);
     } else {
       text += fmt::format("    {:<20} {:>12} tiles   {:>8.3f}% worse   best ({})\n", rule_name(loss.rule),
-                          loss.tiles_left, loss.loss_percent, contracts::to_compact_string(loss.best->tile));
+                          loss.tiles_left, loss.loss_percent, contracts::to_compact_string(loss.best->mapping.tile));
     }
   }
   return text;
@@ -46,7 +46,7 @@ nlohmann::json to_json(const std::vector<RuleLoss>& losses) {
                             {"empties_space", !loss.best}};
     if (loss.best) {
       entry["loss_percent"] = loss.loss_percent;
-      entry["best_tile"] = contracts::to_compact_string(*&loss.best->tile);
+      entry["best_tile"] = contracts::to_compact_string(loss.best->mapping.tile);
       entry["best_cycles"] = loss.best->cycles.total;
       entry["best_energy_pj"] = loss.best->energy_pj.total;
     } else {

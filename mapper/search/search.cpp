@@ -57,7 +57,7 @@ bool better(const contracts::CostReport& a, const contracts::CostReport& b, Obje
   const Objective secondary = objective == Objective::Runtime ? Objective::Energy : Objective::Runtime;
   const double secondary_a = objective_value(a, secondary), secondary_b = objective_value(b, secondary);
   if (secondary_a != secondary_b) return secondary_a < secondary_b;
-  return a.tile < b.tile;
+  return a.mapping < b.mapping;
 }
 
 double improvement_percent(double baseline, double best) {
@@ -83,7 +83,7 @@ struct Ranking {
   std::uint64_t evaluated = 0, exact_evaluations = 0;
   // Exact counts computed so far: the lists often hold the same tile, or the same tile under other SDM orders.
   // Keyed by the tile with the default SDM order: the counts do not depend on the order (contracts::ExactTrafficRefinement).
-  std::map<contracts::Tile, std::pair<std::int64_t, std::int64_t>> refined;
+  std::map<contracts::Mapping, std::pair<std::int64_t, std::int64_t>> refined;
 };
 
 // The threads a search may use (SearchOptions::threads, else all): each takes work items in order from a counter.
@@ -104,7 +104,7 @@ tbb::enumerable_thread_specific<State> walk(const TileSpace& space, const std::v
   tbb::parallel_for(0, worker_count(), [&](int) {
     State& state = states.local();
     for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < prefixes.size();)
-      space.enumerate_outputs_inline(prefixes[i], [&](const contracts::Tile& tile) { visit(state, tile); });
+      space.enumerate_outputs_inline(prefixes[i], [&](const contracts::Mapping& tile) { visit(state, tile); });
   });
   return states;
 }
@@ -123,22 +123,22 @@ namespace {
 class ComputeTopK {
  public:
   explicit ComputeTopK(std::size_t k) : k_(k) {}
-  void offer(double compute, const contracts::Tile& tile) {
-    const std::pair<double, contracts::Tile> item{compute, tile};
-    const auto less = [](const std::pair<double, contracts::Tile>& a, const std::pair<double, contracts::Tile>& b) {
+  void offer(double compute, const contracts::Mapping& tile) {
+    const std::pair<double, contracts::Mapping> item{compute, tile};
+    const auto less = [](const std::pair<double, contracts::Mapping>& a, const std::pair<double, contracts::Mapping>& b) {
       return a.first != b.first ? a.first < b.first : a.second < b.second;
     };
     if (items_.size() == k_ && !less(item, items_.back())) return;
     items_.insert(std::upper_bound(items_.begin(), items_.end(), item, less), item);
     if (items_.size() > k_) items_.pop_back();
   }
-  const std::vector<std::pair<double, contracts::Tile>>& items() const { return items_; }
+  const std::vector<std::pair<double, contracts::Mapping>>& items() const { return items_; }
   // Whether a tile of at least `compute` cycles could still enter.
   bool may_enter(double compute) const { return items_.size() < k_ || !(compute > items_.back().first); }
 
  private:
   std::size_t k_;
-  std::vector<std::pair<double, contracts::Tile>> items_;
+  std::vector<std::pair<double, contracts::Mapping>> items_;
 };
 
 struct FabricPass {
@@ -192,7 +192,7 @@ SearchResult search(const contracts::Layer& layer, const contracts::Hardware& ha
   const bool deferred_exact = bool(options.exact) && objective == Objective::Runtime;
   const auto refiner = [&](Ranking& ranking) {
     return [&](contracts::CostReport& report) {
-      contracts::Tile key = report.tile;
+      contracts::Mapping key = report.mapping;
       key.sdm.order = contracts::kDefaultSdmOrder;
       const auto found = ranking.refined.find(key);
       if (found != ranking.refined.end()) {
@@ -212,7 +212,7 @@ SearchResult search(const contracts::Layer& layer, const contracts::Hardware& ha
       if (admit(rule)) ranking.per_rule[size_t(rule)].offer(report, exact, refine);
   };
   // The pruning rules' lists take single-level mappings only: their losses are those of the fabric level.
-  const auto rule_holds = [&](const contracts::Tile& tile, int rule) {
+  const auto rule_holds = [&](const contracts::Mapping& tile, int rule) {
     return rule < 0 || (!tile.sdm.blocked && satisfies(layer, hardware, tile, kPruningRules[rule]));
   };
   // Costs one mapping into `ranking`; returns its compute cycles. Without exact traffic: the model's estimates.
@@ -224,7 +224,7 @@ SearchResult search(const contracts::Layer& layer, const contracts::Hardware& ha
   // rank(): a costed report (estimates, or lower bounds with exact traffic) into the lists.
   const auto rank = [&](Ranking& ranking, const contracts::CostReport& costed) {
     ++ranking.evaluated;
-    const contracts::Tile& tile = costed.tile;
+    const contracts::Mapping& tile = costed.mapping;
     if (!options.exact || deferred_exact) {
       offer(ranking, costed, [&](int rule) { return rule_holds(tile, rule); }, !options.exact);
       return;
@@ -243,7 +243,7 @@ SearchResult search(const contracts::Layer& layer, const contracts::Hardware& ha
       offer(ranking, report, [&](int rule) { return rule_holds(tile, rule); }, true);
     }
   };
-  const auto consider = [&](Ranking& ranking, const contracts::Tile& tile) {
+  const auto consider = [&](Ranking& ranking, const contracts::Mapping& tile) {
     const contracts::CostReport costed =
         options.exact ? evaluate_lower_bound(layer, hardware, tile) : evaluate(layer, hardware, tile);
     rank(ranking, costed);
@@ -275,7 +275,7 @@ SearchResult search(const contracts::Layer& layer, const contracts::Hardware& ha
   // of the costed sums from mattering.
   const bool use_bound = options.bound && objective == Objective::Runtime;
   const CyclesLowerBound cycles_bound(layer, hardware);
-  const auto ruled_out = [&](const FabricPass& pass, const contracts::Tile& tile) {
+  const auto ruled_out = [&](const FabricPass& pass, const contracts::Mapping& tile) {
     const CyclesLowerBound::Bounds bounds = cycles_bound.bounds(tile);
     const double bound = bounds.total * (1 - 1e-9);
     const auto beyond = [&](const TopK& list) {
@@ -287,7 +287,7 @@ SearchResult search(const contracts::Layer& layer, const contracts::Hardware& ha
       if (!beyond(pass.ranking.per_rule[size_t(rule)]) && rule_holds(tile, rule)) return false;
     return true;
   };
-  auto states = walk<FabricPass>(space, prefixes, make, [&](FabricPass& pass, const contracts::Tile& tile) {
+  auto states = walk<FabricPass>(space, prefixes, make, [&](FabricPass& pass, const contracts::Mapping& tile) {
     if (joint) {
       std::uint64_t sdm_tiles = 1;
       for (int d = 0; d < contracts::kNumSdmDims; ++d) sdm_tiles *= counts[size_t(d)][size_t(tile[contracts::sdm_tile_dim(d)])];
@@ -316,25 +316,25 @@ SearchResult search(const contracts::Layer& layer, const contracts::Hardware& ha
   if (joint && !merged.all.items().empty()) {
     const auto joint_start = std::chrono::steady_clock::now();
     // The joint space: every fabric tile's SDM levels when they fit the budget, else those of the candidates.
-    std::vector<contracts::Tile> fabric_tiles;
+    std::vector<contracts::Mapping> fabric_tiles;
     result.joint_exhaustive = result.joint_space <= options.joint.budget;
     if (result.joint_exhaustive) {
       for (const auto& prefix : prefixes)
-        space.enumerate_outputs_inline(prefix, [&](const contracts::Tile& tile) { fabric_tiles.push_back(tile); });
+        space.enumerate_outputs_inline(prefix, [&](const contracts::Mapping& tile) { fabric_tiles.push_back(tile); });
     } else {
-      const auto add = [&](const contracts::Tile& tile) {
+      const auto add = [&](const contracts::Mapping& tile) {
         if (std::find(fabric_tiles.begin(), fabric_tiles.end(), tile) == fabric_tiles.end()) fabric_tiles.push_back(tile);
       };
       const auto& by_rank = merged.all.items();
       for (std::size_t i = 0; i < std::max(by_rank.size(), by_compute.items().size()); ++i) {
         if (i < by_compute.items().size()) add(by_compute.items()[i].second);
-        if (i < by_rank.size()) add(by_rank[i].tile);
+        if (i < by_rank.size()) add(by_rank[i].mapping);
       }
       // Keep the prefix of candidates whose SDM levels fit the budget (at least one): deterministic.
       std::uint64_t planned = 0;
       std::size_t keep = 0;
       for (; keep < fabric_tiles.size(); ++keep) {
-        const std::uint64_t levels = for_each_sdm_level(layer, hardware, fabric_tiles[keep], [](const contracts::Tile&) {});
+        const std::uint64_t levels = for_each_sdm_level(layer, hardware, fabric_tiles[keep], [](const contracts::Mapping&) {});
         if (keep > 0 && planned + levels > options.joint.budget) break;
         planned += levels;
       }
@@ -347,12 +347,12 @@ SearchResult search(const contracts::Layer& layer, const contracts::Hardware& ha
     // strictly better reports, so the result stays the exact top-k. The tiles go best bound first, so the lists
     // tighten early; the threads take them in that order (as walk() does).
     const double energy_bound = energy_lower_bound(layer, hardware);
-    const auto fabric_bound = [&](const contracts::Tile& tile) {
+    const auto fabric_bound = [&](const contracts::Mapping& tile) {
       return objective_value(cycles_bound.bounds(tile).compute, energy_bound, objective);
     };
-    std::vector<std::pair<double, contracts::Tile>> by_bound;
+    std::vector<std::pair<double, contracts::Mapping>> by_bound;
     by_bound.reserve(fabric_tiles.size());
-    for (const contracts::Tile& tile : fabric_tiles) by_bound.emplace_back(fabric_bound(tile), tile);
+    for (const contracts::Mapping& tile : fabric_tiles) by_bound.emplace_back(fabric_bound(tile), tile);
     std::stable_sort(by_bound.begin(), by_bound.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     // Each thread starts from the single-level top-k, so that with exact traffic only mappings that can beat it
@@ -371,11 +371,11 @@ SearchResult search(const contracts::Layer& layer, const contracts::Hardware& ha
         }
         // The single-level mapping in the other phase order, where that can change its cost.
         if (distinct_phase_orders(layer, tile).size() > 1) {
-          contracts::Tile filters_outer = tile;
+          contracts::Mapping filters_outer = tile;
           filters_outer.phase_order = contracts::PhaseOrder::FiltersOuter;
           consider(ranking, filters_outer);
         }
-        for_each_sdm_tile(layer, hardware, tile, [&](const contracts::Tile& mapping, const std::vector<contracts::SdmOrder>& orders) {
+        for_each_sdm_tile(layer, hardware, tile, [&](const contracts::Mapping& mapping, const std::vector<contracts::SdmOrder>& orders) {
           evaluate_orders(layer, hardware, mapping, orders, bool(options.exact),
                           [&](const contracts::CostReport& report) { rank(ranking, report); });
         });
@@ -387,7 +387,7 @@ SearchResult search(const contracts::Layer& layer, const contracts::Hardware& ha
       result.joint_evaluated += local.evaluated - seeds.evaluated;
       result.exact_evaluations += local.exact_evaluations - seeds.exact_evaluations;
       for (std::size_t i = 0; i < local.all.items().size(); ++i) {
-        const contracts::Tile& tile = local.all.items()[i].tile;
+        const contracts::Mapping& tile = local.all.items()[i].mapping;
         if (tile.sdm.blocked || tile.phase_order != contracts::kDefaultPhaseOrder)
           merged.all.offer(local.all.items()[i], local.all.exact(i), refiner(merged));
       }
@@ -405,7 +405,7 @@ SearchResult search(const contracts::Layer& layer, const contracts::Hardware& ha
       if (!merged.per_rule[size_t(rule)].items().empty())
         result.best_under_rule[size_t(rule)] = merged.per_rule[size_t(rule)].items().front();
   if (const auto baseline = contracts::baseline_tile(layer, hardware)) {
-    result.baseline = evaluate(layer, hardware, *baseline);
+    result.baseline = evaluate(layer, hardware, contracts::Mapping{*baseline});
     if (options.exact) options.exact(*result.baseline);
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

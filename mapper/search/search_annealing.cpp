@@ -18,17 +18,17 @@ constexpr double kInitialShare = 0.1;
 
 class AnnealingSearch : public SearchMethod {
  public:
-  AnnealingSearch(const MapSpace& space, std::uint64_t seed, std::uint64_t budget, std::vector<contracts::Tile> warm_start)
+  AnnealingSearch(const MapSpace& space, std::uint64_t seed, std::uint64_t budget, std::vector<contracts::Mapping> warm_start)
       : space_(space), rng_(seed), budget_(std::max<std::uint64_t>(1, budget)), warm_(std::move(warm_start)),
         initial_(warm_.empty() ? std::max<std::uint64_t>(1, std::uint64_t(kInitialShare * double(budget_))) : warm_.size()) {}
 
-  contracts::Tile propose() override {
+  contracts::Mapping propose() override {
     if (next_warm_ < warm_.size()) return warm_[next_warm_++];
     if (steps_ < initial_) return space_.random(rng_);
     return space_.neighbour(current_->first, rng_);
   }
 
-  void report(const contracts::Tile& tile, double value) override {
+  void report(const contracts::Mapping& tile, double value) override {
     const double log_value = std::log(std::max(value, 1e-300));
     ++steps_;
     if (!best_ || log_value < best_->second) best_ = {tile, log_value};
@@ -53,7 +53,7 @@ class AnnealingSearch : public SearchMethod {
   const MapSpace& space_;
   std::mt19937_64 rng_;
   std::uint64_t budget_, steps_ = 0;
-  std::vector<contracts::Tile> warm_;
+  std::vector<contracts::Mapping> warm_;
   std::size_t next_warm_ = 0;
   std::uint64_t initial_;  // proposals before the walk: the warm-start mappings or the random sample
   std::optional<Scored> current_, best_;
@@ -63,7 +63,7 @@ class AnnealingSearch : public SearchMethod {
 }  // namespace
 
 std::unique_ptr<SearchMethod> make_annealing_search(const MapSpace& space, std::uint64_t seed, std::uint64_t budget,
-                                                    std::vector<contracts::Tile> warm_start) {
+                                                    std::vector<contracts::Mapping> warm_start) {
   return std::make_unique<AnnealingSearch>(space, seed, budget, std::move(warm_start));
 }
 

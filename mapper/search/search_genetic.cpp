@@ -26,13 +26,13 @@ constexpr std::size_t kMinPopulation = 12, kMaxPopulation = 48;
 
 class GeneticSearch : public SearchMethod {
  public:
-  GeneticSearch(const MapSpace& space, std::uint64_t seed, std::uint64_t budget, std::vector<contracts::Tile> warm_start)
+  GeneticSearch(const MapSpace& space, std::uint64_t seed, std::uint64_t budget, std::vector<contracts::Mapping> warm_start)
       : space_(space), rng_(seed),
         population_size_(warm_start.empty() ? std::clamp(std::size_t(budget / 25), kMinPopulation, kMaxPopulation)
                                             : kMinPopulation),
         warm_(std::move(warm_start)) {}
 
-  contracts::Tile propose() override {
+  contracts::Mapping propose() override {
     if (next_warm_ < warm_.size()) return warm_[next_warm_++];
     std::uniform_real_distribution<double> unit(0.0, 1.0);
     if (population_.size() < population_size_) {
@@ -42,13 +42,13 @@ class GeneticSearch : public SearchMethod {
       return space_.random(rng_);
     }
     if (unit(rng_) < kLocalSearch) return space_.neighbour(population_.front().first, rng_);
-    contracts::Tile child = select();
+    contracts::Mapping child = select();
     if (unit(rng_) < kCrossover) child = space_.crossover(child, select(), rng_);
     if (unit(rng_) < kMutation) child = space_.neighbour(child, rng_);
     return child;
   }
 
-  void report(const contracts::Tile& tile, double value) override {
+  void report(const contracts::Mapping& tile, double value) override {
     if (population_.size() < population_size_) {
       add(population_, tile, value);
       if (population_.size() == population_size_) sort_best_first(population_);
@@ -63,17 +63,17 @@ class GeneticSearch : public SearchMethod {
   }
 
  private:
-  using Member = std::pair<contracts::Tile, double>;
+  using Member = std::pair<contracts::Mapping, double>;
   static void sort_best_first(std::vector<Member>& members) {
     std::sort(members.begin(), members.end(),
               [](const auto& a, const auto& b) { return a.second != b.second ? a.second < b.second : a.first < b.first; });
   }
-  static void add(std::vector<Member>& members, const contracts::Tile& tile, double value) {
+  static void add(std::vector<Member>& members, const contracts::Mapping& tile, double value) {
     for (const Member& member : members)
       if (member.first == tile) return;
     members.emplace_back(tile, value);
   }
-  const contracts::Tile& select() {
+  const contracts::Mapping& select() {
     const Member& a = population_[std::uniform_int_distribution<std::size_t>(0, population_.size() - 1)(rng_)];
     const Member& b = population_[std::uniform_int_distribution<std::size_t>(0, population_.size() - 1)(rng_)];
     return a.second <= b.second ? a.first : b.first;
@@ -82,7 +82,7 @@ class GeneticSearch : public SearchMethod {
   const MapSpace& space_;
   std::mt19937_64 rng_;
   std::size_t population_size_;
-  std::vector<contracts::Tile> warm_;
+  std::vector<contracts::Mapping> warm_;
   std::size_t next_warm_ = 0;
   std::vector<Member> population_, children_;
 };
@@ -90,7 +90,7 @@ class GeneticSearch : public SearchMethod {
 }  // namespace
 
 std::unique_ptr<SearchMethod> make_genetic_search(const MapSpace& space, std::uint64_t seed, std::uint64_t budget,
-                                                  std::vector<contracts::Tile> warm_start) {
+                                                  std::vector<contracts::Mapping> warm_start) {
   return std::make_unique<GeneticSearch>(space, seed, budget, std::move(warm_start));
 }
 

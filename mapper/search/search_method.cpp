@@ -82,7 +82,7 @@ std::size_t MapSpace::nearest_size(int dim, double log2_size) const {
   return nearest_index(sizes_[size_t(dim)], log2_size);
 }
 
-void MapSpace::repair_fabric(contracts::Tile& tile, const std::array<double, contracts::kNumTileDims>& excess_in) const {
+void MapSpace::repair_fabric(contracts::Mapping& tile, const std::array<double, contracts::kNumTileDims>& excess_in) const {
   auto excess = excess_in;
   while (tile.mapped_ms() > hardware_.num_ms) {
     int shrink = -1;
@@ -97,7 +97,7 @@ void MapSpace::repair_fabric(contracts::Tile& tile, const std::array<double, con
   }
 }
 
-void MapSpace::repair_sdm(contracts::Tile& tile, const std::array<double, contracts::kNumSdmDims>& log2_blocks) const {
+void MapSpace::repair_sdm(contracts::Mapping& tile, const std::array<double, contracts::kNumSdmDims>& log2_blocks) const {
   if (!two_level_ || !tile.sdm.blocked) {
     tile.sdm = contracts::SdmLevel{};
     return;
@@ -129,7 +129,7 @@ void MapSpace::repair_sdm(contracts::Tile& tile, const std::array<double, contra
   }
 }
 
-void MapSpace::fill_fabric(contracts::Tile& tile, int keep, std::mt19937_64& rng) const {
+void MapSpace::fill_fabric(contracts::Mapping& tile, int keep, std::mt19937_64& rng) const {
   std::array<int, contracts::kNumTileDims> dims{};
   std::iota(dims.begin(), dims.end(), 0);
   std::shuffle(dims.begin(), dims.end(), rng);
@@ -143,8 +143,8 @@ void MapSpace::fill_fabric(contracts::Tile& tile, int keep, std::mt19937_64& rng
   }
 }
 
-contracts::Tile MapSpace::filled(const contracts::Tile& tile, std::mt19937_64& rng) const {
-  contracts::Tile full = tile;
+contracts::Mapping MapSpace::filled(const contracts::Mapping& tile, std::mt19937_64& rng) const {
+  contracts::Mapping full = tile;
   fill_fabric(full, -1, rng);
   full = legalise(full);  // the SDM blocks snapped to the new fabric tile's candidates
   fill_sdm(full, rng, false);
@@ -152,7 +152,7 @@ contracts::Tile MapSpace::filled(const contracts::Tile& tile, std::mt19937_64& r
   return full;
 }
 
-void MapSpace::fill_sdm(contracts::Tile& tile, std::mt19937_64& rng, bool from_smallest) const {
+void MapSpace::fill_sdm(contracts::Mapping& tile, std::mt19937_64& rng, bool from_smallest) const {
   if (!tile.sdm.blocked) return;
   const SdmCandidates candidates = sdm_candidates(layer_, tile);
   if (from_smallest)
@@ -174,7 +174,7 @@ void MapSpace::fill_sdm(contracts::Tile& tile, std::mt19937_64& rng, bool from_s
   }
 }
 
-void MapSpace::plan_sdm(contracts::Tile& tile, const contracts::SdmOrder& order) const {
+void MapSpace::plan_sdm(contracts::Mapping& tile, const contracts::SdmOrder& order) const {
   if (!tile.sdm.blocked) return;
   tile.sdm.order = order;
   const SdmCandidates candidates = sdm_candidates(layer_, tile);
@@ -217,7 +217,7 @@ void MapSpace::plan_sdm(contracts::Tile& tile, const contracts::SdmOrder& order)
 
 namespace {
 
-std::array<double, contracts::kNumSdmDims> log2_blocks(const contracts::Tile& tile) {
+std::array<double, contracts::kNumSdmDims> log2_blocks(const contracts::Mapping& tile) {
   std::array<double, contracts::kNumSdmDims> blocks{};
   for (int d = 0; d < contracts::kNumSdmDims; ++d) blocks[size_t(d)] = std::log2(double(tile.sdm.block[size_t(d)]));
   return blocks;
@@ -232,8 +232,8 @@ std::array<double, contracts::kNumTileDims> random_excess(std::mt19937_64& rng) 
 
 }  // namespace
 
-contracts::Tile MapSpace::random(std::mt19937_64& rng) const {
-  contracts::Tile tile;
+contracts::Mapping MapSpace::random(std::mt19937_64& rng) const {
+  contracts::Mapping tile;
   std::array<int, contracts::kNumTileDims> order{};
   std::iota(order.begin(), order.end(), 0);
   std::shuffle(order.begin(), order.end(), rng);
@@ -257,12 +257,12 @@ contracts::Tile MapSpace::random(std::mt19937_64& rng) const {
   return tile;
 }
 
-void MapSpace::settle(contracts::Tile& tile) const {
+void MapSpace::settle(contracts::Mapping& tile) const {
   if (tile.sdm.blocked) tile.sdm.order = canonical_sdm_order(contracts::sdm_trips(extents_, tile.sdm.block), tile.sdm.order);
   if (!two_level_ || distinct_phase_orders(layer_, tile).size() < 2) tile.phase_order = contracts::kDefaultPhaseOrder;
 }
 
-void MapSpace::swap_roles(contracts::Tile& tile, int a, int b, std::mt19937_64& rng) const {
+void MapSpace::swap_roles(contracts::Mapping& tile, int a, int b, std::mt19937_64& rng) const {
   const int fabric_a = contracts::sdm_tile_dim(a), fabric_b = contracts::sdm_tile_dim(b);
   const std::int64_t size_a = tile[fabric_a], size_b = tile[fabric_b];
   tile[fabric_a] = sizes_[size_t(fabric_a)][nearest_size(fabric_a, std::log2(double(size_b)))];
@@ -278,13 +278,13 @@ void MapSpace::swap_roles(contracts::Tile& tile, int a, int b, std::mt19937_64& 
   settle(tile);
 }
 
-contracts::Tile MapSpace::neighbour(const contracts::Tile& tile, std::mt19937_64& rng) const {
+contracts::Mapping MapSpace::neighbour(const contracts::Mapping& tile, std::mt19937_64& rng) const {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   std::vector<int> movable;
   for (int d = 0; d < contracts::kNumTileDims; ++d)
     if (sizes_[size_t(d)].size() > 1) movable.push_back(d);
   for (int attempt = 0; attempt < 16; ++attempt) {
-    contracts::Tile next = tile;
+    contracts::Mapping next = tile;
     if (unit(rng) < kRoleSwapShare) {
       const std::size_t a = uniform_index(rng, contracts::kNumSdmDims);
       swap_roles(next, int(a), int(uniform_index_except(rng, contracts::kNumSdmDims, a)), rng);
@@ -370,9 +370,9 @@ contracts::Tile MapSpace::neighbour(const contracts::Tile& tile, std::mt19937_64
   return random(rng);  // a space of one mapping, or no move found: any mapping
 }
 
-contracts::Tile MapSpace::crossover(const contracts::Tile& a, const contracts::Tile& b, std::mt19937_64& rng) const {
+contracts::Mapping MapSpace::crossover(const contracts::Mapping& a, const contracts::Mapping& b, std::mt19937_64& rng) const {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
-  contracts::Tile child = a;
+  contracts::Mapping child = a;
   for (int d = 0; d < contracts::kNumTileDims; ++d)
     if (unit(rng) < 0.5) child[d] = b[d];
   child.sdm = unit(rng) < 0.5 ? a.sdm : b.sdm;
@@ -383,8 +383,8 @@ contracts::Tile MapSpace::crossover(const contracts::Tile& a, const contracts::T
   return child;
 }
 
-contracts::Tile MapSpace::project(const RelaxedMapping& point) const {
-  contracts::Tile tile;
+contracts::Mapping MapSpace::project(const RelaxedMapping& point) const {
+  contracts::Mapping tile;
   std::array<double, contracts::kNumTileDims> excess{};
   for (int d = 0; d < contracts::kNumTileDims; ++d) {
     tile[d] = sizes_[size_t(d)][nearest_size(d, point[size_t(kRelaxedFabric + d)])];
@@ -406,7 +406,7 @@ contracts::Tile MapSpace::project(const RelaxedMapping& point) const {
   return tile;
 }
 
-RelaxedMapping MapSpace::relax(const contracts::Tile& tile) const {
+RelaxedMapping MapSpace::relax(const contracts::Mapping& tile) const {
   RelaxedMapping point{};
   for (int d = 0; d < contracts::kNumTileDims; ++d) point[size_t(kRelaxedFabric + d)] = std::log2(double(tile[d]));
   for (int d = 0; d < contracts::kNumSdmDims; ++d)
@@ -419,7 +419,7 @@ RelaxedMapping MapSpace::relax(const contracts::Tile& tile) const {
   return point;
 }
 
-contracts::Tile MapSpace::legalise(contracts::Tile tile) const {
+contracts::Mapping MapSpace::legalise(contracts::Mapping tile) const {
   RelaxedMapping point = relax(tile);
   for (int d = 0; d < contracts::kNumTileDims; ++d)
     point[size_t(kRelaxedFabric + d)] =
@@ -431,7 +431,7 @@ Evaluator::Evaluator(const contracts::Layer& layer, const contracts::Hardware& h
                      std::uint64_t budget, contracts::ExactTrafficRefinement exact)
     : layer_(layer), hardware_(hardware), objective_(objective), budget_(budget), exact_(std::move(exact)) {}
 
-const contracts::CostReport& Evaluator::cost(const contracts::Tile& tile) {
+const contracts::CostReport& Evaluator::cost(const contracts::Mapping& tile) {
   if (const auto found = seen_.find(tile); found != seen_.end()) return found->second;
   if (exhausted()) throw std::logic_error("search budget of " + std::to_string(budget_) + " evaluations exceeded");
   ++used_;
@@ -464,11 +464,11 @@ HeuristicResult run_search(SearchMethodKind method, const contracts::Layer& laye
   const MapSpace space(layer, hardware, options.two_level);
   // Each warm-start mapping as carried, and filled: a mapping of a smaller layer often leaves this one's
   // multiplier switches and SDM idle.
-  std::vector<contracts::Tile> warm;
+  std::vector<contracts::Mapping> warm;
   std::mt19937_64 fill_rng(options.seed);
-  for (const contracts::Tile& tile : options.warm_start) {
-    const contracts::Tile carried = space.legalise(tile);
-    for (const contracts::Tile& mapping : {carried, space.filled(carried, fill_rng)})
+  for (const contracts::Mapping& tile : options.warm_start) {
+    const contracts::Mapping carried = space.legalise(tile);
+    for (const contracts::Mapping& mapping : {carried, space.filled(carried, fill_rng)})
       if (std::find(warm.begin(), warm.end(), mapping) == warm.end()) warm.push_back(mapping);
   }
   std::unique_ptr<SearchMethod> searcher;
@@ -486,7 +486,7 @@ HeuristicResult run_search(SearchMethodKind method, const contracts::Layer& laye
   // Repeats cost nothing, so a method stuck on known mappings in a space smaller than the budget must still stop.
   const std::uint64_t max_proposals = 50 * options.budget + 1000;
   while (!evaluator.exhausted() && result.proposals < max_proposals) {
-    const contracts::Tile tile = searcher->propose();
+    const contracts::Mapping tile = searcher->propose();
     ++result.proposals;
     searcher->report(tile, evaluator.value(evaluator.cost(tile)));
   }

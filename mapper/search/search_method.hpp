@@ -45,12 +45,12 @@ using RelaxedMapping = std::array<double, kRelaxedSize>;
 
 // The space the heuristics walk. Per fabric dimension only the fold-minimal sizes ⌈extent/m⌉ (m = 1…extent) are
 // used: any other size folds the dimension as often as the next smaller one of them while mapping more
-// multiplier switches. Every mapping a MapSpace returns is legal (tile_violation() == nullopt).
+// multiplier switches. Every mapping a MapSpace returns is legal (mapping_violation() == nullopt).
 class MapSpace {
  public:
   MapSpace(const contracts::Layer& layer, const contracts::Hardware& hardware, bool two_level);
 
-  contracts::Tile random(std::mt19937_64& rng) const;
+  contracts::Mapping random(std::mt19937_64& rng) const;
   // One small move: the roles of two SDM dimensions swapped (kRoleSwapShare of the moves: swap_roles); a fabric
   // size one or two steps along its list (Eq. 1 repaired by shrinking another dimension; then, 3 times in 10, the
   // other dimensions grown as far as they fit: fill_fabric); or (two-level) an SDM block one candidate along, or
@@ -58,35 +58,35 @@ class MapSpace {
   // a full SDM level (fill_sdm in any order, or plan_sdm for a random order), the SDM level added or dropped, or
   // the phase order flipped. The two-level space includes the phase order wherever it can change the cost
   // (distinct_phase_orders), as the exhaustive joint search does; elsewhere it stays folds-outer.
-  contracts::Tile neighbour(const contracts::Tile& tile, std::mt19937_64& rng) const;
+  contracts::Mapping neighbour(const contracts::Mapping& tile, std::mt19937_64& rng) const;
   // Uniform crossover of the fabric sizes and of the SDM level (taken whole from one parent), then repaired.
-  contracts::Tile crossover(const contracts::Tile& a, const contracts::Tile& b, std::mt19937_64& rng) const;
+  contracts::Mapping crossover(const contracts::Mapping& a, const contracts::Mapping& b, std::mt19937_64& rng) const;
   // The nearest legal mapping (per dimension by log distance; Eq. 1 and the SDM capacity repaired by shrinking the
   // dimension rounded up most). Deterministic.
-  contracts::Tile project(const RelaxedMapping& point) const;
-  RelaxedMapping relax(const contracts::Tile& tile) const;
+  contracts::Mapping project(const RelaxedMapping& point) const;
+  RelaxedMapping relax(const contracts::Mapping& tile) const;
   // Any tile (of this layer's extents or not) made legal for this space: sizes clamped and snapped, then repaired.
-  contracts::Tile legalise(contracts::Tile tile) const;
+  contracts::Mapping legalise(contracts::Mapping tile) const;
   // `tile` with its fabric tile and then its SDM blocks grown as far as they fit (fill_fabric, fill_sdm), legal.
-  contracts::Tile filled(const contracts::Tile& tile, std::mt19937_64& rng) const;
+  contracts::Mapping filled(const contracts::Mapping& tile, std::mt19937_64& rng) const;
   // Grows every fabric dimension but `keep` (-1: every one), one at a time in a random order, to its largest size
   // that still fits Eq. 1: a tile that maps as many multiplier switches as its shape allows.
-  void fill_fabric(contracts::Tile& tile, int keep, std::mt19937_64& rng) const;
+  void fill_fabric(contracts::Mapping& tile, int keep, std::mt19937_64& rng) const;
   // Grows the SDM blocks (from the current ones or from the smallest), one dimension at a time in a random order, as
   // far as the SDM holds them: a full SDM level, whose reuse a loop order can exploit.
   // (No effect without an SDM level.)
-  void fill_sdm(contracts::Tile& tile, std::mt19937_64& rng, bool from_smallest) const;
+  void fill_sdm(contracts::Mapping& tile, std::mt19937_64& rng, bool from_smallest) const;
   // A plan of the SDM level for a loop order (outer to inner): the innermost loop's block the smallest (that loop
   // streams it), the other blocks grown from their smallest together, the one grown least (log2) first, as far as
   // the SDM holds them. Balanced blocks are what a full SDM level most often wants (X' and Y' of about the same
   // size reuse their halo best), and fill_sdm grows one block after another. No SDM level when even the smallest
   // blocks do not fit. (No effect without an SDM level.)
-  void plan_sdm(contracts::Tile& tile, const contracts::SdmOrder& order) const;
+  void plan_sdm(contracts::Mapping& tile, const contracts::SdmOrder& order) const;
   // Swaps the roles of SDM dimensions a and b (SdmDim): their fabric sizes, their SDM blocks and their places in
   // the SDM order (each snapped to the other dimension's candidates, then repaired). It mirrors a mapping across the two: of a
   // layer with C ≈ K, the best mapping that holds C on the fabric and streams K and the best that does the
   // opposite are far apart for the other moves (every path between them passes much worse mappings).
-  void swap_roles(contracts::Tile& tile, int a, int b, std::mt19937_64& rng) const;
+  void swap_roles(contracts::Mapping& tile, int a, int b, std::mt19937_64& rng) const;
 
   const contracts::Layer& layer() const { return layer_; }
   const contracts::Hardware& hardware() const { return hardware_; }
@@ -95,11 +95,11 @@ class MapSpace {
 
  private:
   std::size_t nearest_size(int dim, double log2_size) const;
-  void repair_fabric(contracts::Tile& tile, const std::array<double, contracts::kNumTileDims>& excess) const;
-  void repair_sdm(contracts::Tile& tile, const std::array<double, contracts::kNumSdmDims>& log2_blocks) const;
+  void repair_fabric(contracts::Mapping& tile, const std::array<double, contracts::kNumTileDims>& excess) const;
+  void repair_sdm(contracts::Mapping& tile, const std::array<double, contracts::kNumSdmDims>& log2_blocks) const;
   // One name per cost (one key in the Evaluator): the SDM order becomes its class's representative
   // (canonical_sdm_order), and the phase order folds-outer where it cannot change the cost.
-  void settle(contracts::Tile& tile) const;
+  void settle(contracts::Mapping& tile) const;
 
   contracts::Layer layer_;
   contracts::Hardware hardware_;
@@ -114,8 +114,8 @@ class Evaluator {
  public:
   Evaluator(const contracts::Layer& layer, const contracts::Hardware& hardware, Objective objective, std::uint64_t budget,
             contracts::ExactTrafficRefinement exact = {});
-  const contracts::CostReport& cost(const contracts::Tile& tile);
-  bool known(const contracts::Tile& tile) const { return seen_.count(tile) != 0; }
+  const contracts::CostReport& cost(const contracts::Mapping& tile);
+  bool known(const contracts::Mapping& tile) const { return seen_.count(tile) != 0; }
   bool exhausted() const { return used_ >= budget_; }
   std::uint64_t used() const { return used_; }
   std::uint64_t budget() const { return budget_; }
@@ -124,7 +124,7 @@ class Evaluator {
   const contracts::CostReport* best() const { return best_; }
   // (evaluations so far, best objective) at every improvement: best-found vs samples.
   const std::vector<std::pair<std::uint64_t, double>>& trace() const { return trace_; }
-  const std::map<contracts::Tile, contracts::CostReport>& evaluated() const { return seen_; }
+  const std::map<contracts::Mapping, contracts::CostReport>& evaluated() const { return seen_; }
 
  private:
   const contracts::Layer& layer_;
@@ -132,7 +132,7 @@ class Evaluator {
   Objective objective_;
   std::uint64_t budget_, used_ = 0;
   contracts::ExactTrafficRefinement exact_;
-  std::map<contracts::Tile, contracts::CostReport> seen_;
+  std::map<contracts::Mapping, contracts::CostReport> seen_;
   const contracts::CostReport* best_ = nullptr;
   std::vector<std::pair<std::uint64_t, double>> trace_;
 };
@@ -143,8 +143,8 @@ class Evaluator {
 class SearchMethod {
  public:
   virtual ~SearchMethod() = default;
-  virtual contracts::Tile propose() = 0;
-  virtual void report(const contracts::Tile& tile, double value) = 0;
+  virtual contracts::Mapping propose() = 0;
+  virtual void report(const contracts::Mapping& tile, double value) = 0;
 };
 
 struct HeuristicOptions {
@@ -153,7 +153,7 @@ struct HeuristicOptions {
   std::uint64_t seed = 1;
   bool two_level = true;
   int top_k = 5;
-  std::vector<contracts::Tile> warm_start;             // mappings costed first (made legal for this layer)
+  std::vector<contracts::Mapping> warm_start;             // mappings costed first (made legal for this layer)
   const SurrogateModel* surrogate = nullptr;      // required by the surrogate method
   contracts::ExactTrafficRefinement exact;                             // as SearchOptions::exact
   int threads = 1;                                // exhaustive only
@@ -170,14 +170,14 @@ struct HeuristicResult {
 };
 
 std::unique_ptr<SearchMethod> make_random_search(const MapSpace& space, std::uint64_t seed,
-                                                 std::vector<contracts::Tile> warm_start);
+                                                 std::vector<contracts::Mapping> warm_start);
 std::unique_ptr<SearchMethod> make_annealing_search(const MapSpace& space, std::uint64_t seed, std::uint64_t budget,
-                                                    std::vector<contracts::Tile> warm_start);
+                                                    std::vector<contracts::Mapping> warm_start);
 std::unique_ptr<SearchMethod> make_genetic_search(const MapSpace& space, std::uint64_t seed, std::uint64_t budget,
-                                                  std::vector<contracts::Tile> warm_start);
+                                                  std::vector<contracts::Mapping> warm_start);
 std::unique_ptr<SearchMethod> make_surrogate_search(const MapSpace& space, const SurrogateModel& model,
                                                     std::uint64_t seed, std::uint64_t budget,
-                                                    std::vector<contracts::Tile> warm_start);
+                                                    std::vector<contracts::Mapping> warm_start);
 
 // Runs one method on one layer: the exhaustive search (search(), joint with options.budget as its joint budget)
 // or a heuristic for options.budget evaluations. Throws std::invalid_argument for the surrogate without a model.

@@ -26,16 +26,16 @@ constexpr std::uint64_t kUnscreenedPeriod = 3;  // every third proposal a neighb
 class SurrogateSearch : public SearchMethod {
  public:
   SurrogateSearch(const MapSpace& space, const SurrogateModel& model, std::uint64_t seed, std::uint64_t budget,
-                  std::vector<contracts::Tile> warm_start)
+                  std::vector<contracts::Mapping> warm_start)
       : space_(space), model_(model), rng_(seed), budget_(std::max<std::uint64_t>(1, budget)),
         warm_(std::move(warm_start)) {}
 
-  contracts::Tile propose() override {
+  contracts::Mapping propose() override {
     if (next_warm_ < warm_.size()) return warm_[next_warm_++];
     if (!current_) return space_.random(rng_);
     if (++iteration_ % kInjectionPeriod == 0) return space_.random(rng_);
     if (iteration_ % kUnscreenedPeriod == 0) return space_.neighbour(current_->first, rng_);
-    std::vector<contracts::Tile> candidates;
+    std::vector<contracts::Mapping> candidates;
     for (int step = 0; step < kGradientSteps; ++step) {
       RelaxedMapping gradient{};
       model_.predict_with_gradient(space_.layer(), space_.hardware(), point_, gradient);
@@ -43,14 +43,14 @@ class SurrogateSearch : public SearchMethod {
       for (double g : gradient) largest = std::max(largest, std::abs(g));
       if (largest == 0) break;
       for (int j = 0; j < kRelaxedSize; ++j) point_[size_t(j)] -= kStepSize * gradient[size_t(j)] / largest;
-      const contracts::Tile projected = space_.project(point_);
+      const contracts::Mapping projected = space_.project(point_);
       if (!costed_.count(projected)) {
         candidates.push_back(projected);
         break;
       }
     }
     for (int i = 0; i < kScreenedNeighbours; ++i) {
-      const contracts::Tile next = space_.neighbour(current_->first, rng_);
+      const contracts::Mapping next = space_.neighbour(current_->first, rng_);
       if (!costed_.count(next)) candidates.push_back(next);
     }
     if (candidates.empty()) return space_.random(rng_);
@@ -65,7 +65,7 @@ class SurrogateSearch : public SearchMethod {
     return candidates[size_t(best)];
   }
 
-  void report(const contracts::Tile& tile, double value) override {
+  void report(const contracts::Mapping& tile, double value) override {
     costed_.insert(tile);
     const double log_value = std::log(std::max(value, 1e-300));
     ++steps_;
@@ -92,11 +92,11 @@ class SurrogateSearch : public SearchMethod {
   const SurrogateModel& model_;
   std::mt19937_64 rng_;
   std::uint64_t budget_, steps_ = 0, iteration_ = 0;
-  std::vector<contracts::Tile> warm_;
+  std::vector<contracts::Mapping> warm_;
   std::size_t next_warm_ = 0;
-  std::optional<std::pair<contracts::Tile, double>> current_;
+  std::optional<std::pair<contracts::Mapping, double>> current_;
   RelaxedMapping point_{};
-  std::set<contracts::Tile> costed_;
+  std::set<contracts::Mapping> costed_;
   EliteRestarts elite_;
 };
 
@@ -104,7 +104,7 @@ class SurrogateSearch : public SearchMethod {
 
 std::unique_ptr<SearchMethod> make_surrogate_search(const MapSpace& space, const SurrogateModel& model,
                                                     std::uint64_t seed, std::uint64_t budget,
-                                                    std::vector<contracts::Tile> warm_start) {
+                                                    std::vector<contracts::Mapping> warm_start) {
   return std::make_unique<SurrogateSearch>(space, model, seed, budget, std::move(warm_start));
 }
 

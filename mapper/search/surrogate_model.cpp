@@ -97,7 +97,7 @@ SurrogateSamples sample_surrogate_data(const std::vector<contracts::Layer>& laye
     const contracts::Hardware& hw = hardware[pair % hardware.size()];
     const MapSpace space(layer, hw, two_level);
     std::mt19937_64 rng(seed * 1000003 + pair);
-    std::vector<contracts::Tile> tiles;
+    std::vector<contracts::Mapping> tiles;
     for (std::uint64_t i = 0; i < per_pair - per_pair / 2; ++i) tiles.push_back(space.random(rng));
     HeuristicOptions walk;
     walk.objective = objective;
@@ -105,8 +105,8 @@ SurrogateSamples sample_surrogate_data(const std::vector<contracts::Layer>& laye
     walk.seed = seed * 1000003 + pair + 7;
     walk.two_level = two_level;
     for (const contracts::CostReport& report : run_search(SearchMethodKind::Annealing, layer, hw, walk).evaluated)
-      tiles.push_back(report.tile);
-    for (const contracts::Tile& tile : tiles) {
+      tiles.push_back(report.mapping);
+    for (const contracts::Mapping& tile : tiles) {
       parts[pair].features.push_back(surrogate_features(layer, hw, space.relax(tile)));
       parts[pair].log_objective.push_back(std::log(objective_value(evaluate(layer, hw, tile), objective)));
       parts[pair].pair.push_back(pair);

@@ -23,15 +23,15 @@ std::vector<contracts::CostReport> best_of_fabric_tiles(std::vector<contracts::C
   std::vector<contracts::CostReport> best;
   for (contracts::CostReport& report : costed) {
     if (best.size() == count) break;
-    if (fabric_tiles.insert(report.tile.size).second) best.push_back(std::move(report));
+    if (fabric_tiles.insert(report.mapping.tile.size).second) best.push_back(std::move(report));
   }
   return best;
 }
 
-std::vector<contracts::Tile> learnt_mappings(std::vector<contracts::CostReport> costed, Objective objective) {
-  std::vector<contracts::Tile> learnt;
+std::vector<contracts::Mapping> learnt_mappings(std::vector<contracts::CostReport> costed, Objective objective) {
+  std::vector<contracts::Mapping> learnt;
   for (const contracts::CostReport& report : best_of_fabric_tiles(std::move(costed), objective, kLearntFabricTiles))
-    learnt.push_back(report.tile);
+    learnt.push_back(report.mapping);
   return learnt;
 }
 
@@ -60,11 +60,11 @@ const SearchedLayer* warm_start_source(const std::vector<SearchedLayer>& history
   return nearest;
 }
 
-std::vector<contracts::Tile> carry_mappings(const SearchedLayer& source, const contracts::Layer& layer) {
+std::vector<contracts::Mapping> carry_mappings(const SearchedLayer& source, const contracts::Layer& layer) {
   const auto from = contracts::layer_extents(source.layer), to = contracts::layer_extents(layer);
-  std::vector<contracts::Tile> carried;
-  for (const contracts::Tile& tile : source.best) {
-    contracts::Tile kept = tile, folded = tile;
+  std::vector<contracts::Mapping> carried;
+  for (const contracts::Mapping& tile : source.best) {
+    contracts::Mapping kept = tile, folded = tile;
     for (int d = 0; d < contracts::kNumTileDims; ++d) {
       kept[d] = std::min(tile[d], to[size_t(d)]);
       const std::int64_t folds = (from[size_t(d)] + tile[d] - 1) / tile[d];

@@ -19,7 +19,7 @@ std::optional<WarmStart> parse_warm_start(const std::string& text);  // "none", 
 
 struct SearchedLayer {
   contracts::Layer layer;
-  std::vector<contracts::Tile> best;  // best first (learnt_mappings)
+  std::vector<contracts::Mapping> best;  // best first (learnt_mappings)
 };
 
 // What a searched layer leaves for the warm starts of later layers: of the mappings its search costed, the best
@@ -27,7 +27,7 @@ struct SearchedLayer {
 // SDM variants of one fabric tile, one basin; a layer of another shape often has its optimum in the basin of
 // another of the source's good fabric tiles (docs/search.md, "Warm start": VGG16 conv3_2 at 512 MS).
 inline constexpr std::size_t kLearntFabricTiles = 5;
-std::vector<contracts::Tile> learnt_mappings(std::vector<contracts::CostReport> costed, Objective objective);
+std::vector<contracts::Mapping> learnt_mappings(std::vector<contracts::CostReport> costed, Objective objective);
 // The best mapping of each of the `count` best fabric tiles among `costed`, best first. Applied to each run's
 // mappings and then to the union, it gives what it gives on all of them at once: a fabric tile among the `count`
 // best overall is among them in the run that found its best mapping. So a caller keeps this, not every mapping.
@@ -44,6 +44,6 @@ const SearchedLayer* warm_start_source(const std::vector<SearchedLayer>& history
 
 // The source's mappings carried to `layer`, twice each: with their sizes kept (clamped to the new extents) and with
 // their fold counts kept (size ⌈extent/folds⌉). Not yet legal: the search legalises them (MapSpace::legalise).
-std::vector<contracts::Tile> carry_mappings(const SearchedLayer& source, const contracts::Layer& layer);
+std::vector<contracts::Mapping> carry_mappings(const SearchedLayer& source, const contracts::Layer& layer);
 
 }  // namespace maeri::mapper

@@ -42,7 +42,7 @@ MappedLayer WorkloadMapping::map_layer(const contracts::Layer& layer) {
     refine(layer, hardware_)(result.best.front());
     result.evaluated = 1;
     if (const auto baseline = contracts::baseline_tile(layer, hardware_)) {
-      result.baseline = evaluate(layer, hardware_, *baseline);
+      result.baseline = evaluate(layer, hardware_, contracts::Mapping{*baseline});
       refine(layer, hardware_)(*result.baseline);
     }
     return mapped;
@@ -109,7 +109,7 @@ void WorkloadMapping::add_to_reports(const MappedLayer& mapped) {
   totals_.dram_bytes += best.counts.dram_bytes;
   totals_.compulsory_dram_bytes += best.compulsory_dram_bytes;
   json_layers_.push_back(entry);
-  mapping_.layers.push_back({layer, best.tile, best.cycles.total, best.energy_pj.total});
+  mapping_.layers.push_back({layer, best.mapping, best.cycles.total, best.energy_pj.total});
 }
 
 std::string WorkloadMapping::json() const {

@@ -34,7 +34,7 @@ struct WorkloadMappingOptions {
   RuleSet prune;                // empty: the raw Eq. 1 space
   bool two_level = true;        // the joint space (fabric tile x SDM tile x orders)
   std::uint64_t joint_budget = JointSearch{}.budget;
-  std::optional<contracts::Tile> fixed;  // cost this mapping of the (one) layer instead of searching
+  std::optional<contracts::Mapping> fixed;  // cost this mapping of the (one) layer instead of searching
   HeuristicMapper* heuristic = nullptr;  // search with it when it is heuristic()
   ExactTrafficFor exact_traffic_for;     // how each mapping is ranked and reported (codegen::exact_traffic_for)
   std::string workload_path;             // where an unmappable layer's error points
@@ -58,7 +58,7 @@ struct WorkloadTotals {
 double dram_ratio(const contracts::CostReport& report);
 
 // Maps the layers in order, calling `on_layer` after each (a heuristic mapper's summary() is then that layer's).
-// Throws util::InputError for an unmappable layer. A fixed mapping must fit its layer (contracts::tile_violation).
+// Throws util::InputError for an unmappable layer. A fixed mapping must fit its layer (contracts::mapping_violation).
 class WorkloadMapping {
  public:
   WorkloadMapping(const contracts::Network& network, const contracts::Hardware& hardware,

@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       rewritten.write(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
   if (again.layers.size() != mapping.layers.size() || again.num_ms != mapping.num_ms) __builtin_trap();
   for (std::size_t i = 0; i < mapping.layers.size(); ++i) {
-    if (!(again.layers[i].tile == mapping.layers[i].tile)) __builtin_trap();
+    if (!(again.layers[i].mapping == mapping.layers[i].mapping)) __builtin_trap();
     // Like a workload's layers, a mapping's layers must have computable derived sizes (UBSan checks the products).
     const maeri::contracts::Layer& layer = mapping.layers[i].layer;
     if (layer.macs() < 1 || layer.input_elements() < 1 || layer.weight_elements() < 1 || layer.output_elements() < 1)

@@ -42,7 +42,7 @@ contracts::MappingFile best_mappings(const contracts::Hardware& hardware, const 
     options.joint.enabled = two_level;
     const mapper::SearchResult found = mapper::search(layer, hardware, options);
     if (found.best.empty()) continue;
-    file.layers.push_back({layer, found.best.front().tile, found.best.front().cycles.total,
+    file.layers.push_back({layer, found.best.front().mapping, found.best.front().cycles.total,
                            found.best.front().energy_pj.total});
   }
   return file;
@@ -79,12 +79,12 @@ int main(int argc, char** argv) {
     manifest.hardware = codegen::image_hardware_of(hardware);
     for (const contracts::LayerMapping& mapping : mappings.layers) {
       const codegen::ConfigImage image =
-          codegen::build_image(codegen::plan_layer(mapping.layer, hardware, mapping.tile), hardware);
+          codegen::build_image(codegen::plan_layer(mapping.layer, hardware, mapping.mapping), hardware);
       const std::vector<std::uint8_t> bytes = codegen::encode_image(image);
       const std::string stem = fmt::format("{}.{}", hardware_name, mapping.layer.name);
       manifest.layers.push_back({int(manifest.layers.size()) + 1, mapping.layer.name, stem + ".mimg",
                                  maeri::util::sha256_hex(std::string(bytes.begin(), bytes.end())),
-                                 std::int64_t(bytes.size()), contracts::to_compact_string(mapping.tile),
+                                 std::int64_t(bytes.size()), contracts::to_compact_string(mapping.mapping.tile),
                                  mapping.predicted_cycles});
       write(output / "config_image" / (stem + ".mimg"), std::string(bytes.begin(), bytes.end()));
       write(output / "config_image" / (stem + ".hex"), codegen::to_readmemh(bytes));

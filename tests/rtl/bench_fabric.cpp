@@ -96,7 +96,7 @@ void run_layer(const contracts::Hardware& hardware, Simulate simulate) {
   layer.R = layer.S = 3;
   layer.X = layer.Y = 28;
   layer.padding_x = layer.padding_y = 1;
-  const contracts::Tile tile = mapper::search(layer, hardware, {mapper::Objective::Runtime, 1, 0}).best.front().tile;
+  const contracts::Mapping tile = mapper::search(layer, hardware, {mapper::Objective::Runtime, 1, 0}).best.front().mapping;
   const codegen::LayerProgram program =
       codegen::expand_image(codegen::build_image(codegen::plan_layer(layer, hardware, tile), hardware), "bench");
   const codegen::LayerTensors tensors = codegen::random_tensors(layer, hardware.data_width, 2);
@@ -107,7 +107,7 @@ void run_layer(const contracts::Hardware& hardware, Simulate simulate) {
   const bool exact = run.output == codegen::reference_convolution(layer, tensors, hardware.acc_width);
   std::printf("layer  %4lld MS: %8llu cycles, %10lld MACs in %6.2f s: %s, tile %s, %s\n",
               static_cast<long long>(hardware.num_ms), static_cast<unsigned long long>(run.cycles),
-              static_cast<long long>(layer.macs()), wall, rates.c_str(), contracts::to_compact_string(tile).c_str(),
+              static_cast<long long>(layer.macs()), wall, rates.c_str(), contracts::to_compact_string(tile.tile).c_str(),
               exact ? "bit-exact" : "MISMATCH");
 }
 

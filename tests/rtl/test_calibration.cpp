@@ -40,7 +40,7 @@ TEST_CASE("calibration on co-simulated runs: exact counts, held-out error not wo
       calibration::co_simulate_cases(*fabric, network, hardware, plan, nullptr);
   REQUIRE(cases.size() == 24);  // 4 layers x (3 top + 3 spread)
   for (const auto& c : cases) {
-    INFO(c.layer.name << " " << contracts::to_string(c.tile));
+    INFO(c.layer.name << " " << contracts::to_string(c.mapping));
     CHECK(c.bit_exact);
     CHECK(c.count_metrics == 13);
     CHECK(c.count_max_error_percent == 0);  // activity counts are exact without any fitting

@@ -20,7 +20,7 @@ namespace {
 using Fabric64 = sim::FabricDriverFor<64>;
 
 void check_layer(Fabric64& fabric, const contracts::Layer& layer, const contracts::Hardware& hardware,
-                 const contracts::Tile& tile, std::mt19937_64& rng) {
+                 const contracts::Mapping& tile, std::mt19937_64& rng) {
   INFO("layer " << layer.name << ", tile " << contracts::to_string(tile));
   // Through the binary image, as a user would ship it.
   const codegen::ConfigImage image =
@@ -61,15 +61,15 @@ TEST_CASE("co-simulation: every tiny layer, best and random mappings, bit-exact 
   for (const contracts::Layer& layer : network.layers) {
     const mapper::SearchResult best = mapper::search(layer, hardware, {mapper::Objective::Runtime, 1, 1});
     REQUIRE_FALSE(best.best.empty());
-    check_layer(fabric, layer, hardware, best.best.front().tile, rng);
+    check_layer(fabric, layer, hardware, best.best.front().mapping, rng);
     // Four random legal tiles per layer: ragged edges, folds and replicas the best mapping may not have.
     const auto extents = contracts::layer_extents(layer);
     for (int trial = 0; trial < 4; ++trial) {
-      contracts::Tile tile;
+      contracts::Mapping tile;
       do {
         for (int d = 0; d < contracts::kNumTileDims; ++d)
           tile[d] = 1 + std::int64_t(rng() % uint64_t(std::min<std::int64_t>(extents[size_t(d)], 6)));
-      } while (contracts::tile_violation(layer, hardware, tile));
+      } while (contracts::mapping_violation(layer, hardware, tile));
       check_layer(fabric, layer, hardware, tile, rng);
     }
   }

@@ -42,17 +42,17 @@ contracts::Layer find_layer(const RealLayer& wanted) {
 // The mapper's best tile; while its pruning rules can still empty a real layer's space on a small fabric, the model's
 // best among (T_R, T_S, T_C, T_K, 1, 1, 1) with T_R in {1, R}, T_S in {1, S} and any T_C, T_K that satisfy Eq. 1 and
 // that the fabric compiler can place.
-contracts::Tile tile_for(const contracts::Layer& layer, const contracts::Hardware& hardware) {
+contracts::Mapping tile_for(const contracts::Layer& layer, const contracts::Hardware& hardware) {
   const mapper::SearchResult found = mapper::search(layer, hardware, {});
-  if (!found.best.empty()) return found.best.front().tile;
-  std::optional<contracts::Tile> best;
+  if (!found.best.empty()) return found.best.front().mapping;
+  std::optional<contracts::Mapping> best;
   double best_cycles = 0;
   for (const std::int64_t tr : {std::int64_t{1}, layer.R})
     for (const std::int64_t ts : {std::int64_t{1}, layer.S})
       for (std::int64_t tc = 1; tc <= layer.C && tr * ts * tc <= hardware.num_ms; ++tc)
         for (std::int64_t tk = 1; tk <= layer.K && tr * ts * tc * tk <= hardware.num_ms; ++tk) {
-          contracts::Tile tile;
-          tile.size = {tr, ts, tc, tk, 1, 1, 1};
+          contracts::Mapping tile;
+          tile.tile.size = {tr, ts, tc, tk, 1, 1, 1};
           const double cycles = mapper::evaluate(layer, hardware, tile).cycles.total;
           if (best && cycles >= best_cycles) continue;
           try {
@@ -76,15 +76,15 @@ void verify_real_layers(const char* hardware_file) {
   double total_seconds = 0;
   for (const RealLayer& real : kRealLayers) {
     const contracts::Layer layer = find_layer(real);
-    const contracts::Tile tile = tile_for(layer, hardware);
-    INFO(real.workload << " " << real.layer << " tile " << contracts::to_compact_string(tile) << " on " << hardware.name);
+    const contracts::Mapping tile = tile_for(layer, hardware);
+    INFO(real.workload << " " << real.layer << " tile " << contracts::to_compact_string(tile.tile) << " on " << hardware.name);
     const auto start = std::chrono::steady_clock::now();
     const testbench::CoSimulation run =
         testbench::co_simulate(*fabric, layer, tile, hardware, 15, testbench::MemoryRuns::Ideal);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     total_seconds += seconds;
     std::printf("%s %s on %s, tile %s: %s [%.1f s wall, %.0f cycles/s]\n%s\n", real.workload, real.layer,
-                hardware.name.c_str(), contracts::to_compact_string(tile).c_str(), run.board.summary().c_str(), seconds,
+                hardware.name.c_str(), contracts::to_compact_string(tile.tile).c_str(), run.board.summary().c_str(), seconds,
                 double(run.ideal->cycles) / seconds, testbench::cross_check_table(run.rows).c_str());
     std::fflush(stdout);
     CHECK(run.board.pass());

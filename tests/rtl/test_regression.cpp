@@ -63,13 +63,13 @@ void randomise_memory(contracts::Hardware& hardware, std::mt19937_64& rng) {
 }
 
 // A random legal tile: each T_d uniform in 1..min(extent, 8), resampled until Eq. 1 holds.
-contracts::Tile random_small_tile(const contracts::Layer& layer, const contracts::Hardware& hardware, std::mt19937_64& rng) {
+contracts::Mapping random_small_tile(const contracts::Layer& layer, const contracts::Hardware& hardware, std::mt19937_64& rng) {
   const auto extents = contracts::layer_extents(layer);
-  contracts::Tile tile;
+  contracts::Mapping tile;
   do {
     for (int d = 0; d < contracts::kNumTileDims; ++d)
       tile[d] = 1 + std::int64_t(rng() % uint64_t(std::min<std::int64_t>(extents[size_t(d)], 8)));
-  } while (contracts::tile_violation(layer, hardware, tile));
+  } while (contracts::mapping_violation(layer, hardware, tile));
   return tile;
 }
 
@@ -87,7 +87,7 @@ struct CaseRuns {
 // memory stalls are estimates.
 template <class Driver>
 CaseRuns co_simulate_case(Driver& fabric, sim::MemorySystem& memory, const contracts::Layer& layer,
-                          const contracts::Hardware& hardware, const contracts::Tile& tile, std::uint64_t tensor_seed) {
+                          const contracts::Hardware& hardware, const contracts::Mapping& tile, std::uint64_t tensor_seed) {
   INFO(contracts::shape_text(layer) << " tile " << contracts::to_string(tile) << " on " << Driver::kNumMs << " MS; SDM "
                                << hardware.sdm_bytes << " B, DRAM " << hardware.dram_bytes_per_cycle
                                << " B/cycle, latency " << hardware.dram_latency_cycles);
@@ -151,7 +151,7 @@ void regression(int cases, std::uint64_t default_seed, DramCycleErrorBound bound
       layer.padding_x = layer.padding_y = std::int64_t(rng() % 2);
       layer.N = 1 + std::int64_t(rng() % 2);
     }
-    contracts::Tile tile = random_small_tile(layer, hardware, rng);
+    contracts::Mapping tile = random_small_tile(layer, hardware, rng);
     INFO("seed " << seed << " case " << trial << ": N=" << layer.N << " K=" << layer.K << " C=" << layer.C
                  << " R=" << layer.R << " S=" << layer.S << " X=" << layer.X << " Y=" << layer.Y << " stride "
                  << layer.stride_x << " pad " << layer.padding_x << " tile " << contracts::to_string(tile));
@@ -283,7 +283,7 @@ void new_kinds_regression(int cases, std::uint64_t default_seed) {
   for (int trial = 0; trial < cases; ++trial) {
     INFO("seed " << seed << " case " << trial);
     const contracts::Layer layer = test::random_layer_of_new_kind(rng);
-    const contracts::Tile tile = random_small_tile(layer, hardware, rng);
+    const contracts::Mapping tile = random_small_tile(layer, hardware, rng);
     randomise_memory<Driver>(hardware, rng);
     co_simulate_case(fabric, memory, layer, hardware, tile, rng());
     grouped += layer.groups > 1;
@@ -336,7 +336,7 @@ TEST_CASE("co-simulation: depthwise 3x3 (C = 32), grouped, dilated and GEMM laye
     REQUIRE_FALSE(contracts::shape_violation(layer));
     const mapper::SearchResult found = mapper::search(layer, hardware, mapper::SearchOptions(mapper::Objective::Runtime, 1, 1));
     REQUIRE_FALSE(found.best.empty());
-    co_simulate_case(fabric, memory, layer, hardware, found.best.front().tile, rng());
+    co_simulate_case(fabric, memory, layer, hardware, found.best.front().mapping, rng());
     for (int trial = 0; trial < 3; ++trial) co_simulate_case(fabric, memory, layer, hardware, random_small_tile(layer, hardware, rng), rng());
   }
 }

@@ -18,8 +18,8 @@ TEST_CASE("sharded co-simulation merges to the unsharded run bit for bit", "[rtl
   auto fabric = sim::open_fabric(codegen::image_hardware_of(hardware));
   int layers_with_several_shards = 0;
   for (const contracts::Layer& layer : network.layers) {
-    const contracts::Tile tile = mapper::search(layer, hardware, {}).best.front().tile;
-    INFO("layer " << layer.name << " tile " << contracts::to_compact_string(tile));
+    const contracts::Mapping tile = mapper::search(layer, hardware, {}).best.front().mapping;
+    INFO("layer " << layer.name << " tile " << contracts::to_compact_string(tile.tile));
     const codegen::LayerProgram program = codegen::plan_layer(layer, hardware, tile);
     const codegen::LayerTensors tensors = codegen::random_tensors(layer, hardware.data_width, 7);
     const auto whole = testbench::co_simulate_shard(*fabric, program, codegen::cut_shards(program, 1).front(),

@@ -44,12 +44,12 @@ bool same_phases(const codegen::LayerProgram& a, const codegen::LayerProgram& b)
 struct Example {
   contracts::Layer layer = conv_layer(5, 3, 3, 3, 6, 6, 1, 1);
   contracts::Hardware hardware = small_hardware(32, 4, 2);
-  contracts::Tile tile;
+  contracts::Mapping tile;
   codegen::LayerProgram program;
   codegen::ConfigImage image;
   std::vector<std::uint8_t> bytes;
   Example() {
-    tile.size = {2, 3, 2, 2, 1, 1, 1};
+    tile.tile.size = {2, 3, 2, 2, 1, 1, 1};
     program = codegen::plan_layer(layer, hardware, tile);
     image = codegen::build_image(program, hardware);
     bytes = codegen::encode_image(image);
@@ -82,11 +82,11 @@ TEST_CASE("image: encode/decode, readmemh and program expansion round-trip on 15
     const int r = 1 + int(rng() % 3), s = 1 + int(rng() % 3);
     const contracts::Layer layer = conv_layer(1 + int(rng() % 6), 1 + int(rng() % 6), r, s, r + int(rng() % 5),
                                            s + int(rng() % 5), 1 + int(rng() % 2), int(rng() % 2), 1 + int(rng() % 2));
-    contracts::Tile tile;
+    contracts::Mapping tile;
     const auto extents = contracts::layer_extents(layer);
     do {
       for (int d = 0; d < contracts::kNumTileDims; ++d) tile[d] = 1 + std::int64_t(rng() % uint64_t(extents[size_t(d)]));
-    } while (contracts::tile_violation(layer, hardware, tile));
+    } while (contracts::mapping_violation(layer, hardware, tile));
     if (trial % 3 == 0) tile.phase_order = contracts::PhaseOrder::FiltersOuter;  // a version 5 image
     INFO("trial " << trial << " tile " << contracts::to_string(tile));
     const codegen::LayerProgram planned = codegen::plan_layer(layer, hardware, tile);

@@ -21,9 +21,9 @@ TEST_CASE("hand-worked: 2x2 conv, K=2 C=2, 3x3 input, tile (2,2,1,2,1,2,1) on 16
   // Hardware: 16 MS (L = 4 levels), dn_bw 4, rn_bw 2, nominal model parameters.
   const Layer layer = conv_layer(2, 2, 2, 2, 3, 3);
   const Hardware hardware = small_hardware(16, 4, 2);
-  Tile tile;
-  tile.size = {2, 2, 1, 2, 1, 2, 1};
-  REQUIRE_FALSE(tile_violation(layer, hardware, tile).has_value());
+  Mapping tile;
+  tile.tile.size = {2, 2, 1, 2, 1, 2, 1};
+  REQUIRE_FALSE(mapping_violation(layer, hardware, tile).has_value());
   const CostReport report = evaluate(layer, hardware, tile);
 
   // VN size 2*2*1 = 4, VNs 2*1*2*1 = 4: all 16 MS used.
@@ -110,7 +110,7 @@ TEST_CASE("invariants over every tile of several layers", "[mapper][model]") {
     wide.dn_bw = 16;
     const TileSpace space(layer, narrow);  // raw space: ragged edges included
     for (const auto& prefix : space.prefixes()) {
-      space.enumerate_outputs(prefix, [&](const Tile& tile) {
+      space.enumerate_outputs(prefix, [&](const Mapping& tile) {
         const CostReport report = evaluate(layer, narrow, tile);
         INFO(to_string(tile));
         REQUIRE(report.counts.useful_multiplications == layer.macs());
@@ -142,7 +142,7 @@ TEST_CASE("search by the estimates returns the optimum of the raw space, in orde
     CHECK(result.evaluated == space.count());
     double optimum = 1e300;
     for (const auto& prefix : space.prefixes()) {
-      space.enumerate_outputs(prefix, [&](const Tile& tile) {
+      space.enumerate_outputs(prefix, [&](const Mapping& tile) {
         optimum = std::min(optimum, objective_value(evaluate(layer, hardware, tile), objective));
       });
     }
@@ -150,7 +150,7 @@ TEST_CASE("search by the estimates returns the optimum of the raw space, in orde
     CHECK(objective_value(result.best.front(), objective) == optimum);
     for (std::size_t i = 1; i < result.best.size(); ++i) CHECK(better(result.best[i - 1], result.best[i], objective));
     // Thread count must not change the answer.
-    CHECK(search(layer, hardware, {objective, 4, 1}).best.front().tile == result.best.front().tile);
+    CHECK(search(layer, hardware, {objective, 4, 1}).best.front().mapping == result.best.front().mapping);
   }
 }
 
@@ -162,17 +162,17 @@ TEST_CASE("baseline tile is (R, S, 1, min(K, num_ms / RS), 1, 1, 1)", "[mapper][
 }
 
 TEST_CASE("tile text form and legality messages", "[mapper]") {
-  CHECK(to_compact_string(*parse_tile("3,3,8,4,1,1,1")) == "3,3,8,4,1,1,1");
-  CHECK_FALSE(parse_tile("3,3,8,4,1,1").has_value());
-  CHECK_FALSE(parse_tile("3,3,8,4,1,1,1,1").has_value());
-  CHECK_FALSE(parse_tile("3,3,x,4,1,1,1").has_value());
+  CHECK(to_compact_string(*parse_fabric_tile("3,3,8,4,1,1,1")) == "3,3,8,4,1,1,1");
+  CHECK_FALSE(parse_fabric_tile("3,3,8,4,1,1").has_value());
+  CHECK_FALSE(parse_fabric_tile("3,3,8,4,1,1,1,1").has_value());
+  CHECK_FALSE(parse_fabric_tile("3,3,x,4,1,1,1").has_value());
   const Layer layer = conv_layer(4, 4, 3, 3, 6, 6);
-  Tile too_big;
-  too_big.size = {3, 3, 4, 4, 1, 1, 1};  // 144 > 64
-  CHECK_THAT(*tile_violation(layer, small_hardware(64, 4, 4), too_big), Catch::StartsWith("Eq. 1"));
-  Tile beyond;
-  beyond.size = {4, 1, 1, 1, 1, 1, 1};   // T_R = 4 > R = 3
-  CHECK_THAT(*tile_violation(layer, small_hardware(64, 4, 4), beyond), Catch::StartsWith("bound: T_R = 4"));
+  Mapping too_big;
+  too_big.tile.size = {3, 3, 4, 4, 1, 1, 1};  // 144 > 64
+  CHECK_THAT(*mapping_violation(layer, small_hardware(64, 4, 4), too_big), Catch::StartsWith("Eq. 1"));
+  Mapping beyond;
+  beyond.tile.size = {4, 1, 1, 1, 1, 1, 1};   // T_R = 4 > R = 3
+  CHECK_THAT(*mapping_violation(layer, small_hardware(64, 4, 4), beyond), Catch::StartsWith("bound: T_R = 4"));
 }
 
 TEST_CASE("window span: the closed form equals the rows counted one by one, with dilation", "[mapper][model]") {

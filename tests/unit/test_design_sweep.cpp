@@ -171,7 +171,7 @@ TEST_CASE("a design point's results cross a process boundary as JSON bit for bit
   CHECK(received.area_um2 == point.area_um2);
   REQUIRE(received.best.size() == point.best.size());
   for (std::size_t l = 0; l < point.best.size(); ++l) {
-    CHECK(received.best[l].tile == point.best[l].tile);
+    CHECK(received.best[l].mapping == point.best[l].mapping);
     CHECK(mapper::to_json(received.best[l]) == mapper::to_json(point.best[l]));  // every field to_json writes
   }
   CHECK(mapper::design_point_results_to_json(received) == sent);

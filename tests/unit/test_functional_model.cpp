@@ -20,10 +20,10 @@ using maeri::test::small_hardware;
 namespace {
 
 // A random legal tile: each T_d uniform in 1..extent, resampled until Eq. 1 holds.
-contracts::Tile random_tile(const contracts::Layer& layer, const contracts::Hardware& hardware, std::mt19937_64& rng) {
+contracts::Mapping random_tile(const contracts::Layer& layer, const contracts::Hardware& hardware, std::mt19937_64& rng) {
   const auto extents = contracts::layer_extents(layer);
   for (;;) {
-    contracts::Tile tile;
+    contracts::Mapping tile;
     for (int d = 0; d < contracts::kNumTileDims; ++d) tile[d] = 1 + std::int64_t(rng() % uint64_t(extents[size_t(d)]));
     // Shrink the largest dimensions until the tile fits, so big tiles are common.
     while (tile.mapped_ms() > hardware.num_ms) {
@@ -33,7 +33,7 @@ contracts::Tile random_tile(const contracts::Layer& layer, const contracts::Hard
       tile[largest] -= 1 + std::int64_t(rng() % uint64_t(tile[largest]));
       if (tile[largest] < 1) tile[largest] = 1;
     }
-    if (!contracts::tile_violation(layer, hardware, tile)) return tile;
+    if (!contracts::mapping_violation(layer, hardware, tile)) return tile;
   }
 }
 
@@ -44,8 +44,8 @@ TEST_CASE("functional model: hand-worked 2x2 conv matches the model's counts and
   // 4 steps x 4 VNs x 3 = 48 RN additions, 16 VN results, 8 accumulations, 2 weight phases, 4 steps.
   const contracts::Layer layer = conv_layer(2, 2, 2, 2, 3, 3);
   const contracts::Hardware hardware = small_hardware(16, 4, 2);
-  contracts::Tile tile;
-  tile.size = {2, 2, 1, 2, 1, 2, 1};
+  contracts::Mapping tile;
+  tile.tile.size = {2, 2, 1, 2, 1, 2, 1};
   std::mt19937_64 rng(1);
   const auto tensors = codegen::random_tensors(layer, 16, rng());
   const codegen::LayerProgram program = codegen::plan_layer(layer, hardware, tile);
@@ -79,7 +79,7 @@ contracts::Hardware random_small_hardware(std::mt19937_64& rng) {
 // Executes the layer under the tile, checks the output against the reference convolution bit-exactly and every
 // count the analytical model and codegen's exact traffic share with the execution. Returns the program.
 codegen::LayerProgram check_execution_against_models(const contracts::Layer& layer, const contracts::Hardware& hardware,
-                                                     const contracts::Tile& tile, std::mt19937_64& rng) {
+                                                     const contracts::Mapping& tile, std::mt19937_64& rng) {
   INFO(contracts::shape_text(layer) << " tile " << contracts::to_string(tile) << " on " << hardware.num_ms << " MS");
   const auto tensors = codegen::random_tensors(layer, hardware.data_width, rng());
   const codegen::LayerProgram program = codegen::plan_layer(layer, hardware, tile);
@@ -117,7 +117,7 @@ codegen::LayerProgram check_execution_against_models(const contracts::Layer& lay
 
 // A random SDM level for the tile (SDM tile from the search's candidates, any of the 120 orders: docs/mapping.md),
 // with an SDM large enough for it.
-void add_random_sdm_level(const contracts::Layer& layer, contracts::Hardware& hardware, contracts::Tile& tile, std::mt19937_64& rng) {
+void add_random_sdm_level(const contracts::Layer& layer, contracts::Hardware& hardware, contracts::Mapping& tile, std::mt19937_64& rng) {
   hardware.sdm_bytes = std::int64_t(1) << 30;
   mapper::pick_sdm_level(layer, tile, [&](std::size_t n) { return rng() % n; });
 }
@@ -140,7 +140,7 @@ void check_random_mappings(std::uint64_t seed, bool two_level, bool phase_orders
       layer = conv_layer(1 + int(rng() % 5), 1 + int(rng() % 5), r, s, r + int(rng() % 6), s + int(rng() % 6),
                          1 + int(rng() % 2), padding, 1 + int(rng() % 2));
     }
-    contracts::Tile tile = random_tile(layer, hardware, rng);
+    contracts::Mapping tile = random_tile(layer, hardware, rng);
     if (two_level) add_random_sdm_level(layer, hardware, tile, rng);
     if (phase_orders) tile.phase_order = contracts::kPhaseOrders[rng() % contracts::kPhaseOrders.size()];
     const codegen::LayerProgram program = check_execution_against_models(layer, hardware, tile, rng);
@@ -171,7 +171,7 @@ void check_new_kinds(std::uint64_t seed, bool two_level) {
     contracts::Hardware hardware = random_small_hardware(rng);
     const contracts::Layer layer = test::random_layer_of_new_kind(rng);
     REQUIRE_FALSE(contracts::shape_violation(layer));
-    contracts::Tile tile = random_tile(layer, hardware, rng);
+    contracts::Mapping tile = random_tile(layer, hardware, rng);
     if (two_level) add_random_sdm_level(layer, hardware, tile, rng);
     const codegen::LayerProgram program = check_execution_against_models(layer, hardware, tile, rng);
     grouped += layer.groups > 1;

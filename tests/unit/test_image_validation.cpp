@@ -30,11 +30,11 @@ namespace {
 struct Example {
   contracts::Layer layer = conv_layer(5, 3, 3, 3, 6, 6, 1, 1);
   contracts::Hardware hardware = small_hardware(32, 4, 2);
-  contracts::Tile tile;
+  contracts::Mapping tile;
   codegen::ConfigImage image;
   std::vector<std::uint8_t> bytes;
   Example() {
-    tile.size = {2, 3, 2, 2, 1, 1, 1};
+    tile.tile.size = {2, 3, 2, 2, 1, 1, 1};
     image = codegen::build_image(codegen::plan_layer(layer, hardware, tile), hardware);
     bytes = codegen::encode_image(image);
   }
@@ -151,7 +151,7 @@ std::string error_of_edited(const std::function<void(codegen::ConfigImage&)>& ed
 
 // The image of a layer built from its phases only (no steps are planned, so huge layers cost nothing here).
 std::vector<std::uint8_t> image_bytes_of(const contracts::Layer& layer, const contracts::Hardware& hardware,
-                                         const contracts::Tile& tile) {
+                                         const contracts::Mapping& tile) {
   return codegen::encode_image(
       codegen::build_image(codegen::plan_layer(layer, hardware, tile, codegen::PlanDetail::PhasesOnly), hardware));
 }
@@ -235,7 +235,7 @@ TEST_CASE("image validation: counts and order, edited before encoding", "[codege
 }
 
 TEST_CASE("image validation: work limits are checked before anything is expanded", "[codegen][image][validation]") {
-  contracts::Tile ones;
+  contracts::Mapping ones;
   SECTION("expanded program memory: 8192 x 8192 outputs one step each") {
     // 2^26 steps of sizeof(StepOrigin) bytes plus one WeightPhase: over 2^30 bytes (if StepOrigin is 16 bytes).
     const contracts::Layer layer = conv_layer(1, 1, 1, 1, 8192, 8192);
@@ -283,8 +283,8 @@ TEST_CASE("image validation: work limits are checked before anything is expanded
   }
   SECTION("multiply-accumulates: K = C = 2048, 3x3, 32x32") {
     const contracts::Layer layer = conv_layer(2048, 2048, 3, 3, 32, 32, 1, 1);
-    contracts::Tile tile;
-    tile.size = {3, 3, 56, 1, 1, 1, 1};
+    contracts::Mapping tile;
+    tile.tile.size = {3, 3, 56, 1, 1, 1, 1};
     const auto bytes = image_bytes_of(layer, small_hardware(512, 4, 2), tile);
     CHECK(decode_error(bytes) ==
           expected_error(bytes, "layer.N",
@@ -409,12 +409,12 @@ TEST_CASE("image validation: images of the largest shipped layers stay within th
   // the mapping with the most steps of the shipped examples.
   struct Case {
     contracts::Layer layer;
-    contracts::Tile tile;
+    contracts::Mapping tile;
   };
   contracts::Layer fc6 = test::fc_layer(4096, 25088), conv1_2 = conv_layer(64, 64, 3, 3, 224, 224, 1, 1);
-  contracts::Tile fc_tile, conv_tile;
-  fc_tile.size = {1, 1, 1, 64, 1, 1, 1};   // baseline (R, S, 1, min(K, 64 / (R·S)), 1, 1, 1)
-  conv_tile.size = {3, 3, 1, 7, 1, 1, 1};  // 64 / 9 = 7 filters
+  contracts::Mapping fc_tile, conv_tile;
+  fc_tile.tile.size = {1, 1, 1, 64, 1, 1, 1};   // baseline (R, S, 1, min(K, 64 / (R·S)), 1, 1, 1)
+  conv_tile.tile.size = {3, 3, 1, 7, 1, 1, 1};  // 64 / 9 = 7 filters
   for (const Case& c : {Case{fc6, fc_tile}, Case{conv1_2, conv_tile}}) {
     INFO(c.layer.K << "x" << c.layer.C << " tile " << contracts::to_string(c.tile));
     const auto bytes = image_bytes_of(c.layer, small_hardware(64, 16, 16), c.tile);

@@ -12,13 +12,13 @@ TEST_CASE("mapping file round trip", "[mapper][mapping-file]") {
   MappingFile mapping{"maeri-64", 64, 16, 16, "tiny", "runtime", {}};
   Layer conv = maeri::test::conv_layer(8, 3, 3, 3, 10, 10, 2, 1);
   conv.name = "conv1";
-  Tile tile;
-  tile.size = {3, 3, 3, 2, 1, 1, 1};
+  Mapping tile;
+  tile.tile.size = {3, 3, 3, 2, 1, 1, 1};
   mapping.layers.push_back({conv, tile, 781, 789.75});
   Layer fc = maeri::test::fc_layer(10, 400);
   fc.name = "fc";
-  Tile fc_tile;
-  fc_tile.size = {1, 1, 16, 4, 1, 1, 1};
+  Mapping fc_tile;
+  fc_tile.tile.size = {1, 1, 16, 4, 1, 1, 1};
   mapping.layers.push_back({fc, fc_tile, 1147, 1477.5});
 
   TempFile file(emit_mapping_file(mapping));
@@ -32,10 +32,10 @@ TEST_CASE("mapping file round trip", "[mapper][mapping-file]") {
   CHECK(read.layers[0].layer.stride_y == 2);
   CHECK(read.layers[0].layer.padding_x == 1);
   CHECK(read.layers[0].layer.padding_y == 1);
-  CHECK(read.layers[0].tile == tile);
+  CHECK(read.layers[0].mapping == tile);
   CHECK(read.layers[0].predicted_energy_pj == 789.75);
   CHECK(read.layers[1].layer.type == LayerType::FullyConnected);
-  CHECK(read.layers[1].tile == fc_tile);
+  CHECK(read.layers[1].mapping == fc_tile);
 }
 
 TEST_CASE("mapping file with a tile that breaks Eq. 1 is rejected", "[mapper][mapping-file]") {
@@ -95,8 +95,8 @@ TEST_CASE("mapping file: the SDM level round-trips; without one a layer maps as 
   MappingFile mapping{"maeri-64", 64, 16, 16, "w", "runtime", {}};
   Layer conv = maeri::test::conv_layer(8, 4, 3, 3, 8, 8);
   conv.name = "c";
-  Tile tile;
-  tile.size = {3, 3, 2, 2, 1, 1, 1};
+  Mapping tile;
+  tile.tile.size = {3, 3, 2, 2, 1, 1, 1};
   tile.sdm.blocked = true;
   tile.sdm.block = {4, 2, 1, 3, 6};
   tile.sdm.order = *parse_order("CXKNY");
@@ -104,13 +104,13 @@ TEST_CASE("mapping file: the SDM level round-trips; without one a layer maps as 
   TempFile file(emit_mapping_file(mapping));
   const MappingFile read = load_mapping_file(file.path());
   REQUIRE(read.layers.size() == 1);
-  CHECK(read.layers[0].tile == tile);
+  CHECK(read.layers[0].mapping == tile);
 
   TempFile old(sdm_mapping_file(""));
-  CHECK_FALSE(load_mapping_file(old.path()).layers[0].tile.sdm.blocked);
+  CHECK_FALSE(load_mapping_file(old.path()).layers[0].mapping.sdm.blocked);
   // The order is optional: KCNXY (docs/mapping.md).
   TempFile no_order(sdm_mapping_file("    sdm: {K: 4, C: 4, N: 1, X: 6, Y: 6}\n"));
-  const Tile read_tile = load_mapping_file(no_order.path()).layers[0].tile;
+  const Mapping read_tile = load_mapping_file(no_order.path()).layers[0].mapping;
   CHECK(read_tile.sdm.blocked);
   CHECK(order_text(read_tile.sdm.order) == "KCNXY");
 }
@@ -143,21 +143,21 @@ TEST_CASE("mapping file: the phase order round-trips, is optional and must be on
   MappingFile mapping{"maeri-64", 64, 16, 16, "w", "runtime", {}};
   Layer conv = maeri::test::conv_layer(8, 4, 3, 3, 8, 8);
   conv.name = "c";
-  Tile tile;
-  tile.size = {3, 3, 2, 2, 1, 1, 1};
+  Mapping tile;
+  tile.tile.size = {3, 3, 2, 2, 1, 1, 1};
   tile.phase_order = PhaseOrder::FiltersOuter;
   mapping.layers.push_back({conv, tile, 1, 1});
   const std::string text = emit_mapping_file(mapping);
   CHECK(text.find("phase_order: filters-outer") != std::string::npos);
   TempFile file(text);
-  CHECK(load_mapping_file(file.path()).layers[0].tile == tile);
+  CHECK(load_mapping_file(file.path()).layers[0].mapping == tile);
   // The default is not written, and a file without the key (any file written before it existed) reads as it.
-  mapping.layers[0].tile.phase_order = PhaseOrder::FoldsOuter;
+  mapping.layers[0].mapping.phase_order = PhaseOrder::FoldsOuter;
   CHECK(emit_mapping_file(mapping).find("phase_order") == std::string::npos);
   TempFile old(sdm_mapping_file(""));
-  CHECK(load_mapping_file(old.path()).layers[0].tile.phase_order == PhaseOrder::FoldsOuter);
+  CHECK(load_mapping_file(old.path()).layers[0].mapping.phase_order == PhaseOrder::FoldsOuter);
   TempFile explicit_default(sdm_mapping_file("    phase_order: folds-outer\n"));
-  CHECK(load_mapping_file(explicit_default.path()).layers[0].tile.phase_order == PhaseOrder::FoldsOuter);
+  CHECK(load_mapping_file(explicit_default.path()).layers[0].mapping.phase_order == PhaseOrder::FoldsOuter);
   TempFile bad(sdm_mapping_file("    phase_order: k-outer\n"));
   CHECK_THROWS_WITH(load_mapping_file(bad.path()),
                     Catch::Matchers::Contains("field 'layers[0].phase_order'") &&

@@ -29,10 +29,10 @@ std::vector<FitSample> synthetic_samples(const Hardware& truth, std::uint64_t se
     layers[l].name = "layer" + std::to_string(l);
     const auto extents = layer_extents(layers[l]);
     for (int found = 0; found < 8;) {
-      Tile tile;
+      Mapping tile;
       for (int d = 0; d < kNumTileDims; ++d)
         tile[d] = 1 + std::int64_t(rng() % std::uint64_t(extents[size_t(d)]));
-      if (tile_violation(layers[l], truth, tile)) continue;
+      if (mapping_violation(layers[l], truth, tile)) continue;
       samples.push_back({layers[l], tile, evaluate(layers[l], truth, tile).cycles.total});
       ++found;
     }

@@ -21,15 +21,15 @@ using namespace maeri::contracts;
 
 namespace {
 
-Tile fabric_tile(std::array<std::int64_t, kNumTileDims> size, PhaseOrder order) {
-  Tile tile;
-  tile.size = size;
+Mapping fabric_tile(std::array<std::int64_t, kNumTileDims> size, PhaseOrder order) {
+  Mapping tile;
+  tile.tile.size = size;
   tile.phase_order = order;
   return tile;
 }
 
 // (c0, k0) of every weight phase of the planned program, in program order.
-std::vector<std::pair<int, int>> phase_origins(const Layer& layer, const Hardware& hardware, const Tile& tile) {
+std::vector<std::pair<int, int>> phase_origins(const Layer& layer, const Hardware& hardware, const Mapping& tile) {
   std::vector<std::pair<int, int>> origins;
   for (const codegen::WeightPhase& phase : codegen::plan_layer(layer, hardware, tile, codegen::PlanDetail::PhasesOnly).phases)
     origins.push_back({phase.c0, phase.k0});
@@ -52,7 +52,7 @@ TEST_CASE("phase order: text form and when it matters", "[phase-order]") {
   CHECK(effective_phase_order(layer, fabric_tile({1, 1, 2, 5, 1, 1, 1}, PhaseOrder::FiltersOuter)) ==
         PhaseOrder::FoldsOuter);
   // With an SDM level it is the block's folds and filter tiles that count: B_K = T_K leaves one per block.
-  Tile blocked = fabric_tile({1, 1, 2, 2, 1, 1, 1}, PhaseOrder::FiltersOuter);
+  Mapping blocked = fabric_tile({1, 1, 2, 2, 1, 1, 1}, PhaseOrder::FiltersOuter);
   blocked.sdm.blocked = true;
   blocked.sdm.block = {2, 4, 1, 4, 4};
   CHECK_FALSE(phase_order_matters(layer, blocked));
@@ -65,8 +65,8 @@ TEST_CASE("phase order: ragged K needs fewer configurations filters-outer, ragge
   const Hardware hardware = test::small_hardware(16, 4, 4);
   // K = 5 by T_K = 2: filter tiles at 0, 2 (full) and 4 (edge, 1 filter); C = 4 by T_C = 2: folds at 0, 2.
   const Layer ragged_k = test::conv_layer(5, 4, 1, 1, 4, 4);
-  const Tile folds_k = fabric_tile({1, 1, 2, 2, 1, 1, 1}, PhaseOrder::FoldsOuter);
-  const Tile filters_k = fabric_tile({1, 1, 2, 2, 1, 1, 1}, PhaseOrder::FiltersOuter);
+  const Mapping folds_k = fabric_tile({1, 1, 2, 2, 1, 1, 1}, PhaseOrder::FoldsOuter);
+  const Mapping filters_k = fabric_tile({1, 1, 2, 2, 1, 1, 1}, PhaseOrder::FiltersOuter);
   CHECK(phase_origins(ragged_k, hardware, folds_k) ==
         std::vector<std::pair<int, int>>{{0, 0}, {0, 2}, {0, 4}, {2, 0}, {2, 2}, {2, 4}});
   CHECK(phase_origins(ragged_k, hardware, filters_k) ==
@@ -99,8 +99,8 @@ TEST_CASE("phase order: single-level residency — partial sums of all outputs, 
   // data, 32-bit sums; 32 MS, rn_bw 8: staging (13 cycles·8 lanes + 2·2 VNs)·4 B = 432 B.
   Hardware hardware = test::small_hardware(32, 8, 8);
   const Layer layer = test::conv_layer(16, 2, 3, 3, 6, 6);
-  const Tile folds = fabric_tile({3, 3, 1, 2, 1, 1, 1}, PhaseOrder::FoldsOuter);
-  const Tile filters = fabric_tile({3, 3, 1, 2, 1, 1, 1}, PhaseOrder::FiltersOuter);
+  const Mapping folds = fabric_tile({3, 3, 1, 2, 1, 1, 1}, PhaseOrder::FoldsOuter);
+  const Mapping filters = fabric_tile({3, 3, 1, 2, 1, 1, 1}, PhaseOrder::FiltersOuter);
   // Folds outer: every output's partial sum (16·16·4 = 1024 B) + one channel's 6·6 inputs (72 B) + one phase's
   // weights (2·9·2 = 36 B) = 1132 B. Filters outer: two filter tiles' sums (2·2·16·4 = 256 B, less than the
   // staging 432 B) + both channels' inputs (144 B) + 36 B = 612 B.
@@ -119,7 +119,7 @@ TEST_CASE("phase order: single-level residency — partial sums of all outputs, 
   CHECK(a.counts.sdm_input_reads == 1152);
   CHECK(a.counts.dram_bytes == 5952);
   // Where the order does not matter (one filter tile) filters-outer is costed as folds-outer.
-  const Tile one_tile = fabric_tile({3, 3, 1, 16, 1, 1, 1}, PhaseOrder::FiltersOuter);
+  const Mapping one_tile = fabric_tile({3, 3, 1, 16, 1, 1, 1}, PhaseOrder::FiltersOuter);
   hardware.num_ms = 256;
   CHECK(contracts::sdm_budget(layer, hardware, one_tile).resident_bytes ==
         contracts::sdm_budget(layer, hardware, fabric_tile({3, 3, 1, 16, 1, 1, 1}, PhaseOrder::FoldsOuter)).resident_bytes);
@@ -129,13 +129,13 @@ TEST_CASE("phase order: the image carries it (format version 5) and the program 
           "[phase-order][codegen][image]") {
   const Hardware hardware = test::small_hardware(16, 4, 4);
   const Layer layer = test::conv_layer(5, 4, 1, 1, 4, 4);
-  const Tile tile = fabric_tile({1, 1, 2, 2, 1, 1, 1}, PhaseOrder::FiltersOuter);
+  const Mapping tile = fabric_tile({1, 1, 2, 2, 1, 1, 1}, PhaseOrder::FiltersOuter);
   const codegen::ConfigImage image = codegen::build_image(codegen::plan_layer(layer, hardware, tile), hardware);
   CHECK(codegen::image_format_version(image) == 5);
   const std::vector<std::uint8_t> bytes = codegen::encode_image(image);
   const codegen::ConfigImage decoded = codegen::decode_image(bytes, "p.mimg");
   CHECK(decoded == image);
-  CHECK(decoded.tile.phase_order == PhaseOrder::FiltersOuter);
+  CHECK(decoded.mapping.phase_order == PhaseOrder::FiltersOuter);
   // K's full tiles, then its edge tile, each around the R, S, C loops.
   const std::string text = codegen::disassemble(decoded);
   INFO(text);
@@ -156,7 +156,7 @@ TEST_CASE("phase order: the image carries it (format version 5) and the program 
                     "p.mimg: byte " + std::to_string(field->offset) +
                         ": phase_order is 2, expected 0 (folds-outer) or 1 (filters-outer)");
   // A mapping in the default order keeps the older, shorter formats.
-  Tile default_order = tile;
+  Mapping default_order = tile;
   default_order.phase_order = PhaseOrder::FoldsOuter;
   CHECK(codegen::image_format_version(codegen::build_image(codegen::plan_layer(layer, hardware, default_order), hardware)) == 3);
 }
@@ -169,7 +169,7 @@ TEST_CASE("phase order: the joint search finds a filters-outer optimum", "[phase
   const Layer layer = test::conv_layer(16, 2, 3, 3, 6, 6);
   std::optional<CostReport> best;
   const auto extents = layer_extents(layer);
-  Tile tile;
+  Mapping tile;
   const std::function<void(int)> fabric = [&](int dim) {
     if (dim == kNumTileDims) {
       if (tile.mapped_ms() > hardware.num_ms) return;
@@ -184,8 +184,8 @@ TEST_CASE("phase order: the joint search finds a filters-outer optimum", "[phase
   };
   fabric(0);
   REQUIRE(best);
-  INFO("single-level optimum " << to_string(best->tile));
-  CHECK(best->tile.phase_order == PhaseOrder::FiltersOuter);
+  INFO("single-level optimum " << to_string(best->mapping));
+  CHECK(best->mapping.phase_order == PhaseOrder::FiltersOuter);
   mapper::SearchOptions options{mapper::Objective::Energy, 1, 0, {}, {}};
   options.joint.enabled = true;
   options.joint.budget = std::uint64_t(1) << 40;
@@ -200,11 +200,11 @@ TEST_CASE("phase order: the joint search costs filters-outer only where it can d
   const Layer layer = test::conv_layer(5, 4, 1, 1, 4, 4);
   CHECK(mapper::distinct_phase_orders(layer, fabric_tile({1, 1, 2, 2, 1, 1, 1}, PhaseOrder::FoldsOuter)).size() == 2);
   CHECK(mapper::distinct_phase_orders(layer, fabric_tile({1, 1, 4, 2, 1, 1, 1}, PhaseOrder::FoldsOuter)).size() == 1);
-  Tile blocked = fabric_tile({1, 1, 2, 1, 1, 1, 1}, PhaseOrder::FoldsOuter);
+  Mapping blocked = fabric_tile({1, 1, 2, 1, 1, 1, 1}, PhaseOrder::FoldsOuter);
   blocked.sdm.blocked = true;
   blocked.sdm.block = {5, 4, 1, 4, 4};
   // K = 5 by T_K = 1 and C = 4 by 2: nothing ragged, every phase has one shape and the block holds everything.
   CHECK(mapper::distinct_phase_orders(layer, blocked).size() == 1);
-  blocked.size = {1, 1, 2, 2, 1, 1, 1};
+  blocked.tile.size = {1, 1, 2, 2, 1, 1, 1};
   CHECK(mapper::distinct_phase_orders(layer, blocked).size() == 2);  // ragged K
 }

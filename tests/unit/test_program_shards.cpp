@@ -17,8 +17,8 @@ using namespace maeri::test;
 TEST_CASE("cut_shards: contiguous filter ranges of balanced tile counts", "[codegen][shards]") {
   // K = 10 with T_K = 3: filter tiles start at 0, 3, 6, 9 (4 tiles, the last ragged).
   const contracts::Layer layer = conv_layer(10, 2, 1, 1, 2, 2);
-  contracts::Tile tile;
-  tile.size = {1, 1, 2, 3, 1, 1, 1};
+  contracts::Mapping tile;
+  tile.tile.size = {1, 1, 2, 3, 1, 1, 1};
   const codegen::LayerProgram program = codegen::plan_layer(layer, small_hardware(16, 4, 4), tile);
   const auto three = codegen::cut_shards(program, 3);  // tiles {0}, {3}, {6, 9}: 4·s/3 = 0, 1, 2, 4
   REQUIRE(three.size() == 3);
@@ -39,8 +39,8 @@ TEST_CASE("shards merged equal one run: outputs and per-step activity, 120 rando
     contracts::Layer layer = conv_layer(pick(1, 9), pick(1, 5), R, S, R + pick(0, 4), S + pick(0, 4), pick(1, 2),
                                    pick(0, 1), pick(1, 2));
     const contracts::Hardware hardware = small_hardware(32, 8, 4);
-    contracts::Tile tile;
-    tile.size = {pick(1, int(layer.R)), pick(1, int(layer.S)), pick(1, int(layer.C)), pick(1, int(layer.K)), 1,
+    contracts::Mapping tile;
+    tile.tile.size = {pick(1, int(layer.R)), pick(1, int(layer.S)), pick(1, int(layer.C)), pick(1, int(layer.K)), 1,
                  pick(1, 2), 1};
     if (tile.vn_size() * tile[contracts::kDimK] * tile[contracts::kDimX] > hardware.num_ms) continue;
     if (tile[contracts::kDimX] > layer.output_x()) continue;
@@ -74,7 +74,7 @@ TEST_CASE("shards merged equal one run: outputs and per-step activity, 120 rando
       sum.fabric_results += part.activity.fabric_results;
       sum.accumulation_additions += part.activity.accumulation_additions;
     }
-    INFO(layer.name << " K=" << layer.K << " tile " << contracts::to_compact_string(tile) << " shards " << shards.size());
+    INFO(layer.name << " K=" << layer.K << " tile " << contracts::to_compact_string(tile.tile) << " shards " << shards.size());
     CHECK(merged == whole.output);
     CHECK(sum.weight_phases == whole.activity.weight_phases);
     CHECK(sum.steps == whole.activity.steps);

@@ -38,7 +38,7 @@ std::int64_t marked_span(std::int64_t first, std::int64_t count, std::int64_t ta
   return std::int64_t(rows.size());
 }
 
-Walked walk(const Layer& layer, const Tile& tile) {
+Walked walk(const Layer& layer, const Mapping& tile) {
   const auto extents = layer_extents(layer);
   const auto& block = tile.sdm.block;
   Walked walked;
@@ -118,10 +118,10 @@ Walked walk(const Layer& layer, const Tile& tile) {
   return walked;
 }
 
-Tile random_mapping(const Layer& layer, std::int64_t num_ms, std::mt19937& random) {
+Mapping random_mapping(const Layer& layer, std::int64_t num_ms, std::mt19937& random) {
   const auto extents = layer_extents(layer);
   const auto pick = [&](std::int64_t high) { return std::uniform_int_distribution<std::int64_t>(1, high)(random); };
-  Tile tile;
+  Mapping tile;
   do {
     for (int d = 0; d < kNumTileDims; ++d) tile[d] = pick(extents[size_t(d)]);
   } while (tile.mapped_ms() > num_ms);
@@ -145,11 +145,11 @@ TEST_CASE("SDM level: the model's phases, configurations, SDM reads, fills and D
     Layer layer = test::conv_layer(pick(1, 9), pick(1, 9), R, S, pick(R, 9), pick(S, 9), pick(1, 2), pick(0, 1),
                                    pick(1, 2));
     if (layer.output_x() < 1 || layer.output_y() < 1) continue;
-    const Tile tile = random_mapping(layer, hardware.num_ms, random);
+    const Mapping tile = random_mapping(layer, hardware.num_ms, random);
     INFO("layer K=" << layer.K << " C=" << layer.C << " R=" << R << " S=" << S << " X=" << layer.X << " Y="
                     << layer.Y << " stride " << layer.stride_x << " padding " << layer.padding_x << " N=" << layer.N
                     << "; " << to_string(tile));
-    REQUIRE_FALSE(tile_violation(layer, hardware, tile));
+    REQUIRE_FALSE(mapping_violation(layer, hardware, tile));
     const CostReport report = mapper::evaluate(layer, hardware, tile);
     const Walked walked = walk(layer, tile);
     CHECK(report.weight_phases == walked.weight_phases);
@@ -170,9 +170,9 @@ TEST_CASE("SDM level: blocks of the whole layer cost as the single-level mapping
   for (int trial = 0; trial < 200; ++trial) {
     const Layer layer = test::conv_layer(1 + trial % 7, 1 + trial % 5, 1 + trial % 3, 1 + trial % 2, 5 + trial % 4,
                                          4 + trial % 5, 1 + trial % 2, trial % 2);
-    Tile single = random_mapping(layer, hardware.num_ms, random);
+    Mapping single = random_mapping(layer, hardware.num_ms, random);
     single.sdm = {};
-    Tile whole = single;
+    Mapping whole = single;
     whole.sdm.blocked = true;
     whole.sdm.block = {layer.K, layer.C, layer.N, layer.output_x(), layer.output_y()};
     whole.sdm.order = all_sdm_orders()[size_t(trial) % 120];
@@ -196,21 +196,21 @@ TEST_CASE("SDM level: rules name the field and the rule; orders must be permutat
   const Layer layer = test::conv_layer(8, 6, 3, 3, 11, 10);  // X' = 9, Y' = 8
   Hardware hardware = test::small_hardware(64, 16, 16);
   hardware.sdm_bytes = 1 << 20;
-  Tile tile;
-  tile.size = {3, 3, 1, 2, 1, 2, 1};  // 36 of 64 multiplier switches, 4 VNs
+  Mapping tile;
+  tile.tile.size = {3, 3, 1, 2, 1, 2, 1};  // 36 of 64 multiplier switches, 4 VNs
   tile.sdm.blocked = true;
   tile.sdm.block = {4, 6, 1, 6, 8};
-  CHECK_FALSE(tile_violation(layer, hardware, tile));
+  CHECK_FALSE(mapping_violation(layer, hardware, tile));
   tile.sdm.block[kSdmK] = 1;
-  CHECK(*tile_violation(layer, hardware, tile) == "SDM bound: sdm.K = 1 is smaller than the fabric tile T_K = 2");
+  CHECK(*mapping_violation(layer, hardware, tile) == "SDM bound: sdm.K = 1 is smaller than the fabric tile T_K = 2");
   tile.sdm.block[kSdmK] = 3;
-  CHECK(*tile_violation(layer, hardware, tile) ==
+  CHECK(*mapping_violation(layer, hardware, tile) ==
         "SDM multiple: sdm.K = 3 must be a multiple of the fabric tile T_K = 2 (or the layer's K = 8)");
   tile.sdm.block[kSdmK] = 9;
-  CHECK(*tile_violation(layer, hardware, tile) == "SDM bound: sdm.K = 9 exceeds the layer's K = 8");
+  CHECK(*mapping_violation(layer, hardware, tile) == "SDM bound: sdm.K = 9 exceeds the layer's K = 8");
   tile.sdm.block[kSdmK] = 4;
   tile.sdm.block[kSdmX] = 4;  // X' = 9 = 2·4 + 1: a last block of 1 < T_X' = 2
-  CHECK(*tile_violation(layer, hardware, tile) ==
+  CHECK(*mapping_violation(layer, hardware, tile) ==
         "SDM edge: sdm.X = 4 leaves a last block of 1 X' smaller than the fabric tile T_X' = 2");
   tile.sdm.block[kSdmX] = 6;
   // One block: inputs N·C·(6 + 2 rows)·(8 + 2 columns)·2 B = 1·6·8·10·2 = 960; weights 4·6·9·2 = 432; outputs
@@ -221,11 +221,11 @@ TEST_CASE("SDM level: rules name the field and the rule; orders must be permutat
   CHECK(set.outputs == 768);
   CHECK(set.staging == 992);
   hardware.sdm_bytes = 2 * (960 + 432) + 992 - 1;
-  CHECK(*tile_violation(layer, hardware, tile) ==
+  CHECK(*mapping_violation(layer, hardware, tile) ==
         "SDM capacity: one SDM block needs 2·(960 input + 432 weight bytes) + max(768 output, 992 staging bytes) = "
         "3776 bytes, the SDM holds 3775");
   hardware.sdm_bytes += 1;
-  CHECK_FALSE(tile_violation(layer, hardware, tile));
+  CHECK_FALSE(mapping_violation(layer, hardware, tile));
 
   CHECK(parse_order("CKNXY"));
   CHECK(order_text(*parse_order("YXNCK")) == "YXNCK");
@@ -253,7 +253,7 @@ TEST_CASE("SDM level: candidates hold whole fabric tiles; the distinct orders co
   std::mt19937 random(3);
   for (int trial = 0; trial < 40; ++trial) {
     const Layer layer = test::conv_layer(6 + trial % 3, 4 + trial % 5, 3, 3, 8, 9, 1, 1, 1 + trial % 2);
-    Tile tile = random_mapping(layer, hardware.num_ms, random);
+    Mapping tile = random_mapping(layer, hardware.num_ms, random);
     std::set<std::pair<double, double>> all, distinct;
     for (const SdmOrder& order : all_sdm_orders()) {
       tile.sdm.order = order;
@@ -310,12 +310,12 @@ TEST_CASE("Joint search: exhaustive on small layers, it finds the brute-force op
       const auto extents = layer_extents(layer);
       std::optional<CostReport> best;
       std::uint64_t evaluated = 0;
-      Tile tile;
+      Mapping tile;
       const std::function<void(int)> fabric = [&](int dim) {
         if (dim == kNumTileDims) {
           if (tile.mapped_ms() > hardware.num_ms) return;
           tile.sdm = {};
-          const auto consider = [&](const Tile& mapping) {
+          const auto consider = [&](const Mapping& mapping) {
             ++evaluated;
             const CostReport report = mapper::evaluate(layer, hardware, mapping);
             if (!best || mapper::better(report, *best, objective)) best = report;
@@ -326,7 +326,7 @@ TEST_CASE("Joint search: exhaustive on small layers, it finds the brute-force op
           }
           tile.phase_order = kDefaultPhaseOrder;
           const mapper::SdmCandidates candidates = mapper::sdm_candidates(layer, tile);
-          Tile mapping = tile;
+          Mapping mapping = tile;
           mapping.sdm.blocked = true;
           for (auto k : candidates.blocks[kSdmK])
             for (auto c : candidates.blocks[kSdmC])
@@ -348,8 +348,8 @@ TEST_CASE("Joint search: exhaustive on small layers, it finds the brute-force op
       };
       fabric(0);
       REQUIRE(best);
-      INFO("layer K=" << layer.K << " C=" << layer.C << "; ours " << to_string(result.best.front().tile)
-                      << ", brute force " << to_string(best->tile) << " of " << evaluated);
+      INFO("layer K=" << layer.K << " C=" << layer.C << "; ours " << to_string(result.best.front().mapping)
+                      << ", brute force " << to_string(best->mapping) << " of " << evaluated);
       CHECK(result.best.front().cycles.total == best->cycles.total);
       CHECK(result.best.front().energy_pj.total == best->energy_pj.total);
       CHECK(result.joint_evaluated > 0);
@@ -359,7 +359,7 @@ TEST_CASE("Joint search: exhaustive on small layers, it finds the brute-force op
     exact.joint.enabled = true;
     exact.joint.budget = std::uint64_t(1) << 40;
     for (const CostReport& report : mapper::search(layer, hardware, exact).best) {
-      CostReport again = mapper::evaluate(layer, hardware, report.tile);
+      CostReport again = mapper::evaluate(layer, hardware, report.mapping);
       codegen::refine_with_exact_traffic(again, layer, hardware);
       CHECK(again.counts.dn_hops == report.counts.dn_hops);
       CHECK(again.counts.rn_hops == report.counts.rn_hops);
@@ -377,19 +377,19 @@ TEST_CASE("SDM level: evaluate_orders gives evaluate()'s and evaluate_lower_boun
   for (int trial = 0; trial < 60; ++trial) {
     const Layer layer = test::conv_layer(3 + trial % 7, 2 + trial % 5, 1 + trial % 3, 1 + trial % 2, 6 + trial % 4,
                                          5 + trial % 3, 1 + trial % 2, trial % 2, 1 + trial % 2);
-    const Tile tile = random_mapping(layer, hardware.num_ms, random);
+    const Mapping tile = random_mapping(layer, hardware.num_ms, random);
     INFO(to_string(tile));
     for (const bool lower : {false, true}) {
       // Each phase order that can change the cost (both only with a ragged fabric tile), then every SDM order.
       const auto phase_orders = mapper::distinct_phase_orders(layer, tile);
       std::size_t i = 0;
       mapper::evaluate_orders(layer, hardware, tile, orders, lower, [&](const CostReport& report) {
-        Tile mapping = tile;
+        Mapping mapping = tile;
         mapping.phase_order = phase_orders[i / orders.size()];
         mapping.sdm.order = orders[i++ % orders.size()];
         const CostReport alone =
             lower ? mapper::evaluate_lower_bound(layer, hardware, mapping) : mapper::evaluate(layer, hardware, mapping);
-        CHECK(report.tile == mapping);
+        CHECK(report.mapping == mapping);
         CHECK(report.cycles.total == alone.cycles.total);
         CHECK(report.cycles.compute() == alone.cycles.compute());
         CHECK(report.energy_pj.total == alone.energy_pj.total);

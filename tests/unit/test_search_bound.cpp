@@ -43,9 +43,9 @@ Layer random_layer(std::mt19937& random) {
   }
 }
 
-Tile random_tile(const Layer& layer, std::int64_t num_ms, std::mt19937& random, bool with_sdm_level) {
+Mapping random_tile(const Layer& layer, std::int64_t num_ms, std::mt19937& random, bool with_sdm_level) {
   const auto extents = layer_extents(layer);
-  Tile tile;
+  Mapping tile;
   do {
     for (int d = 0; d < kNumTileDims; ++d)
       tile[d] = std::uniform_int_distribution<std::int64_t>(1, extents[size_t(d)])(random);
@@ -62,7 +62,7 @@ Tile random_tile(const Layer& layer, std::int64_t num_ms, std::mt19937& random, 
 maeri::contracts::ExactTrafficRefinement scrambled_traffic(const Hardware& hardware) {
   return [&hardware](CostReport& report) {
     std::uint64_t hash = 1469598103934665603ull;
-    for (int d = 0; d < kNumTileDims; ++d) hash = (hash ^ std::uint64_t(report.tile[d])) * 1099511628211ull;
+    for (int d = 0; d < kNumTileDims; ++d) hash = (hash ^ std::uint64_t(report.mapping[d])) * 1099511628211ull;
     set_traffic(report, report.counts.dn_hops + std::int64_t(hash % 1000) * 10000, report.counts.rn_hops, hardware);
   };
 }
@@ -72,7 +72,7 @@ std::vector<CostReport> brute_force(const Layer& layer, const Hardware& hardware
                                     const maeri::contracts::ExactTrafficRefinement& exact) {
   std::vector<CostReport> all;
   const auto extents = layer_extents(layer);
-  Tile tile;
+  Mapping tile;
   std::function<void(int, std::int64_t)> loop = [&](int dim, std::int64_t product) {
     if (dim == kNumTileDims) {
       CostReport report = evaluate_lower_bound(layer, hardware, tile);
@@ -91,8 +91,8 @@ std::vector<CostReport> brute_force(const Layer& layer, const Hardware& hardware
 }
 
 void require_same(const CostReport& ours, const CostReport& oracle) {
-  INFO(to_string(ours.tile) << " vs " << to_string(oracle.tile));
-  REQUIRE(ours.tile == oracle.tile);
+  INFO(to_string(ours.mapping) << " vs " << to_string(oracle.mapping));
+  REQUIRE(ours.mapping == oracle.mapping);
   REQUIRE(ours.cycles.total == oracle.cycles.total);
   REQUIRE(ours.energy_pj.total == oracle.energy_pj.total);
   REQUIRE(ours.counts.dn_hops == oracle.counts.dn_hops);
@@ -117,8 +117,8 @@ TEST_CASE("cycle bound: never above the compute (and total) cycles of any mappin
       hardware.model.step_overhead = 0.5 * (trial % 5);
       hardware.model.phase_overhead = 3.0 * (trial % 7);
     }
-    const Tile tile = random_tile(layer, hardware.num_ms, random, trial % 3 == 0 && trial % 4 != 1);
-    REQUIRE_FALSE(tile_violation(layer, hardware, tile));
+    const Mapping tile = random_tile(layer, hardware.num_ms, random, trial % 3 == 0 && trial % 4 != 1);
+    REQUIRE_FALSE(mapping_violation(layer, hardware, tile));
     const CostReport report = evaluate(layer, hardware, tile);
     const CyclesLowerBound::Bounds bounds = CyclesLowerBound(layer, hardware).bounds(tile);
     INFO("K=" << layer.K << " C=" << layer.C << " R=" << layer.R << " S=" << layer.S << " X=" << layer.X
@@ -210,7 +210,7 @@ TEST_CASE("search with the cycle bound and deferred exact traffic equals brute f
       for (std::size_t i = 0; i < 6; ++i) require_same(result.best[i], oracle[i]);
       for (int rule = 0; rule < kNumPruningRules; ++rule) {
         const auto first = std::find_if(oracle.begin(), oracle.end(), [&](const CostReport& report) {
-          return satisfies(c.layer, hardware, report.tile, kPruningRules[rule]);
+          return satisfies(c.layer, hardware, report.mapping, kPruningRules[rule]);
         });
         REQUIRE(first != oracle.end());
         REQUIRE(result.best_under_rule[size_t(rule)].has_value());
@@ -231,7 +231,7 @@ TEST_CASE("deferred top-k: random offer orders with many ties in cycles give the
     std::vector<CostReport> lower(static_cast<std::size_t>(count)), exact;
     for (int i = 0; i < count; ++i) {
       CostReport& report = lower[size_t(i)];
-      report.tile[kDimK] = i + 1;  // distinct tiles: the last tie-break
+      report.mapping[kDimK] = i + 1;  // distinct tiles: the last tie-break
       report.cycles.total = double(100 + random() % 4);
       report.energy_pj.total = double(random() % 50);
       CostReport refined = report;
@@ -241,7 +241,7 @@ TEST_CASE("deferred top-k: random offer orders with many ties in cycles give the
     std::uint64_t refinements = 0;
     const auto refine = [&](CostReport& report) {
       ++refinements;
-      report = exact[size_t(report.tile[kDimK] - 1)];
+      report = exact[size_t(report.mapping[kDimK] - 1)];
     };
     TopK list(k, Objective::Runtime, true);
     for (int i = 0; i < count; ++i) {
@@ -255,7 +255,7 @@ TEST_CASE("deferred top-k: random offer orders with many ties in cycles give the
     INFO("trial " << trial << ", k = " << k << ", " << count << " reports");
     REQUIRE(list.items().size() == std::min<std::size_t>(k, exact.size()));
     for (std::size_t i = 0; i < list.items().size(); ++i) {
-      REQUIRE(list.items()[i].tile == exact[i].tile);
+      REQUIRE(list.items()[i].mapping == exact[i].mapping);
       REQUIRE(list.items()[i].energy_pj.total == exact[i].energy_pj.total);
     }
   }

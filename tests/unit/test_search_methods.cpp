@@ -78,18 +78,18 @@ TEST_CASE("Map space: random mappings, neighbours, crossovers and projections ar
       std::uniform_real_distribution<double> any(-2.0, 8.0);
       int blocked = 0;
       for (int i = 0; i < 300; ++i) {
-        const contracts::Tile a = space.random(rng), b = space.random(rng);
+        const contracts::Mapping a = space.random(rng), b = space.random(rng);
         mapper::RelaxedMapping point{};
         for (double& x : point) x = any(rng);
-        contracts::Tile planned = a, swapped = a;
+        contracts::Mapping planned = a, swapped = a;
         contracts::SdmOrder order = a.sdm.order;
         std::shuffle(order.begin(), order.end(), rng);
         space.plan_sdm(planned, order);
         space.swap_roles(swapped, i % contracts::kNumSdmDims, (i / contracts::kNumSdmDims) % contracts::kNumSdmDims, rng);
-        for (const contracts::Tile& tile : {a, space.neighbour(a, rng), space.crossover(a, b, rng), space.project(point),
+        for (const contracts::Mapping& tile : {a, space.neighbour(a, rng), space.crossover(a, b, rng), space.project(point),
                                        space.project(space.relax(a)), planned, swapped}) {
           INFO(contracts::to_string(tile));
-          REQUIRE(contracts::tile_violation(layer, hardware, tile) == std::nullopt);
+          REQUIRE(contracts::mapping_violation(layer, hardware, tile) == std::nullopt);
           CHECK((two_level || !tile.sdm.blocked));
           blocked += tile.sdm.blocked;
           // One name per cost: the SDM order is its class's representative, as the exhaustive search costs it.
@@ -100,11 +100,11 @@ TEST_CASE("Map space: random mappings, neighbours, crossovers and projections ar
         // Projecting a mapping's own relaxation gives it back.
         CHECK(space.project(space.relax(a)) == a);
         // A filled mapping (warm start's variant) is legal and maps at least as many multiplier switches.
-        const contracts::Tile full_mapping = space.filled(a, rng);
-        REQUIRE(contracts::tile_violation(layer, hardware, full_mapping) == std::nullopt);
+        const contracts::Mapping full_mapping = space.filled(a, rng);
+        REQUIRE(contracts::mapping_violation(layer, hardware, full_mapping) == std::nullopt);
         CHECK(full_mapping.mapped_ms() >= a.mapped_ms());
         // A filled fabric tile fits Eq. 1, and no dimension can take its next larger size and still fit.
-        contracts::Tile wide = a;
+        contracts::Mapping wide = a;
         space.fill_fabric(wide, -1, rng);
         REQUIRE(wide.mapped_ms() <= hardware.num_ms);
         for (int d = 0; d < contracts::kNumTileDims; ++d) {
@@ -116,7 +116,7 @@ TEST_CASE("Map space: random mappings, neighbours, crossovers and projections ar
         }
         // A filled SDM level fits, and no block can grow one candidate further and still fit.
         if (a.sdm.blocked) {
-          contracts::Tile full = a;
+          contracts::Mapping full = a;
           space.fill_sdm(full, rng, i % 2 == 0);
           REQUIRE(mapper::sdm_fits(layer, hardware, full));
           const auto candidates = mapper::sdm_candidates(layer, full);
@@ -125,7 +125,7 @@ TEST_CASE("Map space: random mappings, neighbours, crossovers and projections ar
             const auto at = std::find(list.begin(), list.end(), full.sdm.block[size_t(d)]);
             REQUIRE(at != list.end());
             if (at + 1 == list.end()) continue;
-            contracts::Tile grown = full;
+            contracts::Mapping grown = full;
             grown.sdm.block[size_t(d)] = *(at + 1);
             CHECK_FALSE(mapper::sdm_fits(layer, hardware, grown));
           }
@@ -147,7 +147,7 @@ TEST_CASE("Map space: the SDM plan and the role swap reach the optima that steps
   };
   const auto mapping = [](const contracts::Layer& of, std::array<std::int64_t, contracts::kNumTileDims> fabric,
                           std::array<std::int64_t, contracts::kNumSdmDims> blocks, const std::string& order) {
-    contracts::Tile tile;
+    contracts::Mapping tile;
     for (int d = 0; d < contracts::kNumTileDims; ++d) tile[d] = fabric[size_t(d)];
     tile.sdm.blocked = true;
     tile.sdm.block = blocks;
@@ -161,17 +161,17 @@ TEST_CASE("Map space: the SDM plan and the role swap reach the optima that steps
   // conv2_1's optimum holds B_K at T_K (K innermost) and balances X' and Y' (each of 4 … 112 alone costs 9-17 %
   // more); planning the SDM level for its order from the optimum's fabric tile gives exactly it.
   const mapper::MapSpace conv2_1(layer("conv2_1"), hardware, true);
-  contracts::Tile planned = mapping(layer("conv2_1"), {1, 3, 16, 5, 1, 1, 1}, {65, 64, 1, 8, 16}, "KCNXY");
+  contracts::Mapping planned = mapping(layer("conv2_1"), {1, 3, 16, 5, 1, 1, 1}, {65, 64, 1, 8, 16}, "KCNXY");
   conv2_1.plan_sdm(planned, *contracts::parse_order("CNXYK"));
   CHECK(planned == mapping(layer("conv2_1"), {1, 3, 16, 5, 1, 1, 1}, {5, 64, 1, 28, 28}, "CNXYK"));
 
   // conv3_1 (C = 128, K = 256): 6 of 20 annealing runs ended 10.5 % above the optimum, in its mirror image across
   // C and K. Swapping the roles of K and C takes that mapping to the optimum's fabric tile and loop order.
   const mapper::MapSpace conv3_1(layer("conv3_1"), hardware, true);
-  contracts::Tile mirrored = mapping(layer("conv3_1"), {3, 3, 4, 7, 1, 1, 1}, {7, 128, 1, 4, 56}, "CNXKY");
+  contracts::Mapping mirrored = mapping(layer("conv3_1"), {3, 3, 4, 7, 1, 1, 1}, {7, 128, 1, 4, 56}, "CNXKY");
   conv3_1.swap_roles(mirrored, contracts::kSdmK, contracts::kSdmC, rng);
-  REQUIRE(contracts::tile_violation(layer("conv3_1"), hardware, mirrored) == std::nullopt);
-  const contracts::Tile optimum = mapping(layer("conv3_1"), {3, 3, 7, 4, 1, 1, 1}, {64, 7, 1, 14, 56}, "KNXCY");
+  REQUIRE(contracts::mapping_violation(layer("conv3_1"), hardware, mirrored) == std::nullopt);
+  const contracts::Mapping optimum = mapping(layer("conv3_1"), {3, 3, 7, 4, 1, 1, 1}, {64, 7, 1, 14, 56}, "KNXCY");
   for (int d = 0; d < contracts::kNumTileDims; ++d) CHECK(mirrored[d] == optimum[d]);
   CHECK(mirrored.sdm.order == optimum.sdm.order);
   CHECK(mirrored.sdm.block[contracts::kSdmC] == 7);
@@ -208,7 +208,7 @@ TEST_CASE("Search methods: a fixed seed reproduces the run; the budget is never 
       const auto second = mapper::run_search(method, layer, hardware, options);
       CHECK(first.evaluations == budget);  // the space is far larger than the budget
       REQUIRE(first.evaluated.size() == second.evaluated.size());
-      for (std::size_t i = 0; i < first.evaluated.size(); ++i) CHECK(first.evaluated[i].tile == second.evaluated[i].tile);
+      for (std::size_t i = 0; i < first.evaluated.size(); ++i) CHECK(first.evaluated[i].mapping == second.evaluated[i].mapping);
       CHECK(first.trace == second.trace);
       options.seed = 43;
       if (budget == 250) CHECK(mapper::run_search(method, layer, hardware, options).trace != first.trace);
@@ -216,7 +216,7 @@ TEST_CASE("Search methods: a fixed seed reproduces the run; the budget is never 
   }
   // The counter itself refuses the evaluation past the budget.
   mapper::Evaluator evaluator(layer, hardware, mapper::Objective::Runtime, 1);
-  contracts::Tile tile;
+  contracts::Mapping tile;
   evaluator.cost(tile);
   CHECK(evaluator.exhausted());
   CHECK_NOTHROW(evaluator.cost(tile));  // known: costs nothing
@@ -317,15 +317,15 @@ TEST_CASE("Warm start: similarity over layer shape, the source layer, carried ma
   CHECK(mapper::warm_start_source(history, a, mapper::WarmStart::None) == nullptr);
   CHECK(mapper::warm_start_source({}, a, mapper::WarmStart::Similar) == nullptr);
   // Carried from c to a: sizes kept (clamped) and fold counts kept.
-  contracts::Tile tile;
-  tile.size = {3, 3, 16, 8, 1, 4, 1};
+  contracts::Mapping tile;
+  tile.tile.size = {3, 3, 16, 8, 1, 4, 1};
   history[1].best = {tile};
   const auto carried = mapper::carry_mappings(history[1], a);
   REQUIRE(carried.size() == 2);
-  CHECK(carried[0].size == std::array<std::int64_t, 7>{3, 3, 16, 8, 1, 4, 1});
+  CHECK(carried[0].tile.size == std::array<std::int64_t, 7>{3, 3, 16, 8, 1, 4, 1});
   // Folds of c: C 256/16 = 16 → 64/16 = 4; K 256/8 = 32 → ⌈64/32⌉ = 2; X' 16/4 = 4 → ⌈30/4⌉ = 8;
   // Y' 16/1 = 16 → ⌈30/16⌉ = 2.
-  CHECK(carried[1].size == std::array<std::int64_t, 7>{3, 3, 4, 2, 1, 8, 2});
+  CHECK(carried[1].tile.size == std::array<std::int64_t, 7>{3, 3, 4, 2, 1, 8, 2});
   // What a layer leaves to later ones: the best mapping of each of the 5 best fabric tiles. Seven fabric tiles,
   // two SDM variants each; by construction tile t's variants cost 10 + t and 10.5 + t cycles (energy 1), so by
   // hand the learnt mappings are the cheaper variant of tiles 0…4, in that order.
@@ -333,9 +333,9 @@ TEST_CASE("Warm start: similarity over layer shape, the source layer, carried ma
   for (int t = 6; t >= 0; --t)
     for (const std::int64_t block : {std::int64_t(4), std::int64_t(2)}) {
       contracts::CostReport report;
-      report.tile.size = {3, 3, 1 + t, 8, 1, 4, 1};
-      report.tile.sdm.blocked = true;
-      report.tile.sdm.block[0] = block;
+      report.mapping.tile.size = {3, 3, 1 + t, 8, 1, 4, 1};
+      report.mapping.sdm.blocked = true;
+      report.mapping.sdm.block[0] = block;
       report.cycles.total = 10 + t + (block == 4 ? 0.5 : 0.0);
       report.energy_pj.total = 1;
       costed.push_back(report);
@@ -343,7 +343,7 @@ TEST_CASE("Warm start: similarity over layer shape, the source layer, carried ma
   const auto learnt = mapper::learnt_mappings(costed, mapper::Objective::EnergyDelay);
   REQUIRE(learnt.size() == mapper::kLearntFabricTiles);
   for (std::size_t t = 0; t < learnt.size(); ++t) {
-    CHECK(learnt[t].size[contracts::kDimC] == std::int64_t(1 + t));
+    CHECK(learnt[t].tile.size[contracts::kDimC] == std::int64_t(1 + t));
     CHECK(learnt[t].sdm.block[0] == 2);
   }
   // Reduced per run first (what explore and map keep), the learnt mappings are those of all runs together: checked
@@ -354,9 +354,9 @@ TEST_CASE("Warm start: similarity over layer shape, the source layer, carried ma
     std::vector<std::vector<contracts::CostReport>> runs(4);
     for (int i = 0; i < 400; ++i) {
       contracts::CostReport report;
-      report.tile.size = {3, 3, 1 + std::int64_t(rng() % 12), 8, 1, 4, 1};
-      report.tile.sdm.blocked = true;
-      report.tile.sdm.block[0] = 1 + std::int64_t(i);  // every report a distinct mapping
+      report.mapping.tile.size = {3, 3, 1 + std::int64_t(rng() % 12), 8, 1, 4, 1};
+      report.mapping.sdm.blocked = true;
+      report.mapping.sdm.block[0] = 1 + std::int64_t(i);  // every report a distinct mapping
       report.cycles.total = double(1 + rng() % 1000);
       report.energy_pj.total = 1;
       all.push_back(report);

@@ -29,7 +29,7 @@ maeri::contracts::ExactTrafficRefinement exact_for(const Layer& layer, const Har
   return maeri::codegen::exact_traffic_for(layer, hardware);
 }
 
-CostReport exact_report(const Layer& layer, const Hardware& hardware, const Tile& tile) {
+CostReport exact_report(const Layer& layer, const Hardware& hardware, const Mapping& tile) {
   CostReport report = evaluate(layer, hardware, tile);
   maeri::codegen::refine_with_exact_traffic(report, layer, hardware);
   return report;
@@ -62,13 +62,13 @@ OracleStats check_layer(const Layer& layer, const Hardware& hardware) {
     REQUIRE(result.best.size() == 1);
     ours[o] = result.best.front();
     // What is reported is what was ranked: the report equals the exact report of its tile.
-    const CostReport again = exact_report(layer, hardware, ours[o].tile);
+    const CostReport again = exact_report(layer, hardware, ours[o].mapping);
     CHECK(again.counts.dn_hops == ours[o].counts.dn_hops);
     CHECK(again.counts.rn_hops == ours[o].counts.rn_hops);
     CHECK(again.energy_pj.total == ours[o].energy_pj.total);
   }
   OracleStats stats;
-  const auto check_tile = [&](const Tile& tile) {
+  const auto check_tile = [&](const Mapping& tile) {
     ++stats.tiles;
     TrafficLowerBounds bounds;
     const CostReport estimate = evaluate(layer, hardware, tile, &bounds);
@@ -89,7 +89,7 @@ OracleStats check_layer(const Layer& layer, const Hardware& hardware) {
         CHECK(bounds.rn_hops <= exact_tile.counts.rn_hops);
       }
       INFO(layer.name << " on " << hardware.name << ", objective " << to_string(kObjectives[o]) << ": oracle tile "
-                      << to_string(tile) << " vs ours " << to_string(ours[o].tile));
+                      << to_string(tile) << " vs ours " << to_string(ours[o].mapping));
       CHECK_FALSE(better(exact_tile, ours[o], kObjectives[o]));
     }
   };
@@ -101,15 +101,15 @@ OracleStats check_layer(const Layer& layer, const Hardware& hardware) {
           for (std::int64_t n = 1; r * s * c * k * n <= M && n <= layer.N; ++n)
             for (std::int64_t x = 1; r * s * c * k * n * x <= M && x <= layer.output_x(); ++x)
               for (std::int64_t y = 1; r * s * c * k * n * x * y <= M && y <= layer.output_y(); ++y) {
-                Tile tile;
-                tile.size = {r, s, c, k, n, x, y};
+                Mapping tile;
+                tile.tile.size = {r, s, c, k, n, x, y};
                 check_tile(tile);
               }
   // The paper's heuristic candidates, by their own definition (they are in the raw space too).
   if (layer.R * layer.S <= M) {
     for (std::int64_t c = 1; c <= layer.group_channels() && layer.R * layer.S * c <= M; ++c)
       for (std::int64_t k = 1; k <= layer.group_filters() && layer.R * layer.S * c * k <= M; ++k) {
-        const CostReport candidate = exact_report(layer, hardware, Tile{{layer.R, layer.S, c, k, 1, 1, 1}, {}});
+        const CostReport candidate = exact_report(layer, hardware, Mapping{{layer.R, layer.S, c, k, 1, 1, 1}, {}});
         for (int o = 0; o < 3; ++o) CHECK_FALSE(better(candidate, ours[o], kObjectives[o]));
       }
   }
@@ -159,17 +159,17 @@ TEST_CASE("search with exact traffic on a small layer equals the exact optimum o
     std::vector<CostReport> all;
     const TileSpace space(layer, hardware);
     for (const auto& prefix : space.prefixes())
-      space.enumerate_outputs(prefix, [&](const Tile& tile) { all.push_back(exact_report(layer, hardware, tile)); });
+      space.enumerate_outputs(prefix, [&](const Mapping& tile) { all.push_back(exact_report(layer, hardware, tile)); });
     std::sort(all.begin(), all.end(), [&](const CostReport& a, const CostReport& b) { return better(a, b, objective); });
     REQUIRE(result.best.size() == 3);
-    for (int i = 0; i < 3; ++i) CHECK(result.best[size_t(i)].tile == all[size_t(i)].tile);
+    for (int i = 0; i < 3; ++i) CHECK(result.best[size_t(i)].mapping == all[size_t(i)].mapping);
     // Each rule's best: the exact optimum over the tiles that satisfy it.
     for (int rule = 0; rule < kNumPruningRules; ++rule) {
       const auto first = std::find_if(all.begin(), all.end(), [&](const CostReport& report) {
-        return satisfies(layer, hardware, report.tile, kPruningRules[rule]);
+        return satisfies(layer, hardware, report.mapping, kPruningRules[rule]);
       });
       REQUIRE(result.best_under_rule[size_t(rule)].has_value());
-      CHECK(result.best_under_rule[size_t(rule)]->tile == first->tile);
+      CHECK(result.best_under_rule[size_t(rule)]->mapping == first->mapping);
     }
   }
 }
@@ -192,14 +192,14 @@ TEST_CASE("per-rule loss on an FC layer with a prime channel count, worked by ha
   CHECK(losses[0].rule == PruningRule::EdgeDivisibility);
   CHECK(losses[0].tiles_left == 2);
   REQUIRE(losses[0].best.has_value());
-  CHECK(losses[0].best->tile[kDimC] == 1);
+  CHECK(losses[0].best->mapping[kDimC] == 1);
   const double raw_cycles = result.best.front().cycles.total;
   CHECK(losses[0].loss_percent == Approx(100.0 * (losses[0].best->cycles.total - raw_cycles) / raw_cycles));
   CHECK(losses[0].loss_percent > 0);  // T_C = 1 needs 1031 weight phases; the optimum far fewer
   for (const int rule : {1, 2}) {
     CHECK(losses[size_t(rule)].tiles_left == 24);
     REQUIRE(losses[size_t(rule)].best.has_value());
-    CHECK(losses[size_t(rule)].best->tile == result.best.front().tile);
+    CHECK(losses[size_t(rule)].best->mapping == result.best.front().mapping);
     CHECK(losses[size_t(rule)].loss_percent == 0);
   }
   CHECK(losses[3].tiles_left == 0);

@@ -72,9 +72,9 @@ TEST_CASE("enumeration visits exactly the counted tiles, each legal", "[mapper][
     const TileSpace space(layer, hardware, rules_of(mask));
     std::uint64_t visited = 0;
     for (const auto& prefix : space.prefixes()) {
-      space.enumerate_outputs(prefix, [&](const Tile& tile) {
+      space.enumerate_outputs(prefix, [&](const Mapping& tile) {
         ++visited;
-        CHECK_FALSE(tile_violation(layer, hardware, tile).has_value());
+        CHECK_FALSE(mapping_violation(layer, hardware, tile).has_value());
         // The per-tile form of each chosen rule agrees with the narrowed enumeration.
         for (int i = 0; i < kNumPruningRules; ++i)
           if (mask >> i & 1) CHECK(satisfies(layer, hardware, tile, kPruningRules[i]));
