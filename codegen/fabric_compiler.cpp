@@ -14,6 +14,8 @@
 
 #include <optional>
 
+#include "util/integer_math.hpp"
+
 namespace maeri::codegen {
 namespace {
 
@@ -37,8 +39,7 @@ struct AdderState {
 ReductionPlan compile_fabric(const VnLayout& layout, const std::vector<bool>& take_forward) {
   const std::vector<int> owner = vn_of_switch(layout);  // validates
   const int m = layout.num_ms;
-  int levels = 0;
-  while ((1 << levels) < m) ++levels;
+  const int levels = util::ceil_log2(m);
 
   ReductionPlan plan;
   FabricConfig& config = plan.config;
