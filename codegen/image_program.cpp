@@ -24,11 +24,7 @@ struct Emitter {
 
   void fabric(int level, std::array<int, 4> sizes, const std::array<int, 4>& range) {
     if (level == 4) {
-      PhaseShape shape = program.configurations.front().placement.shape;
-      shape.t_r = sizes[0];
-      shape.t_s = sizes[1];
-      shape.t_c = sizes[2];
-      shape.t_k = sizes[3];
+      const PhaseShape shape = phase_shape(program.tile, sizes[0], sizes[1], sizes[2], sizes[3]);
       code.push_back({Opcode::Configure, {std::uint32_t(configuration_of.at(shape)), 0, 0, 0}});
       code.push_back({Opcode::LoadWeights, {}});
       code.push_back({Opcode::Stream, {}});
@@ -118,11 +114,7 @@ LayerProgram expand_image(const ConfigImage& image, const std::string& source, P
                           const std::function<bool(const WeightPhase&)>& keep_phase) {
   const contracts::Layer& layer = image.layer;
   const int num_ms = int(image.hardware.num_ms);
-  LayerProgram program;
-  program.layer = layer;
-  program.tile = image.tile;
-  program.num_ms = num_ms;
-  program.forwarding = contracts::uses_mn_forwarding(layer, image.tile);
+  LayerProgram program = empty_program(layer, image.tile, num_ms);
   for (size_t c = 0; c < image.configurations.size(); ++c) {
     const ImageConfiguration& stored = image.configurations[c];
     PhaseConfiguration configuration;
