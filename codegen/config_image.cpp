@@ -16,10 +16,6 @@
 namespace maeri::codegen {
 namespace {
 
-constexpr size_t kCrcOffset = 12;
-constexpr size_t kCoveredFrom = 16;  // the CRC covers everything after the CRC and size fields' start
-constexpr size_t kFixedHeader = 20;
-
 class ByteWriter {
  public:
   void u8(std::uint32_t v) { bytes.push_back(std::uint8_t(v)); }
@@ -133,7 +129,7 @@ bool ImageConfiguration::operator==(const ImageConfiguration& o) const {
   return !(shape < o.shape) && !(o.shape < shape) && forwarding == o.forwarding && fabric == o.fabric;
 }
 bool Instruction::operator==(const Instruction& o) const {
-  return opcode == o.opcode && std::equal(operand, operand + 4, o.operand);
+  return opcode == o.opcode && std::equal(operand, operand + kMaxInstructionOperands, o.operand);
 }
 bool ConfigImage::operator==(const ConfigImage& o) const {
   const auto layer_tuple = [](const contracts::Layer& l) {
@@ -196,8 +192,8 @@ std::vector<std::uint8_t> encode_image(const ConfigImage& image) {
     out.u8(std::uint8_t(instruction.opcode));
     for (int i = 0; i < operand_count(instruction.opcode); ++i) out.u32(instruction.operand[i]);
   }
-  out.put_u32_at(16, std::uint32_t(out.bytes.size()));
-  out.put_u32_at(kCrcOffset, crc32_of(out.bytes.data() + kCoveredFrom, out.bytes.size() - kCoveredFrom));
+  out.put_u32_at(kImageSizeOffset, std::uint32_t(out.bytes.size()));
+  out.put_u32_at(kImageCrcOffset, crc32_of(out.bytes.data() + kImageSizeOffset, out.bytes.size() - kImageSizeOffset));
   return out.bytes;
 }
 
@@ -221,11 +217,11 @@ ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
   if (size != bytes.size())
     throw ImageError(fmt::format("{}: truncated or padded: the header says {} bytes, the file has {}", source, size,
                                  bytes.size()));
-  const std::uint32_t actual = crc32_of(bytes.data() + kCoveredFrom, bytes.size() - kCoveredFrom);
+  const std::uint32_t actual = crc32_of(bytes.data() + kImageSizeOffset, bytes.size() - kImageSizeOffset);
   if (crc != actual)
     throw ImageError(fmt::format("{}: CRC mismatch: the header says {:08x}, the contents give {:08x} (the image is "
                                  "corrupt)", source, crc, actual));
-  static_assert(kFixedHeader == 20, "fixed header layout");
+  static_assert(kImageFixedHeaderBytes == kImageSizeOffset + 4, "the size field ends the fixed header");
 
   // Fields are read as they come; where each was read is kept for validate_image's messages.
   ImageFieldOffsets at;
