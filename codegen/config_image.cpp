@@ -16,10 +16,6 @@
 namespace maeri::codegen {
 namespace {
 
-constexpr size_t kCrcOffset = 12;
-constexpr size_t kCoveredFrom = 16;  // the CRC covers everything after the CRC and size fields' start
-constexpr size_t kFixedHeader = 20;
-
 class ByteWriter {
  public:
   void u8(std::uint32_t v) { bytes.push_back(std::uint8_t(v)); }
@@ -133,7 +129,7 @@ bool ImageConfiguration::operator==(const ImageConfiguration& o) const {
   return !(shape < o.shape) && !(o.shape < shape) && forwarding == o.forwarding && fabric == o.fabric;
 }
 bool Instruction::operator==(const Instruction& o) const {
-  return opcode == o.opcode && std::equal(operand, operand + 4, o.operand);
+  return opcode == o.opcode && std::equal(operand, operand + kMaxInstructionOperands, o.operand);
 }
 bool ConfigImage::operator==(const ConfigImage& o) const {
   const auto layer_tuple = [](const contracts::Layer& l) {
@@ -196,13 +192,15 @@ std::vector<std::uint8_t> encode_image(const ConfigImage& image) {
     out.u8(std::uint8_t(instruction.opcode));
     for (int i = 0; i < operand_count(instruction.opcode); ++i) out.u32(instruction.operand[i]);
   }
-  out.put_u32_at(16, std::uint32_t(out.bytes.size()));
-  out.put_u32_at(kCrcOffset, crc32_of(out.bytes.data() + kCoveredFrom, out.bytes.size() - kCoveredFrom));
+  out.put_u32_at(kImageSizeOffset, std::uint32_t(out.bytes.size()));
+  out.put_u32_at(kImageCrcOffset, crc32_of(out.bytes.data() + kImageSizeOffset, out.bytes.size() - kImageSizeOffset));
   return out.bytes;
 }
 
-ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::string& source) {
-  ByteReader in(bytes, source);
+namespace {
+
+// The fixed header: magic, format version, size and CRC, all checked before any field is read. Returns the version.
+std::uint32_t read_fixed_header(ByteReader& in, const std::vector<std::uint8_t>& bytes, const std::string& source) {
   char magic[8];
   for (char& c : magic) c = char(in.u8("the magic number"));
   if (std::memcmp(magic, kImageMagic, 8) != 0)
@@ -221,16 +219,15 @@ ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
   if (size != bytes.size())
     throw ImageError(fmt::format("{}: truncated or padded: the header says {} bytes, the file has {}", source, size,
                                  bytes.size()));
-  const std::uint32_t actual = crc32_of(bytes.data() + kCoveredFrom, bytes.size() - kCoveredFrom);
+  const std::uint32_t actual = crc32_of(bytes.data() + kImageSizeOffset, bytes.size() - kImageSizeOffset);
   if (crc != actual)
     throw ImageError(fmt::format("{}: CRC mismatch: the header says {:08x}, the contents give {:08x} (the image is "
                                  "corrupt)", source, crc, actual));
-  static_assert(kFixedHeader == 20, "fixed header layout");
+  static_assert(kImageFixedHeaderBytes == kImageSizeOffset + 4, "the size field ends the fixed header");
+  return version;
+}
 
-  // Fields are read as they come; where each was read is kept for validate_image's messages.
-  ImageFieldOffsets at;
-  ConfigImage image;
-  ImageHardware& hw = image.hardware;
+void read_hardware(ByteReader& in, ImageHardware& hw, ImageFieldOffsets& at) {
   at.num_ms = in.offset();
   hw.num_ms = in.u32("hardware.num_ms");
   at.dn_bw = in.offset();
@@ -245,8 +242,9 @@ ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
   hw.config_bw = std::uint16_t(in.u16("hardware.config_bw"));
   at.hardware_name = in.offset();
   hw.name = in.text("hardware.name");
-  validate_image_hardware(hw, at, source);  // before any configuration of num_ms words is read
-  contracts::Layer& layer = image.layer;
+}
+
+void read_layer(ByteReader& in, contracts::Layer& layer, ImageFieldOffsets& at, const std::string& source) {
   at.layer_name = in.offset();
   layer.name = in.text("layer.name");
   at.layer_type = in.offset();
@@ -263,9 +261,14 @@ ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
     at.layer_dims[dim++] = in.offset();
     layer.*field.member = in.u32("the layer dimensions");
   }
+}
+
+// The tile sizes and, by format version, the phase order and the SDM level.
+void read_mapping(ByteReader& in, std::uint32_t version, contracts::Mapping& tile, ImageFieldOffsets& at,
+                  const std::string& source) {
   for (int d = 0; d < contracts::kNumTileDims; ++d) {
     at.tile[d] = in.offset();
-    image.mapping[d] = in.u32("the tile sizes");
+    tile[d] = in.u32("the tile sizes");
   }
   bool has_sdm = version == kSdmImageFormatVersion;
   if (version == kImageFormatVersion) {
@@ -274,7 +277,7 @@ ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
     if (order > 1)
       throw ImageError(fmt::format("{}: byte {}: phase_order is {}, expected 0 (folds-outer) or 1 (filters-outer)",
                                    source, at.phase_order, order));
-    image.mapping.phase_order = contracts::PhaseOrder(order);
+    tile.phase_order = contracts::PhaseOrder(order);
     at.sdm_flag = in.offset();
     const std::uint32_t flag = in.u8("the SDM level flag");
     if (flag > 1)
@@ -282,22 +285,25 @@ ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
                                    flag));
     has_sdm = flag == 1;
   }
-  if (has_sdm) {
-    contracts::SdmLevel& sdm = image.mapping.sdm;
-    sdm.blocked = true;
-    at.sdm = in.offset();
-    for (std::int64_t& block : sdm.block) block = in.u32("the SDM tile sizes");
-    at.sdm_order = in.offset();
-    std::string order;
-    for (std::uint8_t& loop : sdm.order) {
-      loop = std::uint8_t(in.u8("the SDM loop order"));
-      order += loop < contracts::kNumSdmDims ? contracts::sdm_dim_key(loop) : "?";
-    }
-    const std::string problem = contracts::order_problem(order);
-    if (!problem.empty())
-      throw ImageError(fmt::format("{}: byte {}: sdm.order '{}' is not a permutation of K, C, N, X, Y: {}", source,
-                                   at.sdm_order, order, problem));
+  if (!has_sdm) return;
+  contracts::SdmLevel& sdm = tile.sdm;
+  sdm.blocked = true;
+  at.sdm = in.offset();
+  for (std::int64_t& block : sdm.block) block = in.u32("the SDM tile sizes");
+  at.sdm_order = in.offset();
+  std::string order;
+  for (std::uint8_t& loop : sdm.order) {
+    loop = std::uint8_t(in.u8("the SDM loop order"));
+    order += loop < contracts::kNumSdmDims ? contracts::sdm_dim_key(loop) : "?";
   }
+  const std::string problem = contracts::order_problem(order);
+  if (!problem.empty())
+    throw ImageError(fmt::format("{}: byte {}: sdm.order '{}' is not a permutation of K, C, N, X, Y: {}", source,
+                                 at.sdm_order, order, problem));
+}
+
+void read_configurations(ByteReader& in, ConfigImage& image, ImageFieldOffsets& at, const std::string& source) {
+  const ImageHardware& hw = image.hardware;
   at.configuration_count = in.offset();
   const std::uint32_t configurations = in.u32("the configuration count");
   for (std::uint32_t c = 0; c < configurations; ++c) {
@@ -329,6 +335,9 @@ ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
     }
     image.configurations.push_back(configuration);
   }
+}
+
+void read_program(ByteReader& in, std::vector<Instruction>& program, ImageFieldOffsets& at) {
   at.instruction_count = in.offset();
   const std::uint32_t instructions = in.u32("the instruction count");
   for (std::uint32_t i = 0; i < instructions; ++i) {
@@ -338,8 +347,24 @@ ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
     if (opcode > std::uint32_t(Opcode::Stream)) in.fail(fmt::format("instruction {} has unknown opcode {}", i, opcode));
     instruction.opcode = Opcode(opcode);
     for (int k = 0; k < operand_count(instruction.opcode); ++k) instruction.operand[k] = in.u32("an operand");
-    image.program.push_back(instruction);
+    program.push_back(instruction);
   }
+}
+
+}  // namespace
+
+ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::string& source) {
+  ByteReader in(bytes, source);
+  const std::uint32_t version = read_fixed_header(in, bytes, source);
+  // Fields are read as they come; where each was read is kept for validate_image's messages.
+  ImageFieldOffsets at;
+  ConfigImage image;
+  read_hardware(in, image.hardware, at);
+  validate_image_hardware(image.hardware, at, source);  // before any configuration of num_ms words is read
+  read_layer(in, image.layer, at, source);
+  read_mapping(in, version, image.mapping, at, source);
+  read_configurations(in, image, at, source);
+  read_program(in, image.program, at);
   if (in.offset() != bytes.size()) in.fail("unexpected bytes after the program");
   validate_image(image, at, source);
   return image;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -18,6 +19,24 @@
 namespace maeri::codegen {
 
 inline constexpr char kImageMagic[8] = {'M', 'A', 'E', 'R', 'I', 'I', 'M', 'G'};
+
+// Byte sizes of the binary layout's parts (the table in docs/config-image.md), shared by the encoder, the decoder
+// and the largest valid image (kMaxImageBytes, image_validation.hpp).
+inline constexpr std::size_t kImageCrcOffset = 12;         // after the magic, the version and a reserved u16
+inline constexpr std::size_t kImageSizeOffset = 16;        // the CRC covers the image from here to its end
+inline constexpr std::size_t kImageFixedHeaderBytes = 20;  // magic, version, reserved, CRC, size
+inline constexpr std::size_t kImageHardwareBytes = 3 * 4 + 2 * 1 + 2;  // u32 num_ms, dn_bw, rn_bw; u8 widths; u16 config_bw
+inline constexpr std::size_t kImageStringLengthBytes = 2;  // a str is its u16 byte count, then the bytes
+inline constexpr std::size_t kMaxImageStringBytes = 0xFFFF;
+inline constexpr std::size_t kImageLayerBytes = 1 + contracts::kLayerShapeFields.size() * 4;  // u8 type, u32 dimensions
+inline constexpr std::size_t kImageTileBytes = contracts::kNumTileDims * 4;
+inline constexpr std::size_t kImagePhaseOrderBytes = 1 + 1;  // version 5: u8 phase order, u8 SDM level flag
+inline constexpr std::size_t kImageSdmLevelBytes = contracts::kNumSdmDims * (4 + 1);  // u32 block sizes, u8 loop order
+inline constexpr std::size_t kImageCountBytes = 4;  // the u32 counts of configurations and of instructions
+// Before each configuration's words: u16 phase shape sizes, u8 forwarding flag, u32 word count.
+inline constexpr std::size_t kImageConfigurationHeaderBytes = contracts::kNumTileDims * 2 + 1 + 4;
+inline constexpr std::size_t kImageOpcodeBytes = 1, kImageOperandBytes = 4;
+inline constexpr int kMaxInstructionOperands = 4;
 // 2: dense configuration words of config_bw bits; 3: per-axis stride and padding, dilation, groups, GEMM layers,
 // the group register g0; 4: also the SDM level after the tile; 5: after the tile the phase order and whether an
 // SDM level follows. The encoder writes the lowest version that holds the mapping: 3 for a single-level mapping in
@@ -72,7 +91,7 @@ std::uint16_t image_format_version(const ConfigImage& image);  // 3, 4 with an S
 
 struct Instruction {
   Opcode opcode = Opcode::End;
-  std::uint32_t operand[4] = {0, 0, 0, 0};  // For: register, start, count, step; Configure: index
+  std::uint32_t operand[kMaxInstructionOperands] = {0, 0, 0, 0};  // For: register, start, count, step; Configure: index
   bool operator==(const Instruction& other) const;
 };
 

@@ -91,11 +91,8 @@ ExactTraffic exact_traffic(const contracts::Layer& layer, const contracts::Hardw
   using namespace contracts;
   if (const auto violation = mapping_violation(layer, hardware, tile)) throw std::invalid_argument(*violation);
   ExactTraffic total;
-  LayerProgram program;  // one configuration and one phase at a time: never the layer's phases or steps
-  program.layer = layer;
-  program.mapping = tile;
-  program.num_ms = int(hardware.num_ms);
-  program.forwarding = uses_mn_forwarding(layer, tile);
+  // One configuration and one phase at a time: never the layer's phases or steps.
+  LayerProgram program = empty_program(layer, tile, int(hardware.num_ms));
   std::int64_t output_blocks = 1, y_blocks = 1;
   if (tile.sdm.blocked) {
     const contracts::SdmBlockTraffic blocks = contracts::sdm_block_traffic(layer, tile);
@@ -108,18 +105,8 @@ ExactTraffic exact_traffic(const contracts::Layer& layer, const contracts::Hardw
     for (const TileKind& s : tiles_of(layer.S, tile[kDimS]))
       for (const TileKind& c : tiles_of(layer.group_channels(), tile[kDimC]))
         for (const TileKind& k : tiles_of(layer.group_filters(), tile[kDimK])) {
-          PhaseShape shape;
-          shape.t_r = r.used;
-          shape.t_s = s.used;
-          shape.t_c = c.used;
-          shape.t_k = k.used;
-          shape.t_n = int(tile[kDimN]);
-          shape.t_x = int(tile[kDimX]);
-          shape.t_y = int(tile[kDimY]);
-          PhaseConfiguration configuration;
-          configuration.placement = place_tile(program.num_ms, shape, phase_forwards(layer, tile, shape));
-          configuration.reduction = compile_fabric(configuration.placement.layout, configuration.placement.take_forward);
-          program.configurations.assign(1, std::move(configuration));
+          program.configurations.assign(
+              1, configure_phase(layer, tile, program.num_ms, phase_shape(tile, r.used, s.used, c.used, k.used)));
           WeightPhase phase;
           phase.configuration = 0;
           phase.r0 = r.origin;

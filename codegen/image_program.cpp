@@ -24,11 +24,7 @@ struct Emitter {
 
   void fabric(int level, std::array<int, 4> sizes, const std::array<int, 4>& range) {
     if (level == 4) {
-      PhaseShape shape = program.configurations.front().placement.shape;
-      shape.t_r = sizes[0];
-      shape.t_s = sizes[1];
-      shape.t_c = sizes[2];
-      shape.t_k = sizes[3];
+      const PhaseShape shape = phase_shape(program.mapping, sizes[0], sizes[1], sizes[2], sizes[3]);
       code.push_back({Opcode::Configure, {std::uint32_t(configuration_of.at(shape)), 0, 0, 0}});
       code.push_back({Opcode::LoadWeights, {}});
       code.push_back({Opcode::Stream, {}});
@@ -118,11 +114,7 @@ LayerProgram expand_image(const ConfigImage& image, const std::string& source, P
                           const std::function<bool(const WeightPhase&)>& keep_phase) {
   const contracts::Layer& layer = image.layer;
   const int num_ms = int(image.hardware.num_ms);
-  LayerProgram program;
-  program.layer = layer;
-  program.mapping = image.mapping;
-  program.num_ms = num_ms;
-  program.forwarding = contracts::uses_mn_forwarding(layer, image.mapping);
+  LayerProgram program = empty_program(layer, image.mapping, num_ms);
   for (size_t c = 0; c < image.configurations.size(); ++c) {
     const ImageConfiguration& stored = image.configurations[c];
     PhaseConfiguration configuration;
@@ -152,102 +144,136 @@ LayerProgram expand_image(const ConfigImage& image, const std::string& source, P
   return program;
 }
 
-void play_program(const ConfigImage& image, const std::string& source,
-                  const std::function<void(const WeightPhase&)>& on_phase, const std::function<void()>& on_stream,
-                  const std::vector<std::size_t>* instruction_offsets) {
-  const auto fail = [&source, instruction_offsets](size_t pc, const std::string& problem) -> ImageError {
-    if (instruction_offsets && pc < instruction_offsets->size())
-      return ImageError(fmt::format("{}: byte {}: program instruction {}: {}", source, (*instruction_offsets)[pc], pc,
-                                    problem));
-    return ImageError(fmt::format("{}: program instruction {}: {}", source, pc, problem));
-  };
-  const contracts::Layer& layer = image.layer;
+namespace {
+
+// One playing of an image's program: the open loops, the loop registers, the active configuration and whether its
+// weights are loaded, with the checks of each instruction (image_program.hpp).
+class ProgramPlayer {
+ public:
+  ProgramPlayer(const ConfigImage& image, const std::string& source, const std::vector<std::size_t>* instruction_offsets)
+      : image_(image), source_(source), instruction_offsets_(instruction_offsets),
+        extents_(loop_register_extents(image.layer)) {}
+
+  void play(const std::function<void(const WeightPhase&)>& on_phase, const std::function<void()>& on_stream) {
+    for (size_t pc = 0; pc < image_.program.size(); ++pc) {
+      const Instruction& instruction = image_.program[pc];
+      switch (instruction.opcode) {
+        case Opcode::End:
+          if (!loops_.empty()) throw fail(pc, "END inside an open FOR");
+          return;
+        case Opcode::For:
+          enter_loop(pc, instruction);
+          break;
+        case Opcode::EndFor:
+          pc = end_of_loop_body(pc);
+          break;
+        case Opcode::Configure:
+          if (instruction.operand[0] >= image_.configurations.size())
+            throw fail(pc, fmt::format("CONFIGURE {} but the image holds {} configurations", instruction.operand[0],
+                                       image_.configurations.size()));
+          active_ = int(instruction.operand[0]);
+          weights_loaded_ = false;
+          break;
+        case Opcode::LoadWeights:
+          on_phase(loaded_phase(pc));
+          weights_loaded_ = true;
+          break;
+        case Opcode::Stream:
+          if (!weights_loaded_) throw fail(pc, "STREAM before LOAD_WEIGHTS");
+          on_stream();
+          break;
+        default:
+          throw fail(pc, fmt::format("unknown opcode {}", int(instruction.opcode)));
+      }
+    }
+    throw ImageError(fmt::format("{}: the program has no END", source_));
+  }
+
+ private:
   struct Loop {
     size_t body;  // first instruction of the body
     int reg;
     std::uint32_t remaining, step;
   };
-  std::vector<Loop> loops;
-  std::array<std::uint32_t, kLoopRegisters> registers{};
-  const auto extents = loop_register_extents(layer);
-  int active = -1;
-  bool weights_loaded = false;
-  for (size_t pc = 0; pc < image.program.size(); ++pc) {
-    const Instruction& instruction = image.program[pc];
-    switch (instruction.opcode) {
-      case Opcode::End:
-        if (!loops.empty()) throw fail(pc, "END inside an open FOR");
-        return;
-      case Opcode::For: {
-        const std::uint32_t reg = instruction.operand[0], count = instruction.operand[2];
-        const std::uint32_t last_register =
-            image.mapping.sdm.blocked ? kLoopRegisters - 1 : std::uint32_t(LoopRegister::G0);
-        if (reg > last_register)
-          throw fail(pc, fmt::format("FOR names register {}, expected 0..{} ({})", reg, last_register,
-                                     image.mapping.sdm.blocked ? "r0, s0, c0, k0, g0, kb, cb, nb, xb, yb"
-                                                            : "r0, s0, c0, k0, g0) (the image has no SDM level"));
-        if (count == 0) throw fail(pc, "FOR with a count of 0");
-        registers[reg] = instruction.operand[1];
-        loops.push_back({pc + 1, int(reg), count, instruction.operand[3]});
-        break;
-      }
-      case Opcode::EndFor: {
-        if (loops.empty()) throw fail(pc, "END_FOR without FOR");
-        Loop& loop = loops.back();
-        if (--loop.remaining > 0) {
-          registers[size_t(loop.reg)] += loop.step;
-          pc = loop.body - 1;
-        } else {
-          loops.pop_back();
-        }
-        break;
-      }
-      case Opcode::Configure:
-        if (instruction.operand[0] >= image.configurations.size())
-          throw fail(pc, fmt::format("CONFIGURE {} but the image holds {} configurations", instruction.operand[0],
-                                     image.configurations.size()));
-        active = int(instruction.operand[0]);
-        weights_loaded = false;
-        break;
-      case Opcode::LoadWeights: {
-        if (active < 0) throw fail(pc, "LOAD_WEIGHTS before any CONFIGURE");
-        const PhaseShape& shape = image.configurations[size_t(active)].shape;
-        const std::array<int, 4> sizes = {shape.t_r, shape.t_s, shape.t_c, shape.t_k};
-        // c0 and k0 count from the SDM block's origin cb, kb (0 without an SDM level).
-        const std::array<std::uint64_t, 4> origin = {
-            registers[0], registers[1],
-            std::uint64_t(registers[2]) + registers[kFirstBlockRegister + contracts::kSdmC],
-            std::uint64_t(registers[3]) + registers[kFirstBlockRegister + contracts::kSdmK]};
-        for (size_t d = 0; d < 4; ++d)
-          if (std::int64_t(origin[d]) + sizes[d] > extents[d])
-            throw fail(pc, fmt::format("the weight slice at {} + {} exceeds the layer's extent {} ({})", origin[d],
-                                       sizes[d], extents[d], "RSCK"[d]));
-        const std::uint32_t group = registers[size_t(LoopRegister::G0)];
-        if (std::int64_t(group) >= extents[size_t(LoopRegister::G0)])
-          throw fail(pc, fmt::format("the weight slice is in group {}, the layer has {}", group,
-                                     extents[size_t(LoopRegister::G0)]));
-        WeightPhase phase;
-        phase.configuration = active;
-        phase.group = int(group);
-        phase.r0 = int(origin[0]);
-        phase.s0 = int(origin[1]);
-        phase.c0 = int(origin[2]);
-        phase.k0 = int(origin[3]);
-        for (int d = 0; d < contracts::kNumSdmDims; ++d) phase.block[size_t(d)] = int(registers[size_t(kFirstBlockRegister + d)]);
-        phase.accumulate = phase.r0 > 0 || phase.s0 > 0 || phase.c0 > 0;
-        on_phase(phase);
-        weights_loaded = true;
-        break;
-      }
-      case Opcode::Stream:
-        if (!weights_loaded) throw fail(pc, "STREAM before LOAD_WEIGHTS");
-        on_stream();
-        break;
-      default:
-        throw fail(pc, fmt::format("unknown opcode {}", int(instruction.opcode)));
-    }
+
+  ImageError fail(size_t pc, const std::string& problem) const {
+    if (instruction_offsets_ && pc < instruction_offsets_->size())
+      return ImageError(fmt::format("{}: byte {}: program instruction {}: {}", source_, (*instruction_offsets_)[pc], pc,
+                                    problem));
+    return ImageError(fmt::format("{}: program instruction {}: {}", source_, pc, problem));
   }
-  throw ImageError(fmt::format("{}: the program has no END", source));
+
+  void enter_loop(size_t pc, const Instruction& instruction) {
+    const std::uint32_t reg = instruction.operand[0], count = instruction.operand[2];
+    const std::uint32_t last_register = image_.mapping.sdm.blocked ? kLoopRegisters - 1 : std::uint32_t(LoopRegister::G0);
+    if (reg > last_register)
+      throw fail(pc, fmt::format("FOR names register {}, expected 0..{} ({})", reg, last_register,
+                                 image_.mapping.sdm.blocked ? "r0, s0, c0, k0, g0, kb, cb, nb, xb, yb"
+                                                         : "r0, s0, c0, k0, g0) (the image has no SDM level"));
+    if (count == 0) throw fail(pc, "FOR with a count of 0");
+    registers_[reg] = instruction.operand[1];
+    loops_.push_back({pc + 1, int(reg), count, instruction.operand[3]});
+  }
+
+  // END_FOR: the instruction before the one to play next (the body's first on another iteration).
+  size_t end_of_loop_body(size_t pc) {
+    if (loops_.empty()) throw fail(pc, "END_FOR without FOR");
+    Loop& loop = loops_.back();
+    if (--loop.remaining > 0) {
+      registers_[size_t(loop.reg)] += loop.step;
+      return loop.body - 1;
+    }
+    loops_.pop_back();
+    return pc;
+  }
+
+  // LOAD_WEIGHTS: the phase of the active configuration at the registers' origin, checked to lie inside the layer.
+  WeightPhase loaded_phase(size_t pc) const {
+    if (active_ < 0) throw fail(pc, "LOAD_WEIGHTS before any CONFIGURE");
+    const PhaseShape& shape = image_.configurations[size_t(active_)].shape;
+    const std::array<int, 4> sizes = {shape.t_r, shape.t_s, shape.t_c, shape.t_k};
+    // c0 and k0 count from the SDM block's origin cb, kb (0 without an SDM level).
+    const std::array<std::uint64_t, 4> origin = {
+        registers_[0], registers_[1],
+        std::uint64_t(registers_[2]) + registers_[kFirstBlockRegister + contracts::kSdmC],
+        std::uint64_t(registers_[3]) + registers_[kFirstBlockRegister + contracts::kSdmK]};
+    for (size_t d = 0; d < 4; ++d)
+      if (std::int64_t(origin[d]) + sizes[d] > extents_[d])
+        throw fail(pc, fmt::format("the weight slice at {} + {} exceeds the layer's extent {} ({})", origin[d],
+                                   sizes[d], extents_[d], "RSCK"[d]));
+    const std::uint32_t group = registers_[size_t(LoopRegister::G0)];
+    if (std::int64_t(group) >= extents_[size_t(LoopRegister::G0)])
+      throw fail(pc, fmt::format("the weight slice is in group {}, the layer has {}", group,
+                                 extents_[size_t(LoopRegister::G0)]));
+    WeightPhase phase;
+    phase.configuration = active_;
+    phase.group = int(group);
+    phase.r0 = int(origin[0]);
+    phase.s0 = int(origin[1]);
+    phase.c0 = int(origin[2]);
+    phase.k0 = int(origin[3]);
+    for (int d = 0; d < contracts::kNumSdmDims; ++d)
+      phase.block[size_t(d)] = int(registers_[size_t(kFirstBlockRegister + d)]);
+    phase.accumulate = phase.r0 > 0 || phase.s0 > 0 || phase.c0 > 0;
+    return phase;
+  }
+
+  const ConfigImage& image_;
+  const std::string& source_;
+  const std::vector<std::size_t>* instruction_offsets_;
+  const std::array<std::int64_t, kLoopRegisters> extents_;
+  std::vector<Loop> loops_;
+  std::array<std::uint32_t, kLoopRegisters> registers_{};
+  int active_ = -1;
+  bool weights_loaded_ = false;
+};
+
+}  // namespace
+
+void play_program(const ConfigImage& image, const std::string& source,
+                  const std::function<void(const WeightPhase&)>& on_phase, const std::function<void()>& on_stream,
+                  const std::vector<std::size_t>* instruction_offsets) {
+  ProgramPlayer(image, source, instruction_offsets).play(on_phase, on_stream);
 }
 
 }  // namespace maeri::codegen

@@ -383,12 +383,12 @@ ImageWork validate_image(const ConfigImage& image, const ImageFieldOffsets& offs
                        value == kSaturated ? std::string("over 9.2e18") : std::to_string(value), limit));
   };
   const std::size_t layer_at = offsets.layer_dims[0], program_at = offsets.instruction_count;
-  check(work.input_elements, kMaxTensorElements, layer_at, "layer: the input tensor N·C·X·Y");
-  check(work.padded_input_elements, kMaxTensorElements, layer_at,
+  check(work.input_elements, kMaxInMemoryTensorElements, layer_at, "layer: the input tensor N·C·X·Y");
+  check(work.padded_input_elements, kMaxInMemoryTensorElements, layer_at,
         "layer: the padded input tensor N·C·(X+2·padding_x)·(Y+2·padding_y)");
-  check(work.weight_elements, kMaxTensorElements, layer_at, "layer: the weight tensor K·(C/groups)·R·S");
-  check(work.output_elements, kMaxTensorElements, layer_at, "layer: the output tensor N·K·X'·Y'");
-  check(work.macs, kMaxLayerMacs, layer_at, "layer: the multiply-accumulates N·K·(C/groups)·R·S·X'·Y'");
+  check(work.weight_elements, kMaxInMemoryTensorElements, layer_at, "layer: the weight tensor K·(C/groups)·R·S");
+  check(work.output_elements, kMaxInMemoryTensorElements, layer_at, "layer: the output tensor N·K·X'·Y'");
+  check(work.macs, kMaxReferenceConvolutionMacs, layer_at, "layer: the multiply-accumulates N·K·(C/groups)·R·S·X'·Y'");
   check(work.executed_instructions, kMaxExecutedInstructions, program_at, "program: the instructions executed");
   check(work.expanded_program_bytes, kMaxExpandedProgramBytes, program_at,
         fmt::format("program: the memory for its {} weight phases and {} steps, in bytes,", work.weight_phases,

@@ -31,26 +31,29 @@ inline constexpr std::uint32_t kMaxImageInstructions = 1024;
 // Instructions executed by playing the program once (the validator plays it to check every weight slice).
 inline constexpr std::int64_t kMaxExecutedInstructions = std::int64_t{1} << 26;
 // Elements of each tensor (input, zero-padded input, weights, output): what sim and the models hold in memory,
-// 8 bytes each. The largest shipped layer, VGG16 fc6, has 102.8 M weights.
-inline constexpr std::int64_t kMaxTensorElements = std::int64_t{1} << 27;
-// Multiply-accumulates of the layer: the reference convolution's work. VGG16 conv1_2 has 1.85 G.
-inline constexpr std::int64_t kMaxLayerMacs = std::int64_t{1} << 32;
+// 8 bytes each (1 GiB). The largest shipped layer, VGG16 fc6, has 102.8 M weights. (Far below the int64 limit
+// every layer obeys, contracts::kMaxTensorElementsForInt64Bytes.)
+inline constexpr std::int64_t kMaxInMemoryTensorElements = std::int64_t{1} << 27;
+// Multiply-accumulates of the layer: the reference convolution's work, which checking a run costs. VGG16 conv1_2
+// has 1.85 G. (Far below the int64 limit every layer obeys, contracts::kMaxMacsForInt64Counts.)
+inline constexpr std::int64_t kMaxReferenceConvolutionMacs = std::int64_t{1} << 32;
 // Bytes expand_image allocates for the weight phases and their steps.
 inline constexpr std::int64_t kMaxExpandedProgramBytes = std::int64_t{1} << 30;
 // Upper bound of the fabric cycles of one run with ideal memory (configuration writes, weight and step beats).
 inline constexpr std::int64_t kMaxFabricCycles = std::int64_t{1} << 34;
-// Largest image file: header, the two names at their u16 maximum, the layer, the tile, the phase order and SDM
-// flag, an SDM level,
-// kMaxImageConfigurations configurations of
+// Largest image file (the layout's parts, config_image.hpp): the header, the two names at their u16 maximum, the
+// layer, the tile, the phase order and SDM flag, an SDM level, kMaxImageConfigurations configurations of
 // kMaxImageMultiplierSwitches in words of the widest config bus (most padding) and kMaxImageInstructions
 // instructions of the longest kind.
 inline constexpr std::size_t kMaxImageBytes =
-    20 + 16 + 2 * (2 + 65535) + 1 + contracts::kLayerShapeFields.size() * 4 + 7 * 4 + 2 + contracts::kNumSdmDims * (4 + 1) + 4 +
+    kImageFixedHeaderBytes + kImageHardwareBytes + 2 * (kImageStringLengthBytes + kMaxImageStringBytes) +
+    kImageLayerBytes + kImageTileBytes + kImagePhaseOrderBytes + kImageSdmLevelBytes +
+    kImageCountBytes +
     kMaxImageConfigurations *
-        (7 * 2 + 1 + 4 +
+        (kImageConfigurationHeaderBytes +
          std::size_t(contracts::configuration_words(kMaxImageMultiplierSwitches, contracts::kMaxConfigBusBits) *
                      (contracts::kMaxConfigBusBits / 8))) +
-    4 + kMaxImageInstructions * (1 + 4 * 4);
+    kImageCountBytes + kMaxImageInstructions * (kImageOpcodeBytes + kMaxInstructionOperands * kImageOperandBytes);
 
 // Where the decoder read each field (byte offsets in the file), so that errors name the field and its place.
 struct ImageFieldOffsets {

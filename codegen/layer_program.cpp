@@ -16,20 +16,44 @@ int first_filter(const contracts::Layer& layer, const WeightPhase& phase) {
   return phase.group * int(layer.group_filters()) + phase.k0;
 }
 
+LayerProgram empty_program(const contracts::Layer& layer, const contracts::Mapping& tile, int num_ms) {
+  LayerProgram program;
+  program.layer = layer;
+  program.mapping = tile;
+  program.num_ms = num_ms;
+  program.forwarding = contracts::uses_mn_forwarding(layer, tile);
+  return program;
+}
+
+PhaseShape phase_shape(const contracts::Mapping& tile, int t_r, int t_s, int t_c, int t_k) {
+  PhaseShape shape;
+  shape.t_r = t_r;
+  shape.t_s = t_s;
+  shape.t_c = t_c;
+  shape.t_k = t_k;
+  shape.t_n = int(tile[contracts::kDimN]);
+  shape.t_x = int(tile[contracts::kDimX]);
+  shape.t_y = int(tile[contracts::kDimY]);
+  return shape;
+}
+
+PhaseConfiguration configure_phase(const contracts::Layer& layer, const contracts::Mapping& tile, int num_ms,
+                                   const PhaseShape& shape) {
+  PhaseConfiguration configuration;
+  configuration.placement = place_tile(num_ms, shape, phase_forwards(layer, tile, shape));
+  configuration.reduction = compile_fabric(configuration.placement.layout, configuration.placement.take_forward);
+  return configuration;
+}
+
 LayerProgram plan_layer(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile,
                         PlanDetail detail) {
   if (const auto violation = contracts::mapping_violation(layer, hardware, tile)) throw std::invalid_argument(*violation);
   using namespace contracts;
-  LayerProgram program;
-  program.layer = layer;
-  program.mapping = tile;
-  program.num_ms = int(hardware.num_ms);
-  program.forwarding = uses_mn_forwarding(layer, tile);
+  LayerProgram program = empty_program(layer, tile, int(hardware.num_ms));
 
   const int R = int(layer.R), S = int(layer.S), C = int(layer.group_channels()), K = int(layer.group_filters());
   const int N = int(layer.N), XO = int(layer.output_x()), YO = int(layer.output_y());
   const int TR = int(tile[kDimR]), TS = int(tile[kDimS]), TC = int(tile[kDimC]), TK = int(tile[kDimK]);
-  const int TN = int(tile[kDimN]), TX = int(tile[kDimX]), TY = int(tile[kDimY]);
 
   const std::array<int, kNumSdmDims> extent = {K, C, N, XO, YO};
   std::array<int, kNumSdmDims> block_size = extent;  // one block without an SDM level
@@ -53,23 +77,12 @@ LayerProgram plan_layer(const contracts::Layer& layer, const contracts::Hardware
         return;
       }
       const int r0 = origin[0], s0 = origin[1], c0 = origin[2], k0 = origin[3];
-      PhaseShape shape;
-      shape.t_r = std::min(TR, R - r0);
-      shape.t_s = std::min(TS, S - s0);
-      shape.t_c = std::min(TC, C - c0);
-      shape.t_k = std::min(TK, K - k0);
-      shape.t_n = TN;
-      shape.t_x = TX;
-      shape.t_y = TY;
+      const PhaseShape shape =
+          phase_shape(tile, std::min(TR, R - r0), std::min(TS, S - s0), std::min(TC, C - c0), std::min(TK, K - k0));
       auto found = configuration_of.find(shape);
       if (found == configuration_of.end()) {
-        PhaseConfiguration configuration;
-        const bool forwarding = phase_forwards(layer, tile, shape);
-        configuration.placement = place_tile(program.num_ms, shape, forwarding);
-        configuration.reduction =
-            compile_fabric(configuration.placement.layout, configuration.placement.take_forward);
         found = configuration_of.emplace(shape, int(program.configurations.size())).first;
-        program.configurations.push_back(std::move(configuration));
+        program.configurations.push_back(configure_phase(layer, tile, program.num_ms, shape));
       }
       WeightPhase phase;
       phase.configuration = found->second;

@@ -49,6 +49,17 @@ struct LayerProgram {
   std::vector<WeightPhase> phases;
 };
 
+// A program of `layer` under `tile` on `num_ms` multiplier switches, with no configurations or phases yet.
+LayerProgram empty_program(const contracts::Layer& layer, const contracts::Mapping& tile, int num_ms);
+
+// The shape of a phase whose R, S, C, K slices have t_r, t_s, t_c, t_k elements (the tile's sizes, or fewer at the
+// layer's edge), with the tile's N, X', Y' replicas.
+PhaseShape phase_shape(const contracts::Mapping& tile, int t_r, int t_s, int t_c, int t_k);
+
+// The fabric configuration of a phase shape: its placement and the MN, RN and collector words that implement it.
+PhaseConfiguration configure_phase(const contracts::Layer& layer, const contracts::Mapping& tile, int num_ms,
+                                   const PhaseShape& shape);
+
 // The layer's channel / filter where a phase's slice starts: group·C/groups + c0, group·K/groups + k0.
 int first_channel(const contracts::Layer& layer, const WeightPhase& phase);
 int first_filter(const contracts::Layer& layer, const WeightPhase& phase);

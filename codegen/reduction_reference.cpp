@@ -3,6 +3,8 @@
 
 #include <stdexcept>
 
+#include "util/integer_math.hpp"
+
 namespace maeri::codegen {
 
 int64_t wrap_to_width(int64_t value, int width) {
@@ -16,8 +18,7 @@ int64_t wrap_to_width(int64_t value, int width) {
 ReductionOutcome evaluate_reduction(const FabricConfig& config, const std::vector<int64_t>& products, int acc_width) {
   const int m = config.num_ms;
   if (int(products.size()) != m) throw std::invalid_argument("evaluate_reduction: one product per switch expected");
-  int levels = 0;
-  while ((1 << levels) < m) ++levels;
+  const int levels = util::ceil_log2(m);
 
   ReductionOutcome outcome;
   outcome.slot_values.assign(size_t(2 * (m - 1)), 0);

@@ -103,7 +103,7 @@ std::optional<ShapeViolation> shape_violation(const Layer& layer) {
       {"output elements", n * k * output_x * output_y}};
   for (const auto& [what, size] : sizes_of_tensors) {
     const bool macs = std::string_view(what) == "multiply-accumulates";
-    if (size > (macs ? kMaxLayerMacs : kMaxTensorElements))
+    if (size > (macs ? kMaxMacsForInt64Counts : kMaxTensorElementsForInt64Bytes))
       return ShapeViolation{"", fmt::format("layer too large: more than {} {}", macs ? "4e18" : "1e18", what)};
   }
   return std::nullopt;

@@ -84,9 +84,12 @@ inline constexpr std::int64_t kMaxLayerDimension = std::int64_t{1} << 24;  // K,
 inline constexpr std::int64_t kMaxBatch = 4096;                            // N
 inline constexpr std::int64_t kMaxStride = 64;
 inline constexpr std::int64_t kMaxDilation = 64;
-inline constexpr long double kMaxLayerMacs = 4.0e18L;  // also bounds a workload's total MACs
+// Multiply-accumulates of a layer, and of a workload in total: the counts derived from them (multiplications,
+// additions, cycles) still fit int64 (at most 9.2e18).
+inline constexpr long double kMaxMacsForInt64Counts = 4.0e18L;
 // Elements of each tensor: at most 8-byte accumulators each, their bytes still fit int64 (SDM and DRAM counts).
-inline constexpr long double kMaxTensorElements = 1.0e18L;
+// Configuration images have far smaller limits of their own (codegen/image_validation.hpp).
+inline constexpr long double kMaxTensorElementsForInt64Bytes = 1.0e18L;
 
 // A rule a layer shape breaks: the field as the specs name it ("R", "padding_x", …; empty for the whole layer).
 struct ShapeViolation {
@@ -96,8 +99,8 @@ struct ShapeViolation {
 
 // The first rule of a well-formed layer that `layer` breaks, nullopt if none: every size within its limit, groups
 // dividing C and K, the dilated filter no larger than the padded input, an FC layer 1×1 everywhere, a GEMM a
-// 1×1 convolution over Y = 1 without padding, dilation or groups, and at most kMaxLayerMacs
-// multiply-accumulates and kMaxTensorElements elements per tensor. The one check behind every reader of layer shapes (workload, mapping file, image).
+// 1×1 convolution over Y = 1 without padding, dilation or groups, and at most kMaxMacsForInt64Counts
+// multiply-accumulates and kMaxTensorElementsForInt64Bytes elements per tensor. The one check behind every reader of layer shapes (workload, mapping file, image).
 // Workload files add an authoring rule of their own (padding smaller than the dilated filter,
 // docs/workload-spec.md).
 std::optional<ShapeViolation> shape_violation(const Layer& layer);

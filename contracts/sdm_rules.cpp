@@ -5,10 +5,12 @@
 
 #include <cmath>
 
+#include "util/integer_math.hpp"
+
 namespace maeri::contracts {
 
-std::int64_t data_bytes(const Hardware& hardware) { return (hardware.data_width + 7) / 8; }
-std::int64_t accumulator_bytes(const Hardware& hardware) { return (hardware.acc_width + 7) / 8; }
+std::int64_t data_bytes(const Hardware& hardware) { return util::ceil_div(hardware.data_width, 8); }
+std::int64_t accumulator_bytes(const Hardware& hardware) { return util::ceil_div(hardware.acc_width, 8); }
 
 std::int64_t staging_bytes(const Hardware& hardware, const Mapping& tile) {
   const auto latency = static_cast<std::int64_t>(std::ceil(pipeline_latency(hardware)));

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "contracts/sdm_rules.hpp"
+#include "util/integer_math.hpp"
 
 namespace maeri::contracts {
 
@@ -55,9 +56,9 @@ bool phase_order_matters(const Layer& layer, const Mapping& tile) {
     channels = std::min(channels, tile.sdm.block[kSdmC]);
     filters = std::min(filters, tile.sdm.block[kSdmK]);
   }
-  const auto tiles = [](std::int64_t extent, std::int64_t size) { return (extent + size - 1) / size; };
-  const std::int64_t folds = tiles(layer.R, tile[kDimR]) * tiles(layer.S, tile[kDimS]) * tiles(channels, tile[kDimC]);
-  return folds > 1 && tiles(filters, tile[kDimK]) > 1;
+  const std::int64_t folds =
+      util::ceil_div(layer.R, tile[kDimR]) * util::ceil_div(layer.S, tile[kDimS]) * util::ceil_div(channels, tile[kDimC]);
+  return folds > 1 && util::ceil_div(filters, tile[kDimK]) > 1;
 }
 
 PhaseOrder effective_phase_order(const Layer& layer, const Mapping& tile) {

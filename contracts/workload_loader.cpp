@@ -125,7 +125,7 @@ Network load_workload(const std::string& path) {
     if (layer.type == LayerType::Convolution) check_declared_outputs(entry, layer);
     entry.finish();
     total_macs += static_cast<long double>(layer.macs());
-    if (total_macs > kMaxLayerMacs) {
+    if (total_macs > kMaxMacsForInt64Counts) {
       entry.fail_here("workload too large: its layers add up to more than 4e18 multiply-accumulates");
     }
     chain.push_back(layer);

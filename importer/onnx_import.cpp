@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "util/input_error.hpp"
+#include "util/integer_math.hpp"
 
 namespace maeri::importer {
 namespace {
@@ -210,7 +211,7 @@ class GraphReader {
       const std::int64_t spans[2] = {layer.filter_span_x(), layer.filter_span_y()};
       const std::int64_t in[2] = {layer.X, layer.Y}, stride[2] = {layer.stride_x, layer.stride_y};
       for (int axis = 0; axis < 2; ++axis) {
-        const std::int64_t outputs = (in[axis] + stride[axis] - 1) / stride[axis];
+        const std::int64_t outputs = util::ceil_div(in[axis], stride[axis]);
         const std::int64_t total = std::max<std::int64_t>(0, (outputs - 1) * stride[axis] + spans[axis] - in[axis]);
         const std::int64_t first = mode == "SAME_UPPER" ? total / 2 : total - total / 2;
         pads[size_t(axis)] = first;

@@ -168,7 +168,7 @@ class FabricDriver {
   // One config-port write: word `address`, bit j of the word in bit j % 64 of limbs[j / 64].
   void write_config(uint32_t address, const std::vector<uint64_t>& limbs) {
     sc_dt::sc_bv<ConfigBw> data;
-    for (int w = 0; w < (ConfigBw + 31) / 32; ++w) {
+    for (int w = 0; w < port_words(ConfigBw); ++w) {
       const uint64_t limb = size_t(w / 2) < limbs.size() ? limbs[size_t(w / 2)] : 0;
       data.set_word(w, uint32_t(limb >> (32 * (w % 2))));
     }
@@ -344,10 +344,10 @@ class FabricDriver {
   bool presenting_ = false, root_dirty_ = false;
   const sc_core::sc_time half_period_{1, sc_core::SC_NS};
   // A root beat's ports, and their 32-bit words (bit j in word j / 32), reused from beat to beat.
-  std::vector<uint32_t> valid_words_ = std::vector<uint32_t>((DnBw + 31) / 32),
-                        weight_words_ = std::vector<uint32_t>((DnBw + 31) / 32),
-                        data_words_ = std::vector<uint32_t>((DnBw * DataW + 31) / 32),
-                        mask_words_ = std::vector<uint32_t>((DnBw * NumMs + 31) / 32);
+  std::vector<uint32_t> valid_words_ = std::vector<uint32_t>(port_words(DnBw)),
+                        weight_words_ = std::vector<uint32_t>(port_words(DnBw)),
+                        data_words_ = std::vector<uint32_t>(port_words(DnBw * DataW)),
+                        mask_words_ = std::vector<uint32_t>(port_words(DnBw * NumMs));
   Port<DnBw> valid_, weight_;
   sc_dt::sc_bv<DnBw * DataW> data_;
   sc_dt::sc_bv<DnBw * NumMs> mask_;

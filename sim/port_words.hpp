@@ -10,7 +10,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "util/integer_math.hpp"
+
 namespace maeri::sim {
+
+// The 32-bit words that hold `bits` bits of a port.
+constexpr int port_words(std::int64_t bits) { return int(util::ceil_div(bits, 32)); }
 
 // Bits [lsb, lsb + width) of `bits`, width <= 64.
 inline std::uint64_t get_bits(const sc_dt::sc_bv_base& bits, int lsb, int width) {
@@ -25,7 +30,7 @@ inline std::uint64_t get_bits(const sc_dt::sc_bv_base& bits, int lsb, int width)
 }
 
 inline bool any_bit_set(const sc_dt::sc_bv_base& bits) {
-  for (int w = 0; w < (bits.length() + 31) / 32; ++w)
+  for (int w = 0; w < port_words(bits.length()); ++w)
     if (bits.get_word(w) != 0) return true;
   return false;
 }
@@ -42,7 +47,7 @@ inline void put_bits(std::vector<std::uint32_t>& words, std::size_t lsb, int wid
 
 // Copies a word buffer (at least ceil(length / 32) words) into `bits`.
 inline void load_words(sc_dt::sc_bv_base& bits, const std::vector<std::uint32_t>& words) {
-  for (int w = 0; w < (bits.length() + 31) / 32; ++w) bits.set_word(w, words[std::size_t(w)]);
+  for (int w = 0; w < port_words(bits.length()); ++w) bits.set_word(w, words[std::size_t(w)]);
 }
 
 }  // namespace maeri::sim

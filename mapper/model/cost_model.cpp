@@ -213,149 +213,159 @@ struct LoopNestTotals {
   std::int64_t last_phase_results = 0;
 };
 
-// docs/model.md "Loop nest", "Distribution (DN) serialisation", "Reduction (RN) serialisation", the streaming,
-// weight-load and phase-overlap terms of "Cycles", and "Activity counts": walks every combination of full and
-// edge tile sizes with its multiplicity.
-LoopNestTotals cost_loop_nest(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile,
-                              const DimParts* parts, const ShapeRuns& runs, contracts::CostReport& report,
-                              bool estimate_traffic, const contracts::SdmBlockTraffic* blocks) {
-  // With an SDM level every weight phase runs once per N·X'·Y' block (streaming that block's steps), and each Y'
-  // block starts its rows with full windows (docs/model.md, "SDM level").
-  const std::int64_t output_blocks = blocks ? blocks->output_blocks : 1;
-  const std::int64_t row_starts_per_row = blocks ? blocks->trips[contracts::kSdmY] : 1;
-  const auto extents = contracts::layer_extents(layer);
-  const int levels = util::ceil_log2(hardware.num_ms);
-  const int conversion_level = contracts::dn_conversion_level(hardware.num_ms, hardware.dn_bw);
-  const util::CeilDivider per_dn_beat(hardware.dn_bw), per_rn_beat(hardware.rn_bw);
-  const std::int64_t y_steps_per_row = util::ceil_div(extents[contracts::kDimY], tile[contracts::kDimY]);
-  const std::int64_t weight_replicas = tile[contracts::kDimN] * tile[contracts::kDimX] * tile[contracts::kDimY];
-  const auto span_x = [&layer](std::int64_t outputs, std::int64_t taps) {
+// What every phase shape of the loop nest shares: the layer's tiling and the fabric's beat and tree sizes.
+struct LoopNest {
+  LoopNest(const contracts::Layer& layer_, const contracts::Hardware& hardware, const contracts::Mapping& tile_,
+           const DimParts* parts_, bool estimate_traffic_, const contracts::SdmBlockTraffic* blocks)
+      : layer(layer_),
+        tile(tile_),
+        parts(parts_),
+        estimate_traffic(estimate_traffic_),
+        output_blocks(blocks ? blocks->output_blocks : 1),
+        row_starts_per_row(blocks ? blocks->trips[contracts::kSdmY] : 1),
+        levels(util::ceil_log2(hardware.num_ms)),
+        conversion_level(contracts::dn_conversion_level(hardware.num_ms, hardware.dn_bw)),
+        per_dn_beat(hardware.dn_bw),
+        per_rn_beat(hardware.rn_bw),
+        y_steps_per_row(util::ceil_div(contracts::layer_extents(layer_)[contracts::kDimY], tile_[contracts::kDimY])),
+        weight_replicas(tile_[contracts::kDimN] * tile_[contracts::kDimX] * tile_[contracts::kDimY]) {}
+  std::int64_t span_x(std::int64_t outputs, std::int64_t taps) const {
     return contracts::window_span(outputs, taps, layer.stride_x, layer.dilation_x);
-  };
-  const auto span_y = [&layer](std::int64_t outputs, std::int64_t taps) {
+  }
+  std::int64_t span_y(std::int64_t outputs, std::int64_t taps) const {
     return contracts::window_span(outputs, taps, layer.stride_y, layer.dilation_y);
-  };
-  contracts::ActivityCounts& counts = report.counts;
-  contracts::CycleBreakdown& cycles = report.cycles;
-  LoopNestTotals totals;
-  double& dn_hops = totals.dn_hops;
-  double& active_ms_steps = totals.active_ms_steps;
-  std::int64_t& drain_lane_cycles = totals.drain_lane_cycles;
-  double& last_phase_streaming = totals.last_phase_streaming;
-  std::int64_t& last_phase_results = totals.last_phase_results;
-
-  for (int ir = 0; ir < parts[contracts::kDimR].parts; ++ir)
-  for (int is = 0; is < parts[contracts::kDimS].parts; ++is)
-  for (int ic = 0; ic < parts[contracts::kDimC].parts; ++ic)
-  for (int ik = 0; ik < parts[contracts::kDimK].parts; ++ik) {
-    const std::int64_t t_r = parts[contracts::kDimR].size[ir], t_s = parts[contracts::kDimS].size[is];
-    const std::int64_t t_c = parts[contracts::kDimC].size[ic], t_k = parts[contracts::kDimK].size[ik];
-    // `phases`: the fabric's weight slices of this shape, in every group (docs/model.md, "Groups");
-    // `weight_phases`: how often they are loaded.
-    const std::int64_t phases = layer.groups * parts[contracts::kDimR].count[ir] * parts[contracts::kDimS].count[is] *
-                                parts[contracts::kDimC].count[ic] * parts[contracts::kDimK].count[ik];
-    const std::int64_t weight_phases = phases * output_blocks;
-    const std::int64_t active_vn_size = t_r * t_s * t_c;
-    const std::int64_t unique_weights = t_k * active_vn_size;
-    const bool forwarding = contracts::phase_uses_mn_forwarding(layer, tile, t_s);
-
-    report.weight_phases += weight_phases;
-    const bool last_phase_shape = ir == parts[contracts::kDimR].parts - 1 && is == parts[contracts::kDimS].parts - 1 &&
-                                  ic == parts[contracts::kDimC].parts - 1 && ik == parts[contracts::kDimK].parts - 1;
-    const double streaming_before = cycles.streaming;
-    const std::int64_t results_before = counts.vn_results;
-    const std::int64_t weight_beats = per_dn_beat(unique_weights);
-    cycles.weight_load += static_cast<double>(weight_phases * weight_beats);
-    {
-      // Overlap at phase boundaries (docs/model.md, "Cycles"): the next phase's weight beats go out while the
-      // collector's fire spacing holds the next fire back, and the first fire after a (re)configuration does
-      // not wait at all. The first step of a phase uses the first N, X', Y' tiles with full windows.
-      const std::int64_t spacing = per_rn_beat(t_k * weight_replicas);
-      const std::int64_t first_inputs =
-          parts[contracts::kDimN].size[0] * t_c * span_x(parts[contracts::kDimX].size[0], t_r) *
-          span_y(parts[contracts::kDimY].size[0], t_s);
-      const std::int64_t first_beats = std::max<std::int64_t>(per_dn_beat(first_inputs), 1);
-      const std::int64_t after_phase = weight_beats + std::max(first_beats, spacing) -
-                                       std::max(weight_beats + first_beats, spacing);
-      const std::int64_t after_configuration = std::max(first_beats, spacing) - first_beats;
-      const std::int64_t runs_here = runs.runs[size_t(ir | is << 1 | ic << 2 | ik << 3)];
-      cycles.phase_overlap -=
-          static_cast<double>(weight_phases * after_phase + runs_here * (after_configuration - after_phase));
-      // Each run of this shape ends in a drain, during which the collector needs `spacing` cycles for the last
-      // step's results instead of one.
-      drain_lane_cycles += runs_here * (spacing - 1);
-    }
-    counts.sdm_weight_reads += weight_phases * unique_weights;
-    counts.mn_weight_loads += weight_phases * unique_weights * weight_replicas;
-    if (estimate_traffic)
-      dn_hops += static_cast<double>(weight_phases * unique_weights) *
-                 multicast_hops(static_cast<double>(weight_replicas), levels);
-    totals.lower_bounds.dn_hops +=
-        weight_phases * dn_traversal_lower_bound(unique_weights, unique_weights * weight_replicas, levels,
-                                          conversion_level);
-
-    for (int in = 0; in < parts[contracts::kDimN].parts; ++in)
-    for (int ix = 0; ix < parts[contracts::kDimX].parts; ++ix)
-    for (int iy = 0; iy < parts[contracts::kDimY].parts; ++iy) {
-      const std::int64_t t_n = parts[contracts::kDimN].size[in], t_x = parts[contracts::kDimX].size[ix], t_y = parts[contracts::kDimY].size[iy];
-      const std::int64_t steps =
-          phases * parts[contracts::kDimN].count[in] * parts[contracts::kDimX].count[ix] * parts[contracts::kDimY].count[iy];
-      const std::int64_t active_vns = t_k * t_n * t_x * t_y;
-      // A ragged N, X' or Y' tile leaves VNs idle, but the fabric still multiplies and reduces in every VN of
-      // the configuration; only the used VNs' results are collected (docs/config-image.md).
-      const std::int64_t configured_vns = t_k * weight_replicas;
-      const std::int64_t operands = active_vns * active_vn_size;
-      const std::int64_t rows = span_x(t_x, t_r);
-      const std::int64_t full_inputs = t_n * t_c * rows * span_y(t_y, t_s);
-
-      // With forwarding, the first step of each Y' row loads whole windows, the others one new column.
-      std::int64_t full_steps = steps, shifted_steps = 0;
-      if (forwarding) {
-        full_steps = steps / y_steps_per_row * row_starts_per_row;
-        shifted_steps = steps - full_steps;
-      }
-      const std::int64_t shifted_inputs = t_n * t_c * rows;
-      const std::int64_t forwarded_operands = active_vns * t_r * (t_s - 1) * t_c;
-      const std::int64_t forwarding_switches = configured_vns * t_r * (t_s - 1) * t_c;
-      const std::int64_t rn_cycles = per_rn_beat(configured_vns);
-
-      const auto cost_steps = [&](std::int64_t count, std::int64_t inputs, std::int64_t forwarded,
-                                  std::int64_t forwarding_now) {
-        if (count == 0) return;
-        const std::int64_t dn_cycles = per_dn_beat(inputs);
-        const std::int64_t step_cycles = std::max<std::int64_t>({dn_cycles, rn_cycles, 1});
-        cycles.streaming += static_cast<double>(count * step_cycles);
-        if (dn_cycles >= rn_cycles && dn_cycles > 1) report.dn_limited_steps += count;
-        if (rn_cycles > dn_cycles && rn_cycles > 1) report.rn_limited_steps += count;
-        counts.sdm_input_reads += count * inputs;
-        counts.mn_operand_loads += count * (operands - forwarded);
-        counts.mn_forwards += count * forwarding_now;
-        if (estimate_traffic) {
-          const double fanout = static_cast<double>(operands - forwarded) / static_cast<double>(inputs);
-          dn_hops += static_cast<double>(count * inputs) * multicast_hops(fanout, levels);
-        }
-        totals.lower_bounds.dn_hops += count * dn_traversal_lower_bound(inputs, operands - forwarded, levels, conversion_level);
-      };
-      cost_steps(full_steps, full_inputs, 0, 0);
-      cost_steps(shifted_steps, shifted_inputs, forwarded_operands, forwarding_switches);
-
-      report.control_steps += steps;
-      counts.multiplications += steps * configured_vns * active_vn_size;
-      counts.useful_multiplications += steps * operands;
-      counts.rn_additions += steps * configured_vns * (active_vn_size - 1);
-      counts.vn_results += steps * active_vns;
-      counts.rn_outputs += steps * configured_vns;
-      totals.lower_bounds.rn_hops += steps * configured_vns * rn_traversal_lower_bound(active_vn_size);
-      active_ms_steps += static_cast<double>(steps * operands);
-    }
-    if (last_phase_shape) {
-      last_phase_streaming = (cycles.streaming - streaming_before) / static_cast<double>(weight_phases);
-      last_phase_results = (counts.vn_results - results_before) / weight_phases;
-    }
   }
 
+  const contracts::Layer& layer;
+  const contracts::Mapping& tile;
+  const DimParts* parts;
+  bool estimate_traffic;
+  // With an SDM level every weight phase runs once per N·X'·Y' block (streaming that block's steps), and each Y'
+  // block starts its rows with full windows (docs/model.md, "SDM level").
+  std::int64_t output_blocks, row_starts_per_row;
+  int levels, conversion_level;
+  util::CeilDivider per_dn_beat, per_rn_beat;
+  std::int64_t y_steps_per_row, weight_replicas;
+};
 
-  // Counts that follow from the loop nest as a whole.
+// One phase shape of the loop nest (full or edge tile in each of R, S, C, K).
+struct PhaseShapeTerms {
+  std::int64_t t_r, t_s, t_c, t_k;
+  // `phases`: the fabric's weight slices of this shape, in every group (docs/model.md, "Groups");
+  // `weight_phases`: how often they are loaded.
+  std::int64_t phases, weight_phases;
+  std::int64_t active_vn_size, unique_weights;
+  bool forwarding;
+};
+
+// The weight loads of one phase shape and the overlap at its phase boundaries; `runs_here`: its configuration runs.
+void cost_weight_loads(const LoopNest& nest, const PhaseShapeTerms& shape, std::int64_t runs_here,
+                       contracts::CostReport& report, LoopNestTotals& totals) {
+  contracts::ActivityCounts& counts = report.counts;
+  contracts::CycleBreakdown& cycles = report.cycles;
+  const DimParts* parts = nest.parts;
+  const std::int64_t weight_phases = shape.weight_phases, unique_weights = shape.unique_weights;
+  const std::int64_t weight_beats = nest.per_dn_beat(unique_weights);
+  cycles.weight_load += static_cast<double>(weight_phases * weight_beats);
+  // Overlap at phase boundaries (docs/model.md, "Cycles"): the next phase's weight beats go out while the
+  // collector's fire spacing holds the next fire back, and the first fire after a (re)configuration does
+  // not wait at all. The first step of a phase uses the first N, X', Y' tiles with full windows.
+  const std::int64_t spacing = nest.per_rn_beat(shape.t_k * nest.weight_replicas);
+  const std::int64_t first_inputs = parts[contracts::kDimN].size[0] * shape.t_c *
+                                    nest.span_x(parts[contracts::kDimX].size[0], shape.t_r) *
+                                    nest.span_y(parts[contracts::kDimY].size[0], shape.t_s);
+  const std::int64_t first_beats = std::max<std::int64_t>(nest.per_dn_beat(first_inputs), 1);
+  const std::int64_t after_phase =
+      weight_beats + std::max(first_beats, spacing) - std::max(weight_beats + first_beats, spacing);
+  const std::int64_t after_configuration = std::max(first_beats, spacing) - first_beats;
+  cycles.phase_overlap -=
+      static_cast<double>(weight_phases * after_phase + runs_here * (after_configuration - after_phase));
+  // Each run of this shape ends in a drain, during which the collector needs `spacing` cycles for the last
+  // step's results instead of one.
+  totals.drain_lane_cycles += runs_here * (spacing - 1);
+
+  counts.sdm_weight_reads += weight_phases * unique_weights;
+  counts.mn_weight_loads += weight_phases * unique_weights * nest.weight_replicas;
+  if (nest.estimate_traffic)
+    totals.dn_hops += static_cast<double>(weight_phases * unique_weights) *
+                      multicast_hops(static_cast<double>(nest.weight_replicas), nest.levels);
+  totals.lower_bounds.dn_hops +=
+      weight_phases *
+      dn_traversal_lower_bound(unique_weights, unique_weights * nest.weight_replicas, nest.levels, nest.conversion_level);
+}
+
+// The control steps of every phase of one shape: each combination of full and edge N, X', Y' tiles, with and
+// without forwarding.
+void cost_steps(const LoopNest& nest, const PhaseShapeTerms& shape, contracts::CostReport& report,
+                LoopNestTotals& totals) {
+  contracts::ActivityCounts& counts = report.counts;
+  contracts::CycleBreakdown& cycles = report.cycles;
+  const DimParts* parts = nest.parts;
+  const std::int64_t t_r = shape.t_r, t_s = shape.t_s, t_c = shape.t_c, t_k = shape.t_k;
+  const std::int64_t active_vn_size = shape.active_vn_size;
+  for (int in = 0; in < parts[contracts::kDimN].parts; ++in)
+  for (int ix = 0; ix < parts[contracts::kDimX].parts; ++ix)
+  for (int iy = 0; iy < parts[contracts::kDimY].parts; ++iy) {
+    const std::int64_t t_n = parts[contracts::kDimN].size[in], t_x = parts[contracts::kDimX].size[ix], t_y = parts[contracts::kDimY].size[iy];
+    const std::int64_t steps =
+        shape.phases * parts[contracts::kDimN].count[in] * parts[contracts::kDimX].count[ix] * parts[contracts::kDimY].count[iy];
+    const std::int64_t active_vns = t_k * t_n * t_x * t_y;
+    // A ragged N, X' or Y' tile leaves VNs idle, but the fabric still multiplies and reduces in every VN of
+    // the configuration; only the used VNs' results are collected (docs/config-image.md).
+    const std::int64_t configured_vns = t_k * nest.weight_replicas;
+    const std::int64_t operands = active_vns * active_vn_size;
+    const std::int64_t rows = nest.span_x(t_x, t_r);
+    const std::int64_t full_inputs = t_n * t_c * rows * nest.span_y(t_y, t_s);
+
+    // With forwarding, the first step of each Y' row loads whole windows, the others one new column.
+    std::int64_t full_steps = steps, shifted_steps = 0;
+    if (shape.forwarding) {
+      full_steps = steps / nest.y_steps_per_row * nest.row_starts_per_row;
+      shifted_steps = steps - full_steps;
+    }
+    const std::int64_t shifted_inputs = t_n * t_c * rows;
+    const std::int64_t forwarded_operands = active_vns * t_r * (t_s - 1) * t_c;
+    const std::int64_t forwarding_switches = configured_vns * t_r * (t_s - 1) * t_c;
+    const std::int64_t rn_cycles = nest.per_rn_beat(configured_vns);
+
+    const auto cost_step_kind = [&](std::int64_t count, std::int64_t inputs, std::int64_t forwarded,
+                                    std::int64_t forwarding_now) {
+      if (count == 0) return;
+      const std::int64_t dn_cycles = nest.per_dn_beat(inputs);
+      const std::int64_t step_cycles = std::max<std::int64_t>({dn_cycles, rn_cycles, 1});
+      cycles.streaming += static_cast<double>(count * step_cycles);
+      if (dn_cycles >= rn_cycles && dn_cycles > 1) report.dn_limited_steps += count;
+      if (rn_cycles > dn_cycles && rn_cycles > 1) report.rn_limited_steps += count;
+      counts.sdm_input_reads += count * inputs;
+      counts.mn_operand_loads += count * (operands - forwarded);
+      counts.mn_forwards += count * forwarding_now;
+      if (nest.estimate_traffic) {
+        const double fanout = static_cast<double>(operands - forwarded) / static_cast<double>(inputs);
+        totals.dn_hops += static_cast<double>(count * inputs) * multicast_hops(fanout, nest.levels);
+      }
+      totals.lower_bounds.dn_hops +=
+          count * dn_traversal_lower_bound(inputs, operands - forwarded, nest.levels, nest.conversion_level);
+    };
+    cost_step_kind(full_steps, full_inputs, 0, 0);
+    cost_step_kind(shifted_steps, shifted_inputs, forwarded_operands, forwarding_switches);
+
+    report.control_steps += steps;
+    counts.multiplications += steps * configured_vns * active_vn_size;
+    counts.useful_multiplications += steps * operands;
+    counts.rn_additions += steps * configured_vns * (active_vn_size - 1);
+    counts.vn_results += steps * active_vns;
+    counts.rn_outputs += steps * configured_vns;
+    totals.lower_bounds.rn_hops += steps * configured_vns * rn_traversal_lower_bound(active_vn_size);
+    totals.active_ms_steps += static_cast<double>(steps * operands);
+  }
+}
+
+// Counts that follow from the loop nest as a whole: reduction folds, accumulation, SDM output traffic and the
+// traversal counts (the estimates, or their lower bounds).
+void finish_loop_nest_counts(const contracts::Layer& layer, const contracts::Mapping& tile, const LoopNestTotals& totals,
+                             bool estimate_traffic, contracts::CostReport& report) {
+  contracts::ActivityCounts& counts = report.counts;
+  const auto extents = contracts::layer_extents(layer);
   const std::int64_t outputs = layer.output_elements();
   report.reduction_folds = util::ceil_div(extents[contracts::kDimR], tile[contracts::kDimR]) *
                            util::ceil_div(extents[contracts::kDimS], tile[contracts::kDimS]) *
@@ -365,11 +375,50 @@ LoopNestTotals cost_loop_nest(const contracts::Layer& layer, const contracts::Ha
   counts.sdm_output_writes = counts.vn_results;
   if (estimate_traffic) {
     counts.rn_hops = counts.multiplications + counts.rn_additions;
-    counts.dn_hops = static_cast<std::int64_t>(std::llround(dn_hops));
+    counts.dn_hops = static_cast<std::int64_t>(std::llround(totals.dn_hops));
   } else {
     counts.rn_hops = totals.lower_bounds.rn_hops;
     counts.dn_hops = totals.lower_bounds.dn_hops;
   }
+}
+
+// docs/model.md "Loop nest", "Distribution (DN) serialisation", "Reduction (RN) serialisation", the streaming,
+// weight-load and phase-overlap terms of "Cycles", and "Activity counts": walks every combination of full and
+// edge tile sizes with its multiplicity.
+LoopNestTotals cost_loop_nest(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile,
+                              const DimParts* parts, const ShapeRuns& runs, contracts::CostReport& report,
+                              bool estimate_traffic, const contracts::SdmBlockTraffic* blocks) {
+  const LoopNest nest(layer, hardware, tile, parts, estimate_traffic, blocks);
+  LoopNestTotals totals;
+  for (int ir = 0; ir < parts[contracts::kDimR].parts; ++ir)
+  for (int is = 0; is < parts[contracts::kDimS].parts; ++is)
+  for (int ic = 0; ic < parts[contracts::kDimC].parts; ++ic)
+  for (int ik = 0; ik < parts[contracts::kDimK].parts; ++ik) {
+    PhaseShapeTerms shape;
+    shape.t_r = parts[contracts::kDimR].size[ir];
+    shape.t_s = parts[contracts::kDimS].size[is];
+    shape.t_c = parts[contracts::kDimC].size[ic];
+    shape.t_k = parts[contracts::kDimK].size[ik];
+    shape.phases = layer.groups * parts[contracts::kDimR].count[ir] * parts[contracts::kDimS].count[is] *
+                   parts[contracts::kDimC].count[ic] * parts[contracts::kDimK].count[ik];
+    shape.weight_phases = shape.phases * nest.output_blocks;
+    shape.active_vn_size = shape.t_r * shape.t_s * shape.t_c;
+    shape.unique_weights = shape.t_k * shape.active_vn_size;
+    shape.forwarding = contracts::phase_uses_mn_forwarding(layer, tile, shape.t_s);
+
+    report.weight_phases += shape.weight_phases;
+    const bool last_phase_shape = ir == parts[contracts::kDimR].parts - 1 && is == parts[contracts::kDimS].parts - 1 &&
+                                  ic == parts[contracts::kDimC].parts - 1 && ik == parts[contracts::kDimK].parts - 1;
+    const double streaming_before = report.cycles.streaming;
+    const std::int64_t results_before = report.counts.vn_results;
+    cost_weight_loads(nest, shape, runs.runs[size_t(ir | is << 1 | ic << 2 | ik << 3)], report, totals);
+    cost_steps(nest, shape, report, totals);
+    if (last_phase_shape) {
+      totals.last_phase_streaming = (report.cycles.streaming - streaming_before) / static_cast<double>(shape.weight_phases);
+      totals.last_phase_results = (report.counts.vn_results - results_before) / shape.weight_phases;
+    }
+  }
+  finish_loop_nest_counts(layer, tile, totals, estimate_traffic, report);
   return totals;
 }
 

@@ -1,7 +1,7 @@
 // Exhaustive search: the tile space is split into (T_R, T_S, T_C, T_K) prefixes that TBB spreads over
 // threads; each thread keeps its own top-k (and best tile per pruning rule), merged at the end with the
 // deterministic order `better`. With exact traffic, only the tiles the lower bounds cannot rule out get the exact
-// counts (see search()).
+// counts (ExhaustiveSearch::rank).
 #include "mapper/search/search.hpp"
 
 #include <tbb/enumerable_thread_specific.h>
@@ -173,154 +173,187 @@ SearchOptions map_search_options(Objective objective, int top_k, contracts::Exac
   return options;
 }
 
-SearchResult search(const contracts::Layer& layer, const contracts::Hardware& hardware, const SearchOptions& options) {
-  const auto start = std::chrono::steady_clock::now();
-  std::unique_ptr<tbb::global_control> thread_limit;
-  if (options.threads > 0) {
-    thread_limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
-                                                         static_cast<std::size_t>(options.threads));
+namespace {
+
+// One exhaustive search: what each list admits and when a mapping gets its exact counts (shared by both stages),
+// then the fabric tiles' pass, the choice of the fabric tiles whose SDM levels are searched, the joint stage over
+// them, and the result. The threads share this object read-only; each owns its Ranking.
+class ExhaustiveSearch {
+ public:
+  ExhaustiveSearch(const contracts::Layer& layer, const contracts::Hardware& hardware, const SearchOptions& options)
+      : layer_(layer),
+        hardware_(hardware),
+        options_(options),
+        space_(layer, hardware, options.prune),
+        k_(static_cast<std::size_t>(std::max(1, options.top_k))),
+        objective_(options.objective),
+        rule_losses_(options.prune.empty()),
+        joint_(options.joint.enabled),
+        joint_candidates_(static_cast<std::size_t>(std::max(1, options.joint.candidates))),
+        deferred_exact_(bool(options.exact) && options.objective == Objective::Runtime),
+        use_bound_(options.bound && options.objective == Objective::Runtime),
+        cycles_bound_(layer, hardware),
+        prefixes_(space_.prefixes()) {
+    // Prefixes that map many multiplier switches come first, so good tiles fill the lists early and, with exact
+    // traffic, few tiles need the exact counts.
+    std::stable_sort(prefixes_.begin(), prefixes_.end(), [](const TileSpace::Prefix& a, const TileSpace::Prefix& b) {
+      return a.r * a.s * a.c * a.k > b.r * b.s * b.c * b.k;
+    });
   }
-  const TileSpace space(layer, hardware, options.prune);
-  const std::size_t k = static_cast<std::size_t>(std::max(1, options.top_k));
-  const Objective objective = options.objective;
-  const bool rule_losses = options.prune.empty();
-  const bool joint = options.joint.enabled;
-  const std::size_t joint_candidates = static_cast<std::size_t>(std::max(1, options.joint.candidates));
-  // Offers a report to the lists it may enter (`admit` decides per list: all = -1, rule index otherwise).
-  // With the runtime objective the exact counts are needed only to break ties in cycles and for the reports the
-  // lists keep (`deferred_exact`, TopK): the lists take the lower-bound reports and refine what they must.
-  const bool deferred_exact = bool(options.exact) && objective == Objective::Runtime;
-  const auto refiner = [&](Ranking& ranking) {
-    return [&](contracts::CostReport& report) {
+
+  SearchResult run() const {
+    SearchResult result;
+    Ranking merged(k_, objective_, deferred_exact_);
+    const ComputeTopK by_compute = fabric_pass(result, merged);
+    if (!merged.all.items().empty()) result.fabric_optimum = merged.all.items().front();
+    if (joint_ && !merged.all.items().empty()) {
+      const auto joint_start = std::chrono::steady_clock::now();
+      joint_stage(joint_fabric_tiles(result, merged, by_compute), result, merged);
+      result.joint_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - joint_start).count();
+    }
+    finish(result, merged);
+    return result;
+  }
+
+ private:
+  // Gives a report of `ranking`'s thread its exact counts, once per tile (the counts do not depend on the SDM order).
+  auto refiner(Ranking& ranking) const {
+    return [this, &ranking](contracts::CostReport& report) {
       contracts::Mapping key = report.mapping;
       key.sdm.order = contracts::kDefaultSdmOrder;
       const auto found = ranking.refined.find(key);
       if (found != ranking.refined.end()) {
-        set_traffic(report, found->second.first, found->second.second, hardware);
+        set_traffic(report, found->second.first, found->second.second, hardware_);
         return;
       }
-      options.exact(report);
+      options_.exact(report);
       ++ranking.exact_evaluations;
       ranking.refined.emplace(key, std::make_pair(report.counts.dn_hops, report.counts.rn_hops));
     };
-  };
-  const auto offer = [&](Ranking& ranking, const contracts::CostReport& report, const auto& admit, bool exact) {
+  }
+
+  // Offers a report to the lists it may enter (`admit` decides per list: all = -1, rule index otherwise).
+  // With the runtime objective the exact counts are needed only to break ties in cycles and for the reports the
+  // lists keep (`deferred_exact_`, TopK): the lists take the lower-bound reports and refine what they must.
+  template <typename Admit>
+  void offer(Ranking& ranking, const contracts::CostReport& report, const Admit& admit, bool exact) const {
     const auto refine = refiner(ranking);
     if (admit(-1)) ranking.all.offer(report, exact, refine);
-    if (!rule_losses) return;
+    if (!rule_losses_) return;
     for (int rule = 0; rule < kNumPruningRules; ++rule)
       if (admit(rule)) ranking.per_rule[size_t(rule)].offer(report, exact, refine);
-  };
+  }
+
   // The pruning rules' lists take single-level mappings only: their losses are those of the fabric level.
-  const auto rule_holds = [&](const contracts::Mapping& tile, int rule) {
-    return rule < 0 || (!tile.sdm.blocked && satisfies(layer, hardware, tile, kPruningRules[rule]));
-  };
-  // Costs one mapping into `ranking`; returns its compute cycles. Without exact traffic: the model's estimates.
-  // With exact traffic (docs/model.md, "Exact traffic"): the mapping is costed with the lower bounds of its
-  // traversal counts (`lower`); only one whose lower-bound report could still enter one of the thread's lists
-  // (ahead of the k-th exact report already there) gets its exact report. Energy only grows with the traversal
-  // counts and cycles do not depend on them, so a mapping left out is behind k exact reports of its list: the
-  // merged lists are the exact top-k.
-  // rank(): a costed report (estimates, or lower bounds with exact traffic) into the lists.
-  const auto rank = [&](Ranking& ranking, const contracts::CostReport& costed) {
+  bool rule_holds(const contracts::Mapping& tile, int rule) const {
+    return rule < 0 || (!tile.sdm.blocked && satisfies(layer_, hardware_, tile, kPruningRules[rule]));
+  }
+
+  // A costed report (the model's estimates, or the lower bounds of its traversal counts with exact traffic) into
+  // the lists. With exact traffic (docs/model.md, "Exact traffic") only a mapping whose lower-bound report could
+  // still enter one of the thread's lists (ahead of the k-th exact report already there) gets its exact report.
+  // Energy only grows with the traversal counts and cycles do not depend on them, so a mapping left out is behind
+  // k exact reports of its list: the merged lists are the exact top-k.
+  void rank(Ranking& ranking, const contracts::CostReport& costed) const {
     ++ranking.evaluated;
     const contracts::Mapping& tile = costed.mapping;
-    if (!options.exact || deferred_exact) {
-      offer(ranking, costed, [&](int rule) { return rule_holds(tile, rule); }, !options.exact);
+    const auto admit = [&](int rule) { return rule_holds(tile, rule); };
+    if (!options_.exact || deferred_exact_) {
+      offer(ranking, costed, admit, !options_.exact);
       return;
     }
     const contracts::CostReport& lower = costed;
     const auto candidate = [&](int rule) {
       if (!rule_holds(tile, rule)) return false;
-      if (rule < 0) return may_enter(lower, ranking.all, objective);
-      return may_enter(lower, ranking.per_rule[size_t(rule)], objective);
+      if (rule < 0) return may_enter(lower, ranking.all, objective_);
+      return may_enter(lower, ranking.per_rule[size_t(rule)], objective_);
     };
     bool any = candidate(-1);
-    for (int rule = 0; rule < kNumPruningRules && rule_losses && !any; ++rule) any = candidate(rule);
+    for (int rule = 0; rule < kNumPruningRules && rule_losses_ && !any; ++rule) any = candidate(rule);
     if (any) {
       contracts::CostReport report = lower;  // exact() replaces the traversal counts and the energy
       refiner(ranking)(report);
-      offer(ranking, report, [&](int rule) { return rule_holds(tile, rule); }, true);
+      offer(ranking, report, admit, true);
     }
-  };
-  const auto consider = [&](Ranking& ranking, const contracts::Mapping& tile) {
+  }
+
+  // Costs one mapping into `ranking`; returns its compute cycles.
+  double consider(Ranking& ranking, const contracts::Mapping& tile) const {
     const contracts::CostReport costed =
-        options.exact ? evaluate_lower_bound(layer, hardware, tile) : evaluate(layer, hardware, tile);
+        options_.exact ? evaluate_lower_bound(layer_, hardware_, tile) : evaluate(layer_, hardware_, tile);
     rank(ranking, costed);
     return costed.cycles.compute();
-  };
-  const auto merge_list = [&](Ranking& into, TopK& list, const TopK& local) {
-    for (std::size_t i = 0; i < local.items().size(); ++i) list.offer(local.items()[i], local.exact(i), refiner(into));
-  };
-  const auto merge = [&](Ranking& into, const Ranking& local) {
-    merge_list(into, into.all, local.all);
-    for (int rule = 0; rule < kNumPruningRules; ++rule)
-      merge_list(into, into.per_rule[size_t(rule)], local.per_rule[size_t(rule)]);
-  };
+  }
 
-  SearchResult result;
-  Ranking merged(k, objective, deferred_exact);
-  // Prefixes that map many multiplier switches come first, so good tiles fill the lists early and, with exact
-  // traffic, few tiles need the exact counts.
-  std::vector<TileSpace::Prefix> prefixes = space.prefixes();
-  std::stable_sort(prefixes.begin(), prefixes.end(), [](const TileSpace::Prefix& a, const TileSpace::Prefix& b) {
-    return a.r * a.s * a.c * a.k > b.r * b.s * b.c * b.k;
-  });
-  const auto counts = joint ? candidate_counts(layer, hardware) : std::array<std::vector<std::uint64_t>, contracts::kNumSdmDims>{};
-  const auto make = [&] { return FabricPass(k, objective, joint ? joint_candidates : 0, deferred_exact); };
+  void merge(Ranking& into, const Ranking& local) const {
+    const auto merge_list = [&](TopK& list, const TopK& from) {
+      for (std::size_t i = 0; i < from.items().size(); ++i) list.offer(from.items()[i], from.exact(i), refiner(into));
+    };
+    merge_list(into.all, local.all);
+    for (int rule = 0; rule < kNumPruningRules; ++rule) merge_list(into.per_rule[size_t(rule)], local.per_rule[size_t(rule)]);
+  }
+
   // The cycle bound (runtime objective): a tile is skipped when its bound is beyond the k-th report of the top-k,
   // the best report of every rule list it satisfies and, in a joint search, the compute cycles of the last of the
   // best fabric tiles by compute. Total and compute cycles are both at least the bound, and lists only take
   // strictly better reports once full, so nothing a list would have kept is skipped. The margin keeps rounding
   // of the costed sums from mattering.
-  const bool use_bound = options.bound && objective == Objective::Runtime;
-  const CyclesLowerBound cycles_bound(layer, hardware);
-  const auto ruled_out = [&](const FabricPass& pass, const contracts::Mapping& tile) {
-    const CyclesLowerBound::Bounds bounds = cycles_bound.bounds(tile);
+  bool ruled_out(const FabricPass& pass, const contracts::Mapping& tile) const {
+    const CyclesLowerBound::Bounds bounds = cycles_bound_.bounds(tile);
     const double bound = bounds.total * (1 - 1e-9);
     const auto beyond = [&](const TopK& list) {
-      return list.kth() && bound > objective_value(*list.kth(), objective);
+      return list.kth() && bound > objective_value(*list.kth(), objective_);
     };
     if (!beyond(pass.ranking.all)) return false;
-    if (joint && pass.by_compute.may_enter(bounds.compute * (1 - 1e-9))) return false;
-    for (int rule = 0; rule < kNumPruningRules && rule_losses; ++rule)
+    if (joint_ && pass.by_compute.may_enter(bounds.compute * (1 - 1e-9))) return false;
+    for (int rule = 0; rule < kNumPruningRules && rule_losses_; ++rule)
       if (!beyond(pass.ranking.per_rule[size_t(rule)]) && rule_holds(tile, rule)) return false;
     return true;
-  };
-  auto states = walk<FabricPass>(space, prefixes, make, [&](FabricPass& pass, const contracts::Mapping& tile) {
-    if (joint) {
-      std::uint64_t sdm_tiles = 1;
-      for (int d = 0; d < contracts::kNumSdmDims; ++d) sdm_tiles *= counts[size_t(d)][size_t(tile[contracts::sdm_tile_dim(d)])];
-      pass.joint_space += sdm_tiles * 120 * contracts::kPhaseOrders.size();
-    }
-    if (use_bound && ruled_out(pass, tile)) {
-      ++pass.ranking.evaluated;
-      ++pass.bounded;
-      return;
-    }
-    const double compute = consider(pass.ranking, tile);
-    if (joint) pass.by_compute.offer(compute, tile);
-  });
-  ComputeTopK by_compute(joint_candidates);
-  for (const FabricPass& local : states) {
-    result.evaluated += local.ranking.evaluated;
-    result.exact_evaluations += local.ranking.exact_evaluations;
-    result.joint_space += local.joint_space;
-    result.bounded += local.bounded;
-    merge(merged, local.ranking);
-    for (const auto& [compute, tile] : local.by_compute.items()) by_compute.offer(compute, tile);
   }
-  merged.all.refine_all(refiner(merged));
-  if (!merged.all.items().empty()) result.fabric_optimum = merged.all.items().front();
 
-  if (joint && !merged.all.items().empty()) {
-    const auto joint_start = std::chrono::steady_clock::now();
-    // The joint space: every fabric tile's SDM levels when they fit the budget, else those of the candidates.
+  // Every fabric tile (single-level, default phase order) into `merged`; in a joint search it also counts the
+  // joint space and returns the best fabric tiles by compute cycles.
+  ComputeTopK fabric_pass(SearchResult& result, Ranking& merged) const {
+    const auto counts = joint_ ? candidate_counts(layer_, hardware_)
+                               : std::array<std::vector<std::uint64_t>, contracts::kNumSdmDims>{};
+    const auto make = [&] { return FabricPass(k_, objective_, joint_ ? joint_candidates_ : 0, deferred_exact_); };
+    auto states = walk<FabricPass>(space_, prefixes_, make, [&](FabricPass& pass, const contracts::Mapping& tile) {
+      if (joint_) {
+        std::uint64_t sdm_tiles = 1;
+        for (int d = 0; d < contracts::kNumSdmDims; ++d)
+          sdm_tiles *= counts[size_t(d)][size_t(tile[contracts::sdm_tile_dim(d)])];
+        pass.joint_space += sdm_tiles * 120 * contracts::kPhaseOrders.size();
+      }
+      if (use_bound_ && ruled_out(pass, tile)) {
+        ++pass.ranking.evaluated;
+        ++pass.bounded;
+        return;
+      }
+      const double compute = consider(pass.ranking, tile);
+      if (joint_) pass.by_compute.offer(compute, tile);
+    });
+    ComputeTopK by_compute(joint_candidates_);
+    for (const FabricPass& local : states) {
+      result.evaluated += local.ranking.evaluated;
+      result.exact_evaluations += local.ranking.exact_evaluations;
+      result.joint_space += local.joint_space;
+      result.bounded += local.bounded;
+      merge(merged, local.ranking);
+      for (const auto& [compute, tile] : local.by_compute.items()) by_compute.offer(compute, tile);
+    }
+    merged.all.refine_all(refiner(merged));
+    return by_compute;
+  }
+
+  // The fabric tiles whose SDM levels the joint stage searches: every fabric tile when the joint space fits the
+  // budget, else the candidates (best by compute and by rank, alternately) whose SDM levels fit it.
+  std::vector<contracts::Mapping> joint_fabric_tiles(SearchResult& result, const Ranking& merged,
+                                                  const ComputeTopK& by_compute) const {
     std::vector<contracts::Mapping> fabric_tiles;
-    result.joint_exhaustive = result.joint_space <= options.joint.budget;
+    result.joint_exhaustive = result.joint_space <= options_.joint.budget;
     if (result.joint_exhaustive) {
-      for (const auto& prefix : prefixes)
-        space.enumerate_outputs_inline(prefix, [&](const contracts::Mapping& tile) { fabric_tiles.push_back(tile); });
+      for (const auto& prefix : prefixes_)
+        space_.enumerate_outputs_inline(prefix, [&](const contracts::Mapping& tile) { fabric_tiles.push_back(tile); });
     } else {
       const auto add = [&](const contracts::Mapping& tile) {
         if (std::find(fabric_tiles.begin(), fabric_tiles.end(), tile) == fabric_tiles.end()) fabric_tiles.push_back(tile);
@@ -334,21 +367,26 @@ SearchResult search(const contracts::Layer& layer, const contracts::Hardware& ha
       std::uint64_t planned = 0;
       std::size_t keep = 0;
       for (; keep < fabric_tiles.size(); ++keep) {
-        const std::uint64_t levels = for_each_sdm_level(layer, hardware, fabric_tiles[keep], [](const contracts::Mapping&) {});
-        if (keep > 0 && planned + levels > options.joint.budget) break;
+        const std::uint64_t levels = for_each_sdm_level(layer_, hardware_, fabric_tiles[keep], [](const contracts::Mapping&) {});
+        if (keep > 0 && planned + levels > options_.joint.budget) break;
         planned += levels;
       }
       fabric_tiles.resize(keep);
     }
     result.joint_fabric_tiles = fabric_tiles.size();
-    // The fabric-tile bound: no mapping with this fabric tile (any SDM level, either phase order) has an objective
-    // below it — cycles at least the compute bound (CyclesLowerBound), energy at least energy_lower_bound. A fabric
-    // tile whose bound is beyond the k-th report of its thread's top-k is skipped whole: the list only takes
-    // strictly better reports, so the result stays the exact top-k. The tiles go best bound first, so the lists
-    // tighten early; the threads take them in that order (as walk() does).
-    const double energy_bound = energy_lower_bound(layer, hardware);
+    return fabric_tiles;
+  }
+
+  // The SDM levels of `fabric_tiles` and their single-level mappings in the other phase order, into `merged`.
+  // The fabric-tile bound: no mapping with this fabric tile (any SDM level, either phase order) has an objective
+  // below it — cycles at least the compute bound (CyclesLowerBound), energy at least energy_lower_bound. A fabric
+  // tile whose bound is beyond the k-th report of its thread's top-k is skipped whole: the list only takes
+  // strictly better reports, so the result stays the exact top-k. The tiles go best bound first, so the lists
+  // tighten early; the threads take them in that order (as walk() does).
+  void joint_stage(const std::vector<contracts::Mapping>& fabric_tiles, SearchResult& result, Ranking& merged) const {
+    const double energy_bound = energy_lower_bound(layer_, hardware_);
     const auto fabric_bound = [&](const contracts::Mapping& tile) {
-      return objective_value(cycles_bound.bounds(tile).compute, energy_bound, objective);
+      return objective_value(cycles_bound_.bounds(tile).compute, energy_bound, objective_);
     };
     std::vector<std::pair<double, contracts::Mapping>> by_bound;
     by_bound.reserve(fabric_tiles.size());
@@ -364,19 +402,19 @@ SearchResult search(const contracts::Layer& layer, const contracts::Hardware& ha
       Ranking& ranking = joint_states.local();
       for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < by_bound.size();) {
         const auto& [bound, tile] = by_bound[i];
-        if (options.bound && ranking.all.kth() &&
-            bound * (1 - 1e-9) > objective_value(*ranking.all.kth(), objective)) {
+        if (options_.bound && ranking.all.kth() &&
+            bound * (1 - 1e-9) > objective_value(*ranking.all.kth(), objective_)) {
           skipped.fetch_add(1, std::memory_order_relaxed);
           continue;
         }
         // The single-level mapping in the other phase order, where that can change its cost.
-        if (distinct_phase_orders(layer, tile).size() > 1) {
+        if (distinct_phase_orders(layer_, tile).size() > 1) {
           contracts::Mapping filters_outer = tile;
           filters_outer.phase_order = contracts::PhaseOrder::FiltersOuter;
           consider(ranking, filters_outer);
         }
-        for_each_sdm_tile(layer, hardware, tile, [&](const contracts::Mapping& mapping, const std::vector<contracts::SdmOrder>& orders) {
-          evaluate_orders(layer, hardware, mapping, orders, bool(options.exact),
+        for_each_sdm_tile(layer_, hardware_, tile, [&](const contracts::Mapping& mapping, const std::vector<contracts::SdmOrder>& orders) {
+          evaluate_orders(layer_, hardware_, mapping, orders, bool(options_.exact),
                           [&](const contracts::CostReport& report) { rank(ranking, report); });
         });
       }
@@ -392,22 +430,48 @@ SearchResult search(const contracts::Layer& layer, const contracts::Hardware& ha
           merged.all.offer(local.all.items()[i], local.all.exact(i), refiner(merged));
       }
     }
-    result.joint_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - joint_start).count();
   }
 
-  merged.all.refine_all(refiner(merged));
-  for (auto& list : merged.per_rule) list.refine_all(refiner(merged));
-  result.exact_evaluations += merged.exact_evaluations;
-  result.best = merged.all.items();
-  result.rule_losses_known = rule_losses;
-  if (rule_losses)
-    for (int rule = 0; rule < kNumPruningRules; ++rule)
-      if (!merged.per_rule[size_t(rule)].items().empty())
-        result.best_under_rule[size_t(rule)] = merged.per_rule[size_t(rule)].items().front();
-  if (const auto baseline = contracts::baseline_tile(layer, hardware)) {
-    result.baseline = evaluate(layer, hardware, contracts::Mapping{*baseline});
-    if (options.exact) options.exact(*result.baseline);
+  // The lists' exact reports, the rules' optima and the baseline into `result`.
+  void finish(SearchResult& result, Ranking& merged) const {
+    merged.all.refine_all(refiner(merged));
+    for (auto& list : merged.per_rule) list.refine_all(refiner(merged));
+    result.exact_evaluations += merged.exact_evaluations;
+    result.best = merged.all.items();
+    result.rule_losses_known = rule_losses_;
+    if (rule_losses_)
+      for (int rule = 0; rule < kNumPruningRules; ++rule)
+        if (!merged.per_rule[size_t(rule)].items().empty())
+          result.best_under_rule[size_t(rule)] = merged.per_rule[size_t(rule)].items().front();
+    if (const auto baseline = contracts::baseline_tile(layer_, hardware_)) {
+      result.baseline = evaluate(layer_, hardware_, contracts::Mapping{*baseline});
+      if (options_.exact) options_.exact(*result.baseline);
+    }
   }
+
+  const contracts::Layer& layer_;
+  const contracts::Hardware& hardware_;
+  const SearchOptions& options_;
+  const TileSpace space_;
+  const std::size_t k_;
+  const Objective objective_;
+  const bool rule_losses_, joint_;
+  const std::size_t joint_candidates_;
+  const bool deferred_exact_, use_bound_;
+  const CyclesLowerBound cycles_bound_;
+  std::vector<TileSpace::Prefix> prefixes_;
+};
+
+}  // namespace
+
+SearchResult search(const contracts::Layer& layer, const contracts::Hardware& hardware, const SearchOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  std::unique_ptr<tbb::global_control> thread_limit;
+  if (options.threads > 0) {
+    thread_limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
+                                                         static_cast<std::size_t>(options.threads));
+  }
+  SearchResult result = ExhaustiveSearch(layer, hardware, options).run();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

@@ -11,6 +11,7 @@
 
 #include "mapper/model/cost_model.hpp"
 #include "mapper/mapspace/sdm_space.hpp"
+#include "util/integer_math.hpp"
 
 namespace maeri::mapper {
 
@@ -72,7 +73,7 @@ MapSpace::MapSpace(const contracts::Layer& layer, const contracts::Hardware& har
     const std::int64_t extent = extents_[size_t(d)];
     auto& list = sizes_[size_t(d)];
     for (std::int64_t m = 1; m <= extent; ++m) {
-      const std::int64_t size = (extent + m - 1) / m;
+      const std::int64_t size = util::ceil_div(extent, m);
       if (list.empty() || list.back() != size) list.push_back(size);
     }
   }

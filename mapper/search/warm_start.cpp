@@ -6,6 +6,8 @@
 #include <cmath>
 #include <set>
 
+#include "util/integer_math.hpp"
+
 namespace maeri::mapper {
 
 std::optional<WarmStart> parse_warm_start(const std::string& text) {
@@ -67,14 +69,14 @@ std::vector<contracts::Mapping> carry_mappings(const SearchedLayer& source, cons
     contracts::Mapping kept = tile, folded = tile;
     for (int d = 0; d < contracts::kNumTileDims; ++d) {
       kept[d] = std::min(tile[d], to[size_t(d)]);
-      const std::int64_t folds = (from[size_t(d)] + tile[d] - 1) / tile[d];
-      folded[d] = (to[size_t(d)] + folds - 1) / folds;
+      const std::int64_t folds = util::ceil_div(from[size_t(d)], tile[d]);
+      folded[d] = util::ceil_div(to[size_t(d)], folds);
     }
     for (int d = 0; d < contracts::kNumSdmDims; ++d) {
       const int dim = contracts::sdm_tile_dim(d);
       kept.sdm.block[size_t(d)] = std::min(tile.sdm.block[size_t(d)], to[size_t(dim)]);
-      const std::int64_t blocks = (from[size_t(dim)] + tile.sdm.block[size_t(d)] - 1) / tile.sdm.block[size_t(d)];
-      folded.sdm.block[size_t(d)] = (to[size_t(dim)] + blocks - 1) / blocks;
+      const std::int64_t blocks = util::ceil_div(from[size_t(dim)], tile.sdm.block[size_t(d)]);
+      folded.sdm.block[size_t(d)] = util::ceil_div(to[size_t(dim)], blocks);
     }
     carried.push_back(kept);
     if (folded != kept) carried.push_back(folded);

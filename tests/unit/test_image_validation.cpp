@@ -325,11 +325,11 @@ bool check_mutant(const std::vector<std::uint8_t>& bytes, bool execute) {
   }
   const codegen::ImageWork work = codegen::image_work(image);
   CHECK(work.executed_instructions <= codegen::kMaxExecutedInstructions);
-  CHECK(work.input_elements <= codegen::kMaxTensorElements);
-  CHECK(work.padded_input_elements <= codegen::kMaxTensorElements);
-  CHECK(work.weight_elements <= codegen::kMaxTensorElements);
-  CHECK(work.output_elements <= codegen::kMaxTensorElements);
-  CHECK(work.macs <= codegen::kMaxLayerMacs);
+  CHECK(work.input_elements <= codegen::kMaxInMemoryTensorElements);
+  CHECK(work.padded_input_elements <= codegen::kMaxInMemoryTensorElements);
+  CHECK(work.weight_elements <= codegen::kMaxInMemoryTensorElements);
+  CHECK(work.output_elements <= codegen::kMaxInMemoryTensorElements);
+  CHECK(work.macs <= codegen::kMaxReferenceConvolutionMacs);
   CHECK(work.expanded_program_bytes <= codegen::kMaxExpandedProgramBytes);
   CHECK(work.fabric_cycles_bound <= codegen::kMaxFabricCycles);
   // Expanding and executing a mutant is only affordable in a unit test when it stays small; the limits above
