@@ -335,7 +335,7 @@ std::string fabric_key(const codegen::ImageHardware& hw) {
   hash.add(parameters_of(hw));
   for (const std::string& source : tools.rtl_sources) hash.add(read_file(tools.source_dir + "/" + source));
   std::vector<std::string> headers;
-  for (const char* folder : {"spec", "codegen", "sim"})
+  for (const char* folder : {"util", "contracts", "codegen", "sim"})
     for (const fs::directory_entry& entry : fs::directory_iterator(fs::path(tools.source_dir) / folder))
       if (entry.path().extension() == ".hpp") headers.push_back(entry.path().string());
   std::sort(headers.begin(), headers.end());
