@@ -201,7 +201,7 @@ SearchResult search(const contracts::Layer& layer, const contracts::Hardware& ha
       }
       options.exact(report);
       ++ranking.exact_evaluations;
-      ranking.refined.emplace(key, std::make_pair(report.counts.dn_hops, report.counts.rn_hops));
+      ranking.refined.emplace(key, std::make_pair(report.counts.dn_traversals, report.counts.rn_traversals));
     };
   };
   const auto offer = [&](Ranking& ranking, const contracts::CostReport& report, const auto& admit, bool exact) {
