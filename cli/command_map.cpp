@@ -78,7 +78,7 @@ std::optional<contracts::Mapping> fixed_mapping(const MapOptions& options, std::
     throw command_line_error("--tile", "expected seven comma-separated integers T_R,T_S,T_C,T_K,T_N,T_X',T_Y', "
                                        "found '" + options.tile + "'");
   if (layers != 1) throw command_line_error("--tile", "a fixed tile applies to one layer: add --layer NAME");
-  std::optional<contracts::Mapping> mapping = contracts::Mapping{*fabric_tile};
+  std::optional<contracts::Mapping> mapping = contracts::single_level_mapping(*fabric_tile);
   if (!options.sdm.empty()) {
     const auto blocks = contracts::parse_blocks(options.sdm);
     if (!blocks)

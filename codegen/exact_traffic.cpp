@@ -82,7 +82,7 @@ void add_shape(const LayerProgram& program, const WeightPhase& phase, std::int64
   total.dn_elements += phases * (output_blocks * weights.elements + streamed.elements);
   total.dn_traversals += phases * (output_blocks * weights.traversals + streamed.traversals);
   total.rn_traversals += phases * steps * reduction.traversals;
-  total.fabric_results += phases * steps * std::int64_t(reduction.vn_results.size());
+  total.results += phases * steps * std::int64_t(reduction.vn_results.size());
 }
 
 }  // namespace

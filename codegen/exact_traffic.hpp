@@ -20,13 +20,13 @@ struct ExactTraffic {
   std::int64_t dn_elements = 0;     // elements sent into the DN root (inputs and weights)
   std::int64_t dn_traversals = 0;   // as COUNT_DN_TRAVERSALS (docs/rtl.md)
   std::int64_t rn_traversals = 0;   // as COUNT_RN_TRAVERSALS
-  std::int64_t fabric_results = 0;  // results on the output lanes (every configured VN, every step)
+  std::int64_t results = 0;         // as COUNT_RESULTS
 };
 
 // The tile must be legal (throws std::invalid_argument otherwise).
 ExactTraffic exact_traffic(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile);
 
-// Replaces the analytical model's DN/RN traversal estimates (dn_hops, rn_hops) in `report` by the exact
+// Replaces the analytical model's DN/RN traversal estimates (dn_traversals, rn_traversals) in `report` by the exact
 // counts of the mapping and recomputes the energy.
 void refine_with_exact_traffic(contracts::CostReport& report, const contracts::Layer& layer, const contracts::Hardware& hardware);
 

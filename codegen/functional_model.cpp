@@ -71,10 +71,10 @@ FunctionalResult execute_layer(const LayerProgram& program, const contracts::Har
         if (fabric.mult_switches[i].active) last_operand[i] = operand[i] = operand_now[i];
 
       const ReductionOutcome reduced = evaluate_reduction(fabric, products, acc);
-      activity.rn_additions += reduced.additions;
+      activity.additions += reduced.additions;
       activity.rn_traversals += reduced.traversals;
-      activity.fabric_results += std::int64_t(reduced.vn_results.size());
-      activity.steps += 1;
+      activity.results += std::int64_t(reduced.vn_results.size());
+      activity.fires += 1;
       activity.stream_cycles += std::max({util::ceil_div(std::int64_t(elements.inputs.size()), hardware.dn_bw),
                                           util::ceil_div(std::int64_t(reduced.vn_results.size()), hardware.rn_bw),
                                           std::int64_t(1)});
@@ -88,7 +88,7 @@ FunctionalResult execute_layer(const LayerProgram& program, const contracts::Har
         } else {
           out = reduced.vn_results[v];
         }
-        activity.collected_results += 1;
+        activity.vn_results += 1;
       }
     }
   }

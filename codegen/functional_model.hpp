@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "codegen/layer_program.hpp"
+#include "contracts/activity_counts.hpp"
 
 namespace maeri::codegen {
 
@@ -22,19 +23,14 @@ struct LayerTensors {
 // Uniform random tensors in the DATA_W signed range, reproducible from the seed (stimulus for tests and runs).
 LayerTensors random_tensors(const contracts::Layer& layer, int data_width, std::uint64_t seed);
 
+// What the functional model counts: the counts of contracts/activity_counts.hpp that the analytical model and (the
+// fabric counts) the RTL count too, under the same names, and three of its own.
 struct FunctionalActivity {
-  std::int64_t configurations = 0;  // fabric (re)configurations
-  std::int64_t weight_phases = 0;
-  std::int64_t steps = 0;
-  std::int64_t multiplications = 0;  // active multiplier switches × fires (idle VNs of edge steps included)
-  std::int64_t mn_forwards = 0;
-  std::int64_t rn_additions = 0;
-  std::int64_t rn_traversals = 0;
+#define MAERI_FUNCTIONAL_COUNT(name, label, meaning) std::int64_t name = 0;
+  MAERI_FABRIC_COUNTS(MAERI_FUNCTIONAL_COUNT)
+  MAERI_PROGRAM_COUNTS(MAERI_FUNCTIONAL_COUNT)
+#undef MAERI_FUNCTIONAL_COUNT
   std::int64_t dn_elements = 0;      // elements sent into the DN root (inputs + weights)
-  std::int64_t dn_traversals = 0;
-  std::int64_t fabric_results = 0;   // results leaving the collector (every configured VN, every step)
-  std::int64_t collected_results = 0;  // results that belong to an output (used VNs)
-  std::int64_t accumulation_additions = 0;
   std::int64_t stream_cycles = 0;    // Σ steps max(DN beats, output lane cycles, 1)
   std::int64_t weight_cycles = 0;    // Σ phases DN beats of the weights
 };

@@ -6,29 +6,10 @@
 #include <cstdint>
 #include <functional>
 
+#include "contracts/activity_counts.hpp"
 #include "contracts/tile.hpp"
 
 namespace maeri::contracts {
-
-struct ActivityCounts {
-  std::int64_t multiplications = 0;          // products formed in multiplier switches (every configured VN)
-  std::int64_t useful_multiplications = 0;   // those that belong to an output (= the layer's MACs)
-  std::int64_t rn_additions = 0;             // additions inside the reduction network
-  std::int64_t accumulation_additions = 0;   // partial sums added to earlier partial sums
-  std::int64_t dn_hops = 0;                  // element-switch traversals in the DN (multicast tree estimate)
-  std::int64_t mn_operand_loads = 0;         // operands latched into multiplier switches from the DN
-  std::int64_t mn_weight_loads = 0;          // weights latched into multiplier switches (all replicas)
-  std::int64_t mn_forwards = 0;              // operands taken from the neighbouring multiplier switch
-  std::int64_t rn_hops = 0;                  // values entering or leaving adder switches (estimate)
-  std::int64_t sdm_input_reads = 0;          // input elements read from the SDM into the DN
-  std::int64_t sdm_weight_reads = 0;         // weight elements read from the SDM into the DN
-  std::int64_t sdm_psum_reads = 0;           // earlier partial sums read back for accumulation
-  std::int64_t sdm_output_writes = 0;        // VN results (partial or final sums) written to the SDM
-  std::int64_t sdm_fill_writes = 0;          // elements written into the SDM from DRAM
-  std::int64_t dram_bytes = 0;               // bytes moved between DRAM and the SDM
-  std::int64_t vn_results = 0;               // VN outputs collected (= outputs x reduction folds)
-  std::int64_t rn_outputs = 0;               // results on the RN output lanes (every configured VN, every step)
-};
 
 struct CycleBreakdown {
   double streaming = 0;        // sum over control steps of max(DN cycles, RN cycles, 1)
@@ -52,10 +33,7 @@ struct CostReport {
   std::int64_t vn_size = 0;
   std::int64_t vn_count = 0;
   std::int64_t idle_ms = 0;          // num_ms - mapped multiplier switches
-  std::int64_t weight_phases = 0;    // (reduction fold, filter tile) pairs: weights change between them
   std::int64_t reduction_folds = 0;  // ceil(R/T_R)·ceil(S/T_S)·ceil(C/T_C): partial sums per output
-  std::int64_t control_steps = 0;    // steps over all phases
-  std::int64_t configurations = 0;   // fabric configurations written (each time the phase shape changes)
   std::int64_t dn_limited_steps = 0; // steps whose length is set by DN serialisation
   std::int64_t rn_limited_steps = 0; // steps whose length is set by RN output serialisation
   bool uses_forwarding = false;      // MN neighbour forwarding (stride 1, T_Y' = 1, T_S > 1)
@@ -65,14 +43,15 @@ struct CostReport {
   double average_utilisation = 0;    // Eq. 3: mean over steps of active multiplier switches / num_ms
   double compute_efficiency = 0;     // MACs / (num_ms · total cycles)
   CycleBreakdown cycles;
-  ActivityCounts counts;
+  ActivityCounts counts;             // with the steps (fires), weight phases and configurations
   EnergyBreakdown energy_pj;
   double edp() const { return cycles.total * energy_pj.total; }
 };
 
 // Puts these DN/RN traversal counts into the report and recomputes its energy (the rest of the report does not
 // depend on them).
-void set_traffic(CostReport& report, std::int64_t dn_hops, std::int64_t rn_hops, const Hardware& hardware);
+void set_traffic(CostReport& report, std::int64_t dn_traversals, std::int64_t rn_traversals,
+                 const Hardware& hardware);
 
 // Energy of a set of activity counts under an energy table (shared with the RTL counter path).
 EnergyBreakdown energy_of(const ActivityCounts& counts, const EnergyTable& table);

@@ -62,6 +62,9 @@ struct Mapping {
   }
 };
 
+// The single-level mapping of a fabric tile: no SDM level (the layer is one block), the default phase order.
+inline Mapping single_level_mapping(const FabricTile& tile) { return Mapping{tile, SdmLevel{}, kDefaultPhaseOrder}; }
+
 // Full extent of each tiled dimension of a layer: (R, S, C/groups, K/groups, N, X', Y'). A grouped layer is
 // `groups` independent convolutions of these extents, run one after the other (docs/model.md, "Groups").
 std::array<std::int64_t, kNumTileDims> layer_extents(const Layer& layer);

@@ -140,22 +140,14 @@ py::list verify(const std::string& hardware_path, const std::string& workload, c
     const bool bit_exact = run.output == codegen::reference_convolution(each, tensors, hardware.acc_width);
     const codegen::FunctionalActivity& a = run.activity;
     const contracts::ActivityCounts& c = model.counts;
-    py::dict counts;  // metric: [model, functional model]
-    const std::pair<const char*, std::pair<std::int64_t, std::int64_t>> pairs[] = {
-        {"steps", {model.control_steps, a.steps}},
-        {"weight_phases", {model.weight_phases, a.weight_phases}},
-        {"configurations", {model.configurations, a.configurations}},
-        {"multiplications", {c.multiplications, a.multiplications}},
-        {"rn_additions", {c.rn_additions, a.rn_additions}},
-        {"mn_forwards", {c.mn_forwards, a.mn_forwards}},
-        {"dn_traversals", {c.dn_hops, a.dn_traversals}},
-        {"rn_traversals", {c.rn_hops, a.rn_traversals}},
-        {"vn_results", {c.vn_results, a.collected_results}}};
+    py::dict counts;  // count: (model, functional model), for every count both models count
     bool agree = true;
-    for (const auto& [metric, values] : pairs) {
-      counts[metric] = py::make_tuple(values.first, values.second);
-      agree = agree && values.first == values.second;
-    }
+#define MAERI_COUNT_PAIR(name, label, meaning)      \
+  counts[#name] = py::make_tuple(c.name, a.name); \
+  agree = agree && c.name == a.name;
+    MAERI_FABRIC_COUNTS(MAERI_COUNT_PAIR)
+    MAERI_PROGRAM_COUNTS(MAERI_COUNT_PAIR)
+#undef MAERI_COUNT_PAIR
     py::dict entry;
     entry["layer"] = each.name;
     entry["tile"] = contracts::to_compact_string(model.mapping.tile);

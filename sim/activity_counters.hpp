@@ -8,30 +8,25 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "contracts/activity_counts.hpp"
+
 namespace maeri::sim {
 
-// X(name, meaning), in the order of the RTL enum (item COUNT_<NAME> has the value of the row's position).
-// What exactly each counter counts is defined in docs/rtl.md.
-#define MAERI_ACTIVITY_COUNTERS(X)                                                                           \
-  X(cycles, "clock cycles")                                                                                  \
-  X(fires, "fires reaching the multiplier switches (= steps)")                                               \
-  X(multiplications, "active multiplier switches x fires")                                                   \
-  X(additions, "two-input additions of real operands in adder switches (a VN of size s costs s-1)")          \
-  X(dn_traversals, "element-lane arrivals at DN switches")                                                   \
-  X(rn_traversals, "values entering an adder switch (from a child that sends, or over a link)")              \
-  X(mn_forwards, "multiplications whose operand came over a forwarding link")                                \
-  X(results, "results on the output lanes")
+// X(name, label, meaning), in the order of the RTL enum (item COUNT_<NAME> has the value of the row's position): the
+// clock, then the fabric counts of contracts/activity_counts.hpp, which the model and the functional model count
+// under the same names. What exactly each counter counts is defined in docs/rtl.md.
+#define MAERI_ACTIVITY_COUNTERS(X) X(cycles, "cycles", "clock cycles") MAERI_FABRIC_COUNTS(X)
 
 // Index of a counter in maeri_top's `counts` port.
 enum class ActivityCounter : int {
-#define MAERI_COUNTER_INDEX(name, meaning) name,
+#define MAERI_COUNTER_INDEX(name, label, meaning) name,
   MAERI_ACTIVITY_COUNTERS(MAERI_COUNTER_INDEX)
 #undef MAERI_COUNTER_INDEX
 };
 
 // The totals the fabric has counted since reset or counters_clear, one field per counter.
 struct Counters {
-#define MAERI_COUNTER_FIELD(name, meaning) std::uint64_t name = 0;
+#define MAERI_COUNTER_FIELD(name, label, meaning) std::uint64_t name = 0;
   MAERI_ACTIVITY_COUNTERS(MAERI_COUNTER_FIELD)
 #undef MAERI_COUNTER_FIELD
 };
@@ -44,7 +39,7 @@ struct ActivityCounterInfo {
 };
 
 inline constexpr ActivityCounterInfo kActivityCounters[] = {
-#define MAERI_COUNTER_INFO(name, meaning) {ActivityCounter::name, #name, meaning, &Counters::name},
+#define MAERI_COUNTER_INFO(name, label, meaning) {ActivityCounter::name, #name, meaning, &Counters::name},
     MAERI_ACTIVITY_COUNTERS(MAERI_COUNTER_INFO)
 #undef MAERI_COUNTER_INFO
 };

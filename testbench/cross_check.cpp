@@ -31,11 +31,6 @@ std::vector<CrossCheckRow> cross_check(const contracts::CostReport& model, const
   // and DRAM without the memory run) is taken from the model, so the energy difference is the counted
   // activities' difference.
   contracts::ActivityCounts measured = c;
-  measured.multiplications = std::int64_t(r.multiplications);
-  measured.rn_additions = std::int64_t(r.additions);
-  measured.mn_forwards = std::int64_t(r.mn_forwards);
-  measured.dn_hops = std::int64_t(r.dn_traversals);
-  measured.rn_hops = std::int64_t(r.rn_traversals);
 
   std::vector<CrossCheckRow> rows;
   const double compute = model.cycles.compute();
@@ -45,32 +40,27 @@ std::vector<CrossCheckRow> cross_check(const contracts::CostReport& model, const
     rows.push_back({kTotalCycles, model.cycles.total, double(runs.with_memory->cycles), RowKind::Cycles});
     rows.push_back({kMemoryStallCycles, model.cycles.memory_stall, double(memory.stall_cycles), RowKind::Cycles});
   }
-  rows.insert(rows.end(), {
-                              {"steps (fires)", double(model.control_steps), double(r.fires)},
-                              {"multiplications", double(c.multiplications), double(r.multiplications)},
-                              {"RN additions", double(c.rn_additions), double(r.additions)},
-                              {"MN forwards", double(c.mn_forwards), double(r.mn_forwards)},
-                              {"DN traversals", double(c.dn_hops), double(r.dn_traversals)},
-                              {"RN traversals", double(c.rn_hops), double(r.rn_traversals)},
-                              {"RN outputs", double(c.rn_outputs), double(r.results)},
-                          });
+  // The fabric counts have the same names in the model and the RTL counters.
+#define MAERI_FABRIC_ROW(name, label, meaning)                   \
+  rows.push_back({label, double(c.name), double(r.name)});       \
+  measured.name = std::int64_t(r.name);
+  MAERI_FABRIC_COUNTS(MAERI_FABRIC_ROW)
+#undef MAERI_FABRIC_ROW
   if (runs.with_memory) {
     const sim::MemoryRun& memory = *runs.with_memory->memory;
-    const double dram_bytes = double(memory.dram.bytes_read + memory.dram.bytes_written);
-    rows.insert(rows.end(), {
-                                {"DRAM bytes", double(c.dram_bytes), dram_bytes},
-                                {"SDM fill writes", double(c.sdm_fill_writes), double(memory.sdm.fill_writes)},
-                                {"SDM input reads", double(c.sdm_input_reads), double(memory.sdm.input_reads)},
-                                {"SDM weight reads", double(c.sdm_weight_reads), double(memory.sdm.weight_reads)},
-                                {"SDM psum reads", double(c.sdm_psum_reads), double(memory.sdm.psum_reads)},
-                                {"SDM output writes", double(c.sdm_output_writes), double(memory.sdm.output_writes)},
-                            });
-    measured.dram_bytes = std::int64_t(dram_bytes);
-    measured.sdm_fill_writes = std::int64_t(memory.sdm.fill_writes);
-    measured.sdm_input_reads = std::int64_t(memory.sdm.input_reads);
-    measured.sdm_weight_reads = std::int64_t(memory.sdm.weight_reads);
-    measured.sdm_psum_reads = std::int64_t(memory.sdm.psum_reads);
-    measured.sdm_output_writes = std::int64_t(memory.sdm.output_writes);
+    using Counts = contracts::ActivityCounts;
+    const std::pair<std::int64_t Counts::*, std::uint64_t> memory_counts[] = {
+        {&Counts::dram_bytes, memory.dram.bytes_read + memory.dram.bytes_written},
+        {&Counts::sdm_fill_writes, memory.sdm.fill_writes},
+        {&Counts::sdm_input_reads, memory.sdm.input_reads},
+        {&Counts::sdm_weight_reads, memory.sdm.weight_reads},
+        {&Counts::sdm_psum_reads, memory.sdm.psum_reads},
+        {&Counts::sdm_output_writes, memory.sdm.output_writes},
+    };
+    for (const auto& [field, counted] : memory_counts) {
+      rows.push_back({contracts::activity_count(field).label, double(c.*field), double(counted)});
+      measured.*field = std::int64_t(counted);
+    }
   }
   rows.push_back(
       {"energy pJ", model.energy_pj.total, contracts::energy_of(measured, hardware.energy_pj).total, RowKind::Energy});

@@ -7,6 +7,7 @@
 
 #include "codegen/functional_model.hpp"
 #include "codegen/image_program.hpp"
+#include "contracts/activity_counts.hpp"
 #include "util/sha256.hpp"
 
 namespace maeri::testbench {
@@ -210,10 +211,14 @@ sim::Counters sum_counters(const sim::Counters& a, const sim::Counters& b) {
 }
 
 bool exact_after_merge(const std::string& metric) {
-  for (const char* exact : {"steps (fires)", "multiplications", "RN additions", "MN forwards", "DN traversals",
-                            "RN traversals", "RN outputs", "SDM input reads", "SDM weight reads", "SDM psum reads",
-                            "SDM output writes"})
+#define MAERI_FABRIC_LABEL(name, label, meaning) label,
+  for (const char* exact : {MAERI_FABRIC_COUNTS(MAERI_FABRIC_LABEL)})
     if (metric == exact) return true;
+#undef MAERI_FABRIC_LABEL
+  using Counts = contracts::ActivityCounts;
+  for (const auto sdm_count : {&Counts::sdm_input_reads, &Counts::sdm_weight_reads, &Counts::sdm_psum_reads,
+                               &Counts::sdm_output_writes})
+    if (metric == contracts::activity_count(sdm_count).label) return true;
   return false;
 }
 

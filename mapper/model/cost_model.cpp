@@ -203,7 +203,7 @@ ShapeRuns blocked_shape_runs(const contracts::Layer& layer, const contracts::Map
 
 // What the loop nest leaves for the blocks after it.
 struct LoopNestTotals {
-  double dn_hops = 0;                  // the multicast estimate, rounded once at the end
+  double dn_traversal_estimate = 0;    // the multicast estimate, rounded once at the end
   double active_ms_steps = 0;          // Σ over steps of active multiplier switches (Eq. 3)
   TrafficLowerBounds lower_bounds;     // of the exact DN/RN traversals
   std::int64_t drain_lane_cycles = 0;  // extra output-lane cycles of each configuration run's last step
@@ -287,9 +287,9 @@ void cost_weight_loads(const LoopNest& nest, const PhaseShapeTerms& shape, std::
   counts.sdm_weight_reads += weight_phases * unique_weights;
   counts.mn_weight_loads += weight_phases * unique_weights * nest.weight_replicas;
   if (nest.estimate_traffic)
-    totals.dn_hops += static_cast<double>(weight_phases * unique_weights) *
+    totals.dn_traversal_estimate += static_cast<double>(weight_phases * unique_weights) *
                       multicast_hops(static_cast<double>(nest.weight_replicas), nest.levels);
-  totals.lower_bounds.dn_hops +=
+  totals.lower_bounds.dn_traversals +=
       weight_phases *
       dn_traversal_lower_bound(unique_weights, unique_weights * nest.weight_replicas, nest.levels, nest.conversion_level);
 }
@@ -341,21 +341,21 @@ void cost_steps(const LoopNest& nest, const PhaseShapeTerms& shape, contracts::C
       counts.mn_forwards += count * forwarding_now;
       if (nest.estimate_traffic) {
         const double fanout = static_cast<double>(operands - forwarded) / static_cast<double>(inputs);
-        totals.dn_hops += static_cast<double>(count * inputs) * multicast_hops(fanout, nest.levels);
+        totals.dn_traversal_estimate += static_cast<double>(count * inputs) * multicast_hops(fanout, nest.levels);
       }
-      totals.lower_bounds.dn_hops +=
+      totals.lower_bounds.dn_traversals +=
           count * dn_traversal_lower_bound(inputs, operands - forwarded, nest.levels, nest.conversion_level);
     };
     cost_step_kind(full_steps, full_inputs, 0, 0);
     cost_step_kind(shifted_steps, shifted_inputs, forwarded_operands, forwarding_switches);
 
-    report.control_steps += steps;
+    report.counts.fires += steps;
     counts.multiplications += steps * configured_vns * active_vn_size;
     counts.useful_multiplications += steps * operands;
-    counts.rn_additions += steps * configured_vns * (active_vn_size - 1);
+    counts.additions += steps * configured_vns * (active_vn_size - 1);
     counts.vn_results += steps * active_vns;
-    counts.rn_outputs += steps * configured_vns;
-    totals.lower_bounds.rn_hops += steps * configured_vns * rn_traversal_lower_bound(active_vn_size);
+    counts.results += steps * configured_vns;
+    totals.lower_bounds.rn_traversals += steps * configured_vns * rn_traversal_lower_bound(active_vn_size);
     totals.active_ms_steps += static_cast<double>(steps * operands);
   }
 }
@@ -374,11 +374,11 @@ void finish_loop_nest_counts(const contracts::Layer& layer, const contracts::Map
   counts.sdm_psum_reads = counts.accumulation_additions;
   counts.sdm_output_writes = counts.vn_results;
   if (estimate_traffic) {
-    counts.rn_hops = counts.multiplications + counts.rn_additions;
-    counts.dn_hops = static_cast<std::int64_t>(std::llround(totals.dn_hops));
+    counts.rn_traversals = counts.multiplications + counts.additions;
+    counts.dn_traversals = static_cast<std::int64_t>(std::llround(totals.dn_traversal_estimate));
   } else {
-    counts.rn_hops = totals.lower_bounds.rn_hops;
-    counts.dn_hops = totals.lower_bounds.dn_hops;
+    counts.rn_traversals = totals.lower_bounds.rn_traversals;
+    counts.dn_traversals = totals.lower_bounds.dn_traversals;
   }
 }
 
@@ -406,7 +406,7 @@ LoopNestTotals cost_loop_nest(const contracts::Layer& layer, const contracts::Ha
     shape.unique_weights = shape.t_k * shape.active_vn_size;
     shape.forwarding = contracts::phase_uses_mn_forwarding(layer, tile, shape.t_s);
 
-    report.weight_phases += shape.weight_phases;
+    report.counts.weight_phases += shape.weight_phases;
     const bool last_phase_shape = ir == parts[contracts::kDimR].parts - 1 && is == parts[contracts::kDimS].parts - 1 &&
                                   ic == parts[contracts::kDimC].parts - 1 && ik == parts[contracts::kDimK].parts - 1;
     const double streaming_before = report.cycles.streaming;
@@ -478,11 +478,11 @@ double configuration_cycles(const contracts::Hardware& hardware) {
 double compute_cycles(const contracts::Hardware& hardware, const LoopNestTotals& totals, contracts::CostReport& report) {
   const contracts::ModelParameters& model = hardware.model;
   contracts::CycleBreakdown& cycles = report.cycles;
-  cycles.fill_drain = static_cast<double>(report.configurations) * contracts::pipeline_latency(hardware) +
+  cycles.fill_drain = static_cast<double>(report.counts.configurations) * contracts::pipeline_latency(hardware) +
                       static_cast<double>(totals.drain_lane_cycles);
-  cycles.control_overhead = static_cast<double>(report.control_steps) * model.step_overhead +
-                            static_cast<double>(report.weight_phases) * model.phase_overhead;
-  cycles.reconfiguration = static_cast<double>(report.configurations) * configuration_cycles(hardware);
+  cycles.control_overhead = static_cast<double>(report.counts.fires) * model.step_overhead +
+                            static_cast<double>(report.counts.weight_phases) * model.phase_overhead;
+  cycles.reconfiguration = static_cast<double>(report.counts.configurations) * configuration_cycles(hardware);
   return cycles.streaming + cycles.weight_load + cycles.phase_overlap + cycles.fill_drain + cycles.control_overhead +
          cycles.reconfiguration;
 }
@@ -541,14 +541,14 @@ double memory_time(const contracts::Layer& layer, const contracts::Hardware& har
   double dram_bound = std::max(static_cast<double>(counts.dram_bytes) / bandwidth,
                                latency + static_cast<double>(read_bytes) / bandwidth + 1 + pipeline_latency +
                                    static_cast<double>(last_write_bytes) / bandwidth);
-  if (!sdm.resident && !traffic.blocked && report.control_steps > 0) {
+  if (!sdm.resident && !traffic.blocked && report.counts.fires > 0) {
     // Little's law: a streaming SDM holds a step's data from its request until the step retires, so only as many
     // steps as fit the stream buffer are in flight, each for a latency, its transfer, the pipeline and the step.
-    const double step_bytes = static_cast<double>(read_bytes) / static_cast<double>(report.control_steps);
+    const double step_bytes = static_cast<double>(read_bytes) / static_cast<double>(report.counts.fires);
     const double in_flight = std::max(1.0, std::floor(static_cast<double>(sdm.stream_buffer_bytes) / step_bytes));
     const double hold = latency + step_bytes / bandwidth + pipeline_latency +
-                        cycles.streaming / static_cast<double>(report.control_steps) + 1;
-    dram_bound = std::max(dram_bound, std::ceil(static_cast<double>(report.control_steps) / in_flight) * hold);
+                        cycles.streaming / static_cast<double>(report.counts.fires) + 1;
+    dram_bound = std::max(dram_bound, std::ceil(static_cast<double>(report.counts.fires) / in_flight) * hold);
   }
   // Bursts make the two bounds interfere where they are close: the p-norm with p = 1 / memory_contention
   // blends max (contention 0, perfect overlap) into the sum (contention 1, no overlap).
@@ -598,7 +598,7 @@ FabricPart fabric_part(const contracts::Layer& layer, const contracts::Hardware&
     blocks = &block_traffic;
   }
   const ShapeRuns runs = blocks ? blocked_shape_runs(layer, tile, *blocks) : shape_runs(parts, layer.groups, tile.phase_order);
-  report.configurations = runs.total();
+  report.counts.configurations = runs.total();
   part.totals = cost_loop_nest(layer, hardware, tile, parts, runs, report, estimate_traffic, blocks);
   part.compute = compute_cycles(hardware, part.totals, report);
   part.sdm = contracts::sdm_budget(layer, hardware, tile);
@@ -625,7 +625,7 @@ contracts::CostReport finish(const contracts::Layer& layer, const contracts::Har
   report.cycles.total = compute + report.cycles.memory_stall;
 
   // docs/model.md "Utilisation" and "Energy".
-  report.average_utilisation = part.totals.active_ms_steps / (static_cast<double>(report.control_steps) *
+  report.average_utilisation = part.totals.active_ms_steps / (static_cast<double>(report.counts.fires) *
                                                               static_cast<double>(hardware.num_ms));
   report.compute_efficiency = static_cast<double>(report.counts.useful_multiplications) /
                               (static_cast<double>(hardware.num_ms) * report.cycles.total);

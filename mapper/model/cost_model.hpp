@@ -18,8 +18,8 @@ namespace maeri::mapper {
 // values need the VN placement and the ART's adder words: codegen/exact_traffic.hpp). The search uses them to
 // decide which tiles need the exact counts at all (docs/model.md, "Exact traffic").
 struct TrafficLowerBounds {
-  std::int64_t dn_hops = 0;
-  std::int64_t rn_hops = 0;
+  std::int64_t dn_traversals = 0;
+  std::int64_t rn_traversals = 0;
 };
 
 // The tile must be legal (mapping_violation() == nullopt); the model does not re-check. `bounds`, when given,

@@ -9,10 +9,12 @@
 
 namespace maeri::mapper {
 
+// Every field of the report (docs/model.md, "Report (JSON)"), and the derived dram_ratio (counts.dram_bytes /
+// compulsory_dram_bytes).
 nlohmann::json to_json(const contracts::CostReport& report);
-// The inverse of to_json for the fields it writes (others stay default), so that to_json(from_json(j)) == j: how a
-// report crosses a process or MPI boundary (`maeri sweep` under mpirun). Throws nlohmann::json::exception on a
-// document that to_json did not write.
+// The inverse of to_json: cost_report_from_json(to_json(r)) has every field of r, and to_json(cost_report_from_json(j))
+// == j. How a report crosses a process or MPI boundary (`maeri sweep` under mpirun). Throws nlohmann::json::exception
+// on a document that to_json did not write.
 contracts::CostReport cost_report_from_json(const nlohmann::json& json);
 std::string csv_header();  // columns of csv_row, without the leading context columns
 std::string csv_row(const contracts::CostReport& report);

@@ -72,7 +72,7 @@ SearchResult HeuristicMapper::search(const contracts::Layer& layer, const contra
   });
   result.best.resize(std::min(result.best.size(), std::size_t(std::max(1, options.top_k))));
   if (const auto baseline = contracts::baseline_tile(layer, hardware)) {
-    result.baseline = evaluate(layer, hardware, contracts::Mapping{*baseline});
+    result.baseline = evaluate(layer, hardware, contracts::single_level_mapping(*baseline));
     if (options.exact) options.exact(*result.baseline);
   }
   history_.push_back({layer, learnt_mappings(std::move(costed), options.objective)});

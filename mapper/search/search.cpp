@@ -228,7 +228,7 @@ class ExhaustiveSearch {
       }
       options_.exact(report);
       ++ranking.exact_evaluations;
-      ranking.refined.emplace(key, std::make_pair(report.counts.dn_hops, report.counts.rn_hops));
+      ranking.refined.emplace(key, std::make_pair(report.counts.dn_traversals, report.counts.rn_traversals));
     };
   }
 
@@ -444,7 +444,7 @@ class ExhaustiveSearch {
         if (!merged.per_rule[size_t(rule)].items().empty())
           result.best_under_rule[size_t(rule)] = merged.per_rule[size_t(rule)].items().front();
     if (const auto baseline = contracts::baseline_tile(layer_, hardware_)) {
-      result.baseline = evaluate(layer_, hardware_, contracts::Mapping{*baseline});
+      result.baseline = evaluate(layer_, hardware_, contracts::single_level_mapping(*baseline));
       if (options_.exact) options_.exact(*result.baseline);
     }
   }

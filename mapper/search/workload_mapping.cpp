@@ -42,7 +42,7 @@ MappedLayer WorkloadMapping::map_layer(const contracts::Layer& layer) {
     refine(layer, hardware_)(result.best.front());
     result.evaluated = 1;
     if (const auto baseline = contracts::baseline_tile(layer, hardware_)) {
-      result.baseline = evaluate(layer, hardware_, contracts::Mapping{*baseline});
+      result.baseline = evaluate(layer, hardware_, contracts::single_level_mapping(*baseline));
       refine(layer, hardware_)(*result.baseline);
     }
     return mapped;

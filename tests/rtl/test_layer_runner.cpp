@@ -33,13 +33,10 @@ void check_layer(Fabric64& fabric, const contracts::Layer& layer, const contract
   REQUIRE(rtl.output == codegen::reference_convolution(layer, tensors, hardware.acc_width));
 
   const codegen::FunctionalActivity model = codegen::execute_layer(program, hardware, tensors).activity;
-  CHECK(rtl.counters.fires == uint64_t(model.steps));
-  CHECK(rtl.counters.multiplications == uint64_t(model.multiplications));
-  CHECK(rtl.counters.additions == uint64_t(model.rn_additions));
-  CHECK(rtl.counters.mn_forwards == uint64_t(model.mn_forwards));
-  CHECK(rtl.counters.dn_traversals == uint64_t(model.dn_traversals));
-  CHECK(rtl.counters.rn_traversals == uint64_t(model.rn_traversals));
-  CHECK(rtl.counters.results == uint64_t(model.fabric_results));
+  // Every fabric count, under the same name in the RTL counters and the functional model.
+#define MAERI_FABRIC_COUNT(name, label, meaning) CHECK(rtl.counters.name == uint64_t(model.name));
+  MAERI_FABRIC_COUNTS(MAERI_FABRIC_COUNT)
+#undef MAERI_FABRIC_COUNT
   // The analytical model's compute cycles (everything but the DRAM stall, which this run does not model)
   // predict the RTL's cycle count exactly.
   const contracts::CostReport report = mapper::evaluate(layer, hardware, tile);

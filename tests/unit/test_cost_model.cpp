@@ -32,8 +32,8 @@ TEST_CASE("hand-worked: 2x2 conv, K=2 C=2, 3x3 input, tile (2,2,1,2,1,2,1) on 16
   CHECK(report.idle_ms == 0);
   // C folds in two (T_C = 1), K in one: 2 weight phases; each phase steps over Y' = 2 columns.
   CHECK(report.reduction_folds == 2);
-  CHECK(report.weight_phases == 2);
-  CHECK(report.control_steps == 4);
+  CHECK(report.counts.weight_phases == 2);
+  CHECK(report.counts.fires == 4);
   // Stride 1, T_Y' = 1, T_S = 2: the second column of each phase takes one column from neighbours.
   CHECK(report.uses_forwarding);
 
@@ -67,7 +67,7 @@ TEST_CASE("hand-worked: 2x2 conv, K=2 C=2, 3x3 input, tile (2,2,1,2,1,2,1) on 16
 
   const ActivityCounts& counts = report.counts;
   CHECK(counts.multiplications == 64);
-  CHECK(counts.rn_additions == 48);             // 4 steps x 4 VNs x (4 - 1)
+  CHECK(counts.additions == 48);             // 4 steps x 4 VNs x (4 - 1)
   CHECK(counts.vn_results == 16);               // 8 outputs x 2 folds
   CHECK(counts.accumulation_additions == 8);    // 8 outputs x (2 - 1)
   CHECK(counts.sdm_psum_reads == 8);
@@ -77,11 +77,11 @@ TEST_CASE("hand-worked: 2x2 conv, K=2 C=2, 3x3 input, tile (2,2,1,2,1,2,1) on 16
   CHECK(counts.mn_weight_loads == 32);          // 16 weights x 2 replicas (T_X' = 2)
   CHECK(counts.mn_forwards == 16);              // 2 shifted steps x 4 VNs x 2 rows x 1 column
   CHECK(counts.mn_operand_loads == 48);         // 64 operands - 16 forwarded
-  CHECK(counts.rn_hops == 112);                 // 64 products + 48 adder outputs
+  CHECK(counts.rn_traversals == 112);                 // 64 products + 48 adder outputs
   // DN hops (multicast estimate h(f) = (f-1) + f*(L - log2 f)): weights 2 phases x 8 x h(2)=7 -> 112;
   // steps: fan-out 16/6 = 8/3 on full and shifted steps, h(8/3) = 8.5598; (12 + 6) x 8.5598 = 154.08;
   // total 266.08 -> 266.
-  CHECK(counts.dn_hops == 266);
+  CHECK(counts.dn_traversals == 266);
   CHECK(report.average_utilisation == 1.0);
   CHECK(report.peak_utilisation == 1.0);
 }
@@ -89,7 +89,7 @@ TEST_CASE("hand-worked: 2x2 conv, K=2 C=2, 3x3 input, tile (2,2,1,2,1,2,1) on 16
 TEST_CASE("energy is the sum of counts times the energy table", "[mapper][model]") {
   ActivityCounts counts;
   counts.multiplications = 10;    // 10 x 0.8 = 8
-  counts.rn_additions = 5;        // (5 + 2) x 0.1 = 0.7
+  counts.additions = 5;        // (5 + 2) x 0.1 = 0.7
   counts.accumulation_additions = 2;
   counts.dram_bytes = 3;          // 3 x 160 = 480
   counts.sdm_input_reads = 4;     // 4 x 5 = 20
@@ -118,10 +118,10 @@ TEST_CASE("invariants over every tile of several layers", "[mapper][model]") {
         // Every output gets (folds - 1) accumulations and VN-internal additions cover the rest; VNs left idle
         // by ragged N/X'/Y' tiles add on top, as many additions as their products minus one each.
         const std::int64_t idle_products = report.counts.multiplications - report.counts.useful_multiplications;
-        REQUIRE(report.counts.rn_additions + report.counts.accumulation_additions >=
+        REQUIRE(report.counts.additions + report.counts.accumulation_additions >=
                 layer.macs() - layer.output_elements());
         if (idle_products == 0)
-          REQUIRE(report.counts.rn_additions + report.counts.accumulation_additions ==
+          REQUIRE(report.counts.additions + report.counts.accumulation_additions ==
                   layer.macs() - layer.output_elements());
         REQUIRE(report.counts.sdm_weight_reads == layer.weight_elements());
         REQUIRE(report.average_utilisation <= 1.0);

@@ -348,7 +348,7 @@ bool check_mutant(const std::vector<std::uint8_t>& bytes, bool execute) {
   hardware.acc_width = image.hardware.acc_width;
   const codegen::FunctionalResult result =
       codegen::execute_layer(program, hardware, codegen::random_tensors(image.layer, hardware.data_width, 3));
-  CHECK(result.activity.steps == work.steps);
+  CHECK(result.activity.fires == work.steps);
   CHECK(result.activity.weight_phases == work.weight_phases);
   CHECK(std::int64_t(result.output.size()) == work.output_elements);
   return true;

@@ -64,27 +64,27 @@ TEST_CASE("shards merged equal one run: outputs and per-step activity, 120 rando
           codegen::execute_layer(codegen::shard_program(program, shard), hardware, tensors);
       codegen::merge_shard_outputs(layer, shard, codegen::shard_outputs(layer, shard, part.output), merged);
       sum.weight_phases += part.activity.weight_phases;
-      sum.steps += part.activity.steps;
+      sum.fires += part.activity.fires;
       sum.multiplications += part.activity.multiplications;
       sum.mn_forwards += part.activity.mn_forwards;
-      sum.rn_additions += part.activity.rn_additions;
+      sum.additions += part.activity.additions;
       sum.rn_traversals += part.activity.rn_traversals;
       sum.dn_elements += part.activity.dn_elements;
       sum.dn_traversals += part.activity.dn_traversals;
-      sum.fabric_results += part.activity.fabric_results;
+      sum.results += part.activity.results;
       sum.accumulation_additions += part.activity.accumulation_additions;
     }
     INFO(layer.name << " K=" << layer.K << " tile " << contracts::to_compact_string(tile.tile) << " shards " << shards.size());
     CHECK(merged == whole.output);
     CHECK(sum.weight_phases == whole.activity.weight_phases);
-    CHECK(sum.steps == whole.activity.steps);
+    CHECK(sum.fires == whole.activity.fires);
     CHECK(sum.multiplications == whole.activity.multiplications);
     CHECK(sum.mn_forwards == whole.activity.mn_forwards);
-    CHECK(sum.rn_additions == whole.activity.rn_additions);
+    CHECK(sum.additions == whole.activity.additions);
     CHECK(sum.rn_traversals == whole.activity.rn_traversals);
     CHECK(sum.dn_elements == whole.activity.dn_elements);
     CHECK(sum.dn_traversals == whole.activity.dn_traversals);
-    CHECK(sum.fabric_results == whole.activity.fabric_results);
+    CHECK(sum.results == whole.activity.results);
     CHECK(sum.accumulation_additions == whole.activity.accumulation_additions);
   }
   // Coverage: the cases exercised what makes sharding delicate.

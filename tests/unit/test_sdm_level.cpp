@@ -152,8 +152,8 @@ TEST_CASE("SDM level: the model's phases, configurations, SDM reads, fills and D
     REQUIRE_FALSE(mapping_violation(layer, hardware, tile));
     const CostReport report = mapper::evaluate(layer, hardware, tile);
     const Walked walked = walk(layer, tile);
-    CHECK(report.weight_phases == walked.weight_phases);
-    CHECK(report.configurations == walked.configurations);
+    CHECK(report.counts.weight_phases == walked.weight_phases);
+    CHECK(report.counts.configurations == walked.configurations);
     CHECK(report.counts.sdm_input_reads == walked.input_reads);
     CHECK(report.counts.sdm_fill_writes == walked.input_fills + walked.weight_fills);
     CHECK(report.counts.dram_bytes ==
@@ -178,7 +178,7 @@ TEST_CASE("SDM level: blocks of the whole layer cost as the single-level mapping
     whole.sdm.order = all_sdm_orders()[size_t(trial) % 120];
     const CostReport a = mapper::evaluate(layer, hardware, single), b = mapper::evaluate(layer, hardware, whole);
     INFO(to_string(whole));
-    CHECK(a.configurations == b.configurations);
+    CHECK(a.counts.configurations == b.counts.configurations);
     CHECK(a.cycles.compute() == b.cycles.compute());
     CHECK(a.counts.sdm_input_reads == b.counts.sdm_input_reads);
     CHECK(a.counts.mn_weight_loads == b.counts.mn_weight_loads);
@@ -272,7 +272,7 @@ TEST_CASE("SDM level: candidates hold whole fabric tiles; the distinct orders co
         tile.sdm.order = order;
         const CostReport report = mapper::evaluate(layer, hardware, tile);
         UNSCOPED_INFO(order_text(order) << " " << report.cycles.total << " " << report.energy_pj.total << " G="
-                                        << report.configurations << " dram=" << report.counts.dram_bytes << " "
+                                        << report.counts.configurations << " dram=" << report.counts.dram_bytes << " "
                                         << to_string(tile));
       }
     CHECK(all == distinct);
@@ -361,8 +361,8 @@ TEST_CASE("Joint search: exhaustive on small layers, it finds the brute-force op
     for (const CostReport& report : mapper::search(layer, hardware, exact).best) {
       CostReport again = mapper::evaluate(layer, hardware, report.mapping);
       codegen::refine_with_exact_traffic(again, layer, hardware);
-      CHECK(again.counts.dn_hops == report.counts.dn_hops);
-      CHECK(again.counts.rn_hops == report.counts.rn_hops);
+      CHECK(again.counts.dn_traversals == report.counts.dn_traversals);
+      CHECK(again.counts.rn_traversals == report.counts.rn_traversals);
       CHECK(again.energy_pj.total == report.energy_pj.total);
     }
   }
@@ -394,8 +394,8 @@ TEST_CASE("SDM level: evaluate_orders gives evaluate()'s and evaluate_lower_boun
         CHECK(report.cycles.compute() == alone.cycles.compute());
         CHECK(report.energy_pj.total == alone.energy_pj.total);
         CHECK(report.counts.dram_bytes == alone.counts.dram_bytes);
-        CHECK(report.configurations == alone.configurations);
-        CHECK(report.counts.dn_hops == alone.counts.dn_hops);
+        CHECK(report.counts.configurations == alone.counts.configurations);
+        CHECK(report.counts.dn_traversals == alone.counts.dn_traversals);
       });
       CHECK(i == orders.size() * phase_orders.size());
     }

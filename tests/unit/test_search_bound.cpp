@@ -63,7 +63,7 @@ maeri::contracts::ExactTrafficRefinement scrambled_traffic(const Hardware& hardw
   return [&hardware](CostReport& report) {
     std::uint64_t hash = 1469598103934665603ull;
     for (int d = 0; d < kNumTileDims; ++d) hash = (hash ^ std::uint64_t(report.mapping[d])) * 1099511628211ull;
-    set_traffic(report, report.counts.dn_hops + std::int64_t(hash % 1000) * 10000, report.counts.rn_hops, hardware);
+    set_traffic(report, report.counts.dn_traversals + std::int64_t(hash % 1000) * 10000, report.counts.rn_traversals, hardware);
   };
 }
 
@@ -95,8 +95,8 @@ void require_same(const CostReport& ours, const CostReport& oracle) {
   REQUIRE(ours.mapping == oracle.mapping);
   REQUIRE(ours.cycles.total == oracle.cycles.total);
   REQUIRE(ours.energy_pj.total == oracle.energy_pj.total);
-  REQUIRE(ours.counts.dn_hops == oracle.counts.dn_hops);
-  REQUIRE(ours.counts.rn_hops == oracle.counts.rn_hops);
+  REQUIRE(ours.counts.dn_traversals == oracle.counts.dn_traversals);
+  REQUIRE(ours.counts.rn_traversals == oracle.counts.rn_traversals);
 }
 
 }  // namespace

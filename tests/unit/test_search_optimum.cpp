@@ -63,8 +63,8 @@ OracleStats check_layer(const Layer& layer, const Hardware& hardware) {
     ours[o] = result.best.front();
     // What is reported is what was ranked: the report equals the exact report of its tile.
     const CostReport again = exact_report(layer, hardware, ours[o].mapping);
-    CHECK(again.counts.dn_hops == ours[o].counts.dn_hops);
-    CHECK(again.counts.rn_hops == ours[o].counts.rn_hops);
+    CHECK(again.counts.dn_traversals == ours[o].counts.dn_traversals);
+    CHECK(again.counts.rn_traversals == ours[o].counts.rn_traversals);
     CHECK(again.energy_pj.total == ours[o].energy_pj.total);
   }
   OracleStats stats;
@@ -73,8 +73,8 @@ OracleStats check_layer(const Layer& layer, const Hardware& hardware) {
     TrafficLowerBounds bounds;
     const CostReport estimate = evaluate(layer, hardware, tile, &bounds);
     const CostReport lower = evaluate_lower_bound(layer, hardware, tile);  // what the search ranks
-    CHECK(lower.counts.dn_hops == bounds.dn_hops);
-    CHECK(lower.counts.rn_hops == bounds.rn_hops);
+    CHECK(lower.counts.dn_traversals == bounds.dn_traversals);
+    CHECK(lower.counts.rn_traversals == bounds.rn_traversals);
     CHECK(lower.cycles.total == estimate.cycles.total);
     bool exact_done = false;
     CostReport exact_tile;
@@ -85,8 +85,8 @@ OracleStats check_layer(const Layer& layer, const Hardware& hardware) {
         exact(exact_tile);
         exact_done = true;
         ++stats.exact;
-        CHECK(bounds.dn_hops <= exact_tile.counts.dn_hops);
-        CHECK(bounds.rn_hops <= exact_tile.counts.rn_hops);
+        CHECK(bounds.dn_traversals <= exact_tile.counts.dn_traversals);
+        CHECK(bounds.rn_traversals <= exact_tile.counts.rn_traversals);
       }
       INFO(layer.name << " on " << hardware.name << ", objective " << to_string(kObjectives[o]) << ": oracle tile "
                       << to_string(tile) << " vs ours " << to_string(ours[o].mapping));
