@@ -9,7 +9,7 @@
 #include "cli/exit_codes.hpp"
 #include "importer/network_loader.hpp"
 #include "codegen/exact_traffic.hpp"
-#include "cli/layer_selection.hpp"
+#include "importer/layer_selection.hpp"
 #include "codegen/image_file.hpp"
 #include "codegen/image_program.hpp"
 #include "codegen/network_manifest.hpp"
@@ -66,7 +66,7 @@ std::vector<contracts::LayerMapping> mappings_to_build(const CodegenOptions& opt
   if (!objective)
     throw command_line_error("--objective",
                             "expected runtime, energy or edp, found '" + options.objective + "'");
-  for (const contracts::Layer& layer : select_layers(network, options.workload, options.layer)) {
+  for (const contracts::Layer& layer : importer::select_layers(network, options.workload, options.layer)) {
     const mapper::SearchResult found =
         mapper::search(layer, hardware, mapper::map_search_options(*objective, 1, codegen::exact_traffic_for(layer, hardware)));
     if (found.best.empty())

@@ -12,7 +12,7 @@
 #include "cli/command_line_error.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/layer_selection.hpp"
+#include "importer/layer_selection.hpp"
 #include "contracts/spec_loader.hpp"
 #include "importer/network_loader.hpp"
 #include "mapper/search/explore.hpp"
@@ -116,7 +116,7 @@ void print_summaries(const std::vector<mapper::ExploreSummary>& summaries) {
 int run_explore(const ExploreCommandLine& line) {
   const contracts::Hardware hardware = contracts::load_hardware(line.hardware);
   const contracts::Network network = importer::load_network(line.workload);
-  const std::vector<contracts::Layer> layers = select_layers(network, line.workload, line.layer);
+  const std::vector<contracts::Layer> layers = importer::select_layers(network, line.workload, line.layer);
   std::optional<mapper::SurrogateModel> model;
   mapper::ExploreOptions options = explore_options(line, model);
   const mapper::ExploreFiles files = mapper::explore_files(line.output);

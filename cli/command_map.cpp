@@ -11,7 +11,7 @@
 #include "cli/command_line_error.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/layer_selection.hpp"
+#include "importer/layer_selection.hpp"
 #include "cli/map_search.hpp"
 #include "codegen/exact_traffic.hpp"
 #include "contracts/mapping_file.hpp"
@@ -165,7 +165,7 @@ void print_totals(const mapper::WorkloadTotals& totals, std::size_t layers, cons
 int run_map(const MapOptions& options) {
   const contracts::Hardware hardware = contracts::load_hardware(options.hardware);
   const contracts::Network network = importer::load_network(options.workload);
-  const std::vector<contracts::Layer> layers = select_layers(network, options.workload, options.layer);
+  const std::vector<contracts::Layer> layers = importer::select_layers(network, options.workload, options.layer);
   mapper::WorkloadMappingOptions mapping;
   mapping.objective = *mapper::parse_objective(options.objective);
   if (!options.prune.empty()) {

@@ -10,7 +10,7 @@
 #include "cli/command_line_error.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/layer_selection.hpp"
+#include "importer/layer_selection.hpp"
 #include "importer/network_loader.hpp"
 #include "codegen/exact_traffic.hpp"
 #include "mapper/search/rule_loss.hpp"
@@ -41,7 +41,7 @@ int run_space(const SpaceOptions& options) {
   fmt::print("tile space on '{}' ({} multiplier switches): tiles with 1 <= T_d <= dim_d and "
              "T_R·T_S·T_C·T_K·T_N·T_X'·T_Y' <= {} (Eq. 1)\n",
              hardware.name, hardware.num_ms, hardware.num_ms);
-  for (const contracts::Layer& layer : select_layers(network, options.workload, options.layer)) {
+  for (const contracts::Layer& layer : importer::select_layers(network, options.workload, options.layer)) {
     fmt::print("\nlayer {} ({}; X'={} Y'={})\n", layer.name, contracts::shape_text(layer), layer.output_x(),
                layer.output_y());
     const auto count = [&](mapper::RuleSet rules, double& ms) {

@@ -32,7 +32,7 @@ bool launched_by_mpi() {
 }
 
 // Outcome message: task index (8 bytes), ok (1), seconds (8), then the result bytes or the error text.
-std::string encode_outcome(int task, const TaskOutcome& outcome) {
+std::string encode_outcome(int task, const util::TaskOutcome& outcome) {
   std::string message(17, '\0');
   const std::int64_t index = task;
   std::memcpy(&message[0], &index, 8);
@@ -43,19 +43,6 @@ std::string encode_outcome(int task, const TaskOutcome& outcome) {
 #endif
 
 }  // namespace
-
-std::vector<int> assign_longest_first(const std::vector<double>& costs, int ranks) {
-  std::vector<int> order(costs.size()), owner(costs.size(), 0);
-  for (std::size_t t = 0; t < costs.size(); ++t) order[t] = int(t);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return costs[size_t(a)] > costs[size_t(b)]; });
-  std::vector<double> load(size_t(std::max(ranks, 1)), 0);
-  for (const int t : order) {
-    const int rank = int(std::min_element(load.begin(), load.end()) - load.begin());
-    owner[size_t(t)] = rank;
-    load[size_t(rank)] += costs[size_t(t)];
-  }
-  return owner;
-}
 
 bool built_with_mpi() {
 #ifdef MAERI_HAVE_MPI
@@ -86,9 +73,9 @@ Ranks::~Ranks() {
 }
 
 void Ranks::gather([[maybe_unused]] const std::vector<int>& my_tasks,
-                   [[maybe_unused]] const std::vector<TaskOutcome>& mine,
+                   [[maybe_unused]] const std::vector<util::TaskOutcome>& mine,
                    [[maybe_unused]] const std::vector<int>& owner, [[maybe_unused]] double timeout_seconds,
-                   [[maybe_unused]] const std::function<void(int, TaskOutcome&&)>& on_outcome) {
+                   [[maybe_unused]] const util::TaskDone& on_outcome) {
   if (size_ == 1) return;
 #ifdef MAERI_HAVE_MPI
   if (rank_ != 0) {
@@ -131,7 +118,7 @@ void Ranks::gather([[maybe_unused]] const std::vector<int>& my_tasks,
     std::memcpy(&task, &message[0], 8);
     if (task < 0 || task >= std::int64_t(owner.size()) || owner[size_t(task)] != status.MPI_SOURCE) continue;
     if (received[size_t(task)]) continue;
-    TaskOutcome outcome;
+    util::TaskOutcome outcome;
     outcome.ok = message[8] != 0;
     std::memcpy(&outcome.seconds, &message[9], 8);
     (outcome.ok ? outcome.bytes : outcome.error) = message.substr(17);
@@ -141,7 +128,7 @@ void Ranks::gather([[maybe_unused]] const std::vector<int>& my_tasks,
   }
   for (std::size_t task = 0; task < owner.size(); ++task)
     if (!received[task]) {
-      TaskOutcome outcome;
+      util::TaskOutcome outcome;
       outcome.error = "rank " + std::to_string(owner[task]) + " did not report this task (the rank died, or ran " +
                       "past --rank-timeout)";
       on_outcome(int(task), std::move(outcome));

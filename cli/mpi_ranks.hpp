@@ -1,12 +1,14 @@
 // The MPI job a `maeri verify` process belongs to, when it was launched by mpirun or srun and the build found MPI
 // (MAERI_HAVE_MPI); otherwise a job of one rank. Every rank computes the same task list from the same command line;
-// each runs its share and rank 0 gathers the outcomes (docs/scale-out.md).
+// each runs its share and rank 0 gathers the outcomes (docs/scale-out.md). RankRunner is the util::TaskRunner the
+// CLI hands to the libraries: MPI ranks, and child processes on each.
 #pragma once
 
 #include <functional>
 #include <vector>
 
-#include "cli/process_pool.hpp"
+#include "util/process_pool.hpp"
+#include "util/task_runner.hpp"
 
 namespace maeri::cli {
 
@@ -25,8 +27,8 @@ class Ranks {
   // arrives. A rank that has not reported all its tasks within `timeout_seconds` of rank 0 starting to wait
   // (0 = wait for ever) gets, for each missing task, an outcome naming the rank. `owner[t]` is the rank that runs
   // task t.
-  void gather(const std::vector<int>& my_tasks, const std::vector<TaskOutcome>& mine, const std::vector<int>& owner,
-              double timeout_seconds, const std::function<void(int task, TaskOutcome&& outcome)>& on_outcome);
+  void gather(const std::vector<int>& my_tasks, const std::vector<util::TaskOutcome>& mine,
+              const std::vector<int>& owner, double timeout_seconds, const util::TaskDone& on_outcome);
 
   // Rank 0's exit status, made mpirun's. A job that must outlive a dying rank runs with Open MPI's
   // `--mca orte_abort_on_non_zero_status 0` (docs/scale-out.md), and mpirun then ignores non-zero exit statuses;
@@ -39,9 +41,32 @@ class Ranks {
   bool joined_ = false;
 };
 
-// Owner rank of every task: longest task first, each to the least loaded rank (`costs[t]` is task t's estimated
-// cost). Deterministic, so every rank computes the same assignment from the same inputs.
-std::vector<int> assign_longest_first(const std::vector<double>& costs, int ranks);
+// Where `maeri verify` and `maeri sweep --verify` run their tasks: this process's rank of the MPI job, a fresh child
+// process per task (`pool.jobs` at a time, each with `pool.timeout_seconds`), and rank 0 waiting up to
+// `rank_timeout_seconds` (0 = for ever) for the other ranks once its own tasks are done.
+class RankRunner final : public util::TaskRunner {
+ public:
+  RankRunner(util::PoolOptions pool, double rank_timeout_seconds) : pool_(pool), rank_timeout_(rank_timeout_seconds) {}
+
+  int rank() const override { return ranks_.rank(); }
+  int ranks() const override { return ranks_.size(); }
+  int jobs() const override { return pool_.jobs; }
+  bool single_process() const override { return pool_.jobs * ranks_.size() == 1 && pool_.timeout_seconds == 0; }
+  void run_in_processes(const std::vector<int>& tasks, const util::TaskWork& work,
+                        const util::TaskDone& on_done) override {
+    util::run_in_processes(tasks, pool_, work, on_done);
+  }
+  void gather(const std::vector<int>& my_tasks, const std::vector<util::TaskOutcome>& mine,
+              const std::vector<int>& owner, const util::TaskDone& on_outcome) override {
+    ranks_.gather(my_tasks, mine, owner, rank_timeout_, on_outcome);
+  }
+  int finish(int status) override { return ranks_.finish(status); }
+
+ private:
+  Ranks ranks_;
+  util::PoolOptions pool_;
+  double rank_timeout_ = 0;
+};
 
 // Whether this build can join MPI jobs.
 bool built_with_mpi();

@@ -9,6 +9,10 @@
 
 namespace maeri::testbench {
 
+MemoryRuns memory_runs_named(const std::string& name) {
+  return name == "ideal" ? MemoryRuns::Ideal : name == "dram" ? MemoryRuns::Dram : MemoryRuns::Both;
+}
+
 CoSimulation co_simulate(sim::FabricSession& fabric, const contracts::Layer& layer, const contracts::Mapping& tile,
                          const contracts::Hardware& hardware, std::uint64_t seed, MemoryRuns runs) {
   CoSimulation result;

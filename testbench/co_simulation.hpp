@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "contracts/hardware.hpp"
@@ -19,6 +20,8 @@
 namespace maeri::testbench {
 
 enum class MemoryRuns { Ideal, Dram, Both };
+// The runs named by `maeri verify --memory` and `maeri sweep --verify-memory`: "ideal", "dram" or "both".
+MemoryRuns memory_runs_named(const std::string& name);
 
 struct CoSimulation {
   std::size_t image_bytes = 0;

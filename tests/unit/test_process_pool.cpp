@@ -1,4 +1,4 @@
-// The child-process pool behind `maeri verify --jobs` and `maeri sweep --verify` (cli/process_pool.hpp): a task that
+// The child-process pool behind `maeri verify --jobs` and `maeri sweep --verify` (util/process_pool.hpp): a task that
 // crashes, exits early, throws or runs past its time limit is reported with its reason, and the other tasks still
 // return their results — what keeps one dying shard from taking a whole network's verification down.
 #include <unistd.h>
@@ -10,10 +10,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "cli/process_pool.hpp"
+#include "util/process_pool.hpp"
 
-using maeri::cli::PoolOptions;
-using maeri::cli::TaskOutcome;
+using maeri::util::PoolOptions;
+using maeri::util::TaskOutcome;
 
 TEST_CASE("process pool: crashing, exiting, throwing and late tasks are reported, the others return", "[cli][pool]") {
   std::map<int, TaskOutcome> outcomes;
@@ -26,7 +26,7 @@ TEST_CASE("process pool: crashing, exiting, throwing and late tasks are reported
       default: return "result " + std::to_string(task) + std::string(100000, 'x');  // larger than a pipe buffer
     }
   };
-  maeri::cli::run_in_processes({0, 1, 2, 3, 4, 5}, PoolOptions{3, 2.0}, work,
+  maeri::util::run_in_processes({0, 1, 2, 3, 4, 5}, PoolOptions{3, 2.0}, work,
                                [&](int task, TaskOutcome&& outcome) { outcomes[task] = std::move(outcome); });
   REQUIRE(outcomes.size() == 6);
   for (const int ok : {0, 5}) {
@@ -45,7 +45,7 @@ TEST_CASE("process pool: crashing, exiting, throwing and late tasks are reported
 }
 
 TEST_CASE("process pool: refuses zero jobs", "[cli][pool]") {
-  CHECK_THROWS_AS(maeri::cli::run_in_processes({0}, PoolOptions{0, 0}, [](int) { return std::string(); },
+  CHECK_THROWS_AS(maeri::util::run_in_processes({0}, PoolOptions{0, 0}, [](int) { return std::string(); },
                                                [](int, TaskOutcome&&) {}),
                   std::invalid_argument);
 }

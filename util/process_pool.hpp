@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace maeri::cli {
+namespace maeri::util {
 
 struct TaskOutcome {
   bool ok = false;
@@ -18,6 +18,9 @@ struct TaskOutcome {
   double seconds = 0;
 };
 
+using TaskWork = std::function<std::string(int task)>;
+using TaskDone = std::function<void(int task, TaskOutcome&& outcome)>;
+
 struct PoolOptions {
   int jobs = 1;
   double timeout_seconds = 0;  // per task; 0 = none
@@ -25,8 +28,7 @@ struct PoolOptions {
 
 // Runs work(task) for every task of `tasks`, and calls on_done(task, outcome) in the parent as each one finishes
 // (in the order they finish), so that results can be used and dropped at once rather than held to the end.
-void run_in_processes(const std::vector<int>& tasks, const PoolOptions& options,
-                      const std::function<std::string(int task)>& work,
-                      const std::function<void(int task, TaskOutcome&& outcome)>& on_done);
+void run_in_processes(const std::vector<int>& tasks, const PoolOptions& options, const TaskWork& work,
+                      const TaskDone& on_done);
 
-}  // namespace maeri::cli
+}  // namespace maeri::util

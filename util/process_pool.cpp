@@ -1,6 +1,6 @@
 // Child processes for independent tasks (see process_pool.hpp). Protocol on the pipe: one byte 'R' and the result
 // bytes, or 'E' and the error text; the task is ok only when the child also exits with status 0.
-#include "cli/process_pool.hpp"
+#include "util/process_pool.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -14,7 +14,7 @@
 #include <cstring>
 #include <stdexcept>
 
-namespace maeri::cli {
+namespace maeri::util {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -65,9 +65,8 @@ std::string exit_reason(int status) {
 
 }  // namespace
 
-void run_in_processes(const std::vector<int>& tasks, const PoolOptions& options,
-                      const std::function<std::string(int)>& work,
-                      const std::function<void(int, TaskOutcome&&)>& on_done) {
+void run_in_processes(const std::vector<int>& tasks, const PoolOptions& options, const TaskWork& work,
+                      const TaskDone& on_done) {
   if (options.jobs < 1) throw std::invalid_argument("run_in_processes: jobs must be at least 1");
   std::vector<Running> running;
   std::size_t next = 0;
@@ -133,4 +132,4 @@ void run_in_processes(const std::vector<int>& tasks, const PoolOptions& options,
   }
 }
 
-}  // namespace maeri::cli
+}  // namespace maeri::util

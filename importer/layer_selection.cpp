@@ -1,11 +1,11 @@
 // Layer selection by name, with an error that lists the valid names.
-#include "cli/layer_selection.hpp"
+#include "importer/layer_selection.hpp"
 
 #include <fmt/format.h>
 
 #include "util/input_error.hpp"
 
-namespace maeri::cli {
+namespace maeri::importer {
 
 std::vector<contracts::Layer> select_layers(const contracts::Network& network, const std::string& workload_path,
                                          const std::string& name) {
@@ -20,4 +20,4 @@ std::vector<contracts::Layer> select_layers(const contracts::Network& network, c
                                       fmt::join(names, ", ")));
 }
 
-}  // namespace maeri::cli
+}  // namespace maeri::importer

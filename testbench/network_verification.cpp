@@ -1,0 +1,337 @@
+// A network's runs co-simulated in shards over ranks and processes, merged and reported (see
+// network_verification.hpp).
+#include "testbench/network_verification.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <optional>
+
+#include "codegen/config_image.hpp"
+#include "codegen/exact_traffic.hpp"
+#include "codegen/image_file.hpp"
+#include "codegen/image_program.hpp"
+#include "codegen/network_manifest.hpp"
+#include "contracts/mapping_file.hpp"
+#include "contracts/spec_loader.hpp"
+#include "importer/layer_selection.hpp"
+#include "importer/network_loader.hpp"
+#include "mapper/search/search.hpp"
+#include "testbench/stimulus.hpp"
+#include "util/atomic_file.hpp"
+#include "util/sha256.hpp"
+
+namespace maeri::testbench {
+namespace {
+
+std::vector<contracts::Mapping> tiles_for(const contracts::Layer& layer, const contracts::Hardware& hardware,
+                                       const NetworkVerificationOptions& options,
+                                       const contracts::MappingFile* mapping) {
+  if (mapping) return {contracts::tile_for_layer(*mapping, options.mapping_path, layer, hardware)};
+  if (const auto reason = mapper::unmappable_reason(layer, hardware))
+    throw util::InputError({options.workload_path, 0, 0}, "layers." + layer.name, *reason);
+  std::vector<contracts::Mapping> tiles;
+  for (const auto& report :
+       mapper::search(layer, hardware,
+                      mapper::map_search_options(mapper::Objective::Runtime, options.top,
+                                                 codegen::exact_traffic_for(layer, hardware)))  // as `map` searches
+           .best)
+    tiles.push_back(report.mapping);
+  return tiles;
+}
+
+// Multiply-accumulates of a shard, the cost by which tasks are balanced over ranks.
+double shard_cost(const VerifyJob& job, const codegen::ProgramShard& shard) {
+  const contracts::Layer& l = job.layer;
+  return double(l.N) * double(shard.k_end - shard.k_begin) * double(l.C) * double(l.R) * double(l.S) *
+         double(l.output_x()) * double(l.output_y());
+}
+
+nlohmann::ordered_json memory_json(const sim::MemoryRun& memory) {
+  return {{"sdm_resident", memory.resident},
+          {"stream_buffer_bytes", memory.stream_buffer_bytes},
+          {"output_buffer_bytes", memory.output_buffer_bytes},
+          {"peak_stream_bytes", memory.sdm.peak_stream_bytes},
+          {"peak_output_bytes", memory.sdm.peak_output_bytes},
+          {"stall_cycles", memory.stall_cycles},
+          {"data_stall_cycles", memory.data_stall_cycles},
+          {"output_stall_cycles", memory.output_stall_cycles},
+          {"drain_cycles", memory.drain_cycles},
+          {"dram_read_requests", memory.dram.read_requests},
+          {"dram_write_requests", memory.dram.write_requests},
+          {"dram_busy_cycles", memory.dram.busy_cycles}};
+}
+
+}  // namespace
+
+NetworkVerification::NetworkVerification(const NetworkVerificationOptions& options, bool root) : options_(options) {
+  hardware_ = contracts::load_hardware(options.hardware_path);
+  if (options.manifest_path.empty()) load_workload_jobs();
+  else load_manifest_jobs();
+  for (const std::string* output : {&options.json_path, &options.csv_path, &options.trace_path})
+    if (!output->empty() && root) util::check_output_path(*output);
+}
+
+NetworkVerification::~NetworkVerification() = default;
+
+// Jobs from a workload: the best `top` tiles of each layer, or the tiles of the mapping file.
+void NetworkVerification::load_workload_jobs() {
+  const contracts::Network network = importer::load_network(options_.workload_path);
+  network_name_ = network.name;
+  const auto layers = importer::select_layers(network, options_.workload_path, options_.layer);
+  std::optional<contracts::MappingFile> mapping;
+  if (!options_.mapping_path.empty()) {
+    mapping = contracts::load_mapping_file(options_.mapping_path);
+    contracts::check_mapping_hardware(*mapping, options_.mapping_path, hardware_);
+  }
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    const auto tiles = tiles_for(layers[l], hardware_, options_, mapping ? &*mapping : nullptr);
+    for (std::size_t t = 0; t < tiles.size(); ++t) {
+      VerifyJob job;
+      job.layer = layers[l];
+      job.mapping = tiles[t];
+      job.seed = options_.seed + 1000 * l + t;
+      job.image =
+          codegen::encode_image(codegen::build_image(codegen::plan_layer(job.layer, hardware_, job.mapping), hardware_));
+      job.source = job.layer.name + ".mimg";
+      jobs_.push_back(std::move(job));
+    }
+  }
+}
+
+// Jobs from a network manifest: every checksum is checked first; a layer whose file does not match, cannot be
+// read or is not an image of this hardware becomes a failed job (named in the report), the others still run.
+void NetworkVerification::load_manifest_jobs() {
+  const codegen::NetworkManifest manifest = codegen::load_manifest(options_.manifest_path);
+  network_name_ = manifest.network;
+  if (!(manifest.hardware == codegen::image_hardware_of(hardware_)))
+    throw util::InputError({options_.manifest_path, 0, 0}, "hardware",
+                           "the images were built for " + manifest.hardware.name + " (" +
+                               std::to_string(manifest.hardware.num_ms) + " MS), not for " + hardware_.name);
+  bool selected = false;
+  for (std::size_t l = 0; l < manifest.layers.size(); ++l) {
+    const codegen::ManifestLayer& entry = manifest.layers[l];
+    if (!options_.layer.empty() && entry.name != options_.layer) continue;
+    selected = true;
+    VerifyJob job;
+    job.layer.name = entry.name;
+    job.seed = options_.seed + 1000 * l;
+    job.source = codegen::manifest_image_path(options_.manifest_path, entry);
+    try {
+      const std::string digest = util::sha256_of_file(job.source);
+      if (digest != entry.sha256) {
+        job.error = "checksum mismatch: " + job.source + " has SHA-256 " + digest + ", the manifest lists " +
+                    entry.sha256;
+      } else {
+        const codegen::ConfigImage image = codegen::load_image_file(job.source);
+        codegen::check_image_matches(image, hardware_, job.source);
+        if (image.layer.name != entry.name)
+          throw util::InputError({job.source, 0, 0}, "layer", "the image is of layer '" + image.layer.name +
+                                                                  "', the manifest lists '" + entry.name + "'");
+        job.layer = image.layer;
+        job.mapping = image.mapping;
+        job.image = codegen::encode_image(image);
+      }
+    } catch (const std::exception& error) {  // util::InputError, ImageError: this layer's input is bad
+      job.error = error.what();
+    }
+    jobs_.push_back(std::move(job));
+  }
+  if (!selected)
+    throw util::InputError({options_.manifest_path, 0, 0}, "layers",
+                           "the manifest has no layer named '" + options_.layer + "'");
+}
+
+std::unique_ptr<sim::FabricSession> NetworkVerification::open_fabric(const std::string& trace) const {
+  try {
+    return sim::open_fabric(codegen::image_hardware_of(hardware_), 100000, trace);
+  } catch (const std::invalid_argument& error) {
+    throw util::InputError({options_.hardware_path, 0, 0}, "", error.what());
+  }
+}
+
+void NetworkVerification::plan(util::TaskRunner& runner) {
+  const int shards_per_layer = options_.shards > 0 ? options_.shards : runner.jobs() * runner.ranks();
+  for (std::size_t j = 0; j < jobs_.size(); ++j) {
+    VerifyJob& job = jobs_[j];
+    if (!job.error.empty()) continue;
+    try {
+      // Phases without their steps: enough to cut, without holding the layer's steps.
+      const codegen::LayerProgram phases = codegen::expand_image(codegen::decode_image(job.image, job.source),
+                                                                 job.source, codegen::PlanDetail::PhasesOnly);
+      job.shards = codegen::cut_shards(phases, shards_per_layer);
+    } catch (const std::exception& error) {
+      job.error = error.what();
+      continue;
+    }
+    for (std::size_t s = 0; s < job.shards.size(); ++s) tasks_.push_back({int(j), int(s)});
+  }
+  // Over ranks by their multiply-accumulates (the same on every rank: same inputs, same order).
+  std::vector<double> costs;
+  for (const ShardTask& task : tasks_)
+    costs.push_back(shard_cost(jobs_[size_t(task.job)], jobs_[size_t(task.job)].shards[size_t(task.shard)]));
+  owner_ = util::assign_longest_first(costs, runner.ranks());
+  if (runner.single_process()) fabric_ = open_fabric(options_.trace_path);
+}
+
+std::string NetworkVerification::fabric_name() const {
+  return fabric_ ? fabric_->model_name() : codegen::image_hardware_of(hardware_).name;
+}
+
+// One shard: decode and expand the image (as a user ships it), the layer's seeded tensors, the co-simulation.
+std::string NetworkVerification::co_simulate_task(int task) {
+  const VerifyJob& job = jobs_[size_t(tasks_[size_t(task)].job)];
+  if (!fabric_) fabric_ = open_fabric("");
+  const codegen::ProgramShard& shard = job.shards[size_t(tasks_[size_t(task)].shard)];
+  const codegen::LayerProgram part =
+      expand_image_shard(codegen::decode_image(job.image, job.source), job.source, shard);
+  const codegen::LayerTensors tensors = codegen::random_tensors(job.layer, hardware_.data_width, job.seed);
+  return encode_shard_run(co_simulate_shard(*fabric_, part, shard, tensors, hardware_, options_.memory));
+}
+
+void NetworkVerification::finish_job(std::size_t j, const std::function<void(const VerifiedRun&)>& on_run) {
+  const VerifyJob& job = jobs_[j];
+  VerifiedRun verified{job, job.image.empty() ? "" : contracts::to_compact_string(job.mapping.tile), errors_of_job_[j],
+                       nullptr};
+  std::vector<ShardRun>& runs = runs_of_job_[j];
+  if (progress_) progress_->clear();
+  if (!verified.errors.empty()) {
+    ++failed_;
+    entries_[j] = {{"layer", job.layer.name}, {"tile", verified.tile_text}, {"result", "FAIL"},
+                   {"errors", verified.errors}};
+    csv_rows_[j] = fmt::format("{},\"{}\",FAIL,,,,,\n", job.layer.name, verified.tile_text);
+    runs.clear();
+    on_run(verified);
+    return;
+  }
+  const MergedRun merged =
+      merge_shard_runs(job.layer, job.mapping, hardware_, codegen::random_tensors(job.layer, hardware_.data_width, job.seed),
+                       job.image.size(), runs);
+  runs.clear();
+  runs.shrink_to_fit();
+  report_merged(j, merged, verified.tile_text);
+  verified.merged = &merged;
+  on_run(verified);
+}
+
+// The verdict's counts, the largest cycle errors of unsharded runs, and the run's JSON entry and CSV rows.
+void NetworkVerification::report_merged(std::size_t j, const MergedRun& merged, const std::string& tile_text) {
+  const VerifyJob& job = jobs_[j];
+  const CoSimulation& run = merged.result;
+  const Scoreboard& board = run.board;
+  (board.pass() ? passed_ : failed_) += 1;
+  sharded_runs_ += merged.shards > 1;
+  for (const auto& row : run.rows) {
+    if (merged.shards > 1) break;
+    if (row.metric == kComputeCycles) max_compute_error_ = std::max(max_compute_error_, std::fabs(row.error_percent()));
+    if (row.metric == kTotalCycles) max_total_error_ = std::max(max_total_error_, std::fabs(row.error_percent()));
+  }
+  nlohmann::ordered_json entry = {{"layer", job.layer.name},
+                                  {"tile", tile_text},
+                                  {"result", board.pass() ? "PASS" : "FAIL"},
+                                  {"outputs", board.compared},
+                                  {"mismatches", board.mismatches},
+                                  {"output_sha256", merged.output_sha256},
+                                  {"image_bytes", run.image_bytes},
+                                  {"shards", merged.shards},
+                                  {"seconds", merged.shard_seconds}};
+  if (run.with_memory) entry["memory"] = memory_json(*run.with_memory->memory);
+  for (const auto& row : run.rows) {
+    entry["cross_check"].push_back(
+        {{"metric", row.metric},
+         {"model", row.model},
+         {"rtl", row.rtl},
+         {"error_percent", row.relative_error_defined() ? nlohmann::json(row.error_percent()) : nlohmann::json()},
+         {"exact_after_merge", merged.shards == 1 || exact_after_merge(row.metric)}});
+    csv_rows_[j] += fmt::format("{},\"{}\",{},{},{},{},{},{}\n", job.layer.name, tile_text,
+                                board.pass() ? "PASS" : "FAIL", row.metric, row.model, row.rtl, row.error(),
+                                row.relative_error_defined() ? fmt::format("{}", row.error_percent()) : "");
+  }
+  entries_[j] = std::move(entry);
+}
+
+void NetworkVerification::run(util::TaskRunner& runner, const std::function<void(const VerifiedRun&)>& on_run,
+                              bool progress_bar) {
+  const bool root = runner.root();
+  std::vector<int> my_tasks;
+  for (std::size_t t = 0; t < tasks_.size(); ++t)
+    if (owner_[t] == runner.rank()) my_tasks.push_back(int(t));
+  entries_.assign(jobs_.size(), {});
+  csv_rows_.assign(jobs_.size(), {});
+  runs_of_job_.assign(jobs_.size(), {});
+  errors_of_job_.assign(jobs_.size(), {});
+  pending_.assign(jobs_.size(), 0);
+  for (const ShardTask& task : tasks_) ++pending_[size_t(task.job)];
+
+  // One shard's outcome, on rank 0: kept (decoded) until its run is complete.
+  const auto collect = [&](int task, util::TaskOutcome&& outcome) {
+    const std::size_t j = size_t(tasks_[size_t(task)].job);
+    const codegen::ProgramShard& shard = jobs_[j].shards[size_t(tasks_[size_t(task)].shard)];
+    if (outcome.ok) {
+      try {
+        runs_of_job_[j].push_back(decode_shard_run(outcome.bytes));
+      } catch (const std::exception& error) {
+        outcome.ok = false;
+        outcome.error = error.what();
+      }
+      outcome.bytes = std::string();
+    }
+    if (!outcome.ok)
+      errors_of_job_[j].push_back(fmt::format("shard {} of {} (filters {}..{}, rank {}): {}", shard.index + 1,
+                                              shard.count, shard.k_begin, shard.k_end - 1, owner_[size_t(task)],
+                                              outcome.error));
+    if (--pending_[j] == 0) finish_job(j, on_run);
+  };
+  for (std::size_t j = 0; j < jobs_.size(); ++j)
+    if (!jobs_[j].error.empty()) {
+      errors_of_job_[j].push_back(jobs_[j].error);
+      ++bad_inputs_;
+      if (root && pending_[j] == 0) finish_job(j, on_run);
+    }
+
+  std::vector<util::TaskOutcome> mine;  // ranks other than 0 send theirs when done
+  const auto keep = [&](int task, util::TaskOutcome&& outcome) {
+    if (root) collect(task, std::move(outcome));
+    else mine.push_back(std::move(outcome));
+    if (progress_) progress_->advance(jobs_[size_t(tasks_[size_t(task)].job)].layer.name);
+  };
+  progress_ = std::make_unique<util::ProgressBar>(runner.ranks() > 1 ? "rank 0 shards" : "shards",
+                                                  std::int64_t(my_tasks.size()), root && progress_bar, stderr);
+  const auto work = [&](int task) { return co_simulate_task(task); };
+  if (runner.single_process()) {
+    for (const int task : my_tasks) {
+      const auto start = std::chrono::steady_clock::now();
+      util::TaskOutcome outcome;
+      try {
+        outcome.bytes = work(task);
+        outcome.ok = true;
+      } catch (const std::exception& error) {
+        outcome.error = error.what();
+      }
+      outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      keep(task, std::move(outcome));
+    }
+  } else {
+    runner.run_in_processes(my_tasks, work, keep);
+  }
+  progress_.reset();
+  runner.gather(my_tasks, mine, owner_, collect);
+}
+
+void NetworkVerification::write_reports() const {
+  nlohmann::ordered_json report = nlohmann::ordered_json::array();
+  std::string csv = "layer,tile,result,metric,model,rtl,error,error_percent\n";
+  for (std::size_t j = 0; j < jobs_.size(); ++j) {
+    report.push_back(entries_[j]);
+    csv += csv_rows_[j];
+  }
+  // Names come from the YAML as bytes: any that are not UTF-8 are written as U+FFFD rather than throwing.
+  if (!options_.json_path.empty())
+    util::write_file_atomically(options_.json_path,
+                                report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  if (!options_.csv_path.empty()) util::write_file_atomically(options_.csv_path, csv);
+}
+
+}  // namespace maeri::testbench

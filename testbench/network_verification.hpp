@@ -1,0 +1,120 @@
+// Verifying a network on the RTL (`maeri verify`, `maeri run`; docs/cosim.md, docs/scale-out.md): the (layer,
+// mapping) runs — the best mappings of each layer, the mappings of a mapping file, or the images of a network
+// manifest, checksums first — each image cut into shards by filter tile, the shards shared among the ranks and
+// processes of a util::TaskRunner and co-simulated from the image as a user ships it; rank 0 merges each run as soon
+// as its last shard is in (it never holds more than the runs still in flight), scores it bit-exactly, cross-checks
+// it against the model, and writes the JSON and CSV reports.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "codegen/program_shards.hpp"
+#include "contracts/hardware.hpp"
+#include "contracts/layer.hpp"
+#include "contracts/tile.hpp"
+#include "sim/fabric_session.hpp"
+#include "testbench/co_simulation.hpp"
+#include "testbench/shard_run.hpp"
+#include "util/progress_bar.hpp"
+#include "util/task_runner.hpp"
+
+namespace maeri::testbench {
+
+struct NetworkVerificationOptions {
+  std::string hardware_path;
+  std::string workload_path, manifest_path;  // one of them
+  std::string mapping_path;                  // with a workload: its mappings instead of searching
+  std::string layer;                         // only this layer ("" = all)
+  int top = 1;                               // with a workload: the best `top` mappings of each layer
+  std::uint64_t seed = 1;
+  std::string json_path, csv_path, trace_path;  // "" = none
+  MemoryRuns memory = MemoryRuns::Both;
+  int shards = 0;  // per layer; 0 = one per worker (jobs × ranks)
+};
+
+// One (layer, mapping) to verify: its image, and the shards it is cut into.
+struct VerifyJob {
+  contracts::Layer layer;
+  contracts::Mapping mapping;
+  std::uint64_t seed = 0;
+  std::vector<std::uint8_t> image;
+  std::string source;  // where the image came from, for messages
+  std::string error;   // set when the job cannot run (checksum mismatch, unreadable or wrong image)
+  std::vector<codegen::ProgramShard> shards;
+};
+
+// A run whose last shard is in, as rank 0 reports it.
+struct VerifiedRun {
+  const VerifyJob& job;
+  std::string tile_text;                // "" when the run had no image
+  std::vector<std::string> errors;      // the run failed before a verdict (bad input, a shard that failed)
+  const MergedRun* merged = nullptr;    // the verdict and the cross-check, when there are no errors
+};
+
+class NetworkVerification {
+ public:
+  // Loads the hardware and the runs (searching each layer's mappings, or checking the manifest's images); on rank 0
+  // checks the output paths, so that a bad one fails before co-simulating. Throws util::InputError.
+  NetworkVerification(const NetworkVerificationOptions& options, bool root);
+  ~NetworkVerification();
+
+  // Cuts each image into shards and shares them among the ranks; opens the fabric here when the runner runs tasks in
+  // this process.
+  void plan(util::TaskRunner& runner);
+
+  const std::string& network_name() const { return network_name_; }
+  const contracts::Hardware& hardware() const { return hardware_; }
+  std::string fabric_name() const;  // the fabric's model when open here, else the hardware the images are for
+  std::size_t runs() const { return jobs_.size(); }
+  std::size_t shards() const { return tasks_.size(); }
+
+  // Co-simulates this rank's shards; on rank 0 calls on_run for each run as its last shard comes in (from this rank
+  // or, gathered afterwards, from the others). A progress bar on stderr when asked, on rank 0.
+  void run(util::TaskRunner& runner, const std::function<void(const VerifiedRun&)>& on_run, bool progress_bar);
+
+  // Rank 0's totals once run() is done.
+  int passed() const { return passed_; }
+  int failed() const { return failed_; }
+  int bad_inputs() const { return bad_inputs_; }
+  int sharded_runs() const { return sharded_runs_; }  // their cycles are sums over shards
+  double max_compute_cycle_error() const { return max_compute_error_; }  // % over the unsharded runs
+  double max_total_cycle_error() const { return max_total_error_; }
+
+  // The JSON and CSV reports, when asked for.
+  void write_reports() const;
+
+ private:
+  struct ShardTask {
+    int job, shard;
+  };
+  std::unique_ptr<sim::FabricSession> open_fabric(const std::string& trace) const;
+  void load_workload_jobs();
+  void load_manifest_jobs();
+  std::string co_simulate_task(int task);
+  void finish_job(std::size_t job, const std::function<void(const VerifiedRun&)>& on_run);
+  void report_merged(std::size_t job, const MergedRun& merged, const std::string& tile_text);
+
+  NetworkVerificationOptions options_;
+  contracts::Hardware hardware_;
+  std::string network_name_;
+  std::vector<VerifyJob> jobs_;
+  std::vector<ShardTask> tasks_;
+  std::vector<int> owner_;  // rank of each task
+  std::unique_ptr<sim::FabricSession> fabric_;  // in this process only without child processes
+  // Rank 0's state while runs are in flight, and the report rows of the runs done.
+  std::vector<std::vector<ShardRun>> runs_of_job_;
+  std::vector<std::vector<std::string>> errors_of_job_;
+  std::vector<int> pending_;
+  std::vector<nlohmann::ordered_json> entries_;
+  std::vector<std::string> csv_rows_;
+  std::unique_ptr<util::ProgressBar> progress_;
+  int passed_ = 0, failed_ = 0, bad_inputs_ = 0, sharded_runs_ = 0;
+  double max_compute_error_ = 0, max_total_error_ = 0;
+};
+
+}  // namespace maeri::testbench
