@@ -8,12 +8,6 @@
 
 namespace maeri::sim {
 
-DramChannel::DramChannel(const sc_core::sc_module_name& name) : sc_core::sc_module(name), clk("clk") {
-  SC_METHOD(on_clock);
-  sensitive << clk.pos();
-  dont_initialize();
-}
-
 void DramChannel::reset(double bytes_per_cycle, std::uint64_t latency_cycles) {
   if (!(bytes_per_cycle > 0)) throw std::invalid_argument("DRAM bandwidth must be positive");
   bytes_per_cycle_ = bytes_per_cycle;
@@ -35,7 +29,7 @@ std::uint64_t DramChannel::request(std::int64_t bytes, bool write) {
   return ticket;
 }
 
-void DramChannel::on_clock() {
+void DramChannel::clock() {
   ++cycle_;
   if (queue_.empty()) {
     credit_ = 0;  // an idle channel does not bank bandwidth

@@ -34,9 +34,11 @@ CoSimulation co_simulate(sim::FabricSession& fabric, const contracts::Layer& lay
                          const contracts::Hardware& hardware, std::uint64_t seed, MemoryRuns runs = MemoryRuns::Both);
 
 // The verdict and the cross-check of runs already in `result` (ideal and/or with memory): the scoreboard of the
-// first run that fails against `reference`, else of the last run, and the model (exact traffic) against the runs.
+// first run that fails against `reference`, else of the last run, and the model (exact traffic, memory replay) against
+// the runs.
 // Shared by co_simulate and the merge of a sharded layer (shard_run.cpp).
 void score_and_cross_check(CoSimulation& result, const contracts::Layer& layer, const contracts::Mapping& tile,
-                           const contracts::Hardware& hardware, const std::vector<std::int64_t>& reference);
+                           const contracts::Hardware& hardware, const codegen::LayerTensors& tensors,
+                           const std::vector<std::int64_t>& reference);
 
 }  // namespace maeri::testbench

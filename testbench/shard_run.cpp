@@ -253,7 +253,7 @@ MergedRun merge_shard_runs(const contracts::Layer& layer, const contracts::Mappi
   result.image_bytes = image_bytes;
   result.ideal = merge_runs(layer, runs, &ShardRun::ideal);
   result.with_memory = merge_runs(layer, runs, &ShardRun::with_memory);
-  score_and_cross_check(result, layer, tile, hardware,
+  score_and_cross_check(result, layer, tile, hardware, tensors,
                         codegen::reference_convolution(layer, tensors, hardware.acc_width));
   merged.output_sha256 = output_sha256(result.ideal ? result.ideal->output : result.with_memory->output);
   return merged;

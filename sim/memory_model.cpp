@@ -1,5 +1,5 @@
-// The SDM / prefetcher behaviour (see memory_system.hpp and docs/cosim.md, "Memory system").
-#include "sim/memory_system.hpp"
+// The SDM / prefetcher behaviour (see memory_model.hpp and docs/cosim.md, "Memory system").
+#include "sim/memory_model.hpp"
 
 #include <fmt/format.h>
 
@@ -8,15 +8,7 @@
 
 namespace maeri::sim {
 
-MemorySystem::MemorySystem(const sc_core::sc_module_name& name)
-    : sc_core::sc_module(name), clk("clk"), dram("dram") {
-  dram.clk(clk);
-  SC_METHOD(on_clock);
-  sensitive << clk.neg();
-  dont_initialize();
-}
-
-void MemorySystem::start(MemoryPlan plan, double dram_bytes_per_cycle, std::uint64_t dram_latency_cycles) {
+void MemoryModel::start(MemoryPlan plan, double dram_bytes_per_cycle, std::uint64_t dram_latency_cycles) {
   if (!(dram_bytes_per_cycle > 0))
     throw std::invalid_argument("the hardware's DRAM bandwidth (dram.bytes_per_cycle) must be positive");
   const std::int64_t stream = plan.budget.stream_buffer_bytes;
@@ -46,18 +38,18 @@ void MemorySystem::start(MemoryPlan plan, double dram_bytes_per_cycle, std::uint
 
 // Results stay in the SDM's output buffer (no staging to free per step): the partial sums of a resident layer, or
 // the outputs of a two-level mapping's block.
-bool MemorySystem::outputs_in_place() const { return plan_.budget.psums_in_sdm || plan_.budget.blocked; }
+bool MemoryModel::outputs_in_place() const { return plan_.budget.psums_in_sdm || plan_.budget.blocked; }
 
-bool MemorySystem::data_ready(std::size_t event) const {
+bool MemoryModel::data_ready(std::size_t event) const {
   return event < next_issue_ && (!has_read_[event] || dram.complete(tickets_[event]));
 }
 
-bool MemorySystem::output_room(std::size_t event) const {
+bool MemoryModel::output_room(std::size_t event) const {
   if (outputs_in_place()) return true;  // results accumulate in place in the resident partial-sum array
   return output_used_ + plan_.events[event].staging_bytes <= plan_.budget.output_buffer_bytes;
 }
 
-void MemorySystem::begin(std::size_t event) {
+void MemoryModel::begin(std::size_t event) {
   const MemoryEvent& e = plan_.events[event];
   if (e.weights) {
     run_.sdm.weight_reads += std::uint64_t(e.sdm_reads);
@@ -73,9 +65,9 @@ void MemorySystem::begin(std::size_t event) {
   }
 }
 
-void MemorySystem::weights_sent(std::size_t event) { release_stream(plan_.events[event].read_bytes); }
+void MemoryModel::weights_sent(std::size_t event) { release_stream(plan_.events[event].read_bytes); }
 
-void MemorySystem::step_retired(std::size_t event) {
+void MemoryModel::step_retired(std::size_t event) {
   const MemoryEvent& e = plan_.events[event];
   run_.sdm.psum_reads += std::uint64_t(e.psum_reads);
   run_.sdm.output_writes += std::uint64_t(e.output_writes);
@@ -84,21 +76,21 @@ void MemorySystem::step_retired(std::size_t event) {
   if (e.write_bytes > 0) writes_.push_back({dram.request(e.write_bytes, /*write=*/true), e.write_bytes});
 }
 
-void MemorySystem::count_stall(Wait reason) {
+void MemoryModel::count_stall(Wait reason) {
   ++run_.stall_cycles;
   ++(reason == Wait::Data ? run_.data_stall_cycles
                           : reason == Wait::OutputRoom ? run_.output_stall_cycles : run_.drain_cycles);
 }
 
-bool MemorySystem::drained() const { return writes_.empty() && dram.idle(); }
+bool MemoryModel::drained() const { return writes_.empty() && dram.idle(); }
 
-MemoryRun MemorySystem::run() const {
+MemoryRun MemoryModel::run() const {
   MemoryRun run = run_;
   run.dram = dram.counters();
   return run;
 }
 
-void MemorySystem::on_clock() {
+void MemoryModel::clock_sdm() {
   // Writes that reached DRAM free their place in the output buffer (partial sums kept in the SDM hold none).
   while (!writes_.empty() && dram.complete(writes_.front().ticket)) {
     if (!outputs_in_place()) output_used_ -= writes_.front().bytes;
@@ -120,9 +112,9 @@ void MemorySystem::on_clock() {
   note_peaks();
 }
 
-void MemorySystem::release_stream(std::int64_t bytes) { stream_used_ -= bytes; }
+void MemoryModel::release_stream(std::int64_t bytes) { stream_used_ -= bytes; }
 
-void MemorySystem::note_peaks() {
+void MemoryModel::note_peaks() {
   run_.sdm.peak_stream_bytes = std::max(run_.sdm.peak_stream_bytes, stream_used_);
   run_.sdm.peak_output_bytes = std::max(run_.sdm.peak_output_bytes, output_used_);
 }

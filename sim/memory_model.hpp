@@ -1,0 +1,80 @@
+// MemoryModel: the SDM (prefetch buffer) and its DRAM channel around the fabric, as plain C++ clocked by its owner
+// (the co-simulation's SystemC MemorySystem, or the model's memory replay: one set of rules for both). A prefetcher
+// walks the layer's MemoryPlan in program order and issues each event's DRAM read as soon as the stream buffer
+// has room for it; the controller (LayerRunner) asks whether an event's data has arrived before playing it, tells
+// the SDM when data has been used, and hands each retired step's results to the output buffer, which drains them
+// to DRAM. The SDM counts its reads and writes and its peak occupancy; the DRAM channel counts bytes and requests.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <vector>
+
+#include "sim/dram_channel.hpp"
+#include "sim/memory_plan.hpp"
+
+namespace maeri::sim {
+
+struct SdmCounters {
+  std::uint64_t fill_writes = 0;    // elements written by DRAM reads (inputs and weights)
+  std::uint64_t input_reads = 0;    // input elements sent into the DN
+  std::uint64_t weight_reads = 0;   // weight elements sent into the DN
+  std::uint64_t psum_reads = 0;     // partial sums read for accumulation
+  std::uint64_t output_writes = 0;  // results written
+  std::int64_t peak_stream_bytes = 0, peak_output_bytes = 0;
+};
+
+struct MemoryRun {
+  DramCounters dram;
+  SdmCounters sdm;
+  std::uint64_t stall_cycles = 0;  // cycles the controller waited, in total:
+  std::uint64_t data_stall_cycles = 0;    //   for data from DRAM
+  std::uint64_t output_stall_cycles = 0;  //   for room in the output buffer
+  std::uint64_t drain_cycles = 0;         //   after the last result, for the last writes to reach DRAM
+  bool resident = false;
+  std::int64_t stream_buffer_bytes = 0, output_buffer_bytes = 0;
+};
+
+class MemoryModel {
+ public:
+  DramChannel dram;
+
+  // Starts a layer. Throws std::invalid_argument when one event's data cannot fit the stream buffer, or the
+  // hardware has no DRAM bandwidth.
+  void start(MemoryPlan plan, double dram_bytes_per_cycle, std::uint64_t dram_latency_cycles);
+
+  bool data_ready(std::size_t event) const;
+  bool output_room(std::size_t event) const;  // the step's results fit the output buffer
+  void begin(std::size_t event);              // the controller starts playing the event (counts SDM reads)
+  void weights_sent(std::size_t event);       // the weights are in the multiplier switches
+  void step_retired(std::size_t event);       // every result of the step has been collected
+  bool drained() const;                       // every write has reached DRAM
+  enum class Wait { Data, OutputRoom, Drain };
+  void count_stall(Wait reason);
+  MemoryRun run() const;
+
+  // The prefetcher and write retirement, once per clock after the DRAM moved (the falling edge).
+  void clock_sdm();
+
+ private:
+  void release_stream(std::int64_t bytes);
+  bool outputs_in_place() const;
+  void note_peaks();
+
+  struct PendingWrite {
+    std::uint64_t ticket;
+    std::int64_t bytes;
+  };
+  MemoryPlan plan_;
+  std::vector<std::uint64_t> tickets_;  // per issued event with a read
+  std::vector<bool> has_read_;
+  std::size_t next_issue_ = 0;
+  std::int64_t stream_used_ = 0, output_used_ = 0;
+  std::map<int, std::int64_t> slice_bytes_;  // resident inputs held per channel slice
+  int current_slice_ = 0;
+  std::deque<PendingWrite> writes_;
+  MemoryRun run_;
+};
+
+}  // namespace maeri::sim
