@@ -7,13 +7,17 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <random>
 #include <set>
 
 #include "codegen/functional_model.hpp"
+#include "codegen/layer_program.hpp"
 #include "mapper/model/cost_model.hpp"
 #include "mapper/search/search.hpp"
 #include "mapper/mapspace/tile_space.hpp"
+#include "sim/memory_plan.hpp"
+#include "sim/memory_replay.hpp"
 #include "testbench/co_simulation.hpp"
 #include "testbench/cross_check.hpp"
 
@@ -65,7 +69,16 @@ CalibrationCase co_simulate_case(sim::FabricSession& fabric, const contracts::La
   CalibrationCase result;
   result.layer = layer;
   result.mapping = tile;
+  const auto program = std::make_shared<const codegen::LayerProgram>(codegen::plan_layer(layer, hardware, tile));
+  const auto plan = std::make_shared<const sim::MemoryPlan>(
+      sim::plan_memory(*program, hardware, codegen::random_tensors(layer, hardware.data_width, seed)));
+  result.predict_total = [layer, tile, program, plan](const contracts::Hardware& parameters) {
+    contracts::CostReport report = mapper::evaluate(layer, parameters, tile);
+    sim::refine_with_memory_replay(report, *program, *plan, parameters);
+    return report.cycles.total;
+  };
   result.model = mapper::evaluate(layer, hardware, tile);
+  sim::refine_with_memory_replay(result.model, *program, *plan, hardware);
   const testbench::CoSimulation run = testbench::co_simulate(fabric, layer, tile, hardware, seed);
   result.bit_exact = run.board.pass();
   result.rtl_compute_cycles = double(run.ideal->cycles);
@@ -100,13 +113,14 @@ std::vector<CalibrationCase> co_simulate_cases(sim::FabricSession& fabric, const
 std::vector<calibration::FitSample> fit_samples(const std::vector<CalibrationCase>& cases) {
   std::vector<calibration::FitSample> samples;
   for (const CalibrationCase& c : cases)
-    if (!c.holdout) samples.push_back({c.layer, c.mapping, c.rtl_total_cycles});
+    if (!c.holdout) samples.push_back({c.layer, c.mapping, c.rtl_total_cycles, c.predict_total});
   return samples;
 }
 
 namespace {
 
 double predicted(const CalibrationCase& c, const contracts::Hardware& hardware, CycleMetric metric) {
+  if (metric == CycleMetric::Total && c.predict_total) return c.predict_total(hardware);
   const contracts::CostReport report = mapper::evaluate(c.layer, hardware, c.mapping);
   return metric == CycleMetric::Total ? report.cycles.total : report.cycles.compute();
 }

@@ -23,6 +23,9 @@ struct CalibrationCase {
   contracts::Layer layer;
   contracts::Mapping mapping;
   contracts::CostReport model;  // the analytical model's report under the hardware file being calibrated
+  // The model's cycles with DRAM under a hardware's parameters: the memory replay of the case's program (kept with
+  // its memory plan, which the model parameters do not change).
+  std::function<double(const contracts::Hardware&)> predict_total;
   std::string origin;      // "top N" or "spread"
   bool holdout = false;
   bool bit_exact = false;

@@ -82,7 +82,8 @@ void write_calibration_report(const std::string& csv_path, const std::string& sv
   std::vector<ScatterSeries> series = {{"before calibration", "#d62728", {}}, {"after calibration", "#1f77b4", {}}};
   for (const auto& c : cases) {
     series[0].points.push_back({c.rtl_total_cycles, c.model.cycles.total});
-    series[1].points.push_back({c.rtl_total_cycles, mapper::evaluate(c.layer, after, c.mapping).cycles.total});
+    series[1].points.push_back({c.rtl_total_cycles, c.predict_total ? c.predict_total(after)
+                                                                    : mapper::evaluate(c.layer, after, c.mapping).cycles.total});
   }
   util::write_file_atomically(
       svg_path, scatter_svg(fmt::format("{}: model vs co-simulation, cycles with DRAM", before.name),

@@ -38,6 +38,10 @@ bool solve(std::vector<std::vector<double>> a, std::vector<double> b, std::vecto
 
 }  // namespace
 
+double predicted_cycles(const FitSample& sample, const contracts::Hardware& hardware) {
+  return sample.predict ? sample.predict(hardware) : mapper::evaluate(sample.layer, hardware, sample.mapping).cycles.total;
+}
+
 namespace {
 
 FitResult fit_from(const contracts::Hardware& hardware, const std::vector<FitSample>& samples,
@@ -48,7 +52,7 @@ FitResult fit_from(const contracts::Hardware& hardware, const std::vector<FitSam
     std::vector<double> r;
     r.reserve(samples.size());
     for (const FitSample& sample : samples)
-      r.push_back(mapper::evaluate(sample.layer, trial, sample.mapping).cycles.total / sample.observed_cycles - 1);
+      r.push_back(predicted_cycles(sample, trial) / sample.observed_cycles - 1);
     return r;
   };
   const auto cost = [](const std::vector<double>& r) {
@@ -170,7 +174,7 @@ double cycle_mape_percent(const contracts::Hardware& hardware, const std::vector
   if (samples.empty()) return 0;
   double sum = 0;
   for (const FitSample& sample : samples)
-    sum += std::fabs(mapper::evaluate(sample.layer, hardware, sample.mapping).cycles.total / sample.observed_cycles - 1);
+    sum += std::fabs(predicted_cycles(sample, hardware) / sample.observed_cycles - 1);
   return 100 * sum / double(samples.size());
 }
 

@@ -4,6 +4,7 @@
 // from synthetic observations.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,13 @@ struct FitSample {
   contracts::Layer layer;
   contracts::Mapping mapping;
   double observed_cycles = 0;  // > 0
+  // The model's cycles with DRAM for this sample under a hardware's parameters; empty: mapper::evaluate's (the
+  // fluid estimate). `maeri calibrate` gives the memory replay of the sample's program (sim/memory_replay.hpp).
+  std::function<double(const contracts::Hardware&)> predict;
 };
+
+// The sample's predicted cycles with DRAM under `hardware` (FitSample::predict, else mapper::evaluate's).
+double predicted_cycles(const FitSample& sample, const contracts::Hardware& hardware);
 
 struct FitResult {
   contracts::ModelParameters parameters;

@@ -65,6 +65,20 @@ inline constexpr int kMinDataWidth = 2;
 inline constexpr int kMaxDataWidth = 32;
 inline constexpr int kMaxAccWidth = 64;
 
+// What the co-simulated DRAM does beyond moving bytes_per_cycle after latency_cycles (docs/hardware-spec.md,
+// "DRAM timing"): banks with one open row each, row misses, refresh and read/write turnaround, in device terms
+// (nanoseconds, converted at clock_mhz). The analytical model does not see it; `maeri calibrate` fits the model's
+// effective DRAM parameters to a system that has it.
+struct DramDevice {
+  std::string preset = "custom";    // the preset it came from (contracts/dram_presets.hpp)
+  std::int64_t banks = 16;
+  std::int64_t row_bytes = 2048;     // one bank's open row (page) as the channel sees it
+  double row_miss_ns = 0;            // precharge + activate (tRP + tRCD) before a closed row's data moves
+  double refresh_interval_ns = 0;    // tREFI (0: no refresh)
+  double refresh_ns = 0;             // tRFC: the channel moves nothing, every row is closed after
+  double turnaround_ns = 0;          // a switch between reading and writing (tWTR / tRTW)
+};
+
 struct Hardware {
   std::string name;
   std::int64_t num_ms = 0;  // multiplier switches (power of two)
@@ -76,6 +90,7 @@ struct Hardware {
   std::int64_t sdm_bytes = 0;
   double dram_bytes_per_cycle = 0;
   std::int64_t dram_latency_cycles = 0;
+  std::optional<DramDevice> dram_device;  // co-simulation only; none: a plain bandwidth + latency channel
   double clock_mhz = 0;
   EnergyTable energy_pj;
   std::optional<AreaTable> area_um2;

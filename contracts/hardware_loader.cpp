@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "contracts/spec_loader.hpp"
+#include "contracts/dram_presets.hpp"
 #include "contracts/model_parameters.hpp"
 #include "contracts/strict_yaml.hpp"
 #include "util/integer_math.hpp"
@@ -71,6 +72,30 @@ CalibrationProvenance read_calibration(StrictMap calibration) {
   return provenance;
 }
 
+// `dram.timing`: a preset's name or the device's fields (docs/hardware-spec.md, "DRAM timing").
+DramDevice read_dram_device(StrictMap& dram) {
+  if (!dram.has_map("timing")) {
+    std::vector<std::string> names;
+    for (const DramDevice& preset : dram_presets()) names.push_back(preset.preset);
+    const std::string name = dram.choice("timing", names);
+    for (const DramDevice& preset : dram_presets())
+      if (preset.preset == name) return preset;
+  }
+  StrictMap timing = dram.map("timing");
+  DramDevice device;
+  device.banks = timing.integer("banks", 1, 1024);
+  device.row_bytes = timing.integer("row_bytes", 16, 1 << 20);
+  device.row_miss_ns = timing.number("row_miss_ns", 0, 1e4);
+  device.refresh_interval_ns = timing.number("refresh_interval_ns", 0, 1e9);
+  device.refresh_ns = timing.number("refresh_ns", 0, 1e6);
+  device.turnaround_ns = timing.number("turnaround_ns", 0, 1e4);
+  if (device.refresh_interval_ns > 0 && device.refresh_ns >= device.refresh_interval_ns)
+    timing.fail("refresh_ns", fmt::format("expected less than refresh_interval_ns ({} ns): the channel would never move "
+                                          "data, found {} ns", device.refresh_interval_ns, device.refresh_ns));
+  timing.finish();
+  return device;
+}
+
 }  // namespace
 
 Hardware load_hardware(const std::string& path) { return hardware_from_yaml(load_yaml_file(path), path); }
@@ -98,6 +123,7 @@ Hardware hardware_from_yaml(const YAML::Node& document, const std::string& origi
   StrictMap dram = root.map("dram");
   hardware.dram_bytes_per_cycle = dram.number("bytes_per_cycle", 0.001, 4096);
   hardware.dram_latency_cycles = dram.integer("latency_cycles", 0, 1000000);
+  if (dram.has("timing")) hardware.dram_device = read_dram_device(dram);
   dram.finish();
 
   hardware.energy_pj = read_energy(root.map("energy_pj"));

@@ -258,6 +258,12 @@ bool StrictMap::has(const std::string& key) const {
   return find(key) != nullptr;
 }
 
+bool StrictMap::has_map(const std::string& key) const {
+  known_.insert(key);
+  const Entry* entry = find(key);
+  return entry != nullptr && entry->value.IsMap();
+}
+
 void StrictMap::fail(const std::string& key, const std::string& problem) const {
   const Entry* entry = find(key);
   const util::SourceLocation where =

@@ -46,6 +46,8 @@ class StrictMap {
   StrictMap(const YAML::Node& node, std::string file, std::string path);
 
   bool has(const std::string& key) const;
+  // Whether the field is present and a mapping (for fields that take either a name or a mapping of fields).
+  bool has_map(const std::string& key) const;
 
   std::int64_t integer(const std::string& key, std::int64_t min, std::int64_t max);
   std::optional<std::int64_t> optional_integer(const std::string& key, std::int64_t min,

@@ -8,7 +8,21 @@
 
 namespace maeri::sim {
 
-void DramChannel::reset(double bytes_per_cycle, std::uint64_t latency_cycles) {
+DramDeviceCycles DramDeviceCycles::of(const contracts::DramDevice& device, double clock_mhz) {
+  const auto cycles = [clock_mhz](double ns) { return std::uint64_t(std::ceil(ns * clock_mhz / 1000 - 1e-9)); };
+  DramDeviceCycles result;
+  result.banks = device.banks;
+  result.row_bytes = device.row_bytes;
+  result.row_miss = cycles(device.row_miss_ns);
+  result.refresh_interval = cycles(device.refresh_interval_ns);
+  result.refresh = cycles(device.refresh_ns);
+  result.turnaround = cycles(device.turnaround_ns);
+  if (result.refresh_interval > 0 && result.refresh >= result.refresh_interval)
+    throw std::invalid_argument("DRAM refresh must be shorter than its interval");
+  return result;
+}
+
+void DramChannel::reset(double bytes_per_cycle, std::uint64_t latency_cycles, std::optional<DramDeviceCycles> device) {
   if (!(bytes_per_cycle > 0)) throw std::invalid_argument("DRAM bandwidth must be positive");
   bytes_per_cycle_ = bytes_per_cycle;
   latency_cycles_ = latency_cycles;
@@ -17,13 +31,44 @@ void DramChannel::reset(double bytes_per_cycle, std::uint64_t latency_cycles) {
   done_cycle_.clear();
   last_done_ = 0;
   counters_ = DramCounters{};
+  device_ = device;
+  next_read_address_ = 0;
+  next_write_address_ = std::int64_t(1) << 48;  // a region of its own: writes never share a row with reads
+  open_row_.assign(device_ ? std::size_t(device_->banks) : 0, -1);
+  writing_ = false;
+  blocked_until_ = cycle_;
+  next_refresh_ = device_ && device_->refresh_interval > 0 ? cycle_ + device_->refresh_interval : 0;
+}
+
+bool DramChannel::device_allows(const Transfer& head) {
+  const auto block = [this](std::uint64_t cycles) {  // false: the channel waits `cycles` from now
+    if (cycles == 0) return true;
+    blocked_until_ = cycle_ + cycles;
+    credit_ = 0;
+    return false;
+  };
+  if (head.write != writing_) {
+    writing_ = head.write;
+    if (!block(device_->turnaround)) return false;
+  }
+  const std::int64_t row_index = head.address / device_->row_bytes;
+  const std::size_t bank = std::size_t(row_index % device_->banks);
+  const std::int64_t row = row_index / device_->banks;
+  if (open_row_[bank] != row) {
+    open_row_[bank] = row;
+    ++counters_.row_misses;
+    if (!block(device_->row_miss)) return false;
+  }
+  return true;
 }
 
 std::uint64_t DramChannel::request(std::int64_t bytes, bool write) {
   if (bytes <= 0) throw std::invalid_argument("a DRAM transfer needs at least one byte");
   const std::uint64_t ticket = done_cycle_.size();
   done_cycle_.push_back(std::numeric_limits<std::uint64_t>::max());
-  queue_.push_back({ticket, bytes, write});
+  std::int64_t& next_address = write ? next_write_address_ : next_read_address_;
+  queue_.push_back({ticket, bytes, write, next_address});
+  next_address += bytes;
   (write ? counters_.bytes_written : counters_.bytes_read) += std::uint64_t(bytes);
   ++(write ? counters_.write_requests : counters_.read_requests);
   return ticket;
@@ -31,22 +76,38 @@ std::uint64_t DramChannel::request(std::int64_t bytes, bool write) {
 
 void DramChannel::clock() {
   ++cycle_;
+  if (device_ && next_refresh_ != 0 && cycle_ >= next_refresh_) {
+    blocked_until_ = std::max(blocked_until_, cycle_ + device_->refresh);
+    next_refresh_ += device_->refresh_interval;
+    std::fill(open_row_.begin(), open_row_.end(), -1);
+    ++counters_.refreshes;
+  }
   if (queue_.empty()) {
     credit_ = 0;  // an idle channel does not bank bandwidth
-  } else {
-    ++counters_.busy_cycles;
-    credit_ += bytes_per_cycle_;
-    while (!queue_.empty() && credit_ >= 1) {
-      Transfer& head = queue_.front();
-      const std::int64_t moved = std::min(head.remaining, std::int64_t(std::floor(credit_)));
-      head.remaining -= moved;
-      credit_ -= double(moved);
-      if (head.remaining > 0) break;
-      const std::uint64_t done = head.write ? cycle_ : cycle_ + latency_cycles_;
-      done_cycle_[head.ticket] = done;
-      last_done_ = std::max(last_done_, done);
-      queue_.pop_front();
+    return;
+  }
+  ++counters_.busy_cycles;
+  if (cycle_ < blocked_until_) return;  // a row miss, turnaround or refresh: nothing moves, nothing accrues
+  credit_ += bytes_per_cycle_;
+  while (!queue_.empty() && credit_ >= 1) {
+    Transfer& head = queue_.front();
+    std::int64_t movable = head.remaining;
+    if (device_) {
+      if (!device_allows(head)) break;
+      movable = std::min(movable, device_->row_bytes - head.address % device_->row_bytes);
     }
+    const std::int64_t moved = std::min(movable, std::int64_t(std::floor(credit_)));
+    head.remaining -= moved;
+    head.address += moved;
+    credit_ -= double(moved);
+    if (head.remaining > 0) {
+      if (moved < movable) break;  // out of credit; else the transfer continues in the next row
+      continue;
+    }
+    const std::uint64_t done = head.write ? cycle_ : cycle_ + latency_cycles_;
+    done_cycle_[head.ticket] = done;
+    last_done_ = std::max(last_done_, done);
+    queue_.pop_front();
   }
 }
 

@@ -2,25 +2,40 @@
 // bytes_per_cycle bytes per clock (fractional rates accumulate) for the transfer at the head of a FIFO. A read
 // completes (its data is in the SDM) latency_cycles after its last byte crossed; a write is posted: it completes
 // (its SDM space is free) as soon as its last byte crossed. Reads and writes share the channel in request order.
-// Counts bytes and requests in each direction and the cycles the channel was busy. The co-simulation clocks it on
+// Counts bytes and requests in each direction and the cycles the channel was busy. Optionally (a hardware spec's
+// `dram.timing`, co-simulation only) the channel is a DRAM device: transfers get consecutive addresses (reads and
+// writes in separate regions), the address picks a bank and row, and the channel moves nothing for the row-miss
+// time when a transfer enters a bank's closed row, for the turnaround time when it switches between reading and
+// writing, and for the refresh time every refresh interval (which closes every row). The co-simulation clocks it on
 // the fabric's rising edge (sim/memory_system.hpp); the model's memory replay (sim/memory_replay.hpp) clocks the
 // same class, so both follow one set of rules.
 #pragma once
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <vector>
+
+#include "contracts/hardware.hpp"
 
 namespace maeri::sim {
 
 struct DramCounters {
   std::uint64_t bytes_read = 0, bytes_written = 0, read_requests = 0, write_requests = 0, busy_cycles = 0;
+  std::uint64_t row_misses = 0, refreshes = 0;  // with a DRAM device only
+};
+
+// A DramDevice in cycles of the accelerator clock (each time rounded up).
+struct DramDeviceCycles {
+  std::int64_t banks = 1, row_bytes = 1;
+  std::uint64_t row_miss = 0, refresh_interval = 0, refresh = 0, turnaround = 0;
+  static DramDeviceCycles of(const contracts::DramDevice& device, double clock_mhz);
 };
 
 class DramChannel {
  public:
-  // Drops every transfer and counter; the new rate and latency apply from the next clock.
-  void reset(double bytes_per_cycle, std::uint64_t latency_cycles);
+  // Drops every transfer and counter; the new rate, latency and device apply from the next clock.
+  void reset(double bytes_per_cycle, std::uint64_t latency_cycles, std::optional<DramDeviceCycles> device = {});
 
   // One rising clock edge: the head transfers move bytes_per_cycle bytes (plus what earlier clocks left over).
   void clock();
@@ -36,7 +51,10 @@ class DramChannel {
     std::uint64_t ticket;
     std::int64_t remaining;
     bool write;
+    std::int64_t address;  // of the next byte to move (a DRAM device's bank and row)
   };
+  // With a device: whether the head transfer may move data this cycle (else a penalty starts).
+  bool device_allows(const Transfer& head);
   double bytes_per_cycle_ = 1;
   std::uint64_t latency_cycles_ = 0;
   double credit_ = 0;
@@ -45,6 +63,11 @@ class DramChannel {
   std::vector<std::uint64_t> done_cycle_;  // per ticket: when it completes (never, until transferred)
   std::uint64_t last_done_ = 0;
   DramCounters counters_;
+  std::optional<DramDeviceCycles> device_;
+  std::int64_t next_read_address_ = 0, next_write_address_ = 0;
+  std::vector<std::int64_t> open_row_;  // per bank, -1 = closed
+  bool writing_ = false;                // direction of the last data moved
+  std::uint64_t blocked_until_ = 0, next_refresh_ = 0;
 };
 
 }  // namespace maeri::sim

@@ -26,7 +26,7 @@ class DriverSession final : public FabricSession {
   RtlLayerRun run_with_memory(const codegen::LayerProgram& program, const codegen::LayerTensors& tensors,
                               const contracts::Hardware& hardware) override {
     return LayerRunner<Driver>(driver_).run(program, tensors, memory_, plan_memory(program, hardware, tensors),
-                                            {hardware.dram_bytes_per_cycle, std::uint64_t(hardware.dram_latency_cycles)});
+                                            dram_timing_of(hardware));
   }
   std::string model_name() const override { return name_; }
 

@@ -34,7 +34,15 @@ struct RtlLayerRun {
 struct DramTiming {
   double bytes_per_cycle = 0;
   std::uint64_t latency_cycles = 0;
+  std::optional<DramDeviceCycles> device;  // the hardware spec's dram.timing, if any
 };
+
+// The co-simulated DRAM of a hardware spec: its bandwidth and latency, and its device timing (dram.timing).
+inline DramTiming dram_timing_of(const contracts::Hardware& hardware) {
+  DramTiming timing{hardware.dram_bytes_per_cycle, std::uint64_t(hardware.dram_latency_cycles), std::nullopt};
+  if (hardware.dram_device) timing.device = DramDeviceCycles::of(*hardware.dram_device, hardware.clock_mhz);
+  return timing;
+}
 
 template <class Driver>
 class LayerRunner {
@@ -70,7 +78,7 @@ class LayerRunner {
       Driver& fabric;
       ~ObserverGuard() { fabric.set_tick_observer(nullptr); }
     } guard{fabric_};
-    if (memory_) memory_->start(std::move(plan_), dram_.bytes_per_cycle, dram_.latency_cycles);
+    if (memory_) memory_->start(std::move(plan_), dram_.bytes_per_cycle, dram_.latency_cycles, dram_.device);
     const std::uint64_t start = fabric_.cycle();
     int active = -1;
     size_t phase_number = 0;

@@ -8,7 +8,8 @@
 
 namespace maeri::sim {
 
-void MemoryModel::start(MemoryPlan plan, double dram_bytes_per_cycle, std::uint64_t dram_latency_cycles) {
+void MemoryModel::start(MemoryPlan plan, double dram_bytes_per_cycle, std::uint64_t dram_latency_cycles,
+                        std::optional<DramDeviceCycles> dram_device) {
   if (!(dram_bytes_per_cycle > 0))
     throw std::invalid_argument("the hardware's DRAM bandwidth (dram.bytes_per_cycle) must be positive");
   const std::int64_t stream = plan.budget.stream_buffer_bytes;
@@ -20,7 +21,7 @@ void MemoryModel::start(MemoryPlan plan, double dram_bytes_per_cycle, std::uint6
         "buffer has {} bytes ({} bytes of SDM minus {} bytes of output buffer)",
         largest, stream, stream + plan.budget.output_buffer_bytes, plan.budget.output_buffer_bytes));
   plan_ = std::move(plan);
-  dram.reset(dram_bytes_per_cycle, dram_latency_cycles);
+  dram.reset(dram_bytes_per_cycle, dram_latency_cycles, dram_device);
   tickets_.assign(plan_.events.size(), 0);
   has_read_.assign(plan_.events.size(), false);
   next_issue_ = 0;

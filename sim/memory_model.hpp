@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "sim/dram_channel.hpp"
@@ -42,7 +43,8 @@ class MemoryModel {
 
   // Starts a layer. Throws std::invalid_argument when one event's data cannot fit the stream buffer, or the
   // hardware has no DRAM bandwidth.
-  void start(MemoryPlan plan, double dram_bytes_per_cycle, std::uint64_t dram_latency_cycles);
+  void start(MemoryPlan plan, double dram_bytes_per_cycle, std::uint64_t dram_latency_cycles,
+             std::optional<DramDeviceCycles> dram_device = {});
 
   bool data_ready(std::size_t event) const;
   bool output_room(std::size_t event) const;  // the step's results fit the output buffer

@@ -135,7 +135,11 @@ namespace maeri::sim {
 
 void refine_with_memory_replay(contracts::CostReport& report, const codegen::LayerProgram& program,
                                const codegen::LayerTensors& tensors, const contracts::Hardware& hardware) {
-  const MemoryPlan plan = plan_memory(program, hardware, tensors);
+  refine_with_memory_replay(report, program, plan_memory(program, hardware, tensors), hardware);
+}
+
+void refine_with_memory_replay(contracts::CostReport& report, const codegen::LayerProgram& program,
+                               const MemoryPlan& plan, const contracts::Hardware& hardware) {
   const MemoryReplay replay = replay_memory(program, plan, hardware,
                                             hardware.dram_bytes_per_cycle * hardware.model.dram_efficiency,
                                             std::uint64_t(hardware.dram_latency_cycles));

@@ -46,5 +46,8 @@ namespace maeri::sim {
 // `tensors` only size the plan (their values do not matter).
 void refine_with_memory_replay(contracts::CostReport& report, const codegen::LayerProgram& program,
                                const codegen::LayerTensors& tensors, const contracts::Hardware& hardware);
+// The same with the program's memory plan already built (it does not depend on the model parameters).
+void refine_with_memory_replay(contracts::CostReport& report, const codegen::LayerProgram& program,
+                               const MemoryPlan& plan, const contracts::Hardware& hardware);
 
 }  // namespace maeri::sim

@@ -61,7 +61,9 @@ nlohmann::ordered_json memory_json(const sim::MemoryRun& memory) {
           {"drain_cycles", memory.drain_cycles},
           {"dram_read_requests", memory.dram.read_requests},
           {"dram_write_requests", memory.dram.write_requests},
-          {"dram_busy_cycles", memory.dram.busy_cycles}};
+          {"dram_busy_cycles", memory.dram.busy_cycles},
+          {"dram_row_misses", memory.dram.row_misses},
+          {"dram_refreshes", memory.dram.refreshes}};
 }
 
 }  // namespace

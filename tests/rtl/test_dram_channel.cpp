@@ -68,3 +68,63 @@ TEST_CASE("DRAM channel: bandwidth, read latency, posted writes, fractional rate
   CHECK_THROWS_AS(bench.dram.request(0, false), std::invalid_argument);
   CHECK_THROWS_AS(bench.dram.reset(0, 10), std::invalid_argument);
 }
+
+namespace {
+
+// Ticks until the transfer completes; returns the cycles since `start`.
+std::uint64_t cycles_until_complete(ChannelBench& bench, std::uint64_t ticket, std::uint64_t start) {
+  while (!bench.dram.complete(ticket)) bench.tick();
+  return bench.cycle - start;
+}
+
+}  // namespace
+
+TEST_CASE("DRAM channel as a device: row misses, turnaround and refresh, by hand", "[sim][dram]") {
+  maeri::sim::DramDeviceCycles device;
+
+  SECTION("row misses") {
+    // 4 B/cycle, rows of 8 bytes in one bank, a miss costs 3 cycles. A 16-byte read: cycle 1 opens row 0 (cycles
+    // 1-3 move nothing), cycles 4-5 move bytes 0-7, cycle 6 opens row 1 (6-8 idle), cycles 9-10 move bytes 8-15.
+    ChannelBench bench;
+    device.row_bytes = 8;
+    device.row_miss = 3;
+    bench.dram.reset(4, 0, device);
+    CHECK(cycles_until_complete(bench, bench.dram.request(16, false), 0) == 10);
+    CHECK(bench.dram.counters().row_misses == 2);
+  }
+  SECTION("read/write turnaround") {
+    // A 4-byte read moves in cycle 1; the write behind it waits out the 2-cycle turnaround (cycles 2-3), then
+    // moves in cycle 4 (its own region: a row miss, here free).
+    ChannelBench bench;
+    device.banks = 2;
+    device.row_bytes = 1024;
+    device.turnaround = 2;
+    bench.dram.reset(4, 0, device);
+    const auto read = bench.dram.request(4, false);
+    const auto write = bench.dram.request(4, true);
+    CHECK(cycles_until_complete(bench, read, 0) == 1);
+    CHECK(cycles_until_complete(bench, write, 0) == 4);
+    CHECK(bench.dram.counters().row_misses == 2);
+  }
+  SECTION("refresh") {
+    // A refresh every 10 cycles takes 3: a 100-byte read at 4 B/cycle moves in cycles 1-9 (36 bytes), 13-19 (64),
+    // 23-29 (92) and 33-34 (100): 34 cycles instead of 25, three refreshes.
+    ChannelBench bench;
+    device.row_bytes = 1 << 20;
+    device.refresh_interval = 10;
+    device.refresh = 3;
+    bench.dram.reset(4, 0, device);
+    CHECK(cycles_until_complete(bench, bench.dram.request(100, false), 0) == 34);
+    CHECK(bench.dram.counters().refreshes == 3);
+  }
+  SECTION("a preset in nanoseconds becomes cycles at the clock") {
+    // DDR4-2400 at 200 MHz (5 ns per cycle): row miss 28.32 ns -> 6 cycles, tREFI 7.8 us -> 1560, tRFC 350 ns -> 70,
+    // turnaround 7.5 ns -> 2 (every time rounded up).
+    maeri::contracts::DramDevice ddr4{"ddr4-2400", 16, 8192, 28.32, 7800, 350, 7.5};
+    const auto cycles = maeri::sim::DramDeviceCycles::of(ddr4, 200);
+    CHECK(cycles.row_miss == 6);
+    CHECK(cycles.refresh_interval == 1560);
+    CHECK(cycles.refresh == 70);
+    CHECK(cycles.turnaround == 2);
+  }
+}

@@ -97,7 +97,7 @@ CaseRuns co_simulate_case(Driver& fabric, sim::MemorySystem& memory, const contr
   CaseRuns runs;
   runs.with_memory = sim::LayerRunner<Driver>(fabric).run(
       program, tensors, memory, sim::plan_memory(program, hardware, tensors),
-      {hardware.dram_bytes_per_cycle, std::uint64_t(hardware.dram_latency_cycles)});
+      sim::dram_timing_of(hardware));
   REQUIRE(runs.with_memory.output == reference);
   runs.model = mapper::evaluate(layer, hardware, tile);
   codegen::refine_with_exact_traffic(runs.model, layer, hardware);

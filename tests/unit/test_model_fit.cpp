@@ -33,7 +33,7 @@ std::vector<FitSample> synthetic_samples(const Hardware& truth, std::uint64_t se
       for (int d = 0; d < kNumTileDims; ++d)
         tile[d] = 1 + std::int64_t(rng() % std::uint64_t(extents[size_t(d)]));
       if (mapping_violation(layers[l], truth, tile)) continue;
-      samples.push_back({layers[l], tile, evaluate(layers[l], truth, tile).cycles.total});
+      samples.push_back({layers[l], tile, evaluate(layers[l], truth, tile).cycles.total, {}});
       ++found;
     }
   }

@@ -94,6 +94,16 @@ std::vector<BadInput> bad_inputs() {
       {"section given as a scalar", replace_line(replace_line(kHardware, "sdm:", "sdm: 64"),
                                                  "  capacity_kib: 64", ""), true,
        "9:6: field 'sdm': expected a mapping of fields, found '64'"},
+      {"unknown DRAM timing preset",
+       replace_line(kHardware, "  latency_cycles: 100", "  latency_cycles: 100\n  timing: ddr5"), true,
+       "14:11: field 'dram.timing': expected one of: ddr4-2400, lpddr4-3200, hbm2, found 'ddr5'"},
+      {"DRAM refresh as long as its interval",
+       replace_line(kHardware, "  latency_cycles: 100",
+                    "  latency_cycles: 100\n  timing: {banks: 8, row_bytes: 2048, row_miss_ns: 30, "
+                    "refresh_interval_ns: 100, refresh_ns: 100, turnaround_ns: 5}"),
+       true,
+       "14:94: field 'dram.timing.refresh_ns': expected less than refresh_interval_ns (100 ns): the channel would "
+       "never move data, found 100 ns"},
       {"workload given as hardware", "kind: workload\nname: w\nlayers: []\n", true,
        "1:7: field 'kind': expected 'hardware' (this file is a workload; use it with --workload)"},
       {"unknown kind", replace_line(kHardware, "kind: hardware", "kind: accelerator"), true,
