@@ -49,6 +49,9 @@ void print_row(const std::string& label, const contracts::CostReport& r) {
              label, r.mapping[0], r.mapping[1], r.mapping[2], r.mapping[3], r.mapping[4], r.mapping[5], r.mapping[6], r.vn_size,
              r.vn_count, 100 * r.peak_utilisation, 100 * r.average_utilisation, r.cycles.total,
              r.energy_pj.total / 1000.0, mapper::dram_ratio(r));
+  if (r.mapping.groups_per_step() != 1)
+    fmt::print("  {:<9} T_G = {} groups side by side: {} VNs of {} per group\n", "", r.mapping.groups_per_step(),
+               r.mapping.tile.group_vn_count(), r.vn_size);
   if (r.mapping.sdm.blocked)
     fmt::print("  {:<9} SDM tile (B_K,B_C,B_N,B_X',B_Y') = ({}), order {} (outer to inner)\n", "",
                contracts::blocks_text(r.mapping.sdm), contracts::order_text(r.mapping.sdm.order));
@@ -75,8 +78,8 @@ std::optional<contracts::Mapping> fixed_mapping(const MapOptions& options, std::
   }
   const std::optional<contracts::FabricTile> fabric_tile = contracts::parse_fabric_tile(options.tile);
   if (!fabric_tile)
-    throw command_line_error("--tile", "expected seven comma-separated integers T_R,T_S,T_C,T_K,T_N,T_X',T_Y', "
-                                       "found '" + options.tile + "'");
+    throw command_line_error("--tile", "expected seven comma-separated integers T_R,T_S,T_C,T_K,T_N,T_X',T_Y' "
+                                       "(and T_G for a grouped layer), found '" + options.tile + "'");
   if (layers != 1) throw command_line_error("--tile", "a fixed tile applies to one layer: add --layer NAME");
   std::optional<contracts::Mapping> mapping = contracts::single_level_mapping(*fabric_tile);
   if (!options.sdm.empty()) {
@@ -233,7 +236,9 @@ void add_map_command(CLI::App& app, Action& action) {
   command->add_option("--prune", options->prune,
                       "search only the space these pruning rules leave (comma-separated: edge-divisibility, "
                       "inference-batch, reduced-convolution, partial-sum-bound, or all; default: none)");
-  command->add_option("--tile", options->tile, "cost this tile instead of searching: T_R,T_S,T_C,T_K,T_N,T_X',T_Y'");
+  command->add_option("--tile", options->tile,
+                      "cost this tile instead of searching: T_R,T_S,T_C,T_K,T_N,T_X',T_Y'[,T_G] (T_G: groups side "
+                      "by side, default 1)");
   command->add_option("--sdm", options->sdm, "with --tile: its SDM tile B_K,B_C,B_N,B_X',B_Y' (docs/mapping.md)");
   command->add_option("--order", options->order, "with --sdm: the SDM loop order, outer to inner (default KCNXY)");
   command->add_option("--phase-order", options->phase_order,

@@ -44,6 +44,10 @@ int run_space(const SpaceOptions& options) {
   for (const contracts::Layer& layer : importer::select_layers(network, options.workload, options.layer)) {
     fmt::print("\nlayer {} ({}; X'={} Y'={})\n", layer.name, contracts::shape_text(layer), layer.output_x(),
                layer.output_y());
+    if (layer.groups > 1)
+      fmt::print("  grouped: T_C, T_K tile one group's channels and filters, and T_G groups (a divisor of {}) sit side "
+                 "by side, T_G·T_R·T_S·T_C·T_K·T_N·T_X'·T_Y' <= {}\n",
+                 layer.groups, hardware.num_ms);
     const auto count = [&](mapper::RuleSet rules, double& ms) {
       const auto start = std::chrono::steady_clock::now();
       const std::uint64_t size = mapper::TileSpace(layer, hardware, rules).count();

@@ -108,7 +108,8 @@ std::uint32_t layer_type_code(contracts::LayerType type) {
 }  // namespace
 
 std::uint16_t image_format_version(const ConfigImage& image) {
-  if (image.mapping.phase_order != contracts::kDefaultPhaseOrder) return kImageFormatVersion;
+  if (image.mapping.groups_per_step() != 1) return kImageFormatVersion;
+  if (image.mapping.phase_order != contracts::kDefaultPhaseOrder) return kPhaseOrderImageFormatVersion;
   return image.mapping.sdm.blocked ? kSdmImageFormatVersion : kSingleLevelImageFormatVersion;
 }
 
@@ -170,10 +171,12 @@ std::vector<std::uint8_t> encode_image(const ConfigImage& image) {
   out.u8(layer_type_code(layer.type));
   for (const contracts::LayerShapeField& field : contracts::kLayerShapeFields) out.u32(std::uint32_t(layer.*field.member));
   for (int d = 0; d < contracts::kNumTileDims; ++d) out.u32(std::uint32_t(image.mapping[d]));
-  if (image_format_version(image) == kImageFormatVersion) {  // version 5: the phase order, the SDM level's flag
+  const std::uint16_t version = image_format_version(image);
+  if (version >= kPhaseOrderImageFormatVersion) {  // versions 5 and 6: the phase order, the SDM level's flag
     out.u8(std::uint8_t(image.mapping.phase_order));
     out.u8(image.mapping.sdm.blocked ? 1 : 0);
   }
+  if (version == kImageFormatVersion) out.u16(std::uint32_t(image.mapping.groups_per_step()));
   if (image.mapping.sdm.blocked) {  // versions 4 and 5: the SDM level
     for (std::int64_t block : image.mapping.sdm.block) out.u32(std::uint32_t(block));
     for (std::uint8_t dim : image.mapping.sdm.order) out.u8(dim);
@@ -182,6 +185,7 @@ std::vector<std::uint8_t> encode_image(const ConfigImage& image) {
   for (const ImageConfiguration& configuration : image.configurations) {
     const PhaseShape& s = configuration.shape;
     for (int v : {s.t_r, s.t_s, s.t_c, s.t_k, s.t_n, s.t_x, s.t_y}) out.u16(std::uint32_t(v));
+    if (version == kImageFormatVersion) out.u16(std::uint32_t(s.t_g));
     out.u8(configuration.forwarding);
     const std::vector<std::uint8_t> words = config_bytes(configuration.fabric, hw.config_bw);
     out.u32(std::uint32_t(contracts::configuration_words(hw.num_ms, hw.config_bw)));
@@ -271,7 +275,7 @@ void read_mapping(ByteReader& in, std::uint32_t version, contracts::Mapping& til
     tile[d] = in.u32("the tile sizes");
   }
   bool has_sdm = version == kSdmImageFormatVersion;
-  if (version == kImageFormatVersion) {
+  if (version >= kPhaseOrderImageFormatVersion) {
     at.phase_order = in.offset();
     const std::uint32_t order = in.u8("the phase order");
     if (order > 1)
@@ -284,6 +288,10 @@ void read_mapping(ByteReader& in, std::uint32_t version, contracts::Mapping& til
       throw ImageError(fmt::format("{}: byte {}: sdm flag is {}, expected 0 (no SDM level) or 1", source, at.sdm_flag,
                                    flag));
     has_sdm = flag == 1;
+  }
+  if (version == kImageFormatVersion) {
+    at.groups = in.offset();
+    tile.tile.groups = in.u16("T_G");
   }
   if (!has_sdm) return;
   contracts::SdmLevel& sdm = tile.sdm;
@@ -302,7 +310,8 @@ void read_mapping(ByteReader& in, std::uint32_t version, contracts::Mapping& til
                                  at.sdm_order, order, problem));
 }
 
-void read_configurations(ByteReader& in, ConfigImage& image, ImageFieldOffsets& at, const std::string& source) {
+void read_configurations(ByteReader& in, std::uint32_t version, ConfigImage& image, ImageFieldOffsets& at,
+                         const std::string& source) {
   const ImageHardware& hw = image.hardware;
   at.configuration_count = in.offset();
   const std::uint32_t configurations = in.u32("the configuration count");
@@ -312,6 +321,7 @@ void read_configurations(ByteReader& in, ConfigImage& image, ImageFieldOffsets& 
     where.shape = in.offset();
     PhaseShape& s = configuration.shape;
     for (int* field : {&s.t_r, &s.t_s, &s.t_c, &s.t_k, &s.t_n, &s.t_x, &s.t_y}) *field = int(in.u16("a phase shape"));
+    if (version == kImageFormatVersion) s.t_g = int(in.u16("a phase shape"));
     where.forwarding = in.offset();
     const std::uint32_t forwarding = in.u8("a forwarding flag");
     if (forwarding > 1)
@@ -363,7 +373,7 @@ ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
   validate_image_hardware(image.hardware, at, source);  // before any configuration of num_ms words is read
   read_layer(in, image.layer, at, source);
   read_mapping(in, version, image.mapping, at, source);
-  read_configurations(in, image, at, source);
+  read_configurations(in, version, image, at, source);
   read_program(in, image.program, at);
   if (in.offset() != bytes.size()) in.fail("unexpected bytes after the program");
   validate_image(image, at, source);

@@ -30,7 +30,9 @@ inline constexpr std::size_t kImageStringLengthBytes = 2;  // a str is its u16 b
 inline constexpr std::size_t kMaxImageStringBytes = 0xFFFF;
 inline constexpr std::size_t kImageLayerBytes = 1 + contracts::kLayerShapeFields.size() * 4;  // u8 type, u32 dimensions
 inline constexpr std::size_t kImageTileBytes = contracts::kNumTileDims * 4;
-inline constexpr std::size_t kImagePhaseOrderBytes = 1 + 1;  // version 5: u8 phase order, u8 SDM level flag
+inline constexpr std::size_t kImagePhaseOrderBytes = 1 + 1;  // versions 5, 6: u8 phase order, u8 SDM level flag
+inline constexpr std::size_t kImageGroupsBytes = 2;  // version 6: u16 T_G after the SDM level flag, and after each
+                                                     // configuration's shape its t_G
 inline constexpr std::size_t kImageSdmLevelBytes = contracts::kNumSdmDims * (4 + 1);  // u32 block sizes, u8 loop order
 inline constexpr std::size_t kImageCountBytes = 4;  // the u32 counts of configurations and of instructions
 // Before each configuration's words: u16 phase shape sizes, u8 forwarding flag, u32 word count.
@@ -39,9 +41,12 @@ inline constexpr std::size_t kImageOpcodeBytes = 1, kImageOperandBytes = 4;
 inline constexpr int kMaxInstructionOperands = 4;
 // 2: dense configuration words of config_bw bits; 3: per-axis stride and padding, dilation, groups, GEMM layers,
 // the group register g0; 4: also the SDM level after the tile; 5: after the tile the phase order and whether an
-// SDM level follows. The encoder writes the lowest version that holds the mapping: 3 for a single-level mapping in
-// the default phase order, 4 with an SDM level, 5 in the filters-outer phase order; the decoder reads all three.
-inline constexpr std::uint16_t kImageFormatVersion = 5;
+// SDM level follows; 6: also T_G (groups side by side in one step) after the SDM level flag and t_G after each
+// configuration's shape. The encoder writes the lowest version that holds the mapping: 3 for a single-level mapping
+// in the default phase order, 4 with an SDM level, 5 in the filters-outer phase order, 6 with T_G > 1; the decoder
+// reads all four.
+inline constexpr std::uint16_t kImageFormatVersion = 6;
+inline constexpr std::uint16_t kPhaseOrderImageFormatVersion = 5;
 inline constexpr std::uint16_t kSdmImageFormatVersion = 4;
 inline constexpr std::uint16_t kSingleLevelImageFormatVersion = 3;
 

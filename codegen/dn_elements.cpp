@@ -47,14 +47,14 @@ std::vector<DnElement> phase_weights(const LayerProgram& program, const WeightPh
   const TilePlacement& placement = program.configurations[size_t(phase.configuration)].placement;
   const int size = placement.shape.vn_size();
   const int C = int(layer.group_channels()), R = int(layer.R), S = int(layer.S);
-  const int first_k = first_filter(layer, phase);
   std::vector<Use> uses;
   uses.reserve(placement.vn_offsets.size() * size_t(size));
   for (size_t v = 0; v < placement.vn_offsets.size(); ++v)
     for (int e = 0; e < size; ++e) {
       const ElementOffset& el = placement.elements[size_t(e)];
+      const VnOffset& vn = placement.vn_offsets[v];
       // k: the layer's filter; c: the channel inside the group (the weight tensor holds C/groups per filter).
-      const int k = first_k + placement.vn_offsets[v].k, c = phase.c0 + el.c, r = phase.r0 + el.r,
+      const int k = first_filter(layer, phase, vn.g) + vn.k, c = phase.c0 + el.c, r = phase.r0 + el.r,
                 s = phase.s0 + el.s;
       uses.push_back({((std::int64_t(k) * C + c) * R + r) * S + s, {k, c, r, s}, int(v) * size + e});
     }
@@ -73,7 +73,6 @@ StepElements step_inputs(const LayerProgram& program, const WeightPhase& phase, 
   const int stride_x = int(layer.stride_x), stride_y = int(layer.stride_y);
   const int dilation_x = int(layer.dilation_x), dilation_y = int(layer.dilation_y);
   const int pad_x = int(layer.padding_x), pad_y = int(layer.padding_y);
-  const int first_c = first_channel(layer, phase);
   StepElements result;
   result.used_vns.assign(placement.vn_offsets.size(), false);
   std::vector<Use> uses;
@@ -87,7 +86,7 @@ StepElements step_inputs(const LayerProgram& program, const WeightPhase& phase, 
       const int ms = int(v) * size + e;
       if (step.forward && placement.take_forward[size_t(ms)]) continue;
       const ElementOffset& el = placement.elements[size_t(e)];
-      const int c = first_c + el.c;
+      const int c = first_channel(layer, phase, vn.g) + el.c;
       const int row = xo * stride_x + (phase.r0 + el.r) * dilation_x - pad_x;
       const int col = yo * stride_y + (phase.s0 + el.s) * dilation_y - pad_y;
       const std::int64_t source =
@@ -107,7 +106,7 @@ std::int64_t output_index(const LayerProgram& program, const WeightPhase& phase,
   const contracts::Layer& layer = program.layer;
   const TilePlacement& placement = program.configurations[size_t(phase.configuration)].placement;
   const VnOffset& offset = placement.vn_offsets[size_t(vn)];
-  const std::int64_t n = step.n0 + offset.n, k = first_filter(layer, phase) + offset.k, xo = step.x0 + offset.x,
+  const std::int64_t n = step.n0 + offset.n, k = first_filter(layer, phase, offset.g) + offset.k, xo = step.x0 + offset.x,
                      yo = step.y0 + offset.y;
   return ((n * layer.K + k) * layer.output_x() + xo) * layer.output_y() + yo;
 }

@@ -24,8 +24,8 @@ struct StepElements {
   std::vector<bool> used_vns;     // VNs whose result belongs to an output
 };
 
-// input [N][C][X][Y], weights [K][C/groups][R][S] as in LayerTensors; a phase of group g reads input channels
-// g·C/groups + c and filters g·K/groups + k; input rows are x'·stride_x + r·dilation_x − padding_x; an empty tensor gives every element the value 0
+// input [N][C][X][Y], weights [K][C/groups][R][S] as in LayerTensors; a VN of group g (the phase's group plus
+// the VN's group offset) reads input channels g·C/groups + c and filters g·K/groups + k; input rows are x'·stride_x + r·dilation_x − padding_x; an empty tensor gives every element the value 0
 // (for counting traffic without data).
 std::vector<DnElement> phase_weights(const LayerProgram& program, const WeightPhase& phase,
                                      const std::vector<std::int64_t>& weights);

@@ -113,8 +113,8 @@ ExactTraffic exact_traffic(const contracts::Layer& layer, const contracts::Hardw
           phase.s0 = s.origin;
           phase.c0 = c.origin;
           phase.k0 = k.origin;
-          // Every group repeats the phase (group 0 stands for all: traffic does not depend on the group).
-          add_shape(program, phase, layer.groups * r.count * s.count * c.count * k.count, int(hardware.dn_bw),
+          // Every group tile repeats the phase (the first stands for all: traffic does not depend on the group).
+          add_shape(program, phase, layer.groups / tile.groups_per_step() * r.count * s.count * c.count * k.count, int(hardware.dn_bw),
                     output_blocks, y_blocks, total);
         }
   return total;

@@ -97,12 +97,14 @@ ConfigImage build_image(const LayerProgram& program, const contracts::Hardware& 
   emitter.extent = {int(layer.R), int(layer.S), int(layer.group_channels()), int(layer.group_filters())};
   emitter.tile = {int(program.mapping[contracts::kDimR]), int(program.mapping[contracts::kDimS]), int(program.mapping[contracts::kDimC]),
                   int(program.mapping[contracts::kDimK])};
-  // A grouped layer runs the same loop program once per group, outermost (layer_program.hpp); an SDM level
-  // (single-group layers only, contracts/sdm_rules) nests inside it.
+  // A grouped layer runs the same loop program once per group tile of T_G groups, outermost (layer_program.hpp);
+  // an SDM level nests inside it.
   const bool grouped = layer.groups > 1;
+  const std::int64_t groups_per_step = program.mapping.groups_per_step();
   if (grouped)
-    emitter.code.push_back(
-        {Opcode::For, {std::uint32_t(LoopRegister::G0), 0, std::uint32_t(layer.groups), 1}});
+    emitter.code.push_back({Opcode::For,
+                            {std::uint32_t(LoopRegister::G0), 0, std::uint32_t(layer.groups / groups_per_step),
+                             std::uint32_t(groups_per_step)}});
   emitter.sdm(0, emitter.extent);
   if (grouped) emitter.code.push_back({Opcode::EndFor, {}});
   emitter.code.push_back({Opcode::End, {}});
@@ -242,9 +244,9 @@ class ProgramPlayer {
         throw fail(pc, fmt::format("the weight slice at {} + {} exceeds the layer's extent {} ({})", origin[d],
                                    sizes[d], extents_[d], "RSCK"[d]));
     const std::uint32_t group = registers_[size_t(LoopRegister::G0)];
-    if (std::int64_t(group) >= extents_[size_t(LoopRegister::G0)])
-      throw fail(pc, fmt::format("the weight slice is in group {}, the layer has {}", group,
-                                 extents_[size_t(LoopRegister::G0)]));
+    if (std::int64_t(group) + shape.t_g > extents_[size_t(LoopRegister::G0)])
+      throw fail(pc, fmt::format("the weight slice is in groups {} to {}, the layer has {}", group,
+                                 std::int64_t(group) + shape.t_g - 1, extents_[size_t(LoopRegister::G0)]));
     WeightPhase phase;
     phase.configuration = active_;
     phase.group = int(group);

@@ -194,6 +194,9 @@ void validate_configuration(const ConfigImage& image, std::size_t c, const Image
       fail(source, at.shape + 2 * std::size_t(d),
            fmt::format("{}.shape.{} is {}, expected the tile's {} = {}", name, kShapeFieldNames[d], values[d],
                        contracts::tile_dim_name(d), tile[d]));
+  if (shape.t_g != tile.groups_per_step())
+    fail(source, at.shape + 2 * std::size_t(7),
+         fmt::format("{}.shape.t_G is {}, expected the tile's T_G = {}", name, shape.t_g, tile.groups_per_step()));
   const bool forwards = phase_forwards(image.layer, tile, shape);
   if (configuration.forwarding != forwards)
     fail(source, at.forwarding,
@@ -209,7 +212,7 @@ void validate_configuration(const ConfigImage& image, std::size_t c, const Image
   const auto byte_of = [&at](std::int64_t bit) { return at.words + std::size_t(bit / 8); };
   if (int(fabric.collector_slots.size()) != shape.vn_count())
     fail(source, byte_of(layout.vn_count_lsb),
-         fmt::format("{}.vn_count is {}, but the shape has t_K·T_N·T_X'·T_Y' = {} VNs, whose results the "
+         fmt::format("{}.vn_count is {}, but the shape has T_G·t_K·T_N·T_X'·T_Y' = {} VNs, whose results the "
                      "controller collects every step",
                      name, fabric.collector_slots.size(), shape.vn_count()));
   if (fabric.mult_switches.front().take_forward)
@@ -354,6 +357,7 @@ ImageWork validate_image(const ConfigImage& image, const ImageFieldOffsets& offs
   const contracts::Hardware hardware = hardware_for_rules(image.hardware);
   if (const auto violation = contracts::mapping_violation(image.layer, hardware, image.mapping)) {
     if (violation->rfind("SDM", 0) == 0) fail(source, offsets.sdm, "sdm: " + *violation);
+    if (violation->find("T_G = ") != std::string::npos) fail(source, offsets.groups, "tile.T_G: " + *violation);
     std::size_t at = offsets.tile[0];
     for (int d = 0; d < contracts::kNumTileDims; ++d) {
       contracts::Mapping alone;

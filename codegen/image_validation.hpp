@@ -47,10 +47,10 @@ inline constexpr std::int64_t kMaxFabricCycles = std::int64_t{1} << 34;
 // instructions of the longest kind.
 inline constexpr std::size_t kMaxImageBytes =
     kImageFixedHeaderBytes + kImageHardwareBytes + 2 * (kImageStringLengthBytes + kMaxImageStringBytes) +
-    kImageLayerBytes + kImageTileBytes + kImagePhaseOrderBytes + kImageSdmLevelBytes +
+    kImageLayerBytes + kImageTileBytes + kImagePhaseOrderBytes + kImageGroupsBytes + kImageSdmLevelBytes +
     kImageCountBytes +
     kMaxImageConfigurations *
-        (kImageConfigurationHeaderBytes +
+        (kImageConfigurationHeaderBytes + kImageGroupsBytes +
          std::size_t(contracts::configuration_words(kMaxImageMultiplierSwitches, contracts::kMaxConfigBusBits) *
                      (contracts::kMaxConfigBusBits / 8))) +
     kImageCountBytes + kMaxImageInstructions * (kImageOpcodeBytes + kMaxInstructionOperands * kImageOperandBytes);
@@ -61,11 +61,12 @@ struct ImageFieldOffsets {
   std::size_t layer_name = 0, layer_type = 0;
   std::size_t layer_dims[contracts::kLayerShapeFields.size()] = {};  // in the order of contracts::kLayerShapeFields
   std::size_t tile[7] = {};        // T_R … T_Y'
-  std::size_t phase_order = 0, sdm_flag = 0;  // version 5
+  std::size_t phase_order = 0, sdm_flag = 0;  // versions 5 and 6
+  std::size_t groups = 0;                     // T_G (version 6)
   std::size_t sdm = 0, sdm_order = 0;  // the SDM tile sizes and order (versions 4 and 5)
   std::size_t configuration_count = 0;
   struct Configuration {
-    std::size_t shape = 0;       // t_R … T_Y' as u16, field i at shape + 2·i
+    std::size_t shape = 0;       // t_R … T_Y' (and t_G in version 6) as u16, field i at shape + 2·i
     std::size_t forwarding = 0;
     std::size_t words = 0;       // configuration bit b in the byte at words + b / 8
   };

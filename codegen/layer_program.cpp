@@ -8,12 +8,12 @@
 
 namespace maeri::codegen {
 
-int first_channel(const contracts::Layer& layer, const WeightPhase& phase) {
-  return phase.group * int(layer.group_channels()) + phase.c0;
+int first_channel(const contracts::Layer& layer, const WeightPhase& phase, int group_offset) {
+  return (phase.group + group_offset) * int(layer.group_channels()) + phase.c0;
 }
 
-int first_filter(const contracts::Layer& layer, const WeightPhase& phase) {
-  return phase.group * int(layer.group_filters()) + phase.k0;
+int first_filter(const contracts::Layer& layer, const WeightPhase& phase, int group_offset) {
+  return (phase.group + group_offset) * int(layer.group_filters()) + phase.k0;
 }
 
 LayerProgram empty_program(const contracts::Layer& layer, const contracts::Mapping& tile, int num_ms) {
@@ -34,6 +34,7 @@ PhaseShape phase_shape(const contracts::Mapping& tile, int t_r, int t_s, int t_c
   shape.t_n = int(tile[contracts::kDimN]);
   shape.t_x = int(tile[contracts::kDimX]);
   shape.t_y = int(tile[contracts::kDimY]);
+  shape.t_g = int(tile.groups_per_step());
   return shape;
 }
 
@@ -98,7 +99,8 @@ LayerProgram plan_layer(const contracts::Layer& layer, const contracts::Hardware
     };
     fabric_loop(0);
   };
-  // Groups outermost, then the SDM loops, outer to inner in the mapping's order (without an SDM level: one block).
+  // Group tiles outermost, then the SDM loops, outer to inner in the mapping's order (without an SDM level: one
+  // block).
   std::array<int, kNumSdmDims> block{};
   int group = 0;
   const std::function<void(int)> sdm_loop = [&](int level) {
@@ -107,7 +109,7 @@ LayerProgram plan_layer(const contracts::Layer& layer, const contracts::Hardware
     for (block[dim] = 0; block[dim] < extent[dim]; block[dim] += block_size[dim]) sdm_loop(level + 1);
     block[dim] = 0;
   };
-  for (group = 0; group < int(layer.groups); ++group) sdm_loop(0);
+  for (group = 0; group < int(layer.groups); group += int(tile.groups_per_step())) sdm_loop(0);
   return program;
 }
 

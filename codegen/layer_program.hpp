@@ -1,10 +1,11 @@
 // LayerProgram: the control program of one layer under one mapping, at the granularity the controller plays
 // it — configurations, weight phases and the steps of each phase — before it is encoded into an image.
-// The loop nest is the analytical model's (docs/model.md): groups (outermost; one for an ungrouped layer), then
-// reduction folds (R, S, C slices of the group's channels) and filter tiles of the group's filters (a weight
-// phase each) in the mapping's phase order (folds outer by default, contracts/phase_order.hpp), then batch, X' and Y'
-// tiles (a control step each, Y' innermost); with an SDM level (docs/mapping.md; single-group layers only) that
-// nest runs inside each SDM block, the blocks in the mapping's SDM loop order.
+// The loop nest is the analytical model's (docs/model.md): group tiles of T_G groups side by side (outermost; one
+// for an ungrouped layer), then reduction folds (R, S, C slices of the group's channels) and filter tiles of the
+// group's filters (a weight phase each) in the mapping's phase order (folds outer by default,
+// contracts/phase_order.hpp), then batch, X' and Y' tiles (a control step each, Y' innermost); with an SDM level
+// (docs/mapping.md) that nest runs inside each SDM block of the group tile, the blocks in the mapping's SDM loop
+// order.
 #pragma once
 
 #include <array>
@@ -31,7 +32,7 @@ struct StepOrigin {
 
 struct WeightPhase {
   int configuration = 0;              // index into LayerProgram::configurations
-  int group = 0;                      // the layer's group this phase computes (0 for an ungrouped layer)
+  int group = 0;                      // the first of the T_G groups this phase computes (0 for an ungrouped layer)
   int r0 = 0, s0 = 0, c0 = 0, k0 = 0;  // origin of the phase's weight slice inside its group
   // Origin of the SDM block the phase runs in (K, C, N, X', Y' in contracts::SdmDim order; all 0 without an SDM level):
   // its steps cover the block's N, X', Y' ranges.
@@ -60,9 +61,10 @@ PhaseShape phase_shape(const contracts::Mapping& tile, int t_r, int t_s, int t_c
 PhaseConfiguration configure_phase(const contracts::Layer& layer, const contracts::Mapping& tile, int num_ms,
                                    const PhaseShape& shape);
 
-// The layer's channel / filter where a phase's slice starts: group·C/groups + c0, group·K/groups + k0.
-int first_channel(const contracts::Layer& layer, const WeightPhase& phase);
-int first_filter(const contracts::Layer& layer, const WeightPhase& phase);
+// The layer's channel / filter where the slice of the phase's group `group_offset` (0…T_G − 1, VnOffset::g) starts:
+// (group + group_offset)·C/groups + c0, (group + group_offset)·K/groups + k0.
+int first_channel(const contracts::Layer& layer, const WeightPhase& phase, int group_offset = 0);
+int first_filter(const contracts::Layer& layer, const WeightPhase& phase, int group_offset = 0);
 
 enum class PlanDetail {
   Steps,       // every phase lists its steps (what execution needs)

@@ -22,11 +22,15 @@ void for_each_shard_output(const contracts::Layer& layer, const ProgramShard& sh
 
 }  // namespace
 
+int shard_filter(const contracts::Layer& layer, const contracts::Mapping& mapping, const WeightPhase& phase) {
+  return mapping.groups_per_step() > 1 ? phase.group * int(layer.group_filters()) : first_filter(layer, phase);
+}
+
 std::vector<ProgramShard> cut_shards(const LayerProgram& program, int max_shards) {
   if (max_shards < 1) throw std::invalid_argument("cut_shards: at least one shard, asked for " +
                                                   std::to_string(max_shards));
   std::set<int> tile_starts;
-  for (const WeightPhase& phase : program.phases) tile_starts.insert(first_filter(program.layer, phase));
+  for (const WeightPhase& phase : program.phases) tile_starts.insert(shard_filter(program.layer, program.mapping, phase));
   const std::vector<int> starts(tile_starts.begin(), tile_starts.end());
   const int tiles = int(starts.size());
   const int count = std::max(1, std::min(max_shards, tiles));
@@ -51,9 +55,10 @@ LayerProgram shard_program(const LayerProgram& program, const ProgramShard& shar
   part.num_ms = program.num_ms;
   part.forwarding = program.forwarding;
   part.configurations = program.configurations;
-  for (const WeightPhase& phase : program.phases)
-    if (first_filter(program.layer, phase) >= shard.k_begin && first_filter(program.layer, phase) < shard.k_end)
-      part.phases.push_back(phase);
+  for (const WeightPhase& phase : program.phases) {
+    const int filter = shard_filter(program.layer, program.mapping, phase);
+    if (filter >= shard.k_begin && filter < shard.k_end) part.phases.push_back(phase);
+  }
   return part;
 }
 

@@ -2,7 +2,8 @@
 // into exactly the outputs and activity counts of one run (docs/scale-out.md).
 //
 // A shard is a contiguous range of filter tiles [k_begin, k_end) of the layer's filters (a grouped layer's tiles of
-// every group, group after group) with every weight phase of those tiles, in the
+// every group, group after group; with T_G > 1 whole group tiles, whose phases write T_G groups' filters) with
+// every weight phase of those tiles, in the
 // program's order: all reduction folds of a filter tile stay in one shard (a fold after the first accumulates onto
 // the partial sums of the earlier folds), and every step of a phase stays with its phase (the phase's weights are
 // loaded once, and a step may take operands over the MN forwarding links from the step before it). Shards therefore
@@ -27,6 +28,10 @@ struct ProgramShard {
 // filter of the layer. A layer with F filter tiles has at most F shards. Throws std::invalid_argument when
 // max_shards < 1.
 std::vector<ProgramShard> cut_shards(const LayerProgram& program, int max_shards);
+
+// The filter that places a phase in a shard: where its filter tile starts (first_filter), or with T_G > 1 where
+// its group tile's filters start.
+int shard_filter(const contracts::Layer& layer, const contracts::Mapping& mapping, const WeightPhase& phase);
 
 // The phases of `program` whose filter tile lies in the shard, in program order (configurations unchanged).
 LayerProgram shard_program(const LayerProgram& program, const ProgramShard& shard);

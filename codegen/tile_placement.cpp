@@ -8,8 +8,8 @@
 namespace maeri::codegen {
 
 bool PhaseShape::operator<(const PhaseShape& other) const {
-  return std::tie(t_r, t_s, t_c, t_k, t_n, t_x, t_y) <
-         std::tie(other.t_r, other.t_s, other.t_c, other.t_k, other.t_n, other.t_x, other.t_y);
+  return std::tie(t_r, t_s, t_c, t_k, t_n, t_x, t_y, t_g) <
+         std::tie(other.t_r, other.t_s, other.t_c, other.t_k, other.t_n, other.t_x, other.t_y, other.t_g);
 }
 
 TilePlacement place_tile(int num_ms, const PhaseShape& shape, bool forwarding) {
@@ -20,10 +20,11 @@ TilePlacement place_tile(int num_ms, const PhaseShape& shape, bool forwarding) {
   TilePlacement placement;
   placement.shape = shape;
   placement.layout = VnLayout::packed(num_ms, size, count);
-  for (int k = 0; k < shape.t_k; ++k)
-    for (int n = 0; n < shape.t_n; ++n)
-      for (int x = 0; x < shape.t_x; ++x)
-        for (int y = 0; y < shape.t_y; ++y) placement.vn_offsets.push_back({k, n, x, y});
+  for (int g = 0; g < shape.t_g; ++g)
+    for (int k = 0; k < shape.t_k; ++k)
+      for (int n = 0; n < shape.t_n; ++n)
+        for (int x = 0; x < shape.t_x; ++x)
+          for (int y = 0; y < shape.t_y; ++y) placement.vn_offsets.push_back({k, n, x, y, g});
   placement.elements.resize(static_cast<size_t>(size));
   for (int r = 0; r < shape.t_r; ++r)
     for (int c = 0; c < shape.t_c; ++c)

@@ -13,6 +13,11 @@ namespace maeri::contracts {
 namespace {
 
 const char* const kTileKeys[kNumTileDims] = {"T_R", "T_S", "T_C", "T_K", "T_N", "T_X", "T_Y"};
+// Optional in the tile map: absent means 1, as in files written before the group dimension existed.
+const char* const kGroupsKey = "T_G";
+
+// The field a fabric tile's violation (mapping_violation) blames: T_G for its own rules, the tile otherwise.
+bool blames_groups(const std::string& violation) { return violation.find("T_G = ") != std::string::npos; }
 
 }  // namespace
 
@@ -36,7 +41,10 @@ Mapping tile_for_layer(const MappingFile& mapping, const std::string& path, cons
                       fmt::format("the mapping is for layer '{}' of shape {}, but the workload's '{}' is {}",
                                   recorded.name, shape_text(recorded), layer.name, shape_text(layer)));
     if (const auto violation = mapping_violation(layer, hardware, entry.mapping))
-      throw util::InputError({path, 0, 0}, field + (violation->rfind("SDM", 0) == 0 ? ".sdm" : ".tile"),
+      throw util::InputError({path, 0, 0},
+                             field + (violation->rfind("SDM", 0) == 0 ? ".sdm"
+                                      : blames_groups(*violation)     ? ".tile.T_G"
+                                                                      : ".tile"),
                       fmt::format("the tile does not fit layer '{}' on {}: {}", layer.name, hardware.name, *violation));
     return entry.mapping;
   }
@@ -67,6 +75,7 @@ std::string emit_mapping_file(const MappingFile& mapping) {
     out << YAML::EndMap;
     out << YAML::Key << "tile" << YAML::Value << YAML::Flow << YAML::BeginMap;
     for (int dim = 0; dim < kNumTileDims; ++dim) out << YAML::Key << kTileKeys[dim] << YAML::Value << entry.mapping[dim];
+    if (entry.mapping.tile.groups != 1) out << YAML::Key << kGroupsKey << YAML::Value << entry.mapping.tile.groups;
     out << YAML::EndMap;
     if (entry.mapping.sdm.blocked) {
       out << YAML::Key << "sdm" << YAML::Value << YAML::Flow << YAML::BeginMap;
@@ -130,8 +139,11 @@ MappingFile load_mapping_file(const std::string& path) {
     for (int dim = 0; dim < kNumTileDims; ++dim) {
       layer_mapping.mapping[dim] = tile.integer(kTileKeys[dim], 1, kMaxLayerDimension);
     }
-    if (const auto violation = mapping_violation(layer, bounds, Mapping{layer_mapping.mapping.tile, {}}))
+    layer_mapping.mapping.tile.groups = tile.optional_integer(kGroupsKey, 1, kMaxLayerDimension).value_or(1);
+    if (const auto violation = mapping_violation(layer, bounds, Mapping{layer_mapping.mapping.tile, {}})) {
+      if (blames_groups(*violation)) tile.fail(kGroupsKey, *violation);
       tile.fail_here(*violation);
+    }
     tile.finish();
     // The SDM level is optional: a file without it maps each layer as one block (docs/mapping.md).
     if (entry.has("sdm")) {

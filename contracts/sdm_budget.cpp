@@ -41,13 +41,15 @@ SdmBudget sdm_budget(const Layer& layer, const Hardware& hardware, const Mapping
   // folds. Filters outer: one filter tile's partial sums are live (two: the next tile's build up while the previous
   // tile's results drain), and every channel of the group comes back once per filter tile.
   const bool filters_outer = effective_phase_order(layer, tile) == PhaseOrder::FiltersOuter;
+  // A phase holds T_G groups side by side: T_G times one group's filters, channels and weights.
+  const std::int64_t groups = tile.groups_per_step();
   const std::int64_t live_outputs =
-      filters_outer ? std::min(whole_output, layer.N * std::min(layer.K, 2 * tile[kDimK]) * layer.output_x() *
-                                                 layer.output_y() * accumulator_bytes(hardware))
+      filters_outer ? std::min(whole_output, layer.N * std::min(layer.K, 2 * groups * tile[kDimK]) *
+                                                 layer.output_x() * layer.output_y() * accumulator_bytes(hardware))
                     : whole_output;
-  const std::int64_t channels = filters_outer ? layer.group_channels() : tile[kDimC];
+  const std::int64_t channels = groups * (filters_outer ? layer.group_channels() : tile[kDimC]);
   const std::int64_t slice = layer.N * channels * rows * columns * data_bytes(hardware);
-  const std::int64_t phase_weights = tile[kDimK] * tile.vn_size() * data_bytes(hardware);
+  const std::int64_t phase_weights = groups * tile[kDimK] * tile.vn_size() * data_bytes(hardware);
   const std::int64_t resident_output = folds > 1 ? std::max(live_outputs, staging) : staging;
   budget.resident_bytes = resident_output + slice + phase_weights;
   budget.resident = budget.resident_bytes <= hardware.sdm_bytes;

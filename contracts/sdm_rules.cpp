@@ -19,11 +19,13 @@ std::int64_t staging_bytes(const Hardware& hardware, const Mapping& tile) {
 
 SdmWorkingSet sdm_working_set(const Layer& layer, const Hardware& hardware, const Mapping& tile) {
   const auto& b = tile.sdm.block;
+  // A block spans the T_G groups of its group tile, each with the block's channels, filters and outputs.
+  const std::int64_t groups = tile.groups_per_step();
   SdmWorkingSet set;
-  set.inputs = b[kSdmN] * b[kSdmC] * window_span(b[kSdmX], layer.R, layer.stride_x, layer.dilation_x) *
+  set.inputs = groups * b[kSdmN] * b[kSdmC] * window_span(b[kSdmX], layer.R, layer.stride_x, layer.dilation_x) *
                window_span(b[kSdmY], layer.S, layer.stride_y, layer.dilation_y) * data_bytes(hardware);
-  set.weights = b[kSdmK] * b[kSdmC] * layer.R * layer.S * data_bytes(hardware);
-  set.outputs = b[kSdmN] * b[kSdmK] * b[kSdmX] * b[kSdmY] * accumulator_bytes(hardware);
+  set.weights = groups * b[kSdmK] * b[kSdmC] * layer.R * layer.S * data_bytes(hardware);
+  set.outputs = groups * b[kSdmN] * b[kSdmK] * b[kSdmX] * b[kSdmY] * accumulator_bytes(hardware);
   set.staging = staging_bytes(hardware, tile);
   return set;
 }

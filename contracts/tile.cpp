@@ -30,7 +30,17 @@ std::optional<std::string> mapping_violation(const Layer& layer, const Hardware&
                          tile[dim], kExtentNames[dim], extents[dim], layer.name);
     }
   }
+  if (tile.groups < 1 || tile.groups > layer.groups)
+    return fmt::format("bound: T_G = {} must be between 1 and groups = {} (layer '{}')", tile.groups, layer.groups,
+                       layer.name);
+  // Every step holds T_G whole groups: the group loop has no ragged edge tile.
+  if (layer.groups % tile.groups != 0)
+    return fmt::format("group edge: T_G = {} must divide groups = {} (layer '{}')", tile.groups, layer.groups,
+                       layer.name);
   if (tile.mapped_ms() > hardware.num_ms) {
+    if (tile.groups > 1)
+      return fmt::format("Eq. 1: T_G·T_R·T_S·T_C·T_K·T_N·T_X'·T_Y' = {} (VN size {} x {} VNs) exceeds num_ms = {}",
+                         tile.mapped_ms(), tile.vn_size(), tile.vn_count(), hardware.num_ms);
     return fmt::format("Eq. 1: T_R·T_S·T_C·T_K·T_N·T_X'·T_Y' = {} (VN size {} x {} VNs) exceeds num_ms = {}",
                        tile.mapped_ms(), tile.vn_size(), tile.vn_count(), hardware.num_ms);
   }
@@ -38,7 +48,9 @@ std::optional<std::string> mapping_violation(const Layer& layer, const Hardware&
 }
 
 std::string to_compact_string(const FabricTile& tile) {
-  return fmt::format("{},{},{},{},{},{},{}", tile[0], tile[1], tile[2], tile[3], tile[4], tile[5], tile[6]);
+  std::string text = fmt::format("{},{},{},{},{},{},{}", tile[0], tile[1], tile[2], tile[3], tile[4], tile[5], tile[6]);
+  if (tile.groups != 1) text += fmt::format(",{}", tile.groups);
+  return text;
 }
 
 bool uses_mn_forwarding(const Layer& layer, const Mapping& tile) {
@@ -68,7 +80,10 @@ PhaseOrder effective_phase_order(const Layer& layer, const Mapping& tile) {
 }
 
 std::string to_string(const Mapping& mapping) {
-  std::string text = fmt::format("(T_R,T_S,T_C,T_K,T_N,T_X',T_Y') = ({})", to_compact_string(mapping.tile));
+  FabricTile sizes = mapping.tile;
+  sizes.groups = 1;
+  std::string text = fmt::format("(T_R,T_S,T_C,T_K,T_N,T_X',T_Y') = ({})", to_compact_string(sizes));
+  if (mapping.tile.groups != 1) text += fmt::format(" T_G = {}", mapping.tile.groups);
   if (mapping.sdm.blocked)
     text += fmt::format(" SDM (B_K,B_C,B_N,B_X',B_Y') = ({}) order {}", blocks_text(mapping.sdm),
                         order_text(mapping.sdm.order));
@@ -97,10 +112,13 @@ std::optional<std::vector<std::int64_t>> parse_integer_list(const std::string& t
 }
 
 std::optional<FabricTile> parse_fabric_tile(const std::string& text) {
-  const auto values = parse_integer_list(text, kNumTileDims);
+  auto values = parse_integer_list(text, kNumTileDims);
+  const bool with_groups = !values;
+  if (with_groups) values = parse_integer_list(text, kNumTileDims + 1);
   if (!values) return std::nullopt;
   FabricTile tile;
   for (int dim = 0; dim < kNumTileDims; ++dim) tile[dim] = (*values)[size_t(dim)];
+  if (with_groups) tile.groups = (*values)[kNumTileDims];
   return tile;
 }
 

@@ -21,20 +21,26 @@ enum TileDim : int { kDimR = 0, kDimS, kDimC, kDimK, kDimN, kDimX, kDimY, kNumTi
 
 const char* tile_dim_name(int dim);  // "T_R", ..., "T_X'", "T_Y'"
 
-// The fabric tile: the seven mRNA tile sizes, what one step of the fabric computes.
+// The fabric tile: the seven mRNA tile sizes, what one step of the fabric computes, and T_G, the groups of a
+// grouped layer whose VNs sit side by side in one step (each group with its own channels, filters and weights; 1
+// for an ungrouped layer, and the default: docs/mapping.md, "Groups in one step").
 struct FabricTile {
   std::array<std::int64_t, kNumTileDims> size{1, 1, 1, 1, 1, 1, 1};
+  std::int64_t groups = 1;  // T_G
 
   std::int64_t operator[](int dim) const { return size[dim]; }
   std::int64_t& operator[](int dim) { return size[dim]; }
   // VN size = T_R·T_S·T_C: the multiplier switches that reduce into one output (partial) sum.
   std::int64_t vn_size() const { return size[kDimR] * size[kDimS] * size[kDimC]; }
-  // Number of VNs = T_K·T_N·T_X'·T_Y': outputs computed in parallel.
-  std::int64_t vn_count() const { return size[kDimK] * size[kDimN] * size[kDimX] * size[kDimY]; }
+  // VNs of one group = T_K·T_N·T_X'·T_Y'; number of VNs = T_G times that: outputs computed in parallel.
+  std::int64_t group_vn_count() const { return size[kDimK] * size[kDimN] * size[kDimX] * size[kDimY]; }
+  std::int64_t vn_count() const { return groups * group_vn_count(); }
   std::int64_t mapped_ms() const { return vn_size() * vn_count(); }
-  bool operator==(const FabricTile& other) const { return size == other.size; }
-  bool operator!=(const FabricTile& other) const { return size != other.size; }
-  bool operator<(const FabricTile& other) const { return size < other.size; }
+  bool operator==(const FabricTile& other) const { return size == other.size && groups == other.groups; }
+  bool operator!=(const FabricTile& other) const { return !(*this == other); }
+  bool operator<(const FabricTile& other) const {
+    return size != other.size ? size < other.size : groups < other.groups;
+  }
 };
 
 // A mapping of one layer: the fabric tile, optionally its SDM level (SDM tile sizes and the order of the SDM-level
@@ -50,6 +56,7 @@ struct Mapping {
   std::int64_t& operator[](int dim) { return tile[dim]; }
   std::int64_t vn_size() const { return tile.vn_size(); }
   std::int64_t vn_count() const { return tile.vn_count(); }
+  std::int64_t groups_per_step() const { return tile.groups; }
   std::int64_t mapped_ms() const { return tile.mapped_ms(); }
   bool operator==(const Mapping& other) const {
     return tile == other.tile && sdm == other.sdm && phase_order == other.phase_order;
@@ -70,7 +77,7 @@ inline Mapping single_level_mapping(const FabricTile& tile) { return Mapping{til
 std::array<std::int64_t, kNumTileDims> layer_extents(const Layer& layer);
 
 // Why a mapping is illegal for this layer and hardware, naming the broken rule; nullopt if legal: the fabric tile's
-// bounds and Eq. 1, then the SDM level's rules (contracts/sdm_rules.hpp; its capacity rule only when
+// bounds (T_G between 1 and the layer's groups and dividing them: the group edge rule) and Eq. 1, then the SDM level's rules (contracts/sdm_rules.hpp; its capacity rule only when
 // hardware.sdm_bytes > 0).
 std::optional<std::string> mapping_violation(const Layer& layer, const Hardware& hardware, const Mapping& mapping);
 
@@ -89,11 +96,12 @@ bool phase_order_matters(const Layer& layer, const Mapping& tile);
 // The tile's phase order where it matters, folds-outer (the default) where it does not: what the models cost.
 PhaseOrder effective_phase_order(const Layer& layer, const Mapping& tile);
 
-// "(T_R,T_S,T_C,T_K,T_N,T_X',T_Y') = (3,3,8,4,1,1,1)" style text (with " SDM (B_K,B_C,B_N,B_X',B_Y') =
+// "(T_R,T_S,T_C,T_K,T_N,T_X',T_Y') = (3,3,8,4,1,1,1)" style text (with " T_G = 4" when T_G > 1, " SDM (B_K,B_C,B_N,B_X',B_Y') =
 // (…) order KCNXY" when the mapping has an SDM level, and " phase order filters-outer" when it is not the default)
 // and the fabric tile's parser ("3,3,8,4,1,1,1").
 std::string to_string(const Mapping& mapping);
-std::string to_compact_string(const FabricTile& tile);  // "3,3,8,4,1,1,1"
+// "3,3,8,4,1,1,1", and T_G as an eighth number when it is > 1 ("3,3,1,1,1,1,3,16"); the parser takes both forms.
+std::string to_compact_string(const FabricTile& tile);
 std::optional<FabricTile> parse_fabric_tile(const std::string& text);
 // Exactly `count` comma-separated integers ("3,3,8"), or nullopt.
 std::optional<std::vector<std::int64_t>> parse_integer_list(const std::string& text, std::size_t count);

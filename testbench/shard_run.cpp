@@ -156,10 +156,12 @@ ShardRun co_simulate_shard(sim::FabricSession& fabric, const codegen::LayerProgr
                            const codegen::ProgramShard& shard, const codegen::LayerTensors& tensors,
                            const contracts::Hardware& hardware, MemoryRuns runs) {
   const auto start = std::chrono::steady_clock::now();
-  for (const codegen::WeightPhase& phase : part.phases)
-    if (codegen::first_filter(part.layer, phase) < shard.k_begin || codegen::first_filter(part.layer, phase) >= shard.k_end)
-      throw std::invalid_argument("co_simulate_shard: a phase at filter " + std::to_string(codegen::first_filter(part.layer, phase)) +
+  for (const codegen::WeightPhase& phase : part.phases) {
+    const int filter = codegen::shard_filter(part.layer, part.mapping, phase);
+    if (filter < shard.k_begin || filter >= shard.k_end)
+      throw std::invalid_argument("co_simulate_shard: a phase at filter " + std::to_string(filter) +
                                   " lies outside the shard's filters");
+  }
   ShardRun result;
   result.shard = shard;
   const auto keep_part = [&](sim::RtlLayerRun run) {
@@ -175,7 +177,8 @@ ShardRun co_simulate_shard(sim::FabricSession& fabric, const codegen::LayerProgr
 codegen::LayerProgram expand_image_shard(const codegen::ConfigImage& image, const std::string& source,
                                          const codegen::ProgramShard& shard) {
   return codegen::expand_image(image, source, codegen::PlanDetail::Steps, [&](const codegen::WeightPhase& phase) {
-    return codegen::first_filter(image.layer, phase) >= shard.k_begin && codegen::first_filter(image.layer, phase) < shard.k_end;
+    const int filter = codegen::shard_filter(image.layer, image.mapping, phase);
+    return filter >= shard.k_begin && filter < shard.k_end;
   });
 }
 

@@ -1,6 +1,6 @@
 // Counting and enumerating the tile space, and the pruning rules as names, sets and per-tile conditions. Counting splits each tile into its reduction part
 // (T_R, T_S, T_C), enumerated explicitly because the partial-sum bound couples them, and the output
-// part (T_K, T_N, T_X', T_Y'), counted by a memoised recursion over the remaining product budget
+// part (T_K, T_G, T_N, T_X', T_Y'), counted by a memoised recursion over the remaining product budget
 // floor(num_ms / (T_R·T_S·T_C)); those budgets take only O(sqrt(num_ms)) distinct values.
 #include "mapper/mapspace/tile_space.hpp"
 
@@ -116,6 +116,9 @@ TileSpace::TileSpace(const contracts::Layer& layer, const contracts::Hardware& h
     for (int dim : {contracts::kDimR, contracts::kDimS, contracts::kDimX, contracts::kDimY}) allowed_[dim] = {1};
   }
   limit_partial_sums_ = rules.has(PruningRule::PartialSumBound);
+  // The group edge rule (contracts::mapping_violation): every step holds whole groups.
+  allowed_groups_ = divisors_of(layer.groups);
+  while (allowed_groups_.back() > num_ms_) allowed_groups_.pop_back();
 }
 
 bool TileSpace::reduction_allowed(std::int64_t r, std::int64_t s, std::int64_t c) const {
@@ -126,18 +129,21 @@ bool TileSpace::reduction_allowed(std::int64_t r, std::int64_t s, std::int64_t c
 }
 
 std::uint64_t TileSpace::count() const {
-  // ways[d][budget]: number of (T_d, ..., T_Y') choices with product <= budget, for d = K..Y'.
-  std::array<std::map<std::int64_t, std::uint64_t>, contracts::kNumTileDims> memo;
-  std::function<std::uint64_t(int, std::int64_t)> ways = [&](int dim, std::int64_t budget) -> std::uint64_t {
-    if (dim == contracts::kNumTileDims) return 1;
-    auto found = memo[dim].find(budget);
-    if (found != memo[dim].end()) return found->second;
+  // ways[i][budget]: number of choices of the output part's dimensions i.. with product <= budget.
+  const std::array<const std::vector<std::int64_t>*, 5> output_part = {
+      &allowed_[contracts::kDimK], &allowed_groups_, &allowed_[contracts::kDimN], &allowed_[contracts::kDimX],
+      &allowed_[contracts::kDimY]};
+  std::array<std::map<std::int64_t, std::uint64_t>, 5> memo;
+  std::function<std::uint64_t(size_t, std::int64_t)> ways = [&](size_t index, std::int64_t budget) -> std::uint64_t {
+    if (index == output_part.size()) return 1;
+    auto found = memo[index].find(budget);
+    if (found != memo[index].end()) return found->second;
     std::uint64_t total = 0;
-    for (const std::int64_t value : allowed_[dim]) {
+    for (const std::int64_t value : *output_part[index]) {
       if (value > budget) break;
-      total += ways(dim + 1, budget / value);
+      total += ways(index + 1, budget / value);
     }
-    memo[dim].emplace(budget, total);
+    memo[index].emplace(budget, total);
     return total;
   };
   std::uint64_t total = 0;
@@ -147,7 +153,7 @@ std::uint64_t TileSpace::count() const {
       if (r * s > num_ms_) break;
       for (const std::int64_t c : allowed_[contracts::kDimC]) {
         if (r * s * c > num_ms_) break;
-        if (reduction_allowed(r, s, c)) total += ways(contracts::kDimK, num_ms_ / (r * s * c));
+        if (reduction_allowed(r, s, c)) total += ways(0, num_ms_ / (r * s * c));
       }
     }
   }
@@ -166,7 +172,10 @@ std::vector<TileSpace::Prefix> TileSpace::prefixes() const {
         if (!reduction_allowed(r, s, c)) continue;
         for (const std::int64_t k : allowed_[contracts::kDimK]) {
           if (vn_size * k > num_ms_) break;
-          result.push_back({r, s, c, k});
+          for (const std::int64_t g : allowed_groups_) {
+            if (vn_size * k * g > num_ms_) break;
+            result.push_back({r, s, c, k, g});
+          }
         }
       }
     }

@@ -1,5 +1,6 @@
-// The mRNA tile space of one layer on one MAERI instance: all 7-tuples with 1 <= T_d <= dim_d and
-// T_R·T_S·T_C·T_K·T_N·T_X'·T_Y' <= num_ms (Eq. 1) — the raw space the search covers by default — optionally
+// The mRNA tile space of one layer on one MAERI instance: all 7-tuples with 1 <= T_d <= dim_d, with T_G (groups
+// side by side in one step: a divisor of the layer's groups, only 1 for an ungrouped layer), and
+// T_G·T_R·T_S·T_C·T_K·T_N·T_X'·T_Y' <= num_ms (Eq. 1) — the raw space the search covers by default — optionally
 // narrowed by any subset of the paper's pruning rules (`--prune`), which only speed the search up.
 // Sizes are counted (not enumerated) so even million-tile spaces count in milliseconds; enumeration
 // is for the search.
@@ -62,10 +63,11 @@ class TileSpace {
   // Exact number of tiles, by counting over the allowed values of each dimension.
   std::uint64_t count() const;
 
-  // The reduction part (T_R, T_S, T_C) and T_K of every tile, as independent work items for
+  // The reduction part (T_R, T_S, T_C), T_K and T_G of every tile, as independent work items for
   // parallel search; enumerate_outputs() then walks (T_N, T_X', T_Y') under one of them.
   struct Prefix {
-    std::int64_t r, s, c, k;
+    std::int64_t r, s, c, k, g = 1;
+    std::int64_t mapped_ms() const { return r * s * c * k * g; }  // of the prefix's own dimensions
   };
   std::vector<Prefix> prefixes() const;
   void enumerate_outputs(const Prefix& prefix, const std::function<void(const contracts::Mapping&)>& visit) const;
@@ -73,12 +75,14 @@ class TileSpace {
   void enumerate_outputs_inline(const Prefix& prefix, Visitor&& visit) const;
 
   const std::vector<std::int64_t>& allowed(int dim) const { return allowed_[dim]; }
+  const std::vector<std::int64_t>& allowed_groups() const { return allowed_groups_; }  // T_G
 
  private:
   bool reduction_allowed(std::int64_t r, std::int64_t s, std::int64_t c) const;
 
   std::array<std::int64_t, contracts::kNumTileDims> extents_{};
   std::array<std::vector<std::int64_t>, contracts::kNumTileDims> allowed_;  // ascending
+  std::vector<std::int64_t> allowed_groups_;                               // T_G: divisors of groups, ascending
   std::int64_t num_ms_ = 0;
   bool limit_partial_sums_ = false;
 };
@@ -90,7 +94,8 @@ void TileSpace::enumerate_outputs_inline(const Prefix& prefix, Visitor&& visit) 
   tile[contracts::kDimS] = prefix.s;
   tile[contracts::kDimC] = prefix.c;
   tile[contracts::kDimK] = prefix.k;
-  const std::int64_t budget = num_ms_ / (prefix.r * prefix.s * prefix.c * prefix.k);
+  tile.tile.groups = prefix.g;
+  const std::int64_t budget = num_ms_ / prefix.mapped_ms();
   for (const std::int64_t n : allowed_[contracts::kDimN]) {
     if (n > budget) break;
     tile[contracts::kDimN] = n;

@@ -1,4 +1,5 @@
 // Implementation of the analytical model (docs/model.md). The loop nest it costs, outer to inner:
+//   for each group tile (T_G groups side by side; the layer's groups / T_G of them)
 //   for each reduction fold (T_R x T_S x T_C slice of R, S, C)  } in the mapping's phase order: folds-outer as
 //     for each filter tile (T_K filters)                        } here, or filters-outer (the two swapped)
 //                                                   <- weight phase: weights loaded once, then stationary
@@ -81,8 +82,8 @@ struct ShapeRuns {
   }
 };
 
-// The groups of a grouped layer repeat the whole sequence, outermost: `groups` copies whose boundary runs merge
-// in the same way.
+// The group tiles of a grouped layer (T_G groups each) repeat the whole sequence, outermost: `groups` copies whose
+// boundary runs merge in the same way.
 ShapeRuns shape_runs(const DimParts* parts, std::int64_t groups, contracts::PhaseOrder order) {
   ShapeRuns inner;
   inner.runs.fill(0);
@@ -195,7 +196,8 @@ ShapeRuns blocked_shape_runs(const contracts::Layer& layer, const contracts::Map
   } else {
     sequence = sdm_runs(layer, tile, traffic, 0, {layer.R, layer.S, channels, filters});
   }
-  sequence = repeat(sequence, layer.groups);  // the groups, outermost, repeat the whole sequence
+  // The group tiles, outermost, repeat the whole sequence.
+  sequence = repeat(sequence, layer.groups / tile.groups_per_step());
   ShapeRuns runs;
   runs.runs = sequence.runs;
   return runs;
@@ -228,7 +230,8 @@ struct LoopNest {
         per_dn_beat(hardware.dn_bw),
         per_rn_beat(hardware.rn_bw),
         y_steps_per_row(util::ceil_div(contracts::layer_extents(layer_)[contracts::kDimY], tile_[contracts::kDimY])),
-        weight_replicas(tile_[contracts::kDimN] * tile_[contracts::kDimX] * tile_[contracts::kDimY]) {}
+        weight_replicas(tile_[contracts::kDimN] * tile_[contracts::kDimX] * tile_[contracts::kDimY]),
+        groups_per_step(tile_.groups_per_step()) {}
   std::int64_t span_x(std::int64_t outputs, std::int64_t taps) const {
     return contracts::window_span(outputs, taps, layer.stride_x, layer.dilation_x);
   }
@@ -246,15 +249,18 @@ struct LoopNest {
   int levels, conversion_level;
   util::CeilDivider per_dn_beat, per_rn_beat;
   std::int64_t y_steps_per_row, weight_replicas;
+  // T_G: every step (and phase) holds this many groups' VNs side by side, each group with its own inputs and
+  // weights, so nothing is multicast across groups (docs/model.md, "Groups").
+  std::int64_t groups_per_step;
 };
 
 // One phase shape of the loop nest (full or edge tile in each of R, S, C, K).
 struct PhaseShapeTerms {
   std::int64_t t_r, t_s, t_c, t_k;
-  // `phases`: the fabric's weight slices of this shape, in every group (docs/model.md, "Groups");
+  // `phases`: the fabric's weight slices of this shape, in every group tile (docs/model.md, "Groups");
   // `weight_phases`: how often they are loaded.
   std::int64_t phases, weight_phases;
-  std::int64_t active_vn_size, unique_weights;
+  std::int64_t active_vn_size, unique_weights;  // unique_weights: of all T_G groups of the phase
   bool forwarding;
 };
 
@@ -270,8 +276,8 @@ void cost_weight_loads(const LoopNest& nest, const PhaseShapeTerms& shape, std::
   // Overlap at phase boundaries (docs/model.md, "Cycles"): the next phase's weight beats go out while the
   // collector's fire spacing holds the next fire back, and the first fire after a (re)configuration does
   // not wait at all. The first step of a phase uses the first N, X', Y' tiles with full windows.
-  const std::int64_t spacing = nest.per_rn_beat(shape.t_k * nest.weight_replicas);
-  const std::int64_t first_inputs = parts[contracts::kDimN].size[0] * shape.t_c *
+  const std::int64_t spacing = nest.per_rn_beat(nest.groups_per_step * shape.t_k * nest.weight_replicas);
+  const std::int64_t first_inputs = nest.groups_per_step * parts[contracts::kDimN].size[0] * shape.t_c *
                                     nest.span_x(parts[contracts::kDimX].size[0], shape.t_r) *
                                     nest.span_y(parts[contracts::kDimY].size[0], shape.t_s);
   const std::int64_t first_beats = std::max<std::int64_t>(nest.per_dn_beat(first_inputs), 1);
@@ -309,13 +315,13 @@ void cost_steps(const LoopNest& nest, const PhaseShapeTerms& shape, contracts::C
     const std::int64_t t_n = parts[contracts::kDimN].size[in], t_x = parts[contracts::kDimX].size[ix], t_y = parts[contracts::kDimY].size[iy];
     const std::int64_t steps =
         shape.phases * parts[contracts::kDimN].count[in] * parts[contracts::kDimX].count[ix] * parts[contracts::kDimY].count[iy];
-    const std::int64_t active_vns = t_k * t_n * t_x * t_y;
+    const std::int64_t active_vns = nest.groups_per_step * t_k * t_n * t_x * t_y;
     // A ragged N, X' or Y' tile leaves VNs idle, but the fabric still multiplies and reduces in every VN of
     // the configuration; only the used VNs' results are collected (docs/config-image.md).
-    const std::int64_t configured_vns = t_k * nest.weight_replicas;
+    const std::int64_t configured_vns = nest.groups_per_step * t_k * nest.weight_replicas;
     const std::int64_t operands = active_vns * active_vn_size;
     const std::int64_t rows = nest.span_x(t_x, t_r);
-    const std::int64_t full_inputs = t_n * t_c * rows * nest.span_y(t_y, t_s);
+    const std::int64_t full_inputs = nest.groups_per_step * t_n * t_c * rows * nest.span_y(t_y, t_s);
 
     // With forwarding, the first step of each Y' row loads whole windows, the others one new column.
     std::int64_t full_steps = steps, shifted_steps = 0;
@@ -323,7 +329,7 @@ void cost_steps(const LoopNest& nest, const PhaseShapeTerms& shape, contracts::C
       full_steps = steps / nest.y_steps_per_row * nest.row_starts_per_row;
       shifted_steps = steps - full_steps;
     }
-    const std::int64_t shifted_inputs = t_n * t_c * rows;
+    const std::int64_t shifted_inputs = nest.groups_per_step * t_n * t_c * rows;
     const std::int64_t forwarded_operands = active_vns * t_r * (t_s - 1) * t_c;
     const std::int64_t forwarding_switches = configured_vns * t_r * (t_s - 1) * t_c;
     const std::int64_t rn_cycles = nest.per_rn_beat(configured_vns);
@@ -399,11 +405,11 @@ LoopNestTotals cost_loop_nest(const contracts::Layer& layer, const contracts::Ha
     shape.t_s = parts[contracts::kDimS].size[is];
     shape.t_c = parts[contracts::kDimC].size[ic];
     shape.t_k = parts[contracts::kDimK].size[ik];
-    shape.phases = layer.groups * parts[contracts::kDimR].count[ir] * parts[contracts::kDimS].count[is] *
+    shape.phases = layer.groups / nest.groups_per_step * parts[contracts::kDimR].count[ir] * parts[contracts::kDimS].count[is] *
                    parts[contracts::kDimC].count[ic] * parts[contracts::kDimK].count[ik];
     shape.weight_phases = shape.phases * nest.output_blocks;
     shape.active_vn_size = shape.t_r * shape.t_s * shape.t_c;
-    shape.unique_weights = shape.t_k * shape.active_vn_size;
+    shape.unique_weights = nest.groups_per_step * shape.t_k * shape.active_vn_size;
     shape.forwarding = contracts::phase_uses_mn_forwarding(layer, tile, shape.t_s);
 
     report.counts.weight_phases += shape.weight_phases;
@@ -514,11 +520,13 @@ double memory_time(const contracts::Layer& layer, const contracts::Hardware& har
     return rest ? rest : tile[dim];
   };
   const std::int64_t first_bytes =
+      tile.groups_per_step() *
       (tile[contracts::kDimK] * tile.vn_size() + tile[contracts::kDimN] * tile[contracts::kDimC] *
                                                 contracts::window_span(tile[contracts::kDimX], tile[contracts::kDimR], layer.stride_x, layer.dilation_x) *
                                                 contracts::window_span(tile[contracts::kDimY], tile[contracts::kDimS], layer.stride_y, layer.dilation_y)) *
       data_b;
-  const std::int64_t last_write_bytes = edge(contracts::kDimK) * edge(contracts::kDimN) * edge(contracts::kDimX) * edge(contracts::kDimY) * acc_b;
+  const std::int64_t last_write_bytes = tile.groups_per_step() * edge(contracts::kDimK) * edge(contracts::kDimN) *
+                                        edge(contracts::kDimX) * edge(contracts::kDimY) * acc_b;
   const std::int64_t read_bytes = traffic.read_bytes;
   const std::int64_t write_bytes = counts.dram_bytes - read_bytes;
   const double startup = std::max(0.0, latency + static_cast<double>(first_bytes) / bandwidth - configuration_cycles);
@@ -597,7 +605,8 @@ FabricPart fabric_part(const contracts::Layer& layer, const contracts::Hardware&
     block_traffic = contracts::sdm_block_traffic(layer, tile);
     blocks = &block_traffic;
   }
-  const ShapeRuns runs = blocks ? blocked_shape_runs(layer, tile, *blocks) : shape_runs(parts, layer.groups, tile.phase_order);
+  const ShapeRuns runs = blocks ? blocked_shape_runs(layer, tile, *blocks)
+                                : shape_runs(parts, layer.groups / tile.groups_per_step(), tile.phase_order);
   report.counts.configurations = runs.total();
   part.totals = cost_loop_nest(layer, hardware, tile, parts, runs, report, estimate_traffic, blocks);
   part.compute = compute_cycles(hardware, part.totals, report);
@@ -696,12 +705,13 @@ CyclesLowerBound::Bounds CyclesLowerBound::bounds(const contracts::Mapping& tile
   const contracts::Layer& layer = *layer_;
   std::int64_t tiles[contracts::kNumTileDims];
   for (int dim = 0; dim < contracts::kNumTileDims; ++dim) tiles[dim] = tiles_[size_t(dim)][size_t(tile[dim])];
-  const std::int64_t folds_by_group = layer.groups * tiles[contracts::kDimR] * tiles[contracts::kDimS] * tiles[contracts::kDimC];
+  const std::int64_t groups_per_step = tile.groups_per_step();
+  const std::int64_t folds_by_group = layer.groups / groups_per_step * tiles[contracts::kDimR] * tiles[contracts::kDimS] * tiles[contracts::kDimC];
   const std::int64_t phases = folds_by_group * tiles[contracts::kDimK];
   const std::int64_t steps_per_phase = tiles[contracts::kDimN] * tiles[contracts::kDimX] * tiles[contracts::kDimY];
   const std::int64_t steps = phases * steps_per_phase;
-  // Σ over the K tiles of one sweep of a step's RN cycles, ⌈t_K·replicas / rn_bw⌉.
-  const std::int64_t replicas = tile[contracts::kDimN] * tile[contracts::kDimX] * tile[contracts::kDimY];
+  // Σ over the K tiles of one sweep of a step's RN cycles, ⌈t_K·replicas / rn_bw⌉ (replicas: T_G·T_N·T_X'·T_Y').
+  const std::int64_t replicas = groups_per_step * tile[contracts::kDimN] * tile[contracts::kDimX] * tile[contracts::kDimY];
   const std::int64_t filters = extents_[contracts::kDimK], t_k = tile[contracts::kDimK];
   const util::CeilDivider& rn_cycles_of = per_rn_beat_;
   const std::int64_t full_k = filters / t_k, edge_k = filters - full_k * t_k;

@@ -10,6 +10,8 @@ namespace {
 
 // The JSON keys of the fabric tile sizes, in the order of the tile's dimensions (the mapping file's keys).
 const char* const kTileKeys[contracts::kNumTileDims] = {"T_R", "T_S", "T_C", "T_K", "T_N", "T_X", "T_Y"};
+// T_G, written only when it is not 1 (reports of ungrouped layers keep their form) and read as 1 when absent.
+const char* const kGroupsKey = "T_G";
 
 // Calls visit(section, key, field) for every number and flag of the report: `section` is the JSON object that holds
 // the key ("cycles", "counts", "energy_pj"), or nullptr for the top level. Report is CostReport for the reader and
@@ -107,6 +109,7 @@ nlohmann::json to_json(const contracts::CostReport& report) {
   nlohmann::json json;
   json["tile"] = nlohmann::json::object();
   for (int dim = 0; dim < contracts::kNumTileDims; ++dim) json["tile"][kTileKeys[dim]] = report.mapping[dim];
+  if (report.mapping.groups_per_step() != 1) json["tile"][kGroupsKey] = report.mapping.groups_per_step();
   json["sdm"] = sdm_json(report.mapping.sdm);
   json["phase_order"] = contracts::phase_order_text(report.mapping.phase_order);
   for_each_field(report, [&json](const char* section, const char* key, const auto& field) {
@@ -123,6 +126,7 @@ contracts::CostReport cost_report_from_json(const nlohmann::json& json) {
   const nlohmann::json& tile = json.at("tile");
   for (int dim = 0; dim < contracts::kNumTileDims; ++dim)
     report.mapping[dim] = tile.at(kTileKeys[dim]).get<std::int64_t>();
+  report.mapping.tile.groups = tile.value(kGroupsKey, std::int64_t{1});
   if (!json.at("sdm").is_null()) {
     const nlohmann::json& sdm = json.at("sdm");
     report.mapping.sdm.blocked = true;

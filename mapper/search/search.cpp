@@ -197,7 +197,7 @@ class ExhaustiveSearch {
     // Prefixes that map many multiplier switches come first, so good tiles fill the lists early and, with exact
     // traffic, few tiles need the exact counts.
     std::stable_sort(prefixes_.begin(), prefixes_.end(), [](const TileSpace::Prefix& a, const TileSpace::Prefix& b) {
-      return a.r * a.s * a.c * a.k > b.r * b.s * b.c * b.k;
+      return a.mapped_ms() > b.mapped_ms();
     });
   }
 

@@ -67,6 +67,8 @@ std::vector<contracts::Mapping> carry_mappings(const SearchedLayer& source, cons
   std::vector<contracts::Mapping> carried;
   for (const contracts::Mapping& tile : source.best) {
     contracts::Mapping kept = tile, folded = tile;
+    // T_G carries over where it is legal (it divides the layer's groups), else the layer runs group by group.
+    if (layer.groups % tile.groups_per_step() != 0) kept.tile.groups = folded.tile.groups = 1;
     for (int d = 0; d < contracts::kNumTileDims; ++d) {
       kept[d] = std::min(tile[d], to[size_t(d)]);
       const std::int64_t folds = util::ceil_div(from[size_t(d)], tile[d]);

@@ -66,6 +66,11 @@ case $case_name in
     "$expect" 2 --stderr-contains "field 'layers[0].tile': bound: T_K = 64 must be between 1 and K = 8" \
       "$maeri" verify --hardware "$configs/hardware/maeri-64.yaml" --workload "$configs/workloads/tiny.yaml" \
       --mapping "$file" ;;
+  mapping_bad_groups)  # conv1 (1 group) with T_G = 2 added to its tile: exit 2 naming the field
+    sed '0,/T_Y: \([0-9]*\)}/s//T_Y: \1, T_G: 2}/' "$mapping" >"$file"
+    "$expect" 2 --stderr-contains "field 'layers[0].tile.T_G': bound: T_G = 2 must be between 1 and groups = 1" \
+      "$maeri" verify --hardware "$configs/hardware/maeri-64.yaml" --workload "$configs/workloads/tiny.yaml" \
+      --mapping "$file" ;;
   mapping_sdm_*)  # a two-level mapping of conv1 (tile 3,3,3,2,1,1,1) with a bad SDM level (docs/mapping.md)
     "$maeri" map --hardware "$configs/hardware/maeri-64.yaml" --workload "$configs/workloads/tiny.yaml" --layer conv1 \
       --tile 3,3,3,2,1,1,1 -o "$dir/one.yaml" >/dev/null || fail "map"

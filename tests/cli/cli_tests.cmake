@@ -280,13 +280,13 @@ set_tests_properties(cli_verify_mapping_other_hardware PROPERTIES FIXTURES_REQUI
 # is not UTF-8, mappings that do not fit the workload.
 foreach(case billion_laughs endless_alias deep_nesting huge_file endless_device wide_mapping long_list non_utf8_name
              mapping_other_shape mapping_tile_too_large mapping_sdm_below_tile mapping_sdm_order mapping_sdm_capacity
-             mapping_phase_order)
+             mapping_phase_order mapping_bad_groups)
   add_test(NAME cli_input_${case}
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/bad_inputs.sh ${case} $<TARGET_FILE:maeri> ${CONFIGS}
             ${CMAKE_CURRENT_BINARY_DIR}/tiny.mapping.yaml)
   set_tests_properties(cli_input_${case} PROPERTIES LABELS cli TIMEOUT 60)
 endforeach()
-set_tests_properties(cli_input_mapping_other_shape cli_input_mapping_tile_too_large
+set_tests_properties(cli_input_mapping_other_shape cli_input_mapping_tile_too_large cli_input_mapping_bad_groups
   PROPERTIES FIXTURES_REQUIRED tiny_mapping)
 
 # The installed tool (cmake --install into a temporary prefix, run from another directory) and its .deb (CPack).

@@ -280,6 +280,49 @@ void new_kinds_regression(int cases, std::uint64_t default_seed) {
   CHECK(gemm > 0);
 }
 
+// Grouped layers (depthwise among them, dilated, per-axis strides) with T_G groups side by side: T_G a random divisor
+// of the groups, the other tile sizes random under Eq. 1 for the switches T_G leaves each group; every third case
+// with a random SDM level whose blocks span the group tile. Bit-exact, compute cycles and every count equal to the
+// model's (co_simulate_case); the cycles with DRAM are not bounded here.
+template <class Driver>
+void groups_side_by_side_regression(int cases, std::uint64_t default_seed) {
+  const std::uint64_t seed = seed_for(default_seed);
+  std::cout << "groups side by side on " << Driver::kNumMs << " MS: " << cases << " cases, seed " << seed << "\n";
+  std::mt19937_64 rng(seed);
+  contracts::Hardware hardware = tests::fabric_hardware<Driver>("groups-side-by-side");
+  Driver fabric(50000);
+  sim::MemorySystem memory("memory");
+  memory.clk(fabric.clk);
+  int side_by_side = 0, depthwise = 0, two_level = 0;
+  for (int trial = 0; trial < cases; ++trial) {
+    INFO("seed " << seed << " case " << trial);
+    contracts::Layer layer;
+    do layer = test::random_layer_of_new_kind(rng);
+    while (layer.groups < 2);
+    std::vector<std::int64_t> divisors;
+    for (std::int64_t d = 2; d <= layer.groups; ++d)
+      if (layer.groups % d == 0 && d <= hardware.num_ms) divisors.push_back(d);
+    const std::int64_t groups = divisors[rng() % divisors.size()];
+    contracts::Hardware per_group = hardware;
+    per_group.num_ms = hardware.num_ms / groups;
+    contracts::Mapping tile = random_small_tile(layer, per_group, rng);
+    tile.tile.groups = groups;
+    randomise_memory<Driver>(hardware, rng);
+    if (trial % 3 == 2) {
+      mapper::pick_sdm_level(layer, tile, [&](std::size_t n) { return rng() % n; });
+      hardware.sdm_bytes = std::max(hardware.sdm_bytes, contracts::sdm_working_set(layer, hardware, tile).total() + 64);
+      ++two_level;
+    }
+    INFO(contracts::shape_text(layer) << " tile " << contracts::to_string(tile));
+    REQUIRE_FALSE(contracts::mapping_violation(layer, hardware, tile));
+    co_simulate_case(fabric, memory, layer, hardware, tile, rng());
+    ++side_by_side;
+    depthwise += layer.groups == layer.C;
+  }
+  CHECK(side_by_side == cases);
+  CHECK(depthwise > 0);
+  CHECK(two_level > 0);
+}
 
 contracts::Layer named(const char* name, contracts::Layer layer) {
   layer.name = name;
@@ -334,6 +377,21 @@ TEST_CASE("regression: random grouped, depthwise, dilated, per-axis and GEMM lay
 }
 TEST_CASE("long regression: 170 random grouped, depthwise, dilated, per-axis and GEMM layers on 32 MS", "[long]") {
   new_kinds_regression<Fabric32>(170, 3032);
+}
+TEST_CASE("regression: random grouped layers with T_G groups side by side on 16 MS", "[rtl][regression][groups]") {
+  groups_side_by_side_regression<Fabric16>(12, 2116);
+}
+TEST_CASE("regression: random grouped layers with T_G groups side by side on 32 MS", "[rtl][regression][groups]") {
+  groups_side_by_side_regression<Fabric32>(12, 2132);
+}
+TEST_CASE("regression: random grouped layers with T_G groups side by side on 64 MS", "[rtl][regression][groups]") {
+  groups_side_by_side_regression<Fabric64>(12, 2164);
+}
+TEST_CASE("long regression: 120 random grouped layers with T_G groups side by side on 8 MS", "[long]") {
+  groups_side_by_side_regression<Fabric8>(120, 3108);
+}
+TEST_CASE("long regression: 120 random grouped layers with T_G groups side by side on 128 MS", "[long]") {
+  groups_side_by_side_regression<Fabric128>(120, 3228);
 }
 
 // Two-level mappings: compute cycles, cycles with DRAM and every count (SDM and DRAM included) exact (the fluid

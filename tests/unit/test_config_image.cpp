@@ -127,7 +127,7 @@ TEST_CASE("image errors: unsupported format version", "[codegen][image][errors]"
   Example example;
   example.bytes[8] = 7;
   CHECK(error_of([&] { codegen::decode_image(example.bytes, "v.mimg"); }) ==
-        "v.mimg: unsupported image format version 7 (this build reads versions 3 to 5)");
+        "v.mimg: unsupported image format version 7 (this build reads versions 3 to 6)");
 }
 
 TEST_CASE("image errors: CRC mismatch", "[codegen][image][errors]") {

@@ -86,6 +86,60 @@ TEST_CASE("hand-worked: 2x2 conv, K=2 C=2, 3x3 input, tile (2,2,1,2,1,2,1) on 16
   CHECK(report.peak_utilisation == 1.0);
 }
 
+TEST_CASE("hand-worked: depthwise 3x3, 4 groups, 5x5 input, tile (3,3,1,1,1,1,3) with T_G = 2 on 64 MS",
+          "[mapper][model][groups]") {
+  // Layer: N=1, 4 groups of one channel and one filter, R=S=3, X=Y=5, stride 1, no padding -> X'=Y'=3,
+  // MACs = 4*9*9 = 324. Hardware: 64 MS (L = 6), dn_bw 8, rn_bw 4.
+  Layer layer = conv_layer(4, 4, 3, 3, 5, 5);
+  layer.groups = 4;
+  const Hardware hardware = small_hardware(64, 8, 4);
+  Mapping tile;
+  tile.tile.size = {3, 3, 1, 1, 1, 1, 3};
+  tile.tile.groups = 2;
+  REQUIRE_FALSE(mapping_violation(layer, hardware, tile).has_value());
+  const CostReport report = evaluate(layer, hardware, tile);
+
+  // Two groups' VNs side by side, each group 1 (T_K) x 3 (T_Y') VNs of 9: 6 VNs on 54 MS.
+  CHECK(report.vn_size == 9);
+  CHECK(report.vn_count == 6);
+  CHECK(report.idle_ms == 10);
+  // Group tiles: 4 / 2 = 2, one weight phase each (no folds, one filter per group), one step per X' row.
+  CHECK(report.counts.weight_phases == 2);
+  CHECK(report.counts.fires == 6);
+  CHECK_FALSE(report.uses_forwarding);  // T_Y' = 3
+  // A step's inputs are each group's own: 2 groups x span(1, 3) = 3 rows x span(3, 3) = 5 columns = 30 elements ->
+  // ceil(30/8) = 4 DN cycles; 6 results on 4 lanes -> 2 RN cycles. 6 steps x 4 = 24, all DN-limited.
+  CHECK(report.counts.sdm_input_reads == 6 * 30);
+  CHECK(report.cycles.streaming == 24);
+  CHECK(report.dn_limited_steps == 6);
+  // A phase loads both groups' 9 weights (nothing shared): 18 -> ceil(18/8) = 3 beats, twice -> 6; each weight goes
+  // to its group's 3 VN replicas.
+  CHECK(report.counts.sdm_weight_reads == 36);
+  CHECK(report.cycles.weight_load == 6);
+  CHECK(report.counts.mn_weight_loads == 36 * 3);
+  // Boundary: 3 weight beats + max(4 first-step beats, 2 spacing) = max(3 + 4, 2): no overlap.
+  CHECK(report.cycles.phase_overlap == 0);
+  // Both group tiles have the same phase shape: one configuration; fill and drain 6 + 1 + 6 + 2 = 15, plus one
+  // lane cycle for the last step's 6 results on 4 lanes -> 16.
+  CHECK(report.counts.configurations == 1);
+  CHECK(report.cycles.fill_drain == 16);
+  // Every configured VN multiplies: 6 steps x 6 VNs x 9 = 324 = the MACs; additions 6 x 6 x 8; 36 results.
+  CHECK(report.counts.multiplications == 324);
+  CHECK(report.counts.useful_multiplications == 324);
+  CHECK(report.counts.additions == 288);
+  CHECK(report.counts.vn_results == 36);
+  CHECK(report.counts.results == 36);
+
+  // The same tile group by group (T_G = 1): 4 phases of 3 steps, 15 inputs (2 DN cycles) and 3 results a step.
+  tile.tile.groups = 1;
+  const CostReport alone = evaluate(layer, hardware, tile);
+  CHECK(alone.counts.weight_phases == 4);
+  CHECK(alone.counts.fires == 12);
+  CHECK(alone.counts.sdm_input_reads == report.counts.sdm_input_reads);
+  CHECK(alone.cycles.streaming == 12 * 2);
+  CHECK(alone.counts.multiplications == report.counts.multiplications);
+}
+
 TEST_CASE("energy is the sum of counts times the energy table", "[mapper][model]") {
   ActivityCounts counts;
   counts.multiplications = 10;    // 10 x 0.8 = 8
@@ -164,7 +218,8 @@ TEST_CASE("baseline tile is (R, S, 1, min(K, num_ms / RS), 1, 1, 1)", "[mapper][
 TEST_CASE("tile text form and legality messages", "[mapper]") {
   CHECK(to_compact_string(*parse_fabric_tile("3,3,8,4,1,1,1")) == "3,3,8,4,1,1,1");
   CHECK_FALSE(parse_fabric_tile("3,3,8,4,1,1").has_value());
-  CHECK_FALSE(parse_fabric_tile("3,3,8,4,1,1,1,1").has_value());
+  CHECK(parse_fabric_tile("3,3,8,4,1,1,1,1")->groups == 1);  // an eighth number is T_G
+  CHECK_FALSE(parse_fabric_tile("3,3,8,4,1,1,1,1,1").has_value());
   CHECK_FALSE(parse_fabric_tile("3,3,x,4,1,1,1").has_value());
   const Layer layer = conv_layer(4, 4, 3, 3, 6, 6);
   Mapping too_big;

@@ -189,6 +189,52 @@ void check_new_kinds(std::uint64_t seed, bool two_level) {
   CHECK(ragged_groups > 10);
 }
 
+// A random grouped layer (not a GEMM) and a random tile with T_G groups side by side: T_G a random divisor of the
+// groups, the other sizes random under Eq. 1 for the switches T_G leaves each group.
+std::pair<contracts::Layer, contracts::Mapping> random_side_by_side(const contracts::Hardware& hardware,
+                                                                    std::mt19937_64& rng) {
+  contracts::Layer layer;
+  do layer = test::random_layer_of_new_kind(rng);
+  while (layer.groups < 2);
+  std::vector<std::int64_t> divisors;
+  for (std::int64_t d = 1; d <= layer.groups; ++d)
+    if (layer.groups % d == 0 && d <= hardware.num_ms) divisors.push_back(d);
+  const std::int64_t groups = divisors[rng() % divisors.size()];
+  contracts::Hardware per_group = hardware;
+  per_group.num_ms = hardware.num_ms / groups;
+  contracts::Mapping tile = random_tile(layer, per_group, rng);
+  tile.tile.groups = groups;
+  return {layer, tile};
+}
+
+// 300 random grouped layers (depthwise among them, dilated, strided) under tiles with T_G > 1 mostly: the
+// execution equals the reference and every count the models share (check_execution_against_models).
+void check_groups_side_by_side(std::uint64_t seed, bool two_level) {
+  std::mt19937_64 rng(seed);
+  int side_by_side = 0, depthwise = 0, dilated = 0, strided = 0, forwarding = 0, ragged = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    INFO("trial " << trial);
+    contracts::Hardware hardware = random_small_hardware(rng);
+    auto [layer, tile] = random_side_by_side(hardware, rng);
+    REQUIRE_FALSE(contracts::mapping_violation(layer, hardware, tile));
+    if (two_level) add_random_sdm_level(layer, hardware, tile, rng);
+    const codegen::LayerProgram program = check_execution_against_models(layer, hardware, tile, rng);
+    const bool grouped_steps = tile.groups_per_step() > 1;
+    side_by_side += grouped_steps;
+    depthwise += grouped_steps && layer.groups == layer.C;
+    dilated += grouped_steps && (layer.dilation_x > 1 || layer.dilation_y > 1);
+    strided += grouped_steps && (layer.stride_x > 1 || layer.stride_y > 1);
+    forwarding += grouped_steps && program.forwarding;
+    ragged += grouped_steps && program.configurations.size() > 1;
+  }
+  CHECK(side_by_side > 150);
+  CHECK(depthwise > 30);
+  CHECK(dilated > 50);
+  CHECK(strided > 50);
+  CHECK(forwarding > 2);
+  CHECK(ragged > 10);
+}
+
 }  // namespace
 
 TEST_CASE("functional model equals the reference convolution on 300 random layers and mappings",
@@ -215,4 +261,14 @@ TEST_CASE("functional model equals the reference on 300 random grouped, depthwis
 TEST_CASE("functional model equals the reference on 300 random two-level mappings of the new layer kinds",
           "[codegen][functional][sdm]") {
   check_new_kinds(20261124, true);
+}
+
+TEST_CASE("functional model equals the reference on 300 random grouped layers with T_G groups side by side",
+          "[codegen][functional][groups]") {
+  check_groups_side_by_side(20261126, false);
+}
+
+TEST_CASE("functional model equals the reference on 300 random two-level mappings with T_G groups side by side",
+          "[codegen][functional][groups][sdm]") {
+  check_groups_side_by_side(20261127, true);
 }

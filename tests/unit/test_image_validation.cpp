@@ -105,11 +105,11 @@ const FieldCorruption kCorruptions[] = {
     {"configuration[0].shape.T_N", 2, "configuration[0].shape.T_N is 2, expected the tile's T_N = 1", nullptr},
     {"configuration[0].shape.T_Y'", 0, "configuration[0].shape.T_Y' is 0, expected the tile's T_Y' = 1", nullptr},
     {"configuration[0].shape.t_K", 1,
-     "configuration[0].vn_count is 2, but the shape has t_K·T_N·T_X'·T_Y' = 1 VNs", "configuration[0].vn_count"},
+     "configuration[0].vn_count is 2, but the shape has T_G·t_K·T_N·T_X'·T_Y' = 1 VNs", "configuration[0].vn_count"},
     {"configuration[0].forwarding", 0, "configuration[0].forwarding is 0, but MN forwarding is on for this phase",
      nullptr},
     {"configuration[0].forwarding", 2, "configuration[0].forwarding is 2, expected 0 or 1", nullptr},
-    {"configuration[0].vn_count", 3, "configuration[0].vn_count is 3, but the shape has t_K·T_N·T_X'·T_Y' = 2 VNs",
+    {"configuration[0].vn_count", 3, "configuration[0].vn_count is 3, but the shape has T_G·t_K·T_N·T_X'·T_Y' = 2 VNs",
      nullptr},
     {"configuration[0].mult_switch[0]", 3,
      "configuration[0].mult_switch[0].take_forward is set, but multiplier switch 0 has no left neighbour", nullptr},
@@ -396,10 +396,11 @@ TEST_CASE("image validation: mutation sweep over every byte and every field, CRC
 TEST_CASE("image validation: the limits' values", "[codegen][image][validation]") {
   // The dense layout's fields grow with M (docs/config-bits.md), so the spec's limit is the image's.
   STATIC_REQUIRE(codegen::kMaxImageMultiplierSwitches == 65536);
-  // docs/config-image.md's table: 20 + 16 + 2·(2 + 65535) + 1 + 56 + 28 + 2 + 25 + 4 + 16·(14 + 1 + 4 + 3201·64)
-  // + 4 + 1024·17, where 2 = the phase order and SDM flag bytes of version 5, 25 = 5·4 + 5 bytes of an SDM level
-  // and 3201 = ⌈(2·65536 + 6·65535 + 17 + 17·65536) / 512⌉ words of the widest bus at 65536 MS.
-  STATIC_REQUIRE(codegen::kMaxImageBytes == 3426766);
+  // docs/config-image.md's table: 20 + 16 + 2·(2 + 65535) + 1 + 56 + 28 + 2 + 2 + 25 + 4 + 16·(14 + 2 + 1 + 4 +
+  // 3201·64) + 4 + 1024·17, where 2 + 2 = the phase order and SDM flag bytes and T_G of version 6, 25 = 5·4 + 5
+  // bytes of an SDM level, 14 + 2 a shape with its t_G and 3201 = ⌈(2·65536 + 6·65535 + 17 + 17·65536) / 512⌉
+  // words of the widest bus at 65536 MS.
+  STATIC_REQUIRE(codegen::kMaxImageBytes == 3426800);
 }
 
 TEST_CASE("image validation: images of the largest shipped layers stay within the limits",

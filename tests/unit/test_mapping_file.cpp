@@ -55,6 +55,44 @@ layers:
                                   "(VN size 18 x 1 VNs) exceeds num_ms = 16");
 }
 
+TEST_CASE("mapping file: T_G round-trips, reads as 1 when absent, and a bad T_G names the field", "[mapper][mapping-file][groups]") {
+  const auto file_with = [](const std::string& tile) {
+    return std::string(R"(kind: mapping
+hardware: {name: hw, num_ms: 64, dn_bw: 4, rn_bw: 4}
+workload: w
+objective: runtime
+layers:
+  - name: dw
+    shape: {type: conv, N: 1, K: 12, C: 12, R: 3, S: 3, X: 6, Y: 6, stride: 1, padding: 0, groups: 12}
+    tile: )") + tile + R"(
+    predicted_cycles: 1
+    predicted_energy_pj: 1
+)";
+  };
+  {
+    TempFile file(file_with("{T_R: 3, T_S: 3, T_C: 1, T_K: 1, T_N: 1, T_X: 1, T_Y: 1, T_G: 6}"));
+    const MappingFile mapping = load_mapping_file(file.path());
+    CHECK(mapping.layers.at(0).mapping.groups_per_step() == 6);
+    TempFile again(emit_mapping_file(mapping));
+    CHECK(load_mapping_file(again.path()).layers.at(0).mapping == mapping.layers.at(0).mapping);
+  }
+  {
+    // Written before T_G existed: the layer runs group by group, and the file is written back without T_G.
+    TempFile file(file_with("{T_R: 3, T_S: 3, T_C: 1, T_K: 1, T_N: 1, T_X: 1, T_Y: 1}"));
+    const MappingFile mapping = load_mapping_file(file.path());
+    CHECK(mapping.layers.at(0).mapping.groups_per_step() == 1);
+    CHECK(emit_mapping_file(mapping).find("T_G") == std::string::npos);
+  }
+  TempFile not_dividing(file_with("{T_R: 3, T_S: 3, T_C: 1, T_K: 1, T_N: 1, T_X: 1, T_Y: 1, T_G: 5}"));
+  CHECK_THROWS_WITH(load_mapping_file(not_dividing.path()),
+                    Catch::Contains("field 'layers[0].tile.T_G': group edge: T_G = 5 must divide groups = 12"));
+  TempFile too_many(file_with("{T_R: 3, T_S: 3, T_C: 1, T_K: 1, T_N: 1, T_X: 1, T_Y: 1, T_G: 24}"));
+  CHECK_THROWS_WITH(load_mapping_file(too_many.path()),
+                    Catch::Contains("field 'layers[0].tile.T_G': bound: T_G = 24 must be between 1 and groups = 12"));
+  TempFile too_wide(file_with("{T_R: 3, T_S: 3, T_C: 1, T_K: 1, T_N: 1, T_X: 1, T_Y: 1, T_G: 12}"));  // 108 > 64 MS
+  CHECK_THROWS_WITH(load_mapping_file(too_wide.path()), Catch::Contains("field 'layers[0].tile': Eq. 1: T_G·T_R"));
+}
+
 TEST_CASE("mapping file with a layer too large for int64 sizes is rejected", "[mapper][mapping-file]") {
   TempFile file(R"(kind: mapping
 hardware: {name: hw, num_ms: 16, dn_bw: 4, rn_bw: 4}

@@ -49,6 +49,14 @@ Mapping random_tile(const Layer& layer, std::int64_t num_ms, std::mt19937& rando
   do {
     for (int d = 0; d < kNumTileDims; ++d)
       tile[d] = std::uniform_int_distribution<std::int64_t>(1, extents[size_t(d)])(random);
+    // Half the tiles of a grouped layer put a random divisor of its groups side by side.
+    tile.tile.groups = 1;
+    if (layer.groups > 1 && random() % 2) {
+      std::vector<std::int64_t> divisors;
+      for (std::int64_t g = 1; g <= layer.groups; ++g)
+        if (layer.groups % g == 0) divisors.push_back(g);
+      tile.tile.groups = divisors[random() % divisors.size()];
+    }
   } while (tile.mapped_ms() > num_ms);
   if (with_sdm_level)
     pick_sdm_level(layer, tile, [&](std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(random); });
@@ -75,9 +83,14 @@ std::vector<CostReport> brute_force(const Layer& layer, const Hardware& hardware
   Mapping tile;
   std::function<void(int, std::int64_t)> loop = [&](int dim, std::int64_t product) {
     if (dim == kNumTileDims) {
-      CostReport report = evaluate_lower_bound(layer, hardware, tile);
-      exact(report);
-      all.push_back(report);
+      // T_G: every divisor of the groups that still fits (Eq. 1 counts its VNs).
+      for (std::int64_t groups = 1; groups <= layer.groups && product * groups <= hardware.num_ms; ++groups) {
+        if (layer.groups % groups) continue;
+        tile.tile.groups = groups;
+        CostReport report = evaluate_lower_bound(layer, hardware, tile);
+        exact(report);
+        all.push_back(report);
+      }
       return;
     }
     for (std::int64_t t = 1; t <= extents[size_t(dim)] && product * t <= hardware.num_ms; ++t) {
