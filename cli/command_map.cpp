@@ -233,11 +233,15 @@ void add_map_command(CLI::App& app, Action& action) {
   command->add_option("--prune", options->prune,
                       "search only the space these pruning rules leave (comma-separated: edge-divisibility, "
                       "inference-batch, reduced-convolution, partial-sum-bound, or all; default: none)");
-  command->add_option("--tile", options->tile, "cost this tile instead of searching: T_R,T_S,T_C,T_K,T_N,T_X',T_Y'");
-  command->add_option("--sdm", options->sdm, "with --tile: its SDM tile B_K,B_C,B_N,B_X',B_Y' (docs/mapping.md)");
-  command->add_option("--order", options->order, "with --sdm: the SDM loop order, outer to inner (default KCNXY)");
+  command->add_option("--tile", options->tile, "cost this tile instead of searching: T_R,T_S,T_C,T_K,T_N,T_X',T_Y'")
+      ->check(non_empty_value());
+  command->add_option("--sdm", options->sdm, "with --tile: its SDM tile B_K,B_C,B_N,B_X',B_Y' (docs/mapping.md)")
+      ->check(non_empty_value());
+  command->add_option("--order", options->order, "with --sdm: the SDM loop order, outer to inner (default KCNXY)")
+      ->check(non_empty_value());
   command->add_option("--phase-order", options->phase_order,
-                      "with --tile: folds-outer (default) or filters-outer, the fabric loops' order (docs/mapping.md)");
+                      "with --tile: folds-outer (default) or filters-outer, the fabric loops' order (docs/mapping.md)")
+      ->check(non_empty_value());
   auto* two_level = command->add_flag("--two-level",
                                       "search the joint space: fabric tile x SDM tile x SDM loop order (the default; "
                                       "docs/mapping.md)");
