@@ -119,6 +119,7 @@ int run_explore(const ExploreCommandLine& line) {
   const std::vector<contracts::Layer> layers = importer::select_layers(network, line.workload, line.layer);
   std::optional<mapper::SurrogateModel> model;
   mapper::ExploreOptions options = explore_options(line, model);
+  util::check_output_prefix(line.output);
   const mapper::ExploreFiles files = mapper::explore_files(line.output);
   for (const std::string& path : {files.runs_csv, files.summary_csv, files.svg}) util::check_output_path(path);
   if (options.pareto) util::check_output_path(files.pareto_csv);

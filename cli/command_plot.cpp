@@ -43,11 +43,21 @@ std::vector<RowFilter> parse_filters(const PlotOptions& options, const util::Csv
   return filters;
 }
 
-double number_at(const util::CsvTable& table, std::size_t row, std::size_t column) {
+// The number in a cell, on an axis that is logarithmic or not; a value the chart cannot place
+// (util::plottable_value) is an error naming its row, not a chart that never finishes.
+double number_at(const util::CsvTable& table, std::size_t row, std::size_t column, bool log_axis) {
   const auto value = util::csv_number(table.rows[row][column]);
   if (!value)
     throw util::InputError({table.path, table.row_lines[row], 0}, table.columns[column],
                           "expected a number, found '" + table.rows[row][column] + "'");
+  if (!util::plottable_value(*value, log_axis))
+    throw util::InputError({table.path, table.row_lines[row], 0}, table.columns[column],
+                           fmt::format("{} cannot be plotted: expected a magnitude of at most {:g}{}", *value,
+                                       util::kMaxChartMagnitude,
+                                       log_axis ? fmt::format(" and, on the logarithmic axis, positive values of at "
+                                                              "least {:g}",
+                                                              1 / util::kMaxChartMagnitude)
+                                                : ""));
   return *value;
 }
 
@@ -79,14 +89,16 @@ int run_plot(const PlotOptions& options) {
     std::vector<util::BarSeries> series;
     for (std::size_t i = 0; i < ys.size(); ++i) {
       series.push_back({options.y[i], util::series_colour(i), {}});
-      for (const std::size_t r : rows) series.back().values.push_back(number_at(table, r, ys[i]));
+      for (const std::size_t r : rows) series.back().values.push_back(number_at(table, r, ys[i], false));
     }
     svg = util::bar_chart_svg(axes, categories, series);
   } else {
     std::vector<util::ChartSeries> series;
     for (std::size_t i = 0; i < ys.size(); ++i) {
       series.push_back({options.y[i], util::series_colour(i), {}, options.lines, {}});
-      for (const std::size_t r : rows) series.back().points.push_back({number_at(table, r, x), number_at(table, r, ys[i])});
+      for (const std::size_t r : rows)
+        series.back().points.push_back(
+            {number_at(table, r, x, options.log_x), number_at(table, r, ys[i], options.log_y)});
     }
     svg = util::chart_svg(axes, series);
   }

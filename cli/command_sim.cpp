@@ -99,10 +99,9 @@ void add_sim_command(CLI::App& app, Action& action) {
       "sim", "Run a configuration image on the Verilated fabric, check it bit-exactly, print the RTL counters");
   command->add_option("image", options->image, "configuration image (.mimg)")->required()->check(CLI::ExistingFile);
   command->add_option("--hardware", options->hardware, "check the image against this spec, also run it with that spec's SDM/DRAM, cross-check the model");
-  command->add_option("--inputs", options->inputs, "input tensor [N][C][X][Y] as whitespace-separated integers")
-      ->check(CLI::ExistingFile);
-  command->add_option("--weights", options->weights, "weight tensor [K][C][R][S] as whitespace-separated integers")
-      ->check(CLI::ExistingFile);
+  // Tensor files are checked by their reader (exit 2 with the OS's reason or "is a directory"), not by CLI11 (exit 1).
+  command->add_option("--inputs", options->inputs, "input tensor [N][C][X][Y] as whitespace-separated integers");
+  command->add_option("--weights", options->weights, "weight tensor [K][C][R][S] as whitespace-separated integers");
   command->add_option("--seed", options->seed, "seed of the random tensors not given as files")->capture_default_str();
   command->add_option("--output", options->output, "write the output tensor [N][K][X'][Y'] as text");
   command->add_option("--trace", options->trace, "write a VCD of the whole fabric (view with gtkwave)");

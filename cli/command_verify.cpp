@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <string>
 
@@ -14,6 +13,7 @@
 #include "cli/mpi_ranks.hpp"
 #include "cli/shipped_configs.hpp"
 #include "testbench/network_verification.hpp"
+#include "util/process_clock.hpp"
 
 namespace maeri::cli {
 namespace {
@@ -48,7 +48,6 @@ void print_run(const testbench::VerifiedRun& verified) {
 }
 
 int run_verify(VerifyCommandLine& line) {
-  const auto wall_start = std::chrono::steady_clock::now();
   RankRunner runner({line.jobs, line.timeout}, line.rank_timeout);
   testbench::NetworkVerificationOptions& options = line.verification;
   options.memory = testbench::memory_runs_named(line.memory);
@@ -65,7 +64,7 @@ int run_verify(VerifyCommandLine& line) {
   if (!runner.root()) return kExitOk;  // rank 0 reports, and its exit code is the job's verdict
 
   const int passed = verification.passed(), failed = verification.failed();
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  const double wall = util::seconds_since_process_start();
   fmt::print("\n{} of {} runs PASS; largest cycle error{}: compute {}, with DRAM {}; {:.1f} s wall\n", passed,
              passed + failed,
              verification.sharded_runs() > 0

@@ -16,6 +16,7 @@
 #include "codegen/tile_placement.hpp"
 #include "contracts/hardware.hpp"
 #include "util/integer_math.hpp"
+#include "util/utf8_text.hpp"
 #include "contracts/tile.hpp"
 
 namespace maeri::codegen {
@@ -60,7 +61,7 @@ contracts::Hardware hardware_for_rules(const ImageHardware& image_hardware) {
 }
 
 void validate_layer(const contracts::Layer& layer, const ImageFieldOffsets& offsets, const std::string& source) {
-  if (!is_valid_utf8(layer.name)) fail(source, offsets.layer_name, "layer.name is not valid UTF-8");
+  if (!util::is_valid_utf8(layer.name)) fail(source, offsets.layer_name, "layer.name is not valid UTF-8");
   // The shape rules every reader of layers shares (contracts::shape_violation). Padding as wide as the filter is
   // allowed here: the models and the fabric compute it (the random regressions use it); only workload files
   // forbid it, as a likely typo.
@@ -229,36 +230,6 @@ void validate_configuration(const ConfigImage& image, std::size_t c, const Image
 
 }  // namespace
 
-bool is_valid_utf8(const std::string& text) {
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const unsigned char lead = static_cast<unsigned char>(text[i]);
-    std::size_t length = 0;
-    std::uint32_t code = 0, lowest = 0;
-    if (lead < 0x80) {
-      ++i;
-      continue;
-    } else if ((lead & 0xe0) == 0xc0) {
-      length = 2, code = lead & 0x1f, lowest = 0x80;
-    } else if ((lead & 0xf0) == 0xe0) {
-      length = 3, code = lead & 0x0f, lowest = 0x800;
-    } else if ((lead & 0xf8) == 0xf0) {
-      length = 4, code = lead & 0x07, lowest = 0x10000;
-    } else {
-      return false;
-    }
-    if (i + length > text.size()) return false;
-    for (std::size_t k = 1; k < length; ++k) {
-      const unsigned char next = static_cast<unsigned char>(text[i + k]);
-      if ((next & 0xc0) != 0x80) return false;
-      code = (code << 6) | (next & 0x3f);
-    }
-    if (code < lowest || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return false;
-    i += length;
-  }
-  return true;
-}
-
 void validate_image_hardware(const ImageHardware& hardware, const ImageFieldOffsets& offsets,
                              const std::string& source) {
   if (!util::is_power_of_two(hardware.num_ms) || hardware.num_ms < 2 || hardware.num_ms > kMaxImageMultiplierSwitches)
@@ -287,7 +258,7 @@ void validate_image_hardware(const ImageHardware& hardware, const ImageFieldOffs
     fail(source, offsets.config_bw,
          fmt::format("hardware.config_bw is {}, expected a power of two between {} and {}", hardware.config_bw,
                      contracts::kMinConfigBusBits, contracts::kMaxConfigBusBits));
-  if (!is_valid_utf8(hardware.name)) fail(source, offsets.hardware_name, "hardware.name is not valid UTF-8");
+  if (!util::is_valid_utf8(hardware.name)) fail(source, offsets.hardware_name, "hardware.name is not valid UTF-8");
 }
 
 ImageWork image_work(const ConfigImage& image) {

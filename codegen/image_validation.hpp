@@ -99,7 +99,4 @@ ImageWork validate_image(const ConfigImage& image, const ImageFieldOffsets& offs
 // The work of a structurally valid image (program nesting and counts checked), computed without playing it.
 ImageWork image_work(const ConfigImage& image);
 
-// Whether `text` is well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF).
-bool is_valid_utf8(const std::string& text);
-
 }  // namespace maeri::codegen

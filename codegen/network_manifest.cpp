@@ -1,12 +1,16 @@
 // Network manifest writer and strict reader (see network_manifest.hpp).
 #include "codegen/network_manifest.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
+#include "contracts/tile.hpp"
 #include "util/file_names.hpp"
 #include "util/input_error.hpp"
 
@@ -44,6 +48,13 @@ class Fields {
   }
   [[noreturn]] void fail(const std::string& key, const std::string& problem) const {
     throw util::InputError({path_, 0, 0}, prefix_ + key, problem);
+  }
+  // A field the writer never writes is a typo or an edit, not something to ignore.
+  void refuse_unknown(const std::set<std::string>& known) const {
+    std::string expected;
+    for (const std::string& key : known) expected += (expected.empty() ? "" : ", ") + key;
+    for (const auto& item : object_.items())
+      if (!known.count(item.key())) fail(item.key(), "unknown field (expected " + expected + ")");
   }
 
  private:
@@ -100,6 +111,7 @@ NetworkManifest load_manifest(const std::string& path) {
   }
   if (!root.is_object()) throw util::InputError({path, 0, 0}, "", "expected a JSON object (a network manifest)");
   const Fields top(path, root, "");
+  top.refuse_unknown({"format", "version", "network", "hardware", "layers"});
   if (top.text("format") != kManifestFormat)
     top.fail("format", std::string("expected '") + kManifestFormat + "', found '" + top.text("format") + "'");
   if (top.count("version", 1000) != std::uint64_t(kManifestVersion))
@@ -107,6 +119,7 @@ NetworkManifest load_manifest(const std::string& path) {
   NetworkManifest manifest;
   manifest.network = top.text("network");
   const Fields hardware(path, top.get("hardware", json::value_t::object, "an object"), "hardware.");
+  hardware.refuse_unknown({"name", "num_ms", "dn_bw", "rn_bw", "data_width", "acc_width"});
   manifest.hardware.name = hardware.text("name");
   manifest.hardware.num_ms = std::uint32_t(hardware.count("num_ms", 1u << 20));
   manifest.hardware.dn_bw = std::uint32_t(hardware.count("dn_bw", 1u << 20));
@@ -115,16 +128,22 @@ NetworkManifest load_manifest(const std::string& path) {
   manifest.hardware.acc_width = std::uint8_t(hardware.count("acc_width", 64));
   const json& layers = top.get("layers", json::value_t::array, "an array of layers");
   if (layers.empty()) top.fail("layers", "expected at least one layer");
-  std::vector<std::string> files;
+  std::set<std::string> names, files;
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const std::string prefix = "layers[" + std::to_string(i) + "].";
     if (!layers[i].is_object())
       throw util::InputError({path, 0, 0}, "layers[" + std::to_string(i) + "]", "expected an object");
     const Fields entry(path, layers[i], prefix);
+    entry.refuse_unknown({"order", "name", "file", "sha256", "bytes", "tile", "predicted_cycles"});
     ManifestLayer layer;
     layer.order = int(entry.count("order", 1u << 30));
+    if (layer.order != int(i) + 1)
+      entry.fail("order", fmt::format("expected {} (codegen lists the layers in the network's order), found {}", i + 1,
+                                      layer.order));
     layer.name = entry.text("name");
+    if (!names.insert(layer.name).second) entry.fail("name", "a second layer named '" + layer.name + "'");
     layer.file = entry.text("file");
+    if (!files.insert(layer.file).second) entry.fail("file", "a second layer with the image '" + layer.file + "'");
     // Only plain file names that codegen could have written: nothing outside the manifest's folder.
     if (util::safe_file_stem(layer.file) != layer.file)
       entry.fail("file", "expected a plain file name in the manifest's folder (A-Z a-z 0-9 . - _, not starting "
@@ -133,6 +152,9 @@ NetworkManifest load_manifest(const std::string& path) {
     if (!is_sha256_hex(layer.sha256)) entry.fail("sha256", "expected 64 lower-case hex digits");
     layer.bytes = std::int64_t(entry.count("bytes", std::uint64_t(1) << 40));
     layer.tile = entry.text("tile");
+    if (!contracts::parse_fabric_tile(layer.tile))
+      entry.fail("tile", "expected seven comma-separated integers T_R,T_S,T_C,T_K,T_N,T_X',T_Y', found '" +
+                             layer.tile + "'");
     layer.predicted_cycles = entry.get("predicted_cycles", json::value_t::number_float, "a number").get<double>();
     if (!std::isfinite(layer.predicted_cycles) || layer.predicted_cycles < 0)
       entry.fail("predicted_cycles", "expected a finite non-negative number of cycles");

@@ -44,6 +44,14 @@ std::string shape_text(const Layer& layer) {
                      layer.dilation_y, layer.groups);
 }
 
+std::optional<ShapeViolation> workload_padding_violation(const Layer& layer) {
+  if (layer.padding_x < layer.filter_span_x() && layer.padding_y < layer.filter_span_y()) return std::nullopt;
+  return ShapeViolation{"padding", fmt::format("expected padding smaller than the dilated filter ((R-1)*dilation_x+1 "
+                                               "= {}, (S-1)*dilation_y+1 = {}), found {}x{}",
+                                               layer.filter_span_x(), layer.filter_span_y(), layer.padding_x,
+                                               layer.padding_y)};
+}
+
 std::optional<ShapeViolation> shape_violation(const Layer& layer) {
   const auto out_of_range = [](const char* field, std::int64_t value, std::int64_t min, std::int64_t max) {
     return std::optional<ShapeViolation>(

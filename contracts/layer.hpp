@@ -101,8 +101,13 @@ struct ShapeViolation {
 // dividing C and K, the dilated filter no larger than the padded input, an FC layer 1×1 everywhere, a GEMM a
 // 1×1 convolution over Y = 1 without padding, dilation or groups, and at most kMaxMacsForInt64Counts
 // multiply-accumulates and kMaxTensorElementsForInt64Bytes elements per tensor. The one check behind every reader of layer shapes (workload, mapping file, image).
-// Workload files add an authoring rule of their own (padding smaller than the dilated filter,
-// docs/workload-spec.md).
+// Workload files add an authoring rule of their own (workload_padding_violation).
 std::optional<ShapeViolation> shape_violation(const Layer& layer);
+
+// The authoring rule workload files add to shape_violation (docs/workload-spec.md): padding narrower than the
+// dilated filter, since wider padding gives outputs that see only zeros, most likely a typo (the fabric itself would
+// compute them). Field "padding"; nullopt when the layer obeys it. ONNX import applies it too, so that what it
+// writes loads.
+std::optional<ShapeViolation> workload_padding_violation(const Layer& layer);
 
 }  // namespace maeri::contracts

@@ -108,7 +108,7 @@ MappingFile load_mapping_file(const std::string& path) {
   mapping.rn_bw = hardware.integer("rn_bw", 1, mapping.num_ms);
   hardware.finish();
   mapping.workload_name = root.text("workload");
-  mapping.objective = root.text("objective");
+  mapping.objective = root.choice("objective", kObjectiveNames);
   const YAML::Node layers = root.sequence("layers");
   Hardware bounds;
   bounds.num_ms = mapping.num_ms;

@@ -19,13 +19,17 @@ struct LayerMapping {
   double predicted_energy_pj = 0;
 };
 
+// The objectives a mapping is chosen for, by the names mapping files and the command line use; mapper::Objective
+// enumerates them in this order.
+inline const std::vector<std::string> kObjectiveNames = {"runtime", "energy", "edp"};
+
 struct MappingFile {
   std::string hardware_name;
   std::int64_t num_ms = 0;
   std::int64_t dn_bw = 0;
   std::int64_t rn_bw = 0;
   std::string workload_name;
-  std::string objective;
+  std::string objective;  // one of kObjectiveNames
   std::vector<LayerMapping> layers;
 };
 

@@ -17,6 +17,8 @@
 #include <sstream>
 #include <unordered_set>
 
+#include "util/utf8_text.hpp"
+
 namespace maeri::contracts {
 namespace {
 
@@ -56,44 +58,10 @@ std::string read_spec_text(const std::string& path) {
   }
 }
 
-// Byte offset of the first byte that does not belong to well-formed UTF-8 (RFC 3629: no overlong forms, no
-// surrogates, nothing above U+10FFFF), or text.size() when all of it is well-formed.
-std::size_t first_invalid_utf8(const std::string& text) {
-  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
-  std::size_t at = 0;
-  while (at < text.size()) {
-    const unsigned char lead = bytes[at];
-    if (lead < 0x80) {
-      at += 1;
-      continue;
-    }
-    std::size_t length = 0;
-    unsigned char low = 0x80, high = 0xBF;  // allowed range of the second byte
-    if (lead >= 0xC2 && lead <= 0xDF) {
-      length = 2;
-    } else if (lead >= 0xE0 && lead <= 0xEF) {
-      length = 3;
-      if (lead == 0xE0) low = 0xA0;   // below: overlong
-      if (lead == 0xED) high = 0x9F;  // above: UTF-16 surrogates
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-      length = 4;
-      if (lead == 0xF0) low = 0x90;   // below: overlong
-      if (lead == 0xF4) high = 0x8F;  // above: past U+10FFFF
-    } else {
-      return at;  // a continuation byte, an overlong lead (C0, C1) or F5..FF
-    }
-    if (at + length > text.size() || bytes[at + 1] < low || bytes[at + 1] > high) return at;
-    for (std::size_t k = 2; k < length; ++k)
-      if ((bytes[at + k] & 0xC0) != 0x80) return at;
-    at += length;
-  }
-  return at;
-}
-
 // Names from specs end up in JSON reports, YAML mapping files and file names, which all need valid Unicode text,
 // so a spec that is not UTF-8 (YAML's default encoding) is rejected here, at its position, rather than later.
 void check_utf8(const std::string& text, const std::string& path) {
-  const std::size_t bad = first_invalid_utf8(text);
+  const std::size_t bad = util::first_invalid_utf8(text);
   if (bad == text.size()) return;
   int line = 1, column = 1;  // column in characters, like the parser's positions
   for (std::size_t at = 0; at < bad; ++at) {
@@ -109,6 +77,11 @@ void check_utf8(const std::string& text, const std::string& path) {
                               static_cast<unsigned char>(text[bad])));
 }
 
+util::SourceLocation location_of_mark(const std::string& file, const YAML::Mark& mark) {
+  if (mark.is_null()) return {file, 0, 0};
+  return {file, mark.line + 1, mark.column + 1};
+}
+
 // Walks the parser's events before any tree exists, counting nesting depth and nodes with each alias counted as
 // a copy of the node it names, and stops at the first limit passed. yaml-cpp registers an anchor when its node
 // starts, so an alias inside the node it names (an endless expansion) is an alias to a node still open.
@@ -116,7 +89,10 @@ class YamlBudget : public YAML::EventHandler {
  public:
   explicit YamlBudget(const std::string& path) : path_(path) {}
 
-  void OnDocumentStart(const YAML::Mark&) override {}
+  // Where the document started (its '---' or first node).
+  const YAML::Mark& document_start() const { return document_start_; }
+
+  void OnDocumentStart(const YAML::Mark& mark) override { document_start_ = mark; }
   void OnDocumentEnd() override {}
   void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { leaf(mark, anchor); }
   void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor, const std::string&) override {
@@ -179,6 +155,7 @@ class YamlBudget : public YAML::EventHandler {
   }
 
   const std::string& path_;
+  YAML::Mark document_start_ = YAML::Mark::null_mark();
   std::uint64_t total_ = 0;
   std::vector<Frame> stack_;
   std::vector<std::uint64_t> expanded_size_;  // by anchor id: nodes of the anchored subtree, kOpen while open
@@ -187,9 +164,7 @@ class YamlBudget : public YAML::EventHandler {
 }  // namespace
 
 util::SourceLocation location_of(const std::string& file, const YAML::Node& node) {
-  const YAML::Mark mark = node.Mark();
-  if (mark.is_null()) return {file, 0, 0};
-  return {file, mark.line + 1, mark.column + 1};
+  return location_of_mark(file, node.Mark());
 }
 
 YAML::Node load_yaml_file(const std::string& path) {
@@ -201,6 +176,11 @@ YAML::Node load_yaml_file(const std::string& path) {
       YAML::Parser parser(events);
       YamlBudget budget(path);
       parser.HandleNextDocument(budget);  // throws util::InputError at the first limit passed
+      // YAML::Load reads the first document only: anything after it would be silently ignored.
+      YamlBudget rest(path);
+      if (parser.HandleNextDocument(rest))
+        throw util::InputError(location_of_mark(path, rest.document_start()), "",
+                               "a second YAML document: a spec file holds one (remove the '---' or split the file)");
     }
     YAML::Node document = YAML::Load(text);
     if (document.IsNull()) {
@@ -289,17 +269,35 @@ const StrictMap::Entry& StrictMap::required(const std::string& key, const std::s
 
 namespace {
 
-// The integer a plain (unquoted) scalar spells, nullopt if it is not one.
+// Whether a scalar is a plain one or explicitly tagged as `type` ("int", "float"): `!!str 64` and "64" are text.
+bool untagged_or(const YAML::Node& value, const char* type) {
+  return value.Tag() == "?" || value.Tag() == std::string("tag:yaml.org,2002:") + type;
+}
+
+// The integer a plain scalar spells in decimal digits with an optional '-', nullopt if it is not one. `+64` and
+// `064` are refused: YAML 1.1 readers take 064 as octal 52, and one spelling per value keeps files diffable.
 std::optional<std::int64_t> integer_of(const YAML::Node& value) {
-  if (!value.IsScalar() || is_quoted(value)) return std::nullopt;
+  if (!value.IsScalar() || !untagged_or(value, "int")) return std::nullopt;
   const std::string& text = value.Scalar();
   std::int64_t parsed = 0;
   const char* begin = text.data();
   const char* end = text.data() + text.size();
-  if (begin != end && *begin == '+') ++begin;
+  const char* digits = begin != end && *begin == '-' ? begin + 1 : begin;
+  if (end - digits > 1 && *digits == '0') return std::nullopt;
   const auto [stop, status] = std::from_chars(begin, end, parsed);
   if (status != std::errc() || stop != end || begin == end) return std::nullopt;
   return parsed;
+}
+
+// Why a scalar that reads like an integer is not one, for the message; "" otherwise.
+std::string integer_spelling_hint(const YAML::Node& value) {
+  if (!value.IsScalar() || is_quoted(value)) return "";
+  const std::string& text = value.Scalar();
+  const std::size_t digits = text.find_first_not_of("+-");
+  if (digits > 1 || digits == std::string::npos || text.find_first_not_of("0123456789", digits) != std::string::npos)
+    return "";
+  if (!untagged_or(value, "int")) return " (tagged " + value.Tag() + ": not an integer)";
+  return " (integers are written in plain decimal digits: no '+', no leading zeros)";
 }
 
 }  // namespace
@@ -308,7 +306,9 @@ std::int64_t StrictMap::integer(const std::string& key, std::int64_t min, std::i
   const std::string expected = fmt::format("an integer in [{}, {}]", min, max);
   const Entry& entry = required(key, expected);
   const auto parsed = integer_of(entry.value);
-  if (!parsed) fail(key, fmt::format("expected {}, found {}", expected, describe_node(entry.value)));
+  if (!parsed)
+    fail(key, fmt::format("expected {}, found {}{}", expected, describe_node(entry.value),
+                          integer_spelling_hint(entry.value)));
   if (*parsed < min || *parsed > max) fail(key, fmt::format("expected {}, found {}", expected, *parsed));
   return *parsed;
 }
@@ -331,7 +331,9 @@ std::optional<std::array<std::int64_t, 2>> StrictMap::optional_integer_pair(cons
   std::array<std::int64_t, 2> pair{};
   for (std::size_t axis = 0; axis < 2; ++axis) {
     const auto parsed = integer_of(items[axis]);
-    if (!parsed) fail(key, fmt::format("expected {}, found {}", expected, describe_node(items[axis])));
+    if (!parsed)
+      fail(key, fmt::format("expected {}, found {}{}", expected, describe_node(items[axis]),
+                            integer_spelling_hint(items[axis])));
     if (*parsed < min || *parsed > max) fail(key, fmt::format("expected {}, found {}", expected, *parsed));
     pair[axis] = *parsed;
   }
@@ -348,7 +350,7 @@ double StrictMap::number(const std::string& key, double min, double max) {
   const std::string expected = fmt::format("a number in [{}, {}]", min, max);
   const Entry& entry = required(key, expected);
   const YAML::Node& value = entry.value;
-  if (!value.IsScalar() || is_quoted(value)) {
+  if (!value.IsScalar() || !(untagged_or(value, "float") || untagged_or(value, "int"))) {
     fail(key, fmt::format("expected {}, found {}", expected, describe_node(value)));
   }
   const std::string& text = value.Scalar();

@@ -35,14 +35,7 @@ Layer read_convolution(StrictMap& entry, Layer layer) {
   layer.dilation_x = dilation[0];
   layer.dilation_y = dilation[1];
   layer.groups = entry.optional_integer("groups", 1, kMaxLayerDimension).value_or(1);
-  // An authoring rule for hand-written networks: padding as wide as the dilated filter gives outputs that see
-  // only zeros, most likely a typo (the fabric itself would compute them).
-  if (layer.padding_x >= layer.filter_span_x() || layer.padding_y >= layer.filter_span_y()) {
-    entry.fail("padding", fmt::format("expected padding smaller than the dilated filter ((R-1)*dilation_x+1 = {}, "
-                                      "(S-1)*dilation_y+1 = {}), found {}x{}",
-                                      layer.filter_span_x(), layer.filter_span_y(), layer.padding_x,
-                                      layer.padding_y));
-  }
+  if (const auto violation = workload_padding_violation(layer)) entry.fail(violation->field, violation->message);
   return layer;
 }
 

@@ -14,8 +14,11 @@
 #include <set>
 #include <sstream>
 
+#include "contracts/strict_yaml.hpp"
+#include "importer/onnx_graph_checks.hpp"
 #include "util/input_error.hpp"
 #include "util/integer_math.hpp"
+#include "util/utf8_text.hpp"
 
 namespace maeri::importer {
 namespace {
@@ -76,16 +79,17 @@ class GraphReader {
     }
     OnnxImport result;
     result.network.name = graph.name().empty() ? std::filesystem::path(path_).stem().string() : graph.name();
+    check_utf8(result.network.name, "graph", "the graph's name");
     std::set<std::string> names;
     std::vector<contracts::Layer> layers;
     std::vector<contracts::LayerTensorNames> tensor_names;
     for (int index = 0; index < graph.node_size(); ++index) {
       const onnx::NodeProto& node = graph.node(index);
-      const std::string base = node.name().empty() ? fmt::format("{}#{}", node.op_type(), index) : node.name();
+      const std::string base = node_label(node, index);
       std::string name = base;
       for (int copy = 2; names.count(name); ++copy) name = fmt::format("{}_{}", base, copy);
       names.insert(name);
-      if (!node.domain().empty() && node.domain() != "ai.onnx") {
+      if (!in_default_domain(node)) {
         result.skipped.push_back({name, node.op_type(), "operator of the custom domain '" + node.domain() + "'"});
         continue;
       }
@@ -98,9 +102,13 @@ class GraphReader {
         continue;
       }
       layer->name = name;
-      if (const auto violation = contracts::shape_violation(*layer))
-        fail(name, fmt::format("the {} layer it gives is not valid: {}{}{}", node.op_type(), violation->field,
-                               violation->field.empty() ? "" : ": ", violation->message));
+      check_utf8(name, fmt::format("node #{} ({})", index, node.op_type()), "the node's name");
+      check_layer(node, *layer);
+      if (layers.size() == contracts::kMaxYamlSequenceLength)
+        throw util::InputError({path_, 0, 0}, "graph",
+                               fmt::format("more than {} Conv, Gemm and MatMul nodes: more layers than a workload "
+                                           "may list (kMaxYamlSequenceLength, docs/cli.md: Limits)",
+                                           contracts::kMaxYamlSequenceLength));
       layers.push_back(*layer);
       const auto name_at = [](const auto& list, int i) { return i < list.size() ? list.Get(i) : std::string(); };
       tensor_names.push_back({name_at(node.input(), 0), name_at(node.input(), 1), name_at(node.output(), 0)});
@@ -116,6 +124,27 @@ class GraphReader {
  private:
   [[noreturn]] void fail(const std::string& node, const std::string& problem) const {
     throw util::InputError({path_, 0, 0}, "node " + node, problem);
+  }
+
+  // Names become the workload's and its layers' names, which JSON, YAML and file names need as valid UTF-8
+  // (the loader refuses a workload file that is not); `field` locates the name without repeating its bytes.
+  void check_utf8(const std::string& text, const std::string& field, const std::string& what) const {
+    const std::size_t bad = util::first_invalid_utf8(text);
+    if (bad != text.size())
+      throw util::InputError({path_, 0, 0}, field,
+                             fmt::format("{} is not valid UTF-8 text: byte 0x{:02x} at offset {}", what,
+                                         static_cast<unsigned char>(text[bad]), bad));
+  }
+
+  // The rules every workload file obeys (contracts::shape_violation and the workload's padding rule), so that
+  // what `maeri import` writes loads; a layer breaking one was read from attributes no workload can state.
+  void check_layer(const onnx::NodeProto& node, const contracts::Layer& layer) const {
+    auto violation = contracts::shape_violation(layer);
+    if (!violation && layer.type == contracts::LayerType::Convolution)
+      violation = contracts::workload_padding_violation(layer);
+    if (violation)
+      fail(layer.name, fmt::format("the {} layer it gives is not valid: {}{}{}", node.op_type(), violation->field,
+                                   violation->field.empty() ? "" : ": ", violation->message));
   }
 
   void record(const onnx::ValueInfoProto& value) {
@@ -217,9 +246,7 @@ class GraphReader {
         pads[size_t(axis)] = first;
         pads[size_t(axis) + 2] = total - first;
       }
-    } else if (mode != "NOTSET") {
-      fail(name, "auto_pad '" + mode + "': expected NOTSET, VALID, SAME_UPPER or SAME_LOWER");
-    }
+    }  // else NOTSET: the values are checked before shape inference (onnx_graph_checks)
     if (pads.size() != 4) fail(name, fmt::format("pads {}: expected four values", list(pads)));
     if (pads[0] != pads[2] || pads[1] != pads[3])
       fail(name, fmt::format("asymmetric pads {} (begin and end differ{}) are not supported: a Layer pads both "
@@ -260,9 +287,12 @@ class GraphReader {
       const std::int64_t db = i < b.size() - 2 ? b[b.size() - 3 - i] : 1;
       if (da != db && da != 1 && db != 1)
         fail(name, fmt::format("batch dimensions {} and {} do not broadcast", da, db));
-      batch *= std::max(da, db);
-      if (batch > contracts::kMaxBatch)
+      const std::int64_t broadcast = da == 1 ? db : da;  // 1 stretches to the other, 0 stays 0
+      if (broadcast == 0) fail(name, "a batch dimension of 0: an empty product, no multiply-accumulates to map");
+      // Compared before multiplying: the product of two dimensions may not fit int64.
+      if (broadcast > contracts::kMaxBatch / batch)
         fail(name, fmt::format("a batch of more than {} products (the Layer's limit)", contracts::kMaxBatch));
+      batch *= broadcast;
     }
     return contracts::gemm_layer(batch, m, k, n);
   }
@@ -297,6 +327,7 @@ OnnxImport import_onnx(const std::string& path) {
     throw util::InputError({path, 0, 0}, "model",
                           "not an ONNX model (expected a serialised onnx.ModelProto with an IR version, opset imports "
                           "and a graph)");
+  check_graph_before_inference(model.graph(), path);
   try {
     onnx::shape_inference::InferShapes(model);
   } catch (const std::exception& error) {

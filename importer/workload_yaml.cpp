@@ -6,6 +6,7 @@
 
 #include <sstream>
 
+#include "contracts/strict_yaml.hpp"
 #include "util/input_error.hpp"
 
 namespace maeri::importer {
@@ -78,7 +79,14 @@ std::string workload_yaml(const contracts::Network& network, const std::string& 
   std::string text;
   std::istringstream lines(header_comment);
   for (std::string line; std::getline(lines, line);) text += "# " + line + "\n";
-  return text + out.c_str() + "\n";
+  text += out.c_str() + std::string("\n");
+  if (text.size() > contracts::kMaxSpecFileBytes)
+    throw util::InputError({"workload", 0, 0}, "",
+                           fmt::format("the workload YAML would have {} bytes, more than a workload file may have "
+                                       "({} bytes, kMaxSpecFileBytes, docs/cli.md: Limits); names this long come "
+                                       "from the model",
+                                       text.size(), contracts::kMaxSpecFileBytes));
+  return text;
 }
 
 }  // namespace maeri::importer

@@ -11,7 +11,8 @@
 namespace maeri::importer {
 
 // Throws util::InputError when the layers do not share one batch size in a form the spec can state (a conv or
-// FC layer's batch must be the workload's; a GEMM's batch a multiple of it).
+// FC layer's batch must be the workload's; a GEMM's batch a multiple of it), or when the text would be larger
+// than the loader reads (contracts::kMaxSpecFileBytes).
 std::string workload_yaml(const contracts::Network& network, const std::string& header_comment);
 
 }  // namespace maeri::importer

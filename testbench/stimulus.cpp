@@ -34,6 +34,8 @@ std::vector<std::int64_t> read_tensor_file(const std::string& path, std::size_t 
                   "{} bytes per value plus {} bytes of comments)",
                   count, min_bytes, max_bytes, kTensorFileBytesPerValue, kTensorFileSlackBytes);
   std::error_code error;
+  if (std::filesystem::is_directory(path, error))
+    throw util::InputError({path, 0, 0}, what, "is a directory (expected a tensor file)");
   if (std::filesystem::is_regular_file(path, error)) {
     const std::uintmax_t size = std::filesystem::file_size(path, error);
     if (!error && (std::int64_t(size) < min_bytes || size > std::uintmax_t(max_bytes)))

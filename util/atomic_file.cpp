@@ -94,6 +94,15 @@ void check_output_path(const std::string& path) {
   if (!S_ISDIR(info.st_mode)) fail(path, "cannot write the output file: '" + folder + "' is not a directory");
 }
 
+void check_output_prefix(const std::string& prefix) {
+  if (prefix.empty()) fail("command line", "an output prefix is empty");
+  struct stat info {};
+  // A directory is a fine prefix: P.csv goes beside it.
+  if (::lstat(prefix.c_str(), &info) == 0 && !S_ISREG(info.st_mode) && !S_ISDIR(info.st_mode))
+    fail(prefix, std::string("is ") + kind_of(info.st_mode) +
+                     ": it is the prefix of the output files' names (PREFIX.csv, PREFIX.svg, ...), not a file to write");
+}
+
 void create_output_directory(const std::string& path) {
   if (path.empty()) fail("command line", "an output directory is empty");
   std::error_code error;

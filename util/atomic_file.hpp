@@ -12,6 +12,12 @@ namespace maeri::util {
 // Commands call it for every output before their long work, so a bad -o fails at once.
 void check_output_path(const std::string& path);
 
+// Checks a prefix that output file names extend (`explore -o P` writes P.csv, P.svg, …): P must not itself name a
+// device, FIFO, socket or symbolic link, which the user meant as the target (`-o /dev/null` would create
+// /dev/null.svg). Throws InputError naming the prefix and what it is; the files themselves go through
+// check_output_path.
+void check_output_prefix(const std::string& prefix);
+
 // Creates a folder for output files with its parents (nothing to do if it exists). Throws InputError naming the
 // folder and the OS's reason when it cannot be created or a non-folder is in the way.
 void create_output_directory(const std::string& path);

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include "util/input_error.hpp"
 
@@ -41,7 +42,10 @@ CsvTable parse_csv_table(const std::string& text, const std::string& path) {
     }
     record.clear();
   };
-  for (std::size_t i = 0; i < text.size(); ++i) {
+  // A byte order mark (spreadsheets write one in front of UTF-8 CSV) is not part of the first column's name.
+  const std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+  const std::size_t start = std::string_view(text).substr(0, kByteOrderMark.size()) == kByteOrderMark ? 3 : 0;
+  for (std::size_t i = start; i < text.size(); ++i) {
     const char c = text[i];
     if (quoted) {
       if (c == '"') {

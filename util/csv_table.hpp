@@ -1,5 +1,5 @@
 // A CSV table read strictly (RFC 4180: comma-separated, fields optionally in double quotes with "" for a quote,
-// first row = column names): what `maeri plot` reads, the CSV files every subcommand writes. Errors name the file,
+// first row = column names; a UTF-8 byte order mark in front is skipped): what `maeri plot` reads, the CSV files every subcommand writes. Errors name the file,
 // the line and, for a missing column, the columns there are.
 #pragma once
 

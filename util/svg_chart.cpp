@@ -8,6 +8,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <stdexcept>
 
 namespace maeri::util {
 namespace {
@@ -21,9 +22,14 @@ struct Axis {
   }
 };
 
-Axis make_axis(std::vector<double> values, bool log) {
+// `axis` names the axis in the error for a value plottable_value refuses.
+Axis make_axis(std::vector<double> values, bool log, const char* axis_name) {
   Axis axis;
   axis.log = log;
+  for (const double v : values)
+    if (!plottable_value(v, log))
+      throw std::invalid_argument(fmt::format("{} value {} cannot be placed on a {} axis (magnitudes up to {:g})",
+                                              axis_name, v, log ? "logarithmic" : "linear", kMaxChartMagnitude));
   if (log) values.erase(std::remove_if(values.begin(), values.end(), [](double v) { return !(v > 0); }), values.end());
   if (values.empty()) values = {1, 10};
   const auto [min_it, max_it] = std::minmax_element(values.begin(), values.end());
@@ -36,7 +42,8 @@ Axis make_axis(std::vector<double> values, bool log) {
     for (double d = decade_low; d <= decade_high; ++d) axis.ticks.push_back(std::pow(10.0, d));
     return axis;
   }
-  if (high == low) {
+  // Values a few ulps apart have no nice step the doubles can count in: they are drawn as one value.
+  if (high - low <= std::max(std::abs(low), std::abs(high)) * 1e-12) {
     low -= std::max(1.0, std::abs(low) * 0.1);
     high += std::max(1.0, std::abs(high) * 0.1);
   }
@@ -50,7 +57,10 @@ Axis make_axis(std::vector<double> values, bool log) {
     }
   axis.low = std::floor(low / step) * step;
   axis.high = std::ceil(high / step) * step;
-  for (double t = axis.low; t <= axis.high + step / 2; t += step) axis.ticks.push_back(t);
+  // Counted, not stepped until past the end: a step below the doubles' resolution would never get there.
+  const long steps = std::lround((axis.high - axis.low) / step);
+  double t = axis.low;
+  for (long i = 0; i <= steps; ++i, t += step) axis.ticks.push_back(t);
   return axis;
 }
 
@@ -62,6 +72,11 @@ std::string tick_text(double v) {
 }
 
 }  // namespace
+
+bool plottable_value(double value, bool log_axis) {
+  if (!std::isfinite(value) || std::abs(value) > kMaxChartMagnitude) return false;
+  return !log_axis || value <= 0 || value >= 1 / kMaxChartMagnitude;
+}
 
 std::string xml_escape(const std::string& text) {
   std::string out;
@@ -80,14 +95,82 @@ namespace {
 constexpr double kWidth = 720, kHeight = 520, kLeft = 90, kRight = 30, kTop = 40, kBottom = 60;
 constexpr double kPlotWidth = kWidth - kLeft - kRight, kPlotHeight = kHeight - kTop - kBottom;
 
+// The title's lines and font size: one line at 15 px when it fits the chart's width, else two lines (broken
+// between words), at the largest size from 14 down to 9 px at which both fit; a title too long even then ends in
+// "…". Widths are estimated at 0.6 em per character (wider than sans-serif's average), as SVG has no text metrics.
+struct TitleLayout {
+  std::vector<std::string> lines;
+  int font_size;
+};
+
+TitleLayout title_layout(const std::string& title) {
+  constexpr double kTitleWidth = kWidth - 20, kEm = 0.6;
+  const auto characters = [](const std::string& text) {
+    return std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
+  };
+  const auto fits = [&](const std::string& text, int size) { return double(characters(text)) * kEm * size <= kTitleWidth; };
+  if (fits(title, 15)) return {{title}, 15};
+  std::vector<std::string> words;
+  for (std::size_t at = 0; at < title.size();) {
+    const std::size_t space = std::min(title.find(' ', at), title.size());
+    if (space > at) words.push_back(title.substr(at, space - at));
+    at = space + 1;
+  }
+  for (int size = 14; size >= 9; --size) {
+    std::vector<std::string> lines(1);
+    for (const std::string& word : words) {
+      const std::string longer = lines.back().empty() ? word : lines.back() + " " + word;
+      if (fits(longer, size) || lines.back().empty()) {
+        lines.back() = longer;
+      } else {
+        lines.push_back(word);
+      }
+    }
+    if (lines.size() <= 2 && fits(lines.front(), size) && fits(lines.back(), size)) return {lines, size};
+  }
+  // Two lines of `keep` characters, cut between characters (so they stay valid UTF-8), the rest as "…".
+  const std::size_t keep = std::size_t(kTitleWidth / (kEm * 9)) - 1;
+  std::vector<std::string> lines(1);
+  std::size_t count = 0;
+  for (std::size_t at = 0; at < title.size(); ++at) {
+    const bool starts_character = (static_cast<unsigned char>(title[at]) & 0xC0) != 0x80;
+    if (starts_character && count == keep) {
+      if (lines.size() == 2) {
+        lines.back() += "…";
+        break;
+      }
+      lines.emplace_back();
+      count = 0;
+    }
+    lines.back() += title[at];
+    if (starts_character) ++count;
+  }
+  return {lines, 9};
+}
+
+// The title as one <text> line per line of its layout, centred above the plot.
+std::string title_svg(const std::string& title) {
+  const TitleLayout layout = title_layout(title);
+  if (layout.lines.size() == 1)
+    return fmt::format("<text x=\"{}\" y=\"24\" text-anchor=\"middle\" font-size=\"{}\">{}</text>\n", kWidth / 2,
+                       layout.font_size, xml_escape(layout.lines.front()));
+  std::string svg;
+  const int line_height = layout.font_size + 3;
+  for (std::size_t i = 0; i < layout.lines.size(); ++i)
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"{}\">{}</text>\n", kWidth / 2,
+                       30 - line_height * int(layout.lines.size() - 1 - i), layout.font_size,
+                       xml_escape(layout.lines[i]));
+  return svg;
+}
+
 // The document, its title, the plot's frame, the y axis's grid lines and ticks and both axis labels.
 std::string chart_frame(const ChartAxes& axes, const Axis& y_axis) {
   const auto py = [&](double v) { return kTop + kPlotHeight - y_axis.fraction(v) * kPlotHeight; };
   std::string svg = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
-      "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-      "<text x=\"{2}\" y=\"24\" text-anchor=\"middle\" font-size=\"15\">{3}</text>\n",
-      kWidth, kHeight, kWidth / 2, xml_escape(axes.title));
+      "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
+      kWidth, kHeight);
+  svg += title_svg(axes.title);
   svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"black\"/>\n", kLeft,
                      kTop, kPlotWidth, kPlotHeight);
   for (const double t : y_axis.ticks)
@@ -122,7 +205,7 @@ std::string chart_svg(const ChartAxes& axes, const std::vector<ChartSeries>& ser
       xs.push_back(x);
       ys.push_back(y);
     }
-  const Axis x_axis = make_axis(xs, axes.log_x), y_axis = make_axis(ys, axes.log_y);
+  const Axis x_axis = make_axis(xs, axes.log_x, "x"), y_axis = make_axis(ys, axes.log_y, "y");
   const auto px = [&](double v) { return kLeft + x_axis.fraction(v) * plot_w; };
   const auto py = [&](double v) { return kTop + plot_h - y_axis.fraction(v) * plot_h; };
   const auto plottable = [&](double x, double y) { return (!axes.log_x || x > 0) && (!axes.log_y || y > 0); };
@@ -161,7 +244,7 @@ std::string bar_chart_svg(const ChartAxes& axes, const std::vector<std::string>&
                           const std::vector<BarSeries>& series) {
   std::vector<double> ys{0.0};
   for (const BarSeries& s : series) ys.insert(ys.end(), s.values.begin(), s.values.end());
-  const Axis y_axis = make_axis(ys, false);
+  const Axis y_axis = make_axis(ys, false, "y");
   const auto py = [&](double v) { return kTop + kPlotHeight - y_axis.fraction(v) * kPlotHeight; };
   std::string svg = chart_frame(axes, y_axis);
   svg += fmt::format("<line x1=\"{0}\" y1=\"{2:.1f}\" x2=\"{1}\" y2=\"{2:.1f}\" stroke=\"black\"/>\n", kLeft,

@@ -19,10 +19,18 @@ struct ChartSeries {
 };
 
 struct ChartAxes {
-  std::string title, x_label, y_label;
-  bool log_x = false, log_y = false;  // logarithmic axes skip points <= 0
+  std::string title, x_label, y_label;  // a title too wide for the chart wraps onto two lines, then shrinks
+  bool log_x = false, log_y = false;    // logarithmic axes skip points <= 0
 };
 
+// The values an axis can place: finite, of magnitude at most kMaxChartMagnitude and, on a logarithmic axis, positive
+// ones at least 1/kMaxChartMagnitude (it skips the others). Beyond these, an axis's span, ticks or decades leave the
+// doubles (1e308 − (−1e308) is infinite, 10^−324 is 0).
+inline constexpr double kMaxChartMagnitude = 1e300;
+bool plottable_value(double value, bool log_axis);
+
+// Throw std::invalid_argument for a value plottable_value refuses (callers with values from users check them
+// first, with the row they came from).
 std::string chart_svg(const ChartAxes& axes, const std::vector<ChartSeries>& series);
 
 struct BarSeries {
@@ -33,6 +41,7 @@ struct BarSeries {
 
 // One group of bars per category, one bar per series, on a linear y axis that always includes 0
 // (axes.log_x/log_y are ignored).
+// Throws std::invalid_argument like chart_svg.
 std::string bar_chart_svg(const ChartAxes& axes, const std::vector<std::string>& categories,
                           const std::vector<BarSeries>& series);
 

@@ -75,6 +75,12 @@ class OptimumCache {
       entries_[line.substr(0, previous)] = {std::stod(line.substr(previous + 1, comma - previous - 1)),
                                             line.substr(comma + 1) == "1"};
     }
+    // Runs are reported as found / optimum: an optimum that is not a positive number (nan, 0, below zero) would
+    // turn every ratio into nan or infinity, or a negative "improvement".
+    for (const auto& [key, entry] : entries_)
+      if (!(entry.first > 0) || !std::isfinite(entry.first))
+        throw util::InputError({path_, 0, 0}, "optimum",
+                               fmt::format("expected a positive number, found {} for '{}'", entry.first, key));
   }
   static std::string key(const contracts::Hardware& hardware, const std::string& hardware_digest,
                          Objective objective, bool two_level, const contracts::Layer& layer) {

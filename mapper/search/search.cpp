@@ -16,25 +16,18 @@
 #include <map>
 #include <memory>
 
+#include "contracts/mapping_file.hpp"
 #include "mapper/model/cost_model.hpp"
 #include "mapper/mapspace/sdm_space.hpp"
 #include "mapper/search/top_k.hpp"
 
 namespace maeri::mapper {
 
-const char* to_string(Objective objective) {
-  switch (objective) {
-    case Objective::Runtime: return "runtime";
-    case Objective::Energy: return "energy";
-    case Objective::EnergyDelay: return "edp";
-  }
-  return "?";
-}
+const char* to_string(Objective objective) { return contracts::kObjectiveNames.at(std::size_t(objective)).c_str(); }
 
 std::optional<Objective> parse_objective(const std::string& text) {
-  if (text == "runtime") return Objective::Runtime;
-  if (text == "energy") return Objective::Energy;
-  if (text == "edp") return Objective::EnergyDelay;
+  for (std::size_t i = 0; i < contracts::kObjectiveNames.size(); ++i)
+    if (text == contracts::kObjectiveNames[i]) return Objective(i);
   return std::nullopt;
 }
 

@@ -18,6 +18,7 @@
 
 namespace maeri::mapper {
 
+// In the order of their names, contracts::kObjectiveNames (contracts/mapping_file.hpp).
 enum class Objective { Runtime, Energy, EnergyDelay };
 const char* to_string(Objective objective);
 std::optional<Objective> parse_objective(const std::string& text);  // "runtime", "energy", "edp"

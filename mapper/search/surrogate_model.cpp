@@ -418,8 +418,17 @@ SurrogateModel SurrogateModel::load(const std::string& path) {
   if (hidden < 1 || hidden > 4096) bad_file(path, "hidden", "expected a layer width between 1 and 4096");
   model.input_mean_ = json_vector(document, "input_mean", features, path);
   model.input_scale_ = json_vector(document, "input_scale", features, path);
+  // Features and costs are divided by these: training makes every scale positive (a constant feature gets 1).
+  for (Eigen::Index i = 0; i < features; ++i)
+    if (!(model.input_scale_(i) > 0))
+      bad_file(path, "input_scale",
+               "expected positive scales (features are divided by them), found " +
+                   std::to_string(model.input_scale_(i)) + " for feature '" + surrogate_feature_names()[size_t(i)] +
+                   "'");
   model.output_mean_ = document.value("output_mean", 0.0);
   model.output_scale_ = document.value("output_scale", 1.0);
+  if (!(model.output_scale_ > 0) || !std::isfinite(model.output_scale_) || !std::isfinite(model.output_mean_))
+    bad_file(path, "output_scale", "expected a finite output_mean and a positive, finite output_scale");
   model.w1_ = json_matrix(document, "w1", hidden, features, path);
   model.w2_ = json_matrix(document, "w2", hidden, hidden, path);
   model.w3_ = json_matrix(document, "w3", 1, hidden, path);

@@ -382,3 +382,25 @@ foreach(case map_methods map_reproducible surrogate explore)
   set_tests_properties(cli_search_${case} PROPERTIES LABELS cli TIMEOUT 120)
 endforeach()
 maeri_cli_test(help_explore 0 --stdout-contains "Example:" $<TARGET_FILE:maeri> explore --help)
+
+# Bad models and values (tests/cli/bad_models.sh, issue 34 part B): ONNX attributes that crashed import, what import
+# wrote that the loader refused, plots of values no axis can place, integer spellings, empty option values.
+foreach(case onnx_stride_0_0 onnx_stride_0_1 onnx_same_stride_0 onnx_negative_pads onnx_domain_stride_0
+             onnx_pool_stride_0 onnx_dilation_0 onnx_group_float onnx_strides_int onnx_own_output onnx_matmul_batch_0
+             onnx_matmul_batch_overflow onnx_pads_span onnx_5000_layers onnx_node_name_not_utf8
+             onnx_graph_name_not_utf8 onnx_10mb_name onnx_map_stride_0 plot_huge plot_plus_minus_huge plot_log_tiny
+             plot_ulps_apart plot_bom plot_long_title hardware_plus_sign hardware_leading_zero hardware_str_tag
+             second_document map_empty_tile map_empty_order map_empty_phase_order mapping_objective explore_dev_null
+             optimum_nan optimum_negative sim_weights_directory sim_weights_missing)
+  add_test(NAME cli_model_${case}
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/bad_models.sh ${case} $<TARGET_FILE:maeri> ${CONFIGS} ${ONNX_MODELS}
+            ${CMAKE_CURRENT_BINARY_DIR}/tiny.mapping.yaml ${IMAGES}/tiny.conv1.mimg)
+  set_tests_properties(cli_model_${case} PROPERTIES LABELS cli TIMEOUT 60
+                       ENVIRONMENT MAERI_FABRIC_CACHE=${FABRIC_CACHE})
+  if(case MATCHES "^onnx_")
+    set_tests_properties(cli_model_${case} PROPERTIES FIXTURES_REQUIRED onnx_models)
+  endif()
+endforeach()
+set_tests_properties(cli_model_mapping_objective PROPERTIES FIXTURES_REQUIRED tiny_mapping)
+set_tests_properties(cli_model_sim_weights_directory cli_model_sim_weights_missing
+  PROPERTIES FIXTURES_REQUIRED tiny_images)

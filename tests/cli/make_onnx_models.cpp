@@ -1,15 +1,120 @@
 // Writes the ONNX models of the `maeri import` CLI tests into a folder, built with the ONNX C++ API
 // (tests/unit/onnx_models.hpp): small.onnx (a grouped conv, a depthwise conv, ReLU, max pool, flatten and a Gemm
 // classifier, batch 1), dynamic.onnx (a symbolic batch), asymmetric.onnx (pads [0, 0, 1, 1]) and not-onnx.onnx
-// (YAML text).
+// (YAML text); and the bad models of tests/cli/bad_models.sh, named after the defect each carries (bad-*.onnx).
 // Usage: maeri_make_onnx_models FOLDER
+#include <cstdint>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <string>
+#include <tuple>
 
 #include "onnx_models.hpp"
 
 using maeri::test::OnnxModelBuilder;
+
+namespace {
+
+// A one-Conv model (input x 1×3×9×9, weight w 4×3×3×3) whose node `attributes` changes.
+void write_bad_conv(const std::string& path, const std::function<void(onnx::NodeProto&)>& attributes) {
+  OnnxModelBuilder::write_one_conv(path, "conv", {1, 3, 9, 9}, {4, 3, 3, 3}, attributes);
+}
+
+// Models that crashed the importer or that it imported into workloads the loader refuses (issue 34).
+void write_bad_models(const std::string& folder) {
+  using Node = onnx::NodeProto;
+  write_bad_conv(folder + "/bad-stride-0-0.onnx", [](Node& conv) { OnnxModelBuilder::set_ints(conv, "strides", {0, 0}); });
+  write_bad_conv(folder + "/bad-stride-0-1.onnx", [](Node& conv) { OnnxModelBuilder::set_ints(conv, "strides", {0, 1}); });
+  write_bad_conv(folder + "/bad-same-stride-0.onnx", [](Node& conv) {
+    OnnxModelBuilder::set_string(conv, "auto_pad", "SAME_UPPER");
+    OnnxModelBuilder::set_ints(conv, "strides", {0, 0});
+  });
+  write_bad_conv(folder + "/bad-negative-pads.onnx", [](Node& conv) {
+    // 9 + 2·pad − 3 = INT64_MIN, and INT64_MIN / −1 traps.
+    const std::int64_t pad = -((std::int64_t{1} << 62) + 3);
+    OnnxModelBuilder::set_ints(conv, "pads", {pad, pad, pad, pad});
+    OnnxModelBuilder::set_ints(conv, "strides", {-1, -1});
+  });
+  {
+    OnnxModelBuilder model("domain");  // the default domain by its long name, which shape inference does not know
+    model.import_domain("ai.onnx", 13);
+    model.input("x", {1, 3, 9, 9});
+    model.weight("w", {4, 3, 3, 3});
+    auto& conv = model.node("Conv", "conv", {"x", "w"}, "y");
+    conv.set_domain("ai.onnx");
+    OnnxModelBuilder::set_ints(conv, "strides", {0, 0});
+    model.output("y");
+    model.write(folder + "/bad-domain-stride-0.onnx");
+  }
+  write_bad_conv(folder + "/bad-dilation-0.onnx", [](Node& conv) { OnnxModelBuilder::set_ints(conv, "dilations", {0, 1}); });
+  write_bad_conv(folder + "/bad-strides-int.onnx", [](Node& conv) { OnnxModelBuilder::set_int(conv, "strides", 2); });
+  write_bad_conv(folder + "/bad-pads-span.onnx", [](Node& conv) { OnnxModelBuilder::set_ints(conv, "pads", {3, 3, 3, 3}); });
+  OnnxModelBuilder::write_one_conv(folder + "/bad-group-float.onnx", "conv", {1, 4, 8, 8}, {4, 2, 3, 3},
+                                   [](Node& conv) { OnnxModelBuilder::set_float(conv, "group", 2.0f); });
+  {
+    OnnxModelBuilder model("own_output");  // y = Conv(y, w): a cycle of one node
+    model.weight("w", {3, 3, 1, 1});
+    model.node("Conv", "conv", {"y", "w"}, "y");
+    model.output("y", {1, 3, 8, 8});
+    model.write(folder + "/bad-own-output.onnx");
+  }
+  {
+    OnnxModelBuilder model("batch_zero");
+    model.input("a", {0, 4, 5});
+    model.weight("b", {5, 3});
+    model.node("MatMul", "matmul", {"a", "b"}, "c");
+    model.output("c");
+    model.write(folder + "/bad-matmul-batch-0.onnx");
+  }
+  {
+    OnnxModelBuilder model("batch_overflow");  // 2 · 2^62 products overflow int64
+    model.input("a", {std::int64_t{1} << 62, 2, 4, 5});
+    model.input("b", {std::int64_t{1} << 62, 2, 5, 3});
+    model.node("MatMul", "matmul", {"a", "b"}, "c");
+    model.output("c");
+    model.write(folder + "/bad-matmul-batch-overflow.onnx");
+  }
+  {
+    OnnxModelBuilder model("deep");  // 5000 1×1 convolutions, more layers than a workload file may list
+    model.input("t0", {1, 1, 1, 1});
+    model.weight("w", {1, 1, 1, 1});
+    for (int i = 0; i < 5000; ++i)
+      model.node("Conv", "conv" + std::to_string(i), {"t" + std::to_string(i), "w"}, "t" + std::to_string(i + 1));
+    model.output("t5000");
+    model.write(folder + "/bad-5000-layers.onnx");
+  }
+  for (const auto& [file, graph, node] : {std::tuple{"node-name", "node_name", "conv\xff"},
+                                         std::tuple{"graph-name", "graph\xff", "conv"}}) {
+    OnnxModelBuilder model(graph);
+    model.input("x", {1, 3, 8, 8});
+    model.weight("w", {4, 3, 3, 3});
+    model.node("Conv", node, {"x", "w"}, "y");
+    model.output("y");
+    model.write(folder + "/bad-" + file + "-not-utf8.onnx");
+  }
+  {
+    OnnxModelBuilder model("long_name");
+    model.input("x", {1, 3, 8, 8});
+    model.weight("w", {4, 3, 3, 3});
+    model.node("Conv", std::string(10 * 1024 * 1024, 'n'), {"x", "w"}, "y");
+    model.output("y");
+    model.write(folder + "/bad-10mb-name.onnx");
+  }
+  {
+    OnnxModelBuilder model("pool");  // a node the importer skips, with an attribute shape inference divides by
+    model.input("x", {1, 3, 8, 8});
+    auto& pool = model.node("MaxPool", "pool", {"x"}, "p");
+    OnnxModelBuilder::set_ints(pool, "kernel_shape", {2, 2});
+    OnnxModelBuilder::set_ints(pool, "strides", {0, 0});
+    model.weight("w", {4, 3, 1, 1});
+    model.node("Conv", "conv", {"p", "w"}, "y");
+    model.output("y");
+    model.write(folder + "/bad-pool-stride-0.onnx");
+  }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 2) {
@@ -43,5 +148,6 @@ int main(int argc, char** argv) {
   OnnxModelBuilder::write_one_conv(folder + "/asymmetric.onnx", "conv_same", {1, 3, 8, 8}, {4, 3, 3, 3},
                                    [](onnx::NodeProto& conv) { OnnxModelBuilder::set_ints(conv, "pads", {0, 0, 1, 1}); });
   std::ofstream(folder + "/not-onnx.onnx") << "kind: workload\nname: w\n";
+  write_bad_models(folder);
   return 0;
 }

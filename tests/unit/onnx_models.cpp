@@ -15,6 +15,12 @@ OnnxModelBuilder::OnnxModelBuilder(const std::string& graph_name, int opset) {
   model_.mutable_graph()->set_name(graph_name);
 }
 
+void OnnxModelBuilder::import_domain(const std::string& domain, int version) {
+  auto* import = model_.add_opset_import();
+  import->set_domain(domain);
+  import->set_version(version);
+}
+
 void OnnxModelBuilder::input(const std::string& name, const std::vector<std::int64_t>& dims) {
   onnx::ValueInfoProto* value = model_.mutable_graph()->add_input();
   value->set_name(name);
@@ -42,10 +48,12 @@ void OnnxModelBuilder::weight(const std::string& name, const std::vector<std::in
   tensor->mutable_raw_data()->assign(std::size_t(count) * sizeof(float), '\0');  // zeros: only shapes matter
 }
 
-void OnnxModelBuilder::output(const std::string& name) {
+void OnnxModelBuilder::output(const std::string& name, const std::vector<std::int64_t>& dims) {
   onnx::ValueInfoProto* value = model_.mutable_graph()->add_output();
   value->set_name(name);
-  value->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto_DataType_FLOAT);
+  onnx::TypeProto_Tensor* tensor = value->mutable_type()->mutable_tensor_type();
+  tensor->set_elem_type(onnx::TensorProto_DataType_FLOAT);
+  for (const std::int64_t dim : dims) tensor->mutable_shape()->add_dim()->set_dim_value(dim);
 }
 
 onnx::NodeProto& OnnxModelBuilder::node(const std::string& op, const std::string& name,
@@ -77,6 +85,13 @@ void OnnxModelBuilder::set_string(onnx::NodeProto& node, const std::string& key,
   attribute->set_name(key);
   attribute->set_type(onnx::AttributeProto_AttributeType_STRING);
   attribute->set_s(value);
+}
+
+void OnnxModelBuilder::set_float(onnx::NodeProto& node, const std::string& key, float value) {
+  onnx::AttributeProto* attribute = node.add_attribute();
+  attribute->set_name(key);
+  attribute->set_type(onnx::AttributeProto_AttributeType_FLOAT);
+  attribute->set_f(value);
 }
 
 void OnnxModelBuilder::write(const std::string& path) const {

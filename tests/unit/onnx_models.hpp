@@ -1,6 +1,6 @@
 // Building small ONNX models at test time with the ONNX C++ API (onnx::ModelProto), for the importer's tests:
 // float tensors whose shapes are given (a negative dimension becomes the symbolic dimension "batch"), weight
-// initializers with their dimensions, and nodes with integer, list and string attributes.
+// initializers with their dimensions, and nodes with integer, float, list and string attributes.
 #pragma once
 
 #include <onnx/onnx_pb.h>
@@ -15,14 +15,18 @@ namespace maeri::test {
 class OnnxModelBuilder {
  public:
   explicit OnnxModelBuilder(const std::string& graph_name, int opset = 13);
+  // Declares an operator set besides the default domain's (which the constructor imports).
+  void import_domain(const std::string& domain, int version);
   void input(const std::string& name, const std::vector<std::int64_t>& dims);
   void weight(const std::string& name, const std::vector<std::int64_t>& dims);
-  void output(const std::string& name);
+  // A graph output; `dims`, when given, declares its shape.
+  void output(const std::string& name, const std::vector<std::int64_t>& dims = {});
   onnx::NodeProto& node(const std::string& op, const std::string& name, const std::vector<std::string>& inputs,
                         const std::string& output);
   static void set_ints(onnx::NodeProto& node, const std::string& key, const std::vector<std::int64_t>& values);
   static void set_int(onnx::NodeProto& node, const std::string& key, std::int64_t value);
   static void set_string(onnx::NodeProto& node, const std::string& key, const std::string& value);
+  static void set_float(onnx::NodeProto& node, const std::string& key, float value);
   // Serialises the model to `path`.
   void write(const std::string& path) const;
   // Writes a model of one Conv node `name` (input "x" of `input`'s dimensions, weight "w", output "y"), with the

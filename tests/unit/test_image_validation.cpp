@@ -16,6 +16,7 @@
 #include "codegen/image_validation.hpp"
 #include "image_bytes.hpp"
 #include "mapper_fixtures.hpp"
+#include "util/utf8_text.hpp"
 
 using namespace maeri;
 using maeri::test::conv_layer;
@@ -294,15 +295,15 @@ TEST_CASE("image validation: work limits are checked before anything is expanded
   }
 }
 
-TEST_CASE("image validation: UTF-8 rules", "[codegen][image][validation]") {
-  CHECK(codegen::is_valid_utf8("conv1_3x3 größe ✓ 🙂"));
-  CHECK(codegen::is_valid_utf8(""));
-  CHECK_FALSE(codegen::is_valid_utf8("\xff"));
-  CHECK_FALSE(codegen::is_valid_utf8("\xc0\xaf"));          // overlong '/'
-  CHECK_FALSE(codegen::is_valid_utf8("\xed\xa0\x80"));      // surrogate U+D800
-  CHECK_FALSE(codegen::is_valid_utf8("\xf4\x90\x80\x80"));  // U+110000
-  CHECK_FALSE(codegen::is_valid_utf8("ab\xe2\x82"));        // truncated
-  CHECK_FALSE(codegen::is_valid_utf8("\x80"));              // lone continuation byte
+TEST_CASE("image validation: UTF-8 rules (util/utf8_text)", "[codegen][image][validation]") {
+  CHECK(util::is_valid_utf8("conv1_3x3 größe ✓ 🙂"));
+  CHECK(util::is_valid_utf8(""));
+  CHECK_FALSE(util::is_valid_utf8("\xff"));
+  CHECK_FALSE(util::is_valid_utf8("\xc0\xaf"));          // overlong '/'
+  CHECK_FALSE(util::is_valid_utf8("\xed\xa0\x80"));      // surrogate U+D800
+  CHECK_FALSE(util::is_valid_utf8("\xf4\x90\x80\x80"));  // U+110000
+  CHECK_FALSE(util::is_valid_utf8("ab\xe2\x82"));        // truncated
+  CHECK_FALSE(util::is_valid_utf8("\x80"));              // lone continuation byte
 }
 
 TEST_CASE("image JSON: names that are not UTF-8 do not throw", "[codegen][image][validation]") {

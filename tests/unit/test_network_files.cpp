@@ -118,4 +118,25 @@ TEST_CASE("network manifest: round trip and positioned errors", "[codegen][manif
   CHECK_THAT(error_of(replaced("\"num_ms\": 64", "\"num_ms\": 62e33617186732")), Catch::Contains("not JSON"));
   CHECK_THAT(error_of(replaced("663.5", "1e999")), Catch::Contains("not JSON"));
   CHECK_THAT(error_of(replaced("663.5", "-1")), Catch::Contains("layers[0].predicted_cycles"));
+  // Issue 34: fields the writer never writes, a tile that is not one, two entries for one layer, a swapped order.
+  CHECK_THAT(error_of(replaced("\"3,3,3,2,1,1,1\"", "\"fast\"")),
+             Catch::Contains("field 'layers[0].tile': expected seven comma-separated integers") &&
+                 Catch::Contains("found 'fast'"));
+  CHECK_THAT(error_of(replaced("\"network\": \"tiny\"", "\"network\": \"tiny\", \"extra\": 1")),
+             Catch::Contains("field 'extra': unknown field (expected format, hardware, layers, network, version)"));
+  CHECK_THAT(error_of(replaced("\"rn_bw\": 16", "\"rn_bw\": 16, \"rn_bandwidth\": 8")),
+             Catch::Contains("field 'hardware.rn_bandwidth': unknown field"));
+  CHECK_THAT(error_of(replaced("\"order\": 2", "\"order\": 2, \"phase\": 1")),
+             Catch::Contains("field 'layers[1].phase': unknown field"));
+  CHECK_THAT(error_of(replaced("\"name\": \"fc\"", "\"name\": \"conv1\"")),
+             Catch::Contains("field 'layers[1].name': a second layer named 'conv1'"));
+  CHECK_THAT(error_of(replaced("\"tiny.fc.mimg\"", "\"tiny.conv1.mimg\"")),
+             Catch::Contains("field 'layers[1].file': a second layer with the image 'tiny.conv1.mimg'"));
+  std::string swapped = text;  // orders 2, 1
+  swapped.replace(swapped.find("\"order\": 1"), 10, "\"order\": 0");
+  swapped.replace(swapped.find("\"order\": 2"), 10, "\"order\": 1");
+  swapped.replace(swapped.find("\"order\": 0"), 10, "\"order\": 2");
+  CHECK_THAT(error_of(swapped),
+             Catch::Contains("field 'layers[0].order': expected 1 (codegen lists the layers in the network's order), "
+                             "found 2"));
 }

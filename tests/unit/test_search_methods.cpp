@@ -3,6 +3,7 @@
 // exceeded; the surrogate's gradient matches finite differences, it fits a known function and round-trips through
 // its file; warm start's similarity and carried mappings.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <fstream>
@@ -301,6 +302,19 @@ TEST_CASE("Surrogate: the file round-trips exactly; a model of another space is 
   CHECK_THROWS_WITH(mapper::SurrogateModel::load(path), Catch::Contains("another feature set"));
   write_text(path, "{\"format\": \"maeri-surrogate\", \"version\": 99}");
   CHECK_THROWS_WITH(mapper::SurrogateModel::load(path), Catch::Contains("expected version 1, found 99"));
+  // Scales of zero (features divided by zero: every prediction nan) are refused at load, so `check` fails too.
+  model.save(path);
+  nlohmann::json document = nlohmann::json::parse(read_text(path));
+  for (auto& scale : document["input_scale"]) scale = 0.0;
+  write_text(path, document.dump());
+  CHECK_THROWS_WITH(mapper::SurrogateModel::load(path),
+                    Catch::Contains("field 'input_scale': expected positive scales (features are divided by them), "
+                                    "found 0.000000 for feature"));
+  model.save(path);
+  document = nlohmann::json::parse(read_text(path));
+  document["output_scale"] = -1.0;
+  write_text(path, document.dump());
+  CHECK_THROWS_WITH(mapper::SurrogateModel::load(path), Catch::Contains("field 'output_scale'"));
 }
 
 TEST_CASE("Warm start: similarity over layer shape, the source layer, carried mappings", "[search]") {

@@ -1,0 +1,27 @@
+// Checks on an ONNX graph made before ONNX shape inference or the importer reads it: a crafted attribute must end
+// in an error naming the node and the attribute, never in a signal. ONNX shape inference divides by strides,
+// dilations and kernel sizes without checking them (a stride of 0 is SIGFPE), and the importer computes output
+// sizes from the same attributes, so every attribute either of them reads is checked here for its type, rank and
+// range first. The rules are docs/workload-spec.md, "ONNX models".
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <string>
+
+namespace maeri::importer {
+
+// How messages and layer names call a node: its name, or "<op_type>#<index>" when it has none.
+std::string node_label(const onnx::NodeProto& node, int index);
+
+// Whether a node belongs to the default (ONNX) operator set, by its empty or its long name "ai.onnx".
+bool in_default_domain(const onnx::NodeProto& node);
+
+// Throws util::InputError for `path` with the field "node NAME" at the first node that: has an attribute of the
+// wrong type, rank or range (the attributes of Conv and Gemm the importer reads, within the Layer's limits of
+// contracts/layer.hpp; on every operator the window attributes shape inference divides by: strides, dilations,
+// kernel_shape, blocksize), has an attribute twice, or reads a tensor that it or a later node writes (a cycle:
+// an ONNX graph is acyclic and sorted).
+void check_graph_before_inference(const onnx::GraphProto& graph, const std::string& path);
+
+}  // namespace maeri::importer
