@@ -31,6 +31,7 @@ double optimum_field(const std::string& text, const util::SourceLocation& where)
 }  // namespace
 
 std::map<std::string, CachedOptimum> parse_optimum_cache(const std::string& text, const std::string& path) {
+  util::refuse_cr_only_line_endings(text, path);
   std::map<std::string, CachedOptimum> entries;
   int line_number = 0;
   for (std::size_t start = 0; start < text.size();) {

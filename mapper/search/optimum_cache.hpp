@@ -25,7 +25,7 @@ struct CachedOptimum {
 };
 
 // Rows "key,optimum,exhaustive" (the key may contain commas: the last two fields are split off), after an optional
-// header line starting "key,"; blank lines and CR LF line endings are accepted.
+// header line starting "key,"; blank lines and CR LF line endings are accepted, CR-only line endings are not.
 std::map<std::string, CachedOptimum> parse_optimum_cache(const std::string& text, const std::string& path);
 
 class OptimumCache {

@@ -98,6 +98,8 @@ TEST_CASE("optimum cache: rows read strictly, each bad row named by line and fie
     CHECK_THROWS_WITH(mapper::parse_optimum_cache(std::string("key,optimum,exhaustive\n") + bad.row + "\n", "c.csv"),
                       Catch::Contains(bad.message));
   }
+  CHECK_THROWS_WITH(mapper::parse_optimum_cache("key,optimum,exhaustive\rk,1,1\r", "c.csv"),
+                    Catch::Contains("c.csv: lines end in CR alone"));
   test::TempDir folder;
   CHECK_THROWS_WITH(mapper::OptimumCache(folder.path()), Catch::Contains("is a directory (expected an optimum cache"));
   CHECK_NOTHROW(mapper::OptimumCache(folder / "not-yet.csv"));  // created by the first add
