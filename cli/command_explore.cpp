@@ -14,9 +14,11 @@
 #include "cli/exit_codes.hpp"
 #include "importer/layer_selection.hpp"
 #include "contracts/spec_loader.hpp"
+#include "contracts/strict_yaml.hpp"
 #include "importer/network_loader.hpp"
 #include "mapper/search/explore.hpp"
 #include "util/atomic_file.hpp"
+#include "util/input_file.hpp"
 #include "util/progress_bar.hpp"
 #include "util/sha256.hpp"
 
@@ -128,7 +130,7 @@ int run_explore(const ExploreCommandLine& line) {
              network.name, hardware.name, hardware.num_ms, line.objective,
              options.two_level ? "two-level" : "single-level", fmt::join(methods, ","), fmt::join(budgets, ","),
              line.runs, options.warm_start == mapper::WarmStart::None ? "" : ", warm start " + line.warm_start);
-  options.hardware_digest = util::sha256_of_file(line.hardware);
+  options.hardware_digest = util::sha256_hex(util::read_input_file(line.hardware, contracts::kSpecFileRules));
   mapper::Exploration exploration(hardware, std::move(options));
 
   for (const contracts::Layer& layer : layers) {

@@ -40,8 +40,12 @@ int build(const std::string& hardware_path) {
 
 int clean() {
   const std::string directory = sim::fabric_cache_directory();
-  const int removed = sim::clean_fabric_cache();
-  fmt::print("removed {} fabric{} from {}\n", removed, removed == 1 ? "" : "s", directory);
+  const sim::CacheCleaning cleaning = sim::clean_fabric_cache();
+  fmt::print("removed {} fabric{} from {}\n", cleaning.fabrics_removed, cleaning.fabrics_removed == 1 ? "" : "s",
+             directory);
+  if (!cleaning.left_alone.empty())
+    fmt::print("left alone {} entr{} the fabric cache did not make: {}\n", cleaning.left_alone.size(),
+               cleaning.left_alone.size() == 1 ? "y" : "ies", fmt::join(cleaning.left_alone, ", "));
   return kExitOk;
 }
 
@@ -59,7 +63,7 @@ void add_fabric_command(CLI::App& app, Action& action) {
       command->add_subcommand("build", "Verilate and compile the fabric of a hardware spec into the cache now");
   build_command->add_option("--hardware", *hardware, "hardware spec (YAML)")->required()->check(CLI::ExistingFile);
   build_command->callback([hardware, &action] { action = [hardware] { return build(*hardware); }; });
-  command->add_subcommand("clean", "Remove every fabric from the cache")->callback([&action] { action = clean; });
+  command->add_subcommand("clean", "Remove every fabric from the cache (and nothing else the folder holds)")->callback([&action] { action = clean; });
   command->footer("The cache is $MAERI_FABRIC_CACHE, else $XDG_CACHE_HOME/maeri/fabrics, else ~/.cache/maeri/fabrics.\n"
                   "Example: maeri fabric build --hardware my-maeri.yaml");
 }

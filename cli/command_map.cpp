@@ -19,6 +19,7 @@
 #include "importer/network_loader.hpp"
 #include "mapper/search/workload_mapping.hpp"
 #include "util/atomic_file.hpp"
+#include "util/file_names.hpp"
 
 namespace maeri::cli {
 namespace {
@@ -180,7 +181,9 @@ int run_map(const MapOptions& options) {
   mapper::HeuristicMapper heuristic(options.search, mapping.objective, !options.single_level, "command line", "--");
   mapping.fixed = fixed_mapping(options, layers.size());
   const std::string output =
-      options.output.empty() ? fmt::format("{}.{}.mapping.yaml", network.name, hardware.name) : options.output;
+      options.output.empty()
+          ? fmt::format("{}.{}.mapping.yaml", util::safe_file_stem(network.name), util::safe_file_stem(hardware.name))
+          : options.output;
   for (const std::string* path : {&output, &options.json, &options.csv})  // fail before the search, not after it
     if (!path->empty()) util::check_output_path(*path);
   mapping.top = options.top;
@@ -261,7 +264,8 @@ void add_map_command(CLI::App& app, Action& action) {
   command->add_option("--json", options->json, "write all results as JSON to this file");
   command->add_option("--csv", options->csv, "write all results as CSV to this file");
   command->add_option("-o,--output", options->output,
-                      "mapping file to write (default: <workload>.<hardware>.mapping.yaml)");
+                      "mapping file to write (default: <workload>.<hardware>.mapping.yaml, the names made safe as "
+                      "file names)");
   command->footer("Example: maeri map --hardware configs/hardware/maeri-512.yaml "
                   "--workload configs/workloads/mrna-table2.yaml --objective energy --top 3");
   command->callback([options, &action] { action = [options] { return run_map(*options); }; });

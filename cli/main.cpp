@@ -13,6 +13,7 @@
 #include "maeri_version.hpp"
 #include "codegen/config_image.hpp"
 #include "codegen/vn_layout.hpp"
+#include "sim/fabric_cache.hpp"
 #include "util/input_error.hpp"
 
 // Keep the tool's output free of SystemC's banner (set before any SystemC object can exist; a user may override).
@@ -71,6 +72,9 @@ int sc_main(int argc, char** argv) {
     std::cerr << "error: " << error.what() << '\n';
     return kExitBadInput;
   } catch (const maeri::codegen::LayoutError& error) {
+    std::cerr << "error: " << error.what() << '\n';
+    return kExitBadInput;
+  } catch (const maeri::sim::FabricBuildError& error) {  // e.g. no cache directory: HOME and the others unset
     std::cerr << "error: " << error.what() << '\n';
     return kExitBadInput;
   } catch (const std::filesystem::filesystem_error& error) {

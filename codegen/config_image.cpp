@@ -506,23 +506,26 @@ std::string to_json(const ConfigImage& image) {
 }
 
 void check_image_matches(const ConfigImage& image, const contracts::Hardware& hardware, const std::string& source) {
-  const ImageHardware expected = image_hardware_of(hardware);
-  const ImageHardware& got = image.hardware;
-  std::string differences;
-  const auto compare = [&differences](const char* field, std::uint32_t image_value, std::uint32_t hardware_value) {
-    if (image_value != hardware_value)
-      differences += fmt::format("{}{} {} (image) vs {} (hardware)", differences.empty() ? "" : ", ", field,
-                                 image_value, hardware_value);
-  };
-  compare("num_ms", got.num_ms, expected.num_ms);
-  compare("dn_bw", got.dn_bw, expected.dn_bw);
-  compare("rn_bw", got.rn_bw, expected.rn_bw);
-  compare("data_width", got.data_width, expected.data_width);
-  compare("acc_width", got.acc_width, expected.acc_width);
-  compare("config_bw", got.config_bw, expected.config_bw);
+  const std::string differences = hardware_differences(image.hardware, image_hardware_of(hardware), "image");
   if (!differences.empty())
-    throw ImageError(fmt::format("{}: built for hardware '{}', not for '{}': {}", source, got.name, hardware.name,
-                                 differences));
+    throw ImageError(fmt::format("{}: built for hardware '{}', not for '{}': {}", source, image.hardware.name,
+                                 hardware.name, differences));
+}
+
+std::string hardware_differences(const ImageHardware& built_for, const ImageHardware& hardware, const char* built_label) {
+  std::string differences;
+  const auto compare = [&](const char* field, std::uint32_t built_value, std::uint32_t hardware_value) {
+    if (built_value != hardware_value)
+      differences += fmt::format("{}{} {} ({}) vs {} (hardware)", differences.empty() ? "" : ", ", field, built_value,
+                                 built_label, hardware_value);
+  };
+  compare("num_ms", built_for.num_ms, hardware.num_ms);
+  compare("dn_bw", built_for.dn_bw, hardware.dn_bw);
+  compare("rn_bw", built_for.rn_bw, hardware.rn_bw);
+  compare("data_width", built_for.data_width, hardware.data_width);
+  compare("acc_width", built_for.acc_width, hardware.acc_width);
+  compare("config_bw", built_for.config_bw, hardware.config_bw);
+  return differences;
 }
 
 }  // namespace maeri::codegen

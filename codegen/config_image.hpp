@@ -129,6 +129,9 @@ std::string disassemble(const ConfigImage& image);
 
 // Throws ImageError when the image was built for different fabric parameters than `hardware`.
 void check_image_matches(const ConfigImage& image, const contracts::Hardware& hardware, const std::string& source);
+// The fabric parameters that differ, e.g. "dn_bw 16 (image) vs 8 (hardware)" with `built_label` "image"; "" when
+// all agree (the names are not compared: a renamed spec of the same fabric runs the same images).
+std::string hardware_differences(const ImageHardware& built_for, const ImageHardware& hardware, const char* built_label);
 
 std::uint32_t crc32_of(const std::uint8_t* data, size_t size);
 

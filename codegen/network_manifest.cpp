@@ -5,23 +5,21 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
 #include "contracts/tile.hpp"
+
+#include "codegen/image_validation.hpp"
 #include "util/file_names.hpp"
 #include "util/input_error.hpp"
+#include "util/input_file.hpp"
 
 namespace maeri::codegen {
 namespace {
 
 using nlohmann::json;
-
-// A manifest of a network with a thousand layers is well under a megabyte; refuse anything far larger before
-// parsing it.
-constexpr std::uintmax_t kMaxManifestBytes = std::uintmax_t(64) << 20;
 
 class Fields {
  public:
@@ -35,7 +33,7 @@ class Fields {
                     : type == json::value_t::number_unsigned
                         ? it->is_number_unsigned() || (it->is_number_integer() && it->get<std::int64_t>() >= 0)
                         : it->type() == type;
-    if (!ok) fail(key, std::string("expected ") + expected + ", found " + it->dump());
+    if (!ok) fail(key, std::string("expected ") + expected + ", found " + util::shown_value(it->dump()));
     return *it;
   }
   std::string text(const std::string& key) const {
@@ -94,18 +92,11 @@ std::string manifest_json(const NetworkManifest& manifest) {
 }
 
 NetworkManifest load_manifest(const std::string& path) {
-  std::error_code error;
-  const std::uintmax_t size = std::filesystem::file_size(path, error);
-  if (!error && size > kMaxManifestBytes)
-    throw util::InputError({path, 0, 0}, "", "a network manifest is at most " + std::to_string(kMaxManifestBytes) +
-                                                " bytes; this file has " + std::to_string(size));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw util::InputError({path, 0, 0}, "", "cannot open the manifest");
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::string text =
+      util::read_input_file(path, {"a network manifest (JSON)", kMaxManifestBytes, "kMaxManifestBytes", true});
   json root;
   try {
-    root = json::parse(text.str());
+    root = json::parse(text);
   } catch (const json::exception& parse) {  // parse_error, and out_of_range for numbers too large for 64 bits
     throw util::InputError({path, 0, 0}, "", std::string("not JSON: ") + parse.what());
   }
@@ -113,7 +104,7 @@ NetworkManifest load_manifest(const std::string& path) {
   const Fields top(path, root, "");
   top.refuse_unknown({"format", "version", "network", "hardware", "layers"});
   if (top.text("format") != kManifestFormat)
-    top.fail("format", std::string("expected '") + kManifestFormat + "', found '" + top.text("format") + "'");
+    top.fail("format", std::string("expected '") + kManifestFormat + "', found '" + util::shown_value(top.text("format")) + "'");
   if (top.count("version", 1000) != std::uint64_t(kManifestVersion))
     top.fail("version", "expected " + std::to_string(kManifestVersion) + " (the version this tool reads)");
   NetworkManifest manifest;
@@ -147,7 +138,7 @@ NetworkManifest load_manifest(const std::string& path) {
     // Only plain file names that codegen could have written: nothing outside the manifest's folder.
     if (util::safe_file_stem(layer.file) != layer.file)
       entry.fail("file", "expected a plain file name in the manifest's folder (A-Z a-z 0-9 . - _, not starting "
-                         "with '.'), found '" + layer.file + "'");
+                         "with '.'), found '" + util::shown_value(layer.file) + "'");
     layer.sha256 = entry.text("sha256");
     if (!is_sha256_hex(layer.sha256)) entry.fail("sha256", "expected 64 lower-case hex digits");
     layer.bytes = std::int64_t(entry.count("bytes", std::uint64_t(1) << 40));
@@ -165,6 +156,10 @@ NetworkManifest load_manifest(const std::string& path) {
 
 std::string manifest_image_path(const std::string& manifest_path, const ManifestLayer& layer) {
   return (std::filesystem::path(manifest_path).parent_path() / layer.file).string();
+}
+
+std::string read_manifest_image(const std::string& image_path) {
+  return util::read_input_file(image_path, {"a configuration image", kMaxImageBytes, "kMaxImageBytes", true});
 }
 
 }  // namespace maeri::codegen

@@ -14,6 +14,9 @@ namespace maeri::codegen {
 
 inline constexpr const char* kManifestFormat = "maeri-network-manifest";
 inline constexpr int kManifestVersion = 1;
+// A manifest of a network with a thousand layers is well under a megabyte; anything far larger is refused before it
+// is parsed (docs/cli.md, "Limits").
+inline constexpr std::size_t kMaxManifestBytes = std::size_t(64) << 20;
 
 struct ManifestLayer {
   int order = 0;             // 1, 2, … in the network's order
@@ -32,9 +35,13 @@ struct NetworkManifest {
 };
 
 std::string manifest_json(const NetworkManifest& manifest);
-// Throws util::InputError naming the file, the field (e.g. "layers[2].sha256") and what was expected.
+// Throws util::InputError naming the file, the field (e.g. "layers[2].sha256") and what was expected. The manifest
+// must be a regular file (its images are found beside it) of at most kMaxManifestBytes.
 NetworkManifest load_manifest(const std::string& path);
 // The path of a layer's image: the manifest's folder joined with its file name.
 std::string manifest_image_path(const std::string& manifest_path, const ManifestLayer& layer);
+// The bytes of an image a manifest lists, to be checked against its SHA-256 and then decoded: a regular file of at
+// most kMaxImageBytes (a link to a device or a huge file is a util::InputError, not an endless hash).
+std::string read_manifest_image(const std::string& image_path);
 
 }  // namespace maeri::codegen

@@ -5,19 +5,14 @@
 #include <yaml-cpp/anchor.h>
 #include <yaml-cpp/eventhandler.h>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <sstream>
 #include <unordered_set>
 
 #include "util/utf8_text.hpp"
+#include "util/input_file.hpp"
 
 namespace maeri::contracts {
 namespace {
@@ -30,32 +25,6 @@ std::string join(const std::vector<std::string>& words) {
   return out;
 }
 
-// The whole file as bytes, read through one descriptor so the checks and the read see the same file. A directory
-// or an OS error is reported with the OS's reason; reading stops as soon as the text passes kMaxSpecFileBytes
-// (a device such as /dev/zero never ends).
-std::string read_spec_text(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw util::InputError({path, 0, 0}, "", std::string("cannot open file for reading: ") + std::strerror(errno));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  struct stat info {};
-  if (::fstat(fd, &info) == 0 && S_ISDIR(info.st_mode))
-    throw util::InputError({path, 0, 0}, "", "is a directory (expected a YAML file)");
-  std::string text;
-  char buffer[1 << 16];
-  for (;;) {
-    const ssize_t got = ::read(fd, buffer, sizeof buffer);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) throw util::InputError({path, 0, 0}, "", std::string("cannot read file: ") + std::strerror(errno));
-    if (got == 0) return text;
-    text.append(buffer, static_cast<std::size_t>(got));
-    if (text.size() > kMaxSpecFileBytes)
-      throw util::InputError({path, 0, 0}, "",
-                      fmt::format("file larger than the limit of {} bytes (kMaxSpecFileBytes, docs/cli.md: Limits)",
-                                  kMaxSpecFileBytes));
-  }
 }
 
 // Names from specs end up in JSON reports, YAML mapping files and file names, which all need valid Unicode text,
@@ -168,7 +137,8 @@ util::SourceLocation location_of(const std::string& file, const YAML::Node& node
 }
 
 YAML::Node load_yaml_file(const std::string& path) {
-  const std::string text = read_spec_text(path);
+  const std::string text = util::read_input_file(path, kSpecFileRules);
+  util::refuse_cr_only_line_endings(text, path);
   check_utf8(text, path);
   try {
     {
@@ -197,8 +167,8 @@ std::string describe_node(const YAML::Node& node) {
   if (!node.IsDefined() || node.IsNull()) return "nothing (null)";
   if (node.IsMap()) return "a mapping";
   if (node.IsSequence()) return "a sequence";
-  if (is_quoted(node)) return fmt::format("the string \"{}\"", node.Scalar());
-  return fmt::format("'{}'", node.Scalar());
+  if (is_quoted(node)) return fmt::format("the string \"{}\"", util::shown_value(node.Scalar()));
+  return fmt::format("'{}'", util::shown_value(node.Scalar()));
 }
 
 StrictMap::StrictMap(const YAML::Node& node, std::string file, std::string path)

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "util/input_error.hpp"
+#include "util/input_file.hpp"
 
 namespace maeri::contracts {
 
@@ -20,6 +21,8 @@ namespace maeri::contracts {
 // minutes of parsing or gigabytes of memory (documented in docs/cli.md, "Limits"). Each is far above what a real
 // file needs: the largest shipped config is 12 KiB; specs nest 2-3 levels, mapping files 4.
 inline constexpr std::size_t kMaxSpecFileBytes = 4 * 1024 * 1024;
+// How every spec file is read (util/input_file.hpp): devices and pipes too, up to kMaxSpecFileBytes.
+inline constexpr util::InputFileRules kSpecFileRules{"a YAML file", kMaxSpecFileBytes, "kMaxSpecFileBytes"};
 // Nesting of mappings and lists; a spec needs 4 (mapping file: root → layers → layer → shape).
 inline constexpr std::size_t kMaxYamlDepth = 32;
 // Nodes of the document with every alias counted as a full copy of what it names: yaml-cpp shares aliased nodes,

@@ -8,15 +8,14 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
-#include <sstream>
 
 #include "contracts/strict_yaml.hpp"
 #include "importer/onnx_graph_checks.hpp"
 #include "util/input_error.hpp"
+#include "util/input_file.hpp"
 #include "util/integer_math.hpp"
 #include "util/utf8_text.hpp"
 
@@ -317,12 +316,10 @@ class GraphReader {
 }  // namespace
 
 OnnxImport import_onnx(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw util::InputError({path, 0, 0}, "model", "cannot open the file");
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
+  const std::string bytes =
+      util::read_input_file(path, {"an ONNX model", kMaxOnnxFileBytes, "kMaxOnnxFileBytes", true});
   onnx::ModelProto model;
-  if (!model.ParseFromString(bytes.str()) || !model.has_graph() || model.ir_version() <= 0 ||
+  if (!model.ParseFromString(bytes) || !model.has_graph() || model.ir_version() <= 0 ||
       model.opset_import_size() == 0)
     throw util::InputError({path, 0, 0}, "model",
                           "not an ONNX model (expected a serialised onnx.ModelProto with an IR version, opset imports "

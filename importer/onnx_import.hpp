@@ -4,6 +4,7 @@
 // mapping of ONNX attributes onto Layer fields is docs/workload-spec.md, "ONNX models".
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,10 @@ struct OnnxImport {
   contracts::Network network;
   std::vector<SkippedNode> skipped;
 };
+
+// Protobuf's own limit on a serialised message (2 GiB - 1): a larger .onnx keeps its weights as external data, which
+// the importer does not read. The model must be a regular file (a device or a FIFO is refused, not read).
+inline constexpr std::size_t kMaxOnnxFileBytes = (std::size_t(1) << 31) - 1;
 
 // Throws util::InputError naming the file (and the node as the field) when the file is not an ONNX model, shape
 // inference fails, a Conv/Gemm/MatMul has a dimension inference cannot resolve (dynamic shapes), an attribute

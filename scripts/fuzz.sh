@@ -11,7 +11,8 @@ seconds=${1:-30}
 shift $(( $# > 0 ? 1 : 0 ))
 harnesses=("$@")
 if [[ ${#harnesses[@]} -eq 0 ]]; then
-  harnesses=(hardware_spec workload_spec mapping_file config_image tensor_file network_manifest csv_table)
+  harnesses=(hardware_spec workload_spec mapping_file config_image tensor_file network_manifest csv_table
+             surrogate_model optimum_cache)
 fi
 
 bash scripts/setup.sh --fuzz --no-build

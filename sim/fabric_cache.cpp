@@ -22,6 +22,7 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -168,9 +169,30 @@ std::string tool_version(const std::string& program) {
   return output;
 }
 
-// Directory entries of the cache that are not fabrics: lock files, failed-build logs, temporary build directories.
+// A real directory (not a link to one) named by a fabric key.
 bool is_fabric_directory(const fs::path& path) {
-  return fs::is_directory(path) && path.filename().string()[0] != '.';
+  std::error_code error;
+  return fs::is_directory(fs::symlink_status(path, error)) && is_fabric_key(path.filename().string());
+}
+
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The cache's other entries: KEY.lock and KEY.failed.log files, .build-KEY-PID directories.
+bool is_cache_leftover(const fs::path& path) {
+  std::error_code error;
+  const fs::file_status status = fs::symlink_status(path, error);
+  const std::string name = path.filename().string();
+  for (const std::string suffix : {".lock", ".failed.log"})
+    if (ends_with(name, suffix) && is_fabric_key(name.substr(0, name.size() - suffix.size())))
+      return fs::is_regular_file(status);
+  const std::string prefix = ".build-";
+  const std::size_t pid_dash = name.rfind('-');
+  if (name.rfind(prefix, 0) != 0 || pid_dash == std::string::npos || pid_dash < prefix.size() ||
+      name.find_first_not_of("0123456789", pid_dash + 1) != std::string::npos || pid_dash + 1 == name.size())
+    return false;
+  return fs::is_directory(status) && is_fabric_key(name.substr(prefix.size(), pid_dash - prefix.size()));
 }
 
 // The last `lines` lines of `text` ("(no output)" when it is empty).
@@ -348,6 +370,11 @@ std::string fabric_key(const codegen::ImageHardware& hw) {
                      hw.config_bw, hash.value);
 }
 
+bool is_fabric_key(const std::string& name) {
+  static const std::regex key_form("m[0-9]+-dn[0-9]+-rn[0-9]+-d[0-9]+-a[0-9]+-c[0-9]+-[0-9a-f]{16}");
+  return std::regex_match(name, key_form);
+}
+
 std::string build_fabric(const codegen::ImageHardware& hw, const ProgressLine& progress_or_null) {
   const ProgressLine progress = or_stderr(progress_or_null);
   const std::string key = fabric_key(hw);
@@ -414,16 +441,23 @@ std::vector<CachedFabric> cached_fabrics() {
   return fabrics;
 }
 
-int clean_fabric_cache() {
+CacheCleaning clean_fabric_cache() {
   const fs::path cache = fabric_cache_directory();
+  CacheCleaning cleaning;
   std::error_code error;
-  if (!fs::is_directory(cache, error)) return 0;
-  int removed = 0;
+  if (!fs::is_directory(cache, error)) return cleaning;
   for (const fs::directory_entry& entry : fs::directory_iterator(cache)) {
-    removed += is_fabric_directory(entry.path());
+    if (is_fabric_directory(entry.path())) {
+      ++cleaning.fabrics_removed;
+    } else if (!is_cache_leftover(entry.path())) {
+      const bool folder = fs::is_directory(fs::symlink_status(entry.path(), error));
+      cleaning.left_alone.push_back(entry.path().filename().string() + (folder ? "/" : ""));
+      continue;
+    }
     fs::remove_all(entry.path());
   }
-  return removed;
+  std::sort(cleaning.left_alone.begin(), cleaning.left_alone.end());
+  return cleaning;
 }
 
 std::unique_ptr<FabricSession> open_fabric(const codegen::ImageHardware& hw, std::uint64_t watchdog_cycles,

@@ -28,6 +28,8 @@ std::string fabric_cache_directory();
 // RTL sources, the C++ headers compiled into the shared object, the compiler and Verilator (paths and versions)
 // and the flags, e.g. "m64-dn8-rn4-d16-a32-c64-3f2a…". Throws FabricBuildError when a tool is missing.
 std::string fabric_key(const codegen::ImageHardware& hardware);
+// Whether `name` has the form fabric_key gives (parameters, then 16 hex digits of the hash).
+bool is_fabric_key(const std::string& name);
 
 // The shared object of the fabric, built first if the cache does not hold it. `progress` receives one line per
 // build stage (default: standard error).
@@ -40,7 +42,13 @@ struct CachedFabric {
 };
 std::vector<CachedFabric> cached_fabrics();
 
-// Removes every fabric (and leftover lock, log and temporary directory) from the cache; returns how many fabrics.
-int clean_fabric_cache();
+// Removes what the cache made — fabric directories named by their key, their lock files and failed-build logs
+// (KEY.lock, KEY.failed.log) and temporary build directories (.build-KEY-PID) — and nothing else: the cache may be
+// a folder the user also keeps other files in (MAERI_FABRIC_CACHE=~/work).
+struct CacheCleaning {
+  int fabrics_removed = 0;
+  std::vector<std::string> left_alone;  // names of the other entries, sorted; directories end in '/'
+};
+CacheCleaning clean_fabric_cache();
 
 }  // namespace maeri::sim

@@ -11,7 +11,6 @@
 
 #include "codegen/config_image.hpp"
 #include "codegen/exact_traffic.hpp"
-#include "codegen/image_file.hpp"
 #include "codegen/image_program.hpp"
 #include "codegen/network_manifest.hpp"
 #include "contracts/mapping_file.hpp"
@@ -108,10 +107,12 @@ void NetworkVerification::load_workload_jobs() {
 void NetworkVerification::load_manifest_jobs() {
   const codegen::NetworkManifest manifest = codegen::load_manifest(options_.manifest_path);
   network_name_ = manifest.network;
-  if (!(manifest.hardware == codegen::image_hardware_of(hardware_)))
+  const std::string differences =
+      codegen::hardware_differences(manifest.hardware, codegen::image_hardware_of(hardware_), "images");
+  if (!differences.empty())
     throw util::InputError({options_.manifest_path, 0, 0}, "hardware",
-                           "the images were built for " + manifest.hardware.name + " (" +
-                               std::to_string(manifest.hardware.num_ms) + " MS), not for " + hardware_.name);
+                           "the images were built for " + manifest.hardware.name + ", not for " + hardware_.name + ": " +
+                               differences);
   bool selected = false;
   for (std::size_t l = 0; l < manifest.layers.size(); ++l) {
     const codegen::ManifestLayer& entry = manifest.layers[l];
@@ -122,12 +123,14 @@ void NetworkVerification::load_manifest_jobs() {
     job.seed = options_.seed + 1000 * l;
     job.source = codegen::manifest_image_path(options_.manifest_path, entry);
     try {
-      const std::string digest = util::sha256_of_file(job.source);
+      const std::string bytes = codegen::read_manifest_image(job.source);
+      const std::string digest = util::sha256_hex(bytes);
       if (digest != entry.sha256) {
         job.error = "checksum mismatch: " + job.source + " has SHA-256 " + digest + ", the manifest lists " +
                     entry.sha256;
       } else {
-        const codegen::ConfigImage image = codegen::load_image_file(job.source);
+        const codegen::ConfigImage image =
+            codegen::decode_image(std::vector<std::uint8_t>(bytes.begin(), bytes.end()), job.source);
         codegen::check_image_matches(image, hardware_, job.source);
         if (image.layer.name != entry.name)
           throw util::InputError({job.source, 0, 0}, "layer", "the image is of layer '" + image.layer.name +

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "util/input_error.hpp"
+#include "util/input_file.hpp"
 
 namespace maeri::util {
 
@@ -93,11 +94,7 @@ CsvTable parse_csv_table(const std::string& text, const std::string& path) {
 }
 
 CsvTable load_csv_table(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError({path, 0, 0}, "", "cannot open the CSV file");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_csv_table(text.str(), path);
+  return parse_csv_table(read_input_file(path, {"a CSV table", kMaxCsvFileBytes, "kMaxCsvFileBytes"}), path);
 }
 
 std::optional<double> csv_number(const std::string& field) {

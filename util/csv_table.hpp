@@ -20,7 +20,12 @@ struct CsvTable {
   std::size_t column(const std::string& name) const;
 };
 
+// The parsed table takes several times the file's size in memory (a string per field); 64 MiB is hundreds of
+// thousands of rows, more than a chart can show, and a device or a huge file ends here (docs/cli.md, "Limits").
+inline constexpr std::size_t kMaxCsvFileBytes = std::size_t(64) << 20;
+
 CsvTable parse_csv_table(const std::string& text, const std::string& path);
+// Reads at most kMaxCsvFileBytes (util/input_file.hpp: a directory, a missing file and the limit are InputErrors).
 CsvTable load_csv_table(const std::string& path);
 
 // The whole text as a number ("1e3", "-2.5", " 7 " with spaces around), or nothing.

@@ -10,8 +10,12 @@ std::string format_message(const SourceLocation& where, const std::string& field
                            const std::string& problem) {
   std::string location = where.file;
   if (where.line > 0) location += fmt::format(":{}:{}", where.line, where.column);
-  if (field.empty()) return fmt::format("{}: {}", location, problem);
-  return fmt::format("{}: field '{}': {}", location, field, problem);
+  std::string message = field.empty() ? fmt::format("{}: {}", location, problem)
+                                      : fmt::format("{}: field '{}': {}", location, field, problem);
+  // what() is a C string: a NUL from the input (a name "a\0b") would end the message there.
+  for (std::size_t at = message.find('\0'); at != std::string::npos; at = message.find('\0', at))
+    message.replace(at, 1, "\\x00");
+  return message;
 }
 
 }  // namespace

@@ -1,12 +1,7 @@
 // SHA-256 (see sha256.hpp), following FIPS 180-4 section 6.2.
 #include "util/sha256.hpp"
 
-#include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <vector>
-
-#include "util/input_error.hpp"
 
 namespace maeri::util {
 namespace {
@@ -85,19 +80,6 @@ std::string Sha256::hex_digest() {
 std::string sha256_hex(const std::string& bytes) {
   Sha256 hash;
   hash.update(bytes);
-  return hash.hex_digest();
-}
-
-std::string sha256_of_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError({path, 0, 0}, "", std::string("cannot open file: ") + std::strerror(errno));
-  Sha256 hash;
-  std::vector<char> block(1 << 16);
-  while (in) {
-    in.read(block.data(), std::streamsize(block.size()));
-    hash.update(block.data(), std::size_t(in.gcount()));
-  }
-  if (in.bad()) throw InputError({path, 0, 0}, "", "cannot read file");
   return hash.hex_digest();
 }
 

@@ -1,4 +1,4 @@
-// SHA-256 (FIPS 180-4) of byte strings and files: the checksum of the network manifest (docs/network-manifest.md)
+// SHA-256 (FIPS 180-4) of byte strings: the checksum of the network manifest (docs/network-manifest.md)
 // and of merged output tensors. None of the Debian libraries the toolkit links has a hash of this strength (zlib has
 // CRC-32 only), so this is a small implementation checked against the FIPS 180-2 examples in
 // tests/unit/test_network_files.cpp.
@@ -27,8 +27,7 @@ class Sha256 {
   std::uint64_t total_bytes_ = 0;
 };
 
+// Files are hashed after util::read_input_file has read them within their limit (never an endless device).
 std::string sha256_hex(const std::string& bytes);
-// Reads the file in blocks. Throws InputError naming the path and the OS's reason when it cannot be read.
-std::string sha256_of_file(const std::string& path);
 
 }  // namespace maeri::util

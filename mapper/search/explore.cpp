@@ -8,13 +8,13 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <memory>
 #include <mutex>
 #include <utility>
 
 #include "mapper/model/cost_model.hpp"
+#include "mapper/search/optimum_cache.hpp"
 #include "util/atomic_file.hpp"
 #include "util/input_error.hpp"
 #include "util/svg_chart.hpp"
@@ -57,55 +57,6 @@ std::uint64_t samples_to_reach(const std::vector<std::pair<std::uint64_t, double
     if (best <= target / 0.995) return samples;
   return budget + 1;
 }
-
-// The exhaustive optima already computed: one CSV line per (hardware file's content, objective, space, layer shape)
-// with the optimum's objective and whether the search was exhaustive. The exhaustive search of a large layer takes
-// minutes; its result depends only on this key and on the model: a run that beats a cached exhaustive optimum shows
-// the model changed, and the exploration stops naming the file.
-class OptimumCache {
- public:
-  explicit OptimumCache(std::string path) : path_(std::move(path)) {
-    if (path_.empty()) return;
-    std::ifstream in(path_);
-    for (std::string line; std::getline(in, line);) {
-      const auto comma = line.rfind(',');
-      if (comma == std::string::npos || line.rfind("key,", 0) == 0) continue;
-      const auto previous = line.rfind(',', comma - 1);
-      if (previous == std::string::npos) continue;
-      entries_[line.substr(0, previous)] = {std::stod(line.substr(previous + 1, comma - previous - 1)),
-                                            line.substr(comma + 1) == "1"};
-    }
-    // Runs are reported as found / optimum: an optimum that is not a positive number (nan, 0, below zero) would
-    // turn every ratio into nan or infinity, or a negative "improvement".
-    for (const auto& [key, entry] : entries_)
-      if (!(entry.first > 0) || !std::isfinite(entry.first))
-        throw util::InputError({path_, 0, 0}, "optimum",
-                               fmt::format("expected a positive number, found {} for '{}'", entry.first, key));
-  }
-  static std::string key(const contracts::Hardware& hardware, const std::string& hardware_digest,
-                         Objective objective, bool two_level, const contracts::Layer& layer) {
-    std::string text = fmt::format("{}/{}MS/{}/{}/{}/{}", hardware.name, hardware.num_ms, hardware_digest.substr(0, 16),
-                                   to_string(objective), two_level ? "two-level" : "single-level",
-                                   contracts::to_string(layer.type));
-    for (const auto& field : contracts::kLayerShapeFields) text += fmt::format("/{}={}", field.name, layer.*field.member);
-    return text;
-  }
-  const std::pair<double, bool>* find(const std::string& key) const {
-    const auto found = entries_.find(key);
-    return found == entries_.end() ? nullptr : &found->second;
-  }
-  void add(const std::string& key, double optimum, bool complete) {
-    entries_[key] = {optimum, complete};
-    if (path_.empty()) return;
-    std::string text = "key,optimum,exhaustive\n";
-    for (const auto& [k, entry] : entries_) text += fmt::format("{},{:.17g},{}\n", k, entry.first, entry.second ? 1 : 0);
-    util::write_file_atomically(path_, text);
-  }
-
- private:
-  std::string path_;
-  std::map<std::string, std::pair<double, bool>> entries_;
-};
 
 struct Run {
   std::string layer, method;
@@ -171,8 +122,8 @@ ExploreOptimum Exploration::optimum(const contracts::Layer& layer) {
   const std::string key =
       OptimumCache::key(hardware_, options_.hardware_digest, options_.objective, options_.two_level, layer);
   if (const auto* cached = state_->cache.find(key)) {
-    found.optimum = cached->first;
-    found.exhaustive = cached->second;
+    found.optimum = cached->optimum;
+    found.exhaustive = cached->exhaustive;
     found.from_cache = true;
     return found;
   }

@@ -17,6 +17,7 @@
 #include "util/atomic_file.hpp"
 #include "util/sha256.hpp"
 #include "util/input_error.hpp"
+#include "util/input_file.hpp"
 
 namespace maeri::mapper {
 namespace {
@@ -385,57 +386,64 @@ void SurrogateModel::save(const std::string& path) const {
 }
 
 SurrogateModel SurrogateModel::load(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) bad_file(path, "", "cannot open the surrogate model file");
+  const std::string text =
+      util::read_input_file(path, {"a surrogate model (JSON)", kMaxSurrogateFileBytes, "kMaxSurrogateFileBytes"});
   nlohmann::json document;
   try {
-    document = nlohmann::json::parse(in);
+    document = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& error) {
     bad_file(path, "", std::string("not JSON: ") + error.what());
   }
-  if (!document.is_object() || document.value("format", "") != kSurrogateFormat)
-    bad_file(path, "format", std::string("not a surrogate model (expected format \"") + kSurrogateFormat + "\")");
-  if (!document.contains("version") || !document["version"].is_number_integer() ||
-      document["version"].get<int>() != kSurrogateFileVersion)
-    bad_file(path, "version", "expected version " + std::to_string(kSurrogateFileVersion) + ", found " +
-                                  (document.contains("version") ? document["version"].dump() : "none"));
-  SurrogateModel model;
-  const auto objective = parse_objective(document.value("objective", ""));
-  if (!objective) bad_file(path, "objective", "expected runtime, energy or edp");
-  const std::string space = document.value("space", "");
-  if (space != "two-level" && space != "single-level") bad_file(path, "space", "expected two-level or single-level");
-  model.objective_ = *objective;
-  model.two_level_ = space == "two-level";
-  model.fingerprint_ = document.value("fingerprint", "");
-  if (document.value("features", std::vector<std::string>{}) != surrogate_feature_names() ||
-      model.fingerprint_ != surrogate_fingerprint(model.objective_, model.two_level_))
-    bad_file(path, "fingerprint",
-             "the model was trained on another feature set than this maeri computes (retrain it with "
-             "`maeri surrogate train`)");
-  model.description = document.value("description", "");
-  const Eigen::Index features = Eigen::Index(surrogate_feature_names().size());
-  const Eigen::Index hidden = document.value("hidden", 0);
-  if (hidden < 1 || hidden > 4096) bad_file(path, "hidden", "expected a layer width between 1 and 4096");
-  model.input_mean_ = json_vector(document, "input_mean", features, path);
-  model.input_scale_ = json_vector(document, "input_scale", features, path);
-  // Features and costs are divided by these: training makes every scale positive (a constant feature gets 1).
-  for (Eigen::Index i = 0; i < features; ++i)
-    if (!(model.input_scale_(i) > 0))
-      bad_file(path, "input_scale",
-               "expected positive scales (features are divided by them), found " +
-                   std::to_string(model.input_scale_(i)) + " for feature '" + surrogate_feature_names()[size_t(i)] +
-                   "'");
-  model.output_mean_ = document.value("output_mean", 0.0);
-  model.output_scale_ = document.value("output_scale", 1.0);
-  if (!(model.output_scale_ > 0) || !std::isfinite(model.output_scale_) || !std::isfinite(model.output_mean_))
-    bad_file(path, "output_scale", "expected a finite output_mean and a positive, finite output_scale");
-  model.w1_ = json_matrix(document, "w1", hidden, features, path);
-  model.w2_ = json_matrix(document, "w2", hidden, hidden, path);
-  model.w3_ = json_matrix(document, "w3", 1, hidden, path);
-  model.b1_ = json_vector(document, "b1", hidden, path);
-  model.b2_ = json_vector(document, "b2", hidden, path);
-  model.b3_ = json_vector(document, "b3", 1, path);
-  return model;
+  // A field of another JSON type than the model writes (a string for a number) throws nlohmann's type_error.
+  try {
+    if (!document.is_object() || document.value("format", "") != kSurrogateFormat)
+      bad_file(path, "format", std::string("not a surrogate model (expected format \"") + kSurrogateFormat + "\")");
+    if (!document.contains("version") || !document["version"].is_number_integer() ||
+        document["version"].get<int>() != kSurrogateFileVersion)
+      bad_file(path, "version", "expected version " + std::to_string(kSurrogateFileVersion) + ", found " +
+                                    (document.contains("version") ? document["version"].dump() : "none"));
+    SurrogateModel model;
+    const auto objective = parse_objective(document.value("objective", ""));
+    if (!objective) bad_file(path, "objective", "expected runtime, energy or edp");
+    const std::string space = document.value("space", "");
+    if (space != "two-level" && space != "single-level") bad_file(path, "space", "expected two-level or single-level");
+    model.objective_ = *objective;
+    model.two_level_ = space == "two-level";
+    model.fingerprint_ = document.value("fingerprint", "");
+    if (document.value("features", std::vector<std::string>{}) != surrogate_feature_names() ||
+        model.fingerprint_ != surrogate_fingerprint(model.objective_, model.two_level_))
+      bad_file(path, "fingerprint",
+               "the model was trained on another feature set than this maeri computes (retrain it with "
+               "`maeri surrogate train`)");
+    model.description = document.value("description", "");
+    const Eigen::Index features = Eigen::Index(surrogate_feature_names().size());
+    if (!document.contains("hidden") || !document["hidden"].is_number_integer())
+      bad_file(path, "hidden", "expected an integer layer width");
+    const Eigen::Index hidden = document["hidden"].get<Eigen::Index>();
+    if (hidden < 1 || hidden > 4096) bad_file(path, "hidden", "expected a layer width between 1 and 4096");
+    model.input_mean_ = json_vector(document, "input_mean", features, path);
+    model.input_scale_ = json_vector(document, "input_scale", features, path);
+    // Features and costs are divided by these: training makes every scale positive (a constant feature gets 1).
+    for (Eigen::Index i = 0; i < features; ++i)
+      if (!(model.input_scale_(i) > 0))
+        bad_file(path, "input_scale",
+                 "expected positive scales (features are divided by them), found " +
+                     std::to_string(model.input_scale_(i)) + " for feature '" + surrogate_feature_names()[size_t(i)] +
+                     "'");
+    model.output_mean_ = document.value("output_mean", 0.0);
+    model.output_scale_ = document.value("output_scale", 1.0);
+    if (!(model.output_scale_ > 0) || !std::isfinite(model.output_scale_) || !std::isfinite(model.output_mean_))
+      bad_file(path, "output_scale", "expected a finite output_mean and a positive, finite output_scale");
+    model.w1_ = json_matrix(document, "w1", hidden, features, path);
+    model.w2_ = json_matrix(document, "w2", hidden, hidden, path);
+    model.w3_ = json_matrix(document, "w3", 1, hidden, path);
+    model.b1_ = json_vector(document, "b1", hidden, path);
+    model.b2_ = json_vector(document, "b2", hidden, path);
+    model.b3_ = json_vector(document, "b3", 1, path);
+    return model;
+  } catch (const nlohmann::json::exception& error) {
+    bad_file(path, "", std::string("a field has the wrong JSON type: ") + error.what());
+  }
 }
 
 void SurrogateModel::require_space(Objective objective, bool two_level, const std::string& path) const {

@@ -7,6 +7,7 @@
 
 #include <Eigen/Dense>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -20,6 +21,9 @@ namespace maeri::mapper {
 
 inline constexpr int kSurrogateFileVersion = 1;
 inline constexpr const char* kSurrogateFormat = "maeri-surrogate";
+// A model of the default width (64) is about 0.2 MB of JSON and one of 1024 about 25 MB; larger files (and devices)
+// are refused before they are parsed (docs/cli.md, "Limits").
+inline constexpr std::size_t kMaxSurrogateFileBytes = std::size_t(64) << 20;
 
 // The input features, in order (docs/search.md lists them); every one is linear in the RelaxedMapping.
 const std::vector<std::string>& surrogate_feature_names();
@@ -71,7 +75,7 @@ class SurrogateModel {
   std::string description;  // free text saved with the model (what it was trained on)
 
   // Throws util::InputError naming the file and the field on a bad file, another version or a fingerprint that does
-  // not match the feature schema of this build.
+  // not match the feature schema of this build. Reads at most kMaxSurrogateFileBytes.
   static SurrogateModel load(const std::string& path);
   void save(const std::string& path) const;  // atomically
   // Throws util::InputError naming `path` when the model was trained for another space than (objective, two_level).

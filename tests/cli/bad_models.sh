@@ -111,7 +111,7 @@ case $case_name in
   optimum_nan | optimum_negative)  # found / optimum became nan, or a negative "improvement"
     [[ $case_name == optimum_nan ]] && value=nan || value=-5
     printf 'key,optimum,exhaustive\nmaeri-64/64MS/x/runtime/two-level/conv,%s,1\n' "$value" >"$dir/optima.csv"
-    "$expect" 2 --stderr-contains "optima.csv: field 'optimum': expected a positive number, found $value for 'maeri-64/64MS" \
+    "$expect" 2 --stderr-contains "optima.csv:2:40: field 'optimum': expected a positive, finite number (the objective's optimum), found '$value'" \
       "$maeri" explore --hardware "$hardware" --workload "$tiny" --layer fc --methods random --budgets 4 --runs 1 \
       --optimum-cache "$dir/optima.csv" -o "$dir/e" ;;
   sim_weights_directory)

@@ -404,3 +404,14 @@ endforeach()
 set_tests_properties(cli_model_mapping_objective PROPERTIES FIXTURES_REQUIRED tiny_mapping)
 set_tests_properties(cli_model_sim_weights_directory cli_model_sim_weights_missing
   PROPERTIES FIXTURES_REQUIRED tiny_images)
+# Bad files and names (tests/cli/bad_files.sh): the fabric cache's clean, names that become paths, devices, FIFOs
+# and folders given as inputs, malformed optimum caches, and the messages for them.
+foreach(case fabric_clean_foreign fabric_list_no_home map_name_parent map_name_absolute map_name_nul import_device
+             import_fifo import_directory import_missing plot_device plot_directory plot_missing
+             verify_manifest_device verify_manifest_directory manifest_image_device manifest_other_parameters
+             optimum_cache_text optimum_cache_overflow optimum_cache_empty optimum_cache_exhaustive
+             optimum_cache_short_row surrogate_model_directory long_value cr_line_endings)
+  add_test(NAME cli_file_${case}
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/bad_files.sh ${case} $<TARGET_FILE:maeri> ${CONFIGS})
+  set_tests_properties(cli_file_${case} PROPERTIES LABELS cli TIMEOUT 60)
+endforeach()

@@ -117,7 +117,7 @@ case $case_name in
       "$maeri" plot --csv "$dir/ok.csv" --x x --y y --where x -o "$dir/o.svg" || exit 1
     "$expect" 2 --stderr-contains "no rows to plot (after --where)" \
       "$maeri" plot --csv "$dir/ok.csv" --x x --y y --where x=7 -o "$dir/o.svg" || exit 1
-    "$expect" 2 --stderr-contains "cannot open the CSV file" \
+    "$expect" 2 --stderr-contains "missing.csv: cannot open file for reading: No such file or directory" \
       "$maeri" plot --csv "$dir/missing.csv" --x x --y y -o "$dir/o.svg" || exit 1
     [[ ! -e $dir/o.svg ]] || fail "an output file was written"
     ;;

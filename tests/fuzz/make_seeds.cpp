@@ -18,7 +18,9 @@
 #include "codegen/layer_program.hpp"
 #include "codegen/network_manifest.hpp"
 #include "contracts/mapping_file.hpp"
+#include "mapper/search/optimum_cache.hpp"
 #include "mapper/search/search.hpp"
+#include "mapper/search/surrogate_model.hpp"
 #include "util/sha256.hpp"
 #include "contracts/spec_loader.hpp"
 #include "testbench/stimulus.hpp"
@@ -112,6 +114,30 @@ int main(int argc, char** argv) {
            {"quotes.csv", "a,b\n\"say \"\"hi\"\"\",\"1,2\"\n\"multi\nline\",3\n"}}) {
     write(output / "csv_table" / name, text);
     ++written;
+  }
+  // A surrogate model as `maeri surrogate train` writes it (small, so the seed stays a few KiB), and optimum caches
+  // as `maeri explore` writes them: through the writers, so the seeds follow their formats.
+  {
+    const contracts::Hardware hardware = contracts::load_hardware((configs / "hardware" / "maeri-64.yaml").string());
+    const contracts::Network network = contracts::load_workload((configs / "workloads" / "tiny.yaml").string());
+    const mapper::SurrogateSamples samples =
+        mapper::sample_surrogate_data(network.layers, {hardware}, mapper::Objective::EnergyDelay, true, 16, 1);
+    mapper::SurrogateTraining training;
+    training.hidden = 4;
+    training.epochs = 2;
+    fs::create_directories(output / "surrogate_model");
+    mapper::SurrogateModel::train(samples, mapper::Objective::EnergyDelay, true, training)
+        .save((output / "surrogate_model" / "tiny-edp.json").string());
+    fs::create_directories(output / "optimum_cache");
+    const fs::path cache_path = output / "optimum_cache" / "tiny.csv";
+    fs::remove(cache_path);
+    mapper::OptimumCache cache(cache_path.string());
+    const std::string digest = util::sha256_hex("hardware file contents");
+    for (const contracts::Layer& layer : network.layers)
+      for (const mapper::Objective objective : {mapper::Objective::Runtime, mapper::Objective::EnergyDelay})
+        cache.add(mapper::OptimumCache::key(hardware, digest, objective, true, layer), double(layer.macs()) / 7.0,
+                  objective == mapper::Objective::Runtime);
+    written += 2;
   }
   fmt::print("wrote {} seed files under {}\n", written, output.string());
   return 0;

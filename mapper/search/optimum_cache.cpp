@@ -1,0 +1,92 @@
+// The optimum cache of `maeri explore` read strictly and written atomically (see optimum_cache.hpp).
+#include "mapper/search/optimum_cache.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+#include "util/atomic_file.hpp"
+#include "util/input_error.hpp"
+#include "util/input_file.hpp"
+
+namespace maeri::mapper {
+namespace {
+
+constexpr const char* kHeader = "key,optimum,exhaustive";
+
+double optimum_field(const std::string& text, const util::SourceLocation& where) {
+  char* end = nullptr;
+  errno = 0;
+  const double value = text.empty() ? 0.0 : std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(value) || value <= 0)
+    // Runs are reported as found / optimum: 0 or below would make every ratio infinite or an "improvement".
+    throw util::InputError(where, "optimum",
+                           "expected a positive, finite number (the objective's optimum), found '" +
+                               util::shown_value(text) + "'");
+  return value;
+}
+
+}  // namespace
+
+std::map<std::string, CachedOptimum> parse_optimum_cache(const std::string& text, const std::string& path) {
+  util::refuse_cr_only_line_endings(text, path);
+  std::map<std::string, CachedOptimum> entries;
+  int line_number = 0;
+  for (std::size_t start = 0; start < text.size();) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    start = end + 1;
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || (line_number == 1 && line.rfind("key,", 0) == 0)) continue;
+    const std::size_t last = line.rfind(',');
+    const std::size_t previous = last == std::string::npos || last == 0 ? std::string::npos : line.rfind(',', last - 1);
+    if (previous == std::string::npos || previous == 0)
+      throw util::InputError({path, line_number, 1}, "",
+                             fmt::format("expected a row '{}' (a key, then two fields after the last commas), found '{}'",
+                                         kHeader, util::shown_value(line)));
+    const std::string exhaustive = line.substr(last + 1);
+    if (exhaustive != "0" && exhaustive != "1")
+      throw util::InputError({path, line_number, int(last) + 2}, "exhaustive",
+                             "expected 0 or 1, found '" + util::shown_value(exhaustive) + "'");
+    const double optimum =
+        optimum_field(line.substr(previous + 1, last - previous - 1), {path, line_number, int(previous) + 2});
+    entries[line.substr(0, previous)] = {optimum, exhaustive == "1"};
+  }
+  return entries;
+}
+
+OptimumCache::OptimumCache(std::string path) : path_(std::move(path)) {
+  std::error_code error;
+  if (path_.empty() || !std::filesystem::exists(std::filesystem::symlink_status(path_, error))) return;
+  entries_ = parse_optimum_cache(
+      util::read_input_file(path_, {"an optimum cache (CSV)", kMaxOptimumCacheBytes, "kMaxOptimumCacheBytes"}), path_);
+}
+
+std::string OptimumCache::key(const contracts::Hardware& hardware, const std::string& hardware_digest,
+                              Objective objective, bool two_level, const contracts::Layer& layer) {
+  std::string text = fmt::format("{}/{}MS/{}/{}/{}/{}", hardware.name, hardware.num_ms, hardware_digest.substr(0, 16),
+                                 to_string(objective), two_level ? "two-level" : "single-level",
+                                 contracts::to_string(layer.type));
+  for (const auto& field : contracts::kLayerShapeFields) text += fmt::format("/{}={}", field.name, layer.*field.member);
+  return text;
+}
+
+const CachedOptimum* OptimumCache::find(const std::string& key) const {
+  const auto found = entries_.find(key);
+  return found == entries_.end() ? nullptr : &found->second;
+}
+
+void OptimumCache::add(const std::string& key, double optimum, bool exhaustive) {
+  entries_[key] = {optimum, exhaustive};
+  if (path_.empty()) return;
+  std::string text = std::string(kHeader) + "\n";
+  for (const auto& [k, entry] : entries_) text += fmt::format("{},{:.17g},{}\n", k, entry.optimum, entry.exhaustive ? 1 : 0);
+  util::write_file_atomically(path_, text);
+}
+
+}  // namespace maeri::mapper

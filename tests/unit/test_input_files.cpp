@@ -1,0 +1,106 @@
+// The bounded reader under every loader of a user's file (util/input_file.hpp), the way values and names from
+// input files appear in messages and file names, and the strict optimum cache reader (mapper/search/optimum_cache).
+#include <sys/stat.h>
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <string>
+
+#include "mapper/search/optimum_cache.hpp"
+#include "tests/unit/temp_file.hpp"
+#include "util/file_names.hpp"
+#include "util/input_error.hpp"
+#include "util/input_file.hpp"
+
+using namespace maeri;
+
+namespace {
+
+const util::InputFileRules kTenBytes{"a test file", 10, "kTenBytes"};
+
+}  // namespace
+
+TEST_CASE("input files: whole files up to the limit, and every refusal named") {
+  test::TempFile exact("0123456789", ".txt");
+  CHECK(util::read_input_file(exact.path(), kTenBytes) == "0123456789");
+  test::TempFile over("0123456789!", ".txt");
+  CHECK_THROWS_WITH(util::read_input_file(over.path(), kTenBytes),
+                    over.path() + ": file larger than the limit of 10 bytes (kTenBytes, docs/cli.md: Limits)");
+  // A device never ends: reading stops one byte past the limit.
+  CHECK_THROWS_WITH(util::read_input_file("/dev/zero", kTenBytes), Catch::Contains("file larger than the limit of 10"));
+  util::InputFileRules regular = kTenBytes;
+  regular.regular_files_only = true;
+  CHECK_THROWS_WITH(util::read_input_file("/dev/zero", regular),
+                    "/dev/zero: is a character device, not a regular file (expected a test file)");
+  test::TempDir folder;
+  CHECK_THROWS_WITH(util::read_input_file(folder.path(), kTenBytes),
+                    folder.path() + ": is a directory (expected a test file)");
+  CHECK_THROWS_WITH(util::read_input_file(folder / "missing", kTenBytes),
+                    folder / "missing" + ": cannot open file for reading: No such file or directory");
+  // A FIFO nobody writes to: refused (regular files only) or read as empty, never waited on.
+  const std::string fifo = folder / "fifo";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK_THROWS_WITH(util::read_input_file(fifo, regular), Catch::Contains("is a FIFO (named pipe), not a regular file"));
+  CHECK(util::read_input_file(fifo, kTenBytes).empty());
+}
+
+TEST_CASE("input files: CR-only line endings are named; CR LF and LF are not") {
+  CHECK_THROWS_WITH(util::refuse_cr_only_line_endings("a: 1\rb: 2\r", "f.yaml"),
+                    "f.yaml: lines end in CR alone (classic Mac OS line endings); save the file with LF or CR LF "
+                    "line endings");
+  CHECK_NOTHROW(util::refuse_cr_only_line_endings("a: 1\r\nb: 2\r\n", "f.yaml"));
+  CHECK_NOTHROW(util::refuse_cr_only_line_endings("a: 1\nb: 2\n", "f.yaml"));
+}
+
+TEST_CASE("input files: values in messages are escaped and shortened, NUL bytes never end a message") {
+  CHECK(util::shown_value("conv1") == "conv1");
+  CHECK(util::shown_value(std::string("a\0b\r\n", 5)) == "a\\x00b\\x0d\\x0a");
+  const std::string long_value(5000, 'a');
+  CHECK(util::shown_value(long_value) == std::string(util::kMaxShownValueBytes, 'a') + "… (5000 bytes)");
+  // Never cut inside a UTF-8 character: "é" is two bytes, the 80th and 81st.
+  const std::string accented = std::string(79, 'a') + "é" + "z";
+  CHECK(util::shown_value(accented) == std::string(79, 'a') + "… (82 bytes)");
+  const util::InputError error({"w.yaml", 3, 9}, "name", std::string("has no layer 'x\0y'", 18));
+  CHECK(std::string(error.what()) == "w.yaml:3:9: field 'name': has no layer 'x\\x00y'");
+}
+
+TEST_CASE("file names: names from inputs never leave the output folder") {
+  CHECK(util::safe_file_stem("../../evil") == "_._.._evil");
+  CHECK(util::safe_file_stem("/tmp/abs") == "_tmp_abs");
+  CHECK(util::safe_file_stem(std::string("a\0b", 3)) == "a_b");
+  CHECK(util::safe_file_stem("a\tb\x7f") == "a_b_");
+  CHECK(util::safe_file_stem(std::string(300, 'n')).size() == 100);
+  CHECK(util::safe_file_stem("") == "_");
+}
+
+TEST_CASE("optimum cache: rows read strictly, each bad row named by line and field") {
+  const auto entries = mapper::parse_optimum_cache(
+      "key,optimum,exhaustive\r\nmaeri,64/64MS/x/edp,1.5e3,1\r\n\r\nk2,0,0\n", "c.csv");
+  REQUIRE(entries.size() == 2);
+  CHECK(entries.at("maeri,64/64MS/x/edp").optimum == 1500);
+  CHECK(entries.at("maeri,64/64MS/x/edp").exhaustive);
+  CHECK_FALSE(entries.at("k2").exhaustive);
+  struct Case {
+    const char* row;
+    const char* message;
+  };
+  for (const Case& bad : {
+           Case{"x,y,1", "c.csv:2:3: field 'optimum': expected a positive, finite number (the objective's optimum), found 'y'"},
+           Case{"k,1e999,1", "found '1e999'"},
+           Case{"k,,1", "found ''"},
+           Case{"k,nan,1", "found 'nan'"},
+           Case{"k,-1,1", "found '-1'"},
+           Case{"k,1,yes", "c.csv:2:5: field 'exhaustive': expected 0 or 1, found 'yes'"},
+           Case{"k5", "c.csv:2:1: expected a row 'key,optimum,exhaustive'"},
+           Case{",1,1", "c.csv:2:1: expected a row"},
+       }) {
+    INFO(bad.row);
+    CHECK_THROWS_WITH(mapper::parse_optimum_cache(std::string("key,optimum,exhaustive\n") + bad.row + "\n", "c.csv"),
+                      Catch::Contains(bad.message));
+  }
+  CHECK_THROWS_WITH(mapper::parse_optimum_cache("key,optimum,exhaustive\rk,1,1\r", "c.csv"),
+                    Catch::Contains("c.csv: lines end in CR alone"));
+  test::TempDir folder;
+  CHECK_THROWS_WITH(mapper::OptimumCache(folder.path()), Catch::Contains("is a directory (expected an optimum cache"));
+  CHECK_NOTHROW(mapper::OptimumCache(folder / "not-yet.csv"));  // created by the first add
+}
