@@ -25,8 +25,6 @@ std::string join(const std::vector<std::string>& words) {
   return out;
 }
 
-}
-
 // Names from specs end up in JSON reports, YAML mapping files and file names, which all need valid Unicode text,
 // so a spec that is not UTF-8 (YAML's default encoding) is rejected here, at its position, rather than later.
 void check_utf8(const std::string& text, const std::string& path) {

@@ -75,7 +75,7 @@ TEST_CASE("file names: names from inputs never leave the output folder") {
 
 TEST_CASE("optimum cache: rows read strictly, each bad row named by line and field") {
   const auto entries = mapper::parse_optimum_cache(
-      "key,optimum,exhaustive\r\nmaeri,64/64MS/x/edp,1.5e3,1\r\n\r\nk2,0,0\n", "c.csv");
+      "key,optimum,exhaustive\r\nmaeri,64/64MS/x/edp,1.5e3,1\r\n\r\nk2,2,0\n", "c.csv");
   REQUIRE(entries.size() == 2);
   CHECK(entries.at("maeri,64/64MS/x/edp").optimum == 1500);
   CHECK(entries.at("maeri,64/64MS/x/edp").exhaustive);
