@@ -283,7 +283,7 @@ void new_kinds_regression(int cases, std::uint64_t default_seed) {
 // Grouped layers (depthwise among them, dilated, per-axis strides) with T_G groups side by side: T_G a random divisor
 // of the groups, the other tile sizes random under Eq. 1 for the switches T_G leaves each group; every third case
 // with a random SDM level whose blocks span the group tile. Bit-exact, compute cycles and every count equal to the
-// model's (co_simulate_case); the cycles with DRAM are not bounded here.
+// model's, and the cycles with DRAM too (co_simulate_case).
 template <class Driver>
 void groups_side_by_side_regression(int cases, std::uint64_t default_seed) {
   const std::uint64_t seed = seed_for(default_seed);
