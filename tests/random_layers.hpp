@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <vector>
 
 #include "contracts/layer.hpp"
 
@@ -37,6 +38,25 @@ inline contracts::Layer random_layer_of_new_kind(std::mt19937_64& rng) {
   layer.X = std::max<std::int64_t>(1, layer.filter_span_x() - 2 * layer.padding_x) + pick(0, 5);
   layer.Y = std::max<std::int64_t>(1, layer.filter_span_y() - 2 * layer.padding_y) + pick(0, 5);
   return layer;
+}
+
+// A random grouped layer (groups >= 2) and a random divisor of its groups, at least `min_side_by_side` and at most
+// num_ms, to put side by side (T_G); the tile's other sizes then share the num_ms / T_G switches each group gets.
+struct GroupedCase {
+  contracts::Layer layer;
+  std::int64_t side_by_side = 1;
+  std::int64_t switches_per_group = 1;
+};
+inline GroupedCase random_grouped_case(std::int64_t num_ms, std::int64_t min_side_by_side, std::mt19937_64& rng) {
+  GroupedCase grouped;
+  do grouped.layer = random_layer_of_new_kind(rng);
+  while (grouped.layer.groups < 2);
+  std::vector<std::int64_t> divisors;
+  for (std::int64_t d = min_side_by_side; d <= grouped.layer.groups; ++d)
+    if (grouped.layer.groups % d == 0 && d <= num_ms) divisors.push_back(d);
+  grouped.side_by_side = divisors[rng() % divisors.size()];
+  grouped.switches_per_group = num_ms / grouped.side_by_side;
+  return grouped;
 }
 
 }  // namespace maeri::test

@@ -296,17 +296,12 @@ void groups_side_by_side_regression(int cases, std::uint64_t default_seed) {
   int side_by_side = 0, depthwise = 0, two_level = 0;
   for (int trial = 0; trial < cases; ++trial) {
     INFO("seed " << seed << " case " << trial);
-    contracts::Layer layer;
-    do layer = test::random_layer_of_new_kind(rng);
-    while (layer.groups < 2);
-    std::vector<std::int64_t> divisors;
-    for (std::int64_t d = 2; d <= layer.groups; ++d)
-      if (layer.groups % d == 0 && d <= hardware.num_ms) divisors.push_back(d);
-    const std::int64_t groups = divisors[rng() % divisors.size()];
+    const test::GroupedCase grouped = test::random_grouped_case(hardware.num_ms, 2, rng);
+    const contracts::Layer& layer = grouped.layer;
     contracts::Hardware per_group = hardware;
-    per_group.num_ms = hardware.num_ms / groups;
+    per_group.num_ms = grouped.switches_per_group;
     contracts::Mapping tile = random_small_tile(layer, per_group, rng);
-    tile.tile.groups = groups;
+    tile.tile.groups = grouped.side_by_side;
     randomise_memory<Driver>(hardware, rng);
     if (trial % 3 == 2) {
       mapper::pick_sdm_level(layer, tile, [&](std::size_t n) { return rng() % n; });

@@ -193,18 +193,12 @@ void check_new_kinds(std::uint64_t seed, bool two_level) {
 // groups, the other sizes random under Eq. 1 for the switches T_G leaves each group.
 std::pair<contracts::Layer, contracts::Mapping> random_side_by_side(const contracts::Hardware& hardware,
                                                                     std::mt19937_64& rng) {
-  contracts::Layer layer;
-  do layer = test::random_layer_of_new_kind(rng);
-  while (layer.groups < 2);
-  std::vector<std::int64_t> divisors;
-  for (std::int64_t d = 1; d <= layer.groups; ++d)
-    if (layer.groups % d == 0 && d <= hardware.num_ms) divisors.push_back(d);
-  const std::int64_t groups = divisors[rng() % divisors.size()];
+  const test::GroupedCase grouped = test::random_grouped_case(hardware.num_ms, 1, rng);
   contracts::Hardware per_group = hardware;
-  per_group.num_ms = hardware.num_ms / groups;
-  contracts::Mapping tile = random_tile(layer, per_group, rng);
-  tile.tile.groups = groups;
-  return {layer, tile};
+  per_group.num_ms = grouped.switches_per_group;
+  contracts::Mapping tile = random_tile(grouped.layer, per_group, rng);
+  tile.tile.groups = grouped.side_by_side;
+  return {grouped.layer, tile};
 }
 
 // 300 random grouped layers (depthwise among them, dilated, strided) under tiles with T_G > 1 mostly: the
