@@ -59,7 +59,8 @@ void write_memory(Writer& out, const sim::MemoryRun& m) {
                                 m.sdm.psum_reads, m.sdm.output_writes, std::uint64_t(m.sdm.peak_stream_bytes),
                                 std::uint64_t(m.sdm.peak_output_bytes), m.stall_cycles, m.data_stall_cycles,
                                 m.output_stall_cycles, m.drain_cycles, std::uint64_t(m.resident),
-                                std::uint64_t(m.stream_buffer_bytes), std::uint64_t(m.output_buffer_bytes)})
+                                std::uint64_t(m.stream_buffer_bytes), std::uint64_t(m.output_buffer_bytes),
+                                m.dram.row_misses, m.dram.refreshes})
     out.word(v);
 }
 
@@ -78,6 +79,8 @@ sim::MemoryRun read_memory(Reader& in) {
   m.resident = in.word() != 0;
   m.stream_buffer_bytes = std::int64_t(in.word());
   m.output_buffer_bytes = std::int64_t(in.word());
+  m.dram.row_misses = in.word();
+  m.dram.refreshes = in.word();
   return m;
 }
 
@@ -112,6 +115,8 @@ sim::MemoryRun sum_memory(const sim::MemoryRun& a, const sim::MemoryRun& b) {
   m.dram.read_requests += b.dram.read_requests;
   m.dram.write_requests += b.dram.write_requests;
   m.dram.busy_cycles += b.dram.busy_cycles;
+  m.dram.row_misses += b.dram.row_misses;
+  m.dram.refreshes += b.dram.refreshes;
   m.sdm.fill_writes += b.sdm.fill_writes;
   m.sdm.input_reads += b.sdm.input_reads;
   m.sdm.weight_reads += b.sdm.weight_reads;

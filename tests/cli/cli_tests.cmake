@@ -415,3 +415,8 @@ foreach(case fabric_clean_foreign fabric_list_no_home map_name_parent map_name_a
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/bad_files.sh ${case} $<TARGET_FILE:maeri> ${CONFIGS})
   set_tests_properties(cli_file_${case} PROPERTIES LABELS cli TIMEOUT 60)
 endforeach()
+
+# The co-simulated DRAM device (dram.timing, docs/hardware-spec.md): bit-exact, row misses and a refresh counted.
+add_test(NAME cli_dram_timing_preset
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/dram_timing.sh $<TARGET_FILE:maeri> ${CONFIGS})
+set_tests_properties(cli_dram_timing_preset PROPERTIES LABELS cli TIMEOUT 120 ENVIRONMENT MAERI_FABRIC_CACHE=${FABRIC_CACHE})

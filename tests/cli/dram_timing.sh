@@ -1,0 +1,23 @@
+#!/bin/bash
+# CLI test of the co-simulated DRAM device (`dram.timing`, docs/hardware-spec.md "DRAM timing"): maeri-64 with the
+# hbm2 preset verifies tiny's fc layer bit-exactly, its JSON counts row misses and a refresh (the layer runs longer
+# than one 3.9 µs refresh interval at 200 MHz, 780 cycles), and the model — which does not know the device — is
+# no longer exact for the cycles with DRAM (the plain channel's replay is: docs/model.md "Memory timing").
+# Usage: dram_timing.sh MAERI CONFIGS_DIR
+set -u
+maeri=$1 configs=$2
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAILED: $*"; exit 1; }
+sed 's/^  latency_cycles: \(.*\)$/  latency_cycles: \1\n  timing: hbm2/' "$configs/hardware/maeri-64.yaml" >"$dir/hbm2.yaml"
+grep -q '^  timing: hbm2' "$dir/hbm2.yaml" || fail "could not add the timing preset"
+"$maeri" verify --hardware "$dir/hbm2.yaml" --workload "$configs/workloads/tiny.yaml" --layer fc \
+  --json "$dir/v.json" >"$dir/out.txt" 2>&1 || { cat "$dir/out.txt"; fail "verify exited $?"; }
+cat "$dir/out.txt"
+grep -q "PASS (10 outputs bit-exact)" "$dir/out.txt" || fail "fc is not bit-exact"
+misses=$(grep -o '"dram_row_misses": [0-9]*' "$dir/v.json" | grep -o '[0-9]*$')
+refreshes=$(grep -o '"dram_refreshes": [0-9]*' "$dir/v.json" | grep -o '[0-9]*$')
+[[ -n $misses && $misses -gt 0 ]] || fail "no row misses counted ($misses)"
+[[ -n $refreshes && $refreshes -gt 0 ]] || fail "no refresh counted ($refreshes)"
+grep -E "^  cycles \(with DRAM\)" "$dir/out.txt" | grep -qv " 0\.00%" || fail "the model matched a device it does not know"
+echo "row misses $misses, refreshes $refreshes"
