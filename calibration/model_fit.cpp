@@ -74,7 +74,10 @@ FitResult fit_from(const contracts::Hardware& hardware, const std::vector<FitSam
     std::vector<std::vector<double>> jacobian(n);
     for (size_t j = 0; j < n; ++j) {
       std::vector<double> moved = values;
-      double step = 1e-4 * std::max(1.0, std::fabs(values[j]));
+      // Cycle counts are integers: a parameter in cycles (range above 1) steps by at least half a cycle, or a
+      // penalty that starts at 0 would never change a count and look flat.
+      const bool in_cycles = fitted[j]->max - fitted[j]->min > 1;
+      double step = in_cycles ? std::max(0.5, 1e-4 * std::fabs(values[j])) : 1e-4 * std::max(1.0, std::fabs(values[j]));
       if (moved[j] + step > fitted[j]->max) step = -step;
       moved[j] += step;
       const std::vector<double> rj = residuals(moved);
@@ -139,6 +142,18 @@ FitResult fit_model(const contracts::Hardware& hardware, const std::vector<FitSa
     starts[1].push_back(nominal.*(info->field));
   }
   if (starts[1] == starts[0]) starts.pop_back();
+  // The replay's DRAM penalties start at 0, where a row or a turnaround costs nothing; a start a few cycles in
+  // lets the fit find them (docs/calibration.md).
+  for (size_t i = 0; i < fitted.size(); ++i) {
+    if (std::string(fitted[i]->name).rfind("dram_", 0) != 0 || fitted[i]->max - fitted[i]->min <= 1) continue;
+    const size_t existing = starts.size();
+    for (const double cycles : {4.0, 16.0})
+      for (size_t s = 0; s < existing; ++s) {
+        std::vector<double> start = starts[s];
+        start[i] = cycles;
+        starts.push_back(start);
+      }
+  }
   for (size_t i = 0; i < fitted.size(); ++i) {
     if (fitted[i]->max - fitted[i]->min > 1) continue;
     const size_t existing = starts.size();
@@ -167,7 +182,7 @@ FitResult fit_model(const contracts::Hardware& hardware, const std::vector<FitSa
 // fit uses it to absorb the DRAM model's error instead (measured on tiny/maeri-64: fitted 0.92 words/cycle, held-out
 // cycle MAPE 0.86 % -> 1.99 %). `--fit` still accepts it.
 std::vector<std::string> default_calibration_parameters() {
-  return {"step_overhead", "phase_overhead", "collect_latency", "dram_efficiency", "memory_contention"};
+  return {"step_overhead", "phase_overhead", "collect_latency", "dram_efficiency", "dram_row_miss", "dram_turnaround"};
 }
 
 double cycle_mape_percent(const contracts::Hardware& hardware, const std::vector<FitSample>& samples) {

@@ -46,6 +46,12 @@ struct ModelParameters {
   double config_words_per_cycle = 1;  // config-port words (of config_bw bits) written per cycle
   double dram_efficiency = 1;         // fraction of the DRAM's peak bandwidth the SDM's transfers achieve
   double memory_contention = 0;       // 0: compute and DRAM time overlap perfectly (max), 1: they add up
+  // The memory replay's effective DRAM device (docs/model.md, "Memory timing"; fitted by `maeri calibrate` to a
+  // co-simulated dram.timing it does not know): cycles the channel loses when a transfer enters a new row of
+  // dram_row_bytes bytes (0: no rows) and when it switches between reading and writing.
+  double dram_row_bytes = 0;
+  double dram_row_miss = 0;
+  double dram_turnaround = 0;
 };
 
 // Where a calibrated hardware file's model parameters came from (written by `maeri calibrate`).

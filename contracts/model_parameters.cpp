@@ -16,6 +16,9 @@ const std::vector<ModelParameterInfo>& model_parameter_table() {
       {"config_words_per_cycle", &ModelParameters::config_words_per_cycle, 0.001, 1e6, "config-port words/cycle"},
       {"dram_efficiency", &ModelParameters::dram_efficiency, 0.01, 1, "fraction of peak DRAM bandwidth achieved"},
       {"memory_contention", &ModelParameters::memory_contention, 0, 1, "0 = compute/DRAM overlap, 1 = they add"},
+      {"dram_row_bytes", &ModelParameters::dram_row_bytes, 0, 1 << 20, "bytes of a DRAM row (0 = no rows)"},
+      {"dram_row_miss", &ModelParameters::dram_row_miss, 0, 1e4, "cycles lost entering a DRAM row"},
+      {"dram_turnaround", &ModelParameters::dram_turnaround, 0, 1e4, "cycles lost per DRAM read/write switch"},
   };
   return table;
 }

@@ -22,7 +22,8 @@ DramDeviceCycles DramDeviceCycles::of(const contracts::DramDevice& device, doubl
   return result;
 }
 
-void DramChannel::reset(double bytes_per_cycle, std::uint64_t latency_cycles, std::optional<DramDeviceCycles> device) {
+void DramChannel::reset(double bytes_per_cycle, std::uint64_t latency_cycles, std::optional<DramDeviceCycles> device,
+                        DramPenalties penalties) {
   if (!(bytes_per_cycle > 0)) throw std::invalid_argument("DRAM bandwidth must be positive");
   bytes_per_cycle_ = bytes_per_cycle;
   latency_cycles_ = latency_cycles;
@@ -38,6 +39,23 @@ void DramChannel::reset(double bytes_per_cycle, std::uint64_t latency_cycles, st
   writing_ = false;
   blocked_until_ = cycle_;
   next_refresh_ = device_ && device_->refresh_interval > 0 ? cycle_ + device_->refresh_interval : 0;
+  penalties_ = penalties;
+  last_row_[0] = last_row_[1] = -1;
+}
+
+bool DramChannel::charge_penalties(const Transfer& head) {
+  if (head.write != writing_) {
+    writing_ = head.write;
+    credit_ -= penalties_.turnaround * bytes_per_cycle_;
+  }
+  if (penalties_.row_bytes >= 1) {
+    const auto row = std::int64_t(double(head.address) / penalties_.row_bytes);
+    if (row != last_row_[head.write]) {
+      last_row_[head.write] = row;
+      credit_ -= penalties_.row_miss * bytes_per_cycle_;
+    }
+  }
+  return credit_ >= 1;
 }
 
 bool DramChannel::device_allows(const Transfer& head) {
@@ -95,6 +113,12 @@ void DramChannel::clock() {
     if (device_) {
       if (!device_allows(head)) break;
       movable = std::min(movable, device_->row_bytes - head.address % device_->row_bytes);
+    } else if (penalties_.any()) {
+      if (!charge_penalties(head)) break;
+      if (penalties_.row_bytes >= 1) {
+        const double row_end = (std::floor(double(head.address) / penalties_.row_bytes) + 1) * penalties_.row_bytes;
+        movable = std::min(movable, std::max<std::int64_t>(1, std::int64_t(std::ceil(row_end)) - head.address));
+      }
     }
     const std::int64_t moved = std::min(movable, std::int64_t(std::floor(credit_)));
     head.remaining -= moved;

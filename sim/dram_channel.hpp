@@ -25,6 +25,14 @@ struct DramCounters {
   std::uint64_t row_misses = 0, refreshes = 0;  // with a DRAM device only
 };
 
+// The model's effective DRAM (ModelParameters::dram_row_bytes, dram_row_miss, dram_turnaround): the channel loses
+// row_miss cycles of bandwidth (as a debt of credit, so fractions count) when a transfer enters a new row of its
+// direction's address stream, and turnaround cycles when it switches between reading and writing.
+struct DramPenalties {
+  double row_bytes = 0, row_miss = 0, turnaround = 0;
+  bool any() const { return (row_bytes > 0 && row_miss > 0) || turnaround > 0; }
+};
+
 // A DramDevice in cycles of the accelerator clock (each time rounded up).
 struct DramDeviceCycles {
   std::int64_t banks = 1, row_bytes = 1;
@@ -35,7 +43,8 @@ struct DramDeviceCycles {
 class DramChannel {
  public:
   // Drops every transfer and counter; the new rate, latency and device apply from the next clock.
-  void reset(double bytes_per_cycle, std::uint64_t latency_cycles, std::optional<DramDeviceCycles> device = {});
+  void reset(double bytes_per_cycle, std::uint64_t latency_cycles, std::optional<DramDeviceCycles> device = {},
+             DramPenalties penalties = {});
 
   // One rising clock edge: the head transfers move bytes_per_cycle bytes (plus what earlier clocks left over).
   void clock();
@@ -55,6 +64,8 @@ class DramChannel {
   };
   // With a device: whether the head transfer may move data this cycle (else a penalty starts).
   bool device_allows(const Transfer& head);
+  // With penalties: charges the head transfer's row and direction changes to the credit; false when in debt.
+  bool charge_penalties(const Transfer& head);
   double bytes_per_cycle_ = 1;
   std::uint64_t latency_cycles_ = 0;
   double credit_ = 0;
@@ -68,6 +79,8 @@ class DramChannel {
   std::vector<std::int64_t> open_row_;  // per bank, -1 = closed
   bool writing_ = false;                // direction of the last data moved
   std::uint64_t blocked_until_ = 0, next_refresh_ = 0;
+  DramPenalties penalties_;
+  std::int64_t last_row_[2] = {-1, -1};  // per direction (read, write): the row the last moved byte was in
 };
 
 }  // namespace maeri::sim

@@ -9,7 +9,7 @@
 namespace maeri::sim {
 
 void MemoryModel::start(MemoryPlan plan, double dram_bytes_per_cycle, std::uint64_t dram_latency_cycles,
-                        std::optional<DramDeviceCycles> dram_device) {
+                        std::optional<DramDeviceCycles> dram_device, DramPenalties dram_penalties) {
   if (!(dram_bytes_per_cycle > 0))
     throw std::invalid_argument("the hardware's DRAM bandwidth (dram.bytes_per_cycle) must be positive");
   const std::int64_t stream = plan.budget.stream_buffer_bytes;
@@ -21,7 +21,7 @@ void MemoryModel::start(MemoryPlan plan, double dram_bytes_per_cycle, std::uint6
         "buffer has {} bytes ({} bytes of SDM minus {} bytes of output buffer)",
         largest, stream, stream + plan.budget.output_buffer_bytes, plan.budget.output_buffer_bytes));
   plan_ = std::move(plan);
-  dram.reset(dram_bytes_per_cycle, dram_latency_cycles, dram_device);
+  dram.reset(dram_bytes_per_cycle, dram_latency_cycles, dram_device, dram_penalties);
   tickets_.assign(plan_.events.size(), 0);
   has_read_.assign(plan_.events.size(), false);
   next_issue_ = 0;

@@ -44,7 +44,7 @@ class MemoryModel {
   // Starts a layer. Throws std::invalid_argument when one event's data cannot fit the stream buffer, or the
   // hardware has no DRAM bandwidth.
   void start(MemoryPlan plan, double dram_bytes_per_cycle, std::uint64_t dram_latency_cycles,
-             std::optional<DramDeviceCycles> dram_device = {});
+             std::optional<DramDeviceCycles> dram_device = {}, DramPenalties dram_penalties = {});
 
   bool data_ready(std::size_t event) const;
   bool output_room(std::size_t event) const;  // the step's results fit the output buffer

@@ -122,7 +122,9 @@ std::uint64_t replay_compute(const codegen::LayerProgram& program, const MemoryP
 MemoryReplay replay_memory(const codegen::LayerProgram& program, const MemoryPlan& plan, const contracts::Hardware& hardware,
                            double dram_bytes_per_cycle, std::uint64_t dram_latency_cycles) {
   MemoryModel memory;
-  memory.start(plan, dram_bytes_per_cycle, dram_latency_cycles);
+  const contracts::ModelParameters& p = hardware.model;
+  memory.start(plan, dram_bytes_per_cycle, dram_latency_cycles, std::nullopt,
+               {p.dram_row_bytes, p.dram_row_miss, p.dram_turnaround});
   MemoryReplay replay;
   replay.cycles = Replayer(program, plan, FabricTiming::of(hardware), &memory).play();
   replay.memory = memory.run();

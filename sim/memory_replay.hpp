@@ -33,7 +33,8 @@ struct MemoryReplay {
 // Cycles with an ideal memory (every element in the SDM when needed); `plan` gives the events' element counts.
 std::uint64_t replay_compute(const codegen::LayerProgram& program, const MemoryPlan& plan, const contracts::Hardware& hardware);
 
-// Cycles with the SDM and a DRAM of `dram_bytes_per_cycle` and `dram_latency_cycles` following `plan`.
+// Cycles with the SDM and a DRAM of `dram_bytes_per_cycle` and `dram_latency_cycles` following `plan`, with the
+// model's effective row and turnaround penalties (hardware.model.dram_row_bytes, dram_row_miss, dram_turnaround).
 MemoryReplay replay_memory(const codegen::LayerProgram& program, const MemoryPlan& plan, const contracts::Hardware& hardware,
                            double dram_bytes_per_cycle, std::uint64_t dram_latency_cycles);
 
