@@ -128,3 +128,19 @@ TEST_CASE("DRAM channel as a device: row misses, turnaround and refresh, by hand
     CHECK(cycles.turnaround == 2);
   }
 }
+
+TEST_CASE("DRAM channel with the model's effective penalties: lost cycles as a debt of credit", "[sim][dram]") {
+  // 4 B/cycle, rows of 8 bytes costing 1 cycle each: a 16-byte read enters row 0 in cycle 1 (its 4 bytes of credit
+  // repay the miss), moves bytes 0-7 in cycles 2-3, enters row 1 in cycle 4, moves bytes 8-15 in cycles 5-6.
+  ChannelBench bench;
+  bench.dram.reset(4, 0, std::nullopt, {8, 1, 0});
+  CHECK(cycles_until_complete(bench, bench.dram.request(16, false), 0) == 6);
+  // A half-cycle turnaround costs 2 bytes: a 2-byte read moves in cycle 1, and the 6-byte write behind it pays the
+  // turnaround with the cycle's 2 bytes left, then moves 4 bytes in cycle 2 and 2 in cycle 3.
+  ChannelBench turn;
+  turn.dram.reset(4, 0, std::nullopt, {0, 0, 0.5});
+  const auto read = turn.dram.request(2, false);
+  const auto write = turn.dram.request(6, true);
+  CHECK(cycles_until_complete(turn, read, 0) == 1);
+  CHECK(cycles_until_complete(turn, write, 0) == 3);
+}
