@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "calibration/scatter_svg.hpp"
+#include "contracts/model_parameters.hpp"
 #include "contracts/strict_yaml.hpp"
 #include "mapper/model/cost_model.hpp"
 #include "util/atomic_file.hpp"
@@ -38,6 +39,40 @@ HardwareFit fit_hardware(const contracts::Hardware& hardware, const std::vector<
   fit.calibrated.model = fit.selection->fit.parameters;
   fit.fitted = fit.selection->selected;
   fit.iterations = fit.selection->fit.iterations;
+  return fit;
+}
+
+bool is_memory_parameter(const std::string& name) {
+  return name.rfind("dram_", 0) == 0 || name == "memory_contention";
+}
+
+HardwareFit calibrate_hardware(const contracts::Hardware& hardware, const std::vector<CalibrationCase>& cases,
+                               const std::vector<std::string>& parameters, bool select, double min_gain) {
+  std::vector<std::string> compute_names, memory_names;
+  for (const std::string& name : parameters) (is_memory_parameter(name) ? memory_names : compute_names).push_back(name);
+  contracts::Hardware compute_fitted = hardware;
+  std::vector<std::string> fitted;
+  int iterations = 0;
+  std::vector<FitSample> compute_samples;
+  for (const CalibrationCase& c : cases)
+    if (!c.holdout)
+      compute_samples.push_back({c.layer, c.mapping, c.rtl_compute_cycles, [layer = c.layer, mapping = c.mapping](
+                                                                                 const contracts::Hardware& trial) {
+                                   return mapper::evaluate(layer, trial, mapping).cycles.compute();
+                                 }});
+  if (!compute_names.empty() && !compute_samples.empty() && cycle_mape_percent(hardware, compute_samples) > 0) {
+    const FitResult result = fit_model(hardware, compute_samples, compute_names);
+    compute_fitted.model = result.parameters;
+    iterations += result.iterations;
+    for (const std::string& name : compute_names) {
+      double contracts::ModelParameters::*field = contracts::model_parameter(name).field;
+      if (compute_fitted.model.*field != hardware.model.*field) fitted.push_back(name);
+    }
+  }
+  if (memory_names.empty()) return {compute_fitted, fitted, iterations, std::nullopt};
+  HardwareFit fit = fit_hardware(compute_fitted, fit_samples(cases), memory_names, select, min_gain);
+  fit.fitted.insert(fit.fitted.begin(), fitted.begin(), fitted.end());
+  fit.iterations += iterations;
   return fit;
 }
 

@@ -33,6 +33,16 @@ struct HardwareFit {
 HardwareFit fit_hardware(const contracts::Hardware& hardware, const std::vector<FitSample>& samples,
                          const std::vector<std::string>& parameters, bool select, double min_gain);
 
+// Whether a model parameter only shapes the cycles with DRAM (dram_*, memory_contention), not the compute cycles.
+bool is_memory_parameter(const std::string& name);
+
+// What `maeri calibrate` fits, in two stages, because the compute cycles need no DRAM parameter and a DRAM
+// parameter must not bend them: the requested compute-side names are fitted (all of them) to the fitting cases'
+// ideal-memory cycles, only when the file's values miss those; then the memory names are fitted (fit_hardware) to
+// the cycles with the SDM/DRAM models, the compute-side values held. `fitted` lists both stages' names.
+HardwareFit calibrate_hardware(const contracts::Hardware& hardware, const std::vector<CalibrationCase>& cases,
+                               const std::vector<std::string>& parameters, bool select, double min_gain);
+
 // One row of the error table: a metric on the fitting or held-out cases, before and after calibration.
 struct CycleErrorRow {
   CycleMetric metric = CycleMetric::Total;

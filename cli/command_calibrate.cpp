@@ -167,7 +167,7 @@ int run_calibrate(const CalibrateOptions& options) {
   const std::vector<calibration::FitSample> samples = calibration::fit_samples(cases);
   if (samples.empty()) throw util::InputError({"--holdout", 0, 0}, "", "every case is held out: nothing to fit on");
   const calibration::HardwareFit fit =
-      calibration::fit_hardware(hardware, samples, options.fit, !options.no_select, options.min_gain);
+      calibration::calibrate_hardware(hardware, cases, options.fit, !options.no_select, options.min_gain);
   if (fit.selection) print_selection(*fit.selection, fit.fitted, options.min_gain);
   const auto [holdout_before, holdout_after] = print_fit(options, fit, samples.size(), cases, hardware);
   print_rank_changes(network, hardware, fit.calibrated, options.rank_k);

@@ -6,6 +6,7 @@
 #include "codegen/image_program.hpp"
 #include "contracts/spec_loader.hpp"
 #include "calibration/calibration.hpp"
+#include "calibration/hardware_calibration.hpp"
 
 using namespace maeri;
 
@@ -19,9 +20,9 @@ struct Calibrated {
 // Selects and fits the default parameters on the fitting cases, starting from `start`.
 Calibrated calibrate(const contracts::Hardware& start, const std::vector<calibration::CalibrationCase>& cases) {
   Calibrated result{start, {}, {}};
-  result.hardware.model =
-      calibration::select_and_fit(start, calibration::fit_samples(cases), calibration::default_calibration_parameters())
-          .fit.parameters;
+  result.hardware = calibration::calibrate_hardware(start, cases, calibration::default_calibration_parameters(),
+                                                    /*select=*/true, /*min_gain=*/0.1)
+                        .calibrated;
   result.before = calibration::cycle_error(cases, start, true, calibration::CycleMetric::Total);
   result.after = calibration::cycle_error(cases, result.hardware, true, calibration::CycleMetric::Total);
   return result;
