@@ -2,6 +2,8 @@
 #include "calibration/hardware_calibration.hpp"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <yaml-cpp/yaml.h>
 
 #include "calibration/scatter_svg.hpp"
@@ -70,10 +72,30 @@ HardwareFit calibrate_hardware(const contracts::Hardware& hardware, const std::v
     }
   }
   if (memory_names.empty()) return {compute_fitted, fitted, iterations, std::nullopt};
-  HardwareFit fit = fit_hardware(compute_fitted, fit_samples(cases), memory_names, select, min_gain);
-  fit.fitted.insert(fit.fitted.begin(), fitted.begin(), fitted.end());
-  fit.iterations += iterations;
-  return fit;
+  const std::vector<FitSample> samples = fit_samples(cases);
+  // A row size is discrete (and a row-miss penalty means nothing without one): with dram_row_miss requested, each
+  // power-of-two row from 512 B to 16 KiB (and the file's) is tried and the one whose fit explains the fitting
+  // cases best is kept.
+  std::vector<double> row_sizes = {compute_fitted.model.dram_row_bytes};
+  if (std::find(memory_names.begin(), memory_names.end(), "dram_row_miss") != memory_names.end())
+    for (double bytes = 512; bytes <= 16384; bytes *= 2)
+      if (bytes != row_sizes.front()) row_sizes.push_back(bytes);
+  std::optional<HardwareFit> best;
+  double best_mape = 0;
+  for (const double bytes : row_sizes) {
+    contracts::Hardware trial = compute_fitted;
+    trial.model.dram_row_bytes = bytes;
+    HardwareFit fit = fit_hardware(trial, samples, memory_names, select, min_gain);
+    const double mape = cycle_mape_percent(fit.calibrated, samples);
+    if (!best || mape < best_mape - 1e-9) {
+      best = std::move(fit);
+      best_mape = mape;
+    }
+  }
+  if (best->calibrated.model.dram_row_bytes != hardware.model.dram_row_bytes) fitted.push_back("dram_row_bytes");
+  best->fitted.insert(best->fitted.begin(), fitted.begin(), fitted.end());
+  best->iterations += iterations;
+  return *best;
 }
 
 std::vector<CycleErrorRow> cycle_error_rows(const std::vector<CalibrationCase>& cases,

@@ -39,7 +39,8 @@ bool is_memory_parameter(const std::string& name);
 // What `maeri calibrate` fits, in two stages, because the compute cycles need no DRAM parameter and a DRAM
 // parameter must not bend them: the requested compute-side names are fitted (all of them) to the fitting cases'
 // ideal-memory cycles, only when the file's values miss those; then the memory names are fitted (fit_hardware) to
-// the cycles with the SDM/DRAM models, the compute-side values held. `fitted` lists both stages' names.
+// the cycles with the SDM/DRAM models, the compute-side values held, over the row sizes 512 B…16 KiB when
+// dram_row_miss is requested (the size whose fit explains the fitting cases best). `fitted` lists every name fitted.
 HardwareFit calibrate_hardware(const contracts::Hardware& hardware, const std::vector<CalibrationCase>& cases,
                                const std::vector<std::string>& parameters, bool select, double min_gain);
 
