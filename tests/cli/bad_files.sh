@@ -14,14 +14,7 @@ trap 'rm -rf "$dir"' EXIT
 cd "$dir" || exit 1
 
 fail() { echo "FAILED: $*"; exit 1; }
-quickly() {
-  local start=$EPOCHREALTIME
-  "$expect" "$@" || exit 1
-  local took
-  took=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
-  echo "took $took s"
-  awk -v t="$took" 'BEGIN { exit !(t < 10) }' || fail "took $took s (limit 10 s)"
-}
+source "$(dirname "$0")/time_bound.sh"
 # tiny.yaml with the workload's name replaced (YAML double-quoted: "\0" is a NUL byte).
 named() { sed "s|^name: tiny|name: \"$1\"|" "$tiny" >"$2"; }
 images() { "$maeri" codegen --hardware "$hw64" --workload "$tiny" -o img >/dev/null || fail "codegen failed"; }

@@ -12,15 +12,7 @@ trap 'rm -rf "$dir"' EXIT
 file=$dir/bad.yaml
 
 fail() { echo "FAILED: $*"; exit 1; }
-# expect_exit.sh plus a bound on the wall time.
-quickly() {
-  local start=$EPOCHREALTIME
-  "$expect" "$@" || exit 1
-  local took
-  took=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
-  echo "took $took s"
-  awk -v t="$took" 'BEGIN { exit !(t < 10) }' || fail "took $took s (limit 10 s)"
-}
+source "$(dirname "$0")/time_bound.sh"
 repeat() { local i; for ((i = 0; i < $2; i++)); do printf '%s' "$1"; done; }
 
 case $case_name in
