@@ -18,7 +18,10 @@ std::int64_t Tensor::elements() const {
 
 const char* to_string(OperatorKind kind) {
   switch (kind) {
-    case OperatorKind::FabricLayer: return "fabric layer";
+#define MAERI_OPERATOR_KIND_LABEL(kind, label) \
+  case OperatorKind::kind: return label;
+    MAERI_OPERATOR_KINDS(MAERI_OPERATOR_KIND_LABEL)
+#undef MAERI_OPERATOR_KIND_LABEL
   }
   return "?";
 }
@@ -89,7 +92,13 @@ Network graph_network(std::string name, std::vector<Layer> layers, const std::ve
         linked ? found->second : add(names[l].input, layer.name + ".input", input_shape(layer), false);
     const std::size_t weights = add(names[l].weights, layer.name + ".weights", weight_shape(layer), true);
     const std::size_t output = add(names[l].output, layer.name + ".output", output_shape(layer), false);
-    network.operators.push_back({layer.name, OperatorKind::FabricLayer, l, {activation, weights}, {output}});
+    Operator op;
+    op.name = layer.name;
+    op.kind = OperatorKind::FabricLayer;
+    op.layer = l;
+    op.inputs = {activation, weights};
+    op.outputs = {output};
+    network.operators.push_back(std::move(op));
   }
   return network;
 }

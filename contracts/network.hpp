@@ -1,7 +1,8 @@
 // The Network contract: a DNN as a graph of tensors and operators with producer → consumer edges. Operators on the
-// fabric (conv / FC / GEMM) refer to their Layer; the operators beside the fabric (pooling, activations, residual
-// adds, concatenation, requantization) join this list as the toolkit learns to run them. A flat workload file (a list
-// of layers, today's format) is the special case of a chain (chain_network). docs/workload-spec.md, "Networks".
+// fabric (conv / FC / GEMM) refer to their Layer; the operators beside the fabric (activations, pooling, residual
+// adds, concatenation, reshapes, requantization, softmax) run in the post-processing unit. A flat workload file (a
+// list of layers) is the special case of a chain (chain_network). docs/workload-spec.md, "Networks"; what every
+// operator computes on integers is docs/quantization.md (contracts/quantized_network.hpp holds its parameters).
 #pragma once
 
 #include <cstddef>
@@ -14,7 +15,9 @@
 
 namespace maeri::contracts {
 
-// A tensor's shape is (N, C, X, Y) for activations and (K, C/groups, R, S) for weights, in the Layer's names.
+// A tensor's shape is (N, C, X, Y) for activations and (K, C/groups, R, S) for weights, in the Layer's names; a
+// fabric layer's bias is (K). Reshape may give an activation another rank (flatten: (N, C·X·Y)); the operators that
+// need rank 4 (pooling, fabric layers) say so in network_violation.
 struct Tensor {
   std::string name;
   std::vector<std::int64_t> shape;
@@ -22,17 +25,50 @@ struct Tensor {
   std::int64_t elements() const;
 };
 
+// Every operator a network may hold. The first runs on the fabric; the others run beside it, in the
+// post-processing unit (docs/quantization.md gives each one's integer semantics). One list: the YAML names, the
+// model's and the unit's per-kind counts and the references all iterate it.
+#define MAERI_OPERATOR_KINDS(X)                                                                                    \
+  X(FabricLayer, "fabric layer")       /* conv / FC / GEMM on MAERI: (activation, weights[, bias]) → output      */ \
+  X(Requantize, "requantize")          /* one input → the same values at another scale                          */ \
+  X(Relu, "relu")                      /* max(x, 0)                                                             */ \
+  X(Clip, "clip")                      /* min(max(x, clip_min), clip_max); ReLU6 is clip 0..6                   */ \
+  X(MaxPool, "max pool")               /* window maximum over X, Y (rank 4), padding never wins                  */ \
+  X(AveragePool, "average pool")       /* window mean over X, Y (rank 4), padding not counted                    */ \
+  X(GlobalAveragePool, "global average pool") /* mean over all of X, Y: (N, C, X, Y) → (N, C, 1, 1)              */ \
+  X(Add, "add")                        /* element-wise sum of two tensors of one shape (residuals)               */ \
+  X(Concat, "concat")                  /* inputs joined along `axis` (1 = channels)                              */ \
+  X(Reshape, "reshape")                /* the same elements in row-major order, the output tensor's shape        */ \
+  X(Softmax, "softmax")                /* along axis 1 (channels / classes)                                      */
+
 enum class OperatorKind {
-  FabricLayer,  // conv / FC / GEMM: runs on MAERI's fabric; Operator::layer names its Layer
+#define MAERI_OPERATOR_KIND_ENUM(kind, label) kind,
+  MAERI_OPERATOR_KINDS(MAERI_OPERATOR_KIND_ENUM)
+#undef MAERI_OPERATOR_KIND_ENUM
 };
 const char* to_string(OperatorKind kind);
+
+// A pooling window over X and Y (MaxPool, AveragePool), in the Layer's names.
+struct PoolWindow {
+  std::int64_t size_x = 1, size_y = 1;
+  std::int64_t stride_x = 1, stride_y = 1;
+  std::int64_t padding_x = 0, padding_y = 0;  // on each side
+  // Output extents: floor((X + 2·padding − size) / stride) + 1, like Layer::output_x.
+  std::int64_t output_x(std::int64_t x) const { return (x + 2 * padding_x - size_x) / stride_x + 1; }
+  std::int64_t output_y(std::int64_t y) const { return (y + 2 * padding_y - size_y) / stride_y + 1; }
+};
 
 struct Operator {
   std::string name;
   OperatorKind kind = OperatorKind::FabricLayer;
   std::size_t layer = 0;             // index into Network::layers (FabricLayer)
-  std::vector<std::size_t> inputs;   // indices into Network::tensors; a FabricLayer's are (activation, weights)
-  std::vector<std::size_t> outputs;  // indices into Network::tensors
+  std::vector<std::size_t> inputs;   // indices into Network::tensors; a FabricLayer's are (activation, weights) or
+                                     // (activation, weights, bias); Add's two, Concat's ≥ 1, every other one
+  std::vector<std::size_t> outputs;  // indices into Network::tensors; exactly one for every kind
+  // Attributes of the kinds that have them (the others ignore them), in real (float) units:
+  double clip_min = 0, clip_max = 0;  // Clip
+  PoolWindow pool;                    // MaxPool, AveragePool
+  std::int64_t axis = 1;              // Concat (and Softmax, which only takes 1)
 };
 
 struct Network {

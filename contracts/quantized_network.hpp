@@ -1,0 +1,99 @@
+// A network quantized to the hardware's integers: the integer weights, biases, requantization multipliers and
+// shifts, clip bounds and softmax tables every operator runs with, and the real scale of every tensor. Produced by the
+// quantizer (testbench/quantization.hpp) from float weights and a calibration input; read by the integer reference of
+// the whole network, the post-processing unit of the co-simulation and the chained runs. The rules are
+// docs/quantization.md; the integer primitives below are their one home.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "contracts/network.hpp"
+
+namespace maeri::contracts {
+
+// real value ≈ scale · integer, symmetric (no zero point). Integers of a data tensor lie in
+// [−(2^(data_width−1) − 1), 2^(data_width−1) − 1].
+struct TensorQuantization {
+  double scale = 1;
+};
+
+// A real multiplier as an integer multiplier and a right shift: real ≈ multiplier · 2^−shift, 0 ≤ multiplier < 2^31,
+// 0 ≤ shift ≤ 62 (docs/quantization.md, "Requantization").
+struct Requantization {
+  std::int64_t multiplier = 1;
+  int shift = 0;
+};
+
+struct QuantizedOperator {
+  // FabricLayer: weights [K][C/groups][R][S] in the data range (symmetric per output channel), the bias per output
+  // channel at the accumulator's scale (input scale · weight scale of the channel; zeros when the layer has none),
+  // and per output channel the requantization from the accumulator to the output tensor's scale.
+  std::vector<std::int64_t> weights;
+  std::vector<std::int64_t> bias;
+  std::vector<Requantization> output;  // FabricLayer: one per output channel; Requantize: one
+  // Add, Concat: one multiplier per input, one shift for all: out = saturate(round_shift(Σ xᵢ·multiplierᵢ, shift)).
+  std::vector<std::int64_t> input_multipliers;
+  int input_shift = 0;
+  // Clip: the bounds on the input's integers (round(clip_min / scale), round(clip_max / scale), within the range).
+  std::int64_t clip_min = 0, clip_max = 0;
+  // Softmax: exp_table[d] ≈ exp_one · exp(−d · input scale) for d = max − x; beyond the table the term is 0.
+  std::vector<std::int64_t> exp_table;
+};
+
+struct QuantizedNetwork {
+  Network network;
+  int data_width = 16;
+  int acc_width = 32;
+  std::vector<TensorQuantization> tensors;     // one per Network::tensors entry (constants: 1, unused)
+  std::vector<QuantizedOperator> operators;    // one per Network::operators entry
+};
+
+// ---- integer primitives (docs/quantization.md): the one definition of each rounding and saturation rule ----
+
+// 128-bit intermediates (GCC and Clang), so that products of AW-bit sums and 31-bit multipliers never wrap.
+__extension__ typedef __int128 WideInt;
+__extension__ typedef unsigned __int128 WideUnsigned;
+
+// Largest integer of a data tensor: 2^(data_width−1) − 1 (the range is symmetric).
+constexpr std::int64_t data_limit(int data_width) { return (std::int64_t{1} << (data_width - 1)) - 1; }
+
+// Clamps to [−data_limit, data_limit].
+constexpr std::int64_t saturate(WideInt value, int data_width) {
+  const std::int64_t limit = data_limit(data_width);
+  return value > limit ? limit : value < -limit ? -limit : std::int64_t(value);
+}
+
+// value · 2^−shift rounded to nearest, ties away from zero (shift 0: value).
+constexpr WideInt round_shift(WideInt value, int shift) {
+  if (shift == 0) return value;
+  const WideInt half = WideInt(1) << (shift - 1);
+  return value >= 0 ? (value + half) >> shift : -((-value + half) >> shift);
+}
+
+// numerator / denominator rounded to nearest, ties away from zero (denominator > 0).
+constexpr std::int64_t round_divide(WideInt numerator, std::int64_t denominator) {
+  return numerator >= 0 ? std::int64_t((numerator + denominator / 2) / denominator)
+                        : -std::int64_t((-numerator + denominator / 2) / denominator);
+}
+
+// Two's-complement wrap to `width` bits, sign-extended (what an acc_width register holds).
+constexpr std::int64_t wrap_signed(WideInt value, int width) {
+  const WideUnsigned mask = (width >= 64) ? ~(WideUnsigned)0 >> 64 : ((WideUnsigned)1 << width) - 1;
+  WideUnsigned bits = (WideUnsigned)value & mask;
+  if (width < 64 && (bits >> (width - 1)) & 1) bits |= ~mask;
+  return std::int64_t(std::uint64_t(bits));
+}
+
+// The fabric layer's epilogue for one output: saturate(round_shift(wrap(acc + bias) · multiplier, shift)).
+constexpr std::int64_t requantize_accumulator(std::int64_t accumulator, std::int64_t bias, Requantization r,
+                                              int acc_width, int data_width) {
+  const std::int64_t sum = wrap_signed(WideInt(accumulator) + bias, acc_width);
+  return saturate(round_shift(WideInt(sum) * r.multiplier, r.shift), data_width);
+}
+
+// The nearest Requantization of a positive real multiplier: multiplier in [2^30, 2^31) where the shift range allows.
+Requantization requantization_of(double real_multiplier);
+
+}  // namespace maeri::contracts
