@@ -21,7 +21,7 @@ namespace maeri::cli {
 namespace {
 
 #ifdef MAERI_HAVE_MPI
-constexpr int kTagOutcome = 1, kTagDone = 2;
+constexpr int kTagOutcome = 1, kTagDone = 2, kTagBroadcast = 3;
 
 // Launched by an MPI launcher: Open MPI's mpirun sets OMPI_COMM_WORLD_SIZE, PMIx-based launchers (srun with
 // --mpi=pmix) set PMIX_RANK, PMI-1/2 ones PMI_SIZE. A plain `maeri verify` does not join (no singleton MPI_Init).
@@ -69,6 +69,36 @@ Ranks::Ranks() {
 Ranks::~Ranks() {
 #ifdef MAERI_HAVE_MPI
   if (joined_) MPI_Finalize();
+#endif
+}
+
+// Point to point from rank 0 rather than MPI_Bcast: a message's size is not limited to an int of elements (it goes in
+// pieces), and a rank that died leaves an error at the send instead of a collective that never completes.
+std::string Ranks::broadcast(const std::string& bytes) {
+  if (size_ == 1) return bytes;
+#ifdef MAERI_HAVE_MPI
+  constexpr std::size_t kPiece = std::size_t(1) << 30;
+  if (rank_ == 0) {
+    for (int rank = 1; rank < size_; ++rank) {
+      const std::uint64_t size = bytes.size();
+      MPI_Send(&size, 8, MPI_BYTE, rank, kTagBroadcast, MPI_COMM_WORLD);
+      for (std::size_t at = 0; at < bytes.size(); at += kPiece)
+        MPI_Send(bytes.data() + at, int(std::min(kPiece, bytes.size() - at)), MPI_BYTE, rank, kTagBroadcast,
+                 MPI_COMM_WORLD);
+    }
+    return bytes;
+  }
+  std::uint64_t size = 0;
+  if (MPI_Recv(&size, 8, MPI_BYTE, 0, kTagBroadcast, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+    throw std::runtime_error("rank " + std::to_string(rank_) + ": rank 0's broadcast did not arrive");
+  std::string received(size, '\0');
+  for (std::size_t at = 0; at < received.size(); at += kPiece)
+    if (MPI_Recv(received.data() + at, int(std::min(kPiece, received.size() - at)), MPI_BYTE, 0, kTagBroadcast,
+                 MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      throw std::runtime_error("rank " + std::to_string(rank_) + ": rank 0's broadcast broke off");
+  return received;
+#else
+  return bytes;
 #endif
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "util/process_pool.hpp"
@@ -29,6 +30,9 @@ class Ranks {
   // task t.
   void gather(const std::vector<int>& my_tasks, const std::vector<util::TaskOutcome>& mine,
               const std::vector<int>& owner, double timeout_seconds, const util::TaskDone& on_outcome);
+
+  // Rank 0's `bytes`, on every rank (util::TaskRunner::broadcast).
+  std::string broadcast(const std::string& bytes);
 
   // Rank 0's exit status, made mpirun's. A job that must outlive a dying rank runs with Open MPI's
   // `--mca orte_abort_on_non_zero_status 0` (docs/scale-out.md), and mpirun then ignores non-zero exit statuses;
@@ -60,6 +64,7 @@ class RankRunner final : public util::TaskRunner {
               const std::vector<int>& owner, const util::TaskDone& on_outcome) override {
     ranks_.gather(my_tasks, mine, owner, rank_timeout_, on_outcome);
   }
+  std::string broadcast(const std::string& bytes) override { return ranks_.broadcast(bytes); }
   int finish(int status) override { return ranks_.finish(status); }
 
  private:

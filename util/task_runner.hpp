@@ -31,6 +31,10 @@ class TaskRunner {
   virtual void gather(const std::vector<int>& my_tasks, const std::vector<TaskOutcome>& mine,
                       const std::vector<int>& owner, const TaskDone& on_outcome) = 0;
 
+  // Rank 0's `bytes` on every rank (other ranks pass anything and get rank 0's): what a later round of tasks needs
+  // that only rank 0 has, e.g. a chained run's next input. Every rank must call it at the same point.
+  virtual std::string broadcast(const std::string& bytes) = 0;
+
   // Rank 0's exit status, made the whole job's (a failed MPI job may need MPI_Abort to pass it on).
   virtual int finish(int status) = 0;
 
