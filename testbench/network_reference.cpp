@@ -173,6 +173,42 @@ void for_each_softmax_row(const Shape& shape, Visit visit) {
     for (std::int64_t i = 0; i < inner; ++i) visit(n * channels * inner + i, channels, inner);
 }
 
+// The convolution of docs/quantization.md's fabric layer as `Sum`s of multiply(input, weight): for every output
+// (n, k, x', y') the products of filter k's taps (its group's channels only, weights [K][C/groups][R][S]) with the
+// input elements they see; taps on the padding see nothing. The loops run tap by tap over whole output rows, with
+// each row's range of y' whose input column lies inside the input worked out once instead of tested per element.
+template <typename Sum, typename Value, typename Multiply>
+std::vector<Sum> convolution_sums(const contracts::Layer& layer, const std::vector<Value>& input,
+                                  const std::vector<Value>& weights, Multiply multiply) {
+  const std::int64_t XO = layer.output_x(), YO = layer.output_y(), group_c = layer.group_channels();
+  std::vector<Sum> sums(std::size_t(layer.output_elements()), Sum(0));
+  for (std::int64_t n = 0; n < layer.N; ++n)
+    for (std::int64_t k = 0; k < layer.K; ++k) {
+      Sum* plane = sums.data() + (n * layer.K + k) * XO * YO;
+      const std::int64_t first_c = k / layer.group_filters() * group_c;
+      for (std::int64_t c = 0; c < group_c; ++c)
+        for (std::int64_t r = 0; r < layer.R; ++r)
+          for (std::int64_t s = 0; s < layer.S; ++s) {
+            const Value weight = weights[std::size_t(((k * group_c + c) * layer.R + r) * layer.S + s)];
+            // Input column of output y': y'·stride_y + first_column; inside the input for y' in [y_begin, y_end).
+            const std::int64_t first_column = s * layer.dilation_y - layer.padding_y;
+            const std::int64_t y_begin =
+                first_column >= 0 ? 0 : (-first_column + layer.stride_y - 1) / layer.stride_y;
+            const std::int64_t y_end =
+                first_column >= layer.Y ? 0 : std::min(YO, (layer.Y - 1 - first_column) / layer.stride_y + 1);
+            for (std::int64_t xo = 0; xo < XO; ++xo) {
+              const std::int64_t row = xo * layer.stride_x + r * layer.dilation_x - layer.padding_x;
+              if (row < 0 || row >= layer.X) continue;
+              const Value* input_row = input.data() + ((n * layer.C + first_c + c) * layer.X + row) * layer.Y;
+              Sum* output_row = plane + xo * YO;
+              for (std::int64_t yo = y_begin; yo < y_end; ++yo)
+                output_row[yo] += multiply(input_row[yo * layer.stride_y + first_column], weight);
+            }
+          }
+    }
+  return sums;
+}
+
 std::vector<std::int64_t> integer_output(const QuantizedNetwork& qnet, std::size_t op_index,
                                          const IntegerTensors& tensors) {
   const Network& network = qnet.network;
@@ -311,29 +347,13 @@ std::vector<std::int64_t> integer_output(const QuantizedNetwork& qnet, std::size
 
 std::vector<double> real_convolution(const contracts::Layer& layer, const std::vector<double>& input,
                                      const RealLayerWeights& weights) {
-  const std::int64_t XO = layer.output_x(), YO = layer.output_y(), group_c = layer.group_channels();
-  std::vector<double> output(std::size_t(layer.output_elements()), 0.0);
-  for (std::int64_t n = 0; n < layer.N; ++n)
-    for (std::int64_t k = 0; k < layer.K; ++k) {
-      const std::int64_t first_c = k / layer.group_filters() * group_c;
-      for (std::int64_t xo = 0; xo < XO; ++xo)
-        for (std::int64_t yo = 0; yo < YO; ++yo) {
-          double sum = weights.bias.empty() ? 0.0 : weights.bias[std::size_t(k)];
-          for (std::int64_t c = 0; c < group_c; ++c)
-            for (std::int64_t r = 0; r < layer.R; ++r) {
-              const std::int64_t row = xo * layer.stride_x + r * layer.dilation_x - layer.padding_x;
-              if (row < 0 || row >= layer.X) continue;
-              for (std::int64_t s = 0; s < layer.S; ++s) {
-                const std::int64_t col = yo * layer.stride_y + s * layer.dilation_y - layer.padding_y;
-                if (col < 0 || col >= layer.Y) continue;
-                sum += input[std::size_t(((n * layer.C + first_c + c) * layer.X + row) * layer.Y + col)] *
-                       weights.weights[std::size_t(((k * group_c + c) * layer.R + r) * layer.S + s)];
-              }
-            }
-          output[std::size_t(((n * layer.K + k) * XO + xo) * YO + yo)] = sum;
-        }
-    }
-  return output;
+  std::vector<double> sums =
+      convolution_sums<double>(layer, input, weights.weights, [](double x, double w) { return x * w; });
+  if (!weights.bias.empty()) {
+    const std::size_t plane = std::size_t(layer.output_x() * layer.output_y());
+    for (std::size_t i = 0; i < sums.size(); ++i) sums[i] += weights.bias[i / plane % std::size_t(layer.K)];
+  }
+  return sums;
 }
 
 std::vector<double> real_output(const Network& network, std::size_t op_index, const RealLayerWeights& weights,
@@ -451,30 +471,18 @@ std::size_t first_argmax(const std::vector<Value>& values, std::size_t begin, st
 
 std::vector<std::int64_t> integer_convolution(const contracts::Layer& layer, const std::vector<std::int64_t>& input,
                                               const std::vector<std::int64_t>& weights, int acc_width) {
-  const std::int64_t XO = layer.output_x(), YO = layer.output_y(), group_c = layer.group_channels();
-  std::vector<std::int64_t> output(std::size_t(layer.output_elements()), 0);
-  for (std::int64_t n = 0; n < layer.N; ++n)
-    for (std::int64_t k = 0; k < layer.K; ++k) {
-      const std::int64_t first_c = k / layer.group_filters() * group_c;  // filter k reads its group's channels only
-      for (std::int64_t xo = 0; xo < XO; ++xo)
-        for (std::int64_t yo = 0; yo < YO; ++yo) {
-          // Two's-complement sums are exact modulo 2^AW, so wrapping once at the end equals wrapping every step;
-          // 128 bits hold any sum of the layer's products before that.
-          WideInt sum = 0;
-          for (std::int64_t c = 0; c < group_c; ++c)
-            for (std::int64_t r = 0; r < layer.R; ++r) {
-              const std::int64_t row = xo * layer.stride_x + r * layer.dilation_x - layer.padding_x;
-              if (row < 0 || row >= layer.X) continue;
-              for (std::int64_t s = 0; s < layer.S; ++s) {
-                const std::int64_t col = yo * layer.stride_y + s * layer.dilation_y - layer.padding_y;
-                if (col < 0 || col >= layer.Y) continue;
-                sum += WideInt(input[std::size_t(((n * layer.C + first_c + c) * layer.X + row) * layer.Y + col)]) *
-                       weights[std::size_t(((k * group_c + c) * layer.R + r) * layer.S + s)];
-              }
-            }
-          output[std::size_t(((n * layer.K + k) * XO + xo) * YO + yo)] = contracts::wrap_signed(sum, acc_width);
-        }
-    }
+  if (std::int64_t(input.size()) != layer.input_elements() || std::int64_t(weights.size()) != layer.weight_elements())
+    throw std::invalid_argument(fmt::format("integer_convolution: {} inputs and {} weights for layer '{}', which has {} "
+                                            "and {}",
+                                            input.size(), weights.size(), layer.name, layer.input_elements(),
+                                            layer.weight_elements()));
+  // Sums modulo 2^64 (unsigned: wrapping is defined) hold every bit an AW ≤ 64-bit two's-complement register keeps,
+  // so wrapping them to AW bits once at the end equals the fabric's wrapping after every product and addition.
+  const std::vector<std::uint64_t> sums = convolution_sums<std::uint64_t>(
+      layer, input, weights, [](std::int64_t x, std::int64_t w) { return std::uint64_t(x) * std::uint64_t(w); });
+  std::vector<std::int64_t> output;
+  output.reserve(sums.size());
+  for (std::uint64_t sum : sums) output.push_back(contracts::wrap_signed(WideInt(std::int64_t(sum)), acc_width));
   return output;
 }
 
