@@ -138,11 +138,11 @@ std::vector<RealLayerWeights> complete_weights(const Network& network, const Nam
     }
     std::seed_seq sequence{std::uint32_t(seed), std::uint32_t(seed >> 32), std::uint32_t(o)};
     std::mt19937_64 rng(sequence);
-    const double fan_in = double(layer.group_channels() * layer.R * layer.S);
+    const double products = double(fan_in(layer));
     for (std::int64_t i = 0; i < layer.weight_elements(); ++i)
-      weights[o].weights.push_back(uniform(rng, std::sqrt(6.0 / fan_in)));
+      weights[o].weights.push_back(uniform(rng, std::sqrt(6.0 / products)));
     if (!given_bias)
-      for (std::int64_t k = 0; k < layer.K; ++k) weights[o].bias.push_back(uniform(rng, 1.0 / std::sqrt(fan_in)));
+      for (std::int64_t k = 0; k < layer.K; ++k) weights[o].bias.push_back(uniform(rng, 1.0 / std::sqrt(products)));
   }
   return weights;
 }
