@@ -1,0 +1,558 @@
+// The integer and float references of a whole network and the quantization-cost report (see
+// network_reference.hpp). Every loop here is written from docs/quantization.md; nothing calls codegen.
+#include "testbench/network_reference.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace maeri::testbench {
+
+namespace {
+
+using contracts::Network;
+using contracts::Operator;
+using contracts::OperatorKind;
+using contracts::QuantizedNetwork;
+using contracts::QuantizedOperator;
+using contracts::WideInt;
+using Shape = std::vector<std::int64_t>;
+
+[[noreturn]] void fail(const Operator& op, const std::string& message) {
+  throw std::invalid_argument(fmt::format("operator '{}' ({}): {}", op.name, contracts::to_string(op.kind), message));
+}
+
+std::int64_t elements_of(const Shape& shape) {
+  std::int64_t product = 1;
+  for (std::int64_t extent : shape) product *= extent;
+  return product;
+}
+
+// An activation of rank 4, (N, C, X, Y).
+struct Extents4 {
+  std::int64_t n, c, x, y;
+};
+
+Extents4 extents4(const Network& network, const Operator& op, std::size_t tensor) {
+  const Shape& shape = network.tensors[tensor].shape;
+  if (shape.size() != 4)
+    fail(op, fmt::format("'{}' has rank {}, the operator needs rank 4 (N, C, X, Y)", network.tensors[tensor].name,
+                         shape.size()));
+  return {shape[0], shape[1], shape[2], shape[3]};
+}
+
+// The shape operator `op` computes from its inputs' shapes, after checking the number of inputs and outputs and
+// what the kind needs of its inputs. The references then hold the output tensor's shape to it.
+Shape computed_output_shape(const Network& network, const Operator& op) {
+  const auto shape_of = [&](std::size_t input) -> const Shape& { return network.tensors[op.inputs[input]].shape; };
+  const auto needs_inputs = [&](std::size_t low, std::size_t high) {
+    if (op.inputs.size() < low || op.inputs.size() > high)
+      fail(op, fmt::format("has {} inputs, the kind takes {}", op.inputs.size(),
+                           low == high ? std::to_string(low) : fmt::format("{} to {}", low, high)));
+  };
+  if (op.outputs.size() != 1) fail(op, fmt::format("has {} outputs, every operator has 1", op.outputs.size()));
+  for (std::size_t t : op.inputs)
+    if (t >= network.tensors.size()) fail(op, fmt::format("reads tensor #{}, which does not exist", t));
+  if (op.outputs[0] >= network.tensors.size()) fail(op, fmt::format("writes tensor #{}, which does not exist", op.outputs[0]));
+  switch (op.kind) {
+    case OperatorKind::FabricLayer: {
+      needs_inputs(2, 3);
+      if (op.layer >= network.layers.size()) fail(op, fmt::format("runs layer #{}, which does not exist", op.layer));
+      const contracts::Layer& layer = network.layers[op.layer];
+      if (shape_of(0) != contracts::input_shape(layer))
+        fail(op, fmt::format("its input has shape ({}), layer '{}' reads ({})", fmt::join(shape_of(0), ","),
+                             layer.name, fmt::join(contracts::input_shape(layer), ",")));
+      return contracts::output_shape(layer);
+    }
+    case OperatorKind::Requantize:
+    case OperatorKind::Relu:
+    case OperatorKind::Clip:
+      needs_inputs(1, 1);
+      return shape_of(0);
+    case OperatorKind::MaxPool:
+    case OperatorKind::AveragePool: {
+      needs_inputs(1, 1);
+      const Extents4 in = extents4(network, op, op.inputs[0]);
+      const contracts::PoolWindow& w = op.pool;
+      if (w.size_x < 1 || w.size_y < 1 || w.stride_x < 1 || w.stride_y < 1 || w.padding_x < 0 || w.padding_y < 0)
+        fail(op, "its window needs sizes and strides of at least 1 and no negative padding");
+      if (w.output_x(in.x) < 1 || w.output_y(in.y) < 1) fail(op, "its window is larger than the padded input");
+      return {in.n, in.c, w.output_x(in.x), w.output_y(in.y)};
+    }
+    case OperatorKind::GlobalAveragePool: {
+      needs_inputs(1, 1);
+      const Extents4 in = extents4(network, op, op.inputs[0]);
+      return {in.n, in.c, 1, 1};
+    }
+    case OperatorKind::Add:
+      needs_inputs(2, 2);
+      if (shape_of(0) != shape_of(1))
+        fail(op, fmt::format("adds shapes ({}) and ({})", fmt::join(shape_of(0), ","), fmt::join(shape_of(1), ",")));
+      return shape_of(0);
+    case OperatorKind::Concat: {
+      if (op.inputs.empty()) fail(op, "has no inputs");
+      Shape joined = shape_of(0);
+      if (op.axis < 0 || op.axis >= std::int64_t(joined.size()))
+        fail(op, fmt::format("axis {} is outside rank {}", op.axis, joined.size()));
+      for (std::size_t i = 1; i < op.inputs.size(); ++i) {
+        Shape other = shape_of(i);
+        if (other.size() != joined.size()) fail(op, "its inputs differ in rank");
+        joined[std::size_t(op.axis)] += other[std::size_t(op.axis)];
+        other[std::size_t(op.axis)] = joined[std::size_t(op.axis)];
+        if (other != joined) fail(op, fmt::format("its inputs differ outside axis {}", op.axis));
+      }
+      return joined;
+    }
+    case OperatorKind::Reshape: {
+      needs_inputs(1, 1);
+      const Shape& output = network.tensors[op.outputs[0]].shape;
+      if (elements_of(output) != elements_of(shape_of(0)))
+        fail(op, fmt::format("reshapes {} elements into {}", elements_of(shape_of(0)), elements_of(output)));
+      return output;
+    }
+    case OperatorKind::Softmax:
+      needs_inputs(1, 1);
+      if (op.axis != 1) fail(op, fmt::format("softmax runs along axis 1, not {}", op.axis));
+      if (shape_of(0).size() < 2) fail(op, "softmax needs rank 2 at least");
+      return shape_of(0);
+  }
+  fail(op, "unknown kind");
+}
+
+// Checks the operator's shapes and that its inputs hold their shapes' numbers of values.
+template <typename Value>
+void check_operator(const Network& network, const Operator& op, const std::vector<std::vector<Value>>& tensors) {
+  const Shape computed = computed_output_shape(network, op);
+  const contracts::Tensor& output = network.tensors[op.outputs[0]];
+  if (computed != output.shape)
+    fail(op, fmt::format("its output '{}' has shape ({}), the operator computes ({})", output.name,
+                         fmt::join(output.shape, ","), fmt::join(computed, ",")));
+  const std::size_t activations = op.kind == OperatorKind::FabricLayer ? 1 : op.inputs.size();
+  for (std::size_t i = 0; i < activations; ++i) {
+    const contracts::Tensor& input = network.tensors[op.inputs[i]];
+    if (std::int64_t(tensors[op.inputs[i]].size()) != input.elements())
+      fail(op, fmt::format("its input '{}' holds {} values, its shape ({}) has {}", input.name,
+                           tensors[op.inputs[i]].size(), fmt::join(input.shape, ","), input.elements()));
+  }
+}
+
+// Calls visit(output index, input offset of the (n, c) plane, x range, y range) for every output of a pool, the
+// ranges being the window's part inside the input ([begin, end), empty when the window sees only padding).
+template <typename Visit>
+void for_each_window(const Extents4& in, const contracts::PoolWindow& w, Visit visit) {
+  const std::int64_t XO = w.output_x(in.x), YO = w.output_y(in.y);
+  std::int64_t out = 0;
+  for (std::int64_t plane = 0; plane < in.n * in.c; ++plane)
+    for (std::int64_t xo = 0; xo < XO; ++xo)
+      for (std::int64_t yo = 0; yo < YO; ++yo, ++out) {
+        const std::int64_t x0 = xo * w.stride_x - w.padding_x, y0 = yo * w.stride_y - w.padding_y;
+        visit(out, plane * in.x * in.y, std::max<std::int64_t>(x0, 0), std::min(x0 + w.size_x, in.x),
+              std::max<std::int64_t>(y0, 0), std::min(y0 + w.size_y, in.y));
+      }
+}
+
+// Concat's layout: the output is `outer` blocks, each the inputs' blocks of axis-extent × `inner` elements in turn.
+struct ConcatLayout {
+  std::int64_t outer = 1, inner = 1;
+};
+ConcatLayout concat_layout(const Shape& shape, std::int64_t axis) {
+  ConcatLayout layout;
+  for (std::int64_t d = 0; d < axis; ++d) layout.outer *= shape[std::size_t(d)];
+  for (std::size_t d = std::size_t(axis) + 1; d < shape.size(); ++d) layout.inner *= shape[d];
+  return layout;
+}
+
+// Softmax's rows: shape (N, C, …) has N·(elements / (N·C)) rows of C elements, `inner` apart.
+template <typename Visit>
+void for_each_softmax_row(const Shape& shape, Visit visit) {
+  const std::int64_t channels = shape[1], inner = elements_of(shape) / (shape[0] * channels);
+  for (std::int64_t n = 0; n < shape[0]; ++n)
+    for (std::int64_t i = 0; i < inner; ++i) visit(n * channels * inner + i, channels, inner);
+}
+
+// The convolution of docs/quantization.md's fabric layer as `Sum`s of multiply(input, weight): for every output
+// (n, k, x', y') the products of filter k's taps (its group's channels only, weights [K][C/groups][R][S]) with the
+// input elements they see; taps on the padding see nothing. The loops run tap by tap over whole output rows, with
+// each row's range of y' whose input column lies inside the input worked out once instead of tested per element.
+template <typename Sum, typename Value, typename Multiply>
+std::vector<Sum> convolution_sums(const contracts::Layer& layer, const std::vector<Value>& input,
+                                  const std::vector<Value>& weights, Multiply multiply) {
+  const std::int64_t XO = layer.output_x(), YO = layer.output_y(), group_c = layer.group_channels();
+  std::vector<Sum> sums(std::size_t(layer.output_elements()), Sum(0));
+  for (std::int64_t n = 0; n < layer.N; ++n)
+    for (std::int64_t k = 0; k < layer.K; ++k) {
+      Sum* plane = sums.data() + (n * layer.K + k) * XO * YO;
+      const std::int64_t first_c = k / layer.group_filters() * group_c;
+      for (std::int64_t c = 0; c < group_c; ++c)
+        for (std::int64_t r = 0; r < layer.R; ++r)
+          for (std::int64_t s = 0; s < layer.S; ++s) {
+            const Value weight = weights[std::size_t(((k * group_c + c) * layer.R + r) * layer.S + s)];
+            // Input column of output y': y'·stride_y + first_column; inside the input for y' in [y_begin, y_end).
+            const std::int64_t first_column = s * layer.dilation_y - layer.padding_y;
+            const std::int64_t y_begin =
+                first_column >= 0 ? 0 : (-first_column + layer.stride_y - 1) / layer.stride_y;
+            const std::int64_t y_end =
+                first_column >= layer.Y ? 0 : std::min(YO, (layer.Y - 1 - first_column) / layer.stride_y + 1);
+            for (std::int64_t xo = 0; xo < XO; ++xo) {
+              const std::int64_t row = xo * layer.stride_x + r * layer.dilation_x - layer.padding_x;
+              if (row < 0 || row >= layer.X) continue;
+              const Value* input_row = input.data() + ((n * layer.C + first_c + c) * layer.X + row) * layer.Y;
+              Sum* output_row = plane + xo * YO;
+              for (std::int64_t yo = y_begin; yo < y_end; ++yo)
+                output_row[yo] += multiply(input_row[yo * layer.stride_y + first_column], weight);
+            }
+          }
+    }
+  return sums;
+}
+
+std::vector<std::int64_t> integer_output(const QuantizedNetwork& qnet, std::size_t op_index,
+                                         const IntegerTensors& tensors) {
+  const Network& network = qnet.network;
+  const Operator& op = network.operators[op_index];
+  const QuantizedOperator& q = qnet.operators[op_index];
+  const std::vector<std::int64_t>& x = tensors[op.inputs[0]];
+  const std::int64_t out_elements = network.tensors[op.outputs[0]].elements();
+  const auto require_requantizations = [&](std::size_t count) {
+    if (q.output.size() != count) fail(op, fmt::format("has {} requantizations, needs {}", q.output.size(), count));
+  };
+  const auto require_input_multipliers = [&] {
+    if (q.input_multipliers.size() != op.inputs.size())
+      fail(op, fmt::format("has {} input multipliers for {} inputs", q.input_multipliers.size(), op.inputs.size()));
+  };
+  std::vector<std::int64_t> out;
+  out.reserve(std::size_t(out_elements));
+  switch (op.kind) {
+    case OperatorKind::FabricLayer: {
+      const contracts::Layer& layer = network.layers[op.layer];
+      if (std::int64_t(q.weights.size()) != layer.weight_elements())
+        fail(op, fmt::format("has {} integer weights, layer '{}' has {}", q.weights.size(), layer.name,
+                             layer.weight_elements()));
+      if (std::int64_t(q.bias.size()) != layer.K) fail(op, fmt::format("has {} biases for {} filters", q.bias.size(), layer.K));
+      require_requantizations(std::size_t(layer.K));
+      const std::vector<std::int64_t> acc = integer_convolution(layer, x, q.weights, qnet.acc_width);
+      const std::int64_t plane = layer.output_x() * layer.output_y();
+      for (std::size_t i = 0; i < acc.size(); ++i) {
+        const std::size_t k = std::size_t(std::int64_t(i) / plane % layer.K);
+        out.push_back(contracts::requantize_accumulator(acc[i], q.bias[k], q.output[k], qnet.acc_width, qnet.data_width));
+      }
+      break;
+    }
+    case OperatorKind::Requantize:
+      require_requantizations(1);
+      for (std::int64_t v : x)
+        out.push_back(contracts::saturate(contracts::round_shift(WideInt(v) * q.output[0].multiplier, q.output[0].shift),
+                                          qnet.data_width));
+      break;
+    case OperatorKind::Relu:
+      for (std::int64_t v : x) out.push_back(std::max<std::int64_t>(v, 0));
+      break;
+    case OperatorKind::Clip:
+      for (std::int64_t v : x) out.push_back(std::min(std::max(v, q.clip_min), q.clip_max));
+      break;
+    case OperatorKind::MaxPool:
+      out.assign(std::size_t(out_elements), 0);
+      for_each_window(extents4(network, op, op.inputs[0]), op.pool,
+                      [&](std::int64_t o, std::int64_t base, std::int64_t x0, std::int64_t x1, std::int64_t y0,
+                          std::int64_t y1) {
+                        const std::int64_t Y = network.tensors[op.inputs[0]].shape[3];
+                        bool any = false;
+                        std::int64_t best = 0;
+                        for (std::int64_t r = x0; r < x1; ++r)
+                          for (std::int64_t c = y0; c < y1; ++c) {
+                            const std::int64_t v = x[std::size_t(base + r * Y + c)];
+                            if (!any || v > best) best = v;
+                            any = true;
+                          }
+                        out[std::size_t(o)] = best;
+                      });
+      break;
+    case OperatorKind::AveragePool:
+      out.assign(std::size_t(out_elements), 0);
+      for_each_window(extents4(network, op, op.inputs[0]), op.pool,
+                      [&](std::int64_t o, std::int64_t base, std::int64_t x0, std::int64_t x1, std::int64_t y0,
+                          std::int64_t y1) {
+                        const std::int64_t Y = network.tensors[op.inputs[0]].shape[3];
+                        WideInt sum = 0;
+                        for (std::int64_t r = x0; r < x1; ++r)
+                          for (std::int64_t c = y0; c < y1; ++c) sum += x[std::size_t(base + r * Y + c)];
+                        const std::int64_t count = std::max<std::int64_t>(x1 - x0, 0) * std::max<std::int64_t>(y1 - y0, 0);
+                        out[std::size_t(o)] = count ? contracts::round_divide(sum, count) : 0;
+                      });
+      break;
+    case OperatorKind::GlobalAveragePool: {
+      const Extents4 in = extents4(network, op, op.inputs[0]);
+      for (std::int64_t plane = 0; plane < in.n * in.c; ++plane) {
+        WideInt sum = 0;
+        for (std::int64_t i = 0; i < in.x * in.y; ++i) sum += x[std::size_t(plane * in.x * in.y + i)];
+        out.push_back(contracts::round_divide(sum, in.x * in.y));
+      }
+      break;
+    }
+    case OperatorKind::Add: {
+      require_input_multipliers();
+      const std::vector<std::int64_t>& b = tensors[op.inputs[1]];
+      for (std::size_t i = 0; i < x.size(); ++i)
+        out.push_back(contracts::saturate(
+            contracts::round_shift(WideInt(x[i]) * q.input_multipliers[0] + WideInt(b[i]) * q.input_multipliers[1],
+                                   q.input_shift),
+            qnet.data_width));
+      break;
+    }
+    case OperatorKind::Concat: {
+      require_input_multipliers();
+      const ConcatLayout layout = concat_layout(network.tensors[op.outputs[0]].shape, op.axis);
+      for (std::int64_t block = 0; block < layout.outer; ++block)
+        for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+          const std::int64_t run = network.tensors[op.inputs[i]].shape[std::size_t(op.axis)] * layout.inner;
+          const std::vector<std::int64_t>& input = tensors[op.inputs[i]];
+          for (std::int64_t e = 0; e < run; ++e)
+            out.push_back(contracts::saturate(
+                contracts::round_shift(WideInt(input[std::size_t(block * run + e)]) * q.input_multipliers[i], q.input_shift),
+                qnet.data_width));
+        }
+      break;
+    }
+    case OperatorKind::Reshape:
+      out = x;
+      break;
+    case OperatorKind::Softmax: {
+      if (q.exp_table.empty()) fail(op, "has an empty exp table");
+      const std::int64_t limit = contracts::data_limit(qnet.data_width);
+      out.assign(std::size_t(out_elements), 0);
+      for_each_softmax_row(network.tensors[op.inputs[0]].shape, [&](std::int64_t first, std::int64_t count,
+                                                                   std::int64_t step) {
+        std::int64_t max = x[std::size_t(first)];
+        for (std::int64_t c = 1; c < count; ++c) max = std::max(max, x[std::size_t(first + c * step)]);
+        const auto exp_of = [&](std::int64_t v) {
+          const std::int64_t d = max - v;
+          return d < std::int64_t(q.exp_table.size()) ? q.exp_table[std::size_t(d)] : 0;
+        };
+        WideInt sum = 0;
+        for (std::int64_t c = 0; c < count; ++c) sum += exp_of(x[std::size_t(first + c * step)]);
+        if (sum == 0) fail(op, "its exp table gives a row no weight (exp_table[0] must be positive)");
+        for (std::int64_t c = 0; c < count; ++c) {
+          const std::size_t i = std::size_t(first + c * step);
+          out[i] = contracts::round_divide(WideInt(exp_of(x[i])) * limit, std::int64_t(sum));
+        }
+      });
+      break;
+    }
+  }
+  return out;
+}
+
+std::vector<double> real_convolution(const contracts::Layer& layer, const std::vector<double>& input,
+                                     const RealLayerWeights& weights) {
+  std::vector<double> sums =
+      convolution_sums<double>(layer, input, weights.weights, [](double x, double w) { return x * w; });
+  if (!weights.bias.empty()) {
+    const std::size_t plane = std::size_t(layer.output_x() * layer.output_y());
+    for (std::size_t i = 0; i < sums.size(); ++i) sums[i] += weights.bias[i / plane % std::size_t(layer.K)];
+  }
+  return sums;
+}
+
+std::vector<double> real_output(const Network& network, std::size_t op_index, const RealLayerWeights& weights,
+                                const RealTensors& tensors) {
+  const Operator& op = network.operators[op_index];
+  const std::vector<double>& x = tensors[op.inputs[0]];
+  const std::int64_t out_elements = network.tensors[op.outputs[0]].elements();
+  std::vector<double> out;
+  out.reserve(std::size_t(out_elements));
+  switch (op.kind) {
+    case OperatorKind::FabricLayer: {
+      const contracts::Layer& layer = network.layers[op.layer];
+      if (std::int64_t(weights.weights.size()) != layer.weight_elements())
+        fail(op, fmt::format("has {} real weights, layer '{}' has {}", weights.weights.size(), layer.name,
+                             layer.weight_elements()));
+      if (!weights.bias.empty() && std::int64_t(weights.bias.size()) != layer.K)
+        fail(op, fmt::format("has {} real biases for {} filters", weights.bias.size(), layer.K));
+      return real_convolution(layer, x, weights);
+    }
+    case OperatorKind::Requantize:
+    case OperatorKind::Reshape:
+      return x;
+    case OperatorKind::Relu:
+      for (double v : x) out.push_back(std::max(v, 0.0));
+      return out;
+    case OperatorKind::Clip:
+      for (double v : x) out.push_back(std::min(std::max(v, op.clip_min), op.clip_max));
+      return out;
+    case OperatorKind::MaxPool:
+    case OperatorKind::AveragePool: {
+      const bool average = op.kind == OperatorKind::AveragePool;
+      const std::int64_t Y = network.tensors[op.inputs[0]].shape[3];
+      out.assign(std::size_t(out_elements), 0.0);
+      for_each_window(extents4(network, op, op.inputs[0]), op.pool,
+                      [&](std::int64_t o, std::int64_t base, std::int64_t x0, std::int64_t x1, std::int64_t y0,
+                          std::int64_t y1) {
+                        double sum = 0, best = 0;
+                        std::int64_t count = 0;
+                        for (std::int64_t r = x0; r < x1; ++r)
+                          for (std::int64_t c = y0; c < y1; ++c, ++count) {
+                            const double v = x[std::size_t(base + r * Y + c)];
+                            sum += v;
+                            best = count == 0 ? v : std::max(best, v);
+                          }
+                        out[std::size_t(o)] = count == 0 ? 0.0 : average ? sum / double(count) : best;
+                      });
+      return out;
+    }
+    case OperatorKind::GlobalAveragePool: {
+      const Extents4 in = extents4(network, op, op.inputs[0]);
+      for (std::int64_t plane = 0; plane < in.n * in.c; ++plane) {
+        double sum = 0;
+        for (std::int64_t i = 0; i < in.x * in.y; ++i) sum += x[std::size_t(plane * in.x * in.y + i)];
+        out.push_back(sum / double(in.x * in.y));
+      }
+      return out;
+    }
+    case OperatorKind::Add: {
+      const std::vector<double>& b = tensors[op.inputs[1]];
+      for (std::size_t i = 0; i < x.size(); ++i) out.push_back(x[i] + b[i]);
+      return out;
+    }
+    case OperatorKind::Concat: {
+      const ConcatLayout layout = concat_layout(network.tensors[op.outputs[0]].shape, op.axis);
+      for (std::int64_t block = 0; block < layout.outer; ++block)
+        for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+          const std::int64_t run = network.tensors[op.inputs[i]].shape[std::size_t(op.axis)] * layout.inner;
+          const auto begin = tensors[op.inputs[i]].begin() + std::ptrdiff_t(block * run);
+          out.insert(out.end(), begin, begin + std::ptrdiff_t(run));
+        }
+      return out;
+    }
+    case OperatorKind::Softmax: {
+      out.assign(std::size_t(out_elements), 0.0);
+      for_each_softmax_row(network.tensors[op.inputs[0]].shape, [&](std::int64_t first, std::int64_t count,
+                                                                   std::int64_t step) {
+        double max = x[std::size_t(first)], sum = 0;
+        for (std::int64_t c = 1; c < count; ++c) max = std::max(max, x[std::size_t(first + c * step)]);
+        for (std::int64_t c = 0; c < count; ++c) sum += std::exp(x[std::size_t(first + c * step)] - max);
+        for (std::int64_t c = 0; c < count; ++c)
+          out[std::size_t(first + c * step)] = std::exp(x[std::size_t(first + c * step)] - max) / sum;
+      });
+      return out;
+    }
+  }
+  fail(op, "unknown kind");
+}
+
+// The network's inputs placed at their tensor indices.
+template <typename Value>
+std::vector<std::vector<Value>> placed_inputs(const Network& network, const std::vector<std::vector<Value>>& inputs) {
+  const std::vector<std::size_t> indices = network.network_inputs();
+  if (inputs.size() != indices.size())
+    throw std::invalid_argument(
+        fmt::format("network '{}' has {} inputs, {} were given", network.name, indices.size(), inputs.size()));
+  std::vector<std::vector<Value>> tensors(network.tensors.size());
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    const contracts::Tensor& tensor = network.tensors[indices[i]];
+    if (std::int64_t(inputs[i].size()) != tensor.elements())
+      throw std::invalid_argument(fmt::format("input '{}' has shape ({}), {} elements; {} were given", tensor.name,
+                                              fmt::join(tensor.shape, ","), tensor.elements(), inputs[i].size()));
+    tensors[indices[i]] = inputs[i];
+  }
+  return tensors;
+}
+
+// The index of the first maximum of values[begin, end).
+template <typename Value>
+std::size_t first_argmax(const std::vector<Value>& values, std::size_t begin, std::size_t end) {
+  return std::size_t(std::max_element(values.begin() + std::ptrdiff_t(begin), values.begin() + std::ptrdiff_t(end)) -
+                     values.begin());
+}
+
+}  // namespace
+
+std::vector<std::int64_t> integer_convolution(const contracts::Layer& layer, const std::vector<std::int64_t>& input,
+                                              const std::vector<std::int64_t>& weights, int acc_width) {
+  if (std::int64_t(input.size()) != layer.input_elements() || std::int64_t(weights.size()) != layer.weight_elements())
+    throw std::invalid_argument(fmt::format("integer_convolution: {} inputs and {} weights for layer '{}', which has {} "
+                                            "and {}",
+                                            input.size(), weights.size(), layer.name, layer.input_elements(),
+                                            layer.weight_elements()));
+  // Sums modulo 2^64 (unsigned: wrapping is defined) hold every bit an AW ≤ 64-bit two's-complement register keeps,
+  // so wrapping them to AW bits once at the end equals the fabric's wrapping after every product and addition.
+  const std::vector<std::uint64_t> sums = convolution_sums<std::uint64_t>(
+      layer, input, weights, [](std::int64_t x, std::int64_t w) { return std::uint64_t(x) * std::uint64_t(w); });
+  std::vector<std::int64_t> output;
+  output.reserve(sums.size());
+  for (std::uint64_t sum : sums) output.push_back(contracts::wrap_signed(WideInt(std::int64_t(sum)), acc_width));
+  return output;
+}
+
+void run_integer_operator(const QuantizedNetwork& network, std::size_t op, IntegerTensors& tensors) {
+  if (op >= network.network.operators.size() || network.operators.size() != network.network.operators.size() ||
+      tensors.size() != network.network.tensors.size())
+    throw std::invalid_argument(fmt::format("run_integer_operator: operator #{} of {}, {} quantized operators, {} "
+                                            "tensors for {}",
+                                            op, network.network.operators.size(), network.operators.size(),
+                                            tensors.size(), network.network.tensors.size()));
+  check_operator(network.network, network.network.operators[op], tensors);
+  tensors[network.network.operators[op].outputs[0]] = integer_output(network, op, tensors);
+}
+
+IntegerTensors integer_reference(const QuantizedNetwork& network, const std::vector<std::vector<std::int64_t>>& inputs) {
+  IntegerTensors tensors = placed_inputs(network.network, inputs);
+  for (std::size_t op = 0; op < network.network.operators.size(); ++op) run_integer_operator(network, op, tensors);
+  return tensors;
+}
+
+RealTensors float_reference(const Network& network, const std::vector<RealLayerWeights>& weights,
+                            const std::vector<std::vector<double>>& inputs) {
+  if (weights.size() != network.operators.size())
+    throw std::invalid_argument(fmt::format("float_reference: {} weight entries for {} operators", weights.size(),
+                                            network.operators.size()));
+  RealTensors tensors = placed_inputs(network, inputs);
+  for (std::size_t op = 0; op < network.operators.size(); ++op) {
+    check_operator(network, network.operators[op], tensors);
+    tensors[network.operators[op].outputs[0]] = real_output(network, op, weights[op], tensors);
+  }
+  return tensors;
+}
+
+std::int64_t OutputQuantizationCost::top1_agreements() const {
+  return std::int64_t(std::count(top1_agrees.begin(), top1_agrees.end(), true));
+}
+
+std::vector<OutputQuantizationCost> quantization_cost(const QuantizedNetwork& network, const IntegerTensors& integers,
+                                                      const RealTensors& reals) {
+  std::vector<OutputQuantizationCost> costs;
+  for (std::size_t t : network.network.network_outputs()) {
+    const contracts::Tensor& tensor = network.network.tensors[t];
+    if (t >= integers.size() || t >= reals.size() || std::int64_t(integers[t].size()) != tensor.elements() ||
+        std::int64_t(reals[t].size()) != tensor.elements())
+      throw std::invalid_argument(fmt::format("quantization_cost: output '{}' is missing from a reference", tensor.name));
+    const double scale = network.tensors[t].scale;
+    OutputQuantizationCost cost;
+    cost.tensor = t;
+    std::vector<double> dequantized;
+    double dot = 0, norm_q = 0, norm_r = 0;
+    for (std::size_t i = 0; i < reals[t].size(); ++i) {
+      const double q = scale * double(integers[t][i]), r = reals[t][i];
+      dequantized.push_back(q);
+      cost.max_abs_error = std::max(cost.max_abs_error, std::abs(q - r));
+      dot += q * r;
+      norm_q += q * q;
+      norm_r += r * r;
+    }
+    cost.cosine_similarity = norm_q == 0 && norm_r == 0 ? 1.0
+                             : norm_q == 0 || norm_r == 0 ? 0.0
+                                                          : dot / std::sqrt(norm_q * norm_r);
+    const std::int64_t batch = tensor.shape.empty() ? 1 : tensor.shape[0];
+    const std::size_t per_element = batch > 0 ? std::size_t(tensor.elements() / batch) : 0;
+    for (std::int64_t n = 0; n < batch && per_element > 0; ++n) {
+      const std::size_t begin = std::size_t(n) * per_element, end = begin + per_element;
+      cost.top1_agrees.push_back(first_argmax(dequantized, begin, end) == first_argmax(reals[t], begin, end));
+    }
+    costs.push_back(std::move(cost));
+  }
+  return costs;
+}
+
+}  // namespace maeri::testbench

@@ -1,0 +1,265 @@
+// The quantizer (see quantization.hpp): docs/quantization.md, "Quantization" and "Operators", one function per rule.
+#include "testbench/quantization.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "contracts/hardware.hpp"
+#include "util/integer_math.hpp"
+
+namespace maeri::testbench {
+
+namespace {
+
+using contracts::Network;
+using contracts::Operator;
+using contracts::OperatorKind;
+
+// A value in [−bound, bound), from the top 53 bits of one draw (the same on every standard library).
+double uniform(std::mt19937_64& rng, double bound) {
+  const double unit = double(rng() >> 11) * 0x1.0p-53;
+  return (2 * unit - 1) * bound;
+}
+
+// round(value) (ties away from zero) clamped to [low, high] before it is converted, so that no value overflows.
+std::int64_t round_clamped(double value, double low, double high) {
+  if (!(value > low)) return std::int64_t(low);  // NaN too: the real inputs are finite, this only keeps it defined
+  if (value >= high) return std::int64_t(high);
+  return std::int64_t(std::llround(value));
+}
+
+// Activation scale from the calibration run: max |r| / limit, 1 when the tensor is all zero.
+double calibrated_scale(const std::vector<double>& reals, std::int64_t limit) {
+  double max = 0;
+  for (double r : reals) max = std::max(max, std::abs(r));
+  return max > 0 ? max / double(limit) : 1.0;
+}
+
+// Products one output of a fabric layer sums.
+std::int64_t fan_in(const contracts::Layer& layer) { return layer.group_channels() * layer.R * layer.S; }
+
+// Whether the operator's output keeps its (first) input's scale: they never make a value larger than their input's
+// largest.
+bool keeps_scale(OperatorKind kind) {
+  switch (kind) {
+    case OperatorKind::Relu:
+    case OperatorKind::Clip:
+    case OperatorKind::MaxPool:
+    case OperatorKind::AveragePool:
+    case OperatorKind::GlobalAveragePool:
+    case OperatorKind::Reshape:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// A fabric layer's weights per output channel, its bias at the accumulator's scale and its requantizations.
+void quantize_fabric_layer(const contracts::Layer& layer, const RealLayerWeights& real, std::int64_t weight_limit,
+                           double input_scale, double output_scale, int acc_width, contracts::QuantizedOperator& q) {
+  const std::size_t per_filter = std::size_t(layer.weight_elements() / layer.K);
+  // The AW-bit two's-complement range; above 2^53 the largest double below 2^63 stands for 2^63 − 1.
+  const double acc_low = -std::ldexp(1.0, acc_width - 1);
+  const double acc_high = std::min(std::ldexp(1.0, acc_width - 1) - 1, 0x1.fffffffffffffp+62);
+  for (std::size_t k = 0; k < std::size_t(layer.K); ++k) {
+    const auto first = real.weights.begin() + std::ptrdiff_t(k * per_filter);
+    double max = 0;
+    for (auto w = first; w != first + std::ptrdiff_t(per_filter); ++w) max = std::max(max, std::abs(*w));
+    const double weight_scale = max > 0 ? max / double(weight_limit) : 1.0;
+    for (auto w = first; w != first + std::ptrdiff_t(per_filter); ++w)
+      q.weights.push_back(round_clamped(*w / weight_scale, double(-weight_limit), double(weight_limit)));
+    const double accumulator_scale = input_scale * weight_scale;
+    q.bias.push_back(real.bias.empty() ? 0
+                                       : round_clamped(real.bias[k] / accumulator_scale, acc_low, acc_high));
+    q.output.push_back(contracts::requantization_of(accumulator_scale / output_scale));
+  }
+}
+
+// Add's and concat's multipliers: mᵢ ≈ sᵢ / s_out · 2^shift with one shift, the largest (≤ 62) at which every
+// multiplier stays below 2^31. When even shift 0 cannot (an input's scale ≥ 2^31 times the output's), the multiplier
+// saturates at 2^31 − 1.
+void quantize_input_multipliers(const std::vector<double>& input_scales, double output_scale,
+                                contracts::QuantizedOperator& q) {
+  const double below_2_31 = 2147483647.5;  // llround gives at most 2^31 − 1 below this
+  q.input_shift = 0;
+  for (int shift = 62; shift >= 0; --shift)
+    if (std::all_of(input_scales.begin(), input_scales.end(),
+                    [&](double s) { return std::ldexp(s / output_scale, shift) < below_2_31; })) {
+      q.input_shift = shift;
+      break;
+    }
+  for (double s : input_scales)
+    q.input_multipliers.push_back(round_clamped(std::ldexp(s / output_scale, q.input_shift), 0, 2147483647.0));
+}
+
+// exp_table[d] = round(2^15 · exp(−d · s_in)), cut after its first 0; d never exceeds 2L (two data integers apart).
+std::vector<std::int64_t> softmax_exp_table(double input_scale, int data_width) {
+  const std::int64_t largest_difference = 2 * contracts::data_limit(data_width);
+  std::vector<std::int64_t> table;
+  for (std::int64_t d = 0; d <= largest_difference; ++d) {
+    table.push_back(std::llround(std::ldexp(std::exp(-double(d) * input_scale), 15)));
+    if (table.back() == 0) break;
+  }
+  return table;
+}
+
+}  // namespace
+
+std::vector<RealLayerWeights> complete_weights(const Network& network, const NamedRealTensors& given,
+                                               std::uint64_t seed) {
+  std::vector<RealLayerWeights> weights(network.operators.size());
+  for (std::size_t o = 0; o < network.operators.size(); ++o) {
+    const Operator& op = network.operators[o];
+    if (op.kind != OperatorKind::FabricLayer) continue;
+    if (op.layer >= network.layers.size() || op.inputs.size() < 2 || op.inputs[1] >= network.tensors.size() ||
+        (op.inputs.size() > 2 && op.inputs[2] >= network.tensors.size()))
+      throw std::invalid_argument(fmt::format("fabric operator '{}' has no layer or weights tensor", op.name));
+    const contracts::Layer& layer = network.layers[op.layer];
+    const auto lookup = [&](std::size_t input, std::int64_t elements) -> const std::vector<double>* {
+      if (op.inputs.size() <= input) return nullptr;
+      const std::string& name = network.tensors[op.inputs[input]].name;
+      const auto found = given.find(name);
+      if (found == given.end()) return nullptr;
+      if (std::int64_t(found->second.size()) != elements)
+        throw std::invalid_argument(fmt::format("tensor '{}' of layer '{}' has {} values, the layer needs {}", name,
+                                                layer.name, found->second.size(), elements));
+      return &found->second;
+    };
+    const std::vector<double>* given_weights = lookup(1, layer.weight_elements());
+    const std::vector<double>* given_bias = lookup(2, layer.K);
+    if (given_bias) weights[o].bias = *given_bias;
+    if (given_weights) {
+      weights[o].weights = *given_weights;
+      continue;
+    }
+    std::seed_seq sequence{std::uint32_t(seed), std::uint32_t(seed >> 32), std::uint32_t(o)};
+    std::mt19937_64 rng(sequence);
+    const double products = double(fan_in(layer));
+    for (std::int64_t i = 0; i < layer.weight_elements(); ++i)
+      weights[o].weights.push_back(uniform(rng, std::sqrt(6.0 / products)));
+    if (!given_bias)
+      for (std::int64_t k = 0; k < layer.K; ++k) weights[o].bias.push_back(uniform(rng, 1.0 / std::sqrt(products)));
+  }
+  return weights;
+}
+
+QuantizationLimits quantization_limits(const Network& network, const QuantizationOptions& options) {
+  const int magnitude_bits = options.data_width - 1;
+  QuantizationLimits limits;
+  limits.weights.assign(network.operators.size(), 0);
+  int widest_fan_in_bits = 0;
+  for (const Operator& op : network.operators)
+    if (op.kind == OperatorKind::FabricLayer)
+      widest_fan_in_bits = std::max(widest_fan_in_bits, util::ceil_log2(fan_in(network.layers.at(op.layer))));
+  // A sum of 2^f products of a-bit and w-bit magnitudes stays below 2^(a + w + f) ≤ 2^(acc_width − 1).
+  const int sum_bits = options.acc_width - 1;
+  const int activation_bits =
+      options.accumulator_headroom ? std::clamp((sum_bits - widest_fan_in_bits) / 2, 1, magnitude_bits) : magnitude_bits;
+  limits.activation = (std::int64_t{1} << activation_bits) - 1;
+  for (std::size_t o = 0; o < network.operators.size(); ++o) {
+    const Operator& op = network.operators[o];
+    if (op.kind != OperatorKind::FabricLayer) continue;
+    const int fan_in_bits = util::ceil_log2(fan_in(network.layers.at(op.layer)));
+    const int weight_bits = options.accumulator_headroom
+                                ? std::clamp(sum_bits - fan_in_bits - activation_bits, 1, magnitude_bits)
+                                : magnitude_bits;
+    limits.weights[o] = (std::int64_t{1} << weight_bits) - 1;
+  }
+  return limits;
+}
+
+contracts::QuantizedNetwork quantize_network(const Network& network, const std::vector<RealLayerWeights>& weights,
+                                             const std::vector<std::vector<double>>& calibration_inputs,
+                                             const QuantizationOptions& options) {
+  const int data_width = options.data_width, acc_width = options.acc_width;
+  if (data_width < contracts::kMinDataWidth || data_width > contracts::kMaxDataWidth || acc_width < data_width ||
+      acc_width > contracts::kMaxAccWidth)
+    throw std::invalid_argument(fmt::format("quantize_network: data width {} and accumulator width {} (need {} ≤ "
+                                            "data ≤ {}, data ≤ accumulator ≤ {})",
+                                            data_width, acc_width, contracts::kMinDataWidth,
+                                            contracts::kMaxDataWidth, contracts::kMaxAccWidth));
+  const RealTensors reals = float_reference(network, weights, calibration_inputs);
+  contracts::QuantizedNetwork quantized;
+  quantized.network = network;
+  quantized.data_width = data_width;
+  quantized.acc_width = acc_width;
+  quantized.tensors.resize(network.tensors.size());
+  quantized.operators.resize(network.operators.size());
+  const QuantizationLimits limits = quantization_limits(network, options);
+  const auto scale_of = [&](std::size_t tensor) { return quantized.tensors[tensor].scale; };
+  for (std::size_t t : network.network_inputs())
+    quantized.tensors[t].scale = calibrated_scale(reals[t], limits.activation);
+  for (std::size_t o = 0; o < network.operators.size(); ++o) {
+    const Operator& op = network.operators[o];
+    const std::size_t output = op.outputs[0];
+    contracts::QuantizedOperator& q = quantized.operators[o];
+    quantized.tensors[output].scale = keeps_scale(op.kind)              ? scale_of(op.inputs[0])
+                                      : op.kind == OperatorKind::Softmax ? 1.0 / double(contracts::data_limit(data_width))
+                                                                         : calibrated_scale(reals[output], limits.activation);
+    switch (op.kind) {
+      case OperatorKind::FabricLayer:
+        quantize_fabric_layer(network.layers[op.layer], weights[o], limits.weights[o], scale_of(op.inputs[0]),
+                              scale_of(output), acc_width, q);
+        break;
+      case OperatorKind::Requantize:
+        q.output.push_back(contracts::requantization_of(scale_of(op.inputs[0]) / scale_of(output)));
+        break;
+      case OperatorKind::Clip: {
+        const double L = double(contracts::data_limit(data_width));
+        q.clip_min = round_clamped(op.clip_min / scale_of(output), -L, L);
+        q.clip_max = round_clamped(op.clip_max / scale_of(output), -L, L);
+        break;
+      }
+      case OperatorKind::Add:
+      case OperatorKind::Concat: {
+        std::vector<double> input_scales;
+        for (std::size_t t : op.inputs) input_scales.push_back(scale_of(t));
+        quantize_input_multipliers(input_scales, scale_of(output), q);
+        break;
+      }
+      case OperatorKind::Softmax:
+        q.exp_table = softmax_exp_table(scale_of(op.inputs[0]), data_width);
+        break;
+      case OperatorKind::Relu:
+      case OperatorKind::MaxPool:
+      case OperatorKind::AveragePool:
+      case OperatorKind::GlobalAveragePool:
+      case OperatorKind::Reshape:
+        break;
+    }
+  }
+  return quantized;
+}
+
+std::vector<std::int64_t> quantize_values(const std::vector<double>& reals, double scale, int data_width) {
+  const double L = double(contracts::data_limit(data_width));
+  std::vector<std::int64_t> integers;
+  integers.reserve(reals.size());
+  for (double r : reals) integers.push_back(round_clamped(r / scale, -L, L));
+  return integers;
+}
+
+std::vector<std::vector<std::int64_t>> quantize_inputs(const contracts::QuantizedNetwork& network,
+                                                       const std::vector<std::vector<double>>& inputs) {
+  const std::vector<std::size_t> indices = network.network.network_inputs();
+  if (inputs.size() != indices.size())
+    throw std::invalid_argument(fmt::format("network '{}' has {} inputs, {} were given", network.network.name,
+                                            indices.size(), inputs.size()));
+  std::vector<std::vector<std::int64_t>> integers;
+  for (std::size_t i = 0; i < indices.size(); ++i)
+    integers.push_back(quantize_values(inputs[i], network.tensors[indices[i]].scale, network.data_width));
+  return integers;
+}
+
+std::vector<double> dequantize_values(const std::vector<std::int64_t>& integers, double scale) {
+  std::vector<double> reals;
+  reals.reserve(integers.size());
+  for (std::int64_t q : integers) reals.push_back(scale * double(q));
+  return reals;
+}
+
+}  // namespace maeri::testbench

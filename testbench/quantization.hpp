@@ -1,0 +1,74 @@
+// The quantizer: a network with real (float) weights and a calibration input becomes the QuantizedNetwork the
+// integer reference, the post-processing unit and the chained runs execute (docs/quantization.md, "Quantization"):
+// per-channel symmetric weights, per-tensor activation scales from the float reference's max |x|, biases at the
+// accumulator's scale, requantization multipliers, the add / concat common shift, clip bounds and the softmax table.
+// Weights come by tensor name (ONNX initializers, .npy / .npz files) or, when absent, at random from a seed.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "contracts/network.hpp"
+#include "contracts/quantized_network.hpp"
+#include "testbench/network_reference.hpp"
+
+namespace maeri::testbench {
+
+// Real tensors by tensor name: a fabric operator's weights under the name of its weights tensor (its second input),
+// its bias under the name of its bias tensor (its third input, when it has one). Row-major: weights
+// [K][C/groups][R][S], bias [K].
+using NamedRealTensors = std::map<std::string, std::vector<double>>;
+
+// The real weights and bias of every fabric operator (one entry per operator; the others stay empty): those `given`
+// names, random ones for the rest. A layer whose weights are absent gets He-uniform weights, U(−√(6/fan_in),
+// √(6/fan_in)) with fan_in = (C/groups)·R·S, and (unless its bias is given) a bias U(−1/√fan_in, 1/√fan_in), even
+// when the graph has no bias tensor for it; a layer whose weights are given has the bias given under its bias tensor's
+// name, or none. Random values come from the seed and the operator's index alone (std::mt19937_64, portable), so
+// giving one layer's weights leaves every other layer's unchanged. Throws std::invalid_argument naming the tensor
+// when a given one has the wrong number of elements.
+std::vector<RealLayerWeights> complete_weights(const contracts::Network& network, const NamedRealTensors& given,
+                                               std::uint64_t seed);
+
+// The widths the quantizer works to.
+struct QuantizationOptions {
+  int data_width = 16;  // the hardware's data_width and acc_width
+  int acc_width = 32;
+  // Whether activations and weights keep to fewer than data_width bits where their products could otherwise make a
+  // fabric layer's sum wrap at acc_width (quantization_limits); false: every tensor uses the full data range ±L.
+  bool accumulator_headroom = true;
+};
+
+// The largest integers the quantizer maps a tensor's max |r| to (docs/quantization.md, "Accumulator headroom"):
+// `activation` for every calibrated activation tensor (network inputs, fabric layer, requantize, add and concat
+// outputs), `weights` per operator (0 for those that are not fabric layers). With accumulator_headroom, they are
+// 2^a − 1 and 2^w − 1 with a + w + ⌈log2 fan_in⌉ ≤ acc_width − 1 for every fabric layer, so that no sum of a layer's
+// products can wrap: a is shared (the widest layer's fan-in gets half the bits each), each layer's w takes the bits
+// its own fan-in leaves, and neither exceeds data_width − 1 magnitude bits.
+struct QuantizationLimits {
+  std::int64_t activation = 0;
+  std::vector<std::int64_t> weights;
+};
+QuantizationLimits quantization_limits(const contracts::Network& network, const QuantizationOptions& options);
+
+// The quantized network of `network` with real `weights` (complete_weights' form), its activation scales calibrated
+// on `calibration_inputs` (one per network input, Network::network_inputs() order) by the float reference, at the
+// limits of quantization_limits. Throws std::invalid_argument on widths outside the hardware spec's ranges and on
+// sizes that do not fit (float_reference's rules).
+contracts::QuantizedNetwork quantize_network(const contracts::Network& network,
+                                             const std::vector<RealLayerWeights>& weights,
+                                             const std::vector<std::vector<double>>& calibration_inputs,
+                                             const QuantizationOptions& options);
+
+// Real values at `scale` as integers: round(r / scale) (ties away from zero), clamped to [−L, L].
+std::vector<std::int64_t> quantize_values(const std::vector<double>& reals, double scale, int data_width);
+
+// The network's inputs as its integers (quantize_values at each input tensor's scale), ready for integer_reference.
+std::vector<std::vector<std::int64_t>> quantize_inputs(const contracts::QuantizedNetwork& network,
+                                                       const std::vector<std::vector<double>>& inputs);
+
+// Integers back to reals: scale · q.
+std::vector<double> dequantize_values(const std::vector<std::int64_t>& integers, double scale);
+
+}  // namespace maeri::testbench

@@ -1,0 +1,503 @@
+// The integer reference of a whole network against values computed by hand (rounding ties away from zero,
+// saturation, pools with padding, concat requantization, softmax), its convolution against codegen's independent
+// reference convolution on random layers, the quantizer's rules (per-channel scales, bias, multipliers, the common
+// shift), the float reference against the integer one on a random network, and a flipped weight bit that shows.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "codegen/functional_model.hpp"
+#include "contracts/quantized_network.hpp"
+#include "network_builder.hpp"
+#include "tests/random_layers.hpp"
+#include "testbench/network_reference.hpp"
+#include "testbench/quantization.hpp"
+
+using namespace maeri;
+using contracts::OperatorKind;
+using contracts::QuantizedNetwork;
+using contracts::QuantizedOperator;
+using maeri::test::NetworkBuilder;
+using Values = std::vector<std::int64_t>;
+
+namespace {
+
+// A network quantized by hand: the operators' parameters as given, every scale 1.
+QuantizedNetwork by_hand(const contracts::Network& network, std::vector<QuantizedOperator> operators, int data_width) {
+  QuantizedNetwork quantized;
+  quantized.network = network;
+  quantized.data_width = data_width;
+  quantized.acc_width = 32;
+  quantized.tensors.resize(network.tensors.size());
+  quantized.operators = std::move(operators);
+  return quantized;
+}
+
+// The integer reference's value of the network's (last) output.
+Values output_of(const QuantizedNetwork& network, const std::vector<Values>& inputs) {
+  return testbench::integer_reference(network, inputs)[network.network.network_outputs().back()];
+}
+
+QuantizedOperator requantization(std::int64_t multiplier, int shift) {
+  QuantizedOperator q;
+  q.output = {{multiplier, shift}};
+  return q;
+}
+
+QuantizedOperator input_multipliers(std::vector<std::int64_t> multipliers, int shift) {
+  QuantizedOperator q;
+  q.input_multipliers = std::move(multipliers);
+  q.input_shift = shift;
+  return q;
+}
+
+// exp_table[d] = round(2^15 · 2^−d), the table of an input scale of ln 2: 2^15 … 1, then round(0.5) = 1, then 0.
+Values halving_exp_table() {
+  Values table;
+  for (int d = 0; d <= 15; ++d) table.push_back(std::int64_t{1} << (15 - d));
+  table.push_back(1);
+  table.push_back(0);
+  return table;
+}
+
+contracts::PoolWindow window(std::int64_t size, std::int64_t stride, std::int64_t padding) {
+  contracts::PoolWindow w;
+  w.size_x = w.size_y = size;
+  w.stride_x = w.stride_y = stride;
+  w.padding_x = w.padding_y = padding;
+  return w;
+}
+
+contracts::Layer conv(std::string name, std::int64_t n, std::int64_t k, std::int64_t c, std::int64_t rs,
+                      std::int64_t xy, std::int64_t padding) {
+  contracts::Layer layer;
+  layer.name = std::move(name);
+  layer.N = n;
+  layer.K = k;
+  layer.C = c;
+  layer.R = layer.S = rs;
+  layer.X = layer.Y = xy;
+  layer.padding_x = layer.padding_y = padding;
+  return layer;
+}
+
+// conv → relu → max pool → (conv → relu) + → concat with a 1×1 conv's ReLU6 → average pool → global average pool →
+// GEMM → flatten → softmax: every operator kind but requantize, on a batch of 2.
+struct SmallNetwork {
+  contracts::Network network;
+  std::size_t input, conv1, add, concat, logits, probabilities;
+};
+SmallNetwork small_network() {
+  NetworkBuilder b("small");
+  SmallNetwork s;
+  s.input = b.input("image", {2, 3, 8, 8});
+  s.conv1 = b.fabric(conv("conv1", 2, 8, 3, 3, 8, 1), s.input);
+  const std::size_t pooled = b.pool("pool1", OperatorKind::MaxPool, b.relu("relu1", s.conv1), window(2, 2, 0));
+  const std::size_t branch = b.relu("relu2", b.fabric(conv("conv2", 2, 8, 8, 3, 4, 1), pooled));
+  s.add = b.add("residual", pooled, branch);
+  const std::size_t squeeze = b.clip("relu6", b.fabric(conv("conv3", 2, 4, 8, 1, 4, 0), s.add), 0, 6);
+  s.concat = b.concat("join", {s.add, squeeze});
+  const std::size_t smooth = b.pool("pool2", OperatorKind::AveragePool, s.concat, window(3, 1, 1));
+  const std::size_t features = b.global_average_pool("gap", smooth);
+  contracts::Layer head = contracts::gemm_layer(2, 1, 12, 10);
+  head.name = "head";
+  s.logits = b.fabric(head, features);
+  s.probabilities = b.softmax("softmax", b.reshape("flatten", s.logits, {2, 10}));
+  s.network = b.network();
+  return s;
+}
+
+std::vector<double> uniform_values(std::int64_t count, double bound, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<double> values;
+  for (std::int64_t i = 0; i < count; ++i) values.push_back((double(rng() >> 11) * 0x1.0p-53 * 2 - 1) * bound);
+  return values;
+}
+
+double cosine(const std::vector<double>& a, const std::vector<double>& b) {
+  double dot = 0, aa = 0, bb = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    dot += a[i] * b[i];
+    aa += a[i] * a[i];
+    bb += b[i] * b[i];
+  }
+  return dot / std::sqrt(aa * bb);
+}
+
+}  // namespace
+
+TEST_CASE("requantize rounds ties away from zero and saturates at ±L") {
+  NetworkBuilder b("requantize");
+  b.requantize("r", b.input("x", {1, 8}));
+  // × 0.5 (2^30 · 2^−31): ±1.5 → ±2, ±0.5 → ±1, ±63.5 → ±64.
+  CHECK(output_of(by_hand(b.network(), {requantization(1 << 30, 31)}, 8), {{3, -3, 1, -1, 2, 0, 127, -127}}) ==
+        Values{2, -2, 1, -1, 1, 0, 64, -64});
+  // × 4 at 8 bits (L = 127): 160 and 128 saturate, −160 at −127 (never −128).
+  CHECK(output_of(by_hand(b.network(), {requantization(1 << 30, 28)}, 8), {{40, -40, 31, 32, 0, -32, 1, 2}}) ==
+        Values{127, -127, 124, 127, 0, -127, 4, 8});
+}
+
+TEST_CASE("relu and clip act on the integers, clip with its own integer bounds") {
+  NetworkBuilder relu("relu");
+  relu.relu("r", relu.input("x", {1, 4}));
+  CHECK(output_of(by_hand(relu.network(), {{}}, 8), {{-5, 0, 7, -127}}) == Values{0, 0, 7, 0});
+  NetworkBuilder clip("clip");
+  clip.clip("c", clip.input("x", {1, 4}), 0, 6);
+  QuantizedOperator bounds;
+  bounds.clip_min = 0;
+  bounds.clip_max = 50;
+  CHECK(output_of(by_hand(clip.network(), {bounds}, 8), {{-5, 20, 60, 50}}) == Values{0, 20, 50, 50});
+}
+
+TEST_CASE("max pool: padding never wins, even over negative values") {
+  NetworkBuilder b("max pool");
+  b.pool("p", OperatorKind::MaxPool, b.input("x", {1, 1, 3, 3}), window(2, 2, 1));
+  // Windows (padding 1, stride 2) cover {−1}, {−2, −3}, {−4, −7}, {−5, −6, −8, −9} of the input; a padded 0 would
+  // win each of them.
+  CHECK(output_of(by_hand(b.network(), {{}}, 8), {{-1, -2, -3, -4, -5, -6, -7, -8, -9}}) == Values{-1, -2, -4, -5});
+}
+
+TEST_CASE("average pool divides by the elements inside the input, rounding ties away from zero") {
+  NetworkBuilder b("average pool");
+  b.pool("p", OperatorKind::AveragePool, b.input("x", {1, 1, 3, 3}), window(2, 2, 1));
+  // Windows {1}, {2, 3}, {−2, −3}, {5, 6, 8, −9}: 1, 5/2 = 2.5 → 3, −2.5 → −3, 10/4 = 2.5 → 3 (with the padding
+  // counted the second would be 5/4 → 1).
+  CHECK(output_of(by_hand(b.network(), {{}}, 8), {{1, 2, 3, -2, 5, 6, -3, 8, -9}}) == Values{1, 3, -3, 3});
+  NetworkBuilder global("global average pool");
+  global.global_average_pool("g", global.input("x", {1, 2, 2, 2}));
+  // 11/4 = 2.75 → 3 and −10/4 = −2.5 → −3.
+  CHECK(output_of(by_hand(global.network(), {{}}, 8), {{1, 2, 3, 5, -1, -2, -3, -4}}) == Values{3, -3});
+}
+
+TEST_CASE("add sums both inputs at their multipliers with one shift, then rounds and saturates") {
+  NetworkBuilder b("add");
+  const std::size_t x = b.input("x", {1, 5}), y = b.input("y", {1, 5});
+  b.add("a", x, y);
+  // m_a = 0.5, m_b = 0.75 (2^31 = 1): (2a + 3b) / 4 = 6.5 → 7, −6.5 → −7, 125, 1.25 → 1, 158.75 → 127.
+  CHECK(output_of(by_hand(b.network(), {input_multipliers({1 << 30, 3 << 29}, 31)}, 8),
+                  {{10, -10, 100, 1, 127}, {2, -2, 100, 1, 127}}) == Values{7, -7, 125, 1, 127});
+}
+
+TEST_CASE("concat requantizes each input to the output's scale and joins them along the axis") {
+  NetworkBuilder b("concat");
+  b.concat("c", {b.input("x", {1, 1, 1, 2}), b.input("y", {1, 2, 1, 2})});
+  // x × 1 (2^30 at shift 30), y × 0.5: 1.5 → 2, −1.5 → −2, 2.5 → 3, 50; x's channel first.
+  CHECK(output_of(by_hand(b.network(), {input_multipliers({1 << 30, 1 << 29}, 30)}, 8), {{7, -8}, {3, -3, 5, 100}}) ==
+        Values{7, -8, 2, -2, 3, 50});
+  NetworkBuilder batch("concat batch");
+  batch.concat("c", {batch.input("x", {2, 1, 1, 1}), batch.input("y", {2, 1, 1, 1})});
+  // Per batch element: x's channel, then y's.
+  CHECK(output_of(by_hand(batch.network(), {input_multipliers({1 << 30, 1 << 30}, 30)}, 8), {{1, 2}, {3, 4}}) ==
+        Values{1, 3, 2, 4});
+}
+
+TEST_CASE("reshape keeps the integers in row-major order") {
+  NetworkBuilder b("reshape");
+  b.reshape("flatten", b.input("x", {1, 2, 1, 2}), {1, 4});
+  CHECK(output_of(by_hand(b.network(), {{}}, 8), {{4, -3, 2, -1}}) == Values{4, -3, 2, -1});
+}
+
+TEST_CASE("softmax: exp table lookups normalised to L, along the channels") {
+  QuantizedOperator table;
+  table.exp_table = halving_exp_table();
+  NetworkBuilder rows("softmax rows");
+  rows.softmax("s", rows.input("x", {2, 4}));
+  // Equal logits: 127/4 = 31.75 → 32 each. {10, 9, 8, −50}: e = 2^15, 2^14, 2^13 and 0 (d = 60 is beyond the table):
+  // 127·4/7 = 72.57 → 73, 127·2/7 = 36.29 → 36, 127/7 = 18.14 → 18, 0.
+  CHECK(output_of(by_hand(rows.network(), {table}, 8), {{5, 5, 5, 5, 10, 9, 8, -50}}) ==
+        Values{32, 32, 32, 32, 73, 36, 18, 0});
+  NetworkBuilder spatial("softmax channels");
+  spatial.softmax("s", spatial.input("x", {1, 3, 1, 2}));
+  // Rows are the channels at each position: y = 0 holds {0, 0, 0} (127/3 → 42 each), y = 1 holds {10, 9, 8}.
+  CHECK(output_of(by_hand(spatial.network(), {table}, 8), {{0, 10, 0, 9, 0, 8}}) == Values{42, 73, 42, 36, 42, 18});
+
+  // Random rows of 10 at 16 bits: each output rounds by at most 1/2, so a row sums to L within 5.
+  std::mt19937_64 rng(3);
+  NetworkBuilder random("softmax random");
+  random.softmax("s", random.input("x", {50, 10}));
+  QuantizedOperator fine;
+  for (int d = 0;; ++d) {
+    fine.exp_table.push_back(std::llround(32768 * std::exp(-d * 0.01)));
+    if (fine.exp_table.back() == 0) break;
+  }
+  Values logits;
+  for (int i = 0; i < 500; ++i) logits.push_back(std::int64_t(rng() % 2001) - 1000);
+  const Values probabilities = output_of(by_hand(random.network(), {fine}, 16), {logits});
+  for (int row = 0; row < 50; ++row) {
+    std::int64_t sum = 0;
+    for (int c = 0; c < 10; ++c) sum += probabilities[std::size_t(row * 10 + c)];
+    CHECK(std::abs(sum - contracts::data_limit(16)) <= 5);
+  }
+}
+
+TEST_CASE("a fabric layer: the convolution's accumulators, then bias and per-channel requantization") {
+  NetworkBuilder b("conv");
+  const contracts::Layer layer = conv("conv", 1, 2, 1, 2, 3, 0);
+  b.fabric(layer, b.input("x", {1, 1, 3, 3}));
+  QuantizedOperator q;
+  q.weights = {1, 0, 0, -1, 1, 1, 1, 1};   // filter 0: x[i][j] − x[i+1][j+1]; filter 1: the 2×2 sum
+  q.bias = {1, -2};
+  q.output = {{1 << 30, 30}, {1 << 30, 32}};  // × 1 and × 0.25
+  const Values input{1, 2, 3, 4, 5, 6, 7, 8, 9};
+  // Accumulators: −4 four times; 12, 16, 24, 28. Outputs: −4 + 1 = −3; (12 − 2)/4 = 2.5 → 3, 3.5 → 4, 5.5 → 6, 6.5 → 7.
+  CHECK(testbench::integer_convolution(layer, input, q.weights, 32) == Values{-4, -4, -4, -4, 12, 16, 24, 28});
+  CHECK(output_of(by_hand(b.network(), {q}, 8), {input}) == Values{-3, -3, -3, -3, 3, 4, 6, 7});
+  // At 5 bits the sums wrap: 16 → −16, 24 → −8, 28 → −4.
+  CHECK(testbench::integer_convolution(layer, input, q.weights, 5) == Values{-4, -4, -4, -4, 12, -16, -8, -4});
+}
+
+TEST_CASE("the integer reference's convolution equals codegen's reference convolution on random layers") {
+  // Two independent implementations of docs/quantization.md's fabric sum: grouped, dilated, strided, padded, FC and
+  // GEMM layers, with accumulators wide enough and narrow enough to wrap.
+  std::mt19937_64 rng(2024);
+  int wrapped_cases = 0;
+  for (int i = 0; i < 300; ++i) {
+    const contracts::Layer layer = maeri::test::random_layer_of_new_kind(rng);
+    const int data_width = int(4 + rng() % 13), acc_width = i % 2 ? 2 * data_width + 8 : data_width + 2;
+    const codegen::LayerTensors tensors = codegen::random_tensors(layer, data_width, rng());
+    INFO(contracts::shape_text(layer) << " data " << data_width << " acc " << acc_width);
+    const Values ours = testbench::integer_convolution(layer, tensors.input, tensors.weights, acc_width);
+    REQUIRE(ours == codegen::reference_convolution(layer, tensors, acc_width));
+    wrapped_cases += ours != testbench::integer_convolution(layer, tensors.input, tensors.weights, 64);
+  }
+  CHECK(wrapped_cases > 20);  // the narrow accumulators did wrap
+}
+
+TEST_CASE("quantization: per-channel weights, bias at the accumulator's scale, multipliers and the common shift") {
+  const SmallNetwork s = small_network();
+  REQUIRE(!contracts::network_violation(s.network));
+  const std::vector<testbench::RealLayerWeights> weights = testbench::complete_weights(s.network, {}, 11);
+  const std::vector<double> image = uniform_values(2 * 3 * 8 * 8, 1.0, 5);
+  const testbench::QuantizationOptions options{16, 32, true};
+  const QuantizedNetwork q = testbench::quantize_network(s.network, weights, {image}, options);
+  const testbench::QuantizationLimits limits = testbench::quantization_limits(s.network, options);
+  const std::int64_t L = contracts::data_limit(16);
+  const auto scale = [&](std::size_t tensor) { return q.tensors[tensor].scale; };
+  for (std::size_t o = 0; o < s.network.operators.size(); ++o) {
+    const contracts::Operator& op = s.network.operators[o];
+    INFO(op.name);
+    const QuantizedOperator& qo = q.operators[o];
+    switch (op.kind) {
+      case OperatorKind::FabricLayer: {
+        const contracts::Layer& layer = s.network.layers[op.layer];
+        const std::size_t per_filter = std::size_t(layer.weight_elements() / layer.K);
+        REQUIRE(qo.weights.size() == weights[o].weights.size());
+        for (std::size_t k = 0; k < std::size_t(layer.K); ++k) {
+          double max_real = 0;
+          std::int64_t max_integer = 0;
+          for (std::size_t i = k * per_filter; i < (k + 1) * per_filter; ++i) {
+            max_real = std::max(max_real, std::abs(weights[o].weights[i]));
+            max_integer = std::max(max_integer, std::abs(qo.weights[i]));
+          }
+          REQUIRE(max_real > 0);
+          CHECK(max_integer == limits.weights[o]);
+          const double weight_scale = max_real / double(limits.weights[o]);
+          for (std::size_t i = k * per_filter; i < (k + 1) * per_filter; ++i)
+            CHECK(std::abs(double(qo.weights[i]) * weight_scale - weights[o].weights[i]) <= weight_scale / 2 * (1 + 1e-12));
+          const double accumulator_scale = scale(op.inputs[0]) * weight_scale;
+          CHECK(std::abs(double(qo.bias[k]) * accumulator_scale - weights[o].bias[k]) <= accumulator_scale / 2 * (1 + 1e-12));
+          const double multiplier = std::ldexp(double(qo.output[k].multiplier), -qo.output[k].shift);
+          CHECK(multiplier == Approx(accumulator_scale / scale(op.outputs[0])).epsilon(1e-9));
+          CHECK(qo.output[k].multiplier >= (std::int64_t{1} << 30));
+          CHECK(qo.output[k].multiplier < (std::int64_t{1} << 31));
+        }
+        break;
+      }
+      case OperatorKind::Relu:
+      case OperatorKind::MaxPool:
+      case OperatorKind::AveragePool:
+      case OperatorKind::GlobalAveragePool:
+      case OperatorKind::Reshape:
+        CHECK(scale(op.outputs[0]) == scale(op.inputs[0]));
+        break;
+      case OperatorKind::Clip:
+        CHECK(scale(op.outputs[0]) == scale(op.inputs[0]));
+        CHECK(qo.clip_min == 0);
+        CHECK(qo.clip_max == std::min<std::int64_t>(L, std::llround(6 / scale(op.inputs[0]))));
+        break;
+      case OperatorKind::Add:
+      case OperatorKind::Concat: {
+        // The largest common shift: every multiplier below 2^31, and one would not be at the next shift.
+        std::int64_t largest = 0;
+        for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+          const double ratio = scale(op.inputs[i]) / scale(op.outputs[0]);
+          CHECK(qo.input_multipliers[i] == std::llround(std::ldexp(ratio, qo.input_shift)));
+          largest = std::max(largest, qo.input_multipliers[i]);
+        }
+        CHECK(largest < (std::int64_t{1} << 31));
+        CHECK(largest >= (std::int64_t{1} << 30) - 1);
+        break;
+      }
+      case OperatorKind::Softmax: {
+        CHECK(scale(op.outputs[0]) == 1.0 / double(L));
+        REQUIRE(!qo.exp_table.empty());
+        CHECK(qo.exp_table.front() == 32768);
+        for (std::size_t d = 0; d < qo.exp_table.size(); ++d)
+          CHECK(qo.exp_table[d] == std::llround(32768 * std::exp(-double(d) * scale(op.inputs[0]))));
+        CHECK((qo.exp_table.back() == 0 || std::int64_t(qo.exp_table.size()) == 2 * L + 1));
+        break;
+      }
+      case OperatorKind::Requantize:
+        break;
+    }
+  }
+  // A tensor's scale is its calibration max |r| / the activation limit: the input's integers reach it.
+  std::int64_t largest_input = 0;
+  const std::vector<Values> inputs = testbench::quantize_inputs(q, {image});
+  for (std::int64_t v : inputs[0]) largest_input = std::max(largest_input, std::abs(v));
+  CHECK(largest_input == limits.activation);
+}
+
+TEST_CASE("concat of inputs with equal scales is exact: multiplier 2^30 at shift 30; requantize likewise") {
+  NetworkBuilder b("twins");
+  const std::size_t x = b.input("x", {1, 2, 2, 2});
+  b.concat("join", {x, x});
+  b.requantize("same", x);  // the float reference's identity: the output scale is the input's
+  const QuantizedNetwork q = testbench::quantize_network(b.network(), std::vector<testbench::RealLayerWeights>(2),
+                                                         {uniform_values(8, 3.0, 1)}, {8, 32, true});
+  CHECK(q.operators[0].input_multipliers == std::vector<std::int64_t>{1 << 30, 1 << 30});
+  CHECK(q.operators[0].input_shift == 30);
+  REQUIRE(q.operators[1].output.size() == 1);
+  CHECK(q.operators[1].output[0].multiplier == 1 << 30);
+  CHECK(q.operators[1].output[0].shift == 30);
+}
+
+TEST_CASE("weights come by tensor name; the others are random from the seed, each layer on its own") {
+  const SmallNetwork s = small_network();
+  const auto random = testbench::complete_weights(s.network, {}, 11);
+  const std::size_t conv1 = 0, conv2 = 3, head = 11;
+  REQUIRE(s.network.operators[head].name == "head");
+  const std::vector<double> given(8 * 3 * 3 * 3, 0.25);
+  const auto mixed = testbench::complete_weights(s.network, {{"conv1.weights", given}}, 11);
+  CHECK(mixed[conv1].weights == given);
+  CHECK(mixed[conv1].bias.empty());  // given weights and no bias tensor: no bias
+  CHECK(mixed[conv2].weights == random[conv2].weights);
+  CHECK(mixed[conv2].bias == random[conv2].bias);
+  CHECK(mixed[head].weights == random[head].weights);
+  CHECK(testbench::complete_weights(s.network, {}, 12)[conv2].weights != random[conv2].weights);
+  // He-uniform: within ±√(6 / fan_in), fan_in = 8·3·3 for conv2; the bias within ±1/√fan_in.
+  for (double w : random[conv2].weights) CHECK(std::abs(w) <= std::sqrt(6.0 / 72));
+  for (double b : random[conv2].bias) CHECK(std::abs(b) <= 1 / std::sqrt(72.0));
+  CHECK_THROWS_WITH(testbench::complete_weights(s.network, {{"conv2.weights", given}}, 11),
+                    Catch::Contains("conv2.weights") && Catch::Contains("216 values") && Catch::Contains("576"));
+}
+
+TEST_CASE("a given bias tensor is read by name") {
+  NetworkBuilder b("biased");
+  b.fabric(conv("fc", 1, 2, 3, 1, 1, 0), b.input("x", {1, 3, 1, 1}), true);
+  const auto weights = testbench::complete_weights(
+      b.network(), {{"fc.weights", {1, 2, 3, 4, 5, 6}}, {"fc.bias", {0.5, -0.5}}}, 1);
+  const testbench::RealTensors reals = testbench::float_reference(b.network(), weights, {{1, 1, 2}});
+  CHECK(reals[b.network().network_outputs()[0]] == std::vector<double>{1 + 2 + 6 + 0.5, 4 + 5 + 12 - 0.5});
+}
+
+TEST_CASE("accumulator headroom: activation and weight limits from the widest fan-in, by hand") {
+  const SmallNetwork s = small_network();
+  // Fan-ins: conv1 3·3·3 = 27 (5 bits), conv2 8·3·3 = 72 (7 bits, the widest), conv3 8 (3 bits), head 12 (4 bits).
+  // At 16/32 bits a sum has 31 magnitude bits: activations (31 − 7) / 2 = 12 bits, weights 31 − fan-in bits − 12,
+  // at most 15.
+  const testbench::QuantizationLimits limits = testbench::quantization_limits(s.network, {16, 32, true});
+  CHECK(limits.activation == 4095);
+  CHECK(limits.weights == std::vector<std::int64_t>{16383, 0, 0, 4095, 0, 0, 32767, 0, 0, 0, 0, 32767, 0, 0});
+  // At 8/32 bits nothing needs to give: the full range ±127. Without headroom: ±L everywhere.
+  const testbench::QuantizationLimits narrow = testbench::quantization_limits(s.network, {8, 32, true});
+  CHECK(narrow.activation == 127);
+  CHECK(narrow.weights[3] == 127);
+  const testbench::QuantizationLimits full = testbench::quantization_limits(s.network, {16, 32, false});
+  CHECK(full.activation == 32767);
+  CHECK(full.weights[0] == 32767);
+}
+
+TEST_CASE("with headroom no fabric sum wraps at 16/32 bits; without it conv1's do and the output is lost") {
+  const SmallNetwork s = small_network();
+  const auto weights = testbench::complete_weights(s.network, {}, 11);
+  const std::vector<double> image = uniform_values(2 * 3 * 8 * 8, 1.0, 5);
+  for (bool headroom : {true, false}) {
+    INFO("headroom " << headroom);
+    const QuantizedNetwork q = testbench::quantize_network(s.network, weights, {image}, {16, 32, headroom});
+    const testbench::IntegerTensors integers = testbench::integer_reference(q, testbench::quantize_inputs(q, {image}));
+    int wrapping_layers = 0;
+    for (std::size_t o = 0; o < s.network.operators.size(); ++o) {
+      const contracts::Operator& op = s.network.operators[o];
+      if (op.kind != OperatorKind::FabricLayer) continue;
+      const contracts::Layer& layer = s.network.layers[op.layer];
+      wrapping_layers += testbench::integer_convolution(layer, integers[op.inputs[0]], q.operators[o].weights, 32) !=
+                         testbench::integer_convolution(layer, integers[op.inputs[0]], q.operators[o].weights, 64);
+    }
+    CHECK((wrapping_layers == 0) == headroom);
+    const testbench::RealTensors reals = testbench::float_reference(s.network, weights, {image});
+    const double conv1_cosine = cosine(testbench::dequantize_values(integers[s.conv1], q.tensors[s.conv1].scale),
+                                       reals[s.conv1]);
+    CHECK((conv1_cosine > 0.999) == headroom);
+  }
+}
+
+TEST_CASE("float and integer references agree on a random small network (seed 11, input seed 5, 16/32 bits)") {
+  // small_network(): conv 3→8 3×3, relu, max pool, conv 8→8 3×3 + relu, residual add, 1×1 conv 8→4 + ReLU6, concat,
+  // average pool 3×3, global average pool, GEMM 12→10, flatten, softmax; batch 2; He-uniform weights from seed 11,
+  // the input uniform in [−1, 1] from seed 5, which is also the calibration input.
+  const SmallNetwork s = small_network();
+  const auto weights = testbench::complete_weights(s.network, {}, 11);
+  const std::vector<double> image = uniform_values(2 * 3 * 8 * 8, 1.0, 5);
+  const QuantizedNetwork q = testbench::quantize_network(s.network, weights, {image}, {16, 32, true});
+  const testbench::IntegerTensors integers = testbench::integer_reference(q, testbench::quantize_inputs(q, {image}));
+  const testbench::RealTensors reals = testbench::float_reference(s.network, weights, {image});
+  const auto costs = testbench::quantization_cost(q, integers, reals);
+  REQUIRE(costs.size() == 1);
+  CHECK(costs[0].tensor == s.probabilities);
+  CHECK(costs[0].cosine_similarity > 0.99);
+  CHECK(costs[0].top1_agrees == std::vector<bool>{true, true});
+  CHECK(costs[0].max_abs_error < 0.01);
+  // Every activation on the way, not only the output, stays close to its float value.
+  for (std::size_t t : {s.conv1, s.add, s.concat, s.logits}) {
+    INFO(s.network.tensors[t].name);
+    CHECK(cosine(testbench::dequantize_values(integers[t], q.tensors[t].scale), reals[t]) > 0.999);
+  }
+}
+
+TEST_CASE("one flipped bit in one weight changes the layer's output, and from bit 8 up the network's (seed 11)") {
+  // small_network() quantized as in the test above; conv1's weights keep to 14 magnitude bits (headroom), and every
+  // one of the 16 bits of its weight [0][0][1][2], flipped, changes the sum of each output that tap sees (their
+  // inputs are not zero) by enough to survive requantization. The network's output (after softmax) shows bits 3 to
+  // 15 with this seed; bits 8 to 15 are asserted.
+  const SmallNetwork s = small_network();
+  const auto weights = testbench::complete_weights(s.network, {}, 11);
+  const std::vector<double> image = uniform_values(2 * 3 * 8 * 8, 1.0, 5);
+  const QuantizedNetwork q = testbench::quantize_network(s.network, weights, {image}, {16, 32, true});
+  const std::vector<Values> inputs = testbench::quantize_inputs(q, {image});
+  const testbench::IntegerTensors expected = testbench::integer_reference(q, inputs);
+  for (int bit = 0; bit < 16; ++bit) {
+    INFO("bit " << bit);
+    QuantizedNetwork flipped = q;
+    Values& w = flipped.operators[0].weights;
+    w[5] = contracts::wrap_signed(w[5] ^ (std::int64_t{1} << bit), 16);
+    const testbench::IntegerTensors got = testbench::integer_reference(flipped, inputs);
+    CHECK(got[s.conv1] != expected[s.conv1]);
+    if (bit >= 8) {
+      CHECK(got[s.probabilities] != expected[s.probabilities]);
+    }
+  }
+}
+
+TEST_CASE("the references reject inputs and graphs that do not fit, naming the tensor or operator") {
+  NetworkBuilder b("bad");
+  const std::size_t x = b.input("x", {1, 1, 4, 4});
+  b.pool("p", OperatorKind::MaxPool, x, window(2, 2, 0));
+  contracts::Network network = b.network();
+  const QuantizedNetwork q = by_hand(network, {{}}, 8);
+  CHECK_THROWS_WITH(testbench::integer_reference(q, {Values(15, 0)}), Catch::Contains("'x'") && Catch::Contains("15"));
+  CHECK_THROWS_WITH(testbench::integer_reference(q, {}), Catch::Contains("1 inputs, 0 were given"));
+  network.tensors.back().shape = {1, 1, 3, 3};  // the pool gives (1, 1, 2, 2)
+  CHECK_THROWS_WITH(testbench::integer_reference(by_hand(network, {{}}, 8), {Values(16, 0)}),
+                    Catch::Contains("operator 'p' (max pool)") && Catch::Contains("(1,1,2,2)"));
+  CHECK_THROWS_WITH(testbench::float_reference(network, {{}}, {std::vector<double>(16, 0.0)}),
+                    Catch::Contains("operator 'p'"));
+  NetworkBuilder add("bad add");
+  const std::size_t a = add.input("a", {1, 4}), c = add.input("c", {1, 5});
+  add.add("sum", a, c);
+  CHECK_THROWS_WITH(testbench::integer_reference(by_hand(add.network(), {input_multipliers({1, 1}, 0)}, 8),
+                                                 {Values(4, 0), Values(5, 0)}),
+                    Catch::Contains("adds shapes (1,4) and (1,5)"));
+}
