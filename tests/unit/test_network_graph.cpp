@@ -9,6 +9,7 @@
 #include "contracts/network.hpp"
 #include "contracts/spec_loader.hpp"
 #include "importer/onnx_import.hpp"
+#include "importer/workload_yaml.hpp"
 #include "onnx_models.hpp"
 #include "temp_file.hpp"
 
@@ -176,6 +177,35 @@ operators:
   CHECK(tensor_names(network, network.operators[0].inputs) == std::vector<std::string>{"x", "a.weights", "a.bias"});
   CHECK(tensor_named(network, "a.bias").shape == Shape{2});
   CHECK(tensor_named(network, "a.bias").constant);
+}
+
+TEST_CASE("a graph written as workload YAML loads back to the same graph") {
+  for (const char* name : {"tiny", "googlenet", "mobilenetv2"}) {
+    INFO(name);
+    const contracts::Network network = contracts::load_workload(config(std::string("workloads/") + name + ".yaml"));
+    const maeri::test::TempFile file(importer::workload_yaml(network, "round trip"));
+    const contracts::Network again = contracts::load_workload(file.path());
+    REQUIRE(again.operators.size() == network.operators.size());
+    REQUIRE(again.tensors.size() == network.tensors.size());
+    for (std::size_t t = 0; t < network.tensors.size(); ++t) {
+      CHECK(again.tensors[t].name == network.tensors[t].name);
+      CHECK(again.tensors[t].shape == network.tensors[t].shape);
+      CHECK(again.tensors[t].constant == network.tensors[t].constant);
+    }
+    for (std::size_t o = 0; o < network.operators.size(); ++o) {
+      const contracts::Operator &a = again.operators[o], &b = network.operators[o];
+      CHECK(a.name == b.name);
+      CHECK(a.kind == b.kind);
+      CHECK(a.inputs == b.inputs);
+      CHECK(a.outputs == b.outputs);
+      CHECK(a.clip_min == b.clip_min);
+      CHECK(a.clip_max == b.clip_max);
+      CHECK(a.pool.size_x == b.pool.size_x);
+      CHECK(a.pool.stride_y == b.pool.stride_y);
+      CHECK(a.pool.padding_x == b.pool.padding_x);
+    }
+    CHECK(again.total_macs() == network.total_macs());
+  }
 }
 
 TEST_CASE("bad graph workloads are rejected naming the file, position, field and rule") {
