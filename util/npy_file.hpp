@@ -1,5 +1,5 @@
 // NumPy's array files: a strict `.npy` reader and writer, and `.npz` archives (a zip of `.npy` members, through
-// libzip) read by member name and written whole. What is accepted and why (docs/tensor-files.md):
+// libzip) read by member name and written whole. What is accepted and why (docs/cosim.md, "Tensors from NumPy files"):
 // - format versions 1.0, 2.0 and 3.0 are read; 1.0 is written whenever the header fits its 16-bit length (always, for
 //   the dtypes here), 2.0 otherwise;
 // - dtypes (the header's "descr"): signed integers i1 i2 i4 i8, unsigned u1 u2 u4, floats f4 f8, little-endian
