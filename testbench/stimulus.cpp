@@ -120,13 +120,17 @@ std::string tensor_text(const std::vector<std::int64_t>& values, const std::stri
 std::vector<std::int64_t> read_npy_tensor(const std::string& source, const std::vector<std::int64_t>& shape, int bits,
                                           const std::string& default_member) {
   util::TensorSource where = util::tensor_source(source);
-  if (where.archive && where.member.empty()) {
-    const std::vector<std::string> members = util::npz_member_names(where.path);
-    where.member = default_member;
-    if (members.size() == 1) where.member = members.front();
+  util::NpyArray array;
+  if (where.archive) {
+    const util::NpzArchive archive(where.path);
+    if (where.member.empty()) {
+      const std::vector<std::string> members = archive.member_names();
+      where.member = members.size() == 1 ? members.front() : default_member;
+    }
+    array = archive.member(where.member);
+  } else {
+    array = util::read_npy_file(where.path);
   }
-  const util::NpyArray array =
-      where.archive ? util::read_npz_member(where.path, where.member) : util::read_npy_file(where.path);
   const std::string name = util::tensor_source_name(where);
   const auto shape_text = [](const std::vector<std::int64_t>& dims) {
     return fmt::format("({}{})", fmt::join(dims, ", "), dims.size() == 1 ? "," : "");

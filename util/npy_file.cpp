@@ -212,38 +212,6 @@ std::string zip_reason(zip_error_t* error) {
   return reason;
 }
 
-// The archive over its bytes, which must outlive it.
-ZipArchive open_archive(const std::string& bytes, const std::string& path) {
-  zip_error_t error;
-  zip_error_init(&error);
-  zip_source_t* source = zip_source_buffer_create(bytes.data(), bytes.size(), 0, &error);
-  if (!source) throw InputError({path, 0, 0}, "", "cannot read the archive: " + zip_reason(&error));
-  zip_t* archive = zip_open_from_source(source, ZIP_RDONLY | ZIP_CHECKCONS, &error);
-  if (!archive) {
-    zip_source_free(source);
-    throw InputError({path, 0, 0}, "", "not a .npz (zip) archive: " + zip_reason(&error));
-  }
-  zip_error_fini(&error);
-  return ZipArchive(archive);
-}
-
-std::string read_archive_bytes(const std::string& path) {
-  return read_input_file(path, {"a .npz archive", kMaxNpyBytes, "kMaxNpyBytes", true});
-}
-
-std::vector<std::string> member_names(zip_t* archive) {
-  std::vector<std::string> names;
-  const zip_int64_t count = zip_get_num_entries(archive, 0);
-  for (zip_int64_t i = 0; i < count; ++i) {
-    const char* name = zip_get_name(archive, zip_uint64_t(i), 0);
-    if (!name) continue;
-    std::string shown = name;
-    if (shown.size() > 4 && shown.compare(shown.size() - 4, 4, ".npy") == 0) shown.resize(shown.size() - 4);
-    names.push_back(shown);
-  }
-  return names;
-}
-
 }  // namespace
 
 std::string npy_descr(NpyType type) {
@@ -397,40 +365,61 @@ NpyArray read_npy_file(const std::string& path) {
 
 void write_npy_file(const std::string& path, const NpyArray& array) { write_file_atomically(path, npy_bytes(array)); }
 
-std::vector<std::string> npz_member_names(const std::string& path) {
-  const std::string bytes = read_archive_bytes(path);
-  const ZipArchive archive = open_archive(bytes, path);
-  return member_names(archive.get());
+NpzArchive::NpzArchive(const std::string& path)
+    : path_(path), bytes_(read_input_file(path, {"a .npz archive", kMaxNpyBytes, "kMaxNpyBytes", true})) {
+  zip_error_t error;
+  zip_error_init(&error);
+  zip_source_t* source = zip_source_buffer_create(bytes_.data(), bytes_.size(), 0, &error);
+  if (!source) throw InputError({path, 0, 0}, "", "cannot read the archive: " + zip_reason(&error));
+  archive_ = zip_open_from_source(source, ZIP_RDONLY | ZIP_CHECKCONS, &error);
+  if (!archive_) {
+    zip_source_free(source);
+    throw InputError({path, 0, 0}, "", "not a .npz (zip) archive: " + zip_reason(&error));
+  }
+  zip_error_fini(&error);
 }
 
-NpyArray read_npz_member(const std::string& path, const std::string& name) {
-  const std::string bytes = read_archive_bytes(path);
-  const ZipArchive archive = open_archive(bytes, path);
-  const std::string source = path + ":" + name;
-  zip_int64_t index = zip_name_locate(archive.get(), (name + ".npy").c_str(), 0);
-  if (index < 0) index = zip_name_locate(archive.get(), name.c_str(), 0);
+NpzArchive::~NpzArchive() { zip_discard(archive_); }
+
+std::vector<std::string> NpzArchive::member_names() const {
+  std::vector<std::string> names;
+  const zip_int64_t count = zip_get_num_entries(archive_, 0);
+  for (zip_int64_t i = 0; i < count; ++i) {
+    const char* name = zip_get_name(archive_, zip_uint64_t(i), 0);
+    if (!name) continue;
+    std::string shown = name;
+    if (shown.size() > 4 && shown.compare(shown.size() - 4, 4, ".npy") == 0) shown.resize(shown.size() - 4);
+    names.push_back(shown);
+  }
+  return names;
+}
+
+NpyArray NpzArchive::member(const std::string& name) const {
+  const std::string source = path_ + ":" + name;
+  zip_int64_t index = zip_name_locate(archive_, (name + ".npy").c_str(), 0);
+  if (index < 0) index = zip_name_locate(archive_, name.c_str(), 0);
   if (index < 0) {
     std::string list;
-    for (const std::string& member : member_names(archive.get())) list += (list.empty() ? "" : ", ") + member;
-    throw InputError({path, 0, 0}, "member", fmt::format("no member '{}' (the archive has: {})", shown_value(name),
-                                                         list.empty() ? "no members" : shown_value(list)));
+    for (const std::string& member : member_names()) list += (list.empty() ? "" : ", ") + member;
+    throw InputError({path_, 0, 0}, "member", fmt::format("no member '{}' (the archive has: {})", shown_value(name),
+                                                          list.empty() ? "no members" : shown_value(list)));
   }
   zip_stat_t stat;
   zip_stat_init(&stat);
-  if (zip_stat_index(archive.get(), zip_uint64_t(index), 0, &stat) != 0 || !(stat.valid & ZIP_STAT_SIZE))
+  if (zip_stat_index(archive_, zip_uint64_t(index), 0, &stat) != 0 || !(stat.valid & ZIP_STAT_SIZE))
     throw InputError({source, 0, 0}, "member", "cannot read the member's size");
   if (stat.size > kMaxNpyBytes)
     throw InputError({source, 0, 0}, "member",
                      fmt::format("{} bytes uncompressed, larger than kMaxNpyBytes ({})", stat.size, kMaxNpyBytes));
-  zip_file_t* file = zip_fopen_index(archive.get(), zip_uint64_t(index), 0);
+  zip_file_t* file = zip_fopen_index(archive_, zip_uint64_t(index), 0);
   if (!file)
-    throw InputError({source, 0, 0}, "member", std::string("cannot open the member: ") +
-                                                   zip_error_strerror(zip_get_error(archive.get())));
-  std::string member(std::size_t(stat.size) + 1, '\0');  // one byte more: a member longer than it says fails
+    throw InputError({source, 0, 0}, "member",
+                     std::string("cannot open the member: ") + zip_error_strerror(zip_get_error(archive_)));
+  std::string bytes(std::size_t(stat.size) + 1, '\0');  // one byte more: a member longer than it says fails
   std::size_t got = 0;
   std::string problem;
-  while (got < member.size()) {
-    const zip_int64_t read = zip_fread(file, member.data() + got, member.size() - got);
+  while (got < bytes.size()) {
+    const zip_int64_t read = zip_fread(file, bytes.data() + got, bytes.size() - got);
     if (read < 0) {
       problem = std::string("cannot read the member: ") + zip_error_strerror(zip_file_get_error(file));
       break;
@@ -442,9 +431,13 @@ NpyArray read_npz_member(const std::string& path, const std::string& name) {
   if (problem.empty() && got != stat.size)
     problem = fmt::format("the member has {} bytes, its directory entry says {}", got, stat.size);
   if (!problem.empty()) throw InputError({source, 0, 0}, "member", problem);
-  member.resize(got);
-  return parse_npy(member, source);
+  bytes.resize(got);
+  return parse_npy(bytes, source);
 }
+
+std::vector<std::string> npz_member_names(const std::string& path) { return NpzArchive(path).member_names(); }
+
+NpyArray read_npz_member(const std::string& path, const std::string& name) { return NpzArchive(path).member(name); }
 
 std::string npz_archive_bytes(const std::vector<std::pair<std::string, std::string>>& members) {
   zip_error_t error;

@@ -22,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+struct zip;  // libzip's archive (zip_t), kept out of this header
+
 namespace maeri::util {
 
 // 1 GiB: the largest .npy or .npz file read, and the largest member of an archive (ResNet-50's weights as float32
@@ -61,10 +63,29 @@ NpyArray read_npy_file(const std::string& path);
 // Through util::write_file_atomically: nothing is written when anything fails. Throws InputError naming the path.
 void write_npy_file(const std::string& path, const NpyArray& array);
 
-// The names of an archive's members as np.load shows them: a member "x.npy" is "x".
+// A .npz archive read whole once (util::read_input_file: regular files only, kMaxNpyBytes) and opened; members are
+// inflated and parsed when asked for, so a whole network's weights in one archive are read from disk once.
+class NpzArchive {
+ public:
+  explicit NpzArchive(const std::string& path);  // throws InputError: unreadable, not a zip archive
+  ~NpzArchive();
+  NpzArchive(const NpzArchive&) = delete;
+  NpzArchive& operator=(const NpzArchive&) = delete;
+
+  const std::string& path() const { return path_; }
+  // The members' names as np.load shows them: a member "x.npy" is "x".
+  std::vector<std::string> member_names() const;
+  // The member `name` ("name.npy", or a member called exactly `name`), stored or deflated. Throws InputError naming
+  // the archive and the member ("FILE:name"), listing the members when there is none of that name.
+  NpyArray member(const std::string& name) const;
+
+ private:
+  std::string path_, bytes_;
+  struct ::zip* archive_ = nullptr;
+};
+
+// One-shot forms of NpzArchive.
 std::vector<std::string> npz_member_names(const std::string& path);
-// The member `name` of a .npz archive ("name.npy", or a member called exactly `name`), stored or deflated. Throws
-// InputError naming the archive and the member, listing the members when there is none of that name.
 NpyArray read_npz_member(const std::string& path, const std::string& name);
 // An archive of the arrays, each as member "name.npy", stored uncompressed (as np.savez) and dated 1980-01-01 (the
 // same arrays make the same bytes); atomically.

@@ -185,6 +185,10 @@ TEST_CASE("npz: members by name, stored or deflated, and the refusals") {
   CHECK(util::npz_member_names(path) == std::vector<std::string>{"conv1.weight", "input"});
   CHECK(util::read_npz_member(path, "conv1.weight").integers == weights.integers);
   CHECK(util::read_npz_member(path, "input.npy").shape == input.shape);  // the member's own name works too
+  // One archive read once, its members on demand (a network's weights in one file).
+  const util::NpzArchive opened(path);
+  CHECK(opened.member("input").integers == input.integers);
+  CHECK(opened.member("conv1.weight").type == util::NpyType::Int16);
   // The same arrays make the same bytes (a fixed date), so outputs can be compared byte for byte.
   util::write_npz_file(folder / "u.npz", {{"conv1.weight", weights}, {"input", input}});
   CHECK(std::filesystem::file_size(path) == std::filesystem::file_size(folder / "u.npz"));
