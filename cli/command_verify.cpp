@@ -55,9 +55,15 @@ int run_verify(VerifyCommandLine& line) {
   if (!options.trace_path.empty() && !runner.single_process())
     throw command_line_error("--trace", "a trace needs one process: no --jobs, --timeout or MPI");
   verification.plan(runner);
+  const std::string seed = fmt::format("seed {}", options.seed);
+  const std::string tensors =
+      options.input_path.empty() && options.weights_path.empty()
+          ? seed
+          : fmt::format("input {}, weights {}", options.input_path.empty() ? seed : options.input_path,
+                        options.weights_path.empty() ? seed : options.weights_path);
   if (runner.root())
-    fmt::print("co-simulating {} on {} ({}), seed {}: {} layer runs in {} shards, {} rank(s) x {} job(s)\n",
-               verification.network_name(), verification.hardware().name, verification.fabric_name(), options.seed,
+    fmt::print("co-simulating {} on {} ({}), {}: {} layer runs in {} shards, {} rank(s) x {} job(s)\n",
+               verification.network_name(), verification.hardware().name, verification.fabric_name(), tensors,
                verification.runs(), verification.shards(), runner.ranks(), line.jobs);
   std::fflush(stdout);
   verification.run(runner, print_run, isatty(STDERR_FILENO) == 1);
@@ -123,9 +129,22 @@ void add_verify_command(CLI::App& app, Action& action) {
       ->excludes(mapping)
       ->excludes(manifest);
   add_common_options(command, *options);
+  // NumPy files (docs/cosim.md, "Tensors from NumPy files"), checked by their reader (exit 2 naming the field).
+  command->add_option("--input", options->verification.input_path,
+                      "input tensor [N][C][X][Y] of the layer: FILE.npy, FILE.npz or FILE.npz:MEMBER (integers)");
+  command->add_option("--weights", options->verification.weights_path,
+                      "weight tensor [K][C/groups][R][S]: FILE.npy, FILE.npz (member: the layer's name) or "
+                      "FILE.npz:MEMBER");
+  command->add_option("--expected", options->verification.expected_path,
+                      "check the output against this [N][K][X'][Y'] tensor (.npy/.npz) instead of the reference "
+                      "convolution");
+  command->add_option("--output", options->verification.output_npy_path,
+                      "write the RTL's output tensor [N][K][X'][Y'] as .npy (acc_width integers)");
   command->footer("Example:\n  maeri verify --hardware configs/hardware/maeri-64.yaml --workload configs/workloads/tiny.yaml\n"
                   "  maeri verify --hardware configs/hardware/maeri-256.yaml --manifest images/vgg16.manifest.json "
                   "--jobs 2\n"
+                  "  maeri verify --hardware configs/hardware/maeri-64.yaml --workload configs/workloads/tiny.yaml "
+                  "--layer conv1 --input x.npy --weights w.npz --output y.npy\n"
                   "  mpirun -np 4 maeri verify --hardware configs/hardware/maeri-256.yaml --workload "
                   "configs/workloads/vgg16.yaml --json vgg16.json   (docs/scale-out.md)");
   command->callback([options, &action, workload, manifest] {

@@ -20,7 +20,7 @@ done
 
 packages=(build-essential cmake pkg-config git file dpkg-dev
           verilator libsystemc-dev libyaml-cpp-dev catch2
-          libcli11-dev libfmt-dev nlohmann-json3-dev libtbb-dev zlib1g-dev libeigen3-dev
+          libcli11-dev libfmt-dev nlohmann-json3-dev libtbb-dev zlib1g-dev libzip-dev libeigen3-dev
           libopenmpi-dev openmpi-bin libonnx-dev libprotobuf-dev protobuf-compiler
           pybind11-dev python3-dev)
 # libclang-rt-14-dev holds libFuzzer and clang's ASan/UBSan runtimes (clang only recommends it);

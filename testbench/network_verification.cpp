@@ -20,6 +20,7 @@
 #include "mapper/search/search.hpp"
 #include "testbench/stimulus.hpp"
 #include "util/atomic_file.hpp"
+#include "util/npy_file.hpp"
 #include "util/sha256.hpp"
 
 namespace maeri::testbench {
@@ -71,8 +72,10 @@ NetworkVerification::NetworkVerification(const NetworkVerificationOptions& optio
   hardware_ = contracts::load_hardware(options.hardware_path);
   if (options.manifest_path.empty()) load_workload_jobs();
   else load_manifest_jobs();
-  for (const std::string* output : {&options.json_path, &options.csv_path, &options.trace_path})
+  for (const std::string* output :
+       {&options.json_path, &options.csv_path, &options.trace_path, &options.output_npy_path})
     if (!output->empty() && root) util::check_output_path(*output);
+  load_tensor_files();
 }
 
 NetworkVerification::~NetworkVerification() = default;
@@ -149,6 +152,64 @@ void NetworkVerification::load_manifest_jobs() {
                            "the manifest has no layer named '" + options_.layer + "'");
 }
 
+// The tensors, reference and output files of one layer's runs: each rank reads the files itself (as it reads the
+// workload or manifest), so nothing but the task index travels to it.
+void NetworkVerification::load_tensor_files() {
+  const NetworkVerificationOptions& o = options_;
+  const std::string* given = nullptr;
+  for (const std::string* path : {&o.input_path, &o.weights_path, &o.expected_path, &o.output_npy_path})
+    if (!path->empty() && !given) given = path;
+  if (!given) return;
+  for (const VerifyJob& job : jobs_)
+    if (job.layer.name != jobs_.front().layer.name)
+      throw util::InputError({*given, 0, 0}, "",
+                             "tensor files are of one layer, but the runs are of layers '" + jobs_.front().layer.name +
+                                 "' and '" + job.layer.name + "': choose one with --layer");
+  const auto runnable =
+      std::find_if(jobs_.begin(), jobs_.end(), [](const VerifyJob& job) { return job.error.empty(); });
+  if (runnable == jobs_.end() || (o.input_path.empty() && o.weights_path.empty() && o.expected_path.empty())) return;
+  const contracts::Layer& layer = runnable->layer;
+  codegen::LayerTensors tensors = codegen::random_tensors(layer, hardware_.data_width, runnable->seed);
+  if (!o.input_path.empty())
+    tensors.input = read_npy_tensor(o.input_path, contracts::input_shape(layer), hardware_.data_width, "input");
+  if (!o.weights_path.empty())
+    tensors.weights = read_npy_tensor(o.weights_path, contracts::weight_shape(layer), hardware_.data_width, layer.name);
+  std::vector<std::int64_t> reference;
+  if (!o.expected_path.empty())
+    reference = read_npy_tensor(o.expected_path, contracts::output_shape(layer), hardware_.acc_width, layer.name);
+  use_tensors(layer.name, std::move(tensors), std::move(reference));
+}
+
+void NetworkVerification::use_tensors(const std::string& layer, codegen::LayerTensors tensors,
+                                      std::vector<std::int64_t> reference) {
+  const auto shared_tensors = std::make_shared<const codegen::LayerTensors>(std::move(tensors));
+  const auto shared_reference =
+      reference.empty() ? nullptr : std::make_shared<const std::vector<std::int64_t>>(std::move(reference));
+  bool found = false;
+  for (VerifyJob& job : jobs_) {
+    if (job.layer.name != layer || !job.error.empty()) continue;
+    if (shared_tensors->input.size() != std::size_t(job.layer.input_elements()) ||
+        shared_tensors->weights.size() != std::size_t(job.layer.weight_elements()) ||
+        (shared_reference && shared_reference->size() != std::size_t(job.layer.output_elements())))
+      throw std::invalid_argument("use_tensors: the tensors' sizes do not match layer " + layer);
+    job.tensors = shared_tensors;
+    job.reference = shared_reference;
+    found = true;
+  }
+  if (!found) throw std::invalid_argument("use_tensors: no run of layer " + layer);
+}
+
+namespace {
+
+// The job's given tensors, or its seeded ones in `seeded`.
+const codegen::LayerTensors& tensors_of(const VerifyJob& job, int data_width, codegen::LayerTensors& seeded) {
+  if (job.tensors) return *job.tensors;
+  seeded = codegen::random_tensors(job.layer, data_width, job.seed);
+  return seeded;
+}
+
+}  // namespace
+
 std::unique_ptr<sim::FabricSession> NetworkVerification::open_fabric(const std::string& trace) const {
   try {
     return sim::open_fabric(codegen::image_hardware_of(hardware_), 100000, trace);
@@ -192,7 +253,8 @@ std::string NetworkVerification::co_simulate_task(int task) {
   const codegen::ProgramShard& shard = job.shards[size_t(tasks_[size_t(task)].shard)];
   const codegen::LayerProgram part =
       expand_image_shard(codegen::decode_image(job.image, job.source), job.source, shard);
-  const codegen::LayerTensors tensors = codegen::random_tensors(job.layer, hardware_.data_width, job.seed);
+  codegen::LayerTensors seeded;
+  const codegen::LayerTensors& tensors = tensors_of(job, hardware_.data_width, seeded);
   return encode_shard_run(co_simulate_shard(*fabric_, part, shard, tensors, hardware_, options_.memory));
 }
 
@@ -211,11 +273,19 @@ void NetworkVerification::finish_job(std::size_t j, const std::function<void(con
     on_run(verified);
     return;
   }
-  const MergedRun merged =
-      merge_shard_runs(job.layer, job.mapping, hardware_, codegen::random_tensors(job.layer, hardware_.data_width, job.seed),
-                       job.image.size(), runs);
+  codegen::LayerTensors seeded;
+  const MergedRun merged = merge_shard_runs(job.layer, job.mapping, hardware_,
+                                            tensors_of(job, hardware_.data_width, seeded), job.image.size(), runs,
+                                            job.reference.get());
   runs.clear();
   runs.shrink_to_fit();
+  // The first run's output (by job order, whichever shard finishes last): the runs of one layer on the same tensors
+  // give the same output when they pass.
+  if ((keep_output_ || !options_.output_npy_path.empty()) && (!output_kept_ || j < output_job_)) {
+    output_tensor_ = merged_output(merged);
+    output_job_ = j;
+    output_kept_ = true;
+  }
   report_merged(j, merged, verified.tile_text);
   verified.merged = &merged;
   on_run(verified);
@@ -337,6 +407,9 @@ void NetworkVerification::write_reports() const {
     util::write_file_atomically(options_.json_path,
                                 report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   if (!options_.csv_path.empty()) util::write_file_atomically(options_.csv_path, csv);
+  if (!options_.output_npy_path.empty() && output_kept_)
+    util::write_npy_file(options_.output_npy_path,
+                         output_array(jobs_[output_job_].layer, output_tensor_, hardware_.acc_width));
 }
 
 }  // namespace maeri::testbench

@@ -3,7 +3,8 @@
 // manifest, checksums first — each image cut into shards by filter tile, the shards shared among the ranks and
 // processes of a util::TaskRunner and co-simulated from the image as a user ships it; rank 0 merges each run as soon
 // as its last shard is in (it never holds more than the runs still in flight), scores it bit-exactly, cross-checks
-// it against the model, and writes the JSON and CSV reports.
+// it against the model, and writes the JSON and CSV reports. Runs use seeded tensors, or a layer's given ones
+// (NumPy files, or a caller's in memory) with the merged output tensor kept on rank 0.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +36,11 @@ struct NetworkVerificationOptions {
   std::string json_path, csv_path, trace_path;  // "" = none
   MemoryRuns memory = MemoryRuns::Both;
   int shards = 0;  // per layer; 0 = one per worker (jobs × ranks)
+  // The runs of one layer on given tensors (docs/cosim.md, "Tensors from NumPy files"): "FILE.npy", "FILE.npz" or
+  // "FILE.npz:MEMBER" (stimulus.hpp, read_npy_tensor); a tensor not given is seeded. "" = none.
+  std::string input_path, weights_path;
+  std::string expected_path;    // the output to score against; "" = the reference convolution of the tensors
+  std::string output_npy_path;  // the first run's merged output tensor, written on rank 0; "" = none
 };
 
 // One (layer, mapping) to verify: its image, and the shards it is cut into.
@@ -42,6 +48,10 @@ struct VerifyJob {
   contracts::Layer layer;
   contracts::Mapping mapping;
   std::uint64_t seed = 0;
+  // Given tensors and the output to score against (NetworkVerification::use_tensors); null: seeded tensors, scored
+  // against their reference convolution. Shared by the runs of one layer.
+  std::shared_ptr<const codegen::LayerTensors> tensors;
+  std::shared_ptr<const std::vector<std::int64_t>> reference;
   std::vector<std::uint8_t> image;
   std::string source;  // where the image came from, for messages
   std::string error;   // set when the job cannot run (checksum mismatch, unreadable or wrong image)
@@ -62,6 +72,13 @@ class NetworkVerification {
   // checks the output paths, so that a bad one fails before co-simulating. Throws util::InputError.
   NetworkVerification(const NetworkVerificationOptions& options, bool root);
   ~NetworkVerification();
+
+  // Runs every run of layer `layer` on `tensors` instead of seeded ones, scored against `reference` (empty: the
+  // reference convolution of the tensors); for a caller that chains layers (the previous layer's output, after its
+  // post-operators, as the input). Call on every rank with the same tensors, before plan(): child processes inherit
+  // them (fork), so they never travel in a task; an MPI rank has only what it was given. Throws
+  // std::invalid_argument when no run is of that layer or a size does not match it.
+  void use_tensors(const std::string& layer, codegen::LayerTensors tensors, std::vector<std::int64_t> reference = {});
 
   // Cuts each image into shards and shares them among the ranks; opens the fabric here when the runner runs tasks in
   // this process.
@@ -85,8 +102,13 @@ class NetworkVerification {
   double max_compute_cycle_error() const { return max_compute_error_; }  // % over the unsharded runs
   double max_total_cycle_error() const { return max_total_error_; }
 
-  // The JSON and CSV reports, when asked for.
+  // The JSON and CSV reports, and the output tensor (.npy), when asked for.
   void write_reports() const;
+
+  // Rank 0, once run() is done: the merged output tensor ([N][K][X'][Y'], acc_width integers) of the first run with a
+  // verdict (empty when none had one). Kept only when output_npy_path is set or keep_output() was called.
+  const std::vector<std::int64_t>& output_tensor() const { return output_tensor_; }
+  void keep_output() { keep_output_ = true; }
 
  private:
   struct ShardTask {
@@ -95,6 +117,7 @@ class NetworkVerification {
   std::unique_ptr<sim::FabricSession> open_fabric(const std::string& trace) const;
   void load_workload_jobs();
   void load_manifest_jobs();
+  void load_tensor_files();
   std::string co_simulate_task(int task);
   void finish_job(std::size_t job, const std::function<void(const VerifiedRun&)>& on_run);
   void report_merged(std::size_t job, const MergedRun& merged, const std::string& tile_text);
@@ -114,6 +137,9 @@ class NetworkVerification {
   std::vector<std::string> csv_rows_;
   std::unique_ptr<util::ProgressBar> progress_;
   int passed_ = 0, failed_ = 0, bad_inputs_ = 0, sharded_runs_ = 0;
+  bool keep_output_ = false, output_kept_ = false;
+  std::size_t output_job_ = 0;
+  std::vector<std::int64_t> output_tensor_;
   double max_compute_error_ = 0, max_total_error_ = 0;
 };
 

@@ -242,7 +242,7 @@ std::string output_sha256(const std::vector<std::int64_t>& output) {
 
 MergedRun merge_shard_runs(const contracts::Layer& layer, const contracts::Mapping& tile, const contracts::Hardware& hardware,
                            const codegen::LayerTensors& tensors, std::size_t image_bytes,
-                           const std::vector<ShardRun>& runs) {
+                           const std::vector<ShardRun>& runs, const std::vector<std::int64_t>* reference) {
   if (runs.empty()) throw std::invalid_argument("merge_shard_runs: no shards");
   std::vector<bool> seen(size_t(runs.front().shard.count), false);
   for (const ShardRun& run : runs) {
@@ -261,10 +261,22 @@ MergedRun merge_shard_runs(const contracts::Layer& layer, const contracts::Mappi
   result.image_bytes = image_bytes;
   result.ideal = merge_runs(layer, runs, &ShardRun::ideal);
   result.with_memory = merge_runs(layer, runs, &ShardRun::with_memory);
-  score_and_cross_check(result, layer, tile, hardware, tensors,
-                        codegen::reference_convolution(layer, tensors, hardware.acc_width));
-  merged.output_sha256 = output_sha256(result.ideal ? result.ideal->output : result.with_memory->output);
+  if (reference) {
+    if (reference->size() != std::size_t(layer.output_elements()))
+      throw std::invalid_argument("merge_shard_runs: the reference of layer " + layer.name + " has " +
+                                  std::to_string(reference->size()) + " values, the layer " +
+                                  std::to_string(layer.output_elements()) + " outputs");
+    score_and_cross_check(result, layer, tile, hardware, tensors, *reference);
+  } else {
+    score_and_cross_check(result, layer, tile, hardware, tensors,
+                          codegen::reference_convolution(layer, tensors, hardware.acc_width));
+  }
+  merged.output_sha256 = output_sha256(merged_output(merged));
   return merged;
+}
+
+const std::vector<std::int64_t>& merged_output(const MergedRun& merged) {
+  return merged.result.ideal ? merged.result.ideal->output : merged.result.with_memory->output;
 }
 
 }  // namespace maeri::testbench

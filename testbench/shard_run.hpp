@@ -52,11 +52,16 @@ struct MergedRun {
   double shard_seconds = 0;   // sum of the shards' wall times
 };
 
-// Merges every shard of one (layer, mapping): `runs` must hold each shard of the cut exactly once. Computes the
-// reference convolution from `tensors`, scores each run's output, and cross-checks against the model.
+// Merges every shard of one (layer, mapping): `runs` must hold each shard of the cut exactly once. Scores each run's
+// output against `reference` (the caller's, e.g. an integer reference of the whole network's accumulators), or when
+// it is null against the reference convolution of `tensors`, and cross-checks against the model.
 MergedRun merge_shard_runs(const contracts::Layer& layer, const contracts::Mapping& tile, const contracts::Hardware& hardware,
                            const codegen::LayerTensors& tensors, std::size_t image_bytes,
-                           const std::vector<ShardRun>& runs);
+                           const std::vector<ShardRun>& runs, const std::vector<std::int64_t>* reference = nullptr);
+
+// The merged output tensor ([N][K][X'][Y'], acc_width integers): the ideal-memory run's, else the run with memory's
+// (the scoreboard holds both to the same reference).
+const std::vector<std::int64_t>& merged_output(const MergedRun& merged);
 
 // SHA-256 of an output tensor: its values as 64-bit two's-complement little-endian words, in index order.
 std::string output_sha256(const std::vector<std::int64_t>& output);

@@ -1,4 +1,4 @@
-// Tensor files (see stimulus.hpp).
+// Tensor files and NumPy tensors (see stimulus.hpp).
 #include "testbench/stimulus.hpp"
 
 #include <fmt/format.h>
@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "contracts/network.hpp"
 #include "util/input_error.hpp"
 
 namespace maeri::testbench {
@@ -114,6 +115,44 @@ std::string tensor_text(const std::vector<std::int64_t>& values, const std::stri
   for (std::size_t i = 0; i < values.size(); ++i) text += fmt::format("{}{}", values[i], (i + 1) % 16 ? " " : "\n");
   if (values.size() % 16) text += "\n";
   return text;
+}
+
+std::vector<std::int64_t> read_npy_tensor(const std::string& source, const std::vector<std::int64_t>& shape, int bits,
+                                          const std::string& default_member) {
+  util::TensorSource where = util::tensor_source(source);
+  util::NpyArray array;
+  if (where.archive) {
+    const util::NpzArchive archive(where.path);
+    if (where.member.empty()) {
+      const std::vector<std::string> members = archive.member_names();
+      where.member = members.size() == 1 ? members.front() : default_member;
+    }
+    array = archive.member(where.member);
+  } else {
+    array = util::read_npy_file(where.path);
+  }
+  const std::string name = util::tensor_source_name(where);
+  const auto shape_text = [](const std::vector<std::int64_t>& dims) {
+    return fmt::format("({}{})", fmt::join(dims, ", "), dims.size() == 1 ? "," : "");
+  };
+  if (!util::npy_is_integer(array.type))
+    throw util::InputError({name, 0, 0}, "descr",
+                           fmt::format("{} holds floats; the fabric takes integers: quantize the tensor first "
+                                       "(docs/quantization.md)", util::npy_descr(array.type)));
+  if (array.shape != shape)
+    throw util::InputError({name, 0, 0}, "shape",
+                           fmt::format("{}, but the layer needs {}", shape_text(array.shape), shape_text(shape)));
+  const std::int64_t half = std::int64_t(1) << (bits - 1);
+  for (std::size_t i = 0; i < array.integers.size(); ++i)
+    if (array.integers[i] < -half || array.integers[i] >= half)
+      throw util::InputError({name, 0, 0}, "data",
+                             fmt::format("value {} at flat index {} does not fit {} signed bits ({} … {})",
+                                         array.integers[i], i, bits, -half, half - 1));
+  return array.integers;
+}
+
+util::NpyArray output_array(const contracts::Layer& layer, const std::vector<std::int64_t>& output, int acc_width) {
+  return util::integer_array(util::smallest_signed_type(acc_width), contracts::output_shape(layer), output);
 }
 
 }  // namespace maeri::testbench

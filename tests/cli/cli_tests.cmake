@@ -420,3 +420,28 @@ endforeach()
 add_test(NAME cli_dram_timing_preset
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/dram_timing.sh $<TARGET_FILE:maeri> ${CONFIGS})
 set_tests_properties(cli_dram_timing_preset PROPERTIES LABELS cli TIMEOUT 120 ENVIRONMENT MAERI_FABRIC_CACHE=${FABRIC_CACHE})
+
+# Tensors from NumPy files (docs/cosim.md, "Tensors from NumPy files"): tiny's conv1 on given input and weights
+# equals their reference convolution bit for bit, alone, in shards over --jobs 2 and over 2 MPI ranks; .npz members;
+# a given expected output that differs fails with exit 3; each bad file exits 2 naming the file and field, and
+# writes nothing. The files come from maeri_make_npy_files (util/npy_file, codegen::reference_convolution).
+add_executable(maeri_make_npy_files cli/make_npy_files.cpp)
+target_include_directories(maeri_make_npy_files PRIVATE ${PROJECT_SOURCE_DIR})
+target_link_libraries(maeri_make_npy_files PRIVATE maeri_codegen maeri_warnings)
+set(NPY_FILES ${CMAKE_CURRENT_BINARY_DIR}/npy-files)
+file(MAKE_DIRECTORY ${NPY_FILES})
+add_test(NAME cli_make_npy_files COMMAND maeri_make_npy_files ${HW64} ${TINY} conv1 ${NPY_FILES})
+set_tests_properties(cli_make_npy_files PROPERTIES LABELS cli FIXTURES_SETUP npy_files)
+set(tensor_cases given_equals_reference npz_members expected_mismatch jobs_equal_single bad_big_endian
+    bad_fortran bad_header bad_truncated bad_oversized bad_floats bad_wrong_shape bad_out_of_range bad_member
+    bad_two_layers)
+if(NOT MAERI_SANITIZE)
+  list(APPEND tensor_cases mpi_equal_single)
+endif()
+foreach(case ${tensor_cases})
+  add_test(NAME cli_tensors_${case}
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/tensor_runs.sh ${case} $<TARGET_FILE:maeri> ${CONFIGS} ${NPY_FILES}
+            "$<$<BOOL:${MPI_CXX_FOUND}>:${MPIEXEC_EXECUTABLE}>")
+  set_tests_properties(cli_tensors_${case} PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 120
+                       FIXTURES_REQUIRED npy_files)
+endforeach()

@@ -1,6 +1,7 @@
 // Seed corpora for the fuzz harnesses: the shipped hardware and workload specs (copied), and what the shipped
 // configs cannot provide: configuration images (binary and $readmemh), network manifests and mapping files built
-// through the codegen and mapper APIs from the shipped specs, tensor files (testbench::tensor_text) and CSV tables.
+// through the codegen and mapper APIs from the shipped specs, tensor files (testbench::tensor_text), .npy and .npz
+// files (util/npy_file) and CSV tables.
 // Usage: maeri_fuzz_seeds CONFIGS_DIR OUTPUT_DIR (writes OUTPUT_DIR/<harness>/...).
 #include <fmt/format.h>
 
@@ -21,6 +22,7 @@
 #include "mapper/search/optimum_cache.hpp"
 #include "mapper/search/search.hpp"
 #include "mapper/search/surrogate_model.hpp"
+#include "util/npy_file.hpp"
 #include "util/sha256.hpp"
 #include "contracts/spec_loader.hpp"
 #include "testbench/stimulus.hpp"
@@ -99,6 +101,32 @@ int main(int argc, char** argv) {
         const std::string header{char(hardware.data_width - 2), char(values.size())};
         write(output / "tensor_file" / fmt::format("{}.{}.txt", stem, kind),
               header + testbench::tensor_text(values, fmt::format("{} {}", stem, kind)));
+        ++written;
+      }
+    }
+    if (hardware.num_ms == 64 && !two_level) {
+      // .npy harness inputs: a mode byte (even: .npy, odd: .npz), then the file. The first layer's tensors as `maeri
+      // verify --input/--weights` read them, a float array, and an archive of every layer's weights.
+      const contracts::Layer& first = mappings.layers.front().layer;
+      const codegen::LayerTensors tensors = codegen::random_tensors(first, hardware.data_width, 1);
+      const util::NpyArray input = util::integer_array(util::smallest_signed_type(hardware.data_width),
+                                                       {first.N, first.C, first.X, first.Y}, tensors.input);
+      util::NpyArray reals;
+      reals.type = util::NpyType::Float32;
+      reals.shape = {2, 3};
+      reals.reals = {0.5, -1.25, 3, 1e-3, -0.0, 7};
+      std::vector<std::pair<std::string, std::string>> weights;
+      for (const contracts::LayerMapping& mapping : mappings.layers) {
+        const contracts::Layer& l = mapping.layer;
+        weights.emplace_back(l.name + ".npy", util::npy_bytes(util::integer_array(
+                                                  util::NpyType::Int16, {l.K, l.group_channels(), l.R, l.S},
+                                                  codegen::random_tensors(l, hardware.data_width, 2).weights)));
+      }
+      for (const auto& [name, contents] :
+           {std::pair{std::string("input.npy"), std::string(1, '\0') + util::npy_bytes(input)},
+            std::pair{std::string("reals.npy"), std::string(1, '\0') + util::npy_bytes(reals)},
+            std::pair{std::string("weights.npz"), std::string(1, '\1') + util::npz_archive_bytes(weights)}}) {
+        write(output / "npy_file" / name, contents);
         ++written;
       }
     }

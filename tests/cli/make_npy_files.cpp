@@ -1,0 +1,82 @@
+// Writes the NumPy files of the tensor CLI tests (tests/cli/tensor_runs.sh) for one layer of a workload: its input
+// and weights (random from seed 7, unlike any `--seed` run), their reference convolution, an archive holding both,
+// the reference with one value changed, and each bad file of the list (wrong dtype, shape, byte order,
+// Fortran order, truncated, oversized, bad header, values past DATA_W).
+// Usage: maeri_make_npy_files HARDWARE WORKLOAD LAYER DIR
+#include <fmt/format.h>
+
+#include <fstream>
+#include <string>
+
+#include "codegen/functional_model.hpp"
+#include "contracts/network.hpp"
+#include "contracts/spec_loader.hpp"
+#include "util/npy_file.hpp"
+
+namespace {
+
+using namespace maeri;
+
+void write(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
+
+// `bytes` with the first `from` replaced by `to` (same length: the header's length stays right).
+std::string replaced(std::string bytes, const std::string& from, const std::string& to) {
+  bytes.replace(bytes.find(from), from.size(), to);
+  return bytes;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 5) {
+    fmt::print(stderr, "usage: {} HARDWARE WORKLOAD LAYER DIR\n", argv[0]);
+    return 1;
+  }
+  const contracts::Hardware hardware = contracts::load_hardware(argv[1]);
+  const contracts::Network network = contracts::load_workload(argv[2]);
+  const std::string dir = argv[4];
+  for (const contracts::Layer& layer : network.layers) {
+    if (layer.name != argv[3]) continue;
+    const util::NpyType data = util::smallest_signed_type(hardware.data_width);
+    const codegen::LayerTensors tensors = codegen::random_tensors(layer, hardware.data_width, 7);
+    const util::NpyArray input = util::integer_array(data, contracts::input_shape(layer), tensors.input);
+    const util::NpyArray weights = util::integer_array(data, contracts::weight_shape(layer), tensors.weights);
+    std::vector<std::int64_t> reference = codegen::reference_convolution(layer, tensors, hardware.acc_width);
+    const util::NpyType accumulator = util::smallest_signed_type(hardware.acc_width);
+    util::write_npy_file(dir + "/input.npy", input);
+    util::write_npy_file(dir + "/weights.npy", weights);
+    util::write_npy_file(dir + "/expected.npy",
+                         util::integer_array(accumulator, contracts::output_shape(layer), reference));
+    util::write_npz_file(dir + "/tensors.npz", {{"input", input}, {layer.name, weights}});
+    reference[5] += 1;
+    util::write_npy_file(dir + "/wrong_expected.npy",
+                         util::integer_array(accumulator, contracts::output_shape(layer), reference));
+
+    const std::string good = util::npy_bytes(input);
+    const std::string descr = "'" + util::npy_descr(data) + "'";
+    std::string big_endian_descr = descr;
+    big_endian_descr[1] = '>';
+    write(dir + "/big_endian.npy", replaced(good, descr, big_endian_descr));
+    write(dir + "/fortran.npy", replaced(good, "False", "True "));
+    write(dir + "/bad_header.npy", replaced(good, "'descr'", "'dtype'"));
+    write(dir + "/truncated.npy", good.substr(0, good.size() - 1));
+    write(dir + "/oversized.npy", good + std::string(util::npy_item_bytes(data), '\0'));
+    util::NpyArray reals;
+    reals.type = util::NpyType::Float32;
+    reals.shape = contracts::input_shape(layer);
+    reals.reals.assign(tensors.input.begin(), tensors.input.end());
+    util::write_npy_file(dir + "/floats.npy", reals);
+    std::vector<std::int64_t> channel_more = contracts::input_shape(layer);
+    channel_more[1] += 1;
+    const std::size_t count = std::size_t(channel_more[0] * channel_more[1] * channel_more[2] * channel_more[3]);
+    util::write_npy_file(dir + "/wrong_shape.npy",
+                         util::integer_array(data, channel_more, std::vector<std::int64_t>(count, 1)));
+    std::vector<std::int64_t> wide = tensors.input;
+    wide[3] = std::int64_t(1) << (hardware.data_width - 1);
+    util::write_npy_file(dir + "/out_of_range.npy",
+                         util::integer_array(util::NpyType::Int64, contracts::input_shape(layer), wide));
+    return 0;
+  }
+  fmt::print(stderr, "no layer {}\n", argv[3]);
+  return 1;
+}

@@ -1,0 +1,91 @@
+// A layer's runs on given tensors through NetworkVerification (the library under `maeri verify --input/--weights`
+// and the chained runs): cut into shards, co-simulated in child processes on the Verilated maeri-64, merged on "rank
+// 0"; the merged output equals codegen::reference_convolution of the given tensors bit for bit, and the verdict is
+// against the caller's reference when one is given.
+#include <catch2/catch.hpp>
+
+#include "codegen/functional_model.hpp"
+#include "contracts/spec_loader.hpp"
+#include "testbench/network_verification.hpp"
+#include "util/process_pool.hpp"
+
+using namespace maeri;
+
+namespace {
+
+// One rank, tasks in two child processes at a time (this process never elaborates a fabric itself, so one test case
+// may run several verifications).
+class ChildProcesses final : public util::TaskRunner {
+ public:
+  int rank() const override { return 0; }
+  int ranks() const override { return 1; }
+  int jobs() const override { return 2; }
+  bool single_process() const override { return false; }
+  void run_in_processes(const std::vector<int>& tasks, const util::TaskWork& work,
+                        const util::TaskDone& on_done) override {
+    util::run_in_processes(tasks, {2, 0}, work, on_done);
+  }
+  void gather(const std::vector<int>&, const std::vector<util::TaskOutcome>&, const std::vector<int>&,
+              const util::TaskDone&) override {}
+  int finish(int status) override { return status; }
+};
+
+testbench::NetworkVerificationOptions conv1_options() {
+  testbench::NetworkVerificationOptions options;
+  options.hardware_path = MAERI_SOURCE_DIR "/configs/hardware/maeri-64.yaml";
+  options.workload_path = MAERI_SOURCE_DIR "/configs/workloads/tiny.yaml";
+  options.layer = "conv1";
+  options.memory = testbench::MemoryRuns::Ideal;
+  options.shards = 3;
+  return options;
+}
+
+}  // namespace
+
+TEST_CASE("runs on given tensors: the merged output is their reference convolution, a caller's reference decides",
+          "[rtl][tensors]") {
+  const contracts::Hardware hardware = contracts::load_hardware(MAERI_SOURCE_DIR "/configs/hardware/maeri-64.yaml");
+  const contracts::Network network = contracts::load_workload(MAERI_SOURCE_DIR "/configs/workloads/tiny.yaml");
+  const contracts::Layer& conv1 = network.layers.at(0);
+  REQUIRE(conv1.name == "conv1");
+  // Activations as a ReLU leaves them (zeros and small non-negative values), unlike seeded uniform noise.
+  codegen::LayerTensors tensors = codegen::random_tensors(conv1, hardware.data_width, 99);
+  for (std::int64_t& value : tensors.input) value = value < 0 ? 0 : value % 64;
+  const std::vector<std::int64_t> reference = codegen::reference_convolution(conv1, tensors, hardware.acc_width);
+
+  ChildProcesses runner;
+  int runs = 0;
+  const auto count = [&](const testbench::VerifiedRun& run) {
+    CHECK(run.errors.empty());
+    ++runs;
+  };
+  {
+    testbench::NetworkVerification verification(conv1_options(), true);
+    verification.use_tensors("conv1", tensors);
+    verification.keep_output();
+    verification.plan(runner);
+    CHECK(verification.shards() == 3);
+    verification.run(runner, count, false);
+    CHECK(verification.passed() == 1);
+    CHECK(verification.output_tensor() == reference);
+  }
+  {
+    // The caller's reference with one value off: the run fails, and the output is still the fabric's.
+    std::vector<std::int64_t> wrong = reference;
+    wrong[17] += 1;
+    testbench::NetworkVerification verification(conv1_options(), true);
+    verification.use_tensors("conv1", tensors, wrong);
+    verification.keep_output();
+    verification.plan(runner);
+    verification.run(runner, count, false);
+    CHECK(verification.failed() == 1);
+    CHECK(verification.output_tensor() == reference);
+  }
+  CHECK(runs == 2);
+
+  testbench::NetworkVerification verification(conv1_options(), true);
+  CHECK_THROWS_AS(verification.use_tensors("fc", tensors), std::invalid_argument);
+  codegen::LayerTensors short_input = tensors;
+  short_input.input.pop_back();
+  CHECK_THROWS_AS(verification.use_tensors("conv1", short_input), std::invalid_argument);
+}
