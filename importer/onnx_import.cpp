@@ -75,9 +75,8 @@ std::string list(const Dims& values) {
   return "[" + text + "]";
 }
 
-// Whether a tensor of `from` dimensions, read row-major, is the same sequence of elements as `to` of the same count
-// once the unit dimensions are dropped from both in the order given: the layer reads `order` dimensions of the
-// source tensor; equal when only unit dimensions move.
+// Whether swapping two axes of these extents (a GEMM layer reads A as (K, M) where ONNX stores (M, K)) leaves the
+// row-major element order unchanged: only when at most one of them is not 1.
 bool same_order(const Dims& logical_order) {
   std::int64_t non_unit = 0;
   for (const std::int64_t dim : logical_order) non_unit += dim != 1;
