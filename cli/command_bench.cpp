@@ -10,6 +10,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/model_input_options.hpp"
 #include "cli/shipped_configs.hpp"
 #include "importer/network_loader.hpp"
 #include "codegen/exact_traffic.hpp"
@@ -21,6 +22,7 @@ namespace {
 
 struct BenchOptions {
   std::string workload;
+  importer::ModelInputShapes model_inputs;  // --input-shape, --batch
   std::string hardware;
   int repeats = 5;
 };
@@ -52,7 +54,7 @@ double mappings_per_second(const std::vector<contracts::Layer>& layers, const co
 }
 
 int run_bench(const BenchOptions& options) {
-  const contracts::Network network = importer::load_network(options.workload);
+  const contracts::Network network = importer::load_network(options.workload, options.model_inputs);
   contracts::Hardware hardware = contracts::load_hardware(options.hardware);
   std::vector<contracts::Layer> layers;
   for (const auto& layer : network.layers) {
@@ -103,6 +105,7 @@ void add_bench_command(CLI::App& app, Action& action) {
   command->add_option("--workload", options->workload,
                       "workload whose 3x3 conv layers are searched (default " + shipped_config_label(kBenchWorkload) +
                           ")");
+  add_model_input_options(command, options->model_inputs);
   command->add_option("--hardware", options->hardware,
                       "hardware spec, num_ms swept over 256/512/1024 (default " +
                           shipped_config_label(kBenchHardware) + ")");

@@ -11,6 +11,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/model_input_options.hpp"
 #include "importer/network_loader.hpp"
 #include "util/atomic_file.hpp"
 #include "mapper/model/cost_model.hpp"
@@ -26,6 +27,7 @@ namespace {
 struct CalibrateOptions {
   std::string hardware;
   std::string workload;
+  importer::ModelInputShapes model_inputs;  // --input-shape, --batch
   std::string output;
   std::string out_dir;
   std::vector<std::string> holdout;
@@ -140,7 +142,7 @@ std::vector<calibration::CalibrationCase> co_simulate(sim::FabricSession& fabric
 
 int run_calibrate(const CalibrateOptions& options) {
   const contracts::Hardware hardware = contracts::load_hardware(options.hardware);
-  const contracts::Network network = importer::load_network(options.workload);
+  const contracts::Network network = importer::load_network(options.workload, options.model_inputs);
   for (const std::string& name : options.fit) {
     try {
       contracts::model_parameter(name);
@@ -205,6 +207,7 @@ void add_calibrate_command(CLI::App& app, Action& action) {
   // Input files are checked by their loaders (exit 2 with the OS's reason), not by CLI11 (exit 1).
   command->add_option("--hardware", options->hardware, "hardware spec (YAML)")->required();
   command->add_option("--workload", options->workload, "workload spec (YAML) or ONNX model (.onnx)")->required();
+  add_model_input_options(command, options->model_inputs);
   command->add_option("-o,--output", options->output, "calibrated hardware YAML to write")->required();
   command->add_option("--out-dir", options->out_dir, "folder for calibration.csv and calibration.svg (default: -o's)");
   command->add_option("--holdout,--split", options->holdout, "layers not used for fitting (default: every other layer)")

@@ -7,6 +7,7 @@
 #include "cli/command_line_error.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/model_input_options.hpp"
 #include "importer/network_loader.hpp"
 #include "codegen/exact_traffic.hpp"
 #include "importer/layer_selection.hpp"
@@ -28,6 +29,7 @@ struct CodegenOptions {
   std::string hardware;
   std::string mapping;
   std::string workload;
+  importer::ModelInputShapes model_inputs;  // --input-shape, --batch
   std::string layer;
   std::string objective = "runtime";
   std::string output_dir = ".";
@@ -60,7 +62,7 @@ std::vector<contracts::LayerMapping> mappings_to_build(const CodegenOptions& opt
                                                                      options.layer + "'");
     return result;
   }
-  const contracts::Network network = importer::load_network(options.workload);
+  const contracts::Network network = importer::load_network(options.workload, options.model_inputs);
   workload_name = network.name;
   const auto objective = mapper::parse_objective(options.objective);
   if (!objective)
@@ -178,6 +180,7 @@ void add_codegen_command(CLI::App& app, Action& action) {
   command->add_option("--hardware", options->hardware, "hardware spec (YAML)")->required();
   auto* mapping = command->add_option("--mapping", options->mapping, "mapping file written by `maeri map`");
   auto* workload = command->add_option("--workload", options->workload, "workload spec: map each layer first");
+  add_model_input_options(command, options->model_inputs);
   mapping->excludes(workload);
   command->add_option("--layer", options->layer, "only this layer");
   command->add_option("--objective", options->objective, "with --workload: runtime, energy or edp")

@@ -12,6 +12,7 @@
 #include "cli/command_line_error.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/model_input_options.hpp"
 #include "importer/layer_selection.hpp"
 #include "contracts/spec_loader.hpp"
 #include "contracts/strict_yaml.hpp"
@@ -27,6 +28,7 @@ namespace {
 
 struct ExploreCommandLine {
   std::string hardware, workload, layer;
+  importer::ModelInputShapes model_inputs;  // --input-shape, --batch
   std::vector<std::string> methods = {"random", "sa", "ga"};
   std::vector<std::string> budgets = {"100", "300", "1000", "3000", "10000"};
   int runs = 20;
@@ -117,7 +119,7 @@ void print_summaries(const std::vector<mapper::ExploreSummary>& summaries) {
 
 int run_explore(const ExploreCommandLine& line) {
   const contracts::Hardware hardware = contracts::load_hardware(line.hardware);
-  const contracts::Network network = importer::load_network(line.workload);
+  const contracts::Network network = importer::load_network(line.workload, line.model_inputs);
   const std::vector<contracts::Layer> layers = importer::select_layers(network, line.workload, line.layer);
   std::optional<mapper::SurrogateModel> model;
   mapper::ExploreOptions options = explore_options(line, model);
@@ -168,6 +170,7 @@ void add_explore_command(CLI::App& app, Action& action) {
       "explore", "Measure the heuristic searches against the exhaustive optimum at several sample budgets");
   command->add_option("--hardware", options->hardware, "hardware YAML")->required();
   command->add_option("--workload", options->workload, "workload YAML or ONNX model (.onnx)")->required();
+  add_model_input_options(command, options->model_inputs);
   command->add_option("--layer", options->layer, "only this layer (by name)");
   command->add_option("--methods", options->methods, "comma-separated: random, sa, ga, surrogate")
       ->delimiter(',')

@@ -1,5 +1,6 @@
-// `maeri import MODEL.onnx -o WORKLOAD.yaml`: an ONNX model's Conv, Gemm and MatMul nodes as a workload spec, with
-// a report of every layer imported and every node skipped and why (docs/workload-spec.md, "ONNX models").
+// `maeri import MODEL.onnx -o WORKLOAD.yaml`: an ONNX model as a workload spec, with a report of every layer
+// imported, the operators beside the fabric, what was folded or cut, and every node skipped and why
+// (docs/workload-spec.md, "ONNX models").
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -8,6 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/model_input_options.hpp"
 #include "importer/onnx_import.hpp"
 #include "importer/workload_yaml.hpp"
 #include "util/atomic_file.hpp"
@@ -18,10 +20,11 @@ namespace {
 struct ImportOptions {
   std::string model;
   std::string output;
+  importer::ModelInputShapes sizes;
 };
 
 int run_import(const ImportOptions& options) {
-  const importer::OnnxImport imported = importer::import_onnx(options.model);
+  const importer::OnnxImport imported = importer::import_onnx(options.model, options.sizes);
   const contracts::Network& network = imported.network;
   // Written before anything is printed as done: a bad batch layout fails here, leaving no file.
   const std::string yaml = importer::workload_yaml(
@@ -34,7 +37,16 @@ int run_import(const ImportOptions& options) {
   for (const contracts::Layer& layer : network.layers)
     fmt::print("  layer {:<28} {} X'={} Y'={} ({} MACs)\n", layer.name, contracts::shape_text(layer), layer.output_x(),
                layer.output_y(), layer.macs());
-  fmt::print("{} nodes skipped:\n", imported.skipped.size());
+  std::size_t beside = 0;
+  for (const contracts::Operator& op : network.operators) beside += op.kind != contracts::OperatorKind::FabricLayer;
+  fmt::print("{} operators beside the fabric:", beside);
+  for (const contracts::Operator& op : network.operators)
+    if (op.kind != contracts::OperatorKind::FabricLayer) fmt::print(" {} ({})", op.name, contracts::to_string(op.kind));
+  fmt::print("\n");
+  for (const std::string& note : imported.notes) fmt::print("  note  {}\n", note);
+  // Skipped nodes are not refused: the graph is cut at each (its consumers read a network input), so the layers
+  // still map; a chained run reads those tensors as inputs.
+  fmt::print("{} nodes skipped (the graph is cut there):\n", imported.skipped.size());
   for (const importer::SkippedNode& node : imported.skipped)
     fmt::print("  skip  {:<28} {:<20} {}\n", node.name, node.op_type, node.reason);
   util::write_file_atomically(options.output, yaml);
@@ -50,6 +62,7 @@ void add_import_command(CLI::App& app, Action& action) {
       "import", "Import an ONNX model's Conv, Gemm and MatMul nodes as a workload spec (others are reported)");
   command->add_option("model", options->model, "ONNX model file (.onnx)")->required();
   command->add_option("-o,--output", options->output, "workload YAML to write")->required();
+  add_model_input_options(command, options->sizes);
   command->footer("Example: maeri import model.onnx -o model.yaml   (map/codegen/verify also take --workload model.onnx)");
   command->callback([options, &action] { action = [options] { return run_import(*options); }; });
 }

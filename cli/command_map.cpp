@@ -10,6 +10,7 @@
 
 #include "cli/command_line_error.hpp"
 #include "cli/commands.hpp"
+#include "cli/model_input_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "importer/layer_selection.hpp"
 #include "cli/map_search.hpp"
@@ -27,6 +28,7 @@ namespace {
 struct MapOptions {
   std::string hardware;
   std::string workload;
+  importer::ModelInputShapes model_inputs;  // --input-shape, --batch
   std::string layer;
   std::string objective = "runtime";
   int top = 5;
@@ -168,7 +170,7 @@ void print_totals(const mapper::WorkloadTotals& totals, std::size_t layers, cons
 
 int run_map(const MapOptions& options) {
   const contracts::Hardware hardware = contracts::load_hardware(options.hardware);
-  const contracts::Network network = importer::load_network(options.workload);
+  const contracts::Network network = importer::load_network(options.workload, options.model_inputs);
   const std::vector<contracts::Layer> layers = importer::select_layers(network, options.workload, options.layer);
   mapper::WorkloadMappingOptions mapping;
   mapping.objective = *mapper::parse_objective(options.objective);
@@ -228,6 +230,7 @@ void add_map_command(CLI::App& app, Action& action) {
   CLI::App* command = app.add_subcommand("map", "Find the best mappings (tiles) of each layer with the analytical model");
   command->add_option("--hardware", options->hardware, "hardware YAML")->required();
   command->add_option("--workload", options->workload, "workload YAML or ONNX model (.onnx)")->required();
+  add_model_input_options(command, options->model_inputs);
   command->add_option("--layer", options->layer, "only this layer (by name)");
   command->add_option("--objective", options->objective, "runtime, energy or edp (energy x delay)")
       ->check(CLI::IsMember({"runtime", "energy", "edp"}))

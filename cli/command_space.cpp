@@ -10,6 +10,7 @@
 #include "cli/command_line_error.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/model_input_options.hpp"
 #include "importer/layer_selection.hpp"
 #include "importer/network_loader.hpp"
 #include "codegen/exact_traffic.hpp"
@@ -24,6 +25,7 @@ namespace {
 struct SpaceOptions {
   std::string hardware;
   std::string workload;
+  importer::ModelInputShapes model_inputs;  // --input-shape, --batch
   std::string layer;
   std::string objective = "runtime";
   std::string prune = "all";
@@ -33,7 +35,7 @@ struct SpaceOptions {
 
 int run_space(const SpaceOptions& options) {
   const contracts::Hardware hardware = contracts::load_hardware(options.hardware);
-  const contracts::Network network = importer::load_network(options.workload);
+  const contracts::Network network = importer::load_network(options.workload, options.model_inputs);
   const mapper::Objective objective = *mapper::parse_objective(options.objective);
   std::string error;
   const auto prune = mapper::parse_rules(options.prune, error);
@@ -106,6 +108,7 @@ void add_space_command(CLI::App& app, Action& action) {
   CLI::App* command = app.add_subcommand("space", "Count each layer's tile space, raw and under each pruning rule, and what each rule would lose");
   command->add_option("--hardware", options->hardware, "hardware YAML")->required();
   command->add_option("--workload", options->workload, "workload YAML or ONNX model (.onnx)")->required();
+  add_model_input_options(command, options->model_inputs);
   command->add_option("--layer", options->layer, "only this layer (by name)");
   command->add_option("--objective", options->objective, "objective of the per-rule loss: runtime, energy or edp")
       ->check(CLI::IsMember({"runtime", "energy", "edp"}))

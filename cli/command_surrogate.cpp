@@ -9,6 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/model_input_options.hpp"
 #include "importer/network_loader.hpp"
 #include "mapper/search/surrogate_model.hpp"
 #include "util/atomic_file.hpp"
@@ -19,6 +20,7 @@ namespace {
 
 struct SurrogateOptions {
   std::vector<std::string> hardware, workloads;
+  importer::ModelInputShapes model_inputs;  // --input-shape, --batch: for every ONNX workload
   std::string objective = "edp";
   bool single_level = false;
   std::uint64_t samples = 1000;
@@ -36,7 +38,7 @@ struct Inputs {
 Inputs load_inputs(const SurrogateOptions& options) {
   Inputs inputs;
   for (const std::string& path : options.workloads) {
-    const contracts::Network network = importer::load_network(path);
+    const contracts::Network network = importer::load_network(path, options.model_inputs);
     inputs.layers.insert(inputs.layers.end(), network.layers.begin(), network.layers.end());
     inputs.description += (inputs.description.empty() ? "" : ", ") + network.name;
   }
@@ -88,6 +90,7 @@ int run_check(const SurrogateOptions& options) {
 
 void add_inputs(CLI::App* command, SurrogateOptions& options) {
   command->add_option("--hardware", options.hardware, "hardware YAML (repeat for several)")->required();
+  add_model_input_options(command, options.model_inputs);
   command->add_option("--workload", options.workloads, "workload YAML or ONNX model (repeat for several)")->required();
   command->add_option("--samples", options.samples, "mappings sampled per layer and hardware")
       ->check(CLI::Range(std::uint64_t(2), std::uint64_t(1) << 24))

@@ -10,6 +10,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/model_input_options.hpp"
 #include "cli/mpi_ranks.hpp"
 #include "codegen/exact_traffic.hpp"
 #include "mapper/search/hardware_sweep.hpp"
@@ -104,6 +105,7 @@ void add_sweep_command(CLI::App& app, Action& action) {
       ->required();
   command->add_option("--workload", options->sweep.workload_path, "workload spec (YAML) or ONNX model (.onnx)")
       ->required();
+  add_model_input_options(command, options->sweep.model_inputs);
   command->add_option("--grid", options->sweep.grid_path, "grid file (kind: sweep, docs/sweep.md)");
   command->add_option("--set", options->sweep.settings,
                       "FIELD=V1,V2,... or FIELD=FROM:TO:xFACTOR or FIELD=FROM:TO:+STEP (repeatable; FIELD is a "

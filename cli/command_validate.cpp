@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/model_input_options.hpp"
 #include "importer/network_loader.hpp"
 #include "contracts/spec_loader.hpp"
 
@@ -65,14 +66,14 @@ void summarise_graph(const contracts::Network& network) {
   }
 }
 
-int run_validate(const std::vector<std::string>& files) {
+int run_validate(const std::vector<std::string>& files, const importer::ModelInputShapes& sizes) {
   int status = kExitOk;
   for (const auto& path : files) {
     try {
       if (!importer::is_onnx_path(path) && contracts::peek_spec_kind(path) == contracts::SpecKind::Hardware) {
         summarise_hardware(contracts::load_hardware(path), path);
       } else {
-        const contracts::Network network = importer::load_network(path);
+        const contracts::Network network = importer::load_network(path, sizes);
         summarise_workload(network, path);
         summarise_graph(network);
       }
@@ -88,11 +89,13 @@ int run_validate(const std::vector<std::string>& files) {
 
 void add_validate_command(CLI::App& app, Action& action) {
   auto files = std::make_shared<std::vector<std::string>>();
+  auto sizes = std::make_shared<importer::ModelInputShapes>();
   CLI::App* command = app.add_subcommand(
       "validate", "Check hardware or workload YAML files or ONNX models (every field, range and derived size)");
   command->add_option("files", *files, "YAML files (kind: hardware or kind: workload) or ONNX models (.onnx)")->required();
+  add_model_input_options(command, *sizes);
   command->footer("Example: maeri validate configs/hardware/maeri-64.yaml configs/workloads/tiny.yaml");
-  command->callback([files, &action] { action = [files] { return run_validate(*files); }; });
+  command->callback([files, sizes, &action] { action = [files, sizes] { return run_validate(*files, *sizes); }; });
 }
 
 }  // namespace maeri::cli

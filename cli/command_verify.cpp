@@ -10,6 +10,7 @@
 #include "cli/command_line_error.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/model_input_options.hpp"
 #include "cli/mpi_ranks.hpp"
 #include "cli/shipped_configs.hpp"
 #include "testbench/network_verification.hpp"
@@ -116,7 +117,8 @@ void add_verify_command(CLI::App& app, Action& action) {
       "verify", "Map, build the image, co-simulate it on the Verilated RTL, check bit-exactly, cross-check the model");
   // Input files are checked by their loaders (exit 2 with the OS's reason), not by CLI11 (exit 1).
   command->add_option("--hardware", options->verification.hardware_path, "hardware spec (YAML)")->required();
-  auto* workload = command->add_option("--workload", options->verification.workload_path, "workload spec (YAML)");
+  auto* workload = command->add_option("--workload", options->verification.workload_path, "workload spec (YAML) or ONNX model (.onnx)");
+  add_model_input_options(command, options->verification.model_inputs);
   auto* manifest = command->add_option("--manifest", options->verification.manifest_path,
                                        "network manifest written by `maeri codegen`: verify its images");
   manifest->excludes(workload);

@@ -8,6 +8,7 @@
 
 #include "importer/onnx_import.hpp"
 #include "contracts/spec_loader.hpp"
+#include "util/input_error.hpp"
 
 namespace maeri::importer {
 
@@ -18,9 +19,14 @@ bool is_onnx_path(const std::string& path) {
                     [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); });
 }
 
-contracts::Network load_network(const std::string& path) {
-  if (!is_onnx_path(path)) return contracts::load_workload(path);
-  OnnxImport imported = import_onnx(path);
+contracts::Network load_network(const std::string& path, const ModelInputShapes& sizes) {
+  if (!is_onnx_path(path)) {
+    if (!sizes.empty())
+      throw util::InputError({path, 0, 0}, sizes.shapes.empty() ? "--batch" : "--input-shape",
+                             "input sizes apply to ONNX models only (a workload file states its layers' sizes)");
+    return contracts::load_workload(path);
+  }
+  OnnxImport imported = import_onnx(path, sizes);
   if (!imported.skipped.empty())
     fmt::print(stderr, "note: {}: {} layers imported, {} nodes skipped (`maeri import {}` lists them)\n", path,
                imported.network.layers.size(), imported.skipped.size(), path);

@@ -34,12 +34,23 @@ constexpr AttributeType kString = onnx::AttributeProto_AttributeType_STRING;
 // The first rule that names a node's operator wins over the rules for every operator.
 const std::vector<AttributeRule>& attribute_rules() {
   static const std::vector<AttributeRule> rules = {
-      // What the importer reads, in the ranges of the Layer it becomes (a 2-D convolution).
+      // What the importer reads, in the ranges of the Layer it becomes (a 1-D or 2-D convolution: the importer
+      // checks the counts against the input's rank).
       {"Conv", "group", kInt, 0, 1, contracts::kMaxLayerDimension},
-      {"Conv", "kernel_shape", kInts, 2, 1, contracts::kMaxLayerDimension},
-      {"Conv", "strides", kInts, 2, 1, contracts::kMaxStride},
-      {"Conv", "dilations", kInts, 2, 1, contracts::kMaxDilation},
-      {"Conv", "pads", kInts, 4, 0, contracts::kMaxLayerDimension},
+      {"Conv", "kernel_shape", kInts, 0, 1, contracts::kMaxLayerDimension},
+      {"Conv", "strides", kInts, 0, 1, contracts::kMaxStride},
+      {"Conv", "dilations", kInts, 0, 1, contracts::kMaxDilation},
+      {"Conv", "pads", kInts, 0, 0, contracts::kMaxLayerDimension},
+      {"ConvTranspose", "group", kInt, 0, 1, contracts::kMaxLayerDimension},
+      {"ConvTranspose", "strides", kInts, 0, 1, contracts::kMaxStride},
+      {"ConvTranspose", "dilations", kInts, 0, 1, contracts::kMaxDilation},
+      {"ConvTranspose", "pads", kInts, 0, 0, contracts::kMaxLayerDimension},
+      {"ConvTranspose", "output_padding", kInts, 0, 0, contracts::kMaxStride},
+      {"LSTM", "hidden_size", kInt, 0, 1, contracts::kMaxLayerDimension},
+      {"GRU", "hidden_size", kInt, 0, 1, contracts::kMaxLayerDimension},
+      {"RNN", "hidden_size", kInt, 0, 1, contracts::kMaxLayerDimension},
+      {"MaxPool", "pads", kInts, 0, 0, contracts::kMaxLayerDimension},
+      {"AveragePool", "pads", kInts, 0, 0, contracts::kMaxLayerDimension},
       {"Conv", "auto_pad", kString, 0, 0, 0, {"NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"}},
       {"Gemm", "transA", kInt, 0, 0, 1},
       {"Gemm", "transB", kInt, 0, 0, 1},
@@ -152,6 +163,21 @@ void check_graph_before_inference(const onnx::GraphProto& graph, const std::stri
       if (!rule) continue;
       const std::string problem = attribute_problem(attribute, *rule);
       if (!problem.empty()) fail(node, index, fmt::format("attribute '{}': {}", attribute.name(), problem));
+    }
+    // A window's lists describe the same spatial axes: shape inference indexes one by the length of another.
+    std::size_t axes = 0;
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      const bool per_axis = attribute.name() == "kernel_shape" || attribute.name() == "strides" ||
+                            attribute.name() == "dilations" || attribute.name() == "output_padding";
+      const bool per_side = attribute.name() == "pads";
+      if (attribute.type() != kInts || (!per_axis && !per_side)) continue;
+      const std::size_t count = std::size_t(attribute.ints_size()) / (per_side ? 2 : 1);
+      if ((per_side && attribute.ints_size() % 2) || (axes && count != axes))
+        fail(node, index, fmt::format("attribute '{}' has {} values, which disagrees with the node's other window "
+                                      "attributes ({} spatial axes{})",
+                                      attribute.name(), attribute.ints_size(), axes ? axes : count,
+                                      per_side ? ", two pads each" : ""));
+      axes = count;
     }
   }
 }

@@ -1,37 +1,62 @@
-// ONNX import: reads an ONNX model (protobuf), runs ONNX shape inference, and turns every Conv, Gemm and MatMul
-// node into a Layer with its real shape — batch from the input, groups, dilations, strides, pads — named after
-// the node; every other node is skipped with the reason (pooling, activations, element-wise, layout). The
-// mapping of ONNX attributes onto Layer fields is docs/workload-spec.md, "ONNX models".
+// ONNX import: reads an ONNX model (protobuf), writes the input sizes the user gives into it, folds its shape
+// computations, runs ONNX shape inference, and turns it into a Network graph: every Conv (2-D and 1-D), Gemm,
+// MatMul, Einsum, ConvTranspose and recurrent node (LSTM, GRU, RNN, unrolled per time step) becomes a fabric layer
+// with its real shape, named after the node, and the operators the post-processing unit runs (Relu, Clip,
+// pooling, Add, Concat, Flatten/Reshape, Softmax) sit between them with their tensor shapes. BatchNormalization and
+// a constant Mul/Add after a convolution fold into its weights and bias. Every other node is skipped with the
+// reason: the graph is cut there (its consumers read a network input of its output's shape). The fabric layers'
+// float weights and biases come from the initializers. The mapping of ONNX operators and attributes is
+// docs/workload-spec.md, "ONNX models".
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "contracts/layer.hpp"
 #include "contracts/network.hpp"
-#include "contracts/network.hpp"
 
 namespace maeri::importer {
 
+// The sizes of a model's inputs where the model leaves them dynamic (--input-shape NAME=d0,d1,… and --batch N).
+struct ModelInputShapes {
+  std::map<std::string, std::vector<std::int64_t>> shapes;  // every dimension of the named input
+  std::int64_t batch = 0;  // the first dimension of every other input whose first dimension is dynamic (0: none)
+  bool empty() const { return shapes.empty() && batch == 0; }
+  // Parses and adds "NAME=d0,d1,…" (sizes ≥ 1, at most contracts::kMaxLayerDimension each); throws
+  // std::invalid_argument saying what is wrong with `text`.
+  void add(const std::string& text);
+};
+
 struct SkippedNode {
   std::string name;     // the node's name (or "<op_type>#<index>" when it has none)
-  std::string op_type;  // e.g. "MaxPool"
-  std::string reason;   // why MAERI does not compute it
+  std::string op_type;  // e.g. "Sigmoid"
+  std::string reason;   // why MAERI does not compute it, and what happens to the graph there
 };
 
 struct OnnxImport {
   contracts::Network network;
   std::vector<SkippedNode> skipped;
+  // What the import did besides layers and operators: "folded BatchNormalization bn1 into conv1", "cut: layer fc
+  // reads 'x' in another order …", unrolled recurrent nodes, a network input given after its Transpose.
+  std::vector<std::string> notes;
+  // The float values of the fabric layers' constant tensors (weights, biases), keyed by the Network tensor's name,
+  // row-major in the tensor's shape: weights (K, C/groups, R, S) as contracts::weight_shape gives, biases (K). A
+  // layer whose weights the model does not hold as constants (attention's second operand, …) has no entry.
+  std::map<std::string, std::vector<double>> weights;
 };
 
 // Protobuf's own limit on a serialised message (2 GiB - 1): a larger .onnx keeps its weights as external data, which
 // the importer does not read. The model must be a regular file (a device or a FIFO is refused, not read).
 inline constexpr std::size_t kMaxOnnxFileBytes = (std::size_t(1) << 31) - 1;
 
-// Throws util::InputError naming the file (and the node as the field) when the file is not an ONNX model, shape
-// inference fails, a Conv/Gemm/MatMul has a dimension inference cannot resolve (dynamic shapes), an attribute
-// the Layer cannot express (asymmetric pads, 1-D or 3-D convolution, …), or a shape breaks the Layer's rules.
-OnnxImport import_onnx(const std::string& path);
+// Throws util::InputError naming the file (and the node, initializer or option as the field) when the file is not
+// an ONNX model, an input size contradicts the model, a folded shape computation is inconsistent, shape inference
+// fails, a fabric node has a dimension nothing resolves (dynamic shapes: the message names the inputs and the
+// options that give their sizes), an attribute the Layer cannot express (asymmetric pads, 3-D convolution, …), a
+// weight stored as external data, or a shape that breaks the Layer's rules.
+OnnxImport import_onnx(const std::string& path, const ModelInputShapes& sizes = {});
 
 }  // namespace maeri::importer

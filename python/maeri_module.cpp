@@ -4,9 +4,12 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "codegen/config_image.hpp"
 #include "codegen/exact_traffic.hpp"
@@ -62,8 +65,25 @@ std::vector<contracts::CostReport> best_tiles(const contracts::Layer& layer, con
   return found.best;
 }
 
-py::dict load(const std::string& workload) {
-  const contracts::Network network = importer::load_network(workload);
+// A model's input sizes from the keyword arguments input_shapes={"NAME": [d0, d1, …]} and batch=N, validated as
+// the command line's --input-shape and --batch are (ValueError when wrong).
+importer::ModelInputShapes model_inputs(const std::map<std::string, std::vector<std::int64_t>>& input_shapes,
+                                        std::int64_t batch) {
+  importer::ModelInputShapes sizes;
+  for (const auto& [name, dims] : input_shapes) {
+    std::string text = name + "=";
+    for (std::size_t i = 0; i < dims.size(); ++i) text += (i ? "," : "") + std::to_string(dims[i]);
+    sizes.add(text);
+  }
+  if (batch < 0 || batch > contracts::kMaxBatch)
+    throw std::invalid_argument("batch " + std::to_string(batch) + " is not in [1, " + std::to_string(contracts::kMaxBatch) + "]");
+  sizes.batch = batch;
+  return sizes;
+}
+
+py::dict load(const std::string& workload, const std::map<std::string, std::vector<std::int64_t>>& input_shapes,
+              std::int64_t batch) {
+  const contracts::Network network = importer::load_network(workload, model_inputs(input_shapes, batch));
   py::dict d;
   d["name"] = network.name;
   d["total_macs"] = network.total_macs();
@@ -76,13 +96,14 @@ py::dict load(const std::string& workload) {
 // The exhaustive search, or (search = random, sa, ga, surrogate) `maeri map --search`'s heuristic one.
 py::list map(const std::string& hardware_path, const std::string& workload, const std::string& objective, int top,
              const std::optional<std::string>& layer, const std::string& search, std::uint64_t budget, int runs,
-             std::uint64_t seed, const std::string& warm_start, const std::optional<std::string>& model) {
+             std::uint64_t seed, const std::string& warm_start, const std::optional<std::string>& model,
+             const std::map<std::string, std::vector<std::int64_t>>& input_shapes, std::int64_t batch) {
   const contracts::Hardware hardware = contracts::load_hardware(hardware_path);
   const mapper::Objective goal = objective_of(objective);
   mapper::HeuristicMapper heuristic({search, budget, runs, seed, warm_start, model.value_or("")}, goal,
                                     mapper::map_search_options(goal, top, {}).joint.enabled, "maeri.map", "");
   py::list result;
-  for (const contracts::Layer& each : select(importer::load_network(workload), workload, layer)) {
+  for (const contracts::Layer& each : select(importer::load_network(workload, model_inputs(input_shapes, batch)), workload, layer)) {
     py::dict entry;
     entry["layer"] = layer_dict(each);
     py::list best;
@@ -103,10 +124,11 @@ py::list map(const std::string& hardware_path, const std::string& workload, cons
 }
 
 py::list codegen_images(const std::string& hardware_path, const std::string& workload, const std::string& objective,
-                        const std::optional<std::string>& layer) {
+                        const std::optional<std::string>& layer,
+                        const std::map<std::string, std::vector<std::int64_t>>& input_shapes, std::int64_t batch) {
   const contracts::Hardware hardware = contracts::load_hardware(hardware_path);
   py::list result;
-  for (const contracts::Layer& each : select(importer::load_network(workload), workload, layer)) {
+  for (const contracts::Layer& each : select(importer::load_network(workload, model_inputs(input_shapes, batch)), workload, layer)) {
     const contracts::Mapping tile = best_tiles(each, hardware, objective_of(objective), 1).front().mapping;
     const codegen::ConfigImage image = codegen::build_image(codegen::plan_layer(each, hardware, tile), hardware);
     const std::vector<std::uint8_t> bytes = codegen::encode_image(image);
@@ -125,10 +147,11 @@ py::list codegen_images(const std::string& hardware_path, const std::string& wor
 // The image of the best tile decoded, expanded and executed by the functional (golden) model on seeded random
 // tensors, against the reference convolution bit-exactly, and its activity counts against the model's.
 py::list verify(const std::string& hardware_path, const std::string& workload, const std::string& objective,
-                const std::optional<std::string>& layer, std::uint64_t seed) {
+                const std::optional<std::string>& layer, std::uint64_t seed,
+                const std::map<std::string, std::vector<std::int64_t>>& input_shapes, std::int64_t batch) {
   const contracts::Hardware hardware = contracts::load_hardware(hardware_path);
   py::list result;
-  for (const contracts::Layer& each : select(importer::load_network(workload), workload, layer)) {
+  for (const contracts::Layer& each : select(importer::load_network(workload, model_inputs(input_shapes, batch)), workload, layer)) {
     const contracts::CostReport model = best_tiles(each, hardware, objective_of(objective), 1).front();
     const codegen::LayerProgram program = codegen::expand_image(
         codegen::decode_image(codegen::encode_image(codegen::build_image(
@@ -166,17 +189,19 @@ PYBIND11_MODULE(maeri, module) {
   module.doc() = "MAERI toolkit: load workloads (YAML or ONNX), map, generate configuration images, verify";
   // Bad input is ValueError with the toolkit's positioned message.
   py::register_exception<maeri::util::InputError>(module, "maeri::util::InputError", PyExc_ValueError);
-  module.def("load", &load, py::arg("workload"), "A workload (YAML or .onnx) as a dict of its layers");
+  module.def("load", &load, py::arg("workload"), py::arg("input_shapes") = std::map<std::string, std::vector<std::int64_t>>{}, py::arg("batch") = 0,
+             "A workload (YAML or .onnx) as a dict of its layers");
   module.def("map", &map, py::arg("hardware"), py::arg("workload"), py::arg("objective") = "runtime",
              py::arg("top") = 1, py::arg("layer") = py::none(), py::arg("search") = "exhaustive",
              py::arg("budget") = 1000, py::arg("runs") = 1, py::arg("seed") = 1, py::arg("warm_start") = "none",
-             py::arg("model") = py::none(),
+             py::arg("model") = py::none(), py::arg("input_shapes") = std::map<std::string, std::vector<std::int64_t>>{}, py::arg("batch") = 0,
              "Best mappings per layer, each the report `maeri map --json` writes: the exhaustive optimum, or a "
              "heuristic search (random, sa, ga, surrogate) of `budget` evaluations per run, as `maeri map --search`");
   module.def("codegen", &codegen_images, py::arg("hardware"), py::arg("workload"), py::arg("objective") = "runtime",
-             py::arg("layer") = py::none(), "The configuration image (bytes) of each layer's best tile");
+             py::arg("layer") = py::none(), py::arg("input_shapes") = std::map<std::string, std::vector<std::int64_t>>{}, py::arg("batch") = 0,
+             "The configuration image (bytes) of each layer's best tile");
   module.def("verify", &verify, py::arg("hardware"), py::arg("workload"), py::arg("objective") = "runtime",
-             py::arg("layer") = py::none(), py::arg("seed") = 1,
+             py::arg("layer") = py::none(), py::arg("seed") = 1, py::arg("input_shapes") = std::map<std::string, std::vector<std::int64_t>>{}, py::arg("batch") = 0,
              "Each layer's image on the functional (golden) model: bit-exact against the reference, counts "
              "against the model (RTL co-simulation: `maeri verify`)");
 }

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Fuzzing stage: installs clang + libFuzzer (scripts/setup.sh --fuzz), builds the harnesses of tests/fuzz/ with
 # clang, ASan and UBSan in ./build-fuzz, generates the seed corpora (shipped configs, images and mapping files made by
-# the codegen API, tensor files), runs each harness for SECONDS (default 30) and prints executions/s and coverage.
+# the codegen API, tensor files, ONNX models built with the ONNX C++ API), runs each harness for SECONDS (default 30) and prints executions/s and coverage.
 # A crash, sanitizer report or timeout fails the stage; its input is copied to tests/fuzz/regressions/<harness>/,
 # where ctest replays it (label `fuzz`) once it is committed.
 # Usage: scripts/fuzz.sh [SECONDS] [HARNESS...]   (harnesses: see tests/fuzz/CMakeLists.txt)
@@ -12,7 +12,7 @@ shift $(( $# > 0 ? 1 : 0 ))
 harnesses=("$@")
 if [[ ${#harnesses[@]} -eq 0 ]]; then
   harnesses=(hardware_spec workload_spec mapping_file config_image tensor_file network_manifest csv_table
-             surrogate_model optimum_cache npy_file)
+             surrogate_model optimum_cache npy_file onnx_model)
 fi
 
 bash scripts/setup.sh --fuzz --no-build

@@ -18,6 +18,7 @@
 #include "contracts/hardware.hpp"
 #include "contracts/layer.hpp"
 #include "contracts/tile.hpp"
+#include "importer/onnx_import.hpp"
 #include "sim/fabric_session.hpp"
 #include "testbench/co_simulation.hpp"
 #include "testbench/shard_run.hpp"
@@ -29,6 +30,7 @@ namespace maeri::testbench {
 struct NetworkVerificationOptions {
   std::string hardware_path;
   std::string workload_path, manifest_path;  // one of them
+  importer::ModelInputShapes model_inputs;   // an ONNX workload's input sizes (--input-shape, --batch)
   std::string mapping_path;                  // with a workload: its mappings instead of searching
   std::string layer;                         // only this layer ("" = all)
   int top = 1;                               // with a workload: the best `top` mappings of each layer

@@ -15,6 +15,7 @@
 #include "contracts/hardware.hpp"
 #include "contracts/network.hpp"
 #include "contracts/sweep_grid.hpp"
+#include "importer/onnx_import.hpp"
 #include "mapper/search/design_sweep.hpp"
 #include "util/task_runner.hpp"
 
@@ -47,6 +48,7 @@ using PointRtlChecker = std::function<PointRtlCheck(const DesignPoint& point, co
 
 struct HardwareSweepOptions {
   std::string hardware_path, workload_path, grid_path;  // grid_path "" = the settings alone
+  importer::ModelInputShapes model_inputs;             // an ONNX workload's input sizes
   std::vector<std::string> settings;                    // FIELD=VALUES, as `--set`
   std::string objective = "edp";                        // runtime, energy or edp
   std::string out_dir = "sweep";

@@ -1,7 +1,7 @@
 // Seed corpora for the fuzz harnesses: the shipped hardware and workload specs (copied), and what the shipped
 // configs cannot provide: configuration images (binary and $readmemh), network manifests and mapping files built
 // through the codegen and mapper APIs from the shipped specs, tensor files (testbench::tensor_text), .npy and .npz
-// files (util/npy_file) and CSV tables.
+// files (util/npy_file), CSV tables and ONNX models (tests/unit/onnx_models.hpp).
 // Usage: maeri_fuzz_seeds CONFIGS_DIR OUTPUT_DIR (writes OUTPUT_DIR/<harness>/...).
 #include <fmt/format.h>
 
@@ -22,6 +22,7 @@
 #include "mapper/search/optimum_cache.hpp"
 #include "mapper/search/search.hpp"
 #include "mapper/search/surrogate_model.hpp"
+#include "onnx_models.hpp"
 #include "util/npy_file.hpp"
 #include "util/sha256.hpp"
 #include "contracts/spec_loader.hpp"
@@ -166,6 +167,55 @@ int main(int argc, char** argv) {
         cache.add(mapper::OptimumCache::key(hardware, digest, objective, true, layer), double(layer.macs()) / 7.0,
                   objective == mapper::Objective::Runtime);
     written += 2;
+  }
+  // ONNX models with the patterns the importer handles: a CNN with the operators beside the fabric and a folded
+  // BatchNormalization, a dynamic batch behind a Shape → Gather → Concat → Reshape, attention and an LSTM.
+  {
+    fs::create_directories(output / "onnx_model");
+    test::OnnxModelBuilder cnn("cnn");
+    cnn.input("x", {1, 3, 8, 8});
+    cnn.weight("w", {4, 3, 3, 3});
+    for (const char* parameter : {"gamma", "beta", "mean", "var"}) cnn.weight(parameter, {4}, {1, 2, 3, 4});
+    auto& conv = cnn.node("Conv", "conv", {"x", "w"}, "c");
+    test::OnnxModelBuilder::set_ints(conv, "pads", {1, 1, 1, 1});
+    cnn.node("BatchNormalization", "bn", {"c", "gamma", "beta", "mean", "var"}, "b");
+    cnn.node("Relu", "relu", {"b"}, "r");
+    auto& pool = cnn.node("MaxPool", "pool", {"r"}, "p");
+    test::OnnxModelBuilder::set_ints(pool, "kernel_shape", {2, 2});
+    test::OnnxModelBuilder::set_ints(pool, "strides", {2, 2});
+    cnn.node("Add", "residual", {"p", "p"}, "a");
+    cnn.node("GlobalAveragePool", "gap", {"a"}, "g");
+    cnn.node("Flatten", "flatten", {"g"}, "f");
+    cnn.weight("fc", {4, 10});
+    cnn.node("MatMul", "classifier", {"f", "fc"}, "logits");
+    cnn.node("Softmax", "softmax", {"logits"}, "probabilities");
+    cnn.output("probabilities");
+    cnn.write((output / "onnx_model" / "cnn.onnx").string());
+    test::OnnxModelBuilder folded("folded");
+    folded.input("x", {-1, 16});
+    folded.node("Shape", "shape", {"x"}, "s");
+    folded.integers("zero", {1}, {0});
+    folded.node("Gather", "gather", {"s", "zero"}, "n");
+    folded.integers("rest", {2}, {4, 4});
+    test::OnnxModelBuilder::set_int(folded.node("Concat", "concat", {"n", "rest"}, "target"), "axis", 0);
+    folded.node("Reshape", "reshape", {"x", "target"}, "r");
+    folded.weight("w", {4, 8});
+    folded.node("MatMul", "fc", {"r", "w"}, "y");
+    folded.output("y");
+    folded.write((output / "onnx_model" / "folded.onnx").string());
+    test::OnnxModelBuilder sequence("sequence", 14);
+    sequence.input("q", {1, 2, 4, 8});
+    sequence.input("k", {1, 2, 8, 4});
+    sequence.node("MatMul", "scores", {"q", "k"}, "s");
+    sequence.output("s");
+    sequence.input("audio", {3, 1, 5});
+    sequence.weight("W", {1, 8, 5});
+    sequence.weight("R", {1, 8, 2});
+    auto& lstm = sequence.node("LSTM", "lstm", {"audio", "W", "R"}, "h");
+    test::OnnxModelBuilder::set_int(lstm, "hidden_size", 2);
+    sequence.output("h");
+    sequence.write((output / "onnx_model" / "sequence.onnx").string());
+    written += 3;
   }
   fmt::print("wrote {} seed files under {}\n", written, output.string());
   return 0;

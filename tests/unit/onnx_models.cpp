@@ -1,6 +1,8 @@
 // ONNX test models (see onnx_models.hpp).
 #include "onnx_models.hpp"
 
+#include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <stdexcept>
 
@@ -29,7 +31,8 @@ void OnnxModelBuilder::input(const std::string& name, const std::vector<std::int
   for (const std::int64_t dim : dims) {
     auto* shape_dim = tensor->mutable_shape()->add_dim();
     if (dim < 0) {
-      shape_dim->set_dim_param("batch");
+      static const char* const symbols[] = {"batch", "height", "width", "sequence"};
+      shape_dim->set_dim_param(symbols[std::min<std::int64_t>(-dim, 4) - 1]);
     } else {
       shape_dim->set_dim_value(dim);
     }
@@ -46,6 +49,30 @@ void OnnxModelBuilder::weight(const std::string& name, const std::vector<std::in
     count *= dim;
   }
   tensor->mutable_raw_data()->assign(std::size_t(count) * sizeof(float), '\0');  // zeros: only shapes matter
+}
+
+void OnnxModelBuilder::weight(const std::string& name, const std::vector<std::int64_t>& dims,
+                              const std::vector<float>& values) {
+  onnx::TensorProto* tensor = model_.mutable_graph()->add_initializer();
+  tensor->set_name(name);
+  tensor->set_data_type(onnx::TensorProto_DataType_FLOAT);
+  for (const std::int64_t dim : dims) tensor->add_dims(dim);
+  std::string raw;
+  for (const float value : values) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &value, 4);
+    for (int byte = 0; byte < 4; ++byte) raw.push_back(static_cast<char>((bits >> (8 * byte)) & 0xff));
+  }
+  tensor->set_raw_data(raw);
+}
+
+void OnnxModelBuilder::integers(const std::string& name, const std::vector<std::int64_t>& dims,
+                                const std::vector<std::int64_t>& values) {
+  onnx::TensorProto* tensor = model_.mutable_graph()->add_initializer();
+  tensor->set_name(name);
+  tensor->set_data_type(onnx::TensorProto_DataType_INT64);
+  for (const std::int64_t dim : dims) tensor->add_dims(dim);
+  for (const std::int64_t value : values) tensor->add_int64_data(value);
 }
 
 void OnnxModelBuilder::output(const std::string& name, const std::vector<std::int64_t>& dims) {
@@ -92,6 +119,20 @@ void OnnxModelBuilder::set_float(onnx::NodeProto& node, const std::string& key, 
   attribute->set_name(key);
   attribute->set_type(onnx::AttributeProto_AttributeType_FLOAT);
   attribute->set_f(value);
+}
+
+void OnnxModelBuilder::set_tensor(onnx::NodeProto& node, const std::string& key, const onnx::TensorProto& value) {
+  onnx::AttributeProto* attribute = node.add_attribute();
+  attribute->set_name(key);
+  attribute->set_type(onnx::AttributeProto_AttributeType_TENSOR);
+  *attribute->mutable_t() = value;
+}
+
+void OnnxModelBuilder::set_graph(onnx::NodeProto& node, const std::string& key, const onnx::GraphProto& value) {
+  onnx::AttributeProto* attribute = node.add_attribute();
+  attribute->set_name(key);
+  attribute->set_type(onnx::AttributeProto_AttributeType_GRAPH);
+  *attribute->mutable_g() = value;
 }
 
 void OnnxModelBuilder::write(const std::string& path) const {

@@ -1,6 +1,7 @@
 // Building small ONNX models at test time with the ONNX C++ API (onnx::ModelProto), for the importer's tests:
-// float tensors whose shapes are given (a negative dimension becomes the symbolic dimension "batch"), weight
-// initializers with their dimensions, and nodes with integer, float, list and string attributes.
+// float tensors whose shapes are given (a negative dimension becomes a symbolic one: -1 "batch", -2 "height",
+// -3 "width", -4 "sequence"), weight initializers with their dimensions (zeros, or given values), integer
+// initializers, and nodes with integer, float, list, string, tensor and graph attributes.
 #pragma once
 
 #include <onnx/onnx_pb.h>
@@ -19,6 +20,11 @@ class OnnxModelBuilder {
   void import_domain(const std::string& domain, int version);
   void input(const std::string& name, const std::vector<std::int64_t>& dims);
   void weight(const std::string& name, const std::vector<std::int64_t>& dims);
+  // A float initializer of the given values (raw_data, little-endian).
+  void weight(const std::string& name, const std::vector<std::int64_t>& dims, const std::vector<float>& values);
+  // An INT64 initializer (shapes, axes, indices).
+  void integers(const std::string& name, const std::vector<std::int64_t>& dims, const std::vector<std::int64_t>& values);
+  onnx::GraphProto& graph() { return *model_.mutable_graph(); }
   // A graph output; `dims`, when given, declares its shape.
   void output(const std::string& name, const std::vector<std::int64_t>& dims = {});
   onnx::NodeProto& node(const std::string& op, const std::string& name, const std::vector<std::string>& inputs,
@@ -27,6 +33,8 @@ class OnnxModelBuilder {
   static void set_int(onnx::NodeProto& node, const std::string& key, std::int64_t value);
   static void set_string(onnx::NodeProto& node, const std::string& key, const std::string& value);
   static void set_float(onnx::NodeProto& node, const std::string& key, float value);
+  static void set_tensor(onnx::NodeProto& node, const std::string& key, const onnx::TensorProto& value);
+  static void set_graph(onnx::NodeProto& node, const std::string& key, const onnx::GraphProto& value);
   // Serialises the model to `path`.
   void write(const std::string& path) const;
   // Writes a model of one Conv node `name` (input "x" of `input`'s dimensions, weight "w", output "y"), with the

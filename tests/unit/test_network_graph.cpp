@@ -315,7 +315,7 @@ TEST_CASE("ONNX models keep the edges of their tensor names, and only those") {
   model.weight("w4", {5, 4, 1, 1});
   model.node("Conv", "a", {"x", "w1"}, "ya");    // 8 - 3 + 1 = 6: (1, 4, 6, 6)
   model.node("Conv", "b", {"ya", "w2"}, "yb");   // reads a's output directly: an edge
-  model.node("Relu", "r", {"yb"}, "rb");         // not run by the toolkit yet: c reads a network input "rb"
+  model.node("Relu", "r", {"yb"}, "rb");         // run beside the fabric: an operator between b and c
   model.node("Conv", "c", {"rb", "w3"}, "yc");
   model.node("Conv", "d", {"ya", "w4"}, "yd");   // a second consumer of a's output (a branch)
   model.output("yc");
@@ -323,17 +323,18 @@ TEST_CASE("ONNX models keep the edges of their tensor names, and only those") {
   model.write(path);
   const contracts::Network network = importer::import_onnx(path).network;
   REQUIRE(!contracts::network_violation(network));
-  REQUIRE(network.operators.size() == 4);
-  CHECK(linked_operators(network) == std::vector<std::string>{"b", "d"});
+  REQUIRE(network.operators.size() == 5);
+  CHECK(linked_operators(network) == std::vector<std::string>{"b", "r", "c", "d"});
   const std::size_t ya = network.operators[0].outputs[0];
   CHECK(network.tensors[ya].name == "ya");
-  CHECK(network.consumers(ya) == std::vector<std::size_t>{1, 3});
-  CHECK(network.tensors[network.operators[2].inputs[0]].name == "rb");
-  CHECK(network.tensors[network.operators[2].inputs[1]].name == "w3");
-  CHECK(network.tensors[network.operators[2].inputs[1]].constant);
+  CHECK(network.consumers(ya) == std::vector<std::size_t>{1, 4});
+  CHECK(network.operators[2].kind == contracts::OperatorKind::Relu);
+  CHECK(network.tensors[network.operators[3].inputs[0]].name == "rb");
+  CHECK(network.tensors[network.operators[3].inputs[1]].name == "w3");
+  CHECK(network.tensors[network.operators[3].inputs[1]].constant);
   std::vector<std::string> inputs;
   for (std::size_t t : network.network_inputs()) inputs.push_back(network.tensors[t].name);
-  CHECK(inputs == std::vector<std::string>{"x", "rb"});
+  CHECK(inputs == std::vector<std::string>{"x"});
 }
 
 TEST_CASE("network_violation names what is wrong with a malformed graph") {

@@ -1,0 +1,671 @@
+// Input sizes and shape-computation folding on an ONNX graph (see onnx_folding.hpp).
+#include "importer/onnx_folding.hpp"
+
+#include <fmt/format.h>
+#include <onnx/defs/schema.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <unordered_map>
+
+#include "importer/onnx_graph_checks.hpp"
+#include "importer/onnx_tensor_data.hpp"
+#include "util/input_error.hpp"
+
+namespace maeri::importer {
+namespace {
+
+using Dims = std::vector<std::int64_t>;
+
+std::string dims_text(const Dims& dims) {
+  std::string text;
+  for (const std::int64_t dim : dims) text += (text.empty() ? "" : ",") + std::to_string(dim);
+  return text;
+}
+
+std::optional<std::int64_t> product(const Dims& dims) {
+  std::int64_t count = 1;
+  for (const std::int64_t dim : dims) {
+    if (dim < 0 || (dim > 0 && count > kMaxFoldedElements / dim)) return std::nullopt;
+    count *= dim;
+  }
+  return count;
+}
+
+Dims row_major_strides(const Dims& dims) {
+  Dims strides(dims.size(), 1);
+  for (std::size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
+  return strides;
+}
+
+// A value with the element layout of `like` (type), `dims`, elements taken from `source` at `indices`.
+TensorValue gather_elements(const TensorValue& source, Dims dims, const std::vector<std::int64_t>& indices) {
+  TensorValue out;
+  out.type = source.type;
+  out.dims = std::move(dims);
+  for (const std::int64_t i : indices) {
+    if (source.integral()) out.integers.push_back(source.integers[i]);
+    else out.reals.push_back(source.reals[i]);
+  }
+  return out;
+}
+
+// Thrown by an evaluator for a node whose constant inputs are inconsistent; becomes an error naming the node.
+struct Inconsistent {
+  std::string problem;
+};
+// Thrown when a node's result would be too large to compute with: the node stays in the graph.
+struct TooLarge {};
+
+Dims broadcast_dims(const Dims& a, const Dims& b) {
+  Dims out(std::max(a.size(), b.size()));
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const std::int64_t da = i < out.size() - a.size() ? 1 : a[i - (out.size() - a.size())];
+    const std::int64_t db = i < out.size() - b.size() ? 1 : b[i - (out.size() - b.size())];
+    if (da != db && da != 1 && db != 1)
+      throw Inconsistent{fmt::format("shapes ({}) and ({}) do not broadcast", dims_text(a), dims_text(b))};
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+// The element of `value` (of shape `dims`) that position `index` of the broadcast shape `out` reads.
+std::int64_t broadcast_source(std::int64_t index, const Dims& out, const Dims& dims) {
+  const Dims out_strides = row_major_strides(out), strides = row_major_strides(dims);
+  std::int64_t source = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const std::int64_t coordinate = (index / out_strides[i]) % out[i];
+    const std::size_t offset = out.size() - dims.size();
+    if (i >= offset && dims[i - offset] != 1) source += coordinate * strides[i - offset];
+  }
+  return source;
+}
+
+std::int64_t normalised_axis(std::int64_t axis, std::size_t rank, const char* what) {
+  const std::int64_t r = std::int64_t(rank);
+  if (axis < -r || axis >= r) throw Inconsistent{fmt::format("{} {} is out of range for rank {}", what, axis, rank)};
+  return axis < 0 ? axis + r : axis;
+}
+
+class Folder {
+ public:
+  Folder(onnx::ModelProto& model, const std::string& path) : model_(model), path_(path) {
+    for (const auto& import : model.opset_import())
+      if (import.domain().empty() || import.domain() == "ai.onnx") opset_ = import.version();
+  }
+
+  void run() {
+    // Unnamed nodes are named after their position before any is removed, so that layer names do not depend on
+    // how many nodes in front of them folded away.
+    onnx::GraphProto& graph = *model_.mutable_graph();
+    for (int index = 0; index < graph.node_size(); ++index)
+      if (graph.node(index).name().empty()) graph.mutable_node(index)->set_name(node_label(graph.node(index), index));
+    for (int pass = 0;; ++pass) {
+      infer();
+      if (!fold_pass() || pass > graph.node_size() + 1) break;
+    }
+    infer();
+  }
+
+ private:
+  [[noreturn]] void fail(const onnx::NodeProto& node, const std::string& problem) const {
+    throw util::InputError({path_, 0, 0}, "node " + node.name(), problem);
+  }
+
+  void infer() {
+    try {
+      onnx::shape_inference::InferShapes(model_);
+    } catch (const std::exception& error) {
+      throw util::InputError({path_, 0, 0}, "graph", std::string("ONNX shape inference failed: ") + error.what());
+    }
+    shapes_.clear();
+    const auto record = [&](const onnx::ValueInfoProto& value) {
+      if (!value.type().has_tensor_type() || !value.type().tensor_type().has_shape()) return;
+      Dims dims;
+      for (const auto& dim : value.type().tensor_type().shape().dim()) {
+        if (!dim.has_dim_value() || dim.dim_value() < 0) return;
+        dims.push_back(dim.dim_value());
+      }
+      shapes_[value.name()] = dims;
+    };
+    const onnx::GraphProto& graph = model_.graph();
+    for (const auto& value : graph.input()) record(value);
+    for (const auto& value : graph.value_info()) record(value);
+    for (const auto& value : graph.output()) record(value);
+    initializers_.clear();
+    for (int i = 0; i < graph.initializer_size(); ++i) initializers_[graph.initializer(i).name()] = i;
+  }
+
+  // The value of a constant tensor small enough to compute with, or nullptr.
+  const TensorValue* constant(const std::string& name) {
+    if (name.empty()) return nullptr;
+    const auto cached = constants_.find(name);
+    if (cached != constants_.end()) return &cached->second;
+    const auto found = initializers_.find(name);
+    if (found == initializers_.end()) return nullptr;
+    const onnx::TensorProto& tensor = model_.graph().initializer(found->second);
+    std::int64_t count = 1;
+    for (const std::int64_t dim : tensor.dims()) {
+      if (dim < 0 || (dim > 0 && count > kMaxFoldedElements / dim)) return nullptr;
+      count *= dim;
+    }
+    if (tensor.data_location() == onnx::TensorProto_DataLocation_EXTERNAL) return nullptr;
+    return &constants_.emplace(name, tensor_value(tensor, path_, "initializer " + name)).first->second;
+  }
+
+  const onnx::AttributeProto* attribute(const onnx::NodeProto& node, const std::string& key) const {
+    for (const auto& attribute : node.attribute())
+      if (attribute.name() == key) return &attribute;
+    return nullptr;
+  }
+  std::int64_t int_attribute(const onnx::NodeProto& node, const std::string& key, std::int64_t fallback) const {
+    const onnx::AttributeProto* found = attribute(node, key);
+    if (!found) return fallback;
+    if (found->type() != onnx::AttributeProto_AttributeType_INT)
+      fail(node, fmt::format("attribute '{}': expected an integer (INT)", key));
+    return found->i();
+  }
+  std::optional<Dims> ints_attribute(const onnx::NodeProto& node, const std::string& key) const {
+    const onnx::AttributeProto* found = attribute(node, key);
+    if (!found) return std::nullopt;
+    if (found->type() != onnx::AttributeProto_AttributeType_INTS)
+      fail(node, fmt::format("attribute '{}': expected a list of integers (INTS)", key));
+    return Dims(found->ints().begin(), found->ints().end());
+  }
+
+  // Integers of a constant 0-D or 1-D input (axes, shapes, indices), or nullopt when it is not constant.
+  std::optional<Dims> integer_input(const onnx::NodeProto& node, int index) {
+    if (index >= node.input_size() || node.input(index).empty()) return std::nullopt;
+    const TensorValue* value = constant(node.input(index));
+    if (!value) return std::nullopt;
+    if (!value->integral()) fail(node, fmt::format("input {} '{}' must hold integers", index, node.input(index)));
+    return value->integers;
+  }
+
+  // Whether every non-empty input of `node` is a constant small enough to compute with.
+  bool constant_inputs(const onnx::NodeProto& node) {
+    for (const std::string& input : node.input())
+      if (!input.empty() && !constant(input)) return false;
+    return true;
+  }
+
+  // One pass over the nodes in order; every node that folds becomes an initializer. Returns whether any did.
+  bool fold_pass() {
+    onnx::GraphProto& graph = *model_.mutable_graph();
+    std::vector<onnx::NodeProto> kept;
+    bool changed = false;
+    for (int index = 0; index < graph.node_size(); ++index) {
+      const onnx::NodeProto& node = graph.node(index);
+      if (!in_default_domain(node)) {
+        kept.push_back(node);
+        continue;
+      }
+      if (node.op_type() == "If" && inline_branch(node, kept)) {
+        changed = true;
+        continue;
+      }
+      if (node.op_type() == "Identity" && node.output_size() == 1 && initializers_.count(node.input(0)) &&
+          !initializers_.count(node.output(0))) {
+        // Copied as it is: Identity often stands between a shared weight and its readers, of any size.
+        onnx::TensorProto copy = graph.initializer(initializers_.at(node.input(0)));
+        copy.set_name(node.output(0));
+        initializers_[node.output(0)] = graph.initializer_size();
+        *graph.add_initializer() = std::move(copy);
+        changed = true;
+        continue;
+      }
+      std::optional<TensorValue> value;
+      try {
+        value = evaluate(node);
+      } catch (const Inconsistent& error) {
+        fail(node, fmt::format("{} on constants: {}", node.op_type(), error.problem));
+      } catch (const TooLarge&) {
+        value.reset();
+      }
+      if (!value || node.output_size() != 1 || node.output(0).empty() || initializers_.count(node.output(0))) {
+        kept.push_back(node);
+        continue;
+      }
+      initializers_[node.output(0)] = graph.initializer_size();
+      *graph.add_initializer() = tensor_proto(*value, node.output(0));
+      constants_[node.output(0)] = std::move(*value);
+      changed = true;
+    }
+    if (!changed) return false;
+    graph.clear_node();
+    for (onnx::NodeProto& node : kept) *graph.add_node() = std::move(node);
+    return true;
+  }
+
+  // An If on a constant condition is replaced by the nodes of the branch it takes, their tensors renamed under the
+  // If's name (a branch may reuse a name of the outer graph), and an Identity per output.
+  bool inline_branch(const onnx::NodeProto& node, std::vector<onnx::NodeProto>& kept) {
+    const TensorValue* condition = node.input_size() == 1 ? constant(node.input(0)) : nullptr;
+    if (!condition || condition->elements() != 1) return false;
+    const bool taken = condition->real(0) != 0;
+    const onnx::AttributeProto* branch = attribute(node, taken ? "then_branch" : "else_branch");
+    if (!branch || branch->type() != onnx::AttributeProto_AttributeType_GRAPH)
+      fail(node, fmt::format("attribute '{}': expected a graph (GRAPH)", taken ? "then_branch" : "else_branch"));
+    const onnx::GraphProto& body = branch->g();
+    if (body.output_size() != node.output_size())
+      fail(node, fmt::format("its branch has {} outputs, the node {}", body.output_size(), node.output_size()));
+    std::map<std::string, std::string> renamed;
+    const auto local = [&](const std::string& name) { return renamed.emplace(name, node.name() + "/" + name).first->second; };
+    onnx::GraphProto& graph = *model_.mutable_graph();
+    for (const onnx::TensorProto& tensor : body.initializer()) {
+      onnx::TensorProto copy = tensor;
+      copy.set_name(local(tensor.name()));
+      *graph.add_initializer() = std::move(copy);
+    }
+    for (const onnx::NodeProto& inner : body.node())
+      for (const std::string& output : inner.output())
+        if (!output.empty()) local(output);
+    for (const onnx::NodeProto& inner : body.node()) {
+      onnx::NodeProto copy = inner;
+      copy.set_name(node.name() + "/" + (inner.name().empty() ? inner.op_type() : inner.name()));
+      for (std::string& input : *copy.mutable_input())
+        if (renamed.count(input)) input = renamed.at(input);
+      for (std::string& output : *copy.mutable_output())
+        if (renamed.count(output)) output = renamed.at(output);
+      kept.push_back(std::move(copy));
+    }
+    for (int o = 0; o < node.output_size(); ++o) {
+      onnx::NodeProto identity;
+      identity.set_op_type("Identity");
+      identity.set_name(node.name() + "/output" + std::to_string(o));
+      const std::string& inner = body.output(o).name();
+      identity.add_input(renamed.count(inner) ? renamed.at(inner) : inner);
+      identity.add_output(node.output(o));
+      kept.push_back(std::move(identity));
+    }
+    return true;
+  }
+
+  static TensorValue make_integers(Dims dims, std::vector<std::int64_t> values) {
+    TensorValue value;
+    value.type = onnx::TensorProto_DataType_INT64;
+    value.dims = std::move(dims);
+    value.integers = std::move(values);
+    return value;
+  }
+
+  // The node's single output as a constant, or nullopt when it does not fold (not a shape computation, or an input
+  // that is not constant).
+  std::optional<TensorValue> evaluate(const onnx::NodeProto& node) {
+    const std::string& op = node.op_type();
+    if (op == "Constant") return constant_node(node);
+    if (op == "Shape" || op == "Size") {
+      if (node.input_size() < 1 || !shapes_.count(node.input(0))) return std::nullopt;
+      const Dims& dims = shapes_.at(node.input(0));
+      if (op == "Size") {
+        std::int64_t count = 1;
+        for (const std::int64_t dim : dims) count *= dim;
+        return make_integers({}, {count});
+      }
+      const std::int64_t rank = std::int64_t(dims.size());
+      std::int64_t start = int_attribute(node, "start", 0), end = int_attribute(node, "end", rank);
+      if (start < 0) start += rank;
+      if (end < 0) end += rank;
+      start = std::clamp<std::int64_t>(start, 0, rank);
+      end = std::clamp<std::int64_t>(end, start, rank);
+      return make_integers({end - start}, Dims(dims.begin() + start, dims.begin() + end));
+    }
+    static const std::set<std::string> foldable = {"Gather", "Unsqueeze", "Squeeze", "Concat", "Slice", "Cast",
+                                                   "Reshape", "Expand", "ConstantOfShape", "Range", "Identity",
+                                                   "Add", "Sub", "Mul", "Div", "Floor"};
+    if (!foldable.count(op) || node.input_size() == 0 || !constant_inputs(node)) return std::nullopt;
+    const TensorValue& data = *constant(node.input(0));
+    if (op == "Identity") return data;
+    if (op == "Floor") {
+      TensorValue out = data;
+      for (double& number : out.reals) number = std::floor(number);
+      return out;
+    }
+    if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") return binary(node, data, *constant(node.input(1)));
+    if (op == "Cast") return cast(node, data);
+    if (op == "Gather") return gather(node, data);
+    if (op == "Unsqueeze" || op == "Squeeze") return squeeze(node, data);
+    if (op == "Concat") return concat(node);
+    if (op == "Slice") return slice(node, data);
+    if (op == "Reshape") return reshape(node, data);
+    if (op == "Expand") return expand(node, data);
+    if (op == "ConstantOfShape") return constant_of_shape(node, data);
+    return range(node);
+  }
+
+  std::optional<TensorValue> constant_node(const onnx::NodeProto& node) {
+    if (node.attribute_size() != 1) return std::nullopt;
+    const onnx::AttributeProto& value = node.attribute(0);
+    TensorValue out;
+    if (value.name() == "value" && value.type() == onnx::AttributeProto_AttributeType_TENSOR)
+      return tensor_value(value.t(), path_, "node " + node.name());
+    if (value.name() == "value_int" && value.type() == onnx::AttributeProto_AttributeType_INT)
+      return make_integers({}, {value.i()});
+    if (value.name() == "value_ints" && value.type() == onnx::AttributeProto_AttributeType_INTS)
+      return make_integers({value.ints_size()}, Dims(value.ints().begin(), value.ints().end()));
+    out.type = onnx::TensorProto_DataType_FLOAT;
+    if (value.name() == "value_float" && value.type() == onnx::AttributeProto_AttributeType_FLOAT) {
+      out.reals = {value.f()};
+      return out;
+    }
+    if (value.name() == "value_floats" && value.type() == onnx::AttributeProto_AttributeType_FLOATS) {
+      out.dims = {value.floats_size()};
+      out.reals.assign(value.floats().begin(), value.floats().end());
+      return out;
+    }
+    if (value.name() == "value" || value.name() == "value_int" || value.name() == "value_ints" ||
+        value.name() == "value_float" || value.name() == "value_floats")
+      fail(node, fmt::format("attribute '{}' has the wrong type", value.name()));
+    return std::nullopt;  // sparse and string constants are left to the graph
+  }
+
+  TensorValue binary(const onnx::NodeProto& node, const TensorValue& a, const TensorValue& b) {
+    const Dims dims = broadcast_dims(a.dims, b.dims);
+    const auto count = product(dims);
+    if (!count) throw TooLarge{};
+    TensorValue out;
+    out.type = a.type;
+    out.dims = dims;
+    const std::string& op = node.op_type();
+    for (std::int64_t i = 0; i < *count; ++i) {
+      const std::int64_t ia = broadcast_source(i, dims, a.dims), ib = broadcast_source(i, dims, b.dims);
+      if (out.integral()) {
+        const std::int64_t x = a.integral() ? a.integers[ia] : std::int64_t(a.reals[ia]);
+        const std::int64_t y = b.integral() ? b.integers[ib] : std::int64_t(b.reals[ib]);
+        if (op == "Div" && y == 0) throw Inconsistent{"an integer division by zero"};
+        out.integers.push_back(op == "Add" ? x + y : op == "Sub" ? x - y : op == "Mul" ? x * y : x / y);
+      } else {
+        const double x = a.real(ia), y = b.real(ib);
+        out.reals.push_back(op == "Add" ? x + y : op == "Sub" ? x - y : op == "Mul" ? x * y : x / y);
+      }
+    }
+    return out;
+  }
+
+  TensorValue cast(const onnx::NodeProto& node, const TensorValue& data) {
+    const std::int64_t to = int_attribute(node, "to", -1);
+    if (!onnx::TensorProto_DataType_IsValid(int(to)) || to == onnx::TensorProto_DataType_UNDEFINED ||
+        to == onnx::TensorProto_DataType_STRING)
+      fail(node, fmt::format("attribute 'to': {} is not a numeric ONNX data type", to));
+    TensorValue out;
+    out.type = std::int32_t(to);
+    out.dims = data.dims;
+    for (std::int64_t i = 0; i < data.elements(); ++i) {
+      if (!out.integral()) {
+        out.reals.push_back(data.real(i));
+      } else if (to == onnx::TensorProto_DataType_BOOL) {
+        out.integers.push_back(data.real(i) != 0);
+      } else if (data.integral()) {
+        out.integers.push_back(data.integers[i]);
+      } else {
+        const double number = std::trunc(data.reals[i]);
+        if (!(std::fabs(number) < 9.2e18)) throw Inconsistent{"a value that does not fit the integer type"};
+        out.integers.push_back(std::int64_t(number));
+      }
+    }
+    return out;
+  }
+
+  TensorValue gather(const onnx::NodeProto& node, const TensorValue& data) {
+    if (data.dims.empty()) throw Inconsistent{"gathering from a scalar"};
+    const std::int64_t axis = normalised_axis(int_attribute(node, "axis", 0), data.dims.size(), "axis");
+    const TensorValue& indices = *constant(node.input(1));
+    if (!indices.integral()) throw Inconsistent{"the indices are not integers"};
+    Dims dims(data.dims.begin(), data.dims.begin() + axis);
+    dims.insert(dims.end(), indices.dims.begin(), indices.dims.end());
+    dims.insert(dims.end(), data.dims.begin() + axis + 1, data.dims.end());
+    if (!product(dims)) throw TooLarge{};
+    std::int64_t outer = 1, inner = 1;
+    for (std::int64_t i = 0; i < axis; ++i) outer *= data.dims[i];
+    for (std::size_t i = axis + 1; i < data.dims.size(); ++i) inner *= data.dims[i];
+    const std::int64_t extent = data.dims[axis];
+    std::vector<std::int64_t> sources;
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (std::int64_t index : indices.integers) {
+        if (index < -extent || index >= extent)
+          throw Inconsistent{fmt::format("index {} is out of range for a dimension of {}", index, extent)};
+        if (index < 0) index += extent;
+        for (std::int64_t i = 0; i < inner; ++i) sources.push_back((o * extent + index) * inner + i);
+      }
+    return gather_elements(data, dims, sources);
+  }
+
+  std::optional<TensorValue> squeeze(const onnx::NodeProto& node, const TensorValue& data) {
+    std::optional<Dims> axes = opset_ >= 13 ? integer_input(node, 1) : ints_attribute(node, "axes");
+    TensorValue out = data;
+    if (node.op_type() == "Unsqueeze") {
+      if (!axes) throw Inconsistent{"no axes"};
+      const std::size_t rank = data.dims.size() + axes->size();
+      Dims normalised;
+      for (const std::int64_t axis : *axes) normalised.push_back(normalised_axis(axis, rank, "axis"));
+      std::sort(normalised.begin(), normalised.end());
+      if (std::adjacent_find(normalised.begin(), normalised.end()) != normalised.end()) throw Inconsistent{"an axis twice"};
+      for (const std::int64_t axis : normalised) out.dims.insert(out.dims.begin() + axis, 1);
+      return out;
+    }
+    Dims kept;
+    std::set<std::int64_t> removed;
+    if (axes)
+      for (const std::int64_t axis : *axes) removed.insert(normalised_axis(axis, data.dims.size(), "axis"));
+    for (std::size_t i = 0; i < data.dims.size(); ++i) {
+      const bool listed = removed.count(std::int64_t(i)) > 0;
+      if (listed && data.dims[i] != 1) throw Inconsistent{fmt::format("dimension {} is {}, not 1", i, data.dims[i])};
+      if (!(listed || (!axes && data.dims[i] == 1))) kept.push_back(data.dims[i]);
+    }
+    out.dims = kept;
+    return out;
+  }
+
+  TensorValue concat(const onnx::NodeProto& node) {
+    const TensorValue& first = *constant(node.input(0));
+    if (first.dims.empty()) throw Inconsistent{"concatenating scalars"};
+    const std::int64_t axis = normalised_axis(int_attribute(node, "axis", 0), first.dims.size(), "axis");
+    Dims dims = first.dims;
+    dims[axis] = 0;
+    for (const std::string& input : node.input()) {
+      const TensorValue& part = *constant(input);
+      if (part.dims.size() != first.dims.size()) throw Inconsistent{"inputs of different ranks"};
+      for (std::size_t i = 0; i < dims.size(); ++i)
+        if (std::int64_t(i) != axis && part.dims[i] != first.dims[i])
+          throw Inconsistent{fmt::format("inputs of shapes ({}) and ({})", dims_text(first.dims), dims_text(part.dims))};
+      dims[axis] += part.dims[axis];
+    }
+    if (!product(dims)) throw TooLarge{};
+    TensorValue out;
+    out.type = first.type;
+    out.dims = dims;
+    std::int64_t outer = 1;
+    for (std::int64_t i = 0; i < axis; ++i) outer *= dims[i];
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (const std::string& input : node.input()) {
+        const TensorValue& part = *constant(input);
+        const std::int64_t block = part.elements() / std::max<std::int64_t>(outer, 1);
+        for (std::int64_t i = 0; i < block; ++i) {
+          if (out.integral()) out.integers.push_back(part.integral() ? part.integers[o * block + i] : std::int64_t(part.reals[o * block + i]));
+          else out.reals.push_back(part.real(o * block + i));
+        }
+      }
+    return out;
+  }
+
+  std::optional<TensorValue> slice(const onnx::NodeProto& node, const TensorValue& data) {
+    std::optional<Dims> starts, ends, axes, steps;
+    if (opset_ >= 10) {
+      starts = integer_input(node, 1);
+      ends = integer_input(node, 2);
+      axes = integer_input(node, 3);
+      steps = integer_input(node, 4);
+    } else {
+      starts = ints_attribute(node, "starts");
+      ends = ints_attribute(node, "ends");
+      axes = ints_attribute(node, "axes");
+    }
+    if (!starts || !ends || starts->size() != ends->size()) throw Inconsistent{"starts and ends of different lengths"};
+    const std::size_t rank = data.dims.size();
+    Dims begin(rank, 0), stride(rank, 1), count = data.dims;
+    for (std::size_t i = 0; i < starts->size(); ++i) {
+      const std::int64_t axis = axes ? normalised_axis(axes->at(i), rank, "axis") : std::int64_t(i);
+      if (axis >= std::int64_t(rank)) throw Inconsistent{"more starts than dimensions"};
+      const std::int64_t extent = data.dims[axis];
+      const std::int64_t step = steps && i < steps->size() ? steps->at(i) : 1;
+      if (step == 0) throw Inconsistent{"a step of 0"};
+      // ONNX Slice: negative positions count from the end, then clamp to [0, extent] (forward) or, going
+      // backwards, the start to [0, extent − 1] and the end to [−1, extent − 1].
+      const auto clamp = [&](std::int64_t at, bool is_start) {
+        if (at < 0) at = at < -extent ? -extent - 1 : at + extent;  // saturates INT64_MIN-style ends without overflow
+        if (step > 0) return std::clamp<std::int64_t>(at, 0, extent);
+        return std::clamp<std::int64_t>(at, is_start ? 0 : -1, extent - 1);
+      };
+      const std::int64_t first = clamp(starts->at(i), true), last = clamp(ends->at(i), false);
+      begin[axis] = first;
+      stride[axis] = step;
+      count[axis] = step > 0 ? std::max<std::int64_t>(0, (last - first + step - 1) / step)
+                             : std::max<std::int64_t>(0, (first - last - step - 1) / -step);
+    }
+    const auto elements = product(count);
+    if (!elements) throw TooLarge{};
+    const Dims source_strides = row_major_strides(data.dims), out_strides = row_major_strides(count);
+    std::vector<std::int64_t> sources;
+    for (std::int64_t i = 0; i < *elements; ++i) {
+      std::int64_t source = 0;
+      for (std::size_t d = 0; d < rank; ++d)
+        source += (begin[d] + ((i / out_strides[d]) % count[d]) * stride[d]) * source_strides[d];
+      sources.push_back(source);
+    }
+    return gather_elements(data, count, sources);
+  }
+
+  TensorValue reshape(const onnx::NodeProto& node, const TensorValue& data) {
+    const TensorValue& target = *constant(node.input(1));
+    if (!target.integral()) throw Inconsistent{"the target shape is not integers"};
+    const bool allow_zero = int_attribute(node, "allowzero", 0) != 0;
+    Dims dims = target.integers;
+    std::int64_t known = 1, unknown = -1;
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+      if (dims[i] == 0 && !allow_zero) {
+        if (i >= data.dims.size()) throw Inconsistent{"a 0 beyond the input's rank"};
+        dims[i] = data.dims[i];
+      }
+      if (dims[i] == -1) {
+        if (unknown >= 0) throw Inconsistent{"two -1 in the target shape"};
+        unknown = std::int64_t(i);
+      } else if (dims[i] < 0) {
+        throw Inconsistent{fmt::format("a negative dimension {}", dims[i])};
+      } else {
+        known *= dims[i];
+      }
+    }
+    if (unknown >= 0) {
+      if (known == 0 || data.elements() % known) throw Inconsistent{fmt::format("({}) elements do not fill ({})", data.elements(), dims_text(target.integers))};
+      dims[unknown] = data.elements() / known;
+    }
+    if (product(dims) != data.elements())
+      throw Inconsistent{fmt::format("{} elements reshaped to ({})", data.elements(), dims_text(dims))};
+    TensorValue out = data;
+    out.dims = dims;
+    return out;
+  }
+
+  TensorValue expand(const onnx::NodeProto& node, const TensorValue& data) {
+    const TensorValue& target = *constant(node.input(1));
+    if (!target.integral()) throw Inconsistent{"the target shape is not integers"};
+    const Dims dims = broadcast_dims(data.dims, target.integers);
+    const auto count = product(dims);
+    if (!count) throw TooLarge{};
+    std::vector<std::int64_t> sources;
+    for (std::int64_t i = 0; i < *count; ++i) sources.push_back(broadcast_source(i, dims, data.dims));
+    return gather_elements(data, dims, sources);
+  }
+
+  TensorValue constant_of_shape(const onnx::NodeProto& node, const TensorValue& shape) {
+    if (!shape.integral()) throw Inconsistent{"the shape is not integers"};
+    const auto count = product(shape.integers);
+    if (!count) throw TooLarge{};
+    TensorValue fill;
+    fill.type = onnx::TensorProto_DataType_FLOAT;
+    fill.reals = {0.0};
+    if (const onnx::AttributeProto* value = attribute(node, "value")) {
+      if (value->type() != onnx::AttributeProto_AttributeType_TENSOR)
+        fail(node, "attribute 'value': expected a one-element tensor (TENSOR)");
+      fill = tensor_value(value->t(), path_, "node " + node.name());
+      if (fill.elements() != 1) fail(node, "attribute 'value': expected a one-element tensor");
+    }
+    return gather_elements(fill, shape.integers, std::vector<std::int64_t>(std::size_t(*count), 0));
+  }
+
+  TensorValue range(const onnx::NodeProto& node) {
+    if (node.input_size() != 3) throw Inconsistent{"Range takes start, limit and delta"};
+    const TensorValue &start = *constant(node.input(0)), &limit = *constant(node.input(1)), &delta = *constant(node.input(2));
+    if (start.elements() != 1 || limit.elements() != 1 || delta.elements() != 1) throw Inconsistent{"inputs that are not scalars"};
+    if (delta.real(0) == 0) throw Inconsistent{"a delta of 0"};
+    const double steps = std::ceil((limit.real(0) - start.real(0)) / delta.real(0));
+    if (!(steps <= double(kMaxFoldedElements))) throw TooLarge{};
+    const std::int64_t count = std::max<std::int64_t>(0, std::int64_t(steps));
+    TensorValue out;
+    out.type = start.type;
+    out.dims = {count};
+    for (std::int64_t i = 0; i < count; ++i) {
+      if (out.integral()) out.integers.push_back(start.integers[0] + i * delta.integers[0]);
+      else out.reals.push_back(start.real(0) + double(i) * delta.real(0));
+    }
+    return out;
+  }
+
+  onnx::ModelProto& model_;
+  std::string path_;
+  std::int64_t opset_ = 1;
+  std::map<std::string, Dims> shapes_;          // fully known shapes, from the last inference
+  std::map<std::string, int> initializers_;     // initializer name → index in the graph
+  std::map<std::string, TensorValue> constants_;  // the values read or folded so far
+};
+
+}  // namespace
+
+void apply_input_shapes(onnx::ModelProto& model, const ModelInputShapes& sizes, const std::string& path) {
+  onnx::GraphProto& graph = *model.mutable_graph();
+  std::set<std::string> initializers;
+  for (const auto& tensor : graph.initializer()) initializers.insert(tensor.name());
+  std::set<std::string> used;
+  for (onnx::ValueInfoProto& input : *graph.mutable_input()) {
+    if (initializers.count(input.name()) || !input.type().has_tensor_type()) continue;
+    onnx::TensorShapeProto* shape = input.mutable_type()->mutable_tensor_type()->mutable_shape();
+    const auto given = sizes.shapes.find(input.name());
+    if (given != sizes.shapes.end()) {
+      used.insert(input.name());
+      const std::string field = "--input-shape " + input.name();
+      if (input.type().tensor_type().has_shape() && shape->dim_size() != int(given->second.size()))
+        throw util::InputError({path, 0, 0}, field,
+                               fmt::format("the input has rank {}, the option gives {} sizes", shape->dim_size(),
+                                           given->second.size()));
+      if (!input.type().tensor_type().has_shape())
+        for (std::size_t i = 0; i < given->second.size(); ++i) shape->add_dim();
+      for (int i = 0; i < shape->dim_size(); ++i) {
+        onnx::TensorShapeProto_Dimension* dim = shape->mutable_dim(i);
+        if (dim->has_dim_value() && dim->dim_value() != given->second[i])
+          throw util::InputError({path, 0, 0}, field,
+                                 fmt::format("dimension {} is fixed at {} in the model, the option gives {}", i,
+                                             dim->dim_value(), given->second[i]));
+        dim->set_dim_value(given->second[i]);
+      }
+    } else if (sizes.batch > 0 && shape->dim_size() > 0 && !shape->dim(0).has_dim_value()) {
+      shape->mutable_dim(0)->set_dim_value(sizes.batch);
+    }
+  }
+  for (const auto& [name, dims] : sizes.shapes)
+    if (!used.count(name)) {
+      std::string inputs;
+      for (const auto& input : graph.input())
+        if (!initializers.count(input.name())) inputs += (inputs.empty() ? "" : ", ") + input.name();
+      throw util::InputError({path, 0, 0}, "--input-shape " + name,
+                             fmt::format("the model has no input '{}' (its inputs: {})", name, inputs));
+    }
+}
+
+void fold_shape_computations(onnx::ModelProto& model, const std::string& path) { Folder(model, path).run(); }
+
+}  // namespace maeri::importer
