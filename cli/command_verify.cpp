@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -13,6 +15,8 @@
 #include "cli/model_input_options.hpp"
 #include "cli/mpi_ranks.hpp"
 #include "cli/shipped_configs.hpp"
+#include "importer/network_loader.hpp"
+#include "testbench/network_run.hpp"
 #include "testbench/network_verification.hpp"
 #include "util/process_clock.hpp"
 
@@ -21,6 +25,9 @@ namespace {
 
 struct VerifyCommandLine {
   testbench::NetworkVerificationOptions verification;
+  bool chain = false;      // the whole network end to end (testbench/network_run.hpp)
+  bool per_layer = false;  // `maeri run --per-layer`: each layer alone, as `verify` without --chain
+  testbench::NetworkRunOptions network;
   std::string memory = "both";  // ideal | dram | both
   int jobs = 1;
   double timeout = 0;
@@ -82,6 +89,88 @@ int run_verify(VerifyCommandLine& line) {
   verification.write_reports();
   if (failed == 0 && verification.bad_inputs() == 0) return kExitOk;
   return runner.finish(failed > verification.bad_inputs() ? kExitCheckFailed : kExitBadInput);
+}
+
+void print_operator(const testbench::NetworkRunResult&, const testbench::OperatorRun& run) {
+  if (run.where == "fabric") {
+    fmt::print("\n{} [fabric] tile {}: {}  [{:.2f} s{}]\n", run.name, run.tile, run.verdict, run.seconds,
+               run.shards > 1 ? fmt::format(" in {} shards; cycles, stalls, DRAM bytes, SDM fills and energy are "
+                                            "sums over the shards (not exact)", run.shards)
+                              : "");
+    fmt::print("{}", testbench::cross_check_table(run.rows));
+  } else {
+    // The unit's rows in one line when the model predicted every count; the table when it did not.
+    bool exact = true;
+    std::string cycles;
+    for (const testbench::CrossCheckRow& row : run.rows) {
+      exact &= row.error() == 0;
+      if (row.metric == testbench::kPostProcessingCycles) cycles = fmt::format("{}", row.rtl);
+    }
+    fmt::print("{} [{}]: {}; unit {} cycles, {}\n", run.name, run.where, run.verdict, cycles,
+               exact ? "every count as the model predicts" : "the model differs:");
+    if (!exact) fmt::print("{}", testbench::cross_check_table(run.rows));
+  }
+  std::fflush(stdout);
+}
+
+int run_chain(VerifyCommandLine& line) {
+  RankRunner runner({line.jobs, line.timeout}, line.rank_timeout);
+  testbench::NetworkRunOptions& options = line.network;
+  const testbench::NetworkVerificationOptions& verification = line.verification;
+  options.hardware_path = verification.hardware_path;
+  options.workload_path = verification.workload_path;
+  options.model_inputs = verification.model_inputs;
+  options.mapping_path = verification.mapping_path;
+  options.json_path = verification.json_path;
+  options.seed = verification.seed;
+  options.shards = verification.shards;
+  options.memory = testbench::memory_runs_named(line.memory);
+  if (runner.root())
+    fmt::print("chained run of {} on {}, seed {}: input {}, weights {}; {} rank(s) x {} job(s)\n",
+               options.workload_path, options.hardware_path, options.seed,
+               options.input_path.empty() ? "seeded U(-1, 1)" : options.input_path,
+               !options.weights_path.empty() ? options.weights_path
+               : importer::is_onnx_path(options.workload_path) ? "the model's initializers (seeded where absent)"
+                                                                : "seeded He-uniform",
+               runner.ranks(), line.jobs);
+  std::fflush(stdout);
+  const testbench::NetworkRunResult result =
+      testbench::run_network(options, runner, print_operator, isatty(STDERR_FILENO) == 1);
+  if (!runner.root()) return kExitOk;
+  double largest_fabric = 0, largest_unit = 0;
+  for (const testbench::OperatorRun& run : result.operators)
+    for (const testbench::CrossCheckRow& row : run.rows)
+      if (run.shards == 1)
+      if (row.relative_error_defined() && (row.metric == testbench::kComputeCycles || row.metric == testbench::kPostProcessingCycles ||
+                                           row.metric == testbench::kTotalCycles))
+        (run.where == "fabric" ? largest_fabric : largest_unit) =
+            std::max(run.where == "fabric" ? largest_fabric : largest_unit, std::fabs(row.error_percent()));
+  fmt::print("\nquantization (integer against float reference): {}\n", result.quantization_summary);
+  fmt::print("network {}: {} — {} of {} runs ({} fabric layers, their epilogues and {} operators on the unit), every "
+             "tensor {}; largest cycle error: fabric {:.2f}% (unsharded runs), post-processing unit {:.2f}%; {:.1f} s "
+             "wall\n",
+             result.network, result.pass ? "PASS" : "FAIL", result.operators.size(), result.planned_runs,
+             result.fabric_layers, result.planned_runs - 2 * result.fabric_layers,
+             result.pass ? "bit-exact with the integer reference" : "up to the first failure compared",
+             largest_fabric, largest_unit, util::seconds_since_process_start());
+  if (result.pass) return kExitOk;
+  return runner.finish(result.bad_input ? kExitBadInput : kExitCheckFailed);
+}
+
+void add_chain_options(CLI::App* command, VerifyCommandLine& options) {
+  command->add_option("--network-input", options.network.input_path,
+                      "with --chain: the network's input as real values, FILE.npy or FILE.npz[:MEMBER] "
+                      "(default: seeded U(-1, 1))");
+  command->add_option("--network-weights", options.network.weights_path,
+                      "with --chain: real weights and biases, an .npz whose members are named by the weight and bias "
+                      "tensors (default: an ONNX model's initializers, else seeded)");
+  command->add_option("--outputs", options.network.output_directory,
+                      "with --chain: write the network's outputs into this directory as <tensor>.npy (integers) "
+                      "and <tensor>.real.npy");
+  command->add_flag("--all-tensors", options.network.all_tensors, "with --outputs: every tensor, not only the outputs");
+  command->add_option("--fault", options.network.fault,
+                      "with --chain, to check the checker: flip one bit, weight:LAYER:INDEX:BIT (as the fabric "
+                      "receives it) or unit:OPERATOR:INDEX:BIT (as the unit writes it)");
 }
 
 void add_common_options(CLI::App* command, VerifyCommandLine& options) {
@@ -149,9 +238,23 @@ void add_verify_command(CLI::App& app, Action& action) {
                   "--layer conv1 --input x.npy --weights w.npz --output y.npy\n"
                   "  mpirun -np 4 maeri verify --hardware configs/hardware/maeri-256.yaml --workload "
                   "configs/workloads/vgg16.yaml --json vgg16.json   (docs/scale-out.md)");
+  auto* chain = command->add_flag("--chain", options->chain,
+                                   "run the whole network end to end: each layer on the RTL reads the tensor the "
+                                   "layers and operators before it produced, every tensor checked against the "
+                                   "integer reference (docs/cosim.md, \"Chained network runs\")");
+  chain->excludes(manifest);
+  add_chain_options(command, *options);
   command->callback([options, &action, workload, manifest] {
     if (workload->count() == 0 && manifest->count() == 0) throw CLI::RequiredError("one of --workload or --manifest");
-    action = [options] { return run_verify(*options); };
+    if (options->chain) {
+      const auto& v = options->verification;
+      for (const auto& [given, name] : {std::pair{!v.input_path.empty(), "--input"}, {!v.weights_path.empty(), "--weights"},
+                                        {!v.expected_path.empty(), "--expected"}, {!v.output_npy_path.empty(), "--output"},
+                                        {!v.layer.empty(), "--layer"}, {!v.csv_path.empty(), "--csv"},
+                                        {!v.trace_path.empty(), "--trace"}, {v.top != 1, "--top"}})
+        if (given) throw CLI::ValidationError(name, "one layer's option: not with --chain");
+    }
+    action = [options] { return options->chain ? run_chain(*options) : run_verify(*options); };
   });
 }
 
@@ -162,20 +265,27 @@ const char* const kRunWorkload = "workloads/tiny.yaml";
 void add_run_command(CLI::App& app, Action& action) {
   auto options = std::make_shared<VerifyCommandLine>();
   CLI::App* command = app.add_subcommand(
-      "run", "The main job on the default example: every layer of `tiny` on maeri-64 — best mapping, image, "
-             "co-simulation, PASS/FAIL and the model-vs-RTL cross-check");
+      "run", "The main job on the default example: the `tiny` network on maeri-64, chained end to end — each "
+             "layer's best mapping and image co-simulated on the tensor the operators before it produced, the "
+             "post-processing unit between layers, every tensor bit-exact against the integer reference, and the "
+             "model-vs-RTL cross-check");
   command->add_option("--hardware", options->verification.hardware_path,
                       "hardware spec (YAML; default " + shipped_config_label(kRunHardware) + ")");
   command->add_option("--workload", options->verification.workload_path,
                       "workload spec (YAML; default " + shipped_config_label(kRunWorkload) + ")");
   add_common_options(command, *options);
+  add_chain_options(command, *options);
+  command->add_flag("--per-layer", options->per_layer,
+                    "verify each layer alone on seeded tensors (as `maeri verify` without --chain) instead of the "
+                    "chained run");
   command->callback([options, &action] {
+    options->chain = !options->per_layer;
     action = [options] {
       // Resolved when the command runs, so a missing installation only fails the command that needs it.
       testbench::NetworkVerificationOptions& verification = options->verification;
       if (verification.hardware_path.empty()) verification.hardware_path = shipped_config(kRunHardware);
       if (verification.workload_path.empty()) verification.workload_path = shipped_config(kRunWorkload);
-      return run_verify(*options);
+      return options->chain ? run_chain(*options) : run_verify(*options);
     };
   });
 }

@@ -1,5 +1,5 @@
-// DriverSession<Driver>: the FabricSession (sim/fabric_session.hpp) on one FabricDriver, with the memory system on
-// its clock. A template because the driver is one: sim/fabric_session.cpp instantiates it for every prebuilt
+// DriverSession<Driver>: the FabricSession (sim/fabric_session.hpp) on one FabricDriver, with the memory system and
+// the post-processing unit on its clock. A template because the driver is one: sim/fabric_session.cpp instantiates it for every prebuilt
 // variant, and each fabric built on demand instantiates it in its own shared object (sim/fabric_plugin.hpp).
 #pragma once
 
@@ -10,6 +10,7 @@
 #include "sim/layer_runner.hpp"
 #include "sim/memory_plan.hpp"
 #include "sim/memory_system.hpp"
+#include "sim/post_processing_system.hpp"
 
 namespace maeri::sim {
 
@@ -19,6 +20,8 @@ class DriverSession final : public FabricSession {
   DriverSession(std::string name, std::uint64_t watchdog_cycles, const std::string& trace)
       : name_(std::move(name)), driver_(watchdog_cycles, trace) {
     memory_.clk(driver_.clk);
+    unit_.clk(driver_.clk);
+    unit_.busy_out(unit_busy_);
   }
   RtlLayerRun run(const codegen::LayerProgram& program, const codegen::LayerTensors& tensors) override {
     return LayerRunner<Driver>(driver_).run(program, tensors);
@@ -28,12 +31,19 @@ class DriverSession final : public FabricSession {
     return LayerRunner<Driver>(driver_).run(program, tensors, memory_, plan_memory(program, hardware, tensors),
                                             dram_timing_of(hardware));
   }
+  PostProcessingResult post_process(PostProcessingJob job, const contracts::PostProcessingSpec& unit) override {
+    unit_.start(std::move(job), unit);
+    while (unit_.busy()) driver_.tick();
+    return {unit_.output(), unit_.counts()};
+  }
   std::string model_name() const override { return name_; }
 
  private:
   std::string name_;
   Driver driver_;
   MemorySystem memory_{sc_core::sc_gen_unique_name("memory")};
+  PostProcessingSystem unit_{sc_core::sc_gen_unique_name("post_processing")};
+  sc_core::sc_signal<bool> unit_busy_{sc_core::sc_gen_unique_name("post_processing_busy")};
 };
 
 }  // namespace maeri::sim

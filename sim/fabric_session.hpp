@@ -10,6 +10,8 @@
 #include "codegen/config_image.hpp"
 #include "sim/layer_runner.hpp"
 
+#include "sim/post_processing_unit.hpp"
+
 namespace maeri::sim {
 
 class FabricSession {
@@ -20,6 +22,9 @@ class FabricSession {
   // With the SDM and DRAM models sized and timed by `hardware` (sdm_bytes, dram_bytes_per_cycle, dram_latency).
   virtual RtlLayerRun run_with_memory(const codegen::LayerProgram& program, const codegen::LayerTensors& tensors,
                                       const contracts::Hardware& hardware) = 0;
+  // One operator on the post-processing unit beside the fabric (sim/post_processing_system.hpp), clocked with the
+  // fabric's clock in the same SystemC design: the output and what the unit counted.
+  virtual PostProcessingResult post_process(PostProcessingJob job, const contracts::PostProcessingSpec& unit) = 0;
   virtual std::string model_name() const = 0;
 };
 

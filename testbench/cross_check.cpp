@@ -76,7 +76,7 @@ std::vector<CrossCheckRow> post_processing_cross_check(const contracts::PostProc
                                                        const contracts::PostProcessingCounts& unit,
                                                        const contracts::Hardware& hardware) {
   std::vector<CrossCheckRow> rows;
-  rows.push_back({"PPU cycles", double(model.cycles), double(unit.cycles), RowKind::Cycles});
+  rows.push_back({kPostProcessingCycles, double(model.cycles), double(unit.cycles), RowKind::Cycles});
 #define MAERI_POST_PROCESSING_ROW(name, label, meaning) rows.push_back({label, double(model.name), double(unit.name)});
   MAERI_POST_PROCESSING_COUNTS(MAERI_POST_PROCESSING_ROW)
 #undef MAERI_POST_PROCESSING_ROW

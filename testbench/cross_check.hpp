@@ -35,6 +35,7 @@ struct CoSimRuns {
 
 inline const char* kComputeCycles = "cycles (compute)";
 inline const char* kTotalCycles = "cycles (with DRAM)";
+inline const char* kPostProcessingCycles = "PPU cycles";
 inline const char* kMemoryStallCycles = "memory stall cycles";
 
 std::vector<CrossCheckRow> cross_check(const contracts::CostReport& model, const CoSimRuns& runs,

@@ -239,7 +239,7 @@ void NetworkVerification::plan(util::TaskRunner& runner) {
   for (const ShardTask& task : tasks_)
     costs.push_back(shard_cost(jobs_[size_t(task.job)], jobs_[size_t(task.job)].shards[size_t(task.shard)]));
   owner_ = util::assign_longest_first(costs, runner.ranks());
-  if (runner.single_process()) fabric_ = open_fabric(options_.trace_path);
+  if (runner.single_process() && !fabric_) fabric_ = open_fabric(options_.trace_path);
 }
 
 std::string NetworkVerification::fabric_name() const {

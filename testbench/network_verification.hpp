@@ -82,6 +82,11 @@ class NetworkVerification {
   // std::invalid_argument when no run is of that layer or a size does not match it.
   void use_tensors(const std::string& layer, codegen::LayerTensors tensors, std::vector<std::int64_t> reference = {});
 
+  // A chained run keeps one fabric for all its layers and its post-processing unit (SystemC elaborates once per
+  // process): it hands the fabric over before plan() and takes it back after run().
+  void adopt_fabric(std::unique_ptr<sim::FabricSession> fabric) { fabric_ = std::move(fabric); }
+  std::unique_ptr<sim::FabricSession> release_fabric() { return std::move(fabric_); }
+
   // Cuts each image into shards and shares them among the ranks; opens the fabric here when the runner runs tasks in
   // this process.
   void plan(util::TaskRunner& runner);

@@ -1,0 +1,72 @@
+// A chained run of a whole network (`maeri verify --chain`, `maeri run`; docs/cosim.md, "Chained network runs"):
+// the network's real weights (an .npz, an ONNX model's initializers, or seeded He-uniform ones) and real input (an
+// .npy, or seeded) are quantized (testbench/quantization.hpp); then every operator runs in graph order where the
+// hardware runs it — a fabric layer on the Verilated fabric (its best mapping's image, cut into shards over the
+// runner's processes and MPI ranks, on the tensor the previous operators actually produced), its epilogue and every
+// operator beside the fabric on the co-simulated post-processing unit — and every tensor is compared bit for bit with
+// the integer reference of the whole network (testbench/network_reference.hpp). The run stops at the first tensor
+// that differs and names the operator, the element and both values. Each fabric layer is cross-checked against the
+// model like a single layer, each unit operation against the unit's model; the float reference says what
+// quantization costs. The network's outputs (and, when asked, every tensor) are written as .npy.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "importer/onnx_import.hpp"
+#include "testbench/co_simulation.hpp"
+#include "util/task_runner.hpp"
+
+namespace maeri::testbench {
+
+struct NetworkRunOptions {
+  std::string hardware_path, workload_path;
+  importer::ModelInputShapes model_inputs;  // an ONNX workload's input sizes
+  std::string mapping_path;                 // the layers' mappings; "" = each layer's best (as `maeri map` ranks)
+  // The network input as real values: "FILE.npy", "FILE.npz[:MEMBER]" (member: the input tensor's name), any
+  // numeric dtype, the input tensor's exact shape; "" = seeded U(−1, 1).
+  std::string input_path;
+  // Real weights and biases by tensor name (members of an .npz); "" = an ONNX model's initializers, else seeded.
+  std::string weights_path;
+  std::string output_directory;  // "" = none: each network output as <tensor>.npy (integers) and <tensor>.real.npy
+  bool all_tensors = false;      // with output_directory: every tensor, not only the outputs
+  std::string json_path;         // "" = none
+  std::uint64_t seed = 1;
+  MemoryRuns memory = MemoryRuns::Ideal;
+  int shards = 0;  // per layer; 0 = one per worker
+  // Checks the checker: "weight:LAYER:INDEX:BIT" flips one bit of one weight as the fabric receives it (the
+  // reference keeps the true weight); "unit:OPERATOR:INDEX:BIT" flips one bit of one element the unit writes.
+  std::string fault;
+};
+
+// What one operator did, as rank 0 reports it.
+struct OperatorRun {
+  std::string name;
+  std::string where;       // "fabric", "unit" (an operator beside the fabric), "epilogue" (a fabric layer's)
+  std::string tile;        // fabric: the mapping's tile text
+  bool pass = false;
+  std::string verdict;     // "PASS (n elements bit-exact)" or the first difference
+  std::vector<CrossCheckRow> rows;
+  double seconds = 0;
+  int shards = 1;          // fabric: the shards it ran in (cycles and energy are sums over them when more than one)
+};
+
+struct NetworkRunResult {
+  std::string network, hardware, fabric;
+  std::vector<OperatorRun> operators;  // in the order they ran, up to the first failure
+  std::size_t planned_runs = 0;        // the network's operators and one epilogue per fabric layer
+  std::size_t fabric_layers = 0;
+  bool pass = false;
+  bool bad_input = false;  // a layer could not run (its image, a shard that failed before a verdict)
+  std::string quantization_summary;  // the float reference against the integer one, on the network's outputs
+};
+
+// Runs the network on every rank (each with the same options; rank 0 holds the tensors, compares and reports).
+// on_operator is called on rank 0 as each operator finishes. Throws util::InputError for bad input files.
+NetworkRunResult run_network(const NetworkRunOptions& options, util::TaskRunner& runner,
+                             const std::function<void(const NetworkRunResult&, const OperatorRun&)>& on_operator,
+                             bool progress_bar);
+
+}  // namespace maeri::testbench
