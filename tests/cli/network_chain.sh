@@ -1,0 +1,69 @@
+#!/bin/bash
+# CLI tests of chained network runs (docs/cosim.md, "Chained network runs"): `maeri run` chains tiny's graph through
+# the RTL and the post-processing unit bit-exactly, also over --jobs and MPI ranks; a flipped weight bit or a flipped
+# unit output bit is caught at that layer or operator and named; the outputs written as .npy feed a second run that
+# gives the same outputs; bad inputs exit 2 naming the file and field, with nothing written.
+# Usage: network_chain.sh CASE MAERI CONFIGS_DIR NPY_DIR [MPIEXEC]   (exit 77 = skipped)
+set -u
+source "$(dirname "$(readlink -f "$0")")/require_mpi.sh"
+case_name=$1 maeri=$2 configs=$3 npy=$4 mpiexec=${5:-}
+here=$(dirname "$0")
+expect=$here/expect_exit.sh
+hw=$configs/hardware/maeri-64.yaml
+tiny=$configs/workloads/tiny.yaml
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAILED: $*"; exit 1; }
+chain=(verify --chain --hardware "$hw" --workload "$tiny" --memory ideal)
+pass_text="network tiny: PASS — 15 of 15 runs (4 fabric layers, their epilogues and 7 operators on the unit)"
+refused() {
+  local message=$1; shift
+  "$expect" 2 --stderr-contains "$message" "$maeri" "${chain[@]}" "$@" --outputs "$dir/out" --json "$dir/out.json" \
+    || exit 1
+  [[ ! -e $dir/out && ! -e $dir/out.json ]] || fail "an output was written"
+}
+
+case $case_name in
+  run)
+    "$expect" 0 --stdout-contains "$pass_text" "$maeri" run || exit 1 ;;
+  jobs)
+    "$expect" 0 --stdout-contains "$pass_text" "$maeri" "${chain[@]}" --jobs 2 --shards 3 || exit 1 ;;
+  mpi)
+    require_mpi "$mpiexec"
+    "$expect" 0 --stdout-contains "$pass_text" \
+      "$mpiexec" --oversubscribe --allow-run-as-root -np 2 "$maeri" "${chain[@]}" || exit 1 ;;
+  weight_fault)
+    # Bit 3 of conv2's 18th weight, as the fabric receives it: conv2's accumulators differ and the run stops there.
+    "$expect" 3 --stdout-contains "conv2 [fabric] tile" "$maeri" "${chain[@]}" --fault weight:conv2:17:3 \
+      --json "$dir/fault.json" || exit 1
+    grep -q '"operator": "conv2",' "$dir/fault.json" || fail "conv2 not in the report"
+    grep -q "first at element" "$dir/fault.json" || fail "the first difference is not named"
+    ! grep -q '"operator": "conv3_1x1"' "$dir/fault.json" || fail "the run went on past the failing layer" ;;
+  unit_fault)
+    "$expect" 3 --stdout-contains "add1 [unit]: FAIL: 1 of 200 elements of 'add1' differ; first at element 5 (0,0,1,0)" \
+      "$maeri" "${chain[@]}" --fault unit:add1:5:0 || exit 1 ;;
+  outputs_feed_back)
+    # Every tensor as .npy; the input written back as real values quantizes to the same integers (its scale is
+    # max |x| / limit again). The other tensors' scales are calibrated on the new real input, so they may differ.
+    "$maeri" "${chain[@]}" --outputs "$dir/first" --all-tensors >/dev/null || fail "first run"
+    for tensor in image conv1 relu1 pool1 add1 prob; do
+      [[ -s $dir/first/$tensor.npy && -s $dir/first/$tensor.real.npy ]] || fail "no $tensor.npy"
+    done
+    "$expect" 0 --stdout-contains "$pass_text" "$maeri" "${chain[@]}" --network-input "$dir/first/image.real.npy" \
+      --outputs "$dir/second" --all-tensors || exit 1
+    cmp "$dir/first/image.npy" "$dir/second/image.npy" || fail "the input's integers differ" ;;
+  bad_input_shape)
+    "$maeri" "${chain[@]}" --outputs "$dir/tensors" --all-tensors >/dev/null || fail "first run"
+    refused "relu1.real.npy: field 'shape': (1,8,10,10) where the network input 'image' has shape (1,3,10,10)" \
+      --network-input "$dir/tensors/relu1.real.npy" ;;
+  bad_weights_member)
+    refused "tensors.npz: field 'input': the member names no weight or bias tensor of network tiny" \
+      --network-weights "$npy/tensors.npz" ;;
+  bad_fault)
+    refused "--fault: 'weight:conv9:1:3': no such layer or operator" --fault weight:conv9:1:3 ;;
+  one_layer_option)
+    "$expect" 1 --stderr-contains "--layer: one layer's option: not with --chain" \
+      "$maeri" "${chain[@]}" --layer conv1 || exit 1 ;;
+  *) fail "unknown case $case_name" ;;
+esac
+echo "ok: $case_name"
