@@ -439,16 +439,16 @@ if(NOT MAERI_SANITIZE)
   list(APPEND tensor_cases mpi_equal_single)
 endif()
 set(chain_cases run jobs weight_fault unit_fault outputs_feed_back bad_input_shape bad_weights_member bad_fault
-    one_layer_option)
+    one_layer_option onnx_top1)
 if(NOT MAERI_SANITIZE)
   list(APPEND chain_cases mpi)
 endif()
 foreach(case ${chain_cases})
   add_test(NAME cli_chain_${case}
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/network_chain.sh ${case} $<TARGET_FILE:maeri> ${CONFIGS} ${NPY_FILES}
-            "$<$<BOOL:${MPI_CXX_FOUND}>:${MPIEXEC_EXECUTABLE}>")
+            ${ONNX_MODELS} "$<$<BOOL:${MPI_CXX_FOUND}>:${MPIEXEC_EXECUTABLE}>")
   set_tests_properties(cli_chain_${case} PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 180
-                       FIXTURES_REQUIRED npy_files)
+                       FIXTURES_REQUIRED "npy_files;onnx_models")
 endforeach()
 foreach(case ${tensor_cases})
   add_test(NAME cli_tensors_${case}

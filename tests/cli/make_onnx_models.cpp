@@ -7,8 +7,10 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <random>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "onnx_models.hpp"
 
@@ -114,6 +116,55 @@ void write_bad_models(const std::string& folder) {
   }
 }
 
+// A small classifier as PyTorch exports one, with its own weights (seeded, fixed): conv + bias + BatchNormalization
+// (folded by the importer) + ReLU, a max pool, a residual block (conv, ReLU, conv, add, ReLU), a global average pool,
+// flatten, a Gemm classifier with bias (transB) and a softmax. The chained-run target of issue 30 runs it on the
+// RTL with these weights (tests/cli/network_chain.sh, onnx_top1).
+void write_classifier(const std::string& path) {
+  std::mt19937 generator(2026);
+  const auto values = [&](std::size_t count, float spread, float centre = 0) {
+    std::uniform_real_distribution<float> uniform(centre - spread, centre + spread);
+    std::vector<float> drawn(count);
+    for (float& value : drawn) value = uniform(generator);
+    return drawn;
+  };
+  OnnxModelBuilder model("classifier");
+  model.input("image", {1, 3, 16, 16});
+  model.weight("stem.weight", {8, 3, 3, 3}, values(8 * 3 * 9, 0.35f));
+  model.weight("stem.bias", {8}, values(8, 0.1f));
+  auto& stem = model.node("Conv", "stem", {"image", "stem.weight", "stem.bias"}, "stem_out");
+  OnnxModelBuilder::set_ints(stem, "pads", {1, 1, 1, 1});
+  model.weight("bn.gamma", {8}, values(8, 0.2f, 1.0f));
+  model.weight("bn.beta", {8}, values(8, 0.1f));
+  model.weight("bn.mean", {8}, values(8, 0.1f));
+  model.weight("bn.var", {8}, values(8, 0.2f, 0.8f));
+  model.node("BatchNormalization", "bn", {"stem_out", "bn.gamma", "bn.beta", "bn.mean", "bn.var"}, "bn_out");
+  model.node("Relu", "stem_relu", {"bn_out"}, "stem_act");
+  auto& pool = model.node("MaxPool", "pool", {"stem_act"}, "pooled");
+  OnnxModelBuilder::set_ints(pool, "kernel_shape", {2, 2});
+  OnnxModelBuilder::set_ints(pool, "strides", {2, 2});
+  for (const char* conv : {"block.conv1", "block.conv2"}) {
+    model.weight(std::string(conv) + ".weight", {8, 8, 3, 3}, values(8 * 8 * 9, 0.15f));
+    model.weight(std::string(conv) + ".bias", {8}, values(8, 0.05f));
+  }
+  auto& conv1 = model.node("Conv", "block.conv1", {"pooled", "block.conv1.weight", "block.conv1.bias"}, "b1");
+  OnnxModelBuilder::set_ints(conv1, "pads", {1, 1, 1, 1});
+  model.node("Relu", "block.relu1", {"b1"}, "b1_act");
+  auto& conv2 = model.node("Conv", "block.conv2", {"b1_act", "block.conv2.weight", "block.conv2.bias"}, "b2");
+  OnnxModelBuilder::set_ints(conv2, "pads", {1, 1, 1, 1});
+  model.node("Add", "block.add", {"b2", "pooled"}, "sum");
+  model.node("Relu", "block.relu2", {"sum"}, "block_out");
+  model.node("GlobalAveragePool", "gap", {"block_out"}, "gap_out");
+  model.node("Flatten", "flatten", {"gap_out"}, "features");
+  model.weight("fc.weight", {10, 8}, values(80, 0.6f));
+  model.weight("fc.bias", {10}, values(10, 0.1f));
+  auto& fc = model.node("Gemm", "fc", {"features", "fc.weight", "fc.bias"}, "logits");
+  OnnxModelBuilder::set_int(fc, "transB", 1);
+  model.node("Softmax", "softmax", {"logits"}, "probabilities");
+  model.output("probabilities");
+  model.write(path);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -144,6 +195,7 @@ int main(int argc, char** argv) {
     model.output("logits");
     model.write(folder + "/small.onnx");
   }
+  write_classifier(folder + "/classifier.onnx");
   OnnxModelBuilder::write_one_conv(folder + "/dynamic.onnx", "conv", {-1, 3, 8, 8}, {4, 3, 3, 3});
   OnnxModelBuilder::write_one_conv(folder + "/asymmetric.onnx", "conv_same", {1, 3, 8, 8}, {4, 3, 3, 3},
                                    [](onnx::NodeProto& conv) { OnnxModelBuilder::set_ints(conv, "pads", {0, 0, 1, 1}); });

@@ -3,10 +3,14 @@
 # the RTL and the post-processing unit bit-exactly, also over --jobs and MPI ranks; a flipped weight bit or a flipped
 # unit output bit is caught at that layer or operator and named; the outputs written as .npy feed a second run that
 # gives the same outputs; bad inputs exit 2 naming the file and field, with nothing written.
-# Usage: network_chain.sh CASE MAERI CONFIGS_DIR NPY_DIR [MPIEXEC]   (exit 77 = skipped)
+# onnx_top1 is issue 30's ONNX target: the classifier of maeri_make_onnx_models (conv + BatchNormalization, ReLU,
+# max pool, a residual block, global average pool, Gemm, softmax) with its own initializers, chained on the RTL for
+# eight inputs (seeds 1-8, U(−1, 1), each also the calibration input), each bit-exact and with the quantized
+# network's top-1 equal to the float reference's.
+# Usage: network_chain.sh CASE MAERI CONFIGS_DIR NPY_DIR ONNX_DIR [MPIEXEC]   (exit 77 = skipped)
 set -u
 source "$(dirname "$(readlink -f "$0")")/require_mpi.sh"
-case_name=$1 maeri=$2 configs=$3 npy=$4 mpiexec=${5:-}
+case_name=$1 maeri=$2 configs=$3 npy=$4 onnx=$5 mpiexec=${6:-}
 here=$(dirname "$0")
 expect=$here/expect_exit.sh
 hw=$configs/hardware/maeri-64.yaml
@@ -61,6 +65,11 @@ case $case_name in
       --network-weights "$npy/tensors.npz" ;;
   bad_fault)
     refused "--fault: 'weight:conv9:1:3': no such layer or operator" --fault weight:conv9:1:3 ;;
+  onnx_top1)
+    for seed in 1 2 3 4 5 6 7 8; do
+      "$expect" 0 --stdout-contains "top-1 agrees 1 of 1" "$maeri" verify --chain --hardware "$hw" \
+        --workload "$onnx/classifier.onnx" --memory ideal --seed "$seed" || fail "seed $seed"
+    done ;;
   one_layer_option)
     "$expect" 1 --stderr-contains "--layer: one layer's option: not with --chain" \
       "$maeri" "${chain[@]}" --layer conv1 || exit 1 ;;
