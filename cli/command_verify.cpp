@@ -157,6 +157,25 @@ int run_chain(VerifyCommandLine& line) {
   return runner.finish(result.bad_input ? kExitBadInput : kExitCheckFailed);
 }
 
+// Options of one layer's runs have no meaning in a chained run: refused, not ignored.
+void check_chain_options(const VerifyCommandLine& options) {
+  const testbench::NetworkRunOptions& n = options.network;
+  if (!options.chain) {
+    for (const auto& [given, name] : {std::pair{!n.input_path.empty(), "--network-input"},
+                                      {!n.weights_path.empty(), "--network-weights"},
+                                      {!n.output_directory.empty(), "--outputs"}, {n.all_tensors, "--all-tensors"},
+                                      {!n.fault.empty(), "--fault"}})
+      if (given) throw CLI::ValidationError(name, "a chained run's option: with --chain (or `maeri run`) only");
+    return;
+  }
+  const testbench::NetworkVerificationOptions& v = options.verification;
+  for (const auto& [given, name] : {std::pair{!v.input_path.empty(), "--input"}, {!v.weights_path.empty(), "--weights"},
+                                    {!v.expected_path.empty(), "--expected"}, {!v.output_npy_path.empty(), "--output"},
+                                    {!v.layer.empty(), "--layer"}, {!v.csv_path.empty(), "--csv"},
+                                    {!v.trace_path.empty(), "--trace"}, {v.top != 1, "--top"}})
+    if (given) throw CLI::ValidationError(name, "one layer's option: not with a chained run (--chain, `maeri run`)");
+}
+
 void add_chain_options(CLI::App* command, VerifyCommandLine& options) {
   command->add_option("--network-input", options.network.input_path,
                       "with --chain: the network's input as real values, FILE.npy or FILE.npz[:MEMBER] "
@@ -246,14 +265,7 @@ void add_verify_command(CLI::App& app, Action& action) {
   add_chain_options(command, *options);
   command->callback([options, &action, workload, manifest] {
     if (workload->count() == 0 && manifest->count() == 0) throw CLI::RequiredError("one of --workload or --manifest");
-    if (options->chain) {
-      const auto& v = options->verification;
-      for (const auto& [given, name] : {std::pair{!v.input_path.empty(), "--input"}, {!v.weights_path.empty(), "--weights"},
-                                        {!v.expected_path.empty(), "--expected"}, {!v.output_npy_path.empty(), "--output"},
-                                        {!v.layer.empty(), "--layer"}, {!v.csv_path.empty(), "--csv"},
-                                        {!v.trace_path.empty(), "--trace"}, {v.top != 1, "--top"}})
-        if (given) throw CLI::ValidationError(name, "one layer's option: not with --chain");
-    }
+    check_chain_options(*options);
     action = [options] { return options->chain ? run_chain(*options) : run_verify(*options); };
   });
 }
@@ -280,6 +292,7 @@ void add_run_command(CLI::App& app, Action& action) {
                     "chained run");
   command->callback([options, &action] {
     options->chain = !options->per_layer;
+    check_chain_options(*options);
     action = [options] {
       // Resolved when the command runs, so a missing installation only fails the command that needs it.
       testbench::NetworkVerificationOptions& verification = options->verification;

@@ -22,7 +22,7 @@ case $case_name in
       "$expect" 0 --stdout-contains "(git $revision)" "$maeri" --version || exit 1
     fi
     # The main job with its shipped defaults, from a directory that holds nothing of the toolkit.
-    "$expect" 0 --stdout-contains "4 of 4 runs PASS" "$maeri" run --json run.json || exit 1
+    "$expect" 0 --stdout-contains "network tiny: PASS" "$maeri" run --json run.json || exit 1
     [[ -s run.json ]] || fail "maeri run wrote no JSON"
     "$expect" 0 --stdout-contains "mappings evaluated per second" "$maeri" bench --help || exit 1
     "$expect" 0 --stdout-contains "<shipped configs>/hardware/maeri-64.yaml" "$maeri" run --help || exit 1
@@ -31,7 +31,7 @@ case $case_name in
     "$expect" 0 --stdout-contains "layer conv1" "$dir/moved/bin/maeri" map --layer conv1 \
       --hardware "$dir/moved/share/maeri/configs/hardware/maeri-64.yaml" \
       --workload "$dir/moved/share/maeri/configs/workloads/tiny.yaml" -o m.yaml || exit 1
-    "$expect" 0 --stdout-contains "4 of 4 runs PASS" "$dir/moved/bin/maeri" run || exit 1
+    "$expect" 0 --stdout-contains "network tiny: PASS" "$dir/moved/bin/maeri" run || exit 1
     # A wrong explicit setting is an error, not a silent fallback; a prefix without configs says where it looked.
     "$expect" 2 --stderr-contains "MAERI_CONFIG_DIR" env MAERI_CONFIG_DIR="$dir/none" "$dir/moved/bin/maeri" run || exit 1
     rm -rf "$dir/moved/share/maeri"

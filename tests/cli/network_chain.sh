@@ -71,8 +71,11 @@ case $case_name in
         --workload "$onnx/classifier.onnx" --memory ideal --seed "$seed" || fail "seed $seed"
     done ;;
   one_layer_option)
-    "$expect" 1 --stderr-contains "--layer: one layer's option: not with --chain" \
-      "$maeri" "${chain[@]}" --layer conv1 || exit 1 ;;
+    "$expect" 1 --stderr-contains "--layer: one layer's option: not with a chained run" \
+      "$maeri" "${chain[@]}" --layer conv1 || exit 1
+    "$expect" 1 --stderr-contains "--csv: one layer's option: not with a chained run" "$maeri" run --csv x.csv || exit 1
+    "$expect" 1 --stderr-contains "--fault: a chained run's option: with --chain (or \`maeri run\`) only" \
+      "$maeri" verify --hardware "$hw" --workload "$tiny" --fault unit:add1:0:0 || exit 1 ;;
   *) fail "unknown case $case_name" ;;
 esac
 echo "ok: $case_name"

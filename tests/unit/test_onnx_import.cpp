@@ -167,9 +167,13 @@ TEST_CASE("ONNX import: the workload YAML it writes loads back to the same layer
   // Conv layers have batch 2 (the workload's); the GEMMs' batches 1 and 24 are not multiples of it.
   CHECK_THROWS_WITH(importer::workload_yaml(imported, "header"),
                     Catch::Contains("GEMM batch 1 is not a multiple of the workload's batch 2"));
-  contracts::Network convolutions = imported, products = imported;
-  convolutions.layers.resize(3);  // conv1, depthwise, pointwise: batch 2
-  products.layers.erase(products.layers.begin(), products.layers.begin() + 3);  // fc, scores, ffn: batches 1, 24, 1
+  // Each part as a flat list of its layers (a chain: the YAML writer writes a graph only for operators beside the
+  // fabric, which these parts leave out).
+  const auto layers = imported.layers;
+  const contracts::Network convolutions = contracts::chain_network(  // conv1, depthwise, pointwise: batch 2
+      imported.name, {layers.begin(), layers.begin() + 3});
+  const contracts::Network products = contracts::chain_network(  // fc, scores, ffn: batches 1, 24, 1
+      imported.name, {layers.begin() + 3, layers.end()});
   for (const contracts::Network* part : {&convolutions, &products}) {
     test::TempFile yaml(importer::workload_yaml(*part, "imported"));
     const contracts::Network loaded = contracts::load_workload(yaml.path());
