@@ -65,6 +65,11 @@ case $case_name in
       --network-weights "$npy/tensors.npz" ;;
   bad_fault)
     refused "--fault: 'weight:conv9:1:3': no such layer or operator" --fault weight:conv9:1:3 ;;
+  every_kind)
+    # Every operator kind (concat, relu6, clip, both pools, requantize, add, global pool, flatten, reshape, softmax,
+    # a bias, shared weights) on the RTL and the unit.
+    "$expect" 0 --stdout-contains "network every-kind: PASS — 20 of 20 runs" "$maeri" verify --chain --hardware "$hw" \
+      --workload "$here/../fuzz/regressions/workload_spec/graph-every-kind.yaml" --memory ideal || exit 1 ;;
   onnx_top1)
     for seed in 1 2 3 4 5 6 7 8; do
       "$expect" 0 --stdout-contains "top-1 agrees 1 of 1" "$maeri" verify --chain --hardware "$hw" \
