@@ -116,21 +116,14 @@ void print_operator(const testbench::NetworkRunResult&, const testbench::Operato
 int run_chain(VerifyCommandLine& line) {
   RankRunner runner({line.jobs, line.timeout}, line.rank_timeout);
   testbench::NetworkRunOptions& options = line.network;
-  const testbench::NetworkVerificationOptions& verification = line.verification;
-  options.hardware_path = verification.hardware_path;
-  options.workload_path = verification.workload_path;
-  options.model_inputs = verification.model_inputs;
-  options.mapping_path = verification.mapping_path;
-  options.json_path = verification.json_path;
-  options.seed = verification.seed;
-  options.shards = verification.shards;
-  options.memory = testbench::memory_runs_named(line.memory);
+  options.layers = line.verification;
+  options.layers.memory = testbench::memory_runs_named(line.memory);
   if (runner.root())
     fmt::print("chained run of {} on {}, seed {}: input {}, weights {}; {} rank(s) x {} job(s)\n",
-               options.workload_path, options.hardware_path, options.seed,
+               options.layers.workload_path, options.layers.hardware_path, options.layers.seed,
                options.input_path.empty() ? "seeded U(-1, 1)" : options.input_path,
                !options.weights_path.empty() ? options.weights_path
-               : importer::is_onnx_path(options.workload_path) ? "the model's initializers (seeded where absent)"
+               : importer::is_onnx_path(options.layers.workload_path) ? "the model's initializers (seeded where absent)"
                                                                 : "seeded He-uniform",
                runner.ranks(), line.jobs);
   std::fflush(stdout);

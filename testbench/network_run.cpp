@@ -259,24 +259,24 @@ NetworkRunResult run_network(const NetworkRunOptions& options, util::TaskRunner&
                              const std::function<void(const NetworkRunResult&, const OperatorRun&)>& on_operator,
                              bool progress_bar) {
   const bool root = runner.root();
-  const contracts::Hardware hardware = contracts::load_hardware(options.hardware_path);
-  for (const std::string* output : {&options.json_path})
+  const contracts::Hardware hardware = contracts::load_hardware(options.layers.hardware_path);
+  for (const std::string* output : {&options.layers.json_path})
     if (!output->empty() && root) util::check_output_path(*output);
 
   contracts::Network network;
   NamedRealTensors given;
-  if (importer::is_onnx_path(options.workload_path)) {
-    importer::OnnxImport imported = importer::import_onnx(options.workload_path, options.model_inputs);
+  if (importer::is_onnx_path(options.layers.workload_path)) {
+    importer::OnnxImport imported = importer::import_onnx(options.layers.workload_path, options.layers.model_inputs);
     network = std::move(imported.network);
     given = std::move(imported.weights);
   } else {
-    network = importer::load_network(options.workload_path, options.model_inputs);
+    network = importer::load_network(options.layers.workload_path, options.layers.model_inputs);
   }
   if (const auto violation = contracts::network_violation(network))
-    throw util::InputError({options.workload_path, 0, 0}, "operators", *violation);
+    throw util::InputError({options.layers.workload_path, 0, 0}, "operators", *violation);
   const std::vector<std::size_t> inputs = network.network_inputs();
   if (inputs.size() != 1)
-    throw util::InputError({options.workload_path, 0, 0}, "inputs",
+    throw util::InputError({options.layers.workload_path, 0, 0}, "inputs",
                            fmt::format("a chained run takes a network with one input; {} has {}", network.name,
                                        inputs.size()));
   if (!options.weights_path.empty()) given = read_weights(options.weights_path, network);
@@ -287,7 +287,7 @@ NetworkRunResult run_network(const NetworkRunOptions& options, util::TaskRunner&
   if (!options.input_path.empty()) {
     input = read_input(options.input_path, input_tensor);
   } else {
-    std::mt19937_64 generator(options.seed * 0x9E3779B97F4A7C15ULL + 17);
+    std::mt19937_64 generator(options.layers.seed * 0x9E3779B97F4A7C15ULL + 17);
     std::uniform_real_distribution<double> uniform(-1.0, 1.0);
     input.resize(std::size_t(input_tensor.elements()));
     for (double& value : input) value = uniform(generator);
@@ -295,13 +295,13 @@ NetworkRunResult run_network(const NetworkRunOptions& options, util::TaskRunner&
   std::vector<RealLayerWeights> weights;
   contracts::QuantizedNetwork quantized;
   try {
-    weights = complete_weights(network, given, options.seed);
+    weights = complete_weights(network, given, options.layers.seed);
     QuantizationOptions quantization;
     quantization.data_width = hardware.data_width;
     quantization.acc_width = hardware.acc_width;
     quantized = quantize_network(network, weights, {input}, quantization);
   } catch (const std::invalid_argument& error) {
-    throw util::InputError({options.weights_path.empty() ? options.workload_path : options.weights_path, 0, 0},
+    throw util::InputError({options.weights_path.empty() ? options.layers.workload_path : options.weights_path, 0, 0},
                            "weights", error.what());
   }
   const auto integer_inputs = quantize_inputs(quantized, {input});
@@ -328,7 +328,7 @@ NetworkRunResult run_network(const NetworkRunOptions& options, util::TaskRunner&
   const auto run_on_unit = [&](const std::vector<sim::PostProcessingJob>& jobs) {
     std::vector<sim::PostProcessingResult> results;
     if (runner.single_process()) {
-      if (!fabric) fabric = open_fabric_for(hardware, options.hardware_path);
+      if (!fabric) fabric = open_fabric_for(hardware, options.layers.hardware_path);
       for (const sim::PostProcessingJob& job : jobs) results.push_back(fabric->post_process(job, hardware.post_processing));
       return results;
     }
@@ -340,7 +340,7 @@ NetworkRunResult run_network(const NetworkRunOptions& options, util::TaskRunner&
     runner.run_in_processes(
         {0},
         [&](int) {
-          auto child_fabric = open_fabric_for(hardware, options.hardware_path);
+          auto child_fabric = open_fabric_for(hardware, options.layers.hardware_path);
           std::string all;
           for (const sim::PostProcessingJob& job : jobs) {
             const std::string bytes = result_bytes(child_fabric->post_process(job, hardware.post_processing));
@@ -453,15 +453,9 @@ NetworkRunResult run_network(const NetworkRunOptions& options, util::TaskRunner&
       accumulators_expected =
           integer_convolution(layer, tensors.input, quantized.operators[o].weights, quantized.acc_width);
 
-    NetworkVerificationOptions layer_options;
-    layer_options.hardware_path = options.hardware_path;
-    layer_options.workload_path = options.workload_path;
-    layer_options.model_inputs = options.model_inputs;
-    layer_options.mapping_path = options.mapping_path;
+    NetworkVerificationOptions layer_options = options.layers;
     layer_options.layer = layer.name;
-    layer_options.seed = options.seed;
-    layer_options.memory = options.memory;
-    layer_options.shards = options.shards;
+    layer_options.json_path.clear();  // the chained run's JSON is written below
     NetworkVerification verification(layer_options, root);
     verification.adopt_fabric(std::move(fabric));
     verification.use_tensors(layer.name, std::move(tensors), accumulators_expected);
@@ -514,7 +508,7 @@ NetworkRunResult run_network(const NetworkRunOptions& options, util::TaskRunner&
   result.pass = !failed && !result.bad_input;
   for (const OperatorRun& run : result.operators) result.pass &= run.pass;
   if (!options.output_directory.empty()) write_outputs(options, quantized, produced);
-  if (!options.json_path.empty()) {
+  if (!options.layers.json_path.empty()) {
     nlohmann::ordered_json report = {{"network", result.network},
                                      {"hardware", result.hardware},
                                      {"result", result.pass ? "PASS" : "FAIL"},
@@ -532,7 +526,7 @@ NetworkRunResult run_network(const NetworkRunOptions& options, util::TaskRunner&
                       {"shards", run.shards},
                       {"cross_check", rows_json(run.rows)}});
     report["operators"] = std::move(list);
-    util::write_file_atomically(options.json_path,
+    util::write_file_atomically(options.layers.json_path,
                                 report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   }
   return result;

@@ -17,14 +17,15 @@
 
 #include "importer/onnx_import.hpp"
 #include "testbench/co_simulation.hpp"
+#include "testbench/network_verification.hpp"
 #include "util/task_runner.hpp"
 
 namespace maeri::testbench {
 
 struct NetworkRunOptions {
-  std::string hardware_path, workload_path;
-  importer::ModelInputShapes model_inputs;  // an ONNX workload's input sizes
-  std::string mapping_path;                 // the layers' mappings; "" = each layer's best (as `maeri map` ranks)
+  // The hardware, the workload (and an ONNX model's input sizes), the mapping file ("" = each layer's best, as
+  // `maeri map` ranks), seed, memory runs, shards and the JSON path; each layer runs with these and its own name.
+  NetworkVerificationOptions layers;
   // The network input as real values: "FILE.npy", "FILE.npz[:MEMBER]" (member: the input tensor's name), any
   // numeric dtype, the input tensor's exact shape; "" = seeded U(−1, 1).
   std::string input_path;
@@ -32,10 +33,6 @@ struct NetworkRunOptions {
   std::string weights_path;
   std::string output_directory;  // "" = none: each network output as <tensor>.npy (integers) and <tensor>.real.npy
   bool all_tensors = false;      // with output_directory: every tensor, not only the outputs
-  std::string json_path;         // "" = none
-  std::uint64_t seed = 1;
-  MemoryRuns memory = MemoryRuns::Ideal;
-  int shards = 0;  // per layer; 0 = one per worker
   // Checks the checker: "weight:LAYER:INDEX:BIT" flips one bit of one weight as the fabric receives it (the
   // reference keeps the true weight); "unit:OPERATOR:INDEX:BIT" flips one bit of one element the unit writes.
   std::string fault;
