@@ -35,16 +35,46 @@ void summarise_workload(const contracts::Network& network, const std::string& pa
   }
 }
 
+// A graph's operators beside the fabric matter to its runs (what the post-processing unit does between layers), so
+// a workload with any lists every operator with the tensors it reads and writes; a chain prints its layers only.
+void summarise_graph(const contracts::Network& network) {
+  bool beside_fabric = false;
+  for (const contracts::Operator& op : network.operators) beside_fabric |= op.kind != contracts::OperatorKind::FabricLayer;
+  if (!beside_fabric) return;
+  const auto names = [&](const std::vector<std::size_t>& tensors) {
+    std::vector<std::string> listed;
+    for (std::size_t t : tensors) listed.push_back(network.tensors[t].name);
+    return fmt::format("{}", fmt::join(listed, ", "));
+  };
+  std::vector<std::string> inputs;
+  for (std::size_t t : network.network_inputs())
+    inputs.push_back(fmt::format("{} ({})", network.tensors[t].name, fmt::join(network.tensors[t].shape, ",")));
+  fmt::print("  graph: {} operators; inputs {}\n", network.operators.size(), fmt::join(inputs, ", "));
+  fmt::print("  {:<24} {:<20} {:<40} {}\n", "operator", "kind", "reads", "writes");
+  for (const contracts::Operator& op : network.operators) {
+    std::string kind = contracts::to_string(op.kind);
+    if (op.kind == contracts::OperatorKind::FabricLayer) kind = contracts::to_string(network.layers[op.layer].type);
+    if (op.kind == contracts::OperatorKind::Clip) kind += fmt::format(" [{}, {}]", op.clip_min, op.clip_max);
+    if (op.kind == contracts::OperatorKind::MaxPool || op.kind == contracts::OperatorKind::AveragePool)
+      kind += op.pool.stride_x == op.pool.stride_y
+                  ? fmt::format(" {}x{}/{}", op.pool.size_x, op.pool.size_y, op.pool.stride_x)
+                  : fmt::format(" {}x{}/{}x{}", op.pool.size_x, op.pool.size_y, op.pool.stride_x, op.pool.stride_y);
+    const contracts::Tensor& output = network.tensors[op.outputs[0]];
+    fmt::print("  {:<24} {:<20} {:<40} {} ({})\n", op.name, kind, names(op.inputs), output.name,
+               fmt::join(output.shape, ","));
+  }
+}
+
 int run_validate(const std::vector<std::string>& files) {
   int status = kExitOk;
   for (const auto& path : files) {
     try {
-      if (importer::is_onnx_path(path)) {
-        summarise_workload(importer::load_network(path), path);
-      } else if (contracts::peek_spec_kind(path) == contracts::SpecKind::Hardware) {
+      if (!importer::is_onnx_path(path) && contracts::peek_spec_kind(path) == contracts::SpecKind::Hardware) {
         summarise_hardware(contracts::load_hardware(path), path);
       } else {
-        summarise_workload(contracts::load_workload(path), path);
+        const contracts::Network network = importer::load_network(path);
+        summarise_workload(network, path);
+        summarise_graph(network);
       }
     } catch (const util::InputError& error) {
       std::cerr << "error: " << error.what() << '\n';

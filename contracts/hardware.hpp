@@ -23,6 +23,15 @@ struct EnergyTable {
   double sdm_read = 0;    // one element read from the prefetch buffer (SDM)
   double sdm_write = 0;   // one element written to the prefetch buffer (SDM)
   double dram_byte = 0;   // one byte moved between DRAM and the SDM
+  // The post-processing unit's operations (docs/hardware-spec.md, "Post-processing unit"): optional in the YAML,
+  // whose defaults are these 45 nm values (sources in the doc); the unit's element reads and writes cost sdm_read
+  // and sdm_write.
+  double ppu_add = 0.1;       // one addition or subtraction (bias, window sum, residual, softmax sum)
+  double ppu_multiply = 3.1;  // one product with a 31-bit requantization multiplier (or softmax's e · L)
+  double ppu_shift = 0.1;     // one rounding right shift of a product
+  double ppu_compare = 0.05;  // one comparison of two data-width values (max, ReLU, one side of a clamp)
+  double ppu_divide = 1.6;    // one rounded division (average pools, softmax)
+  double ppu_lookup = 2.5;    // one read of softmax's exponential table
 };
 
 // Area of one switch or of the SDM per KiB in µm², for relative area estimates of design points (`maeri sweep`).
@@ -85,6 +94,15 @@ struct DramDevice {
   double turnaround_ns = 0;          // a switch between reading and writing (tWTR / tRTW)
 };
 
+// The post-processing unit beside the fabric (docs/hardware-spec.md, "Post-processing unit"): `lanes` elements
+// enter it per cycle, and its last result leaves `latency` cycles after its last beat. A spec without the section
+// gets lanes = rn_bw (the unit keeps up with the fabric's output) and kDefaultPostProcessingLatency.
+inline constexpr std::int64_t kDefaultPostProcessingLatency = 4;
+struct PostProcessingSpec {
+  std::int64_t lanes = 16;
+  std::int64_t latency = kDefaultPostProcessingLatency;
+};
+
 struct Hardware {
   std::string name;
   std::int64_t num_ms = 0;  // multiplier switches (power of two)
@@ -98,6 +116,7 @@ struct Hardware {
   std::int64_t dram_latency_cycles = 0;
   std::optional<DramDevice> dram_device;  // co-simulation only; none: a plain bandwidth + latency channel
   double clock_mhz = 0;
+  PostProcessingSpec post_processing;
   EnergyTable energy_pj;
   std::optional<AreaTable> area_um2;
   ModelParameters model;

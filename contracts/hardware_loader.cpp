@@ -2,6 +2,8 @@
 // relations between them (bandwidths are powers of two no larger than num_ms, acc_width >= data_width).
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "contracts/spec_loader.hpp"
 #include "contracts/dram_presets.hpp"
 #include "contracts/model_parameters.hpp"
@@ -32,6 +34,14 @@ EnergyTable read_energy(StrictMap energy) {
   table.sdm_read = energy.number("sdm_read", 0, kMaxPicojoules);
   table.sdm_write = energy.number("sdm_write", 0, kMaxPicojoules);
   table.dram_byte = energy.number("dram_byte", 0, kMaxPicojoules);
+  // The post-processing unit's energies are optional: a file from before the unit keeps the defaults.
+  const std::pair<const char*, double EnergyTable::*> unit_energies[] = {
+      {"ppu_add", &EnergyTable::ppu_add},         {"ppu_multiply", &EnergyTable::ppu_multiply},
+      {"ppu_shift", &EnergyTable::ppu_shift},     {"ppu_compare", &EnergyTable::ppu_compare},
+      {"ppu_divide", &EnergyTable::ppu_divide},   {"ppu_lookup", &EnergyTable::ppu_lookup},
+  };
+  for (const auto& [key, field] : unit_energies)
+    if (energy.has(key)) table.*field = energy.number(key, 0, kMaxPicojoules);
   energy.finish();
   return table;
 }
@@ -125,6 +135,14 @@ Hardware hardware_from_yaml(const YAML::Node& document, const std::string& origi
   hardware.dram_latency_cycles = dram.integer("latency_cycles", 0, 1000000);
   if (dram.has("timing")) hardware.dram_device = read_dram_device(dram);
   dram.finish();
+
+  hardware.post_processing.lanes = hardware.rn_bw;
+  if (root.has("post_processing")) {
+    StrictMap unit = root.map("post_processing");
+    if (unit.has("lanes")) hardware.post_processing.lanes = unit.integer("lanes", 1, kMaxMultiplierSwitches);
+    if (unit.has("latency")) hardware.post_processing.latency = unit.integer("latency", 0, 1000);
+    unit.finish();
+  }
 
   hardware.energy_pj = read_energy(root.map("energy_pj"));
   if (root.has("area_um2")) hardware.area_um2 = read_area(root.map("area_um2"));

@@ -113,10 +113,212 @@ Network chain_network(std::string name, std::vector<Layer> layers) {
   return graph_network(std::move(name), std::move(layers), names);
 }
 
+namespace {
+
+std::string shape_text(const std::vector<std::int64_t>& shape) { return fmt::format("({})", fmt::join(shape, ",")); }
+
+InferredShape problem(std::string message) { return {{}, std::move(message)}; }
+
+// The pooling rule of docs/workload-spec.md ("Graphs"): a window inside the padded input, padding smaller than the
+// window so that every window holds at least one element of the tensor (average pool divides by that count).
+std::optional<std::string> pool_window_violation(const PoolWindow& pool, std::int64_t x, std::int64_t y) {
+  if (pool.size_x < 1 || pool.size_y < 1 || pool.stride_x < 1 || pool.stride_y < 1 || pool.padding_x < 0 ||
+      pool.padding_y < 0)
+    return fmt::format("a window of size {}x{}, stride {}x{}, padding {}x{} (sizes and strides at least 1, padding at "
+                       "least 0)",
+                       pool.size_x, pool.size_y, pool.stride_x, pool.stride_y, pool.padding_x, pool.padding_y);
+  if (pool.padding_x >= pool.size_x || pool.padding_y >= pool.size_y)
+    return fmt::format("padding {}x{} not smaller than the window {}x{} (a window would hold padding only)",
+                       pool.padding_x, pool.padding_y, pool.size_x, pool.size_y);
+  if (pool.size_x > x + 2 * pool.padding_x || pool.size_y > y + 2 * pool.padding_y)
+    return fmt::format("a window {}x{} larger than the padded input {}x{}", pool.size_x, pool.size_y,
+                       x + 2 * pool.padding_x, y + 2 * pool.padding_y);
+  return std::nullopt;
+}
+
+InferredShape fabric_output_shape(const Network& network, const Operator& op) {
+  if (op.layer >= network.layers.size())
+    return problem(fmt::format("operator '{}' runs layer #{}, which does not exist", op.name, op.layer));
+  if (op.inputs.size() != 2 && op.inputs.size() != 3)
+    return problem(fmt::format("fabric operator '{}' needs 2 or 3 inputs (activation, weights[, bias]), not {}",
+                               op.name, op.inputs.size()));
+  const Layer& layer = network.layers[op.layer];
+  const std::vector<std::int64_t> bias_shape{layer.K};
+  const std::vector<std::int64_t>* needed[] = {nullptr, nullptr, &bias_shape};
+  const std::vector<std::int64_t> input = input_shape(layer), weights = weight_shape(layer);
+  needed[0] = &input;
+  needed[1] = &weights;
+  const char* what[] = {"input", "weights", "bias"};
+  for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+    const Tensor& tensor = network.tensors[op.inputs[i]];
+    if (tensor.shape != *needed[i])
+      return problem(fmt::format("operator '{}': its {} '{}' has shape {}, layer '{}' needs {}", op.name, what[i],
+                                 tensor.name, shape_text(tensor.shape), layer.name, shape_text(*needed[i])));
+  }
+  return {output_shape(layer), std::nullopt};
+}
+
+}  // namespace
+
+InferredShape inferred_output_shape(const Network& network, const Operator& op) {
+  if (op.kind == OperatorKind::FabricLayer) return fabric_output_shape(network, op);
+  const std::string label = fmt::format("{} '{}'", to_string(op.kind), op.name);
+  const bool joins = op.kind == OperatorKind::Add || op.kind == OperatorKind::Concat;
+  if (op.kind == OperatorKind::Add ? op.inputs.size() != 2 : op.kind == OperatorKind::Concat ? op.inputs.empty()
+                                                                                               : op.inputs.size() != 1)
+    return problem(fmt::format("{} reads {} tensors, expected {}", label, op.inputs.size(),
+                               op.kind == OperatorKind::Add ? "2" : joins ? "at least 1" : "1"));
+  const Tensor& input = network.tensors[op.inputs[0]];
+  const std::vector<std::int64_t>& shape = input.shape;
+  const auto rank_problem = [&](const char* needed) {
+    return problem(fmt::format("{} needs {}; its input '{}' has shape {}", label, needed, input.name,
+                               shape_text(shape)));
+  };
+  switch (op.kind) {
+    case OperatorKind::FabricLayer: break;
+    case OperatorKind::Requantize:
+    case OperatorKind::Relu: return {shape, std::nullopt};
+    case OperatorKind::Clip:
+      if (!(op.clip_min <= op.clip_max))
+        return problem(fmt::format("{} clips to [{}, {}]: the minimum must not exceed the maximum", label,
+                                   op.clip_min, op.clip_max));
+      return {shape, std::nullopt};
+    case OperatorKind::MaxPool:
+    case OperatorKind::AveragePool: {
+      if (shape.size() != 4) return rank_problem("a rank-4 input (N, C, X, Y)");
+      if (auto window = pool_window_violation(op.pool, shape[2], shape[3]))
+        return problem(fmt::format("{} on '{}' of shape {}: {}", label, input.name, shape_text(shape), *window));
+      return {{shape[0], shape[1], op.pool.output_x(shape[2]), op.pool.output_y(shape[3])}, std::nullopt};
+    }
+    case OperatorKind::GlobalAveragePool:
+      if (shape.size() != 4) return rank_problem("a rank-4 input (N, C, X, Y)");
+      return {{shape[0], shape[1], 1, 1}, std::nullopt};
+    case OperatorKind::Add: {
+      const Tensor& other = network.tensors[op.inputs[1]];
+      if (other.shape != shape)
+        return problem(fmt::format("{} adds '{}' of shape {} and '{}' of shape {}: the shapes must be equal", label,
+                                   input.name, shape_text(shape), other.name, shape_text(other.shape)));
+      return {shape, std::nullopt};
+    }
+    case OperatorKind::Concat: {
+      if (op.axis < 0 || op.axis >= std::int64_t(shape.size()))
+        return problem(fmt::format("{} joins along axis {}, but its input '{}' has rank {}", label, op.axis,
+                                   input.name, shape.size()));
+      std::vector<std::int64_t> joined = shape;
+      const std::size_t axis = std::size_t(op.axis);
+      for (std::size_t i = 1; i < op.inputs.size(); ++i) {
+        const Tensor& next = network.tensors[op.inputs[i]];
+        bool agrees = next.shape.size() == shape.size();
+        for (std::size_t d = 0; agrees && d < shape.size(); ++d) agrees = d == axis || next.shape[d] == shape[d];
+        if (!agrees)
+          return problem(fmt::format("{} joins '{}' of shape {} and '{}' of shape {} along axis {}: the shapes must "
+                                     "agree except along the axis",
+                                     label, input.name, shape_text(shape), next.name, shape_text(next.shape), axis));
+        joined[axis] += next.shape[axis];
+        if (joined[axis] > kMaxLayerDimension)
+          return problem(fmt::format("{} joins more than {} entries along axis {}", label, kMaxLayerDimension, axis));
+      }
+      return {joined, std::nullopt};
+    }
+    case OperatorKind::Reshape: {
+      if (op.outputs.size() != 1 || op.outputs[0] >= network.tensors.size())
+        return problem(fmt::format("{} writes no output tensor", label));
+      const Tensor& output = network.tensors[op.outputs[0]];
+      if (output.elements() != input.elements())
+        return problem(fmt::format("{} gives '{}' of shape {} ({} elements) the shape {} ({} elements): the counts "
+                                   "must be equal",
+                                   label, input.name, shape_text(shape), input.elements(), shape_text(output.shape),
+                                   output.elements()));
+      return {output.shape, std::nullopt};
+    }
+    case OperatorKind::Softmax:
+      if (shape.size() != 2 && shape.size() != 4) return rank_problem("a rank-2 (N, classes) or rank-4 input");
+      if (op.axis != 1) return problem(fmt::format("{} runs along axis {}; softmax runs along axis 1", label, op.axis));
+      return {shape, std::nullopt};
+  }
+  return problem(fmt::format("operator '{}' has an unknown kind", op.name));
+}
+
+OperatorOrder topological_order(const Network& network) {
+  const std::size_t count = network.operators.size();
+  std::vector<std::optional<std::size_t>> producer_of(network.tensors.size());
+  for (std::size_t o = 0; o < count; ++o)
+    for (std::size_t t : network.operators[o].outputs)
+      if (t < producer_of.size() && !producer_of[t]) producer_of[t] = o;
+  std::vector<std::size_t> waiting(count, 0);  // inputs whose producer has not run yet
+  std::vector<std::vector<std::size_t>> readers(count);
+  for (std::size_t o = 0; o < count; ++o)
+    for (std::size_t t : network.operators[o].inputs)
+      if (t < producer_of.size() && producer_of[t]) {
+        ++waiting[o];
+        readers[*producer_of[t]].push_back(o);
+      }
+  std::set<std::size_t> ready;  // ordered: the earliest listed of the ready operators runs next
+  for (std::size_t o = 0; o < count; ++o)
+    if (waiting[o] == 0) ready.insert(o);
+  OperatorOrder order;
+  std::vector<bool> placed(count, false);
+  while (!ready.empty()) {
+    const std::size_t next = *ready.begin();
+    ready.erase(ready.begin());
+    order.operators.push_back(next);
+    placed[next] = true;
+    for (std::size_t reader : readers[next])
+      if (--waiting[reader] == 0) ready.insert(reader);
+  }
+  if (order.operators.size() == count) return order;
+  // Every operator left waits for another one left: walking from one to the producer of an input it waits for
+  // must come back to an operator already visited, and the tensor followed from it then lies on a cycle.
+  std::size_t at = 0;
+  while (placed[at]) ++at;
+  std::map<std::size_t, std::size_t> step_of;
+  std::vector<std::size_t> followed;
+  while (!step_of.count(at)) {
+    step_of[at] = followed.size();
+    for (std::size_t t : network.operators[at].inputs)
+      if (t < producer_of.size() && producer_of[t] && !placed[*producer_of[t]]) {
+        followed.push_back(t);
+        at = *producer_of[t];
+        break;
+      }
+  }
+  return {{}, followed[step_of[at]]};
+}
+
+Network reordered(Network network, const std::vector<std::size_t>& order) {
+  std::vector<Operator> operators;
+  std::vector<Layer> layers;
+  std::vector<bool> run(network.layers.size(), false);
+  for (std::size_t o : order) {
+    Operator op = network.operators.at(o);
+    if (op.kind == OperatorKind::FabricLayer && op.layer < network.layers.size() && !run[op.layer]) {
+      run[op.layer] = true;
+      layers.push_back(network.layers[op.layer]);
+      op.layer = layers.size() - 1;
+    }
+    operators.push_back(std::move(op));
+  }
+  for (std::size_t l = 0; l < run.size(); ++l)  // kept, so that network_violation still names them
+    if (!run[l]) layers.push_back(network.layers[l]);
+  network.operators = std::move(operators);
+  network.layers = std::move(layers);
+  return network;
+}
+
 std::optional<std::string> network_violation(const Network& network) {
   std::set<std::string> tensor_names, operator_names;
-  for (const Tensor& tensor : network.tensors)
+  for (const Tensor& tensor : network.tensors) {
     if (!tensor_names.insert(tensor.name).second) return fmt::format("tensor '{}' appears twice", tensor.name);
+    long double elements = 1;
+    for (std::int64_t extent : tensor.shape) {
+      if (extent < 1) return fmt::format("tensor '{}' has shape {}: every extent must be at least 1", tensor.name,
+                                         shape_text(tensor.shape));
+      elements *= static_cast<long double>(extent);
+    }
+    if (tensor.shape.empty()) return fmt::format("tensor '{}' has no shape", tensor.name);
+    if (elements > kMaxTensorElementsForInt64Bytes)
+      return fmt::format("tensor '{}' has shape {}: more than 10^18 elements", tensor.name, shape_text(tensor.shape));
+  }
   std::vector<bool> produced(network.tensors.size(), false);
   std::vector<int> layer_runs(network.layers.size(), 0);
   for (const Operator& op : network.operators) {
@@ -126,27 +328,33 @@ std::optional<std::string> network_violation(const Network& network) {
       if (!produced[t] && network.producer(t))
         return fmt::format("operator '{}' reads '{}' before the operator that produces it", op.name, network.tensors[t].name);
     }
+    if (op.outputs.size() != 1) return fmt::format("operator '{}' writes {} tensors (expected 1)", op.name, op.outputs.size());
     for (std::size_t t : op.outputs) {
       if (t >= network.tensors.size()) return fmt::format("operator '{}' writes tensor #{}, which does not exist", op.name, t);
       if (produced[t]) return fmt::format("tensor '{}' is produced twice", network.tensors[t].name);
       if (network.tensors[t].constant) return fmt::format("operator '{}' writes the constant '{}'", op.name, network.tensors[t].name);
       produced[t] = true;
     }
-    if (op.kind == OperatorKind::FabricLayer) {
-      if (op.layer >= network.layers.size()) return fmt::format("operator '{}' runs layer #{}, which does not exist", op.name, op.layer);
-      ++layer_runs[op.layer];
-      const Layer& layer = network.layers[op.layer];
-      if (op.inputs.size() != 2 || op.outputs.size() != 1)
-        return fmt::format("fabric operator '{}' needs 2 inputs (activation, weights) and 1 output", op.name);
-      const auto expect = [&](std::size_t t, const std::vector<std::int64_t>& shape, const char* what) -> std::optional<std::string> {
-        if (network.tensors[t].shape == shape) return std::nullopt;
-        return fmt::format("operator '{}': its {} '{}' has shape ({}), layer '{}' needs ({})", op.name, what,
-                           network.tensors[t].name, fmt::join(network.tensors[t].shape, ","), layer.name,
-                           fmt::join(shape, ","));
-      };
-      if (auto problem = expect(op.inputs[0], input_shape(layer), "input")) return problem;
-      if (auto problem = expect(op.inputs[1], weight_shape(layer), "weights")) return problem;
-      if (auto problem = expect(op.outputs[0], output_shape(layer), "output")) return problem;
+    const bool fabric = op.kind == OperatorKind::FabricLayer;
+    for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+      const Tensor& tensor = network.tensors[op.inputs[i]];
+      const bool parameter = fabric && i > 0;  // weights, bias
+      if (tensor.constant && !parameter)
+        return fmt::format("operator '{}' reads the constant '{}' as an activation", op.name, tensor.name);
+      if (!tensor.constant && parameter)
+        return fmt::format("operator '{}' reads '{}' as its {}, which is not a constant", op.name, tensor.name,
+                           i == 1 ? "weights" : "bias");
+    }
+    if (fabric && op.layer < network.layers.size()) ++layer_runs[op.layer];
+    const InferredShape inferred = inferred_output_shape(network, op);
+    if (inferred.violation) return inferred.violation;
+    const Tensor& output = network.tensors[op.outputs[0]];
+    if (output.shape != inferred.shape) {
+      if (fabric)
+        return fmt::format("operator '{}': its output '{}' has shape {}, layer '{}' needs {}", op.name, output.name,
+                           shape_text(output.shape), network.layers[op.layer].name, shape_text(inferred.shape));
+      return fmt::format("{} '{}': its output '{}' has shape {}, its inputs give {}", to_string(op.kind), op.name,
+                         output.name, shape_text(output.shape), shape_text(inferred.shape));
     }
   }
   for (std::size_t l = 0; l < layer_runs.size(); ++l)

@@ -110,9 +110,36 @@ Network graph_network(std::string name, std::vector<Layer> layers, const std::ve
 // operators between such layers, e.g. pooling); its weights are "<name>.weights".
 Network chain_network(std::string name, std::vector<Layer> layers);
 
+// The shape `op` writes, from its inputs' shapes and its attributes, or why it cannot run on them (the operator's
+// rule of docs/workload-spec.md, "Graphs"): input counts (a fabric layer 2 or 3, add 2, concat at least 1, the
+// others 1); a fabric layer's tensors with its layer's shapes (bias: (K)); ranks (pooling, global average pool and
+// fabric layers 4, softmax 2 or 4 on axis 1); add: equal shapes; concat: equal ranks and extents except along the
+// axis; pools: a window that fits the padded input; clip: clip_min ≤ clip_max. A Reshape writes its output tensor's
+// shape (the target), which must hold as many elements as its input. Every message names the operator. Inputs are
+// read from network.tensors by index; the indices must be in range.
+struct InferredShape {
+  std::vector<std::int64_t> shape;
+  std::optional<std::string> violation;  // set: `shape` is empty
+};
+InferredShape inferred_output_shape(const Network& network, const Operator& op);
+
+// A topological order of the operators: each comes after the producers of its inputs, and among those ready the
+// earliest listed runs first, so operators listed in a valid order keep it. When the operators form a cycle,
+// `operators` is empty and `cycle_tensor` is a tensor on the cycle.
+struct OperatorOrder {
+  std::vector<std::size_t> operators;  // indices into Network::operators
+  std::optional<std::size_t> cycle_tensor;
+};
+OperatorOrder topological_order(const Network& network);
+// `network` with its operators in `order` (a permutation of their indices) and its layers in the order those
+// operators run them (each FabricLayer's `layer` index follows).
+Network reordered(Network network, const std::vector<std::size_t>& order);
+
 // Why `network` is not a well-formed graph (an index out of range, a tensor produced twice, an operator reading a
-// tensor produced later, a fabric operator whose tensors do not have its layer's shapes, a layer no operator runs or
-// runs twice, duplicate tensor or operator names), or nullopt.
+// tensor produced later, an operator reading a constant as an activation or a fabric layer's weights or bias that
+// are not constants, an output tensor whose shape is not inferred_output_shape's or that is constant, a tensor of
+// more than kMaxTensorElementsForInt64Bytes elements, a layer no operator runs or runs twice, duplicate tensor or
+// operator names), or nullopt.
 std::optional<std::string> network_violation(const Network& network);
 
 }  // namespace maeri::contracts

@@ -308,6 +308,25 @@ std::optional<std::array<std::int64_t, 2>> StrictMap::optional_integer_pair(cons
   return pair;
 }
 
+std::vector<std::int64_t> StrictMap::integer_list(const std::string& key, std::int64_t min, std::int64_t max,
+                                                  std::size_t max_length) {
+  const std::string expected = fmt::format("a list of 1 to {} integers in [{}, {}]", max_length, min, max);
+  const Entry& entry = required(key, expected);
+  const YAML::Node& value = entry.value;
+  if (!value.IsSequence() || value.size() == 0 || value.size() > max_length)
+    fail(key, fmt::format("expected {}, found {}", expected,
+                          value.IsSequence() ? fmt::format("a list of {}", value.size()) : describe_node(value)));
+  std::vector<std::int64_t> values;
+  for (const YAML::Node& item : value) {
+    const auto parsed = integer_of(item);
+    if (!parsed)
+      fail(key, fmt::format("expected {}, found {}{}", expected, describe_node(item), integer_spelling_hint(item)));
+    if (*parsed < min || *parsed > max) fail(key, fmt::format("expected {}, found {}", expected, *parsed));
+    values.push_back(*parsed);
+  }
+  return values;
+}
+
 std::optional<std::int64_t> StrictMap::optional_integer(const std::string& key, std::int64_t min,
                                                         std::int64_t max) {
   if (!has(key)) return std::nullopt;
@@ -339,6 +358,22 @@ std::string StrictMap::text(const std::string& key) {
     fail(key, fmt::format("expected a non-empty string, found {}", describe_node(entry.value)));
   }
   return entry.value.Scalar();
+}
+
+std::vector<std::string> StrictMap::text_list(const std::string& key) {
+  const std::string expected = fmt::format("a list of 1 to {} names", kMaxYamlSequenceLength);
+  const Entry& entry = required(key, expected);
+  const YAML::Node& value = entry.value;
+  if (!value.IsSequence() || value.size() == 0 || value.size() > kMaxYamlSequenceLength)
+    fail(key, fmt::format("expected {}, found {}", expected,
+                          value.IsSequence() ? fmt::format("a list of {}", value.size()) : describe_node(value)));
+  std::vector<std::string> names;
+  for (const YAML::Node& item : value) {
+    if (!item.IsScalar() || item.Scalar().empty())
+      fail(key, fmt::format("expected {}, found {} in the list", expected, describe_node(item)));
+    names.push_back(item.Scalar());
+  }
+  return names;
 }
 
 std::string StrictMap::choice(const std::string& key, const std::vector<std::string>& allowed) {

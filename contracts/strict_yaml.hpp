@@ -58,8 +58,13 @@ class StrictMap {
   // A per-axis field: one integer for both axes, or a list [along X, along Y]; nullopt when absent.
   std::optional<std::array<std::int64_t, 2>> optional_integer_pair(const std::string& key, std::int64_t min,
                                                                    std::int64_t max);
+  // A non-empty list of at most `max_length` integers in [min, max] (a tensor's shape).
+  std::vector<std::int64_t> integer_list(const std::string& key, std::int64_t min, std::int64_t max,
+                                         std::size_t max_length);
   double number(const std::string& key, double min, double max);
   std::string text(const std::string& key);
+  // A non-empty list of at most kMaxYamlSequenceLength non-empty strings (the tensors an operator reads).
+  std::vector<std::string> text_list(const std::string& key);
   // A string field whose value must be one of `allowed`.
   std::string choice(const std::string& key, const std::vector<std::string>& allowed);
   StrictMap map(const std::string& key);

@@ -1,7 +1,10 @@
-// Reads a workload spec (kind: workload): an ordered list of CONV, FC and GEMM layers sharing one batch size.
-// Output sizes are derived and checked here, so every later stage can trust a Layer.
+// Reads a workload spec (kind: workload): a flat list of CONV, FC and GEMM layers sharing one batch size (a chain),
+// or a graph of declared inputs and operators naming the tensors they read and write (docs/workload-spec.md,
+// "Graphs"). Output sizes and tensor shapes are derived and checked here, so every later stage can trust a Layer
+// and a Network.
 #include <fmt/format.h>
 
+#include <map>
 #include <set>
 
 #include "contracts/spec_loader.hpp"
@@ -91,6 +94,259 @@ void check_layer_shape(const StrictMap& map, const Layer& layer) {
   map.fail(violation->field, violation->message);
 }
 
+namespace {
+
+// One conv / fc / gemm entry (of `layers` or `operators`): its fields, the shape rules and the declared outputs.
+Layer read_fabric_layer(StrictMap& entry, const std::string& type, std::int64_t batch) {
+  Layer layer;
+  layer.name = entry.text("name");
+  layer.N = batch;
+  layer.type = layer_type_of(type);
+  if (layer.type == LayerType::Convolution) layer = read_convolution(entry, layer);
+  if (layer.type == LayerType::FullyConnected) layer = read_fully_connected(entry, layer);
+  if (layer.type == LayerType::Gemm) layer = read_gemm(entry, layer);
+  check_layer_shape(entry, layer);
+  if (layer.type == LayerType::Convolution) check_declared_outputs(entry, layer);
+  return layer;
+}
+
+// Network::total_macs() must fit int64 too.
+void add_macs(const StrictMap& entry, const Layer& layer, long double& total_macs) {
+  total_macs += static_cast<long double>(layer.macs());
+  if (total_macs > kMaxMacsForInt64Counts)
+    entry.fail_here("workload too large: its layers add up to more than 4e18 multiply-accumulates");
+}
+
+Network load_chain(StrictMap& root, const std::string& name, std::int64_t batch) {
+  const YAML::Node layers = root.sequence("layers");
+  std::set<std::string> names;
+  std::vector<Layer> chain;
+  long double total_macs = 0;
+  for (std::size_t index = 0; index < layers.size(); ++index) {
+    StrictMap entry = root.element_map("layers", layers, index);
+    const std::string layer_name = entry.text("name");
+    if (!names.insert(layer_name).second) {
+      entry.fail("name", fmt::format("duplicate layer name '{}' (names must be unique)", layer_name));
+    }
+    const Layer layer = read_fabric_layer(entry, entry.choice("type", {"conv", "fc", "gemm"}), batch);
+    entry.finish();
+    add_macs(entry, layer, total_macs);
+    chain.push_back(layer);
+  }
+  return chain_network(name, std::move(chain));
+}
+
+// The `type` names of graph operators and the kinds they load as (relu6 is clip 0..6, flatten a reshape).
+const std::vector<std::string> kOperatorTypes = {"conv",         "fc",           "gemm",
+                                                 "relu",         "relu6",        "clip",
+                                                 "max_pool",     "average_pool", "global_average_pool",
+                                                 "add",          "concat",       "flatten",
+                                                 "reshape",      "requantize",   "softmax"};
+
+OperatorKind kind_of(const std::string& type) {
+  if (type == "conv" || type == "fc" || type == "gemm") return OperatorKind::FabricLayer;
+  if (type == "relu") return OperatorKind::Relu;
+  if (type == "relu6" || type == "clip") return OperatorKind::Clip;
+  if (type == "max_pool") return OperatorKind::MaxPool;
+  if (type == "average_pool") return OperatorKind::AveragePool;
+  if (type == "global_average_pool") return OperatorKind::GlobalAveragePool;
+  if (type == "add") return OperatorKind::Add;
+  if (type == "concat") return OperatorKind::Concat;
+  if (type == "flatten" || type == "reshape") return OperatorKind::Reshape;
+  if (type == "requantize") return OperatorKind::Requantize;
+  return OperatorKind::Softmax;
+}
+
+constexpr std::size_t kMaxTensorRank = 8;
+
+// (N, …) → (N, product of the rest, 1, 1): the (N, C, 1, 1) an FC layer reads.
+std::vector<std::int64_t> flattened(const std::vector<std::int64_t>& shape) {
+  std::int64_t rest = 1;
+  for (std::size_t d = 1; d < shape.size(); ++d) rest *= shape[d];
+  return {shape.at(0), rest, 1, 1};
+}
+
+// One entry of `operators` as read, kept for the rules that need the whole graph and for their positioned errors.
+struct GraphEntry {
+  StrictMap map;
+  Operator op;
+  std::vector<std::string> inputs;
+  const char* inputs_field = "input";
+  std::string output;
+  const char* output_field = "name";  // where a clash of the output's name is reported
+  std::string weights, bias;          // fabric layers; bias empty: none
+  std::optional<std::vector<std::int64_t>> reshape_target;  // reshape; flatten computes it from its input
+};
+
+GraphEntry read_operator(StrictMap entry, std::int64_t batch, std::vector<Layer>& layers, long double& total_macs) {
+  GraphEntry read{entry, {}, {}, "input", {}, "name", {}, {}, std::nullopt};
+  StrictMap& map = read.map;
+  Operator& op = read.op;
+  const std::string type = map.choice("type", kOperatorTypes);
+  op.kind = kind_of(type);
+  if (op.kind == OperatorKind::FabricLayer) {
+    layers.push_back(read_fabric_layer(map, type, batch));
+    add_macs(map, layers.back(), total_macs);
+    op.name = layers.back().name;
+    op.layer = layers.size() - 1;
+    read.weights = map.has("weights") ? map.text("weights") : op.name + ".weights";
+    if (map.has("bias")) read.bias = map.text("bias");
+  } else {
+    op.name = map.text("name");
+  }
+  if (op.kind == OperatorKind::Add || op.kind == OperatorKind::Concat) {
+    read.inputs_field = "inputs";
+    read.inputs = map.text_list("inputs");
+    if (op.kind == OperatorKind::Add && read.inputs.size() != 2)
+      map.fail("inputs", fmt::format("add reads 2 tensors, found a list of {}", read.inputs.size()));
+  } else {
+    read.inputs = {map.text("input")};
+  }
+  if (map.has("output")) {
+    read.output = map.text("output");
+    read.output_field = "output";
+  } else {
+    read.output = op.name;
+  }
+  if (type == "relu6") {
+    op.clip_max = 6;
+  } else if (type == "clip") {
+    op.clip_min = map.number("min", -1e30, 1e30);
+    op.clip_max = map.number("max", -1e30, 1e30);
+  } else if (op.kind == OperatorKind::MaxPool || op.kind == OperatorKind::AveragePool) {
+    const auto size = map.optional_integer_pair("size", 1, kMaxLayerDimension);
+    if (!size) map.fail("size", "missing required field (expected an integer >= 1 or a list [along X, along Y])");
+    const auto stride = map.optional_integer_pair("stride", 1, kMaxStride);
+    if (!stride)
+      map.fail("stride", fmt::format("missing required field (expected an integer in [1, {}] or a list [along X, "
+                                     "along Y])",
+                                     kMaxStride));
+    const auto padding =
+        map.optional_integer_pair("padding", 0, kMaxLayerDimension).value_or(std::array<std::int64_t, 2>{0, 0});
+    op.pool = {(*size)[0], (*size)[1], (*stride)[0], (*stride)[1], padding[0], padding[1]};
+  } else if (op.kind == OperatorKind::Concat || op.kind == OperatorKind::Softmax) {
+    op.axis = map.optional_integer("axis", 0, std::int64_t(kMaxTensorRank) - 1).value_or(1);
+  } else if (type == "reshape") {
+    read.reshape_target = map.integer_list("shape", 1, std::int64_t(kMaxTensorElementsForInt64Bytes), kMaxTensorRank);
+    long double elements = 1;
+    for (std::int64_t extent : *read.reshape_target) elements *= static_cast<long double>(extent);
+    if (elements > kMaxTensorElementsForInt64Bytes)
+      map.fail("shape", "more than 10^18 elements (kMaxTensorElementsForInt64Bytes)");
+  }
+  map.finish();
+  return read;
+}
+
+Network load_graph(StrictMap& root, const std::string& name, std::int64_t batch) {
+  if (root.has("layers"))
+    root.fail("layers", "a workload lists either 'layers' (a chain) or 'inputs' and 'operators' (a graph), not both");
+  Network network;
+  network.name = name;
+  std::map<std::string, std::size_t> tensor_of;
+  std::vector<std::string> declared_by;  // per tensor: "declared in 'inputs'", "produced by operator 'x'", …
+  const auto add_tensor = [&](const std::string& tensor, std::vector<std::int64_t> shape, bool constant,
+                              std::string origin) {
+    tensor_of[tensor] = network.tensors.size();
+    network.tensors.push_back({tensor, std::move(shape), constant});
+    declared_by.push_back(std::move(origin));
+    return network.tensors.size() - 1;
+  };
+
+  const YAML::Node inputs = root.sequence("inputs");
+  for (std::size_t index = 0; index < inputs.size(); ++index) {
+    StrictMap entry = root.element_map("inputs", inputs, index);
+    const std::string tensor = entry.text("name");
+    if (tensor_of.count(tensor)) entry.fail("name", fmt::format("input '{}' is declared twice", tensor));
+    const std::vector<std::int64_t> shape = entry.integer_list("shape", 1, kMaxLayerDimension, kMaxTensorRank);
+    long double elements = 1;
+    for (std::int64_t extent : shape) elements *= static_cast<long double>(extent);
+    if (elements > kMaxTensorElementsForInt64Bytes)
+      entry.fail("shape", "more than 10^18 elements (kMaxTensorElementsForInt64Bytes)");
+    entry.finish();
+    add_tensor(tensor, shape, false, "declared in 'inputs'");
+  }
+
+  const YAML::Node entries = root.sequence("operators");
+  std::vector<GraphEntry> graph;
+  std::set<std::string> operator_names;
+  long double total_macs = 0;
+  for (std::size_t index = 0; index < entries.size(); ++index) {
+    graph.push_back(read_operator(root.element_map("operators", entries, index), batch, network.layers, total_macs));
+    GraphEntry& entry = graph.back();
+    if (!operator_names.insert(entry.op.name).second)
+      entry.map.fail("name", fmt::format("duplicate operator name '{}' (names must be unique)", entry.op.name));
+    if (tensor_of.count(entry.output))
+      entry.map.fail(entry.output_field, fmt::format("tensor '{}' is {}; each tensor has one producer", entry.output,
+                                                     declared_by[tensor_of[entry.output]]));
+    entry.op.outputs = {add_tensor(entry.output, {}, false, fmt::format("produced by operator '{}'", entry.op.name))};
+  }
+  for (GraphEntry& entry : graph) {
+    if (entry.op.kind != OperatorKind::FabricLayer) continue;
+    const Layer& layer = network.layers[entry.op.layer];
+    const auto constant = [&](const std::string& tensor, const char* field, std::vector<std::int64_t> shape) {
+      const auto found = tensor_of.find(tensor);
+      if (found == tensor_of.end())
+        return add_tensor(tensor, std::move(shape), true, fmt::format("the {} of '{}'", field, layer.name));
+      if (!network.tensors[found->second].constant)
+        entry.map.fail(field, fmt::format("tensor '{}' is {}, not a constant", tensor, declared_by[found->second]));
+      return found->second;  // shared with another layer: shapes compared by inferred_output_shape
+    };
+    entry.op.inputs.push_back(0);  // the activation, resolved below
+    entry.op.inputs.push_back(constant(entry.weights, "weights", weight_shape(layer)));
+    if (!entry.bias.empty()) entry.op.inputs.push_back(constant(entry.bias, "bias", {layer.K}));
+  }
+  std::vector<bool> read_somewhere(network.tensors.size(), false);
+  for (GraphEntry& entry : graph) {
+    std::vector<std::size_t> activations;
+    for (const std::string& tensor : entry.inputs) {
+      const auto found = tensor_of.find(tensor);
+      if (found == tensor_of.end())
+        entry.map.fail(entry.inputs_field, fmt::format("tensor '{}' is produced by no operator and not declared in "
+                                                       "'inputs'",
+                                                       tensor));
+      if (network.tensors[found->second].constant)
+        entry.map.fail(entry.inputs_field, fmt::format("tensor '{}' is {}, not an activation", tensor,
+                                                       declared_by[found->second]));
+      activations.push_back(found->second);
+      read_somewhere[found->second] = true;
+    }
+    if (entry.op.kind == OperatorKind::FabricLayer) {
+      entry.op.inputs[0] = activations[0];
+    } else {
+      entry.op.inputs = activations;
+    }
+    network.operators.push_back(entry.op);
+  }
+  for (std::size_t index = 0; index < inputs.size(); ++index)
+    if (!read_somewhere[index])
+      root.element_map("inputs", inputs, index)
+          .fail("name", fmt::format("input '{}' is read by no operator", network.tensors[index].name));
+
+  const OperatorOrder order = topological_order(network);
+  if (order.cycle_tensor) {
+    const std::size_t producer = *network.producer(*order.cycle_tensor);
+    graph[producer].map.fail(graph[producer].output_field,
+                             fmt::format("the operators form a cycle through tensor '{}' (it is needed, through "
+                                         "other operators, to compute itself)",
+                                         network.tensors[*order.cycle_tensor].name));
+  }
+  network = reordered(std::move(network), order.operators);
+  for (std::size_t o = 0; o < network.operators.size(); ++o) {
+    const Operator& op = network.operators[o];
+    const GraphEntry& entry = graph[order.operators[o]];
+    Tensor& output = network.tensors[op.outputs[0]];
+    if (op.kind == OperatorKind::Reshape)
+      output.shape = entry.reshape_target ? *entry.reshape_target : flattened(network.tensors[op.inputs[0]].shape);
+    InferredShape inferred = inferred_output_shape(network, op);
+    if (inferred.violation) entry.map.fail(entry.inputs_field, *inferred.violation);
+    output.shape = std::move(inferred.shape);
+  }
+  if (const auto violation = network_violation(network)) root.fail("operators", *violation);
+  return network;
+}
+
+}  // namespace
+
 Network load_workload(const std::string& path) {
   StrictMap root(load_yaml_file(path), path, "");
   if (root.choice("kind", {"hardware", "workload"}) != "workload") {
@@ -98,33 +354,9 @@ Network load_workload(const std::string& path) {
   }
   const std::string name = root.text("name");
   const std::int64_t batch = root.has("batch") ? root.integer("batch", 1, kMaxBatch) : 1;
-  const YAML::Node layers = root.sequence("layers");
-  std::set<std::string> names;
-  std::vector<Layer> chain;
-  long double total_macs = 0;  // Network::total_macs() must fit int64 too
-  for (std::size_t index = 0; index < layers.size(); ++index) {
-    StrictMap entry = root.element_map("layers", layers, index);
-    Layer layer;
-    layer.name = entry.text("name");
-    if (!names.insert(layer.name).second) {
-      entry.fail("name", fmt::format("duplicate layer name '{}' (names must be unique)", layer.name));
-    }
-    layer.N = batch;
-    layer.type = layer_type_of(entry.choice("type", {"conv", "fc", "gemm"}));
-    if (layer.type == LayerType::Convolution) layer = read_convolution(entry, layer);
-    if (layer.type == LayerType::FullyConnected) layer = read_fully_connected(entry, layer);
-    if (layer.type == LayerType::Gemm) layer = read_gemm(entry, layer);
-    check_layer_shape(entry, layer);
-    if (layer.type == LayerType::Convolution) check_declared_outputs(entry, layer);
-    entry.finish();
-    total_macs += static_cast<long double>(layer.macs());
-    if (total_macs > kMaxMacsForInt64Counts) {
-      entry.fail_here("workload too large: its layers add up to more than 4e18 multiply-accumulates");
-    }
-    chain.push_back(layer);
-  }
+  Network network = root.has("operators") ? load_graph(root, name, batch) : load_chain(root, name, batch);
   root.finish();
-  return chain_network(name, std::move(chain));
+  return network;
 }
 
 }  // namespace maeri::contracts

@@ -22,6 +22,91 @@ void per_axis(YAML::Emitter& out, const char* key, std::int64_t x, std::int64_t 
   }
 }
 
+// The fields of a conv / fc / gemm entry after its name and type (docs/workload-spec.md).
+void layer_fields(YAML::Emitter& out, const contracts::Network& network, const contracts::Layer& layer,
+                  std::int64_t batch) {
+  switch (layer.type) {
+    case contracts::LayerType::Convolution:
+      out << YAML::Key << "K" << YAML::Value << layer.K << YAML::Key << "C" << YAML::Value << layer.C;
+      out << YAML::Key << "R" << YAML::Value << layer.R << YAML::Key << "S" << YAML::Value << layer.S;
+      out << YAML::Key << "X" << YAML::Value << layer.X << YAML::Key << "Y" << YAML::Value << layer.Y;
+      per_axis(out, "stride", layer.stride_x, layer.stride_y);
+      per_axis(out, "padding", layer.padding_x, layer.padding_y);
+      if (layer.dilation_x != 1 || layer.dilation_y != 1) per_axis(out, "dilation", layer.dilation_x, layer.dilation_y);
+      if (layer.groups != 1) out << YAML::Key << "groups" << YAML::Value << layer.groups;
+      out << YAML::Key << "X_out" << YAML::Value << layer.output_x();
+      out << YAML::Key << "Y_out" << YAML::Value << layer.output_y();
+      break;
+    case contracts::LayerType::FullyConnected:
+      out << YAML::Key << "K" << YAML::Value << layer.K << YAML::Key << "C" << YAML::Value << layer.C;
+      break;
+    case contracts::LayerType::Gemm:
+      if (layer.N % batch != 0)
+        throw util::InputError({network.name, 0, 0}, "layers." + layer.name,
+                              fmt::format("GEMM batch {} is not a multiple of the workload's batch {}", layer.N,
+                                          batch));
+      out << YAML::Key << "M" << YAML::Value << layer.X << YAML::Key << "K" << YAML::Value << layer.C;
+      out << YAML::Key << "N" << YAML::Value << layer.K;
+      if (layer.N != batch) out << YAML::Key << "batch" << YAML::Value << layer.N / batch;
+      break;
+  }
+}
+
+const char* operator_type(const contracts::Network& network, const contracts::Operator& op) {
+  switch (op.kind) {
+    case contracts::OperatorKind::FabricLayer: return contracts::to_string(network.layers[op.layer].type);
+    case contracts::OperatorKind::Requantize: return "requantize";
+    case contracts::OperatorKind::Relu: return "relu";
+    case contracts::OperatorKind::Clip: return op.clip_min == 0 && op.clip_max == 6 ? "relu6" : "clip";
+    case contracts::OperatorKind::MaxPool: return "max_pool";
+    case contracts::OperatorKind::AveragePool: return "average_pool";
+    case contracts::OperatorKind::GlobalAveragePool: return "global_average_pool";
+    case contracts::OperatorKind::Add: return "add";
+    case contracts::OperatorKind::Concat: return "concat";
+    case contracts::OperatorKind::Reshape: return "reshape";
+    case contracts::OperatorKind::Softmax: return "softmax";
+  }
+  return "?";
+}
+
+// One entry of `operators:` (docs/workload-spec.md, "Graphs"): flatten is written as the reshape it loads as.
+void operator_entry(YAML::Emitter& out, const contracts::Network& network, const contracts::Operator& op,
+                    std::int64_t batch) {
+  const auto name_of = [&](std::size_t tensor) { return network.tensors[tensor].name; };
+  const bool fabric = op.kind == contracts::OperatorKind::FabricLayer;
+  out << YAML::Flow << YAML::BeginMap;
+  out << YAML::Key << "name" << YAML::Value << op.name;
+  out << YAML::Key << "type" << YAML::Value << operator_type(network, op);
+  if (op.kind == contracts::OperatorKind::Add || op.kind == contracts::OperatorKind::Concat) {
+    out << YAML::Key << "inputs" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (std::size_t t : op.inputs) out << name_of(t);
+    out << YAML::EndSeq;
+  } else {
+    out << YAML::Key << "input" << YAML::Value << name_of(op.inputs.at(0));
+  }
+  if (name_of(op.outputs.at(0)) != op.name) out << YAML::Key << "output" << YAML::Value << name_of(op.outputs[0]);
+  if (fabric) {
+    if (name_of(op.inputs.at(1)) != op.name + ".weights")
+      out << YAML::Key << "weights" << YAML::Value << name_of(op.inputs[1]);
+    if (op.inputs.size() > 2) out << YAML::Key << "bias" << YAML::Value << name_of(op.inputs[2]);
+    layer_fields(out, network, network.layers[op.layer], batch);
+  }
+  if (op.kind == contracts::OperatorKind::Clip && operator_type(network, op) == std::string("clip"))
+    out << YAML::Key << "min" << YAML::Value << op.clip_min << YAML::Key << "max" << YAML::Value << op.clip_max;
+  if (op.kind == contracts::OperatorKind::MaxPool || op.kind == contracts::OperatorKind::AveragePool) {
+    per_axis(out, "size", op.pool.size_x, op.pool.size_y);
+    per_axis(out, "stride", op.pool.stride_x, op.pool.stride_y);
+    if (op.pool.padding_x != 0 || op.pool.padding_y != 0) per_axis(out, "padding", op.pool.padding_x, op.pool.padding_y);
+  }
+  if (op.kind == contracts::OperatorKind::Concat && op.axis != 1) out << YAML::Key << "axis" << YAML::Value << op.axis;
+  if (op.kind == contracts::OperatorKind::Reshape) {
+    out << YAML::Key << "shape" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (std::int64_t extent : network.tensors[op.outputs[0]].shape) out << extent;
+    out << YAML::EndSeq;
+  }
+  out << YAML::EndMap;
+}
+
 }  // namespace
 
 std::string workload_yaml(const contracts::Network& network, const std::string& header_comment) {
@@ -43,37 +128,28 @@ std::string workload_yaml(const contracts::Network& network, const std::string& 
   out << YAML::Key << "kind" << YAML::Value << "workload";
   out << YAML::Key << "name" << YAML::Value << network.name;
   out << YAML::Key << "batch" << YAML::Value << batch;
-  out << YAML::Key << "layers" << YAML::Value << YAML::BeginSeq;
-  for (const contracts::Layer& layer : network.layers) {
-    out << YAML::Flow << YAML::BeginMap;
-    out << YAML::Key << "name" << YAML::Value << layer.name;
-    out << YAML::Key << "type" << YAML::Value << contracts::to_string(layer.type);
-    switch (layer.type) {
-      case contracts::LayerType::Convolution:
-        out << YAML::Key << "K" << YAML::Value << layer.K << YAML::Key << "C" << YAML::Value << layer.C;
-        out << YAML::Key << "R" << YAML::Value << layer.R << YAML::Key << "S" << YAML::Value << layer.S;
-        out << YAML::Key << "X" << YAML::Value << layer.X << YAML::Key << "Y" << YAML::Value << layer.Y;
-        per_axis(out, "stride", layer.stride_x, layer.stride_y);
-        per_axis(out, "padding", layer.padding_x, layer.padding_y);
-        if (layer.dilation_x != 1 || layer.dilation_y != 1) per_axis(out, "dilation", layer.dilation_x, layer.dilation_y);
-        if (layer.groups != 1) out << YAML::Key << "groups" << YAML::Value << layer.groups;
-        out << YAML::Key << "X_out" << YAML::Value << layer.output_x();
-        out << YAML::Key << "Y_out" << YAML::Value << layer.output_y();
-        break;
-      case contracts::LayerType::FullyConnected:
-        out << YAML::Key << "K" << YAML::Value << layer.K << YAML::Key << "C" << YAML::Value << layer.C;
-        break;
-      case contracts::LayerType::Gemm:
-        if (layer.N % batch != 0)
-          throw util::InputError({network.name, 0, 0}, "layers." + layer.name,
-                                fmt::format("GEMM batch {} is not a multiple of the workload's batch {}", layer.N,
-                                            batch));
-        out << YAML::Key << "M" << YAML::Value << layer.X << YAML::Key << "K" << YAML::Value << layer.C;
-        out << YAML::Key << "N" << YAML::Value << layer.K;
-        if (layer.N != batch) out << YAML::Key << "batch" << YAML::Value << layer.N / batch;
-        break;
+  bool beside_fabric = false;
+  for (const contracts::Operator& op : network.operators) beside_fabric |= op.kind != contracts::OperatorKind::FabricLayer;
+  if (beside_fabric) {
+    out << YAML::Key << "inputs" << YAML::Value << YAML::BeginSeq;
+    for (std::size_t t : network.network_inputs()) {
+      out << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << network.tensors[t].name;
+      out << YAML::Key << "shape" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+      for (std::int64_t extent : network.tensors[t].shape) out << extent;
+      out << YAML::EndSeq << YAML::EndMap;
     }
-    out << YAML::EndMap;
+    out << YAML::EndSeq;
+    out << YAML::Key << "operators" << YAML::Value << YAML::BeginSeq;
+    for (const contracts::Operator& op : network.operators) operator_entry(out, network, op, batch);
+  } else {
+    out << YAML::Key << "layers" << YAML::Value << YAML::BeginSeq;
+    for (const contracts::Layer& layer : network.layers) {
+      out << YAML::Flow << YAML::BeginMap;
+      out << YAML::Key << "name" << YAML::Value << layer.name;
+      out << YAML::Key << "type" << YAML::Value << contracts::to_string(layer.type);
+      layer_fields(out, network, layer, batch);
+      out << YAML::EndMap;
+    }
   }
   out << YAML::EndSeq << YAML::EndMap;
   std::string text;

@@ -1,5 +1,6 @@
 // A Network as a workload spec (kind: workload, docs/workload-spec.md) that load_workload reads back to the
-// same layers: what `maeri import` writes.
+// same layers: what `maeri import` writes. A network with operators beside the fabric is written as a graph (its
+// network inputs and its operators, "Graphs"), one of fabric layers only as a flat list of layers.
 #pragma once
 
 #include <string>

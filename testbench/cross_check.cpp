@@ -72,6 +72,19 @@ std::vector<CrossCheckRow> cross_check(const contracts::CostReport& model, const
   return rows;
 }
 
+std::vector<CrossCheckRow> post_processing_cross_check(const contracts::PostProcessingCounts& model,
+                                                       const contracts::PostProcessingCounts& unit,
+                                                       const contracts::Hardware& hardware) {
+  std::vector<CrossCheckRow> rows;
+  rows.push_back({"PPU cycles", double(model.cycles), double(unit.cycles), RowKind::Cycles});
+#define MAERI_POST_PROCESSING_ROW(name, label, meaning) rows.push_back({label, double(model.name), double(unit.name)});
+  MAERI_POST_PROCESSING_COUNTS(MAERI_POST_PROCESSING_ROW)
+#undef MAERI_POST_PROCESSING_ROW
+  rows.push_back({"PPU energy pJ", contracts::post_processing_energy_pj(model, hardware.energy_pj),
+                  contracts::post_processing_energy_pj(unit, hardware.energy_pj), RowKind::Energy});
+  return rows;
+}
+
 std::string cross_check_table(const std::vector<CrossCheckRow>& rows) {
   std::string table = fmt::format("  {:<20} {:>14} {:>14} {:>12} {:>9}\n", "metric", "model", "co-sim", "error", "error %");
   for (const CrossCheckRow& row : rows)

@@ -9,6 +9,7 @@
 
 #include "contracts/cost_report.hpp"
 #include "contracts/hardware.hpp"
+#include "contracts/post_processing_counts.hpp"
 #include "sim/layer_runner.hpp"
 
 namespace maeri::testbench {
@@ -38,6 +39,13 @@ inline const char* kMemoryStallCycles = "memory stall cycles";
 
 std::vector<CrossCheckRow> cross_check(const contracts::CostReport& model, const CoSimRuns& runs,
                                        const contracts::Hardware& hardware);
+
+// One post-operator's rows (the post-processing unit beside the fabric): the model's cycles, counts and energy
+// (mapper/model/post_processing_model.hpp) against what the co-simulated unit counted (sim/post_processing_unit.hpp);
+// the same rows as a layer's, so cross_check_table prints them. `model` and `unit` are exact when they agree.
+std::vector<CrossCheckRow> post_processing_cross_check(const contracts::PostProcessingCounts& model,
+                                                       const contracts::PostProcessingCounts& unit,
+                                                       const contracts::Hardware& hardware);
 
 // The rows as the aligned text table `maeri sim` and `maeri verify` print (metric, model, co-sim, error, error %).
 std::string cross_check_table(const std::vector<CrossCheckRow>& rows);

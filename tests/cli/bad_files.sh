@@ -51,7 +51,7 @@ case $case_name in
     named 'a\\0b' nul.yaml
     "$expect" 0 "$maeri" map --hardware "$hw64" --workload nul.yaml --layer fc || exit 1
     [[ -f a_b.maeri-64.mapping.yaml ]] || fail "expected a_b.maeri-64.mapping.yaml: $(ls)"
-    sed 's|name: conv1,|name: "c\\0d",|' "$tiny" >nullayer.yaml
+    sed 's|name: conv1,|name: "c\\0d",|; s|input: conv1}|input: "c\\0d"}|' "$tiny" >nullayer.yaml
     "$expect" 2 --stderr-contains "has no layer 'conv9' (it has: c\\x00d, conv2" "$maeri" map --hardware "$hw64" \
       --workload nullayer.yaml --layer conv9 ;;
   import_device)  # a .onnx that is a link to /dev/zero: read without end before

@@ -1,6 +1,7 @@
 #!/bin/bash
 # CLI tests with bad input files generated on the spot (docs/cli.md, "Bad inputs the tests cover"): YAML over the
-# input limits of contracts/strict_yaml.hpp, text that is not UTF-8, mapping files that do not fit the workload. Each
+# input limits of contracts/strict_yaml.hpp, text that is not UTF-8, graphs that break the graph rules
+# (docs/workload-spec.md, "Graphs"), mapping files that do not fit the workload. Each
 # runs `maeri` through expect_exit.sh (exit code 2 and the message naming the file and the limit or reason); the
 # limit cases must also finish within 10 s (before the limits, these files ran for minutes).
 # Usage: bad_inputs.sh CASE MAERI CONFIGS_DIR [MAPPING_FILE]
@@ -45,14 +46,33 @@ case $case_name in
       "$maeri" validate "$file" ;;
   non_utf8_name)  # would make --json fail (nlohmann::json refuses invalid UTF-8): rejected when the file is read
     sed 's/name: conv1,/name: conv\xff,/' "$configs/workloads/tiny.yaml" >"$file"
-    "$expect" 2 --stderr-contains "$file:7:16: not valid UTF-8 text: byte 0xff" \
+    "$expect" 2 --stderr-contains "$file:11:16: not valid UTF-8 text: byte 0xff" \
       "$maeri" map --hardware "$configs/hardware/maeri-64.yaml" --workload "$file" -o "$dir/m.yaml" --json "$dir/m.json" \
       || exit 1
     [[ ! -e $dir/m.json && ! -e $dir/m.yaml ]] || fail "outputs written for a rejected input" ;;
-  mapping_other_shape)  # the mapping's conv1 has K=8; this workload's conv1 has K=4
-    sed 's/name: conv1, type: conv, K: 8,/name: conv1, type: conv, K: 4,/' "$configs/workloads/tiny.yaml" >"$file"
+  mapping_other_shape)  # the mapping's conv1 is 3x3; this workload's conv1 is 1x1 (with the same output shape)
+    sed 's/R: 3, S: 3, X: 10, Y: 10, stride: 1, padding: 1,/R: 1, S: 1, X: 10, Y: 10, stride: 1, padding: 0,/' \
+      "$configs/workloads/tiny.yaml" >"$file"
     "$expect" 2 --stderr-contains "field 'layers[0].shape': the mapping is for layer 'conv1' of shape conv N=1 K=8" \
       "$maeri" verify --hardware "$configs/hardware/maeri-64.yaml" --workload "$file" --mapping "$mapping" ;;
+  graph_shapes_disagree)  # tiny's residual add reading conv1's 10x10 activations instead of the pooled 5x5 ones
+    sed 's/inputs: \[conv2, pool1\]/inputs: [conv2, relu1]/' "$configs/workloads/tiny.yaml" >"$file"
+    "$expect" 2 --stderr-contains "$file:15:37: field 'operators[4].inputs': add 'add1' adds 'conv2' of shape (1,8,5,5) and 'relu1' of shape (1,8,10,10): the shapes must be equal" \
+      "$maeri" map --hardware "$configs/hardware/maeri-64.yaml" --workload "$file" -o "$dir/m.yaml" --json "$dir/m.json" \
+      || exit 1
+    [[ ! -e $dir/m.json && ! -e $dir/m.yaml ]] || fail "outputs written for a rejected input" ;;
+  graph_cycle)  # relu1 reading relu2: relu1 -> conv2 -> add1 -> relu2 -> relu1
+    sed 's/name: relu1, type: relu, input: conv1/name: relu1, type: relu, input: relu2/' "$configs/workloads/tiny.yaml" >"$file"
+    "$expect" 2 --stderr-contains "$file:16:12: field 'operators[5].name': the operators form a cycle through tensor 'relu2'" \
+      "$maeri" validate "$file" ;;
+  graph_dangling)  # the add reading a tensor no operator produces
+    sed 's/inputs: \[conv2, pool1\]/inputs: [conv2, pool2]/' "$configs/workloads/tiny.yaml" >"$file"
+    "$expect" 2 --stderr-contains "$file:15:37: field 'operators[4].inputs': tensor 'pool2' is produced by no operator and not declared in 'inputs'" \
+      "$maeri" validate "$file" ;;
+  graph_produced_twice)  # relu2 writing pool1's tensor
+    sed 's/name: relu2, type: relu, input: add1/name: relu2, type: relu, input: add1, output: pool1/' "$configs/workloads/tiny.yaml" >"$file"
+    "$expect" 2 --stderr-contains "$file:16:52: field 'operators[5].output': tensor 'pool1' is produced by operator 'pool1'; each tensor has one producer" \
+      "$maeri" validate "$file" ;;
   mapping_tile_too_large)  # conv1's tile edited to T_K = 64 > K = 8
     sed '0,/T_K: [0-9]*/s//T_K: 64/' "$mapping" >"$file"
     "$expect" 2 --stderr-contains "field 'layers[0].tile': bound: T_K = 64 must be between 1 and K = 8" \

@@ -277,9 +277,9 @@ maeri_cli_test(verify_mapping_other_hardware 2 --stderr-contains "the mapping wa
   --mapping ${CMAKE_CURRENT_BINARY_DIR}/tiny.mapping.yaml)
 set_tests_properties(cli_verify_mapping_other_hardware PROPERTIES FIXTURES_REQUIRED tiny_mapping)
 # Generated bad files: YAML over the input limits (each must end within 10 s; ctest stops it at 60 s), text that
-# is not UTF-8, mappings that do not fit the workload.
+# is not UTF-8, graphs breaking the graph rules, mappings that do not fit the workload.
 foreach(case billion_laughs endless_alias deep_nesting huge_file endless_device wide_mapping long_list non_utf8_name
-             mapping_other_shape mapping_tile_too_large mapping_sdm_below_tile mapping_sdm_order mapping_sdm_capacity
+             graph_shapes_disagree graph_cycle graph_dangling graph_produced_twice mapping_other_shape mapping_tile_too_large mapping_sdm_below_tile mapping_sdm_order mapping_sdm_capacity
              mapping_phase_order mapping_bad_groups)
   add_test(NAME cli_input_${case}
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/bad_inputs.sh ${case} $<TARGET_FILE:maeri> ${CONFIGS}

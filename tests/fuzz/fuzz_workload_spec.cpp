@@ -1,5 +1,6 @@
-// libFuzzer harness: the workload spec loader (contracts::load_workload, strict YAML) on arbitrary file contents,
-// then the derived shape of every accepted layer. Bad input must end in maeri::util::InputError; anything else is a bug.
+// libFuzzer harness: the workload spec loader (contracts::load_workload, strict YAML; flat files and graphs, whose
+// seeds are the shipped workloads) on arbitrary file contents, then the derived shape of every accepted layer and the
+// graph rule on the accepted network. Bad input must end in maeri::util::InputError; anything else is a bug.
 #include <cstddef>
 #include <cstdint>
 
@@ -19,6 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         __builtin_trap();
     }
     if (network.total_macs() < 1) __builtin_trap();
+    if (maeri::contracts::network_violation(network)) __builtin_trap();  // the loader builds only well-formed graphs
   } catch (const maeri::util::InputError&) {
   }
   return 0;

@@ -1,11 +1,15 @@
 // The Network contract: flat workload files load as chains whose edges are exactly the consecutive layers whose
-// shapes agree (counted by hand from the files), ONNX models keep the edges their tensor names give, and the
-// graph rule (network_violation) rejects malformed graphs naming the problem.
+// shapes agree (counted by hand from the files), graph workload files give the graphs they state (the shipped
+// networks' tensor shapes against the papers' figures), ONNX models keep the edges their tensor names give, and the
+// graph rules (the loader's and network_violation) reject malformed graphs naming the problem.
 #include <catch2/catch.hpp>
+
+#include <algorithm>
 
 #include "contracts/network.hpp"
 #include "contracts/spec_loader.hpp"
 #include "importer/onnx_import.hpp"
+#include "importer/workload_yaml.hpp"
 #include "onnx_models.hpp"
 #include "temp_file.hpp"
 
@@ -26,8 +30,31 @@ std::vector<std::string> linked_operators(const contracts::Network& network) {
 
 }  // namespace
 
+// VGG16's layers as a flat file (what configs/workloads/vgg16.yaml listed before it became a graph).
+const char* const kFlatVgg16 = R"(kind: workload
+name: vgg16
+layers:
+  - {name: conv1_1, type: conv, K: 64, C: 3, R: 3, S: 3, X: 224, Y: 224, stride: 1, padding: 1}
+  - {name: conv1_2, type: conv, K: 64, C: 64, R: 3, S: 3, X: 224, Y: 224, stride: 1, padding: 1}
+  - {name: conv2_1, type: conv, K: 128, C: 64, R: 3, S: 3, X: 112, Y: 112, stride: 1, padding: 1}
+  - {name: conv2_2, type: conv, K: 128, C: 128, R: 3, S: 3, X: 112, Y: 112, stride: 1, padding: 1}
+  - {name: conv3_1, type: conv, K: 256, C: 128, R: 3, S: 3, X: 56, Y: 56, stride: 1, padding: 1}
+  - {name: conv3_2, type: conv, K: 256, C: 256, R: 3, S: 3, X: 56, Y: 56, stride: 1, padding: 1}
+  - {name: conv3_3, type: conv, K: 256, C: 256, R: 3, S: 3, X: 56, Y: 56, stride: 1, padding: 1}
+  - {name: conv4_1, type: conv, K: 512, C: 256, R: 3, S: 3, X: 28, Y: 28, stride: 1, padding: 1}
+  - {name: conv4_2, type: conv, K: 512, C: 512, R: 3, S: 3, X: 28, Y: 28, stride: 1, padding: 1}
+  - {name: conv4_3, type: conv, K: 512, C: 512, R: 3, S: 3, X: 28, Y: 28, stride: 1, padding: 1}
+  - {name: conv5_1, type: conv, K: 512, C: 512, R: 3, S: 3, X: 14, Y: 14, stride: 1, padding: 1}
+  - {name: conv5_2, type: conv, K: 512, C: 512, R: 3, S: 3, X: 14, Y: 14, stride: 1, padding: 1}
+  - {name: conv5_3, type: conv, K: 512, C: 512, R: 3, S: 3, X: 14, Y: 14, stride: 1, padding: 1}
+  - {name: fc6, type: fc, K: 4096, C: 25088}
+  - {name: fc7, type: fc, K: 4096, C: 4096}
+  - {name: fc8, type: fc, K: 1000, C: 4096}
+)";
+
 TEST_CASE("a flat workload is a chain: VGG16 links the layers between its pooling layers") {
-  const contracts::Network vgg16 = contracts::load_workload(config("workloads/vgg16.yaml"));
+  const maeri::test::TempFile flat(kFlatVgg16);
+  const contracts::Network vgg16 = contracts::load_workload(flat.path());
   REQUIRE(!contracts::network_violation(vgg16));
   REQUIRE(vgg16.operators.size() == 16);
   // By hand from the file: pooling halves X and Y after conv1_2, conv2_2, conv3_3, conv4_3 and conv5_3 (the flat file
@@ -45,14 +72,235 @@ TEST_CASE("a flat workload is a chain: VGG16 links the layers between its poolin
   CHECK(vgg16.total_macs() == 15470264320);  // summed by hand over the file: K·C·R·S·X'·Y' per conv, K·C per FC
 }
 
-TEST_CASE("every shipped workload loads as a well-formed graph with one fabric operator per layer") {
+TEST_CASE("every shipped workload loads as a well-formed graph whose fabric operators run the layers in order") {
   for (const char* name : {"tiny", "mrna-table2", "alexnet", "vgg16", "resnet50", "googlenet", "mobilenetv2",
                            "bert-base-encoder", "table2-scaled"}) {
     INFO(name);
     const contracts::Network network = contracts::load_workload(config(std::string("workloads/") + name + ".yaml"));
     CHECK(!contracts::network_violation(network));
-    CHECK(network.operators.size() == network.layers.size());
-    for (std::size_t o = 0; o < network.operators.size(); ++o) CHECK(network.operators[o].layer == o);
+    std::size_t next_layer = 0;
+    for (const contracts::Operator& op : network.operators)
+      if (op.kind == contracts::OperatorKind::FabricLayer) CHECK(op.layer == next_layer++);
+    CHECK(next_layer == network.layers.size());
+  }
+}
+
+namespace {
+
+const contracts::Tensor& tensor_named(const contracts::Network& network, const std::string& name) {
+  for (const contracts::Tensor& tensor : network.tensors)
+    if (tensor.name == name) return tensor;
+  FAIL("no tensor " << name);
+  throw;
+}
+
+std::size_t count_kind(const contracts::Network& network, contracts::OperatorKind kind) {
+  return std::size_t(std::count_if(network.operators.begin(), network.operators.end(),
+                                   [&](const contracts::Operator& op) { return op.kind == kind; }));
+}
+
+using Shape = std::vector<std::int64_t>;
+
+std::vector<std::string> tensor_names(const contracts::Network& network, const std::vector<std::size_t>& tensors) {
+  std::vector<std::string> names;
+  for (std::size_t t : tensors) names.push_back(network.tensors[t].name);
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("the shipped graphs: one input image, one softmax output, and the papers' tensor shapes") {
+  using contracts::OperatorKind;
+  const auto load = [](const char* name) { return contracts::load_workload(config(std::string("workloads/") + name + ".yaml")); };
+  for (const char* name : {"tiny", "alexnet", "vgg16", "resnet50", "googlenet", "mobilenetv2"}) {
+    INFO(name);
+    const contracts::Network network = load(name);
+    CHECK(tensor_names(network, network.network_inputs()) == std::vector<std::string>{"image"});
+    CHECK(tensor_names(network, network.network_outputs()) == std::vector<std::string>{"prob"});
+    CHECK(network.operators.back().kind == OperatorKind::Softmax);
+  }
+  // ResNet-50 (He et al., Table 1): conv1 + max pool give 56x56, conv5_x ends at 7x7 with 2048 channels; 16
+  // residual adds (3 + 4 + 6 + 3 blocks), 4 of them on a projection.
+  const contracts::Network resnet = load("resnet50");
+  CHECK(tensor_named(resnet, "pool1").shape == Shape{1, 64, 56, 56});
+  CHECK(tensor_named(resnet, "res2a").shape == Shape{1, 256, 56, 56});
+  CHECK(tensor_named(resnet, "res5c_relu").shape == Shape{1, 2048, 7, 7});
+  CHECK(tensor_named(resnet, "pool5").shape == Shape{1, 2048, 1, 1});
+  CHECK(tensor_named(resnet, "prob").shape == Shape{1, 1000, 1, 1});
+  CHECK(count_kind(resnet, OperatorKind::Add) == 16);
+  CHECK(count_kind(resnet, OperatorKind::Relu) == 49);  // 2 per block, 1 after each add, 1 after conv1
+  // GoogLeNet (Szegedy et al., Table 1, the "output size" and the branch widths): 3a 256, 3b 480, 4a 512, 4e 832,
+  // 5b 1024 channels.
+  const contracts::Network googlenet = load("googlenet");
+  CHECK(tensor_named(googlenet, "pool2_3x3_s2").shape == Shape{1, 192, 28, 28});
+  CHECK(tensor_named(googlenet, "inception_3a_output").shape == Shape{1, 256, 28, 28});
+  CHECK(tensor_named(googlenet, "inception_3b_output").shape == Shape{1, 480, 28, 28});
+  CHECK(tensor_named(googlenet, "inception_4a_output").shape == Shape{1, 512, 14, 14});
+  CHECK(tensor_named(googlenet, "inception_4e_output").shape == Shape{1, 832, 14, 14});
+  CHECK(tensor_named(googlenet, "inception_5b_output").shape == Shape{1, 1024, 7, 7});
+  CHECK(tensor_named(googlenet, "pool5_7x7_s1").shape == Shape{1, 1024, 1, 1});
+  CHECK(count_kind(googlenet, OperatorKind::Concat) == 9);
+  // MobileNetV2 (Sandler et al., Table 2): a residual where a sequence repeats a block (n − 1 per sequence:
+  // 0 + 1 + 2 + 3 + 2 + 2 + 0 = 10); the last block gives 7x7x320, conv_last 7x7x1280.
+  const contracts::Network mobilenet = load("mobilenetv2");
+  CHECK(count_kind(mobilenet, OperatorKind::Add) == 10);
+  CHECK(count_kind(mobilenet, OperatorKind::Clip) == 35);  // conv1, 16 expansions, 17 depthwise, conv_last
+  CHECK(tensor_named(mobilenet, "block16_project").shape == Shape{1, 320, 7, 7});
+  CHECK(tensor_named(mobilenet, "pool").shape == Shape{1, 1280, 1, 1});
+  // VGG16 and AlexNet: the flattened pool5 is fc6's input (7·7·512 = 25088, 6·6·256 = 9216).
+  CHECK(tensor_named(load("vgg16"), "flatten").shape == Shape{1, 25088, 1, 1});
+  CHECK(tensor_named(load("alexnet"), "pool5").shape == Shape{1, 256, 6, 6});
+  // tiny: the max pool of conv1's activations is the shortcut of conv2's residual add.
+  const contracts::Network tiny = load("tiny");
+  CHECK(tensor_named(tiny, "pool1").shape == Shape{1, 8, 5, 5});
+  CHECK(tensor_named(tiny, "flatten").shape == Shape{1, 400, 1, 1});
+}
+
+TEST_CASE("graph operators may be listed in any order: they load in a topological order, layers with them") {
+  const maeri::test::TempFile file(R"(kind: workload
+name: shuffled
+inputs: [{name: x, shape: [1, 2, 4, 4]}]
+operators:
+  - {name: sum, type: add, inputs: [b, a_relu]}
+  - {name: b, type: conv, input: a_relu, K: 2, C: 2, R: 1, S: 1, X: 4, Y: 4, stride: 1, padding: 0}
+  - {name: a_relu, type: relu, input: a}
+  - {name: a, type: conv, input: x, K: 2, C: 2, R: 3, S: 3, X: 4, Y: 4, stride: 1, padding: 1, bias: a.bias}
+)");
+  const contracts::Network network = contracts::load_workload(file.path());
+  REQUIRE(!contracts::network_violation(network));
+  std::vector<std::string> order;
+  for (const contracts::Operator& op : network.operators) order.push_back(op.name);
+  CHECK(order == std::vector<std::string>{"a", "a_relu", "b", "sum"});
+  REQUIRE(network.layers.size() == 2);
+  CHECK(network.layers[0].name == "a");
+  CHECK(network.layers[1].name == "b");
+  CHECK(tensor_names(network, network.operators[0].inputs) == std::vector<std::string>{"x", "a.weights", "a.bias"});
+  CHECK(tensor_named(network, "a.bias").shape == Shape{2});
+  CHECK(tensor_named(network, "a.bias").constant);
+}
+
+TEST_CASE("a graph written as workload YAML loads back to the same graph") {
+  for (const char* name : {"tiny", "googlenet", "mobilenetv2"}) {
+    INFO(name);
+    const contracts::Network network = contracts::load_workload(config(std::string("workloads/") + name + ".yaml"));
+    const maeri::test::TempFile file(importer::workload_yaml(network, "round trip"));
+    const contracts::Network again = contracts::load_workload(file.path());
+    REQUIRE(again.operators.size() == network.operators.size());
+    REQUIRE(again.tensors.size() == network.tensors.size());
+    for (std::size_t t = 0; t < network.tensors.size(); ++t) {
+      CHECK(again.tensors[t].name == network.tensors[t].name);
+      CHECK(again.tensors[t].shape == network.tensors[t].shape);
+      CHECK(again.tensors[t].constant == network.tensors[t].constant);
+    }
+    for (std::size_t o = 0; o < network.operators.size(); ++o) {
+      const contracts::Operator &a = again.operators[o], &b = network.operators[o];
+      CHECK(a.name == b.name);
+      CHECK(a.kind == b.kind);
+      CHECK(a.inputs == b.inputs);
+      CHECK(a.outputs == b.outputs);
+      CHECK(a.clip_min == b.clip_min);
+      CHECK(a.clip_max == b.clip_max);
+      CHECK(a.pool.size_x == b.pool.size_x);
+      CHECK(a.pool.stride_y == b.pool.stride_y);
+      CHECK(a.pool.padding_x == b.pool.padding_x);
+    }
+    CHECK(again.total_macs() == network.total_macs());
+  }
+}
+
+TEST_CASE("bad graph workloads are rejected naming the file, position, field and rule") {
+  // Each case replaces the operators of a small valid graph (x → conv c → relu r → …).
+  const std::string head = "kind: workload\nname: g\ninputs: [{name: x, shape: [1, 2, 4, 4]}]\noperators:\n"
+                           "  - {name: c, type: conv, input: x, K: 4, C: 2, R: 3, S: 3, X: 4, Y: 4, stride: 1, padding: 1}\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"  - {name: r, type: relu, input: s}\n  - {name: s, type: add, inputs: [r, c]}\n",
+       "7:12: field 'operators[2].name': the operators form a cycle through tensor 's' (it is needed, through other "
+       "operators, to compute itself)"},
+      {"  - {name: r, type: relu, input: r}\n",
+       "6:12: field 'operators[1].name': the operators form a cycle through tensor 'r'"},
+      {"  - {name: r, type: relu, input: y}\n",
+       "6:34: field 'operators[1].input': tensor 'y' is produced by no operator and not declared in 'inputs'"},
+      {"  - {name: r, type: relu, input: c, output: x}\n",
+       "6:45: field 'operators[1].output': tensor 'x' is declared in 'inputs'; each tensor has one producer"},
+      {"  - {name: r, type: relu, input: c}\n  - {name: q, type: relu, input: c, output: r}\n",
+       "7:45: field 'operators[2].output': tensor 'r' is produced by operator 'r'; each tensor has one producer"},
+      {"  - {name: r, type: add, inputs: [c, x]}\n",
+       "6:34: field 'operators[1].inputs': add 'r' adds 'c' of shape (1,4,4,4) and 'x' of shape (1,2,4,4): the shapes "
+       "must be equal"},
+      {"  - {name: r, type: concat, inputs: [c, x], axis: 2}\n",
+       "6:37: field 'operators[1].inputs': concat 'r' joins 'c' of shape (1,4,4,4) and 'x' of shape (1,2,4,4) along "
+       "axis 2: the shapes must agree except along the axis"},
+      {"  - {name: f, type: reshape, input: c, shape: [1, 60]}\n",
+       "6:37: field 'operators[1].input': reshape 'f' gives 'c' of shape (1,4,4,4) (64 elements) the shape (1,60) (60 "
+       "elements): the counts must be equal"},
+      {"  - {name: f, type: reshape, input: c, shape: [1, 64]}\n  - {name: p, type: max_pool, input: f, size: 2, "
+       "stride: 2}\n",
+       "7:38: field 'operators[2].input': max pool 'p' needs a rank-4 input (N, C, X, Y); its input 'f' has shape "
+       "(1,64)"},
+      {"  - {name: f, type: reshape, input: c, shape: [4, 4, 4]}\n  - {name: s, type: softmax, input: f}\n",
+       "7:37: field 'operators[2].input': softmax 's' needs a rank-2 (N, classes) or rank-4 input; its input 'f' has "
+       "shape (4,4,4)"},
+      {"  - {name: g, type: global_average_pool, input: c}\n  - {name: f, type: flatten, input: g}\n"
+       "  - {name: p, type: global_average_pool, input: q}\n  - {name: q, type: reshape, input: f, shape: [4]}\n",
+       "8:49: field 'operators[3].input': global average pool 'p' needs a rank-4 input (N, C, X, Y); its input 'q' has "
+       "shape (4)"},
+      {"  - {name: p, type: average_pool, input: c, size: 2, stride: 1, padding: 2}\n",
+       "6:42: field 'operators[1].input': average pool 'p' on 'c' of shape (1,4,4,4): padding 2x2 not smaller than the "
+       "window 2x2 (a window would hold padding only)"},
+      {"  - {name: p, type: max_pool, input: c, size: 7, stride: 1}\n",
+       "6:38: field 'operators[1].input': max pool 'p' on 'c' of shape (1,4,4,4): a window 7x7 larger than the padded "
+       "input 4x4"},
+      {"  - {name: k, type: clip, input: c, min: 6, max: 0}\n",
+       "6:34: field 'operators[1].input': clip 'k' clips to [6, 0]: the minimum must not exceed the maximum"},
+      {"  - {name: d, type: conv, input: c, K: 4, C: 2, R: 1, S: 1, X: 4, Y: 4, stride: 1, padding: 0}\n",
+       "6:34: field 'operators[1].input': operator 'd': its input 'c' has shape (1,4,4,4), layer 'd' needs (1,2,4,4)"},
+      {"  - {name: d, type: conv, input: c, weights: c.weights, K: 4, C: 4, R: 1, S: 1, X: 4, Y: 4, stride: 1, "
+       "padding: 0}\n",
+       "6:34: field 'operators[1].input': operator 'd': its weights 'c.weights' has shape (4,2,3,3), layer 'd' needs "
+       "(4,4,1,1)"},
+      {"  - {name: d, type: conv, input: c.weights, K: 4, C: 2, R: 1, S: 1, X: 4, Y: 4, stride: 1, padding: 0}\n",
+       "6:34: field 'operators[1].input': tensor 'c.weights' is the weights of 'c', not an activation"},
+      {"  - {name: d, type: conv, input: c, weights: x, K: 4, C: 4, R: 1, S: 1, X: 4, Y: 4, stride: 1, padding: 0}\n",
+       "6:46: field 'operators[1].weights': tensor 'x' is declared in 'inputs', not a constant"},
+      {"  - {name: r, type: add, inputs: [c]}\n",
+       "6:34: field 'operators[1].inputs': add reads 2 tensors, found a list of 1"},
+      {"  - {name: r, type: relu, inputs: [c]}\n",
+       "6:5: field 'operators[1].input': missing required field (expected a string)"},
+      {"  - {name: c, type: relu, input: x, output: y}\n",
+       "6:12: field 'operators[1].name': duplicate operator name 'c' (names must be unique)"},
+  };
+  for (const auto& [operators, expected] : cases) {
+    const std::string text = head + operators;
+    const maeri::test::TempFile file(text);
+    std::string message;
+    try {
+      contracts::load_workload(file.path());
+    } catch (const maeri::util::InputError& error) {
+      message = error.what();
+    }
+    INFO(text << "\ngave: " << message);
+    CHECK(message.rfind(file.path() + ":" + expected, 0) == 0);
+  }
+  const std::pair<std::string, std::string> whole_file_cases[] = {
+      {"kind: workload\nname: g\ninputs: [{name: x, shape: [1, 2]}, {name: unused, shape: [3]}]\n"
+       "operators:\n  - {name: s, type: softmax, input: x}\n",
+       "3:43: field 'inputs[1].name': input 'unused' is read by no operator"},
+      {"kind: workload\nname: g\nlayers:\n  - {name: f, type: fc, K: 1, C: 1}\ninputs: [{name: x, shape: [1]}]\n"
+       "operators:\n  - {name: s, type: relu, input: x}\n",
+       "4:3: field 'layers': a workload lists either 'layers' (a chain) or 'inputs' and 'operators' (a graph), not both"},
+      {"kind: workload\nname: g\ninputs: [{name: x, shape: [1, 0]}]\noperators:\n  - {name: s, type: relu, input: x}\n",
+       "3:27: field 'inputs[0].shape': expected a list of 1 to 8 integers in [1, 16777216], found 0"},
+  };
+  for (const auto& [text, expected] : whole_file_cases) {
+    const maeri::test::TempFile file(text);
+    std::string message;
+    try {
+      contracts::load_workload(file.path());
+    } catch (const maeri::util::InputError& error) {
+      message = error.what();
+    }
+    INFO(text << "\ngave: " << message);
+    CHECK(message.rfind(file.path() + ":" + expected, 0) == 0);
   }
 }
 

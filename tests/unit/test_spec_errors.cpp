@@ -73,7 +73,7 @@ std::vector<BadInput> bad_inputs() {
        "5:8: field 'rn_bw': expected an integer in [1, 64], found 0"},
       {"typo in a top-level key", replace_line(kHardware, "rn_bw: 16", "rn_bw: 16\nrnbw: 16"), true,
        "6:1: field 'rnbw': unknown field (known fields here: acc_width, area_um2, calibration, clock_mhz, config_bw, data_width, dn_bw, dram, "
-       "energy_pj, kind, model, name, num_ms, rn_bw, sdm)"},
+       "energy_pj, kind, model, name, num_ms, post_processing, rn_bw, sdm)"},
       {"config bus not a power of two", replace_line(kHardware, "rn_bw: 16", "rn_bw: 16\nconfig_bw: 48"), true,
        "6:12: field 'config_bw': expected a power of two in [16, 512], found 48"},
       {"config bus wider than 512 bits", replace_line(kHardware, "rn_bw: 16", "rn_bw: 16\nconfig_bw: 1024"), true,
@@ -88,7 +88,18 @@ std::vector<BadInput> bad_inputs() {
        "16:8: field 'energy_pj.add': expected a number in [0, 1000000], found 'cheap'"},
       {"unknown energy key", replace_line(kHardware, "  add: 0.1", "  add: 0.1\n  adder: 0.1"), true,
        "17:3: field 'energy_pj.adder': unknown field (known fields here: add, dn_hop, dram_byte, mn_forward, "
-       "mn_hop, multiply, rn_hop, sdm_read, sdm_write)"},
+       "mn_hop, multiply, ppu_add, ppu_compare, ppu_divide, ppu_lookup, ppu_multiply, ppu_shift, rn_hop, sdm_read, "
+       "sdm_write)"},
+      {"post-processing unit without lanes", replace_line(kHardware, "rn_bw: 16", "rn_bw: 16\npost_processing: {lanes: 0}"),
+       true, "6:26: field 'post_processing.lanes': expected an integer in [1, 65536], found 0"},
+      {"post-processing latency negative",
+       replace_line(kHardware, "rn_bw: 16", "rn_bw: 16\npost_processing: {lanes: 4, latency: -1}"), true,
+       "6:38: field 'post_processing.latency': expected an integer in [0, 1000], found -1"},
+      {"unknown post-processing key",
+       replace_line(kHardware, "rn_bw: 16", "rn_bw: 16\npost_processing: {lanes: 4, depth: 2}"), true,
+       "6:29: field 'post_processing.depth': unknown field (known fields here: lanes, latency)"},
+      {"negative post-processing energy", replace_line(kHardware, "  add: 0.1", "  add: 0.1\n  ppu_divide: -1"), true,
+       "17:15: field 'energy_pj.ppu_divide': expected a number in [0, 1000000], found -1"},
       {"duplicate key", replace_line(kHardware, "dn_bw: 16", "dn_bw: 16\ndn_bw: 32"), true,
        "5:1: field 'dn_bw': duplicate field (each field may appear once)"},
       {"section given as a scalar", replace_line(replace_line(kHardware, "sdm:", "sdm: 64"),

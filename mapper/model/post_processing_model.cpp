@@ -1,0 +1,164 @@
+// The post-processing unit's closed-form cycles and counts (see post_processing_model.hpp; equations in
+// docs/model.md, "Post-processing unit").
+#include "mapper/model/post_processing_model.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "util/integer_math.hpp"
+
+namespace maeri::mapper {
+namespace {
+
+using contracts::OperatorKind;
+using Shape = std::vector<std::int64_t>;
+
+std::int64_t elements(const Shape& shape) {
+  std::int64_t count = 1;
+  for (std::int64_t extent : shape) count *= extent;
+  return count;
+}
+
+void require(bool condition, const contracts::Operator& op, const char* problem) {
+  if (!condition)
+    throw std::invalid_argument(fmt::format("post-processing operator '{}' ({}): {}", op.name, to_string(op.kind),
+                                            problem));
+}
+
+// Σ over output positions along one axis of the window elements inside the tensor: the window of output o covers
+// input positions [o·stride − padding, o·stride − padding + size) clipped to [0, extent).
+std::int64_t window_coverage(std::int64_t extent, std::int64_t outputs, std::int64_t size, std::int64_t stride,
+                             std::int64_t padding) {
+  std::int64_t covered = 0;
+  for (std::int64_t o = 0; o < outputs; ++o) {
+    const std::int64_t first = o * stride - padding;
+    const std::int64_t inside = std::min(extent, first + size) - std::max<std::int64_t>(0, first);
+    if (inside <= 0) throw std::invalid_argument("a pooling window lies entirely in the padding");
+    covered += inside;
+  }
+  return covered;
+}
+
+// Blocks flowing through stages of fixed beats per block (one buffer per stage): the first block takes every
+// stage's beats, each later one the slowest stage's.
+std::int64_t pipelined_beats(std::int64_t blocks, const std::vector<std::int64_t>& stage_beats) {
+  if (blocks == 0) return 0;
+  std::int64_t sum = 0, slowest = 0;
+  for (std::int64_t beats : stage_beats) sum += beats, slowest = std::max(slowest, beats);
+  return sum + (blocks - 1) * slowest;
+}
+
+}  // namespace
+
+contracts::PostProcessingCounts post_processing_counts(const contracts::Operator& op,
+                                                       const std::vector<Shape>& input_shapes,
+                                                       const Shape& output_shape,
+                                                       const contracts::PostProcessingSpec& unit) {
+  if (unit.lanes < 1) throw std::invalid_argument("the post-processing unit needs at least one lane");
+  const std::int64_t lanes = unit.lanes;
+  const auto beats = [lanes](std::int64_t count) { return util::ceil_div(count, lanes); };
+  const std::size_t expected_inputs = op.kind == OperatorKind::Add ? 2 : op.kind == OperatorKind::Concat ? 0 : 1;
+  if (expected_inputs > 0) require(input_shapes.size() == expected_inputs, op, "wrong number of inputs");
+  else require(!input_shapes.empty(), op, "no inputs");
+
+  contracts::PostProcessingCounts c;
+  const std::int64_t n = elements(output_shape);
+  std::int64_t beat_count = 0;
+  switch (op.kind) {
+    case OperatorKind::FabricLayer:  // wrap(acc + bias) · multiplier, rounding shift, saturation
+    case OperatorKind::Requantize:   // x · multiplier, rounding shift, saturation
+      beat_count = beats(n);
+      c.elements_read = c.elements_written = c.multiplications = c.shifts = n;
+      c.comparisons = 2 * n;
+      if (op.kind == OperatorKind::FabricLayer) c.additions = n;
+      break;
+    case OperatorKind::Relu:
+    case OperatorKind::Clip:
+      beat_count = beats(n);
+      c.elements_read = c.elements_written = n;
+      c.comparisons = op.kind == OperatorKind::Relu ? n : 2 * n;
+      break;
+    case OperatorKind::Add:  // a·m_a + b·m_b, rounding shift, saturation
+      beat_count = beats(n);
+      c.elements_read = 2 * n;
+      c.elements_written = c.additions = c.shifts = n;
+      c.multiplications = c.comparisons = 2 * n;
+      break;
+    case OperatorKind::Concat:  // each input in turn: x · m_i, rounding shift, saturation
+      for (const Shape& shape : input_shapes) beat_count += beats(elements(shape));
+      c.elements_read = c.elements_written = c.multiplications = c.shifts = n;
+      c.comparisons = 2 * n;
+      break;
+    case OperatorKind::Reshape:  // the same row-major elements under another shape: nothing moves
+      return c;
+    case OperatorKind::MaxPool:
+    case OperatorKind::AveragePool: {
+      const Shape& in = input_shapes[0];
+      require(in.size() == 4 && output_shape.size() == 4, op, "pooling needs rank-4 tensors");
+      const contracts::PoolWindow& w = op.pool;
+      const std::int64_t planes = in[0] * in[1], out_x = output_shape[2], out_y = output_shape[3];
+      const std::int64_t window_elements = window_coverage(in[2], out_x, w.size_x, w.stride_x, w.padding_x) *
+                                           window_coverage(in[3], out_y, w.size_y, w.stride_y, w.padding_y);
+      // per plane: read it into the plane buffer, then compute and write its outputs
+      beat_count = pipelined_beats(planes, {beats(in[2] * in[3]), beats(out_x * out_y)});
+      c.elements_read = planes * in[2] * in[3];
+      c.elements_written = n;
+      const std::int64_t steps = planes * (window_elements - out_x * out_y);  // window elements after the first
+      if (op.kind == OperatorKind::MaxPool) {
+        c.comparisons = steps;
+      } else {
+        c.additions = steps;
+        c.divisions = n;
+      }
+      break;
+    }
+    case OperatorKind::GlobalAveragePool: {
+      const Shape& in = input_shapes[0];
+      require(in.size() == 4, op, "global average pooling needs a rank-4 input");
+      const std::int64_t planes = in[0] * in[1], plane = in[2] * in[3];
+      beat_count = pipelined_beats(planes, {beats(plane), 1});  // sum the plane, then divide and write
+      c.elements_read = planes * plane;
+      c.additions = planes * (plane - 1);
+      c.divisions = c.elements_written = planes;
+      break;
+    }
+    case OperatorKind::Softmax: {
+      const Shape& in = input_shapes[0];
+      require(in.size() >= 2, op, "softmax needs a rank of at least 2 (axis 1)");
+      const std::int64_t classes = in[1], rows = elements(in) / std::max<std::int64_t>(classes, 1);
+      // per row: read it and find the maximum; subtract, look up and sum; multiply, divide and write
+      beat_count = pipelined_beats(rows, {beats(classes), beats(classes), beats(classes)});
+      c.elements_read = c.elements_written = c.lookups = c.multiplications = c.divisions = rows * classes;
+      c.comparisons = rows * (classes - 1);
+      c.additions = rows * (2 * classes - 1);
+      break;
+    }
+  }
+  c.cycles = beat_count > 0 ? beat_count + unit.latency : 0;
+  return c;
+}
+
+PostProcessingReport evaluate_post_processing(const contracts::Operator& op, const std::vector<Shape>& input_shapes,
+                                              const Shape& output_shape, const contracts::Hardware& hardware) {
+  PostProcessingReport report;
+  report.counts = post_processing_counts(op, input_shapes, output_shape, hardware.post_processing);
+  report.energy_pj = contracts::post_processing_energy_pj(report.counts, hardware.energy_pj);
+  return report;
+}
+
+PostProcessingReport evaluate_post_processing(const contracts::Network& network, std::size_t op,
+                                              const contracts::Hardware& hardware) {
+  const contracts::Operator& o = network.operators.at(op);
+  const Shape& output = network.tensors.at(o.outputs.at(0)).shape;
+  std::vector<Shape> inputs;
+  if (o.kind == OperatorKind::FabricLayer) {
+    inputs.push_back(output);
+  } else {
+    for (std::size_t tensor : o.inputs) inputs.push_back(network.tensors.at(tensor).shape);
+  }
+  return evaluate_post_processing(o, inputs, output, hardware);
+}
+
+}  // namespace maeri::mapper

@@ -1,0 +1,289 @@
+// The post-processing unit: every operator kind on small tensors with outputs and cycles computed by hand, the
+// analytical model's cycles and counts equal to the unit's on random operators of every kind, and the SystemC shell
+// giving what the plain core gives.
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include <random>
+#include <systemc>
+
+#include "mapper/model/post_processing_model.hpp"
+#include "sim/post_processing_system.hpp"
+#include "testbench/cross_check.hpp"
+
+using namespace maeri::contracts;
+using maeri::sim::IntegerTensor;
+using maeri::sim::PostProcessingJob;
+using maeri::sim::run_post_processing;
+
+namespace {
+
+PostProcessingJob job_of(OperatorKind kind, std::vector<IntegerTensor> inputs, std::vector<std::int64_t> output_shape) {
+  PostProcessingJob job;
+  job.op.name = "op";
+  job.op.kind = kind;
+  job.inputs = std::move(inputs);
+  job.output_shape = std::move(output_shape);
+  job.data_width = 8;  // L = 127
+  job.acc_width = 8;
+  return job;
+}
+
+std::vector<std::int64_t> run(const PostProcessingJob& job, PostProcessingSpec unit = {2, 1}) {
+  return run_post_processing(job, unit).output.values;
+}
+
+using Values = std::vector<std::int64_t>;
+
+}  // namespace
+
+TEST_CASE("post-processing unit: a fabric layer's epilogue, by hand", "[sim][post_processing]") {
+  // Channel 0 scales by 0.5 (2^30 · 2^−31), channel 1 by 1.5 (3 · 2^−1); biases 1 and −2; 8-bit accumulators.
+  PostProcessingJob job = job_of(OperatorKind::FabricLayer, {{{1, 2, 1, 2}, {10, 127, 100, -3}}}, {1, 2, 1, 2});
+  job.parameters.bias = {1, -2};
+  job.parameters.output = {{std::int64_t(1) << 30, 31}, {3, 1}};
+  // 10 + 1 = 11 → 5.5 → 6 (ties away from zero); 127 + 1 wraps to −128 → −64; 98 · 1.5 = 147 saturates to 127;
+  // −5 · 1.5 = −7.5 → −8.
+  const auto result = run_post_processing(job, {3, 2});
+  CHECK(result.output.values == Values{6, -64, 127, -8});
+  CHECK(result.output.shape == std::vector<std::int64_t>{1, 2, 1, 2});
+  CHECK(result.counts.cycles == 2 + 2);  // 4 elements at 3 lanes, latency 2
+  CHECK(result.counts.comparisons == 8);
+}
+
+TEST_CASE("post-processing unit: requantize, relu, clip and add, by hand", "[sim][post_processing]") {
+  PostProcessingJob requantize = job_of(OperatorKind::Requantize, {{{3}, {5, -5, 3}}}, {3});
+  requantize.parameters.output = {{3, 2}};  // 0.75: 3.75 → 4, −3.75 → −4, 2.25 → 2
+  CHECK(run(requantize) == Values{4, -4, 2});
+
+  CHECK(run(job_of(OperatorKind::Relu, {{{3}, {-3, 0, 4}}}, {3})) == Values{0, 0, 4});
+
+  PostProcessingJob clip = job_of(OperatorKind::Clip, {{{3}, {-5, 1, 9}}}, {3});
+  clip.parameters.clip_min = -2;
+  clip.parameters.clip_max = 3;
+  CHECK(run(clip) == Values{-2, 1, 3});
+
+  PostProcessingJob add = job_of(OperatorKind::Add, {{{2}, {10, -10}}, {{2}, {4, 3}}}, {2});
+  add.parameters.input_multipliers = {2, 1};
+  add.parameters.input_shift = 1;  // (20 + 4) / 2 = 12; (−20 + 3) / 2 = −8.5 → −9
+  CHECK(run(add) == Values{12, -9});
+  add.parameters.input_multipliers = {200, 200};  // saturates at ±127
+  CHECK(run(add) == Values{127, -127});
+}
+
+TEST_CASE("post-processing unit: concat along channels and along the last axis, by hand", "[sim][post_processing]") {
+  PostProcessingJob channels = job_of(OperatorKind::Concat, {{{1, 1, 2}, {1, 2}}, {{1, 2, 2}, {3, 4, 5, 6}}}, {1, 3, 2});
+  channels.parameters.input_multipliers = {2, 1};
+  channels.parameters.input_shift = 1;  // input 1 halved: 1.5 → 2, 2, 2.5 → 3, 3
+  const auto result = run_post_processing(channels, {2, 1});
+  CHECK(result.output.values == Values{1, 2, 2, 2, 3, 3});
+  CHECK(result.counts.cycles == 1 + 2 + 1);  // one beat for input 0, two for input 1, latency 1
+
+  PostProcessingJob last = job_of(OperatorKind::Concat, {{{1, 2, 1}, {1, 2}}, {{1, 2, 2}, {3, 4, 5, 6}}}, {1, 2, 3});
+  last.op.axis = 2;
+  last.parameters.input_multipliers = {1, 1};
+  CHECK(run(last) == Values{1, 3, 4, 2, 5, 6});
+}
+
+TEST_CASE("post-processing unit: pools, global average pool and reshape, by hand", "[sim][post_processing]") {
+  const IntegerTensor plane{{1, 1, 3, 3}, {1, -2, 3, 4, 5, -8, 7, 8, 9}};
+  PostProcessingJob max = job_of(OperatorKind::MaxPool, {plane}, {1, 1, 2, 2});
+  max.op.pool = {2, 2, 1, 1, 0, 0};
+  CHECK(run(max) == Values{5, 5, 8, 9});
+  // 3x3 windows, stride 2, padding 1: each window holds the 2x2 corner of the plane it overlaps; padding never
+  // wins a maximum of negative values.
+  max.op.pool = {3, 3, 2, 2, 1, 1};
+  max.inputs[0].values = {-1, -2, -3, -4, -5, -6, -7, -8, -9};
+  CHECK(run(max) == Values{-1, -2, -4, -5});
+
+  PostProcessingJob average = job_of(OperatorKind::AveragePool, {plane}, {1, 1, 2, 2});
+  average.op.pool = {3, 3, 2, 2, 1, 1};
+  // (1 − 2 + 4 + 5) / 4 = 2; (−2 + 3 + 5 − 8) / 4 = −0.5 → −1; (4 + 5 + 7 + 8) / 4 = 6; (5 − 8 + 8 + 9) / 4 = 3.5 → 4
+  const auto mean = run_post_processing(average, {4, 3});
+  CHECK(mean.output.values == Values{2, -1, 6, 4});
+  CHECK(mean.counts.cycles == 3 + 1 + 3);  // read 9 at 4 lanes, write 4, latency 3
+  CHECK(mean.counts.additions == 12);
+
+  PostProcessingJob global =
+      job_of(OperatorKind::GlobalAveragePool, {{{1, 2, 2, 2}, {1, 2, 3, 5, -1, -2, -3, -4}}}, {1, 2, 1, 1});
+  const auto pooled = run_post_processing(global, {2, 0});
+  CHECK(pooled.output.values == Values{3, -3});  // 11 / 4 = 2.75 → 3; −10 / 4 = −2.5 → −3
+  CHECK(pooled.counts.cycles == 2 + 2 + 1);       // plane 0 summed in 1-2, plane 1 in 3-4 (plane 0 divided in 3), 5
+
+  const auto reshaped = run_post_processing(job_of(OperatorKind::Reshape, {{{1, 2, 2}, {1, 2, 3, 4}}}, {1, 4}), {2, 1});
+  CHECK(reshaped.output.values == Values{1, 2, 3, 4});
+  CHECK(reshaped.output.shape == std::vector<std::int64_t>{1, 4});
+  CHECK(reshaped.counts.cycles == 0);
+}
+
+TEST_CASE("post-processing unit: softmax along axis 1, by hand", "[sim][post_processing]") {
+  PostProcessingJob softmax = job_of(OperatorKind::Softmax, {{{1, 3}, {2, 0, 1}}}, {1, 3});
+  softmax.parameters.exp_table = {100, 50, 20};
+  // e = 100, 20, 50 (Σ 170): 127 · e / 170 = 74.7 → 75, 14.9 → 15, 37.4 → 37
+  const auto result = run_post_processing(softmax, {2, 1});
+  CHECK(result.output.values == Values{75, 15, 37});
+  CHECK(result.counts.cycles == 3 * 2 + 1);
+  softmax.inputs[0].values = {5, 0, 4};  // max − 0 = 5 is beyond the table: e = 0
+  CHECK(run(softmax) == Values{85, 0, 42});
+  // Rank 4: rows run along the channels at each (x, y).
+  PostProcessingJob image = job_of(OperatorKind::Softmax, {{{1, 2, 1, 2}, {1, 0, 0, 3}}}, {1, 2, 1, 2});
+  image.parameters.exp_table = {100, 50, 20, 10};
+  CHECK(run(image) == Values{85, 12, 42, 115});
+}
+
+TEST_CASE("post-processing unit: bad jobs are refused", "[sim][post_processing]") {
+  PostProcessingJob add = job_of(OperatorKind::Add, {{{2}, {1, 2}}}, {2});
+  add.parameters.input_multipliers = {1, 1};
+  CHECK_THROWS_AS(run(add), std::invalid_argument);  // one input
+  PostProcessingJob pool = job_of(OperatorKind::MaxPool, {{{1, 4}, {1, 2, 3, 4}}}, {1, 4});
+  CHECK_THROWS_AS(run(pool), std::invalid_argument);  // rank 2
+  PostProcessingJob softmax = job_of(OperatorKind::Softmax, {{{1, 2}, {1, 2}}}, {1, 2});
+  CHECK_THROWS_AS(run(softmax), std::invalid_argument);  // no table
+  PostProcessingJob relu = job_of(OperatorKind::Relu, {{{3}, {1, 2}}}, {3});
+  CHECK_THROWS_AS(run(relu), std::invalid_argument);  // 2 values for 3 elements
+  CHECK_THROWS_AS(run(job_of(OperatorKind::Relu, {{{1}, {1}}}, {1}), {0, 1}), std::invalid_argument);
+}
+
+namespace {
+
+// A random job of `kind` with random shapes, parameters and values in range.
+PostProcessingJob random_job(OperatorKind kind, std::mt19937_64& rng) {
+  const auto pick = [&rng](std::int64_t low, std::int64_t high) {
+    return std::uniform_int_distribution<std::int64_t>(low, high)(rng);
+  };
+  const int data_width = int(pick(4, 16)), acc_width = int(pick(data_width, 32));
+  const std::int64_t limit = data_limit(data_width);
+  const auto tensor = [&](std::vector<std::int64_t> shape, std::int64_t bound) {
+    IntegerTensor t{std::move(shape), {}};
+    std::int64_t count = 1;
+    for (std::int64_t extent : t.shape) count *= extent;
+    for (std::int64_t i = 0; i < count; ++i) t.values.push_back(pick(-bound, bound));
+    return t;
+  };
+  const std::int64_t n = pick(1, 3), c = pick(1, 9), x = pick(1, 9), y = pick(1, 9);
+  const std::vector<std::int64_t> image{n, c, x, y};
+  PostProcessingJob job;
+  job.op.name = "random";
+  job.op.kind = kind;
+  job.data_width = data_width;
+  job.acc_width = acc_width;
+  job.output_shape = image;
+  QuantizedOperator& p = job.parameters;
+  const auto requantization = [&] { return Requantization{pick(1, (std::int64_t(1) << 31) - 1), int(pick(0, 40))}; };
+  switch (kind) {
+    case OperatorKind::FabricLayer:
+      job.inputs = {tensor(image, data_limit(acc_width))};
+      for (std::int64_t k = 0; k < c; ++k) p.bias.push_back(pick(-1000, 1000)), p.output.push_back(requantization());
+      break;
+    case OperatorKind::Requantize:
+      job.inputs = {tensor(image, limit)};
+      p.output = {requantization()};
+      break;
+    case OperatorKind::Relu: job.inputs = {tensor(image, limit)}; break;
+    case OperatorKind::Clip:
+      job.inputs = {tensor(image, limit)};
+      p.clip_min = pick(-limit, 0);
+      p.clip_max = pick(0, limit);
+      break;
+    case OperatorKind::Add:
+      job.inputs = {tensor(image, limit), tensor(image, limit)};
+      p.input_multipliers = {pick(1, 1 << 20), pick(1, 1 << 20)};
+      p.input_shift = int(pick(0, 24));
+      break;
+    case OperatorKind::Concat: {
+      job.op.axis = pick(0, 3);
+      job.output_shape[std::size_t(job.op.axis)] = 0;
+      for (std::int64_t i = pick(1, 4); i > 0; --i) {
+        std::vector<std::int64_t> shape = image;
+        shape[std::size_t(job.op.axis)] = pick(0, 5);
+        job.output_shape[std::size_t(job.op.axis)] += shape[std::size_t(job.op.axis)];
+        job.inputs.push_back(tensor(shape, limit));
+        p.input_multipliers.push_back(pick(1, 1 << 20));
+      }
+      p.input_shift = int(pick(0, 24));
+      break;
+    }
+    case OperatorKind::MaxPool:
+    case OperatorKind::AveragePool: {
+      PoolWindow& w = job.op.pool;
+      w.size_x = pick(1, x), w.size_y = pick(1, y);
+      w.stride_x = pick(1, 3), w.stride_y = pick(1, 3);
+      w.padding_x = pick(0, w.size_x - 1), w.padding_y = pick(0, w.size_y - 1);
+      job.inputs = {tensor(image, limit)};
+      job.output_shape = {n, c, w.output_x(x), w.output_y(y)};
+      break;
+    }
+    case OperatorKind::GlobalAveragePool:
+      job.inputs = {tensor(image, limit)};
+      job.output_shape = {n, c, 1, 1};
+      break;
+    case OperatorKind::Reshape:
+      job.inputs = {tensor(image, limit)};
+      job.output_shape = {n, c * x * y};
+      break;
+    case OperatorKind::Softmax: {
+      const std::vector<std::int64_t> shape = pick(0, 1) ? image : std::vector<std::int64_t>{n, pick(1, 40)};
+      job.inputs = {tensor(shape, limit)};
+      job.output_shape = shape;
+      for (std::int64_t d = 0, e = 1 << 15; d < pick(1, 64) && e > 0; ++d, e = e * 7 / 8) p.exp_table.push_back(e);
+      break;
+    }
+  }
+  return job;
+}
+
+}  // namespace
+
+TEST_CASE("post-processing model equals the unit's cycles and counts on random operators of every kind",
+          "[sim][post_processing]") {
+  std::mt19937_64 rng(30);
+  int cases = 0;
+  for (int round = 0; round < 40; ++round) {
+#define MAERI_RANDOM_KIND(kind, label)                                                                          \
+  {                                                                                                             \
+    const PostProcessingJob job = random_job(OperatorKind::kind, rng);                                          \
+    const PostProcessingSpec unit{std::uniform_int_distribution<std::int64_t>(1, 17)(rng),                      \
+                                  std::uniform_int_distribution<std::int64_t>(0, 6)(rng)};                      \
+    std::vector<std::vector<std::int64_t>> shapes;                                                              \
+    for (const IntegerTensor& input : job.inputs) shapes.push_back(input.shape);                                \
+    const PostProcessingCounts model = maeri::mapper::post_processing_counts(job.op, shapes, job.output_shape, unit); \
+    const PostProcessingCounts counted = run_post_processing(job, unit).counts;                                 \
+    Hardware hardware;                                                                                          \
+    for (const auto& row : maeri::testbench::post_processing_cross_check(model, counted, hardware)) {          \
+      INFO(fmt::format("{} (lanes {}, latency {}): {}", label, unit.lanes, unit.latency, row.metric));           \
+      CHECK(row.model == row.rtl);                                                                              \
+    }                                                                                                           \
+    ++cases;                                                                                                    \
+  }
+    MAERI_OPERATOR_KINDS(MAERI_RANDOM_KIND)
+#undef MAERI_RANDOM_KIND
+  }
+  CHECK(cases == 40 * 11);
+}
+
+TEST_CASE("post-processing system: the SystemC shell gives the core's outputs and cycles", "[sim][post_processing]") {
+  sc_core::sc_clock clock("clock", 10, sc_core::SC_NS);
+  sc_core::sc_signal<bool> busy("busy");
+  maeri::sim::PostProcessingSystem unit("unit");
+  unit.clk(clock);
+  unit.busy_out(busy);
+  std::mt19937_64 rng(31);
+  const PostProcessingSpec spec{5, 3};
+  for (OperatorKind kind : {OperatorKind::FabricLayer, OperatorKind::Add, OperatorKind::Concat, OperatorKind::MaxPool,
+                            OperatorKind::AveragePool, OperatorKind::GlobalAveragePool, OperatorKind::Softmax}) {
+    const PostProcessingJob job = random_job(kind, rng);
+    const auto core = run_post_processing(job, spec);
+    unit.start(job, spec);
+    std::int64_t edges = 0;
+    while (unit.busy()) {
+      sc_core::sc_start(10, sc_core::SC_NS);
+      ++edges;
+    }
+    INFO(to_string(kind));
+    CHECK(unit.output().values == core.output.values);
+    CHECK(unit.counts().cycles == core.counts.cycles);
+    CHECK(unit.counts().comparisons == core.counts.comparisons);
+    CHECK(edges == core.counts.cycles);
+    CHECK_FALSE(busy.read());
+  }
+}
