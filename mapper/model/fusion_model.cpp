@@ -34,6 +34,18 @@ std::int64_t last_row_needed(const contracts::Layer& consumer, bool through_wind
   return std::min(consumer.X - 1, last);
 }
 
+// The tensor a member shares with the group: its output when a member reads it, else the input it reads from one.
+std::string shared_tensor(const FusionGraph& graph, const FusedGroup& group, std::size_t member) {
+  const std::size_t layer = group.first + member;
+  std::string input;
+  for (const FusionEdge& edge : graph.edges) {
+    if (edge.producer < group.first || edge.consumer >= group.first + group.count) continue;
+    if (edge.producer == layer) return graph.output_tensor[layer];
+    if (edge.consumer == layer && input.empty()) input = edge.tensor;
+  }
+  return input;
+}
+
 }  // namespace
 
 FusionGraph fusion_graph(const contracts::Network& network) {
@@ -264,7 +276,7 @@ std::optional<std::string> group_violation(const contracts::Network& network, co
       return fmt::format("layer '{}': {}", layer.name, *violation);
     if (group.count > 1)
       if (const auto violation = member_violation(layer, group.mappings[i], group.stripes, feeds[i], roles[i].weights_pinned))
-        return violation;
+        return fmt::format("{} (the group shares its tensor '{}')", *violation, shared_tensor(graph, group, i));
   }
   if (group.count < 2) return std::nullopt;
   const GroupReservations reservations =

@@ -1,6 +1,7 @@
 // The fusion-aware search against a brute-force oracle (every partition of the layers into groups × every mapping
 // of every member in the fused map space, each group costed and checked by the fusion model), on random chains and
-// small DAGs of 2–4 layers; fused never worse than unfused; the rules of a group (fusion_model.hpp).
+// small DAGs of 2–4 layers; fused never worse than unfused; the rules of a group (fusion_model.hpp); a mapped
+// network fused with exact traffic, its groups through mapping-file entries and back (network_fusion.hpp).
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -8,7 +9,9 @@
 #include <random>
 
 #include "mapper/model/fusion_model.hpp"
+#include "codegen/exact_traffic.hpp"
 #include "mapper/search/fused_search.hpp"
+#include "mapper/search/network_fusion.hpp"
 #include "mapper/search/search.hpp"
 #include "tests/unit/mapper_fixtures.hpp"
 #include "tests/unit/network_builder.hpp"
@@ -245,4 +248,87 @@ TEST_CASE("fused groups follow the producer-consumer, stripes, order and capacit
   const auto alone_a = evaluate(network.layers[0], hardware, mapping), alone_b = evaluate(network.layers[1], hardware, mapping);
   CHECK(fused.reports[0].counts.dram_bytes < alone_a.counts.dram_bytes);
   CHECK(fused.reports[1].counts.dram_bytes < alone_b.counts.dram_bytes);
+}
+
+TEST_CASE("fuse_network: groups re-costed with exact traffic, never worse than unfused, and back from mapping-file "
+          "entries", "[fusion]") {
+  std::mt19937_64 rng(7);
+  int fused_groups = 0;
+  for (int trial = 0; trial < 12; ++trial) {
+    const contracts::Network network = random_network(rng, 2 + std::size_t(trial % 3), trial % 3);
+    contracts::Hardware hardware = test::small_hardware(4, 4, 4);
+    hardware.sdm_bytes = std::int64_t(1) << (8 + trial % 3);
+    const Objective objective = Objective(trial % 3);
+    std::vector<std::vector<contracts::CostReport>> best;
+    for (const contracts::Layer& layer : network.layers) {
+      SearchOptions options = map_search_options(objective, 8, codegen::exact_traffic_for(layer, hardware));
+      options.threads = 1;
+      best.push_back(search(layer, hardware, options).best);
+    }
+    FusionOptions options;
+    options.max_layers = 4;
+    const NetworkFusionResult result =
+        fuse_network(network, hardware, best, objective, codegen::exact_traffic_for, options);
+    INFO("trial " << trial);
+    CHECK(objective_value(result.fused.cycles, result.fused.energy_pj, objective) <=
+          objective_value(result.unfused.cycles, result.unfused.energy_pj, objective) * (1 + 1e-12));
+    double fused_sum = 0, unfused_sum = 0;
+    std::size_t next = 0;
+    contracts::MappingFile file{"small", 16, 4, 4, network.name, "runtime", {}, {}};
+    for (const contracts::Layer& layer : network.layers) file.layers.push_back({layer, {}, 0, 0});
+    for (const GroupResult& group : result.groups) {
+      CHECK(group.group.first == next);
+      next += group.group.count;
+      fused_sum += objective_value(group.fused_totals.cycles, group.fused_totals.energy_pj, objective);
+      unfused_sum += objective_value(group.unfused_totals.cycles, group.unfused_totals.energy_pj, objective);
+      if (group.group.count < 2) continue;
+      ++fused_groups;
+      CHECK(objective_value(group.fused_totals.cycles, group.fused_totals.energy_pj, objective) <
+            objective_value(group.unfused_totals.cycles, group.unfused_totals.energy_pj, objective));
+      for (std::size_t i = 0; i < group.group.count; ++i) {
+        // Exact traffic: what the RTL counts, as for a layer alone.
+        const auto exact = codegen::exact_traffic(network.layers[group.group.first + i], hardware, group.group.mappings[i]);
+        CHECK(group.fused[i].counts.dn_traversals == exact.dn_traversals);
+        file.layers[group.group.first + i].mapping = group.group.mappings[i];
+      }
+      const contracts::FusedGroupEntry entry = mapping_file_entry(network, group.group);
+      const LoadedGroup loaded = loaded_group(network, hardware, file, entry);
+      CHECK_FALSE(loaded.violation);
+      CHECK(loaded.group.first == group.group.first);
+      CHECK(loaded.group.weights_pinned == group.group.weights_pinned);
+    }
+    CHECK(next == network.layers.size());
+    CHECK(fused_sum <= unfused_sum * (1 + 1e-12));
+  }
+  CHECK(fused_groups > 0);
+}
+
+TEST_CASE("a mapping file's fused group that breaks a rule is named with the rule and the tensor", "[fusion]") {
+  test::NetworkBuilder builder("rules");
+  const std::size_t x = builder.input("x", {1, 2, 4, 2});
+  const std::size_t a = builder.fabric(tiny_conv("a", 2, 2, 3, 4, 2), x);
+  builder.fabric(tiny_conv("b", 2, 2, 3, 4, 2), builder.relu("r", a));
+  builder.fabric(tiny_conv("c", 2, 2, 1, 4, 2), x);
+  const contracts::Network& network = builder.network();
+  contracts::Hardware hardware = test::small_hardware(4, 4, 4);
+  hardware.sdm_bytes = 4096;
+  contracts::Mapping mapping = contracts::single_level_mapping(contracts::FabricTile{});
+  mapping.sdm.blocked = true;
+  mapping.sdm.block = {1, 2, 1, 2, 2};
+  mapping.sdm.order = *contracts::parse_order("KCNXY");
+  contracts::MappingFile file{"small", 16, 4, 4, "rules", "runtime", {}, {}};
+  for (const contracts::Layer& layer : network.layers) file.layers.push_back({layer, mapping, 0, 0});
+  const auto violation = [&](const contracts::FusedGroupEntry& entry) {
+    return loaded_group(network, hardware, file, entry).violation.value_or("");
+  };
+  CHECK_THAT(violation({"g", {"a", "b"}, 2, {}}),
+             Catch::StartsWith("fused group 'g': exchange order: layer 'a'") && Catch::Contains("tensor 'r.output'"));
+  CHECK_THAT(violation({"g", {"b", "c"}, 1, {}}), Catch::StartsWith("fused group 'g': producer and consumer"));
+  CHECK_THAT(violation({"g", {"a", "c"}, 1, {}}),
+             Catch::StartsWith("fused group 'g': producer and consumer: layer 'c' is not the workload's layer after 'a'"));
+  file.layers[0].mapping.sdm.order = file.layers[1].mapping.sdm.order = *contracts::parse_order("XKCNY");
+  CHECK(violation({"g", {"a", "b"}, 2, {}}).empty());
+  hardware.sdm_bytes = 230;
+  CHECK_THAT(violation({"g", {"a", "b"}, 2, {}}),
+             Catch::StartsWith("fused group 'g': SDM capacity") && Catch::Contains("tensor 'r.output'"));
 }
