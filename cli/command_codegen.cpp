@@ -19,6 +19,7 @@
 #include "util/sha256.hpp"
 #include "util/atomic_file.hpp"
 #include "contracts/mapping_file.hpp"
+#include "mapper/search/network_fusion.hpp"
 #include "mapper/search/search.hpp"
 #include "contracts/spec_loader.hpp"
 
@@ -50,6 +51,14 @@ std::vector<contracts::LayerMapping> mappings_to_build(const CodegenOptions& opt
     const contracts::MappingFile file = contracts::load_mapping_file(options.mapping);
     contracts::check_mapping_hardware(file, options.mapping, hardware);
     workload_name = file.workload_name;
+    // Which tensors a fused group shares is the workload's graph: with it, each group is checked against the rules.
+    if (!file.fused_groups.empty() && !options.workload.empty()) {
+      const contracts::Network network = importer::load_network(options.workload);
+      for (std::size_t index = 0; index < file.fused_groups.size(); ++index)
+        if (const auto violation =
+                mapper::loaded_group(network, hardware, file, file.fused_groups[index]).violation)
+          throw util::InputError({options.mapping, 0, 0}, fmt::format("fused_groups[{}]", index), *violation);
+    }
     for (const contracts::LayerMapping& entry : file.layers)
       if (options.layer.empty() || entry.layer.name == options.layer) {
         // The tile and SDM level must fit this hardware (the SDM capacity needs its SDM size): util::InputError naming
@@ -179,9 +188,10 @@ void add_codegen_command(CLI::App& app, Action& action) {
   // Input files are checked by their loaders (exit 2 with the OS's reason), not by CLI11 (exit 1).
   command->add_option("--hardware", options->hardware, "hardware spec (YAML)")->required();
   auto* mapping = command->add_option("--mapping", options->mapping, "mapping file written by `maeri map`");
-  auto* workload = command->add_option("--workload", options->workload, "workload spec: map each layer first");
+  auto* workload = command->add_option("--workload", options->workload,
+                                       "workload spec: map each layer first; with --mapping, the graph its fused "
+                                       "groups are checked against (docs/mapping.md, \"Fused groups\")");
   add_model_input_options(command, options->model_inputs);
-  mapping->excludes(workload);
   command->add_option("--layer", options->layer, "only this layer");
   command->add_option("--objective", options->objective, "with --workload: runtime, energy or edp")
       ->capture_default_str();

@@ -1,8 +1,8 @@
 // `maeri map`: best mRNA mappings per layer under an objective — the exact optimum of the model (with exact
 // DN/RN traffic) over the raw Eq. 1 space, or over the space some pruning rules leave (--prune) — with the
 // paper's baseline and the improvement over it, what each pruning rule alone would lose, network totals, and
-// the mapping file that codegen consumes. Options and console report around mapper::WorkloadMapping
-// (mapper/search/workload_mapping.hpp).
+// the mapping file that codegen consumes; on a whole network, fused groups (--no-fusion: none). Options and
+// console report around mapper::WorkloadMapping (mapper/search/workload_mapping.hpp).
 #include <fmt/format.h>
 
 #include <optional>
@@ -37,6 +37,7 @@ struct MapOptions {
   std::string sdm;
   std::string order;
   bool single_level = false;  // --two-level names the default
+  bool no_fusion = false;
   std::uint64_t joint_budget = mapper::JointSearch{}.budget;
   std::string phase_order;
   std::string prune;
@@ -168,6 +169,42 @@ void print_totals(const mapper::WorkloadTotals& totals, std::size_t layers, cons
                mapper::improvement_percent(totals.baseline_energy_pj, totals.energy_pj));
 }
 
+// The fused groups against their layers alone, the search's statistics, and the network against its compulsory bytes.
+void print_fusion(const mapper::NetworkFusionResult& fusion, const contracts::Network& network,
+                  mapper::Objective objective) {
+  const mapper::FusedSearchStats& stats = fusion.stats;
+  std::size_t fused_groups = 0;
+  for (const mapper::GroupResult& group : fusion.groups) fused_groups += group.group.count > 1;
+  fmt::print("\nfusion ({} objective): {} partial mappings made, {} pruned, {} joined over {} candidate groups in "
+             "{:.2f} s; {} fused groups{}\n",
+             mapper::to_string(objective), stats.made, stats.pruned, stats.joined, stats.groups, stats.seconds,
+             fused_groups,
+             fusion.split_back > 0 ? fmt::format(" ({} split back: no better with exact traffic)", fusion.split_back)
+                                   : "");
+  if (fused_groups > 0)
+    fmt::print("  {:<40} {:>6} {:>7} {:>14} {:>14} {:>12} {:>12} {:>12} {:>12}\n", "fused group", "layers",
+               "stripes", "DRAM unfused", "DRAM fused", "nJ unfused", "nJ fused", "EDP unfused", "EDP fused");
+  for (const mapper::GroupResult& group : fusion.groups) {
+    if (group.group.count < 2) continue;
+    const contracts::FusedGroupEntry entry = mapper::mapping_file_entry(network, group.group);
+    const mapper::CostTotals &before = group.unfused_totals, &after = group.fused_totals;
+    fmt::print("  {:<40} {:>6} {:>7} {:>14} {:>14} {:>12.1f} {:>12.1f} {:>12.4g} {:>12.4g}\n", entry.name,
+               group.group.count, group.group.stripes, before.dram_bytes, after.dram_bytes, before.energy_pj / 1000,
+               after.energy_pj / 1000, before.edp() / 1000, after.edp() / 1000);
+  }
+  const auto ratio = [&](std::int64_t bytes) {
+    return fusion.compulsory_dram_bytes > 0 ? double(bytes) / double(fusion.compulsory_dram_bytes) : 0.0;
+  };
+  const mapper::CostTotals &unfused = fusion.unfused, &fused = fusion.fused;
+  fmt::print("  (EDP in nJ*cycles)\n  unfused: {:.0f} cycles, {:.1f} nJ, EDP {:.4g} nJ*cycles, DRAM {} bytes\n", unfused.cycles,
+             unfused.energy_pj / 1000, unfused.edp() / 1000, unfused.dram_bytes);
+  fmt::print("  fused:   {:.0f} cycles, {:.1f} nJ, EDP {:.4g} nJ*cycles, DRAM {} bytes ({:.3f} of unfused)\n",
+             fused.cycles, fused.energy_pj / 1000, fused.edp() / 1000, fused.dram_bytes,
+             unfused.dram_bytes > 0 ? double(fused.dram_bytes) / double(unfused.dram_bytes) : 0.0);
+  fmt::print("  network compulsory DRAM (inputs, weights, outputs once): {} bytes; unfused {:.2f}x, fused {:.2f}x\n",
+             fusion.compulsory_dram_bytes, ratio(unfused.dram_bytes), ratio(fused.dram_bytes));
+}
+
 int run_map(const MapOptions& options) {
   const contracts::Hardware hardware = contracts::load_hardware(options.hardware);
   const contracts::Network network = importer::load_network(options.workload, options.model_inputs);
@@ -195,6 +232,7 @@ int run_map(const MapOptions& options) {
   mapping.heuristic = &heuristic;
   mapping.exact_traffic_for = codegen::exact_traffic_for;
   mapping.workload_path = options.workload;
+  mapping.fusion = !options.no_fusion;
 
   fmt::print("mapping workload '{}' on '{}' ({} MS, dn_bw {}, rn_bw {}), objective {}, space: {}\n", network.name,
              hardware.name, hardware.num_ms, hardware.dn_bw, hardware.rn_bw, options.objective,
@@ -208,6 +246,7 @@ int run_map(const MapOptions& options) {
   workload.map(layers, [&](const mapper::MappedLayer& mapped) {
     print_layer(mapped, heuristic, fixed, two_level, objective);
   });
+  if (workload.fusion()) print_fusion(*workload.fusion(), network, objective);
   if (layers.size() > 1) print_totals(workload.totals(), layers.size(), hardware);
 
   contracts::write_mapping_file(output, workload.mapping_file());
@@ -263,6 +302,9 @@ void add_map_command(CLI::App& app, Action& action) {
                       "two-level search: mappings costed before the SDM level is searched for fewer fabric tiles")
       ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 40))
       ->capture_default_str();
+  command->add_flag("--no-fusion", options->no_fusion,
+                    "map every layer on its own: no fused groups (by default a whole network's layers may share "
+                    "tensors in the SDM, docs/mapping.md)");
   add_map_search_options(command, options->search);
   command->add_option("--json", options->json, "write all results as JSON to this file");
   command->add_option("--csv", options->csv, "write all results as CSV to this file");

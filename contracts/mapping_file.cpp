@@ -4,6 +4,10 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <map>
+#include <set>
+
 #include "util/atomic_file.hpp"
 #include "contracts/sdm_rules.hpp"
 #include "contracts/spec_loader.hpp"
@@ -89,7 +93,21 @@ std::string emit_mapping_file(const MappingFile& mapping) {
     out << YAML::Key << "predicted_energy_pj" << YAML::Value << entry.predicted_energy_pj;
     out << YAML::EndMap;
   }
-  out << YAML::EndSeq << YAML::EndMap;
+  out << YAML::EndSeq;
+  if (!mapping.fused_groups.empty()) {  // absent without groups, so files of unfused mappings stay as they were
+    out << YAML::Key << "fused_groups" << YAML::Value << YAML::BeginSeq;
+    for (const FusedGroupEntry& group : mapping.fused_groups) {
+      out << YAML::BeginMap;
+      out << YAML::Key << "name" << YAML::Value << group.name;
+      out << YAML::Key << "layers" << YAML::Value << YAML::Flow << group.layers;
+      out << YAML::Key << "stripes" << YAML::Value << group.stripes;
+      if (!group.pinned_weights.empty())
+        out << YAML::Key << "pinned_weights" << YAML::Value << YAML::Flow << group.pinned_weights;
+      out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+  }
+  out << YAML::EndMap;
   return std::string("# MAERI mapping file (docs/mapping.md), written by `maeri map`\n") + out.c_str() + "\n";
 }
 
@@ -176,6 +194,34 @@ MappingFile load_mapping_file(const std::string& path) {
     layer_mapping.predicted_energy_pj = entry.number("predicted_energy_pj", 0, 1e30);
     entry.finish();
     mapping.layers.push_back(layer_mapping);
+  }
+  if (root.has("fused_groups")) {
+    const YAML::Node groups = root.sequence("fused_groups");
+    std::map<std::string, std::string> group_of;  // layer → the group that has it
+    std::set<std::string> names;
+    for (std::size_t index = 0; index < groups.size(); ++index) {
+      StrictMap entry = root.element_map("fused_groups", groups, index);
+      FusedGroupEntry group;
+      group.name = entry.text("name");
+      if (!names.insert(group.name).second) entry.fail("name", "a second fused group named '" + group.name + "'");
+      group.layers = entry.text_list("layers");
+      for (const std::string& layer : group.layers) {
+        const bool known = std::any_of(mapping.layers.begin(), mapping.layers.end(),
+                                       [&](const LayerMapping& mapped) { return mapped.layer.name == layer; });
+        if (!known) entry.fail("layers", fmt::format("fused group '{}': the file maps no layer '{}'", group.name, layer));
+        if (const auto [it, added] = group_of.emplace(layer, group.name); !added)
+          entry.fail("layers", fmt::format("fused group '{}': layer '{}' is already in fused group '{}'", group.name,
+                                           layer, it->second));
+      }
+      group.stripes = entry.integer("stripes", 1, kMaxLayerDimension);
+      if (entry.has("pinned_weights")) group.pinned_weights = entry.text_list("pinned_weights");
+      for (const std::string& layer : group.pinned_weights)
+        if (std::find(group.layers.begin(), group.layers.end(), layer) == group.layers.end())
+          entry.fail("pinned_weights",
+                     fmt::format("fused group '{}': layer '{}' is not one of its layers", group.name, layer));
+      entry.finish();
+      mapping.fused_groups.push_back(group);
+    }
   }
   root.finish();
   return mapping;

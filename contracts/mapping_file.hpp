@@ -23,6 +23,15 @@ struct LayerMapping {
 // enumerates them in this order.
 inline const std::vector<std::string> kObjectiveNames = {"runtime", "energy", "edp"};
 
+// Layers that run as one fused group, their shared tensors kept in the SDM (docs/mapping.md, "Fused groups"). Which
+// tensors they share follows from the workload's graph; a consumer checks the group against it and the hardware.
+struct FusedGroupEntry {
+  std::string name;
+  std::vector<std::string> layers;          // the members, in the workload's layer order
+  std::int64_t stripes = 1;                 // row stripes the members run in, interleaved (1: tensors held whole)
+  std::vector<std::string> pinned_weights;  // members whose weights stay in the SDM across the stripes
+};
+
 struct MappingFile {
   std::string hardware_name;
   std::int64_t num_ms = 0;
@@ -31,6 +40,7 @@ struct MappingFile {
   std::string workload_name;
   std::string objective;  // one of kObjectiveNames
   std::vector<LayerMapping> layers;
+  std::vector<FusedGroupEntry> fused_groups;  // absent in files without fused groups
 };
 
 // A mapping file used with a hardware spec must have been made for that fabric (num_ms, dn_bw, rn_bw): util::InputError
@@ -43,7 +53,8 @@ Mapping tile_for_layer(const MappingFile& mapping, const std::string& path, cons
 
 std::string emit_mapping_file(const MappingFile& mapping);
 void write_mapping_file(const std::string& path, const MappingFile& mapping);
-// Strict reader: shapes re-derived and every tile re-checked against Eq. 1 for the recorded num_ms.
+// Strict reader: shapes re-derived and every tile re-checked against Eq. 1 for the recorded num_ms; a fused group's
+// members must be layers of the file, each in one group at most, pinned weights members of their group.
 MappingFile load_mapping_file(const std::string& path);
 
 }  // namespace maeri::contracts

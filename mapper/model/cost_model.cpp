@@ -442,8 +442,11 @@ struct MemoryTraffic {
 // (sdm_block_traffic), and each output's block is written back once per visit and read back on every visit but
 // the first.
 // `sdm` and `compulsory` do not depend on the SDM loop order: computed once per fabric part (fabric_part).
+// In a fused group (`role`) a shared input is already in the SDM and a shared output stays there; weights fetched
+// again for every stripe come back once per stripe (docs/model.md, "Fused groups").
 MemoryTraffic count_memory_traffic(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::SdmBudget& sdm_use,
-                                   std::int64_t compulsory, const contracts::SdmBlockTraffic* blocks, contracts::CostReport& report) {
+                                   std::int64_t compulsory, const contracts::SdmBlockTraffic* blocks,
+                                   const FusedRole& role, contracts::CostReport& report) {
   contracts::ActivityCounts& counts = report.counts;
   const std::int64_t data_b = contracts::data_bytes(hardware);
   const std::int64_t acc_b = contracts::accumulator_bytes(hardware);
@@ -456,9 +459,13 @@ MemoryTraffic count_memory_traffic(const contracts::Layer& layer, const contract
   report.compulsory_dram_bytes = compulsory;
   if (blocks) {
     traffic.blocked = true;
-    counts.sdm_fill_writes = blocks->input_fills + blocks->weight_fills;
+    const bool one_weight_block = blocks->trips[contracts::kSdmK] == 1 && blocks->trips[contracts::kSdmC] == 1;
+    const std::int64_t weight_fills =
+        role.stripes > 1 && one_weight_block && !role.weights_pinned ? weights * role.stripes : blocks->weight_fills;
+    counts.sdm_fill_writes = (role.input_in_sdm ? 0 : blocks->input_fills) + weight_fills;
     traffic.read_bytes = counts.sdm_fill_writes * data_b + outputs * (blocks->output_visits - 1) * acc_b;
-    counts.dram_bytes = traffic.read_bytes + outputs * blocks->output_visits * acc_b;
+    counts.dram_bytes =
+        traffic.read_bytes + outputs * (blocks->output_visits - (role.output_in_sdm ? 1 : 0)) * acc_b;
   } else if (sdm.resident) {
     counts.sdm_fill_writes = sdm.touched_inputs + weights;
     traffic.read_bytes = counts.sdm_fill_writes * data_b;
@@ -586,7 +593,7 @@ struct FabricPart {
 };
 
 FabricPart fabric_part(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile,
-                       bool estimate_traffic) {
+                       bool estimate_traffic, const FusedRole& role = {}) {
   FabricPart part;
   contracts::CostReport& report = part.report;
   report.mapping = tile;
@@ -607,7 +614,9 @@ FabricPart fabric_part(const contracts::Layer& layer, const contracts::Hardware&
   }
   const ShapeRuns runs = blocks ? blocked_shape_runs(layer, tile, *blocks)
                                 : shape_runs(parts, layer.groups / tile.groups_per_step(), tile.phase_order);
-  report.counts.configurations = runs.total();
+  // A fused stripe after the first follows another layer's program on the fabric: it configures the fabric again
+  // (at most one more configuration than the layer's own sequence merges at that boundary).
+  report.counts.configurations = runs.total() + (role.stripes - 1);
   part.totals = cost_loop_nest(layer, hardware, tile, parts, runs, report, estimate_traffic, blocks);
   part.compute = compute_cycles(hardware, part.totals, report);
   part.sdm = contracts::sdm_budget(layer, hardware, tile);
@@ -617,7 +626,7 @@ FabricPart fabric_part(const contracts::Layer& layer, const contracts::Hardware&
 
 // The rest for one mapping (`tile`, whose fabric part `part` is): memory traffic and timing, utilisation, energy.
 contracts::CostReport finish(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile,
-                        const FabricPart& part, TrafficLowerBounds* bounds) {
+                        const FabricPart& part, TrafficLowerBounds* bounds, const FusedRole& role = {}) {
   contracts::CostReport report = part.report;
   report.mapping = tile;
   contracts::SdmBlockTraffic block_traffic;
@@ -627,7 +636,7 @@ contracts::CostReport finish(const contracts::Layer& layer, const contracts::Har
     blocks = &block_traffic;
   }
   const MemoryTraffic traffic =
-      count_memory_traffic(layer, hardware, part.sdm, part.compulsory_dram_bytes, blocks, report);
+      count_memory_traffic(layer, hardware, part.sdm, part.compulsory_dram_bytes, blocks, role, report);
   const double compute = part.compute;
   const double time = memory_time(layer, hardware, tile, traffic, part.totals, compute, report);
   report.cycles.memory_stall = time - compute;
@@ -653,6 +662,11 @@ contracts::CostReport evaluate_model(const contracts::Layer& layer, const contra
 contracts::CostReport evaluate(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile,
                           TrafficLowerBounds* bounds) {
   return evaluate_model(layer, hardware, tile, bounds, true);
+}
+
+contracts::CostReport evaluate(const contracts::Layer& layer, const contracts::Hardware& hardware,
+                               const contracts::Mapping& tile, const FusedRole& role) {
+  return finish(layer, hardware, tile, fabric_part(layer, hardware, tile, true, role), nullptr, role);
 }
 
 contracts::CostReport evaluate_lower_bound(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile) {
@@ -762,6 +776,33 @@ void evaluate_orders(const contracts::Layer& layer, const contracts::Hardware& h
         visit(finish(layer, hardware, mapping, *shared, nullptr));
       } else {
         visit(evaluate_model(layer, hardware, mapping, nullptr, !lower_bound));
+      }
+    }
+  }
+}
+
+void evaluate_orders(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile,
+                     const std::vector<contracts::SdmOrder>& orders, const std::vector<FusedRole>& roles,
+                     const std::function<void(const contracts::CostReport&, std::size_t)>& visit) {
+  const bool same_fabric = layer.C % tile.sdm.block[contracts::kSdmC] == 0 &&
+                           layer.K % tile.sdm.block[contracts::kSdmK] == 0;
+  contracts::Mapping mapping = tile;
+  for (const contracts::PhaseOrder phase_order : distinct_phase_orders(layer, tile)) {
+    mapping.phase_order = phase_order;
+    // The roles' fabric parts differ only in the stripes' configurations: one part per stripe count.
+    std::vector<std::pair<std::int64_t, FabricPart>> shared;
+    for (const contracts::SdmOrder& order : orders) {
+      mapping.sdm.order = order;
+      if (!same_fabric) shared.clear();
+      for (std::size_t r = 0; r < roles.size(); ++r) {
+        const FusedRole& role = roles[r];
+        auto found = std::find_if(shared.begin(), shared.end(),
+                                  [&](const auto& entry) { return entry.first == role.stripes; });
+        if (found == shared.end()) {
+          shared.emplace_back(role.stripes, fabric_part(layer, hardware, mapping, true, role));
+          found = shared.end() - 1;
+        }
+        visit(finish(layer, hardware, mapping, found->second, nullptr, role), r);
       }
     }
   }

@@ -22,10 +22,30 @@ struct TrafficLowerBounds {
   std::int64_t rn_traversals = 0;
 };
 
+// How a layer runs inside a fused group (docs/model.md, "Fused groups"); the default is a layer on its own. Only a
+// mapping with an SDM level can take a role other than the default (fusion_model.hpp checks it).
+struct FusedRole {
+  bool input_in_sdm = false;   // its activation input is a shared tensor left in the SDM: no input fills from DRAM
+  bool output_in_sdm = false;  // its output stays in the SDM for the group's consumers: no final write to DRAM
+  // The group's row stripes: the layer's program runs in this many pieces (its outermost SDM loop, over X'), other
+  // layers' pieces in between. Every piece after the first starts with a fabric configuration of its own.
+  std::int64_t stripes = 1;
+  // With stripes > 1 and all weights in one SDM block: they stay in the SDM across the stripes (a reservation of
+  // the group), or are fetched again for every stripe.
+  bool weights_pinned = false;
+  bool operator==(const FusedRole& other) const {
+    return input_in_sdm == other.input_in_sdm && output_in_sdm == other.output_in_sdm && stripes == other.stripes &&
+           weights_pinned == other.weights_pinned;
+  }
+};
+
 // The tile must be legal (mapping_violation() == nullopt); the model does not re-check. `bounds`, when given,
 // receives the lower bounds of the tile's traversal counts.
 contracts::CostReport evaluate(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile,
                           TrafficLowerBounds* bounds = nullptr);
+// The same mapping in a fused group's role (FusedRole{} gives evaluate()'s report).
+contracts::CostReport evaluate(const contracts::Layer& layer, const contracts::Hardware& hardware,
+                               const contracts::Mapping& tile, const FusedRole& role);
 
 // The report with the lower bounds in place of the DN/RN traversal estimates (and the energy that follows): what
 // the search ranks before it knows the exact counts; it skips the estimates' cost.
@@ -38,6 +58,10 @@ contracts::CostReport evaluate_lower_bound(const contracts::Layer& layer, const 
 void evaluate_orders(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile,
                      const std::vector<contracts::SdmOrder>& orders, bool lower_bound,
                      const std::function<void(const contracts::CostReport&)>& visit);
+// The same for each of `roles` in a fused group: visit(report, role index); the fabric part is shared by the roles.
+void evaluate_orders(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile,
+                     const std::vector<contracts::SdmOrder>& orders, const std::vector<FusedRole>& roles,
+                     const std::function<void(const contracts::CostReport&, std::size_t)>& visit);
 
 // A lower bound on the total cycles of any mapping with this fabric tile (any SDM level), from the tile sizes
 // alone (docs/model.md, "Search": the cycle bound): the search skips a tile whose bound cannot beat the lists it

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "mapper/model/cost_model.hpp"
 #include "mapper/model/report_json.hpp"
 #include "util/input_error.hpp"
@@ -21,16 +23,19 @@ WorkloadMapping::WorkloadMapping(const contracts::Network& network, const contra
       hardware_(hardware),
       options_(std::move(options)),
       mapping_{hardware.name, hardware.num_ms, hardware.dn_bw, hardware.rn_bw, network.name,
-               to_string(options_.objective), {}},
+               to_string(options_.objective), {}, {}},
       csv_("layer,rank," + csv_header() + "\n") {}
 
 void WorkloadMapping::map(const std::vector<contracts::Layer>& layers,
                           const std::function<void(const MappedLayer&)>& on_layer) {
+  fusing_ = options_.fusion && options_.two_level && !options_.fixed && layers.size() > 1 &&
+            layers.size() == network_.layers.size();
   for (const contracts::Layer& layer : layers) {
     const MappedLayer mapped = map_layer(layer);
     add_to_reports(mapped);
     on_layer(mapped);
   }
+  if (fusing_) fuse();
 }
 
 MappedLayer WorkloadMapping::map_layer(const contracts::Layer& layer) {
@@ -57,14 +62,18 @@ MappedLayer WorkloadMapping::map_layer(const contracts::Layer& layer) {
     result = found->second.second;
   } else {
     // Ranked by the model with exact DN/RN traffic, so what is shown is what was ranked.
-    SearchOptions search = map_search_options(options_.objective, options_.top, refine(layer, hardware_),
-                                              options_.two_level);
+    const int top = fusing_ ? std::max(options_.top, options_.fusion_options.fabric_tiles) : options_.top;
+    SearchOptions search = map_search_options(options_.objective, top, refine(layer, hardware_), options_.two_level);
     search.threads = options_.threads;
     search.prune = options_.prune;
     search.joint.budget = options_.joint_budget;
     const bool heuristic = options_.heuristic && options_.heuristic->heuristic();
     result = heuristic ? options_.heuristic->search(layer, hardware_, search) : mapper::search(layer, hardware_, search);
     searched_.emplace(key, std::make_pair(layer.name, result));
+  }
+  if (fusing_) {
+    fusion_candidates_.push_back(result.best);
+    if (result.best.size() > std::size_t(options_.top)) result.best.resize(std::size_t(options_.top));
   }
   if (result.rule_losses_known) mapped.rule_losses = rule_losses(result, layer, hardware_, options_.objective);
   return mapped;
@@ -112,13 +121,58 @@ void WorkloadMapping::add_to_reports(const MappedLayer& mapped) {
   mapping_.layers.push_back({layer, best.mapping, best.cycles.total, best.energy_pj.total});
 }
 
+namespace {
+
+nlohmann::json totals_json(const CostTotals& totals, std::int64_t compulsory_dram_bytes) {
+  return {{"cycles", totals.cycles}, {"energy_pj", totals.energy_pj}, {"edp", totals.edp()},
+          {"dram_bytes", totals.dram_bytes},
+          {"dram_ratio", compulsory_dram_bytes > 0 ? double(totals.dram_bytes) / double(compulsory_dram_bytes) : 0.0}};
+}
+
+}  // namespace
+
+void WorkloadMapping::fuse() {
+  fusion_ = fuse_network(network_, hardware_, fusion_candidates_, options_.objective, options_.exact_traffic_for,
+                         options_.fusion_options);
+  const NetworkFusionResult& fusion = *fusion_;
+  const FusedSearchStats& stats = fusion.stats;
+  json_fusion_ = {{"stats", {{"partial_mappings", stats.made}, {"pruned", stats.pruned}, {"joined", stats.joined},
+                             {"candidate_groups", stats.groups}, {"seconds", stats.seconds},
+                             {"split_back", fusion.split_back}}},
+                  {"network_compulsory_dram_bytes", fusion.compulsory_dram_bytes},
+                  {"unfused", totals_json(fusion.unfused, fusion.compulsory_dram_bytes)},
+                  {"fused", totals_json(fusion.fused, fusion.compulsory_dram_bytes)},
+                  {"groups", nlohmann::json::array()}};
+  for (const GroupResult& result : fusion.groups) {
+    if (result.group.count < 2) continue;
+    const contracts::FusedGroupEntry entry = mapping_file_entry(network_, result.group);
+    nlohmann::json group = {{"name", entry.name}, {"layers", entry.layers}, {"stripes", entry.stripes},
+                            {"pinned_weights", entry.pinned_weights},
+                            {"unfused", totals_json(result.unfused_totals, 0)},
+                            {"fused", totals_json(result.fused_totals, 0)}, {"members", nlohmann::json::array()}};
+    for (std::size_t i = 0; i < result.group.count; ++i) {
+      const contracts::CostReport& report = result.fused[i];
+      group["members"].push_back(to_json(report));
+      mapping_.layers[result.group.first + i] =
+          contracts::LayerMapping{network_.layers[result.group.first + i], report.mapping, report.cycles.total,
+                                  report.energy_pj.total};
+    }
+    json_fusion_["groups"].push_back(group);
+    mapping_.fused_groups.push_back(entry);
+  }
+  totals_.cycles = fusion.fused.cycles;
+  totals_.energy_pj = fusion.fused.energy_pj;
+  totals_.dram_bytes = fusion.fused.dram_bytes;
+}
+
 std::string WorkloadMapping::json() const {
-  const nlohmann::json document = {{"hardware", hardware_.name}, {"workload", network_.name},
-                                   {"objective", to_string(options_.objective)}, {"prune", options_.prune.names()},
-                                   {"layers", json_layers_},
-                                   {"total_cycles", totals_.cycles}, {"total_energy_pj", totals_.energy_pj},
-                                   {"total_dram_bytes", totals_.dram_bytes},
-                                   {"total_compulsory_dram_bytes", totals_.compulsory_dram_bytes}};
+  nlohmann::json document = {{"hardware", hardware_.name}, {"workload", network_.name},
+                             {"objective", to_string(options_.objective)}, {"prune", options_.prune.names()},
+                             {"layers", json_layers_},
+                             {"total_cycles", totals_.cycles}, {"total_energy_pj", totals_.energy_pj},
+                             {"total_dram_bytes", totals_.dram_bytes},
+                             {"total_compulsory_dram_bytes", totals_.compulsory_dram_bytes}};
+  if (fusion_) document["fusion"] = json_fusion_;  // absent when not fusing: the document of unfused mappings as it was
   // Names come from the YAML as bytes: any that are not UTF-8 are written as U+FFFD rather than throwing.
   return document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }

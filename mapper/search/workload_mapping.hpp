@@ -1,7 +1,8 @@
 // Mapping a workload (`maeri map`): the best mappings of each layer under an objective — the exact optimum of the
 // model over the raw Eq. 1 space or a pruned one, a heuristic search, or one fixed mapping costed — with the paper's
-// baseline, what each pruning rule alone would lose, network totals, and the reports: the mapping file that codegen
-// consumes, JSON and CSV. Layers of a shape already searched reuse its result (the model sees only the shape).
+// baseline, what each pruning rule alone would lose, the network's fused groups (network_fusion.hpp), network totals,
+// and the reports: the mapping file that codegen consumes, JSON and CSV. Layers of a shape already searched reuse its
+// result (the model sees only the shape).
 #pragma once
 
 #include <array>
@@ -22,6 +23,7 @@
 #include "mapper/mapspace/tile_space.hpp"
 #include "mapper/search/design_sweep.hpp"
 #include "mapper/search/heuristic_mapper.hpp"
+#include "mapper/search/network_fusion.hpp"
 #include "mapper/search/rule_loss.hpp"
 #include "mapper/search/search.hpp"
 
@@ -38,6 +40,11 @@ struct WorkloadMappingOptions {
   HeuristicMapper* heuristic = nullptr;  // search with it when it is heuristic()
   ExactTrafficFor exact_traffic_for;     // how each mapping is ranked and reported (codegen::exact_traffic_for)
   std::string workload_path;             // where an unmappable layer's error points
+  // Fuse the network's layers after their own searches (network_fusion.hpp) when the whole network is mapped in the
+  // joint space without a fixed mapping; each layer's search then keeps at least fusion_options.fabric_tiles
+  // mappings, the first `top` of them reported.
+  bool fusion = false;
+  FusionOptions fusion_options;
 };
 
 // One layer's result, as reported.
@@ -65,7 +72,10 @@ class WorkloadMapping {
                   WorkloadMappingOptions options);
   void map(const std::vector<contracts::Layer>& layers, const std::function<void(const MappedLayer&)>& on_layer);
 
+  // The totals of the mapping chosen: with fused groups, their cost.
   const WorkloadTotals& totals() const { return totals_; }
+  // Set when the layers were fused (WorkloadMappingOptions::fusion).
+  const std::optional<NetworkFusionResult>& fusion() const { return fusion_; }
   const contracts::MappingFile& mapping_file() const { return mapping_; }
   std::string csv() const { return csv_; }
   std::string json() const;  // the whole document, as written by `map --json`
@@ -73,6 +83,7 @@ class WorkloadMapping {
  private:
   MappedLayer map_layer(const contracts::Layer& layer);
   void add_to_reports(const MappedLayer& mapped);
+  void fuse();
 
   const contracts::Network& network_;
   const contracts::Hardware& hardware_;
@@ -83,6 +94,10 @@ class WorkloadMapping {
   nlohmann::json json_layers_ = nlohmann::json::array();
   std::string csv_;
   WorkloadTotals totals_;
+  bool fusing_ = false;
+  std::vector<std::vector<contracts::CostReport>> fusion_candidates_;  // per layer: its search's whole best list
+  std::optional<NetworkFusionResult> fusion_;
+  nlohmann::json json_fusion_;
 };
 
 }  // namespace maeri::mapper

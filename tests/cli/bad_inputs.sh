@@ -1,7 +1,7 @@
 #!/bin/bash
 # CLI tests with bad input files generated on the spot (docs/cli.md, "Bad inputs the tests cover"): YAML over the
 # input limits of contracts/strict_yaml.hpp, text that is not UTF-8, graphs that break the graph rules
-# (docs/workload-spec.md, "Graphs"), mapping files that do not fit the workload. Each
+# (docs/workload-spec.md, "Graphs"), mapping files that do not fit the workload, fused groups that break a rule. Each
 # runs `maeri` through expect_exit.sh (exit code 2 and the message naming the file and the limit or reason); the
 # limit cases must also finish within 10 s (before the limits, these files ran for minutes).
 # Usage: bad_inputs.sh CASE MAERI CONFIGS_DIR [MAPPING_FILE]
@@ -112,5 +112,37 @@ case $case_name in
     "$expect" 2 --stderr-contains "field 'layers[0].phase_order': expected one of: folds-outer, filters-outer" \
       "$maeri" codegen --hardware "$configs/hardware/maeri-64.yaml" --mapping "$file" -o "$dir/images" || exit 1
     [[ ! -e $dir/images ]] || fail "images written for a rejected mapping" ;;
+  fused_group_*)  # tiny's default mapping fuses conv2 and conv3_1x1 (docs/mapping.md, "Fused groups"); each case breaks
+    # one rule, which `codegen --workload` checks against the graph: exit 2 naming the group, the rule and the tensor
+    "$maeri" map --hardware "$configs/hardware/maeri-64.yaml" --workload "$configs/workloads/tiny.yaml" \
+      -o "$dir/fused.yaml" >/dev/null || fail "map"
+    grep -q '^  - name: conv2-conv3_1x1$' "$dir/fused.yaml" || fail "tiny's mapping has no group conv2-conv3_1x1"
+    hardware=$configs/hardware/maeri-64.yaml
+    group="field 'fused_groups[0]': fused group 'conv2-conv3_1x1'"
+    case $case_name in
+      fused_group_ok) cp "$dir/fused.yaml" "$file" ;;
+      fused_group_stripes)  # 5 stripes, but conv2's SDM level holds its 5 output rows in one block
+        sed 's/^    stripes: 1$/    stripes: 5/' "$dir/fused.yaml" >"$file"
+        message="$group: stripes: layer 'conv2' has sdm.X = 5, 1 blocks of its 5 output rows, not the group's 5 stripes (the group shares its tensor 'relu2')" ;;
+      fused_group_not_consumer)  # conv1 and conv3_1x1 are not consecutive producer and consumer
+        sed 's/^    layers: \[conv2, conv3_1x1\]$/    layers: [conv1, conv3_1x1]/' "$dir/fused.yaml" >"$file"
+        message="$group: producer and consumer: layer 'conv3_1x1' is not the workload's layer after 'conv1'" ;;
+      fused_group_capacity)  # conv2 in blocks of 2 rows: 5088 bytes, with relu2 held whole 5488 > 5 KiB
+        sed 's/^\(    sdm: \){K: 8, C: 8, N: 1, X: 5, Y: 5, order: KCNXY}$/\1{K: 8, C: 8, N: 1, X: 2, Y: 5, order: KCNXY}/' \
+          "$dir/fused.yaml" >"$file"
+        sed 's/capacity_kib: [0-9]*/capacity_kib: 5/' "$hardware" >"$dir/small.yaml"
+        hardware=$dir/small.yaml
+        message="$group: SDM capacity: while layer 'conv2' runs the SDM holds its block's 5088 bytes, the shared tensors live then (tensor 'relu2' 400 bytes)" ;;
+      *) fail "unknown case $case_name" ;;
+    esac
+    cmp -s "$file" "$dir/fused.yaml" && [[ $case_name != fused_group_ok ]] && fail "the file was not changed"
+    if [[ $case_name == fused_group_ok ]]; then
+      "$expect" 0 "$maeri" codegen --hardware "$hardware" --mapping "$file" \
+        --workload "$configs/workloads/tiny.yaml" -o "$dir/images" || exit 1
+    else
+      "$expect" 2 --stderr-contains "$message" "$maeri" codegen --hardware "$hardware" --mapping "$file" \
+        --workload "$configs/workloads/tiny.yaml" -o "$dir/images" || exit 1
+      [[ ! -e $dir/images ]] || fail "images written for a rejected fused group"
+    fi ;;
   *) fail "unknown case $case_name" ;;
 esac

@@ -30,6 +30,14 @@ set(HW64 ${CONFIGS}/hardware/maeri-64.yaml)
 set(TINY ${CONFIGS}/workloads/tiny.yaml)
 maeri_cli_test(map_tiny 0 --stdout-contains "total over 4 layers"
   $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${TINY} -o ${CMAKE_CURRENT_BINARY_DIR}/tiny.mapping.yaml)
+# Fusion by default on a network: the search's statistics and the network's compulsory DRAM; --no-fusion maps
+# every layer alone (the JSON without "fusion", the mapping file without fused_groups).
+maeri_cli_test(map_fusion_report 0 --stdout-contains "network compulsory DRAM (inputs, weights, outputs once): 10704 bytes"
+  $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${TINY} -o ${CMAKE_CURRENT_BINARY_DIR}/tiny.fused.yaml)
+add_test(NAME cli_map_no_fusion COMMAND sh -c "\"$1\" map --hardware \"$2\" --workload \"$3\" --no-fusion -o \"$4.yaml\" \
+  --json \"$4.json\" | grep -q 'partial mappings made' && exit 1; ! grep -q fused_groups \"$4.yaml\" && ! grep -q '\"fusion\"' \"$4.json\""
+  sh $<TARGET_FILE:maeri> ${HW64} ${TINY} ${CMAKE_CURRENT_BINARY_DIR}/tiny.no-fusion)
+set_tests_properties(cli_map_no_fusion PROPERTIES LABELS cli)
 maeri_cli_test(map_tile_breaks_eq1 2 --stderr-contains "Eq. 1: T_R·T_S·T_C·T_K·T_N·T_X'·T_Y' = 108"
   $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${TINY} --layer conv1 --tile 3,3,3,4,1,1,1)
 maeri_cli_test(map_tile_exceeds_dimension 2 --stderr-contains "bound: T_C = 4 must be between 1 and C = 3"
@@ -281,10 +289,11 @@ maeri_cli_test(verify_mapping_other_hardware 2 --stderr-contains "the mapping wa
   --mapping ${CMAKE_CURRENT_BINARY_DIR}/tiny.mapping.yaml)
 set_tests_properties(cli_verify_mapping_other_hardware PROPERTIES FIXTURES_REQUIRED tiny_mapping)
 # Generated bad files: YAML over the input limits (each must end within 10 s; ctest stops it at 60 s), text that
-# is not UTF-8, graphs breaking the graph rules, mappings that do not fit the workload.
+# is not UTF-8, graphs breaking the graph rules, mappings that do not fit the workload, fused groups breaking a rule.
 foreach(case billion_laughs endless_alias deep_nesting huge_file endless_device wide_mapping long_list non_utf8_name
              graph_shapes_disagree graph_cycle graph_dangling graph_produced_twice mapping_other_shape mapping_tile_too_large mapping_sdm_below_tile mapping_sdm_order mapping_sdm_capacity
-             mapping_phase_order mapping_bad_groups)
+             mapping_phase_order mapping_bad_groups fused_group_ok fused_group_stripes fused_group_not_consumer
+             fused_group_capacity)
   add_test(NAME cli_input_${case}
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/bad_inputs.sh ${case} $<TARGET_FILE:maeri> ${CONFIGS}
             ${CMAKE_CURRENT_BINARY_DIR}/tiny.mapping.yaml)

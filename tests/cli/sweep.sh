@@ -24,7 +24,8 @@ case $case_name in
     done
     for point in 1 2 3 4; do
       spec=$(printf '%s/out/points/%04d.yaml' "$dir" "$point")
-      "$maeri" map --hardware "$spec" --workload "$configs/workloads/tiny.yaml" --objective runtime \
+      # The sweep maps each layer on its own: map without fused groups.
+      "$maeri" map --hardware "$spec" --workload "$configs/workloads/tiny.yaml" --objective runtime --no-fusion \
         -o "$dir/m$point.yaml" --json "$dir/m$point.json" >/dev/null || fail "maeri map of point $point"
       # Totals: map's JSON ("total_cycles": C, "total_energy_pj": E) against sweep.csv (point,"label",num_ms,dn_bw,
       # status,cycles,energy_pj,...), compared as numbers (both print the shortest exact decimal of the double).

@@ -41,7 +41,7 @@ void write(const fs::path& path, const std::string& contents) {
 // The best runtime mapping of every layer, as `maeri map` (with `two_level`: `maeri map --two-level`, whose
 // mappings carry SDM levels and give images of format 4) would choose it.
 contracts::MappingFile best_mappings(const contracts::Hardware& hardware, const contracts::Network& network, bool two_level) {
-  contracts::MappingFile file{hardware.name, hardware.num_ms, hardware.dn_bw, hardware.rn_bw, network.name, "runtime", {}};
+  contracts::MappingFile file{hardware.name, hardware.num_ms, hardware.dn_bw, hardware.rn_bw, network.name, "runtime", {}, {}};
   for (const contracts::Layer& layer : network.layers) {
     mapper::SearchOptions options{mapper::Objective::Runtime, 1, 1};
     options.joint.enabled = two_level;

@@ -9,7 +9,7 @@ using namespace maeri::contracts;
 using maeri::test::TempFile;
 
 TEST_CASE("mapping file round trip", "[mapper][mapping-file]") {
-  MappingFile mapping{"maeri-64", 64, 16, 16, "tiny", "runtime", {}};
+  MappingFile mapping{"maeri-64", 64, 16, 16, "tiny", "runtime", {}, {}};
   Layer conv = maeri::test::conv_layer(8, 3, 3, 3, 10, 10, 2, 1);
   conv.name = "conv1";
   Mapping tile;
@@ -130,7 +130,7 @@ layers:
 }  // namespace
 
 TEST_CASE("mapping file: the SDM level round-trips; without one a layer maps as one block", "[mapper][mapping-file]") {
-  MappingFile mapping{"maeri-64", 64, 16, 16, "w", "runtime", {}};
+  MappingFile mapping{"maeri-64", 64, 16, 16, "w", "runtime", {}, {}};
   Layer conv = maeri::test::conv_layer(8, 4, 3, 3, 8, 8);
   conv.name = "c";
   Mapping tile;
@@ -178,7 +178,7 @@ TEST_CASE("mapping file: a bad SDM level names its field", "[mapper][mapping-fil
 
 TEST_CASE("mapping file: the phase order round-trips, is optional and must be one of the two",
           "[mapper][mapping-file][phase-order]") {
-  MappingFile mapping{"maeri-64", 64, 16, 16, "w", "runtime", {}};
+  MappingFile mapping{"maeri-64", 64, 16, 16, "w", "runtime", {}, {}};
   Layer conv = maeri::test::conv_layer(8, 4, 3, 3, 8, 8);
   conv.name = "c";
   Mapping tile;
@@ -200,4 +200,48 @@ TEST_CASE("mapping file: the phase order round-trips, is optional and must be on
   CHECK_THROWS_WITH(load_mapping_file(bad.path()),
                     Catch::Matchers::Contains("field 'layers[0].phase_order'") &&
                         Catch::Matchers::Contains("folds-outer") && Catch::Matchers::Contains("filters-outer"));
+}
+
+TEST_CASE("mapping file: fused groups round-trip, files without them read none, bad groups name the field",
+          "[mapper][mapping-file][fusion]") {
+  MappingFile mapping{"maeri-64", 64, 16, 16, "w", "runtime", {}, {}};
+  for (const char* name : {"a", "b", "c"}) {
+    Layer conv = maeri::test::conv_layer(8, 8, 3, 3, 8, 8);
+    conv.name = name;
+    Mapping tile;
+    tile.tile.size = {3, 3, 2, 2, 1, 1, 1};
+    mapping.layers.push_back({conv, tile, 1, 1});
+  }
+  const std::string unfused = emit_mapping_file(mapping);
+  CHECK(unfused.find("fused_groups") == std::string::npos);
+  TempFile plain(unfused);
+  CHECK(load_mapping_file(plain.path()).fused_groups.empty());
+
+  mapping.fused_groups.push_back({"a-b", {"a", "b"}, 3, {"b"}});
+  mapping.fused_groups.push_back({"c", {"c"}, 1, {}});
+  const std::string text = emit_mapping_file(mapping);
+  CHECK(text.rfind(unfused.substr(0, unfused.size() - 1), 0) == 0);  // the groups only added after the layers
+  TempFile file(text);
+  const MappingFile read = load_mapping_file(file.path());
+  REQUIRE(read.fused_groups.size() == 2);
+  CHECK(read.fused_groups[0].name == "a-b");
+  CHECK(read.fused_groups[0].layers == std::vector<std::string>{"a", "b"});
+  CHECK(read.fused_groups[0].stripes == 3);
+  CHECK(read.fused_groups[0].pinned_weights == std::vector<std::string>{"b"});
+  CHECK(read.fused_groups[1].pinned_weights.empty());
+
+  const auto with_groups = [&](const std::string& groups) {
+    return TempFile(unfused + "fused_groups:\n" + groups);
+  };
+  const TempFile unknown = with_groups("  - {name: g, layers: [a, z], stripes: 1}\n");
+  CHECK_THROWS_WITH(load_mapping_file(unknown.path()),
+                    Catch::Contains("field 'fused_groups[0].layers': fused group 'g': the file maps no layer 'z'"));
+  const TempFile twice = with_groups("  - {name: g, layers: [a, b], stripes: 1}\n  - {name: h, layers: [b, c], stripes: 1}\n");
+  CHECK_THROWS_WITH(load_mapping_file(twice.path()),
+                    Catch::Contains("fused group 'h': layer 'b' is already in fused group 'g'"));
+  const TempFile pinned = with_groups("  - {name: g, layers: [a, b], stripes: 2, pinned_weights: [c]}\n");
+  CHECK_THROWS_WITH(load_mapping_file(pinned.path()),
+                    Catch::Contains("field 'fused_groups[0].pinned_weights': fused group 'g': layer 'c' is not one"));
+  const TempFile stripes = with_groups("  - {name: g, layers: [a, b], stripes: 0}\n");
+  CHECK_THROWS_WITH(load_mapping_file(stripes.path()), Catch::Contains("field 'fused_groups[0].stripes'"));
 }

@@ -1,0 +1,358 @@
+// The fusion edges of a network, the rules of a fused group and its cost (fusion_model.hpp).
+#include "mapper/model/fusion_model.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "contracts/sdm_budget.hpp"
+#include "contracts/sdm_rules.hpp"
+#include "util/integer_math.hpp"
+
+namespace maeri::mapper {
+namespace {
+
+using contracts::OperatorKind;
+
+bool keeps_stream(const contracts::Operator& op) {
+  switch (op.kind) {
+    case OperatorKind::Relu:
+    case OperatorKind::Clip:
+    case OperatorKind::Requantize:
+    case OperatorKind::Add: return true;
+    case OperatorKind::Concat: return op.axis == 1;  // channels: a stripe's rows stay its rows
+    default: return false;
+  }
+}
+
+// The rows of its input a consumer's stripe j of `rows` output rows needs, up to the last one (inclusive).
+std::int64_t last_row_needed(const contracts::Layer& consumer, bool through_window, std::int64_t rows, std::int64_t j) {
+  if (!through_window) return std::min(consumer.output_x() - 1, (j + 1) * rows - 1);
+  const std::int64_t last_output = std::min(consumer.output_x() - 1, (j + 1) * rows - 1);
+  const std::int64_t last = last_output * consumer.stride_x + (consumer.R - 1) * consumer.dilation_x - consumer.padding_x;
+  return std::min(consumer.X - 1, last);
+}
+
+// The tensor a member shares with the group: its output when a member reads it, else the input it reads from one.
+std::string shared_tensor(const FusionGraph& graph, const FusedGroup& group, std::size_t member) {
+  const std::size_t layer = group.first + member;
+  std::string input;
+  for (const FusionEdge& edge : graph.edges) {
+    if (edge.producer < group.first || edge.consumer >= group.first + group.count) continue;
+    if (edge.producer == layer) return graph.output_tensor[layer];
+    if (edge.consumer == layer && input.empty()) input = edge.tensor;
+  }
+  return input;
+}
+
+}  // namespace
+
+FusionGraph fusion_graph(const contracts::Network& network) {
+  FusionGraph graph;
+  const std::size_t layers = network.layers.size();
+  graph.escapes.assign(layers, false);
+  graph.output_tensor.assign(layers, "");
+  std::vector<std::optional<std::size_t>> source(network.tensors.size());
+  std::map<std::pair<std::size_t, std::size_t>, FusionEdge> edges;  // by (consumer, producer)
+  const auto add_edge = [&](std::size_t producer, std::size_t consumer, bool window, std::size_t tensor) {
+    if (producer == consumer) return;
+    auto [it, added] = edges.emplace(std::make_pair(consumer, producer),
+                                     FusionEdge{producer, consumer, window, network.tensors[tensor].name});
+    if (!added && window) it->second = FusionEdge{producer, consumer, window, network.tensors[tensor].name};
+  };
+  for (const contracts::Operator& op : network.operators) {
+    const std::size_t out = op.outputs.at(0);
+    if (op.kind == OperatorKind::FabricLayer) {
+      if (const auto producer = source[op.inputs.at(0)]) add_edge(*producer, op.layer, true, op.inputs[0]);
+      source[out] = op.layer;
+    } else if (keeps_stream(op)) {
+      // The stream is the input made last; the others are side operands its post-processing reads.
+      std::optional<std::size_t> stream;
+      for (std::size_t in : op.inputs)
+        if (source[in] && (!stream || *source[in] > *stream)) stream = source[in];
+      if (stream)
+        for (std::size_t in : op.inputs)
+          if (source[in] && *source[in] != *stream) add_edge(*source[in], *stream, false, in);
+      source[out] = stream;
+    } else {
+      for (std::size_t in : op.inputs)
+        if (source[in]) graph.escapes[*source[in]] = true;
+    }
+    if (source[out]) graph.output_tensor[*source[out]] = network.tensors[out].name;
+  }
+  for (std::size_t t : network.network_outputs())
+    if (source[t]) graph.escapes[*source[t]] = true;
+  for (const auto& [key, edge] : edges) graph.edges.push_back(edge);
+  return graph;
+}
+
+std::vector<FusedRole> group_roles(const FusionGraph& graph, const FusedGroup& group) {
+  std::vector<FusedRole> roles(group.count);
+  if (group.count < 2) return roles;
+  const auto inside = [&](std::size_t layer) { return layer >= group.first && layer < group.first + group.count; };
+  for (std::size_t i = 0; i < group.count; ++i) {
+    const std::size_t layer = group.first + i;
+    FusedRole& role = roles[i];
+    role.stripes = group.stripes;
+    role.weights_pinned = i < group.weights_pinned.size() && group.weights_pinned[i];
+    bool feeds_outside = graph.escapes[layer], feeds = false;
+    for (const FusionEdge& edge : graph.edges) {
+      if (edge.consumer == layer && edge.through_window && inside(edge.producer)) role.input_in_sdm = true;
+      if (edge.producer == layer) (inside(edge.consumer) ? feeds : feeds_outside) = true;
+    }
+    role.output_in_sdm = feeds && !feeds_outside;
+  }
+  return roles;
+}
+
+std::vector<bool> group_feeds(const FusionGraph& graph, const FusedGroup& group) {
+  std::vector<bool> feeds(group.count, false);
+  if (group.count < 2) return feeds;
+  for (const FusionEdge& edge : graph.edges)
+    if (edge.producer >= group.first && edge.consumer < group.first + group.count) feeds[edge.producer - group.first] = true;
+  return feeds;
+}
+
+std::optional<std::string> group_structure_violation(const contracts::Network& network, const FusionGraph& graph,
+                                                     std::size_t first, std::size_t count) {
+  if (count == 0 || first + count > network.layers.size())
+    return fmt::format("producer and consumer: layers {} … {} are not layers of the network", first, first + count);
+  // Connected through shared tensors: a union-find over the group's edges.
+  std::vector<std::size_t> parent(count);
+  for (std::size_t i = 0; i < count; ++i) parent[i] = i;
+  const auto root = [&](std::size_t i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  for (const FusionEdge& edge : graph.edges)
+    if (edge.producer >= first && edge.consumer < first + count) parent[root(edge.producer - first)] = root(edge.consumer - first);
+  for (std::size_t i = 1; i < count; ++i)
+    if (root(i) != root(0))
+      return fmt::format("producer and consumer: layer '{}' shares no tensor with layer '{}' through the group (a "
+                         "group is connected by producer → consumer tensors, through element-wise operators only)",
+                         network.layers[first + i].name, network.layers[first].name);
+  return std::nullopt;
+}
+
+std::optional<std::string> member_violation(const contracts::Layer& layer, const contracts::Mapping& mapping,
+                                            std::int64_t stripes, bool feeds, bool weights_pinned) {
+  if (!mapping.sdm.blocked)
+    return fmt::format("SDM level: layer '{}' has no SDM level (a fused layer runs in SDM blocks)", layer.name);
+  const auto trips = contracts::sdm_trips(contracts::layer_extents(layer), mapping.sdm.block);
+  if (stripes > 1) {
+    if (trips[contracts::kSdmX] != stripes)
+      return fmt::format("stripes: layer '{}' has sdm.X = {}, {} blocks of its {} output rows, not the group's {} "
+                         "stripes", layer.name, mapping.sdm.block[contracts::kSdmX], trips[contracts::kSdmX],
+                         layer.output_x(), stripes);
+    for (std::uint8_t dim : mapping.sdm.order) {
+      if (dim == contracts::kSdmX) break;
+      if (trips[dim] > 1)
+        return fmt::format("exchange order: layer '{}' has its {} loop ({} blocks) outside the X loop of the stripes "
+                           "(order {}): tiles would not be exchanged stripe by stripe",
+                           layer.name, contracts::sdm_dim_key(dim), trips[dim],
+                           contracts::order_text(mapping.sdm.order));
+    }
+  }
+  if (feeds && contracts::sdm_block_traffic(layer, mapping).output_visits > 1)
+    return fmt::format("backing level: layer '{}' sends partial sums to DRAM and back (C outside an output loop, "
+                       "order {}), so its output cannot stay in the SDM", layer.name,
+                       contracts::order_text(mapping.sdm.order));
+  if (weights_pinned && (stripes == 1 || trips[contracts::kSdmK] > 1 || trips[contracts::kSdmC] > 1))
+    return fmt::format("pinned weights: layer '{}' can pin its weights only across several stripes with all of "
+                       "them in one SDM block", layer.name);
+  return std::nullopt;
+}
+
+std::int64_t member_working_set(const contracts::Layer& layer, const contracts::Hardware& hardware,
+                                const contracts::Mapping& mapping, const FusedRole& role) {
+  const contracts::SdmWorkingSet set = contracts::sdm_working_set(layer, hardware, mapping);
+  const std::int64_t inputs = role.input_in_sdm ? 0 : set.inputs;
+  const std::int64_t weights = role.weights_pinned && role.stripes > 1 ? 0 : set.weights;
+  return 2 * (inputs + weights) + std::max(set.outputs, set.staging);
+}
+
+std::int64_t pinned_weight_bytes(const contracts::Layer& layer, const contracts::Hardware& hardware) {
+  return layer.weight_elements() * contracts::data_bytes(hardware);
+}
+
+GroupReservations group_reservations(const contracts::Network& network, const FusionGraph& graph,
+                                     const contracts::Hardware& hardware, std::size_t first, std::size_t count,
+                                     std::int64_t stripes, const std::vector<std::int64_t>& stripe_rows) {
+  GroupReservations result;
+  result.live_at.assign(count, 0);
+  std::vector<const FusionEdge*> inside;
+  for (const FusionEdge& edge : graph.edges)
+    if (edge.producer >= first && edge.consumer < first + count) inside.push_back(&edge);
+  const std::int64_t data_b = contracts::data_bytes(hardware);
+  // How many stripes ahead of its consumer each producer runs (stripes > 1): a consumer's stripe j may need rows of
+  // its producer's stripe j + 1 (a 3x3 window, stride 1: one row beyond), never further (the tile-shape rule).
+  std::vector<std::int64_t> ahead(inside.size(), 0), skew(count, 0);
+  if (stripes > 1) {
+    for (std::size_t e = 0; e < inside.size(); ++e) {
+      const FusionEdge& edge = *inside[e];
+      const contracts::Layer& producer = network.layers[edge.producer];
+      const contracts::Layer& consumer = network.layers[edge.consumer];
+      const std::int64_t produced_rows = stripe_rows[edge.producer - first];
+      const std::int64_t consumed_rows = stripe_rows[edge.consumer - first];
+      for (std::int64_t j = 0; j * consumed_rows < consumer.output_x(); ++j) {
+        const std::int64_t need = last_row_needed(consumer, edge.through_window, consumed_rows, j);
+        std::int64_t a = 0;
+        while (std::min(producer.output_x(), (j + 1 + a) * produced_rows) - 1 < need) ++a;
+        ahead[e] = std::max(ahead[e], a);
+        if (a > 1 && !result.violation)
+          result.violation = fmt::format(
+              "tile shape: layer '{}' needs rows up to {} of tensor '{}' in its stripe {}, which layer '{}' makes only "
+              "in its stripe {} (a producer runs at most one stripe ahead): stripes of {} and {} rows do not match",
+              consumer.name, need, edge.tensor, j, producer.name, j + a, produced_rows, consumed_rows);
+      }
+    }
+    for (std::size_t pos = count; pos-- > 0;)
+      for (std::size_t e = 0; e < inside.size(); ++e)
+        if (inside[e]->producer == first + pos)
+          skew[pos] = std::max(skew[pos], skew[inside[e]->consumer - first] + ahead[e]);
+  }
+  for (std::size_t pos = 0; pos < count; ++pos) {
+    const std::size_t layer = first + pos;
+    const contracts::Layer& producer = network.layers[layer];
+    SharedTensor tensor;
+    tensor.producer = layer;
+    tensor.tensor = graph.output_tensor[layer];
+    tensor.live_from = pos;
+    bool shared = false;
+    std::int64_t rows = 0;
+    for (std::size_t e = 0; e < inside.size(); ++e) {
+      if (inside[e]->producer != layer) continue;
+      const FusionEdge& edge = *inside[e];
+      shared = true;
+      tensor.live_to = std::max(tensor.live_to, edge.consumer - first);
+      if (stripes > 1) {
+        // The consumer's window of its stripe (or the stripe itself, row for row) plus the stripes its producer is ahead.
+        const contracts::Layer& consumer = network.layers[edge.consumer];
+        const std::int64_t consumed_rows = stripe_rows[edge.consumer - first];
+        const std::int64_t window =
+            edge.through_window
+                ? contracts::window_span(consumed_rows, consumer.R, consumer.stride_x, consumer.dilation_x)
+                : consumed_rows;
+        rows = std::max(rows, window + (skew[pos] - skew[edge.consumer - first]) * stripe_rows[pos]);
+      }
+    }
+    if (!shared) continue;
+    if (stripes > 1) {
+      // The stripe loop wraps every member: the tensor's rows live for the whole group.
+      tensor.live_from = 0;
+      tensor.live_to = count - 1;
+      tensor.bytes = producer.N * producer.K * std::min(rows, producer.output_x()) * producer.output_y() * data_b;
+    } else {
+      tensor.bytes = producer.output_elements() * data_b;
+    }
+    for (std::size_t p = tensor.live_from; p <= tensor.live_to; ++p) result.live_at[p] += tensor.bytes;
+    result.tensors.push_back(tensor);
+  }
+  return result;
+}
+
+namespace {
+
+std::vector<std::int64_t> rows_per_stripe(const FusedGroup& group) {
+  std::vector<std::int64_t> rows;
+  for (const contracts::Mapping& mapping : group.mappings) rows.push_back(mapping.sdm.block[contracts::kSdmX]);
+  return rows;
+}
+
+}  // namespace
+
+std::optional<std::string> group_violation(const contracts::Network& network, const FusionGraph& graph,
+                                           const contracts::Hardware& hardware, const FusedGroup& group) {
+  if (group.mappings.size() != group.count || (!group.weights_pinned.empty() && group.weights_pinned.size() != group.count))
+    return std::string("one mapping per layer of the group");
+  if (const auto structure = group_structure_violation(network, graph, group.first, group.count)) return structure;
+  if (group.stripes < 1) return std::string("stripes: at least one");
+  const std::vector<FusedRole> roles = group_roles(graph, group);
+  const std::vector<bool> feeds = group_feeds(graph, group);
+  for (std::size_t i = 0; i < group.count; ++i) {
+    const contracts::Layer& layer = network.layers[group.first + i];
+    if (const auto violation = contracts::mapping_violation(layer, hardware, group.mappings[i]))
+      return fmt::format("layer '{}': {}", layer.name, *violation);
+    if (group.count > 1)
+      if (const auto violation = member_violation(layer, group.mappings[i], group.stripes, feeds[i], roles[i].weights_pinned))
+        return fmt::format("{} (the group shares its tensor '{}')", *violation, shared_tensor(graph, group, i));
+  }
+  if (group.count < 2) return std::nullopt;
+  const GroupReservations reservations =
+      group_reservations(network, graph, hardware, group.first, group.count, group.stripes, rows_per_stripe(group));
+  if (reservations.violation) return reservations.violation;
+  std::int64_t pinned = 0;
+  for (std::size_t i = 0; i < group.count; ++i)
+    if (roles[i].weights_pinned) pinned += pinned_weight_bytes(network.layers[group.first + i], hardware);
+  for (std::size_t i = 0; i < group.count; ++i) {
+    const contracts::Layer& layer = network.layers[group.first + i];
+    const std::int64_t own = member_working_set(layer, hardware, group.mappings[i], roles[i]);
+    const std::int64_t total = own + reservations.live_at[i] + pinned;
+    if (total <= hardware.sdm_bytes) continue;
+    std::string live;
+    for (const SharedTensor& tensor : reservations.tensors)
+      if (tensor.live_from <= i && i <= tensor.live_to)
+        live += fmt::format("{}tensor '{}' {} bytes", live.empty() ? "" : ", ", tensor.tensor, tensor.bytes);
+    return fmt::format("SDM capacity: while layer '{}' runs the SDM holds its block's {} bytes, the shared tensors "
+                       "live then ({}) and {} bytes of pinned weights: {} bytes, the SDM holds {}",
+                       layer.name, own, live.empty() ? "none" : live, pinned, total, hardware.sdm_bytes);
+  }
+  return std::nullopt;
+}
+
+GroupCost evaluate_group(const contracts::Network& network, const FusionGraph& graph,
+                         const contracts::Hardware& hardware, const FusedGroup& group) {
+  GroupCost cost;
+  const std::vector<FusedRole> roles = group_roles(graph, group);
+  std::int64_t pinned = 0;
+  for (std::size_t i = 0; i < group.count; ++i)
+    if (roles[i].weights_pinned) pinned += pinned_weight_bytes(network.layers[group.first + i], hardware);
+  const GroupReservations reservations =
+      group.count > 1 ? group_reservations(network, graph, hardware, group.first, group.count, group.stripes,
+                                           rows_per_stripe(group))
+                      : GroupReservations{{}, std::vector<std::int64_t>(group.count, 0), std::nullopt};
+  for (std::size_t i = 0; i < group.count; ++i) {
+    const contracts::Layer& layer = network.layers[group.first + i];
+    cost.reports.push_back(evaluate(layer, hardware, group.mappings[i], roles[i]));
+    const contracts::CostReport& report = cost.reports.back();
+    cost.cycles += report.cycles.total;
+    cost.energy_pj += report.energy_pj.total;
+    cost.dram_bytes += report.counts.dram_bytes;
+    if (group.count > 1)
+      cost.peak_sdm_bytes = std::max(cost.peak_sdm_bytes, member_working_set(layer, hardware, group.mappings[i], roles[i]) +
+                                                               reservations.live_at[i] + pinned);
+  }
+  return cost;
+}
+
+std::int64_t network_compulsory_dram_bytes(const contracts::Network& network, const contracts::Hardware& hardware) {
+  const std::vector<std::size_t> inputs = network.network_inputs(), outputs = network.network_outputs();
+  std::vector<bool> is_input(network.tensors.size(), false), is_output(network.tensors.size(), false);
+  for (std::size_t t : inputs) is_input[t] = true;
+  for (std::size_t t : outputs) is_output[t] = true;
+  // A network output attributed to the layer whose stream makes it (through element-wise operators).
+  std::vector<std::optional<std::size_t>> source(network.tensors.size());
+  std::vector<bool> gives_output(network.layers.size(), false);
+  for (const contracts::Operator& op : network.operators) {
+    const std::size_t out = op.outputs.at(0);
+    if (op.kind == OperatorKind::FabricLayer) {
+      source[out] = op.layer;
+    } else if (keeps_stream(op)) {
+      for (std::size_t in : op.inputs)
+        if (source[in] && (!source[out] || *source[in] > *source[out])) source[out] = source[in];
+    }
+    if (is_output[out] && source[out]) gives_output[*source[out]] = true;
+  }
+  std::int64_t bytes = 0;
+  for (const contracts::Operator& op : network.operators) {
+    if (op.kind != OperatorKind::FabricLayer) continue;
+    const contracts::Layer& layer = network.layers[op.layer];
+    bytes += layer.weight_elements() * contracts::data_bytes(hardware);
+    if (is_input[op.inputs.at(0)]) bytes += contracts::touched_inputs(layer) * contracts::data_bytes(hardware);
+    if (gives_output[op.layer]) bytes += layer.output_elements() * contracts::accumulator_bytes(hardware);
+  }
+  return bytes;
+}
+
+}  // namespace maeri::mapper

@@ -1,0 +1,307 @@
+// The fusion-aware search (fused_search.hpp): partial mappings per layer shape and stripe count, Pareto sets per
+// compatibility key, joins per candidate group, and the partition by dynamic programming.
+#include "mapper/search/fused_search.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+
+#include "contracts/sdm_budget.hpp"
+#include "mapper/mapspace/sdm_space.hpp"
+#include "mapper/model/equivalent_orders.hpp"
+
+namespace maeri::mapper {
+namespace {
+
+// One partial mapping of a layer in a role: what the join needs of it.
+struct Partial {
+  double cycles = 0, energy_pj = 0;
+  std::int64_t working_set = 0, pinned_bytes = 0;
+  contracts::Mapping mapping;
+  bool pinned = false;
+};
+
+bool dominates(const Partial& a, const Partial& b) {
+  return a.cycles <= b.cycles && a.energy_pj <= b.energy_pj && a.working_set <= b.working_set &&
+         a.pinned_bytes <= b.pinned_bytes;
+}
+
+// Keeps only partial mappings no other beats in every criterion (the first of equals).
+template <typename T, typename Dominates>
+bool offer_pareto(std::vector<T>& set, T item, Dominates&& dominates_fn, std::uint64_t& pruned) {
+  for (const T& kept : set)
+    if (dominates_fn(kept, item)) {
+      ++pruned;
+      return false;
+    }
+  const auto removed = std::remove_if(set.begin(), set.end(), [&](const T& kept) { return dominates_fn(item, kept); });
+  pruned += std::uint64_t(set.end() - removed);
+  set.erase(removed, set.end());
+  set.push_back(std::move(item));
+  return true;
+}
+
+// The compatibility key within one (layer, stripes): what the layer reads from the SDM, leaves there and whether it
+// feeds the group (its output must leave final); with stripes, its rows per stripe.
+struct RoleKey {
+  bool input_in_sdm, output_in_sdm, feeds;
+  std::int64_t rows;
+  bool operator<(const RoleKey& o) const {
+    return std::tie(input_in_sdm, output_in_sdm, feeds, rows) < std::tie(o.input_in_sdm, o.output_in_sdm, o.feeds, o.rows);
+  }
+};
+using PartialSets = std::map<RoleKey, std::vector<Partial>>;
+
+PartialSets make_partials(const contracts::Layer& layer, const contracts::Hardware& hardware,
+                          const std::vector<contracts::FabricTile>& tiles, std::int64_t stripes,
+                          FusedSearchStats& stats) {
+  PartialSets sets;
+  const std::int64_t pinned_bytes = pinned_weight_bytes(layer, hardware);
+  const auto extents = contracts::layer_extents(layer);
+  for_each_fused_sdm_tile(layer, hardware, tiles, stripes, [&](const contracts::Mapping& tile,
+                                                               const std::vector<contracts::SdmOrder>& orders) {
+    const auto trips = contracts::sdm_trips(extents, tile.sdm.block);
+    const bool can_pin = stripes > 1 && trips[contracts::kSdmK] == 1 && trips[contracts::kSdmC] == 1;
+    std::vector<FusedRole> roles;
+    for (int in = 0; in < 2; ++in)
+      for (int out = 0; out < 2; ++out)
+        for (int pin = 0; pin < (can_pin ? 2 : 1); ++pin) roles.push_back(FusedRole{in == 1, out == 1, stripes, pin == 1});
+    const std::int64_t rows = stripes > 1 ? tile.sdm.block[contracts::kSdmX] : 0;
+    evaluate_orders(layer, hardware, tile, orders, roles, [&](const contracts::CostReport& report, std::size_t r) {
+      const FusedRole& role = roles[r];
+      ++stats.made;
+      Partial partial{report.cycles.total, report.energy_pj.total,
+                      member_working_set(layer, hardware, report.mapping, role),
+                      role.weights_pinned ? pinned_bytes : 0, report.mapping, role.weights_pinned};
+      const bool final_output = contracts::sdm_block_traffic(layer, report.mapping).output_visits == 1;
+      // An output that stays in the SDM feeds the group; one that is written anyway may feed it or not.
+      for (int feeds = role.output_in_sdm ? 1 : 0; feeds < 2; ++feeds) {
+        if (feeds && !final_output) continue;
+        offer_pareto(sets[RoleKey{role.input_in_sdm, role.output_in_sdm, feeds == 1, rows}], partial, dominates,
+                     stats.pruned);
+      }
+    });
+  });
+  return sets;
+}
+
+// A partial mapping of a group's first members.
+struct JoinState {
+  double cycles = 0, energy_pj = 0;
+  std::int64_t peak = 0, pinned = 0;
+  std::vector<std::uint32_t> choice;
+};
+
+bool state_dominates(const JoinState& a, const JoinState& b) {
+  return a.cycles <= b.cycles && a.energy_pj <= b.energy_pj && a.peak <= b.peak && a.pinned <= b.pinned;
+}
+
+// (objective, secondary): the order results are ranked in, as `better` ranks reports.
+std::pair<double, double> rank(double cycles, double energy_pj, Objective objective) {
+  const Objective secondary = objective == Objective::Runtime ? Objective::Energy : Objective::Runtime;
+  return {objective_value(cycles, energy_pj, objective), objective_value(cycles, energy_pj, secondary)};
+}
+
+using ShapeKey = std::vector<std::int64_t>;
+ShapeKey shape_key(const contracts::Layer& layer, std::int64_t stripes) {
+  ShapeKey key{static_cast<std::int64_t>(layer.type), stripes};
+  for (const contracts::LayerShapeField& field : contracts::kLayerShapeFields) key.push_back(layer.*field.member);
+  return key;
+}
+
+}  // namespace
+
+void for_each_fused_sdm_tile(const contracts::Layer& layer, const contracts::Hardware& hardware,
+                             const std::vector<contracts::FabricTile>& fabric_tiles, std::int64_t stripes,
+                             const std::function<void(const contracts::Mapping&,
+                                                      const std::vector<contracts::SdmOrder>&)>& visit) {
+  const auto extents = contracts::layer_extents(layer);
+  for (const contracts::FabricTile& fabric : fabric_tiles) {
+    if (contracts::mapping_violation(layer, hardware, contracts::single_level_mapping(fabric))) continue;
+    for_each_sdm_tile(layer, hardware, contracts::single_level_mapping(fabric),
+                      [&](const contracts::Mapping& tile, const std::vector<contracts::SdmOrder>& orders) {
+                        if (stripes == 1) return visit(tile, orders);
+                        auto trips = contracts::sdm_trips(extents, tile.sdm.block);
+                        if (trips[contracts::kSdmX] != stripes) return;
+                        // One order per class of the other four loops, the X loop moved outermost.
+                        trips[contracts::kSdmX] = 1;
+                        std::set<contracts::SdmOrder> outermost;
+                        for (const contracts::SdmOrder& order : distinct_sdm_orders(trips)) {
+                          contracts::SdmOrder moved{};
+                          moved[0] = contracts::kSdmX;
+                          std::size_t next = 1;
+                          for (std::uint8_t dim : order)
+                            if (dim != contracts::kSdmX) moved[next++] = dim;
+                          outermost.insert(moved);
+                        }
+                        visit(tile, std::vector<contracts::SdmOrder>(outermost.begin(), outermost.end()));
+                      });
+  }
+}
+
+std::vector<contracts::Mapping> fused_member_mappings(const contracts::Layer& layer,
+                                                      const contracts::Hardware& hardware,
+                                                      const std::vector<contracts::FabricTile>& fabric_tiles,
+                                                      std::int64_t stripes) {
+  std::vector<contracts::Mapping> mappings;
+  for_each_fused_sdm_tile(layer, hardware, fabric_tiles, stripes,
+                          [&](const contracts::Mapping& tile, const std::vector<contracts::SdmOrder>& orders) {
+                            contracts::Mapping mapping = tile;
+                            for (const contracts::SdmOrder& order : orders) {
+                              mapping.sdm.order = order;
+                              for (contracts::PhaseOrder phase : distinct_phase_orders(layer, mapping)) {
+                                mapping.phase_order = phase;
+                                mappings.push_back(mapping);
+                              }
+                              mapping.phase_order = contracts::kDefaultPhaseOrder;
+                            }
+                          });
+  return mappings;
+}
+
+std::vector<std::int64_t> stripe_counts(const contracts::Layer& layer,
+                                        const std::vector<contracts::FabricTile>& fabric_tiles) {
+  std::set<std::int64_t> counts{1};
+  const std::int64_t rows = layer.output_x();
+  for (const contracts::FabricTile& fabric : fabric_tiles)
+    for (std::int64_t block : sdm_block_candidates(rows, fabric[contracts::kDimX], true))
+      counts.insert((rows + block - 1) / block);
+  return {counts.begin(), counts.end()};
+}
+
+std::vector<contracts::FabricTile> fusion_fabric_tiles(const std::vector<contracts::CostReport>& best, int count) {
+  std::vector<contracts::FabricTile> tiles;
+  for (std::size_t i = 0; i < best.size() && i < std::size_t(std::max(count, 0)); ++i)
+    if (std::find(tiles.begin(), tiles.end(), best[i].mapping.tile) == tiles.end()) tiles.push_back(best[i].mapping.tile);
+  return tiles;
+}
+
+NetworkFusion fused_search(const contracts::Network& network, const FusionGraph& graph,
+                           const contracts::Hardware& hardware, const std::vector<contracts::CostReport>& standalone,
+                           const std::vector<std::vector<contracts::FabricTile>>& fabric_tiles, Objective objective,
+                           const FusionOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  NetworkFusion fusion;
+  FusedSearchStats& stats = fusion.stats;
+  const std::size_t layers = network.layers.size();
+  std::map<ShapeKey, PartialSets> partials;  // per layer shape and stripe count
+  const auto partials_of = [&](std::size_t layer, std::int64_t stripes) -> const PartialSets& {
+    const ShapeKey key = shape_key(network.layers[layer], stripes);
+    auto found = partials.find(key);
+    if (found == partials.end())
+      found = partials.emplace(key, make_partials(network.layers[layer], hardware, fabric_tiles[layer], stripes, stats)).first;
+    return found->second;
+  };
+  std::vector<std::vector<std::int64_t>> stripes_of(layers);
+  for (std::size_t i = 0; i < layers; ++i) stripes_of[i] = stripe_counts(network.layers[i], fabric_tiles[i]);
+
+  // The best group of layers first … first + count − 1 in `stripes`, or none: its objective and choice.
+  struct Joined {
+    double objective = 0, secondary = 0;
+    FusedGroup group;
+  };
+  const auto join = [&](std::size_t first, std::size_t count, std::int64_t stripes) -> std::optional<Joined> {
+    ++stats.groups;
+    FusedGroup shape{first, count, stripes, {}, {}};
+    const std::vector<FusedRole> roles = group_roles(graph, shape);
+    const std::vector<bool> feeds = group_feeds(graph, shape);
+    // Each member's Pareto sets by rows per stripe, for its role.
+    std::vector<std::vector<std::pair<std::int64_t, const std::vector<Partial>*>>> by_rows(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      for (const auto& [key, set] : partials_of(first + i, stripes))
+        if (key.input_in_sdm == roles[i].input_in_sdm && key.output_in_sdm == roles[i].output_in_sdm &&
+            key.feeds == feeds[i] && !set.empty())
+          by_rows[i].emplace_back(key.rows, &set);
+      if (by_rows[i].empty()) return std::nullopt;
+    }
+    std::optional<Joined> best;
+    std::vector<std::size_t> pick(count, 0);
+    while (true) {
+      std::vector<std::int64_t> rows(count);
+      for (std::size_t i = 0; i < count; ++i) rows[i] = by_rows[i][pick[i]].first;
+      const GroupReservations reservations =
+          group_reservations(network, graph, hardware, first, count, stripes, rows);
+      if (!reservations.violation) {
+        std::vector<JoinState> states(1);
+        for (std::size_t i = 0; i < count && !states.empty(); ++i) {
+          std::vector<JoinState> next;
+          const std::vector<Partial>& set = *by_rows[i][pick[i]].second;
+          for (const JoinState& state : states)
+            for (std::size_t p = 0; p < set.size(); ++p) {
+              JoinState joined{state.cycles + set[p].cycles, state.energy_pj + set[p].energy_pj,
+                               std::max(state.peak, set[p].working_set + reservations.live_at[i]),
+                               state.pinned + set[p].pinned_bytes, state.choice};
+              joined.choice.push_back(std::uint32_t(p));
+              ++stats.joined;
+              if (joined.peak + joined.pinned > hardware.sdm_bytes) {
+                ++stats.pruned;
+                continue;
+              }
+              offer_pareto(next, std::move(joined), state_dominates, stats.pruned);
+            }
+          states = std::move(next);
+        }
+        for (const JoinState& state : states) {
+          const auto [value, secondary] = rank(state.cycles, state.energy_pj, objective);
+          if (best && std::make_pair(value, secondary) >= std::make_pair(best->objective, best->secondary)) continue;
+          Joined candidate{value, secondary, shape};
+          for (std::size_t i = 0; i < count; ++i) {
+            const Partial& partial = (*by_rows[i][pick[i]].second)[state.choice[i]];
+            candidate.group.mappings.push_back(partial.mapping);
+            candidate.group.weights_pinned.push_back(partial.pinned);
+          }
+          best = std::move(candidate);
+        }
+      }
+      std::size_t i = 0;
+      while (i < count && ++pick[i] == by_rows[i].size()) pick[i++] = 0;
+      if (i == count) break;
+    }
+    return best;
+  };
+
+  // best[j]: the best partition of the first j layers.
+  std::vector<double> best(layers + 1, 0);
+  std::vector<Joined> last(layers + 1);
+  for (std::size_t j = 1; j <= layers; ++j) {
+    const contracts::CostReport& alone = standalone[j - 1];
+    best[j] = best[j - 1] + objective_value(alone, objective);
+    last[j] = Joined{objective_value(alone, objective), 0,
+                     FusedGroup{j - 1, 1, 1, {alone.mapping}, {false}}};
+    for (std::size_t count = 2; count <= std::min(j, options.max_layers); ++count) {
+      const std::size_t first = j - count;
+      if (group_structure_violation(network, graph, first, count)) continue;
+      std::vector<std::int64_t> common = stripes_of[first];
+      for (std::size_t i = first + 1; i < j; ++i) {
+        std::vector<std::int64_t> both;
+        std::set_intersection(common.begin(), common.end(), stripes_of[i].begin(), stripes_of[i].end(),
+                              std::back_inserter(both));
+        common = both;
+      }
+      for (std::int64_t stripes : common) {
+        const auto joined = join(first, count, stripes);
+        // Strictly better only (a relative margin against rounding in the sums): ties stay unfused.
+        if (joined && best[first] + joined->objective < best[j] * (1 - 1e-12)) {
+          best[j] = best[first] + joined->objective;
+          last[j] = *joined;
+        }
+      }
+    }
+  }
+  for (std::size_t j = layers; j > 0; j -= last[j].group.count) fusion.groups.push_back(last[j].group);
+  std::reverse(fusion.groups.begin(), fusion.groups.end());
+  for (const FusedGroup& group : fusion.groups) {
+    if (group.count == 1) {
+      const contracts::CostReport& alone = standalone[group.first];
+      fusion.costs.push_back(GroupCost{{alone}, alone.cycles.total, alone.energy_pj.total, alone.counts.dram_bytes, 0});
+    } else {
+      fusion.costs.push_back(evaluate_group(network, graph, hardware, group));
+    }
+  }
+  fusion.objective = best[layers];
+  stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return fusion;
+}
+
+}  // namespace maeri::mapper

@@ -1,0 +1,67 @@
+// The optimal fusion-aware search over a network (the FFM approach; docs/mapping.md, "Fused groups"): partial
+// mappings per layer and role, grouped by compatibility (stripes, rows per stripe, what the layer reads from and
+// leaves in the SDM), pruned within a group only when another is no worse in cycles, energy, working set and pinned
+// weights; joined along the layers of each candidate group with the shared tensors' reservations; the best
+// partition of the network into groups by dynamic programming over consecutive layers.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "contracts/cost_report.hpp"
+#include "contracts/hardware.hpp"
+#include "contracts/network.hpp"
+#include "contracts/tile.hpp"
+#include "mapper/model/fusion_model.hpp"
+#include "mapper/search/search.hpp"
+
+namespace maeri::mapper {
+
+struct FusionOptions {
+  // Per layer, the fused map space takes the fabric tiles of its best `fabric_tiles` two-level mappings (the
+  // standalone search's list), with every SDM level of theirs that fits the group's stripes.
+  int fabric_tiles = 8;
+  std::size_t max_layers = 8;  // the longest group tried
+};
+
+// The SDM levels of the fused map space of one layer for `stripes` (1: any SDM level; more: X' in exactly that many
+// blocks, the X loop outermost): visit(mapping with its SDM tile, the orders to cost), like for_each_sdm_tile.
+void for_each_fused_sdm_tile(const contracts::Layer& layer, const contracts::Hardware& hardware,
+                             const std::vector<contracts::FabricTile>& fabric_tiles, std::int64_t stripes,
+                             const std::function<void(const contracts::Mapping&,
+                                                      const std::vector<contracts::SdmOrder>&)>& visit);
+// Every mapping of that space, with each phase order that can change its cost (what the brute-force oracle walks).
+std::vector<contracts::Mapping> fused_member_mappings(const contracts::Layer& layer,
+                                                      const contracts::Hardware& hardware,
+                                                      const std::vector<contracts::FabricTile>& fabric_tiles,
+                                                      std::int64_t stripes);
+// The stripe counts the layer's fused space offers (1 and the X' block counts of its SDM tile candidates), ascending.
+std::vector<std::int64_t> stripe_counts(const contracts::Layer& layer,
+                                        const std::vector<contracts::FabricTile>& fabric_tiles);
+
+struct FusedSearchStats {
+  std::uint64_t made = 0;    // partial mappings costed (layer mapping × role)
+  std::uint64_t pruned = 0;  // dropped as dominated within their compatibility group, or over the SDM when joined
+  std::uint64_t joined = 0;  // partial group mappings made by joining
+  std::uint64_t groups = 0;  // (consecutive layers, stripes) candidate groups joined
+  double seconds = 0;
+};
+
+struct NetworkFusion {
+  std::vector<FusedGroup> groups;  // the partition, in layer order; a group of one layer is its standalone mapping
+  std::vector<GroupCost> costs;
+  double objective = 0;            // Σ over the groups of the objective of the group's cycles and energy
+  FusedSearchStats stats;
+};
+
+// `standalone[i]` is layer i's best mapping alone (the one-layer groups), `fabric_tiles[i]` its fused space's tiles.
+NetworkFusion fused_search(const contracts::Network& network, const FusionGraph& graph,
+                           const contracts::Hardware& hardware, const std::vector<contracts::CostReport>& standalone,
+                           const std::vector<std::vector<contracts::FabricTile>>& fabric_tiles, Objective objective,
+                           const FusionOptions& options);
+
+// The distinct fabric tiles of a standalone search's list, best first, at most `count`.
+std::vector<contracts::FabricTile> fusion_fabric_tiles(const std::vector<contracts::CostReport>& best, int count);
+
+}  // namespace maeri::mapper

@@ -1,0 +1,118 @@
+// Fusion of a mapped network: the fused search, the exact re-costing of its groups, the comparison with unfused,
+// and fused groups to and from mapping files (network_fusion.hpp).
+#include "mapper/search/network_fusion.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "mapper/model/cost_model.hpp"
+
+namespace maeri::mapper {
+
+void CostTotals::add(const contracts::CostReport& report) {
+  cycles += report.cycles.total;
+  energy_pj += report.energy_pj.total;
+  dram_bytes += report.counts.dram_bytes;
+}
+
+NetworkFusionResult fuse_network(const contracts::Network& network, const contracts::Hardware& hardware,
+                                 const std::vector<std::vector<contracts::CostReport>>& best, Objective objective,
+                                 const ExactTrafficFor& exact_traffic_for, const FusionOptions& options) {
+  const FusionGraph graph = fusion_graph(network);
+  std::vector<contracts::CostReport> standalone;
+  std::vector<std::vector<contracts::FabricTile>> tiles;
+  for (const std::vector<contracts::CostReport>& list : best) {
+    standalone.push_back(list.front());
+    tiles.push_back(fusion_fabric_tiles(list, options.fabric_tiles));
+  }
+  const NetworkFusion fusion = fused_search(network, graph, hardware, standalone, tiles, objective, options);
+  NetworkFusionResult result;
+  result.stats = fusion.stats;
+  result.compulsory_dram_bytes = network_compulsory_dram_bytes(network, hardware);
+  const auto alone = [&](std::size_t layer) {
+    GroupResult single{FusedGroup{layer, 1, 1, {standalone[layer].mapping}, {false}}, {standalone[layer]}, {}, {}};
+    single.fused_totals.add(standalone[layer]);
+    single.unfused_totals = single.fused_totals;
+    return single;
+  };
+  for (const FusedGroup& group : fusion.groups) {
+    if (group.count == 1) {
+      result.groups.push_back(alone(group.first));
+      continue;
+    }
+    // The search ranked members by the traffic estimates; what is reported, and compared, is exact as for layers.
+    GroupResult fused{group, {}, {}, {}};
+    const std::vector<FusedRole> roles = group_roles(graph, group);
+    for (std::size_t i = 0; i < group.count; ++i) {
+      const contracts::Layer& layer = network.layers[group.first + i];
+      contracts::CostReport report = evaluate(layer, hardware, group.mappings[i], roles[i]);
+      exact_traffic_for(layer, hardware)(report);
+      fused.fused_totals.add(report);
+      fused.fused.push_back(report);
+      fused.unfused_totals.add(standalone[group.first + i]);
+    }
+    const double fused_value = objective_value(fused.fused_totals.cycles, fused.fused_totals.energy_pj, objective);
+    double unfused_value = 0;
+    for (std::size_t i = 0; i < group.count; ++i) unfused_value += objective_value(standalone[group.first + i], objective);
+    if (fused_value < unfused_value) {
+      result.groups.push_back(std::move(fused));
+    } else {
+      ++result.split_back;
+      for (std::size_t i = 0; i < group.count; ++i) result.groups.push_back(alone(group.first + i));
+    }
+  }
+  for (const GroupResult& group : result.groups) {
+    for (const contracts::CostReport& report : group.fused) result.fused.add(report);
+    for (std::size_t i = 0; i < group.group.count; ++i) result.unfused.add(standalone[group.group.first + i]);
+  }
+  return result;
+}
+
+contracts::FusedGroupEntry mapping_file_entry(const contracts::Network& network, const FusedGroup& group) {
+  contracts::FusedGroupEntry entry;
+  entry.name = network.layers[group.first].name + "-" + network.layers[group.first + group.count - 1].name;
+  entry.stripes = group.stripes;
+  for (std::size_t i = 0; i < group.count; ++i) {
+    entry.layers.push_back(network.layers[group.first + i].name);
+    if (i < group.weights_pinned.size() && group.weights_pinned[i]) entry.pinned_weights.push_back(entry.layers.back());
+  }
+  return entry;
+}
+
+LoadedGroup loaded_group(const contracts::Network& network, const contracts::Hardware& hardware,
+                         const contracts::MappingFile& file, const contracts::FusedGroupEntry& entry) {
+  LoadedGroup loaded;
+  FusedGroup& group = loaded.group;
+  const auto index_of = [&](const std::string& name) {
+    return std::size_t(std::find_if(network.layers.begin(), network.layers.end(),
+                                    [&](const contracts::Layer& layer) { return layer.name == name; }) -
+                       network.layers.begin());
+  };
+  const auto fail = [&](const std::string& problem) {
+    loaded.violation = fmt::format("fused group '{}': {}", entry.name, problem);
+    return loaded;
+  };
+  group.first = index_of(entry.layers.front());
+  group.count = entry.layers.size();
+  group.stripes = entry.stripes;
+  for (std::size_t i = 0; i < entry.layers.size(); ++i) {
+    const std::string& name = entry.layers[i];
+    const std::size_t index = index_of(name);
+    if (index == network.layers.size()) return fail(fmt::format("the workload has no layer '{}'", name));
+    if (index != group.first + i)
+      return fail(fmt::format("producer and consumer: layer '{}' is not the workload's layer after '{}' (a group's "
+                              "layers run one after another, in the workload's order)",
+                              name, i == 0 ? name : entry.layers[i - 1]));
+    const auto mapped = std::find_if(file.layers.begin(), file.layers.end(),
+                                     [&](const contracts::LayerMapping& layer) { return layer.layer.name == name; });
+    if (mapped == file.layers.end()) return fail(fmt::format("the mapping file maps no layer '{}'", name));
+    group.mappings.push_back(mapped->mapping);
+    group.weights_pinned.push_back(std::find(entry.pinned_weights.begin(), entry.pinned_weights.end(), name) !=
+                                   entry.pinned_weights.end());
+  }
+  if (const auto violation = group_violation(network, fusion_graph(network), hardware, group)) return fail(*violation);
+  return loaded;
+}
+
+}  // namespace maeri::mapper

@@ -1,0 +1,62 @@
+// Fusion of a mapped network, what `maeri map` does after the layers' own searches unless --no-fusion: the optimal
+// fused search (fused_search.hpp) over the layers' standalone results, each chosen group re-costed with exact DN/RN
+// traffic as single layers are ranked and split back into its layers when that makes it no better than unfused, and
+// the fused-vs-unfused comparison per group and for the network against its compulsory DRAM bytes (docs/mapping.md
+// and docs/model.md, "Fused groups").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "contracts/cost_report.hpp"
+#include "contracts/hardware.hpp"
+#include "contracts/mapping_file.hpp"
+#include "contracts/network.hpp"
+#include "mapper/search/design_sweep.hpp"
+#include "mapper/search/fused_search.hpp"
+
+namespace maeri::mapper {
+
+struct CostTotals {
+  double cycles = 0, energy_pj = 0;
+  std::int64_t dram_bytes = 0;
+  double edp() const { return cycles * energy_pj; }  // pJ·cycles
+  void add(const contracts::CostReport& report);
+};
+
+struct GroupResult {
+  FusedGroup group;
+  std::vector<contracts::CostReport> fused;  // per member in its role, with exact traffic
+  CostTotals fused_totals, unfused_totals;   // unfused: the members' standalone best mappings
+};
+
+struct NetworkFusionResult {
+  std::vector<GroupResult> groups;  // the partition, in layer order; a group of one is its layer's standalone best
+  CostTotals fused, unfused;
+  std::int64_t compulsory_dram_bytes = 0;  // the network's (network_compulsory_dram_bytes)
+  FusedSearchStats stats;
+  std::size_t split_back = 0;  // groups the search chose that exact traffic made no better than their layers alone
+};
+
+// `best[i]` is layer i's standalone search result, best first, with exact traffic (at least one entry; the fused
+// space takes the fabric tiles of its first `options.fabric_tiles`).
+NetworkFusionResult fuse_network(const contracts::Network& network, const contracts::Hardware& hardware,
+                                 const std::vector<std::vector<contracts::CostReport>>& best, Objective objective,
+                                 const ExactTrafficFor& exact_traffic_for, const FusionOptions& options);
+
+// A group's entry in a mapping file: its first layer's name joined to its last's, the members, stripes, pins.
+contracts::FusedGroupEntry mapping_file_entry(const contracts::Network& network, const FusedGroup& group);
+
+// The group a mapping file's entry describes, with its members' mappings from the file, or why it breaks a rule of
+// fused groups (fusion_model.hpp: group_violation), the message naming the group.
+struct LoadedGroup {
+  FusedGroup group;
+  std::optional<std::string> violation;
+};
+LoadedGroup loaded_group(const contracts::Network& network, const contracts::Hardware& hardware,
+                         const contracts::MappingFile& file, const contracts::FusedGroupEntry& entry);
+
+}  // namespace maeri::mapper

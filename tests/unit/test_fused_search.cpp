@@ -1,0 +1,334 @@
+// The fusion-aware search against a brute-force oracle (every partition of the layers into groups × every mapping
+// of every member in the fused map space, each group costed and checked by the fusion model), on random chains and
+// small DAGs of 2–4 layers; fused never worse than unfused; the rules of a group (fusion_model.hpp); a mapped
+// network fused with exact traffic, its groups through mapping-file entries and back (network_fusion.hpp).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "mapper/model/fusion_model.hpp"
+#include "codegen/exact_traffic.hpp"
+#include "mapper/search/fused_search.hpp"
+#include "mapper/search/network_fusion.hpp"
+#include "mapper/search/search.hpp"
+#include "tests/unit/mapper_fixtures.hpp"
+#include "tests/unit/network_builder.hpp"
+
+using namespace maeri;
+using namespace maeri::mapper;
+
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+contracts::Layer tiny_conv(const std::string& name, std::int64_t K, std::int64_t C, std::int64_t R, std::int64_t X,
+                           std::int64_t Y) {
+  contracts::Layer layer = test::conv_layer(K, C, R, 1, X, Y, 1, (R - 1) / 2);
+  layer.name = name;
+  layer.padding_y = 0;
+  return layer;
+}
+
+// A random chain of `count` layers, or a DAG: a residual (layer 0's output added to layer 2's) or two branches of
+// the input joined by an add.
+contracts::Network random_network(std::mt19937_64& rng, std::size_t count, int shape) {
+  std::uniform_int_distribution<std::int64_t> channels(1, 2), rows(2, 4), columns(1, 2), taps(0, 1);
+  test::NetworkBuilder builder("random");
+  const std::int64_t X = rows(rng), Y = columns(rng);
+  std::int64_t C = channels(rng);
+  const std::size_t input = builder.input("x", {1, C, X, Y});
+  std::vector<std::size_t> outputs;
+  const auto layer = [&](std::size_t in, std::int64_t in_channels) {
+    const std::int64_t K = channels(rng);
+    const std::string name = "l" + std::to_string(outputs.size());
+    outputs.push_back(builder.fabric(tiny_conv(name, K, in_channels, taps(rng) ? 3 : 1, X, Y), in));
+    return K;
+  };
+  if (shape == 1 && count >= 3) {  // two branches of the input, added, then the rest as a chain
+    const std::int64_t K = channels(rng);
+    outputs.push_back(builder.fabric(tiny_conv("l0", K, C, 1, X, Y), input));
+    outputs.push_back(builder.fabric(tiny_conv("l1", K, C, taps(rng) ? 3 : 1, X, Y), input));
+    std::size_t sum = builder.add("sum", outputs[1], outputs[0]);
+    C = K;
+    while (outputs.size() < count) {
+      C = layer(sum, C);
+      sum = outputs.back();
+    }
+  } else if (shape == 2 && count >= 3) {  // a residual around layers 1 and 2
+    C = layer(input, C);
+    const std::size_t shortcut = builder.relu("relu0", outputs[0]);
+    const std::int64_t width = C;
+    C = layer(shortcut, C);
+    outputs.push_back(builder.fabric(tiny_conv("l2", width, C, taps(rng) ? 3 : 1, X, Y), outputs[1]));
+    std::size_t sum = builder.add("add", outputs[2], shortcut);
+    C = width;
+    while (outputs.size() < count) {
+      C = layer(sum, C);
+      sum = outputs.back();
+    }
+  } else {
+    std::size_t in = input;
+    while (outputs.size() < count) {
+      C = layer(in, C);
+      in = builder.relu("relu" + std::to_string(outputs.size()), outputs.back());
+    }
+  }
+  contracts::Network network = builder.network();
+  const auto violation = contracts::network_violation(network);
+  INFO(violation.value_or(""));
+  REQUIRE_FALSE(violation);
+  return network;
+}
+
+struct Setup {
+  std::vector<contracts::CostReport> standalone;
+  std::vector<std::vector<contracts::FabricTile>> tiles;
+};
+
+Setup standalone_search(const contracts::Network& network, const contracts::Hardware& hardware, Objective objective,
+                        int fabric_tiles) {
+  Setup setup;
+  for (const contracts::Layer& layer : network.layers) {
+    SearchOptions options = map_search_options(objective, 8, {});
+    options.threads = 1;
+    const SearchResult result = search(layer, hardware, options);
+    setup.standalone.push_back(result.best.front());
+    setup.tiles.push_back(fusion_fabric_tiles(result.best, fabric_tiles));
+  }
+  return setup;
+}
+
+// The best group of layers first … first + count − 1 by enumeration; kInfinity when no legal one. `budget` caps the
+// combinations (the case is skipped when it is exceeded).
+double brute_force_group(const contracts::Network& network, const FusionGraph& graph,
+                         const contracts::Hardware& hardware, const Setup& setup, std::size_t first, std::size_t count,
+                         Objective objective, bool& over_budget) {
+  if (count == 1) return objective_value(setup.standalone[first], objective);
+  std::vector<std::int64_t> common = stripe_counts(network.layers[first], setup.tiles[first]);
+  for (std::size_t i = first + 1; i < first + count; ++i) {
+    const auto mine = stripe_counts(network.layers[i], setup.tiles[i]);
+    std::vector<std::int64_t> both;
+    std::set_intersection(common.begin(), common.end(), mine.begin(), mine.end(), std::back_inserter(both));
+    common = both;
+  }
+  double best = kInfinity;
+  for (std::int64_t stripes : common) {
+    std::vector<std::vector<std::pair<contracts::Mapping, bool>>> lists(count);
+    double combinations = 1;
+    for (std::size_t i = 0; i < count; ++i) {
+      for (const contracts::Mapping& mapping :
+           fused_member_mappings(network.layers[first + i], hardware, setup.tiles[first + i], stripes))
+        for (bool pinned : {false, true}) lists[i].emplace_back(mapping, pinned);
+      combinations *= double(lists[i].size());
+    }
+    if (combinations == 0) continue;
+    if (combinations > 3e5) {
+      over_budget = true;
+      return kInfinity;
+    }
+    std::vector<std::size_t> pick(count, 0);
+    while (true) {
+      FusedGroup group{first, count, stripes, {}, {}};
+      for (std::size_t i = 0; i < count; ++i) {
+        group.mappings.push_back(lists[i][pick[i]].first);
+        group.weights_pinned.push_back(lists[i][pick[i]].second);
+      }
+      if (!group_violation(network, graph, hardware, group)) {
+        const GroupCost cost = evaluate_group(network, graph, hardware, group);
+        best = std::min(best, objective_value(cost.cycles, cost.energy_pj, objective));
+      }
+      std::size_t i = 0;
+      while (i < count && ++pick[i] == lists[i].size()) pick[i++] = 0;
+      if (i == count) break;
+    }
+  }
+  return best;
+}
+
+// Every partition into consecutive groups: the best sum of the groups' objectives.
+double brute_force_network(const contracts::Network& network, const FusionGraph& graph,
+                           const contracts::Hardware& hardware, const Setup& setup, Objective objective,
+                           bool& over_budget) {
+  const std::size_t layers = network.layers.size();
+  double best = kInfinity;
+  for (unsigned cuts = 0; cuts < (1u << (layers - 1)); ++cuts) {
+    double total = 0;
+    std::size_t first = 0;
+    for (std::size_t i = 1; i <= layers && total < kInfinity; ++i)
+      if (i == layers || (cuts >> (i - 1) & 1u)) {
+        total += brute_force_group(network, graph, hardware, setup, first, i - first, objective, over_budget);
+        first = i;
+      }
+    best = std::min(best, total);
+  }
+  return best;
+}
+
+}  // namespace
+
+TEST_CASE("fused search equals the brute-force oracle on random chains and DAGs of 2-4 layers", "[fusion]") {
+  std::mt19937_64 rng(32);
+  int checked = 0, fused_better = 0, four_layers = 0, dags = 0;
+  for (int trial = 0; trial < 60 && checked < 24; ++trial) {
+    const std::size_t count = 2 + std::size_t(trial % 3);
+    const int shape = trial % 4 == 3 ? 2 : trial % 4 == 2 ? 1 : 0;
+    const contracts::Network network = random_network(rng, count, shape);
+    contracts::Hardware hardware = test::small_hardware(4, 4, 4);
+    hardware.sdm_bytes = std::int64_t(1) << (7 + trial % 4);  // 128 B … 1 KiB: the capacity rule bites
+    const Objective objective = Objective(trial % 3);
+    const Setup setup = standalone_search(network, hardware, objective, 1);
+    const FusionGraph graph = fusion_graph(network);
+    FusionOptions options;
+    options.max_layers = 4;
+    const NetworkFusion fusion = fused_search(network, graph, hardware, setup.standalone, setup.tiles, objective, options);
+    bool over_budget = false;
+    const double oracle = brute_force_network(network, graph, hardware, setup, objective, over_budget);
+    if (over_budget) continue;
+    INFO("trial " << trial << ", " << count << " layers, objective " << to_string(objective) << ", SDM "
+                  << hardware.sdm_bytes);
+    CHECK(fusion.objective == Approx(oracle).epsilon(1e-9));
+    double unfused = 0, total = 0;
+    for (const contracts::CostReport& report : setup.standalone) unfused += objective_value(report, objective);
+    for (std::size_t g = 0; g < fusion.groups.size(); ++g) {
+      CHECK_FALSE(group_violation(network, graph, hardware, fusion.groups[g]));
+      total += objective_value(fusion.costs[g].cycles, fusion.costs[g].energy_pj, objective);
+    }
+    CHECK(total == Approx(fusion.objective).epsilon(1e-9));
+    CHECK(fusion.objective <= unfused);
+    if (fusion.objective < unfused) ++fused_better;
+    ++checked;
+    four_layers += count == 4;
+    dags += shape != 0 && count >= 3;
+  }
+  CHECK(checked >= 20);
+  CHECK(four_layers >= 4);
+  CHECK(dags >= 4);
+  CHECK(fused_better > 0);  // the oracle is not only checking the unfused partition
+}
+
+TEST_CASE("fused groups follow the producer-consumer, stripes, order and capacity rules", "[fusion]") {
+  test::NetworkBuilder builder("rules");
+  const std::size_t x = builder.input("x", {1, 2, 4, 2});
+  const std::size_t a = builder.fabric(tiny_conv("a", 2, 2, 3, 4, 2), x);
+  builder.fabric(tiny_conv("b", 2, 2, 3, 4, 2), builder.relu("r", a));
+  builder.fabric(tiny_conv("c", 2, 2, 1, 4, 2), x);
+  const contracts::Network& network = builder.network();
+  const FusionGraph graph = fusion_graph(network);
+  REQUIRE(graph.edges.size() == 1);
+  CHECK(graph.edges[0].tensor == "r.output");
+  CHECK(group_structure_violation(network, graph, 0, 2) == std::nullopt);
+  const auto unrelated = group_structure_violation(network, graph, 1, 2);
+  REQUIRE(unrelated);
+  CHECK_THAT(*unrelated, Catch::Contains("producer and consumer: layer 'c'"));
+
+  contracts::Hardware hardware = test::small_hardware(4, 4, 4);
+  hardware.sdm_bytes = 4096;
+  contracts::Mapping mapping = contracts::single_level_mapping(contracts::FabricTile{});
+  FusedGroup group{0, 2, 2, {mapping, mapping}, {false, false}};
+  CHECK_THAT(*group_violation(network, graph, hardware, group), Catch::Contains("SDM level: layer 'a'"));
+  mapping.sdm.blocked = true;
+  mapping.sdm.block = {1, 2, 1, 2, 2};
+  mapping.sdm.order = *contracts::parse_order("KCNXY");
+  group.mappings = {mapping, mapping};
+  CHECK_THAT(*group_violation(network, graph, hardware, group), Catch::Contains("exchange order: layer 'a'"));
+  mapping.sdm.order = *contracts::parse_order("XKCNY");
+  group.mappings = {mapping, mapping};
+  CHECK(group_violation(network, graph, hardware, group) == std::nullopt);
+  group.stripes = 4;
+  CHECK_THAT(*group_violation(network, graph, hardware, group), Catch::Contains("stripes: layer 'a'"));
+  group.stripes = 2;
+  hardware.sdm_bytes = 230;
+  CHECK_THAT(*group_violation(network, graph, hardware, group),
+             Catch::Contains("SDM capacity") && Catch::Contains("tensor 'r.output'"));
+  // Fused, the shared tensor's DRAM write and read are gone.
+  hardware.sdm_bytes = 4096;
+  const GroupCost fused = evaluate_group(network, graph, hardware, group);
+  const auto alone_a = evaluate(network.layers[0], hardware, mapping), alone_b = evaluate(network.layers[1], hardware, mapping);
+  CHECK(fused.reports[0].counts.dram_bytes < alone_a.counts.dram_bytes);
+  CHECK(fused.reports[1].counts.dram_bytes < alone_b.counts.dram_bytes);
+}
+
+TEST_CASE("fuse_network: groups re-costed with exact traffic, never worse than unfused, and back from mapping-file "
+          "entries", "[fusion]") {
+  std::mt19937_64 rng(7);
+  int fused_groups = 0;
+  for (int trial = 0; trial < 12; ++trial) {
+    const contracts::Network network = random_network(rng, 2 + std::size_t(trial % 3), trial % 3);
+    contracts::Hardware hardware = test::small_hardware(4, 4, 4);
+    hardware.sdm_bytes = std::int64_t(1) << (8 + trial % 3);
+    const Objective objective = Objective(trial % 3);
+    std::vector<std::vector<contracts::CostReport>> best;
+    for (const contracts::Layer& layer : network.layers) {
+      SearchOptions options = map_search_options(objective, 8, codegen::exact_traffic_for(layer, hardware));
+      options.threads = 1;
+      best.push_back(search(layer, hardware, options).best);
+    }
+    FusionOptions options;
+    options.max_layers = 4;
+    const NetworkFusionResult result =
+        fuse_network(network, hardware, best, objective, codegen::exact_traffic_for, options);
+    INFO("trial " << trial);
+    CHECK(objective_value(result.fused.cycles, result.fused.energy_pj, objective) <=
+          objective_value(result.unfused.cycles, result.unfused.energy_pj, objective) * (1 + 1e-12));
+    double fused_sum = 0, unfused_sum = 0;
+    std::size_t next = 0;
+    contracts::MappingFile file{"small", 16, 4, 4, network.name, "runtime", {}, {}};
+    for (const contracts::Layer& layer : network.layers) file.layers.push_back({layer, {}, 0, 0});
+    for (const GroupResult& group : result.groups) {
+      CHECK(group.group.first == next);
+      next += group.group.count;
+      fused_sum += objective_value(group.fused_totals.cycles, group.fused_totals.energy_pj, objective);
+      unfused_sum += objective_value(group.unfused_totals.cycles, group.unfused_totals.energy_pj, objective);
+      if (group.group.count < 2) continue;
+      ++fused_groups;
+      CHECK(objective_value(group.fused_totals.cycles, group.fused_totals.energy_pj, objective) <
+            objective_value(group.unfused_totals.cycles, group.unfused_totals.energy_pj, objective));
+      for (std::size_t i = 0; i < group.group.count; ++i) {
+        // Exact traffic: what the RTL counts, as for a layer alone.
+        const auto exact = codegen::exact_traffic(network.layers[group.group.first + i], hardware, group.group.mappings[i]);
+        CHECK(group.fused[i].counts.dn_traversals == exact.dn_traversals);
+        file.layers[group.group.first + i].mapping = group.group.mappings[i];
+      }
+      const contracts::FusedGroupEntry entry = mapping_file_entry(network, group.group);
+      const LoadedGroup loaded = loaded_group(network, hardware, file, entry);
+      CHECK_FALSE(loaded.violation);
+      CHECK(loaded.group.first == group.group.first);
+      CHECK(loaded.group.weights_pinned == group.group.weights_pinned);
+    }
+    CHECK(next == network.layers.size());
+    CHECK(fused_sum <= unfused_sum * (1 + 1e-12));
+  }
+  CHECK(fused_groups > 0);
+}
+
+TEST_CASE("a mapping file's fused group that breaks a rule is named with the rule and the tensor", "[fusion]") {
+  test::NetworkBuilder builder("rules");
+  const std::size_t x = builder.input("x", {1, 2, 4, 2});
+  const std::size_t a = builder.fabric(tiny_conv("a", 2, 2, 3, 4, 2), x);
+  builder.fabric(tiny_conv("b", 2, 2, 3, 4, 2), builder.relu("r", a));
+  builder.fabric(tiny_conv("c", 2, 2, 1, 4, 2), x);
+  const contracts::Network& network = builder.network();
+  contracts::Hardware hardware = test::small_hardware(4, 4, 4);
+  hardware.sdm_bytes = 4096;
+  contracts::Mapping mapping = contracts::single_level_mapping(contracts::FabricTile{});
+  mapping.sdm.blocked = true;
+  mapping.sdm.block = {1, 2, 1, 2, 2};
+  mapping.sdm.order = *contracts::parse_order("KCNXY");
+  contracts::MappingFile file{"small", 16, 4, 4, "rules", "runtime", {}, {}};
+  for (const contracts::Layer& layer : network.layers) file.layers.push_back({layer, mapping, 0, 0});
+  const auto violation = [&](const contracts::FusedGroupEntry& entry) {
+    return loaded_group(network, hardware, file, entry).violation.value_or("");
+  };
+  CHECK_THAT(violation({"g", {"a", "b"}, 2, {}}),
+             Catch::StartsWith("fused group 'g': exchange order: layer 'a'") && Catch::Contains("tensor 'r.output'"));
+  CHECK_THAT(violation({"g", {"b", "c"}, 1, {}}), Catch::StartsWith("fused group 'g': producer and consumer"));
+  CHECK_THAT(violation({"g", {"a", "c"}, 1, {}}),
+             Catch::StartsWith("fused group 'g': producer and consumer: layer 'c' is not the workload's layer after 'a'"));
+  file.layers[0].mapping.sdm.order = file.layers[1].mapping.sdm.order = *contracts::parse_order("XKCNY");
+  CHECK(violation({"g", {"a", "b"}, 2, {}}).empty());
+  hardware.sdm_bytes = 230;
+  CHECK_THAT(violation({"g", {"a", "b"}, 2, {}}),
+             Catch::StartsWith("fused group 'g': SDM capacity") && Catch::Contains("tensor 'r.output'"));
+}
