@@ -53,7 +53,7 @@ std::vector<contracts::LayerMapping> mappings_to_build(const CodegenOptions& opt
     workload_name = file.workload_name;
     // Which tensors a fused group shares is the workload's graph: with it, each group is checked against the rules.
     if (!file.fused_groups.empty() && !options.workload.empty()) {
-      const contracts::Network network = importer::load_network(options.workload);
+      const contracts::Network network = importer::load_network(options.workload, options.model_inputs);
       for (std::size_t index = 0; index < file.fused_groups.size(); ++index)
         if (const auto violation =
                 mapper::loaded_group(network, hardware, file, file.fused_groups[index]).violation)
