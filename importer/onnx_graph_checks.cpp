@@ -135,6 +135,24 @@ std::string node_label(const onnx::NodeProto& node, int index) {
 
 bool in_default_domain(const onnx::NodeProto& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }
 
+bool becomes_fabric_layer(const std::string& op_type) {
+  static const std::set<std::string> fabric = {"Conv", "ConvTranspose", "Gemm", "MatMul",
+                                               "Einsum", "LSTM", "GRU", "RNN"};
+  return fabric.count(op_type) > 0;
+}
+
+bool holds_fabric_node(const onnx::GraphProto& graph) {
+  for (const onnx::NodeProto& node : graph.node()) {
+    if (in_default_domain(node) && becomes_fabric_layer(node.op_type())) return true;
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      if (attribute.type() == onnx::AttributeProto_AttributeType_GRAPH && holds_fabric_node(attribute.g())) return true;
+      for (const onnx::GraphProto& subgraph : attribute.graphs())
+        if (holds_fabric_node(subgraph)) return true;
+    }
+  }
+  return false;
+}
+
 void check_graph_before_inference(const onnx::GraphProto& graph, const std::string& path) {
   const auto fail = [&](const onnx::NodeProto& node, int index, const std::string& problem) {
     throw util::InputError({path, 0, 0}, "node " + node_label(node, index), problem);
@@ -178,6 +196,10 @@ void check_graph_before_inference(const onnx::GraphProto& graph, const std::stri
                                       attribute.name(), attribute.ints_size(), axes ? axes : count,
                                       per_side ? ", two pads each" : ""));
       axes = count;
+    }
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      if (attribute.type() == onnx::AttributeProto_AttributeType_GRAPH) check_graph_before_inference(attribute.g(), path);
+      for (const onnx::GraphProto& subgraph : attribute.graphs()) check_graph_before_inference(subgraph, path);
     }
   }
 }
