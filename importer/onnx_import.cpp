@@ -1202,10 +1202,13 @@ OnnxImport import_onnx(const std::string& path, const ModelInputShapes& sizes) {
     throw util::InputError({path, 0, 0}, "model",
                            "not an ONNX model (expected a serialised onnx.ModelProto with an IR version, opset imports "
                            "and a graph)");
-  check_graph_before_inference(model.graph(), path);
+  std::int64_t opset = 1;
+  for (const auto& import : model.opset_import())
+    if (import.domain().empty() || import.domain() == "ai.onnx") opset = import.version();
+  check_graph_before_inference(model.graph(), opset, path);
   apply_input_shapes(model, sizes, path);
   fold_shape_computations(model, path);
-  check_graph_before_inference(model.graph(), path);  // inlined branches were not checked yet
+  check_graph_before_inference(model.graph(), opset, path);  // inlined branches were not checked yet
   return GraphReader(path, model).read();
 }
 
