@@ -13,12 +13,17 @@
 #include <set>
 #include <unordered_map>
 
+#include "contracts/strict_yaml.hpp"
 #include "importer/onnx_graph_checks.hpp"
 #include "importer/onnx_tensor_data.hpp"
 #include "util/input_error.hpp"
 
 namespace maeri::importer {
 namespace {
+
+// The most nodes Loop unrolling may add to a graph (nested loops multiply): a crafted trip count must not exhaust
+// memory before the layer count (kMaxYamlSequenceLength) is checked.
+constexpr std::int64_t kMaxUnrolledNodes = std::int64_t(1) << 18;
 
 using Dims = std::vector<std::int64_t>;
 
@@ -110,6 +115,7 @@ class Folder {
       if (!fold_pass() || pass > graph.node_size() + 1) break;
     }
     infer();
+    refuse_dynamic_loops();
   }
 
  private:
@@ -205,7 +211,7 @@ class Folder {
         kept.push_back(node);
         continue;
       }
-      if (node.op_type() == "If" && inline_branch(node, kept)) {
+      if ((node.op_type() == "If" && inline_branch(node, kept)) || (node.op_type() == "Loop" && unroll_loop(node, kept))) {
         changed = true;
         continue;
       }
@@ -255,7 +261,19 @@ class Folder {
     if (body.output_size() != node.output_size())
       fail(node, fmt::format("its branch has {} outputs, the node {}", body.output_size(), node.output_size()));
     std::map<std::string, std::string> renamed;
-    const auto local = [&](const std::string& name) { return renamed.emplace(name, node.name() + "/" + name).first->second; };
+    copy_subgraph(body, node.name() + "/", renamed, kept);
+    for (int o = 0; o < node.output_size(); ++o)
+      kept.push_back(identity(node.name() + "/output" + std::to_string(o), resolved(renamed, body.output(o).name()),
+                              node.output(o)));
+    return true;
+  }
+
+  // Copies a subgraph's initializers and nodes into the outer graph, every tensor the subgraph defines renamed
+  // `prefix + name` (a subgraph may reuse a name of the outer graph, and a Loop's iterations reuse each other's).
+  // `renamed` comes in with the names bound from outside (a Loop's state) and leaves with every renaming.
+  void copy_subgraph(const onnx::GraphProto& body, const std::string& prefix,
+                     std::map<std::string, std::string>& renamed, std::vector<onnx::NodeProto>& kept) {
+    const auto local = [&](const std::string& name) { return renamed.emplace(name, prefix + name).first->second; };
     onnx::GraphProto& graph = *model_.mutable_graph();
     for (const onnx::TensorProto& tensor : body.initializer()) {
       onnx::TensorProto copy = tensor;
@@ -267,23 +285,221 @@ class Folder {
         if (!output.empty()) local(output);
     for (const onnx::NodeProto& inner : body.node()) {
       onnx::NodeProto copy = inner;
-      copy.set_name(node.name() + "/" + (inner.name().empty() ? inner.op_type() : inner.name()));
-      for (std::string& input : *copy.mutable_input())
-        if (renamed.count(input)) input = renamed.at(input);
+      copy.set_name(prefix + (inner.name().empty() ? inner.op_type() : inner.name()));
+      rename_references(copy, renamed);
       for (std::string& output : *copy.mutable_output())
         if (renamed.count(output)) output = renamed.at(output);
       kept.push_back(std::move(copy));
     }
-    for (int o = 0; o < node.output_size(); ++o) {
-      onnx::NodeProto identity;
-      identity.set_op_type("Identity");
-      identity.set_name(node.name() + "/output" + std::to_string(o));
-      const std::string& inner = body.output(o).name();
-      identity.add_input(renamed.count(inner) ? renamed.at(inner) : inner);
-      identity.add_output(node.output(o));
-      kept.push_back(std::move(identity));
+  }
+
+  // Renames what a node reads, also inside its own subgraphs: they see the enclosing graph's tensors by name, except
+  // where they define a name themselves.
+  static void rename_references(onnx::NodeProto& node, const std::map<std::string, std::string>& renamed) {
+    for (std::string& input : *node.mutable_input())
+      if (renamed.count(input)) input = renamed.at(input);
+    for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
+      if (attribute.has_g()) rename_outer_references(*attribute.mutable_g(), renamed);
+      for (onnx::GraphProto& subgraph : *attribute.mutable_graphs()) rename_outer_references(subgraph, renamed);
+    }
+  }
+  static void rename_outer_references(onnx::GraphProto& graph, std::map<std::string, std::string> renamed) {
+    for (const auto& input : graph.input()) renamed.erase(input.name());
+    for (const auto& tensor : graph.initializer()) renamed.erase(tensor.name());
+    for (const auto& node : graph.node())
+      for (const std::string& output : node.output()) renamed.erase(output);
+    if (renamed.empty()) return;
+    for (onnx::NodeProto& node : *graph.mutable_node()) rename_references(node, renamed);
+    for (onnx::ValueInfoProto& output : *graph.mutable_output())
+      if (renamed.count(output.name())) output.set_name(renamed.at(output.name()));
+  }
+
+  static std::string resolved(const std::map<std::string, std::string>& renamed, const std::string& name) {
+    const auto found = renamed.find(name);
+    return found == renamed.end() ? name : found->second;
+  }
+
+  static onnx::NodeProto identity(const std::string& name, const std::string& input, const std::string& output) {
+    onnx::NodeProto node;
+    node.set_op_type("Identity");
+    node.set_name(name);
+    node.add_input(input);
+    node.add_output(output);
+    return node;
+  }
+
+  // How many times a Loop runs, when that is fixed before run time; otherwise why not (the input or attribute
+  // that makes it dynamic). Loop (opset 11+): inputs M, cond, the initial values of the N loop-carried tensors;
+  // body inputs (iteration number, condition, the N carried); body outputs (condition, the N carried, the scan
+  // outputs); node outputs (the N carried's final values, the scan outputs stacked along a new first axis).
+  struct TripCount {
+    std::optional<std::int64_t> iterations;
+    std::string dynamic;  // why the count is not known, when it is not
+  };
+  TripCount trip_count(const onnx::NodeProto& node) {
+    const onnx::GraphProto& body = loop_body(node);
+    const int carried = node.input_size() - 2;
+    if (carried < 0 || body.input_size() != carried + 2 || body.output_size() < carried + 1 ||
+        node.output_size() != body.output_size() - 1)
+      fail(node, fmt::format("a Loop of {} inputs and {} outputs with a body of {} inputs and {} outputs: expected "
+                             "inputs (M, cond, N carried), body inputs (iteration, cond, N carried), body outputs "
+                             "(cond, N carried, scans) and the node's outputs (N carried, scans)",
+                             node.input_size(), node.output_size(), body.input_size(), body.output_size()));
+    if (node.input(0).empty())
+      return {std::nullopt, "it has no trip count (input 0 'M' is absent): it runs until its condition turns false "
+                            "at run time"};
+    const TensorValue* count = constant(node.input(0));
+    if (!count)
+      return {std::nullopt, fmt::format("its trip count (input 0 'M', tensor '{}') is computed at run time",
+                                        node.input(0))};
+    if (count->elements() != 1 || !count->integral() || count->integers[0] < 0)
+      fail(node, fmt::format("input 0 'M' ('{}'): expected one integer ≥ 0", node.input(0)));
+    std::int64_t iterations = count->integers[0];
+    if (!node.input(1).empty()) {
+      const TensorValue* initial = constant(node.input(1));
+      if (!initial)
+        return {std::nullopt, fmt::format("its initial condition (input 1 'cond', tensor '{}') is computed at run "
+                                          "time",
+                                          node.input(1))};
+      if (initial->elements() != 1) fail(node, fmt::format("input 1 'cond' ('{}'): expected one value", node.input(1)));
+      if (initial->real(0) == 0) iterations = 0;
+    }
+    if (!condition_stays_true(body))
+      return {std::nullopt, fmt::format("its body computes the condition it continues on (output 0 '{}' of "
+                                        "attribute 'body') from run-time values",
+                                        body.output(0).name())};
+    return {iterations, ""};
+  }
+
+  const onnx::GraphProto& loop_body(const onnx::NodeProto& node) const {
+    const onnx::AttributeProto* body = attribute(node, "body");
+    if (!body || body->type() != onnx::AttributeProto_AttributeType_GRAPH)
+      fail(node, "attribute 'body': expected a graph (GRAPH)");
+    return body->g();
+  }
+
+  // Whether a Loop body's condition output is the condition it received, or a constant true, through Identity
+  // nodes: the exporters' pattern of a counted loop.
+  bool condition_stays_true(const onnx::GraphProto& body) {
+    std::string name = body.output(0).name();
+    for (int step = 0; step <= body.node_size(); ++step) {
+      if (name == body.input(1).name()) return true;
+      for (const onnx::TensorProto& tensor : body.initializer())
+        if (tensor.name() == name) {
+          const TensorValue value = tensor_value(tensor, path_, "initializer " + name);
+          return value.elements() == 1 && value.real(0) != 0;
+        }
+      const onnx::NodeProto* producer = nullptr;
+      for (const onnx::NodeProto& inner : body.node())
+        for (const std::string& output : inner.output())
+          if (output == name) producer = &inner;
+      if (!producer) {
+        const TensorValue* outer = constant(name);
+        return outer && outer->elements() == 1 && outer->real(0) != 0;
+      }
+      if (producer->op_type() == "Constant") {
+        const auto value = constant_node(*producer);
+        return value && value->elements() == 1 && value->real(0) != 0;
+      }
+      if (producer->op_type() != "Identity" || producer->input_size() != 1) return false;
+      name = producer->input(0);
+    }
+    return false;
+  }
+
+  // A Loop with a fixed trip count whose body holds fabric work is replaced by that many copies of its body,
+  // iteration i's tensors renamed `LOOP/i/NAME`, its iteration number and condition constants, its carried tensors
+  // the previous iteration's, the final ones Identity nodes to the Loop's outputs and each scan output the
+  // concatenation of the iterations' values along a new first axis (Unsqueeze, Concat). Loops without fabric work
+  // stay in the graph (skipped, the graph cut); a dynamic one with fabric work is refused after folding.
+  bool unroll_loop(const onnx::NodeProto& node, std::vector<onnx::NodeProto>& kept) {
+    if (!holds_fabric_node(loop_body(node))) return false;
+    const TripCount trip = trip_count(node);
+    if (!trip.iterations) return false;
+    const std::int64_t iterations = *trip.iterations;
+    const onnx::GraphProto& body = loop_body(node);
+    const int carried = node.input_size() - 2, scans = node.output_size() - carried;
+    // Every iteration gives at least one fabric layer: more than a workload may list is refused before copying.
+    if (iterations > std::int64_t(contracts::kMaxYamlSequenceLength) ||
+        unrolled_nodes_ + iterations * (body.node_size() + 2) > kMaxUnrolledNodes)
+      fail(node, fmt::format("input 0 'M': {} iterations of a body of {} nodes unroll into more than {} fabric layers "
+                             "or {} nodes",
+                             iterations, body.node_size(), contracts::kMaxYamlSequenceLength, kMaxUnrolledNodes));
+    unrolled_nodes_ += iterations * (body.node_size() + 2);
+    if (iterations == 0 && scans > 0) fail(node, "a trip count of 0 leaves its scan outputs empty");
+    onnx::GraphProto& graph = *model_.mutable_graph();
+    std::vector<std::string> state(node.input().begin() + 2, node.input().end());
+    std::vector<std::vector<std::string>> scanned(static_cast<std::size_t>(scans));
+    for (std::int64_t i = 0; i < iterations; ++i) {
+      const std::string prefix = fmt::format("{}/{}/", node.name(), i);
+      std::map<std::string, std::string> renamed;
+      const auto bind_constant = [&](const std::string& name, std::int32_t type, std::int64_t value) {
+        if (name.empty()) return;
+        TensorValue constant;
+        constant.type = type;
+        constant.integers = {value};
+        renamed[name] = prefix + name;
+        *graph.add_initializer() = tensor_proto(constant, prefix + name);
+      };
+      bind_constant(body.input(0).name(), onnx::TensorProto_DataType_INT64, i);
+      bind_constant(body.input(1).name(), onnx::TensorProto_DataType_BOOL, 1);
+      for (int j = 0; j < carried; ++j)
+        if (!body.input(2 + j).name().empty()) renamed[body.input(2 + j).name()] = state[std::size_t(j)];
+      copy_subgraph(body, prefix, renamed, kept);
+      for (int j = 0; j < carried; ++j) state[std::size_t(j)] = resolved(renamed, body.output(1 + j).name());
+      for (int k = 0; k < scans; ++k) scanned[std::size_t(k)].push_back(resolved(renamed, body.output(1 + carried + k).name()));
+    }
+    for (int j = 0; j < carried; ++j)
+      if (!node.output(j).empty())
+        kept.push_back(identity(fmt::format("{}/output{}", node.name(), j), state[std::size_t(j)], node.output(j)));
+    for (int k = 0; k < scans; ++k) {
+      if (node.output(carried + k).empty()) continue;
+      onnx::NodeProto stack;
+      stack.set_op_type("Concat");
+      stack.set_name(fmt::format("{}/scan{}", node.name(), k));
+      set_int(stack, "axis", 0);
+      const std::string axes = fmt::format("{}/scan{}/axes", node.name(), k);
+      if (opset_ >= 13) *graph.add_initializer() = tensor_proto(make_integers({1}, {0}), axes);
+      for (std::int64_t i = 0; i < iterations; ++i) {
+        onnx::NodeProto unsqueeze;
+        unsqueeze.set_op_type("Unsqueeze");
+        unsqueeze.set_name(fmt::format("{}/{}/scan{}", node.name(), i, k));
+        unsqueeze.add_input(scanned[std::size_t(k)][std::size_t(i)]);
+        if (opset_ >= 13) unsqueeze.add_input(axes);
+        else set_ints(unsqueeze, "axes", {0});
+        unsqueeze.add_output(unsqueeze.name());
+        stack.add_input(unsqueeze.name());
+        kept.push_back(std::move(unsqueeze));
+      }
+      stack.add_output(node.output(carried + k));
+      kept.push_back(std::move(stack));
     }
     return true;
+  }
+
+  // After folding: a Loop that still hides fabric work has a dynamic trip count; its layers cannot be counted.
+  void refuse_dynamic_loops() {
+    for (const onnx::NodeProto& node : model_.graph().node()) {
+      if (!in_default_domain(node) || node.op_type() != "Loop" || !holds_fabric_node(loop_body(node))) continue;
+      fail(node, fmt::format("Loop with a dynamic trip count around fabric work (Conv, Gemm, MatMul, LSTM, …): {}; "
+                             "only a loop with a constant M and a constant or absent cond unrolls into layers (give "
+                             "the model's dynamic input sizes with --input-shape NAME=d0,d1,… or --batch N when M "
+                             "comes from them)",
+                             trip_count(node).dynamic));
+    }
+  }
+
+  static void set_int(onnx::NodeProto& node, const std::string& key, std::int64_t value) {
+    onnx::AttributeProto* attribute = node.add_attribute();
+    attribute->set_name(key);
+    attribute->set_type(onnx::AttributeProto_AttributeType_INT);
+    attribute->set_i(value);
+  }
+  static void set_ints(onnx::NodeProto& node, const std::string& key, const Dims& values) {
+    onnx::AttributeProto* attribute = node.add_attribute();
+    attribute->set_name(key);
+    attribute->set_type(onnx::AttributeProto_AttributeType_INTS);
+    for (const std::int64_t value : values) attribute->add_ints(value);
   }
 
   static TensorValue make_integers(Dims dims, std::vector<std::int64_t> values) {
@@ -622,6 +838,7 @@ class Folder {
   std::map<std::string, Dims> shapes_;          // fully known shapes, from the last inference
   std::map<std::string, int> initializers_;     // initializer name → index in the graph
   std::map<std::string, TensorValue> constants_;  // the values read or folded so far
+  std::int64_t unrolled_nodes_ = 0;               // nodes Loop unrolling added so far
 };
 
 }  // namespace

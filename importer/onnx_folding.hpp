@@ -1,6 +1,7 @@
 // Before the importer reads an ONNX graph: the input sizes the user gives (--input-shape, --batch) written into the
 // graph's inputs, then the shape computations exporters emit (Shape → Gather → Concat → Reshape, Constant nodes,
-// integer arithmetic on constants, If nodes on a constant condition) evaluated and replaced by initializers, with
+// integer arithmetic on constants, If nodes on a constant condition, Loop nodes of a static trip count around fabric
+// work) evaluated and replaced by initializers, with
 // ONNX shape inference between the passes, until nothing more folds. What folds is docs/workload-spec.md, "ONNX
 // models"; a node that cannot be folded stays in the graph (the importer names it when a layer needs its result).
 #pragma once
@@ -18,8 +19,9 @@ namespace maeri::importer {
 void apply_input_shapes(onnx::ModelProto& model, const ModelInputShapes& sizes, const std::string& path);
 
 // Folds shape computations and runs shape inference (the model is left inferred). Throws util::InputError naming
-// the node when a folded computation is inconsistent (an index out of range, a reshape of the wrong size, …) or
-// shape inference fails.
+// the node when a folded computation is inconsistent (an index out of range, a reshape of the wrong size, …), a Loop
+// around fabric work has a dynamic trip count (naming the input or body output that makes it so), or shape
+// inference fails.
 void fold_shape_computations(onnx::ModelProto& model, const std::string& path);
 
 }  // namespace maeri::importer

@@ -2,6 +2,7 @@
 #include "importer/onnx_graph_checks.hpp"
 
 #include <fmt/format.h>
+#include <onnx/defs/schema.h>
 
 #include <cstdint>
 #include <limits>
@@ -135,7 +136,25 @@ std::string node_label(const onnx::NodeProto& node, int index) {
 
 bool in_default_domain(const onnx::NodeProto& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }
 
-void check_graph_before_inference(const onnx::GraphProto& graph, const std::string& path) {
+bool becomes_fabric_layer(const std::string& op_type) {
+  static const std::set<std::string> fabric = {"Conv", "ConvTranspose", "Gemm", "MatMul",
+                                               "Einsum", "LSTM", "GRU", "RNN"};
+  return fabric.count(op_type) > 0;
+}
+
+bool holds_fabric_node(const onnx::GraphProto& graph) {
+  for (const onnx::NodeProto& node : graph.node()) {
+    if (in_default_domain(node) && becomes_fabric_layer(node.op_type())) return true;
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      if (attribute.type() == onnx::AttributeProto_AttributeType_GRAPH && holds_fabric_node(attribute.g())) return true;
+      for (const onnx::GraphProto& subgraph : attribute.graphs())
+        if (holds_fabric_node(subgraph)) return true;
+    }
+  }
+  return false;
+}
+
+void check_graph_before_inference(const onnx::GraphProto& graph, std::int64_t opset, const std::string& path) {
   const auto fail = [&](const onnx::NodeProto& node, int index, const std::string& problem) {
     throw util::InputError({path, 0, 0}, "node " + node_label(node, index), problem);
   };
@@ -155,6 +174,19 @@ void check_graph_before_inference(const onnx::GraphProto& graph, const std::stri
                              input, node_label(graph.node(written->second), written->second)));
     }
     if (!in_default_domain(node)) continue;  // shape inference and the importer leave custom operators alone
+    // Shape inference reads an operator's required inputs without checking that they are there (a MaxPool of no
+    // input was a SIGSEGV in onnx::convPoolShapeInference).
+    if (const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), int(opset), "")) {
+      if (node.input_size() < schema->min_input() || node.input_size() > schema->max_input() ||
+          node.output_size() < schema->min_output() || node.output_size() > schema->max_output())
+        fail(node, index, fmt::format("{} inputs and {} outputs: {} (opset {}) takes {}…{} inputs and {}…{} outputs",
+                                      node.input_size(), node.output_size(), node.op_type(), opset,
+                                      schema->min_input(), schema->max_input(), schema->min_output(),
+                                      schema->max_output()));
+      for (int i = 0; i < node.input_size() && std::size_t(i) < schema->inputs().size(); ++i)
+        if (node.input(i).empty() && schema->inputs()[std::size_t(i)].GetOption() == onnx::OpSchema::Single)
+          fail(node, index, fmt::format("its required input {} ('{}') is empty", i, schema->inputs()[std::size_t(i)].GetName()));
+    }
     std::set<std::string> seen;
     for (const onnx::AttributeProto& attribute : node.attribute()) {
       if (!seen.insert(attribute.name()).second)
@@ -178,6 +210,11 @@ void check_graph_before_inference(const onnx::GraphProto& graph, const std::stri
                                       attribute.name(), attribute.ints_size(), axes ? axes : count,
                                       per_side ? ", two pads each" : ""));
       axes = count;
+    }
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      if (attribute.type() == onnx::AttributeProto_AttributeType_GRAPH)
+        check_graph_before_inference(attribute.g(), opset, path);
+      for (const onnx::GraphProto& subgraph : attribute.graphs()) check_graph_before_inference(subgraph, opset, path);
     }
   }
 }

@@ -416,14 +416,19 @@ class GraphReader {
     return out;
   }
 
-  // The nodes folded into a convolution's weights and bias (BatchNormalization, a constant per-channel Mul or Add),
-  // in order, while each reads the previous one's output as its only reader; applied to `weights` and `bias`.
-  // Returns the ONNX tensor the last one writes (what the layer's output stands for).
-  std::string fold_into(int index, const std::string& layer, std::int64_t channels, std::vector<double>& weights,
-                        std::vector<double>& bias) {
+  // Where a fabric layer's output channels (its K) are in the ONNX tensor it writes: a convolution's axis 1, a
+  // Gemm's or MatMul's last axis (the columns of B).
+  enum class ChannelAxis { Second, Last };
+
+  // The nodes folded into a fabric layer's weights and bias (BatchNormalization, a constant per-channel Mul or Add),
+  // in order, while each reads the previous one's output as its only reader; applied to `weights` (`channels` rows)
+  // and `bias`. Returns the ONNX tensor the last one writes (what the layer's output stands for).
+  std::string fold_into(int index, const std::string& layer, std::int64_t channels, ChannelAxis channel_axis,
+                        std::vector<double>& weights, std::vector<double>& bias) {
     const onnx::GraphProto& graph = model_.graph();
     std::string output = graph.node(index).output(0);
     const std::size_t per_channel = weights.size() / std::size_t(channels);
+    const auto axis_of_channels = [&](std::size_t rank) { return channel_axis == ChannelAxis::Second ? 1 : rank - 1; };
     for (;;) {
       const auto readers = readers_.find(output);
       if (graph_outputs_.count(output) || readers == readers_.end() || readers->second.size() != 1) return output;
@@ -437,19 +442,23 @@ class GraphReader {
         const auto value = constant(node.input(input));
         const auto out_shape = known_shape(output);
         if (!value || !out_shape) return std::nullopt;
-        // Broadcast against (N, K, …): every dimension but the channels' must be 1.
+        // Broadcast against the output: every dimension but the channels' must be 1.
         const std::size_t rank = out_shape->size();
         if (value->dims.size() > rank) return std::nullopt;
         for (std::size_t i = 0; i < value->dims.size(); ++i) {
           const std::size_t axis = rank - value->dims.size() + i;
-          if (value->dims[i] != 1 && !(axis == 1 && value->dims[i] == channels)) return std::nullopt;
+          if (value->dims[i] != 1 && !(axis == axis_of_channels(rank) && value->dims[i] == channels)) return std::nullopt;
         }
         std::vector<double> per(static_cast<std::size_t>(channels));
         for (std::int64_t k = 0; k < channels; ++k) per[k] = value->real(value->elements() == 1 ? 0 : std::size_t(k));
         return per;
       };
       if (node.op_type() == "BatchNormalization") {
-        if (node.input_size() != 5 || node.input(0) != output) return output;
+        // BatchNormalization normalises axis 1: the layer's channels only where they are there.
+        const auto out_shape = known_shape(output);
+        if (node.input_size() != 5 || node.input(0) != output || !out_shape || out_shape->size() < 2 ||
+            axis_of_channels(out_shape->size()) != 1)
+          return output;
         const auto gamma = values(node, 1), beta = values(node, 2), mean = values(node, 3), variance = values(node, 4);
         if (!gamma || !beta || !mean || !variance || gamma->size() != std::size_t(channels) ||
             beta->size() != gamma->size() || mean->size() != gamma->size() || variance->size() != gamma->size())
@@ -486,8 +495,8 @@ class GraphReader {
     const std::string& op = node.op_type();
     if (op == "Conv") return convolution(node, index, name);
     if (op == "ConvTranspose") return transposed_convolution(node, name);
-    if (op == "Gemm") return gemm(node, name);
-    if (op == "MatMul") return matmul(node, name);
+    if (op == "Gemm") return gemm(node, index, name);
+    if (op == "MatMul") return matmul(node, index, name);
     if (op == "Einsum") return einsum(node, name);
     if (op == "LSTM" || op == "GRU" || op == "RNN") return recurrent(node, name);
     const std::string reason = post_operator(node, name);
@@ -573,7 +582,7 @@ class GraphReader {
       if (bias.size() != std::size_t(layer.K))
         fail(name, fmt::format("its bias has {} values for {} output channels", bias.size(), layer.K));
       const std::size_t before = result_.notes.size();
-      links.output = fold_into(index, name, layer.K, *links.weights, bias);
+      links.output = fold_into(index, name, layer.K, ChannelAxis::Second, *links.weights, bias);
       // Folded values are the layer's own; unfolded ones keep the initializer's name (the quantizer's key).
       if (result_.notes.size() == before) links.weight_name = node.input(1);
       if (node.input_size() > 2 || result_.notes.size() != before) links.bias = std::move(bias);
@@ -650,7 +659,7 @@ class GraphReader {
   }
 
   // Gemm: Y = alpha·A'·B' + beta·C with A' = A or Aᵀ (M×K) and B' = B or Bᵀ (K×N).
-  void gemm(const onnx::NodeProto& node, const std::string& name) {
+  void gemm(const onnx::NodeProto& node, int index, const std::string& name) {
     const Dims a = input_shape(node, name, 0, "input A");
     const Dims b = input_shape(node, name, 1, "input B");
     if (a.size() != 2 || b.size() != 2)
@@ -689,12 +698,25 @@ class GraphReader {
         links.bias = std::move(bias);
       }
     }
+    if (links.weights && !links.output.empty()) fold_after_product(index, name, n, links);
     add_layer(node, layer, name, std::move(links));
+  }
+
+  // A constant per-column Mul/Add (or BatchNormalization of a 2-D output) after a Gemm or MatMul with constant
+  // weights folds into them as after a convolution.
+  void fold_after_product(int index, const std::string& name, std::int64_t columns, LayerLinks& links) {
+    std::vector<double> bias = links.bias.value_or(std::vector<double>(std::size_t(columns), 0.0));
+    const std::size_t before = result_.notes.size();
+    const std::string output = fold_into(index, name, columns, ChannelAxis::Last, *links.weights, bias);
+    if (result_.notes.size() == before) return;
+    links.output = output;
+    links.weight_name.reset();  // the folded values are the layer's own
+    links.bias = std::move(bias);
   }
 
   // MatMul (numpy semantics): [..., M, K] by [..., K, N]; the broadcast leading dimensions are the batch. With two
   // activation operands (attention's QKᵀ and AV) the second one streams through the fabric like weights.
-  void matmul(const onnx::NodeProto& node, const std::string& name) {
+  void matmul(const onnx::NodeProto& node, int index, const std::string& name) {
     Dims a = input_shape(node, name, 0, "input A");
     Dims b = input_shape(node, name, 1, "input B");
     if (a.empty() || b.empty()) fail(name, "MatMul of a scalar");
@@ -714,18 +736,52 @@ class GraphReader {
     links.cut_reason = "a GEMM layer's tensors are (batch, K, M): the rows of A are its X";
     std::int64_t b_batch = 1;
     for (std::size_t i = 0; i + 2 < b.size(); ++i) b_batch *= b[i];
-    if (auto weights = values(node, 1); weights && b_batch == 1) {
-      std::vector<double> ordered(weights->size());
+    const auto transposed_slice = [&](const std::vector<double>& values, std::int64_t slice) {
+      std::vector<double> ordered(std::size_t(k * n));  // the layer's (N, K): Bᵀ
       for (std::int64_t row = 0; row < k; ++row)
         for (std::int64_t column = 0; column < n; ++column)
-          ordered[std::size_t(column * k + row)] = (*weights)[std::size_t(row * n + column)];
-      links.weights = std::move(ordered);
+          ordered[std::size_t(column * k + row)] = values[std::size_t((slice * k + row) * n + column)];
+      return ordered;
+    };
+    const auto weights = values(node, 1);
+    if (weights && b_batch > 1)
+      return batched_constant_product(node, name, *weights, b_batch, batch, m, k, n, a_batch, transposed_slice);
+    if (weights) {
+      links.weights = transposed_slice(*weights, 0);
+      fold_after_product(index, name, n, links);
     } else if (!initializers_.count(node.input(1))) {
       note(fmt::format("layer {}: its second operand '{}' is an activation, streamed like weights (a network input "
                        "of the layer's weight shape: the contract's weights have no batch)",
                        name, node.input(1)));
     }
     add_layer(node, layer, name, std::move(links));
+  }
+
+  // A MatMul whose constant B holds a different K×N matrix per batch position (per head): the contract's weights
+  // have no batch, so it becomes one GEMM layer per slice of B, `NAME.slice<i>`, of the batch positions that read
+  // that slice, each with its own weights; their inputs and outputs are network tensors of their own (A is read
+  // as it is only when every slice reads all of it).
+  template <typename Slice>
+  void batched_constant_product(const onnx::NodeProto& node, const std::string& name, const std::vector<double>& b,
+                                std::int64_t slices, std::int64_t batch, std::int64_t m, std::int64_t k,
+                                std::int64_t n, std::int64_t a_batch, const Slice& transposed_slice) {
+    if (slices > std::int64_t(contracts::kMaxYamlSequenceLength))
+      fail(name, fmt::format("its constant B holds {} matrices: one layer each is more than a workload may list ({})",
+                             slices, contracts::kMaxYamlSequenceLength));
+    for (std::int64_t slice = 0; slice < slices; ++slice) {
+      LayerLinks links;
+      links.input = node.input(0);
+      links.input_in_order = a_batch == 1 && same_order({m, k});
+      links.output = node.output(0);
+      links.output_in_order = false;
+      links.cut_reason = "one layer per matrix of a batched constant B";
+      links.weights = transposed_slice(b, slice);
+      const std::string layer_name = fmt::format("{}.slice{}", name, slice);
+      node_names_.insert(layer_name);
+      add_layer(node, contracts::gemm_layer(batch / slices, m, k, n), layer_name, std::move(links));
+    }
+    note(fmt::format("layer {}: its constant B holds {} matrices of {}x{}: one GEMM layer per matrix ({}.slice0 …)",
+                     name, slices, k, n, name));
   }
 
   std::int64_t broadcast_batch(const std::string& name, const Dims& a, const Dims& b) const {
@@ -785,7 +841,55 @@ class GraphReader {
     links.cut_reason = "an Einsum's operands are read in the equation's order";
     links.output = node.output(0);
     links.output_in_order = false;
+    if (const auto weights = values(node, 1)) {
+      links.weights = einsum_weights(right, left, out, b, *weights);
+      if (!links.weights)
+        note(fmt::format("layer {}: its constant second operand varies over the batch letters or repeats a letter: no "
+                         "weights given",
+                         name));
+    }
     add_layer(node, contracts::gemm_layer(batch, m, k, n), name, std::move(links));
+  }
+
+  // Einsum's constant second operand as the layer's weights (N, K): N's letters (second operand and output) in the
+  // second operand's order, K's (both operands only) in the first operand's, row-major; nullopt when the operand
+  // has a batch letter (one matrix per batch position) or a letter twice.
+  static std::optional<std::vector<double>> einsum_weights(const std::string& right, const std::string& left,
+                                                           const std::string& out, const Dims& b,
+                                                           const std::vector<double>& values) {
+    std::string n_letters, k_letters;
+    for (const char letter : right) {
+      if (std::count(right.begin(), right.end(), letter) != 1 ||
+          (left.find(letter) != std::string::npos && out.find(letter) != std::string::npos))
+        return std::nullopt;
+      if (out.find(letter) != std::string::npos) n_letters += letter;
+    }
+    for (const char letter : left)
+      if (right.find(letter) != std::string::npos && out.find(letter) == std::string::npos &&
+          k_letters.find(letter) == std::string::npos)
+        k_letters += letter;
+    const Dims strides = [&] {
+      Dims result(b.size(), 1);
+      for (std::size_t i = b.size(); i-- > 1;) result[i - 1] = result[i] * b[i];
+      return result;
+    }();
+    // The offset in B of each row-major index over `letters`, letter by letter.
+    const auto offsets = [&](const std::string& letters) {
+      std::vector<std::int64_t> result = {0};
+      for (const char letter : letters) {
+        const std::size_t axis = right.find(letter);
+        std::vector<std::int64_t> next;
+        for (const std::int64_t base : result)
+          for (std::int64_t i = 0; i < b[axis]; ++i) next.push_back(base + i * strides[axis]);
+        result = std::move(next);
+      }
+      return result;
+    };
+    std::vector<double> weights;
+    weights.reserve(values.size());
+    for (const std::int64_t row : offsets(n_letters))
+      for (const std::int64_t column : offsets(k_letters)) weights.push_back(values[std::size_t(row + column)]);
+    return weights;
   }
 
   // LSTM, GRU, RNN: per direction and time step, the input product x_t·Wᵀ and the recurrent product h_{t−1}·Rᵀ as
@@ -1098,10 +1202,13 @@ OnnxImport import_onnx(const std::string& path, const ModelInputShapes& sizes) {
     throw util::InputError({path, 0, 0}, "model",
                            "not an ONNX model (expected a serialised onnx.ModelProto with an IR version, opset imports "
                            "and a graph)");
-  check_graph_before_inference(model.graph(), path);
+  std::int64_t opset = 1;
+  for (const auto& import : model.opset_import())
+    if (import.domain().empty() || import.domain() == "ai.onnx") opset = import.version();
+  check_graph_before_inference(model.graph(), opset, path);
   apply_input_shapes(model, sizes, path);
   fold_shape_computations(model, path);
-  check_graph_before_inference(model.graph(), path);  // inlined branches were not checked yet
+  check_graph_before_inference(model.graph(), opset, path);  // inlined branches were not checked yet
   return GraphReader(path, model).read();
 }
 

@@ -3,7 +3,7 @@
 // MatMul, Einsum, ConvTranspose and recurrent node (LSTM, GRU, RNN, unrolled per time step) becomes a fabric layer
 // with its real shape, named after the node, and the operators the post-processing unit runs (Relu, Clip,
 // pooling, Add, Concat, Flatten/Reshape, Softmax) sit between them with their tensor shapes. BatchNormalization and
-// a constant Mul/Add after a convolution fold into its weights and bias. Every other node is skipped with the
+// a constant Mul/Add after a convolution, Gemm or MatMul fold into its weights and bias. Every other node is skipped with the
 // reason: the graph is cut there (its consumers read a network input of its output's shape). The fabric layers'
 // float weights and biases come from the initializers. The mapping of ONNX operators and attributes is
 // docs/workload-spec.md, "ONNX models".

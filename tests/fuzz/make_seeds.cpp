@@ -169,7 +169,7 @@ int main(int argc, char** argv) {
     written += 2;
   }
   // ONNX models with the patterns the importer handles: a CNN with the operators beside the fabric and a folded
-  // BatchNormalization, a dynamic batch behind a Shape → Gather → Concat → Reshape, attention and an LSTM.
+  // BatchNormalization, a dynamic batch behind a Shape → Gather → Concat → Reshape, attention and an LSTM, a Loop.
   {
     fs::create_directories(output / "onnx_model");
     test::OnnxModelBuilder cnn("cnn");
@@ -215,7 +215,37 @@ int main(int argc, char** argv) {
     test::OnnxModelBuilder::set_int(lstm, "hidden_size", 2);
     sequence.output("h");
     sequence.write((output / "onnx_model" / "sequence.onnx").string());
-    written += 3;
+    // A Loop of a constant trip count around a MatMul cell (unrolled), a Gemm with a per-column Mul folded into it
+    // and a MatMul by a per-head constant B (one layer per head).
+    test::OnnxModelBuilder loop("loop");
+    loop.input("h0", {1, 4});
+    loop.weight("W", {4, 4});
+    loop.integers("trip", {}, {2});
+    onnx::GraphProto body;
+    body.set_name("body");
+    for (const char* name : {"i", "keep", "h"}) body.add_input()->set_name(name);
+    for (const char* name : {"keep", "h_next", "h_next"}) body.add_output()->set_name(name);
+    onnx::NodeProto* cell = body.add_node();
+    cell->set_op_type("MatMul");
+    cell->set_name("cell");
+    cell->add_input("h");
+    cell->add_input("W");
+    cell->add_output("h_next");
+    auto& counted = loop.node("Loop", "steps", {"trip", "", "h0"}, "h_final");
+    counted.add_output("h_all");
+    test::OnnxModelBuilder::set_graph(counted, "body", body);
+    loop.output("h_final");
+    loop.output("h_all");
+    loop.weight("scale", {4}, {1, 2, 3, 4});
+    loop.node("Gemm", "fc", {"h0", "W"}, "y");
+    loop.node("Mul", "per_column", {"y", "scale"}, "scaled");
+    loop.output("scaled");
+    loop.input("a", {2, 3, 4});
+    loop.weight("heads", {2, 4, 2});
+    loop.node("MatMul", "project", {"a", "heads"}, "p");
+    loop.output("p");
+    loop.write((output / "onnx_model" / "loop.onnx").string());
+    written += 4;
   }
   fmt::print("wrote {} seed files under {}\n", written, output.string());
   return 0;

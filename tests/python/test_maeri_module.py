@@ -1,7 +1,8 @@
 """The `maeri` Python module (python/maeri_module.cpp): load, map, codegen and verify return plain dicts and lists
 with the values the C++ tests check (AlexNet's grouped MACs, Sandler et al.'s 300 M for MobileNetV2), heuristic
 searches bounded by the exhaustive optimum, an image
-that starts with the format's magic, and a golden-model run that is bit-exact and agrees with the model."""
+that starts with the format's magic, a golden-model run that is bit-exact and agrees with the model, and an ONNX
+model's dynamic batch given by input_shapes= and batch= (ValueError naming the input when wrong)."""
 import os
 import sys
 
@@ -71,6 +72,38 @@ def test_verify():
     assert [run["layer"] for run in runs] == ["dw", "atrous", "scores"]
     for run in runs:
         assert run["bit_exact"] and run["model_agrees"], run
+
+
+def test_onnx_input_sizes():
+    # dynamic.onnx (tests/cli/make_onnx_models.cpp): one 3x3 conv of 4 filters on an input "x" [batch, 3, 8, 8],
+    # the batch symbolic: 4 * 3 * 3 * 3 * 6 * 6 = 3888 MACs per image.
+    model = os.path.join(os.environ["MAERI_ONNX_MODELS"], "dynamic.onnx")
+    try:
+        maeri.load(model)
+    except ValueError as error:
+        assert "--input-shape" in str(error) and "--batch" in str(error) and "x [" in str(error), error
+    else:
+        raise AssertionError("a dynamic batch without sizes must raise ValueError")
+    by_batch = maeri.load(model, batch=2)
+    assert by_batch["total_macs"] == 2 * 3888, by_batch["total_macs"]
+    assert by_batch["layers"][0]["N"] == 2
+    by_shape = maeri.load(model, input_shapes={"x": [3, 3, 8, 8]})
+    assert by_shape["total_macs"] == 3 * 3888, by_shape["total_macs"]
+    # The keyword arguments reach every function that reads a model.
+    mapped = maeri.map(HW64, model, batch=2)
+    assert mapped[0]["layer"]["N"] == 2, mapped[0]["layer"]
+    assert len(maeri.codegen(HW64, model, input_shapes={"x": [1, 3, 8, 8]})) == 1
+    for bad, words in (({"input_shapes": {"y": [1, 3, 8, 8]}}, ["'y'", "its inputs: x"]),
+                       ({"input_shapes": {"x": [1, 3, 8]}}, ["rank 4", "3 sizes"]),
+                       ({"input_shapes": {"x": [1, 4, 8, 8]}}, ["fixed at 3"]),
+                       ({"input_shapes": {"x": [0, 3, 8, 8]}}, ["x=0,3,8,8"]),
+                       ({"batch": -1}, ["batch -1"])):
+        try:
+            maeri.load(model, **bad)
+        except ValueError as error:
+            assert all(word in str(error) for word in words), (bad, str(error))
+        else:
+            raise AssertionError(f"{bad} must raise ValueError")
 
 
 def test_bad_input():

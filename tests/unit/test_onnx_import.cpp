@@ -688,3 +688,183 @@ TEST_CASE("ONNX import: an NHWC model's input Transpose makes the network input 
   REQUIRE(imported.skipped.size() == 1);  // the transpose back moves data: the output stays NCHW
   CHECK(imported.skipped[0].name == "to_nhwc");
 }
+
+namespace {
+
+// A Loop body's graph: its inputs (iteration number, condition, carried tensors) and outputs by name; the nodes are
+// added by the caller.
+onnx::GraphProto loop_body(const std::vector<std::string>& inputs, const std::vector<std::string>& outputs) {
+  onnx::GraphProto body;
+  body.set_name("body");
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    onnx::ValueInfoProto* value = body.add_input();
+    value->set_name(inputs[i]);
+    value->mutable_type()->mutable_tensor_type()->set_elem_type(
+        i == 0 ? onnx::TensorProto_DataType_INT64 : i == 1 ? onnx::TensorProto_DataType_BOOL : onnx::TensorProto_DataType_FLOAT);
+  }
+  for (const std::string& name : outputs) {
+    onnx::ValueInfoProto* value = body.add_output();
+    value->set_name(name);
+  }
+  return body;
+}
+
+onnx::NodeProto& body_node(onnx::GraphProto& body, const std::string& op, const std::string& name,
+                           const std::vector<std::string>& inputs, const std::string& output) {
+  onnx::NodeProto* node = body.add_node();
+  node->set_op_type(op);
+  node->set_name(name);
+  for (const std::string& input : inputs) node->add_input(input);
+  node->add_output(output);
+  return *node;
+}
+
+// A model with one Loop "steps" of trip count `trip` (a tensor name: an initializer or an input) around a
+// recurrent cell h ← tanh(h·W) on a carried (1, 8) state, whose body continues on `condition` (a body tensor).
+void write_loop_model(const std::string& path, bool dynamic_trip, bool computed_condition) {
+  OnnxModelBuilder model("counted loop");
+  model.input("h0", {1, 8});
+  model.weight("W", {8, 8});
+  if (dynamic_trip) {
+    onnx::ValueInfoProto* n = model.graph().add_input();
+    n->set_name("n");
+    n->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto_DataType_INT64);
+    n->mutable_type()->mutable_tensor_type()->mutable_shape();
+  } else {
+    model.integers("n", {}, {3});
+  }
+  onnx::GraphProto body = loop_body({"i", "keep", "h"}, {"go_on", "h_next", "h_next"});
+  body_node(body, "MatMul", "cell", {"h", "W"}, "hw");  // W from the enclosing graph
+  body_node(body, "Tanh", "gate", {"hw"}, "h_next");
+  if (computed_condition) {
+    onnx::TensorProto* limit = body.add_initializer();
+    limit->set_name("limit");
+    limit->set_data_type(onnx::TensorProto_DataType_INT64);
+    limit->add_int64_data(2);
+    body_node(body, "Less", "early_exit", {"i", "limit"}, "go_on");
+  } else {
+    body_node(body, "Identity", "continue", {"keep"}, "go_on");
+  }
+  onnx::NodeProto& loop = model.node("Loop", "steps", {"n", "", "h0"}, "h_final");
+  loop.add_output("h_all");
+  OnnxModelBuilder::set_graph(loop, "body", body);
+  model.output("h_final");
+  model.output("h_all");
+  model.write(path);
+}
+
+}  // namespace
+
+TEST_CASE("ONNX import: a Loop with a static trip count unrolls; a dynamic one around fabric work is refused",
+          "[importer]") {
+  test::TempDir dir;
+  SECTION("a constant M and no cond: one layer per iteration, the state carried, the scan output stacked") {
+    write_loop_model(dir / "loop.onnx", false, false);
+    const importer::OnnxImport imported = importer::import_onnx(dir / "loop.onnx");
+    const contracts::Network& network = imported.network;
+    REQUIRE(network.layers.size() == 3);
+    std::int64_t macs = 0;
+    for (const contracts::Layer& layer : network.layers) macs += layer.macs();
+    CHECK(macs == 3 * 1 * 8 * 8);  // three (1×8)·(8×8) products
+    CHECK(network.layers[0].name == "steps/0/cell");
+    CHECK(network.layers[2].name == "steps/2/cell");
+    // The carried state's shape and the stacked scan output's (3, 1, 8) as ONNX infers them.
+    CHECK(tensor_named(network, "h_all").shape == std::vector<std::int64_t>{3, 1, 8});
+    CHECK(imported.weights.count("steps/1/cell.weights") == 1);
+    CHECK(!graph_violation(network));
+  }
+  SECTION("M from the input's shape folds once --input-shape gives it; an LSTM in the body unrolls too") {
+    OnnxModelBuilder model("chunked vad");
+    model.input("frames", {-4, 5});
+    model.input("chunk", {2, 1, 6});
+    model.weight("Wl", {1, 16, 6});
+    model.weight("Rl", {1, 16, 4});
+    model.integers("zero", {}, {0});
+    model.node("Shape", "shape", {"frames"}, "frames_shape");
+    model.node("Gather", "count", {"frames_shape", "zero"}, "n");
+    onnx::GraphProto body = loop_body({"i", "keep"}, {"go_on", "y"});
+    onnx::NodeProto& go_on = body_node(body, "Constant", "true", {}, "go_on");
+    onnx::TensorProto yes;
+    yes.set_data_type(onnx::TensorProto_DataType_BOOL);
+    yes.add_int32_data(1);
+    OnnxModelBuilder::set_tensor(go_on, "value", yes);
+    onnx::NodeProto& lstm = body_node(body, "LSTM", "lstm", {"chunk", "Wl", "Rl"}, "y");
+    OnnxModelBuilder::set_int(lstm, "hidden_size", 4);
+    onnx::NodeProto& loop = model.node("Loop", "chunks", {"n", ""}, "ys");
+    OnnxModelBuilder::set_graph(loop, "body", body);
+    model.output("ys");
+    model.write(dir / "chunks.onnx");
+    CHECK_THROWS_WITH(importer::import_onnx(dir / "chunks.onnx"),
+                      Catch::Contains("field 'node chunks'") && Catch::Contains("input 0 'M'") &&
+                          Catch::Contains("computed at run time") && Catch::Contains("--input-shape"));
+    importer::ModelInputShapes sizes;
+    sizes.add("frames=3,5");
+    const importer::OnnxImport imported = importer::import_onnx(dir / "chunks.onnx", sizes);
+    REQUIRE(imported.network.layers.size() == 3 * 2 * 2);  // 3 iterations × 2 time steps × (input, recurrent)
+    std::int64_t macs = 0;
+    for (const contracts::Layer& layer : imported.network.layers) macs += layer.macs();
+    CHECK(macs == 3 * 2 * 1 * 4 * 4 * (6 + 4));  // per time step: (1×6)·(6×16) and (1×4)·(4×16)
+    CHECK(imported.network.layers[4].name == "chunks/1/lstm.t0.input");
+  }
+  SECTION("a trip count computed at run time is an error naming the node and M") {
+    write_loop_model(dir / "dynamic.onnx", true, false);
+    CHECK_THROWS_WITH(importer::import_onnx(dir / "dynamic.onnx"),
+                      Catch::Contains("field 'node steps'") && Catch::Contains("input 0 'M', tensor 'n'") &&
+                          Catch::Contains("dynamic trip count"));
+  }
+  SECTION("a condition the body computes is an error naming the body's output") {
+    write_loop_model(dir / "early_exit.onnx", false, true);
+    CHECK_THROWS_WITH(importer::import_onnx(dir / "early_exit.onnx"),
+                      Catch::Contains("field 'node steps'") && Catch::Contains("output 0 'go_on' of attribute 'body'"));
+  }
+}
+
+TEST_CASE("ONNX import: Mul/Add after a Gemm or MatMul fold; a batched constant B and Einsum's constant give weights",
+          "[importer]") {
+  test::TempDir dir;
+  OnnxModelBuilder model("products");
+  // Gemm (1×3)·(3×4), then × s and + t per output column: weights (4, 3) = Bᵀ scaled per row, bias t.
+  model.input("x", {1, 3});
+  model.weight("w", {3, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  model.weight("s", {4}, {1, 2, 3, 4});
+  model.weight("t", {1, 4}, {0.5f, -0.5f, 1, 2});
+  model.node("Gemm", "fc", {"x", "w"}, "y");
+  model.node("Mul", "scale", {"y", "s"}, "ys");
+  model.node("Add", "shift", {"t", "ys"}, "yt");
+  model.output("yt");
+  // MatMul of a per-head constant B (2 heads of 3×4) by A (2, 5, 3): one layer per head.
+  model.input("a", {2, 5, 3});
+  std::vector<float> per_head(24);
+  for (std::size_t i = 0; i < per_head.size(); ++i) per_head[i] = float(i);
+  model.weight("heads", {2, 3, 4}, per_head);
+  model.node("MatMul", "project", {"a", "heads"}, "p");
+  model.output("p");
+  // Einsum with a constant second operand: 'bij,jk->bik', K = j (3), N = k (2).
+  model.input("e", {4, 5, 3});
+  model.weight("we", {3, 2}, {1, 2, 3, 4, 5, 6});
+  auto& einsum = model.node("Einsum", "mix", {"e", "we"}, "m");
+  OnnxModelBuilder::set_string(einsum, "equation", "bij,jk->bik");
+  model.output("m");
+  model.write(dir / "products.onnx");
+  const importer::OnnxImport imported = importer::import_onnx(dir / "products.onnx");
+  const contracts::Network& network = imported.network;
+  CHECK(!graph_violation(network));
+  const std::vector<double>& fc = imported.weights.at("fc.weights");
+  REQUIRE(fc.size() == 12);
+  for (int column = 0; column < 4; ++column)
+    for (int row = 0; row < 3; ++row) CHECK(fc[std::size_t(column * 3 + row)] == (row * 4 + column + 1) * (column + 1.0));
+  CHECK(imported.weights.at("fc.bias") == std::vector<double>{0.5, -0.5, 1, 2});
+  CHECK(tensor_named(network, "yt").shape == std::vector<std::int64_t>{1, 4});  // the layer writes the Add's output
+  CHECK(std::count_if(imported.notes.begin(), imported.notes.end(), [](const std::string& note) {
+          return note == "folded Mul scale into fc" || note == "folded Add shift into fc";
+        }) == 2);
+  const contracts::Layer& head1 = layer_named(network, "project.slice1");
+  CHECK(head1.macs() == 5 * 3 * 4);
+  CHECK(layer_named(network, "project.slice0").macs() + head1.macs() == 2 * 5 * 3 * 4);
+  const std::vector<double>& head1_weights = imported.weights.at("project.slice1.weights");
+  REQUIRE(head1_weights.size() == 12);
+  for (int column = 0; column < 4; ++column)
+    for (int row = 0; row < 3; ++row) CHECK(head1_weights[std::size_t(column * 3 + row)] == 12 + row * 4 + column);
+  CHECK(layer_named(network, "mix").macs() == 4 * 5 * 3 * 2);
+  CHECK(imported.weights.at("mix.weights") == std::vector<double>{1, 3, 5, 2, 4, 6});
+}
