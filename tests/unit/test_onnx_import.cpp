@@ -294,7 +294,8 @@ TEST_CASE("ONNX import: --input-shape and --batch give a model's dynamic sizes",
   SECTION("--input-shape gives every dimension") {
     importer::ModelInputShapes sizes;
     sizes.add("image=2,3,32,24");
-    const contracts::Layer& conv = importer::import_onnx(dir / "dynamic.onnx", sizes).network.layers.at(0);
+    // A copy: the import is a temporary.
+    const contracts::Layer conv = importer::import_onnx(dir / "dynamic.onnx", sizes).network.layers.at(0);
     CHECK(conv.N == 2);
     CHECK(conv.X == 32);
     CHECK(conv.Y == 24);
