@@ -260,8 +260,7 @@ NetworkRunResult run_network(const NetworkRunOptions& options, util::TaskRunner&
                              bool progress_bar) {
   const bool root = runner.root();
   const contracts::Hardware hardware = contracts::load_hardware(options.layers.hardware_path);
-  for (const std::string* output : {&options.layers.json_path})
-    if (!output->empty() && root) util::check_output_path(*output);
+  if (!options.layers.json_path.empty() && root) util::check_output_path(options.layers.json_path);
 
   contracts::Network network;
   NamedRealTensors given;
@@ -334,8 +333,6 @@ NetworkRunResult run_network(const NetworkRunOptions& options, util::TaskRunner&
     }
     std::vector<std::string> outcomes(jobs.size());
     std::string failure;
-    std::vector<int> tasks;
-    for (std::size_t j = 0; j < jobs.size(); ++j) tasks.push_back(int(j));
     // One child per job would open a fabric per operator; the jobs of one stretch share a child.
     runner.run_in_processes(
         {0},
