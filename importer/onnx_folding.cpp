@@ -194,6 +194,19 @@ class Folder {
   }
 
   // Whether every non-empty input of `node` is a constant small enough to compute with.
+  // A folded node's input `index`; a missing or empty one is the node's inconsistency, not a null dereference.
+  const TensorValue& input_constant(const onnx::NodeProto& node, int index) {
+    const TensorValue* value = index < node.input_size() ? constant(node.input(index)) : nullptr;
+    if (!value) throw Inconsistent{fmt::format("input {} is missing", index)};
+    return *value;
+  }
+
+  const TensorValue& named_constant(const std::string& name) {
+    const TensorValue* value = constant(name);
+    if (!value) throw Inconsistent{"an input is empty"};
+    return *value;
+  }
+
   bool constant_inputs(const onnx::NodeProto& node) {
     for (const std::string& input : node.input())
       if (!input.empty() && !constant(input)) return false;
@@ -535,14 +548,14 @@ class Folder {
                                                    "Reshape", "Expand", "ConstantOfShape", "Range", "Identity",
                                                    "Add", "Sub", "Mul", "Div", "Floor"};
     if (!foldable.count(op) || node.input_size() == 0 || !constant_inputs(node)) return std::nullopt;
-    const TensorValue& data = *constant(node.input(0));
+    const TensorValue& data = input_constant(node, 0);
     if (op == "Identity") return data;
     if (op == "Floor") {
       TensorValue out = data;
       for (double& number : out.reals) number = std::floor(number);
       return out;
     }
-    if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") return binary(node, data, *constant(node.input(1)));
+    if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") return binary(node, data, input_constant(node, 1));
     if (op == "Cast") return cast(node, data);
     if (op == "Gather") return gather(node, data);
     if (op == "Unsqueeze" || op == "Squeeze") return squeeze(node, data);
@@ -630,7 +643,7 @@ class Folder {
   TensorValue gather(const onnx::NodeProto& node, const TensorValue& data) {
     if (data.dims.empty()) throw Inconsistent{"gathering from a scalar"};
     const std::int64_t axis = normalised_axis(int_attribute(node, "axis", 0), data.dims.size(), "axis");
-    const TensorValue& indices = *constant(node.input(1));
+    const TensorValue& indices = input_constant(node, 1);
     if (!indices.integral()) throw Inconsistent{"the indices are not integers"};
     Dims dims(data.dims.begin(), data.dims.begin() + axis);
     dims.insert(dims.end(), indices.dims.begin(), indices.dims.end());
@@ -678,13 +691,13 @@ class Folder {
   }
 
   TensorValue concat(const onnx::NodeProto& node) {
-    const TensorValue& first = *constant(node.input(0));
+    const TensorValue& first = input_constant(node, 0);
     if (first.dims.empty()) throw Inconsistent{"concatenating scalars"};
     const std::int64_t axis = normalised_axis(int_attribute(node, "axis", 0), first.dims.size(), "axis");
     Dims dims = first.dims;
     dims[axis] = 0;
     for (const std::string& input : node.input()) {
-      const TensorValue& part = *constant(input);
+      const TensorValue& part = named_constant(input);
       if (part.dims.size() != first.dims.size()) throw Inconsistent{"inputs of different ranks"};
       for (std::size_t i = 0; i < dims.size(); ++i)
         if (std::int64_t(i) != axis && part.dims[i] != first.dims[i])
@@ -699,7 +712,7 @@ class Folder {
     for (std::int64_t i = 0; i < axis; ++i) outer *= dims[i];
     for (std::int64_t o = 0; o < outer; ++o)
       for (const std::string& input : node.input()) {
-        const TensorValue& part = *constant(input);
+        const TensorValue& part = named_constant(input);
         const std::int64_t block = part.elements() / std::max<std::int64_t>(outer, 1);
         for (std::int64_t i = 0; i < block; ++i) {
           if (out.integral()) out.integers.push_back(part.integral() ? part.integers[o * block + i] : std::int64_t(part.reals[o * block + i]));
@@ -757,7 +770,7 @@ class Folder {
   }
 
   TensorValue reshape(const onnx::NodeProto& node, const TensorValue& data) {
-    const TensorValue& target = *constant(node.input(1));
+    const TensorValue& target = input_constant(node, 1);
     if (!target.integral()) throw Inconsistent{"the target shape is not integers"};
     const bool allow_zero = int_attribute(node, "allowzero", 0) != 0;
     Dims dims = target.integers;
@@ -788,7 +801,7 @@ class Folder {
   }
 
   TensorValue expand(const onnx::NodeProto& node, const TensorValue& data) {
-    const TensorValue& target = *constant(node.input(1));
+    const TensorValue& target = input_constant(node, 1);
     if (!target.integral()) throw Inconsistent{"the target shape is not integers"};
     const Dims dims = broadcast_dims(data.dims, target.integers);
     const auto count = product(dims);
@@ -816,7 +829,7 @@ class Folder {
 
   TensorValue range(const onnx::NodeProto& node) {
     if (node.input_size() != 3) throw Inconsistent{"Range takes start, limit and delta"};
-    const TensorValue &start = *constant(node.input(0)), &limit = *constant(node.input(1)), &delta = *constant(node.input(2));
+    const TensorValue &start = input_constant(node, 0), &limit = input_constant(node, 1), &delta = input_constant(node, 2);
     if (start.elements() != 1 || limit.elements() != 1 || delta.elements() != 1) throw Inconsistent{"inputs that are not scalars"};
     if (delta.real(0) == 0) throw Inconsistent{"a delta of 0"};
     const double steps = std::ceil((limit.real(0) - start.real(0)) / delta.real(0));

@@ -420,6 +420,28 @@ TEST_CASE("ONNX import: inconsistent folded shapes are errors naming the node", 
                     Catch::Contains("field 'node pick'") && Catch::Contains("index 9 is out of range"));
 }
 
+TEST_CASE("ONNX import: a foldable node with an empty input is an error naming it, not a null dereference",
+          "[importer]") {
+  // CI's libFuzzer run (UBSan) found an Add on constants whose first input name was empty: the folder read
+  // *constant("") (onnx_folding.cpp:538, reference binding to null). Both shapes of the bug: an empty first input and
+  // an empty input among a Concat's.
+  for (const std::string op : {"Add", "Concat"}) {
+    test::TempDir dir;
+    OnnxModelBuilder model("empty_input");
+    model.input("x", {1, 3, 4, 4});
+    model.integers("two", {1}, {2});
+    onnx::NodeProto& fold_me = model.node(op, "fold_me", {"", "two"}, "n");
+    if (op == "Concat") OnnxModelBuilder::set_int(fold_me, "axis", 0);
+    model.weight("w", {4, 3, 1, 1});
+    model.node("Conv", "conv", {"x", "w"}, "y");
+    model.output("y");
+    model.write(dir / "empty_input.onnx");
+    CAPTURE(op);
+    CHECK_THROWS_WITH(importer::import_onnx(dir / "empty_input.onnx"),
+                      Catch::Contains("field 'node fold_me'"));
+  }
+}
+
 TEST_CASE("ONNX import: the graph between the layers, BatchNormalization folded exactly, weights read", "[importer]") {
   test::TempDir dir;
   OnnxModelBuilder model("resnet block");
