@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "contracts/cost_report.hpp"
+#include "contracts/fused_role.hpp"
 #include "contracts/hardware.hpp"
 #include "util/integer_math.hpp"
 #include "contracts/layer.hpp"
@@ -22,22 +23,7 @@ struct TrafficLowerBounds {
   std::int64_t rn_traversals = 0;
 };
 
-// How a layer runs inside a fused group (docs/model.md, "Fused groups"); the default is a layer on its own. Only a
-// mapping with an SDM level can take a role other than the default (fusion_model.hpp checks it).
-struct FusedRole {
-  bool input_in_sdm = false;   // its activation input is a shared tensor left in the SDM: no input fills from DRAM
-  bool output_in_sdm = false;  // its output stays in the SDM for the group's consumers: no final write to DRAM
-  // The group's row stripes: the layer's program runs in this many pieces (its outermost SDM loop, over X'), other
-  // layers' pieces in between. Every piece after the first starts with a fabric configuration of its own.
-  std::int64_t stripes = 1;
-  // With stripes > 1 and all weights in one SDM block: they stay in the SDM across the stripes (a reservation of
-  // the group), or are fetched again for every stripe.
-  bool weights_pinned = false;
-  bool operator==(const FusedRole& other) const {
-    return input_in_sdm == other.input_in_sdm && output_in_sdm == other.output_in_sdm && stripes == other.stripes &&
-           weights_pinned == other.weights_pinned;
-  }
-};
+using contracts::FusedRole;  // contracts/fused_role.hpp
 
 // The tile must be legal (mapping_violation() == nullopt); the model does not re-check. `bounds`, when given,
 // receives the lower bounds of the tile's traversal counts.

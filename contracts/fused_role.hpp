@@ -1,0 +1,41 @@
+// How a fabric layer runs inside a fused group (docs/mapping.md and docs/model.md, "Fused groups"): the role the
+// model costs it in (mapper/model/fusion_model.hpp), the co-simulation plays it in (sim/memory_plan.hpp) and a
+// configuration image records (codegen/config_image.hpp, format version 7). One home for both sides.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace maeri::contracts {
+
+// The default is a layer on its own. Only a mapping with an SDM level can take another role (fusion_model.hpp
+// checks it).
+struct FusedRole {
+  bool input_in_sdm = false;   // its activation input is a shared tensor left in the SDM: no input fills from DRAM
+  bool output_in_sdm = false;  // its output stays in the SDM for the group's consumers: no final write to DRAM
+  // The group's row stripes: the layer's program runs in this many pieces (its outermost SDM loop, over X': stripe j
+  // is the j-th SDM block along X'), other layers' pieces in between. Every piece after the first starts with a
+  // fabric configuration of its own.
+  std::int64_t stripes = 1;
+  // With stripes > 1 and all weights in one SDM block: they stay in the SDM across the stripes (a reservation of
+  // the group), or are fetched again for every stripe.
+  bool weights_pinned = false;
+  bool operator==(const FusedRole& other) const {
+    return input_in_sdm == other.input_in_sdm && output_in_sdm == other.output_in_sdm && stripes == other.stripes &&
+           weights_pinned == other.weights_pinned;
+  }
+  bool alone() const { return *this == FusedRole{}; }
+};
+
+// A member of a fused group as its configuration image records it: which group, where in it, and its role.
+struct FusedMember {
+  std::string group;         // the group's name (the mapping file's fused_groups[i].name)
+  std::int64_t position = 0;  // 0 … members − 1, in the workload's layer order
+  std::int64_t members = 1;
+  FusedRole role;
+  bool operator==(const FusedMember& other) const {
+    return group == other.group && position == other.position && members == other.members && role == other.role;
+  }
+};
+
+}  // namespace maeri::contracts
