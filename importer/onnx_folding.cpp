@@ -15,6 +15,7 @@
 
 #include "contracts/strict_yaml.hpp"
 #include "importer/onnx_graph_checks.hpp"
+#include "importer/onnx_inference_guards.hpp"
 #include "importer/onnx_tensor_data.hpp"
 #include "util/input_error.hpp"
 
@@ -124,6 +125,7 @@ class Folder {
   }
 
   void infer() {
+    guard_onnx_shape_inference();
     try {
       onnx::shape_inference::InferShapes(model_);
     } catch (const std::exception& error) {
