@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
+
 namespace maeri::mapper {
 
 namespace {
@@ -100,8 +102,21 @@ const CsvColumn kCsvColumns[] = {
     MAERI_CSV_COUNT(dram_bytes),
 };
 
+// Where the T_G column sits when a table has it: right after the fabric tile's seven sizes.
+constexpr std::size_t kGroupsColumnAfter = contracts::kNumTileDims;
+const CsvColumn kGroupsColumn = MAERI_CSV_COLUMN(kGroupsKey, report.mapping.groups_per_step());
+
 #undef MAERI_CSV_COUNT
 #undef MAERI_CSV_COLUMN
+
+// The table's columns in order: kCsvColumns with, when asked, kGroupsColumn after the tile's sizes.
+template <class Visit>
+void for_each_csv_column(bool with_group_tile, Visit&& visit) {
+  for (std::size_t i = 0; i < std::size(kCsvColumns); ++i) {
+    if (with_group_tile && i == kGroupsColumnAfter) visit(kGroupsColumn);
+    visit(kCsvColumns[i]);
+  }
+}
 
 }  // namespace
 
@@ -142,15 +157,19 @@ contracts::CostReport cost_report_from_json(const nlohmann::json& json) {
   return report;
 }
 
-std::string csv_header() {
+std::string csv_header(bool with_group_tile) {
   std::string header;
-  for (const CsvColumn& column : kCsvColumns) header += (header.empty() ? "" : ",") + std::string(column.name);
+  for_each_csv_column(with_group_tile, [&](const CsvColumn& column) {
+    header += (header.empty() ? "" : ",") + std::string(column.name);
+  });
   return header;
 }
 
-std::string csv_row(const contracts::CostReport& report) {
+std::string csv_row(const contracts::CostReport& report, bool with_group_tile) {
   std::string row;
-  for (const CsvColumn& column : kCsvColumns) row += (row.empty() ? "" : ",") + column.value(report);
+  for_each_csv_column(with_group_tile, [&](const CsvColumn& column) {
+    row += (row.empty() ? "" : ",") + column.value(report);
+  });
   return row;
 }
 

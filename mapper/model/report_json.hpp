@@ -16,7 +16,9 @@ nlohmann::json to_json(const contracts::CostReport& report);
 // == j. How a report crosses a process or MPI boundary (`maeri sweep` under mpirun). Throws nlohmann::json::exception
 // on a document that to_json did not write.
 contracts::CostReport cost_report_from_json(const nlohmann::json& json);
-std::string csv_header();  // columns of csv_row, without the leading context columns
-std::string csv_row(const contracts::CostReport& report);
+// The CSV's columns (without the leading context columns) and a report's row. `with_group_tile` adds a T_G column
+// after T_Y, for a table that holds a grouped layer; a table of ungrouped layers keeps its columns.
+std::string csv_header(bool with_group_tile = false);
+std::string csv_row(const contracts::CostReport& report, bool with_group_tile = false);
 
 }  // namespace maeri::mapper

@@ -234,7 +234,11 @@ std::string HardwareSweep::points_csv() const {
 }
 
 std::string HardwareSweep::layers_csv() const {
-  std::string csv = std::string("point,layer,t_r,t_s,t_c,t_k,t_n,t_x,t_y,cycles,energy_pj") +
+  // A T_G column when the network has a grouped layer (as map's CSV): tables of ungrouped networks keep their form.
+  const bool group_tile = std::any_of(network_.layers.begin(), network_.layers.end(),
+                                      [](const contracts::Layer& layer) { return layer.groups > 1; });
+  std::string csv = std::string("point,layer,t_r,t_s,t_c,t_k,t_n,t_x,t_y") + (group_tile ? ",t_g" : "") +
+                    ",cycles,energy_pj" +
                     (verified_ ? ",rtl,outputs,mismatches,counts_exact,model_compute_cycles,"
                                  "rtl_compute_cycles" : "") + "\n";
   const auto number = [](const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); };
@@ -243,9 +247,10 @@ std::string HardwareSweep::layers_csv() const {
     const PointRtlCheck* check = checks_[p.index] ? &*checks_[p.index] : nullptr;
     for (std::size_t l = 0; l < p.best.size(); ++l) {
       const contracts::CostReport& r = p.best[l];
-      csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{}", p.index + 1, network_.layers[l].name, r.mapping[0],
-                         r.mapping[1], r.mapping[2], r.mapping[3], r.mapping[4], r.mapping[5], r.mapping[6], r.cycles.total,
-                         r.energy_pj.total);
+      csv += fmt::format("{},{},{},{},{},{},{},{},{}", p.index + 1, network_.layers[l].name, r.mapping[0],
+                         r.mapping[1], r.mapping[2], r.mapping[3], r.mapping[4], r.mapping[5], r.mapping[6]);
+      if (group_tile) csv += fmt::format(",{}", r.mapping.groups_per_step());
+      csv += fmt::format(",{},{}", r.cycles.total, r.energy_pj.total);
       const LayerRtlCheck* rtl = check && l < check->layers.size() ? &check->layers[l] : nullptr;
       if (verified_)
         csv += rtl ? fmt::format(",{},{},{},{},{},{}", rtl->pass ? "PASS" : "FAIL", rtl->outputs, rtl->mismatches,

@@ -67,8 +67,17 @@ std::size_t nearest_index(const std::vector<std::int64_t>& list, double log2_siz
 
 }  // namespace
 
+std::int64_t space_size(const contracts::Mapping& mapping, int dim) {
+  return dim == kSpaceGroups ? mapping.groups_per_step() : mapping[dim];
+}
+
+void set_space_size(contracts::Mapping& mapping, int dim, std::int64_t size) {
+  (dim == kSpaceGroups ? mapping.tile.groups : mapping[dim]) = size;
+}
+
 MapSpace::MapSpace(const contracts::Layer& layer, const contracts::Hardware& hardware, bool two_level)
-    : layer_(layer), hardware_(hardware), two_level_(two_level), extents_(contracts::layer_extents(layer)) {
+    : layer_(layer), hardware_(hardware), two_level_(two_level), extents_(contracts::layer_extents(layer)),
+      dims_(layer.groups > 1 ? kNumSpaceDims : contracts::kNumTileDims) {
   for (int d = 0; d < contracts::kNumTileDims; ++d) {
     const std::int64_t extent = extents_[size_t(d)];
     auto& list = sizes_[size_t(d)];
@@ -77,24 +86,35 @@ MapSpace::MapSpace(const contracts::Layer& layer, const contracts::Hardware& har
       if (list.empty() || list.back() != size) list.push_back(size);
     }
   }
+  const std::int64_t groups = std::max<std::int64_t>(1, layer.groups);
+  for (std::int64_t size = groups; size >= 1; --size)
+    if (groups % size == 0) sizes_[kSpaceGroups].push_back(size);
 }
 
 std::size_t MapSpace::nearest_size(int dim, double log2_size) const {
   return nearest_index(sizes_[size_t(dim)], log2_size);
 }
 
-void MapSpace::repair_fabric(contracts::Mapping& tile, const std::array<double, contracts::kNumTileDims>& excess_in) const {
+MapSpace::Excess MapSpace::random_excess(std::mt19937_64& rng) const {
+  Excess excess{};
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (int d = 0; d < dims_; ++d) excess[size_t(d)] = unit(rng);
+  return excess;
+}
+
+void MapSpace::repair_fabric(contracts::Mapping& tile, const Excess& excess_in) const {
   auto excess = excess_in;
   while (tile.mapped_ms() > hardware_.num_ms) {
     int shrink = -1;
-    for (int d = 0; d < contracts::kNumTileDims; ++d)
-      if (tile[d] > 1 && (shrink < 0 || excess[size_t(d)] > excess[size_t(shrink)])) shrink = d;
+    for (int d = 0; d < dims_; ++d)
+      if (space_size(tile, d) > 1 && (shrink < 0 || excess[size_t(d)] > excess[size_t(shrink)])) shrink = d;
     const auto& list = sizes_[size_t(shrink)];
+    const std::int64_t size = space_size(tile, shrink);
     // The next smaller fold-minimal size (the list is descending).
-    const auto next = std::upper_bound(list.begin(), list.end(), tile[shrink], std::greater<std::int64_t>());
+    const auto next = std::upper_bound(list.begin(), list.end(), size, std::greater<std::int64_t>());
     const std::int64_t smaller = next == list.end() ? 1 : *next;
-    excess[size_t(shrink)] -= std::log2(double(tile[shrink])) - std::log2(double(smaller));
-    tile[shrink] = smaller;
+    excess[size_t(shrink)] -= std::log2(double(size)) - std::log2(double(smaller));
+    set_space_size(tile, shrink, smaller);
   }
 }
 
@@ -131,16 +151,16 @@ void MapSpace::repair_sdm(contracts::Mapping& tile, const std::array<double, con
 }
 
 void MapSpace::fill_fabric(contracts::Mapping& tile, int keep, std::mt19937_64& rng) const {
-  std::array<int, contracts::kNumTileDims> dims{};
+  std::vector<int> dims(static_cast<std::size_t>(dims_));
   std::iota(dims.begin(), dims.end(), 0);
   std::shuffle(dims.begin(), dims.end(), rng);
   for (int d : dims) {
     if (d == keep) continue;
-    const std::int64_t others = tile.mapped_ms() / tile[d];
+    const std::int64_t size = space_size(tile, d), others = tile.mapped_ms() / size;
     const auto& list = sizes_[size_t(d)];  // descending: the first that fits is the largest
     const auto fits = std::find_if(list.begin(), list.end(),
-                                   [&](std::int64_t size) { return others * size <= hardware_.num_ms; });
-    if (fits != list.end() && *fits > tile[d]) tile[d] = *fits;
+                                   [&](std::int64_t candidate) { return others * candidate <= hardware_.num_ms; });
+    if (fits != list.end() && *fits > size) set_space_size(tile, d, *fits);
   }
 }
 
@@ -224,18 +244,11 @@ std::array<double, contracts::kNumSdmDims> log2_blocks(const contracts::Mapping&
   return blocks;
 }
 
-std::array<double, contracts::kNumTileDims> random_excess(std::mt19937_64& rng) {
-  std::array<double, contracts::kNumTileDims> excess{};
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
-  for (double& e : excess) e = unit(rng);
-  return excess;
-}
-
 }  // namespace
 
 contracts::Mapping MapSpace::random(std::mt19937_64& rng) const {
   contracts::Mapping tile;
-  std::array<int, contracts::kNumTileDims> order{};
+  std::vector<int> order(static_cast<std::size_t>(dims_));
   std::iota(order.begin(), order.end(), 0);
   std::shuffle(order.begin(), order.end(), rng);
   std::int64_t remaining = hardware_.num_ms;
@@ -243,8 +256,8 @@ contracts::Mapping MapSpace::random(std::mt19937_64& rng) const {
     const auto& list = sizes_[size_t(d)];  // descending: the sizes that fit are a suffix
     const auto first = std::upper_bound(list.begin(), list.end(), remaining, std::greater<std::int64_t>());
     const std::size_t fitting = std::size_t(list.end() - first);
-    tile[d] = fitting == 0 ? 1 : *(first + std::ptrdiff_t(uniform_index(rng, fitting)));
-    remaining /= tile[d];
+    set_space_size(tile, d, fitting == 0 ? 1 : *(first + std::ptrdiff_t(uniform_index(rng, fitting))));
+    remaining /= space_size(tile, d);
   }
   if (two_level_ && std::uniform_real_distribution<double>(0.0, 1.0)(rng) < 0.75) {
     pick_sdm_level(layer_, tile, [&](std::size_t n) { return uniform_index(rng, n); });
@@ -282,7 +295,7 @@ void MapSpace::swap_roles(contracts::Mapping& tile, int a, int b, std::mt19937_6
 contracts::Mapping MapSpace::neighbour(const contracts::Mapping& tile, std::mt19937_64& rng) const {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   std::vector<int> movable;
-  for (int d = 0; d < contracts::kNumTileDims; ++d)
+  for (int d = 0; d < dims_; ++d)
     if (sizes_[size_t(d)].size() > 1) movable.push_back(d);
   for (int attempt = 0; attempt < 16; ++attempt) {
     contracts::Mapping next = tile;
@@ -350,14 +363,15 @@ contracts::Mapping MapSpace::neighbour(const contracts::Mapping& tile, std::mt19
       auto excess = random_excess(rng);
       excess[size_t(d)] = -1;  // shrink the other dimensions first
       if (kind < 0.4) {  // the next size along the list
-        next[d] = step_along(list, next[d], std::ptrdiff_t(sign));
+        set_space_size(next, d, step_along(list, space_size(next, d), std::ptrdiff_t(sign)));
       } else {  // a jump by a factor 2^0.5 … 2^1.5 (dense lists: many steps), or a transfer of that factor
         const double jump = sign * std::uniform_real_distribution<double>(0.5, 1.5)(rng);
-        next[d] = list[nearest_size(d, std::log2(double(next[d])) + jump)];
+        set_space_size(next, d, list[nearest_size(d, std::log2(double(space_size(next, d))) + jump)]);
         if (kind >= 0.75 && movable.size() > 1) {
           int other = d;
           while (other == d) other = movable[uniform_index(rng, movable.size())];
-          next[other] = sizes_[size_t(other)][nearest_size(other, std::log2(double(next[other])) - jump)];
+          set_space_size(next, other,
+                         sizes_[size_t(other)][nearest_size(other, std::log2(double(space_size(next, other))) - jump)]);
           excess[size_t(other)] = -1;
         }
       }
@@ -374,8 +388,8 @@ contracts::Mapping MapSpace::neighbour(const contracts::Mapping& tile, std::mt19
 contracts::Mapping MapSpace::crossover(const contracts::Mapping& a, const contracts::Mapping& b, std::mt19937_64& rng) const {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   contracts::Mapping child = a;
-  for (int d = 0; d < contracts::kNumTileDims; ++d)
-    if (unit(rng) < 0.5) child[d] = b[d];
+  for (int d = 0; d < dims_; ++d)
+    if (unit(rng) < 0.5) set_space_size(child, d, space_size(b, d));
   child.sdm = unit(rng) < 0.5 ? a.sdm : b.sdm;
   child.phase_order = unit(rng) < 0.5 ? a.phase_order : b.phase_order;
   repair_fabric(child, random_excess(rng));
@@ -386,10 +400,11 @@ contracts::Mapping MapSpace::crossover(const contracts::Mapping& a, const contra
 
 contracts::Mapping MapSpace::project(const RelaxedMapping& point) const {
   contracts::Mapping tile;
-  std::array<double, contracts::kNumTileDims> excess{};
-  for (int d = 0; d < contracts::kNumTileDims; ++d) {
-    tile[d] = sizes_[size_t(d)][nearest_size(d, point[size_t(kRelaxedFabric + d)])];
-    excess[size_t(d)] = std::log2(double(tile[d])) - point[size_t(kRelaxedFabric + d)];
+  Excess excess{};
+  for (int d = 0; d < dims_; ++d) {
+    const double log2_size = point[size_t(d == kSpaceGroups ? kRelaxedGroups : kRelaxedFabric + d)];
+    set_space_size(tile, d, sizes_[size_t(d)][nearest_size(d, log2_size)]);
+    excess[size_t(d)] = std::log2(double(space_size(tile, d))) - log2_size;
   }
   repair_fabric(tile, excess);
   tile.sdm.blocked = two_level_ && point[kRelaxedBlocked] > 0.5;
@@ -417,6 +432,7 @@ RelaxedMapping MapSpace::relax(const contracts::Mapping& tile) const {
     point[size_t(kRelaxedOrder + tile.sdm.order[size_t(position)])] = position;
   point[kRelaxedBlocked] = tile.sdm.blocked ? 1.0 : 0.0;
   point[kRelaxedPhase] = tile.phase_order == contracts::PhaseOrder::FiltersOuter ? 1.0 : 0.0;
+  point[kRelaxedGroups] = std::log2(double(tile.groups_per_step()));
   return point;
 }
 
@@ -425,6 +441,8 @@ contracts::Mapping MapSpace::legalise(contracts::Mapping tile) const {
   for (int d = 0; d < contracts::kNumTileDims; ++d)
     point[size_t(kRelaxedFabric + d)] =
         std::log2(double(std::clamp<std::int64_t>(tile[d], 1, extents_[size_t(d)])));
+  point[kRelaxedGroups] =
+      std::log2(double(std::clamp<std::int64_t>(tile.groups_per_step(), 1, std::max<std::int64_t>(1, layer_.groups))));
   return project(point);  // a warm start keeps its phase order where it still matters
 }
 

@@ -33,19 +33,25 @@ inline constexpr std::array<SearchMethodKind, 5> kSearchMethods = {
 const char* to_string(SearchMethodKind method);                         // "exhaustive", "random", "sa", "ga", "surrogate"
 std::optional<SearchMethodKind> parse_search_method(const std::string& text);
 
-// A point of the continuous relaxation: log2 of the seven fabric tile sizes, log2 of the five SDM block sizes, one
-// key per SDM loop (the order sorts the keys ascending, outer first), the SDM level's presence (> 0.5 = blocked) and
-// the phase order (> 0.5 = filters-outer, where it can change the cost).
 // The share of MapSpace::neighbour's moves that swap two dimensions' roles.
 inline constexpr double kRoleSwapShare = 1.0 / 12;
 
+// A point of the continuous relaxation: log2 of the seven fabric tile sizes, log2 of the five SDM block sizes, one
+// key per SDM loop (the order sorts the keys ascending, outer first), the SDM level's presence (> 0.5 = blocked),
+// the phase order (> 0.5 = filters-outer, where it can change the cost) and log2 T_G (0 for an ungrouped layer).
 inline constexpr int kRelaxedFabric = 0, kRelaxedBlocks = 7, kRelaxedOrder = 12, kRelaxedBlocked = 17,
-                     kRelaxedPhase = 18, kRelaxedSize = 19;
+                     kRelaxedPhase = 18, kRelaxedGroups = 19, kRelaxedSize = 20;
 using RelaxedMapping = std::array<double, kRelaxedSize>;
+
+// The group tile T_G as the map space's eighth dimension (after the seven fabric dimensions): its sizes are the
+// divisors of the layer's groups (the group edge rule), and it takes part in every move only for a grouped layer,
+// so an ungrouped layer's space, moves and random draws are exactly the seven-dimension ones.
+inline constexpr int kSpaceGroups = contracts::kNumTileDims, kNumSpaceDims = contracts::kNumTileDims + 1;
 
 // The space the heuristics walk. Per fabric dimension only the fold-minimal sizes ⌈extent/m⌉ (m = 1…extent) are
 // used: any other size folds the dimension as often as the next smaller one of them while mapping more
-// multiplier switches. Every mapping a MapSpace returns is legal (mapping_violation() == nullopt).
+// multiplier switches; T_G takes every divisor of the groups. Every mapping a MapSpace returns is legal
+// (mapping_violation() == nullopt).
 class MapSpace {
  public:
   MapSpace(const contracts::Layer& layer, const contracts::Hardware& hardware, bool two_level);
@@ -69,8 +75,8 @@ class MapSpace {
   contracts::Mapping legalise(contracts::Mapping tile) const;
   // `tile` with its fabric tile and then its SDM blocks grown as far as they fit (fill_fabric, fill_sdm), legal.
   contracts::Mapping filled(const contracts::Mapping& tile, std::mt19937_64& rng) const;
-  // Grows every fabric dimension but `keep` (-1: every one), one at a time in a random order, to its largest size
-  // that still fits Eq. 1: a tile that maps as many multiplier switches as its shape allows.
+  // Grows every fabric dimension (T_G included) but `keep` (-1: every one), one at a time in a random order, to its
+  // largest size that still fits Eq. 1: a tile that maps as many multiplier switches as its shape allows.
   void fill_fabric(contracts::Mapping& tile, int keep, std::mt19937_64& rng) const;
   // Grows the SDM blocks (from the current ones or from the smallest), one dimension at a time in a random order, as
   // far as the SDM holds them: a full SDM level, whose reuse a loop order can exploit.
@@ -91,11 +97,17 @@ class MapSpace {
   const contracts::Layer& layer() const { return layer_; }
   const contracts::Hardware& hardware() const { return hardware_; }
   bool two_level() const { return two_level_; }
-  const std::vector<std::int64_t>& sizes(int dim) const { return sizes_[size_t(dim)]; }  // descending
+  // The sizes of a space dimension (a TileDim or kSpaceGroups), descending.
+  const std::vector<std::int64_t>& sizes(int dim) const { return sizes_[size_t(dim)]; }
+  // The dimensions the moves change: the seven fabric dimensions, and kSpaceGroups for a grouped layer.
+  int dims() const { return dims_; }
 
  private:
+  using Excess = std::array<double, kNumSpaceDims>;
   std::size_t nearest_size(int dim, double log2_size) const;
-  void repair_fabric(contracts::Mapping& tile, const std::array<double, contracts::kNumTileDims>& excess) const;
+  // One uniform draw per dimension of dims(): how far a repair shrinks each first.
+  Excess random_excess(std::mt19937_64& rng) const;
+  void repair_fabric(contracts::Mapping& tile, const Excess& excess) const;
   void repair_sdm(contracts::Mapping& tile, const std::array<double, contracts::kNumSdmDims>& log2_blocks) const;
   // One name per cost (one key in the Evaluator): the SDM order becomes its class's representative
   // (canonical_sdm_order), and the phase order folds-outer where it cannot change the cost.
@@ -105,8 +117,13 @@ class MapSpace {
   contracts::Hardware hardware_;
   bool two_level_;
   std::array<std::int64_t, contracts::kNumTileDims> extents_{};
-  std::array<std::vector<std::int64_t>, contracts::kNumTileDims> sizes_;
+  std::array<std::vector<std::int64_t>, kNumSpaceDims> sizes_;
+  int dims_;
 };
+
+// A space dimension's size in a mapping (a TileDim, or kSpaceGroups: T_G), and setting it.
+std::int64_t space_size(const contracts::Mapping& mapping, int dim);
+void set_space_size(contracts::Mapping& mapping, int dim, std::int64_t size);
 
 // Counts model evaluations against a budget and keeps what was learnt: a mapping costed once is not costed (nor
 // counted) again. cost() throws std::logic_error when called with the budget spent: callers check exhausted().

@@ -69,6 +69,9 @@ std::vector<double> surrogate_features(const contracts::Layer& layer, const cont
     mapped += point[size_t(kRelaxedFabric + d)];
   }
   for (int d = 0; d < contracts::kNumTileDims; ++d) f.push_back(log2_of(double(extents[size_t(d)])) - point[size_t(d)]);
+  // T_G enters only the mapped share (its multiplier switches), and only for a grouped layer: an ungrouped layer's
+  // features do not depend on it, so its gradient is 0 there and models trained before T_G stay valid.
+  if (layer.groups > 1) mapped += point[kRelaxedGroups];
   f.push_back(mapped - log2_ms);
   f.push_back(point[kRelaxedBlocked]);
   for (int d = 0; d < contracts::kNumSdmDims; ++d) f.push_back(point[size_t(kRelaxedBlocks + d)]);

@@ -21,11 +21,11 @@ std::vector<contracts::CostReport> best_of_fabric_tiles(std::vector<contracts::C
                                                    std::size_t count) {
   std::sort(costed.begin(), costed.end(),
             [&](const contracts::CostReport& a, const contracts::CostReport& b) { return better(a, b, objective); });
-  std::set<std::array<std::int64_t, contracts::kNumTileDims>> fabric_tiles;
+  std::set<contracts::FabricTile> fabric_tiles;
   std::vector<contracts::CostReport> best;
   for (contracts::CostReport& report : costed) {
     if (best.size() == count) break;
-    if (fabric_tiles.insert(report.mapping.tile.size).second) best.push_back(std::move(report));
+    if (fabric_tiles.insert(report.mapping.tile).second) best.push_back(std::move(report));
   }
   return best;
 }
@@ -43,6 +43,7 @@ double layer_distance(const contracts::Layer& a, const contracts::Layer& b) {
   for (std::size_t d = 0; d < ea.size(); ++d) sum += std::pow(std::log2(double(ea[d])) - std::log2(double(eb[d])), 2);
   sum += std::pow(std::log2(double(a.stride_x)) - std::log2(double(b.stride_x)), 2);
   sum += std::pow(std::log2(double(a.stride_y)) - std::log2(double(b.stride_y)), 2);
+  sum += std::pow(std::log2(double(a.groups)) - std::log2(double(b.groups)), 2);
   return std::sqrt(sum);
 }
 

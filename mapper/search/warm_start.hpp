@@ -34,7 +34,7 @@ std::vector<contracts::Mapping> learnt_mappings(std::vector<contracts::CostRepor
 std::vector<contracts::CostReport> best_of_fabric_tiles(std::vector<contracts::CostReport> costed, Objective objective,
                                                    std::size_t count);
 
-// Distance of two layer shapes: Euclidean over log2 of the seven tiled extents and the two strides.
+// Distance of two layer shapes: Euclidean over log2 of the seven tiled extents, the two strides and the groups.
 double layer_distance(const contracts::Layer& a, const contracts::Layer& b);
 
 // The layer to start from (nullptr when `history` is empty or `how` is None): the last one (Previous) or the one

@@ -24,7 +24,9 @@ WorkloadMapping::WorkloadMapping(const contracts::Network& network, const contra
       options_(std::move(options)),
       mapping_{hardware.name, hardware.num_ms, hardware.dn_bw, hardware.rn_bw, network.name,
                to_string(options_.objective), {}, {}},
-      csv_("layer,rank," + csv_header() + "\n") {}
+      csv_group_tile_(std::any_of(network.layers.begin(), network.layers.end(),
+                                  [](const contracts::Layer& layer) { return layer.groups > 1; })),
+      csv_("layer,rank," + csv_header(csv_group_tile_) + "\n") {}
 
 void WorkloadMapping::map(const std::vector<contracts::Layer>& layers,
                           const std::function<void(const MappedLayer&)>& on_layer) {
@@ -83,7 +85,7 @@ void WorkloadMapping::add_to_reports(const MappedLayer& mapped) {
   const contracts::Layer& layer = mapped.layer;
   const SearchResult& result = mapped.result;
   for (std::size_t rank = 0; rank < result.best.size(); ++rank)
-    csv_ += fmt::format("{},{},{}\n", layer.name, rank + 1, csv_row(result.best[rank]));
+    csv_ += fmt::format("{},{},{}\n", layer.name, rank + 1, csv_row(result.best[rank], csv_group_tile_));
   const contracts::CostReport& best = result.best.front();
   const bool joint = options_.two_level && !options_.fixed;
   nlohmann::json entry = {{"layer", layer.name}, {"macs", layer.macs()}, {"evaluated", result.evaluated},
@@ -105,7 +107,7 @@ void WorkloadMapping::add_to_reports(const MappedLayer& mapped) {
                           {"best", nlohmann::json::array()}};
   for (const auto& report : result.best) entry["best"].push_back(to_json(report));
   if (result.baseline) {
-    csv_ += fmt::format("{},baseline,{}\n", layer.name, csv_row(*result.baseline));
+    csv_ += fmt::format("{},baseline,{}\n", layer.name, csv_row(*result.baseline, csv_group_tile_));
     entry["baseline"] = to_json(*result.baseline);
     totals_.baseline_cycles += result.baseline->cycles.total;
     totals_.baseline_energy_pj += result.baseline->energy_pj.total;

@@ -92,6 +92,7 @@ class WorkloadMapping {
   std::map<ShapeKey, std::pair<std::string, SearchResult>> searched_;  // per shape: its first layer and result
   contracts::MappingFile mapping_;
   nlohmann::json json_layers_ = nlohmann::json::array();
+  bool csv_group_tile_;  // the CSV has a T_G column: the network has a grouped layer
   std::string csv_;
   WorkloadTotals totals_;
   bool fusing_ = false;

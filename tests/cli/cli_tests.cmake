@@ -390,7 +390,7 @@ maeri_cli_test(verify_mobilenetv2_depthwise 0 --stdout-contains "PASS (401408 ou
   --layer block0_depthwise --memory ideal)
 
 # Heuristic searches (docs/search.md): map --search, surrogate train/check, explore.
-foreach(case map_methods map_reproducible surrogate explore)
+foreach(case map_methods map_groups map_reproducible surrogate explore)
   add_test(NAME cli_search_${case} COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/search.sh ${case} $<TARGET_FILE:maeri> ${CONFIGS})
   set_tests_properties(cli_search_${case} PROPERTIES LABELS cli TIMEOUT 120)
 endforeach()

@@ -1,8 +1,10 @@
 #!/bin/bash
 # CLI tests of the heuristic searches (docs/search.md): `maeri map --search` finds the exhaustive search's best EDP
-# on tiny's layers with enough budget and reproduces itself for a seed; `maeri surrogate train` writes a model that `map`
-# uses and that a search of another space refuses (exit 2); `maeri explore` writes its CSVs and plot, never spends
-# more than a budget, never reports a run better than the optimum, and gives the same runs on any thread count.
+# on tiny's layers with enough budget and reproduces itself for a seed, and holds a depthwise layer's groups side by
+# side (T_G, also in the CSV; bit-exact on the RTL with the model's cycles); `maeri surrogate train` writes a model
+# that `map` uses and that a search of another space refuses (exit 2); `maeri explore` writes its CSVs and plot, never
+# spends more than a budget, never reports a run better than the optimum, and gives the same runs on any thread
+# count.
 # Usage: search.sh CASE MAERI CONFIGS_DIR
 set -u
 case_name=$1 maeri=$2 configs=$3
@@ -28,6 +30,24 @@ case $case_name in
       [[ $(totals "$dir/$2.json") == "$(totals "$dir/exhaustive.json")" ]] ||
         fail "$1, $2: totals $(totals "$dir/$2.json") differ from the exhaustive search's $(totals "$dir/exhaustive.json")"
     done
+    ;;
+  map_groups)
+    # T_G in a heuristic search and in the CSV: a depthwise layer's best mapping holds groups side by side, in a
+    # T_G column after T_Y; the CSV of a workload without grouped layers keeps its columns.
+    "$maeri" map --hardware "$hw" --workload "$configs/workloads/mobilenetv2.yaml" --layer block16_depthwise \
+      --search sa --budget 300 --csv "$dir/dw.csv" -o "$dir/dw.yaml" >/dev/null || fail "depthwise map"
+    head -1 "$dir/dw.csv" | grep -q '^layer,rank,T_R,T_S,T_C,T_K,T_N,T_X,T_Y,T_G,vn_size,' ||
+      fail "no T_G column after T_Y: $(head -1 "$dir/dw.csv")"
+    awk -F, '$2 == "1" && $10 > 1 { found = 1 } END { exit !found }' "$dir/dw.csv" ||
+      fail "the depthwise layer's best mapping has T_G = 1: $(sed -n 2p "$dir/dw.csv")"
+    grep -q 'T_G: ' "$dir/dw.yaml" || fail "the mapping file lacks T_G"
+    # That mapping on the RTL with DRAM: bit-exact, and its cycles with DRAM are the model's (the memory replay).
+    "$expect" 0 --stdout-contains "largest cycle error: compute 0.00%, with DRAM 0.00%" \
+      "$maeri" verify --hardware "$hw" --workload "$configs/workloads/mobilenetv2.yaml" --mapping "$dir/dw.yaml" \
+      --layer block16_depthwise --memory both || exit 1
+    "${map[@]}" --search ga --budget 50 --csv "$dir/tiny.csv" -o "$dir/tiny.yaml" >/dev/null || fail "tiny map"
+    head -1 "$dir/tiny.csv" | grep -q '^layer,rank,T_R,T_S,T_C,T_K,T_N,T_X,T_Y,vn_size,' ||
+      fail "tiny's CSV columns changed: $(head -1 "$dir/tiny.csv")"
     ;;
   map_reproducible)
     for run in 1 2; do

@@ -158,4 +158,24 @@ TEST_CASE("report JSON: every activity count under its one name, and the CSV's h
   const auto columns = [](const std::string& line) { return std::count(line.begin(), line.end(), ',') + 1; };
   CHECK(columns(mapper::csv_header()) == columns(mapper::csv_row(report)));
   CHECK_THAT(mapper::csv_header(), Catch::Contains("additions,accumulation_additions,dn_traversals,"));
+  // A table with a grouped layer has T_G right after the tile's sizes; a table without keeps its columns.
+  CHECK_THAT(mapper::csv_header(), Catch::StartsWith("T_R,T_S,T_C,T_K,T_N,T_X,T_Y,vn_size,"));
+  CHECK_THAT(mapper::csv_header(true), Catch::StartsWith("T_R,T_S,T_C,T_K,T_N,T_X,T_Y,T_G,vn_size,"));
+  contracts::CostReport grouped = report;
+  grouped.mapping.tile.groups = 16;
+  CHECK(columns(mapper::csv_header(true)) == columns(mapper::csv_row(grouped, true)));
+  const auto fields = [](const std::string& line) {
+    std::vector<std::string> list(1);
+    for (const char c : line) {
+      if (c == ',')
+        list.emplace_back();
+      else
+        list.back().push_back(c);
+    }
+    return list;
+  };
+  std::vector<std::string> with_groups = fields(mapper::csv_row(grouped, true));
+  CHECK(with_groups[contracts::kNumTileDims] == "16");
+  with_groups.erase(with_groups.begin() + contracts::kNumTileDims);
+  CHECK(with_groups == fields(mapper::csv_row(grouped)));
 }

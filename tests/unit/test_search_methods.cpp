@@ -38,6 +38,16 @@ std::vector<contracts::Layer> small_layers() {
   return {test::conv_layer(4, 3, 3, 3, 6, 6, 1, 1), test::conv_layer(6, 4, 1, 1, 5, 4), test::fc_layer(12, 10)};
 }
 
+// A depthwise layer (C = K = groups = 12, 3×3, 2×2 outputs) and a grouped one (4 groups of 2 channels and 3
+// filters): their spaces have T_G as an eighth dimension.
+std::vector<contracts::Layer> grouped_layers() {
+  contracts::Layer depthwise = test::conv_layer(12, 12, 3, 3, 4, 4);
+  depthwise.groups = 12;
+  contracts::Layer grouped = test::conv_layer(12, 8, 3, 3, 5, 5, 1, 1);
+  grouped.groups = 4;
+  return {depthwise, grouped};
+}
+
 mapper::HeuristicOptions options_for(std::uint64_t budget, std::uint64_t seed) {
   mapper::HeuristicOptions options;
   options.objective = mapper::Objective::EnergyDelay;
@@ -72,12 +82,17 @@ TEST_CASE("Map space: random mappings, neighbours, crossovers and projections ar
   const contracts::Hardware hardware = two_level_hardware();
   std::vector<contracts::Layer> layers = small_layers();
   layers.push_back(test::conv_layer(32, 24, 3, 3, 14, 14, 1, 1));
+  for (const contracts::Layer& layer : grouped_layers()) layers.push_back(layer);
   for (const contracts::Layer& layer : layers) {
     for (const bool two_level : {false, true}) {
       const mapper::MapSpace space(layer, hardware, two_level);
+      // T_G moves only for a grouped layer, over the divisors of its groups.
+      CHECK(space.dims() == (layer.groups > 1 ? mapper::kNumSpaceDims : contracts::kNumTileDims));
+      for (const std::int64_t size : space.sizes(mapper::kSpaceGroups)) CHECK(layer.groups % size == 0);
+      CHECK(space.sizes(mapper::kSpaceGroups).size() == (layer.groups == 12 ? 6u : layer.groups == 4 ? 3u : 1u));
       std::mt19937_64 rng(11);
       std::uniform_real_distribution<double> any(-2.0, 8.0);
-      int blocked = 0;
+      int blocked = 0, side_by_side = 0;
       for (int i = 0; i < 300; ++i) {
         const contracts::Mapping a = space.random(rng), b = space.random(rng);
         mapper::RelaxedMapping point{};
@@ -93,6 +108,7 @@ TEST_CASE("Map space: random mappings, neighbours, crossovers and projections ar
           REQUIRE(contracts::mapping_violation(layer, hardware, tile) == std::nullopt);
           CHECK((two_level || !tile.sdm.blocked));
           blocked += tile.sdm.blocked;
+          side_by_side += tile.groups_per_step() > 1;
           // One name per cost: the SDM order is its class's representative, as the exhaustive search costs it.
           if (tile.sdm.blocked)
             CHECK(tile.sdm.order == mapper::canonical_sdm_order(
@@ -108,12 +124,13 @@ TEST_CASE("Map space: random mappings, neighbours, crossovers and projections ar
         contracts::Mapping wide = a;
         space.fill_fabric(wide, -1, rng);
         REQUIRE(wide.mapped_ms() <= hardware.num_ms);
-        for (int d = 0; d < contracts::kNumTileDims; ++d) {
+        for (int d = 0; d < space.dims(); ++d) {
           const auto& sizes = space.sizes(d);  // descending
-          const auto at = std::find(sizes.begin(), sizes.end(), wide[d]);
+          const std::int64_t size = mapper::space_size(wide, d);
+          const auto at = std::find(sizes.begin(), sizes.end(), size);
           REQUIRE(at != sizes.end());
           if (at != sizes.begin())
-            CHECK(wide.mapped_ms() / wide[d] * *(at - 1) > hardware.num_ms);
+            CHECK(wide.mapped_ms() / size * *(at - 1) > hardware.num_ms);
         }
         // A filled SDM level fits, and no block can grow one candidate further and still fit.
         if (a.sdm.blocked) {
@@ -133,6 +150,7 @@ TEST_CASE("Map space: random mappings, neighbours, crossovers and projections ar
         }
       }
       if (two_level) CHECK(blocked > 0);
+      CHECK((side_by_side > 0) == (layer.groups > 1));
     }
   }
 }
@@ -196,6 +214,33 @@ TEST_CASE("Search methods: each finds the exhaustive optimum of small spaces wit
   }
 }
 
+TEST_CASE("Search methods: T_G is in the heuristics' space; each finds a grouped layer's optimum, T_G > 1 on the "
+          "depthwise one", "[search][groups]") {
+  // The depthwise layer on 64 MS, full DN bandwidth (no input is multicast across groups) and DRAM fast enough
+  // that compute decides: one group's step holds at most 4 of its 3×3 windows (its 2×2 outputs), so its optimum is
+  // T_G > 1. The grouped layer on the 16 MS of the other tests (on 64, random search needs more than the budget).
+  contracts::Hardware wide = test::small_hardware(64, 64, 64);
+  wide.sdm_bytes = 8192;
+  wide.dram_bytes_per_cycle = 64;
+  for (const contracts::Layer& layer : grouped_layers()) {
+    const contracts::Hardware hardware = layer.groups == layer.C ? wide : two_level_hardware();
+    mapper::HeuristicOptions exhaustive = options_for(std::uint64_t(1) << 40, 1);
+    const auto optimum = mapper::run_search(SearchMethodKind::Exhaustive, layer, hardware, exhaustive);
+    REQUIRE(optimum.exhaustive_complete);
+    if (layer.groups == layer.C) CHECK(optimum.best.front().mapping.groups_per_step() > 1);
+    for (const SearchMethodKind method :
+         {SearchMethodKind::Random, SearchMethodKind::Annealing, SearchMethodKind::Genetic, SearchMethodKind::Surrogate}) {
+      INFO(mapper::to_string(method) << " on groups=" << layer.groups);
+      mapper::HeuristicOptions options = options_for(6000, 5);
+      options.surrogate = &small_surrogate();  // trained on ungrouped layers: T_G only through the mapped share
+      const auto found = mapper::run_search(method, layer, hardware, options);
+      REQUIRE(!found.best.empty());
+      CHECK(found.best.front().edp() == optimum.best.front().edp());
+      CHECK(found.best.front().mapping.groups_per_step() == optimum.best.front().mapping.groups_per_step());
+    }
+  }
+}
+
 TEST_CASE("Search methods: a fixed seed reproduces the run; the budget is never exceeded", "[search]") {
   const contracts::Hardware hardware = test::small_hardware(64, 8, 8);
   const contracts::Layer layer = test::conv_layer(32, 24, 3, 3, 14, 14, 1, 1);
@@ -237,6 +282,8 @@ TEST_CASE("Surrogate: gradient equals finite differences; fits a known function"
     mapper::RelaxedMapping gradient{};
     const double value = model.predict_with_gradient(layer, hardware, point, gradient);
     CHECK(value == Approx(model.predict(mapper::surrogate_features(layer, hardware, point))).epsilon(1e-12));
+    // An ungrouped layer's features do not depend on T_G: no gradient step moves it.
+    CHECK(gradient[mapper::kRelaxedGroups] == 0.0);
     for (int j = 0; j < mapper::kRelaxedSize; ++j) {
       // Central differences: the network is smooth (tanh), so the error is O(h²) ≈ 1e-8 relative.
       const double h = 1e-4;
@@ -247,6 +294,22 @@ TEST_CASE("Surrogate: gradient equals finite differences; fits a known function"
                               model.predict(mapper::surrogate_features(layer, hardware, down))) / (2 * h);
       CHECK(gradient[size_t(j)] == Approx(numeric).margin(1e-6).epsilon(1e-5));
     }
+  }
+  // A grouped layer's T_G enters the mapped share: its gradient is that feature's, as finite differences give it.
+  const contracts::Layer depthwise = grouped_layers().front();
+  const mapper::MapSpace grouped_space(depthwise, hardware, true);
+  for (int i = 0; i < 5; ++i) {
+    const mapper::RelaxedMapping point = grouped_space.relax(grouped_space.random(rng));
+    mapper::RelaxedMapping gradient{};
+    model.predict_with_gradient(depthwise, hardware, point, gradient);
+    const double h = 1e-4;
+    mapper::RelaxedMapping up = point, down = point;
+    up[mapper::kRelaxedGroups] += h;
+    down[mapper::kRelaxedGroups] -= h;
+    const double numeric = (model.predict(mapper::surrogate_features(depthwise, hardware, up)) -
+                            model.predict(mapper::surrogate_features(depthwise, hardware, down))) / (2 * h);
+    CHECK(gradient[mapper::kRelaxedGroups] != 0.0);
+    CHECK(gradient[mapper::kRelaxedGroups] == Approx(numeric).margin(1e-6).epsilon(1e-5));
   }
   // A known smooth function of the features: y = 0.5·f0 − 0.25·f1² + sin(f2), the other features noise; the
   // fit's mean absolute error is below a tenth of the spread of y (standard deviation ≈ 0.9 over these inputs).
@@ -322,6 +385,10 @@ TEST_CASE("Warm start: similarity over layer shape, the source layer, carried ma
   const contracts::Layer b = test::conv_layer(128, 64, 3, 3, 30, 30, 1, 1);  // K doubled: distance 1
   const contracts::Layer c = test::conv_layer(256, 256, 3, 3, 16, 16, 1, 1); // K ×4, C ×4, X'=Y'=16
   CHECK(mapper::layer_distance(a, b) == 1.0);
+  // Groups count too: 4 groups of a's extents (C/4 = K/4 = 64) are log2 4 = 2 away from it.
+  contracts::Layer a_grouped = test::conv_layer(256, 256, 3, 3, 30, 30, 1, 1);
+  a_grouped.groups = 4;
+  CHECK(mapper::layer_distance(a, a_grouped) == 2.0);
   // By hand: log2(256/64) = 2 for K and C, log2(30/16) for X' and Y'.
   const double xy = std::log2(30.0 / 16.0);
   CHECK(mapper::layer_distance(a, c) == Approx(std::sqrt(4 + 4 + 2 * xy * xy)).epsilon(1e-15));
@@ -354,6 +421,13 @@ TEST_CASE("Warm start: similarity over layer shape, the source layer, carried ma
       report.energy_pj.total = 1;
       costed.push_back(report);
     }
+  // Fabric tiles that differ in T_G alone are distinct tiles.
+  {
+    std::vector<contracts::CostReport> by_groups(2, costed.back());
+    by_groups[1].mapping.tile.groups = 2;
+    by_groups[1].cycles.total += 1;
+    CHECK(mapper::best_of_fabric_tiles(by_groups, mapper::Objective::EnergyDelay, 5).size() == 2);
+  }
   const auto learnt = mapper::learnt_mappings(costed, mapper::Objective::EnergyDelay);
   REQUIRE(learnt.size() == mapper::kLearntFabricTiles);
   for (std::size_t t = 0; t < learnt.size(); ++t) {
