@@ -1,6 +1,7 @@
 // `maeri codegen` (mapping or workload → configuration images) and `maeri disasm` (image → readable text).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -19,7 +20,7 @@
 #include "util/sha256.hpp"
 #include "util/atomic_file.hpp"
 #include "contracts/mapping_file.hpp"
-#include "mapper/search/network_fusion.hpp"
+#include "testbench/fused_images.hpp"
 #include "mapper/search/search.hpp"
 #include "contracts/spec_loader.hpp"
 
@@ -44,21 +45,28 @@ struct DisasmOptions {
   bool json = false;
 };
 
-std::vector<contracts::LayerMapping> mappings_to_build(const CodegenOptions& options, const contracts::Hardware& hardware,
-                                                    std::string& workload_name) {
-  std::vector<contracts::LayerMapping> result;
+// What codegen builds: each layer's mapping, and the fused groups' records and manifest entries.
+struct CodegenPlan {
+  std::vector<contracts::LayerMapping> mappings;
+  testbench::FusedImagePlan fused;
+};
+
+CodegenPlan plan_codegen(const CodegenOptions& options, const contracts::Hardware& hardware, std::string& workload_name) {
+  CodegenPlan plan;
+  std::vector<contracts::LayerMapping>& result = plan.mappings;
   if (!options.mapping.empty()) {
     const contracts::MappingFile file = contracts::load_mapping_file(options.mapping);
     contracts::check_mapping_hardware(file, options.mapping, hardware);
     workload_name = file.workload_name;
-    // Which tensors a fused group shares is the workload's graph: with it, each group is checked against the rules.
-    if (!file.fused_groups.empty() && !options.workload.empty()) {
-      const contracts::Network network = importer::load_network(options.workload, options.model_inputs);
-      for (std::size_t index = 0; index < file.fused_groups.size(); ++index)
-        if (const auto violation =
-                mapper::loaded_group(network, hardware, file, file.fused_groups[index]).violation)
-          throw util::InputError({options.mapping, 0, 0}, fmt::format("fused_groups[{}]", index), *violation);
-    }
+    // Which tensors a fused group shares is the workload's graph: with it, each group is checked against the rules
+    // and its members' images record their roles.
+    if (!file.fused_groups.empty() && !options.workload.empty())
+      plan.fused = testbench::plan_fused_images(importer::load_network(options.workload, options.model_inputs),
+                                                hardware, file, options.mapping);
+    else if (!file.fused_groups.empty())
+      fmt::print(stderr, "note: {} has {} fused group(s); without --workload (the graph that gives each member its "
+                         "role) their members' images are built alone\n",
+                 options.mapping, file.fused_groups.size());
     for (const contracts::LayerMapping& entry : file.layers)
       if (options.layer.empty() || entry.layer.name == options.layer) {
         // The tile and SDM level must fit this hardware (the SDM capacity needs its SDM size): util::InputError naming
@@ -69,7 +77,15 @@ std::vector<contracts::LayerMapping> mappings_to_build(const CodegenOptions& opt
     if (result.empty())
       throw util::InputError({options.mapping, 0, 0}, "layers", "the mapping file has no layer named '" +
                                                                      options.layer + "'");
-    return result;
+    // A manifest of some layers lists the groups those layers belong to.
+    std::vector<codegen::ManifestFusedGroup> listed;
+    for (codegen::ManifestFusedGroup& group : plan.fused.groups)
+      if (std::any_of(result.begin(), result.end(), [&](const contracts::LayerMapping& entry) {
+            return std::count(group.members.begin(), group.members.end(), entry.layer.name) > 0;
+          }))
+        listed.push_back(std::move(group));
+    plan.fused.groups = std::move(listed);
+    return plan;
   }
   const contracts::Network network = importer::load_network(options.workload, options.model_inputs);
   workload_name = network.name;
@@ -86,13 +102,14 @@ std::vector<contracts::LayerMapping> mappings_to_build(const CodegenOptions& opt
     result.push_back({layer, found.best.front().mapping, found.best.front().cycles.total,
                       found.best.front().energy_pj.total});
   }
-  return result;
+  return plan;
 }
 
 int run_codegen(const CodegenOptions& options) {
   const contracts::Hardware hardware = contracts::load_hardware(options.hardware);
   std::string workload_name;
-  const auto mappings = mappings_to_build(options, hardware, workload_name);
+  const CodegenPlan plan = plan_codegen(options, hardware, workload_name);
+  const std::vector<contracts::LayerMapping>& mappings = plan.mappings;
   util::create_output_directory(options.output_dir);
   // Names are free text in the YAML: files are named after safe, unique stems, inside the output folder.
   std::vector<std::string> layer_names;
@@ -117,12 +134,14 @@ int run_codegen(const CodegenOptions& options) {
   codegen::NetworkManifest manifest;
   manifest.network = workload_name;
   manifest.hardware = codegen::image_hardware_of(hardware);
+  manifest.fused_groups = plan.fused.groups;
   {  // the bar's last line is finished before the summary
     util::ProgressBar progress("codegen " + workload_name, std::int64_t(mappings.size()));
     for (std::size_t l = 0; l < mappings.size(); ++l) {
       const contracts::LayerMapping& mapping = mappings[l];
       const codegen::LayerProgram program = codegen::plan_layer(mapping.layer, hardware, mapping.mapping);
-      const codegen::ConfigImage image = codegen::build_image(program, hardware);
+      const codegen::ConfigImage image =
+          codegen::build_image(program, hardware, plan.fused.member(mapping.layer.name));
       const std::vector<std::uint8_t> bytes = codegen::encode_image(image);
       const std::string image_bytes(bytes.begin(), bytes.end());
       const std::string image_path = path_of(file_of(l, ".mimg"));
@@ -144,7 +163,10 @@ int run_codegen(const CodegenOptions& options) {
   }
   // Last, so that a manifest only ever lists images that were written completely.
   util::write_file_atomically(manifest_path, codegen::manifest_json(manifest));
-  fmt::print("manifest {} ({} layers)\n", manifest_path, manifest.layers.size());
+  if (manifest.fused_groups.empty()) fmt::print("manifest {} ({} layers)\n", manifest_path, manifest.layers.size());
+  else
+    fmt::print("manifest {} ({} layers, {} fused groups)\n", manifest_path, manifest.layers.size(),
+               manifest.fused_groups.size());
   return kExitOk;
 }
 
@@ -162,7 +184,9 @@ int run_disasm(const DisasmOptions& options) {
   fmt::print("hardware  {}: {} MS, dn_bw {}, rn_bw {}, data {} bits, accumulators {} bits\n", hw.name, hw.num_ms,
              hw.dn_bw, hw.rn_bw, hw.data_width, hw.acc_width);
   fmt::print("layer     {}: {}\n", l.name, contracts::shape_text(l));
-  fmt::print("tile      {}\n\nconfigurations\n", contracts::to_string(image.mapping));
+  fmt::print("tile      {}\n", contracts::to_string(image.mapping));
+  if (image.fused) fmt::print("{}", codegen::fused_member_text(*image.fused));
+  fmt::print("\nconfigurations\n");
   for (std::size_t c = 0; c < image.configurations.size(); ++c) {
     const auto& configuration = image.configurations[c];
     int active = 0, adders = 0, links = 0;

@@ -108,7 +108,8 @@ std::uint32_t layer_type_code(contracts::LayerType type) {
 }  // namespace
 
 std::uint16_t image_format_version(const ConfigImage& image) {
-  if (image.mapping.groups_per_step() != 1) return kImageFormatVersion;
+  if (image.fused) return kFusedImageFormatVersion;
+  if (image.mapping.groups_per_step() != 1) return kGroupsImageFormatVersion;
   if (image.mapping.phase_order != contracts::kDefaultPhaseOrder) return kPhaseOrderImageFormatVersion;
   return image.mapping.sdm.blocked ? kSdmImageFormatVersion : kSingleLevelImageFormatVersion;
 }
@@ -138,7 +139,7 @@ bool ConfigImage::operator==(const ConfigImage& o) const {
   };
   return hardware == o.hardware && layer_tuple(layer) == layer_tuple(o.layer) && contracts::same_shape(layer, o.layer) &&
          mapping == o.mapping &&
-         configurations == o.configurations && program == o.program;
+         configurations == o.configurations && program == o.program && fused == o.fused;
 }
 
 ImageHardware image_hardware_of(const contracts::Hardware& hardware) {
@@ -172,20 +173,29 @@ std::vector<std::uint8_t> encode_image(const ConfigImage& image) {
   for (const contracts::LayerShapeField& field : contracts::kLayerShapeFields) out.u32(std::uint32_t(layer.*field.member));
   for (int d = 0; d < contracts::kNumTileDims; ++d) out.u32(std::uint32_t(image.mapping[d]));
   const std::uint16_t version = image_format_version(image);
-  if (version >= kPhaseOrderImageFormatVersion) {  // versions 5 and 6: the phase order, the SDM level's flag
+  if (version >= kPhaseOrderImageFormatVersion) {  // versions 5 to 7: the phase order, the SDM level's flag
     out.u8(std::uint8_t(image.mapping.phase_order));
     out.u8(image.mapping.sdm.blocked ? 1 : 0);
   }
-  if (version == kImageFormatVersion) out.u16(std::uint32_t(image.mapping.groups_per_step()));
-  if (image.mapping.sdm.blocked) {  // versions 4 and 5: the SDM level
+  if (version >= kGroupsImageFormatVersion) out.u16(std::uint32_t(image.mapping.groups_per_step()));
+  if (image.mapping.sdm.blocked) {  // version 4, and 5 to 7 with the flag: the SDM level
     for (std::int64_t block : image.mapping.sdm.block) out.u32(std::uint32_t(block));
     for (std::uint8_t dim : image.mapping.sdm.order) out.u8(dim);
+  }
+  if (image.fused) {  // version 7: the fused member
+    const contracts::FusedMember& member = *image.fused;
+    out.text(member.group);
+    out.u16(std::uint32_t(member.position));
+    out.u16(std::uint32_t(member.members));
+    out.u32(std::uint32_t(member.role.stripes));
+    out.u8((member.role.input_in_sdm ? kFusedFlagInputInSdm : 0) | (member.role.output_in_sdm ? kFusedFlagOutputInSdm : 0) |
+           (member.role.weights_pinned ? kFusedFlagWeightsPinned : 0));
   }
   out.u32(std::uint32_t(image.configurations.size()));
   for (const ImageConfiguration& configuration : image.configurations) {
     const PhaseShape& s = configuration.shape;
     for (int v : {s.t_r, s.t_s, s.t_c, s.t_k, s.t_n, s.t_x, s.t_y}) out.u16(std::uint32_t(v));
-    if (version == kImageFormatVersion) out.u16(std::uint32_t(s.t_g));
+    if (version >= kGroupsImageFormatVersion) out.u16(std::uint32_t(s.t_g));
     out.u8(configuration.forwarding);
     const std::vector<std::uint8_t> words = config_bytes(configuration.fabric, hw.config_bw);
     out.u32(std::uint32_t(contracts::configuration_words(hw.num_ms, hw.config_bw)));
@@ -289,7 +299,7 @@ void read_mapping(ByteReader& in, std::uint32_t version, contracts::Mapping& til
                                    flag));
     has_sdm = flag == 1;
   }
-  if (version == kImageFormatVersion) {
+  if (version >= kGroupsImageFormatVersion) {
     at.groups = in.offset();
     tile.tile.groups = in.u16("T_G");
   }
@@ -310,6 +320,30 @@ void read_mapping(ByteReader& in, std::uint32_t version, contracts::Mapping& til
                                  at.sdm_order, order, problem));
 }
 
+// Version 7: the fused member's record (its values are checked by validate_image, with the mapping they constrain).
+void read_fused_member(ByteReader& in, std::uint32_t version, ConfigImage& image, ImageFieldOffsets& at,
+                       const std::string& source) {
+  if (version < kFusedImageFormatVersion) return;
+  contracts::FusedMember& member = image.fused.emplace();
+  at.fused_group = in.offset();
+  member.group = in.text("fused.group");
+  at.fused_position = in.offset();
+  member.position = in.u16("fused.position");
+  at.fused_members = in.offset();
+  member.members = in.u16("fused.members");
+  at.fused_stripes = in.offset();
+  member.role.stripes = in.u32("fused.stripes");
+  at.fused_flags = in.offset();
+  const std::uint32_t flags = in.u8("fused.flags");
+  if ((flags & ~std::uint32_t(kFusedFlagsKnown)) != 0)
+    throw ImageError(fmt::format("{}: byte {}: fused.flags is 0x{:02x}, expected only the bits input_in_sdm (0x01), "
+                                 "output_in_sdm (0x02) and weights_pinned (0x04)",
+                                 source, at.fused_flags, flags));
+  member.role.input_in_sdm = (flags & kFusedFlagInputInSdm) != 0;
+  member.role.output_in_sdm = (flags & kFusedFlagOutputInSdm) != 0;
+  member.role.weights_pinned = (flags & kFusedFlagWeightsPinned) != 0;
+}
+
 void read_configurations(ByteReader& in, std::uint32_t version, ConfigImage& image, ImageFieldOffsets& at,
                          const std::string& source) {
   const ImageHardware& hw = image.hardware;
@@ -321,7 +355,7 @@ void read_configurations(ByteReader& in, std::uint32_t version, ConfigImage& ima
     where.shape = in.offset();
     PhaseShape& s = configuration.shape;
     for (int* field : {&s.t_r, &s.t_s, &s.t_c, &s.t_k, &s.t_n, &s.t_x, &s.t_y}) *field = int(in.u16("a phase shape"));
-    if (version == kImageFormatVersion) s.t_g = int(in.u16("a phase shape"));
+    if (version >= kGroupsImageFormatVersion) s.t_g = int(in.u16("a phase shape"));
     where.forwarding = in.offset();
     const std::uint32_t forwarding = in.u8("a forwarding flag");
     if (forwarding > 1)
@@ -373,6 +407,7 @@ ConfigImage decode_image(const std::vector<std::uint8_t>& bytes, const std::stri
   validate_image_hardware(image.hardware, at, source);  // before any configuration of num_ms words is read
   read_layer(in, image.layer, at, source);
   read_mapping(in, version, image.mapping, at, source);
+  read_fused_member(in, version, image, at, source);
   read_configurations(in, version, image, at, source);
   read_program(in, image.program, at);
   if (in.offset() != bytes.size()) in.fail("unexpected bytes after the program");
@@ -416,8 +451,39 @@ std::vector<std::uint8_t> from_readmemh(const std::string& text, const std::stri
   return bytes;
 }
 
+std::optional<std::size_t> stripe_loop(const ConfigImage& image) {
+  if (!image.fused || image.fused->role.stripes <= 1) return std::nullopt;
+  std::optional<std::size_t> found;
+  for (std::size_t pc = 0; pc < image.program.size(); ++pc) {
+    const Instruction& instruction = image.program[pc];
+    if (instruction.opcode != Opcode::For || instruction.operand[0] != std::uint32_t(LoopRegister::XB)) continue;
+    if (found) return std::nullopt;
+    found = pc;
+  }
+  return found;
+}
+
+std::string fused_member_text(const contracts::FusedMember& member) {
+  const contracts::FusedRole& role = member.role;
+  std::string text = fmt::format("fused     member {} of {} of group '{}'\n", member.position + 1, member.members,
+                                 member.group);
+  text += role.input_in_sdm ? "          input  from the SDM (a tensor an earlier member of the group left there)\n"
+                            : "          input  read from DRAM\n";
+  text += role.output_in_sdm ? "          output kept in the SDM for the group's later members (not written to DRAM)\n"
+                             : "          output written to DRAM\n";
+  text += role.stripes > 1
+              ? fmt::format("          stripes {}: each iteration of the xb loop is one stripe, after which the "
+                            "controller yields the fabric to the next member\n",
+                            role.stripes)
+              : "          stripes 1: the whole layer runs before the next member (shared tensors held whole)\n";
+  if (role.weights_pinned) text += "          weights pinned in the SDM across the stripes (fetched from DRAM once)\n";
+  else if (role.stripes > 1) text += "          weights fetched from DRAM again for every stripe\n";
+  return text;
+}
+
 std::string disassemble(const ConfigImage& image) {
   std::string text;
+  const std::optional<std::size_t> stripes_at = stripe_loop(image);
   if (image.mapping.phase_order != contracts::kDefaultPhaseOrder)
     text += fmt::format("      phase order {}: the k0 loop runs outside r0, s0, c0\n",
                         contracts::phase_order_text(image.mapping.phase_order));
@@ -435,6 +501,8 @@ std::string disassemble(const ConfigImage& image) {
       const std::uint32_t last = in.operand[1] + (in.operand[2] - 1) * in.operand[3];
       line += fmt::format(" {} = {} .. {} step {}   ({} iteration{})", register_name(in.operand[0]), in.operand[1], last,
                           in.operand[3], in.operand[2], in.operand[2] == 1 ? "" : "s");
+      if (stripes_at == pc)
+        line += "   <- stripe loop: one stripe per iteration, then the controller yields the fabric to the next member";
     } else if (in.opcode == Opcode::Configure && in.operand[0] < image.configurations.size()) {
       const PhaseShape& s = image.configurations[in.operand[0]].shape;
       line += fmt::format(" {}   (VN size {} = {}x{}x{}, {} VNs{})", in.operand[0], s.vn_size(), s.t_r, s.t_s, s.t_c,
@@ -470,6 +538,16 @@ std::string to_json(const ConfigImage& image) {
   if (image.mapping.sdm.blocked)
     root["sdm"] = {{"tile", contracts::blocks_text(image.mapping.sdm)}, {"order", contracts::order_text(image.mapping.sdm.order)}};
   if (image.mapping.phase_order != contracts::kDefaultPhaseOrder) root["phase_order"] = contracts::phase_order_text(image.mapping.phase_order);
+  if (image.fused) {
+    const contracts::FusedMember& member = *image.fused;
+    root["fused"] = {{"group", member.group},
+                     {"position", member.position},
+                     {"members", member.members},
+                     {"stripes", member.role.stripes},
+                     {"input_in_sdm", member.role.input_in_sdm},
+                     {"output_in_sdm", member.role.output_in_sdm},
+                     {"weights_pinned", member.role.weights_pinned}};
+  }
   ordered_json configurations = ordered_json::array();
   for (const ImageConfiguration& configuration : image.configurations) {
     const PhaseShape& s = configuration.shape;
@@ -492,11 +570,14 @@ std::string to_json(const ConfigImage& image) {
   }
   root["configurations"] = configurations;
   ordered_json program = ordered_json::array();
-  for (const Instruction& in : image.program) {
+  const std::optional<std::size_t> stripes_at = stripe_loop(image);
+  for (std::size_t pc = 0; pc < image.program.size(); ++pc) {
+    const Instruction& in = image.program[pc];
     ordered_json entry;
     entry["op"] = opcode_name(in.opcode);
     if (operand_count(in.opcode) > 0)
       entry["operands"] = std::vector<std::uint32_t>(in.operand, in.operand + operand_count(in.opcode));
+    if (stripes_at == pc) entry["stripe_loop"] = true;
     program.push_back(entry);
   }
   root["program"] = program;

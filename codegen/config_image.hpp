@@ -6,12 +6,14 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "codegen/fabric_config.hpp"
 #include "codegen/tile_placement.hpp"
+#include "contracts/fused_role.hpp"
 #include "contracts/hardware.hpp"
 #include "contracts/layer.hpp"
 #include "contracts/tile.hpp"
@@ -34,6 +36,9 @@ inline constexpr std::size_t kImagePhaseOrderBytes = 1 + 1;  // versions 5, 6: u
 inline constexpr std::size_t kImageGroupsBytes = 2;  // version 6: u16 T_G after the SDM level flag, and after each
                                                      // configuration's shape its t_G
 inline constexpr std::size_t kImageSdmLevelBytes = contracts::kNumSdmDims * (4 + 1);  // u32 block sizes, u8 loop order
+// Version 7, after the SDM level: the fused member's str group name, then u16 position, u16 members, u32 stripes
+// and u8 role flags (kFusedFlag…).
+inline constexpr std::size_t kImageFusedMemberBytes = 2 + 2 + 4 + 1;
 inline constexpr std::size_t kImageCountBytes = 4;  // the u32 counts of configurations and of instructions
 // Before each configuration's words: u16 phase shape sizes, u8 forwarding flag, u32 word count.
 inline constexpr std::size_t kImageConfigurationHeaderBytes = contracts::kNumTileDims * 2 + 1 + 4;
@@ -42,13 +47,20 @@ inline constexpr int kMaxInstructionOperands = 4;
 // 2: dense configuration words of config_bw bits; 3: per-axis stride and padding, dilation, groups, GEMM layers,
 // the group register g0; 4: also the SDM level after the tile; 5: after the tile the phase order and whether an
 // SDM level follows; 6: also T_G (groups side by side in one step) after the SDM level flag and t_G after each
-// configuration's shape. The encoder writes the lowest version that holds the mapping: 3 for a single-level mapping
-// in the default phase order, 4 with an SDM level, 5 in the filters-outer phase order, 6 with T_G > 1; the decoder
-// reads all four.
-inline constexpr std::uint16_t kImageFormatVersion = 6;
+// configuration's shape; 7: everything of 6 and, after the SDM level, the record of a fused group's member. The
+// encoder writes the lowest version that holds the image: 3 for a single-level mapping in the default phase order,
+// 4 with an SDM level, 5 in the filters-outer phase order, 6 with T_G > 1, 7 for a member of a fused group; the
+// decoder reads all five.
+inline constexpr std::uint16_t kImageFormatVersion = 7;
+inline constexpr std::uint16_t kFusedImageFormatVersion = 7;
+inline constexpr std::uint16_t kGroupsImageFormatVersion = 6;
 inline constexpr std::uint16_t kPhaseOrderImageFormatVersion = 5;
 inline constexpr std::uint16_t kSdmImageFormatVersion = 4;
 inline constexpr std::uint16_t kSingleLevelImageFormatVersion = 3;
+
+// The role flags byte of a fused member (version 7); every other bit is 0.
+inline constexpr std::uint8_t kFusedFlagInputInSdm = 1, kFusedFlagOutputInSdm = 2, kFusedFlagWeightsPinned = 4;
+inline constexpr std::uint8_t kFusedFlagsKnown = kFusedFlagInputInSdm | kFusedFlagOutputInSdm | kFusedFlagWeightsPinned;
 
 // The fabric parameters an image depends on (the rest of the hardware spec does not change the bits).
 struct ImageHardware {
@@ -92,7 +104,7 @@ inline constexpr const char* kLoopRegisterNames[kLoopRegisters] = {"r0", "s0", "
 std::array<std::int64_t, kLoopRegisters> loop_register_extents(const contracts::Layer& layer);
 const char* register_name(std::uint32_t reg);  // "r0" … "yb", "?" past the last
 struct ConfigImage;
-std::uint16_t image_format_version(const ConfigImage& image);  // 3, 4 with an SDM level, 5 filters-outer
+std::uint16_t image_format_version(const ConfigImage& image);  // 3, 4 with an SDM level, 5 filters-outer, 6, 7
 
 struct Instruction {
   Opcode opcode = Opcode::End;
@@ -106,6 +118,9 @@ struct ConfigImage {
   contracts::Mapping mapping;
   std::vector<ImageConfiguration> configurations;
   std::vector<Instruction> program;
+  // Set for a member of a fused group (docs/mapping.md, "Fused groups"): the group, the member's place in it and
+  // the role it runs in. With stripes > 1 the program's xb loop is the stripe loop (stripe_loop).
+  std::optional<contracts::FusedMember> fused;
   bool operator==(const ConfigImage& other) const;
 };
 
@@ -124,8 +139,15 @@ std::vector<std::uint8_t> from_readmemh(const std::string& text, const std::stri
 
 // Readable dump (header, configurations with decoded words, program).
 std::string to_json(const ConfigImage& image);
-// One line per instruction, indented by loop depth.
+// One line per instruction, indented by loop depth; a fused member's stripe loop is marked.
 std::string disassemble(const ConfigImage& image);
+// A fused member's record, readably: its group, "member i of n", where its input comes from and its output goes,
+// its stripes and pinned weights (several lines, each ending in a newline).
+std::string fused_member_text(const contracts::FusedMember& member);
+// The instruction index of the stripe loop of a fused member with stripes > 1: the program's one FOR xb, which
+// codegen makes the outermost loop of more than one iteration, so that each of its iterations is one stripe.
+// nullopt for any other image, or when the program has no xb loop or several.
+std::optional<std::size_t> stripe_loop(const ConfigImage& image);
 
 // Throws ImageError when the image was built for different fabric parameters than `hardware`.
 void check_image_matches(const ConfigImage& image, const contracts::Hardware& hardware, const std::string& source);

@@ -21,6 +21,10 @@ struct Emitter {
   std::map<PhaseShape, int> configuration_of;
   std::array<int, 4> extent{}, tile{};  // R, S, C, K: the layer's, and the fabric tile
   std::vector<Instruction> code;
+  // A grouped layer's g0 loop: outermost, or (a fused member in stripes) just inside the xb loop, so that one
+  // iteration of the stripe loop is a stripe of every group.
+  std::optional<Instruction> group_loop;
+  bool groups_inside_stripes = false;
 
   void fabric(int level, std::array<int, 4> sizes, const std::array<int, 4>& range) {
     if (level == 4) {
@@ -57,7 +61,10 @@ struct Emitter {
     const int length = int(contracts::layer_extents(program.layer)[size_t(contracts::sdm_tile_dim(dim))]);
     if (dim >= contracts::kSdmN) {  // N, X', Y' blocks: STREAM clips the last one, the body is the same
       code.push_back({Opcode::For, {reg, 0, std::uint32_t(util::ceil_div(length, block)), std::uint32_t(block)}});
+      const bool groups_here = groups_inside_stripes && group_loop && dim == contracts::kSdmX;
+      if (groups_here) code.push_back(*group_loop);
       sdm(level + 1, range);
+      if (groups_here) code.push_back({Opcode::EndFor, {}});
       code.push_back({Opcode::EndFor, {}});
       return;
     }
@@ -80,12 +87,14 @@ struct Emitter {
 
 }  // namespace
 
-ConfigImage build_image(const LayerProgram& program, const contracts::Hardware& hardware) {
+ConfigImage build_image(const LayerProgram& program, const contracts::Hardware& hardware,
+                        const std::optional<contracts::FusedMember>& fused) {
   ConfigImage image;
   image.hardware = image_hardware_of(hardware);
   image.layer = program.layer;
   image.mapping = program.mapping;
-  Emitter emitter{program, {}, {}, {}, {}};
+  image.fused = fused;
+  Emitter emitter{program, {}, {}, {}, {}, std::nullopt, false};
   for (size_t c = 0; c < program.configurations.size(); ++c) {
     const PhaseConfiguration& configuration = program.configurations[c];
     image.configurations.push_back({configuration.placement.shape,
@@ -98,15 +107,19 @@ ConfigImage build_image(const LayerProgram& program, const contracts::Hardware& 
   emitter.tile = {int(program.mapping[contracts::kDimR]), int(program.mapping[contracts::kDimS]), int(program.mapping[contracts::kDimC]),
                   int(program.mapping[contracts::kDimK])};
   // A grouped layer runs the same loop program once per group tile of T_G groups, outermost (layer_program.hpp);
-  // an SDM level nests inside it.
+  // an SDM level nests inside it. A fused member in stripes runs it inside its stripe loop instead (its SDM loops
+  // outside the xb loop have one trip, contracts::fused_member_violation).
   const bool grouped = layer.groups > 1;
   const std::int64_t groups_per_step = program.mapping.groups_per_step();
   if (grouped)
-    emitter.code.push_back({Opcode::For,
-                            {std::uint32_t(LoopRegister::G0), 0, std::uint32_t(layer.groups / groups_per_step),
-                             std::uint32_t(groups_per_step)}});
+    emitter.group_loop = Instruction{Opcode::For,
+                                     {std::uint32_t(LoopRegister::G0), 0, std::uint32_t(layer.groups / groups_per_step),
+                                      std::uint32_t(groups_per_step)}};
+  emitter.groups_inside_stripes = fused && fused->role.stripes > 1 && program.mapping.sdm.blocked;
+  const bool groups_outermost = grouped && !emitter.groups_inside_stripes;
+  if (groups_outermost) emitter.code.push_back(*emitter.group_loop);
   emitter.sdm(0, emitter.extent);
-  if (grouped) emitter.code.push_back({Opcode::EndFor, {}});
+  if (groups_outermost) emitter.code.push_back({Opcode::EndFor, {}});
   emitter.code.push_back({Opcode::End, {}});
   image.program = std::move(emitter.code);
   return image;

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,10 @@
 
 namespace maeri::codegen {
 
-ConfigImage build_image(const LayerProgram& program, const contracts::Hardware& hardware);
+// `fused`: the record of a fused group's member (format version 7); with stripes > 1 a grouped layer's g0 loop goes
+// inside the stripe (xb) loop, so that each iteration of the stripe loop covers every group.
+ConfigImage build_image(const LayerProgram& program, const contracts::Hardware& hardware,
+                        const std::optional<contracts::FusedMember>& fused = std::nullopt);
 
 // Throws ImageError naming `source` and the instruction when the program is malformed.
 // keep_phase: store only the phases it accepts (e.g. one shard's, codegen/program_shards.hpp), so that a process

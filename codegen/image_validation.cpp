@@ -15,6 +15,7 @@
 #include "codegen/layer_program.hpp"
 #include "codegen/tile_placement.hpp"
 #include "contracts/hardware.hpp"
+#include "contracts/sdm_rules.hpp"
 #include "util/integer_math.hpp"
 #include "util/utf8_text.hpp"
 #include "contracts/tile.hpp"
@@ -228,6 +229,84 @@ void validate_configuration(const ConfigImage& image, std::size_t c, const Image
   }
 }
 
+// A fused member's record and what its role asks of the mapping (docs/mapping.md, "Fused groups").
+void validate_fused_member(const ConfigImage& image, const ImageFieldOffsets& offsets, const std::string& source) {
+  if (!image.fused) return;
+  const contracts::FusedMember& member = *image.fused;
+  const contracts::FusedRole& role = member.role;
+  if (member.group.empty()) fail(source, offsets.fused_group, "fused.group is empty, expected the group's name");
+  if (!util::is_valid_utf8(member.group)) fail(source, offsets.fused_group, "fused.group is not valid UTF-8");
+  if (member.members < 2)
+    fail(source, offsets.fused_members,
+         fmt::format("fused.members is {}, expected at least 2 (a group of one layer is that layer alone)",
+                     member.members));
+  if (member.position >= member.members)
+    fail(source, offsets.fused_position,
+         fmt::format("fused.position is {}, expected 0..{} (fused.members − 1)", member.position, member.members - 1));
+  if (role.stripes < 1) fail(source, offsets.fused_stripes, "fused.stripes is 0, expected at least 1");
+  if (role.input_in_sdm && member.position == 0)
+    fail(source, offsets.fused_flags,
+         "fused.flags: input_in_sdm is set, but the group's first member has no earlier member to leave its input in "
+         "the SDM");
+  if (role.output_in_sdm && member.position == member.members - 1)
+    fail(source, offsets.fused_flags,
+         "fused.flags: output_in_sdm is set, but the group's last member has no later member to read its output");
+  if (const auto violation = contracts::fused_member_violation(image.layer, image.mapping, role, role.output_in_sdm)) {
+    // Blamed on the field the broken rule reads: the SDM level, the stripes, the loop order or the pin.
+    const auto rule_is = [&](const char* rule) { return violation->rfind(rule, 0) == 0; };
+    const std::size_t at = rule_is("SDM level")        ? offsets.sdm_flag
+                           : rule_is("stripes")        ? offsets.fused_stripes
+                           : rule_is("pinned weights") ? offsets.fused_flags
+                                                       : offsets.sdm_order;
+    fail(source, at, fmt::format("fused: member {} of group '{}' breaks a rule of fused groups: {}",
+                                 member.position + 1, member.group, *violation));
+  }
+}
+
+// With stripes > 1 the controller runs a member one iteration of its xb loop at a time: that loop must be the only
+// xb loop, of `stripes` iterations, with only loops of one iteration around it and every fabric instruction inside.
+void validate_stripe_loop(const ConfigImage& image, const ImageFieldOffsets& offsets, const std::string& source) {
+  if (!image.fused || image.fused->role.stripes <= 1) return;
+  const std::int64_t stripes = image.fused->role.stripes;
+  const std::optional<std::size_t> loop = stripe_loop(image);
+  if (!loop)
+    fail(source, offsets.fused_stripes,
+         fmt::format("fused.stripes is {}, but the program has no single FOR xb to run as the stripe loop", stripes));
+  const Instruction& stripe = image.program[*loop];
+  if (stripe.operand[2] != std::uint64_t(stripes))
+    fail(source, offsets.instructions[*loop] + 1 + 2 * kImageOperandBytes,
+         fmt::format("{}: the stripe loop runs {} iterations, but fused.stripes is {}", instruction_name(image, *loop),
+                     stripe.operand[2], stripes));
+  // The loops open at the stripe loop, and the END_FOR that closes it (the structure is valid: validated before).
+  std::vector<std::size_t> open_loops, enclosing;
+  std::size_t end_of_stripe = image.program.size();
+  for (std::size_t pc = 0; pc < image.program.size(); ++pc) {
+    if (pc == *loop) enclosing = open_loops;
+    if (image.program[pc].opcode == Opcode::For) {
+      open_loops.push_back(pc);
+    } else if (image.program[pc].opcode == Opcode::EndFor) {
+      if (open_loops.back() == *loop) end_of_stripe = pc;
+      open_loops.pop_back();
+    }
+  }
+  for (const std::size_t outer : enclosing)
+    if (image.program[outer].operand[2] > 1)
+      fail(source, offsets.instructions[outer] + 1 + 2 * kImageOperandBytes,
+           fmt::format("{}: its {} loop of {} iterations encloses the stripe loop {} (a stripe is one iteration of "
+                       "the outermost loop that repeats)",
+                       instruction_name(image, outer), register_name(image.program[outer].operand[0]),
+                       image.program[outer].operand[2], instruction_name(image, *loop)));
+  for (std::size_t pc = 0; pc < image.program.size(); ++pc) {
+    const Opcode opcode = image.program[pc].opcode;
+    const bool fabric = opcode == Opcode::Configure || opcode == Opcode::LoadWeights || opcode == Opcode::Stream;
+    if (fabric && (pc < *loop || pc > end_of_stripe))
+      fail(source, offsets.instructions[pc],
+           fmt::format("{} lies outside the stripe loop {} (fused.stripes = {}): every fabric instruction runs in a "
+                       "stripe",
+                       instruction_name(image, pc), instruction_name(image, *loop), stripes));
+  }
+}
+
 }  // namespace
 
 void validate_image_hardware(const ImageHardware& hardware, const ImageFieldOffsets& offsets,
@@ -341,6 +420,8 @@ ImageWork validate_image(const ConfigImage& image, const ImageFieldOffsets& offs
     fail(source, at, "tile: " + *violation);
   }
 
+  validate_fused_member(image, offsets, source);
+
   const std::size_t configurations = image.configurations.size();
   if (configurations == 0 || configurations > kMaxImageConfigurations)
     fail(source, offsets.configuration_count,
@@ -348,6 +429,7 @@ ImageWork validate_image(const ConfigImage& image, const ImageFieldOffsets& offs
   for (std::size_t c = 0; c < configurations; ++c) validate_configuration(image, c, offsets, source);
 
   validate_program_structure(image, offsets, source);
+  validate_stripe_loop(image, offsets, source);
 
   // Work, before anything is played, expanded or allocated.
   const ImageWork work = image_work(image);

@@ -42,13 +42,14 @@ inline constexpr std::int64_t kMaxExpandedProgramBytes = std::int64_t{1} << 30;
 // Upper bound of the fabric cycles of one run with ideal memory (configuration writes, weight and step beats).
 inline constexpr std::int64_t kMaxFabricCycles = std::int64_t{1} << 34;
 // Largest image file (the layout's parts, config_image.hpp): the header, the two names at their u16 maximum, the
-// layer, the tile, the phase order and SDM flag, an SDM level, kMaxImageConfigurations configurations of
+// layer, the tile, the phase order and SDM flag, an SDM level, a fused member's record with its group name at the
+// u16 maximum, kMaxImageConfigurations configurations of
 // kMaxImageMultiplierSwitches in words of the widest config bus (most padding) and kMaxImageInstructions
 // instructions of the longest kind.
 inline constexpr std::size_t kMaxImageBytes =
     kImageFixedHeaderBytes + kImageHardwareBytes + 2 * (kImageStringLengthBytes + kMaxImageStringBytes) +
     kImageLayerBytes + kImageTileBytes + kImagePhaseOrderBytes + kImageGroupsBytes + kImageSdmLevelBytes +
-    kImageCountBytes +
+    kImageStringLengthBytes + kMaxImageStringBytes + kImageFusedMemberBytes + kImageCountBytes +
     kMaxImageConfigurations *
         (kImageConfigurationHeaderBytes + kImageGroupsBytes +
          std::size_t(contracts::configuration_words(kMaxImageMultiplierSwitches, contracts::kMaxConfigBusBits) *
@@ -63,7 +64,9 @@ struct ImageFieldOffsets {
   std::size_t tile[7] = {};        // T_R … T_Y'
   std::size_t phase_order = 0, sdm_flag = 0;  // versions 5 and 6
   std::size_t groups = 0;                     // T_G (version 6)
-  std::size_t sdm = 0, sdm_order = 0;  // the SDM tile sizes and order (versions 4 and 5)
+  std::size_t sdm = 0, sdm_order = 0;  // the SDM tile sizes and order (version 4, and 5 to 7 with the flag)
+  // The fused member's record (version 7).
+  std::size_t fused_group = 0, fused_position = 0, fused_members = 0, fused_stripes = 0, fused_flags = 0;
   std::size_t configuration_count = 0;
   struct Configuration {
     std::size_t shape = 0;       // t_R … T_Y' (and t_G in version 6) as u16, field i at shape + 2·i

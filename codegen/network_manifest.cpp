@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -39,6 +40,18 @@ class Fields {
   std::string text(const std::string& key) const {
     return get(key, json::value_t::string, "a string").get<std::string>();
   }
+  bool flag(const std::string& key) const { return get(key, json::value_t::boolean, "true or false").get<bool>(); }
+  // An array of strings, each checked by `check(index, text)`.
+  std::vector<std::string> texts(const std::string& key) const {
+    const json& array = get(key, json::value_t::array, "an array of names");
+    std::vector<std::string> result;
+    for (std::size_t i = 0; i < array.size(); ++i) {
+      if (!array[i].is_string()) fail(fmt::format("{}[{}]", key, i), "expected a string, found " + util::shown_value(array[i].dump()));
+      result.push_back(array[i].get<std::string>());
+    }
+    return result;
+  }
+  bool has(const std::string& key) const { return object_.contains(key); }
   std::uint64_t count(const std::string& key, std::uint64_t max) const {
     const std::uint64_t value = get(key, json::value_t::number_unsigned, "a non-negative integer").get<std::uint64_t>();
     if (value > max) fail(key, "expected at most " + std::to_string(max) + ", found " + std::to_string(value));
@@ -61,6 +74,86 @@ class Fields {
   std::string prefix_;
 };
 
+nlohmann::ordered_json group_json(const ManifestFusedGroup& group) {
+  nlohmann::ordered_json tensors = nlohmann::ordered_json::array();
+  for (const ManifestSharedTensor& tensor : group.shared_tensors) {
+    nlohmann::ordered_json consumers = nlohmann::ordered_json::array();
+    for (const ManifestSharedTensor::Consumer& consumer : tensor.consumers)
+      consumers.push_back({{"layer", consumer.layer}, {"reads", consumer.as_input ? "input" : "operand"}});
+    tensors.push_back({{"tensor", tensor.tensor},
+                       {"producer", tensor.producer},
+                       {"consumers", consumers},
+                       {"also_to_dram", tensor.also_to_dram}});
+  }
+  return {{"name", group.name},
+          {"members", group.members},
+          {"stripes", group.stripes},
+          {"pinned_weights", group.pinned_weights},
+          {"shared_tensors", tensors}};
+}
+
+// One group of `fused_groups`, checked against itself and the groups before it (`grouped`: every member so far).
+ManifestFusedGroup read_group(const std::string& path, const json& entry, std::size_t index,
+                              std::set<std::string>& names, std::set<std::string>& grouped) {
+  const std::string prefix = fmt::format("fused_groups[{}]", index);
+  if (!entry.is_object()) throw util::InputError({path, 0, 0}, prefix, "expected an object");
+  const Fields fields(path, entry, prefix + ".");
+  fields.refuse_unknown({"name", "members", "stripes", "pinned_weights", "shared_tensors"});
+  ManifestFusedGroup group;
+  group.name = fields.text("name");
+  if (group.name.empty()) fields.fail("name", "expected the group's name, found an empty string");
+  if (!names.insert(group.name).second) fields.fail("name", "a second group named '" + group.name + "'");
+  group.members = fields.texts("members");
+  if (group.members.size() < 2)
+    fields.fail("members", fmt::format("expected at least 2 layers, found {}", group.members.size()));
+  for (std::size_t m = 0; m < group.members.size(); ++m)
+    if (!grouped.insert(group.members[m]).second)
+      fields.fail(fmt::format("members[{}]", m), "layer '" + group.members[m] + "' is in a group already");
+  group.stripes = std::int64_t(fields.count("stripes", std::uint64_t(1) << 31));
+  if (group.stripes < 1) fields.fail("stripes", "expected at least 1, found 0");
+  const auto position_of = [&](const std::string& layer) {
+    return std::size_t(std::find(group.members.begin(), group.members.end(), layer) - group.members.begin());
+  };
+  group.pinned_weights = fields.texts("pinned_weights");
+  for (std::size_t p = 0; p < group.pinned_weights.size(); ++p)
+    if (position_of(group.pinned_weights[p]) == group.members.size())
+      fields.fail(fmt::format("pinned_weights[{}]", p), "'" + group.pinned_weights[p] + "' is not a member of the group");
+  const json& tensors = fields.get("shared_tensors", json::value_t::array, "an array of shared tensors");
+  for (std::size_t t = 0; t < tensors.size(); ++t) {
+    const std::string tensor_prefix = fmt::format("{}.shared_tensors[{}]", prefix, t);
+    if (!tensors[t].is_object()) throw util::InputError({path, 0, 0}, tensor_prefix, "expected an object");
+    const Fields tensor_fields(path, tensors[t], tensor_prefix + ".");
+    tensor_fields.refuse_unknown({"tensor", "producer", "consumers", "also_to_dram"});
+    ManifestSharedTensor tensor;
+    tensor.tensor = tensor_fields.text("tensor");
+    tensor.producer = tensor_fields.text("producer");
+    const std::size_t producer = position_of(tensor.producer);
+    if (producer == group.members.size())
+      tensor_fields.fail("producer", "'" + tensor.producer + "' is not a member of the group");
+    const json& consumers = tensor_fields.get("consumers", json::value_t::array, "an array of consumers");
+    if (consumers.empty()) tensor_fields.fail("consumers", "expected at least one consumer");
+    for (std::size_t c = 0; c < consumers.size(); ++c) {
+      const std::string consumer_prefix = fmt::format("{}.consumers[{}]", tensor_prefix, c);
+      if (!consumers[c].is_object()) throw util::InputError({path, 0, 0}, consumer_prefix, "expected an object");
+      const Fields consumer_fields(path, consumers[c], consumer_prefix + ".");
+      consumer_fields.refuse_unknown({"layer", "reads"});
+      ManifestSharedTensor::Consumer consumer;
+      consumer.layer = consumer_fields.text("layer");
+      if (position_of(consumer.layer) == group.members.size() || position_of(consumer.layer) <= producer)
+        consumer_fields.fail("layer", "'" + consumer.layer + "' is not a member of the group after its producer '" +
+                                          tensor.producer + "'");
+      const std::string reads = consumer_fields.text("reads");
+      if (reads != "input" && reads != "operand")
+        consumer_fields.fail("reads", "expected input or operand, found '" + util::shown_value(reads) + "'");
+      consumer.as_input = reads == "input";
+      tensor.consumers.push_back(consumer);
+    }
+    tensor.also_to_dram = tensor_fields.flag("also_to_dram");
+    group.shared_tensors.push_back(tensor);
+  }
+  return group;
+}
+
 bool is_sha256_hex(const std::string& text) {
   if (text.size() != 64) return false;
   for (const char c : text)
@@ -73,7 +166,7 @@ bool is_sha256_hex(const std::string& text) {
 std::string manifest_json(const NetworkManifest& manifest) {
   nlohmann::ordered_json root;
   root["format"] = kManifestFormat;
-  root["version"] = kManifestVersion;
+  root["version"] = manifest.fused_groups.empty() ? kManifestVersion : kFusedManifestVersion;
   root["network"] = manifest.network;
   const ImageHardware& hw = manifest.hardware;
   root["hardware"] = {{"name", hw.name},         {"num_ms", hw.num_ms},         {"dn_bw", hw.dn_bw},
@@ -87,6 +180,10 @@ std::string manifest_json(const NetworkManifest& manifest) {
                               {"bytes", layer.bytes},
                               {"tile", layer.tile},
                               {"predicted_cycles", layer.predicted_cycles}});
+  if (!manifest.fused_groups.empty()) {
+    root["fused_groups"] = nlohmann::ordered_json::array();
+    for (const ManifestFusedGroup& group : manifest.fused_groups) root["fused_groups"].push_back(group_json(group));
+  }
   // Names come from the YAML as bytes: any that are not UTF-8 are written as U+FFFD rather than throwing.
   return root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
@@ -102,11 +199,16 @@ NetworkManifest load_manifest(const std::string& path) {
   }
   if (!root.is_object()) throw util::InputError({path, 0, 0}, "", "expected a JSON object (a network manifest)");
   const Fields top(path, root, "");
-  top.refuse_unknown({"format", "version", "network", "hardware", "layers"});
   if (top.text("format") != kManifestFormat)
     top.fail("format", std::string("expected '") + kManifestFormat + "', found '" + util::shown_value(top.text("format")) + "'");
-  if (top.count("version", 1000) != std::uint64_t(kManifestVersion))
-    top.fail("version", "expected " + std::to_string(kManifestVersion) + " (the version this tool reads)");
+  const std::uint64_t version = top.count("version", 1000);
+  if (version != std::uint64_t(kManifestVersion) && version != std::uint64_t(kFusedManifestVersion))
+    top.fail("version", fmt::format("expected {} or {} (the versions this tool reads)", kManifestVersion,
+                                    kFusedManifestVersion));
+  if (version == std::uint64_t(kManifestVersion))
+    top.refuse_unknown({"format", "version", "network", "hardware", "layers"});
+  else
+    top.refuse_unknown({"format", "version", "network", "hardware", "layers", "fused_groups"});
   NetworkManifest manifest;
   manifest.network = top.text("network");
   const Fields hardware(path, top.get("hardware", json::value_t::object, "an object"), "hardware.");
@@ -151,7 +253,72 @@ NetworkManifest load_manifest(const std::string& path) {
       entry.fail("predicted_cycles", "expected a finite non-negative number of cycles");
     manifest.layers.push_back(layer);
   }
+  if (top.has("fused_groups")) {
+    const json& groups = top.get("fused_groups", json::value_t::array, "an array of fused groups");
+    if (groups.empty()) top.fail("fused_groups", "expected at least one group (version 1 has none)");
+    std::set<std::string> group_names, grouped;
+    for (std::size_t g = 0; g < groups.size(); ++g)
+      manifest.fused_groups.push_back(read_group(path, groups[g], g, group_names, grouped));
+  }
   return manifest;
+}
+
+std::optional<contracts::FusedMember> manifest_member(const NetworkManifest& manifest, const std::string& layer) {
+  for (const ManifestFusedGroup& group : manifest.fused_groups) {
+    const auto at = std::find(group.members.begin(), group.members.end(), layer);
+    if (at == group.members.end()) continue;
+    contracts::FusedMember member;
+    member.group = group.name;
+    member.position = std::int64_t(at - group.members.begin());
+    member.members = std::int64_t(group.members.size());
+    member.role.stripes = group.stripes;
+    member.role.weights_pinned =
+        std::find(group.pinned_weights.begin(), group.pinned_weights.end(), layer) != group.pinned_weights.end();
+    // As mapper::group_roles: the input is in the SDM when a member reads it through its window; the output stays
+    // there when members read it and nothing outside the group does.
+    bool feeds = false, leaves = false;
+    for (const ManifestSharedTensor& tensor : group.shared_tensors) {
+      if (tensor.producer == layer) {
+        feeds = true;
+        leaves = leaves || tensor.also_to_dram;
+      }
+      for (const ManifestSharedTensor::Consumer& consumer : tensor.consumers)
+        if (consumer.layer == layer && consumer.as_input) member.role.input_in_sdm = true;
+    }
+    member.role.output_in_sdm = feeds && !leaves;
+    return member;
+  }
+  return std::nullopt;
+}
+
+void check_fused_record(const NetworkManifest& manifest, const ConfigImage& image, const std::string& image_path) {
+  const std::optional<contracts::FusedMember> expected = manifest_member(manifest, image.layer.name);
+  const std::optional<contracts::FusedMember>& recorded = image.fused;
+  if (!expected && !recorded) return;
+  if (!expected)
+    throw util::InputError({image_path, 0, 0}, "fused.group",
+                           fmt::format("the image is member {} of group '{}', but the manifest lists layer '{}' in no "
+                                       "group",
+                                       recorded->position + 1, recorded->group, image.layer.name));
+  if (!recorded)
+    throw util::InputError({image_path, 0, 0}, "fused",
+                           fmt::format("the manifest lists layer '{}' in group '{}', but the image has no fused record "
+                                       "(it was built alone)",
+                                       image.layer.name, expected->group));
+  const auto differ = [&](const char* field, const std::string& in_image, const std::string& in_manifest) {
+    if (in_image != in_manifest)
+      throw util::InputError({image_path, 0, 0}, std::string("fused.") + field,
+                             fmt::format("group '{}': the image records {}, the manifest's group gives {}",
+                                         expected->group, in_image, in_manifest));
+  };
+  const auto yes_no = [](bool value) { return std::string(value ? "true" : "false"); };
+  differ("group", "'" + recorded->group + "'", "'" + expected->group + "'");
+  differ("position", std::to_string(recorded->position), std::to_string(expected->position));
+  differ("members", std::to_string(recorded->members), std::to_string(expected->members));
+  differ("stripes", std::to_string(recorded->role.stripes), std::to_string(expected->role.stripes));
+  differ("input_in_sdm", yes_no(recorded->role.input_in_sdm), yes_no(expected->role.input_in_sdm));
+  differ("output_in_sdm", yes_no(recorded->role.output_in_sdm), yes_no(expected->role.output_in_sdm));
+  differ("weights_pinned", yes_no(recorded->role.weights_pinned), yes_no(expected->role.weights_pinned));
 }
 
 std::string manifest_image_path(const std::string& manifest_path, const ManifestLayer& layer) {

@@ -1,10 +1,12 @@
 // Network manifest: the index `maeri codegen` writes beside the images of a whole network — the network, the
 // fabric the images were built for, and per layer in execution order its image file, the file's SHA-256 and
-// size, the tile and the model's predicted cycles. `maeri verify --manifest` checks every checksum and
-// co-simulates the images. Format (JSON): docs/network-manifest.md.
+// size, the tile and the model's predicted cycles, and the fused groups the images' members belong to.
+// `maeri verify --manifest` checks every checksum and co-simulates the images. Format (JSON):
+// docs/network-manifest.md.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,7 +15,9 @@
 namespace maeri::codegen {
 
 inline constexpr const char* kManifestFormat = "maeri-network-manifest";
+// Version 2 adds fused_groups; a manifest without groups is written as version 1, as before them.
 inline constexpr int kManifestVersion = 1;
+inline constexpr int kFusedManifestVersion = 2;
 // A manifest of a network with a thousand layers is well under a megabyte; anything far larger is refused before it
 // is parsed (docs/cli.md, "Limits").
 inline constexpr std::size_t kMaxManifestBytes = std::size_t(64) << 20;
@@ -28,16 +32,44 @@ struct ManifestLayer {
   double predicted_cycles = 0;  // the model's total cycles for the layer under this tile
 };
 
+// A tensor one member of a fused group leaves in the SDM for others (mapper::fusion_graph's edges inside the group).
+struct ManifestSharedTensor {
+  std::string tensor;    // the tensor the consumers read
+  std::string producer;  // member names
+  struct Consumer {
+    std::string layer;
+    bool as_input = true;  // its activation input, through its window; else a side operand of its post-processing
+  };
+  std::vector<Consumer> consumers;
+  bool also_to_dram = false;  // the producer's output also leaves the group (a later layer outside it, or an output)
+};
+
+struct ManifestFusedGroup {
+  std::string name;
+  std::vector<std::string> members;  // in the network's order; a manifest of some layers may hold only some images
+  std::int64_t stripes = 1;
+  std::vector<std::string> pinned_weights;
+  std::vector<ManifestSharedTensor> shared_tensors;
+};
+
 struct NetworkManifest {
   std::string network;
   ImageHardware hardware;
   std::vector<ManifestLayer> layers;
+  std::vector<ManifestFusedGroup> fused_groups;  // empty: version 1
 };
 
 std::string manifest_json(const NetworkManifest& manifest);
 // Throws util::InputError naming the file, the field (e.g. "layers[2].sha256") and what was expected. The manifest
 // must be a regular file (its images are found beside it) of at most kMaxManifestBytes.
 NetworkManifest load_manifest(const std::string& path);
+// The record the manifest's groups give a layer's image: its group, position, member count and role (what
+// mapper::group_roles gives); nullopt when the layer is in no group.
+std::optional<contracts::FusedMember> manifest_member(const NetworkManifest& manifest, const std::string& layer);
+// Throws util::InputError naming the image, the group and the first field of the image's fused record (or its
+// absence) that disagrees with the manifest.
+void check_fused_record(const NetworkManifest& manifest, const ConfigImage& image, const std::string& image_path);
+
 // The path of a layer's image: the manifest's folder joined with its file name.
 std::string manifest_image_path(const std::string& manifest_path, const ManifestLayer& layer);
 // The bytes of an image a manifest lists, to be checked against its SHA-256 and then decoded: a regular file of at

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "contracts/sdm_budget.hpp"
 #include "util/integer_math.hpp"
 
 namespace maeri::contracts {
@@ -59,6 +60,32 @@ std::optional<std::string> sdm_violation(const Layer& layer, const Hardware& har
                          "staging bytes) = {} bytes, the SDM holds {}",
                          set.inputs, set.weights, set.outputs, set.staging, set.total(), hardware.sdm_bytes);
   }
+  return std::nullopt;
+}
+
+std::optional<std::string> fused_member_violation(const Layer& layer, const Mapping& mapping, const FusedRole& role,
+                                                  bool output_feeds_group) {
+  if (!mapping.sdm.blocked)
+    return fmt::format("SDM level: layer '{}' has no SDM level (a fused layer runs in SDM blocks)", layer.name);
+  const auto trips = sdm_trips(layer_extents(layer), mapping.sdm.block);
+  if (role.stripes > 1) {
+    if (trips[kSdmX] != role.stripes)
+      return fmt::format("stripes: layer '{}' has sdm.X = {}, {} blocks of its {} output rows, not the group's {} "
+                         "stripes", layer.name, mapping.sdm.block[kSdmX], trips[kSdmX], layer.output_x(), role.stripes);
+    for (std::uint8_t dim : mapping.sdm.order) {
+      if (dim == kSdmX) break;
+      if (trips[dim] > 1)
+        return fmt::format("exchange order: layer '{}' has its {} loop ({} blocks) outside the X loop of the stripes "
+                           "(order {}): tiles would not be exchanged stripe by stripe",
+                           layer.name, sdm_dim_key(dim), trips[dim], order_text(mapping.sdm.order));
+    }
+  }
+  if (output_feeds_group && sdm_block_traffic(layer, mapping).output_visits > 1)
+    return fmt::format("backing level: layer '{}' sends partial sums to DRAM and back (C outside an output loop, "
+                       "order {}), so its output cannot stay in the SDM", layer.name, order_text(mapping.sdm.order));
+  if (role.weights_pinned && (role.stripes == 1 || trips[kSdmK] > 1 || trips[kSdmC] > 1))
+    return fmt::format("pinned weights: layer '{}' can pin its weights only across several stripes with all of "
+                       "them in one SDM block", layer.name);
   return std::nullopt;
 }
 

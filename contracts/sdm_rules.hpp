@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "contracts/fused_role.hpp"
 #include "contracts/hardware.hpp"
 #include "contracts/layer.hpp"
 #include "contracts/tile.hpp"
@@ -50,5 +51,16 @@ SdmWorkingSet sdm_working_set(const Layer& layer, const Hardware& hardware, cons
 // Why the tile's SDM level is illegal, naming the broken rule and the field; nullopt if legal or absent. The
 // capacity rule is checked only when hardware.sdm_bytes > 0 (a mapping file alone does not know the SDM size).
 std::optional<std::string> sdm_violation(const Layer& layer, const Hardware& hardware, const Mapping& tile);
+
+// Why a layer's mapping cannot run as a member of a fused group in `role` (docs/mapping.md, "Fused groups"), naming
+// the rule and the layer: every member has an SDM level; with stripes > 1 its X' is in exactly `stripes` SDM blocks
+// and X is the outermost SDM loop with more than one trip (the controller's stripe is one iteration of that loop);
+// a member whose output feeds the group writes it final (no partial sums through DRAM); pinned weights need
+// stripes > 1 and all of the member's weights in one SDM block. `output_feeds_group`: a member of the group reads
+// this layer's output (true whenever role.output_in_sdm; an output that also goes to DRAM has output_in_sdm false).
+// nullopt when the mapping can take the role. Shared by the model (mapper::member_violation) and the images
+// (codegen's validation of a member's record).
+std::optional<std::string> fused_member_violation(const Layer& layer, const Mapping& mapping, const FusedRole& role,
+                                                  bool output_feeds_group);
 
 }  // namespace maeri::contracts

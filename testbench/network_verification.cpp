@@ -138,6 +138,7 @@ void NetworkVerification::load_manifest_jobs() {
         if (image.layer.name != entry.name)
           throw util::InputError({job.source, 0, 0}, "layer", "the image is of layer '" + image.layer.name +
                                                                   "', the manifest lists '" + entry.name + "'");
+        codegen::check_fused_record(manifest, image, job.source);
         job.layer = image.layer;
         job.mapping = image.mapping;
         job.image = codegen::encode_image(image);

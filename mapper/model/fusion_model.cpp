@@ -137,31 +137,10 @@ std::optional<std::string> group_structure_violation(const contracts::Network& n
 
 std::optional<std::string> member_violation(const contracts::Layer& layer, const contracts::Mapping& mapping,
                                             std::int64_t stripes, bool feeds, bool weights_pinned) {
-  if (!mapping.sdm.blocked)
-    return fmt::format("SDM level: layer '{}' has no SDM level (a fused layer runs in SDM blocks)", layer.name);
-  const auto trips = contracts::sdm_trips(contracts::layer_extents(layer), mapping.sdm.block);
-  if (stripes > 1) {
-    if (trips[contracts::kSdmX] != stripes)
-      return fmt::format("stripes: layer '{}' has sdm.X = {}, {} blocks of its {} output rows, not the group's {} "
-                         "stripes", layer.name, mapping.sdm.block[contracts::kSdmX], trips[contracts::kSdmX],
-                         layer.output_x(), stripes);
-    for (std::uint8_t dim : mapping.sdm.order) {
-      if (dim == contracts::kSdmX) break;
-      if (trips[dim] > 1)
-        return fmt::format("exchange order: layer '{}' has its {} loop ({} blocks) outside the X loop of the stripes "
-                           "(order {}): tiles would not be exchanged stripe by stripe",
-                           layer.name, contracts::sdm_dim_key(dim), trips[dim],
-                           contracts::order_text(mapping.sdm.order));
-    }
-  }
-  if (feeds && contracts::sdm_block_traffic(layer, mapping).output_visits > 1)
-    return fmt::format("backing level: layer '{}' sends partial sums to DRAM and back (C outside an output loop, "
-                       "order {}), so its output cannot stay in the SDM", layer.name,
-                       contracts::order_text(mapping.sdm.order));
-  if (weights_pinned && (stripes == 1 || trips[contracts::kSdmK] > 1 || trips[contracts::kSdmC] > 1))
-    return fmt::format("pinned weights: layer '{}' can pin its weights only across several stripes with all of "
-                       "them in one SDM block", layer.name);
-  return std::nullopt;
+  FusedRole role;
+  role.stripes = stripes;
+  role.weights_pinned = weights_pinned;
+  return contracts::fused_member_violation(layer, mapping, role, feeds);
 }
 
 std::int64_t member_working_set(const contracts::Layer& layer, const contracts::Hardware& hardware,

@@ -340,6 +340,13 @@ foreach(case ${network_cases})
   set_tests_properties(cli_network_${case} PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 120)
 endforeach()
 
+# Fused groups in images and the manifest (docs/config-image.md version 7, docs/network-manifest.md).
+foreach(case codegen_disasm manifest_disagrees)
+  add_test(NAME cli_fused_images_${case}
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/fused_images.sh ${case} $<TARGET_FILE:maeri> ${CONFIGS})
+  set_tests_properties(cli_fused_images_${case} PROPERTIES LABELS cli TIMEOUT 120)
+endforeach()
+
 # The mRNA reproduction script on its reduced grid (docs/reproduction.md), the search measurement script on tiny
 # (docs/search.md) and `maeri plot`.
 foreach(case reproduce_quick measure_quick plot_bars plot_errors)

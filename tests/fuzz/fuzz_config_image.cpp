@@ -28,6 +28,7 @@ std::vector<std::uint8_t> with_valid_crc(std::vector<std::uint8_t> bytes) {
 void check_accepted(const maeri::codegen::ConfigImage& image) {
   (void)maeri::codegen::disassemble(image);
   (void)maeri::codegen::to_json(image);
+  if (image.fused) (void)maeri::codegen::fused_member_text(*image.fused);
   // The writer must represent everything the reader accepts (so a rejection here is a bug, not bad input).
   maeri::codegen::ConfigImage again;
   try {

@@ -26,6 +26,7 @@
 #include "util/npy_file.hpp"
 #include "util/sha256.hpp"
 #include "contracts/spec_loader.hpp"
+#include "testbench/fused_images.hpp"
 #include "testbench/stimulus.hpp"
 
 namespace {
@@ -133,6 +134,33 @@ int main(int argc, char** argv) {
     }
     write(output / "network_manifest" / fmt::format("{}.tiny.manifest.json", hardware_name),
           codegen::manifest_json(manifest));
+    ++written;
+  }
+  {
+    // A fused group (format version 7 images, a manifest with fused_groups): the CLI tests' fused mapping of tiny,
+    // which sits beside the configs in the source tree, with its roles from the workload's graph.
+    const contracts::Hardware hardware = contracts::load_hardware((configs / "hardware" / "maeri-64.yaml").string());
+    const contracts::Network network = contracts::load_workload((configs / "workloads" / "tiny.yaml").string());
+    const std::string mapping_path = (configs / ".." / "tests" / "cli" / "tiny-fused-stripes.mapping.yaml").string();
+    const contracts::MappingFile file = contracts::load_mapping_file(mapping_path);
+    const testbench::FusedImagePlan plan = testbench::plan_fused_images(network, hardware, file, mapping_path);
+    codegen::NetworkManifest manifest;
+    manifest.network = network.name;
+    manifest.hardware = codegen::image_hardware_of(hardware);
+    manifest.fused_groups = plan.groups;
+    for (const contracts::LayerMapping& mapping : file.layers) {
+      const std::vector<std::uint8_t> bytes = codegen::encode_image(codegen::build_image(
+          codegen::plan_layer(mapping.layer, hardware, mapping.mapping), hardware, plan.member(mapping.layer.name)));
+      const std::string stem = fmt::format("maeri-64-fused.{}", mapping.layer.name);
+      manifest.layers.push_back({int(manifest.layers.size()) + 1, mapping.layer.name, stem + ".mimg",
+                                 maeri::util::sha256_hex(std::string(bytes.begin(), bytes.end())),
+                                 std::int64_t(bytes.size()), contracts::to_compact_string(mapping.mapping.tile),
+                                 mapping.predicted_cycles});
+      if (!plan.member(mapping.layer.name)) continue;
+      write(output / "config_image" / (stem + ".mimg"), std::string(bytes.begin(), bytes.end()));
+      ++written;
+    }
+    write(output / "network_manifest" / "maeri-64-fused.tiny.manifest.json", codegen::manifest_json(manifest));
     ++written;
   }
   // CSV tables as the tool writes them (maeri plot reads any): quoted fields with commas and quotes, CRLF, a

@@ -76,18 +76,27 @@ std::vector<ImageField> image_fields(const std::vector<std::uint8_t>& bytes) {
   for (const char* name : {"T_R", "T_S", "T_C", "T_K", "T_N", "T_X'", "T_Y'"}) field(std::string("tile.") + name, 4);
   const std::uint64_t version = get_le(bytes, 8, 2);
   bool has_sdm = version == 4;
-  if (version == 5) {  // the phase order and whether an SDM level follows
+  if (version >= 5) {  // the phase order and whether an SDM level follows
     field("phase_order", 1);
     has_sdm = field("sdm_flag", 1) == 1;
   }
+  if (version >= 6) field("tile.T_G", 2);
   if (has_sdm) {
     for (const char* name : {"K", "C", "N", "X", "Y"}) field(std::string("sdm.") + name, 4);
     for (int i = 0; i < 5; ++i) field("sdm.order[" + std::to_string(i) + "]", 1);
+  }
+  if (version >= 7) {  // a fused group's member
+    text("fused.group");
+    field("fused.position", 2);
+    field("fused.members", 2);
+    field("fused.stripes", 4);
+    field("fused.flags", 1);
   }
   const std::uint64_t configurations = field("configurations", 4);
   for (std::uint64_t c = 0; c < configurations; ++c) {
     const std::string prefix = "configuration[" + std::to_string(c) + "]";
     for (const char* name : {"t_R", "t_S", "t_C", "t_K", "T_N", "T_X'", "T_Y'"}) field(prefix + ".shape." + name, 2);
+    if (version >= 6) field(prefix + ".shape.t_G", 2);
     field(prefix + ".forwarding", 1);
     const std::uint64_t words = field(prefix + ".word_count", 4);
     // The dense layout of docs/config-bits.md, LSB first: MS i at 2i, adder a at 2M + 6a, vn_count, entries.

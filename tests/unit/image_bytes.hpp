@@ -22,7 +22,9 @@ struct ImageField {
 };
 
 // Every fixed-width field of a well-formed image, in file order: hardware, the bytes of both names
-// ("hardware.name[i]", "layer.name[i]"), layer, tile, the two counts ("configurations", "program"), each
+// ("hardware.name[i]", "layer.name[i]"), layer, tile (with "tile.T_G" from version 6), the phase order and SDM flag
+// (version 5 on), the SDM level, a fused member's "fused.group[i]", "fused.position", "fused.members",
+// "fused.stripes", "fused.flags" (version 7), the two counts ("configurations", "program"), each
 // configuration's shape, forwarding flag, word count and the bit fields of its dense configuration
 // (docs/config-bits.md: "configuration[c].mult_switch[i]", ".adder_switch[a]", ".vn_count", ".collector[k]",
 // ".padding" when the last word has any), each instruction's opcode and operands ("program[i].opcode",

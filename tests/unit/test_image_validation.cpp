@@ -397,11 +397,12 @@ TEST_CASE("image validation: mutation sweep over every byte and every field, CRC
 TEST_CASE("image validation: the limits' values", "[codegen][image][validation]") {
   // The dense layout's fields grow with M (docs/config-bits.md), so the spec's limit is the image's.
   STATIC_REQUIRE(codegen::kMaxImageMultiplierSwitches == 65536);
-  // docs/config-image.md's table: 20 + 16 + 2·(2 + 65535) + 1 + 56 + 28 + 2 + 2 + 25 + 4 + 16·(14 + 2 + 1 + 4 +
-  // 3201·64) + 4 + 1024·17, where 2 + 2 = the phase order and SDM flag bytes and T_G of version 6, 25 = 5·4 + 5
-  // bytes of an SDM level, 14 + 2 a shape with its t_G and 3201 = ⌈(2·65536 + 6·65535 + 17 + 17·65536) / 512⌉
-  // words of the widest bus at 65536 MS.
-  STATIC_REQUIRE(codegen::kMaxImageBytes == 3426800);
+  // docs/config-image.md's table: 20 + 16 + 2·(2 + 65535) + 1 + 56 + 28 + 2 + 2 + 25 + (2 + 65535 + 9) + 4 +
+  // 16·(14 + 2 + 1 + 4 + 3201·64) + 4 + 1024·17, where 2 + 2 = the phase order and SDM flag bytes and T_G of
+  // version 6, 25 = 5·4 + 5 bytes of an SDM level, 2 + 65535 + 9 a fused member's record (version 7: its group name,
+  // u16 position and members, u32 stripes, u8 flags), 14 + 2 a shape with its t_G and 3201 =
+  // ⌈(2·65536 + 6·65535 + 17 + 17·65536) / 512⌉ words of the widest bus at 65536 MS.
+  STATIC_REQUIRE(codegen::kMaxImageBytes == 3492346);
 }
 
 TEST_CASE("image validation: images of the largest shipped layers stay within the limits",

@@ -108,7 +108,7 @@ TEST_CASE("network manifest: round trip and positioned errors", "[codegen][manif
   CHECK_THAT(error_of(replaced("\"tiny.conv1.mimg\"", "\"../x.mimg\"")),
              Catch::Contains("layers[0].file") && Catch::Contains("plain file name"));
   CHECK_THAT(error_of(replaced(std::string(64, 'a'), "abc")), Catch::Contains("layers[0].sha256"));
-  CHECK_THAT(error_of(replaced("\"version\": 1", "\"version\": 2")), Catch::Contains("field 'version'"));
+  CHECK_THAT(error_of(replaced("\"version\": 1", "\"version\": 3")), Catch::Contains("field 'version'"));
   CHECK_THAT(error_of(replaced("\"num_ms\": 64", "\"num_ms\": -1")), Catch::Contains("hardware.num_ms"));
   CHECK_THAT(error_of(replaced("\"order\": 2", "\"order\": \"2\"")), Catch::Contains("layers[1].order"));
   // Found by the fuzzer: numbers beyond a double's range are nlohmann's out_of_range, not a parse_error.
