@@ -51,7 +51,9 @@ struct FusedSearchStats {
 struct NetworkFusion {
   std::vector<FusedGroup> groups;  // the partition, in layer order; a group of one layer is its standalone mapping
   std::vector<GroupCost> costs;
-  double objective = 0;            // Σ over the groups of the objective of the group's cycles and energy
+  // The objective of the partition's total cycles and energy: the sum of the groups' objectives for runtime and
+  // energy, the network's cycles × energy for EDP (not the sum of the groups' EDPs, which would punish fusing).
+  double objective = 0;
   FusedSearchStats stats;
 };
 
