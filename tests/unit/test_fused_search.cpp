@@ -8,8 +8,9 @@
 #include <limits>
 #include <random>
 
-#include "mapper/model/fusion_model.hpp"
 #include "codegen/exact_traffic.hpp"
+#include "contracts/sdm_rules.hpp"
+#include "mapper/model/fusion_model.hpp"
 #include "mapper/search/fused_search.hpp"
 #include "mapper/search/network_fusion.hpp"
 #include "mapper/search/search.hpp"
@@ -194,7 +195,7 @@ double brute_force_network(const contracts::Network& network, const FusionGraph&
 
 TEST_CASE("fused search equals the brute-force oracle on random chains and DAGs of 2-4 layers", "[fusion]") {
   std::mt19937_64 rng(32);
-  int checked = 0, fused_better = 0, edp_fused_better = 0, four_layers = 0, dags = 0;
+  int checked = 0, fused_better = 0, edp_fused_better = 0, four_layers = 0, dags = 0, over_shortcut = 0;
   for (int trial = 0; trial < 60 && checked < 24; ++trial) {
     const std::size_t count = 2 + std::size_t(trial % 3);
     const int shape = trial % 4 == 3 ? 2 : trial % 4 == 2 ? 1 : 0;
@@ -221,6 +222,7 @@ TEST_CASE("fused search equals the brute-force oracle on random chains and DAGs 
     const double unfused = objective_value(unfused_cycles, unfused_energy, objective);
     for (std::size_t g = 0; g < fusion.groups.size(); ++g) {
       CHECK_FALSE(group_violation(network, graph, hardware, fusion.groups[g]));
+      for (const FusedRole& role : group_roles(graph, fusion.groups[g])) over_shortcut += role.output_over_shortcut;
       cycles += fusion.costs[g].cycles;
       energy += fusion.costs[g].energy_pj;
     }
@@ -239,6 +241,7 @@ TEST_CASE("fused search equals the brute-force oracle on random chains and DAGs 
   CHECK(dags >= 4);
   CHECK(fused_better > 0);  // the oracle is not only checking the unfused partition
   CHECK(edp_fused_better > 0);  // nor, for the network's EDP, only the unfused partition
+  CHECK(over_shortcut > 0);     // and an add's output over its shortcut is among the optima it checks
 }
 
 TEST_CASE("fused groups follow the producer-consumer, stripes, order and capacity rules", "[fusion]") {
@@ -281,6 +284,48 @@ TEST_CASE("fused groups follow the producer-consumer, stripes, order and capacit
   const auto alone_a = evaluate(network.layers[0], hardware, mapping), alone_b = evaluate(network.layers[1], hardware, mapping);
   CHECK(fused.reports[0].counts.dram_bytes < alone_a.counts.dram_bytes);
   CHECK(fused.reports[1].counts.dram_bytes < alone_b.counts.dram_bytes);
+}
+
+TEST_CASE("an add's output takes the SDM rows of the shortcut it reads last, in a group of one stripe", "[fusion]") {
+  test::NetworkBuilder builder("residual");
+  const std::size_t x = builder.input("x", {1, 2, 4, 2});
+  const std::size_t shortcut = builder.relu("r", builder.fabric(tiny_conv("a", 2, 2, 1, 4, 2), x));
+  const std::size_t b = builder.fabric(tiny_conv("b", 2, 2, 3, 4, 2), shortcut);
+  const std::size_t sum = builder.add("sum", builder.fabric(tiny_conv("c", 2, 2, 1, 4, 2), b), shortcut);
+  builder.fabric(tiny_conv("d", 2, 2, 1, 4, 2), sum);
+  const contracts::Network& network = builder.network();
+  const FusionGraph graph = fusion_graph(network);
+  contracts::Hardware hardware = test::small_hardware(4, 4, 4);
+  const std::int64_t tensor = 2 * 4 * 2 * contracts::data_bytes(hardware);  // every tensor: K 2, 4 x 2
+
+  const GroupReservations whole = group_reservations(network, graph, hardware, 0, 4, 1, {});
+  REQUIRE(whole.live_at.size() == 4);
+  // While c runs: b's output and c's own, which takes r's rows (r's last reader is c's add).
+  CHECK(whole.live_at[2] == 2 * tensor);
+  CHECK(whole.live_at[1] == 2 * tensor);  // r and b's output
+  CHECK(shortcut_taken_over(graph, 0, 4, 1, 2) == std::optional<std::size_t>(0));
+  contracts::Mapping mapping = contracts::single_level_mapping(contracts::FabricTile{});
+  mapping.sdm.blocked = true;
+  mapping.sdm.block = {1, 2, 1, 4, 2};
+  FusedGroup group{0, 4, 1, {mapping, mapping, mapping, mapping}, {}};
+  const std::vector<FusedRole> roles = group_roles(graph, group);
+  CHECK(roles[2].output_over_shortcut);
+  CHECK_FALSE(roles[1].output_over_shortcut);
+  // Not when c's output leaves the group (nothing of it to place), nor with stripes (the rows live throughout).
+  CHECK_FALSE(shortcut_taken_over(graph, 0, 3, 1, 2));
+  CHECK_FALSE(shortcut_taken_over(graph, 0, 4, 2, 2));
+  CHECK(group_reservations(network, graph, hardware, 0, 3, 1, {}).live_at[2] == 2 * tensor);
+  // Nor when a later member reads the shortcut: e reads r after c's add (left out of the group, e reads r from
+  // DRAM, which a wrote when it ran, so c may take r's rows).
+  test::NetworkBuilder later("later");
+  const std::size_t y = later.input("x", {1, 2, 4, 2});
+  const std::size_t r2 = later.relu("r", later.fabric(tiny_conv("a", 2, 2, 1, 4, 2), y));
+  const std::size_t b2 = later.fabric(tiny_conv("b", 2, 2, 3, 4, 2), r2);
+  later.fabric(tiny_conv("d", 2, 2, 1, 4, 2), later.add("sum", later.fabric(tiny_conv("c", 2, 2, 1, 4, 2), b2), r2));
+  later.fabric(tiny_conv("e", 2, 2, 1, 4, 2), r2);
+  const FusionGraph later_graph = fusion_graph(later.network());
+  CHECK_FALSE(shortcut_taken_over(later_graph, 0, 5, 1, 2));
+  CHECK(shortcut_taken_over(later_graph, 0, 4, 1, 2) == std::optional<std::size_t>(0));
 }
 
 TEST_CASE("fuse_network: groups re-costed with exact traffic, never worse than unfused, and back from mapping-file "
