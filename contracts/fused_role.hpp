@@ -20,9 +20,14 @@ struct FusedRole {
   // With stripes > 1 and all weights in one SDM block: they stay in the SDM across the stripes (a reservation of
   // the group), or are fetched again for every stripe.
   bool weights_pinned = false;
+  // With stripes = 1 and its output kept in the SDM: the output stream ends in an add whose other operand (the
+  // shortcut) is a tensor of the group this layer reads last, so the output takes the shortcut's SDM rows (the add
+  // reads each shortcut element before writing the output element at its place). Only the SDM plan changes: the
+  // cost is the same, the group needs the shortcut's bytes once less while this layer runs.
+  bool output_over_shortcut = false;
   bool operator==(const FusedRole& other) const {
     return input_in_sdm == other.input_in_sdm && output_in_sdm == other.output_in_sdm && stripes == other.stripes &&
-           weights_pinned == other.weights_pinned;
+           weights_pinned == other.weights_pinned && output_over_shortcut == other.output_over_shortcut;
   }
   bool alone() const { return *this == FusedRole{}; }
 };

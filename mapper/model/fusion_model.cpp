@@ -55,16 +55,16 @@ FusionGraph fusion_graph(const contracts::Network& network) {
   graph.output_tensor.assign(layers, "");
   std::vector<std::optional<std::size_t>> source(network.tensors.size());
   std::map<std::pair<std::size_t, std::size_t>, FusionEdge> edges;  // by (consumer, producer)
-  const auto add_edge = [&](std::size_t producer, std::size_t consumer, bool window, std::size_t tensor) {
+  const auto add_edge = [&](std::size_t producer, std::size_t consumer, bool window, bool addend, std::size_t tensor) {
     if (producer == consumer) return;
     auto [it, added] = edges.emplace(std::make_pair(consumer, producer),
-                                     FusionEdge{producer, consumer, window, network.tensors[tensor].name});
-    if (!added && window) it->second = FusionEdge{producer, consumer, window, network.tensors[tensor].name};
+                                     FusionEdge{producer, consumer, window, addend, network.tensors[tensor].name});
+    if (!added && window) it->second = FusionEdge{producer, consumer, window, false, network.tensors[tensor].name};
   };
   for (const contracts::Operator& op : network.operators) {
     const std::size_t out = op.outputs.at(0);
     if (op.kind == OperatorKind::FabricLayer) {
-      if (const auto producer = source[op.inputs.at(0)]) add_edge(*producer, op.layer, true, op.inputs[0]);
+      if (const auto producer = source[op.inputs.at(0)]) add_edge(*producer, op.layer, true, false, op.inputs[0]);
       source[out] = op.layer;
     } else if (keeps_stream(op)) {
       // The stream is the input made last; the others are side operands its post-processing reads.
@@ -73,7 +73,8 @@ FusionGraph fusion_graph(const contracts::Network& network) {
         if (source[in] && (!stream || *source[in] > *stream)) stream = source[in];
       if (stream)
         for (std::size_t in : op.inputs)
-          if (source[in] && *source[in] != *stream) add_edge(*source[in], *stream, false, in);
+          if (source[in] && *source[in] != *stream)
+            add_edge(*source[in], *stream, false, op.kind == OperatorKind::Add, in);
       source[out] = stream;
     } else {
       for (std::size_t in : op.inputs)
@@ -102,8 +103,28 @@ std::vector<FusedRole> group_roles(const FusionGraph& graph, const FusedGroup& g
       if (edge.producer == layer) (inside(edge.consumer) ? feeds : feeds_outside) = true;
     }
     role.output_in_sdm = feeds && !feeds_outside;
+    role.output_over_shortcut = shortcut_taken_over(graph, group.first, group.count, group.stripes, i).has_value();
   }
   return roles;
+}
+
+std::optional<std::size_t> shortcut_taken_over(const FusionGraph& graph, std::size_t first, std::size_t count,
+                                               std::int64_t stripes, std::size_t position) {
+  // With stripes the shortcut's rows live for the whole group (group_reservations): nothing to take over.
+  if (stripes != 1 || count < 2) return std::nullopt;
+  const std::size_t layer = first + position, end = first + count;
+  const auto inside = [&](std::size_t index) { return index >= first && index < end; };
+  bool shared_output = false;
+  std::optional<std::size_t> shortcut;
+  for (const FusionEdge& edge : graph.edges) {
+    if (!inside(edge.producer) || !inside(edge.consumer)) continue;
+    if (edge.producer == layer) shared_output = true;
+    if (edge.consumer == layer && edge.addend) shortcut = edge.producer;
+  }
+  if (!shared_output || !shortcut) return std::nullopt;
+  for (const FusionEdge& edge : graph.edges)
+    if (edge.producer == *shortcut && inside(edge.consumer) && edge.consumer > layer) return std::nullopt;
+  return *shortcut - first;
 }
 
 std::vector<bool> group_feeds(const FusionGraph& graph, const FusedGroup& group) {
@@ -228,6 +249,15 @@ GroupReservations group_reservations(const contracts::Network& network, const Fu
     for (std::size_t p = tensor.live_from; p <= tensor.live_to; ++p) result.live_at[p] += tensor.bytes;
     result.tensors.push_back(tensor);
   }
+  for (std::size_t pos = 0; pos < count; ++pos)
+    if (const auto over = shortcut_taken_over(graph, first, count, stripes, pos)) {
+      const auto bytes_of = [&](std::size_t producer_pos) {
+        for (const SharedTensor& tensor : result.tensors)
+          if (tensor.producer == first + producer_pos) return tensor.bytes;
+        return std::int64_t(0);
+      };
+      result.live_at[pos] -= std::min(bytes_of(*over), bytes_of(pos));
+    }
   return result;
 }
 

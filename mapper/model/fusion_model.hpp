@@ -28,6 +28,8 @@ struct FusionEdge {
   // The consumer reads the producer's stream as its activation input, through its window (R, stride, padding,
   // dilation); otherwise it is a side operand of the consumer's post-processing (an add's other input), row for row.
   bool through_window = true;
+  // A side operand of an add: shaped as the consumer's output stream, read element for element.
+  bool addend = false;
   std::string tensor;  // the tensor the consumer reads
 };
 
@@ -53,6 +55,11 @@ struct FusedGroup {
 std::vector<FusedRole> group_roles(const FusionGraph& graph, const FusedGroup& group);
 // Whether a layer's output stream feeds a layer of the group (its tensor is shared, so it must leave the layer final).
 std::vector<bool> group_feeds(const FusionGraph& graph, const FusedGroup& group);
+// In a group of one stripe, the member (its position) whose shared tensor the member at `position` overwrites with
+// its own shared output (FusedRole::output_over_shortcut): the shortcut its add reads, not through its window, whose
+// last reader in the group it is. nullopt when it has none.
+std::optional<std::size_t> shortcut_taken_over(const FusionGraph& graph, std::size_t first, std::size_t count,
+                                               std::int64_t stripes, std::size_t position);
 
 // Why the layers cannot be one group whatever their mappings (not consecutive producers and consumers), or nullopt.
 std::optional<std::string> group_structure_violation(const contracts::Network& network, const FusionGraph& graph,
@@ -77,7 +84,9 @@ struct SharedTensor {
 };
 struct GroupReservations {
   std::vector<SharedTensor> tensors;
-  std::vector<std::int64_t> live_at;  // per position: bytes of the shared tensors live while that layer runs
+  // Per position: bytes of the shared tensors live while that layer runs (a shortcut and the output taking its
+  // rows counted once).
+  std::vector<std::int64_t> live_at;
   // A consumer whose stripe needs rows two or more stripes ahead of its producer's: the tile-shape rule.
   std::optional<std::string> violation;
 };

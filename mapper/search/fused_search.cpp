@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -103,6 +104,95 @@ std::pair<double, double> rank(double cycles, double energy_pj, Objective object
   return {objective_value(cycles, energy_pj, objective), objective_value(cycles, energy_pj, secondary)};
 }
 
+// A mapping of a candidate group (one layer: its standalone best) with its totals.
+struct Joined {
+  double cycles = 0, energy_pj = 0;
+  FusedGroup group;
+};
+
+bool joined_dominates(const Joined& a, const Joined& b) { return a.cycles <= b.cycles && a.energy_pj <= b.energy_pj; }
+
+using GroupsEnding = std::function<void(std::size_t, const std::function<void(std::vector<Joined>)>&)>;
+
+// A sum objective (runtime, energy) is the sum of the groups' objectives: the best partition of the first j layers
+// is the best of the first j − 1 plus layer j − 1 alone, or of the first `first` plus a group's best (by the
+// objective, then the other of runtime and energy).
+std::vector<FusedGroup> best_partition_by_sum(std::size_t layers, Objective objective,
+                                              const std::function<Joined(std::size_t)>& alone,
+                                              const GroupsEnding& groups_ending) {
+  std::vector<double> best(layers + 1, 0);
+  std::vector<FusedGroup> last(layers + 1);
+  for (std::size_t j = 1; j <= layers; ++j) {
+    const Joined single = alone(j - 1);
+    best[j] = best[j - 1] + objective_value(single.cycles, single.energy_pj, objective);
+    last[j] = single.group;
+    groups_ending(j, [&](std::vector<Joined> front) {
+      const auto first_best = std::min_element(front.begin(), front.end(), [&](const Joined& a, const Joined& b) {
+        return rank(a.cycles, a.energy_pj, objective) < rank(b.cycles, b.energy_pj, objective);
+      });
+      const double value = best[first_best->group.first] + objective_value(first_best->cycles, first_best->energy_pj, objective);
+      // Strictly better only (a relative margin against rounding in the sums): ties stay unfused.
+      if (value < best[j] * (1 - 1e-12)) {
+        best[j] = value;
+        last[j] = std::move(first_best->group);
+      }
+    });
+  }
+  std::vector<FusedGroup> groups;
+  for (std::size_t j = layers; j > 0; j -= last[j].count) groups.push_back(last[j]);
+  std::reverse(groups.begin(), groups.end());
+  return groups;
+}
+
+// The EDP of a partition is the network's: its total cycles × its total energy (docs/mapping.md, "Fused groups").
+// That is no sum over groups, but it grows with both totals, so the best partition of the whole network extends,
+// layer by layer, a partition of each prefix that no other of that prefix beats in both cycles and energy: per
+// prefix the Pareto front of (cycles, energy) over its partitions, each point extended by a layer alone or by
+// every point of a group's front, is exact. Each layer alone keeps its standalone best mapping (as --no-fusion).
+std::vector<FusedGroup> best_partition_by_network_edp(std::size_t layers, const std::function<Joined(std::size_t)>& alone,
+                                                      const GroupsEnding& groups_ending) {
+  struct Point {
+    double cycles = 0, energy_pj = 0;
+    std::size_t prefix = 0, previous = 0, group = 0;  // fronts[prefix][previous] + groups[group]
+  };
+  std::vector<FusedGroup> groups;
+  std::vector<std::vector<Point>> fronts(layers + 1);
+  fronts[0].push_back(Point{});
+  for (std::size_t j = 1; j <= layers; ++j) {
+    std::vector<Point> points;
+    const auto extend = [&](const Joined& option) {
+      const std::size_t first = j - option.group.count;
+      for (std::size_t p = 0; p < fronts[first].size(); ++p)
+        points.push_back(Point{fronts[first][p].cycles + option.cycles, fronts[first][p].energy_pj + option.energy_pj,
+                               first, p, groups.size()});
+    };
+    Joined single = alone(j - 1);
+    extend(single);  // first, so that on equal totals the unfused partition stays
+    groups.push_back(std::move(single.group));
+    groups_ending(j, [&](std::vector<Joined> front) {
+      for (Joined& option : front) {
+        extend(option);
+        groups.push_back(std::move(option.group));
+      }
+    });
+    std::stable_sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
+      return std::tie(a.cycles, a.energy_pj) < std::tie(b.cycles, b.energy_pj);
+    });
+    for (const Point& point : points)
+      if (fronts[j].empty() || point.energy_pj < fronts[j].back().energy_pj) fronts[j].push_back(point);
+  }
+  const auto best = std::min_element(fronts[layers].begin(), fronts[layers].end(), [](const Point& a, const Point& b) {
+    return a.cycles * a.energy_pj < b.cycles * b.energy_pj;
+  });
+  std::vector<FusedGroup> partition;
+  for (Point point = *best;; point = fronts[point.prefix][point.previous]) {
+    partition.push_back(groups[point.group]);
+    if (point.prefix == 0) break;
+  }
+  std::reverse(partition.begin(), partition.end());
+  return partition;
+}
+
 using ShapeKey = std::vector<std::int64_t>;
 ShapeKey shape_key(const contracts::Layer& layer, std::int64_t stripes) {
   ShapeKey key{static_cast<std::int64_t>(layer.type), stripes};
@@ -196,12 +286,10 @@ NetworkFusion fused_search(const contracts::Network& network, const FusionGraph&
   std::vector<std::vector<std::int64_t>> stripes_of(layers);
   for (std::size_t i = 0; i < layers; ++i) stripes_of[i] = stripe_counts(network.layers[i], fabric_tiles[i]);
 
-  // The best group of layers first … first + count − 1 in `stripes`, or none: its objective and choice.
-  struct Joined {
-    double objective = 0, secondary = 0;
-    FusedGroup group;
-  };
-  const auto join = [&](std::size_t first, std::size_t count, std::int64_t stripes) -> std::optional<Joined> {
+  // The group of layers first … first + count − 1 in `stripes`: its mappings that no other beats in both cycles
+  // and energy (empty when none is legal). The best of them in a sum objective, and every one that can be part of
+  // the network's best EDP, are on it.
+  const auto join = [&](std::size_t first, std::size_t count, std::int64_t stripes) -> std::vector<Joined> {
     ++stats.groups;
     FusedGroup shape{first, count, stripes, {}, {}};
     const std::vector<FusedRole> roles = group_roles(graph, shape);
@@ -213,9 +301,9 @@ NetworkFusion fused_search(const contracts::Network& network, const FusionGraph&
         if (key.input_in_sdm == roles[i].input_in_sdm && key.output_in_sdm == roles[i].output_in_sdm &&
             key.feeds == feeds[i] && !set.empty())
           by_rows[i].emplace_back(key.rows, &set);
-      if (by_rows[i].empty()) return std::nullopt;
+      if (by_rows[i].empty()) return {};
     }
-    std::optional<Joined> best;
+    std::vector<Joined> front;
     std::vector<std::size_t> pick(count, 0);
     while (true) {
       std::vector<std::int64_t> rows(count);
@@ -243,32 +331,27 @@ NetworkFusion fused_search(const contracts::Network& network, const FusionGraph&
           states = std::move(next);
         }
         for (const JoinState& state : states) {
-          const auto [value, secondary] = rank(state.cycles, state.energy_pj, objective);
-          if (best && std::make_pair(value, secondary) >= std::make_pair(best->objective, best->secondary)) continue;
-          Joined candidate{value, secondary, shape};
+          Joined candidate{state.cycles, state.energy_pj, shape};
+          if (std::any_of(front.begin(), front.end(), [&](const Joined& kept) { return joined_dominates(kept, candidate); }))
+            continue;
           for (std::size_t i = 0; i < count; ++i) {
             const Partial& partial = (*by_rows[i][pick[i]].second)[state.choice[i]];
             candidate.group.mappings.push_back(partial.mapping);
             candidate.group.weights_pinned.push_back(partial.pinned);
           }
-          best = std::move(candidate);
+          std::uint64_t ignored = 0;
+          offer_pareto(front, std::move(candidate), joined_dominates, ignored);
         }
       }
       std::size_t i = 0;
       while (i < count && ++pick[i] == by_rows[i].size()) pick[i++] = 0;
       if (i == count) break;
     }
-    return best;
+    return front;
   };
 
-  // best[j]: the best partition of the first j layers.
-  std::vector<double> best(layers + 1, 0);
-  std::vector<Joined> last(layers + 1);
-  for (std::size_t j = 1; j <= layers; ++j) {
-    const contracts::CostReport& alone = standalone[j - 1];
-    best[j] = best[j - 1] + objective_value(alone, objective);
-    last[j] = Joined{objective_value(alone, objective), 0,
-                     FusedGroup{j - 1, 1, 1, {alone.mapping}, {false}}};
+  // Every candidate group ending after layer j − 1 (j = first + count), each with its front.
+  const auto for_each_group_ending = [&](std::size_t j, const std::function<void(std::vector<Joined>)>& visit) {
     for (std::size_t count = 2; count <= std::min(j, options.max_layers); ++count) {
       const std::size_t first = j - count;
       if (group_structure_violation(network, graph, first, count)) continue;
@@ -280,17 +363,18 @@ NetworkFusion fused_search(const contracts::Network& network, const FusionGraph&
         common = both;
       }
       for (std::int64_t stripes : common) {
-        const auto joined = join(first, count, stripes);
-        // Strictly better only (a relative margin against rounding in the sums): ties stay unfused.
-        if (joined && best[first] + joined->objective < best[j] * (1 - 1e-12)) {
-          best[j] = best[first] + joined->objective;
-          last[j] = *joined;
-        }
+        std::vector<Joined> front = join(first, count, stripes);
+        if (!front.empty()) visit(std::move(front));
       }
     }
-  }
-  for (std::size_t j = layers; j > 0; j -= last[j].group.count) fusion.groups.push_back(last[j].group);
-  std::reverse(fusion.groups.begin(), fusion.groups.end());
+  };
+  const auto layer_alone = [&](std::size_t layer) {
+    const contracts::CostReport& report = standalone[layer];
+    return Joined{report.cycles.total, report.energy_pj.total, FusedGroup{layer, 1, 1, {report.mapping}, {false}}};
+  };
+  fusion.groups = objective == Objective::EnergyDelay ? best_partition_by_network_edp(layers, layer_alone, for_each_group_ending)
+                                                      : best_partition_by_sum(layers, objective, layer_alone,
+                                                                              for_each_group_ending);
   for (const FusedGroup& group : fusion.groups) {
     if (group.count == 1) {
       const contracts::CostReport& alone = standalone[group.first];
@@ -299,7 +383,12 @@ NetworkFusion fused_search(const contracts::Network& network, const FusionGraph&
       fusion.costs.push_back(evaluate_group(network, graph, hardware, group));
     }
   }
-  fusion.objective = best[layers];
+  double cycles = 0, energy_pj = 0;
+  for (const GroupCost& cost : fusion.costs) {
+    cycles += cost.cycles;
+    energy_pj += cost.energy_pj;
+  }
+  fusion.objective = objective_value(cycles, energy_pj, objective);
   stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return fusion;
 }

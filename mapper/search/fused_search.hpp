@@ -22,7 +22,8 @@ struct FusionOptions {
   // Per layer, the fused map space takes the fabric tiles of its best `fabric_tiles` two-level mappings (the
   // standalone search's list), with every SDM level of theirs that fits the group's stripes.
   int fabric_tiles = 8;
-  std::size_t max_layers = 8;  // the longest group tried
+  // The longest group tried (8 cut ResNet-50's last stage, 10 layers that fit one group, in two).
+  std::size_t max_layers = 24;
 };
 
 // The SDM levels of the fused map space of one layer for `stripes` (1: any SDM level; more: X' in exactly that many
@@ -51,7 +52,9 @@ struct FusedSearchStats {
 struct NetworkFusion {
   std::vector<FusedGroup> groups;  // the partition, in layer order; a group of one layer is its standalone mapping
   std::vector<GroupCost> costs;
-  double objective = 0;            // Σ over the groups of the objective of the group's cycles and energy
+  // The objective of the partition's total cycles and energy: the sum of the groups' objectives for runtime and
+  // energy, the network's cycles × energy for EDP (not the sum of the groups' EDPs, which would punish fusing).
+  double objective = 0;
   FusedSearchStats stats;
 };
 

@@ -16,6 +16,18 @@ void CostTotals::add(const contracts::CostReport& report) {
   dram_bytes += report.counts.dram_bytes;
 }
 
+void CostTotals::add(const CostTotals& other) {
+  cycles += other.cycles;
+  energy_pj += other.energy_pj;
+  dram_bytes += other.dram_bytes;
+}
+
+void CostTotals::remove(const CostTotals& other) {
+  cycles -= other.cycles;
+  energy_pj -= other.energy_pj;
+  dram_bytes -= other.dram_bytes;
+}
+
 NetworkFusionResult fuse_network(const contracts::Network& network, const contracts::Hardware& hardware,
                                  const std::vector<std::vector<contracts::CostReport>>& best, Objective objective,
                                  const ExactTrafficFor& exact_traffic_for, const FusionOptions& options) {
@@ -36,31 +48,59 @@ NetworkFusionResult fuse_network(const contracts::Network& network, const contra
     single.unfused_totals = single.fused_totals;
     return single;
   };
+  // The search ranked members by the traffic estimates; what is reported, and compared, is exact as for layers.
+  std::vector<GroupResult> chosen;
+  CostTotals network_totals;
   for (const FusedGroup& group : fusion.groups) {
     if (group.count == 1) {
-      result.groups.push_back(alone(group.first));
+      chosen.push_back(alone(group.first));
+    } else {
+      GroupResult fused{group, {}, {}, {}};
+      const std::vector<FusedRole> roles = group_roles(graph, group);
+      for (std::size_t i = 0; i < group.count; ++i) {
+        const contracts::Layer& layer = network.layers[group.first + i];
+        contracts::CostReport report = evaluate(layer, hardware, group.mappings[i], roles[i]);
+        exact_traffic_for(layer, hardware)(report);
+        fused.fused_totals.add(report);
+        fused.fused.push_back(report);
+        fused.unfused_totals.add(standalone[group.first + i]);
+      }
+      chosen.push_back(std::move(fused));
+    }
+    network_totals.add(chosen.back().fused_totals);
+  }
+  // A group stays fused only when that makes the objective better than its layers alone: for runtime and energy
+  // the group's own objective decides; for EDP the network's, with the other groups as chosen so far (in layer
+  // order, each split lowering it), and the whole network split back if even then not better than unfused.
+  const auto network_value = [&](const CostTotals& totals) {
+    return objective_value(totals.cycles, totals.energy_pj, objective);
+  };
+  std::vector<bool> split(chosen.size(), false);
+  for (std::size_t g = 0; g < chosen.size(); ++g) {
+    const GroupResult& group = chosen[g];
+    if (group.group.count == 1) continue;
+    double unfused_value = 0;
+    for (std::size_t i = 0; i < group.group.count; ++i)
+      unfused_value += objective_value(standalone[group.group.first + i], objective);
+    CostTotals with_layers = network_totals;
+    with_layers.remove(group.fused_totals);
+    with_layers.add(group.unfused_totals);
+    split[g] = objective == Objective::EnergyDelay
+                   ? !(network_value(network_totals) < network_value(with_layers))
+                   : !(objective_value(group.fused_totals.cycles, group.fused_totals.energy_pj, objective) < unfused_value);
+    if (split[g]) network_totals = with_layers;
+  }
+  CostTotals unfused_totals;
+  for (const contracts::CostReport& report : standalone) unfused_totals.add(report);
+  if (objective == Objective::EnergyDelay && !(network_value(network_totals) < network_value(unfused_totals)))
+    split.assign(chosen.size(), true);
+  for (std::size_t g = 0; g < chosen.size(); ++g) {
+    if (!split[g] || chosen[g].group.count == 1) {
+      result.groups.push_back(std::move(chosen[g]));
       continue;
     }
-    // The search ranked members by the traffic estimates; what is reported, and compared, is exact as for layers.
-    GroupResult fused{group, {}, {}, {}};
-    const std::vector<FusedRole> roles = group_roles(graph, group);
-    for (std::size_t i = 0; i < group.count; ++i) {
-      const contracts::Layer& layer = network.layers[group.first + i];
-      contracts::CostReport report = evaluate(layer, hardware, group.mappings[i], roles[i]);
-      exact_traffic_for(layer, hardware)(report);
-      fused.fused_totals.add(report);
-      fused.fused.push_back(report);
-      fused.unfused_totals.add(standalone[group.first + i]);
-    }
-    const double fused_value = objective_value(fused.fused_totals.cycles, fused.fused_totals.energy_pj, objective);
-    double unfused_value = 0;
-    for (std::size_t i = 0; i < group.count; ++i) unfused_value += objective_value(standalone[group.first + i], objective);
-    if (fused_value < unfused_value) {
-      result.groups.push_back(std::move(fused));
-    } else {
-      ++result.split_back;
-      for (std::size_t i = 0; i < group.count; ++i) result.groups.push_back(alone(group.first + i));
-    }
+    ++result.split_back;
+    for (std::size_t i = 0; i < chosen[g].group.count; ++i) result.groups.push_back(alone(chosen[g].group.first + i));
   }
   for (const GroupResult& group : result.groups) {
     for (const contracts::CostReport& report : group.fused) result.fused.add(report);

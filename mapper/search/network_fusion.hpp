@@ -25,6 +25,8 @@ struct CostTotals {
   std::int64_t dram_bytes = 0;
   double edp() const { return cycles * energy_pj; }  // pJ·cycles
   void add(const contracts::CostReport& report);
+  void add(const CostTotals& other);
+  void remove(const CostTotals& other);
 };
 
 struct GroupResult {

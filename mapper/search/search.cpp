@@ -1,10 +1,9 @@
 // Exhaustive search: the tile space is split into (T_R, T_S, T_C, T_K) prefixes that TBB spreads over
-// threads; each thread keeps its own top-k (and best tile per pruning rule), merged at the end with the
+// worker slots; each slot keeps its own top-k (and best tile per pruning rule), merged at the end with the
 // deterministic order `better`. With exact traffic, only the tiles the lower bounds cannot rule out get the exact
 // counts (ExhaustiveSearch::rank).
 #include "mapper/search/search.hpp"
 
-#include <tbb/enumerable_thread_specific.h>
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
@@ -86,17 +85,22 @@ int worker_count() {
                          static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()))));
 }
 
-// Calls visit(tile) for every tile of the space, spread over threads; `make` builds each thread's state. The
-// threads take the prefixes in their order, one at a time (not the halves a range split would give them), so
-// every thread meets the promising prefixes first and its lists and the cycle bound tighten early.
+// Calls visit(tile) for every tile of the space, spread over the worker slots; `make` builds each slot's state.
+// Slot s takes the prefixes s, s + W, s + 2W … in their order (W slots), so every slot meets the promising
+// prefixes first and its lists and the cycle bound tighten early. The slots, not the threads, own the states: what
+// a slot skips by its bound and refines exactly depends only on its own prefixes, so the search's counters
+// (`bounded`, `exact_traffic_evaluations`) are the same in every run with the same number of slots, however the
+// threads are scheduled.
 template <typename State, typename Make, typename Visit>
-tbb::enumerable_thread_specific<State> walk(const TileSpace& space, const std::vector<TileSpace::Prefix>& prefixes,
-                                            Make&& make, Visit&& visit) {
-  tbb::enumerable_thread_specific<State> states(make);
-  std::atomic<std::size_t> next{0};
-  tbb::parallel_for(0, worker_count(), [&](int) {
-    State& state = states.local();
-    for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < prefixes.size();)
+std::vector<State> walk(const TileSpace& space, const std::vector<TileSpace::Prefix>& prefixes, Make&& make,
+                        Visit&& visit) {
+  const int slots = worker_count();
+  std::vector<State> states;
+  states.reserve(std::size_t(slots));
+  for (int slot = 0; slot < slots; ++slot) states.push_back(make());
+  tbb::parallel_for(0, slots, [&](int slot) {
+    State& state = states[std::size_t(slot)];
+    for (std::size_t i = std::size_t(slot); i < prefixes.size(); i += std::size_t(slots))
       space.enumerate_outputs_inline(prefixes[i], [&](const contracts::Mapping& tile) { visit(state, tile); });
   });
   return states;
@@ -388,12 +392,13 @@ class ExhaustiveSearch {
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     // Each thread starts from the single-level top-k, so that with exact traffic only mappings that can beat it
     // get their exact counts; only the mappings it adds (SDM levels, the filters-outer phase order) are merged back.
-    tbb::enumerable_thread_specific<Ranking> joint_states([&] { return merged; });
-    std::atomic<std::size_t> next{0};
+    // Per worker slot, as walk() does (so the counters do not depend on the threads' timing).
+    const int slots = worker_count();
+    std::vector<Ranking> joint_states(std::size_t(slots), merged);
     std::atomic<std::uint64_t> skipped{0};
-    tbb::parallel_for(0, worker_count(), [&](int) {
-      Ranking& ranking = joint_states.local();
-      for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < by_bound.size();) {
+    tbb::parallel_for(0, slots, [&](int slot) {
+      Ranking& ranking = joint_states[std::size_t(slot)];
+      for (std::size_t i = std::size_t(slot); i < by_bound.size(); i += std::size_t(slots)) {
         const auto& [bound, tile] = by_bound[i];
         if (options_.bound && ranking.all.kth() &&
             bound * (1 - 1e-9) > objective_value(*ranking.all.kth(), objective_)) {
