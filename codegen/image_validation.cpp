@@ -251,6 +251,10 @@ void validate_fused_member(const ConfigImage& image, const ImageFieldOffsets& of
   if (role.output_in_sdm && member.position == member.members - 1)
     fail(source, offsets.fused_flags,
          "fused.flags: output_in_sdm is set, but the group's last member has no later member to read its output");
+  if (role.output_over_shortcut && !(role.output_in_sdm && role.stripes == 1))
+    fail(source, offsets.fused_flags,
+         "fused.flags: output_over_shortcut is set, but it needs output_in_sdm and stripes 1 (the output takes the "
+         "rows of a shortcut held whole in the SDM)");
   if (const auto violation = contracts::fused_member_violation(image.layer, image.mapping, role, role.output_in_sdm)) {
     // Blamed on the field the broken rule reads: the SDM level, the stripes, the loop order or the pin.
     const auto rule_is = [&](const char* rule) { return violation->rfind(rule, 0) == 0; };

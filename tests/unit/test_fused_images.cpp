@@ -116,6 +116,14 @@ TEST_CASE("fused image: every field of a member's record round-trips in format v
     CHECK(codegen::decode_image(variant.bytes, "f.mimg").fused == variant.member);
     CHECK(test::get_le(variant.bytes, offset_of(variant.bytes, "fused.flags"), 1) == std::uint64_t(flags));
   }
+  {  // Bit 3: an output over the residual shortcut's rows (stripes 1, output kept in the SDM).
+    FusedExample variant;
+    variant.member.role = {true, true, 1, false};
+    variant.member.role.output_over_shortcut = true;
+    variant.build();
+    CHECK(codegen::decode_image(variant.bytes, "f.mimg").fused == variant.member);
+    CHECK(test::get_le(variant.bytes, offset_of(variant.bytes, "fused.flags"), 1) == std::uint64_t(1 | 2 | 8));
+  }
   // The same mapping alone is the version 4 image of before, byte for byte the image without the record.
   const codegen::ConfigImage alone =
       codegen::build_image(codegen::plan_layer(example.layer, example.hardware, example.mapping), example.hardware);
@@ -132,7 +140,8 @@ TEST_CASE("fused image: JSON and the disassembler show the record and the stripe
   const std::string json = codegen::to_json(example.image);
   CHECK_THAT(json, Catch::Contains("\"fused\": {\n    \"group\": \"conv_a-conv_c\",\n    \"position\": 1,\n    "
                                    "\"members\": 3,\n    \"stripes\": 2,\n    \"input_in_sdm\": true,\n    "
-                                   "\"output_in_sdm\": true,\n    \"weights_pinned\": true\n  }"));
+                                   "\"output_in_sdm\": true,\n    \"weights_pinned\": true,\n    "
+                                   "\"output_over_shortcut\": false\n  }"));
   CHECK_THAT(json, Catch::Contains("\"stripe_loop\": true"));
   REQUIRE(codegen::stripe_loop(example.image) == std::size_t(0));  // FOR xb: the X loop is outermost
   const std::string text = codegen::disassemble(example.image);
@@ -210,11 +219,13 @@ TEST_CASE("fused image errors: each field of the record, corrupted with the CRC 
       {"fused.position", 3, "fused.position is 3, expected 0..2 (fused.members − 1)", nullptr},
       {"fused.position", 0xffff, "fused.position is 65535, expected 0..2 (fused.members − 1)", nullptr},
       {"fused.stripes", 0, "fused.stripes is 0, expected at least 1", nullptr},
-      {"fused.flags", 0x08,
-       "fused.flags is 0x08, expected only the bits input_in_sdm (0x01), output_in_sdm (0x02) and weights_pinned (0x04)",
+      {"fused.flags", 0x10,
+       "fused.flags is 0x10, expected only the bits input_in_sdm (0x01), output_in_sdm (0x02), weights_pinned (0x04) "
+       "and output_over_shortcut (0x08)",
        nullptr},
       {"fused.flags", 0xff,
-       "fused.flags is 0xff, expected only the bits input_in_sdm (0x01), output_in_sdm (0x02) and weights_pinned (0x04)",
+       "fused.flags is 0xff, expected only the bits input_in_sdm (0x01), output_in_sdm (0x02), weights_pinned (0x04) "
+       "and output_over_shortcut (0x08)",
        nullptr},
       {"fused.position", 0,
        "fused.flags: input_in_sdm is set, but the group's first member has no earlier member to leave its input in "
@@ -299,6 +310,16 @@ TEST_CASE("fused image errors: a role the member's mapping cannot play is refuse
                                offset_of(bytes, "fused.flags"), rule_prefix));
     // Without the pin the same member is valid.
     CHECK(error_for(layer, mapping, {"g", 1, 2, {true, false, 2, false}}).first == "no error");
+  }
+  {  // an output over the shortcut's rows needs the output in the SDM and one stripe (the shortcut held whole)
+    contracts::FusedMember member{"g", 0, 2, {false, true, 2, false}};
+    member.role.output_over_shortcut = true;
+    const auto [error, bytes] = error_for(layer, mapping, member);
+    CHECK(error == fmt::format("x.mimg: byte {}: fused.flags: output_over_shortcut is set, but it needs output_in_sdm "
+                               "and stripes 1 (the output takes the rows of a shortcut held whole in the SDM)",
+                               offset_of(bytes, "fused.flags")));
+    member.role.stripes = 1;
+    CHECK(error_for(layer, mapping, member).first == "no error");
   }
 }
 
