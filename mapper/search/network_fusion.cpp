@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "mapper/model/cost_model.hpp"
 
@@ -28,15 +29,30 @@ void CostTotals::remove(const CostTotals& other) {
   dram_bytes -= other.dram_bytes;
 }
 
+contracts::Hardware memory_free_hardware(const contracts::Hardware& hardware) {
+  contracts::Hardware free = hardware;
+  free.dram_bytes_per_cycle = 1e15;  // every transfer takes no time (the fluid model divides by it)
+  free.dram_latency_cycles = 0;
+  free.dram_device.reset();
+  free.energy_pj.dram_byte = 0;
+  return free;
+}
+
 NetworkFusionResult fuse_network(const contracts::Network& network, const contracts::Hardware& hardware,
                                  const std::vector<std::vector<contracts::CostReport>>& best, Objective objective,
-                                 const ExactTrafficFor& exact_traffic_for, const FusionOptions& options) {
+                                 const ExactTrafficFor& exact_traffic_for, const FusionOptions& options,
+                                 const std::vector<std::vector<contracts::CostReport>>& memory_free) {
+  if (!memory_free.empty() && memory_free.size() != best.size())
+    throw std::invalid_argument("fuse_network: one memory-free list per layer");
   const FusionGraph graph = fusion_graph(network);
   std::vector<contracts::CostReport> standalone;
   std::vector<std::vector<contracts::FabricTile>> tiles;
-  for (const std::vector<contracts::CostReport>& list : best) {
-    standalone.push_back(list.front());
-    tiles.push_back(fusion_fabric_tiles(list, options.fabric_tiles));
+  for (std::size_t layer = 0; layer < best.size(); ++layer) {
+    standalone.push_back(best[layer].front());
+    tiles.push_back(fusion_fabric_tiles(best[layer], options.fabric_tiles));
+    if (memory_free.empty()) continue;
+    for (const contracts::FabricTile& tile : fusion_fabric_tiles(memory_free[layer], options.fabric_tiles))
+      if (std::find(tiles.back().begin(), tiles.back().end(), tile) == tiles.back().end()) tiles.back().push_back(tile);
   }
   const NetworkFusion fusion = fused_search(network, graph, hardware, standalone, tiles, objective, options);
   NetworkFusionResult result;

@@ -44,10 +44,18 @@ struct NetworkFusionResult {
 };
 
 // `best[i]` is layer i's standalone search result, best first, with exact traffic (at least one entry; the fused
-// space takes the fabric tiles of its first `options.fabric_tiles`).
+// space takes the distinct fabric tiles of its first `options.fabric_tiles`). `memory_free[i]`, when given (one
+// list per layer), is the same search on memory_free_hardware: its first `options.fabric_tiles` distinct fabric
+// tiles join the fused space too. A member's shared tensors never touch DRAM, so the standalone ranking of a
+// DRAM-bound layer — ties at its DRAM floor, broken by energy — can hide the tiles that are fastest inside a group
+// (MobileNetV2's depthwise layers on maeri-256: docs/mapping.md, "Groups in one step").
 NetworkFusionResult fuse_network(const contracts::Network& network, const contracts::Hardware& hardware,
                                  const std::vector<std::vector<contracts::CostReport>>& best, Objective objective,
-                                 const ExactTrafficFor& exact_traffic_for, const FusionOptions& options);
+                                 const ExactTrafficFor& exact_traffic_for, const FusionOptions& options,
+                                 const std::vector<std::vector<contracts::CostReport>>& memory_free = {});
+
+// The hardware without DRAM cost: unbounded bandwidth, no latency, no energy per DRAM byte (the rest unchanged).
+contracts::Hardware memory_free_hardware(const contracts::Hardware& hardware);
 
 // A group's entry in a mapping file: its first layer's name joined to its last's, the members, stripes, pins.
 contracts::FusedGroupEntry mapping_file_entry(const contracts::Network& network, const FusedGroup& group);

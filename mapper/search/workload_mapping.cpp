@@ -74,6 +74,17 @@ MappedLayer WorkloadMapping::map_layer(const contracts::Layer& layer) {
     searched_.emplace(key, std::make_pair(layer.name, result));
   }
   if (fusing_) {
+    auto memory_free = memory_free_searched_.find(key);
+    if (memory_free == memory_free_searched_.end()) {
+      const contracts::Hardware free_hardware = memory_free_hardware(hardware_);
+      SearchOptions search = map_search_options(options_.objective, options_.fusion_options.fabric_tiles,
+                                                refine(layer, free_hardware), options_.two_level);
+      search.threads = options_.threads;
+      search.prune = options_.prune;
+      search.joint.budget = options_.joint_budget;
+      memory_free = memory_free_searched_.emplace(key, mapper::search(layer, free_hardware, search).best).first;
+    }
+    memory_free_candidates_.push_back(memory_free->second);
     fusion_candidates_.push_back(result.best);
     if (result.best.size() > std::size_t(options_.top)) result.best.resize(std::size_t(options_.top));
   }
@@ -135,7 +146,7 @@ nlohmann::json totals_json(const CostTotals& totals, std::int64_t compulsory_dra
 
 void WorkloadMapping::fuse() {
   fusion_ = fuse_network(network_, hardware_, fusion_candidates_, options_.objective, options_.exact_traffic_for,
-                         options_.fusion_options);
+                         options_.fusion_options, memory_free_candidates_);
   const NetworkFusionResult& fusion = *fusion_;
   const FusedSearchStats& stats = fusion.stats;
   json_fusion_ = {{"stats", {{"partial_mappings", stats.made}, {"pruned", stats.pruned}, {"joined", stats.joined},

@@ -97,6 +97,10 @@ class WorkloadMapping {
   WorkloadTotals totals_;
   bool fusing_ = false;
   std::vector<std::vector<contracts::CostReport>> fusion_candidates_;  // per layer: its search's whole best list
+  // Per shape and per layer: the best list of the same search on the hardware without DRAM cost
+  // (memory_free_hardware), whose fabric tiles join the fused space.
+  std::map<ShapeKey, std::vector<contracts::CostReport>> memory_free_searched_;
+  std::vector<std::vector<contracts::CostReport>> memory_free_candidates_;
   std::optional<NetworkFusionResult> fusion_;
   nlohmann::json json_fusion_;
 };

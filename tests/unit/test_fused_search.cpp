@@ -412,3 +412,76 @@ TEST_CASE("a mapping file's fused group that breaks a rule is named with the rul
   CHECK_THAT(violation({"g", {"a", "b"}, 2, {}}),
              Catch::StartsWith("fused group 'g': SDM capacity") && Catch::Contains("tensor 'r.output'"));
 }
+
+// The fabric tiles of each layer's best mappings alone (`count` of them) and, with `memory_free`, of its best
+// mappings on memory_free_hardware (fuse_network's union).
+std::vector<std::vector<contracts::FabricTile>> fused_space_tiles(const contracts::Network& network,
+                                                                  const contracts::Hardware& hardware,
+                                                                  Objective objective, int count, bool memory_free) {
+  std::vector<std::vector<contracts::FabricTile>> tiles = standalone_search(network, hardware, objective, count).tiles;
+  if (!memory_free) return tiles;
+  const contracts::Hardware free_hardware = memory_free_hardware(hardware);
+  for (std::size_t layer = 0; layer < network.layers.size(); ++layer) {
+    SearchOptions options = map_search_options(objective, 8, {});
+    options.threads = 1;
+    for (const contracts::FabricTile& tile :
+         fusion_fabric_tiles(search(network.layers[layer], free_hardware, options).best, count))
+      if (std::find(tiles[layer].begin(), tiles[layer].end(), tile) == tiles[layer].end()) tiles[layer].push_back(tile);
+  }
+  return tiles;
+}
+
+TEST_CASE("memory-free fabric tiles join the fused space: the optimum over the union is never worse", "[fusion]") {
+  // A member's shared tensors never touch DRAM, so the fabric tiles a DRAM-bound layer ranks best alone need not
+  // be the best inside a group (fuse_network's memory_free lists). The fused search is exact for any tile lists
+  // (the oracle test above), so over the union its optimum can only improve.
+  std::mt19937_64 rng(35);
+  for (int trial = 0; trial < 12; ++trial) {
+    const contracts::Network network = random_network(rng, 2 + std::size_t(trial % 3), trial % 3);
+    contracts::Hardware hardware = test::small_hardware(4, 4, 4);
+    hardware.sdm_bytes = std::int64_t(1) << (9 + trial % 3);
+    hardware.dram_bytes_per_cycle = 0.25;
+    const Objective objective = Objective(trial % 3);
+    const Setup setup = standalone_search(network, hardware, objective, 1);
+    const FusionGraph graph = fusion_graph(network);
+    FusionOptions options;
+    options.max_layers = 4;
+    const auto optimum = [&](bool memory_free) {
+      return fused_search(network, graph, hardware, setup.standalone,
+                          fused_space_tiles(network, hardware, objective, 1, memory_free), objective, options)
+          .objective;
+    };
+    INFO("trial " << trial << ", objective " << to_string(objective));
+    CHECK(optimum(true) <= optimum(false) * (1 + 1e-12));
+  }
+  // An inverted residual on slow DRAM (runtime): the depthwise layer alone ties at its DRAM floor, and the tile its
+  // ranking keeps is slow to compute; inside the group, with its input and output in the SDM, a memory-free tile is
+  // faster (MobileNetV2 on maeri-256: docs/mapping.md, "Groups in one step").
+  test::NetworkBuilder builder("inverted_residual");
+  const std::size_t x = builder.input("x", {1, 4, 6, 6});
+  contracts::Layer expand = test::conv_layer(16, 4, 1, 1, 6, 6, 1, 0), project = test::conv_layer(4, 16, 1, 1, 6, 6, 1, 0);
+  contracts::Layer depthwise = test::conv_layer(16, 16, 3, 3, 6, 6, 1, 1);
+  depthwise.groups = 16;
+  expand.name = "expand";
+  depthwise.name = "depthwise";
+  project.name = "project";
+  const std::size_t e = builder.fabric(expand, x);
+  const std::size_t d = builder.fabric(depthwise, builder.relu("relu_e", e));
+  builder.fabric(project, builder.relu("relu_d", d));
+  const contracts::Network& network = builder.network();
+  REQUIRE_FALSE(contracts::network_violation(network));
+  contracts::Hardware hardware = test::small_hardware(16, 16, 16);
+  hardware.sdm_bytes = 64 * 1024;
+  hardware.dram_bytes_per_cycle = 0.25;
+  const Setup setup = standalone_search(network, hardware, Objective::Runtime, 1);
+  const FusionGraph graph = fusion_graph(network);
+  const auto optimum = [&](bool memory_free) {
+    return fused_search(network, graph, hardware, setup.standalone,
+                        fused_space_tiles(network, hardware, Objective::Runtime, 1, memory_free), Objective::Runtime,
+                        FusionOptions{})
+        .objective;
+  };
+  const double alone_tiles = optimum(false), with_union = optimum(true);
+  INFO("cycles with the standalone tiles " << alone_tiles << ", with the union " << with_union);
+  CHECK(with_union < alone_tiles);
+}
