@@ -93,7 +93,9 @@ int run_verify(VerifyCommandLine& line) {
 
 void print_operator(const testbench::NetworkRunResult&, const testbench::OperatorRun& run) {
   if (run.where == "fabric") {
-    fmt::print("\n{} [fabric] tile {}: {}  [{:.2f} s{}]\n", run.name, run.tile, run.verdict, run.seconds,
+    fmt::print("\n{} [fabric{}] tile {}: {}  [{:.2f} s{}]\n", run.name,
+               run.group.empty() ? "" : fmt::format(", fused group {}, {}", run.group, run.role), run.tile,
+               run.verdict, run.seconds,
                run.shards > 1 ? fmt::format(" in {} shards; cycles, stalls, DRAM bytes, SDM fills and energy are "
                                             "sums over the shards (not exact)", run.shards)
                               : "");
@@ -113,6 +115,15 @@ void print_operator(const testbench::NetworkRunResult&, const testbench::Operato
   std::fflush(stdout);
 }
 
+void print_group(const testbench::NetworkRunResult&, const testbench::GroupRun& group) {
+  fmt::print("\nfused group {} ({}; {} stripe{}{}): every member PASS; the group, summed over its members:\n",
+             group.name, fmt::join(group.members, ", "), group.stripes, group.stripes == 1 ? "" : "s",
+             group.pinned_weights.empty() ? ""
+                                          : fmt::format("; weights pinned: {}", fmt::join(group.pinned_weights, ", ")));
+  fmt::print("{}", testbench::cross_check_table(group.rows));
+  std::fflush(stdout);
+}
+
 int run_chain(VerifyCommandLine& line) {
   RankRunner runner({line.jobs, line.timeout}, line.rank_timeout);
   testbench::NetworkRunOptions& options = line.network;
@@ -128,7 +139,7 @@ int run_chain(VerifyCommandLine& line) {
                runner.ranks(), line.jobs);
   std::fflush(stdout);
   const testbench::NetworkRunResult result =
-      testbench::run_network(options, runner, print_operator, isatty(STDERR_FILENO) == 1);
+      testbench::run_network(options, runner, print_operator, isatty(STDERR_FILENO) == 1, print_group);
   if (!runner.root()) return kExitOk;
   double largest_fabric = 0, largest_unit = 0;
   for (const testbench::OperatorRun& run : result.operators)

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "sim/fabric_session.hpp"
 #include "sim/layer_runner.hpp"
@@ -26,10 +27,10 @@ class DriverSession final : public FabricSession {
   RtlLayerRun run(const codegen::LayerProgram& program, const codegen::LayerTensors& tensors) override {
     return LayerRunner<Driver>(driver_).run(program, tensors);
   }
+  using FabricSession::run_with_memory;
   RtlLayerRun run_with_memory(const codegen::LayerProgram& program, const codegen::LayerTensors& tensors,
-                              const contracts::Hardware& hardware) override {
-    return LayerRunner<Driver>(driver_).run(program, tensors, memory_, plan_memory(program, hardware, tensors),
-                                            dram_timing_of(hardware));
+                              const contracts::Hardware& hardware, MemoryPlan plan) override {
+    return LayerRunner<Driver>(driver_).run(program, tensors, memory_, std::move(plan), dram_timing_of(hardware));
   }
   PostProcessingResult post_process(PostProcessingJob job, const contracts::PostProcessingSpec& unit) override {
     unit_.start(std::move(job), unit);

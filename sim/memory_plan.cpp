@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <array>
 #include <set>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "codegen/dn_elements.hpp"
@@ -28,8 +30,10 @@ std::int64_t new_fills(const std::vector<codegen::DnElement>& inputs, std::vecto
 // tensor's SDM copy lives while its block does. Inputs and weights are fetched on first use within their block's
 // stay; each output tile is read back from DRAM on its first visit of a stay that is not its first reduction fold,
 // and written back on its last visit of each stay.
+// In a fused role the fills the group already holds are left out, and a shared output's final write (its tile's last
+// visit) stays in the SDM.
 void plan_blocked(const codegen::LayerProgram& program, const contracts::Hardware& hardware,
-                  const codegen::LayerTensors& tensors, MemoryPlan& plan) {
+                  const codegen::LayerTensors& tensors, const PlanRole& role, MemoryPlan& plan) {
   const contracts::Layer& layer = program.layer;
   const std::int64_t data_b = contracts::data_bytes(hardware), acc_b = contracts::accumulator_bytes(hardware);
   const std::int64_t padded_x = layer.X + 2 * layer.padding_x, padded_y = layer.Y + 2 * layer.padding_y;
@@ -71,7 +75,7 @@ void plan_blocked(const codegen::LayerProgram& program, const contracts::Hardwar
     weights.weights = true;
     weights.slice = input_stay;  // a new input block's first phase frees the previous block's inputs
     weights.sdm_reads = std::int64_t(codegen::phase_weights(program, phase, tensors.weights).size());
-    if (weights_here.insert({phase.group, phase.r0, phase.s0, phase.c0, phase.k0}).second)
+    if (weights_here.insert({phase.group, phase.r0, phase.s0, phase.c0, phase.k0}).second && !role.weights_in_sdm)
       weights.fill_elements = weights.sdm_reads;
     weights.read_bytes = weights.fill_elements * data_b;
     plan.events.push_back(weights);
@@ -85,7 +89,7 @@ void plan_blocked(const codegen::LayerProgram& program, const contracts::Hardwar
       step.slice = input_stay;
       step.hold = SdmHold::UntilSliceEnds;
       step.sdm_reads = std::int64_t(elements.inputs.size());
-      step.fill_elements = new_fills(elements.inputs, fetched);
+      step.fill_elements = role.inputs_in_sdm ? 0 : new_fills(elements.inputs, fetched);
       const std::array<int, 5> tile{phase.group, phase.k0, origin.n0, origin.x0, origin.y0};
       const bool first_visit = outputs_here.insert(tile).second;
       step.staging_bytes = configured_vns * acc_b;
@@ -97,24 +101,41 @@ void plan_blocked(const codegen::LayerProgram& program, const contracts::Hardwar
       plan.events.push_back(step);
     }
   }
-  // The last visit of an output tile in each stay writes it back.
+  // The last visit of an output tile in each stay writes it back; its very last visit is its final write.
   std::set<std::pair<int, std::array<int, 5>>> written;
-  for (auto step = steps.rbegin(); step != steps.rend(); ++step)
-    if (written.insert({step->stay, step->tile}).second) plan.events[step->event].write_bytes = step->bytes;
+  std::set<std::array<int, 5>> final_written;
+  for (auto step = steps.rbegin(); step != steps.rend(); ++step) {
+    const bool final_write = final_written.insert(step->tile).second;
+    if (written.insert({step->stay, step->tile}).second && !(final_write && role.output_in_sdm))
+      plan.events[step->event].write_bytes = step->bytes;
+  }
 }
 
 }  // namespace
 
+PlanRole plan_role(const contracts::FusedRole& role, std::int64_t stripe, std::int64_t reserved_bytes) {
+  PlanRole plan;
+  plan.inputs_in_sdm = role.input_in_sdm;
+  plan.weights_in_sdm = role.weights_pinned && stripe > 0;
+  plan.output_in_sdm = role.output_in_sdm;
+  plan.reserved_bytes = reserved_bytes;
+  return plan;
+}
+
 MemoryPlan plan_memory(const codegen::LayerProgram& program, const contracts::Hardware& hardware,
-                       const codegen::LayerTensors& tensors) {
+                       const codegen::LayerTensors& tensors, const PlanRole& role) {
   const contracts::Layer& layer = program.layer;
   const contracts::Mapping& tile = program.mapping;
   MemoryPlan plan;
   plan.budget = contracts::sdm_budget(layer, hardware, tile);
+  plan.budget.stream_buffer_bytes = std::max<std::int64_t>(0, plan.budget.stream_buffer_bytes - role.reserved_bytes);
   if (plan.budget.blocked) {
-    plan_blocked(program, hardware, tensors, plan);
+    plan_blocked(program, hardware, tensors, role, plan);
     return plan;
   }
+  if (role.inputs_in_sdm || role.weights_in_sdm || role.output_in_sdm)
+    throw std::invalid_argument("plan_memory: layer " + layer.name +
+                                " has no SDM level, so it cannot keep a tensor in the SDM for a fused group");
   const std::int64_t data_b = contracts::data_bytes(hardware), acc_b = contracts::accumulator_bytes(hardware);
   const bool resident = plan.budget.resident;
   const std::int64_t padded_x = layer.X + 2 * layer.padding_x, padded_y = layer.Y + 2 * layer.padding_y;
@@ -149,7 +170,7 @@ MemoryPlan plan_memory(const codegen::LayerProgram& program, const contracts::Ha
       step.slice = slice;
       step.sdm_reads = std::int64_t(elements.inputs.size());
       if (resident) {
-        step.fill_elements = new_fills(elements.inputs, fetched);
+        step.fill_elements = role.inputs_in_sdm ? 0 : new_fills(elements.inputs, fetched);
         step.hold = SdmHold::UntilSliceEnds;
       } else {
         step.fill_elements = step.sdm_reads;

@@ -1,7 +1,8 @@
 // MemoryPlan: what a layer program asks of the SDM and DRAM, event by event in program order (each weight phase,
 // then each of its steps): the bytes that must arrive from DRAM before the event may start, how long the SDM
 // keeps them, the results each step writes back, and the SDM reads and writes it makes. Built from the same DN
-// elements the controller sends, under the residency rule the analytical model uses (contracts/sdm_budget.hpp).
+// elements the controller sends, under the residency rule the analytical model uses (contracts/sdm_budget.hpp);
+// for a piece of a fused member's program (codegen/fused_stripes.hpp), in the member's role (PlanRole).
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 
 #include "codegen/functional_model.hpp"
 #include "codegen/layer_program.hpp"
+#include "contracts/fused_role.hpp"
 #include "contracts/hardware.hpp"
 #include "contracts/sdm_budget.hpp"
 
@@ -40,7 +42,21 @@ struct MemoryPlan {
   std::vector<MemoryEvent> events;
 };
 
+// What a fused member's piece leaves out of its DRAM traffic (docs/model.md and docs/cosim.md, "Fused groups"); the
+// default is a layer on its own. SDM reads and writes stay what the program makes.
+struct PlanRole {
+  bool inputs_in_sdm = false;   // a shared input, left in the SDM by its producer: no input fills from DRAM
+  bool weights_in_sdm = false;  // pinned weights after the group's first stripe: no weight fills
+  bool output_in_sdm = false;   // a shared output, kept in the SDM for the group: no final writes to DRAM
+  // The group's reservation while the member runs (its shared tensors live then and its pinned weights): the stream
+  // buffer is what the output buffer and the reservation leave of the SDM.
+  std::int64_t reserved_bytes = 0;
+};
+
+// The plan role of stripe `stripe` (0 … role.stripes − 1) of a member in `role`, with the group's reservation then.
+PlanRole plan_role(const contracts::FusedRole& role, std::int64_t stripe, std::int64_t reserved_bytes);
+
 MemoryPlan plan_memory(const codegen::LayerProgram& program, const contracts::Hardware& hardware,
-                       const codegen::LayerTensors& tensors);
+                       const codegen::LayerTensors& tensors, const PlanRole& role = {});
 
 }  // namespace maeri::sim

@@ -142,12 +142,20 @@ void refine_with_memory_replay(contracts::CostReport& report, const codegen::Lay
 
 void refine_with_memory_replay(contracts::CostReport& report, const codegen::LayerProgram& program,
                                const MemoryPlan& plan, const contracts::Hardware& hardware) {
+  set_memory_stall(report, replay_memory_stall(program, plan, hardware), hardware);
+}
+
+double replay_memory_stall(const codegen::LayerProgram& program, const MemoryPlan& plan,
+                           const contracts::Hardware& hardware) {
   const MemoryReplay replay = replay_memory(program, plan, hardware,
                                             hardware.dram_bytes_per_cycle * hardware.model.dram_efficiency,
                                             std::uint64_t(hardware.dram_latency_cycles));
   // What the memory costs beyond the same program with ideal memory (not the stalls the controller counted: a
   // stall also lets the collector's fire spacing run out, so the next fire waits less).
-  const double stall = double(replay.cycles) - double(replay_compute(program, plan, hardware));
+  return double(replay.cycles) - double(replay_compute(program, plan, hardware));
+}
+
+void set_memory_stall(contracts::CostReport& report, double stall, const contracts::Hardware& hardware) {
   const double compute = report.cycles.compute();
   report.cycles.memory_stall = stall;
   report.cycles.total = compute + stall;

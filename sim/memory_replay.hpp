@@ -51,4 +51,12 @@ void refine_with_memory_replay(contracts::CostReport& report, const codegen::Lay
 void refine_with_memory_replay(contracts::CostReport& report, const codegen::LayerProgram& program,
                                const MemoryPlan& plan, const contracts::Hardware& hardware);
 
+// What the memory costs `program` under `plan` in the replay: its cycles with the hardware's DRAM (bandwidth scaled
+// by dram_efficiency) beyond the same program with ideal memory.
+double replay_memory_stall(const codegen::LayerProgram& program, const MemoryPlan& plan,
+                           const contracts::Hardware& hardware);
+// The report's cycles with DRAM set to its compute cycles + `stall` (and the compute efficiency that follows): e.g. a
+// fused member's, whose stall is the sum over its stripe pieces (each replayed with its plan in the member's role).
+void set_memory_stall(contracts::CostReport& report, double stall, const contracts::Hardware& hardware);
+
 }  // namespace maeri::sim

@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "codegen/config_image.hpp"
+#include "contracts/mapping_file.hpp"
 #include "contracts/quantized_network.hpp"
 #include "contracts/spec_loader.hpp"
 #include "importer/network_loader.hpp"
@@ -23,6 +24,7 @@
 #include "sim/fabric_session.hpp"
 #include "sim/post_processing_unit.hpp"
 #include "testbench/cross_check.hpp"
+#include "testbench/fused_run.hpp"
 #include "testbench/network_reference.hpp"
 #include "testbench/network_verification.hpp"
 #include "testbench/quantization.hpp"
@@ -253,11 +255,36 @@ void write_outputs(const NetworkRunOptions& options, const contracts::QuantizedN
   }
 }
 
+// "member 2 of 3: input from the SDM, output kept in the SDM, 4 stripes, weights pinned".
+std::string member_role_text(const FusedGroupPlan& group, std::size_t member) {
+  const contracts::FusedRole& role = group.roles[member];
+  std::vector<std::string> parts;
+  if (role.input_in_sdm) parts.push_back("input from the SDM");
+  if (role.output_in_sdm) parts.push_back("output kept in the SDM");
+  parts.push_back(role.stripes == 1 ? std::string("1 stripe") : fmt::format("{} stripes", role.stripes));
+  if (role.weights_pinned) parts.push_back("weights pinned");
+  return fmt::format("member {} of {}: {}", member + 1, group.group.count, fmt::join(parts, ", "));
+}
+
+GroupRun group_run(const FusedGroupPlan& plan, const contracts::Network& network, std::vector<CrossCheckRow> rows) {
+  GroupRun group;
+  group.name = plan.name;
+  group.stripes = plan.group.stripes;
+  for (std::size_t i = 0; i < plan.group.count; ++i) {
+    group.members.push_back(network.layers[plan.group.first + i].name);
+    if (plan.roles[i].weights_pinned) group.pinned_weights.push_back(group.members.back());
+  }
+  group.pass = true;  // only a group whose every member passed is reported
+  group.rows = std::move(rows);
+  return group;
+}
+
 }  // namespace
 
 NetworkRunResult run_network(const NetworkRunOptions& options, util::TaskRunner& runner,
                              const std::function<void(const NetworkRunResult&, const OperatorRun&)>& on_operator,
-                             bool progress_bar) {
+                             bool progress_bar,
+                             const std::function<void(const NetworkRunResult&, const GroupRun&)>& on_group) {
   const bool root = runner.root();
   const contracts::Hardware hardware = contracts::load_hardware(options.layers.hardware_path);
   if (!options.layers.json_path.empty() && root) util::check_output_path(options.layers.json_path);
@@ -280,6 +307,18 @@ NetworkRunResult run_network(const NetworkRunOptions& options, util::TaskRunner&
                                        inputs.size()));
   if (!options.weights_path.empty()) given = read_weights(options.weights_path, network);
   const Fault fault = parse_fault(options.fault, network, hardware.data_width);
+  std::vector<FusedGroupPlan> groups;
+  if (!options.layers.mapping_path.empty()) {
+    const contracts::MappingFile file = contracts::load_mapping_file(options.layers.mapping_path);
+    contracts::check_mapping_hardware(file, options.layers.mapping_path, hardware);
+    groups = fused_group_plans(network, hardware, file, options.layers.mapping_path);
+  }
+  const auto group_of = [&](std::size_t layer) -> const FusedGroupPlan* {
+    for (const FusedGroupPlan& group : groups)
+      if (group.has_layer(layer)) return &group;
+    return nullptr;
+  };
+  std::vector<std::vector<CrossCheckRow>> group_rows;  // of the current group's members that ran
 
   const contracts::Tensor& input_tensor = network.tensors[inputs[0]];
   std::vector<double> input;
@@ -450,34 +489,57 @@ NetworkRunResult run_network(const NetworkRunOptions& options, util::TaskRunner&
       accumulators_expected =
           integer_convolution(layer, tensors.input, quantized.operators[o].weights, quantized.acc_width);
 
-    NetworkVerificationOptions layer_options = options.layers;
-    layer_options.layer = layer.name;
-    layer_options.json_path.clear();  // the chained run's JSON is written below
-    NetworkVerification verification(layer_options, root);
-    verification.adopt_fabric(std::move(fabric));
-    verification.use_tensors(layer.name, std::move(tensors), accumulators_expected);
-    verification.keep_output();
-    verification.plan(runner);
     OperatorRun run;
     run.name = layer.name;
     run.where = "fabric";
-    verification.run(
-        runner,
-        [&](const VerifiedRun& verified) {
-          run.tile = verified.tile_text;
-          if (!verified.merged) {
-            run.verdict = "FAIL: " + fmt::format("{}", fmt::join(verified.errors, "; "));
-            result.bad_input = true;
-            return;
-          }
-          run.rows = verified.merged->result.rows;
-          run.seconds = verified.merged->shard_seconds;
-          run.shards = verified.merged->shards;
-        },
-        progress_bar);
-    fabric = verification.release_fabric();
-    if (!root) continue;
-    const std::vector<std::int64_t>& accumulators = verification.output_tensor();
+    std::vector<std::int64_t> accumulators;
+    const FusedGroupPlan* group = group_of(op.layer);
+    if (group) {
+      // A member of a fused group: its stripe pieces in its role (never cut into filter shards).
+      const std::size_t member = op.layer - group->group.first;
+      FusedMemberRun fused =
+          run_fused_member(*group, member, network, tensors, hardware, options.layers.memory, runner, fabric,
+                           [&] { return open_fabric_for(hardware, options.layers.hardware_path); });
+      if (!root) continue;
+      run.tile = fused.tile_text;
+      run.group = group->name;
+      run.role = member_role_text(*group, member);
+      run.seconds = fused.seconds;
+      if (!fused.errors.empty()) {
+        run.verdict = "FAIL: " + fmt::format("{}", fmt::join(fused.errors, "; "));
+        result.bad_input = true;
+      } else {
+        run.rows = fused.result.rows;
+        accumulators = std::move(fused.result.ideal ? fused.result.ideal->output : fused.result.with_memory->output);
+        group_rows.push_back(run.rows);
+      }
+    } else {
+      NetworkVerificationOptions layer_options = options.layers;
+      layer_options.layer = layer.name;
+      layer_options.json_path.clear();  // the chained run's JSON is written below
+      NetworkVerification verification(layer_options, root);
+      verification.adopt_fabric(std::move(fabric));
+      verification.use_tensors(layer.name, std::move(tensors), accumulators_expected);
+      verification.keep_output();
+      verification.plan(runner);
+      verification.run(
+          runner,
+          [&](const VerifiedRun& verified) {
+            run.tile = verified.tile_text;
+            if (!verified.merged) {
+              run.verdict = "FAIL: " + fmt::format("{}", fmt::join(verified.errors, "; "));
+              result.bad_input = true;
+              return;
+            }
+            run.rows = verified.merged->result.rows;
+            run.seconds = verified.merged->shard_seconds;
+            run.shards = verified.merged->shards;
+          },
+          progress_bar);
+      fabric = verification.release_fabric();
+      if (!root) continue;
+      accumulators = verification.output_tensor();
+    }
     if (!result.bad_input) {
       contracts::Tensor accumulator_tensor = network.tensors[op.outputs[0]];
       accumulator_tensor.name = layer.name + " accumulators";
@@ -488,6 +550,11 @@ NetworkRunResult run_network(const NetworkRunOptions& options, util::TaskRunner&
     if (!run.pass) {
       failed = true;
       continue;
+    }
+    if (group && op.layer + 1 == group->group.first + group->group.count) {
+      result.groups.push_back(group_run(*group, network, sum_rows(group_rows)));
+      group_rows.clear();
+      if (on_group) on_group(result, result.groups.back());
     }
     // The layer's epilogue (bias, requantization) on the unit.
     const auto start = std::chrono::steady_clock::now();
@@ -513,16 +580,33 @@ NetworkRunResult run_network(const NetworkRunOptions& options, util::TaskRunner&
                                      {"planned_runs", result.planned_runs},
                                      {"quantization", result.quantization_summary}};
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
-    for (const OperatorRun& run : result.operators)
-      list.push_back({{"operator", run.name},
-                      {"where", run.where},
-                      {"tile", run.tile},
-                      {"result", run.pass ? "PASS" : "FAIL"},
-                      {"verdict", run.verdict},
-                      {"seconds", run.seconds},
-                      {"shards", run.shards},
-                      {"cross_check", rows_json(run.rows)}});
+    for (const OperatorRun& run : result.operators) {
+      nlohmann::ordered_json entry = {{"operator", run.name},
+                                      {"where", run.where},
+                                      {"tile", run.tile},
+                                      {"result", run.pass ? "PASS" : "FAIL"},
+                                      {"verdict", run.verdict},
+                                      {"seconds", run.seconds},
+                                      {"shards", run.shards},
+                                      {"cross_check", rows_json(run.rows)}};
+      if (!run.group.empty()) {
+        entry["group"] = run.group;
+        entry["role"] = run.role;
+      }
+      list.push_back(std::move(entry));
+    }
     report["operators"] = std::move(list);
+    if (!groups.empty()) {
+      nlohmann::ordered_json group_list = nlohmann::ordered_json::array();
+      for (const GroupRun& group : result.groups)
+        group_list.push_back({{"group", group.name},
+                              {"members", group.members},
+                              {"stripes", group.stripes},
+                              {"pinned_weights", group.pinned_weights},
+                              {"result", group.pass ? "PASS" : "FAIL"},
+                              {"cross_check", rows_json(group.rows)}});
+      report["groups"] = std::move(group_list);
+    }
     util::write_file_atomically(options.layers.json_path,
                                 report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   }

@@ -7,7 +7,8 @@
 // the integer reference of the whole network (testbench/network_reference.hpp). The run stops at the first tensor
 // that differs and names the operator, the element and both values. Each fabric layer is cross-checked against the
 // model like a single layer, each unit operation against the unit's model; the float reference says what
-// quantization costs. The network's outputs (and, when asked, every tensor) are written as .npy.
+// quantization costs. The network's outputs (and, when asked, every tensor) are written as .npy. With a mapping
+// file's fused groups each group's members run fused (testbench/fused_run.hpp), one after another.
 #pragma once
 
 #include <cstdint>
@@ -48,11 +49,25 @@ struct OperatorRun {
   std::vector<CrossCheckRow> rows;
   double seconds = 0;
   int shards = 1;          // fabric: the shards it ran in (cycles and energy are sums over them when more than one)
+  // A member of a fused group (testbench/fused_run.hpp): the group's name and the member's role; its rows are sums
+  // over its stripe pieces, every one exact.
+  std::string group, role;
+};
+
+// A fused group once its last member ran: each row summed over the members.
+struct GroupRun {
+  std::string name;
+  std::vector<std::string> members;
+  std::int64_t stripes = 1;
+  std::vector<std::string> pinned_weights;
+  bool pass = false;
+  std::vector<CrossCheckRow> rows;
 };
 
 struct NetworkRunResult {
   std::string network, hardware, fabric;
   std::vector<OperatorRun> operators;  // in the order they ran, up to the first failure
+  std::vector<GroupRun> groups;        // the fused groups whose members all ran
   std::size_t planned_runs = 0;        // the network's operators and one epilogue per fabric layer
   std::size_t fabric_layers = 0;
   bool pass = false;
@@ -61,9 +76,11 @@ struct NetworkRunResult {
 };
 
 // Runs the network on every rank (each with the same options; rank 0 holds the tensors, compares and reports).
-// on_operator is called on rank 0 as each operator finishes. Throws util::InputError for bad input files.
+// on_operator is called on rank 0 as each operator finishes, on_group (if any) as each fused group of the mapping file
+// finishes. Throws util::InputError for bad input files (and a fused group that breaks a rule, exit 2).
 NetworkRunResult run_network(const NetworkRunOptions& options, util::TaskRunner& runner,
                              const std::function<void(const NetworkRunResult&, const OperatorRun&)>& on_operator,
-                             bool progress_bar);
+                             bool progress_bar,
+                             const std::function<void(const NetworkRunResult&, const GroupRun&)>& on_group = nullptr);
 
 }  // namespace maeri::testbench

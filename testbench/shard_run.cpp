@@ -108,6 +108,8 @@ std::optional<sim::RtlLayerRun> read_run(Reader& in) {
   return run;
 }
 
+}  // namespace
+
 sim::MemoryRun sum_memory(const sim::MemoryRun& a, const sim::MemoryRun& b) {
   sim::MemoryRun m = a;
   m.dram.bytes_read += b.dram.bytes_read;
@@ -133,6 +135,8 @@ sim::MemoryRun sum_memory(const sim::MemoryRun& a, const sim::MemoryRun& b) {
   m.output_buffer_bytes = std::max(a.output_buffer_bytes, b.output_buffer_bytes);
   return m;
 }
+
+namespace {
 
 // The shards' runs of one kind (ideal or with memory) as one run over the whole layer; nullopt when the shards
 // did not make that kind of run.

@@ -203,6 +203,20 @@ ShapeRuns blocked_shape_runs(const contracts::Layer& layer, const contracts::Map
   return runs;
 }
 
+// A fused stripe after the first follows another layer's program on the fabric, so it configures the fabric again
+// where the layer's own sequence would have kept its configuration: one more run (configuration, drain, first fire)
+// of the shape one X' block's phases start and end in, at every stripe boundary. Where they start and end in
+// different shapes, the boundary reconfigures anyway.
+void add_stripe_runs(const contracts::Layer& layer, const contracts::Mapping& tile,
+                     const contracts::SdmBlockTraffic& traffic, std::int64_t stripes, ShapeRuns& runs) {
+  if (stripes <= 1) return;
+  contracts::SdmBlockTraffic one_stripe = traffic;
+  one_stripe.trips[contracts::kSdmX] = 1;
+  const RunSequence stripe =
+      sdm_runs(layer, tile, one_stripe, 0, {layer.R, layer.S, layer.group_channels(), layer.group_filters()});
+  if (stripe.first == stripe.last) runs.runs[size_t(stripe.first)] += stripes - 1;
+}
+
 // What the loop nest leaves for the blocks after it.
 struct LoopNestTotals {
   double dn_traversal_estimate = 0;    // the multicast estimate, rounded once at the end
@@ -612,11 +626,10 @@ FabricPart fabric_part(const contracts::Layer& layer, const contracts::Hardware&
     block_traffic = contracts::sdm_block_traffic(layer, tile);
     blocks = &block_traffic;
   }
-  const ShapeRuns runs = blocks ? blocked_shape_runs(layer, tile, *blocks)
-                                : shape_runs(parts, layer.groups / tile.groups_per_step(), tile.phase_order);
-  // A fused stripe after the first follows another layer's program on the fabric: it configures the fabric again
-  // (at most one more configuration than the layer's own sequence merges at that boundary).
-  report.counts.configurations = runs.total() + (role.stripes - 1);
+  ShapeRuns runs = blocks ? blocked_shape_runs(layer, tile, *blocks)
+                          : shape_runs(parts, layer.groups / tile.groups_per_step(), tile.phase_order);
+  if (blocks) add_stripe_runs(layer, tile, *blocks, role.stripes, runs);
+  report.counts.configurations = runs.total();
   part.totals = cost_loop_nest(layer, hardware, tile, parts, runs, report, estimate_traffic, blocks);
   part.compute = compute_cycles(hardware, part.totals, report);
   part.sdm = contracts::sdm_budget(layer, hardware, tile);

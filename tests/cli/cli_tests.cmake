@@ -470,6 +470,16 @@ foreach(case ${chain_cases})
   set_tests_properties(cli_chain_${case} PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 180
                        FIXTURES_REQUIRED "npy_files;onnx_models")
 endforeach()
+set(fused_cases map_verify jobs bad_group)
+if(NOT MAERI_SANITIZE)
+  list(APPEND fused_cases mpi)
+endif()
+foreach(case ${fused_cases})
+  add_test(NAME cli_fused_${case}
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/fused_chain.sh ${case} $<TARGET_FILE:maeri> ${CONFIGS}
+            "$<$<BOOL:${MPI_CXX_FOUND}>:${MPIEXEC_EXECUTABLE}>")
+  set_tests_properties(cli_fused_${case} PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 180)
+endforeach()
 foreach(case ${tensor_cases})
   add_test(NAME cli_tensors_${case}
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/tensor_runs.sh ${case} $<TARGET_FILE:maeri> ${CONFIGS} ${NPY_FILES}

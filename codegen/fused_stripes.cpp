@@ -1,0 +1,101 @@
+// A fused member's program cut into its stripe pieces, and the pieces' parts of the output (see fused_stripes.hpp).
+#include "codegen/fused_stripes.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "contracts/sdm_budget.hpp"
+#include "contracts/sdm_level.hpp"
+
+namespace maeri::codegen {
+namespace {
+
+// Calls visit(index) for every output index of the piece's rows, in increasing order.
+template <class Visit>
+void for_each_stripe_output(const contracts::Layer& layer, const StripePiece& piece, Visit visit) {
+  const std::int64_t rows = layer.output_x(), columns = layer.output_y();
+  for (std::int64_t plane = 0; plane < layer.N * layer.K; ++plane)
+    for (std::int64_t index = (plane * rows + piece.x_begin) * columns; index < (plane * rows + piece.x_end) * columns;
+         ++index)
+      visit(std::size_t(index));
+}
+
+std::size_t stripe_size(const contracts::Layer& layer, const StripePiece& piece) {
+  return std::size_t(layer.N * layer.K * (piece.x_end - piece.x_begin) * layer.output_y());
+}
+
+}  // namespace
+
+std::vector<StripePiece> stripe_pieces(const contracts::Layer& layer, const contracts::Mapping& mapping,
+                                       std::int64_t stripes) {
+  const std::int64_t rows = layer.output_x();
+  if (stripes == 1) return {StripePiece{0, 1, 0, rows}};
+  const auto bad = [&](const std::string& why) {
+    return std::invalid_argument(fmt::format("layer '{}' cannot run in {} stripes: {}", layer.name, stripes, why));
+  };
+  if (stripes < 1) throw bad("at least one stripe");
+  if (!mapping.sdm.blocked) throw bad("its mapping has no SDM level");
+  const auto trips = contracts::sdm_trips(contracts::layer_extents(layer), mapping.sdm.block);
+  if (trips[contracts::kSdmX] != stripes)
+    throw bad(fmt::format("sdm.X = {} cuts its {} output rows into {} blocks", mapping.sdm.block[contracts::kSdmX], rows,
+                          trips[contracts::kSdmX]));
+  for (std::uint8_t dim : mapping.sdm.order) {
+    if (dim == contracts::kSdmX) break;
+    if (trips[dim] > 1)
+      throw bad(fmt::format("its {} loop ({} blocks) lies outside the X loop (order {})", contracts::sdm_dim_key(dim),
+                            trips[dim], contracts::order_text(mapping.sdm.order)));
+  }
+  const std::int64_t block = mapping.sdm.block[contracts::kSdmX];
+  std::vector<StripePiece> pieces;
+  for (std::int64_t j = 0; j < stripes; ++j) pieces.push_back({j, stripes, j * block, std::min(rows, (j + 1) * block)});
+  return pieces;
+}
+
+bool in_stripe(const WeightPhase& phase, const StripePiece& piece) {
+  const std::int64_t row = phase.block[contracts::kSdmX];
+  return row >= piece.x_begin && row < piece.x_end;
+}
+
+LayerProgram stripe_program(const LayerProgram& program, const StripePiece& piece) {
+  LayerProgram part;
+  part.layer = program.layer;
+  part.mapping = program.mapping;
+  part.num_ms = program.num_ms;
+  part.forwarding = program.forwarding;
+  part.configurations = program.configurations;
+  for (const WeightPhase& phase : program.phases)
+    if (in_stripe(phase, piece)) part.phases.push_back(phase);
+  return part;
+}
+
+std::vector<std::int64_t> stripe_outputs(const contracts::Layer& layer, const StripePiece& piece,
+                                         const std::vector<std::int64_t>& output) {
+  std::vector<std::int64_t> part;
+  part.reserve(stripe_size(layer, piece));
+  for_each_stripe_output(layer, piece, [&](std::size_t index) { part.push_back(output.at(index)); });
+  return part;
+}
+
+void merge_stripe_outputs(const contracts::Layer& layer, const StripePiece& piece,
+                          const std::vector<std::int64_t>& part, std::vector<std::int64_t>& output) {
+  if (part.size() != stripe_size(layer, piece) || output.size() != std::size_t(layer.output_elements()))
+    throw std::invalid_argument(fmt::format("merge_stripe_outputs: stripe {} of layer {} has {} outputs, expected {}",
+                                            piece.index, layer.name, part.size(), stripe_size(layer, piece)));
+  std::size_t next = 0;
+  for_each_stripe_output(layer, piece, [&](std::size_t index) { output[index] = part[next++]; });
+}
+
+std::int64_t configuration_writes(const LayerProgram& program) {
+  std::int64_t writes = 0;
+  int active = -1;
+  for (const WeightPhase& phase : program.phases) {
+    writes += phase.configuration != active;
+    active = phase.configuration;
+  }
+  return writes;
+}
+
+}  // namespace maeri::codegen

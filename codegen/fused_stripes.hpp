@@ -1,0 +1,47 @@
+// Stripe pieces of a fused member's program (docs/cosim.md, "Fused groups"; the map space: docs/mapping.md, "Fused
+// groups"): a group that runs in `stripes` row stripes plays stripe j of every member before stripe j + 1, so each
+// member's program runs in `stripes` pieces, piece j being its phases whose SDM block lies in the j-th X' block. The
+// mapping rule (mapper::member_violation) makes X' the outermost SDM loop with more than one block and cuts X' into
+// exactly `stripes` blocks, so a piece is a contiguous run of output rows: the pieces write disjoint rows, every
+// phase and step is played by exactly one piece, and a piece needs nothing from another (all reduction folds of an
+// output row lie in its block). A grouped layer runs its SDM blocks group tile after group tile; its piece j holds
+// block j of every group tile.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "codegen/layer_program.hpp"
+
+namespace maeri::codegen {
+
+struct StripePiece {
+  std::int64_t index = 0, count = 1;  // piece `index` of `count`
+  std::int64_t x_begin = 0, x_end = 0;  // its output rows X' [x_begin, x_end)
+};
+
+// The `stripes` pieces of a member's program under `mapping`: one piece of every row when stripes is 1. Throws
+// std::invalid_argument when the mapping cannot run in that many stripes (no SDM level, X' not in `stripes`
+// blocks, or another SDM loop with more than one block outside the X' loop).
+std::vector<StripePiece> stripe_pieces(const contracts::Layer& layer, const contracts::Mapping& mapping,
+                                       std::int64_t stripes);
+
+// Whether a phase belongs to the piece (its SDM block starts in the piece's rows).
+bool in_stripe(const WeightPhase& phase, const StripePiece& piece);
+
+// The phases of `program` in the piece, in program order (configurations unchanged).
+LayerProgram stripe_program(const LayerProgram& program, const StripePiece& piece);
+
+// The outputs [N][K][X'][Y'] of the piece's rows, in index order: the piece's part of `output`.
+std::vector<std::int64_t> stripe_outputs(const contracts::Layer& layer, const StripePiece& piece,
+                                         const std::vector<std::int64_t>& output);
+// Writes a piece's part (as stripe_outputs returns it) into the layer's whole output tensor. Throws
+// std::invalid_argument when the sizes do not match.
+void merge_stripe_outputs(const contracts::Layer& layer, const StripePiece& piece,
+                          const std::vector<std::int64_t>& part, std::vector<std::int64_t>& output);
+
+// The configurations the controller writes playing `program`: one before the first phase and one whenever a phase's
+// configuration differs from the one before it (sim/layer_runner.hpp).
+std::int64_t configuration_writes(const LayerProgram& program);
+
+}  // namespace maeri::codegen
