@@ -86,14 +86,20 @@ FusedMemberRun run_fused_member(const FusedGroupPlan& plan, std::size_t member, 
                                 const std::function<std::unique_ptr<sim::FabricSession>()>& open_fabric) {
   const contracts::Layer& layer = network.layers[plan.group.first + member];
   const contracts::Mapping& mapping = plan.group.mappings[member];
-  const contracts::FusedRole& role = plan.roles[member];
   FusedMemberRun result;
   result.tile_text = contracts::to_compact_string(mapping.tile);
-  // The member's image as a user ships it: built, encoded, decoded; every piece is expanded from it.
+  // The member's image as a user ships it, with its fused record (format version 7, what `maeri codegen --mapping
+  // F --workload W` writes): built, encoded, decoded; the role played is the record's, every piece is expanded
+  // from the image.
   const std::string source = layer.name + ".mimg";
   const codegen::LayerProgram program = codegen::plan_layer(layer, hardware, mapping);
-  const codegen::ConfigImage image = codegen::decode_image(codegen::encode_image(codegen::build_image(program, hardware)),
-                                                           source);
+  const contracts::FusedMember record{plan.name, std::int64_t(member), std::int64_t(plan.group.count),
+                                      plan.roles[member]};
+  const codegen::ConfigImage image =
+      codegen::decode_image(codegen::encode_image(codegen::build_image(program, hardware, record)), source);
+  if (!image.fused || !(*image.fused == record))
+    throw std::logic_error("fused run: the image of '" + layer.name + "' does not carry its member record");
+  const contracts::FusedRole& role = image.fused->role;
   const std::vector<codegen::StripePiece> pieces = codegen::stripe_pieces(layer, mapping, role.stripes);
   result.pieces = int(pieces.size());
   const auto piece_plan = [&](const codegen::LayerProgram& part, std::int64_t stripe) {

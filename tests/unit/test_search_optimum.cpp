@@ -93,18 +93,25 @@ OracleStats check_layer(const Layer& layer, const Hardware& hardware) {
       CHECK_FALSE(better(exact_tile, ours[o], kObjectives[o]));
     }
   };
+  // T_G: every divisor of the groups (the group edge rule, docs/mapping.md "Groups in one step"), its VNs counted
+  // in Eq. 1 as the T_K·T_N·T_X'·T_Y' VNs of each group.
+  for (std::int64_t g = 1; g <= layer.groups; ++g) {
+    if (layer.groups % g != 0) continue;
+    const std::int64_t M = hardware.num_ms / g;
+    for (std::int64_t r = 1; r <= std::min(layer.R, M); ++r)
+      for (std::int64_t s = 1; r * s <= M && s <= layer.S; ++s)
+        for (std::int64_t c = 1; r * s * c <= M && c <= layer.group_channels(); ++c)
+          for (std::int64_t k = 1; r * s * c * k <= M && k <= layer.group_filters(); ++k)
+            for (std::int64_t n = 1; r * s * c * k * n <= M && n <= layer.N; ++n)
+              for (std::int64_t x = 1; r * s * c * k * n * x <= M && x <= layer.output_x(); ++x)
+                for (std::int64_t y = 1; r * s * c * k * n * x * y <= M && y <= layer.output_y(); ++y) {
+                  Mapping tile;
+                  tile.tile.size = {r, s, c, k, n, x, y};
+                  tile.tile.groups = g;
+                  check_tile(tile);
+                }
+  }
   const std::int64_t M = hardware.num_ms;
-  for (std::int64_t r = 1; r <= std::min(layer.R, M); ++r)
-    for (std::int64_t s = 1; r * s <= M && s <= layer.S; ++s)
-      for (std::int64_t c = 1; r * s * c <= M && c <= layer.group_channels(); ++c)
-        for (std::int64_t k = 1; r * s * c * k <= M && k <= layer.group_filters(); ++k)
-          for (std::int64_t n = 1; r * s * c * k * n <= M && n <= layer.N; ++n)
-            for (std::int64_t x = 1; r * s * c * k * n * x <= M && x <= layer.output_x(); ++x)
-              for (std::int64_t y = 1; r * s * c * k * n * x * y <= M && y <= layer.output_y(); ++y) {
-                Mapping tile;
-                tile.tile.size = {r, s, c, k, n, x, y};
-                check_tile(tile);
-              }
   // The paper's heuristic candidates, by their own definition (they are in the raw space too).
   if (layer.R * layer.S <= M) {
     for (std::int64_t c = 1; c <= layer.group_channels() && layer.R * layer.S * c <= M; ++c)
