@@ -22,6 +22,10 @@ struct FusionOptions {
   // Per layer, the fused map space takes the fabric tiles of its best `fabric_tiles` two-level mappings (the
   // standalone search's list), with every SDM level of theirs that fits the group's stripes.
   int fabric_tiles = 8;
+  // And the fabric tiles of its best `memory_free_tiles` mappings on the hardware without DRAM cost
+  // (network_fusion.hpp, memory_free_hardware); 0: none. 4, not 8: MobileNetV2 on maeri-512 (runtime) fuses to
+  // 657 866 cycles with 4 and 656 829 with 8, but its fused search takes 6 s with 4 and 42 s with 8 (0: 680 678).
+  int memory_free_tiles = 4;
   // The longest group tried (8 cut ResNet-50's last stage, 10 layers that fit one group, in two).
   std::size_t max_layers = 24;
 };

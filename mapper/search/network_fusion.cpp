@@ -51,7 +51,7 @@ NetworkFusionResult fuse_network(const contracts::Network& network, const contra
     standalone.push_back(best[layer].front());
     tiles.push_back(fusion_fabric_tiles(best[layer], options.fabric_tiles));
     if (memory_free.empty()) continue;
-    for (const contracts::FabricTile& tile : fusion_fabric_tiles(memory_free[layer], options.fabric_tiles))
+    for (const contracts::FabricTile& tile : fusion_fabric_tiles(memory_free[layer], options.memory_free_tiles))
       if (std::find(tiles.back().begin(), tiles.back().end(), tile) == tiles.back().end()) tiles.back().push_back(tile);
   }
   const NetworkFusion fusion = fused_search(network, graph, hardware, standalone, tiles, objective, options);

@@ -73,11 +73,11 @@ MappedLayer WorkloadMapping::map_layer(const contracts::Layer& layer) {
     result = heuristic ? options_.heuristic->search(layer, hardware_, search) : mapper::search(layer, hardware_, search);
     searched_.emplace(key, std::make_pair(layer.name, result));
   }
-  if (fusing_) {
+  if (fusing_ && options_.fusion_options.memory_free_tiles > 0) {
     auto memory_free = memory_free_searched_.find(key);
     if (memory_free == memory_free_searched_.end()) {
       const contracts::Hardware free_hardware = memory_free_hardware(hardware_);
-      SearchOptions search = map_search_options(options_.objective, options_.fusion_options.fabric_tiles,
+      SearchOptions search = map_search_options(options_.objective, options_.fusion_options.memory_free_tiles,
                                                 refine(layer, free_hardware), options_.two_level);
       search.threads = options_.threads;
       search.prune = options_.prune;
@@ -85,6 +85,8 @@ MappedLayer WorkloadMapping::map_layer(const contracts::Layer& layer) {
       memory_free = memory_free_searched_.emplace(key, mapper::search(layer, free_hardware, search).best).first;
     }
     memory_free_candidates_.push_back(memory_free->second);
+  }
+  if (fusing_) {
     fusion_candidates_.push_back(result.best);
     if (result.best.size() > std::size_t(options_.top)) result.best.resize(std::size_t(options_.top));
   }
