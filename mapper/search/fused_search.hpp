@@ -23,9 +23,11 @@ struct FusionOptions {
   // standalone search's list), with every SDM level of theirs that fits the group's stripes.
   int fabric_tiles = 8;
   // And the fabric tiles of its best `memory_free_tiles` mappings on the hardware without DRAM cost
-  // (network_fusion.hpp, memory_free_hardware); 0: none. 4, not 8: MobileNetV2 on maeri-512 (runtime) fuses to
-  // 657 866 cycles with 4 and 656 829 with 8, but its fused search takes 6 s with 4 and 42 s with 8 (0: 680 678).
-  int memory_free_tiles = 4;
+  // (network_fusion.hpp, memory_free_hardware) when its best mapping alone waits for DRAM; 0: none. 2: MobileNetV2
+  // (runtime) fuses on maeri-256 / 512 / 1024 to 1 447 851 / 658 113 / 348 228 cycles in a 1.9 / 4.3 / 25 s fused
+  // search; 0 gives 1 601 322 / 680 678 / 363 192 (0.2–0.3 s); 3 gives 1 375 086 on maeri-256 but takes 403 s on
+  // maeri-1024 (38.8 M joins), 8 takes 42 s on maeri-512.
+  int memory_free_tiles = 2;
   // The longest group tried (8 cut ResNet-50's last stage, 10 layers that fit one group, in two).
   std::size_t max_layers = 24;
 };

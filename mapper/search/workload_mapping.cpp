@@ -73,7 +73,9 @@ MappedLayer WorkloadMapping::map_layer(const contracts::Layer& layer) {
     result = heuristic ? options_.heuristic->search(layer, hardware_, search) : mapper::search(layer, hardware_, search);
     searched_.emplace(key, std::make_pair(layer.name, result));
   }
-  if (fusing_ && options_.fusion_options.memory_free_tiles > 0) {
+  // Only a layer whose best mapping alone waits for DRAM can rank its tiles by DRAM rather than by what they compute.
+  const bool dram_bound = result.best.front().cycles.memory_stall > 0;
+  if (fusing_ && options_.fusion_options.memory_free_tiles > 0 && dram_bound) {
     auto memory_free = memory_free_searched_.find(key);
     if (memory_free == memory_free_searched_.end()) {
       const contracts::Hardware free_hardware = memory_free_hardware(hardware_);
@@ -85,6 +87,8 @@ MappedLayer WorkloadMapping::map_layer(const contracts::Layer& layer) {
       memory_free = memory_free_searched_.emplace(key, mapper::search(layer, free_hardware, search).best).first;
     }
     memory_free_candidates_.push_back(memory_free->second);
+  } else if (fusing_) {
+    memory_free_candidates_.push_back({});
   }
   if (fusing_) {
     fusion_candidates_.push_back(result.best);
