@@ -9,27 +9,13 @@
 #include "testbench/network_verification.hpp"
 #include "util/process_pool.hpp"
 
+#include "child_processes.hpp"
+
 using namespace maeri;
 
 namespace {
 
-// One rank, tasks in two child processes at a time (this process never elaborates a fabric itself, so one test case
-// may run several verifications).
-class ChildProcesses final : public util::TaskRunner {
- public:
-  int rank() const override { return 0; }
-  int ranks() const override { return 1; }
-  int jobs() const override { return 2; }
-  bool single_process() const override { return false; }
-  void run_in_processes(const std::vector<int>& tasks, const util::TaskWork& work,
-                        const util::TaskDone& on_done) override {
-    util::run_in_processes(tasks, {2, 0}, work, on_done);
-  }
-  void gather(const std::vector<int>&, const std::vector<util::TaskOutcome>&, const std::vector<int>&,
-              const util::TaskDone&) override {}
-  std::string broadcast(const std::string& bytes) override { return bytes; }
-  int finish(int status) override { return status; }
-};
+using test::ChildProcesses;  // tests/rtl/child_processes.hpp
 
 testbench::NetworkVerificationOptions conv1_options() {
   testbench::NetworkVerificationOptions options;
