@@ -28,8 +28,9 @@ struct FusionOptions {
   // search; 0 gives 1 601 322 / 680 678 / 363 192 (0.2–0.3 s); 3 gives 1 375 086 on maeri-256 but takes 403 s on
   // maeri-1024 (38.8 M joins), 8 takes 42 s on maeri-512.
   int memory_free_tiles = 2;
-  // The longest group tried (8 cut ResNet-50's last stage, 10 layers that fit one group, in two).
-  std::size_t max_layers = 24;
+  // The longest group tried. 10: ResNet-50's last stage (10 layers) is one group (8 cut it in two); 24 made
+  // GoogLeNet's fused search on maeri-1024 take over 120 s (12: 32 s, 10: 12 s).
+  std::size_t max_layers = 10;
 };
 
 // The SDM levels of the fused map space of one layer for `stripes` (1: any SDM level; more: X' in exactly that many
