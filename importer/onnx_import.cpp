@@ -668,14 +668,18 @@ class GraphReader {
     const std::int64_t m = transpose_a ? a[1] : a[0], k = transpose_a ? a[0] : a[1];
     const std::int64_t k_b = transpose_b ? b[1] : b[0], n = transpose_b ? b[0] : b[1];
     if (k != k_b) fail(name, fmt::format("A' is {}x{} but B' is {}x{}", m, k, k_b, n));
-    const contracts::Layer layer = contracts::gemm_layer(1, m, k, n);
+    // A (M×K) row-major is the layer's input as (M, K, 1, 1): its rows are the batch, as a fully connected layer's
+    // samples are (the mapper costs rows as batch and rows as X alike). A stored transposed (transA) is (1, K, M, 1):
+    // its rows are the X.
+    const bool rows_as_batch = !transpose_a && m <= contracts::kMaxBatch;
+    const contracts::Layer layer = rows_as_batch ? contracts::gemm_layer(m, 1, k, n) : contracts::gemm_layer(1, m, k, n);
     LayerLinks links;
     links.input = node.input(0);
-    // The layer reads (1, K, M, 1): A' stored transposed (transA) is that order; A (M×K) only when M or K is 1.
-    links.input_in_order = transpose_a || same_order({m, k});
+    links.input_in_order = rows_as_batch || transpose_a || same_order({m, k});
     links.output = node.output(0);
-    links.output_in_order = same_order({m, n});
-    links.cut_reason = "a GEMM layer's tensors are (batch, K, M): the rows of A are its X";
+    links.output_in_order = rows_as_batch || same_order({m, n});
+    links.cut_reason = fmt::format("more than {} rows of A (kMaxBatch): they are the layer's X, read as (1, K, M, 1)",
+                                   contracts::kMaxBatch);
     const double alpha = real(node, name, "alpha", 1.0), beta = real(node, name, "beta", 1.0);
     if (auto weights = values(node, 1)) {
       std::vector<double> ordered(weights->size());  // the layer's [N][K]: Bᵀ
@@ -725,17 +729,26 @@ class GraphReader {
     const std::int64_t m = a[a.size() - 2], k = a.back(), k_b = b[b.size() - 2], n = b.back();
     if (k != k_b) fail(name, fmt::format("A is …x{}x{} but B is …x{}x{}", m, k, k_b, n));
     const std::int64_t batch = broadcast_batch(name, Dims(a.begin(), a.end() - 2), Dims(b.begin(), b.end() - 2));
-    const contracts::Layer layer = contracts::gemm_layer(batch, m, k, n);
     std::int64_t a_batch = 1;
     for (std::size_t i = 0; i + 2 < a.size(); ++i) a_batch *= a[i];
-    LayerLinks links;
-    links.input = node.input(0);
-    links.input_in_order = a_batch == batch && same_order({m, k});
-    links.output = node.output(0);
-    links.output_in_order = same_order({m, n});
-    links.cut_reason = "a GEMM layer's tensors are (batch, K, M): the rows of A are its X";
     std::int64_t b_batch = 1;
     for (std::size_t i = 0; i + 2 < b.size(); ++i) b_batch *= b[i];
+    // One weight matrix for every row of A (B constant and not batched, B's leading dimensions all 1): A's rows,
+    // over all its leading dimensions, are the layer's batch, so that the row-major A is its input (rows, K, 1, 1)
+    // and its output the row-major Y — as Gemm's rows. Otherwise A's rows are the X of each batch position.
+    const bool shared_weights = b_batch == 1 && (constant(node.input(1)) || initializers_.count(node.input(1)));
+    const bool rows_as_batch = shared_weights && a_batch == batch && m <= contracts::kMaxBatch / batch;
+    const contracts::Layer layer =
+        rows_as_batch ? contracts::gemm_layer(batch * m, 1, k, n) : contracts::gemm_layer(batch, m, k, n);
+    LayerLinks links;
+    links.input = node.input(0);
+    links.input_in_order = rows_as_batch || (a_batch == batch && same_order({m, k}));
+    links.output = node.output(0);
+    links.output_in_order = rows_as_batch || same_order({m, n});
+    links.cut_reason = shared_weights ? fmt::format("more than {} rows of A in all (kMaxBatch): each batch position's "
+                                                    "rows are the layer's X, read as (batch, K, M, 1)",
+                                                    contracts::kMaxBatch)
+                                      : "a GEMM layer of two activations reads A as (batch, K, M, 1): its rows are the X";
     const auto transposed_slice = [&](const std::vector<double>& values, std::int64_t slice) {
       std::vector<double> ordered(std::size_t(k * n));  // the layer's (N, K): Bᵀ
       for (std::int64_t row = 0; row < k; ++row)

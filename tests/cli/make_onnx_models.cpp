@@ -119,8 +119,9 @@ void write_bad_models(const std::string& folder) {
 // A small classifier as PyTorch exports one, with its own weights (seeded, fixed): conv + bias + BatchNormalization
 // (folded by the importer) + ReLU, a max pool, a residual block (conv, ReLU, conv, add, ReLU), a global average pool,
 // flatten, a Gemm classifier with bias (transB) and a softmax. The chained-run target of issue 30 runs it on the
-// RTL with these weights (tests/cli/network_chain.sh, onnx_top1).
-void write_classifier(const std::string& path) {
+// RTL with these weights (tests/cli/network_chain.sh, onnx_top1); classifier-batch.onnx is the same model with a
+// symbolic batch, as exporters write it (onnx_batch runs it with --batch).
+void write_classifier(const std::string& path, std::int64_t batch) {
   std::mt19937 generator(2026);
   const auto values = [&](std::size_t count, float spread, float centre = 0) {
     std::uniform_real_distribution<float> uniform(centre - spread, centre + spread);
@@ -129,7 +130,7 @@ void write_classifier(const std::string& path) {
     return drawn;
   };
   OnnxModelBuilder model("classifier");
-  model.input("image", {1, 3, 16, 16});
+  model.input("image", {batch, 3, 16, 16});
   model.weight("stem.weight", {8, 3, 3, 3}, values(8 * 3 * 9, 0.35f));
   model.weight("stem.bias", {8}, values(8, 0.1f));
   auto& stem = model.node("Conv", "stem", {"image", "stem.weight", "stem.bias"}, "stem_out");
@@ -195,7 +196,8 @@ int main(int argc, char** argv) {
     model.output("logits");
     model.write(folder + "/small.onnx");
   }
-  write_classifier(folder + "/classifier.onnx");
+  write_classifier(folder + "/classifier.onnx", 1);
+  write_classifier(folder + "/classifier-batch.onnx", -1);
   OnnxModelBuilder::write_one_conv(folder + "/dynamic.onnx", "conv", {-1, 3, 8, 8}, {4, 3, 3, 3});
   OnnxModelBuilder::write_one_conv(folder + "/asymmetric.onnx", "conv_same", {1, 3, 8, 8}, {4, 3, 3, 3},
                                    [](onnx::NodeProto& conv) { OnnxModelBuilder::set_ints(conv, "pads", {0, 0, 1, 1}); });

@@ -75,6 +75,12 @@ case $case_name in
       "$expect" 0 --stdout-contains "top-1 agrees 1 of 1" "$maeri" verify --chain --hardware "$hw" \
         --workload "$onnx/classifier.onnx" --memory ideal --seed "$seed" || fail "seed $seed"
     done ;;
+  onnx_batch)
+    # The classifier exported with a symbolic batch, run as a batch of 3: the Gemm reads the flattened (3, 8) as its
+    # batch of 3 rows, so the chain goes through to the softmax (with A's rows as the layer's X it was cut there).
+    "$expect" 0 --stdout-contains "top-1 agrees 3 of 3" --stdout-contains "network classifier: PASS — 18 of 18 runs" \
+      "$maeri" verify --chain --hardware "$hw" --workload "$onnx/classifier-batch.onnx" --batch 3 --memory both \
+      || exit 1 ;;
   one_layer_option)
     "$expect" 1 --stderr-contains "--layer: one layer's option: not with a chained run" \
       "$maeri" "${chain[@]}" --layer conv1 || exit 1

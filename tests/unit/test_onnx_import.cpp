@@ -120,9 +120,11 @@ TEST_CASE("ONNX import: Conv, Gemm and MatMul nodes become layers of the hand-co
   CHECK(pointwise.padding_y == 0);
   CHECK(pointwise.output_x() == 5);
 
-  const contracts::Layer& fc = layer_named(network, "fc");  // M = 2 (the batch), K = 16, N = 10
+  // M = 2 (the batch), K = 16, N = 10: A's rows are the layer's batch, so the flattened (2, 16) is its input as it is.
+  const contracts::Layer& fc = layer_named(network, "fc");
   CHECK(fc.type == contracts::LayerType::Gemm);
-  CHECK(fc.X == 2);
+  CHECK(fc.N == 2);
+  CHECK(fc.X == 1);
   CHECK(fc.C == 16);
   CHECK(fc.K == 10);
   CHECK(fc.macs() == 2 * 16 * 10);
@@ -133,9 +135,9 @@ TEST_CASE("ONNX import: Conv, Gemm and MatMul nodes become layers of the hand-co
   CHECK(scores.C == 64);
   CHECK(scores.K == 128);
 
-  const contracts::Layer& ffn = layer_named(network, "ffn");
-  CHECK(ffn.N == 1);
-  CHECK(ffn.X == 128);
+  const contracts::Layer& ffn = layer_named(network, "ffn");  // one weight matrix: the 1·128 rows are the batch
+  CHECK(ffn.N == 128);
+  CHECK(ffn.X == 1);
   CHECK(ffn.C == 768);
   CHECK(ffn.K == 3072);
 
@@ -144,7 +146,10 @@ TEST_CASE("ONNX import: Conv, Gemm and MatMul nodes become layers of the hand-co
   std::vector<std::string> beside;
   for (const contracts::Operator& op : network.operators)
     if (op.kind != contracts::OperatorKind::FabricLayer) beside.push_back(op.name + " " + contracts::to_string(op.kind));
-  CHECK(beside == std::vector<std::string>{"relu1 relu", "pool max pool", "flatten reshape", "residual add"});
+  // fc and ffn read A's rows as their batch: reshapes of the same elements carry the ONNX tensors in and out.
+  CHECK(beside == std::vector<std::string>{"relu1 relu", "pool max pool", "flatten reshape", "fc.reshape_input reshape",
+                                           "fc.reshape_output reshape", "ffn.reshape_input reshape",
+                                           "ffn.reshape_output reshape", "residual add"});
   const auto shape_of = [&](const std::string& tensor) {
     for (const contracts::Tensor& each : network.tensors)
       if (each.name == tensor) return each.shape;
@@ -153,9 +158,11 @@ TEST_CASE("ONNX import: Conv, Gemm and MatMul nodes become layers of the hand-co
   };
   CHECK(shape_of("p") == std::vector<std::int64_t>{2, 16, 1, 1});
   CHECK(shape_of("f") == std::vector<std::int64_t>{2, 16});
-  // The classifier reads its 2×16 input as (1, K = 16, M = 2, 1): another order, so the graph is cut there.
-  CHECK(std::count_if(imported.notes.begin(), imported.notes.end(),
-                      [](const std::string& note) { return note.find("cut: layer fc reads 'f'") == 0; }) == 1);
+  // The classifier reads its 2×16 input as (N = 2, K = 16, 1, 1), the order it is in: the graph is not cut there
+  // (it was when A's rows were the layer's X), and its logits are the network's output.
+  CHECK(std::none_of(imported.notes.begin(), imported.notes.end(),
+                     [](const std::string& note) { return note.find("cut: layer fc") == 0; }));
+  CHECK(shape_of("logits") == std::vector<std::int64_t>{2, 10});
 }
 
 TEST_CASE("ONNX import: the workload YAML it writes loads back to the same layers", "[importer]") {
@@ -164,15 +171,28 @@ TEST_CASE("ONNX import: the workload YAML it writes loads back to the same layer
   build_network(model);
   model.write(dir / "model.onnx");
   const contracts::Network imported = importer::load_network(dir / "model.onnx");
-  // Conv layers have batch 2 (the workload's); the GEMMs' batches 1 and 24 are not multiples of it.
-  CHECK_THROWS_WITH(importer::workload_yaml(imported, "header"),
-                    Catch::Contains("GEMM batch 1 is not a multiple of the workload's batch 2"));
+  // Conv layers have batch 2 (the workload's); the GEMMs' batches 2 (fc), 24 (scores) and 128 (ffn: its rows) are
+  // multiples of it, so the whole graph writes too.
+  {
+    test::TempFile yaml(importer::workload_yaml(imported, "whole"));
+    const contracts::Network loaded = contracts::load_workload(yaml.path());
+    REQUIRE(loaded.layers.size() == imported.layers.size());
+    for (std::size_t i = 0; i < loaded.layers.size(); ++i) CHECK(contracts::same_shape(loaded.layers[i], imported.layers[i]));
+    CHECK(loaded.operators.size() == imported.operators.size());
+  }
+  // A GEMM batch that is not a multiple of the convolutions' is refused.
+  {
+    contracts::Network odd = imported;
+    odd.layers[3].N = 3;
+    CHECK_THROWS_WITH(importer::workload_yaml(odd, "header"),
+                      Catch::Contains("GEMM batch 3 is not a multiple of the workload's batch 2"));
+  }
   // Each part as a flat list of its layers (a chain: the YAML writer writes a graph only for operators beside the
   // fabric, which these parts leave out).
   const auto layers = imported.layers;
   const contracts::Network convolutions = contracts::chain_network(  // conv1, depthwise, pointwise: batch 2
       imported.name, {layers.begin(), layers.begin() + 3});
-  const contracts::Network products = contracts::chain_network(  // fc, scores, ffn: batches 1, 24, 1
+  const contracts::Network products = contracts::chain_network(  // fc, scores, ffn: batches 2, 24, 128
       imported.name, {layers.begin() + 3, layers.end()});
   for (const contracts::Network* part : {&convolutions, &products}) {
     test::TempFile yaml(importer::workload_yaml(*part, "imported"));
@@ -374,7 +394,8 @@ TEST_CASE("ONNX import: shape computations fold (Shape → Gather → Concat →
   const contracts::Network& network = imported.network;
   REQUIRE(network.layers.size() == 3);
   const contracts::Layer& fc = layer_named(network, "fc");
-  CHECK(fc.X == 3);    // M: the batch
+  CHECK(fc.N == 3);    // M: the batch
+  CHECK(fc.X == 1);
   CHECK(fc.C == 128);  // 8·4·4
   CHECK(fc.K == 10);
   CHECK(fc.macs() == 3 * 128 * 10);
