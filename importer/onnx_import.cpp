@@ -1079,43 +1079,65 @@ class GraphReader {
     return skip_reason(op);
   }
 
+  // 2-D pooling (rank 4) runs as it is; 1-D pooling (rank 3, [N, C, L], as after a 1-D convolution) runs as 2-D
+  // pooling with Y = 1 between two reshapes (`NODE.reshape_input`, `NODE.reshape_output`), as a 1-D convolution does.
   template <typename Take, typename Emit>
   std::string pool(const onnx::NodeProto& node, const std::string& name, std::vector<std::size_t>& inputs,
                    const Take& take_inputs, const Emit& emit) {
     const std::string& op = node.op_type();
     if (node.input_size() < 1) return skip_reason(op);
     const auto x = known_shape(node.input(0));
-    if (!x || x->size() != 4) return "pooling: only 2-D pooling (rank 4) runs beside the fabric" + std::string(kCut);
+    if (!x || (x->size() != 4 && x->size() != 3))
+      return "pooling: only 1-D and 2-D pooling (rank 3 or 4) runs beside the fabric" + std::string(kCut);
     if (node.output_size() > 1 && !node.output(1).empty()) return "pooling: the indices output of MaxPool" + std::string(kCut);
+    const std::size_t axes = x->size() - 2;
+    const Dims extents(x->begin() + 2, x->end());
     contracts::PoolWindow window;
     if (op == "GlobalMaxPool") {
-      window.size_x = (*x)[2];
-      window.size_y = (*x)[3];
+      window.size_x = extents[0];
+      window.size_y = axes == 2 ? extents[1] : 1;
     } else {
       const Dims kernel = ints(node, name, "kernel_shape", {});
-      if (kernel.size() != 2) fail(name, fmt::format("attribute 'kernel_shape': expected two values, found {}", list(kernel)));
-      const Dims strides = ints(node, name, "strides", {1, 1});
-      const Dims dilations = ints(node, name, "dilations", {1, 1});
-      if (strides.size() != 2) fail(name, fmt::format("attribute 'strides': expected two values, found {}", list(strides)));
-      if (dilations != Dims{1, 1}) return "pooling: a dilated window" + std::string(kCut);
+      const std::string count = axes == 2 ? "two values" : "one value";
+      if (kernel.size() != axes)
+        fail(name, fmt::format("attribute 'kernel_shape': expected {}, found {}", count, list(kernel)));
+      const Dims strides = ints(node, name, "strides", Dims(axes, 1));
+      const Dims dilations = ints(node, name, "dilations", Dims(axes, 1));
+      if (strides.size() != axes)
+        fail(name, fmt::format("attribute 'strides': expected {}, found {}", count, list(strides)));
+      if (dilations != Dims(axes, 1)) return "pooling: a dilated window" + std::string(kCut);
       if (integer(node, name, "ceil_mode", 0) != 0) return "pooling: ceil_mode 1 (the unit rounds output sizes down)" + std::string(kCut);
-      const Dims pads = symmetric_pads(node, name, {(*x)[2], (*x)[3]}, kernel, strides);
-      if (op == "AveragePool" && integer(node, name, "count_include_pad", 0) != 0 && (pads[0] || pads[1]))
+      const Dims pads = symmetric_pads(node, name, extents, kernel, strides);
+      if (op == "AveragePool" && integer(node, name, "count_include_pad", 0) != 0 &&
+          std::any_of(pads.begin(), pads.end(), [](std::int64_t pad) { return pad != 0; }))
         return "pooling: an average that counts the padding (count_include_pad 1)" + std::string(kCut);
       window.size_x = kernel[0];
-      window.size_y = kernel[1];
       window.stride_x = strides[0];
-      window.stride_y = strides[1];
       window.padding_x = pads[0];
-      window.padding_y = pads[1];
+      if (axes == 2) {
+        window.size_y = kernel[1];
+        window.stride_y = strides[1];
+        window.padding_y = pads[1];
+      }
     }
+    const Dims pooled4 = {(*x)[0], (*x)[1], window.output_x(extents[0]), window.output_y(axes == 2 ? extents[1] : 1)};
+    const Dims expected = axes == 2 ? pooled4 : Dims{pooled4[0], pooled4[1], pooled4[2]};
     const auto out = known_shape(node.output(0));
-    if (!out || *out != Dims{(*x)[0], (*x)[1], window.output_x((*x)[2]), window.output_y((*x)[3])})
-      fail(name, "ONNX infers another output shape than the pooling window gives");
+    if (!out || *out != expected) fail(name, "ONNX infers another output shape than the pooling window gives");
     if (!take_inputs(1)) return skip_reason(op);
-    const std::size_t index = emit(op == "AveragePool" ? contracts::OperatorKind::AveragePool : contracts::OperatorKind::MaxPool);
+    const contracts::OperatorKind kind = op == "AveragePool" ? contracts::OperatorKind::AveragePool : contracts::OperatorKind::MaxPool;
+    std::size_t index;
+    if (axes == 2) {
+      index = emit(kind);
+    } else {
+      const std::size_t input = reshaped(inputs[0], name + ".input", {(*x)[0], (*x)[1], extents[0], 1}, name + ".reshape_input");
+      const std::size_t pooled = add_tensor(name + ".output", pooled4, false);
+      index = add_operator(name, kind, {input}, pooled);
+      const std::size_t output = add_tensor(node.output(0), *out, false);
+      add_operator(name + ".reshape_output", contracts::OperatorKind::Reshape, {pooled}, output);
+      tensor_of_[node.output(0)] = output;
+    }
     network().operators[index].pool = window;
-    (void)inputs;
     return "";
   }
 

@@ -115,7 +115,8 @@ NamedRealTensors read_weights(const std::string& path, const contracts::Network&
   return weights;
 }
 
-std::vector<double> read_input(const std::string& text, const contracts::Tensor& input) {
+// `several`: the network has more than one input, so an .npz's member is always the one named by the input.
+std::vector<double> read_input(const std::string& text, const contracts::Tensor& input, bool several) {
   const util::TensorSource source = util::tensor_source(text);
   util::NpyArray array;
   if (source.archive) {
@@ -123,7 +124,7 @@ std::vector<double> read_input(const std::string& text, const contracts::Tensor&
     std::string member = source.member;
     if (member.empty()) {
       const auto names = archive.member_names();
-      member = names.size() == 1 ? names[0] : input.name;
+      member = names.size() == 1 && !several ? names[0] : input.name;
     }
     array = archive.member(member);
   } else {
@@ -134,6 +135,40 @@ std::vector<double> read_input(const std::string& text, const contracts::Tensor&
                            fmt::format("({}) where the network input '{}' has shape ({})", fmt::join(array.shape, ","),
                                        input.name, fmt::join(input.shape, ",")));
   return real_values(array);
+}
+
+// The real values of every network input, in network_inputs() order: from --network-input (an .npy for a network
+// of one input; an .npz holds one member per input, named by the input tensor) or seeded U(−1, 1), each input from
+// its own stream. A network has several inputs when the importer cut its graph at an operator the unit does not
+// run (its consumers read a network input of its own): those tensors are then stimulus like the first input.
+std::vector<std::vector<double>> network_input_values(const contracts::Network& network,
+                                                      const std::vector<std::size_t>& inputs,
+                                                      const NetworkRunOptions& options) {
+  std::vector<std::vector<double>> values;
+  if (!options.input_path.empty() && inputs.size() > 1) {
+    const util::TensorSource source = util::tensor_source(options.input_path);
+    if (!source.archive || !source.member.empty()) {
+      std::vector<std::string> names;
+      for (std::size_t t : inputs) names.push_back(network.tensors[t].name);
+      throw util::InputError({options.input_path, 0, 0}, "inputs",
+                             fmt::format("network {} has {} inputs ({}): give an .npz with one member per input, "
+                                         "named by the input",
+                                         network.name, inputs.size(), fmt::join(names, ", ")));
+    }
+  }
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const contracts::Tensor& tensor = network.tensors[inputs[i]];
+    if (!options.input_path.empty()) {
+      values.push_back(read_input(options.input_path, tensor, inputs.size() > 1));
+      continue;
+    }
+    // Input 0 keeps the stream a one-input network always had, so its runs stay as they were.
+    std::mt19937_64 generator((options.layers.seed + i * 0x632BE59BD9B4E019ULL) * 0x9E3779B97F4A7C15ULL + 17);
+    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+    std::vector<double>& drawn = values.emplace_back(std::size_t(tensor.elements()));
+    for (double& value : drawn) value = uniform(generator);
+  }
+  return values;
 }
 
 std::string tensor_bytes(const std::vector<std::int64_t>& values) {
@@ -301,10 +336,9 @@ NetworkRunResult run_network(const NetworkRunOptions& options, util::TaskRunner&
   if (const auto violation = contracts::network_violation(network))
     throw util::InputError({options.layers.workload_path, 0, 0}, "operators", *violation);
   const std::vector<std::size_t> inputs = network.network_inputs();
-  if (inputs.size() != 1)
+  if (inputs.empty())
     throw util::InputError({options.layers.workload_path, 0, 0}, "inputs",
-                           fmt::format("a chained run takes a network with one input; {} has {}", network.name,
-                                       inputs.size()));
+                           fmt::format("network {} has no input: nothing to chain", network.name));
   if (!options.weights_path.empty()) given = read_weights(options.weights_path, network);
   const Fault fault = parse_fault(options.fault, network, hardware.data_width);
   std::vector<FusedGroupPlan> groups;
@@ -320,16 +354,7 @@ NetworkRunResult run_network(const NetworkRunOptions& options, util::TaskRunner&
   };
   std::vector<std::vector<CrossCheckRow>> group_rows;  // of the current group's members that ran
 
-  const contracts::Tensor& input_tensor = network.tensors[inputs[0]];
-  std::vector<double> input;
-  if (!options.input_path.empty()) {
-    input = read_input(options.input_path, input_tensor);
-  } else {
-    std::mt19937_64 generator(options.layers.seed * 0x9E3779B97F4A7C15ULL + 17);
-    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-    input.resize(std::size_t(input_tensor.elements()));
-    for (double& value : input) value = uniform(generator);
-  }
+  const std::vector<std::vector<double>> input = network_input_values(network, inputs, options);
   std::vector<RealLayerWeights> weights;
   contracts::QuantizedNetwork quantized;
   try {
@@ -337,12 +362,12 @@ NetworkRunResult run_network(const NetworkRunOptions& options, util::TaskRunner&
     QuantizationOptions quantization;
     quantization.data_width = hardware.data_width;
     quantization.acc_width = hardware.acc_width;
-    quantized = quantize_network(network, weights, {input}, quantization);
+    quantized = quantize_network(network, weights, input, quantization);
   } catch (const std::invalid_argument& error) {
     throw util::InputError({options.weights_path.empty() ? options.layers.workload_path : options.weights_path, 0, 0},
                            "weights", error.what());
   }
-  const auto integer_inputs = quantize_inputs(quantized, {input});
+  const auto integer_inputs = quantize_inputs(quantized, input);
 
   NetworkRunResult result;
   result.network = network.name;
@@ -351,7 +376,7 @@ NetworkRunResult run_network(const NetworkRunOptions& options, util::TaskRunner&
   IntegerTensors expected, produced(network.tensors.size());
   if (root) {
     expected = integer_reference(quantized, integer_inputs);
-    const RealTensors reals = float_reference(network, weights, {input});
+    const RealTensors reals = float_reference(network, weights, input);
     std::vector<std::string> parts;
     for (const OutputQuantizationCost& cost : quantization_cost(quantized, expected, reals))
       parts.push_back(fmt::format("'{}': max |error| {:.3g}, cosine similarity {:.6f}, top-1 agrees {} of {}",
@@ -359,7 +384,7 @@ NetworkRunResult run_network(const NetworkRunOptions& options, util::TaskRunner&
                                   cost.top1_agreements(), cost.top1_agrees.size()));
     result.quantization_summary = fmt::format("{}", fmt::join(parts, "; "));
   }
-  produced[inputs[0]] = integer_inputs[0];
+  for (std::size_t i = 0; i < inputs.size(); ++i) produced[inputs[i]] = integer_inputs[i];
 
   std::unique_ptr<sim::FabricSession> fabric;  // this process's, when it runs tasks itself
   // Runs unit jobs where the fabric runs: in this process, or (when the runner uses processes) in one child.

@@ -196,6 +196,25 @@ int main(int argc, char** argv) {
     model.output("logits");
     model.write(folder + "/small.onnx");
   }
+  {
+    // A gate the post-processing unit does not run (Sigmoid): the importer cuts the graph there, so the layer after
+    // it reads a second network input — a chained run takes both (network_chain.sh, several_inputs).
+    OnnxModelBuilder model("gated");
+    model.input("image", {1, 3, 8, 8});
+    model.weight("w1", {4, 3, 3, 3});
+    auto& conv1 = model.node("Conv", "conv1", {"image", "w1"}, "c1");
+    OnnxModelBuilder::set_ints(conv1, "pads", {1, 1, 1, 1});
+    model.node("Sigmoid", "gate", {"c1"}, "g");
+    model.weight("w2", {6, 4, 3, 3});
+    model.node("Conv", "conv2", {"g", "w2"}, "c2");
+    model.node("Relu", "relu2", {"c2"}, "r2");
+    model.node("GlobalAveragePool", "gap", {"r2"}, "p");
+    model.node("Flatten", "flatten", {"p"}, "f");
+    model.weight("fc_w", {6, 5});
+    model.node("MatMul", "fc", {"f", "fc_w"}, "logits");
+    model.output("logits");
+    model.write(folder + "/gated.onnx");
+  }
   write_classifier(folder + "/classifier.onnx", 1);
   write_classifier(folder + "/classifier-batch.onnx", -1);
   OnnxModelBuilder::write_one_conv(folder + "/dynamic.onnx", "conv", {-1, 3, 8, 8}, {4, 3, 3, 3});

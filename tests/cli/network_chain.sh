@@ -81,6 +81,14 @@ case $case_name in
     "$expect" 0 --stdout-contains "top-1 agrees 3 of 3" --stdout-contains "network classifier: PASS — 18 of 18 runs" \
       "$maeri" verify --chain --hardware "$hw" --workload "$onnx/classifier-batch.onnx" --batch 3 --memory both \
       || exit 1 ;;
+  several_inputs)
+    # gated.onnx is cut at its Sigmoid: conv2 reads a second network input, seeded like the first; an .npy for a
+    # network of two inputs is refused naming them.
+    "$expect" 0 --stdout-contains "network gated: PASS — 11 of 11 runs" "$maeri" verify --chain --hardware "$hw" \
+      --workload "$onnx/gated.onnx" --memory both || exit 1
+    "$expect" 2 --stderr-contains "network gated has 2 inputs (image, g): give an .npz with one member per input" \
+      "$maeri" verify --chain --hardware "$hw" --workload "$onnx/gated.onnx" --network-input "$npy/input.npy" \
+      || exit 1 ;;
   one_layer_option)
     "$expect" 1 --stderr-contains "--layer: one layer's option: not with a chained run" \
       "$maeri" "${chain[@]}" --layer conv1 || exit 1

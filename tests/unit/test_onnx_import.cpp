@@ -912,3 +912,53 @@ TEST_CASE("ONNX import: Mul/Add after a Gemm or MatMul fold; a batched constant 
   CHECK(layer_named(network, "mix").macs() == 4 * 5 * 3 * 2);
   CHECK(imported.weights.at("mix.weights") == std::vector<double>{1, 3, 5, 2, 4, 6});
 }
+
+TEST_CASE("ONNX import: 1-D pooling runs as 2-D pooling with Y = 1 between reshapes", "[importer]") {
+  test::TempDir dir;
+  OnnxModelBuilder model("audio");
+  model.input("audio", {1, 2, 40});
+  model.weight("w1", {4, 2, 3});
+  auto& conv1 = model.node("Conv", "conv1", {"audio", "w1"}, "c1");
+  OnnxModelBuilder::set_ints(conv1, "pads", {1, 1});  // 40 → 40
+  model.node("Relu", "relu1", {"c1"}, "r1");
+  auto& pool = model.node("MaxPool", "pool1", {"r1"}, "p1");
+  OnnxModelBuilder::set_ints(pool, "kernel_shape", {3});
+  OnnxModelBuilder::set_ints(pool, "strides", {2});
+  OnnxModelBuilder::set_ints(pool, "pads", {1, 1});  // (40 + 2 − 3)/2 + 1 = 20
+  model.weight("w2", {6, 4, 5});
+  model.node("Conv", "conv2", {"p1", "w2"}, "c2");    // 20 − 5 + 1 = 16
+  auto& average = model.node("AveragePool", "pool2", {"c2"}, "p2");
+  OnnxModelBuilder::set_ints(average, "kernel_shape", {4});
+  OnnxModelBuilder::set_ints(average, "strides", {4});  // 16 / 4 = 4
+  model.node("GlobalMaxPool", "pool3", {"p2"}, "p3");   // 4 → 1
+  model.output("p3");
+  model.write(dir / "audio.onnx");
+  const importer::OnnxImport imported = importer::import_onnx(dir / "audio.onnx");
+  const contracts::Network& network = imported.network;
+  CHECK(imported.skipped.empty());
+  const auto op_named = [&](const std::string& name) -> const contracts::Operator& {
+    for (const contracts::Operator& op : network.operators)
+      if (op.name == name) return op;
+    FAIL("no operator " << name);
+    return network.operators.front();
+  };
+  const contracts::Operator& max1 = op_named("pool1");
+  CHECK(max1.kind == contracts::OperatorKind::MaxPool);
+  CHECK(max1.pool.size_x == 3);
+  CHECK(max1.pool.size_y == 1);
+  CHECK(max1.pool.stride_x == 2);
+  CHECK(max1.pool.stride_y == 1);
+  CHECK(max1.pool.padding_x == 1);
+  CHECK(max1.pool.padding_y == 0);
+  CHECK(network.tensors[max1.inputs[0]].shape == std::vector<std::int64_t>{1, 4, 40, 1});
+  CHECK(network.tensors[max1.outputs[0]].shape == std::vector<std::int64_t>{1, 4, 20, 1});
+  CHECK(tensor_named(network, "p1").shape == std::vector<std::int64_t>{1, 4, 20});
+  CHECK(op_named("pool2").pool.size_x == 4);
+  CHECK(op_named("pool3").pool.size_x == 4);  // the whole of L
+  CHECK(op_named("pool3").pool.size_y == 1);
+  CHECK(tensor_named(network, "p3").shape == std::vector<std::int64_t>{1, 6, 1});
+  // conv2 reads pool1's output through the reshapes: one network input (audio), nothing cut.
+  CHECK(network.network_inputs().size() == 1);
+  CHECK(layer_named(network, "conv2").X == 20);
+  CHECK(layer_named(network, "conv2").macs() == 6LL * 4 * 5 * 16);
+}
