@@ -335,6 +335,7 @@ NetworkRunResult run_network(const NetworkRunOptions& options, util::TaskRunner&
   }
   if (const auto violation = contracts::network_violation(network))
     throw util::InputError({options.layers.workload_path, 0, 0}, "operators", *violation);
+  const auto loaded_network = std::make_shared<const contracts::Network>(network);
   const std::vector<std::size_t> inputs = network.network_inputs();
   if (inputs.empty())
     throw util::InputError({options.layers.workload_path, 0, 0}, "inputs",
@@ -540,6 +541,7 @@ NetworkRunResult run_network(const NetworkRunOptions& options, util::TaskRunner&
       }
     } else {
       NetworkVerificationOptions layer_options = options.layers;
+      layer_options.loaded_network = loaded_network;
       layer_options.layer = layer.name;
       layer_options.json_path.clear();  // the chained run's JSON is written below
       NetworkVerification verification(layer_options, root);

@@ -82,7 +82,9 @@ NetworkVerification::~NetworkVerification() = default;
 
 // Jobs from a workload: the best `top` tiles of each layer, or the tiles of the mapping file.
 void NetworkVerification::load_workload_jobs() {
-  const contracts::Network network = importer::load_network(options_.workload_path, options_.model_inputs);
+  const contracts::Network network = options_.loaded_network
+                                         ? *options_.loaded_network
+                                         : importer::load_network(options_.workload_path, options_.model_inputs);
   network_name_ = network.name;
   const auto layers = importer::select_layers(network, options_.workload_path, options_.layer);
   std::optional<contracts::MappingFile> mapping;

@@ -43,6 +43,9 @@ struct NetworkVerificationOptions {
   std::string input_path, weights_path;
   std::string expected_path;    // the output to score against; "" = the reference convolution of the tensors
   std::string output_npy_path;  // the first run's merged output tensor, written on rank 0; "" = none
+  // The workload already loaded (a chained run verifies its layers one by one): used instead of reading
+  // workload_path again, which for an ONNX model means importing it again per layer. Null: read workload_path.
+  std::shared_ptr<const contracts::Network> loaded_network;
 };
 
 // One (layer, mapping) to verify: its image, and the shards it is cut into.
