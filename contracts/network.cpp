@@ -26,6 +26,10 @@ const char* to_string(OperatorKind kind) {
   return "?";
 }
 
+std::size_t activation_inputs(const Operator& op) {
+  return op.kind == OperatorKind::FabricLayer || op.kind == OperatorKind::ChannelAffine ? 1 : op.inputs.size();
+}
+
 std::int64_t Network::total_macs() const {
   std::int64_t total = 0;
   for (const auto& layer : layers) total += layer.macs();
@@ -163,11 +167,10 @@ InferredShape fabric_output_shape(const Network& network, const Operator& op) {
 InferredShape inferred_output_shape(const Network& network, const Operator& op) {
   if (op.kind == OperatorKind::FabricLayer) return fabric_output_shape(network, op);
   const std::string label = fmt::format("{} '{}'", to_string(op.kind), op.name);
-  const bool joins = op.kind == OperatorKind::Add || op.kind == OperatorKind::Concat;
-  if (op.kind == OperatorKind::Add ? op.inputs.size() != 2 : op.kind == OperatorKind::Concat ? op.inputs.empty()
-                                                                                               : op.inputs.size() != 1)
+  const std::size_t inputs = op.kind == OperatorKind::Add ? 2 : op.kind == OperatorKind::ChannelAffine ? 3 : 1;
+  if (op.kind == OperatorKind::Concat ? op.inputs.empty() : op.inputs.size() != inputs)
     return problem(fmt::format("{} reads {} tensors, expected {}", label, op.inputs.size(),
-                               op.kind == OperatorKind::Add ? "2" : joins ? "at least 1" : "1"));
+                               op.kind == OperatorKind::Concat ? "at least 1" : std::to_string(inputs)));
   const Tensor& input = network.tensors[op.inputs[0]];
   const std::vector<std::int64_t>& shape = input.shape;
   const auto rank_problem = [&](const char* needed) {
@@ -235,6 +238,18 @@ InferredShape inferred_output_shape(const Network& network, const Operator& op) 
       if (shape.size() != 2 && shape.size() != 4) return rank_problem("a rank-2 (N, classes) or rank-4 input");
       if (op.axis != 1) return problem(fmt::format("{} runs along axis {}; softmax runs along axis 1", label, op.axis));
       return {shape, std::nullopt};
+    case OperatorKind::ChannelAffine: {
+      if (shape.size() != 2 && shape.size() != 4) return rank_problem("a rank-2 (N, C) or rank-4 (N, C, X, Y) input");
+      const char* what[] = {"", "scale", "shift"};
+      for (std::size_t i = 1; i < 3; ++i) {
+        const Tensor& parameter = network.tensors[op.inputs[i]];
+        if (parameter.shape != std::vector<std::int64_t>{shape[1]})
+          return problem(fmt::format("{}: its {} '{}' has shape {}, its input '{}' of shape {} needs ({})", label,
+                                     what[i], parameter.name, shape_text(parameter.shape), input.name,
+                                     shape_text(shape), shape[1]));
+      }
+      return {shape, std::nullopt};
+    }
   }
   return problem(fmt::format("operator '{}' has an unknown kind", op.name));
 }
@@ -338,12 +353,12 @@ std::optional<std::string> network_violation(const Network& network) {
     const bool fabric = op.kind == OperatorKind::FabricLayer;
     for (std::size_t i = 0; i < op.inputs.size(); ++i) {
       const Tensor& tensor = network.tensors[op.inputs[i]];
-      const bool parameter = fabric && i > 0;  // weights, bias
+      const bool parameter = i >= activation_inputs(op);
       if (tensor.constant && !parameter)
         return fmt::format("operator '{}' reads the constant '{}' as an activation", op.name, tensor.name);
       if (!tensor.constant && parameter)
         return fmt::format("operator '{}' reads '{}' as its {}, which is not a constant", op.name, tensor.name,
-                           i == 1 ? "weights" : "bias");
+                           fabric ? (i == 1 ? "weights" : "bias") : (i == 1 ? "scale" : "shift"));
     }
     if (fabric && op.layer < network.layers.size()) ++layer_runs[op.layer];
     const InferredShape inferred = inferred_output_shape(network, op);

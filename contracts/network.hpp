@@ -39,7 +39,8 @@ struct Tensor {
   X(Add, "add")                        /* element-wise sum of two tensors of one shape (residuals)               */ \
   X(Concat, "concat")                  /* inputs joined along `axis` (1 = channels)                              */ \
   X(Reshape, "reshape")                /* the same elements in row-major order, the output tensor's shape        */ \
-  X(Softmax, "softmax")                /* along axis 1 (channels / classes)                                      */
+  X(Softmax, "softmax")                /* along axis 1 (channels / classes)                                      */ \
+  X(ChannelAffine, "channel affine")   /* x·scale[c] + shift[c] along axis 1: (activation, scale, shift) → output */
 
 enum class OperatorKind {
 #define MAERI_OPERATOR_KIND_ENUM(kind, label) kind,
@@ -63,13 +64,18 @@ struct Operator {
   OperatorKind kind = OperatorKind::FabricLayer;
   std::size_t layer = 0;             // index into Network::layers (FabricLayer)
   std::vector<std::size_t> inputs;   // indices into Network::tensors; a FabricLayer's are (activation, weights) or
-                                     // (activation, weights, bias); Add's two, Concat's ≥ 1, every other one
+                                     // (activation, weights, bias); Add's two, Concat's ≥ 1; a ChannelAffine's
+                                     // (activation, scale, shift); every other one
   std::vector<std::size_t> outputs;  // indices into Network::tensors; exactly one for every kind
   // Attributes of the kinds that have them (the others ignore them), in real (float) units:
   double clip_min = 0, clip_max = 0;  // Clip
   PoolWindow pool;                    // MaxPool, AveragePool
   std::int64_t axis = 1;              // Concat (and Softmax, which only takes 1)
 };
+
+// How many of `op`'s inputs are activations: they come first, and the rest are constants (a fabric layer's weights
+// and bias, a channel affine's scale and shift), which the operator holds as parameters rather than streams.
+std::size_t activation_inputs(const Operator& op);
 
 struct Network {
   std::string name;
@@ -117,6 +123,7 @@ Network chain_network(std::string name, std::vector<Layer> layers);
 // axis; pools: a window that fits the padded input; clip: clip_min ≤ clip_max. A Reshape writes its output tensor's
 // shape (the target), which must hold as many elements as its input. Every message names the operator. Inputs are
 // read from network.tensors by index; the indices must be in range.
+// Channel affine: 3 inputs, rank 2 or 4, its scale and shift (C) for the input's C (axis 1).
 struct InferredShape {
   std::vector<std::int64_t> shape;
   std::optional<std::string> violation;  // set: `shape` is empty
@@ -136,10 +143,10 @@ OperatorOrder topological_order(const Network& network);
 Network reordered(Network network, const std::vector<std::size_t>& order);
 
 // Why `network` is not a well-formed graph (an index out of range, a tensor produced twice, an operator reading a
-// tensor produced later, an operator reading a constant as an activation or a fabric layer's weights or bias that
-// are not constants, an output tensor whose shape is not inferred_output_shape's or that is constant, a tensor of
-// more than kMaxTensorElementsForInt64Bytes elements, a layer no operator runs or runs twice, duplicate tensor or
-// operator names), or nullopt.
+// tensor produced later, an operator reading a constant as an activation or parameters (a fabric layer's weights
+// or bias, a channel affine's scale or shift) that are not constants, an output tensor whose shape is not
+// inferred_output_shape's or that is constant, a tensor of more than kMaxTensorElementsForInt64Bytes elements, a
+// layer no operator runs or runs twice, duplicate tensor or operator names), or nullopt.
 std::optional<std::string> network_violation(const Network& network);
 
 }  // namespace maeri::contracts

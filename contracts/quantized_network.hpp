@@ -40,6 +40,11 @@ struct QuantizedOperator {
   std::int64_t clip_min = 0, clip_max = 0;
   // Softmax: exp_table[d] ≈ exp_one · exp(−d · input scale) for d = max − x; beyond the table the term is 0.
   std::vector<std::int64_t> exp_table;
+  // ChannelAffine: per channel c (axis 1) a signed multiplier and an offset at one shift, out = channel_affine(x,
+  // channel_multipliers[c], channel_offsets[c], channel_shift): multiplier ≈ scale_c · s_in / s_out · 2^shift
+  // (|multiplier| < 2^31), offset = round(shift_c / s_out · 2^shift).
+  std::vector<std::int64_t> channel_multipliers, channel_offsets;
+  int channel_shift = 0;
 };
 
 struct QuantizedNetwork {
@@ -91,6 +96,12 @@ constexpr std::int64_t requantize_accumulator(std::int64_t accumulator, std::int
                                               int acc_width, int data_width) {
   const std::int64_t sum = wrap_signed(WideInt(accumulator) + bias, acc_width);
   return saturate(round_shift(WideInt(sum) * r.multiplier, r.shift), data_width);
+}
+
+// The channel affine of one element: saturate(round_shift(x · multiplier + offset, shift)).
+constexpr std::int64_t channel_affine(std::int64_t x, std::int64_t multiplier, std::int64_t offset, int shift,
+                                      int data_width) {
+  return saturate(round_shift(WideInt(x) * multiplier + offset, shift), data_width);
 }
 
 // The nearest Requantization of a positive real multiplier: multiplier in [2^30, 2^31) where the shift range allows.

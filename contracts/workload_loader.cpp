@@ -141,7 +141,8 @@ const std::vector<std::string> kOperatorTypes = {"conv",         "fc",          
                                                  "relu",         "relu6",        "clip",
                                                  "max_pool",     "average_pool", "global_average_pool",
                                                  "add",          "concat",       "flatten",
-                                                 "reshape",      "requantize",   "softmax"};
+                                                 "reshape",      "requantize",   "softmax",
+                                                 "channel_affine"};
 
 OperatorKind kind_of(const std::string& type) {
   if (type == "conv" || type == "fc" || type == "gemm") return OperatorKind::FabricLayer;
@@ -154,7 +155,8 @@ OperatorKind kind_of(const std::string& type) {
   if (type == "concat") return OperatorKind::Concat;
   if (type == "flatten" || type == "reshape") return OperatorKind::Reshape;
   if (type == "requantize") return OperatorKind::Requantize;
-  return OperatorKind::Softmax;
+  if (type == "softmax") return OperatorKind::Softmax;
+  return OperatorKind::ChannelAffine;
 }
 
 constexpr std::size_t kMaxTensorRank = 8;
@@ -175,11 +177,12 @@ struct GraphEntry {
   std::string output;
   const char* output_field = "name";  // where a clash of the output's name is reported
   std::string weights, bias;          // fabric layers; bias empty: none
+  std::string scale, shift;           // channel affine
   std::optional<std::vector<std::int64_t>> reshape_target;  // reshape; flatten computes it from its input
 };
 
 GraphEntry read_operator(StrictMap entry, std::int64_t batch, std::vector<Layer>& layers, long double& total_macs) {
-  GraphEntry read{entry, {}, {}, "input", {}, "name", {}, {}, std::nullopt};
+  GraphEntry read{entry, {}, {}, "input", {}, "name", {}, {}, {}, {}, std::nullopt};
   StrictMap& map = read.map;
   Operator& op = read.op;
   const std::string type = map.choice("type", kOperatorTypes);
@@ -232,6 +235,9 @@ GraphEntry read_operator(StrictMap entry, std::int64_t batch, std::vector<Layer>
     for (std::int64_t extent : *read.reshape_target) elements *= static_cast<long double>(extent);
     if (elements > kMaxTensorElementsForInt64Bytes)
       map.fail("shape", "more than 10^18 elements (kMaxTensorElementsForInt64Bytes)");
+  } else if (op.kind == OperatorKind::ChannelAffine) {
+    read.scale = map.text("scale");
+    read.shift = map.text("shift");
   }
   map.finish();
   return read;
@@ -281,17 +287,23 @@ Network load_graph(StrictMap& root, const std::string& name, std::int64_t batch)
     entry.op.outputs = {add_tensor(entry.output, {}, false, fmt::format("produced by operator '{}'", entry.op.name))};
   }
   for (GraphEntry& entry : graph) {
-    if (entry.op.kind != OperatorKind::FabricLayer) continue;
-    const Layer& layer = network.layers[entry.op.layer];
+    if (entry.op.kind != OperatorKind::FabricLayer && entry.op.kind != OperatorKind::ChannelAffine) continue;
     const auto constant = [&](const std::string& tensor, const char* field, std::vector<std::int64_t> shape) {
       const auto found = tensor_of.find(tensor);
       if (found == tensor_of.end())
-        return add_tensor(tensor, std::move(shape), true, fmt::format("the {} of '{}'", field, layer.name));
+        return add_tensor(tensor, std::move(shape), true, fmt::format("the {} of '{}'", field, entry.op.name));
       if (!network.tensors[found->second].constant)
         entry.map.fail(field, fmt::format("tensor '{}' is {}, not a constant", tensor, declared_by[found->second]));
-      return found->second;  // shared with another layer: shapes compared by inferred_output_shape
+      return found->second;  // shared with another operator: shapes compared by inferred_output_shape
     };
     entry.op.inputs.push_back(0);  // the activation, resolved below
+    if (entry.op.kind == OperatorKind::ChannelAffine) {
+      // (C) of the input, known once the operators before it have their shapes: set in the pass below.
+      entry.op.inputs.push_back(constant(entry.scale, "scale", {}));
+      entry.op.inputs.push_back(constant(entry.shift, "shift", {}));
+      continue;
+    }
+    const Layer& layer = network.layers[entry.op.layer];
     entry.op.inputs.push_back(constant(entry.weights, "weights", weight_shape(layer)));
     if (!entry.bias.empty()) entry.op.inputs.push_back(constant(entry.bias, "bias", {layer.K}));
   }
@@ -310,7 +322,7 @@ Network load_graph(StrictMap& root, const std::string& name, std::int64_t batch)
       activations.push_back(found->second);
       read_somewhere[found->second] = true;
     }
-    if (entry.op.kind == OperatorKind::FabricLayer) {
+    if (entry.op.kind == OperatorKind::FabricLayer || entry.op.kind == OperatorKind::ChannelAffine) {
       entry.op.inputs[0] = activations[0];
     } else {
       entry.op.inputs = activations;
@@ -337,6 +349,10 @@ Network load_graph(StrictMap& root, const std::string& name, std::int64_t batch)
     Tensor& output = network.tensors[op.outputs[0]];
     if (op.kind == OperatorKind::Reshape)
       output.shape = entry.reshape_target ? *entry.reshape_target : flattened(network.tensors[op.inputs[0]].shape);
+    if (op.kind == OperatorKind::ChannelAffine && network.tensors[op.inputs[0]].shape.size() >= 2)
+      for (std::size_t i = 1; i < 3; ++i)
+        if (network.tensors[op.inputs[i]].shape.empty())
+          network.tensors[op.inputs[i]].shape = {network.tensors[op.inputs[0]].shape[1]};
     InferredShape inferred = inferred_output_shape(network, op);
     if (inferred.violation) entry.map.fail(entry.inputs_field, *inferred.violation);
     output.shape = std::move(inferred.shape);

@@ -3,7 +3,8 @@
 // MatMul, Einsum, ConvTranspose and recurrent node (LSTM, GRU, RNN, unrolled per time step) becomes a fabric layer
 // with its real shape, named after the node, and the operators the post-processing unit runs (Relu, Clip,
 // pooling, Add, Concat, Flatten/Reshape, Softmax) sit between them with their tensor shapes. BatchNormalization and
-// a constant Mul/Add after a convolution, Gemm or MatMul fold into its weights and bias. Every other node is skipped with the
+// a constant Mul/Add after a convolution, Gemm or MatMul fold into its weights and bias; elsewhere (after a ReLU, a
+// BatchNorm1d) one of constant per-channel values is a channel affine. Every other node is skipped with the
 // reason: the graph is cut there (its consumers read a network input of its output's shape). The fabric layers'
 // float weights and biases come from the initializers. The mapping of ONNX operators and attributes is
 // docs/workload-spec.md, "ONNX models".
@@ -42,8 +43,9 @@ struct OnnxImport {
   // What the import did besides layers and operators: "folded BatchNormalization bn1 into conv1", "cut: layer fc
   // reads 'x' in another order …", unrolled recurrent nodes, a network input given after its Transpose.
   std::vector<std::string> notes;
-  // The float values of the fabric layers' constant tensors (weights, biases), keyed by the Network tensor's name,
-  // row-major in the tensor's shape: weights (K, C/groups, R, S) as contracts::weight_shape gives, biases (K). A
+  // The float values of the fabric layers' constant tensors (weights, biases) and the channel affines' (scale,
+  // shift: (C)), keyed by the Network tensor's name, row-major in the tensor's shape: weights (K, C/groups, R, S) as
+  // contracts::weight_shape gives, biases (K). A
   // layer whose weights the model does not hold as constants (attention's second operand, …) has no entry.
   std::map<std::string, std::vector<double>> weights;
 };

@@ -65,6 +65,7 @@ const char* operator_type(const contracts::Network& network, const contracts::Op
     case contracts::OperatorKind::Concat: return "concat";
     case contracts::OperatorKind::Reshape: return "reshape";
     case contracts::OperatorKind::Softmax: return "softmax";
+    case contracts::OperatorKind::ChannelAffine: return "channel_affine";
   }
   return "?";
 }
@@ -104,6 +105,9 @@ void operator_entry(YAML::Emitter& out, const contracts::Network& network, const
     for (std::int64_t extent : network.tensors[op.outputs[0]].shape) out << extent;
     out << YAML::EndSeq;
   }
+  if (op.kind == contracts::OperatorKind::ChannelAffine)
+    out << YAML::Key << "scale" << YAML::Value << name_of(op.inputs.at(1)) << YAML::Key << "shift" << YAML::Value
+        << name_of(op.inputs.at(2));
   out << YAML::EndMap;
 }
 

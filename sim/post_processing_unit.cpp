@@ -83,7 +83,7 @@ namespace {
 
 using Kernel = PostProcessingUnit::Kernel;
 
-// FabricLayer (epilogue), Requantize, Relu, Clip, Add: one block, one stage streaming every element.
+// FabricLayer (epilogue), Requantize, Relu, Clip, Add, ChannelAffine: one block, one stage streaming every element.
 class ElementwiseKernel : public Kernel {
  public:
   using Kernel::Kernel;
@@ -104,6 +104,14 @@ class ElementwiseKernel : public Kernel {
       }
       case OperatorKind::Requantize: require(p.output.size() == 1, "expected one requantization"); break;
       case OperatorKind::Add: require(p.input_multipliers.size() == 2, "expected two input multipliers"); break;
+      case OperatorKind::ChannelAffine: {
+        require(job_.output_shape.size() == 2 || job_.output_shape.size() == 4, "a channel affine needs rank 2 or 4");
+        const std::size_t channels = std::size_t(job_.output_shape[1]);
+        require(p.channel_multipliers.size() == channels && p.channel_offsets.size() == channels,
+                "expected one multiplier and one offset per channel");
+        channel_stride_ = elements(job_.output_shape) / job_.output_shape[0] / job_.output_shape[1];
+        break;
+      }
       default: break;
     }
   }
@@ -140,6 +148,12 @@ class ElementwiseKernel : public Kernel {
           ++counts_.additions;
           const WideInt sum = scale(x, p.input_multipliers[0]) + scale(y, p.input_multipliers[1]);
           write(i, saturate(round_shift(sum, p.input_shift)));
+          break;
+        }
+        case OperatorKind::ChannelAffine: {
+          const std::size_t c = std::size_t((i / channel_stride_) % job_.output_shape[1]);
+          ++counts_.additions;
+          write(i, saturate(round_shift(scale(x, p.channel_multipliers[c]) + p.channel_offsets[c], p.channel_shift)));
           break;
         }
         default: fail("not an element-wise kind");
@@ -428,6 +442,7 @@ std::unique_ptr<Kernel> kernel_for(PostProcessingJob job, std::int64_t lanes) {
     case OperatorKind::GlobalAveragePool: return checked<GlobalAverageKernel>(std::move(job), lanes);
     case OperatorKind::Softmax: return checked<SoftmaxKernel>(std::move(job), lanes);
     case OperatorKind::Reshape: return checked<ReshapeKernel>(std::move(job), lanes);
+    case OperatorKind::ChannelAffine: return checked<ElementwiseKernel>(std::move(job), lanes);
   }
   throw std::invalid_argument("post-processing: unknown operator kind");
 }

@@ -118,6 +118,10 @@ Shape computed_output_shape(const Network& network, const Operator& op) {
       if (op.axis != 1) fail(op, fmt::format("softmax runs along axis 1, not {}", op.axis));
       if (shape_of(0).size() < 2) fail(op, "softmax needs rank 2 at least");
       return shape_of(0);
+    case OperatorKind::ChannelAffine:
+      needs_inputs(3, 3);
+      if (shape_of(0).size() != 2 && shape_of(0).size() != 4) fail(op, "a channel affine needs rank 2 or 4");
+      return shape_of(0);
   }
   fail(op, "unknown kind");
 }
@@ -130,7 +134,7 @@ void check_operator(const Network& network, const Operator& op, const std::vecto
   if (computed != output.shape)
     fail(op, fmt::format("its output '{}' has shape ({}), the operator computes ({})", output.name,
                          fmt::join(output.shape, ","), fmt::join(computed, ",")));
-  const std::size_t activations = op.kind == OperatorKind::FabricLayer ? 1 : op.inputs.size();
+  const std::size_t activations = contracts::activation_inputs(op);
   for (std::size_t i = 0; i < activations; ++i) {
     const contracts::Tensor& input = network.tensors[op.inputs[i]];
     if (std::int64_t(tensors[op.inputs[i]].size()) != input.elements())
@@ -341,6 +345,19 @@ std::vector<std::int64_t> integer_output(const QuantizedNetwork& qnet, std::size
       });
       break;
     }
+    case OperatorKind::ChannelAffine: {
+      const std::int64_t channels = network.tensors[op.inputs[0]].shape[1];
+      if (std::int64_t(q.channel_multipliers.size()) != channels || std::int64_t(q.channel_offsets.size()) != channels)
+        fail(op, fmt::format("has {} multipliers and {} offsets for {} channels", q.channel_multipliers.size(),
+                             q.channel_offsets.size(), channels));
+      const std::int64_t inner = std::int64_t(x.size()) / network.tensors[op.inputs[0]].shape[0] / channels;
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        const std::size_t c = std::size_t(std::int64_t(i) / inner % channels);
+        out.push_back(contracts::channel_affine(x[i], q.channel_multipliers[c], q.channel_offsets[c], q.channel_shift,
+                                                qnet.data_width));
+      }
+      break;
+    }
   }
   return out;
 }
@@ -436,6 +453,18 @@ std::vector<double> real_output(const Network& network, std::size_t op_index, co
         for (std::int64_t c = 0; c < count; ++c)
           out[std::size_t(first + c * step)] = std::exp(x[std::size_t(first + c * step)] - max) / sum;
       });
+      return out;
+    }
+    case OperatorKind::ChannelAffine: {
+      const std::int64_t channels = network.tensors[op.inputs[0]].shape[1];
+      if (std::int64_t(weights.weights.size()) != channels || std::int64_t(weights.bias.size()) != channels)
+        fail(op, fmt::format("has {} scales and {} shifts for {} channels", weights.weights.size(),
+                             weights.bias.size(), channels));
+      const std::int64_t inner = std::int64_t(x.size()) / network.tensors[op.inputs[0]].shape[0] / channels;
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        const std::size_t c = std::size_t(std::int64_t(i) / inner % channels);
+        out.push_back(x[i] * weights.weights[c] + weights.bias[c]);
+      }
       return out;
     }
   }

@@ -22,6 +22,7 @@ using IntegerTensors = std::vector<std::vector<std::int64_t>>;
 using RealTensors = std::vector<std::vector<double>>;
 
 // The real weights [K][C/groups][R][S] and bias [K] of one fabric layer; the bias is empty when the layer has none.
+// A channel affine's scale [C] is in `weights`, its shift [C] in `bias`.
 struct RealLayerWeights {
   std::vector<double> weights;
   std::vector<double> bias;
@@ -51,7 +52,7 @@ std::vector<std::int64_t> integer_convolution(const contracts::Layer& layer, con
 // ---- float reference ----
 
 // The float reference: the network in double precision with the real weights (`weights` one entry per operator,
-// filled for the fabric operators) on `inputs`, one per network input in the order of Network::network_inputs().
+// filled for the fabric operators and channel affines) on `inputs`, one per network input in the order of Network::network_inputs().
 // Requantize is the identity on reals; the other operators compute what docs/quantization.md's table says their
 // integer forms approximate (average pools exclude padding, softmax is exp(x − max) / Σ). Throws
 // std::invalid_argument like integer_reference, and when a fabric operator's weights or bias have the wrong size.

@@ -95,7 +95,8 @@ std::vector<double> real_values(const util::NpyArray& array) {
   return std::vector<double>(array.integers.begin(), array.integers.end());
 }
 
-// The given real weights: every member of the archive must name a constant tensor (a fabric layer's weights or bias).
+// The given real weights: every member of the archive must name a constant tensor (a fabric layer's weights or bias,
+// a channel affine's scale or shift).
 NamedRealTensors read_weights(const std::string& path, const contracts::Network& network) {
   util::NpzArchive archive(path);
   NamedRealTensors weights;
@@ -474,11 +475,14 @@ NetworkRunResult run_network(const NetworkRunOptions& options, util::TaskRunner&
       std::vector<std::size_t> ops;
       for (std::size_t i = begin; i < pending_unit.size(); ++i) {
         const contracts::Operator& op = network.operators[pending_unit[i]];
+        // Constants (a channel affine's scale and shift) are the job's parameters, not its inputs.
+        const std::vector<std::size_t> activations(op.inputs.begin(),
+                                                   op.inputs.begin() + std::ptrdiff_t(contracts::activation_inputs(op)));
         bool ready = true;
-        for (std::size_t t : op.inputs) ready &= !produced[t].empty();
+        for (std::size_t t : activations) ready &= !produced[t].empty();
         if (!ready) break;
         std::vector<sim::IntegerTensor> job_inputs;
-        for (std::size_t t : op.inputs) job_inputs.push_back({network.tensors[t].shape, produced[t]});
+        for (std::size_t t : activations) job_inputs.push_back({network.tensors[t].shape, produced[t]});
         jobs.push_back(sim::post_processing_job(quantized, pending_unit[i], std::move(job_inputs)));
         ops.push_back(pending_unit[i]);
       }

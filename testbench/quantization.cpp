@@ -107,6 +107,65 @@ std::vector<std::int64_t> softmax_exp_table(double input_scale, int data_width) 
   return table;
 }
 
+// A channel affine's multipliers m_c ≈ scale_c · s_in / s_out · 2^shift and offsets b_c = round(shift_c / s_out ·
+// 2^shift) at one shift, the largest (≤ 62) at which every |m_c| stays below 2^31 and every |b_c| at most 2^62 (so
+// that x·m + b never leaves 64 bits); beyond even shift 0 they saturate there.
+void quantize_channel_affine(const RealLayerWeights& real, double input_scale, double output_scale,
+                             contracts::QuantizedOperator& q) {
+  const double below_2_31 = 2147483647.5, offset_limit = 0x1.0p62;
+  const auto fits = [&](int shift) {
+    for (std::size_t c = 0; c < real.weights.size(); ++c)
+      if (!(std::abs(std::ldexp(real.weights[c] * input_scale / output_scale, shift)) < below_2_31) ||
+          !(std::abs(std::ldexp(real.bias[c] / output_scale, shift)) <= offset_limit))
+        return false;
+    return true;
+  };
+  q.channel_shift = 0;
+  for (int shift = 62; shift > 0; --shift)
+    if (fits(shift)) {
+      q.channel_shift = shift;
+      break;
+    }
+  for (std::size_t c = 0; c < real.weights.size(); ++c) {
+    q.channel_multipliers.push_back(round_clamped(
+        std::ldexp(real.weights[c] * input_scale / output_scale, q.channel_shift), -2147483647.0, 2147483647.0));
+    q.channel_offsets.push_back(
+        round_clamped(std::ldexp(real.bias[c] / output_scale, q.channel_shift), -offset_limit, offset_limit));
+  }
+}
+
+// A channel affine's scale and shift: those given by their tensors' names, the others from the seed and the
+// operator's index, scale U(0.5, 1.5) and shift U(−0.5, 0.5) (a trained batch normalization's usual range); a given
+// scale without a given shift has none (0), as a fabric layer's weights without a bias.
+RealLayerWeights channel_affine_values(const Network& network, std::size_t o, const NamedRealTensors& given,
+                                       std::uint64_t seed) {
+  const Operator& op = network.operators[o];
+  if (op.inputs.size() != 3 || op.inputs[0] >= network.tensors.size() || op.inputs[1] >= network.tensors.size() ||
+      op.inputs[2] >= network.tensors.size() || network.tensors[op.inputs[0]].shape.size() < 2)
+    throw std::invalid_argument(fmt::format("channel affine '{}' has no input, scale or shift tensor", op.name));
+  const std::int64_t channels = network.tensors[op.inputs[0]].shape[1];
+  const auto lookup = [&](std::size_t input) -> const std::vector<double>* {
+    const std::string& name = network.tensors[op.inputs[input]].name;
+    const auto found = given.find(name);
+    if (found == given.end()) return nullptr;
+    if (std::int64_t(found->second.size()) != channels)
+      throw std::invalid_argument(fmt::format("tensor '{}' of channel affine '{}' has {} values, the operator needs {}",
+                                              name, op.name, found->second.size(), channels));
+    return &found->second;
+  };
+  const std::vector<double>* given_scale = lookup(1);
+  const std::vector<double>* given_shift = lookup(2);
+  RealLayerWeights values;
+  std::seed_seq sequence{std::uint32_t(seed), std::uint32_t(seed >> 32), std::uint32_t(o)};
+  std::mt19937_64 rng(sequence);
+  for (std::int64_t c = 0; c < channels; ++c) {
+    const double scale = 1.0 + uniform(rng, 0.5), shift = uniform(rng, 0.5);
+    values.weights.push_back(given_scale ? (*given_scale)[std::size_t(c)] : scale);
+    values.bias.push_back(given_shift ? (*given_shift)[std::size_t(c)] : given_scale ? 0.0 : shift);
+  }
+  return values;
+}
+
 }  // namespace
 
 std::vector<RealLayerWeights> complete_weights(const Network& network, const NamedRealTensors& given,
@@ -114,6 +173,10 @@ std::vector<RealLayerWeights> complete_weights(const Network& network, const Nam
   std::vector<RealLayerWeights> weights(network.operators.size());
   for (std::size_t o = 0; o < network.operators.size(); ++o) {
     const Operator& op = network.operators[o];
+    if (op.kind == OperatorKind::ChannelAffine) {
+      weights[o] = channel_affine_values(network, o, given, seed);
+      continue;
+    }
     if (op.kind != OperatorKind::FabricLayer) continue;
     if (op.layer >= network.layers.size() || op.inputs.size() < 2 || op.inputs[1] >= network.tensors.size() ||
         (op.inputs.size() > 2 && op.inputs[2] >= network.tensors.size()))
@@ -223,6 +286,9 @@ contracts::QuantizedNetwork quantize_network(const Network& network, const std::
       }
       case OperatorKind::Softmax:
         q.exp_table = softmax_exp_table(scale_of(op.inputs[0]), data_width);
+        break;
+      case OperatorKind::ChannelAffine:
+        quantize_channel_affine(weights[o], scale_of(op.inputs[0]), scale_of(output), q);
         break;
       case OperatorKind::Relu:
       case OperatorKind::MaxPool:

@@ -17,17 +17,18 @@
 namespace maeri::testbench {
 
 // Real tensors by tensor name: a fabric operator's weights under the name of its weights tensor (its second input),
-// its bias under the name of its bias tensor (its third input, when it has one). Row-major: weights
-// [K][C/groups][R][S], bias [K].
+// its bias under the name of its bias tensor (its third input, when it has one); a channel affine's scale and shift
+// likewise (its second and third inputs). Row-major: weights [K][C/groups][R][S], bias [K], scale and shift [C].
 using NamedRealTensors = std::map<std::string, std::vector<double>>;
 
 // The real weights and bias of every fabric operator (one entry per operator; the others stay empty): those `given`
 // names, random ones for the rest. A layer whose weights are absent gets He-uniform weights, U(−√(6/fan_in),
 // √(6/fan_in)) with fan_in = (C/groups)·R·S, and (unless its bias is given) a bias U(−1/√fan_in, 1/√fan_in), even
 // when the graph has no bias tensor for it; a layer whose weights are given has the bias given under its bias tensor's
-// name, or none. Random values come from the seed and the operator's index alone (std::mt19937_64, portable), so
-// giving one layer's weights leaves every other layer's unchanged. Throws std::invalid_argument naming the tensor
-// when a given one has the wrong number of elements.
+// name, or none. A channel affine gets its scale and shift in `weights` and `bias`: given ones, else scale
+// U(0.5, 1.5) and shift U(−0.5, 0.5) (shift 0 when only the scale is given). Random values come from the seed and
+// the operator's index alone (std::mt19937_64, portable), so giving one layer's weights leaves every other layer's
+// unchanged. Throws std::invalid_argument naming the tensor when a given one has the wrong number of elements.
 std::vector<RealLayerWeights> complete_weights(const contracts::Network& network, const NamedRealTensors& given,
                                                std::uint64_t seed);
 

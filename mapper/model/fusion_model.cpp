@@ -20,7 +20,8 @@ bool keeps_stream(const contracts::Operator& op) {
     case OperatorKind::Relu:
     case OperatorKind::Clip:
     case OperatorKind::Requantize:
-    case OperatorKind::Add: return true;
+    case OperatorKind::Add:
+    case OperatorKind::ChannelAffine: return true;
     case OperatorKind::Concat: return op.axis == 1;  // channels: a stripe's rows stay its rows
     default: return false;
   }

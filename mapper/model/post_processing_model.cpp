@@ -135,6 +135,11 @@ contracts::PostProcessingCounts post_processing_counts(const contracts::Operator
       c.additions = rows * (2 * classes - 1);
       break;
     }
+    case OperatorKind::ChannelAffine:  // x · m_c + b_c, rounding shift, saturation
+      beat_count = beats(n);
+      c.elements_read = c.elements_written = c.multiplications = c.additions = c.shifts = n;
+      c.comparisons = 2 * n;
+      break;
   }
   c.cycles = beat_count > 0 ? beat_count + unit.latency : 0;
   return c;
@@ -156,7 +161,8 @@ PostProcessingReport evaluate_post_processing(const contracts::Network& network,
   if (o.kind == OperatorKind::FabricLayer) {
     inputs.push_back(output);
   } else {
-    for (std::size_t tensor : o.inputs) inputs.push_back(network.tensors.at(tensor).shape);
+    for (std::size_t i = 0; i < contracts::activation_inputs(o); ++i)
+      inputs.push_back(network.tensors.at(o.inputs.at(i)).shape);
   }
   return evaluate_post_processing(o, inputs, output, hardware);
 }

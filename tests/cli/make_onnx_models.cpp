@@ -1,6 +1,7 @@
 // Writes the ONNX models of the `maeri import` CLI tests into a folder, built with the ONNX C++ API
 // (tests/unit/onnx_models.hpp): small.onnx (a grouped conv, a depthwise conv, ReLU, max pool, flatten and a Gemm
-// classifier, batch 1), dynamic.onnx (a symbolic batch), asymmetric.onnx (pads [0, 0, 1, 1]) and not-onnx.onnx
+// classifier, batch 1), classifier.onnx, bn-cnn.onnx (batch normalizations after ReLUs), dynamic.onnx (a symbolic
+// batch), asymmetric.onnx (pads [0, 0, 1, 1]) and not-onnx.onnx
 // (YAML text); and the bad models of tests/cli/bad_models.sh, named after the defect each carries (bad-*.onnx).
 // Usage: maeri_make_onnx_models FOLDER
 #include <cstdint>
@@ -166,6 +167,59 @@ void write_classifier(const std::string& path, std::int64_t batch) {
   model.write(path);
 }
 
+// A hand-written PyTorch CNN whose batch normalizations follow the ReLUs, so none folds into the layer before it:
+// Conv → Relu → BatchNormalization → MaxPool → Conv → Relu → BatchNormalization → GlobalAveragePool → Flatten →
+// Gemm → Relu → BatchNormalization (BatchNorm1d: the columns) → Gemm → Softmax, with its own weights (seeded,
+// fixed). Each BatchNormalization imports as a channel affine (tests/cli/network_chain.sh, onnx_channel_affine).
+void write_batch_norm_cnn(const std::string& path) {
+  std::mt19937 generator(2027);
+  const auto values = [&](std::size_t count, float spread, float centre = 0) {
+    std::uniform_real_distribution<float> uniform(centre - spread, centre + spread);
+    std::vector<float> drawn(count);
+    for (float& value : drawn) value = uniform(generator);
+    return drawn;
+  };
+  const auto batch_norm = [&](OnnxModelBuilder& model, const std::string& name, std::size_t channels,
+                              const std::string& input, const std::string& output) {
+    model.weight(name + ".gamma", {std::int64_t(channels)}, values(channels, 0.3f, 1.0f));
+    model.weight(name + ".beta", {std::int64_t(channels)}, values(channels, 0.2f));
+    model.weight(name + ".mean", {std::int64_t(channels)}, values(channels, 0.2f, 0.3f));
+    model.weight(name + ".var", {std::int64_t(channels)}, values(channels, 0.3f, 0.6f));
+    model.node("BatchNormalization", name, {input, name + ".gamma", name + ".beta", name + ".mean", name + ".var"},
+               output);
+  };
+  OnnxModelBuilder model("bn_cnn");
+  model.input("image", {1, 3, 12, 12});
+  model.weight("conv1.weight", {8, 3, 3, 3}, values(8 * 3 * 9, 0.35f));
+  model.weight("conv1.bias", {8}, values(8, 0.1f));
+  OnnxModelBuilder::set_ints(model.node("Conv", "conv1", {"image", "conv1.weight", "conv1.bias"}, "c1"), "pads",
+                             {1, 1, 1, 1});
+  model.node("Relu", "relu1", {"c1"}, "r1");
+  batch_norm(model, "bn1", 8, "r1", "n1");
+  auto& pool = model.node("MaxPool", "pool", {"n1"}, "p1");
+  OnnxModelBuilder::set_ints(pool, "kernel_shape", {2, 2});
+  OnnxModelBuilder::set_ints(pool, "strides", {2, 2});
+  model.weight("conv2.weight", {16, 8, 3, 3}, values(16 * 8 * 9, 0.15f));
+  model.weight("conv2.bias", {16}, values(16, 0.05f));
+  OnnxModelBuilder::set_ints(model.node("Conv", "conv2", {"p1", "conv2.weight", "conv2.bias"}, "c2"), "pads",
+                             {1, 1, 1, 1});
+  model.node("Relu", "relu2", {"c2"}, "r2");
+  batch_norm(model, "bn2", 16, "r2", "n2");
+  model.node("GlobalAveragePool", "gap", {"n2"}, "g");
+  model.node("Flatten", "flatten", {"g"}, "features");
+  model.weight("fc1.weight", {12, 16}, values(12 * 16, 0.4f));
+  model.weight("fc1.bias", {12}, values(12, 0.1f));
+  OnnxModelBuilder::set_int(model.node("Gemm", "fc1", {"features", "fc1.weight", "fc1.bias"}, "h"), "transB", 1);
+  model.node("Relu", "relu3", {"h"}, "h_act");
+  batch_norm(model, "bn3", 12, "h_act", "h_norm");
+  model.weight("fc2.weight", {10, 12}, values(10 * 12, 0.5f));
+  model.weight("fc2.bias", {10}, values(10, 0.1f));
+  OnnxModelBuilder::set_int(model.node("Gemm", "fc2", {"h_norm", "fc2.weight", "fc2.bias"}, "logits"), "transB", 1);
+  model.node("Softmax", "softmax", {"logits"}, "probabilities");
+  model.output("probabilities");
+  model.write(path);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -217,6 +271,7 @@ int main(int argc, char** argv) {
   }
   write_classifier(folder + "/classifier.onnx", 1);
   write_classifier(folder + "/classifier-batch.onnx", -1);
+  write_batch_norm_cnn(folder + "/bn-cnn.onnx");
   OnnxModelBuilder::write_one_conv(folder + "/dynamic.onnx", "conv", {-1, 3, 8, 8}, {4, 3, 3, 3});
   OnnxModelBuilder::write_one_conv(folder + "/asymmetric.onnx", "conv_same", {1, 3, 8, 8}, {4, 3, 3, 3},
                                    [](onnx::NodeProto& conv) { OnnxModelBuilder::set_ints(conv, "pads", {0, 0, 1, 1}); });

@@ -89,6 +89,14 @@ case $case_name in
     "$expect" 2 --stderr-contains "network gated has 2 inputs (image, g): give an .npz with one member per input" \
       "$maeri" verify --chain --hardware "$hw" --workload "$onnx/gated.onnx" --network-input "$npy/input.npy" \
       || exit 1 ;;
+  onnx_channel_affine)
+    # A CNN whose batch normalizations follow ReLUs (and a BatchNorm1d after a Gemm): each a channel affine on the
+    # unit, so the chain goes from the image to the softmax (cut at each before: 8 network inputs).
+    for seed in 1 2 3; do
+      "$expect" 0 --stdout-contains "top-1 agrees 1 of 1" --stdout-contains "network bn_cnn: PASS — 22 of 22 runs" \
+        "$maeri" verify --chain --hardware "$hw" --workload "$onnx/bn-cnn.onnx" --memory both --seed "$seed" \
+        || fail "seed $seed"
+    done ;;
   one_layer_option)
     "$expect" 1 --stderr-contains "--layer: one layer's option: not with a chained run" \
       "$maeri" "${chain[@]}" --layer conv1 || exit 1

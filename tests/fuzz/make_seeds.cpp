@@ -196,8 +196,8 @@ int main(int argc, char** argv) {
                   objective == mapper::Objective::Runtime);
     written += 2;
   }
-  // ONNX models with the patterns the importer handles: a CNN with the operators beside the fabric and a folded
-  // BatchNormalization, a dynamic batch behind a Shape → Gather → Concat → Reshape, attention and an LSTM, a Loop.
+  // ONNX models with the patterns the importer handles: a CNN with the operators beside the fabric, a folded
+  // BatchNormalization and one that is not, a dynamic batch behind a Shape → Gather → Concat → Reshape, attention and an LSTM, a Loop.
   {
     fs::create_directories(output / "onnx_model");
     test::OnnxModelBuilder cnn("cnn");
@@ -208,7 +208,8 @@ int main(int argc, char** argv) {
     test::OnnxModelBuilder::set_ints(conv, "pads", {1, 1, 1, 1});
     cnn.node("BatchNormalization", "bn", {"c", "gamma", "beta", "mean", "var"}, "b");
     cnn.node("Relu", "relu", {"b"}, "r");
-    auto& pool = cnn.node("MaxPool", "pool", {"r"}, "p");
+    cnn.node("BatchNormalization", "bn_after_relu", {"r", "gamma", "beta", "mean", "var"}, "rb");  // a channel affine
+    auto& pool = cnn.node("MaxPool", "pool", {"rb"}, "p");
     test::OnnxModelBuilder::set_ints(pool, "kernel_shape", {2, 2});
     test::OnnxModelBuilder::set_ints(pool, "strides", {2, 2});
     cnn.node("Add", "residual", {"p", "p"}, "a");

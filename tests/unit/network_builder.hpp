@@ -67,6 +67,12 @@ class NetworkBuilder {
   std::size_t softmax(const std::string& name, std::size_t in) {
     return same_shape(name, contracts::OperatorKind::Softmax, in);
   }
+  // A channel affine with constant tensors "<name>.scale" and "<name>.shift" of one value per channel (axis 1).
+  std::size_t channel_affine(const std::string& name, std::size_t in) {
+    const std::int64_t channels = shape(in)[1];
+    const std::size_t scale = tensor(name + ".scale", {channels}, true), shift = tensor(name + ".shift", {channels}, true);
+    return finish(make(name, contracts::OperatorKind::ChannelAffine, {in, scale, shift}), shape(in));
+  }
 
   const Shape& shape(std::size_t tensor) const { return network_.tensors[tensor].shape; }
   const contracts::Network& network() const { return network_; }

@@ -379,3 +379,68 @@ TEST_CASE("network_violation names what is wrong with a malformed graph") {
   unrun.layers.back().name = "orphan";
   CHECK(contracts::network_violation(unrun).value() == "layer 'orphan' is run by 0 operators (expected 1)");
 }
+
+TEST_CASE("channel affine: loads from YAML with constant scale and shift of (C), writes back, and bad ones fail") {
+  const std::string head = "kind: workload\nname: g\ninputs: [{name: x, shape: [1, 2, 4, 4]}]\noperators:\n"
+                           "  - {name: c, type: conv, input: x, K: 4, C: 2, R: 3, S: 3, X: 4, Y: 4, stride: 1, padding: 1}\n";
+  const maeri::test::TempFile good(head + "  - {name: b, type: channel_affine, input: c, scale: b.scale, shift: b.shift}\n"
+                                          "  - {name: f, type: flatten, input: b}\n"
+                                          "  - {name: d, type: channel_affine, input: f, scale: d.s, shift: d.t}\n");
+  const contracts::Network network = contracts::load_workload(good.path());
+  REQUIRE(!contracts::network_violation(network));
+  const auto tensor = [&](const std::string& name) {
+    for (const contracts::Tensor& t : network.tensors)
+      if (t.name == name) return t;
+    FAIL("no tensor " << name);
+    return contracts::Tensor{};
+  };
+  CHECK(tensor("b.scale").shape == std::vector<std::int64_t>{4});
+  CHECK(tensor("b.shift").constant);
+  CHECK(tensor("b").shape == std::vector<std::int64_t>{1, 4, 4, 4});
+  CHECK(tensor("d.s").shape == std::vector<std::int64_t>{64});  // rank 2: the flattened (1, 64)
+  CHECK(network.operators[1].kind == contracts::OperatorKind::ChannelAffine);
+  CHECK(contracts::activation_inputs(network.operators[1]) == 1);
+  CHECK(network.network_inputs().size() == 1);  // the constants are no inputs
+  const maeri::test::TempFile written(importer::workload_yaml(network, "round trip"));
+  const contracts::Network again = contracts::load_workload(written.path());
+  REQUIRE(again.tensors.size() == network.tensors.size());
+  for (std::size_t t = 0; t < network.tensors.size(); ++t) {
+    CHECK(again.tensors[t].name == network.tensors[t].name);
+    CHECK(again.tensors[t].shape == network.tensors[t].shape);
+    CHECK(again.tensors[t].constant == network.tensors[t].constant);
+  }
+  for (std::size_t o = 0; o < network.operators.size(); ++o) CHECK(again.operators[o].inputs == network.operators[o].inputs);
+
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"  - {name: b, type: channel_affine, input: c, shift: t}\n",
+       "6:5: field 'operators[1].scale': missing required field (expected a string)"},
+      {"  - {name: b, type: channel_affine, input: c, scale: x, shift: t}\n",
+       "6:54: field 'operators[1].scale': tensor 'x' is declared in 'inputs', not a constant"},
+      {"  - {name: b, type: channel_affine, input: c, scale: c.weights, shift: t}\n",
+       "6:44: field 'operators[1].input': channel affine 'b': its scale 'c.weights' has shape (4,2,3,3), its input 'c' "
+       "of shape (1,4,4,4) needs (4)"},
+      {"  - {name: f, type: reshape, input: c, shape: [1, 4, 16]}\n"
+       "  - {name: b, type: channel_affine, input: f, scale: s, shift: t}\n",
+       "7:44: field 'operators[2].input': channel affine 'b' needs a rank-2 (N, C) or rank-4 (N, C, X, Y) input; its "
+       "input 'f' has shape (1,4,16)"},
+      {"  - {name: b, type: channel_affine, input: c, scale: s, shift: t}\n  - {name: r, type: relu, input: s}\n",
+       "7:34: field 'operators[2].input': tensor 's' is the scale of 'b', not an activation"},
+  };
+  for (const auto& [operators, expected] : cases) {
+    const std::string text = head + operators;
+    const maeri::test::TempFile file(text);
+    std::string message;
+    try {
+      contracts::load_workload(file.path());
+    } catch (const maeri::util::InputError& error) {
+      message = error.what();
+    }
+    INFO(text << "\ngave: " << message);
+    CHECK(message.rfind(file.path() + ":" + expected, 0) == 0);
+  }
+
+  contracts::Network activation_scale = network;
+  activation_scale.tensors[activation_scale.operators[1].inputs[1]].constant = false;
+  CHECK(contracts::network_violation(activation_scale).value() ==
+        "operator 'b' reads 'b.scale' as its scale, which is not a constant");
+}

@@ -232,6 +232,70 @@ TEST_CASE("softmax: exp table lookups normalised to L, along the channels") {
   }
 }
 
+TEST_CASE("channel affine: per channel x·m + b at one shift, rounding ties away from zero, then saturating") {
+  NetworkBuilder b("affine");
+  b.channel_affine("bn", b.input("x", {1, 3, 1, 2}));
+  QuantizedOperator q;
+  q.channel_multipliers = {3, -2, 1};  // at shift 2: × 0.75, × −0.5, × 0.25
+  q.channel_offsets = {2, 1, 0};       // + 0.5, + 0.25, + 0
+  q.channel_shift = 2;
+  // Channel 0: (3·5 + 2)/4 = 4.25 → 4, (3·(−2) + 2)/4 = −1; channel 1 (negative scale): (−2·3 + 1)/4 = −1.25 → −1,
+  // (−2·(−100) + 1)/4 = 50.25 → 50; channel 2: 2/4 = 0.5 → 1 (a tie away from zero), −2/4 → −1.
+  CHECK(output_of(by_hand(b.network(), {q}, 8), {{5, -2, 3, -100, 2, -2}}) == Values{4, -1, -1, 50, 1, -1});
+  // At 8 bits (L = 127): channel 0's 3·127 + 2 = 383 → 95.75 → 96 and its 0 + 2 → 0.5 → 1 (the offset alone);
+  // channel 1's (−2·(−127) + 1)/4 → 63.75 → 64, 1/4 → 0; a multiplier of 8 (× 2) saturates 100 at 127 and −100 at
+  // −127 (never −128).
+  q.channel_multipliers = {3, -2, 8};
+  CHECK(output_of(by_hand(b.network(), {q}, 8), {{127, 0, -127, 0, 100, -100}}) == Values{96, 1, 64, 0, 127, -127});
+  // Rank 2 (a BatchNorm1d after a Gemm): the channels are the columns.
+  NetworkBuilder rows("affine rows");
+  rows.channel_affine("bn", rows.input("x", {2, 3}));
+  q.channel_multipliers = {4, -4, 0};
+  q.channel_offsets = {0, 0, 6};  // 6/4 = 1.5 → 2
+  CHECK(output_of(by_hand(rows.network(), {q}, 8), {{1, 2, 3, -4, -5, -6}}) == Values{1, -2, 2, -4, 5, 2});
+}
+
+TEST_CASE("channel affine quantization: signed multipliers and offsets at the largest shift; float and integer agree") {
+  NetworkBuilder b("affine");
+  const std::size_t x = b.input("x", {2, 3, 4, 4});
+  const std::size_t y = b.channel_affine("bn", x);
+  const contracts::Network& network = b.network();
+  REQUIRE(!contracts::network_violation(network));
+  // Scale 1.5, −0.8 (a negative γ) and 0.01; shift −0.25, 2 and 0.
+  const testbench::NamedRealTensors given{{"bn.scale", {1.5, -0.8, 0.01}}, {"bn.shift", {-0.25, 2.0, 0.0}}};
+  const std::vector<testbench::RealLayerWeights> weights = testbench::complete_weights(network, given, 1);
+  REQUIRE(weights[0].weights == std::vector<double>{1.5, -0.8, 0.01});
+  const std::vector<double> input = uniform_values(2 * 3 * 4 * 4, 1.0, 9);
+  const QuantizedNetwork q = testbench::quantize_network(network, weights, {input}, {16, 32, true});
+  const QuantizedOperator& qo = q.operators[0];
+  const double ratio = q.tensors[x].scale / q.tensors[y].scale;
+  REQUIRE(qo.channel_multipliers.size() == 3);
+  std::int64_t largest = 0;
+  for (std::size_t c = 0; c < 3; ++c) {
+    CHECK(qo.channel_multipliers[c] == std::llround(std::ldexp(weights[0].weights[c] * ratio, qo.channel_shift)));
+    CHECK(qo.channel_offsets[c] == std::llround(std::ldexp(weights[0].bias[c] / q.tensors[y].scale, qo.channel_shift)));
+    largest = std::max(largest, std::abs(qo.channel_multipliers[c]));
+  }
+  CHECK(qo.channel_multipliers[1] < 0);
+  CHECK(largest < (std::int64_t{1} << 31));
+  CHECK(largest >= (std::int64_t{1} << 30) - 1);  // one shift more would not fit
+  // The integer output dequantized is the float one within an output step (and the rounding of the input).
+  const testbench::IntegerTensors integers = testbench::integer_reference(q, testbench::quantize_inputs(q, {input}));
+  const testbench::RealTensors reals = testbench::float_reference(network, weights, {input});
+  for (std::size_t i = 0; i < reals[y].size(); ++i)
+    CHECK(std::abs(double(integers[y][i]) * q.tensors[y].scale - reals[y][i]) <= 2 * q.tensors[y].scale);
+  // Absent values are seeded: scale in [0.5, 1.5), shift in [−0.5, 0.5); a given scale alone has shift 0.
+  const auto seeded = testbench::complete_weights(network, {}, 7);
+  for (std::size_t c = 0; c < 3; ++c) {
+    CHECK(seeded[0].weights[c] >= 0.5);
+    CHECK(seeded[0].weights[c] < 1.5);
+    CHECK(std::abs(seeded[0].bias[c]) <= 0.5);
+  }
+  CHECK(testbench::complete_weights(network, {{"bn.scale", {1, 2, 3}}}, 7)[0].bias == std::vector<double>{0, 0, 0});
+  CHECK_THROWS_WITH(testbench::complete_weights(network, {{"bn.shift", {1, 2}}}, 7),
+                    Catch::Contains("'bn.shift'") && Catch::Contains("2 values") && Catch::Contains("needs 3"));
+}
+
 TEST_CASE("a fabric layer: the convolution's accumulators, then bias and per-channel requantization") {
   NetworkBuilder b("conv");
   const contracts::Layer layer = conv("conv", 1, 2, 1, 2, 3, 0);
@@ -340,6 +404,7 @@ TEST_CASE("quantization: per-channel weights, bias at the accumulator's scale, m
         break;
       }
       case OperatorKind::Requantize:
+      case OperatorKind::ChannelAffine:  // not in small_network: its own test below
         break;
     }
   }

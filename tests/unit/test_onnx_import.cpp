@@ -961,4 +961,102 @@ TEST_CASE("ONNX import: 1-D pooling runs as 2-D pooling with Y = 1 between resha
   CHECK(network.network_inputs().size() == 1);
   CHECK(layer_named(network, "conv2").X == 20);
   CHECK(layer_named(network, "conv2").macs() == 6LL * 4 * 5 * 16);
+
+TEST_CASE("ONNX import: a BatchNormalization or per-channel Mul/Add that does not fold is a channel affine",
+          "[importer]") {
+  test::TempDir dir;
+  OnnxModelBuilder model("bn after relu");
+  model.input("x", {1, 2, 4, 4});
+  model.weight("w1", {3, 2, 3, 3});
+  auto& conv = model.node("Conv", "conv1", {"x", "w1"}, "c1");
+  OnnxModelBuilder::set_ints(conv, "pads", {1, 1, 1, 1});
+  model.node("Relu", "relu1", {"c1"}, "r1");
+  // Conv → Relu → BN (rank 4, axis 1), ε = 0.01; channel 1's γ is negative.
+  model.weight("g1", {3}, {2.0f, -0.5f, 1.0f});
+  model.weight("b1", {3}, {0.25f, 1.0f, 0.0f});
+  model.weight("m1", {3}, {0.5f, -2.0f, 0.0f});
+  model.weight("v1", {3}, {3.99f, 0.24f, 0.99f});
+  OnnxModelBuilder::set_float(model.node("BatchNormalization", "bn1", {"r1", "g1", "b1", "m1", "v1"}, "n1"),
+                              "epsilon", 0.01f);
+  model.weight("per_channel", {3, 1, 1}, {2.0f, 3.0f, 4.0f});
+  model.node("Mul", "scale", {"per_channel", "n1"}, "s1");  // the constant first
+  model.node("GlobalAveragePool", "gap", {"s1"}, "g");
+  model.node("Flatten", "flatten", {"g"}, "f");
+  model.weight("fc_w", {3, 4});
+  model.node("Gemm", "fc", {"f", "fc_w"}, "h");
+  model.node("Relu", "relu2", {"h"}, "h_act");
+  // Gemm → Relu → BN1d (rank 2: the columns), default ε = 1e-5.
+  model.weight("g2", {4}, {1.0f, 2.0f, 0.5f, 1.0f});
+  model.weight("b2", {4}, {0.0f, -1.0f, 0.5f, 0.0f});
+  model.weight("m2", {4}, {1.0f, 0.0f, -1.0f, 0.5f});
+  model.weight("v2", {4}, {1.0f, 4.0f, 0.25f, 0.0f});
+  model.node("BatchNormalization", "bn2", {"h_act", "g2", "b2", "m2", "v2"}, "n2");
+  model.weight("offset", {4}, {0.5f, -0.5f, 1.0f, 0.0f});
+  model.node("Add", "bias", {"n2", "offset"}, "y");
+  model.output("y");
+  model.write(dir / "bn.onnx");
+  const importer::OnnxImport imported = importer::import_onnx(dir / "bn.onnx");
+  const contracts::Network& network = imported.network;
+  REQUIRE(!graph_violation(network));
+  CHECK(imported.skipped.empty());
+  CHECK(operator_kinds(network) == std::vector<std::string>{"fabric layer", "relu", "channel affine", "channel affine",
+                                                            "global average pool", "reshape", "reshape",
+                                                            "fabric layer", "reshape", "relu", "channel affine",
+                                                            "channel affine"});
+  REQUIRE(network.network_inputs().size() == 1);  // one chain from x to y
+  CHECK(tensor_named(network, "bn1.scale").shape == std::vector<std::int64_t>{3});
+  CHECK(tensor_named(network, "bn1.scale").constant);
+  CHECK(tensor_named(network, "bn2.shift").shape == std::vector<std::int64_t>{4});
+  CHECK(tensor_named(network, "n2").shape == std::vector<std::int64_t>{1, 4});
+  // scale = γ/√(σ² + ε), shift = β − μ·scale, by hand: √4 = 2, √0.25 = 0.5, √1 = 1 (ε as the float attribute).
+  const auto near = [](const std::vector<double>& got, const std::vector<double>& expected) {
+    REQUIRE(got.size() == expected.size());
+    for (std::size_t i = 0; i < got.size(); ++i) CHECK(got[i] == Approx(expected[i]).epsilon(1e-6));
+  };
+  near(imported.weights.at("bn1.scale"), {1.0, -1.0, 1.0});
+  near(imported.weights.at("bn1.shift"), {0.25 - 0.5, 1.0 - 2.0, 0.0});
+  const double e = 1e-5, s0 = 1 / std::sqrt(1 + e), s1 = 2 / std::sqrt(4 + e), s2 = 0.5 / std::sqrt(0.25 + e),
+               s3 = 1 / std::sqrt(e);
+  near(imported.weights.at("bn2.scale"), {s0, s1, s2, s3});
+  near(imported.weights.at("bn2.shift"), {0 - 1 * s0, -1 - 0 * s1, 0.5 + 1 * s2, 0 - 0.5 * s3});
+  CHECK(imported.weights.at("scale.scale") == std::vector<double>{2, 3, 4});
+  CHECK(imported.weights.at("scale.shift") == std::vector<double>{0, 0, 0});
+  CHECK(imported.weights.at("bias.scale") == std::vector<double>{1, 1, 1, 1});
+  CHECK(imported.weights.at("bias.shift") == std::vector<double>{0.5, -0.5, 1, 0});
+  // The workload it writes loads back to the same graph.
+  const maeri::test::TempFile written(importer::workload_yaml(network, "bn"));
+  const contracts::Network again = contracts::load_workload(written.path());
+  CHECK(operator_kinds(again) == operator_kinds(network));
+  CHECK(tensor_named(again, "bn2.scale").shape == std::vector<std::int64_t>{4});
+}
+
+TEST_CASE("ONNX import: a BatchNormalization that cannot be a channel affine is skipped or named", "[importer]") {
+  test::TempDir dir;
+  // Parameters computed at run time (the variance is a graph input): skipped, the graph cut.
+  OnnxModelBuilder model("runtime");
+  model.input("x", {1, 2, 4, 4});
+  model.input("v", {2});
+  model.weight("w", {2, 2, 1, 1});
+  model.node("Conv", "conv", {"x", "w"}, "c");
+  model.node("Relu", "relu", {"c"}, "r");
+  for (const char* name : {"g", "b", "m"}) model.weight(name, {2}, {1.0f, 1.0f});
+  model.node("BatchNormalization", "bn", {"r", "g", "b", "m", "v"}, "n");
+  model.output("n");
+  model.write(dir / "runtime.onnx");
+  const importer::OnnxImport runtime = importer::import_onnx(dir / "runtime.onnx");
+  REQUIRE(runtime.skipped.size() == 1);
+  CHECK(runtime.skipped[0].reason.find("parameters computed at run time") != std::string::npos);
+  // A BatchNormalization of rank 3 (BatchNorm1d over a sequence) is not one.
+  OnnxModelBuilder sequence("sequence");
+  sequence.input("x", {1, 2, 5});
+  sequence.weight("w", {2, 2, 1});
+  sequence.node("Conv", "conv", {"x", "w"}, "c");
+  sequence.node("Relu", "relu", {"c"}, "r");
+  for (const char* name : {"g", "b", "m", "v"}) sequence.weight(name, {2}, {1.0f, 1.0f});
+  sequence.node("BatchNormalization", "bn", {"r", "g", "b", "m", "v"}, "n");
+  sequence.output("n");
+  sequence.write(dir / "sequence.onnx");
+  const importer::OnnxImport rank3 = importer::import_onnx(dir / "sequence.onnx");
+  REQUIRE(rank3.skipped.size() == 1);
+  CHECK(rank3.skipped[0].reason.find("other than rank 2 (N, C) or 4") != std::string::npos);
 }
