@@ -961,6 +961,7 @@ TEST_CASE("ONNX import: 1-D pooling runs as 2-D pooling with Y = 1 between resha
   CHECK(network.network_inputs().size() == 1);
   CHECK(layer_named(network, "conv2").X == 20);
   CHECK(layer_named(network, "conv2").macs() == 6LL * 4 * 5 * 16);
+}
 
 TEST_CASE("ONNX import: a BatchNormalization or per-channel Mul/Add that does not fold is a channel affine",
           "[importer]") {
