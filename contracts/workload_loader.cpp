@@ -141,7 +141,8 @@ const std::vector<std::string> kOperatorTypes = {"conv",         "fc",          
                                                  "relu",         "relu6",        "clip",
                                                  "max_pool",     "average_pool", "global_average_pool",
                                                  "add",          "concat",       "flatten",
-                                                 "reshape",      "requantize",   "softmax"};
+                                                 "reshape",      "requantize",   "softmax",
+                                                 "pad"};
 
 OperatorKind kind_of(const std::string& type) {
   if (type == "conv" || type == "fc" || type == "gemm") return OperatorKind::FabricLayer;
@@ -154,6 +155,7 @@ OperatorKind kind_of(const std::string& type) {
   if (type == "concat") return OperatorKind::Concat;
   if (type == "flatten" || type == "reshape") return OperatorKind::Reshape;
   if (type == "requantize") return OperatorKind::Requantize;
+  if (type == "pad") return OperatorKind::Pad;
   return OperatorKind::Softmax;
 }
 
@@ -232,6 +234,12 @@ GraphEntry read_operator(StrictMap entry, std::int64_t batch, std::vector<Layer>
     for (std::int64_t extent : *read.reshape_target) elements *= static_cast<long double>(extent);
     if (elements > kMaxTensorElementsForInt64Bytes)
       map.fail("shape", "more than 10^18 elements (kMaxTensorElementsForInt64Bytes)");
+  } else if (op.kind == OperatorKind::Pad) {
+    // ONNX's order for the two spatial axes: both begins, then both ends.
+    const std::vector<std::int64_t> pads = map.integer_list("pads", 0, kMaxLayerDimension, 4);
+    if (pads.size() != 4)
+      map.fail("pads", fmt::format("expected 4 values [x_begin, y_begin, x_end, y_end], found {}", pads.size()));
+    op.pad = {pads[0], pads[2], pads[1], pads[3]};
   }
   map.finish();
   return read;

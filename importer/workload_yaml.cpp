@@ -65,6 +65,7 @@ const char* operator_type(const contracts::Network& network, const contracts::Op
     case contracts::OperatorKind::Concat: return "concat";
     case contracts::OperatorKind::Reshape: return "reshape";
     case contracts::OperatorKind::Softmax: return "softmax";
+    case contracts::OperatorKind::Pad: return "pad";
   }
   return "?";
 }
@@ -104,6 +105,9 @@ void operator_entry(YAML::Emitter& out, const contracts::Network& network, const
     for (std::int64_t extent : network.tensors[op.outputs[0]].shape) out << extent;
     out << YAML::EndSeq;
   }
+  if (op.kind == contracts::OperatorKind::Pad)
+    out << YAML::Key << "pads" << YAML::Value << YAML::Flow << YAML::BeginSeq << op.pad.x_begin << op.pad.y_begin
+        << op.pad.x_end << op.pad.y_end << YAML::EndSeq;
   out << YAML::EndMap;
 }
 
