@@ -250,6 +250,19 @@ InferredShape inferred_output_shape(const Network& network, const Operator& op) 
       }
       return {shape, std::nullopt};
     }
+    case OperatorKind::Pad: {
+      if (shape.size() != 4) return rank_problem("a rank-4 input (N, C, X, Y)");
+      const PadBorder& border = op.pad;
+      for (const std::int64_t side : {border.x_begin, border.x_end, border.y_begin, border.y_end})
+        if (side < 0 || side > kMaxLayerDimension)
+          return problem(fmt::format("{} has the border x {}+{}, y {}+{}: every side must be in [0, {}]", label,
+                                     border.x_begin, border.x_end, border.y_begin, border.y_end, kMaxLayerDimension));
+      const std::int64_t x = border.output_x(shape[2]), y = border.output_y(shape[3]);
+      if (x > kMaxLayerDimension || y > kMaxLayerDimension)
+        return problem(fmt::format("{} pads '{}' of shape {} to {}x{}: more than {} along an axis", label, input.name,
+                                   shape_text(shape), x, y, kMaxLayerDimension));
+      return {{shape[0], shape[1], x, y}, std::nullopt};
+    }
   }
   return problem(fmt::format("operator '{}' has an unknown kind", op.name));
 }

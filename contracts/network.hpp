@@ -41,6 +41,7 @@ struct Tensor {
   X(Reshape, "reshape")                /* the same elements in row-major order, the output tensor's shape        */ \
   X(Softmax, "softmax")                /* along axis 1 (channels / classes)                                      */ \
   X(ChannelAffine, "channel affine")   /* x·scale[c] + shift[c] along axis 1: (activation, scale, shift) → output */
+  X(Pad, "pad")                        /* a zero border around X, Y (rank 4): (N, C, X, Y) → (N, C, X + …, Y + …) */
 
 enum class OperatorKind {
 #define MAERI_OPERATOR_KIND_ENUM(kind, label) kind,
@@ -59,6 +60,15 @@ struct PoolWindow {
   std::int64_t output_y(std::int64_t y) const { return (y + 2 * padding_y - size_y) / stride_y + 1; }
 };
 
+// A zero border around X and Y (Pad), in the Layer's names: begin before the first row / column, end after the
+// last. Asymmetric borders are what a Layer's padding (the same on both sides) cannot express: TensorFlow's "SAME"
+// convolutions of stride 2, Keras ZeroPadding2D, a transposed convolution's output_padding.
+struct PadBorder {
+  std::int64_t x_begin = 0, x_end = 0, y_begin = 0, y_end = 0;
+  std::int64_t output_x(std::int64_t x) const { return x + x_begin + x_end; }
+  std::int64_t output_y(std::int64_t y) const { return y + y_begin + y_end; }
+};
+
 struct Operator {
   std::string name;
   OperatorKind kind = OperatorKind::FabricLayer;
@@ -71,6 +81,7 @@ struct Operator {
   double clip_min = 0, clip_max = 0;  // Clip
   PoolWindow pool;                    // MaxPool, AveragePool
   std::int64_t axis = 1;              // Concat (and Softmax, which only takes 1)
+  PadBorder pad;                      // Pad
 };
 
 // How many of `op`'s inputs are activations: they come first, and the rest are constants (a fabric layer's weights
@@ -120,7 +131,8 @@ Network chain_network(std::string name, std::vector<Layer> layers);
 // rule of docs/workload-spec.md, "Graphs"): input counts (a fabric layer 2 or 3, add 2, concat at least 1, the
 // others 1); a fabric layer's tensors with its layer's shapes (bias: (K)); ranks (pooling, global average pool and
 // fabric layers 4, softmax 2 or 4 on axis 1); add: equal shapes; concat: equal ranks and extents except along the
-// axis; pools: a window that fits the padded input; clip: clip_min ≤ clip_max. A Reshape writes its output tensor's
+// axis; pools: a window that fits the padded input; clip: clip_min ≤ clip_max; pad: rank 4, a border of at least 0
+// whose padded extents stay within kMaxLayerDimension. A Reshape writes its output tensor's
 // shape (the target), which must hold as many elements as its input. Every message names the operator. Inputs are
 // read from network.tensors by index; the indices must be in range.
 // Channel affine: 3 inputs, rank 2 or 4, its scale and shift (C) for the input's C (axis 1).

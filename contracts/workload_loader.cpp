@@ -142,7 +142,7 @@ const std::vector<std::string> kOperatorTypes = {"conv",         "fc",          
                                                  "max_pool",     "average_pool", "global_average_pool",
                                                  "add",          "concat",       "flatten",
                                                  "reshape",      "requantize",   "softmax",
-                                                 "channel_affine"};
+                                                 "channel_affine", "pad"};
 
 OperatorKind kind_of(const std::string& type) {
   if (type == "conv" || type == "fc" || type == "gemm") return OperatorKind::FabricLayer;
@@ -156,6 +156,7 @@ OperatorKind kind_of(const std::string& type) {
   if (type == "flatten" || type == "reshape") return OperatorKind::Reshape;
   if (type == "requantize") return OperatorKind::Requantize;
   if (type == "softmax") return OperatorKind::Softmax;
+  if (type == "pad") return OperatorKind::Pad;
   return OperatorKind::ChannelAffine;
 }
 
@@ -238,6 +239,12 @@ GraphEntry read_operator(StrictMap entry, std::int64_t batch, std::vector<Layer>
   } else if (op.kind == OperatorKind::ChannelAffine) {
     read.scale = map.text("scale");
     read.shift = map.text("shift");
+  } else if (op.kind == OperatorKind::Pad) {
+    // ONNX's order for the two spatial axes: both begins, then both ends.
+    const std::vector<std::int64_t> pads = map.integer_list("pads", 0, kMaxLayerDimension, 4);
+    if (pads.size() != 4)
+      map.fail("pads", fmt::format("expected 4 values [x_begin, y_begin, x_end, y_end], found {}", pads.size()));
+    op.pad = {pads[0], pads[2], pads[1], pads[3]};
   }
   map.finish();
   return read;

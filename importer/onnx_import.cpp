@@ -330,11 +330,29 @@ class GraphReader {
 
   void note(const std::string& text) { result_.notes.push_back(text); }
 
+  // A Pad operator `<layer>.pad` giving ONNX tensor `onnx_input`, read as `unpadded` (N, C, X, Y), the zero border
+  // `border`: the Network tensor a layer then reads, or nullopt when the graph holds no such activation.
+  std::optional<std::size_t> zero_bordered(const std::string& onnx_input, const Dims& unpadded,
+                                           const contracts::PadBorder& border, const std::string& layer) {
+    const auto input = activation(onnx_input);
+    if (!input || network().tensors[*input].elements() != unpadded[0] * unpadded[1] * unpadded[2] * unpadded[3])
+      return std::nullopt;
+    const std::size_t rank4 = reshaped(*input, layer + ".input", unpadded, layer + ".reshape_input");
+    const std::size_t output = add_tensor(layer + ".padded",
+                                          {unpadded[0], unpadded[1], border.output_x(unpadded[2]),
+                                           border.output_y(unpadded[3])},
+                                          false);
+    const std::size_t op = add_operator(layer + ".pad", contracts::OperatorKind::Pad, {rank4}, output);
+    network().operators[op].pad = border;
+    return output;
+  }
+
   // ---- fabric layers ----
 
   // How a layer's activation, weights and output meet the ONNX tensors.
   struct LayerLinks {
     std::string input;         // ONNX tensor the layer reads ("" : a network input of its own)
+    std::optional<std::size_t> input_tensor;  // or the Network tensor the importer made for it (a zero border)
     bool input_in_order = true;  // the ONNX tensor's elements, row-major, are the layer's input (N, C, X, Y)
     std::string output;        // ONNX tensor the layer writes ("" : none, its output is a network output)
     bool output_in_order = true;
@@ -357,8 +375,8 @@ class GraphReader {
                                          "(kMaxYamlSequenceLength, docs/cli.md: Limits)",
                                          contracts::kMaxYamlSequenceLength));
     const Dims in_shape = contracts::input_shape(layer), out_shape = contracts::output_shape(layer);
-    std::optional<std::size_t> input;
-    if (!links.input.empty() && links.input_in_order) {
+    std::optional<std::size_t> input = links.input_tensor;
+    if (!input && !links.input.empty() && links.input_in_order) {
       input = activation(links.input);
       if (input && network().tensors[*input].elements() == layer.N * layer.C * layer.X * layer.Y)
         input = reshaped(*input, name + ".input", in_shape, name + ".reshape_input");
@@ -503,9 +521,9 @@ class GraphReader {
     if (!reason.empty()) skip(name, op, reason);
   }
 
-  // Pads from auto_pad / pads for `spatial` axes, symmetric per axis or an error.
-  Dims symmetric_pads(const onnx::NodeProto& node, const std::string& name, const Dims& in, const Dims& spans,
-                      const Dims& strides) const {
+  // Pads [x1_begin, …, x1_end, …] from auto_pad / pads for `spatial` axes.
+  Dims onnx_pads(const onnx::NodeProto& node, const std::string& name, const Dims& in, const Dims& spans,
+                 const Dims& strides) const {
     const std::size_t n = in.size();
     const std::string mode = text(node, name, "auto_pad", "NOTSET");
     Dims pads = ints(node, name, "pads", Dims(2 * n, 0));
@@ -522,10 +540,20 @@ class GraphReader {
       }
     }
     if (pads.size() != 2 * n) fail(name, fmt::format("pads {}: expected {} values", list(pads), 2 * n));
+    return pads;
+  }
+
+  // Pads from auto_pad / pads for `spatial` axes, symmetric per axis or an error (a pooling window's: a zero
+  // border is not what max and average pools do with their padding).
+  Dims symmetric_pads(const onnx::NodeProto& node, const std::string& name, const Dims& in, const Dims& spans,
+                      const Dims& strides) const {
+    const std::size_t n = in.size();
+    const std::string mode = text(node, name, "auto_pad", "NOTSET");
+    const Dims pads = onnx_pads(node, name, in, spans, strides);
     for (std::size_t axis = 0; axis < n; ++axis)
       if (pads[axis] != pads[axis + n])
-        fail(name, fmt::format("asymmetric pads {} (begin and end differ{}) are not supported: a Layer pads both "
-                               "sides of an axis alike",
+        fail(name, fmt::format("asymmetric pads {} (begin and end differ{}) are not supported: a pooling window "
+                               "pads both sides of an axis alike",
                                list(pads), mode == "NOTSET" ? "" : ", from auto_pad " + mode));
     return Dims(pads.begin(), pads.begin() + std::ptrdiff_t(n));
   }
@@ -566,15 +594,30 @@ class GraphReader {
     layer.dilation_y = n == 2 ? dilations[1] : 1;
     Dims spans = {layer.filter_span_x(), layer.filter_span_y()};
     spans.resize(n);
-    const Dims pads = symmetric_pads(node, name, Dims(x.begin() + 2, x.end()), spans, strides);
-    layer.padding_x = pads[0];
-    layer.padding_y = n == 2 ? pads[1] : 0;
+    const Dims pads = onnx_pads(node, name, Dims(x.begin() + 2, x.end()), spans, strides);
+    // A Layer pads both sides of an axis alike: the common part is its padding, the excess (TensorFlow's SAME at
+    // stride 2, explicit asymmetric pads) a zero border a Pad operator adds to its input.
+    layer.padding_x = std::min(pads[0], pads[n]);
+    layer.padding_y = n == 2 ? std::min(pads[1], pads[3]) : 0;
+    const contracts::PadBorder border{pads[0] - layer.padding_x, pads[n] - layer.padding_x,
+                                      n == 2 ? pads[1] - layer.padding_y : 0, n == 2 ? pads[3] - layer.padding_y : 0};
+    const Dims unpadded = {layer.N, layer.C, layer.X, layer.Y};
+    layer.X = border.output_x(layer.X);
+    layer.Y = border.output_y(layer.Y);
     Dims expected = {layer.N, layer.K, layer.output_x(), layer.output_y()};
     expected.resize(x.size());
     check_output(node, name, expected);
 
     LayerLinks links;
     links.input = node.input(0);
+    if (unpadded[2] != layer.X || unpadded[3] != layer.Y) {
+      note(fmt::format("layer {}: pads {} as a zero border (x {}+{}, y {}+{}) before the convolution, which pads {}x{}",
+                       name, list(pads), border.x_begin, border.x_end, border.y_begin, border.y_end,
+                       layer.padding_x, layer.padding_y));
+      links.input_tensor = zero_bordered(node.input(0), unpadded, border, name);
+      links.input_in_order = false;  // when there is no activation to border, a network input of the padded shape
+      links.cut_reason = "its input with the zero border of its asymmetric pads";
+    }
     links.output = node.output(0);
     links.weights = values(node, 1);
     if (links.weights) {
@@ -594,27 +637,50 @@ class GraphReader {
   }
 
   // ConvTranspose: the convolution of the input with zeros inserted between its elements (stride − 1 per gap),
-  // padded by dilation·(k − 1) − pad on each side, at stride 1, over the flipped kernel with its channels swapped.
+  // at stride 1, over the flipped kernel with its channels swapped. It reads dilation·(k − 1) − pad_begin zeros
+  // before the input and dilation·(k − 1) − pad_end + output_padding after it: the layer pads both sides by the
+  // smaller of the two, and the other side's excess zeros extend its input (a Pad operator at stride 1).
   void transposed_convolution(const onnx::NodeProto& node, const std::string& name) {
     const Dims x = input_shape(node, name, 0, "input");
     const Dims w = input_shape(node, name, 1, "weight");
     if (x.size() != 4 || w.size() != 4)
       fail(name, fmt::format("only 2-D ConvTranspose becomes a layer; the input has rank {}", x.size()));
-    if (attribute(node, "output_shape") || text(node, name, "auto_pad", "NOTSET") != "NOTSET")
-      fail(name, "attributes output_shape and auto_pad are not supported: give pads (symmetric) instead");
+    if (text(node, name, "auto_pad", "NOTSET") != "NOTSET")
+      fail(name, "attribute auto_pad is not supported (the ONNX definition and runtimes split an odd SAME padding "
+                 "differently): give pads instead");
     const Dims output_padding = ints(node, name, "output_padding", {0, 0});
-    if (output_padding != Dims{0, 0})
-      fail(name, fmt::format("output_padding {} is not supported: the equivalent convolution would pad its input "
-                             "asymmetrically",
-                             list(output_padding)));
+    if (output_padding.size() != 2 || output_padding[0] < 0 || output_padding[1] < 0)
+      fail(name, fmt::format("output_padding {}: expected two values of at least 0", list(output_padding)));
     const std::int64_t groups = integer(node, name, "group", 1);
     if (groups < 1 || w[0] != x[1] || w[0] % groups)
       fail(name, fmt::format("group = {} with {} input channels and weights of shape {}", groups, x[1], list(w)));
     const Dims strides = ints(node, name, "strides", {1, 1}), dilations = ints(node, name, "dilations", {1, 1});
     if (strides.size() != 2 || dilations.size() != 2) fail(name, "strides and dilations need two values each");
-    const Dims pads = ints(node, name, "pads", {0, 0, 0, 0});
-    if (pads.size() != 4 || pads[0] != pads[2] || pads[1] != pads[3])
-      fail(name, fmt::format("pads {}: expected four values, symmetric per axis", list(pads)));
+    const Dims spans = {dilations[0] * (w[2] - 1), dilations[1] * (w[3] - 1)};  // the dilated kernel's span − 1
+    Dims pads = ints(node, name, "pads", {0, 0, 0, 0});
+    if (pads.size() != 4) fail(name, fmt::format("pads {}: expected four values", list(pads)));
+    if (attribute(node, "output_shape")) {
+      // The pads that give output_shape, when the total per axis splits evenly: ONNX's definition puts an odd
+      // one's extra zero at the beginning, onnxruntime at the end, so only explicit pads say which.
+      Dims wanted = ints(node, name, "output_shape", {});
+      if (wanted.size() == 4) wanted.erase(wanted.begin(), wanted.begin() + 2);
+      if (wanted.size() != 2) fail(name, "attribute output_shape: expected the two spatial extents");
+      for (std::size_t axis = 0; axis < 2; ++axis) {
+        const std::int64_t total =
+            strides[axis] * (x[2 + axis] - 1) + output_padding[axis] + spans[axis] + 1 - wanted[axis];
+        if (total < 0 || total % 2 != 0)
+          fail(name, fmt::format("output_shape {} is not equivalent to explicit pads: it needs a total padding of {} "
+                                 "along axis {}, {}; give pads instead",
+                                 list(wanted), total, axis + 2,
+                                 total < 0 ? "less than 0" : "odd (runtimes put its extra zero on different sides)"));
+        pads[axis] = pads[axis + 2] = total / 2;
+      }
+    }
+    const std::int64_t before_x = spans[0] - pads[0], after_x = spans[0] - pads[2] + output_padding[0];
+    const std::int64_t before_y = spans[1] - pads[1], after_y = spans[1] - pads[3] + output_padding[1];
+    if (std::min({before_x, after_x, before_y, after_y}) < 0)
+      fail(name, fmt::format("pads {} exceed the kernel's span: the equivalent convolution would crop its input",
+                             list(pads)));
     contracts::Layer layer;
     layer.type = contracts::LayerType::Convolution;
     layer.N = x[0];
@@ -623,20 +689,22 @@ class GraphReader {
     layer.R = w[2];
     layer.S = w[3];
     layer.groups = groups;
-    layer.X = (x[2] - 1) * strides[0] + 1;
-    layer.Y = (x[3] - 1) * strides[1] + 1;
     layer.dilation_x = dilations[0];
     layer.dilation_y = dilations[1];
-    layer.padding_x = dilations[0] * (w[2] - 1) - pads[0];
-    layer.padding_y = dilations[1] * (w[3] - 1) - pads[1];
-    if (layer.padding_x < 0 || layer.padding_y < 0)
-      fail(name, fmt::format("pads {} exceed the kernel's span: the equivalent convolution would crop its input",
-                             list(pads)));
+    layer.padding_x = std::min(before_x, after_x);
+    layer.padding_y = std::min(before_y, after_y);
+    const contracts::PadBorder border{before_x - layer.padding_x, after_x - layer.padding_x,
+                                      before_y - layer.padding_y, after_y - layer.padding_y};
+    layer.X = border.output_x((x[2] - 1) * strides[0] + 1);
+    layer.Y = border.output_y((x[3] - 1) * strides[1] + 1);
     check_output(node, name, {layer.N, layer.K, layer.output_x(), layer.output_y()});
     LayerLinks links;
     links.input = node.input(0);
-    links.input_in_order = x[2] * x[3] == layer.X * layer.Y;  // stride 1: no zeros inserted
+    const bool zeros_inserted = strides[0] != 1 || strides[1] != 1;
+    const bool bordered = border.output_x(x[2]) != x[2] || border.output_y(x[3]) != x[3];
+    links.input_in_order = !zeros_inserted && !bordered;
     links.cut_reason = "the zero-inserted input of a transposed convolution";
+    if (!zeros_inserted && bordered) links.input_tensor = zero_bordered(node.input(0), x, border, name);
     links.output = node.output(0);
     if (const auto weights = values(node, 1)) {
       // ONNX [C][K/g][R][S] → the layer's [K][C/g][R][S], flipped along R and S.
@@ -653,8 +721,11 @@ class GraphReader {
       links.weights = std::move(flipped);
       if (const auto bias = values(node, 2)) links.bias = *bias;
     }
-    note(fmt::format("layer {}: ConvTranspose as a convolution over its zero-inserted input ({}x{} → {}x{})", name,
-                     x[2], x[3], layer.X, layer.Y));
+    note(fmt::format("layer {}: ConvTranspose as a convolution over its zero-inserted input ({}x{} → {}x{}{})", name,
+                     x[2], x[3], layer.X, layer.Y,
+                     bordered ? fmt::format(", with a zero border x {}+{}, y {}+{}", border.x_begin, border.x_end,
+                                            border.y_begin, border.y_end)
+                              : ""));
     add_layer(node, layer, name, std::move(links));
   }
 
@@ -1079,7 +1150,64 @@ class GraphReader {
       emit(contracts::OperatorKind::Softmax);
       return "";
     }
+    if (op == "Pad") return pad(node, name, take_inputs, emit);
     return skip_reason(op);
+  }
+
+  // Pad of mode "constant" with the value 0 (or none), only on the spatial axes 2 and 3 of a rank-4 tensor, by at
+  // least 0: `pads` an attribute before opset 11 (`paddings` at opset 1), a constant input from 11 on, with the
+  // `axes` input of opset 18. Other pads are skipped with the reason.
+  template <typename Take, typename Emit>
+  std::string pad(const onnx::NodeProto& node, const std::string& name, const Take& take_inputs, const Emit& emit) {
+    const std::string cut = kCut;
+    const auto x = node.input_size() > 0 ? known_shape(node.input(0)) : std::nullopt;
+    if (!x || x->size() != 4) return "pad: only a rank-4 (N, C, H, W) tensor gets a border beside the fabric" + cut;
+    const std::string mode = text(node, name, "mode", "constant");
+    if (mode != "constant")
+      return fmt::format("pad: mode '{}' (only \"constant\" zeros are a border the unit writes)", mode) + cut;
+    Dims pads;
+    std::optional<double> value;
+    Dims axes = {0, 1, 2, 3};
+    if (opset_ < 11) {
+      pads = ints(node, name, opset_ < 2 ? "paddings" : "pads", {});
+      if (attribute(node, "value")) value = real(node, name, "value", 0);
+    } else {
+      const auto given = node.input_size() > 1 ? constant(node.input(1)) : std::nullopt;
+      if (!given || !given->integral()) return "pad: its pads are not a constant list of integers" + cut;
+      pads = given->integers;
+      if (node.input_size() > 2 && !node.input(2).empty()) {
+        const auto constant_value = constant(node.input(2));
+        if (!constant_value || constant_value->elements() != 1) return "pad: its value is not a constant scalar" + cut;
+        value = constant_value->real(0);
+      }
+      if (node.input_size() > 3 && !node.input(3).empty()) {
+        const auto given_axes = constant(node.input(3));
+        if (!given_axes || !given_axes->integral()) return "pad: its axes are not a constant list of integers" + cut;
+        axes = given_axes->integers;
+        for (std::int64_t& axis : axes) {
+          if (axis < -4 || axis > 3) fail(name, fmt::format("input 'axes': {} is out of range for rank 4", axis));
+          if (axis < 0) axis += 4;
+        }
+      }
+    }
+    if (pads.size() != 2 * axes.size())
+      fail(name, fmt::format("pads {}: expected {} values (a begin and an end per axis)", list(pads), 2 * axes.size()));
+    if (value && *value != 0) return fmt::format("pad: the value {} (only zeros are a border the unit writes)", *value) + cut;
+    contracts::PadBorder border;
+    for (std::size_t i = 0; i < axes.size(); ++i) {
+      const std::int64_t begin = pads[i], end = pads[i + axes.size()];
+      if (begin < 0 || end < 0) return fmt::format("pad: negative pads {} (a crop)", list(pads)) + cut;
+      if (axes[i] < 2 && (begin != 0 || end != 0))
+        return fmt::format("pad: pads {} on the batch or channel axis (the unit pads X and Y)", list(pads)) + cut;
+      if (axes[i] == 2) border.x_begin = begin, border.x_end = end;
+      if (axes[i] == 3) border.y_begin = begin, border.y_end = end;
+    }
+    const auto out = known_shape(node.output(0));
+    if (!out || *out != Dims{(*x)[0], (*x)[1], border.output_x((*x)[2]), border.output_y((*x)[3])})
+      fail(name, "ONNX infers another output shape than the pads give");
+    if (!take_inputs(1)) return skip_reason("Pad");
+    network().operators[emit(contracts::OperatorKind::Pad)].pad = border;
+    return "";
   }
 
   // 2-D pooling (rank 4) runs as it is; 1-D pooling (rank 3, [N, C, L], as after a 1-D convolution) runs as 2-D

@@ -66,6 +66,7 @@ const char* operator_type(const contracts::Network& network, const contracts::Op
     case contracts::OperatorKind::Reshape: return "reshape";
     case contracts::OperatorKind::Softmax: return "softmax";
     case contracts::OperatorKind::ChannelAffine: return "channel_affine";
+    case contracts::OperatorKind::Pad: return "pad";
   }
   return "?";
 }
@@ -108,6 +109,9 @@ void operator_entry(YAML::Emitter& out, const contracts::Network& network, const
   if (op.kind == contracts::OperatorKind::ChannelAffine)
     out << YAML::Key << "scale" << YAML::Value << name_of(op.inputs.at(1)) << YAML::Key << "shift" << YAML::Value
         << name_of(op.inputs.at(2));
+  if (op.kind == contracts::OperatorKind::Pad)
+    out << YAML::Key << "pads" << YAML::Value << YAML::Flow << YAML::BeginSeq << op.pad.x_begin << op.pad.y_begin
+        << op.pad.x_end << op.pad.y_end << YAML::EndSeq;
   out << YAML::EndMap;
 }
 

@@ -414,6 +414,38 @@ class ReshapeKernel : public Kernel {
   void beat(std::size_t, std::size_t, std::int64_t) override {}
 };
 
+// Pad: one block, one stage streaming the output in row-major order: an element inside the border is read from the
+// input, one on it is the integer 0 (the quantization is symmetric), `lanes` outputs per beat.
+class PadKernel : public Kernel {
+ public:
+  using Kernel::Kernel;
+  void check() {
+    require(job_.inputs.size() == 1, "expected one input");
+    const Shape& in = job_.inputs[0].shape;
+    const contracts::PadBorder& border = job_.op.pad;
+    require(in.size() == 4, "padding needs a rank-4 input");
+    require(border.x_begin >= 0 && border.x_end >= 0 && border.y_begin >= 0 && border.y_end >= 0,
+            "a border side is negative");
+    require(job_.output_shape == Shape{in[0], in[1], border.output_x(in[2]), border.output_y(in[3])},
+            "the output's shape is not the input's with the border");
+  }
+  std::size_t blocks() const override { return 1; }
+  std::size_t stages() const override { return 1; }
+  std::int64_t beats(std::size_t, std::size_t) const override { return beats_of(elements(job_.output_shape)); }
+  void beat(std::size_t, std::size_t, std::int64_t beat) override {
+    const Shape& in = job_.inputs[0].shape;
+    const Shape& out = job_.output_shape;
+    const contracts::PadBorder& border = job_.op.pad;
+    const auto [first, last] = lanes_of(beat, elements(out));
+    for (std::int64_t o = first; o < last; ++o) {
+      const std::int64_t plane = o / (out[2] * out[3]);
+      const std::int64_t row = o / out[3] % out[2] - border.x_begin, column = o % out[3] - border.y_begin;
+      const bool inside = row >= 0 && row < in[2] && column >= 0 && column < in[3];
+      write(o, inside ? read(0, (plane * in[2] + row) * in[3] + column) : 0);
+    }
+  }
+};
+
 template <typename K>
 std::unique_ptr<Kernel> checked(PostProcessingJob job, std::int64_t lanes) {
   auto kernel = std::make_unique<K>(std::move(job), lanes);
@@ -443,6 +475,7 @@ std::unique_ptr<Kernel> kernel_for(PostProcessingJob job, std::int64_t lanes) {
     case OperatorKind::Softmax: return checked<SoftmaxKernel>(std::move(job), lanes);
     case OperatorKind::Reshape: return checked<ReshapeKernel>(std::move(job), lanes);
     case OperatorKind::ChannelAffine: return checked<ElementwiseKernel>(std::move(job), lanes);
+    case OperatorKind::Pad: return checked<PadKernel>(std::move(job), lanes);
   }
   throw std::invalid_argument("post-processing: unknown operator kind");
 }

@@ -5,9 +5,9 @@
 // contracts/quantized_network.hpp; timing and counts: docs/cosim.md, "Post-processing unit" (the analytical
 // model's closed form of them is mapper/model/post_processing_model.hpp).
 //
-// Timing: the operator is a sequence of blocks (the whole tensor for element-wise kinds, one input of a concat, one
-// (n, c) plane of a pool, one row of a softmax) flowing through the kind's stages; each stage holds one block in its
-// buffer and moves `lanes` elements per beat (one beat per clock). A block passes to the next stage on the clock
+// Timing: the operator is a sequence of blocks (the whole tensor for element-wise kinds, the whole output for pad,
+// one input of a concat, one (n, c) plane of a pool, one row of a softmax) flowing through the kind's stages; each
+// stage holds one block in its buffer and moves `lanes` elements per beat (one beat per clock). A block passes to the next stage on the clock
 // after its last beat there, when that stage's buffer is free. The last result leaves `latency` cycles after the
 // last beat. Reshape moves nothing (the SDM holds the same row-major elements) and takes no cycles.
 #pragma once

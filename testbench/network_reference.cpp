@@ -122,6 +122,14 @@ Shape computed_output_shape(const Network& network, const Operator& op) {
       needs_inputs(3, 3);
       if (shape_of(0).size() != 2 && shape_of(0).size() != 4) fail(op, "a channel affine needs rank 2 or 4");
       return shape_of(0);
+    case OperatorKind::Pad: {
+      needs_inputs(1, 1);
+      const Extents4 in = extents4(network, op, op.inputs[0]);
+      const contracts::PadBorder& border = op.pad;
+      if (border.x_begin < 0 || border.x_end < 0 || border.y_begin < 0 || border.y_end < 0)
+        fail(op, "its border has a negative side");
+      return {in.n, in.c, border.output_x(in.x), border.output_y(in.y)};
+    }
   }
   fail(op, "unknown kind");
 }
@@ -156,6 +164,19 @@ void for_each_window(const Extents4& in, const contracts::PoolWindow& w, Visit v
         visit(out, plane * in.x * in.y, std::max<std::int64_t>(x0, 0), std::min(x0 + w.size_x, in.x),
               std::max<std::int64_t>(y0, 0), std::min(y0 + w.size_y, in.y));
       }
+}
+
+// Pad: each (n, c) plane inside a border of zeros, x_begin rows above and y_begin columns before it.
+template <typename Value>
+std::vector<Value> zero_bordered(const Extents4& in, const contracts::PadBorder& border, const std::vector<Value>& x) {
+  const std::int64_t X = border.output_x(in.x), Y = border.output_y(in.y);
+  std::vector<Value> out(std::size_t(in.n * in.c * X * Y), Value(0));
+  for (std::int64_t plane = 0; plane < in.n * in.c; ++plane)
+    for (std::int64_t r = 0; r < in.x; ++r)
+      for (std::int64_t c = 0; c < in.y; ++c)
+        out[std::size_t((plane * X + r + border.x_begin) * Y + c + border.y_begin)] =
+            x[std::size_t((plane * in.x + r) * in.y + c)];
+  return out;
 }
 
 // Concat's layout: the output is `outer` blocks, each the inputs' blocks of axis-extent × `inner` elements in turn.
@@ -358,6 +379,9 @@ std::vector<std::int64_t> integer_output(const QuantizedNetwork& qnet, std::size
       }
       break;
     }
+    case OperatorKind::Pad:
+      out = zero_bordered(extents4(network, op, op.inputs[0]), op.pad, x);
+      break;
   }
   return out;
 }
@@ -467,6 +491,8 @@ std::vector<double> real_output(const Network& network, std::size_t op_index, co
       }
       return out;
     }
+    case OperatorKind::Pad:
+      return zero_bordered(extents4(network, op, op.inputs[0]), op.pad, x);
   }
   fail(op, "unknown kind");
 }

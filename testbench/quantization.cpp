@@ -52,6 +52,7 @@ bool keeps_scale(OperatorKind kind) {
     case OperatorKind::AveragePool:
     case OperatorKind::GlobalAveragePool:
     case OperatorKind::Reshape:
+    case OperatorKind::Pad:  // its border is the integer 0 at any scale
       return true;
     default:
       return false;
@@ -295,6 +296,8 @@ contracts::QuantizedNetwork quantize_network(const Network& network, const std::
       case OperatorKind::AveragePool:
       case OperatorKind::GlobalAveragePool:
       case OperatorKind::Reshape:
+        break;
+      case OperatorKind::Pad:
         break;
     }
   }

@@ -23,6 +23,7 @@ bool keeps_stream(const contracts::Operator& op) {
     case OperatorKind::Add:
     case OperatorKind::ChannelAffine: return true;
     case OperatorKind::Concat: return op.axis == 1;  // channels: a stripe's rows stay its rows
+    case OperatorKind::Pad: return false;  // moves every row by x_begin and adds rows: a stripe's rows are not its own
     default: return false;
   }
 }

@@ -140,6 +140,11 @@ contracts::PostProcessingCounts post_processing_counts(const contracts::Operator
       c.elements_read = c.elements_written = c.multiplications = c.additions = c.shifts = n;
       c.comparisons = 2 * n;
       break;
+    case OperatorKind::Pad:  // the output streamed: the input's elements read, the border's zeros written with them
+      beat_count = beats(n);
+      c.elements_read = elements(input_shapes[0]);
+      c.elements_written = n;
+      break;
   }
   c.cycles = beat_count > 0 ? beat_count + unit.latency : 0;
   return c;

@@ -377,16 +377,16 @@ maeri_cli_test(import_not_onnx 2 --stderr-contains "not-onnx.onnx: field 'model'
   $<TARGET_FILE:maeri> import ${ONNX_MODELS}/not-onnx.onnx -o ${ONNX_MODELS}/not-onnx.yaml)
 maeri_cli_test(import_dynamic_shape 2 --stderr-contains "field 'node conv': its input 'x' has the dynamic dimension 'batch'"
   $<TARGET_FILE:maeri> import ${ONNX_MODELS}/dynamic.onnx -o ${ONNX_MODELS}/dynamic.yaml)
-maeri_cli_test(import_asymmetric_pads 2 --stderr-contains "field 'node conv_same': asymmetric pads [0, 0, 1, 1]"
-  $<TARGET_FILE:maeri> import ${ONNX_MODELS}/asymmetric.onnx -o ${ONNX_MODELS}/asymmetric.yaml)
-maeri_cli_test(map_asymmetric_onnx 2 --stderr-contains "asymmetric pads"
+maeri_cli_test(import_asymmetric_pads 2 --stderr-contains "field 'node pool_same': asymmetric pads [0, 0, 1, 1]"
+  $<TARGET_FILE:maeri> import ${ONNX_MODELS}/asymmetric-pool.onnx -o ${ONNX_MODELS}/asymmetric-pool.yaml)
+maeri_cli_test(map_asymmetric_onnx 0 --stdout-contains "layer conv_same (conv K=4 C=3 R=3 S=3 X'=7 Y'=7 stride 1x1"
   $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${ONNX_MODELS}/asymmetric.onnx)
 set_tests_properties(cli_import_onnx cli_map_onnx cli_verify_onnx cli_import_not_onnx cli_import_dynamic_shape
   cli_import_asymmetric_pads cli_map_asymmetric_onnx PROPERTIES FIXTURES_REQUIRED onnx_models)
 set_tests_properties(cli_import_onnx PROPERTIES FIXTURES_SETUP onnx_imported)
 set_tests_properties(cli_validate_imported_onnx PROPERTIES FIXTURES_REQUIRED onnx_imported)
 add_test(NAME cli_import_errors_leave_no_output
-  COMMAND bash -c "! ls ${ONNX_MODELS}/not-onnx.yaml ${ONNX_MODELS}/dynamic.yaml ${ONNX_MODELS}/asymmetric.yaml 2>/dev/null")
+  COMMAND bash -c "! ls ${ONNX_MODELS}/not-onnx.yaml ${ONNX_MODELS}/dynamic.yaml ${ONNX_MODELS}/asymmetric-pool.yaml 2>/dev/null")
 set_tests_properties(cli_import_errors_leave_no_output PROPERTIES LABELS cli
   DEPENDS "cli_import_not_onnx;cli_import_dynamic_shape;cli_import_asymmetric_pads")
 
@@ -459,7 +459,7 @@ if(NOT MAERI_SANITIZE)
   list(APPEND tensor_cases mpi_equal_single)
 endif()
 set(chain_cases run jobs weight_fault unit_fault outputs_feed_back bad_input_shape bad_weights_member bad_fault
-    one_layer_option onnx_top1 onnx_batch several_inputs every_kind onnx_channel_affine)
+    one_layer_option onnx_top1 onnx_batch several_inputs every_kind onnx_channel_affine onnx_pad)
 if(NOT MAERI_SANITIZE)
   list(APPEND chain_cases mpi)
 endif()

@@ -1,8 +1,8 @@
 // Writes the ONNX models of the `maeri import` CLI tests into a folder, built with the ONNX C++ API
 // (tests/unit/onnx_models.hpp): small.onnx (a grouped conv, a depthwise conv, ReLU, max pool, flatten and a Gemm
 // classifier, batch 1), classifier.onnx, bn-cnn.onnx (batch normalizations after ReLUs), dynamic.onnx (a symbolic
-// batch), asymmetric.onnx (pads [0, 0, 1, 1]) and not-onnx.onnx
-// (YAML text); and the bad models of tests/cli/bad_models.sh, named after the defect each carries (bad-*.onnx).
+// batch), asymmetric.onnx (a conv with pads [0, 0, 1, 1]), asymmetric-pool.onnx (a max pool with pads [0, 0, 1, 1]),
+// padded.onnx (zero borders) and not-onnx.onnx (YAML text); and the bad models of tests/cli/bad_models.sh, named after the defect each carries (bad-*.onnx).
 // Usage: maeri_make_onnx_models FOLDER
 #include <cstdint>
 #include <fstream>
@@ -220,6 +220,43 @@ void write_batch_norm_cnn(const std::string& path) {
   model.write(path);
 }
 
+// Zero borders as TensorFlow and Keras export them, with its own weights (seeded, fixed): a "SAME" convolution of
+// stride 2 (pads [0, 0, 1, 1]: a Pad operator of the excess before the conv), ReLU, a Keras ZeroPadding2D ((1, 0),
+// (0, 1)) as an ONNX Pad node, a valid conv, ReLU, global average pool, flatten, a Gemm classifier and a softmax.
+// The chained run's target of the zero-padding operator (tests/cli/network_chain.sh, onnx_pad).
+void write_padded(const std::string& path) {
+  std::mt19937 generator(2027);
+  const auto values = [&](std::size_t count, float spread) {
+    std::uniform_real_distribution<float> uniform(-spread, spread);
+    std::vector<float> drawn(count);
+    for (float& value : drawn) value = uniform(generator);
+    return drawn;
+  };
+  OnnxModelBuilder model("padded");
+  model.input("image", {1, 3, 16, 16});
+  model.weight("same.weight", {8, 3, 3, 3}, values(8 * 3 * 9, 0.35f));
+  model.weight("same.bias", {8}, values(8, 0.1f));
+  auto& same = model.node("Conv", "same", {"image", "same.weight", "same.bias"}, "same_out");  // 16x16 → 8x8
+  OnnxModelBuilder::set_ints(same, "strides", {2, 2});
+  OnnxModelBuilder::set_ints(same, "pads", {0, 0, 1, 1});
+  model.node("Relu", "same_relu", {"same_out"}, "same_act");
+  model.integers("border", {8}, {0, 0, 1, 0, 0, 0, 0, 1});  // H: 1 before, W: 1 after → 9x9
+  model.node("Pad", "zero_padding", {"same_act", "border"}, "bordered");
+  model.weight("valid.weight", {8, 8, 3, 3}, values(8 * 8 * 9, 0.15f));
+  model.weight("valid.bias", {8}, values(8, 0.05f));
+  model.node("Conv", "valid", {"bordered", "valid.weight", "valid.bias"}, "valid_out");  // 9x9 → 7x7
+  model.node("Relu", "valid_relu", {"valid_out"}, "valid_act");
+  model.node("GlobalAveragePool", "gap", {"valid_act"}, "gap_out");
+  model.node("Flatten", "flatten", {"gap_out"}, "features");
+  model.weight("fc.weight", {10, 8}, values(80, 0.6f));
+  model.weight("fc.bias", {10}, values(10, 0.1f));
+  auto& fc = model.node("Gemm", "fc", {"features", "fc.weight", "fc.bias"}, "logits");
+  OnnxModelBuilder::set_int(fc, "transB", 1);
+  model.node("Softmax", "softmax", {"logits"}, "probabilities");
+  model.output("probabilities");
+  model.write(path);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -272,6 +309,18 @@ int main(int argc, char** argv) {
   write_classifier(folder + "/classifier.onnx", 1);
   write_classifier(folder + "/classifier-batch.onnx", -1);
   write_batch_norm_cnn(folder + "/bn-cnn.onnx");
+  write_padded(folder + "/padded.onnx");
+  {
+    OnnxModelBuilder model("asymmetric_pool");  // a pooling window pads both sides alike: still refused
+    model.input("x", {1, 3, 8, 8});
+    auto& pool = model.node("MaxPool", "pool_same", {"x"}, "p");
+    OnnxModelBuilder::set_ints(pool, "kernel_shape", {2, 2});
+    OnnxModelBuilder::set_ints(pool, "pads", {0, 0, 1, 1});
+    model.weight("w", {4, 3, 1, 1});
+    model.node("Conv", "conv", {"p", "w"}, "y");
+    model.output("y");
+    model.write(folder + "/asymmetric-pool.onnx");
+  }
   OnnxModelBuilder::write_one_conv(folder + "/dynamic.onnx", "conv", {-1, 3, 8, 8}, {4, 3, 3, 3});
   OnnxModelBuilder::write_one_conv(folder + "/asymmetric.onnx", "conv_same", {1, 3, 8, 8}, {4, 3, 3, 3},
                                    [](onnx::NodeProto& conv) { OnnxModelBuilder::set_ints(conv, "pads", {0, 0, 1, 1}); });

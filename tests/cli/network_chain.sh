@@ -6,7 +6,7 @@
 # onnx_top1 is issue 30's ONNX target: the classifier of maeri_make_onnx_models (conv + BatchNormalization, ReLU,
 # max pool, a residual block, global average pool, Gemm, softmax) with its own initializers, chained on the RTL for
 # eight inputs (seeds 1-8, U(−1, 1), each also the calibration input), each bit-exact and with the quantized
-# network's top-1 equal to the float reference's.
+# network's top-1 equal to the float reference's. onnx_pad runs zero borders (asymmetric conv pads, a Pad node).
 # Usage: network_chain.sh CASE MAERI CONFIGS_DIR NPY_DIR ONNX_DIR [MPIEXEC]   (exit 77 = skipped)
 set -u
 source "$(dirname "$(readlink -f "$0")")/require_mpi.sh"
@@ -97,7 +97,16 @@ case $case_name in
         "$maeri" verify --chain --hardware "$hw" --workload "$onnx/bn-cnn.onnx" --memory both --seed "$seed" \
         || fail "seed $seed"
     done ;;
-  one_layer_option)
+  onnx_pad)
+    # Zero borders (maeri_make_onnx_models' padded.onnx): a SAME conv of stride 2 (pads [0, 0, 1, 1]: a pad operator
+    # of the excess before it), a Keras ZeroPadding2D as an ONNX Pad node, ReLU, GAP, Gemm, softmax; its own weights.
+    for seed in 1 2 3; do
+      "$expect" 0 --stdout-contains "top-1 agrees 1 of 1" \
+        --stdout-contains "network padded: PASS — 15 of 15 runs (3 fabric layers, their epilogues and 9 operators" \
+        "$maeri" verify --chain --hardware "$hw" --workload "$onnx/padded.onnx" --memory both --seed "$seed" \
+        || fail "seed $seed"
+    done ;;
+   one_layer_option)
     "$expect" 1 --stderr-contains "--layer: one layer's option: not with a chained run" \
       "$maeri" "${chain[@]}" --layer conv1 || exit 1
     "$expect" 1 --stderr-contains "--csv: one layer's option: not with a chained run" "$maeri" run --csv x.csv || exit 1

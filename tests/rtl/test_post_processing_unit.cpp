@@ -116,6 +116,22 @@ TEST_CASE("post-processing unit: pools, global average pool and reshape, by hand
   CHECK(reshaped.counts.cycles == 0);
 }
 
+TEST_CASE("post-processing unit: pad writes a zero border around each plane, by hand", "[sim][post_processing]") {
+  // Two 2x3 planes; one row above, none below, no column before, two after: 3x5 planes.
+  PostProcessingJob pad = job_of(OperatorKind::Pad, {{{1, 2, 2, 3}, {1, -2, 3, 4, 5, -6, 7, 8, 9, 10, 11, 12}}},
+                                 {1, 2, 3, 5});
+  pad.op.pad = {1, 0, 0, 2};
+  const auto result = run_post_processing(pad, {4, 2});
+  CHECK(result.output.values == Values{0, 0, 0, 0, 0, 1, -2, 3, 0, 0, 4, 5, -6, 0, 0,  //
+                                       0, 0, 0, 0, 0, 7, 8, 9, 0, 0, 10, 11, 12, 0, 0});
+  CHECK(result.counts.cycles == 8 + 2);  // 30 outputs at 4 lanes, latency 2
+  CHECK(result.counts.elements_read == 12);
+  CHECK(result.counts.elements_written == 30);
+  PostProcessingJob wrong = pad;
+  wrong.output_shape = {1, 2, 3, 4};
+  CHECK_THROWS_AS(run(wrong), std::invalid_argument);  // not the input's shape with the border
+}
+
 TEST_CASE("post-processing unit: softmax along axis 1, by hand", "[sim][post_processing]") {
   PostProcessingJob softmax = job_of(OperatorKind::Softmax, {{{1, 3}, {2, 0, 1}}}, {1, 3});
   softmax.parameters.exp_table = {100, 50, 20};
@@ -261,6 +277,13 @@ PostProcessingJob random_job(OperatorKind kind, std::mt19937_64& rng) {
       p.channel_shift = int(pick(0, 40));
       break;
     }
+    case OperatorKind::Pad: {
+      PadBorder& border = job.op.pad;
+      border = {pick(0, 3), pick(0, 3), pick(0, 3), pick(0, 3)};
+      job.inputs = {tensor(image, limit)};
+      job.output_shape = {n, c, border.output_x(x), border.output_y(y)};
+      break;
+    }
   }
   return job;
 }
@@ -306,7 +329,7 @@ TEST_CASE("post-processing system: the SystemC shell gives the core's outputs an
   const PostProcessingSpec spec{5, 3};
   for (OperatorKind kind : {OperatorKind::FabricLayer, OperatorKind::Add, OperatorKind::Concat, OperatorKind::MaxPool,
                             OperatorKind::AveragePool, OperatorKind::GlobalAveragePool, OperatorKind::Softmax,
-                            OperatorKind::ChannelAffine}) {
+                            OperatorKind::ChannelAffine, OperatorKind::Pad}) {
     const PostProcessingJob job = random_job(kind, rng);
     const auto core = run_post_processing(job, spec);
     unit.start(job, spec);

@@ -74,6 +74,13 @@ class NetworkBuilder {
     return finish(make(name, contracts::OperatorKind::ChannelAffine, {in, scale, shift}), shape(in));
   }
 
+  std::size_t pad(const std::string& name, std::size_t in, contracts::PadBorder border) {
+    contracts::Operator op = make(name, contracts::OperatorKind::Pad, {in});
+    op.pad = border;
+    const Shape& s = shape(in);
+    return finish(std::move(op), {s[0], s[1], border.output_x(s[2]), border.output_y(s[3])});
+  }
+
   const Shape& shape(std::size_t tensor) const { return network_.tensors[tensor].shape; }
   const contracts::Network& network() const { return network_; }
 

@@ -208,6 +208,34 @@ TEST_CASE("a graph written as workload YAML loads back to the same graph") {
   }
 }
 
+TEST_CASE("a pad loads with ONNX's order of pads, gives the bordered shape and is written back as it loaded") {
+  const maeri::test::TempFile file(R"(kind: workload
+name: bordered
+inputs: [{name: x, shape: [1, 2, 4, 5]}]
+operators:
+  - {name: p, type: pad, input: x, pads: [1, 0, 2, 3]}
+  - {name: c, type: conv, input: p, K: 2, C: 2, R: 3, S: 3, X: 7, Y: 8, stride: 1, padding: 0}
+)");
+  const contracts::Network network = contracts::load_workload(file.path());
+  REQUIRE(network.operators.size() == 2);
+  const contracts::Operator& pad = network.operators[0];
+  CHECK(pad.kind == contracts::OperatorKind::Pad);
+  CHECK(pad.pad.x_begin == 1);  // [x_begin, y_begin, x_end, y_end]
+  CHECK(pad.pad.y_begin == 0);
+  CHECK(pad.pad.x_end == 2);
+  CHECK(pad.pad.y_end == 3);
+  CHECK(tensor_named(network, "p").shape == Shape{1, 2, 4 + 1 + 2, 5 + 0 + 3});
+  const maeri::test::TempFile written(importer::workload_yaml(network, "round trip"));
+  const contracts::Network again = contracts::load_workload(written.path());
+  REQUIRE(again.operators.size() == 2);
+  CHECK(again.operators[0].kind == contracts::OperatorKind::Pad);
+  CHECK(again.operators[0].pad.x_begin == 1);
+  CHECK(again.operators[0].pad.y_begin == 0);
+  CHECK(again.operators[0].pad.x_end == 2);
+  CHECK(again.operators[0].pad.y_end == 3);
+  CHECK(tensor_named(again, "p").shape == tensor_named(network, "p").shape);
+}
+
 TEST_CASE("bad graph workloads are rejected naming the file, position, field and rule") {
   // Each case replaces the operators of a small valid graph (x → conv c → relu r → …).
   const std::string head = "kind: workload\nname: g\ninputs: [{name: x, shape: [1, 2, 4, 4]}]\noperators:\n"
@@ -268,6 +296,14 @@ TEST_CASE("bad graph workloads are rejected naming the file, position, field and
        "6:5: field 'operators[1].input': missing required field (expected a string)"},
       {"  - {name: c, type: relu, input: x, output: y}\n",
        "6:12: field 'operators[1].name': duplicate operator name 'c' (names must be unique)"},
+      {"  - {name: p, type: pad, input: c, pads: [1, 1, 1]}\n",
+       "6:42: field 'operators[1].pads': expected 4 values [x_begin, y_begin, x_end, y_end], found 3"},
+      {"  - {name: p, type: pad, input: c, pads: [1, -1, 0, 0]}\n",
+       "6:42: field 'operators[1].pads': expected a list of 1 to 4 integers in [0, 16777216], found -1"},
+      {"  - {name: p, type: pad, input: c}\n",
+       "6:5: field 'operators[1].pads': missing required field (expected a list of 1 to 4 integers in [0, 16777216])"},
+      {"  - {name: f, type: reshape, input: c, shape: [1, 64]}\n  - {name: p, type: pad, input: f, pads: [1, 1, 1, 1]}\n",
+       "7:33: field 'operators[2].input': pad 'p' needs a rank-4 input (N, C, X, Y); its input 'f' has shape (1,64)"},
   };
   for (const auto& [operators, expected] : cases) {
     const std::string text = head + operators;

@@ -199,6 +199,24 @@ TEST_CASE("reshape keeps the integers in row-major order") {
   CHECK(output_of(by_hand(b.network(), {{}}, 8), {{4, -3, 2, -1}}) == Values{4, -3, 2, -1});
 }
 
+TEST_CASE("pad: the integers inside a border of zeros; the float reference likewise, the scale passed through") {
+  NetworkBuilder b("bordered");
+  const std::size_t x = b.input("x", {1, 1, 2, 3});
+  b.pad("pad", x, {0, 1, 2, 0});  // no row above, one below; two columns before, none after: 3x5
+  CHECK(b.shape(b.network().network_outputs().back()) == std::vector<std::int64_t>{1, 1, 3, 5});
+  const QuantizedNetwork q = by_hand(b.network(), {QuantizedOperator{}}, 8);
+  CHECK(output_of(q, {{1, -2, 3, -4, 5, -6}}) == Values{0, 0, 1, -2, 3,  //
+                                                        0, 0, -4, 5, -6,  //
+                                                        0, 0, 0, 0, 0});
+  const testbench::RealTensors reals =
+      testbench::float_reference(b.network(), std::vector<testbench::RealLayerWeights>(1), {{0.5, -1, 1.5, -2, 2.5, -3}});
+  CHECK(reals[b.network().network_outputs().back()] ==
+        std::vector<double>{0, 0, 0.5, -1, 1.5, 0, 0, -2, 2.5, -3, 0, 0, 0, 0, 0});
+  const QuantizedNetwork quantized = testbench::quantize_network(
+      b.network(), std::vector<testbench::RealLayerWeights>(1), {{0.5, -1, 1.5, -2, 2.5, -3}}, {8, 32, true});
+  CHECK(quantized.tensors[b.network().network_outputs().back()].scale == quantized.tensors[x].scale);
+}
+
 TEST_CASE("softmax: exp table lookups normalised to L, along the channels") {
   QuantizedOperator table;
   table.exp_table = halving_exp_table();
@@ -405,6 +423,9 @@ TEST_CASE("quantization: per-channel weights, bias at the accumulator's scale, m
       }
       case OperatorKind::Requantize:
       case OperatorKind::ChannelAffine:  // not in small_network: its own test below
+        break;
+      case OperatorKind::Pad:
+        CHECK(scale(op.outputs[0]) == scale(op.inputs[0]));
         break;
     }
   }

@@ -218,18 +218,32 @@ TEST_CASE("ONNX import: bad models are errors that name the file and the node", 
     CHECK_THROWS_WITH(importer::import_onnx(dir / "dynamic.onnx"),
                       Catch::Contains("field 'node conv'") && Catch::Contains("dynamic dimension 'batch'"));
   }
-  SECTION("asymmetric pads") {
-    OnnxModelBuilder::write_one_conv(dir / "asymmetric.onnx", "conv_same", {1, 3, 8, 8}, {4, 3, 3, 3},
-                                     [](onnx::NodeProto& conv) { OnnxModelBuilder::set_ints(conv, "pads", {0, 0, 1, 1}); });
-    CHECK_THROWS_WITH(importer::import_onnx(dir / "asymmetric.onnx"),
-                      Catch::Contains("field 'node conv_same'") && Catch::Contains("asymmetric pads [0, 0, 1, 1]"));
+  SECTION("asymmetric pads of a pooling window (a zero border is not what a pool pads with)") {
+    OnnxModelBuilder model("pool");
+    model.input("x", {1, 3, 8, 8});
+    auto& pool = model.node("MaxPool", "pool_same", {"x"}, "p");
+    OnnxModelBuilder::set_ints(pool, "kernel_shape", {2, 2});
+    OnnxModelBuilder::set_string(pool, "auto_pad", "SAME_UPPER");
+    model.weight("w", {4, 3, 1, 1});
+    model.node("Conv", "conv", {"p", "w"}, "y");
+    model.output("y");
+    model.write(dir / "pool.onnx");
+    CHECK_THROWS_WITH(importer::import_onnx(dir / "pool.onnx"),
+                      Catch::Contains("field 'node pool_same'") && Catch::Contains("asymmetric pads [0, 0, 1, 1]") &&
+                          Catch::Contains("from auto_pad SAME_UPPER"));
   }
-  SECTION("SAME padding of an even kernel is asymmetric too") {
-    OnnxModelBuilder::write_one_conv(dir / "same.onnx", "even", {1, 3, 8, 8}, {4, 3, 2, 2}, [](onnx::NodeProto& conv) {
-      OnnxModelBuilder::set_string(conv, "auto_pad", "SAME_UPPER");
-    });
-    CHECK_THROWS_WITH(importer::import_onnx(dir / "same.onnx"),
-                      Catch::Contains("field 'node even'") && Catch::Contains("from auto_pad SAME_UPPER"));
+  SECTION("a ConvTranspose whose output_shape needs an odd total padding (runtimes split it differently)") {
+    OnnxModelBuilder model("transposed");
+    model.input("x", {1, 2, 3, 3});
+    model.weight("w", {2, 4, 3, 3});
+    auto& up = model.node("ConvTranspose", "up", {"x", "w"}, "y");
+    OnnxModelBuilder::set_ints(up, "strides", {2, 2});
+    OnnxModelBuilder::set_ints(up, "output_shape", {6, 6});  // total 2·2 + 3 − 6 = 1
+    model.output("y");
+    model.write(dir / "transposed.onnx");
+    CHECK_THROWS_WITH(importer::import_onnx(dir / "transposed.onnx"),
+                      Catch::Contains("field 'node up'") &&
+                          Catch::Contains("output_shape [6, 6] is not equivalent to explicit pads"));
   }
   SECTION("a 3-D convolution") {
     OnnxModelBuilder::write_one_conv(dir / "conv3d.onnx", "volume", {1, 3, 8, 8, 8}, {4, 3, 3, 3, 3});
@@ -1060,4 +1074,201 @@ TEST_CASE("ONNX import: a BatchNormalization that cannot be a channel affine is 
   const importer::OnnxImport rank3 = importer::import_onnx(dir / "sequence.onnx");
   REQUIRE(rank3.skipped.size() == 1);
   CHECK(rank3.skipped[0].reason.find("other than rank 2 (N, C) or 4") != std::string::npos);
+
+namespace {
+
+const contracts::Operator& operator_named(const contracts::Network& network, const std::string& name) {
+  for (const contracts::Operator& op : network.operators)
+    if (op.name == name) return op;
+  FAIL("no operator " << name);
+  throw std::logic_error("unreachable");
+}
+
+const contracts::Tensor& input_of(const contracts::Network& network, const std::string& op) {
+  return network.tensors[operator_named(network, op).inputs[0]];
+}
+
+}  // namespace
+
+TEST_CASE("ONNX import: asymmetric conv pads become a Pad of the excess before a symmetric conv", "[importer]") {
+  test::TempDir dir;
+  SECTION("TensorFlow's SAME at stride 2") {
+    // H = 15: ceil(15/2) = 8 outputs, total (8 − 1)·2 + 3 − 15 = 2 → pads 1 and 1 (the conv's padding_x).
+    // W = 16: 8 outputs, total 14 + 3 − 16 = 1 → SAME_UPPER: 0 before, 1 after (a border y 0+1; padding_y 0).
+    OnnxModelBuilder::write_one_conv(dir / "same.onnx", "same", {1, 3, 15, 16}, {4, 3, 3, 3}, [](onnx::NodeProto& conv) {
+      OnnxModelBuilder::set_string(conv, "auto_pad", "SAME_UPPER");
+      OnnxModelBuilder::set_ints(conv, "strides", {2, 2});
+    });
+    const contracts::Network network = importer::import_onnx(dir / "same.onnx").network;
+    REQUIRE(!contracts::network_violation(network));
+    const contracts::Layer& layer = layer_named(network, "same");
+    CHECK(layer.padding_x == 1);
+    CHECK(layer.padding_y == 0);
+    CHECK(layer.X == 15);
+    CHECK(layer.Y == 17);
+    CHECK(layer.output_x() == 8);  // (15 + 2 − 3)/2 + 1
+    CHECK(layer.output_y() == 8);  // (17 − 3)/2 + 1
+    CHECK(layer.macs() == 8 * 8 * 4 * 3 * 3 * 3);  // ONNX's output size × K × C × R × S
+    const contracts::Operator& pad = operator_named(network, "same.pad");
+    CHECK(pad.kind == contracts::OperatorKind::Pad);
+    CHECK(pad.pad.x_begin == 0);
+    CHECK(pad.pad.x_end == 0);
+    CHECK(pad.pad.y_begin == 0);
+    CHECK(pad.pad.y_end == 1);
+    CHECK(network.tensors[pad.inputs[0]].name == "x");
+    CHECK(input_of(network, "same").shape == std::vector<std::int64_t>{1, 3, 15, 17});
+    CHECK(input_of(network, "same").name == network.tensors[pad.outputs[0]].name);
+  }
+  SECTION("explicit pads [0, 0, 1, 1] of a 1-D and a 2-D conv") {
+    OnnxModelBuilder::write_one_conv(dir / "pads.onnx", "conv", {1, 3, 8, 8}, {4, 3, 3, 3},
+                                     [](onnx::NodeProto& conv) { OnnxModelBuilder::set_ints(conv, "pads", {0, 0, 1, 1}); });
+    const contracts::Network network = importer::import_onnx(dir / "pads.onnx").network;
+    REQUIRE(!contracts::network_violation(network));
+    const contracts::Layer& layer = layer_named(network, "conv");
+    CHECK(layer.X == 9);
+    CHECK(layer.Y == 9);
+    CHECK(layer.output_x() == 7);  // ONNX: (8 + 0 + 1 − 3) + 1
+    CHECK(layer.macs() == 7 * 7 * 4 * 3 * 9);
+    OnnxModelBuilder::write_one_conv(dir / "temporal.onnx", "temporal", {1, 3, 10}, {4, 3, 4},
+                                     [](onnx::NodeProto& conv) { OnnxModelBuilder::set_ints(conv, "pads", {2, 1}); });
+    const contracts::Network temporal = importer::import_onnx(dir / "temporal.onnx").network;
+    REQUIRE(!contracts::network_violation(temporal));
+    const contracts::Layer& line = layer_named(temporal, "temporal");
+    CHECK(line.padding_x == 1);
+    CHECK(line.X == 11);
+    CHECK(line.output_x() == 10);  // ONNX: 10 + 2 + 1 − 4 + 1
+    CHECK(operator_named(temporal, "temporal.pad").pad.x_begin == 1);
+  }
+}
+
+TEST_CASE("ONNX import: a constant zero Pad on the spatial axes is a pad operator; other pads are skipped", "[importer]") {
+  test::TempDir dir;
+  const auto model_with = [&](const std::string& file, int opset, const std::function<void(OnnxModelBuilder&)>& pad) {
+    OnnxModelBuilder model("padding", opset);
+    model.input("x", {1, 2, 4, 4});
+    pad(model);  // reads x, writes p
+    model.weight("w", {2, 2, 1, 1});
+    model.node("Conv", "conv", {"p", "w"}, "y");
+    model.output("y");
+    model.write(dir / file);
+    return importer::import_onnx(dir / file);
+  };
+  SECTION("pads as an input (opset 13): [0, 0, 1, 2, 0, 0, 3, 0]") {
+    const importer::OnnxImport imported = model_with("input.onnx", 13, [](OnnxModelBuilder& model) {
+      model.integers("pads", {8}, {0, 0, 1, 2, 0, 0, 3, 0});
+      model.node("Pad", "border", {"x", "pads"}, "p");
+    });
+    CHECK(imported.skipped.empty());
+    const contracts::Operator& pad = operator_named(imported.network, "border");
+    CHECK(pad.kind == contracts::OperatorKind::Pad);
+    CHECK(pad.pad.x_begin == 1);
+    CHECK(pad.pad.x_end == 3);
+    CHECK(pad.pad.y_begin == 2);
+    CHECK(pad.pad.y_end == 0);
+    CHECK(input_of(imported.network, "conv").shape == std::vector<std::int64_t>{1, 2, 8, 6});
+    CHECK(input_of(imported.network, "conv").name == "p");
+  }
+  SECTION("pads as an attribute (opset 10) and a zero value") {
+    const importer::OnnxImport imported = model_with("attribute.onnx", 10, [](OnnxModelBuilder& model) {
+      auto& pad = model.node("Pad", "border", {"x"}, "p");
+      OnnxModelBuilder::set_ints(pad, "pads", {0, 0, 0, 1, 0, 0, 2, 0});
+      OnnxModelBuilder::set_float(pad, "value", 0.0f);
+    });
+    CHECK(imported.skipped.empty());
+    CHECK(input_of(imported.network, "conv").shape == std::vector<std::int64_t>{1, 2, 6, 5});
+  }
+  SECTION("reflect, a non-zero value, negative pads and the batch axis are skipped with the reason") {
+    const std::pair<std::function<void(OnnxModelBuilder&)>, std::string> skipped[] = {
+        {[](OnnxModelBuilder& model) {
+           model.integers("pads", {8}, {0, 0, 1, 1, 0, 0, 1, 1});
+           OnnxModelBuilder::set_string(model.node("Pad", "border", {"x", "pads"}, "p"), "mode", "reflect");
+         },
+         "pad: mode 'reflect'"},
+        {[](OnnxModelBuilder& model) {
+           model.integers("pads", {8}, {0, 0, 1, 1, 0, 0, 1, 1});
+           model.weight("one", {}, {1.0f});
+           model.node("Pad", "border", {"x", "pads", "one"}, "p");
+         },
+         "pad: the value 1"},
+        {[](OnnxModelBuilder& model) {
+           model.integers("pads", {8}, {0, 0, -1, 0, 0, 0, 1, 0});
+           model.node("Pad", "border", {"x", "pads"}, "p");
+         },
+         "pad: negative pads"},
+        {[](OnnxModelBuilder& model) {
+           model.integers("pads", {8}, {1, 0, 0, 0, 0, 0, 0, 0});  // a second batch element
+           model.node("Pad", "border", {"x", "pads"}, "p");
+         },
+         "on the batch or channel axis"},
+    };
+    for (const auto& [pad, reason] : skipped) {
+      INFO(reason);
+      const importer::OnnxImport imported = model_with("skipped.onnx", 13, pad);
+      REQUIRE(imported.skipped.size() == 1);
+      CHECK(imported.skipped[0].name == "border");
+      CHECK(imported.skipped[0].reason.find(reason) != std::string::npos);
+      CHECK(imported.skipped[0].reason.find("the graph is cut here") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("ONNX import: ConvTranspose with output_padding or asymmetric pads extends its input on one side",
+          "[importer]") {
+  test::TempDir dir;
+  SECTION("stride 2, pads 1, output_padding 1: the zero-inserted input grows by one row and column at the end") {
+    OnnxModelBuilder model("up");
+    model.input("x", {1, 2, 3, 3});
+    model.weight("w", {2, 4, 3, 3});
+    auto& up = model.node("ConvTranspose", "up", {"x", "w"}, "y");
+    OnnxModelBuilder::set_ints(up, "strides", {2, 2});
+    OnnxModelBuilder::set_ints(up, "pads", {1, 1, 1, 1});
+    OnnxModelBuilder::set_ints(up, "output_padding", {1, 1});
+    model.output("y");
+    model.write(dir / "up.onnx");
+    const contracts::Network network = importer::import_onnx(dir / "up.onnx").network;
+    const contracts::Layer& layer = layer_named(network, "up");
+    // ONNX: 2·(3 − 1) + 1 + (3 − 1) + 1 − 1 − 1 = 6. Zero-inserted 5, 2 − 1 = 1 zero before, 2 − 1 + 1 = 2 after.
+    CHECK(layer.padding_x == 1);
+    CHECK(layer.X == 6);
+    CHECK(layer.Y == 6);
+    CHECK(layer.output_x() == 6);
+    CHECK(layer.output_y() == 6);
+    CHECK(layer.macs() == 6 * 6 * 4 * 2 * 3 * 3);
+    CHECK(input_of(network, "up").name == "up.input");  // the zero-inserted input is a network input of its own
+  }
+  SECTION("stride 1, pads [0, 0, 1, 1]: a Pad of one row and column before the input") {
+    OnnxModelBuilder model("same");
+    model.input("x", {1, 2, 4, 4});
+    model.weight("w", {2, 3, 3, 3});
+    auto& up = model.node("ConvTranspose", "up", {"x", "w"}, "y");
+    OnnxModelBuilder::set_ints(up, "pads", {0, 0, 1, 1});
+    model.output("y");
+    model.write(dir / "same.onnx");
+    const contracts::Network network = importer::import_onnx(dir / "same.onnx").network;
+    REQUIRE(!contracts::network_violation(network));
+    const contracts::Layer& layer = layer_named(network, "up");
+    // ONNX: (4 − 1) + 3 − 0 − 1 = 5. 2 − 0 = 2 zeros before, 2 − 1 = 1 after: padding 1 and a border of 1 before.
+    CHECK(layer.padding_x == 1);
+    CHECK(layer.X == 5);
+    CHECK(layer.output_x() == 5);
+    const contracts::Operator& pad = operator_named(network, "up.pad");
+    CHECK(pad.pad.x_begin == 1);
+    CHECK(pad.pad.x_end == 0);
+    CHECK(pad.pad.y_begin == 1);
+    CHECK(network.tensors[pad.inputs[0]].name == "x");
+  }
+  SECTION("output_shape of an even total padding is the explicit pads it needs") {
+    OnnxModelBuilder model("shaped");
+    model.input("x", {1, 2, 3, 3});
+    model.weight("w", {2, 4, 3, 3});
+    auto& up = model.node("ConvTranspose", "up", {"x", "w"}, "y");
+    OnnxModelBuilder::set_ints(up, "strides", {2, 2});
+    OnnxModelBuilder::set_ints(up, "output_shape", {5, 5});  // total 2·2 + 3 − 5 = 2: pads 1 and 1
+    model.output("y");
+    model.write(dir / "shaped.onnx");
+    const contracts::Layer& layer = layer_named(importer::import_onnx(dir / "shaped.onnx").network, "up");
+    CHECK(layer.padding_x == 1);
+    CHECK(layer.X == 5);
+    CHECK(layer.output_x() == 5);
+  }
 }
