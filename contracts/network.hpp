@@ -40,7 +40,7 @@ struct Tensor {
   X(Concat, "concat")                  /* inputs joined along `axis` (1 = channels)                              */ \
   X(Reshape, "reshape")                /* the same elements in row-major order, the output tensor's shape        */ \
   X(Softmax, "softmax")                /* along axis 1 (channels / classes)                                      */ \
-  X(ChannelAffine, "channel affine")   /* x·scale[c] + shift[c] along axis 1: (activation, scale, shift) → output */
+  X(ChannelAffine, "channel affine")   /* x·scale[c] + shift[c] along axis 1: (activation, scale, shift) → output */ \
   X(Pad, "pad")                        /* a zero border around X, Y (rank 4): (N, C, X, Y) → (N, C, X + …, Y + …) */
 
 enum class OperatorKind {

@@ -1074,6 +1074,7 @@ TEST_CASE("ONNX import: a BatchNormalization that cannot be a channel affine is 
   const importer::OnnxImport rank3 = importer::import_onnx(dir / "sequence.onnx");
   REQUIRE(rank3.skipped.size() == 1);
   CHECK(rank3.skipped[0].reason.find("other than rank 2 (N, C) or 4") != std::string::npos);
+}
 
 namespace {
 
