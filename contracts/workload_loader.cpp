@@ -141,7 +141,9 @@ const std::vector<std::string> kOperatorTypes = {"conv",         "fc",          
                                                  "relu",         "relu6",        "clip",
                                                  "max_pool",     "average_pool", "global_average_pool",
                                                  "add",          "concat",       "flatten",
-                                                 "reshape",      "requantize",   "softmax"};
+                                                 "reshape",      "requantize",   "softmax",
+                                                 "sigmoid",      "tanh",         "hard_sigmoid",
+                                                 "mul"};
 
 OperatorKind kind_of(const std::string& type) {
   if (type == "conv" || type == "fc" || type == "gemm") return OperatorKind::FabricLayer;
@@ -154,7 +156,11 @@ OperatorKind kind_of(const std::string& type) {
   if (type == "concat") return OperatorKind::Concat;
   if (type == "flatten" || type == "reshape") return OperatorKind::Reshape;
   if (type == "requantize") return OperatorKind::Requantize;
-  return OperatorKind::Softmax;
+  if (type == "softmax") return OperatorKind::Softmax;
+  if (type == "sigmoid") return OperatorKind::Sigmoid;
+  if (type == "tanh") return OperatorKind::Tanh;
+  if (type == "hard_sigmoid") return OperatorKind::HardSigmoid;
+  return OperatorKind::Mul;
 }
 
 constexpr std::size_t kMaxTensorRank = 8;
@@ -194,11 +200,11 @@ GraphEntry read_operator(StrictMap entry, std::int64_t batch, std::vector<Layer>
   } else {
     op.name = map.text("name");
   }
-  if (op.kind == OperatorKind::Add || op.kind == OperatorKind::Concat) {
+  if (op.kind == OperatorKind::Add || op.kind == OperatorKind::Concat || op.kind == OperatorKind::Mul) {
     read.inputs_field = "inputs";
     read.inputs = map.text_list("inputs");
-    if (op.kind == OperatorKind::Add && read.inputs.size() != 2)
-      map.fail("inputs", fmt::format("add reads 2 tensors, found a list of {}", read.inputs.size()));
+    if (op.kind != OperatorKind::Concat && read.inputs.size() != 2)
+      map.fail("inputs", fmt::format("{} reads 2 tensors, found a list of {}", type, read.inputs.size()));
   } else {
     read.inputs = {map.text("input")};
   }
@@ -232,6 +238,9 @@ GraphEntry read_operator(StrictMap entry, std::int64_t batch, std::vector<Layer>
     for (std::int64_t extent : *read.reshape_target) elements *= static_cast<long double>(extent);
     if (elements > kMaxTensorElementsForInt64Bytes)
       map.fail("shape", "more than 10^18 elements (kMaxTensorElementsForInt64Bytes)");
+  } else if (op.kind == OperatorKind::HardSigmoid) {
+    op.hard_sigmoid_alpha = map.has("alpha") ? map.number("alpha", -1e30, 1e30) : op.hard_sigmoid_alpha;
+    op.hard_sigmoid_beta = map.has("beta") ? map.number("beta", -1e30, 1e30) : op.hard_sigmoid_beta;
   }
   map.finish();
   return read;

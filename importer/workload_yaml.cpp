@@ -65,6 +65,10 @@ const char* operator_type(const contracts::Network& network, const contracts::Op
     case contracts::OperatorKind::Concat: return "concat";
     case contracts::OperatorKind::Reshape: return "reshape";
     case contracts::OperatorKind::Softmax: return "softmax";
+    case contracts::OperatorKind::Sigmoid: return "sigmoid";
+    case contracts::OperatorKind::Tanh: return "tanh";
+    case contracts::OperatorKind::HardSigmoid: return "hard_sigmoid";
+    case contracts::OperatorKind::Mul: return "mul";
   }
   return "?";
 }
@@ -77,7 +81,8 @@ void operator_entry(YAML::Emitter& out, const contracts::Network& network, const
   out << YAML::Flow << YAML::BeginMap;
   out << YAML::Key << "name" << YAML::Value << op.name;
   out << YAML::Key << "type" << YAML::Value << operator_type(network, op);
-  if (op.kind == contracts::OperatorKind::Add || op.kind == contracts::OperatorKind::Concat) {
+  if (op.kind == contracts::OperatorKind::Add || op.kind == contracts::OperatorKind::Concat ||
+      op.kind == contracts::OperatorKind::Mul) {
     out << YAML::Key << "inputs" << YAML::Value << YAML::Flow << YAML::BeginSeq;
     for (std::size_t t : op.inputs) out << name_of(t);
     out << YAML::EndSeq;
@@ -104,6 +109,9 @@ void operator_entry(YAML::Emitter& out, const contracts::Network& network, const
     for (std::int64_t extent : network.tensors[op.outputs[0]].shape) out << extent;
     out << YAML::EndSeq;
   }
+  if (op.kind == contracts::OperatorKind::HardSigmoid)
+    out << YAML::Key << "alpha" << YAML::Value << op.hard_sigmoid_alpha << YAML::Key << "beta" << YAML::Value
+        << op.hard_sigmoid_beta;
   out << YAML::EndMap;
 }
 
