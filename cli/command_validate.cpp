@@ -62,6 +62,8 @@ void summarise_graph(const contracts::Network& network) {
                   : fmt::format(" {}x{}/{}x{}", op.pool.size_x, op.pool.size_y, op.pool.stride_x, op.pool.stride_y);
     if (op.kind == contracts::OperatorKind::Pad)
       kind += fmt::format(" [{}, {}, {}, {}]", op.pad.x_begin, op.pad.y_begin, op.pad.x_end, op.pad.y_end);
+    if (op.kind == contracts::OperatorKind::HardSigmoid)
+      kind += fmt::format(" {}x+{}", op.hard_sigmoid_alpha, op.hard_sigmoid_beta);
     const contracts::Tensor& output = network.tensors[op.outputs[0]];
     fmt::print("  {:<24} {:<20} {:<40} {} ({})\n", op.name, kind, names(op.inputs), output.name,
                fmt::join(output.shape, ","));

@@ -1,6 +1,7 @@
 // Network graph queries, the chain of a flat layer list and the graph's well-formedness rule (see network.hpp).
 #include "contracts/network.hpp"
 
+#include <cmath>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -164,10 +165,15 @@ InferredShape fabric_output_shape(const Network& network, const Operator& op) {
 
 }  // namespace
 
+bool is_se_gate(const std::vector<std::int64_t>& image, const std::vector<std::int64_t>& gate) {
+  return image.size() == 4 && gate == std::vector<std::int64_t>{image[0], image[1], 1, 1};
+}
+
 InferredShape inferred_output_shape(const Network& network, const Operator& op) {
   if (op.kind == OperatorKind::FabricLayer) return fabric_output_shape(network, op);
   const std::string label = fmt::format("{} '{}'", to_string(op.kind), op.name);
-  const std::size_t inputs = op.kind == OperatorKind::Add ? 2 : op.kind == OperatorKind::ChannelAffine ? 3 : 1;
+  const bool pair = op.kind == OperatorKind::Add || op.kind == OperatorKind::Mul;
+  const std::size_t inputs = pair ? 2 : op.kind == OperatorKind::ChannelAffine ? 3 : 1;
   if (op.kind == OperatorKind::Concat ? op.inputs.empty() : op.inputs.size() != inputs)
     return problem(fmt::format("{} reads {} tensors, expected {}", label, op.inputs.size(),
                                op.kind == OperatorKind::Concat ? "at least 1" : std::to_string(inputs)));
@@ -262,6 +268,21 @@ InferredShape inferred_output_shape(const Network& network, const Operator& op) 
         return problem(fmt::format("{} pads '{}' of shape {} to {}x{}: more than {} along an axis", label, input.name,
                                    shape_text(shape), x, y, kMaxLayerDimension));
       return {{shape[0], shape[1], x, y}, std::nullopt};
+    }
+    case OperatorKind::Sigmoid:
+    case OperatorKind::Tanh: return {shape, std::nullopt};
+    case OperatorKind::HardSigmoid:
+      if (!std::isfinite(op.hard_sigmoid_alpha) || !std::isfinite(op.hard_sigmoid_beta))
+        return problem(fmt::format("{} has alpha {} and beta {}: both must be finite", label, op.hard_sigmoid_alpha,
+                                   op.hard_sigmoid_beta));
+      return {shape, std::nullopt};
+    case OperatorKind::Mul: {
+      const Tensor& other = network.tensors[op.inputs[1]];
+      if (other.shape != shape && !is_se_gate(shape, other.shape))
+        return problem(fmt::format("{} multiplies '{}' of shape {} by '{}' of shape {}: the shapes must be equal, or "
+                                   "the first (N, C, X, Y) and the second (N, C, 1, 1)",
+                                   label, input.name, shape_text(shape), other.name, shape_text(other.shape)));
+      return {shape, std::nullopt};
     }
   }
   return problem(fmt::format("operator '{}' has an unknown kind", op.name));

@@ -1,7 +1,7 @@
 // The Network contract: a DNN as a graph of tensors and operators with producer → consumer edges. Operators on the
-// fabric (conv / FC / GEMM) refer to their Layer; the operators beside the fabric (activations, pooling, residual
-// adds, concatenation, reshapes, requantization, softmax) run in the post-processing unit. A flat workload file (a
-// list of layers) is the special case of a chain (chain_network). docs/workload-spec.md, "Networks"; what every
+// fabric (conv / FC / GEMM) refer to their Layer; the operators beside the fabric (activations and gates, pooling,
+// residual adds, products, concatenation, reshapes, requantization, softmax) run in the post-processing unit. A flat
+// workload file (a list of layers) is the special case of a chain (chain_network). docs/workload-spec.md, "Networks"; what every
 // operator computes on integers is docs/quantization.md (contracts/quantized_network.hpp holds its parameters).
 #pragma once
 
@@ -41,7 +41,11 @@ struct Tensor {
   X(Reshape, "reshape")                /* the same elements in row-major order, the output tensor's shape        */ \
   X(Softmax, "softmax")                /* along axis 1 (channels / classes)                                      */ \
   X(ChannelAffine, "channel affine")   /* x·scale[c] + shift[c] along axis 1: (activation, scale, shift) → output */ \
-  X(Pad, "pad")                        /* a zero border around X, Y (rank 4): (N, C, X, Y) → (N, C, X + …, Y + …) */
+  X(Pad, "pad")                        /* a zero border around X, Y (rank 4): (N, C, X, Y) → (N, C, X + …, Y + …) */ \
+  X(Sigmoid, "sigmoid")                /* 1 / (1 + exp(−x))                                                      */ \
+  X(Tanh, "tanh")                      /* tanh(x)                                                                */ \
+  X(HardSigmoid, "hard sigmoid")       /* max(0, min(1, hard_sigmoid_alpha · x + hard_sigmoid_beta))             */ \
+  X(Mul, "mul")                        /* a · b: one shape, or (N, C, X, Y) by (N, C, 1, 1) (the SE gate)        */
 
 enum class OperatorKind {
 #define MAERI_OPERATOR_KIND_ENUM(kind, label) kind,
@@ -82,6 +86,7 @@ struct Operator {
   PoolWindow pool;                    // MaxPool, AveragePool
   std::int64_t axis = 1;              // Concat (and Softmax, which only takes 1)
   PadBorder pad;                      // Pad
+  double hard_sigmoid_alpha = 0.2, hard_sigmoid_beta = 0.5;  // HardSigmoid (ONNX's defaults)
 };
 
 // How many of `op`'s inputs are activations: they come first, and the rest are constants (a fabric layer's weights
@@ -127,12 +132,17 @@ Network graph_network(std::string name, std::vector<Layer> layers, const std::ve
 // operators between such layers, e.g. pooling); its weights are "<name>.weights".
 Network chain_network(std::string name, std::vector<Layer> layers);
 
+// Whether a Mul's second input `gate` of shape (N, C, 1, 1) scales each (n, c) plane of its first input `image`
+// (N, C, X, Y): the squeeze-and-excitation broadcast, the only one a mul takes.
+bool is_se_gate(const std::vector<std::int64_t>& image, const std::vector<std::int64_t>& gate);
+
 // The shape `op` writes, from its inputs' shapes and its attributes, or why it cannot run on them (the operator's
-// rule of docs/workload-spec.md, "Graphs"): input counts (a fabric layer 2 or 3, add 2, concat at least 1, the
+// rule of docs/workload-spec.md, "Graphs"): input counts (a fabric layer 2 or 3, add and mul 2, concat at least 1, the
 // others 1); a fabric layer's tensors with its layer's shapes (bias: (K)); ranks (pooling, global average pool and
 // fabric layers 4, softmax 2 or 4 on axis 1); add: equal shapes; concat: equal ranks and extents except along the
 // axis; pools: a window that fits the padded input; clip: clip_min ≤ clip_max; pad: rank 4, a border of at least 0
-// whose padded extents stay within kMaxLayerDimension. A Reshape writes its output tensor's
+// whose padded extents stay within kMaxLayerDimension; hard sigmoid: finite alpha and beta; mul (2 inputs): equal
+// shapes, or a rank-4 first input and a second of (N, C, 1, 1). A Reshape writes its output tensor's
 // shape (the target), which must hold as many elements as its input. Every message names the operator. Inputs are
 // read from network.tensors by index; the indices must be in range.
 // Channel affine: 3 inputs, rank 2 or 4, its scale and shift (C) for the input's C (axis 1).

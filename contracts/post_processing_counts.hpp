@@ -17,11 +17,11 @@ namespace maeri::contracts {
   X(elements_read, "PPU elements read", "elements the unit reads from the SDM (both inputs of an add)")          \
   X(elements_written, "PPU elements written", "elements the unit writes to the SDM")                            \
   X(additions, "PPU additions", "additions and subtractions: bias, window and row sums, residuals, max - x")     \
-  X(multiplications, "PPU multiplications", "products with a requantization multiplier, softmax's e * L")        \
+  X(multiplications, "PPU multiplications", "products with a requantization multiplier, softmax's e * L, a mul's a * b") \
   X(shifts, "PPU shifts", "rounding right shifts of products (round_shift)")                                    \
   X(comparisons, "PPU comparisons", "max steps, ReLU, and each side of a clamp (clip, saturation)")              \
   X(divisions, "PPU divisions", "rounded divisions (round_divide): average pools, softmax")                      \
-  X(lookups, "PPU lookups", "reads of softmax's exponential table")
+  X(lookups, "PPU lookups", "reads of softmax's exponential table and of the sigmoid / tanh / hard sigmoid tables")
 
 struct PostProcessingCounts {
   std::int64_t cycles = 0;  // from the first beat to the last result (0 when the operator moves no data)

@@ -1,8 +1,8 @@
 // A network quantized to the hardware's integers: the integer weights, biases, requantization multipliers and
-// shifts, clip bounds and softmax tables every operator runs with, and the real scale of every tensor. Produced by the
-// quantizer (testbench/quantization.hpp) from float weights and a calibration input; read by the integer reference of
-// the whole network, the post-processing unit of the co-simulation and the chained runs. The rules are
-// docs/quantization.md; the integer primitives below are their one home.
+// shifts, clip bounds, softmax and activation tables every operator runs with, and the real scale of every tensor.
+// Produced by the quantizer (testbench/quantization.hpp) from float weights and a calibration input; read by the
+// integer reference of the whole network, the post-processing unit of the co-simulation and the chained runs. The
+// rules are docs/quantization.md; the integer primitives below are their one home.
 #pragma once
 
 #include <cstdint>
@@ -45,6 +45,11 @@ struct QuantizedOperator {
   // (|multiplier| < 2^31), offset = round(shift_c / s_out · 2^shift).
   std::vector<std::int64_t> channel_multipliers, channel_offsets;
   int channel_shift = 0;
+  // Sigmoid, Tanh, HardSigmoid: the output integer of every input integer x ∈ [−L, L], at activation_table[x + L]
+  // (2L + 1 entries; activation_lookup).
+  std::vector<std::int64_t> activation_table;
+  // Mul: the requantization of the product a · b to the output's scale (s_a · s_b / s_out; multiply_requantized).
+  Requantization product;
 };
 
 struct QuantizedNetwork {
@@ -102,6 +107,16 @@ constexpr std::int64_t requantize_accumulator(std::int64_t accumulator, std::int
 constexpr std::int64_t channel_affine(std::int64_t x, std::int64_t multiplier, std::int64_t offset, int shift,
                                       int data_width) {
   return saturate(round_shift(WideInt(x) * multiplier + offset, shift), data_width);
+}
+
+// Sigmoid, Tanh, HardSigmoid: the output integer of `x` (in [−L, L]) from the operator's activation_table.
+inline std::int64_t activation_lookup(const std::vector<std::int64_t>& table, std::int64_t x, int data_width) {
+  return table[std::size_t(x + data_limit(data_width))];
+}
+
+// Mul: saturate(round_shift(a · b · multiplier, shift)); a · b · multiplier < 2^(2·DW + 31) never wraps in 128 bits.
+constexpr std::int64_t multiply_requantized(std::int64_t a, std::int64_t b, Requantization r, int data_width) {
+  return saturate(round_shift(WideInt(a) * b * r.multiplier, r.shift), data_width);
 }
 
 // The nearest Requantization of a positive real multiplier: multiplier in [2^30, 2^31) where the shift range allows.

@@ -142,7 +142,8 @@ const std::vector<std::string> kOperatorTypes = {"conv",         "fc",          
                                                  "max_pool",     "average_pool", "global_average_pool",
                                                  "add",          "concat",       "flatten",
                                                  "reshape",      "requantize",   "softmax",
-                                                 "channel_affine", "pad"};
+                                                 "channel_affine", "pad",        "sigmoid",
+                                                 "tanh",         "hard_sigmoid", "mul"};
 
 OperatorKind kind_of(const std::string& type) {
   if (type == "conv" || type == "fc" || type == "gemm") return OperatorKind::FabricLayer;
@@ -157,6 +158,10 @@ OperatorKind kind_of(const std::string& type) {
   if (type == "requantize") return OperatorKind::Requantize;
   if (type == "softmax") return OperatorKind::Softmax;
   if (type == "pad") return OperatorKind::Pad;
+  if (type == "sigmoid") return OperatorKind::Sigmoid;
+  if (type == "tanh") return OperatorKind::Tanh;
+  if (type == "hard_sigmoid") return OperatorKind::HardSigmoid;
+  if (type == "mul") return OperatorKind::Mul;
   return OperatorKind::ChannelAffine;
 }
 
@@ -198,11 +203,11 @@ GraphEntry read_operator(StrictMap entry, std::int64_t batch, std::vector<Layer>
   } else {
     op.name = map.text("name");
   }
-  if (op.kind == OperatorKind::Add || op.kind == OperatorKind::Concat) {
+  if (op.kind == OperatorKind::Add || op.kind == OperatorKind::Concat || op.kind == OperatorKind::Mul) {
     read.inputs_field = "inputs";
     read.inputs = map.text_list("inputs");
-    if (op.kind == OperatorKind::Add && read.inputs.size() != 2)
-      map.fail("inputs", fmt::format("add reads 2 tensors, found a list of {}", read.inputs.size()));
+    if (op.kind != OperatorKind::Concat && read.inputs.size() != 2)
+      map.fail("inputs", fmt::format("{} reads 2 tensors, found a list of {}", type, read.inputs.size()));
   } else {
     read.inputs = {map.text("input")};
   }
@@ -245,6 +250,9 @@ GraphEntry read_operator(StrictMap entry, std::int64_t batch, std::vector<Layer>
     if (pads.size() != 4)
       map.fail("pads", fmt::format("expected 4 values [x_begin, y_begin, x_end, y_end], found {}", pads.size()));
     op.pad = {pads[0], pads[2], pads[1], pads[3]};
+  } else if (op.kind == OperatorKind::HardSigmoid) {
+    op.hard_sigmoid_alpha = map.has("alpha") ? map.number("alpha", -1e30, 1e30) : op.hard_sigmoid_alpha;
+    op.hard_sigmoid_beta = map.has("beta") ? map.number("beta", -1e30, 1e30) : op.hard_sigmoid_beta;
   }
   map.finish();
   return read;

@@ -58,8 +58,12 @@ std::string skip_reason(const std::string& op) {
       "DepthToSpace", "SpaceToDepth", "Range", "GatherElements", "ScatterND", "NonZero", "TopK", "Size"};
   std::string reason;
   if (pooling.count(op)) reason = "pooling: a window the post-processing unit does not compute";
-  else if (activation.count(op)) reason = "activation: not one the post-processing unit computes (it runs relu, clip, softmax)";
-  else if (elementwise.count(op)) reason = "element-wise arithmetic: only a residual add of two tensors of one shape runs beside the fabric";
+  else if (activation.count(op))
+    reason = "activation: not one the post-processing unit computes (it runs relu, clip, softmax, sigmoid, tanh, hard "
+             "sigmoid, hard swish)";
+  else if (elementwise.count(op))
+    reason = "element-wise arithmetic: only a residual add of two tensors of one shape and a product of two tensors "
+             "of one shape or by a (N, C, 1, 1) gate run beside the fabric";
   else if (normalisation.count(op))
     reason = "normalisation/reduction: only BatchNormalization (inference, constant parameters) runs";
   else if (layout.count(op)) reason = "data layout or shape computation that does not fold to a reshape";
@@ -1151,7 +1155,60 @@ class GraphReader {
       return "";
     }
     if (op == "Pad") return pad(node, name, take_inputs, emit);
+    if (op == "Sigmoid" || op == "Tanh") {
+      if (!take_inputs(1)) return skip_reason(op);
+      emit(op == "Sigmoid" ? contracts::OperatorKind::Sigmoid : contracts::OperatorKind::Tanh);
+      return "";
+    }
+    if (op == "HardSigmoid" || op == "HardSwish") return hard_gate(node, name, *out_shape, inputs, take_inputs, emit);
+    if (op == "Mul") return product(node, inputs, take_inputs, emit);
     return skip_reason(op);
+  }
+
+  // HardSigmoid runs as it is; HardSwish (opset 14: x · HardSigmoid(x) with alpha 1/6, beta 0.5) as a hard sigmoid
+  // `NODE` writing `NODE.gate` and a mul `NODE.mul` of the input by it.
+  template <typename Take, typename Emit>
+  std::string hard_gate(const onnx::NodeProto& node, const std::string& name, const Dims& out_shape,
+                        std::vector<std::size_t>& inputs, const Take& take_inputs, const Emit& emit) {
+    const std::string& op = node.op_type();
+    const bool swish = op == "HardSwish";
+    const double alpha = swish ? 1.0 / 6 : real(node, name, "alpha", 0.2);
+    const double beta = swish ? 0.5 : real(node, name, "beta", 0.5);
+    if (!std::isfinite(alpha) || !std::isfinite(beta))
+      fail(name, fmt::format("attributes 'alpha' {} and 'beta' {}: both must be finite", alpha, beta));
+    if (!take_inputs(1)) return skip_reason(op);
+    std::size_t gate;
+    if (swish) {
+      const std::size_t gated = add_tensor(name + ".gate", out_shape, false);
+      gate = add_operator(name, contracts::OperatorKind::HardSigmoid, {inputs[0]}, gated);
+      const std::size_t output = add_tensor(node.output(0), out_shape, false);
+      tensor_of_[node.output(0)] = output;
+      add_operator(name + ".mul", contracts::OperatorKind::Mul, {inputs[0], gated}, output);
+    } else {
+      gate = emit(contracts::OperatorKind::HardSigmoid);
+    }
+    network().operators[gate].hard_sigmoid_alpha = alpha;
+    network().operators[gate].hard_sigmoid_beta = beta;
+    return "";
+  }
+
+  // A product of two activations of one shape, or of (N, C, X, Y) by a (N, C, 1, 1) gate (squeeze-and-excitation,
+  // either operand order; the gate becomes the mul's second input). A product with a constant folds into the layer
+  // before it (fold_into) or is skipped.
+  template <typename Take, typename Emit>
+  std::string product(const onnx::NodeProto& node, std::vector<std::size_t>& inputs,
+                      const Take& take_inputs, const Emit& emit) {
+    if (node.input_size() != 2) return skip_reason("Mul");
+    for (const std::string& input : node.input())
+      if (initializers_.count(input))
+        return "element-wise arithmetic: a product with a constant not right after a convolution" + std::string(kCut);
+    const auto a = known_shape(node.input(0)), b = known_shape(node.input(1));
+    if (!a || !b || (*a != *b && !contracts::is_se_gate(*a, *b) && !contracts::is_se_gate(*b, *a)))
+      return "element-wise arithmetic: a product broadcast otherwise than by a (N, C, 1, 1) gate" + std::string(kCut);
+    if (!take_inputs(2)) return skip_reason("Mul");
+    if (*a != *b && contracts::is_se_gate(*b, *a)) std::swap(inputs[0], inputs[1]);
+    emit(contracts::OperatorKind::Mul);
+    return "";
   }
 
   // Pad of mode "constant" with the value 0 (or none), only on the spatial axes 2 and 3 of a rank-4 tensor, by at

@@ -67,6 +67,10 @@ const char* operator_type(const contracts::Network& network, const contracts::Op
     case contracts::OperatorKind::Softmax: return "softmax";
     case contracts::OperatorKind::ChannelAffine: return "channel_affine";
     case contracts::OperatorKind::Pad: return "pad";
+    case contracts::OperatorKind::Sigmoid: return "sigmoid";
+    case contracts::OperatorKind::Tanh: return "tanh";
+    case contracts::OperatorKind::HardSigmoid: return "hard_sigmoid";
+    case contracts::OperatorKind::Mul: return "mul";
   }
   return "?";
 }
@@ -79,7 +83,8 @@ void operator_entry(YAML::Emitter& out, const contracts::Network& network, const
   out << YAML::Flow << YAML::BeginMap;
   out << YAML::Key << "name" << YAML::Value << op.name;
   out << YAML::Key << "type" << YAML::Value << operator_type(network, op);
-  if (op.kind == contracts::OperatorKind::Add || op.kind == contracts::OperatorKind::Concat) {
+  if (op.kind == contracts::OperatorKind::Add || op.kind == contracts::OperatorKind::Concat ||
+      op.kind == contracts::OperatorKind::Mul) {
     out << YAML::Key << "inputs" << YAML::Value << YAML::Flow << YAML::BeginSeq;
     for (std::size_t t : op.inputs) out << name_of(t);
     out << YAML::EndSeq;
@@ -112,6 +117,9 @@ void operator_entry(YAML::Emitter& out, const contracts::Network& network, const
   if (op.kind == contracts::OperatorKind::Pad)
     out << YAML::Key << "pads" << YAML::Value << YAML::Flow << YAML::BeginSeq << op.pad.x_begin << op.pad.y_begin
         << op.pad.x_end << op.pad.y_end << YAML::EndSeq;
+  if (op.kind == contracts::OperatorKind::HardSigmoid)
+    out << YAML::Key << "alpha" << YAML::Value << op.hard_sigmoid_alpha << YAML::Key << "beta" << YAML::Value
+        << op.hard_sigmoid_beta;
   out << YAML::EndMap;
 }
 

@@ -130,6 +130,16 @@ Shape computed_output_shape(const Network& network, const Operator& op) {
         fail(op, "its border has a negative side");
       return {in.n, in.c, border.output_x(in.x), border.output_y(in.y)};
     }
+    case OperatorKind::Sigmoid:
+    case OperatorKind::Tanh:
+    case OperatorKind::HardSigmoid:
+      needs_inputs(1, 1);
+      return shape_of(0);
+    case OperatorKind::Mul:
+      needs_inputs(2, 2);
+      if (shape_of(0) != shape_of(1) && !contracts::is_se_gate(shape_of(0), shape_of(1)))
+        fail(op, fmt::format("multiplies shapes ({}) and ({})", fmt::join(shape_of(0), ","), fmt::join(shape_of(1), ",")));
+      return shape_of(0);
   }
   fail(op, "unknown kind");
 }
@@ -382,6 +392,26 @@ std::vector<std::int64_t> integer_output(const QuantizedNetwork& qnet, std::size
     case OperatorKind::Pad:
       out = zero_bordered(extents4(network, op, op.inputs[0]), op.pad, x);
       break;
+    case OperatorKind::Sigmoid:
+    case OperatorKind::Tanh:
+    case OperatorKind::HardSigmoid: {
+      const std::int64_t limit = contracts::data_limit(qnet.data_width);
+      if (std::int64_t(q.activation_table.size()) != 2 * limit + 1)
+        fail(op, fmt::format("has an activation table of {} entries, needs 2L + 1 = {}", q.activation_table.size(),
+                             2 * limit + 1));
+      for (std::int64_t v : x) {
+        if (v < -limit || v > limit) fail(op, fmt::format("reads {}, outside [-{}, {}]", v, limit, limit));
+        out.push_back(contracts::activation_lookup(q.activation_table, v, qnet.data_width));
+      }
+      break;
+    }
+    case OperatorKind::Mul: {
+      const std::vector<std::int64_t>& b = tensors[op.inputs[1]];
+      const std::size_t per_gate = x.size() / b.size();  // X·Y for an SE gate, 1 for equal shapes
+      for (std::size_t i = 0; i < x.size(); ++i)
+        out.push_back(contracts::multiply_requantized(x[i], b[i / per_gate], q.product, qnet.data_width));
+      break;
+    }
   }
   return out;
 }
@@ -493,6 +523,17 @@ std::vector<double> real_output(const Network& network, std::size_t op_index, co
     }
     case OperatorKind::Pad:
       return zero_bordered(extents4(network, op, op.inputs[0]), op.pad, x);
+    case OperatorKind::Sigmoid:
+    case OperatorKind::Tanh:
+    case OperatorKind::HardSigmoid:
+      for (double v : x) out.push_back(real_activation(op, v));
+      return out;
+    case OperatorKind::Mul: {
+      const std::vector<double>& b = tensors[op.inputs[1]];
+      const std::size_t per_gate = x.size() / b.size();
+      for (std::size_t i = 0; i < x.size(); ++i) out.push_back(x[i] * b[i / per_gate]);
+      return out;
+    }
   }
   fail(op, "unknown kind");
 }
@@ -523,6 +564,15 @@ std::size_t first_argmax(const std::vector<Value>& values, std::size_t begin, st
 }
 
 }  // namespace
+
+double real_activation(const Operator& op, double x) {
+  switch (op.kind) {
+    case OperatorKind::Sigmoid: return 1 / (1 + std::exp(-x));
+    case OperatorKind::Tanh: return std::tanh(x);
+    case OperatorKind::HardSigmoid: return std::max(0.0, std::min(1.0, op.hard_sigmoid_alpha * x + op.hard_sigmoid_beta));
+    default: fail(op, "not a sigmoid, tanh or hard sigmoid");
+  }
+}
 
 std::vector<std::int64_t> integer_convolution(const contracts::Layer& layer, const std::vector<std::int64_t>& input,
                                               const std::vector<std::int64_t>& weights, int acc_width) {

@@ -54,10 +54,14 @@ std::vector<std::int64_t> integer_convolution(const contracts::Layer& layer, con
 // The float reference: the network in double precision with the real weights (`weights` one entry per operator,
 // filled for the fabric operators and channel affines) on `inputs`, one per network input in the order of Network::network_inputs().
 // Requantize is the identity on reals; the other operators compute what docs/quantization.md's table says their
-// integer forms approximate (average pools exclude padding, softmax is exp(x − max) / Σ). Throws
+// integer forms approximate (average pools exclude padding, softmax is exp(x − max) / Σ, the gates real_activation). Throws
 // std::invalid_argument like integer_reference, and when a fabric operator's weights or bias have the wrong size.
 RealTensors float_reference(const contracts::Network& network, const std::vector<RealLayerWeights>& weights,
                             const std::vector<std::vector<double>>& inputs);
+
+// Sigmoid, Tanh and HardSigmoid (its alpha and beta) on one real value: what the float reference computes and what
+// the quantizer's activation tables hold at their scales. Throws std::invalid_argument for other kinds.
+double real_activation(const contracts::Operator& op, double x);
 
 // ---- what quantization costs ----
 

@@ -167,6 +167,23 @@ RealLayerWeights channel_affine_values(const Network& network, std::size_t o, co
   return values;
 }
 
+// Sigmoid, tanh and hard sigmoid write values in [−1, 1]: their output scale is fixed at 1 / L_a (the activation
+// limit), so a table entry is the exact real value rounded, and the next layer's sums keep their headroom.
+bool bounded_by_one(OperatorKind kind) {
+  return kind == OperatorKind::Sigmoid || kind == OperatorKind::Tanh || kind == OperatorKind::HardSigmoid;
+}
+
+// activation_table[x + L] = round(f(x · s_in) / s_out) clamped to [−L, L], for every input integer x ∈ [−L, L].
+std::vector<std::int64_t> activation_table(const Operator& op, double input_scale, double output_scale, int data_width) {
+  const std::int64_t limit = contracts::data_limit(data_width);
+  std::vector<std::int64_t> table;
+  table.reserve(std::size_t(2 * limit + 1));
+  for (std::int64_t x = -limit; x <= limit; ++x)
+    table.push_back(round_clamped(real_activation(op, double(x) * input_scale) / output_scale, double(-limit),
+                                  double(limit)));
+  return table;
+}
+
 }  // namespace
 
 std::vector<RealLayerWeights> complete_weights(const Network& network, const NamedRealTensors& given,
@@ -263,6 +280,7 @@ contracts::QuantizedNetwork quantize_network(const Network& network, const std::
     contracts::QuantizedOperator& q = quantized.operators[o];
     quantized.tensors[output].scale = keeps_scale(op.kind)              ? scale_of(op.inputs[0])
                                       : op.kind == OperatorKind::Softmax ? 1.0 / double(contracts::data_limit(data_width))
+                                      : bounded_by_one(op.kind)          ? 1.0 / double(limits.activation)
                                                                          : calibrated_scale(reals[output], limits.activation);
     switch (op.kind) {
       case OperatorKind::FabricLayer:
@@ -297,6 +315,13 @@ contracts::QuantizedNetwork quantize_network(const Network& network, const std::
       case OperatorKind::GlobalAveragePool:
       case OperatorKind::Reshape:
         break;
+      case OperatorKind::Sigmoid:
+      case OperatorKind::Tanh:
+      case OperatorKind::HardSigmoid:
+        q.activation_table = activation_table(op, scale_of(op.inputs[0]), scale_of(output), data_width);
+        break;
+      case OperatorKind::Mul:
+        q.product = contracts::requantization_of(scale_of(op.inputs[0]) * scale_of(op.inputs[1]) / scale_of(output));
       case OperatorKind::Pad:
         break;
     }

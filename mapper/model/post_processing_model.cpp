@@ -59,7 +59,8 @@ contracts::PostProcessingCounts post_processing_counts(const contracts::Operator
   if (unit.lanes < 1) throw std::invalid_argument("the post-processing unit needs at least one lane");
   const std::int64_t lanes = unit.lanes;
   const auto beats = [lanes](std::int64_t count) { return util::ceil_div(count, lanes); };
-  const std::size_t expected_inputs = op.kind == OperatorKind::Add ? 2 : op.kind == OperatorKind::Concat ? 0 : 1;
+  const std::size_t expected_inputs =
+      op.kind == OperatorKind::Add || op.kind == OperatorKind::Mul ? 2 : op.kind == OperatorKind::Concat ? 0 : 1;
   if (expected_inputs > 0) require(input_shapes.size() == expected_inputs, op, "wrong number of inputs");
   else require(!input_shapes.empty(), op, "no inputs");
 
@@ -144,6 +145,18 @@ contracts::PostProcessingCounts post_processing_counts(const contracts::Operator
       beat_count = beats(n);
       c.elements_read = elements(input_shapes[0]);
       c.elements_written = n;
+      break;
+    case OperatorKind::Sigmoid:
+    case OperatorKind::Tanh:
+    case OperatorKind::HardSigmoid:  // one table lookup per element
+      beat_count = beats(n);
+      c.elements_read = c.elements_written = c.lookups = n;
+      break;
+    case OperatorKind::Mul:  // a · b (the gate read with every element), · multiplier, rounding shift, saturation
+      beat_count = beats(n);
+      c.elements_read = 2 * n;
+      c.elements_written = c.shifts = n;
+      c.multiplications = c.comparisons = 2 * n;
       break;
   }
   c.cycles = beat_count > 0 ? beat_count + unit.latency : 0;

@@ -460,6 +460,7 @@ if(NOT MAERI_SANITIZE)
 endif()
 set(chain_cases run jobs weight_fault unit_fault outputs_feed_back bad_input_shape bad_weights_member bad_fault
     one_layer_option onnx_top1 onnx_batch several_inputs every_kind onnx_channel_affine onnx_pad)
+list(APPEND chain_cases onnx_gates)
 if(NOT MAERI_SANITIZE)
   list(APPEND chain_cases mpi)
 endif()

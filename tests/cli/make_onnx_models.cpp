@@ -1,8 +1,10 @@
 // Writes the ONNX models of the `maeri import` CLI tests into a folder, built with the ONNX C++ API
 // (tests/unit/onnx_models.hpp): small.onnx (a grouped conv, a depthwise conv, ReLU, max pool, flatten and a Gemm
-// classifier, batch 1), classifier.onnx, bn-cnn.onnx (batch normalizations after ReLUs), dynamic.onnx (a symbolic
-// batch), asymmetric.onnx (a conv with pads [0, 0, 1, 1]), asymmetric-pool.onnx (a max pool with pads [0, 0, 1, 1]),
-// padded.onnx (zero borders) and not-onnx.onnx (YAML text); and the bad models of tests/cli/bad_models.sh, named after the defect each carries (bad-*.onnx).
+// classifier, batch 1), gated.onnx (cut at an Elu), classifier.onnx, bn-cnn.onnx (batch normalizations after
+// ReLUs), gates.onnx (SiLU, an SE block, HardSwish), dynamic.onnx (a symbolic batch), asymmetric.onnx (a conv with
+// pads [0, 0, 1, 1]), asymmetric-pool.onnx (a max pool with pads [0, 0, 1, 1]), padded.onnx (zero borders) and
+// not-onnx.onnx (YAML text); and the bad models of tests/cli/bad_models.sh, named after the defect each carries
+// (bad-*.onnx).
 // Usage: maeri_make_onnx_models FOLDER
 #include <cstdint>
 #include <fstream>
@@ -257,6 +259,52 @@ void write_padded(const std::string& path) {
   model.write(path);
 }
 
+// The gates of modern vision models with their own weights (seeded, fixed): a conv stem with bias and SiLU
+// (Sigmoid, Mul), a squeeze-and-excitation block (GAP, 1×1 conv + bias, ReLU, 1×1 conv + bias, Sigmoid, Mul by
+// the gate), a 3×3 conv with HardSwish, GAP, flatten, a Gemm classifier and a softmax (network_chain.sh, onnx_gates).
+void write_gates(const std::string& path) {
+  std::mt19937 generator(2027);
+  const auto values = [&](std::size_t count, float spread) {
+    std::uniform_real_distribution<float> uniform(-spread, spread);
+    std::vector<float> drawn(count);
+    for (float& value : drawn) value = uniform(generator);
+    return drawn;
+  };
+  OnnxModelBuilder model("gates", 14);  // HardSwish is opset 14
+  model.input("image", {1, 3, 12, 12});
+  model.weight("stem.weight", {8, 3, 3, 3}, values(8 * 3 * 9, 0.4f));
+  model.weight("stem.bias", {8}, values(8, 0.1f));
+  auto& stem = model.node("Conv", "stem", {"image", "stem.weight", "stem.bias"}, "stem_out");
+  OnnxModelBuilder::set_ints(stem, "pads", {1, 1, 1, 1});
+  model.node("Sigmoid", "stem.sigmoid", {"stem_out"}, "stem_gate");
+  model.node("Mul", "stem.silu", {"stem_out", "stem_gate"}, "stem_act");
+  model.node("GlobalAveragePool", "se.squeeze", {"stem_act"}, "se_pooled");
+  model.weight("se.reduce.weight", {4, 8, 1, 1}, values(4 * 8, 0.6f));
+  model.weight("se.reduce.bias", {4}, values(4, 0.1f));
+  model.node("Conv", "se.reduce", {"se_pooled", "se.reduce.weight", "se.reduce.bias"}, "se_reduced");
+  model.node("Relu", "se.relu", {"se_reduced"}, "se_act");
+  model.weight("se.expand.weight", {8, 4, 1, 1}, values(8 * 4, 0.6f));
+  model.weight("se.expand.bias", {8}, values(8, 0.1f));
+  model.node("Conv", "se.expand", {"se_act", "se.expand.weight", "se.expand.bias"}, "se_expanded");
+  model.node("Sigmoid", "se.gate", {"se_expanded"}, "se_gate");
+  model.node("Mul", "se.scale", {"stem_act", "se_gate"}, "se_out");
+  model.weight("conv.weight", {8, 8, 3, 3}, values(8 * 8 * 9, 0.2f));
+  model.weight("conv.bias", {8}, values(8, 0.1f));
+  auto& conv = model.node("Conv", "conv", {"se_out", "conv.weight", "conv.bias"}, "conv_out");
+  OnnxModelBuilder::set_ints(conv, "pads", {1, 1, 1, 1});
+  OnnxModelBuilder::set_ints(conv, "strides", {2, 2});
+  model.node("HardSwish", "conv.hardswish", {"conv_out"}, "conv_act");
+  model.node("GlobalAveragePool", "gap", {"conv_act"}, "gap_out");
+  model.node("Flatten", "flatten", {"gap_out"}, "features");
+  model.weight("fc.weight", {10, 8}, values(80, 0.6f));
+  model.weight("fc.bias", {10}, values(10, 0.1f));
+  auto& fc = model.node("Gemm", "fc", {"features", "fc.weight", "fc.bias"}, "logits");
+  OnnxModelBuilder::set_int(fc, "transB", 1);
+  model.node("Softmax", "softmax", {"logits"}, "probabilities");
+  model.output("probabilities");
+  model.write(path);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -288,14 +336,14 @@ int main(int argc, char** argv) {
     model.write(folder + "/small.onnx");
   }
   {
-    // A gate the post-processing unit does not run (Sigmoid): the importer cuts the graph there, so the layer after
-    // it reads a second network input — a chained run takes both (network_chain.sh, several_inputs).
+    // An activation the post-processing unit does not run (Elu): the importer cuts the graph there, so the layer
+    // after it reads a second network input — a chained run takes both (network_chain.sh, several_inputs).
     OnnxModelBuilder model("gated");
     model.input("image", {1, 3, 8, 8});
     model.weight("w1", {4, 3, 3, 3});
     auto& conv1 = model.node("Conv", "conv1", {"image", "w1"}, "c1");
     OnnxModelBuilder::set_ints(conv1, "pads", {1, 1, 1, 1});
-    model.node("Sigmoid", "gate", {"c1"}, "g");
+    model.node("Elu", "gate", {"c1"}, "g");
     model.weight("w2", {6, 4, 3, 3});
     model.node("Conv", "conv2", {"g", "w2"}, "c2");
     model.node("Relu", "relu2", {"c2"}, "r2");
@@ -310,6 +358,7 @@ int main(int argc, char** argv) {
   write_classifier(folder + "/classifier-batch.onnx", -1);
   write_batch_norm_cnn(folder + "/bn-cnn.onnx");
   write_padded(folder + "/padded.onnx");
+  write_gates(folder + "/gates.onnx");
   {
     OnnxModelBuilder model("asymmetric_pool");  // a pooling window pads both sides alike: still refused
     model.input("x", {1, 3, 8, 8});

@@ -82,7 +82,7 @@ case $case_name in
       "$maeri" verify --chain --hardware "$hw" --workload "$onnx/classifier-batch.onnx" --batch 3 --memory both \
       || exit 1 ;;
   several_inputs)
-    # gated.onnx is cut at its Sigmoid: conv2 reads a second network input, seeded like the first; an .npy for a
+    # gated.onnx is cut at its Elu: conv2 reads a second network input, seeded like the first; an .npy for a
     # network of two inputs is refused naming them.
     "$expect" 0 --stdout-contains "network gated: PASS — 11 of 11 runs" "$maeri" verify --chain --hardware "$hw" \
       --workload "$onnx/gated.onnx" --memory both || exit 1
@@ -104,6 +104,14 @@ case $case_name in
       "$expect" 0 --stdout-contains "top-1 agrees 1 of 1" \
         --stdout-contains "network padded: PASS — 15 of 15 runs (3 fabric layers, their epilogues and 9 operators" \
         "$maeri" verify --chain --hardware "$hw" --workload "$onnx/padded.onnx" --memory both --seed "$seed" \
+        || fail "seed $seed"
+    done ;;
+   onnx_gates)
+    # SiLU, a squeeze-and-excitation block and HardSwish (tests/cli/make_onnx_models.cpp, its own weights) chained
+    # through the RTL and the post-processing unit, nothing cut, with the SDM/DRAM models and without.
+    for seed in 1 2 3; do
+      "$expect" 0 --stdout-contains "network gates: PASS — 23 of 23 runs" --stdout-contains "top-1 agrees 1 of 1" \
+        "$maeri" verify --chain --hardware "$hw" --workload "$onnx/gates.onnx" --memory both --seed "$seed" \
         || fail "seed $seed"
     done ;;
    one_layer_option)

@@ -197,7 +197,8 @@ int main(int argc, char** argv) {
     written += 2;
   }
   // ONNX models with the patterns the importer handles: a CNN with the operators beside the fabric, a folded
-  // BatchNormalization and one that is not, a dynamic batch behind a Shape → Gather → Concat → Reshape, attention and an LSTM, a Loop.
+  // BatchNormalization and one that is not, the gates (SiLU, SE, HardSwish), a dynamic batch behind a Shape → Gather
+  // → Concat → Reshape, attention and an LSTM, a Loop.
   {
     fs::create_directories(output / "onnx_model");
     test::OnnxModelBuilder cnn("cnn");
@@ -220,6 +221,19 @@ int main(int argc, char** argv) {
     cnn.node("Softmax", "softmax", {"logits"}, "probabilities");
     cnn.output("probabilities");
     cnn.write((output / "onnx_model" / "cnn.onnx").string());
+    test::OnnxModelBuilder gates("gates", 14);  // SiLU, a squeeze-and-excitation gate, HardSwish
+    gates.input("x", {1, 4, 6, 6});
+    gates.weight("w", {4, 4, 1, 1});
+    gates.node("Conv", "conv", {"x", "w"}, "c");
+    gates.node("Sigmoid", "sigmoid", {"c"}, "s");
+    gates.node("Mul", "silu", {"c", "s"}, "a");
+    gates.node("GlobalAveragePool", "squeeze", {"a"}, "g");
+    gates.node("Conv", "excite", {"g", "w"}, "e");
+    gates.node("HardSigmoid", "gate", {"e"}, "h");
+    gates.node("Mul", "scale", {"h", "a"}, "m");
+    gates.node("HardSwish", "hardswish", {"m"}, "y");
+    gates.output("y");
+    gates.write((output / "onnx_model" / "gates.onnx").string());
     test::OnnxModelBuilder folded("folded");
     folded.input("x", {-1, 16});
     folded.node("Shape", "shape", {"x"}, "s");

@@ -169,6 +169,32 @@ TEST_CASE("post-processing unit: channel affine per channel of axis 1, by hand",
   CHECK_THROWS_AS(run(rows), std::invalid_argument);  // one offset for two channels
 }
 
+TEST_CASE("post-processing unit: sigmoid, tanh, hard sigmoid and mul, by hand", "[sim][post_processing]") {
+  // A table over [−127, 127] whose entry for x is x / 2 rounded up for the gates (any table: the unit looks up).
+  Values table;
+  for (std::int64_t x = -127; x <= 127; ++x) table.push_back(x >= 0 ? (x + 1) / 2 : x / 2);
+  for (OperatorKind kind : {OperatorKind::Sigmoid, OperatorKind::Tanh, OperatorKind::HardSigmoid}) {
+    PostProcessingJob gate = job_of(kind, {{{1, 5}, {-127, -3, 0, 3, 127}}}, {1, 5});
+    gate.parameters.activation_table = table;
+    const auto result = run_post_processing(gate, {2, 1});
+    INFO(to_string(kind));
+    CHECK(result.output.values == Values{-63, -1, 0, 2, 64});
+    CHECK(result.counts.lookups == 5);
+    CHECK(result.counts.cycles == 3 + 1);  // 5 elements at 2 lanes, latency 1
+  }
+  PostProcessingJob product = job_of(OperatorKind::Mul, {{{1, 4}, {20, -20, 3, 127}}, {{1, 4}, {10, 13, -3, 127}}}, {1, 4});
+  product.parameters.product = {1 << 30, 31};  // 0.5: 100, −130 → −127, −4.5 → −5, 8064.5 → 127
+  CHECK(run(product) == Values{100, -127, -5, 127});
+  // The SE gate (1, 2, 1, 1) scales channel 0's plane by 2 and channel 1's by −3.
+  PostProcessingJob se =
+      job_of(OperatorKind::Mul, {{{1, 2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8}}, {{1, 2, 1, 1}, {2, -3}}}, {1, 2, 2, 2});
+  se.parameters.product = {1 << 30, 30};
+  const auto scaled = run_post_processing(se, {4, 0});
+  CHECK(scaled.output.values == Values{2, 4, 6, 8, -15, -18, -21, -24});
+  CHECK(scaled.counts.elements_read == 16);  // the gate's element read with each element of its plane
+  CHECK(scaled.counts.cycles == 2);
+}
+
 TEST_CASE("post-processing unit: bad jobs are refused", "[sim][post_processing]") {
   PostProcessingJob add = job_of(OperatorKind::Add, {{{2}, {1, 2}}}, {2});
   add.parameters.input_multipliers = {1, 1};
@@ -180,6 +206,12 @@ TEST_CASE("post-processing unit: bad jobs are refused", "[sim][post_processing]"
   PostProcessingJob relu = job_of(OperatorKind::Relu, {{{3}, {1, 2}}}, {3});
   CHECK_THROWS_AS(run(relu), std::invalid_argument);  // 2 values for 3 elements
   CHECK_THROWS_AS(run(job_of(OperatorKind::Relu, {{{1}, {1}}}, {1}), {0, 1}), std::invalid_argument);
+  PostProcessingJob sigmoid = job_of(OperatorKind::Sigmoid, {{{1}, {1}}}, {1});
+  sigmoid.parameters.activation_table = {0, 1, 2};
+  CHECK_THROWS_AS(run(sigmoid), std::invalid_argument);  // a table of 3 entries, not 255
+  PostProcessingJob broadcast = job_of(OperatorKind::Mul, {{{1, 2, 2, 2}, Values(8, 1)}, {{1, 1, 2, 2}, Values(4, 1)}},
+                                       {1, 2, 2, 2});
+  CHECK_THROWS_AS(run(broadcast), std::invalid_argument);  // broadcast over channels: not an SE gate
 }
 
 namespace {
@@ -284,11 +316,22 @@ PostProcessingJob random_job(OperatorKind kind, std::mt19937_64& rng) {
       job.output_shape = {n, c, border.output_x(x), border.output_y(y)};
       break;
     }
+    case OperatorKind::Sigmoid:
+    case OperatorKind::Tanh:
+    case OperatorKind::HardSigmoid:
+      job.inputs = {tensor(image, limit)};
+      for (std::int64_t i = -limit; i <= limit; ++i) p.activation_table.push_back(pick(-limit, limit));
+      break;
+    case OperatorKind::Mul:
+      job.inputs = {tensor(image, limit), tensor(pick(0, 1) ? image : std::vector<std::int64_t>{n, c, 1, 1}, limit)};
+      p.product = requantization();
+      break;
   }
   return job;
 }
 
 }  // namespace
+
 
 TEST_CASE("post-processing model equals the unit's cycles and counts on random operators of every kind",
           "[sim][post_processing]") {
@@ -329,7 +372,8 @@ TEST_CASE("post-processing system: the SystemC shell gives the core's outputs an
   const PostProcessingSpec spec{5, 3};
   for (OperatorKind kind : {OperatorKind::FabricLayer, OperatorKind::Add, OperatorKind::Concat, OperatorKind::MaxPool,
                             OperatorKind::AveragePool, OperatorKind::GlobalAveragePool, OperatorKind::Softmax,
-                            OperatorKind::ChannelAffine, OperatorKind::Pad}) {
+                            OperatorKind::ChannelAffine, OperatorKind::Pad, OperatorKind::Sigmoid,
+                            OperatorKind::Mul}) {
     const PostProcessingJob job = random_job(kind, rng);
     const auto core = run_post_processing(job, spec);
     unit.start(job, spec);

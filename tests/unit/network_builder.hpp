@@ -81,6 +81,21 @@ class NetworkBuilder {
     return finish(std::move(op), {s[0], s[1], border.output_x(s[2]), border.output_y(s[3])});
   }
 
+  std::size_t sigmoid(const std::string& name, std::size_t in) {
+    return same_shape(name, contracts::OperatorKind::Sigmoid, in);
+  }
+  std::size_t tanh(const std::string& name, std::size_t in) { return same_shape(name, contracts::OperatorKind::Tanh, in); }
+  std::size_t hard_sigmoid(const std::string& name, std::size_t in, double alpha, double beta) {
+    contracts::Operator op = make(name, contracts::OperatorKind::HardSigmoid, {in});
+    op.hard_sigmoid_alpha = alpha;
+    op.hard_sigmoid_beta = beta;
+    return finish(std::move(op), shape(in));
+  }
+  // a · b: b of a's shape or a's (N, C, 1, 1) gate.
+  std::size_t mul(const std::string& name, std::size_t a, std::size_t b) {
+    return finish(make(name, contracts::OperatorKind::Mul, {a, b}), shape(a));
+  }
+
   const Shape& shape(std::size_t tensor) const { return network_.tensors[tensor].shape; }
   const contracts::Network& network() const { return network_; }
 

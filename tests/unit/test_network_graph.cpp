@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 #include "contracts/network.hpp"
 #include "contracts/spec_loader.hpp"
@@ -479,4 +480,90 @@ TEST_CASE("channel affine: loads from YAML with constant scale and shift of (C),
   activation_scale.tensors[activation_scale.operators[1].inputs[1]].constant = false;
   CHECK(contracts::network_violation(activation_scale).value() ==
         "operator 'b' reads 'b.scale' as its scale, which is not a constant");
+}
+
+TEST_CASE("gate operators: sigmoid, tanh, hard sigmoid and mul (with the SE broadcast) load, write and load back") {
+  // A squeeze-and-excitation block after a SiLU: c → sigmoid s → mul m = c·s; GAP g → 1×1 conv e → hard sigmoid h;
+  // mul se = m·h broadcast over X and Y; tanh t.
+  const maeri::test::TempFile file(
+      "kind: workload\nname: gates\ninputs: [{name: x, shape: [1, 2, 4, 4]}]\noperators:\n"
+      "  - {name: c, type: conv, input: x, K: 4, C: 2, R: 3, S: 3, X: 4, Y: 4, stride: 1, padding: 1}\n"
+      "  - {name: s, type: sigmoid, input: c}\n"
+      "  - {name: m, type: mul, inputs: [c, s]}\n"
+      "  - {name: g, type: global_average_pool, input: m}\n"
+      "  - {name: e, type: conv, input: g, K: 4, C: 4, R: 1, S: 1, X: 1, Y: 1, stride: 1, padding: 0}\n"
+      "  - {name: h, type: hard_sigmoid, input: e, alpha: 0.16666666666666666}\n"
+      "  - {name: se, type: mul, inputs: [m, h]}\n"
+      "  - {name: t, type: tanh, input: se}\n");
+  const contracts::Network network = contracts::load_workload(file.path());
+  REQUIRE(!contracts::network_violation(network));
+  REQUIRE(network.operators.size() == 8);
+  const auto op = [&](const std::string& name) -> const contracts::Operator& {
+    return *std::find_if(network.operators.begin(), network.operators.end(),
+                         [&](const contracts::Operator& o) { return o.name == name; });
+  };
+  const auto shape = [&](const std::string& name) { return network.tensors[op(name).outputs[0]].shape; };
+  CHECK(op("s").kind == contracts::OperatorKind::Sigmoid);
+  CHECK(op("t").kind == contracts::OperatorKind::Tanh);
+  CHECK(op("m").kind == contracts::OperatorKind::Mul);
+  CHECK(op("h").kind == contracts::OperatorKind::HardSigmoid);
+  CHECK(op("h").hard_sigmoid_alpha == 1.0 / 6);
+  CHECK(op("h").hard_sigmoid_beta == 0.5);  // ONNX's default
+  CHECK(shape("m") == std::vector<std::int64_t>{1, 4, 4, 4});
+  CHECK(shape("h") == std::vector<std::int64_t>{1, 4, 1, 1});
+  CHECK(shape("se") == std::vector<std::int64_t>{1, 4, 4, 4});  // the gate broadcast over X and Y
+  CHECK(shape("t") == std::vector<std::int64_t>{1, 4, 4, 4});
+
+  const maeri::test::TempFile written(importer::workload_yaml(network, "round trip"));
+  const contracts::Network again = contracts::load_workload(written.path());
+  REQUIRE(again.operators.size() == network.operators.size());
+  for (std::size_t o = 0; o < network.operators.size(); ++o) {
+    const contracts::Operator &a = again.operators[o], &b = network.operators[o];
+    CHECK(a.name == b.name);
+    CHECK(a.kind == b.kind);
+    CHECK(a.inputs == b.inputs);
+    CHECK(a.hard_sigmoid_alpha == b.hard_sigmoid_alpha);
+    CHECK(a.hard_sigmoid_beta == b.hard_sigmoid_beta);
+  }
+  for (std::size_t t = 0; t < network.tensors.size(); ++t) CHECK(again.tensors[t].shape == network.tensors[t].shape);
+}
+
+TEST_CASE("bad gate operators are rejected naming the file, position, field and rule") {
+  const std::string head = "kind: workload\nname: g\ninputs: [{name: x, shape: [1, 2, 4, 4]}]\noperators:\n"
+                           "  - {name: c, type: conv, input: x, K: 4, C: 2, R: 3, S: 3, X: 4, Y: 4, stride: 1, padding: 1}\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"  - {name: m, type: mul, inputs: [c, x]}\n",
+       "6:34: field 'operators[1].inputs': mul 'm' multiplies 'c' of shape (1,4,4,4) by 'x' of shape (1,2,4,4): the "
+       "shapes must be equal, or the first (N, C, X, Y) and the second (N, C, 1, 1)"},
+      {"  - {name: g, type: global_average_pool, input: c}\n  - {name: m, type: mul, inputs: [g, c]}\n",
+       "7:34: field 'operators[2].inputs': mul 'm' multiplies 'g' of shape (1,4,1,1) by 'c' of shape (1,4,4,4)"},
+      {"  - {name: m, type: mul, inputs: [c]}\n", "6:34: field 'operators[1].inputs': mul reads 2 tensors, found a list of 1"},
+      {"  - {name: m, type: mul, input: c}\n", "6:5: field 'operators[1].inputs': missing required field"},
+      {"  - {name: h, type: hard_sigmoid, input: c, alpha: fast}\n", "6:52: field 'operators[1].alpha': expected a number in [-1e+30, 1e+30], found 'fast'"},
+      {"  - {name: s, type: sigmoid, input: c, alpha: 1}\n", "6:40: field 'operators[1].alpha': unknown field"},
+  };
+  for (const auto& [operators, expected] : cases) {
+    const std::string text = head + operators;
+    const maeri::test::TempFile file(text);
+    std::string message;
+    try {
+      contracts::load_workload(file.path());
+    } catch (const maeri::util::InputError& error) {
+      message = error.what();
+    }
+    INFO(text << "\ngave: " << message);
+    CHECK(message.rfind(file.path() + ":" + expected, 0) == 0);
+  }
+  // inferred_output_shape's own rule, for graphs built in code: a hard sigmoid's attributes must be finite.
+  contracts::Network network;
+  network.tensors = {{"x", {1, 3}, false}, {"y", {1, 3}, false}};
+  contracts::Operator hard;
+  hard.name = "h";
+  hard.kind = contracts::OperatorKind::HardSigmoid;
+  hard.inputs = {0};
+  hard.outputs = {1};
+  hard.hard_sigmoid_alpha = std::nan("");
+  network.operators = {hard};
+  CHECK(contracts::inferred_output_shape(network, hard).violation ==
+        std::string("hard sigmoid 'h' has alpha nan and beta 0.5: both must be finite"));
 }

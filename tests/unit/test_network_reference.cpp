@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <random>
 
 #include "codegen/functional_model.hpp"
@@ -427,6 +428,11 @@ TEST_CASE("quantization: per-channel weights, bias at the accumulator's scale, m
       case OperatorKind::Pad:
         CHECK(scale(op.outputs[0]) == scale(op.inputs[0]));
         break;
+      case OperatorKind::Sigmoid:  // not in the small network: checked by their own test cases below
+      case OperatorKind::Tanh:
+      case OperatorKind::HardSigmoid:
+      case OperatorKind::Mul:
+        break;
     }
   }
   // A tensor's scale is its calibration max |r| / the activation limit: the input's integers reach it.
@@ -586,4 +592,78 @@ TEST_CASE("the references reject inputs and graphs that do not fit, naming the t
   CHECK_THROWS_WITH(testbench::integer_reference(by_hand(add.network(), {input_multipliers({1, 1}, 0)}, 8),
                                                  {Values(4, 0), Values(5, 0)}),
                     Catch::Contains("adds shapes (1,4) and (1,5)"));
+}
+
+TEST_CASE("sigmoid, tanh and hard sigmoid: the quantizer's table holds f(x · s_in) · L rounded, the reference looks it up") {
+  // 8 bits (L = 127, and no fabric layer: the activation limit is L too); the calibration input's max |x| is 4, so
+  // s_in = 4/127 and every gate's output scale is 1/127.
+  const int L = 127;
+  const double s_in = 4.0 / L;
+  const std::vector<std::int64_t> probes = {-127, -64, -1, 0, 1, 2, 40, 127};
+  const auto check_gate = [&](const char* what, const std::function<std::size_t(NetworkBuilder&, std::size_t)>& add,
+                              const std::function<double(double)>& f) {
+    INFO(what);
+    NetworkBuilder b(what);
+    add(b, b.input("x", {1, 8}));
+    testbench::QuantizationOptions options;
+    options.data_width = 8;
+    const QuantizedNetwork q =
+        testbench::quantize_network(b.network(), testbench::complete_weights(b.network(), {}, 1),
+                                    {{-4, -2, -0.01, 0, 0.01, 0.06, 1.3, 4}}, options);
+    CHECK(q.tensors[1].scale == 1.0 / L);
+    const Values& table = q.operators[0].activation_table;
+    REQUIRE(table.size() == 2 * L + 1);
+    Values expected;
+    for (std::int64_t x : probes) {
+      expected.push_back(std::llround(L * f(double(x) * s_in)));
+      CHECK(table[std::size_t(x + L)] == expected.back());
+    }
+    CHECK(output_of(q, {probes}) == expected);
+  };
+  check_gate("sigmoid", [](NetworkBuilder& b, std::size_t x) { return b.sigmoid("s", x); },
+             [](double v) { return 1 / (1 + std::exp(-v)); });
+  check_gate("tanh", [](NetworkBuilder& b, std::size_t x) { return b.tanh("t", x); },
+             [](double v) { return (std::exp(v) - std::exp(-v)) / (std::exp(v) + std::exp(-v)); });
+  check_gate("hard sigmoid", [](NetworkBuilder& b, std::size_t x) { return b.hard_sigmoid("h", x, 1.0 / 6, 0.5); },
+             [](double v) { return std::clamp(v / 6 + 0.5, 0.0, 1.0); });
+  // By hand: sigmoid(0) = 1/2 → 63.5 → 64 (ties away from zero); sigmoid(4) = 0.98201 → 124.7 → 125.
+  NetworkBuilder b("by hand");
+  b.sigmoid("s", b.input("x", {1, 2}));
+  testbench::QuantizationOptions options;
+  options.data_width = 8;
+  const QuantizedNetwork q =
+      testbench::quantize_network(b.network(), testbench::complete_weights(b.network(), {}, 1), {{0, 4}}, options);
+  CHECK(output_of(q, {{0, 127}}) == Values{64, 125});
+}
+
+TEST_CASE("mul: a · b · multiplier, rounded and saturated; an SE gate scales each (n, c) plane") {
+  NetworkBuilder b("mul");
+  const std::size_t x = b.input("x", {1, 5}), y = b.input("y", {1, 5});
+  b.mul("m", x, y);
+  QuantizedOperator half;
+  half.product = {1 << 30, 31};  // 0.5
+  // 20·10/2 = 100; −20·13/2 = −130 → −127; 3·3/2 = 4.5 → 5, −4.5 → −5 (ties away from zero); 127² / 2 → 127.
+  CHECK(output_of(by_hand(b.network(), {half}, 8), {{20, -20, 3, -3, 127}, {10, 13, 3, 3, 127}}) ==
+        Values{100, -127, 5, -5, 127});
+
+  NetworkBuilder se("squeeze and excitation");
+  const std::size_t image = se.input("image", {1, 2, 2, 2}), gate = se.input("gate", {1, 2, 1, 1});
+  se.mul("scaled", image, gate);
+  QuantizedOperator one;
+  one.product = {1 << 30, 30};  // 1.0
+  // Channel 0's plane {1, 2, 3, 4} times gate 2, channel 1's {5, 6, 7, 8} times gate −3.
+  CHECK(output_of(by_hand(se.network(), {one}, 8), {{1, 2, 3, 4, 5, 6, 7, 8}, {2, -3}}) ==
+        Values{2, 4, 6, 8, -15, -18, -21, -24});
+  const testbench::RealTensors reals = testbench::float_reference(
+      se.network(), testbench::complete_weights(se.network(), {}, 1), {{1, 2, 3, 4, 5, 6, 7, 8}, {0.5, -0.25}});
+  CHECK(reals[2] == std::vector<double>{0.5, 1, 1.5, 2, -1.25, -1.5, -1.75, -2});
+
+  // The quantizer: s_a · s_b / s_out as a requantization (inputs of max |x| 8 and 0.5, output max |x| 2 at L = 127).
+  testbench::QuantizationOptions options;
+  options.data_width = 8;
+  const QuantizedNetwork q = testbench::quantize_network(
+      se.network(), testbench::complete_weights(se.network(), {}, 1), {{1, 2, 3, 4, 5, 6, 7, 8}, {0.5, -0.25}}, options);
+  const contracts::Requantization expected = contracts::requantization_of((8.0 / 127) * (0.5 / 127) / (2.0 / 127));
+  CHECK(q.operators[0].product.multiplier == expected.multiplier);
+  CHECK(q.operators[0].product.shift == expected.shift);
 }

@@ -514,7 +514,7 @@ TEST_CASE("ONNX import: the graph between the layers, BatchNormalization folded 
   OnnxModelBuilder::set_int(fc, "transB", 1);
   auto& softmax = model.node("Softmax", "softmax", {"logits"}, "probabilities");
   OnnxModelBuilder::set_int(softmax, "axis", 1);
-  model.node("Sigmoid", "gate", {"logits"}, "gated");  // not run by the toolkit: skipped, the graph cut
+  model.node("Elu", "gate", {"logits"}, "gated");  // not run by the toolkit: skipped, the graph cut
   model.output("probabilities");
   model.output("gated");
   model.write(dir / "block.onnx");
@@ -1272,4 +1272,60 @@ TEST_CASE("ONNX import: ConvTranspose with output_padding or asymmetric pads ext
     CHECK(layer.X == 5);
     CHECK(layer.output_x() == 5);
   }
+}
+
+TEST_CASE("ONNX import: SiLU, a squeeze-and-excitation block and HardSwish run beside the fabric", "[importer]") {
+  test::TempDir dir;
+  OnnxModelBuilder model("gates", 14);  // HardSwish is opset 14
+  model.input("x", {1, 4, 6, 6});
+  model.weight("w0", {8, 4, 3, 3});
+  auto& conv0 = model.node("Conv", "conv0", {"x", "w0"}, "c0");
+  OnnxModelBuilder::set_ints(conv0, "pads", {1, 1, 1, 1});
+  model.node("Sigmoid", "silu.sigmoid", {"c0"}, "s0");  // SiLU: x · sigmoid(x)
+  model.node("Mul", "silu.mul", {"c0", "s0"}, "a0");
+  model.node("GlobalAveragePool", "se.squeeze", {"a0"}, "g");  // SE: GAP → 1×1 conv → Relu → 1×1 conv → Sigmoid
+  model.weight("w_reduce", {2, 8, 1, 1});
+  model.weight("b_reduce", {2});
+  model.node("Conv", "se.reduce", {"g", "w_reduce", "b_reduce"}, "r");
+  model.node("Relu", "se.relu", {"r"}, "rr");
+  model.weight("w_expand", {8, 2, 1, 1});
+  model.node("Conv", "se.expand", {"rr", "w_expand"}, "e");
+  model.node("Sigmoid", "se.gate", {"e"}, "gate");
+  model.node("Mul", "se.scale", {"gate", "a0"}, "se");  // the gate first: the mul reads it second
+  model.node("HardSwish", "hswish", {"se"}, "hs");
+  auto& hard = model.node("HardSigmoid", "hsig", {"hs"}, "h");
+  OnnxModelBuilder::set_float(hard, "alpha", 0.25f);
+  model.node("Tanh", "squash", {"h"}, "t");
+  model.weight("three", {}, {3.0f});
+  model.node("Mul", "scale_by_constant", {"t", "three"}, "t3");  // not after a layer: a channel affine (scale 3)
+  model.output("t3");
+  model.write(dir / "gates.onnx");
+  const importer::OnnxImport imported = importer::import_onnx(dir / "gates.onnx");
+  const contracts::Network& network = imported.network;
+  REQUIRE(!graph_violation(network));
+  CHECK(operator_kinds(network) == std::vector<std::string>{"fabric layer", "sigmoid", "mul", "global average pool",
+                                                            "fabric layer", "relu", "fabric layer", "sigmoid", "mul",
+                                                            "hard sigmoid", "mul", "hard sigmoid", "tanh",
+                                                            "channel affine"});
+  CHECK(imported.skipped.empty());
+  std::vector<std::string> inputs;
+  for (std::size_t t : network.network_inputs()) inputs.push_back(network.tensors[t].name);
+  CHECK(inputs == std::vector<std::string>{"x"});  // nothing cut
+  const auto names = [&](const contracts::Operator& op) {
+    std::vector<std::string> read;
+    for (std::size_t t : op.inputs) read.push_back(network.tensors[t].name);
+    read.push_back(network.tensors[op.outputs[0]].name);
+    return read;
+  };
+  CHECK(names(network.operators[2]) == std::vector<std::string>{"c0", "s0", "a0"});
+  CHECK(names(network.operators[8]) == std::vector<std::string>{"a0", "gate", "se"});
+  CHECK(tensor_named(network, "gate").shape == std::vector<std::int64_t>{1, 8, 1, 1});
+  // HardSwish: a hard sigmoid (alpha 1/6, beta 1/2) named after the node, then NODE.mul of the input by it.
+  CHECK(network.operators[9].name == "hswish");
+  CHECK(network.operators[9].hard_sigmoid_alpha == 1.0 / 6);
+  CHECK(network.operators[9].hard_sigmoid_beta == 0.5);
+  CHECK(names(network.operators[10]) == std::vector<std::string>{"se", "hswish.gate", "hs"});
+  CHECK(network.operators[10].name == "hswish.mul");
+  CHECK(network.operators[11].hard_sigmoid_alpha == double(0.25f));
+  CHECK(network.operators[11].hard_sigmoid_beta == 0.5);  // ONNX's default
 }
