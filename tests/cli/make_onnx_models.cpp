@@ -119,19 +119,43 @@ void write_bad_models(const std::string& folder) {
   }
 }
 
+// Initializer values drawn from a model's own fixed stream: U(centre − spread, centre + spread).
+class SeededValues {
+ public:
+  explicit SeededValues(unsigned seed) : generator_(seed) {}
+  std::vector<float> operator()(std::size_t count, float spread, float centre = 0) {
+    std::uniform_real_distribution<float> uniform(centre - spread, centre + spread);
+    std::vector<float> drawn(count);
+    for (float& value : drawn) value = uniform(generator_);
+    return drawn;
+  }
+
+ private:
+  std::mt19937 generator_;
+};
+
+// The classifier head of the chained-run models: global average pool of `input` (8 channels), flatten, a Gemm of
+// 10 classes with bias (transB) and a softmax, the model's output; then the model is written to `path`.
+void write_with_classifier_head(OnnxModelBuilder& model, SeededValues& values, const std::string& input,
+                                const std::string& path) {
+  model.node("GlobalAveragePool", "gap", {input}, "gap_out");
+  model.node("Flatten", "flatten", {"gap_out"}, "features");
+  model.weight("fc.weight", {10, 8}, values(80, 0.6f));
+  model.weight("fc.bias", {10}, values(10, 0.1f));
+  auto& fc = model.node("Gemm", "fc", {"features", "fc.weight", "fc.bias"}, "logits");
+  OnnxModelBuilder::set_int(fc, "transB", 1);
+  model.node("Softmax", "softmax", {"logits"}, "probabilities");
+  model.output("probabilities");
+  model.write(path);
+}
+
 // A small classifier as PyTorch exports one, with its own weights (seeded, fixed): conv + bias + BatchNormalization
 // (folded by the importer) + ReLU, a max pool, a residual block (conv, ReLU, conv, add, ReLU), a global average pool,
 // flatten, a Gemm classifier with bias (transB) and a softmax. The chained-run target of issue 30 runs it on the
 // RTL with these weights (tests/cli/network_chain.sh, onnx_top1); classifier-batch.onnx is the same model with a
 // symbolic batch, as exporters write it (onnx_batch runs it with --batch).
 void write_classifier(const std::string& path, std::int64_t batch) {
-  std::mt19937 generator(2026);
-  const auto values = [&](std::size_t count, float spread, float centre = 0) {
-    std::uniform_real_distribution<float> uniform(centre - spread, centre + spread);
-    std::vector<float> drawn(count);
-    for (float& value : drawn) value = uniform(generator);
-    return drawn;
-  };
+  SeededValues values(2026);
   OnnxModelBuilder model("classifier");
   model.input("image", {batch, 3, 16, 16});
   model.weight("stem.weight", {8, 3, 3, 3}, values(8 * 3 * 9, 0.35f));
@@ -158,15 +182,7 @@ void write_classifier(const std::string& path, std::int64_t batch) {
   OnnxModelBuilder::set_ints(conv2, "pads", {1, 1, 1, 1});
   model.node("Add", "block.add", {"b2", "pooled"}, "sum");
   model.node("Relu", "block.relu2", {"sum"}, "block_out");
-  model.node("GlobalAveragePool", "gap", {"block_out"}, "gap_out");
-  model.node("Flatten", "flatten", {"gap_out"}, "features");
-  model.weight("fc.weight", {10, 8}, values(80, 0.6f));
-  model.weight("fc.bias", {10}, values(10, 0.1f));
-  auto& fc = model.node("Gemm", "fc", {"features", "fc.weight", "fc.bias"}, "logits");
-  OnnxModelBuilder::set_int(fc, "transB", 1);
-  model.node("Softmax", "softmax", {"logits"}, "probabilities");
-  model.output("probabilities");
-  model.write(path);
+  write_with_classifier_head(model, values, "block_out", path);
 }
 
 // A hand-written PyTorch CNN whose batch normalizations follow the ReLUs, so none folds into the layer before it:
@@ -174,13 +190,7 @@ void write_classifier(const std::string& path, std::int64_t batch) {
 // Gemm → Relu → BatchNormalization (BatchNorm1d: the columns) → Gemm → Softmax, with its own weights (seeded,
 // fixed). Each BatchNormalization imports as a channel affine (tests/cli/network_chain.sh, onnx_channel_affine).
 void write_batch_norm_cnn(const std::string& path) {
-  std::mt19937 generator(2027);
-  const auto values = [&](std::size_t count, float spread, float centre = 0) {
-    std::uniform_real_distribution<float> uniform(centre - spread, centre + spread);
-    std::vector<float> drawn(count);
-    for (float& value : drawn) value = uniform(generator);
-    return drawn;
-  };
+  SeededValues values(2027);
   const auto batch_norm = [&](OnnxModelBuilder& model, const std::string& name, std::size_t channels,
                               const std::string& input, const std::string& output) {
     model.weight(name + ".gamma", {std::int64_t(channels)}, values(channels, 0.3f, 1.0f));
@@ -227,13 +237,7 @@ void write_batch_norm_cnn(const std::string& path) {
 // (0, 1)) as an ONNX Pad node, a valid conv, ReLU, global average pool, flatten, a Gemm classifier and a softmax.
 // The chained run's target of the zero-padding operator (tests/cli/network_chain.sh, onnx_pad).
 void write_padded(const std::string& path) {
-  std::mt19937 generator(2027);
-  const auto values = [&](std::size_t count, float spread) {
-    std::uniform_real_distribution<float> uniform(-spread, spread);
-    std::vector<float> drawn(count);
-    for (float& value : drawn) value = uniform(generator);
-    return drawn;
-  };
+  SeededValues values(2027);
   OnnxModelBuilder model("padded");
   model.input("image", {1, 3, 16, 16});
   model.weight("same.weight", {8, 3, 3, 3}, values(8 * 3 * 9, 0.35f));
@@ -248,28 +252,14 @@ void write_padded(const std::string& path) {
   model.weight("valid.bias", {8}, values(8, 0.05f));
   model.node("Conv", "valid", {"bordered", "valid.weight", "valid.bias"}, "valid_out");  // 9x9 → 7x7
   model.node("Relu", "valid_relu", {"valid_out"}, "valid_act");
-  model.node("GlobalAveragePool", "gap", {"valid_act"}, "gap_out");
-  model.node("Flatten", "flatten", {"gap_out"}, "features");
-  model.weight("fc.weight", {10, 8}, values(80, 0.6f));
-  model.weight("fc.bias", {10}, values(10, 0.1f));
-  auto& fc = model.node("Gemm", "fc", {"features", "fc.weight", "fc.bias"}, "logits");
-  OnnxModelBuilder::set_int(fc, "transB", 1);
-  model.node("Softmax", "softmax", {"logits"}, "probabilities");
-  model.output("probabilities");
-  model.write(path);
+  write_with_classifier_head(model, values, "valid_act", path);
 }
 
 // The gates of modern vision models with their own weights (seeded, fixed): a conv stem with bias and SiLU
 // (Sigmoid, Mul), a squeeze-and-excitation block (GAP, 1×1 conv + bias, ReLU, 1×1 conv + bias, Sigmoid, Mul by
 // the gate), a 3×3 conv with HardSwish, GAP, flatten, a Gemm classifier and a softmax (network_chain.sh, onnx_gates).
 void write_gates(const std::string& path) {
-  std::mt19937 generator(2027);
-  const auto values = [&](std::size_t count, float spread) {
-    std::uniform_real_distribution<float> uniform(-spread, spread);
-    std::vector<float> drawn(count);
-    for (float& value : drawn) value = uniform(generator);
-    return drawn;
-  };
+  SeededValues values(2027);
   OnnxModelBuilder model("gates", 14);  // HardSwish is opset 14
   model.input("image", {1, 3, 12, 12});
   model.weight("stem.weight", {8, 3, 3, 3}, values(8 * 3 * 9, 0.4f));
@@ -294,15 +284,7 @@ void write_gates(const std::string& path) {
   OnnxModelBuilder::set_ints(conv, "pads", {1, 1, 1, 1});
   OnnxModelBuilder::set_ints(conv, "strides", {2, 2});
   model.node("HardSwish", "conv.hardswish", {"conv_out"}, "conv_act");
-  model.node("GlobalAveragePool", "gap", {"conv_act"}, "gap_out");
-  model.node("Flatten", "flatten", {"gap_out"}, "features");
-  model.weight("fc.weight", {10, 8}, values(80, 0.6f));
-  model.weight("fc.bias", {10}, values(10, 0.1f));
-  auto& fc = model.node("Gemm", "fc", {"features", "fc.weight", "fc.bias"}, "logits");
-  OnnxModelBuilder::set_int(fc, "transB", 1);
-  model.node("Softmax", "softmax", {"logits"}, "probabilities");
-  model.output("probabilities");
-  model.write(path);
+  write_with_classifier_head(model, values, "conv_act", path);
 }
 
 }  // namespace
