@@ -46,7 +46,11 @@ int run_import(const ImportOptions& options) {
   for (const std::string& note : imported.notes) fmt::print("  note  {}\n", note);
   // Skipped nodes are not refused: the graph is cut at each (its consumers read a network input), so the layers
   // still map; a chained run reads those tensors as inputs.
-  fmt::print("{} nodes skipped (the graph is cut there):\n", imported.skipped.size());
+  if (imported.skipped.empty())
+    fmt::print("no node skipped: the graph is whole\n");
+  else
+    fmt::print("{} node{} skipped (the graph is cut there):\n", imported.skipped.size(),
+               imported.skipped.size() == 1 ? "" : "s");
   for (const importer::SkippedNode& node : imported.skipped)
     fmt::print("  skip  {:<28} {:<20} {}\n", node.name, node.op_type, node.reason);
   util::write_file_atomically(options.output, yaml);
