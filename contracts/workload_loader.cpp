@@ -370,6 +370,12 @@ Network load_graph(StrictMap& root, const std::string& name, std::int64_t batch)
           network.tensors[op.inputs[i]].shape = {network.tensors[op.inputs[0]].shape[1]};
     InferredShape inferred = inferred_output_shape(network, op);
     if (inferred.violation) entry.map.fail(entry.inputs_field, *inferred.violation);
+    // Checked before any later operator multiplies the extents out (a pad or concat can grow a tensor past int64).
+    long double elements = 1;
+    for (std::int64_t extent : inferred.shape) elements *= static_cast<long double>(extent);
+    if (elements > kMaxTensorElementsForInt64Bytes)
+      entry.map.fail(entry.inputs_field, fmt::format("{} '{}' writes shape ({}): more than 10^18 elements",
+                                                     to_string(op.kind), op.name, fmt::join(inferred.shape, ",")));
     output.shape = std::move(inferred.shape);
   }
   if (const auto violation = network_violation(network)) root.fail("operators", *violation);

@@ -327,6 +327,13 @@ TEST_CASE("bad graph workloads are rejected naming the file, position, field and
        "4:3: field 'layers': a workload lists either 'layers' (a chain) or 'inputs' and 'operators' (a graph), not both"},
       {"kind: workload\nname: g\ninputs: [{name: x, shape: [1, 0]}]\noperators:\n  - {name: s, type: relu, input: x}\n",
        "3:27: field 'inputs[0].shape': expected a list of 1 to 8 integers in [1, 16777216], found 0"},
+      // 2^24 in every extent is 2^96 elements: refused where the pad writes it, before the flatten after it would
+      // multiply the extents out in int64.
+      {"kind: workload\nname: g\ninputs: [{name: x, shape: [16777216, 16777216, 1, 1]}]\noperators:\n"
+       "  - {name: p, type: pad, input: x, pads: [8388607, 8388607, 8388608, 8388608]}\n"
+       "  - {name: f, type: flatten, input: p}\n",
+       "5:33: field 'operators[0].input': pad 'p' writes shape (16777216,16777216,16777216,16777216): more than 10^18 "
+       "elements"},
   };
   for (const auto& [text, expected] : whole_file_cases) {
     const maeri::test::TempFile file(text);
