@@ -1267,7 +1267,8 @@ TEST_CASE("ONNX import: ConvTranspose with output_padding or asymmetric pads ext
     OnnxModelBuilder::set_ints(up, "output_shape", {5, 5});  // total 2·2 + 3 − 5 = 2: pads 1 and 1
     model.output("y");
     model.write(dir / "shaped.onnx");
-    const contracts::Layer& layer = layer_named(importer::import_onnx(dir / "shaped.onnx").network, "up");
+    // A copy: the import is a temporary (a reference into it dangled — ASan's heap-use-after-free).
+    const contracts::Layer layer = layer_named(importer::import_onnx(dir / "shaped.onnx").network, "up");
     CHECK(layer.padding_x == 1);
     CHECK(layer.X == 5);
     CHECK(layer.output_x() == 5);
