@@ -83,16 +83,23 @@ namespace {
 
 using Kernel = PostProcessingUnit::Kernel;
 
-// FabricLayer (epilogue), Requantize, Relu, Clip, Add, ChannelAffine: one block, one stage streaming every element.
+// FabricLayer (epilogue), Requantize, Relu, Clip, Add, ChannelAffine, Sigmoid, Tanh, HardSigmoid (a lookup in the
+// activation table per element) and Mul (a product per element, requantized; an SE gate's element read with each
+// element of its (n, c) plane): one block, one stage streaming every element.
 class ElementwiseKernel : public Kernel {
  public:
   using Kernel::Kernel;
   void check() {
     const contracts::QuantizedOperator& p = job_.parameters;
-    const std::size_t inputs = job_.op.kind == OperatorKind::Add ? 2 : 1;
+    const bool product = job_.op.kind == OperatorKind::Mul;
+    const std::size_t inputs = job_.op.kind == OperatorKind::Add || product ? 2 : 1;
     require(job_.inputs.size() == inputs, fmt::format("expected {} input(s), found {}", inputs, job_.inputs.size()));
-    for (const IntegerTensor& input : job_.inputs)
-      require(input.shape == job_.output_shape, "an input's shape differs from the output's");
+    require(job_.inputs[0].shape == job_.output_shape, "an input's shape differs from the output's");
+    if (inputs == 2)
+      require(job_.inputs[1].shape == job_.output_shape ||
+                  (product && contracts::is_se_gate(job_.output_shape, job_.inputs[1].shape)),
+              product ? "the second input is neither of the output's shape nor its (N, C, 1, 1) gate"
+                      : "an input's shape differs from the output's");
     switch (job_.op.kind) {
       case OperatorKind::FabricLayer: {
         require(job_.output_shape.size() >= 2, "a fabric layer's output needs a channel axis (1)");
@@ -112,6 +119,17 @@ class ElementwiseKernel : public Kernel {
         channel_stride_ = elements(job_.output_shape) / job_.output_shape[0] / job_.output_shape[1];
         break;
       }
+      case OperatorKind::Sigmoid:
+      case OperatorKind::Tanh:
+      case OperatorKind::HardSigmoid: {
+        const std::int64_t limit = contracts::data_limit(job_.data_width);
+        require(std::int64_t(p.activation_table.size()) == 2 * limit + 1,
+                "the activation table needs 2L + 1 entries (one per input integer)");
+        for (std::int64_t value : job_.inputs[0].values)
+          require(value >= -limit && value <= limit, "an input lies outside the data range the table covers");
+        break;
+      }
+      case OperatorKind::Mul: per_gate_ = elements(job_.output_shape) / elements(job_.inputs[1].shape); break;
       default: break;
     }
   }
@@ -156,6 +174,18 @@ class ElementwiseKernel : public Kernel {
           write(i, saturate(round_shift(scale(x, p.channel_multipliers[c]) + p.channel_offsets[c], p.channel_shift)));
           break;
         }
+        case OperatorKind::Sigmoid:
+        case OperatorKind::Tanh:
+        case OperatorKind::HardSigmoid:
+          ++counts_.lookups;
+          write(i, contracts::activation_lookup(p.activation_table, x, job_.data_width));
+          break;
+        case OperatorKind::Mul: {
+          const WideInt product = scale(x, read(1, i / per_gate_));
+          ++counts_.multiplications;  // by the requantization multiplier
+          write(i, saturate(round_shift(product * p.product.multiplier, p.product.shift)));
+          break;
+        }
         default: fail("not an element-wise kind");
       }
     }
@@ -163,6 +193,7 @@ class ElementwiseKernel : public Kernel {
 
  private:
   std::int64_t channel_stride_ = 1;
+  std::int64_t per_gate_ = 1;  // Mul: output elements per element of the second input
 };
 
 // Concat: each non-empty input is one block through one stage, its elements written to their place along the axis.
@@ -446,53 +477,6 @@ class PadKernel : public Kernel {
   }
 };
 
-// Sigmoid, Tanh, HardSigmoid (a lookup in the activation table per element) and Mul (a product per element, requantized;
-// an SE gate's element read with each element of its (n, c) plane): one block, one stage streaming every element.
-class GateKernel : public Kernel {
- public:
-  using Kernel::Kernel;
-  void check() {
-    const bool product = job_.op.kind == OperatorKind::Mul;
-    require(job_.inputs.size() == (product ? 2u : 1u),
-            fmt::format("expected {} input(s), found {}", product ? 2 : 1, job_.inputs.size()));
-    require(job_.inputs[0].shape == job_.output_shape, "the first input's shape differs from the output's");
-    if (product) {
-      const Shape& gate = job_.inputs[1].shape;
-      require(gate == job_.output_shape || contracts::is_se_gate(job_.output_shape, gate),
-              "the second input is neither of the output's shape nor its (N, C, 1, 1) gate");
-      per_gate_ = elements(job_.output_shape) / elements(gate);
-      return;
-    }
-    const std::int64_t limit = contracts::data_limit(job_.data_width);
-    require(std::int64_t(job_.parameters.activation_table.size()) == 2 * limit + 1,
-            "the activation table needs 2L + 1 entries (one per input integer)");
-    for (std::int64_t value : job_.inputs[0].values)
-      require(value >= -limit && value <= limit, "an input lies outside the data range the table covers");
-  }
-  std::size_t blocks() const override { return 1; }
-  std::size_t stages() const override { return 1; }
-  std::int64_t beats(std::size_t, std::size_t) const override { return beats_of(elements(job_.output_shape)); }
-  void beat(std::size_t, std::size_t, std::int64_t beat) override {
-    const contracts::QuantizedOperator& p = job_.parameters;
-    const auto [first, last] = lanes_of(beat, elements(job_.output_shape));
-    for (std::int64_t i = first; i < last; ++i) {
-      const std::int64_t x = read(0, i);
-      if (job_.op.kind != OperatorKind::Mul) {
-        ++counts_.lookups;
-        write(i, contracts::activation_lookup(p.activation_table, x, job_.data_width));
-        continue;
-      }
-      const std::int64_t gate = read(1, i / per_gate_);
-      const WideInt product = scale(x, gate);
-      ++counts_.multiplications;  // by the requantization multiplier
-      write(i, saturate(round_shift(product * p.product.multiplier, p.product.shift)));
-    }
-  }
-
- private:
-  std::int64_t per_gate_ = 1;  // output elements per element of the second input
-};
-
 template <typename K>
 std::unique_ptr<Kernel> checked(PostProcessingJob job, std::int64_t lanes) {
   auto kernel = std::make_unique<K>(std::move(job), lanes);
@@ -526,7 +510,7 @@ std::unique_ptr<Kernel> kernel_for(PostProcessingJob job, std::int64_t lanes) {
     case OperatorKind::Sigmoid:
     case OperatorKind::Tanh:
     case OperatorKind::HardSigmoid:
-    case OperatorKind::Mul: return checked<GateKernel>(std::move(job), lanes);
+    case OperatorKind::Mul: return checked<ElementwiseKernel>(std::move(job), lanes);
   }
   throw std::invalid_argument("post-processing: unknown operator kind");
 }

@@ -29,6 +29,20 @@ std::vector<std::string> linked_operators(const contracts::Network& network) {
   return linked;
 }
 
+// Loads `text` as a workload file and checks the error it gives starts with "<file>:" + `expected` (position, field
+// and rule); a file that loads gives the message "".
+void check_load_error(const std::string& text, const std::string& expected) {
+  const maeri::test::TempFile file(text);
+  std::string message;
+  try {
+    contracts::load_workload(file.path());
+  } catch (const maeri::util::InputError& error) {
+    message = error.what();
+  }
+  INFO(text << "\ngave: " << message);
+  CHECK(message.rfind(file.path() + ":" + expected, 0) == 0);
+}
+
 }  // namespace
 
 // VGG16's layers as a flat file (what configs/workloads/vgg16.yaml listed before it became a graph).
@@ -306,18 +320,7 @@ TEST_CASE("bad graph workloads are rejected naming the file, position, field and
       {"  - {name: f, type: reshape, input: c, shape: [1, 64]}\n  - {name: p, type: pad, input: f, pads: [1, 1, 1, 1]}\n",
        "7:33: field 'operators[2].input': pad 'p' needs a rank-4 input (N, C, X, Y); its input 'f' has shape (1,64)"},
   };
-  for (const auto& [operators, expected] : cases) {
-    const std::string text = head + operators;
-    const maeri::test::TempFile file(text);
-    std::string message;
-    try {
-      contracts::load_workload(file.path());
-    } catch (const maeri::util::InputError& error) {
-      message = error.what();
-    }
-    INFO(text << "\ngave: " << message);
-    CHECK(message.rfind(file.path() + ":" + expected, 0) == 0);
-  }
+  for (const auto& [operators, expected] : cases) check_load_error(head + operators, expected);
   const std::pair<std::string, std::string> whole_file_cases[] = {
       {"kind: workload\nname: g\ninputs: [{name: x, shape: [1, 2]}, {name: unused, shape: [3]}]\n"
        "operators:\n  - {name: s, type: softmax, input: x}\n",
@@ -335,17 +338,7 @@ TEST_CASE("bad graph workloads are rejected naming the file, position, field and
        "5:33: field 'operators[0].input': pad 'p' writes shape (16777216,16777216,16777216,16777216): more than 10^18 "
        "elements"},
   };
-  for (const auto& [text, expected] : whole_file_cases) {
-    const maeri::test::TempFile file(text);
-    std::string message;
-    try {
-      contracts::load_workload(file.path());
-    } catch (const maeri::util::InputError& error) {
-      message = error.what();
-    }
-    INFO(text << "\ngave: " << message);
-    CHECK(message.rfind(file.path() + ":" + expected, 0) == 0);
-  }
+  for (const auto& [text, expected] : whole_file_cases) check_load_error(text, expected);
 }
 
 TEST_CASE("ONNX models keep the edges of their tensor names, and only those") {
@@ -470,18 +463,7 @@ TEST_CASE("channel affine: loads from YAML with constant scale and shift of (C),
       {"  - {name: b, type: channel_affine, input: c, scale: s, shift: t}\n  - {name: r, type: relu, input: s}\n",
        "7:34: field 'operators[2].input': tensor 's' is the scale of 'b', not an activation"},
   };
-  for (const auto& [operators, expected] : cases) {
-    const std::string text = head + operators;
-    const maeri::test::TempFile file(text);
-    std::string message;
-    try {
-      contracts::load_workload(file.path());
-    } catch (const maeri::util::InputError& error) {
-      message = error.what();
-    }
-    INFO(text << "\ngave: " << message);
-    CHECK(message.rfind(file.path() + ":" + expected, 0) == 0);
-  }
+  for (const auto& [operators, expected] : cases) check_load_error(head + operators, expected);
 
   contracts::Network activation_scale = network;
   activation_scale.tensors[activation_scale.operators[1].inputs[1]].constant = false;
@@ -549,18 +531,7 @@ TEST_CASE("bad gate operators are rejected naming the file, position, field and 
       {"  - {name: h, type: hard_sigmoid, input: c, alpha: fast}\n", "6:52: field 'operators[1].alpha': expected a number in [-1e+30, 1e+30], found 'fast'"},
       {"  - {name: s, type: sigmoid, input: c, alpha: 1}\n", "6:40: field 'operators[1].alpha': unknown field"},
   };
-  for (const auto& [operators, expected] : cases) {
-    const std::string text = head + operators;
-    const maeri::test::TempFile file(text);
-    std::string message;
-    try {
-      contracts::load_workload(file.path());
-    } catch (const maeri::util::InputError& error) {
-      message = error.what();
-    }
-    INFO(text << "\ngave: " << message);
-    CHECK(message.rfind(file.path() + ":" + expected, 0) == 0);
-  }
+  for (const auto& [operators, expected] : cases) check_load_error(head + operators, expected);
   // inferred_output_shape's own rule, for graphs built in code: a hard sigmoid's attributes must be finite.
   contracts::Network network;
   network.tensors = {{"x", {1, 3}, false}, {"y", {1, 3}, false}};
