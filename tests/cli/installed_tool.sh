@@ -26,6 +26,18 @@ case $case_name in
     [[ -s run.json ]] || fail "maeri run wrote no JSON"
     "$expect" 0 --stdout-contains "mappings evaluated per second" "$maeri" bench --help || exit 1
     "$expect" 0 --stdout-contains "<shipped configs>/hardware/maeri-64.yaml" "$maeri" run --help || exit 1
+    # The Python module, where Debian's python3 looks under the prefix (lib/python3/dist-packages), imported from
+    # this directory, maps with the installed configs.
+    if ls "$build"/python/maeri.*.so >/dev/null 2>&1; then
+      site=$dir/prefix/lib/python3/dist-packages
+      ls "$site"/maeri.*.so >/dev/null 2>&1 || fail "the Python module is not installed under lib/python3/dist-packages"
+      PYTHONPATH=$site python3 -c "
+import maeri
+best = maeri.map('$dir/prefix/share/maeri/configs/hardware/maeri-64.yaml',
+                 '$dir/prefix/share/maeri/configs/workloads/tiny.yaml')
+assert best[0]['best'][0]['cycles']['total'] > 0, best[0]
+print('python module: tiny maps,', len(best), 'layers')" || fail "the installed Python module does not import or map"
+    fi
     # Relocatable: a moved prefix still finds its configs; nothing points back into the build or source tree.
     mv "$dir/prefix" "$dir/moved"
     "$expect" 0 --stdout-contains "layer conv1" "$dir/moved/bin/maeri" map --layer conv1 \
@@ -46,6 +58,10 @@ case $case_name in
     for path in ./usr/bin/maeri ./usr/share/maeri/configs/hardware/maeri-64.yaml ./usr/share/maeri/configs/workloads/tiny.yaml; do
       grep -q " $path\$" <<<"$contents" || fail "$path missing from $(basename "$deb")"
     done
+    if ls "$build"/python/maeri.*.so >/dev/null 2>&1; then
+      grep -qE " ./usr/lib/python3/dist-packages/maeri\.cpython-[^ ]+\.so\$" <<<"$contents" ||
+        fail "the Python module is missing from $(basename "$deb") (./usr/lib/python3/dist-packages)"
+    fi
     # dpkg-shlibdeps turned the binary's shared libraries into package dependencies.
     depends=$(dpkg-deb -f "$deb" Depends)
     for library in libsystemc libyaml-cpp libtbb; do
