@@ -11,10 +11,10 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/model_input_options.hpp"
-#include "cli/mpi_ranks.hpp"
 #include "codegen/exact_traffic.hpp"
 #include "mapper/search/hardware_sweep.hpp"
 #include "testbench/sweep_verification.hpp"
+#include "util/mpi_ranks.hpp"
 
 namespace maeri::cli {
 namespace {
@@ -52,7 +52,7 @@ void print_point(const mapper::HardwareSweep& sweep, const mapper::DesignPoint& 
 int run_sweep(SweepCommandLine& line) {
   // Under mpirun every rank builds the same point list; each evaluates its share and rank 0 gathers the results
   // and writes every output (docs/sweep.md, "Many cores and machines").
-  RankRunner runner({line.jobs, line.timeout}, line.rank_timeout);
+  util::RankRunner runner({line.jobs, line.timeout}, line.rank_timeout);
   line.sweep.two_level = !line.single_level;
   line.sweep.exact_traffic_for = codegen::exact_traffic_for;  // ranked and reported with exact traffic, as `map`
   line.sweep.progress_bars = isatty(STDERR_FILENO);

@@ -13,11 +13,11 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/model_input_options.hpp"
-#include "cli/mpi_ranks.hpp"
 #include "cli/shipped_configs.hpp"
 #include "importer/network_loader.hpp"
 #include "testbench/network_run.hpp"
 #include "testbench/network_verification.hpp"
+#include "util/mpi_ranks.hpp"
 #include "util/process_clock.hpp"
 
 namespace maeri::cli {
@@ -56,7 +56,7 @@ void print_run(const testbench::VerifiedRun& verified) {
 }
 
 int run_verify(VerifyCommandLine& line) {
-  RankRunner runner({line.jobs, line.timeout}, line.rank_timeout);
+  util::RankRunner runner({line.jobs, line.timeout}, line.rank_timeout);
   testbench::NetworkVerificationOptions& options = line.verification;
   options.memory = testbench::memory_runs_named(line.memory);
   testbench::NetworkVerification verification(options, runner.root());
@@ -125,7 +125,7 @@ void print_group(const testbench::NetworkRunResult&, const testbench::GroupRun& 
 }
 
 int run_chain(VerifyCommandLine& line) {
-  RankRunner runner({line.jobs, line.timeout}, line.rank_timeout);
+  util::RankRunner runner({line.jobs, line.timeout}, line.rank_timeout);
   testbench::NetworkRunOptions& options = line.network;
   options.layers = line.verification;
   options.layers.memory = testbench::memory_runs_named(line.memory);

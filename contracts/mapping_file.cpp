@@ -115,6 +115,121 @@ void write_mapping_file(const std::string& path, const MappingFile& mapping) {
   util::write_file_atomically(path, emit_mapping_file(mapping));
 }
 
+namespace {
+
+// The recorded layer shape ("shape:"). Ranges are shape_violation's (one home), checked on the whole shape. Files
+// written before per-axis shapes have `stride` and `padding` for both axes and no dilation or groups.
+Layer read_recorded_shape(StrictMap& entry) {
+  Layer layer;
+  layer.name = entry.text("name");
+  StrictMap shape = entry.map("shape");
+  layer.type = layer_type_of(shape.choice("type", {"conv", "fc", "gemm"}));
+  const Layer defaults;
+  const std::int64_t stride = shape.optional_integer("stride", 0, kMaxLayerDimension).value_or(1);
+  const std::int64_t padding = shape.optional_integer("padding", 0, kMaxLayerDimension).value_or(0);
+  for (const LayerShapeField& field : kLayerShapeFields) {
+    const std::string name = field.name;
+    std::int64_t fallback = defaults.*field.member;
+    if (name == "stride_x" || name == "stride_y") fallback = stride;
+    if (name == "padding_x" || name == "padding_y") fallback = padding;
+    const bool optional = name.find('_') != std::string::npos || name == "groups";
+    layer.*field.member = optional ? shape.optional_integer(name, 0, kMaxLayerDimension).value_or(fallback)
+                                   : shape.integer(name, 0, kMaxLayerDimension);
+  }
+  check_layer_shape(shape, layer);
+  shape.finish();
+  return layer;
+}
+
+// The fabric tile ("tile:"), Eq. 1 and its rules checked against the recorded hardware's num_ms.
+FabricTile read_fabric_tile(StrictMap& entry, const Layer& layer, const Hardware& bounds) {
+  StrictMap tile = entry.map("tile");
+  Mapping mapping;
+  for (int dim = 0; dim < kNumTileDims; ++dim) mapping[dim] = tile.integer(kTileKeys[dim], 1, kMaxLayerDimension);
+  mapping.tile.groups = tile.optional_integer(kGroupsKey, 1, kMaxLayerDimension).value_or(1);
+  if (const auto violation = mapping_violation(layer, bounds, Mapping{mapping.tile, {}})) {
+    if (blames_groups(*violation)) tile.fail(kGroupsKey, *violation);
+    tile.fail_here(*violation);
+  }
+  tile.finish();
+  return mapping.tile;
+}
+
+// The SDM level ("sdm:", optional: a file without it maps each layer as one block, docs/mapping.md): its blocks and
+// loop order, into `mapping`, whose fabric tile is read.
+void read_sdm_level(StrictMap& entry, const Layer& layer, const Hardware& bounds, Mapping& mapping) {
+  StrictMap sdm = entry.map("sdm");
+  SdmLevel& level = mapping.sdm;
+  level.blocked = true;
+  for (int dim = 0; dim < kNumSdmDims; ++dim)
+    level.block[size_t(dim)] = sdm.integer(sdm_dim_key(dim), 1, kMaxLayerDimension);
+  if (sdm.has("order")) {
+    const std::string order = sdm.text("order");
+    const std::string problem = order_problem(order);
+    if (!problem.empty())
+      sdm.fail("order", fmt::format("'{}' is not a permutation of K, C, N, X, Y: {}", order, problem));
+    level.order = *parse_order(order);
+  }
+  if (const auto violation = sdm_violation(layer, bounds, mapping)) {
+    // Blame the block the rule names ("sdm.K = …"), or the SDM level as a whole.
+    for (int dim = 0; dim < kNumSdmDims; ++dim)
+      if (violation->find(fmt::format("sdm.{} ", sdm_dim_key(dim))) != std::string::npos)
+        sdm.fail(sdm_dim_key(dim), *violation);
+    sdm.fail_here(*violation);
+  }
+  sdm.finish();
+}
+
+// One entry of "layers:": the layer, its tile, SDM level and phase order, and the predictions recorded with them.
+LayerMapping read_layer_mapping(StrictMap entry, const Hardware& bounds) {
+  LayerMapping layer_mapping;
+  layer_mapping.layer = read_recorded_shape(entry);
+  layer_mapping.mapping.tile = read_fabric_tile(entry, layer_mapping.layer, bounds);
+  if (entry.has("sdm")) read_sdm_level(entry, layer_mapping.layer, bounds, layer_mapping.mapping);
+  // The phase order is optional: without it the folds run outside the filter tiles (docs/mapping.md).
+  if (entry.has("phase_order"))
+    layer_mapping.mapping.phase_order = *parse_phase_order(
+        entry.choice("phase_order", {phase_order_text(PhaseOrder::FoldsOuter), phase_order_text(PhaseOrder::FiltersOuter)}));
+  layer_mapping.predicted_cycles = entry.number("predicted_cycles", 0, 1e30);
+  layer_mapping.predicted_energy_pj = entry.number("predicted_energy_pj", 0, 1e30);
+  entry.finish();
+  return layer_mapping;
+}
+
+// "fused_groups:": each group's layers (mapped by the file, in one group at most), stripes and pinned weights.
+std::vector<FusedGroupEntry> read_fused_groups(StrictMap& root, const std::vector<LayerMapping>& layers) {
+  const YAML::Node groups = root.sequence("fused_groups");
+  std::vector<FusedGroupEntry> read;
+  std::map<std::string, std::string> group_of;  // layer → the group that has it
+  std::set<std::string> names;
+  for (std::size_t index = 0; index < groups.size(); ++index) {
+    StrictMap entry = root.element_map("fused_groups", groups, index);
+    FusedGroupEntry group;
+    group.name = entry.text("name");
+    if (!names.insert(group.name).second) entry.fail("name", "a second fused group named '" + group.name + "'");
+    group.layers = entry.text_list("layers");
+    for (const std::string& layer : group.layers) {
+      const bool known = std::any_of(layers.begin(), layers.end(),
+                                     [&](const LayerMapping& mapped) { return mapped.layer.name == layer; });
+      if (!known) entry.fail("layers", fmt::format("fused group '{}': the file maps no layer '{}'", group.name, layer));
+      if (const auto [it, added] = group_of.emplace(layer, group.name); !added)
+        entry.fail("layers", fmt::format("fused group '{}': layer '{}' is already in fused group '{}'", group.name,
+                                         layer, it->second));
+    }
+    group.stripes = entry.integer("stripes", 1, kMaxLayerDimension);
+    if (entry.has("pinned_weights")) group.pinned_weights = entry.text_list("pinned_weights");
+    for (const std::string& layer : group.pinned_weights)
+      if (std::find(group.layers.begin(), group.layers.end(), layer) == group.layers.end())
+        entry.fail("pinned_weights",
+                   fmt::format("fused group '{}': layer '{}' is not one of its layers", group.name, layer));
+    entry.finish();
+    read.push_back(group);
+  }
+  return read;
+}
+
+}  // namespace
+
 MappingFile load_mapping_file(const std::string& path) {
   StrictMap root(load_yaml_file(path), path, "");
   if (root.choice("kind", {"mapping"}) != "mapping") root.fail("kind", "expected 'mapping'");
@@ -128,101 +243,11 @@ MappingFile load_mapping_file(const std::string& path) {
   mapping.workload_name = root.text("workload");
   mapping.objective = root.choice("objective", kObjectiveNames);
   const YAML::Node layers = root.sequence("layers");
-  Hardware bounds;
+  Hardware bounds;  // the tiles' rules need only the recorded fabric's size
   bounds.num_ms = mapping.num_ms;
-  for (std::size_t index = 0; index < layers.size(); ++index) {
-    StrictMap entry = root.element_map("layers", layers, index);
-    LayerMapping layer_mapping;
-    Layer& layer = layer_mapping.layer;
-    layer.name = entry.text("name");
-    StrictMap shape = entry.map("shape");
-    layer.type = layer_type_of(shape.choice("type", {"conv", "fc", "gemm"}));
-    // Ranges are shape_violation's (one home), checked on the whole shape below. Files written before per-axis
-    // shapes have `stride` and `padding` for both axes and no dilation or groups.
-    const Layer defaults;
-    const std::int64_t stride = shape.optional_integer("stride", 0, kMaxLayerDimension).value_or(1);
-    const std::int64_t padding = shape.optional_integer("padding", 0, kMaxLayerDimension).value_or(0);
-    for (const LayerShapeField& field : kLayerShapeFields) {
-      const std::string name = field.name;
-      std::int64_t fallback = defaults.*field.member;
-      if (name == "stride_x" || name == "stride_y") fallback = stride;
-      if (name == "padding_x" || name == "padding_y") fallback = padding;
-      const bool optional = name.find('_') != std::string::npos || name == "groups";
-      layer.*field.member = optional ? shape.optional_integer(name, 0, kMaxLayerDimension).value_or(fallback)
-                                     : shape.integer(name, 0, kMaxLayerDimension);
-    }
-    check_layer_shape(shape, layer);
-    shape.finish();
-    StrictMap tile = entry.map("tile");
-    for (int dim = 0; dim < kNumTileDims; ++dim) {
-      layer_mapping.mapping[dim] = tile.integer(kTileKeys[dim], 1, kMaxLayerDimension);
-    }
-    layer_mapping.mapping.tile.groups = tile.optional_integer(kGroupsKey, 1, kMaxLayerDimension).value_or(1);
-    if (const auto violation = mapping_violation(layer, bounds, Mapping{layer_mapping.mapping.tile, {}})) {
-      if (blames_groups(*violation)) tile.fail(kGroupsKey, *violation);
-      tile.fail_here(*violation);
-    }
-    tile.finish();
-    // The SDM level is optional: a file without it maps each layer as one block (docs/mapping.md).
-    if (entry.has("sdm")) {
-      StrictMap sdm = entry.map("sdm");
-      SdmLevel& level = layer_mapping.mapping.sdm;
-      level.blocked = true;
-      for (int dim = 0; dim < kNumSdmDims; ++dim)
-        level.block[size_t(dim)] = sdm.integer(sdm_dim_key(dim), 1, kMaxLayerDimension);
-      if (sdm.has("order")) {
-        const std::string order = sdm.text("order");
-        const std::string problem = order_problem(order);
-        if (!problem.empty())
-          sdm.fail("order", fmt::format("'{}' is not a permutation of K, C, N, X, Y: {}", order, problem));
-        level.order = *parse_order(order);
-      }
-      if (const auto violation = sdm_violation(layer, bounds, layer_mapping.mapping)) {
-        // Blame the block the rule names ("sdm.K = …"), or the SDM level as a whole.
-        for (int dim = 0; dim < kNumSdmDims; ++dim)
-          if (violation->find(fmt::format("sdm.{} ", sdm_dim_key(dim))) != std::string::npos)
-            sdm.fail(sdm_dim_key(dim), *violation);
-        sdm.fail_here(*violation);
-      }
-      sdm.finish();
-    }
-    // The phase order is optional: without it the folds run outside the filter tiles (docs/mapping.md).
-    if (entry.has("phase_order"))
-      layer_mapping.mapping.phase_order = *parse_phase_order(
-          entry.choice("phase_order", {phase_order_text(PhaseOrder::FoldsOuter), phase_order_text(PhaseOrder::FiltersOuter)}));
-    layer_mapping.predicted_cycles = entry.number("predicted_cycles", 0, 1e30);
-    layer_mapping.predicted_energy_pj = entry.number("predicted_energy_pj", 0, 1e30);
-    entry.finish();
-    mapping.layers.push_back(layer_mapping);
-  }
-  if (root.has("fused_groups")) {
-    const YAML::Node groups = root.sequence("fused_groups");
-    std::map<std::string, std::string> group_of;  // layer → the group that has it
-    std::set<std::string> names;
-    for (std::size_t index = 0; index < groups.size(); ++index) {
-      StrictMap entry = root.element_map("fused_groups", groups, index);
-      FusedGroupEntry group;
-      group.name = entry.text("name");
-      if (!names.insert(group.name).second) entry.fail("name", "a second fused group named '" + group.name + "'");
-      group.layers = entry.text_list("layers");
-      for (const std::string& layer : group.layers) {
-        const bool known = std::any_of(mapping.layers.begin(), mapping.layers.end(),
-                                       [&](const LayerMapping& mapped) { return mapped.layer.name == layer; });
-        if (!known) entry.fail("layers", fmt::format("fused group '{}': the file maps no layer '{}'", group.name, layer));
-        if (const auto [it, added] = group_of.emplace(layer, group.name); !added)
-          entry.fail("layers", fmt::format("fused group '{}': layer '{}' is already in fused group '{}'", group.name,
-                                           layer, it->second));
-      }
-      group.stripes = entry.integer("stripes", 1, kMaxLayerDimension);
-      if (entry.has("pinned_weights")) group.pinned_weights = entry.text_list("pinned_weights");
-      for (const std::string& layer : group.pinned_weights)
-        if (std::find(group.layers.begin(), group.layers.end(), layer) == group.layers.end())
-          entry.fail("pinned_weights",
-                     fmt::format("fused group '{}': layer '{}' is not one of its layers", group.name, layer));
-      entry.finish();
-      mapping.fused_groups.push_back(group);
-    }
-  }
+  for (std::size_t index = 0; index < layers.size(); ++index)
+    mapping.layers.push_back(read_layer_mapping(root.element_map("layers", layers, index), bounds));
+  if (root.has("fused_groups")) mapping.fused_groups = read_fused_groups(root, mapping.layers);
   root.finish();
   return mapping;
 }

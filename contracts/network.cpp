@@ -163,6 +163,135 @@ InferredShape fabric_output_shape(const Network& network, const Operator& op) {
   return {output_shape(layer), std::nullopt};
 }
 
+// One operator beside the fabric whose input count has been checked: its label for messages and its first input.
+struct SideOperator {
+  const Network& network;
+  const Operator& op;
+  std::string label;  // "<kind> '<name>'"
+  const Tensor& input;
+
+  const std::vector<std::int64_t>& shape() const { return input.shape; }
+  const Tensor& other(std::size_t i) const { return network.tensors[op.inputs[i]]; }
+  InferredShape rank_problem(const char* needed) const {
+    return problem(fmt::format("{} needs {}; its input '{}' has shape {}", label, needed, input.name,
+                               shape_text(input.shape)));
+  }
+};
+
+// Relu, requantize, clip, sigmoid, tanh, hard sigmoid: the input's shape, attributes permitting.
+InferredShape elementwise_output_shape(const SideOperator& side) {
+  const Operator& op = side.op;
+  if (op.kind == OperatorKind::Clip && !(op.clip_min <= op.clip_max))
+    return problem(fmt::format("{} clips to [{}, {}]: the minimum must not exceed the maximum", side.label,
+                               op.clip_min, op.clip_max));
+  if (op.kind == OperatorKind::HardSigmoid && (!std::isfinite(op.hard_sigmoid_alpha) ||
+                                               !std::isfinite(op.hard_sigmoid_beta)))
+    return problem(fmt::format("{} has alpha {} and beta {}: both must be finite", side.label, op.hard_sigmoid_alpha,
+                               op.hard_sigmoid_beta));
+  return {side.shape(), std::nullopt};
+}
+
+// Max and average pool (a window), global average pool (the whole image).
+InferredShape pool_output_shape(const SideOperator& side) {
+  const std::vector<std::int64_t>& shape = side.shape();
+  if (shape.size() != 4) return side.rank_problem("a rank-4 input (N, C, X, Y)");
+  if (side.op.kind == OperatorKind::GlobalAveragePool) return {{shape[0], shape[1], 1, 1}, std::nullopt};
+  const PoolWindow& pool = side.op.pool;
+  if (auto window = pool_window_violation(pool, shape[2], shape[3]))
+    return problem(fmt::format("{} on '{}' of shape {}: {}", side.label, side.input.name, shape_text(shape), *window));
+  return {{shape[0], shape[1], pool.output_x(shape[2]), pool.output_y(shape[3])}, std::nullopt};
+}
+
+// Add (equal shapes) and mul (equal shapes, or an image and its squeeze-and-excitation gate).
+InferredShape pair_output_shape(const SideOperator& side) {
+  const std::vector<std::int64_t>& shape = side.shape();
+  const Tensor& other = side.other(1);
+  if (side.op.kind == OperatorKind::Add && other.shape != shape)
+    return problem(fmt::format("{} adds '{}' of shape {} and '{}' of shape {}: the shapes must be equal", side.label,
+                               side.input.name, shape_text(shape), other.name, shape_text(other.shape)));
+  if (side.op.kind == OperatorKind::Mul && other.shape != shape && !is_se_gate(shape, other.shape))
+    return problem(fmt::format("{} multiplies '{}' of shape {} by '{}' of shape {}: the shapes must be equal, or "
+                               "the first (N, C, X, Y) and the second (N, C, 1, 1)",
+                               side.label, side.input.name, shape_text(shape), other.name, shape_text(other.shape)));
+  return {shape, std::nullopt};
+}
+
+InferredShape concat_output_shape(const SideOperator& side) {
+  const std::vector<std::int64_t>& shape = side.shape();
+  const Operator& op = side.op;
+  if (op.axis < 0 || op.axis >= std::int64_t(shape.size()))
+    return problem(fmt::format("{} joins along axis {}, but its input '{}' has rank {}", side.label, op.axis,
+                               side.input.name, shape.size()));
+  std::vector<std::int64_t> joined = shape;
+  const std::size_t axis = std::size_t(op.axis);
+  for (std::size_t i = 1; i < op.inputs.size(); ++i) {
+    const Tensor& next = side.other(i);
+    bool agrees = next.shape.size() == shape.size();
+    for (std::size_t d = 0; agrees && d < shape.size(); ++d) agrees = d == axis || next.shape[d] == shape[d];
+    if (!agrees)
+      return problem(fmt::format("{} joins '{}' of shape {} and '{}' of shape {} along axis {}: the shapes must "
+                                 "agree except along the axis",
+                                 side.label, side.input.name, shape_text(shape), next.name, shape_text(next.shape),
+                                 axis));
+    joined[axis] += next.shape[axis];
+    if (joined[axis] > kMaxLayerDimension)
+      return problem(fmt::format("{} joins more than {} entries along axis {}", side.label, kMaxLayerDimension, axis));
+  }
+  return {joined, std::nullopt};
+}
+
+// A reshape's output is its target: the output tensor's shape, of as many elements as the input.
+InferredShape reshape_output_shape(const SideOperator& side) {
+  const Operator& op = side.op;
+  if (op.outputs.size() != 1 || op.outputs[0] >= side.network.tensors.size())
+    return problem(fmt::format("{} writes no output tensor", side.label));
+  const Tensor& output = side.network.tensors[op.outputs[0]];
+  if (output.elements() != side.input.elements())
+    return problem(fmt::format("{} gives '{}' of shape {} ({} elements) the shape {} ({} elements): the counts "
+                               "must be equal",
+                               side.label, side.input.name, shape_text(side.shape()), side.input.elements(),
+                               shape_text(output.shape), output.elements()));
+  return {output.shape, std::nullopt};
+}
+
+InferredShape softmax_output_shape(const SideOperator& side) {
+  if (side.shape().size() != 2 && side.shape().size() != 4)
+    return side.rank_problem("a rank-2 (N, classes) or rank-4 input");
+  if (side.op.axis != 1)
+    return problem(fmt::format("{} runs along axis {}; softmax runs along axis 1", side.label, side.op.axis));
+  return {side.shape(), std::nullopt};
+}
+
+// A channel affine's scale and shift hold one value per channel (axis 1).
+InferredShape channel_affine_output_shape(const SideOperator& side) {
+  const std::vector<std::int64_t>& shape = side.shape();
+  if (shape.size() != 2 && shape.size() != 4) return side.rank_problem("a rank-2 (N, C) or rank-4 (N, C, X, Y) input");
+  const char* what[] = {"", "scale", "shift"};
+  for (std::size_t i = 1; i < 3; ++i) {
+    const Tensor& parameter = side.other(i);
+    if (parameter.shape != std::vector<std::int64_t>{shape[1]})
+      return problem(fmt::format("{}: its {} '{}' has shape {}, its input '{}' of shape {} needs ({})", side.label,
+                                 what[i], parameter.name, shape_text(parameter.shape), side.input.name,
+                                 shape_text(shape), shape[1]));
+  }
+  return {shape, std::nullopt};
+}
+
+InferredShape pad_output_shape(const SideOperator& side) {
+  const std::vector<std::int64_t>& shape = side.shape();
+  if (shape.size() != 4) return side.rank_problem("a rank-4 input (N, C, X, Y)");
+  const PadBorder& border = side.op.pad;
+  for (const std::int64_t edge : {border.x_begin, border.x_end, border.y_begin, border.y_end})
+    if (edge < 0 || edge > kMaxLayerDimension)
+      return problem(fmt::format("{} has the border x {}+{}, y {}+{}: every side must be in [0, {}]", side.label,
+                                 border.x_begin, border.x_end, border.y_begin, border.y_end, kMaxLayerDimension));
+  const std::int64_t x = border.output_x(shape[2]), y = border.output_y(shape[3]);
+  if (x > kMaxLayerDimension || y > kMaxLayerDimension)
+    return problem(fmt::format("{} pads '{}' of shape {} to {}x{}: more than {} along an axis", side.label,
+                               side.input.name, shape_text(shape), x, y, kMaxLayerDimension));
+  return {{shape[0], shape[1], x, y}, std::nullopt};
+}
+
 }  // namespace
 
 bool is_se_gate(const std::vector<std::int64_t>& image, const std::vector<std::int64_t>& gate) {
@@ -177,113 +306,25 @@ InferredShape inferred_output_shape(const Network& network, const Operator& op) 
   if (op.kind == OperatorKind::Concat ? op.inputs.empty() : op.inputs.size() != inputs)
     return problem(fmt::format("{} reads {} tensors, expected {}", label, op.inputs.size(),
                                op.kind == OperatorKind::Concat ? "at least 1" : std::to_string(inputs)));
-  const Tensor& input = network.tensors[op.inputs[0]];
-  const std::vector<std::int64_t>& shape = input.shape;
-  const auto rank_problem = [&](const char* needed) {
-    return problem(fmt::format("{} needs {}; its input '{}' has shape {}", label, needed, input.name,
-                               shape_text(shape)));
-  };
+  const SideOperator side{network, op, label, network.tensors[op.inputs[0]]};
   switch (op.kind) {
     case OperatorKind::FabricLayer: break;
     case OperatorKind::Requantize:
-    case OperatorKind::Relu: return {shape, std::nullopt};
+    case OperatorKind::Relu:
     case OperatorKind::Clip:
-      if (!(op.clip_min <= op.clip_max))
-        return problem(fmt::format("{} clips to [{}, {}]: the minimum must not exceed the maximum", label,
-                                   op.clip_min, op.clip_max));
-      return {shape, std::nullopt};
-    case OperatorKind::MaxPool:
-    case OperatorKind::AveragePool: {
-      if (shape.size() != 4) return rank_problem("a rank-4 input (N, C, X, Y)");
-      if (auto window = pool_window_violation(op.pool, shape[2], shape[3]))
-        return problem(fmt::format("{} on '{}' of shape {}: {}", label, input.name, shape_text(shape), *window));
-      return {{shape[0], shape[1], op.pool.output_x(shape[2]), op.pool.output_y(shape[3])}, std::nullopt};
-    }
-    case OperatorKind::GlobalAveragePool:
-      if (shape.size() != 4) return rank_problem("a rank-4 input (N, C, X, Y)");
-      return {{shape[0], shape[1], 1, 1}, std::nullopt};
-    case OperatorKind::Add: {
-      const Tensor& other = network.tensors[op.inputs[1]];
-      if (other.shape != shape)
-        return problem(fmt::format("{} adds '{}' of shape {} and '{}' of shape {}: the shapes must be equal", label,
-                                   input.name, shape_text(shape), other.name, shape_text(other.shape)));
-      return {shape, std::nullopt};
-    }
-    case OperatorKind::Concat: {
-      if (op.axis < 0 || op.axis >= std::int64_t(shape.size()))
-        return problem(fmt::format("{} joins along axis {}, but its input '{}' has rank {}", label, op.axis,
-                                   input.name, shape.size()));
-      std::vector<std::int64_t> joined = shape;
-      const std::size_t axis = std::size_t(op.axis);
-      for (std::size_t i = 1; i < op.inputs.size(); ++i) {
-        const Tensor& next = network.tensors[op.inputs[i]];
-        bool agrees = next.shape.size() == shape.size();
-        for (std::size_t d = 0; agrees && d < shape.size(); ++d) agrees = d == axis || next.shape[d] == shape[d];
-        if (!agrees)
-          return problem(fmt::format("{} joins '{}' of shape {} and '{}' of shape {} along axis {}: the shapes must "
-                                     "agree except along the axis",
-                                     label, input.name, shape_text(shape), next.name, shape_text(next.shape), axis));
-        joined[axis] += next.shape[axis];
-        if (joined[axis] > kMaxLayerDimension)
-          return problem(fmt::format("{} joins more than {} entries along axis {}", label, kMaxLayerDimension, axis));
-      }
-      return {joined, std::nullopt};
-    }
-    case OperatorKind::Reshape: {
-      if (op.outputs.size() != 1 || op.outputs[0] >= network.tensors.size())
-        return problem(fmt::format("{} writes no output tensor", label));
-      const Tensor& output = network.tensors[op.outputs[0]];
-      if (output.elements() != input.elements())
-        return problem(fmt::format("{} gives '{}' of shape {} ({} elements) the shape {} ({} elements): the counts "
-                                   "must be equal",
-                                   label, input.name, shape_text(shape), input.elements(), shape_text(output.shape),
-                                   output.elements()));
-      return {output.shape, std::nullopt};
-    }
-    case OperatorKind::Softmax:
-      if (shape.size() != 2 && shape.size() != 4) return rank_problem("a rank-2 (N, classes) or rank-4 input");
-      if (op.axis != 1) return problem(fmt::format("{} runs along axis {}; softmax runs along axis 1", label, op.axis));
-      return {shape, std::nullopt};
-    case OperatorKind::ChannelAffine: {
-      if (shape.size() != 2 && shape.size() != 4) return rank_problem("a rank-2 (N, C) or rank-4 (N, C, X, Y) input");
-      const char* what[] = {"", "scale", "shift"};
-      for (std::size_t i = 1; i < 3; ++i) {
-        const Tensor& parameter = network.tensors[op.inputs[i]];
-        if (parameter.shape != std::vector<std::int64_t>{shape[1]})
-          return problem(fmt::format("{}: its {} '{}' has shape {}, its input '{}' of shape {} needs ({})", label,
-                                     what[i], parameter.name, shape_text(parameter.shape), input.name,
-                                     shape_text(shape), shape[1]));
-      }
-      return {shape, std::nullopt};
-    }
-    case OperatorKind::Pad: {
-      if (shape.size() != 4) return rank_problem("a rank-4 input (N, C, X, Y)");
-      const PadBorder& border = op.pad;
-      for (const std::int64_t side : {border.x_begin, border.x_end, border.y_begin, border.y_end})
-        if (side < 0 || side > kMaxLayerDimension)
-          return problem(fmt::format("{} has the border x {}+{}, y {}+{}: every side must be in [0, {}]", label,
-                                     border.x_begin, border.x_end, border.y_begin, border.y_end, kMaxLayerDimension));
-      const std::int64_t x = border.output_x(shape[2]), y = border.output_y(shape[3]);
-      if (x > kMaxLayerDimension || y > kMaxLayerDimension)
-        return problem(fmt::format("{} pads '{}' of shape {} to {}x{}: more than {} along an axis", label, input.name,
-                                   shape_text(shape), x, y, kMaxLayerDimension));
-      return {{shape[0], shape[1], x, y}, std::nullopt};
-    }
     case OperatorKind::Sigmoid:
-    case OperatorKind::Tanh: return {shape, std::nullopt};
-    case OperatorKind::HardSigmoid:
-      if (!std::isfinite(op.hard_sigmoid_alpha) || !std::isfinite(op.hard_sigmoid_beta))
-        return problem(fmt::format("{} has alpha {} and beta {}: both must be finite", label, op.hard_sigmoid_alpha,
-                                   op.hard_sigmoid_beta));
-      return {shape, std::nullopt};
-    case OperatorKind::Mul: {
-      const Tensor& other = network.tensors[op.inputs[1]];
-      if (other.shape != shape && !is_se_gate(shape, other.shape))
-        return problem(fmt::format("{} multiplies '{}' of shape {} by '{}' of shape {}: the shapes must be equal, or "
-                                   "the first (N, C, X, Y) and the second (N, C, 1, 1)",
-                                   label, input.name, shape_text(shape), other.name, shape_text(other.shape)));
-      return {shape, std::nullopt};
-    }
+    case OperatorKind::Tanh:
+    case OperatorKind::HardSigmoid: return elementwise_output_shape(side);
+    case OperatorKind::MaxPool:
+    case OperatorKind::AveragePool:
+    case OperatorKind::GlobalAveragePool: return pool_output_shape(side);
+    case OperatorKind::Add:
+    case OperatorKind::Mul: return pair_output_shape(side);
+    case OperatorKind::Concat: return concat_output_shape(side);
+    case OperatorKind::Reshape: return reshape_output_shape(side);
+    case OperatorKind::Softmax: return softmax_output_shape(side);
+    case OperatorKind::ChannelAffine: return channel_affine_output_shape(side);
+    case OperatorKind::Pad: return pad_output_shape(side);
   }
   return problem(fmt::format("operator '{}' has an unknown kind", op.name));
 }

@@ -258,82 +258,100 @@ GraphEntry read_operator(StrictMap entry, std::int64_t batch, std::vector<Layer>
   return read;
 }
 
-Network load_graph(StrictMap& root, const std::string& name, std::int64_t batch) {
-  if (root.has("layers"))
-    root.fail("layers", "a workload lists either 'layers' (a chain) or 'inputs' and 'operators' (a graph), not both");
+// A graph as it is read: its tensors by name, and where each was declared (for the messages of a clash).
+struct GraphReading {
   Network network;
-  network.name = name;
   std::map<std::string, std::size_t> tensor_of;
   std::vector<std::string> declared_by;  // per tensor: "declared in 'inputs'", "produced by operator 'x'", …
-  const auto add_tensor = [&](const std::string& tensor, std::vector<std::int64_t> shape, bool constant,
-                              std::string origin) {
+  std::vector<GraphEntry> entries;       // the operators in the file's order
+
+  std::size_t add_tensor(const std::string& tensor, std::vector<std::int64_t> shape, bool constant,
+                         std::string origin) {
     tensor_of[tensor] = network.tensors.size();
     network.tensors.push_back({tensor, std::move(shape), constant});
     declared_by.push_back(std::move(origin));
     return network.tensors.size() - 1;
-  };
+  }
+};
 
-  const YAML::Node inputs = root.sequence("inputs");
+// The graph's declared inputs, tensors 0… in the file's order.
+void read_graph_inputs(StrictMap& root, const YAML::Node& inputs, GraphReading& graph) {
   for (std::size_t index = 0; index < inputs.size(); ++index) {
     StrictMap entry = root.element_map("inputs", inputs, index);
     const std::string tensor = entry.text("name");
-    if (tensor_of.count(tensor)) entry.fail("name", fmt::format("input '{}' is declared twice", tensor));
+    if (graph.tensor_of.count(tensor)) entry.fail("name", fmt::format("input '{}' is declared twice", tensor));
     const std::vector<std::int64_t> shape = entry.integer_list("shape", 1, kMaxLayerDimension, kMaxTensorRank);
     long double elements = 1;
     for (std::int64_t extent : shape) elements *= static_cast<long double>(extent);
     if (elements > kMaxTensorElementsForInt64Bytes)
       entry.fail("shape", "more than 10^18 elements (kMaxTensorElementsForInt64Bytes)");
     entry.finish();
-    add_tensor(tensor, shape, false, "declared in 'inputs'");
+    graph.add_tensor(tensor, shape, false, "declared in 'inputs'");
   }
+}
 
+// Every operator entry, with its output tensor (shape still unknown); names of operators and tensors unique.
+void read_graph_operators(StrictMap& root, std::int64_t batch, GraphReading& graph) {
   const YAML::Node entries = root.sequence("operators");
-  std::vector<GraphEntry> graph;
   std::set<std::string> operator_names;
   long double total_macs = 0;
   for (std::size_t index = 0; index < entries.size(); ++index) {
-    graph.push_back(read_operator(root.element_map("operators", entries, index), batch, network.layers, total_macs));
-    GraphEntry& entry = graph.back();
+    graph.entries.push_back(
+        read_operator(root.element_map("operators", entries, index), batch, graph.network.layers, total_macs));
+    GraphEntry& entry = graph.entries.back();
     if (!operator_names.insert(entry.op.name).second)
       entry.map.fail("name", fmt::format("duplicate operator name '{}' (names must be unique)", entry.op.name));
-    if (tensor_of.count(entry.output))
+    if (graph.tensor_of.count(entry.output))
       entry.map.fail(entry.output_field, fmt::format("tensor '{}' is {}; each tensor has one producer", entry.output,
-                                                     declared_by[tensor_of[entry.output]]));
-    entry.op.outputs = {add_tensor(entry.output, {}, false, fmt::format("produced by operator '{}'", entry.op.name))};
+                                                     graph.declared_by[graph.tensor_of[entry.output]]));
+    entry.op.outputs = {
+        graph.add_tensor(entry.output, {}, false, fmt::format("produced by operator '{}'", entry.op.name))};
   }
-  for (GraphEntry& entry : graph) {
+}
+
+// The constants of fabric layers (weights, bias) and channel affines (scale, shift), each a tensor of its own or
+// shared between operators; input 0 of those operators, the activation, is left for link_activations.
+void link_constants(GraphReading& graph) {
+  for (GraphEntry& entry : graph.entries) {
     if (entry.op.kind != OperatorKind::FabricLayer && entry.op.kind != OperatorKind::ChannelAffine) continue;
     const auto constant = [&](const std::string& tensor, const char* field, std::vector<std::int64_t> shape) {
-      const auto found = tensor_of.find(tensor);
-      if (found == tensor_of.end())
-        return add_tensor(tensor, std::move(shape), true, fmt::format("the {} of '{}'", field, entry.op.name));
-      if (!network.tensors[found->second].constant)
-        entry.map.fail(field, fmt::format("tensor '{}' is {}, not a constant", tensor, declared_by[found->second]));
+      const auto found = graph.tensor_of.find(tensor);
+      if (found == graph.tensor_of.end())
+        return graph.add_tensor(tensor, std::move(shape), true, fmt::format("the {} of '{}'", field, entry.op.name));
+      if (!graph.network.tensors[found->second].constant)
+        entry.map.fail(field,
+                       fmt::format("tensor '{}' is {}, not a constant", tensor, graph.declared_by[found->second]));
       return found->second;  // shared with another operator: shapes compared by inferred_output_shape
     };
-    entry.op.inputs.push_back(0);  // the activation, resolved below
+    entry.op.inputs.push_back(0);  // the activation, resolved by link_activations
     if (entry.op.kind == OperatorKind::ChannelAffine) {
-      // (C) of the input, known once the operators before it have their shapes: set in the pass below.
+      // (C) of the input, known once the operators before it have their shapes: set by shaped_in_order.
       entry.op.inputs.push_back(constant(entry.scale, "scale", {}));
       entry.op.inputs.push_back(constant(entry.shift, "shift", {}));
       continue;
     }
-    const Layer& layer = network.layers[entry.op.layer];
+    const Layer& layer = graph.network.layers[entry.op.layer];
     entry.op.inputs.push_back(constant(entry.weights, "weights", weight_shape(layer)));
     if (!entry.bias.empty()) entry.op.inputs.push_back(constant(entry.bias, "bias", {layer.K}));
   }
+}
+
+// Each operator's activations by name (declared inputs or other operators' outputs, never constants); the operators
+// join the network in the file's order. Every declared input must be read.
+void link_activations(StrictMap& root, const YAML::Node& inputs, GraphReading& graph) {
+  Network& network = graph.network;
   std::vector<bool> read_somewhere(network.tensors.size(), false);
-  for (GraphEntry& entry : graph) {
+  for (GraphEntry& entry : graph.entries) {
     std::vector<std::size_t> activations;
     for (const std::string& tensor : entry.inputs) {
-      const auto found = tensor_of.find(tensor);
-      if (found == tensor_of.end())
+      const auto found = graph.tensor_of.find(tensor);
+      if (found == graph.tensor_of.end())
         entry.map.fail(entry.inputs_field, fmt::format("tensor '{}' is produced by no operator and not declared in "
                                                        "'inputs'",
                                                        tensor));
       if (network.tensors[found->second].constant)
         entry.map.fail(entry.inputs_field, fmt::format("tensor '{}' is {}, not an activation", tensor,
-                                                       declared_by[found->second]));
+                                                       graph.declared_by[found->second]));
       activations.push_back(found->second);
       read_somewhere[found->second] = true;
     }
@@ -348,19 +366,23 @@ Network load_graph(StrictMap& root, const std::string& name, std::int64_t batch)
     if (!read_somewhere[index])
       root.element_map("inputs", inputs, index)
           .fail("name", fmt::format("input '{}' is read by no operator", network.tensors[index].name));
+}
 
-  const OperatorOrder order = topological_order(network);
+// The operators in a topological order (a cycle is an error at its producer), each output tensor given the shape
+// inferred_output_shape infers, in that order so that every input's shape is known first.
+Network shaped_in_order(GraphReading& graph) {
+  const OperatorOrder order = topological_order(graph.network);
   if (order.cycle_tensor) {
-    const std::size_t producer = *network.producer(*order.cycle_tensor);
-    graph[producer].map.fail(graph[producer].output_field,
-                             fmt::format("the operators form a cycle through tensor '{}' (it is needed, through "
-                                         "other operators, to compute itself)",
-                                         network.tensors[*order.cycle_tensor].name));
+    const GraphEntry& producer = graph.entries[*graph.network.producer(*order.cycle_tensor)];
+    producer.map.fail(producer.output_field,
+                      fmt::format("the operators form a cycle through tensor '{}' (it is needed, through "
+                                  "other operators, to compute itself)",
+                                  graph.network.tensors[*order.cycle_tensor].name));
   }
-  network = reordered(std::move(network), order.operators);
+  Network network = reordered(std::move(graph.network), order.operators);
   for (std::size_t o = 0; o < network.operators.size(); ++o) {
     const Operator& op = network.operators[o];
-    const GraphEntry& entry = graph[order.operators[o]];
+    const GraphEntry& entry = graph.entries[order.operators[o]];
     Tensor& output = network.tensors[op.outputs[0]];
     if (op.kind == OperatorKind::Reshape)
       output.shape = entry.reshape_target ? *entry.reshape_target : flattened(network.tensors[op.inputs[0]].shape);
@@ -378,6 +400,20 @@ Network load_graph(StrictMap& root, const std::string& name, std::int64_t batch)
                                                      to_string(op.kind), op.name, fmt::join(inferred.shape, ",")));
     output.shape = std::move(inferred.shape);
   }
+  return network;
+}
+
+Network load_graph(StrictMap& root, const std::string& name, std::int64_t batch) {
+  if (root.has("layers"))
+    root.fail("layers", "a workload lists either 'layers' (a chain) or 'inputs' and 'operators' (a graph), not both");
+  GraphReading graph;
+  graph.network.name = name;
+  const YAML::Node inputs = root.sequence("inputs");
+  read_graph_inputs(root, inputs, graph);
+  read_graph_operators(root, batch, graph);
+  link_constants(graph);
+  link_activations(root, inputs, graph);
+  Network network = shaped_in_order(graph);
   if (const auto violation = network_violation(network)) root.fail("operators", *violation);
   return network;
 }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -44,104 +45,17 @@ Extents4 extents4(const Network& network, const Operator& op, std::size_t tensor
   return {shape[0], shape[1], shape[2], shape[3]};
 }
 
-// The shape operator `op` computes from its inputs' shapes, after checking the number of inputs and outputs and
-// what the kind needs of its inputs. The references then hold the output tensor's shape to it.
+// The shape operator `op` computes from its inputs' shapes: contracts::inferred_output_shape, the one home of that
+// rule, once the operator's tensor indices are known to be in range. The references then hold the output tensor's
+// shape to it.
 Shape computed_output_shape(const Network& network, const Operator& op) {
-  const auto shape_of = [&](std::size_t input) -> const Shape& { return network.tensors[op.inputs[input]].shape; };
-  const auto needs_inputs = [&](std::size_t low, std::size_t high) {
-    if (op.inputs.size() < low || op.inputs.size() > high)
-      fail(op, fmt::format("has {} inputs, the kind takes {}", op.inputs.size(),
-                           low == high ? std::to_string(low) : fmt::format("{} to {}", low, high)));
-  };
   if (op.outputs.size() != 1) fail(op, fmt::format("has {} outputs, every operator has 1", op.outputs.size()));
   for (std::size_t t : op.inputs)
     if (t >= network.tensors.size()) fail(op, fmt::format("reads tensor #{}, which does not exist", t));
   if (op.outputs[0] >= network.tensors.size()) fail(op, fmt::format("writes tensor #{}, which does not exist", op.outputs[0]));
-  switch (op.kind) {
-    case OperatorKind::FabricLayer: {
-      needs_inputs(2, 3);
-      if (op.layer >= network.layers.size()) fail(op, fmt::format("runs layer #{}, which does not exist", op.layer));
-      const contracts::Layer& layer = network.layers[op.layer];
-      if (shape_of(0) != contracts::input_shape(layer))
-        fail(op, fmt::format("its input has shape ({}), layer '{}' reads ({})", fmt::join(shape_of(0), ","),
-                             layer.name, fmt::join(contracts::input_shape(layer), ",")));
-      return contracts::output_shape(layer);
-    }
-    case OperatorKind::Requantize:
-    case OperatorKind::Relu:
-    case OperatorKind::Clip:
-      needs_inputs(1, 1);
-      return shape_of(0);
-    case OperatorKind::MaxPool:
-    case OperatorKind::AveragePool: {
-      needs_inputs(1, 1);
-      const Extents4 in = extents4(network, op, op.inputs[0]);
-      const contracts::PoolWindow& w = op.pool;
-      if (w.size_x < 1 || w.size_y < 1 || w.stride_x < 1 || w.stride_y < 1 || w.padding_x < 0 || w.padding_y < 0)
-        fail(op, "its window needs sizes and strides of at least 1 and no negative padding");
-      if (w.output_x(in.x) < 1 || w.output_y(in.y) < 1) fail(op, "its window is larger than the padded input");
-      return {in.n, in.c, w.output_x(in.x), w.output_y(in.y)};
-    }
-    case OperatorKind::GlobalAveragePool: {
-      needs_inputs(1, 1);
-      const Extents4 in = extents4(network, op, op.inputs[0]);
-      return {in.n, in.c, 1, 1};
-    }
-    case OperatorKind::Add:
-      needs_inputs(2, 2);
-      if (shape_of(0) != shape_of(1))
-        fail(op, fmt::format("adds shapes ({}) and ({})", fmt::join(shape_of(0), ","), fmt::join(shape_of(1), ",")));
-      return shape_of(0);
-    case OperatorKind::Concat: {
-      if (op.inputs.empty()) fail(op, "has no inputs");
-      Shape joined = shape_of(0);
-      if (op.axis < 0 || op.axis >= std::int64_t(joined.size()))
-        fail(op, fmt::format("axis {} is outside rank {}", op.axis, joined.size()));
-      for (std::size_t i = 1; i < op.inputs.size(); ++i) {
-        Shape other = shape_of(i);
-        if (other.size() != joined.size()) fail(op, "its inputs differ in rank");
-        joined[std::size_t(op.axis)] += other[std::size_t(op.axis)];
-        other[std::size_t(op.axis)] = joined[std::size_t(op.axis)];
-        if (other != joined) fail(op, fmt::format("its inputs differ outside axis {}", op.axis));
-      }
-      return joined;
-    }
-    case OperatorKind::Reshape: {
-      needs_inputs(1, 1);
-      const Shape& output = network.tensors[op.outputs[0]].shape;
-      if (elements_of(output) != elements_of(shape_of(0)))
-        fail(op, fmt::format("reshapes {} elements into {}", elements_of(shape_of(0)), elements_of(output)));
-      return output;
-    }
-    case OperatorKind::Softmax:
-      needs_inputs(1, 1);
-      if (op.axis != 1) fail(op, fmt::format("softmax runs along axis 1, not {}", op.axis));
-      if (shape_of(0).size() < 2) fail(op, "softmax needs rank 2 at least");
-      return shape_of(0);
-    case OperatorKind::ChannelAffine:
-      needs_inputs(3, 3);
-      if (shape_of(0).size() != 2 && shape_of(0).size() != 4) fail(op, "a channel affine needs rank 2 or 4");
-      return shape_of(0);
-    case OperatorKind::Pad: {
-      needs_inputs(1, 1);
-      const Extents4 in = extents4(network, op, op.inputs[0]);
-      const contracts::PadBorder& border = op.pad;
-      if (border.x_begin < 0 || border.x_end < 0 || border.y_begin < 0 || border.y_end < 0)
-        fail(op, "its border has a negative side");
-      return {in.n, in.c, border.output_x(in.x), border.output_y(in.y)};
-    }
-    case OperatorKind::Sigmoid:
-    case OperatorKind::Tanh:
-    case OperatorKind::HardSigmoid:
-      needs_inputs(1, 1);
-      return shape_of(0);
-    case OperatorKind::Mul:
-      needs_inputs(2, 2);
-      if (shape_of(0) != shape_of(1) && !contracts::is_se_gate(shape_of(0), shape_of(1)))
-        fail(op, fmt::format("multiplies shapes ({}) and ({})", fmt::join(shape_of(0), ","), fmt::join(shape_of(1), ",")));
-      return shape_of(0);
-  }
-  fail(op, "unknown kind");
+  contracts::InferredShape inferred = contracts::inferred_output_shape(network, op);
+  if (inferred.violation) throw std::invalid_argument(*inferred.violation);  // it names the operator
+  return std::move(inferred.shape);
 }
 
 // Checks the operator's shapes and that its inputs hold their shapes' numbers of values.
@@ -244,176 +158,231 @@ std::vector<Sum> convolution_sums(const contracts::Layer& layer, const std::vect
   return sums;
 }
 
-std::vector<std::int64_t> integer_output(const QuantizedNetwork& qnet, std::size_t op_index,
-                                         const IntegerTensors& tensors) {
-  const Network& network = qnet.network;
-  const Operator& op = network.operators[op_index];
-  const QuantizedOperator& q = qnet.operators[op_index];
-  const std::vector<std::int64_t>& x = tensors[op.inputs[0]];
-  const std::int64_t out_elements = network.tensors[op.outputs[0]].elements();
-  const auto require_requantizations = [&](std::size_t count) {
+// One operator of the integer reference: the quantized network, the operator with its quantization, the tensors
+// computed so far and the operator's first input.
+struct IntegerStep {
+  const QuantizedNetwork& qnet;
+  const Operator& op;
+  const QuantizedOperator& q;
+  const IntegerTensors& tensors;
+  const std::vector<std::int64_t>& x;
+  std::int64_t out_elements;
+
+  const Shape& input_shape(std::size_t i = 0) const { return qnet.network.tensors[op.inputs[i]].shape; }
+  void require_requantizations(std::size_t count) const {
     if (q.output.size() != count) fail(op, fmt::format("has {} requantizations, needs {}", q.output.size(), count));
-  };
-  const auto require_input_multipliers = [&] {
+  }
+  void require_input_multipliers() const {
     if (q.input_multipliers.size() != op.inputs.size())
       fail(op, fmt::format("has {} input multipliers for {} inputs", q.input_multipliers.size(), op.inputs.size()));
-  };
+  }
+  // The input's value v·m >> shift, saturated to the data width (docs/quantization.md, rescaling).
+  std::int64_t rescaled(std::int64_t v, std::int64_t multiplier, int shift) const {
+    return contracts::saturate(contracts::round_shift(WideInt(v) * multiplier, shift), qnet.data_width);
+  }
+};
+
+// A fabric layer: the accumulators of the integer convolution, each with its filter's bias and requantization.
+std::vector<std::int64_t> integer_fabric_layer(const IntegerStep& step) {
+  const QuantizedOperator& q = step.q;
+  const contracts::Layer& layer = step.qnet.network.layers[step.op.layer];
+  if (std::int64_t(q.weights.size()) != layer.weight_elements())
+    fail(step.op, fmt::format("has {} integer weights, layer '{}' has {}", q.weights.size(), layer.name,
+                              layer.weight_elements()));
+  if (std::int64_t(q.bias.size()) != layer.K)
+    fail(step.op, fmt::format("has {} biases for {} filters", q.bias.size(), layer.K));
+  step.require_requantizations(std::size_t(layer.K));
+  const std::vector<std::int64_t> acc = integer_convolution(layer, step.x, q.weights, step.qnet.acc_width);
+  const std::int64_t plane = layer.output_x() * layer.output_y();
   std::vector<std::int64_t> out;
-  out.reserve(std::size_t(out_elements));
-  switch (op.kind) {
-    case OperatorKind::FabricLayer: {
-      const contracts::Layer& layer = network.layers[op.layer];
-      if (std::int64_t(q.weights.size()) != layer.weight_elements())
-        fail(op, fmt::format("has {} integer weights, layer '{}' has {}", q.weights.size(), layer.name,
-                             layer.weight_elements()));
-      if (std::int64_t(q.bias.size()) != layer.K) fail(op, fmt::format("has {} biases for {} filters", q.bias.size(), layer.K));
-      require_requantizations(std::size_t(layer.K));
-      const std::vector<std::int64_t> acc = integer_convolution(layer, x, q.weights, qnet.acc_width);
-      const std::int64_t plane = layer.output_x() * layer.output_y();
-      for (std::size_t i = 0; i < acc.size(); ++i) {
-        const std::size_t k = std::size_t(std::int64_t(i) / plane % layer.K);
-        out.push_back(contracts::requantize_accumulator(acc[i], q.bias[k], q.output[k], qnet.acc_width, qnet.data_width));
-      }
-      break;
-    }
-    case OperatorKind::Requantize:
-      require_requantizations(1);
-      for (std::int64_t v : x)
-        out.push_back(contracts::saturate(contracts::round_shift(WideInt(v) * q.output[0].multiplier, q.output[0].shift),
-                                          qnet.data_width));
-      break;
-    case OperatorKind::Relu:
-      for (std::int64_t v : x) out.push_back(std::max<std::int64_t>(v, 0));
-      break;
-    case OperatorKind::Clip:
-      for (std::int64_t v : x) out.push_back(std::min(std::max(v, q.clip_min), q.clip_max));
-      break;
-    case OperatorKind::MaxPool:
-      out.assign(std::size_t(out_elements), 0);
-      for_each_window(extents4(network, op, op.inputs[0]), op.pool,
-                      [&](std::int64_t o, std::int64_t base, std::int64_t x0, std::int64_t x1, std::int64_t y0,
-                          std::int64_t y1) {
-                        const std::int64_t Y = network.tensors[op.inputs[0]].shape[3];
-                        bool any = false;
-                        std::int64_t best = 0;
-                        for (std::int64_t r = x0; r < x1; ++r)
-                          for (std::int64_t c = y0; c < y1; ++c) {
-                            const std::int64_t v = x[std::size_t(base + r * Y + c)];
-                            if (!any || v > best) best = v;
-                            any = true;
-                          }
-                        out[std::size_t(o)] = best;
-                      });
-      break;
-    case OperatorKind::AveragePool:
-      out.assign(std::size_t(out_elements), 0);
-      for_each_window(extents4(network, op, op.inputs[0]), op.pool,
-                      [&](std::int64_t o, std::int64_t base, std::int64_t x0, std::int64_t x1, std::int64_t y0,
-                          std::int64_t y1) {
-                        const std::int64_t Y = network.tensors[op.inputs[0]].shape[3];
-                        WideInt sum = 0;
-                        for (std::int64_t r = x0; r < x1; ++r)
-                          for (std::int64_t c = y0; c < y1; ++c) sum += x[std::size_t(base + r * Y + c)];
-                        const std::int64_t count = std::max<std::int64_t>(x1 - x0, 0) * std::max<std::int64_t>(y1 - y0, 0);
-                        out[std::size_t(o)] = count ? contracts::round_divide(sum, count) : 0;
-                      });
-      break;
-    case OperatorKind::GlobalAveragePool: {
-      const Extents4 in = extents4(network, op, op.inputs[0]);
-      for (std::int64_t plane = 0; plane < in.n * in.c; ++plane) {
-        WideInt sum = 0;
-        for (std::int64_t i = 0; i < in.x * in.y; ++i) sum += x[std::size_t(plane * in.x * in.y + i)];
-        out.push_back(contracts::round_divide(sum, in.x * in.y));
-      }
-      break;
-    }
-    case OperatorKind::Add: {
-      require_input_multipliers();
-      const std::vector<std::int64_t>& b = tensors[op.inputs[1]];
-      for (std::size_t i = 0; i < x.size(); ++i)
-        out.push_back(contracts::saturate(
-            contracts::round_shift(WideInt(x[i]) * q.input_multipliers[0] + WideInt(b[i]) * q.input_multipliers[1],
-                                   q.input_shift),
-            qnet.data_width));
-      break;
-    }
-    case OperatorKind::Concat: {
-      require_input_multipliers();
-      const ConcatLayout layout = concat_layout(network.tensors[op.outputs[0]].shape, op.axis);
-      for (std::int64_t block = 0; block < layout.outer; ++block)
-        for (std::size_t i = 0; i < op.inputs.size(); ++i) {
-          const std::int64_t run = network.tensors[op.inputs[i]].shape[std::size_t(op.axis)] * layout.inner;
-          const std::vector<std::int64_t>& input = tensors[op.inputs[i]];
-          for (std::int64_t e = 0; e < run; ++e)
-            out.push_back(contracts::saturate(
-                contracts::round_shift(WideInt(input[std::size_t(block * run + e)]) * q.input_multipliers[i], q.input_shift),
-                qnet.data_width));
-        }
-      break;
-    }
-    case OperatorKind::Reshape:
-      out = x;
-      break;
-    case OperatorKind::Softmax: {
-      if (q.exp_table.empty()) fail(op, "has an empty exp table");
-      const std::int64_t limit = contracts::data_limit(qnet.data_width);
-      out.assign(std::size_t(out_elements), 0);
-      for_each_softmax_row(network.tensors[op.inputs[0]].shape, [&](std::int64_t first, std::int64_t count,
-                                                                   std::int64_t step) {
-        std::int64_t max = x[std::size_t(first)];
-        for (std::int64_t c = 1; c < count; ++c) max = std::max(max, x[std::size_t(first + c * step)]);
-        const auto exp_of = [&](std::int64_t v) {
-          const std::int64_t d = max - v;
-          return d < std::int64_t(q.exp_table.size()) ? q.exp_table[std::size_t(d)] : 0;
-        };
-        WideInt sum = 0;
-        for (std::int64_t c = 0; c < count; ++c) sum += exp_of(x[std::size_t(first + c * step)]);
-        if (sum == 0) fail(op, "its exp table gives a row no weight (exp_table[0] must be positive)");
-        for (std::int64_t c = 0; c < count; ++c) {
-          const std::size_t i = std::size_t(first + c * step);
-          out[i] = contracts::round_divide(WideInt(exp_of(x[i])) * limit, std::int64_t(sum));
-        }
-      });
-      break;
-    }
-    case OperatorKind::ChannelAffine: {
-      const std::int64_t channels = network.tensors[op.inputs[0]].shape[1];
-      if (std::int64_t(q.channel_multipliers.size()) != channels || std::int64_t(q.channel_offsets.size()) != channels)
-        fail(op, fmt::format("has {} multipliers and {} offsets for {} channels", q.channel_multipliers.size(),
-                             q.channel_offsets.size(), channels));
-      const std::int64_t inner = std::int64_t(x.size()) / network.tensors[op.inputs[0]].shape[0] / channels;
-      for (std::size_t i = 0; i < x.size(); ++i) {
-        const std::size_t c = std::size_t(std::int64_t(i) / inner % channels);
-        out.push_back(contracts::channel_affine(x[i], q.channel_multipliers[c], q.channel_offsets[c], q.channel_shift,
-                                                qnet.data_width));
-      }
-      break;
-    }
-    case OperatorKind::Pad:
-      out = zero_bordered(extents4(network, op, op.inputs[0]), op.pad, x);
-      break;
-    case OperatorKind::Sigmoid:
-    case OperatorKind::Tanh:
-    case OperatorKind::HardSigmoid: {
-      const std::int64_t limit = contracts::data_limit(qnet.data_width);
-      if (std::int64_t(q.activation_table.size()) != 2 * limit + 1)
-        fail(op, fmt::format("has an activation table of {} entries, needs 2L + 1 = {}", q.activation_table.size(),
-                             2 * limit + 1));
-      for (std::int64_t v : x) {
-        if (v < -limit || v > limit) fail(op, fmt::format("reads {}, outside [-{}, {}]", v, limit, limit));
-        out.push_back(contracts::activation_lookup(q.activation_table, v, qnet.data_width));
-      }
-      break;
-    }
-    case OperatorKind::Mul: {
-      const std::vector<std::int64_t>& b = tensors[op.inputs[1]];
-      const std::size_t per_gate = x.size() / b.size();  // X·Y for an SE gate, 1 for equal shapes
-      for (std::size_t i = 0; i < x.size(); ++i)
-        out.push_back(contracts::multiply_requantized(x[i], b[i / per_gate], q.product, qnet.data_width));
-      break;
-    }
+  out.reserve(acc.size());
+  for (std::size_t i = 0; i < acc.size(); ++i) {
+    const std::size_t k = std::size_t(std::int64_t(i) / plane % layer.K);
+    out.push_back(contracts::requantize_accumulator(acc[i], q.bias[k], q.output[k], step.qnet.acc_width,
+                                                    step.qnet.data_width));
   }
   return out;
+}
+
+// Requantize, relu, clip, and the gates (sigmoid, tanh, hard sigmoid) through their table: value by value.
+std::vector<std::int64_t> integer_elementwise(const IntegerStep& step) {
+  const QuantizedOperator& q = step.q;
+  std::vector<std::int64_t> out;
+  out.reserve(step.x.size());
+  switch (step.op.kind) {
+    case OperatorKind::Requantize:
+      step.require_requantizations(1);
+      for (std::int64_t v : step.x) out.push_back(step.rescaled(v, q.output[0].multiplier, q.output[0].shift));
+      return out;
+    case OperatorKind::Relu:
+      for (std::int64_t v : step.x) out.push_back(std::max<std::int64_t>(v, 0));
+      return out;
+    case OperatorKind::Clip:
+      for (std::int64_t v : step.x) out.push_back(std::min(std::max(v, q.clip_min), q.clip_max));
+      return out;
+    default: break;
+  }
+  const std::int64_t limit = contracts::data_limit(step.qnet.data_width);
+  if (std::int64_t(q.activation_table.size()) != 2 * limit + 1)
+    fail(step.op, fmt::format("has an activation table of {} entries, needs 2L + 1 = {}", q.activation_table.size(),
+                              2 * limit + 1));
+  for (std::int64_t v : step.x) {
+    if (v < -limit || v > limit) fail(step.op, fmt::format("reads {}, outside [-{}, {}]", v, limit, limit));
+    out.push_back(contracts::activation_lookup(q.activation_table, v, step.qnet.data_width));
+  }
+  return out;
+}
+
+// Max pool (the largest value a window sees), average pool (the rounded mean of the values it sees, padding
+// excluded), global average pool (the rounded mean of each plane).
+std::vector<std::int64_t> integer_pool(const IntegerStep& step) {
+  const Extents4 in = extents4(step.qnet.network, step.op, step.op.inputs[0]);
+  const std::vector<std::int64_t>& x = step.x;
+  std::vector<std::int64_t> out;
+  if (step.op.kind == OperatorKind::GlobalAveragePool) {
+    out.reserve(std::size_t(step.out_elements));
+    for (std::int64_t plane = 0; plane < in.n * in.c; ++plane) {
+      WideInt sum = 0;
+      for (std::int64_t i = 0; i < in.x * in.y; ++i) sum += x[std::size_t(plane * in.x * in.y + i)];
+      out.push_back(contracts::round_divide(sum, in.x * in.y));
+    }
+    return out;
+  }
+  const bool average = step.op.kind == OperatorKind::AveragePool;
+  out.assign(std::size_t(step.out_elements), 0);
+  for_each_window(in, step.op.pool, [&](std::int64_t o, std::int64_t base, std::int64_t x0, std::int64_t x1,
+                                        std::int64_t y0, std::int64_t y1) {
+    bool any = false;
+    std::int64_t best = 0;
+    WideInt sum = 0;
+    for (std::int64_t r = x0; r < x1; ++r)
+      for (std::int64_t c = y0; c < y1; ++c) {
+        const std::int64_t v = x[std::size_t(base + r * in.y + c)];
+        if (!any || v > best) best = v;
+        any = true;
+        sum += v;
+      }
+    const std::int64_t count = std::max<std::int64_t>(x1 - x0, 0) * std::max<std::int64_t>(y1 - y0, 0);
+    out[std::size_t(o)] = !average ? best : count ? contracts::round_divide(sum, count) : 0;
+  });
+  return out;
+}
+
+// Add: both inputs rescaled to the output's scale by their multipliers, then summed, rounded and saturated.
+std::vector<std::int64_t> integer_add(const IntegerStep& step) {
+  step.require_input_multipliers();
+  const QuantizedOperator& q = step.q;
+  const std::vector<std::int64_t>& a = step.x;
+  const std::vector<std::int64_t>& b = step.tensors[step.op.inputs[1]];
+  std::vector<std::int64_t> out;
+  out.reserve(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i)
+    out.push_back(contracts::saturate(
+        contracts::round_shift(WideInt(a[i]) * q.input_multipliers[0] + WideInt(b[i]) * q.input_multipliers[1],
+                               q.input_shift),
+        step.qnet.data_width));
+  return out;
+}
+
+// Concat: each input rescaled to the output's scale by its multiplier, the inputs' blocks in turn.
+std::vector<std::int64_t> integer_concat(const IntegerStep& step) {
+  step.require_input_multipliers();
+  const Network& network = step.qnet.network;
+  const Operator& op = step.op;
+  const ConcatLayout layout = concat_layout(network.tensors[op.outputs[0]].shape, op.axis);
+  std::vector<std::int64_t> out;
+  out.reserve(std::size_t(step.out_elements));
+  for (std::int64_t block = 0; block < layout.outer; ++block)
+    for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+      const std::int64_t run = step.input_shape(i)[std::size_t(op.axis)] * layout.inner;
+      const std::vector<std::int64_t>& input = step.tensors[op.inputs[i]];
+      for (std::int64_t e = 0; e < run; ++e)
+        out.push_back(step.rescaled(input[std::size_t(block * run + e)], step.q.input_multipliers[i], step.q.input_shift));
+    }
+  return out;
+}
+
+// Softmax through the exp table of (max − x): each row's table values over their sum, scaled to the data limit.
+std::vector<std::int64_t> integer_softmax(const IntegerStep& step) {
+  const QuantizedOperator& q = step.q;
+  const std::vector<std::int64_t>& x = step.x;
+  if (q.exp_table.empty()) fail(step.op, "has an empty exp table");
+  const std::int64_t limit = contracts::data_limit(step.qnet.data_width);
+  std::vector<std::int64_t> out(std::size_t(step.out_elements), 0);
+  for_each_softmax_row(step.input_shape(), [&](std::int64_t first, std::int64_t count, std::int64_t stride) {
+    std::int64_t max = x[std::size_t(first)];
+    for (std::int64_t c = 1; c < count; ++c) max = std::max(max, x[std::size_t(first + c * stride)]);
+    const auto exp_of = [&](std::int64_t v) {
+      const std::int64_t d = max - v;
+      return d < std::int64_t(q.exp_table.size()) ? q.exp_table[std::size_t(d)] : 0;
+    };
+    WideInt sum = 0;
+    for (std::int64_t c = 0; c < count; ++c) sum += exp_of(x[std::size_t(first + c * stride)]);
+    if (sum == 0) fail(step.op, "its exp table gives a row no weight (exp_table[0] must be positive)");
+    for (std::int64_t c = 0; c < count; ++c) {
+      const std::size_t i = std::size_t(first + c * stride);
+      out[i] = contracts::round_divide(WideInt(exp_of(x[i])) * limit, std::int64_t(sum));
+    }
+  });
+  return out;
+}
+
+// Channel affine: each value times its channel's multiplier plus its offset (a folded batch normalization).
+std::vector<std::int64_t> integer_channel_affine(const IntegerStep& step) {
+  const QuantizedOperator& q = step.q;
+  const std::vector<std::int64_t>& x = step.x;
+  const std::int64_t channels = step.input_shape()[1];
+  if (std::int64_t(q.channel_multipliers.size()) != channels || std::int64_t(q.channel_offsets.size()) != channels)
+    fail(step.op, fmt::format("has {} multipliers and {} offsets for {} channels", q.channel_multipliers.size(),
+                              q.channel_offsets.size(), channels));
+  const std::int64_t inner = std::int64_t(x.size()) / step.input_shape()[0] / channels;
+  std::vector<std::int64_t> out;
+  out.reserve(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const std::size_t c = std::size_t(std::int64_t(i) / inner % channels);
+    out.push_back(contracts::channel_affine(x[i], q.channel_multipliers[c], q.channel_offsets[c], q.channel_shift,
+                                            step.qnet.data_width));
+  }
+  return out;
+}
+
+// Mul: each value times its partner (equal shapes) or its plane's gate (an SE gate of (N, C, 1, 1)), requantized.
+std::vector<std::int64_t> integer_mul(const IntegerStep& step) {
+  const std::vector<std::int64_t>& x = step.x;
+  const std::vector<std::int64_t>& b = step.tensors[step.op.inputs[1]];
+  const std::size_t per_gate = x.size() / b.size();  // X·Y for an SE gate, 1 for equal shapes
+  std::vector<std::int64_t> out;
+  out.reserve(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i)
+    out.push_back(contracts::multiply_requantized(x[i], b[i / per_gate], step.q.product, step.qnet.data_width));
+  return out;
+}
+
+std::vector<std::int64_t> integer_output(const QuantizedNetwork& qnet, std::size_t op_index,
+                                         const IntegerTensors& tensors) {
+  const Operator& op = qnet.network.operators[op_index];
+  const IntegerStep step{qnet, op, qnet.operators[op_index], tensors, tensors[op.inputs[0]],
+                         qnet.network.tensors[op.outputs[0]].elements()};
+  switch (op.kind) {
+    case OperatorKind::FabricLayer: return integer_fabric_layer(step);
+    case OperatorKind::Requantize:
+    case OperatorKind::Relu:
+    case OperatorKind::Clip:
+    case OperatorKind::Sigmoid:
+    case OperatorKind::Tanh:
+    case OperatorKind::HardSigmoid: return integer_elementwise(step);
+    case OperatorKind::MaxPool:
+    case OperatorKind::AveragePool:
+    case OperatorKind::GlobalAveragePool: return integer_pool(step);
+    case OperatorKind::Add: return integer_add(step);
+    case OperatorKind::Concat: return integer_concat(step);
+    case OperatorKind::Reshape: return step.x;
+    case OperatorKind::Softmax: return integer_softmax(step);
+    case OperatorKind::ChannelAffine: return integer_channel_affine(step);
+    case OperatorKind::Pad: return zero_bordered(extents4(qnet.network, op, op.inputs[0]), op.pad, step.x);
+    case OperatorKind::Mul: return integer_mul(step);
+  }
+  return {};
 }
 
 std::vector<double> real_convolution(const contracts::Layer& layer, const std::vector<double>& input,
@@ -427,113 +396,156 @@ std::vector<double> real_convolution(const contracts::Layer& layer, const std::v
   return sums;
 }
 
+// One operator of the float reference: the network, the operator with its real weights, the tensors computed so
+// far and the operator's first input.
+struct RealStep {
+  const Network& network;
+  const Operator& op;
+  const RealLayerWeights& weights;
+  const RealTensors& tensors;
+  const std::vector<double>& x;
+  std::int64_t out_elements;
+
+  const Shape& input_shape(std::size_t i = 0) const { return network.tensors[op.inputs[i]].shape; }
+};
+
+std::vector<double> real_fabric_layer(const RealStep& step) {
+  const contracts::Layer& layer = step.network.layers[step.op.layer];
+  if (std::int64_t(step.weights.weights.size()) != layer.weight_elements())
+    fail(step.op, fmt::format("has {} real weights, layer '{}' has {}", step.weights.weights.size(), layer.name,
+                              layer.weight_elements()));
+  if (!step.weights.bias.empty() && std::int64_t(step.weights.bias.size()) != layer.K)
+    fail(step.op, fmt::format("has {} real biases for {} filters", step.weights.bias.size(), layer.K));
+  return real_convolution(layer, step.x, step.weights);
+}
+
+// Relu, clip, and the gates (sigmoid, tanh, hard sigmoid): value by value.
+std::vector<double> real_elementwise(const RealStep& step) {
+  const Operator& op = step.op;
+  std::vector<double> out;
+  out.reserve(step.x.size());
+  for (double v : step.x)
+    out.push_back(op.kind == OperatorKind::Relu   ? std::max(v, 0.0)
+                  : op.kind == OperatorKind::Clip ? std::min(std::max(v, op.clip_min), op.clip_max)
+                                                  : real_activation(op, v));
+  return out;
+}
+
+// Max pool, average pool (padding excluded from the mean), global average pool.
+std::vector<double> real_pool(const RealStep& step) {
+  const Extents4 in = extents4(step.network, step.op, step.op.inputs[0]);
+  const std::vector<double>& x = step.x;
+  std::vector<double> out;
+  if (step.op.kind == OperatorKind::GlobalAveragePool) {
+    out.reserve(std::size_t(step.out_elements));
+    for (std::int64_t plane = 0; plane < in.n * in.c; ++plane) {
+      double sum = 0;
+      for (std::int64_t i = 0; i < in.x * in.y; ++i) sum += x[std::size_t(plane * in.x * in.y + i)];
+      out.push_back(sum / double(in.x * in.y));
+    }
+    return out;
+  }
+  const bool average = step.op.kind == OperatorKind::AveragePool;
+  out.assign(std::size_t(step.out_elements), 0.0);
+  for_each_window(in, step.op.pool, [&](std::int64_t o, std::int64_t base, std::int64_t x0, std::int64_t x1,
+                                        std::int64_t y0, std::int64_t y1) {
+    double sum = 0, best = 0;
+    std::int64_t count = 0;
+    for (std::int64_t r = x0; r < x1; ++r)
+      for (std::int64_t c = y0; c < y1; ++c, ++count) {
+        const double v = x[std::size_t(base + r * in.y + c)];
+        sum += v;
+        best = count == 0 ? v : std::max(best, v);
+      }
+    out[std::size_t(o)] = count == 0 ? 0.0 : average ? sum / double(count) : best;
+  });
+  return out;
+}
+
+// Add (equal shapes) and mul (equal shapes, or an image by its SE gate of (N, C, 1, 1)).
+std::vector<double> real_pair(const RealStep& step) {
+  const std::vector<double>& x = step.x;
+  const std::vector<double>& b = step.tensors[step.op.inputs[1]];
+  std::vector<double> out;
+  out.reserve(x.size());
+  if (step.op.kind == OperatorKind::Add) {
+    for (std::size_t i = 0; i < x.size(); ++i) out.push_back(x[i] + b[i]);
+    return out;
+  }
+  const std::size_t per_gate = x.size() / b.size();
+  for (std::size_t i = 0; i < x.size(); ++i) out.push_back(x[i] * b[i / per_gate]);
+  return out;
+}
+
+std::vector<double> real_concat(const RealStep& step) {
+  const Operator& op = step.op;
+  const ConcatLayout layout = concat_layout(step.network.tensors[op.outputs[0]].shape, op.axis);
+  std::vector<double> out;
+  out.reserve(std::size_t(step.out_elements));
+  for (std::int64_t block = 0; block < layout.outer; ++block)
+    for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+      const std::int64_t run = step.input_shape(i)[std::size_t(op.axis)] * layout.inner;
+      const auto begin = step.tensors[op.inputs[i]].begin() + std::ptrdiff_t(block * run);
+      out.insert(out.end(), begin, begin + std::ptrdiff_t(run));
+    }
+  return out;
+}
+
+// Softmax along axis 1: exp(x − max) / Σ per row.
+std::vector<double> real_softmax(const RealStep& step) {
+  const std::vector<double>& x = step.x;
+  std::vector<double> out(std::size_t(step.out_elements), 0.0);
+  for_each_softmax_row(step.input_shape(), [&](std::int64_t first, std::int64_t count, std::int64_t stride) {
+    double max = x[std::size_t(first)], sum = 0;
+    for (std::int64_t c = 1; c < count; ++c) max = std::max(max, x[std::size_t(first + c * stride)]);
+    for (std::int64_t c = 0; c < count; ++c) sum += std::exp(x[std::size_t(first + c * stride)] - max);
+    for (std::int64_t c = 0; c < count; ++c)
+      out[std::size_t(first + c * stride)] = std::exp(x[std::size_t(first + c * stride)] - max) / sum;
+  });
+  return out;
+}
+
+// Channel affine: each value times its channel's scale plus its shift (RealLayerWeights' weights and bias).
+std::vector<double> real_channel_affine(const RealStep& step) {
+  const RealLayerWeights& weights = step.weights;
+  const std::vector<double>& x = step.x;
+  const std::int64_t channels = step.input_shape()[1];
+  if (std::int64_t(weights.weights.size()) != channels || std::int64_t(weights.bias.size()) != channels)
+    fail(step.op, fmt::format("has {} scales and {} shifts for {} channels", weights.weights.size(),
+                              weights.bias.size(), channels));
+  const std::int64_t inner = std::int64_t(x.size()) / step.input_shape()[0] / channels;
+  std::vector<double> out;
+  out.reserve(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const std::size_t c = std::size_t(std::int64_t(i) / inner % channels);
+    out.push_back(x[i] * weights.weights[c] + weights.bias[c]);
+  }
+  return out;
+}
+
 std::vector<double> real_output(const Network& network, std::size_t op_index, const RealLayerWeights& weights,
                                 const RealTensors& tensors) {
   const Operator& op = network.operators[op_index];
-  const std::vector<double>& x = tensors[op.inputs[0]];
-  const std::int64_t out_elements = network.tensors[op.outputs[0]].elements();
-  std::vector<double> out;
-  out.reserve(std::size_t(out_elements));
+  const RealStep step{network, op, weights, tensors, tensors[op.inputs[0]],
+                      network.tensors[op.outputs[0]].elements()};
   switch (op.kind) {
-    case OperatorKind::FabricLayer: {
-      const contracts::Layer& layer = network.layers[op.layer];
-      if (std::int64_t(weights.weights.size()) != layer.weight_elements())
-        fail(op, fmt::format("has {} real weights, layer '{}' has {}", weights.weights.size(), layer.name,
-                             layer.weight_elements()));
-      if (!weights.bias.empty() && std::int64_t(weights.bias.size()) != layer.K)
-        fail(op, fmt::format("has {} real biases for {} filters", weights.bias.size(), layer.K));
-      return real_convolution(layer, x, weights);
-    }
+    case OperatorKind::FabricLayer: return real_fabric_layer(step);
     case OperatorKind::Requantize:
-    case OperatorKind::Reshape:
-      return x;
+    case OperatorKind::Reshape: return step.x;
     case OperatorKind::Relu:
-      for (double v : x) out.push_back(std::max(v, 0.0));
-      return out;
     case OperatorKind::Clip:
-      for (double v : x) out.push_back(std::min(std::max(v, op.clip_min), op.clip_max));
-      return out;
-    case OperatorKind::MaxPool:
-    case OperatorKind::AveragePool: {
-      const bool average = op.kind == OperatorKind::AveragePool;
-      const std::int64_t Y = network.tensors[op.inputs[0]].shape[3];
-      out.assign(std::size_t(out_elements), 0.0);
-      for_each_window(extents4(network, op, op.inputs[0]), op.pool,
-                      [&](std::int64_t o, std::int64_t base, std::int64_t x0, std::int64_t x1, std::int64_t y0,
-                          std::int64_t y1) {
-                        double sum = 0, best = 0;
-                        std::int64_t count = 0;
-                        for (std::int64_t r = x0; r < x1; ++r)
-                          for (std::int64_t c = y0; c < y1; ++c, ++count) {
-                            const double v = x[std::size_t(base + r * Y + c)];
-                            sum += v;
-                            best = count == 0 ? v : std::max(best, v);
-                          }
-                        out[std::size_t(o)] = count == 0 ? 0.0 : average ? sum / double(count) : best;
-                      });
-      return out;
-    }
-    case OperatorKind::GlobalAveragePool: {
-      const Extents4 in = extents4(network, op, op.inputs[0]);
-      for (std::int64_t plane = 0; plane < in.n * in.c; ++plane) {
-        double sum = 0;
-        for (std::int64_t i = 0; i < in.x * in.y; ++i) sum += x[std::size_t(plane * in.x * in.y + i)];
-        out.push_back(sum / double(in.x * in.y));
-      }
-      return out;
-    }
-    case OperatorKind::Add: {
-      const std::vector<double>& b = tensors[op.inputs[1]];
-      for (std::size_t i = 0; i < x.size(); ++i) out.push_back(x[i] + b[i]);
-      return out;
-    }
-    case OperatorKind::Concat: {
-      const ConcatLayout layout = concat_layout(network.tensors[op.outputs[0]].shape, op.axis);
-      for (std::int64_t block = 0; block < layout.outer; ++block)
-        for (std::size_t i = 0; i < op.inputs.size(); ++i) {
-          const std::int64_t run = network.tensors[op.inputs[i]].shape[std::size_t(op.axis)] * layout.inner;
-          const auto begin = tensors[op.inputs[i]].begin() + std::ptrdiff_t(block * run);
-          out.insert(out.end(), begin, begin + std::ptrdiff_t(run));
-        }
-      return out;
-    }
-    case OperatorKind::Softmax: {
-      out.assign(std::size_t(out_elements), 0.0);
-      for_each_softmax_row(network.tensors[op.inputs[0]].shape, [&](std::int64_t first, std::int64_t count,
-                                                                   std::int64_t step) {
-        double max = x[std::size_t(first)], sum = 0;
-        for (std::int64_t c = 1; c < count; ++c) max = std::max(max, x[std::size_t(first + c * step)]);
-        for (std::int64_t c = 0; c < count; ++c) sum += std::exp(x[std::size_t(first + c * step)] - max);
-        for (std::int64_t c = 0; c < count; ++c)
-          out[std::size_t(first + c * step)] = std::exp(x[std::size_t(first + c * step)] - max) / sum;
-      });
-      return out;
-    }
-    case OperatorKind::ChannelAffine: {
-      const std::int64_t channels = network.tensors[op.inputs[0]].shape[1];
-      if (std::int64_t(weights.weights.size()) != channels || std::int64_t(weights.bias.size()) != channels)
-        fail(op, fmt::format("has {} scales and {} shifts for {} channels", weights.weights.size(),
-                             weights.bias.size(), channels));
-      const std::int64_t inner = std::int64_t(x.size()) / network.tensors[op.inputs[0]].shape[0] / channels;
-      for (std::size_t i = 0; i < x.size(); ++i) {
-        const std::size_t c = std::size_t(std::int64_t(i) / inner % channels);
-        out.push_back(x[i] * weights.weights[c] + weights.bias[c]);
-      }
-      return out;
-    }
-    case OperatorKind::Pad:
-      return zero_bordered(extents4(network, op, op.inputs[0]), op.pad, x);
     case OperatorKind::Sigmoid:
     case OperatorKind::Tanh:
-    case OperatorKind::HardSigmoid:
-      for (double v : x) out.push_back(real_activation(op, v));
-      return out;
-    case OperatorKind::Mul: {
-      const std::vector<double>& b = tensors[op.inputs[1]];
-      const std::size_t per_gate = x.size() / b.size();
-      for (std::size_t i = 0; i < x.size(); ++i) out.push_back(x[i] * b[i / per_gate]);
-      return out;
-    }
+    case OperatorKind::HardSigmoid: return real_elementwise(step);
+    case OperatorKind::MaxPool:
+    case OperatorKind::AveragePool:
+    case OperatorKind::GlobalAveragePool: return real_pool(step);
+    case OperatorKind::Add:
+    case OperatorKind::Mul: return real_pair(step);
+    case OperatorKind::Concat: return real_concat(step);
+    case OperatorKind::Softmax: return real_softmax(step);
+    case OperatorKind::ChannelAffine: return real_channel_affine(step);
+    case OperatorKind::Pad: return zero_bordered(extents4(network, op, op.inputs[0]), op.pad, step.x);
   }
   fail(op, "unknown kind");
 }

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <utility>
 
 #include "contracts/network.hpp"
 #include "util/input_error.hpp"
@@ -23,36 +24,61 @@ std::string printable(const std::string& word) {
   return text;
 }
 
-}  // namespace
+// The bytes a tensor file of `count` values may have: at least a digit and a separator per value, at most
+// kTensorFileBytesPerValue per value plus kTensorFileSlackBytes of comments.
+struct TensorFileBounds {
+  std::int64_t min_bytes = 0, max_bytes = 0;
+  std::string text;  // the rule, for messages
+};
 
-std::vector<std::int64_t> read_tensor_file(const std::string& path, std::size_t expected_count, int data_width,
-                                           const std::string& what) {
+TensorFileBounds tensor_file_bounds(std::size_t expected_count) {
   const std::int64_t count = std::int64_t(expected_count);
-  const std::int64_t min_bytes = count == 0 ? 0 : 2 * count - 1;
-  const std::int64_t max_bytes = kTensorFileSlackBytes + kTensorFileBytesPerValue * count;
-  const std::string expected_size =
-      fmt::format("{} values for the layer need {}..{} bytes (at least a digit and a separator per value; at most "
-                  "{} bytes per value plus {} bytes of comments)",
-                  count, min_bytes, max_bytes, kTensorFileBytesPerValue, kTensorFileSlackBytes);
+  TensorFileBounds bounds;
+  bounds.min_bytes = count == 0 ? 0 : 2 * count - 1;
+  bounds.max_bytes = kTensorFileSlackBytes + kTensorFileBytesPerValue * count;
+  bounds.text = fmt::format("{} values for the layer need {}..{} bytes (at least a digit and a separator per value; at "
+                            "most {} bytes per value plus {} bytes of comments)",
+                            count, bounds.min_bytes, bounds.max_bytes, kTensorFileBytesPerValue,
+                            kTensorFileSlackBytes);
+  return bounds;
+}
+
+// The file opened, a directory and a regular file outside the bounds refused before a byte is read.
+std::ifstream open_tensor_file(const std::string& path, const std::string& what, const TensorFileBounds& bounds) {
   std::error_code error;
   if (std::filesystem::is_directory(path, error))
     throw util::InputError({path, 0, 0}, what, "is a directory (expected a tensor file)");
   if (std::filesystem::is_regular_file(path, error)) {
     const std::uintmax_t size = std::filesystem::file_size(path, error);
-    if (!error && (std::int64_t(size) < min_bytes || size > std::uintmax_t(max_bytes)))
-      throw util::InputError({path, 0, 0}, what, fmt::format("the file has {} bytes, but {}", size, expected_size));
+    if (!error && (std::int64_t(size) < bounds.min_bytes || size > std::uintmax_t(bounds.max_bytes)))
+      throw util::InputError({path, 0, 0}, what, fmt::format("the file has {} bytes, but {}", size, bounds.text));
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw util::InputError({path, 0, 0}, what, "cannot open the tensor file");
+  return in;
+}
 
-  const std::int64_t half = std::int64_t(1) << (data_width - 1);
+// The values of a tensor file, word by word: each word an integer of data_width signed bits, no more than expected.
+struct TensorWords {
+  const std::string& path;
+  const std::string& what;
+  std::size_t expected_count;
+  int data_width;
   std::vector<std::int64_t> values;
-  values.reserve(expected_count);
-  int line = 1, column = 1, word_line = 0, word_column = 0;
-  std::string word;
-  bool in_comment = false;
-  const auto finish_word = [&] {
+  std::string word;  // the word being read, which started at word_line, word_column
+  int word_line = 0, word_column = 0;
+
+  void add(char c, int line, int column) {
+    if (word.empty()) word_line = line, word_column = column;
+    word += c;
+    if (word.size() > kTensorFileMaxWordLength)
+      throw util::InputError({path, word_line, word_column}, what,
+                             "expected an integer, found '" + printable(word) + "…'");
+  }
+
+  void finish_word() {
     if (word.empty()) return;
+    const std::int64_t half = std::int64_t(1) << (data_width - 1);
     std::size_t used = 0;
     std::int64_t value = 0;
     try {
@@ -62,26 +88,38 @@ std::vector<std::int64_t> read_tensor_file(const std::string& path, std::size_t 
     }
     if (used != word.size())
       throw util::InputError({path, word_line, word_column}, what,
-                              "expected an integer, found '" + printable(word) + "'");
+                             "expected an integer, found '" + printable(word) + "'");
     if (value < -half || value >= half)
       throw util::InputError({path, word_line, word_column}, what,
-                              fmt::format("{} does not fit {} signed bits ({} … {})", value, data_width, -half,
-                                          half - 1));
+                             fmt::format("{} does not fit {} signed bits ({} … {})", value, data_width, -half,
+                                         half - 1));
     if (values.size() == expected_count)
       throw util::InputError({path, word_line, word_column}, what,
-                              fmt::format("expected {} values for the layer, found more", expected_count));
+                             fmt::format("expected {} values for the layer, found more", expected_count));
     values.push_back(value);
     word.clear();
-  };
+  }
+};
+
+}  // namespace
+
+std::vector<std::int64_t> read_tensor_file(const std::string& path, std::size_t expected_count, int data_width,
+                                           const std::string& what) {
+  const TensorFileBounds bounds = tensor_file_bounds(expected_count);
+  std::ifstream in = open_tensor_file(path, what, bounds);
+  TensorWords words{path, what, expected_count, data_width, {}, {}};
+  words.values.reserve(expected_count);
+  int line = 1, column = 1;
+  bool in_comment = false;
   // Character by character, so that neither a long line nor a pipe longer than any tensor file is held whole.
   std::int64_t consumed = 0;
   for (std::istreambuf_iterator<char> next(in), end; next != end; ++next) {
     const char c = *next;
-    if (++consumed > max_bytes)
+    if (++consumed > bounds.max_bytes)
       throw util::InputError({path, line, column}, what,
-                              fmt::format("the file has more than {} bytes, but {}", max_bytes, expected_size));
+                             fmt::format("the file has more than {} bytes, but {}", bounds.max_bytes, bounds.text));
     if (c == '\n') {
-      finish_word();
+      words.finish_word();
       in_comment = false;
       ++line;
       column = 1;
@@ -89,25 +127,22 @@ std::vector<std::int64_t> read_tensor_file(const std::string& path, std::size_t 
     }
     if (!in_comment) {
       if (c == '#') {
-        finish_word();
+        words.finish_word();
         in_comment = true;
       } else if (c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f') {
-        finish_word();
+        words.finish_word();
       } else {
-        if (word.empty()) word_line = line, word_column = column;
-        word += c;
-        if (word.size() > kTensorFileMaxWordLength)
-          throw util::InputError({path, word_line, word_column}, what,
-                                  "expected an integer, found '" + printable(word) + "…'");
+        words.add(c, line, column);
       }
     }
     ++column;
   }
-  finish_word();
-  if (values.size() != expected_count)
+  words.finish_word();
+  if (words.values.size() != expected_count)
     throw util::InputError({path, 0, 0}, what,
-                            fmt::format("expected {} values for the layer, found {}", expected_count, values.size()));
-  return values;
+                           fmt::format("expected {} values for the layer, found {}", expected_count,
+                                       words.values.size()));
+  return std::move(words.values);
 }
 
 std::string tensor_text(const std::vector<std::int64_t>& values, const std::string& header) {

@@ -591,7 +591,7 @@ TEST_CASE("the references reject inputs and graphs that do not fit, naming the t
   add.add("sum", a, c);
   CHECK_THROWS_WITH(testbench::integer_reference(by_hand(add.network(), {input_multipliers({1, 1}, 0)}, 8),
                                                  {Values(4, 0), Values(5, 0)}),
-                    Catch::Contains("adds shapes (1,4) and (1,5)"));
+                    Catch::Contains("add 'sum' adds 'a' of shape (1,4) and 'c' of shape (1,5)"));
 }
 
 TEST_CASE("sigmoid, tanh and hard sigmoid: the quantizer's table holds f(x · s_in) · L rounded, the reference looks it up") {

@@ -1,7 +1,8 @@
-// The MPI job a `maeri verify` process belongs to, when it was launched by mpirun or srun and the build found MPI
-// (MAERI_HAVE_MPI); otherwise a job of one rank. Every rank computes the same task list from the same command line;
-// each runs its share and rank 0 gathers the outcomes (docs/scale-out.md). RankRunner is the util::TaskRunner the
-// CLI hands to the libraries: MPI ranks, and child processes on each.
+// The MPI job a process belongs to (`maeri verify`, `maeri sweep --verify`), when it was launched by mpirun or srun
+// and the build found MPI (target maeri_mpi_ranks compiled with MAERI_HAVE_MPI); otherwise a job of one rank. Every
+// rank computes the same task list from the same command line; each runs its share and rank 0 gathers the outcomes
+// (docs/scale-out.md). RankRunner is the TaskRunner a program hands to the libraries: MPI ranks, and child
+// processes on each.
 #pragma once
 
 #include <functional>
@@ -11,7 +12,7 @@
 #include "util/process_pool.hpp"
 #include "util/task_runner.hpp"
 
-namespace maeri::cli {
+namespace maeri::util {
 
 class Ranks {
  public:
@@ -28,10 +29,10 @@ class Ranks {
   // arrives. A rank that has not reported all its tasks within `timeout_seconds` of rank 0 starting to wait
   // (0 = wait for ever) gets, for each missing task, an outcome naming the rank. `owner[t]` is the rank that runs
   // task t.
-  void gather(const std::vector<int>& my_tasks, const std::vector<util::TaskOutcome>& mine,
-              const std::vector<int>& owner, double timeout_seconds, const util::TaskDone& on_outcome);
+  void gather(const std::vector<int>& my_tasks, const std::vector<TaskOutcome>& mine,
+              const std::vector<int>& owner, double timeout_seconds, const TaskDone& on_outcome);
 
-  // Rank 0's `bytes`, on every rank (util::TaskRunner::broadcast).
+  // Rank 0's `bytes`, on every rank (TaskRunner::broadcast).
   std::string broadcast(const std::string& bytes);
 
   // Rank 0's exit status, made mpirun's. A job that must outlive a dying rank runs with Open MPI's
@@ -48,20 +49,20 @@ class Ranks {
 // Where `maeri verify` and `maeri sweep --verify` run their tasks: this process's rank of the MPI job, a fresh child
 // process per task (`pool.jobs` at a time, each with `pool.timeout_seconds`), and rank 0 waiting up to
 // `rank_timeout_seconds` (0 = for ever) for the other ranks once its own tasks are done.
-class RankRunner final : public util::TaskRunner {
+class RankRunner final : public TaskRunner {
  public:
-  RankRunner(util::PoolOptions pool, double rank_timeout_seconds) : pool_(pool), rank_timeout_(rank_timeout_seconds) {}
+  RankRunner(PoolOptions pool, double rank_timeout_seconds) : pool_(pool), rank_timeout_(rank_timeout_seconds) {}
 
   int rank() const override { return ranks_.rank(); }
   int ranks() const override { return ranks_.size(); }
   int jobs() const override { return pool_.jobs; }
   bool single_process() const override { return pool_.jobs * ranks_.size() == 1 && pool_.timeout_seconds == 0; }
-  void run_in_processes(const std::vector<int>& tasks, const util::TaskWork& work,
-                        const util::TaskDone& on_done) override {
-    util::run_in_processes(tasks, pool_, work, on_done);
+  void run_in_processes(const std::vector<int>& tasks, const TaskWork& work,
+                        const TaskDone& on_done) override {
+    util::run_in_processes(tasks, pool_, work, on_done);  // the pool's, not this member
   }
-  void gather(const std::vector<int>& my_tasks, const std::vector<util::TaskOutcome>& mine,
-              const std::vector<int>& owner, const util::TaskDone& on_outcome) override {
+  void gather(const std::vector<int>& my_tasks, const std::vector<TaskOutcome>& mine,
+              const std::vector<int>& owner, const TaskDone& on_outcome) override {
     ranks_.gather(my_tasks, mine, owner, rank_timeout_, on_outcome);
   }
   std::string broadcast(const std::string& bytes) override { return ranks_.broadcast(bytes); }
@@ -69,11 +70,8 @@ class RankRunner final : public util::TaskRunner {
 
  private:
   Ranks ranks_;
-  util::PoolOptions pool_;
+  PoolOptions pool_;
   double rank_timeout_ = 0;
 };
 
-// Whether this build can join MPI jobs.
-bool built_with_mpi();
-
-}  // namespace maeri::cli
+}  // namespace maeri::util

@@ -1,6 +1,6 @@
 // MPI job membership and the gather of task outcomes on rank 0 (see mpi_ranks.hpp). Without MAERI_HAVE_MPI every
 // process is a job of one rank.
-#include "cli/mpi_ranks.hpp"
+#include "util/mpi_ranks.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -17,7 +17,7 @@
 #include <mpi.h>
 #endif
 
-namespace maeri::cli {
+namespace maeri::util {
 namespace {
 
 #ifdef MAERI_HAVE_MPI
@@ -32,7 +32,7 @@ bool launched_by_mpi() {
 }
 
 // Outcome message: task index (8 bytes), ok (1), seconds (8), then the result bytes or the error text.
-std::string encode_outcome(int task, const util::TaskOutcome& outcome) {
+std::string encode_outcome(int task, const TaskOutcome& outcome) {
   std::string message(17, '\0');
   const std::int64_t index = task;
   std::memcpy(&message[0], &index, 8);
@@ -43,14 +43,6 @@ std::string encode_outcome(int task, const util::TaskOutcome& outcome) {
 #endif
 
 }  // namespace
-
-bool built_with_mpi() {
-#ifdef MAERI_HAVE_MPI
-  return true;
-#else
-  return false;
-#endif
-}
 
 Ranks::Ranks() {
 #ifdef MAERI_HAVE_MPI
@@ -103,9 +95,9 @@ std::string Ranks::broadcast(const std::string& bytes) {
 }
 
 void Ranks::gather([[maybe_unused]] const std::vector<int>& my_tasks,
-                   [[maybe_unused]] const std::vector<util::TaskOutcome>& mine,
+                   [[maybe_unused]] const std::vector<TaskOutcome>& mine,
                    [[maybe_unused]] const std::vector<int>& owner, [[maybe_unused]] double timeout_seconds,
-                   [[maybe_unused]] const util::TaskDone& on_outcome) {
+                   [[maybe_unused]] const TaskDone& on_outcome) {
   if (size_ == 1) return;
 #ifdef MAERI_HAVE_MPI
   if (rank_ != 0) {
@@ -148,7 +140,7 @@ void Ranks::gather([[maybe_unused]] const std::vector<int>& my_tasks,
     std::memcpy(&task, &message[0], 8);
     if (task < 0 || task >= std::int64_t(owner.size()) || owner[size_t(task)] != status.MPI_SOURCE) continue;
     if (received[size_t(task)]) continue;
-    util::TaskOutcome outcome;
+    TaskOutcome outcome;
     outcome.ok = message[8] != 0;
     std::memcpy(&outcome.seconds, &message[9], 8);
     (outcome.ok ? outcome.bytes : outcome.error) = message.substr(17);
@@ -158,7 +150,7 @@ void Ranks::gather([[maybe_unused]] const std::vector<int>& my_tasks,
   }
   for (std::size_t task = 0; task < owner.size(); ++task)
     if (!received[task]) {
-      util::TaskOutcome outcome;
+      TaskOutcome outcome;
       outcome.error = "rank " + std::to_string(owner[task]) + " did not report this task (the rank died, or ran " +
                       "past --rank-timeout)";
       on_outcome(int(task), std::move(outcome));
@@ -180,4 +172,4 @@ int Ranks::finish(int status) {
   return status;
 }
 
-}  // namespace maeri::cli
+}  // namespace maeri::util
