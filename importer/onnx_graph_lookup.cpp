@@ -8,7 +8,6 @@
 #include <algorithm>
 
 #include "importer/onnx_graph_checks.hpp"
-#include "util/input_error.hpp"
 #include "util/integer_math.hpp"
 
 namespace maeri::importer {
