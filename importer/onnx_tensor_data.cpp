@@ -89,6 +89,69 @@ std::int64_t TensorValue::elements() const {
   return count;
 }
 
+namespace {
+
+// Appends one number to the value's integers or reals, by its type.
+template <typename Number>
+void append(TensorValue& value, Number number) {
+  if (value.integral()) value.integers.push_back(static_cast<std::int64_t>(number));
+  else value.reals.push_back(static_cast<double>(number));
+}
+
+// The `count` elements of raw_data (little-endian) appended to `value`, of its type; the size was checked.
+void read_raw_data(const std::string& raw, std::int64_t count, TensorValue& value) {
+  for (std::int64_t i = 0; i < count; ++i) {
+    switch (value.type) {
+      case onnx::TensorProto_DataType_BOOL:
+      case onnx::TensorProto_DataType_UINT8: append(value, little_endian_at<std::uint8_t>(raw, i)); break;
+      case onnx::TensorProto_DataType_INT8: append(value, little_endian_at<std::int8_t>(raw, i)); break;
+      case onnx::TensorProto_DataType_INT16: append(value, little_endian_at<std::int16_t>(raw, i)); break;
+      case onnx::TensorProto_DataType_UINT16: append(value, little_endian_at<std::uint16_t>(raw, i)); break;
+      case onnx::TensorProto_DataType_INT32: append(value, little_endian_at<std::int32_t>(raw, i)); break;
+      case onnx::TensorProto_DataType_UINT32: append(value, little_endian_at<std::uint32_t>(raw, i)); break;
+      case onnx::TensorProto_DataType_INT64: append(value, little_endian_at<std::int64_t>(raw, i)); break;
+      case onnx::TensorProto_DataType_UINT64: append(value, std::int64_t(little_endian_at<std::uint64_t>(raw, i))); break;
+      case onnx::TensorProto_DataType_FLOAT: append(value, little_endian_at<float>(raw, i)); break;
+      case onnx::TensorProto_DataType_DOUBLE: append(value, little_endian_at<double>(raw, i)); break;
+      case onnx::TensorProto_DataType_FLOAT16: append(value, half_to_double(little_endian_at<std::uint16_t>(raw, i))); break;
+      case onnx::TensorProto_DataType_BFLOAT16: append(value, bfloat16_to_double(little_endian_at<std::uint16_t>(raw, i))); break;
+      default: break;
+    }
+  }
+}
+
+// The typed field of the value's type (onnx.proto) appended to `value`: float_data for FLOAT; int32_data for the
+// narrower integers, BOOL and the 16-bit floats (their bits); int64_data, uint64_data, double_data for their own
+// types. Returns how many values the field holds.
+std::int64_t read_typed_field(const onnx::TensorProto& tensor, TensorValue& value) {
+  switch (value.type) {
+    case onnx::TensorProto_DataType_FLOAT:
+      for (const float number : tensor.float_data()) append(value, number);
+      return tensor.float_data_size();
+    case onnx::TensorProto_DataType_DOUBLE:
+      for (const double number : tensor.double_data()) append(value, number);
+      return tensor.double_data_size();
+    case onnx::TensorProto_DataType_INT64:
+      for (const std::int64_t number : tensor.int64_data()) append(value, number);
+      return tensor.int64_data_size();
+    case onnx::TensorProto_DataType_UINT32:
+    case onnx::TensorProto_DataType_UINT64:
+      for (const std::uint64_t number : tensor.uint64_data()) append(value, std::int64_t(number));
+      return tensor.uint64_data_size();
+    case onnx::TensorProto_DataType_FLOAT16:
+      for (const std::int32_t bits : tensor.int32_data()) append(value, half_to_double(std::uint16_t(bits)));
+      return tensor.int32_data_size();
+    case onnx::TensorProto_DataType_BFLOAT16:
+      for (const std::int32_t bits : tensor.int32_data()) append(value, bfloat16_to_double(std::uint16_t(bits)));
+      return tensor.int32_data_size();
+    default:
+      for (const std::int32_t number : tensor.int32_data()) append(value, number);
+      return tensor.int32_data_size();
+  }
+}
+
+}  // namespace
+
 TensorValue tensor_value(const onnx::TensorProto& tensor, const std::string& path, const std::string& field) {
   const auto fail = [&](const std::string& problem) { throw util::InputError({path, 0, 0}, field, problem); };
   if (tensor.data_location() == onnx::TensorProto_DataLocation_EXTERNAL || tensor.external_data_size() > 0)
@@ -105,70 +168,15 @@ TensorValue tensor_value(const onnx::TensorProto& tensor, const std::string& pat
     count *= dim;
     value.dims.push_back(dim);
   }
-  const bool integral = value.integral();
-  const auto push = [&](auto number) {
-    if (integral) value.integers.push_back(static_cast<std::int64_t>(number));
-    else value.reals.push_back(static_cast<double>(number));
-  };
   if (tensor.has_raw_data()) {
     const std::string& raw = tensor.raw_data();
     if (raw.size() != std::size_t(count) * bytes)
       fail(fmt::format("raw_data holds {} bytes, its dimensions need {} ({} elements of {} bytes)", raw.size(),
                        std::size_t(count) * bytes, count, bytes));
-    for (std::int64_t i = 0; i < count; ++i) {
-      switch (value.type) {
-        case onnx::TensorProto_DataType_BOOL:
-        case onnx::TensorProto_DataType_UINT8: push(little_endian_at<std::uint8_t>(raw, i)); break;
-        case onnx::TensorProto_DataType_INT8: push(little_endian_at<std::int8_t>(raw, i)); break;
-        case onnx::TensorProto_DataType_INT16: push(little_endian_at<std::int16_t>(raw, i)); break;
-        case onnx::TensorProto_DataType_UINT16: push(little_endian_at<std::uint16_t>(raw, i)); break;
-        case onnx::TensorProto_DataType_INT32: push(little_endian_at<std::int32_t>(raw, i)); break;
-        case onnx::TensorProto_DataType_UINT32: push(little_endian_at<std::uint32_t>(raw, i)); break;
-        case onnx::TensorProto_DataType_INT64: push(little_endian_at<std::int64_t>(raw, i)); break;
-        case onnx::TensorProto_DataType_UINT64: push(std::int64_t(little_endian_at<std::uint64_t>(raw, i))); break;
-        case onnx::TensorProto_DataType_FLOAT: push(little_endian_at<float>(raw, i)); break;
-        case onnx::TensorProto_DataType_DOUBLE: push(little_endian_at<double>(raw, i)); break;
-        case onnx::TensorProto_DataType_FLOAT16: push(half_to_double(little_endian_at<std::uint16_t>(raw, i))); break;
-        case onnx::TensorProto_DataType_BFLOAT16: push(bfloat16_to_double(little_endian_at<std::uint16_t>(raw, i))); break;
-        default: break;
-      }
-    }
+    read_raw_data(raw, count, value);
     return value;
   }
-  // The typed fields (onnx.proto): float_data for FLOAT; int32_data for the narrower integers, BOOL and the 16-bit
-  // floats (their bits); int64_data, uint64_data, double_data for their own types.
-  std::int64_t found = 0;
-  switch (value.type) {
-    case onnx::TensorProto_DataType_FLOAT:
-      for (const float number : tensor.float_data()) push(number);
-      found = tensor.float_data_size();
-      break;
-    case onnx::TensorProto_DataType_DOUBLE:
-      for (const double number : tensor.double_data()) push(number);
-      found = tensor.double_data_size();
-      break;
-    case onnx::TensorProto_DataType_INT64:
-      for (const std::int64_t number : tensor.int64_data()) push(number);
-      found = tensor.int64_data_size();
-      break;
-    case onnx::TensorProto_DataType_UINT32:
-    case onnx::TensorProto_DataType_UINT64:
-      for (const std::uint64_t number : tensor.uint64_data()) push(std::int64_t(number));
-      found = tensor.uint64_data_size();
-      break;
-    case onnx::TensorProto_DataType_FLOAT16:
-      for (const std::int32_t bits : tensor.int32_data()) push(half_to_double(std::uint16_t(bits)));
-      found = tensor.int32_data_size();
-      break;
-    case onnx::TensorProto_DataType_BFLOAT16:
-      for (const std::int32_t bits : tensor.int32_data()) push(bfloat16_to_double(std::uint16_t(bits)));
-      found = tensor.int32_data_size();
-      break;
-    default:
-      for (const std::int32_t number : tensor.int32_data()) push(number);
-      found = tensor.int32_data_size();
-      break;
-  }
+  const std::int64_t found = read_typed_field(tensor, value);
   if (found != count)
     fail(fmt::format("it holds {} values, its dimensions need {}{}", found, count,
                      found == 0 ? " (no data: neither raw_data nor a typed field)" : ""));

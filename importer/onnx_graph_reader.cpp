@@ -1,0 +1,122 @@
+// The walk over an ONNX graph: the shapes shape inference left and the initializers recorded, every node read in
+// order, dispatched on its op_type to the family that reads it (onnx_graph_reader.hpp lists them).
+#include "importer/onnx_graph_reader.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "importer/onnx_graph_checks.hpp"
+#include "util/input_error.hpp"
+#include "util/utf8_text.hpp"
+
+namespace maeri::importer {
+
+GraphReader::GraphReader(const std::string& path, onnx::ModelProto& model) : path_(path), model_(model) {
+  for (const auto& import : model.opset_import())
+    if (import.domain().empty() || import.domain() == "ai.onnx") opset_ = import.version();
+}
+
+OnnxImport GraphReader::read() {
+  const onnx::GraphProto& graph = model_.graph();
+  for (const auto& value : graph.input()) record(value);
+  for (const auto& value : graph.value_info()) record(value);
+  for (const auto& value : graph.output()) record(value);
+  for (int i = 0; i < graph.initializer_size(); ++i) {
+    const onnx::TensorProto& tensor = graph.initializer(i);
+    Shape shape;
+    for (const std::int64_t dim : tensor.dims()) shape.push_back({dim, ""});
+    shapes_[tensor.name()] = shape;
+    initializers_[tensor.name()] = i;
+  }
+  for (int index = 0; index < graph.node_size(); ++index)
+    for (const std::string& input : graph.node(index).input()) readers_[input].push_back(index);
+  for (const auto& output : graph.output()) graph_outputs_.insert(output.name());
+  network().name = graph.name().empty() ? std::filesystem::path(path_).stem().string() : graph.name();
+  check_utf8(network().name, "graph", "the graph's name");
+  for (int index = 0; index < graph.node_size(); ++index) {
+    const onnx::NodeProto& node = graph.node(index);
+    const std::string base = node_label(node, index);
+    std::string name = base;
+    for (int copy = 2; node_names_.count(name); ++copy) name = fmt::format("{}_{}", base, copy);
+    node_names_.insert(name);
+    check_utf8(name, fmt::format("node #{} ({})", index, node.op_type()), "the node's name");
+    if (folded_nodes_.count(index)) continue;
+    if (!in_default_domain(node)) {
+      skip(name, node.op_type(), "operator of the custom domain '" + node.domain() + "'" + kCut);
+      continue;
+    }
+    read_node(node, index, name);
+  }
+  if (network().layers.empty())
+    throw util::InputError({path_, 0, 0}, "graph",
+                           fmt::format("the model has no Conv, Gemm, MatMul, Einsum or recurrent node ({} nodes, "
+                                       "none of them a layer)",
+                                       graph.node_size()));
+  return std::move(result_);
+}
+
+void GraphReader::fail(const std::string& node, const std::string& problem) const {
+  throw util::InputError({path_, 0, 0}, "node " + node, problem);
+}
+
+void GraphReader::skip(const std::string& name, const std::string& op, const std::string& reason) {
+  result_.skipped.push_back({name, op, reason});
+}
+
+void GraphReader::check_utf8(const std::string& text, const std::string& field, const std::string& what) const {
+  const std::size_t bad = util::first_invalid_utf8(text);
+  if (bad != text.size())
+    throw util::InputError({path_, 0, 0}, field,
+                           fmt::format("{} is not valid UTF-8 text: byte 0x{:02x} at offset {}", what,
+                                       static_cast<unsigned char>(text[bad]), bad));
+}
+
+void GraphReader::record(const onnx::ValueInfoProto& value) {
+  if (!value.type().has_tensor_type() || !value.type().tensor_type().has_shape()) return;
+  Shape shape;
+  for (const auto& dim : value.type().tensor_type().shape().dim())
+    shape.push_back(dim.has_dim_value() ? Dimension{dim.dim_value(), ""} : Dimension{-1, dim.dim_param()});
+  shapes_[value.name()] = shape;
+}
+
+void GraphReader::read_node(const onnx::NodeProto& node, int index, const std::string& name) {
+  const std::string& op = node.op_type();
+  if (op == "Conv") return convolution(node, index, name);
+  if (op == "ConvTranspose") return transposed_convolution(node, name);
+  if (op == "Gemm") return gemm(node, index, name);
+  if (op == "MatMul") return matmul(node, index, name);
+  if (op == "Einsum") return einsum(node, name);
+  if (op == "LSTM" || op == "GRU" || op == "RNN") return recurrent(node, name);
+  const std::string reason = post_operator(node, name);
+  if (!reason.empty()) skip(name, op, reason);
+}
+
+std::string GraphReader::post_operator(const onnx::NodeProto& node, const std::string& name) {
+  const std::string& op = node.op_type();
+  if (node.output_size() < 1 || node.output(0).empty()) return skip_reason(op);
+  if (op == "Identity" || op == "Dropout") return alias(node);
+  const auto out_shape = known_shape(node.output(0));
+  if (!out_shape) return "its output's shape is unknown" + std::string(kCut);
+  OperatorNode read{node, name, *out_shape, {}};
+  using Kind = contracts::OperatorKind;
+  if (op == "Relu") return unary(read, Kind::Relu);
+  if (op == "Clip") return clip(read);
+  if (op == "MaxPool" || op == "AveragePool" || op == "GlobalMaxPool") return pool(read);
+  if (op == "GlobalAveragePool") return global_average_pool(read);
+  if (op == "BatchNormalization") return batch_normalization(read);
+  if (op == "Mul" || op == "Add")
+    if (const auto reason = constant_per_channel(read)) return *reason;
+  if (op == "Add" || op == "Sum") return add(read);
+  if (op == "Concat") return concat(read);
+  if (op == "Flatten" || op == "Reshape" || op == "Squeeze" || op == "Unsqueeze") return unary(read, Kind::Reshape);
+  if (op == "Transpose") return transpose(read);
+  if (op == "Softmax") return softmax(read);
+  if (op == "Pad") return pad(read);
+  if (op == "Sigmoid" || op == "Tanh") return unary(read, op == "Sigmoid" ? Kind::Sigmoid : Kind::Tanh);
+  if (op == "HardSigmoid" || op == "HardSwish") return hard_gate(read);
+  if (op == "Mul") return product(read);
+  return skip_reason(op);
+}
+
+}  // namespace maeri::importer

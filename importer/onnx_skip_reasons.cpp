@@ -1,0 +1,48 @@
+// Why a node the importer does not read is skipped: MAERI's multipliers and reduction tree compute the
+// multiply-accumulates of convolutions and matrix products, the post-processing unit the operators of
+// contracts::OperatorKind; the rest is not run, and the graph is cut there.
+#include "importer/onnx_graph_reader.hpp"
+
+#include <set>
+
+namespace maeri::importer {
+
+// Why a node is skipped: MAERI's multipliers and reduction tree compute the multiply-accumulates of convolutions
+// and matrix products, the post-processing unit the operators of contracts::OperatorKind; the rest is not run.
+std::string skip_reason(const std::string& op) {
+  static const std::set<std::string> pooling = {"MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool",
+                                                "LpPool", "GlobalLpPool", "MaxRoiPool", "MaxUnpool"};
+  static const std::set<std::string> activation = {
+      "Relu",     "LeakyRelu", "PRelu", "Sigmoid", "HardSigmoid", "Tanh",     "Softmax", "LogSoftmax", "Clip",
+      "Elu",      "Selu",      "Celu",  "Gelu",    "Erf",         "Softplus", "Softsign", "HardSwish", "Mish",
+      "ThresholdedRelu"};
+  static const std::set<std::string> elementwise = {"Add", "Sub", "Mul", "Div",  "Pow",   "Sqrt", "Exp",
+                                                    "Log", "Neg", "Abs", "Max",  "Min",   "Sum",  "Mean",
+                                                    "Reciprocal", "Floor", "Ceil", "Round", "Sign", "Where",
+                                                    "Equal", "Less", "Greater", "Not", "And", "Or"};
+  static const std::set<std::string> normalisation = {"BatchNormalization", "LayerNormalization",
+                                                      "InstanceNormalization", "LpNormalization", "ReduceMean",
+                                                      "ReduceSum", "ReduceMax", "ReduceL2", "LRN",
+                                                      "GroupNormalization"};
+  static const std::set<std::string> layout = {
+      "Reshape", "Flatten", "Transpose", "Concat", "Split", "Slice", "Gather", "Squeeze", "Unsqueeze", "Shape",
+      "Constant", "ConstantOfShape", "Identity", "Cast", "Dropout", "Expand", "Tile", "Pad", "Resize", "Upsample",
+      "DepthToSpace", "SpaceToDepth", "Range", "GatherElements", "ScatterND", "NonZero", "TopK", "Size"};
+  std::string reason;
+  if (pooling.count(op)) reason = "pooling: a window the post-processing unit does not compute";
+  else if (activation.count(op))
+    reason = "activation: not one the post-processing unit computes (it runs relu, clip, softmax, sigmoid, tanh, hard "
+             "sigmoid, hard swish)";
+  else if (elementwise.count(op))
+    reason = "element-wise arithmetic: only a residual add of two tensors of one shape and a product of two tensors "
+             "of one shape or by a (N, C, 1, 1) gate run beside the fabric";
+  else if (normalisation.count(op))
+    reason = "normalisation/reduction: only BatchNormalization (inference, constant parameters) runs";
+  else if (layout.count(op)) reason = "data layout or shape computation that does not fold to a reshape";
+  else if (op == "ConvInteger" || op == "QLinearConv" || op == "QLinearMatMul" || op == "MatMulInteger")
+    reason = "not supported by this importer (a quantized model: export the float model, MAERI quantizes it)";
+  else reason = "no MAERI mapping for this operator";
+  return reason + kCut;
+}
+
+}  // namespace maeri::importer
