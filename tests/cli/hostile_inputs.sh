@@ -54,6 +54,21 @@ case $case_name in
       "$expect" 0 --stdout-contains "network tiny: PASS" "$maeri" "${chain[@]}" --network-input "$npy/input_$dtype.npy" \
         || fail "--network-input of $dtype"
     done ;;
+  codegen_long_group_name)  # wrote images disasm refused ("fused.flags is 0x67": the u16 length wrapped)
+    name=$(head -c 65536 /dev/zero | tr '\0' g)
+    sed "s|conv2-conv3_1x1|$name|" "$here/tiny-fused-stripes.mapping.yaml" >long.mapping.yaml
+    "$expect" 2 --stderr-contains "cannot write the image: fused.group 'gggg" \
+      --stderr-contains "(65536 bytes)' is 65536 bytes; an image holds names of at most 65535 bytes" \
+      "$maeri" codegen --hardware "$hw" --workload "$tiny" --mapping long.mapping.yaml -o img || exit 1
+    [[ $("$maeri" codegen --hardware "$hw" --workload "$tiny" --mapping long.mapping.yaml -o img 2>&1 >/dev/null \
+         | wc -c) -lt 600 ]] || fail "the message is not short"
+    # At the limit the images are written, and every one decodes.
+    sed "s|conv2-conv3_1x1|${name:1}|" "$here/tiny-fused-stripes.mapping.yaml" >limit.mapping.yaml
+    "$maeri" codegen --hardware "$hw" --workload "$tiny" --mapping limit.mapping.yaml -o limit >/dev/null \
+      || fail "codegen at the limit"
+    for image in limit/*.mimg; do
+      "$maeri" disasm "$image" >/dev/null || fail "disasm refused $image"
+    done ;;
   *) fail "unknown case $case_name" ;;
 esac
 echo "ok: $case_name"
