@@ -69,6 +69,20 @@ case $case_name in
     for image in limit/*.mimg; do
       "$maeri" disasm "$image" >/dev/null || fail "disasm refused $image"
     done ;;
+  fabric_clean_user_folder)  # was removed, "removed 1 fabric"
+    mkdir -p cache/$key && echo mine >cache/$key/notes.txt
+    MAERI_FABRIC_CACHE=$dir/cache "$expect" 0 --stdout-contains "removed 0 fabrics" \
+      --stdout-contains "left alone 1 entry the fabric cache did not make: $key/" "$maeri" fabric clean || exit 1
+    [[ -f cache/$key/notes.txt ]] || fail "the user's folder was removed"
+    MAERI_FABRIC_CACHE=$dir/cache "$expect" 0 --stdout-contains ": 0 fabrics" "$maeri" fabric list || exit 1 ;;
+  fabric_killed_build)  # a killed builder's folder was invisible to fabric list
+    sleep 0 & dead=$!; wait $dead  # a process id that no longer runs
+    mkdir -p cache/.build-$key-$dead/model && head -c 2000000 /dev/zero >cache/.build-$key-$dead/model/part.o
+    MAERI_FABRIC_CACHE=$dir/cache "$expect" 0 \
+      --stdout-contains ".build-$key-$dead (2.0 MB: left by build process $dead, which is gone; maeri fabric clean removes it)" \
+      "$maeri" fabric list || exit 1
+    MAERI_FABRIC_CACHE=$dir/cache "$expect" 0 --stdout-contains "removed 0 fabrics" "$maeri" fabric clean || exit 1
+    [[ ! -e cache/.build-$key-$dead ]] || fail "the killed build's folder is still there" ;;
   *) fail "unknown case $case_name" ;;
 esac
 echo "ok: $case_name"
