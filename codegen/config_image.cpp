@@ -455,7 +455,8 @@ std::vector<std::uint8_t> from_readmemh(const std::string& text, const std::stri
     }
     if (line.empty()) continue;
     if (line.size() != 8 || line.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
-      throw ImageError(fmt::format("{}:{}: expected 8 hex digits, found '{}'", source, number, line));
+      throw ImageError(fmt::format("{}:{}: expected 8 hex digits, found '{}'", source, number,
+                                   util::shown_value(line)));
     const std::uint32_t word = std::uint32_t(std::stoul(line, nullptr, 16));
     for (int b = 0; b < 4; ++b) bytes.push_back(std::uint8_t(word >> (8 * b)));
   }
@@ -607,8 +608,9 @@ std::string to_json(const ConfigImage& image) {
 void check_image_matches(const ConfigImage& image, const contracts::Hardware& hardware, const std::string& source) {
   const std::string differences = hardware_differences(image.hardware, image_hardware_of(hardware), "image");
   if (!differences.empty())
-    throw ImageError(fmt::format("{}: built for hardware '{}', not for '{}': {}", source, image.hardware.name,
-                                 hardware.name, differences));
+    throw ImageError(fmt::format("{}: built for hardware '{}', not for '{}': {}", source,
+                                 util::shown_value(image.hardware.name), util::shown_value(hardware.name),
+                                 differences));
 }
 
 std::string hardware_differences(const ImageHardware& built_for, const ImageHardware& hardware, const char* built_label) {

@@ -83,6 +83,16 @@ case $case_name in
       "$maeri" fabric list || exit 1
     MAERI_FABRIC_CACHE=$dir/cache "$expect" 0 --stdout-contains "removed 0 fabrics" "$maeri" fabric clean || exit 1
     [[ ! -e cache/.build-$key-$dead ]] || fail "the killed build's folder is still there" ;;
+  plot_long_value)  # a 100,000-byte cell was quoted whole
+    { echo "x,y"; echo "1,$(head -c 100000 /dev/zero | tr '\0' v)"; } >long.csv
+    "$expect" 2 --stderr-contains "field 'y': expected a number, found 'vvvv" --stderr-contains "… (100000 bytes)'" \
+      "$maeri" plot --csv long.csv --x x --y y -o p.svg || exit 1
+    [[ $("$maeri" plot --csv long.csv --x x --y y -o p.svg 2>&1 | wc -c) -lt 400 ]] || fail "the message is not short"
+    printf 'x,y\n1,\xff\xfe2\n' >latin.csv  # bytes that are not UTF-8 are escaped
+    "$expect" 2 --stderr-contains "found '\\xff\\xfe2'" "$maeri" plot --csv latin.csv --x x --y y -o p.svg || exit 1 ;;
+  plot_subnormal)  # 5e-324 said "expected a number"
+    printf 'x,y\n1,5e-324\n2,1\n' >tiny.csv
+    "$expect" 0 --stdout-contains "plot: 2 rows" "$maeri" plot --csv tiny.csv --x x --y y -o p.svg || exit 1 ;;
   *) fail "unknown case $case_name" ;;
 esac
 echo "ok: $case_name"

@@ -60,6 +60,14 @@ TEST_CASE("input files: values in messages are escaped and shortened, NUL bytes 
   // Never cut inside a UTF-8 character: "é" is two bytes, the 80th and 81st.
   const std::string accented = std::string(79, 'a') + "é" + "z";
   CHECK(util::shown_value(accented) == std::string(79, 'a') + "… (82 bytes)");
+  // Bytes that are not UTF-8 are escaped (Latin-1 "é", a lone continuation byte, a truncated character); UTF-8 is
+  // kept; the cut counts the value's bytes, an escape as the one byte it shows.
+  CHECK(util::shown_value("caf\xe9 \x80 \xe2\x82 \xe2\x82\xac") == "caf\\xe9 \\x80 \\xe2\\x82 \xe2\x82\xac");
+  CHECK(util::shown_value(std::string(100, '\xff')) == [] {
+    std::string escaped;
+    for (int i = 0; i < 80; ++i) escaped += "\\xff";
+    return escaped + "… (100 bytes)";
+  }());
   const util::InputError error({"w.yaml", 3, 9}, "name", std::string("has no layer 'x\0y'", 18));
   CHECK(std::string(error.what()) == "w.yaml:3:9: field 'name': has no layer 'x\\x00y'");
 }
