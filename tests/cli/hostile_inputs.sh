@@ -93,6 +93,15 @@ case $case_name in
   plot_subnormal)  # 5e-324 said "expected a number"
     printf 'x,y\n1,5e-324\n2,1\n' >tiny.csv
     "$expect" 0 --stdout-contains "plot: 2 rows" "$maeri" plot --csv tiny.csv --x x --y y -o p.svg || exit 1 ;;
+  optimum_cache_below_minimum)  # an optimum of 1 cycle gave ratios of 10^8, exit 0
+    explore=(explore --hardware "$hw" --workload "$tiny" --layer fc --methods random --budgets 10 --runs 1 -o ex
+             --optimum-cache cache.csv)
+    "$maeri" "${explore[@]}" >/dev/null || fail "the first explore"
+    printf '\xef\xbb\xbf' | cat - cache.csv >bom.csv  # a byte order mark made the header a row
+    "$expect" 0 --stdout-contains "(from bom.csv)" "$maeri" "${explore[@]/cache.csv/bom.csv}" || exit 1
+    sed -i 's/,[^,]*,\([01]\)$/,1,\1/' cache.csv
+    "$expect" 2 --stderr-contains "cache.csv:2:1: field 'optimum': 1 is below the algorithmic minimum" \
+      "$maeri" "${explore[@]}" || exit 1 ;;
   *) fail "unknown case $case_name" ;;
 esac
 echo "ok: $case_name"
