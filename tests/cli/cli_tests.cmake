@@ -487,9 +487,9 @@ endforeach()
 # bool; a fused group name past an image's u16 length; a user's folder named like a fabric key and a killed
 # builder's folder in the fabric cache; plot's long values and subnormals.
 foreach(case npz_bomb_network_input npz_bomb_network_weights npz_bomb_layer_input npz_directory_lie
-            npz_empty_weights npz_duplicate_members npz_long_member_name network_input_dtypes
-            codegen_long_group_name fabric_clean_user_folder fabric_killed_build plot_long_value plot_subnormal
-            optimum_cache_below_minimum)
+             npz_empty_weights npz_duplicate_members npz_long_member_name network_input_dtypes
+             codegen_long_group_name fabric_clean_user_folder fabric_killed_build plot_long_value plot_subnormal
+             optimum_cache_below_minimum)
   add_test(NAME cli_hostile_${case}
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/hostile_inputs.sh ${case} $<TARGET_FILE:maeri> ${CONFIGS} ${NPY_FILES})
   set_tests_properties(cli_hostile_${case} PROPERTIES LABELS cli TIMEOUT 900 FIXTURES_REQUIRED npy_files
