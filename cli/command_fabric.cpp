@@ -20,6 +20,11 @@ int list_fabrics() {
   fmt::print("fabric cache {}: {} fabric{}\n", sim::fabric_cache_directory(), cached.size(),
              cached.size() == 1 ? "" : "s");
   for (const sim::CachedFabric& fabric : cached) fmt::print("  {} ({})\n", fabric.key, fabric.parameters);
+  for (const sim::UnfinishedBuild& build : sim::unfinished_builds())
+    fmt::print("  {} ({:.1f} MB: {})\n", build.name, double(build.bytes) / 1e6,
+               build.running ? fmt::format("being built by process {}", build.pid)
+                             : fmt::format("left by build process {}, which is gone; maeri fabric clean removes it",
+                                           build.pid));
   return kExitOk;
 }
 
@@ -46,6 +51,9 @@ int clean() {
   if (!cleaning.left_alone.empty())
     fmt::print("left alone {} entr{} the fabric cache did not make: {}\n", cleaning.left_alone.size(),
                cleaning.left_alone.size() == 1 ? "y" : "ies", fmt::join(cleaning.left_alone, ", "));
+  if (!cleaning.builds_running.empty())
+    fmt::print("left alone {} build{} under way: {}\n", cleaning.builds_running.size(),
+               cleaning.builds_running.size() == 1 ? "" : "s", fmt::join(cleaning.builds_running, ", "));
   return kExitOk;
 }
 

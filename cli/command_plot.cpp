@@ -13,6 +13,7 @@
 #include "util/atomic_file.hpp"
 #include "util/csv_table.hpp"
 #include "util/input_error.hpp"
+#include "util/input_file.hpp"
 
 namespace maeri::cli {
 namespace {
@@ -37,7 +38,7 @@ std::vector<RowFilter> parse_filters(const PlotOptions& options, const util::Csv
   for (const std::string& where : options.where) {
     const std::size_t equals = where.find('=');
     if (equals == std::string::npos || equals == 0)
-      throw command_line_error("--where", "expected COLUMN=VALUE, found '" + where + "'");
+      throw command_line_error("--where", "expected COLUMN=VALUE, found '" + util::shown_value(where) + "'");
     filters.push_back({table.column(where.substr(0, equals)), where.substr(equals + 1)});
   }
   return filters;
@@ -49,7 +50,7 @@ double number_at(const util::CsvTable& table, std::size_t row, std::size_t colum
   const auto value = util::csv_number(table.rows[row][column]);
   if (!value)
     throw util::InputError({table.path, table.row_lines[row], 0}, table.columns[column],
-                          "expected a number, found '" + table.rows[row][column] + "'");
+                          "expected a number, found '" + util::shown_value(table.rows[row][column]) + "'");
   if (!util::plottable_value(*value, log_axis))
     throw util::InputError({table.path, table.row_lines[row], 0}, table.columns[column],
                            fmt::format("{} cannot be plotted: expected a magnitude of at most {:g}{}", *value,

@@ -12,6 +12,8 @@
 
 #include "codegen/config_image.hpp"
 #include "codegen/image_validation.hpp"
+#include "util/input_file.hpp"
+#include "util/utf8_text.hpp"
 
 namespace maeri::codegen {
 namespace {
@@ -21,7 +23,16 @@ class ByteWriter {
   void u8(std::uint32_t v) { bytes.push_back(std::uint8_t(v)); }
   void u16(std::uint32_t v) { for (int i = 0; i < 2; ++i) bytes.push_back(std::uint8_t(v >> (8 * i))); }
   void u32(std::uint32_t v) { for (int i = 0; i < 4; ++i) bytes.push_back(std::uint8_t(v >> (8 * i))); }
-  void text(const std::string& s) {
+  // A name as a str. What the decoder would refuse of a name is refused here, before anything is written: a length
+  // past the u16 count (it would wrap and shift every later field), bytes that are not UTF-8, an empty group name.
+  void text(const std::string& s, const char* field) {
+    if (s.size() > kMaxImageStringBytes)
+      throw ImageError(fmt::format("cannot write the image: {} '{}' is {} bytes; an image holds names of at most {} "
+                                   "bytes (a u16 length, docs/config-image.md)",
+                                   field, util::shown_value(s), s.size(), kMaxImageStringBytes));
+    if (!util::is_valid_utf8(s))
+      throw ImageError(fmt::format("cannot write the image: {} '{}' is not valid UTF-8 (byte {})", field,
+                                   util::shown_value(s), util::first_invalid_utf8(s)));
     u16(std::uint32_t(s.size()));
     bytes.insert(bytes.end(), s.begin(), s.end());
   }
@@ -166,9 +177,9 @@ std::vector<std::uint8_t> encode_image(const ConfigImage& image) {
   out.u8(hw.data_width);
   out.u8(hw.acc_width);
   out.u16(hw.config_bw);
-  out.text(hw.name);
+  out.text(hw.name, "hardware.name");
   const contracts::Layer& layer = image.layer;
-  out.text(layer.name);
+  out.text(layer.name, "layer.name");
   out.u8(layer_type_code(layer.type));
   for (const contracts::LayerShapeField& field : contracts::kLayerShapeFields) out.u32(std::uint32_t(layer.*field.member));
   for (int d = 0; d < contracts::kNumTileDims; ++d) out.u32(std::uint32_t(image.mapping[d]));
@@ -184,7 +195,9 @@ std::vector<std::uint8_t> encode_image(const ConfigImage& image) {
   }
   if (image.fused) {  // version 7: the fused member
     const contracts::FusedMember& member = *image.fused;
-    out.text(member.group);
+    if (member.group.empty())
+      throw ImageError("cannot write the image: fused.group is empty, expected the group's name");
+    out.text(member.group, "fused.group");
     out.u16(std::uint32_t(member.position));
     out.u16(std::uint32_t(member.members));
     out.u32(std::uint32_t(member.role.stripes));
@@ -442,7 +455,8 @@ std::vector<std::uint8_t> from_readmemh(const std::string& text, const std::stri
     }
     if (line.empty()) continue;
     if (line.size() != 8 || line.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
-      throw ImageError(fmt::format("{}:{}: expected 8 hex digits, found '{}'", source, number, line));
+      throw ImageError(fmt::format("{}:{}: expected 8 hex digits, found '{}'", source, number,
+                                   util::shown_value(line)));
     const std::uint32_t word = std::uint32_t(std::stoul(line, nullptr, 16));
     for (int b = 0; b < 4; ++b) bytes.push_back(std::uint8_t(word >> (8 * b)));
   }
@@ -594,8 +608,9 @@ std::string to_json(const ConfigImage& image) {
 void check_image_matches(const ConfigImage& image, const contracts::Hardware& hardware, const std::string& source) {
   const std::string differences = hardware_differences(image.hardware, image_hardware_of(hardware), "image");
   if (!differences.empty())
-    throw ImageError(fmt::format("{}: built for hardware '{}', not for '{}': {}", source, image.hardware.name,
-                                 hardware.name, differences));
+    throw ImageError(fmt::format("{}: built for hardware '{}', not for '{}': {}", source,
+                                 util::shown_value(image.hardware.name), util::shown_value(hardware.name),
+                                 differences));
 }
 
 std::string hardware_differences(const ImageHardware& built_for, const ImageHardware& hardware, const char* built_label) {

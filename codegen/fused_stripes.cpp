@@ -9,6 +9,7 @@
 
 #include "contracts/sdm_budget.hpp"
 #include "contracts/sdm_level.hpp"
+#include "util/input_file.hpp"
 
 namespace maeri::codegen {
 namespace {
@@ -34,7 +35,8 @@ std::vector<StripePiece> stripe_pieces(const contracts::Layer& layer, const cont
   const std::int64_t rows = layer.output_x();
   if (stripes == 1) return {StripePiece{0, 1, 0, rows}};
   const auto bad = [&](const std::string& why) {
-    return std::invalid_argument(fmt::format("layer '{}' cannot run in {} stripes: {}", layer.name, stripes, why));
+    return std::invalid_argument(fmt::format("layer '{}' cannot run in {} stripes: {}", util::shown_value(layer.name),
+                                             stripes, why));
   };
   if (stripes < 1) throw bad("at least one stripe");
   if (!mapping.sdm.blocked) throw bad("its mapping has no SDM level");

@@ -16,6 +16,7 @@
 #include "codegen/tile_placement.hpp"
 #include "contracts/hardware.hpp"
 #include "contracts/sdm_rules.hpp"
+#include "util/input_file.hpp"
 #include "util/integer_math.hpp"
 #include "util/utf8_text.hpp"
 #include "contracts/tile.hpp"
@@ -263,7 +264,7 @@ void validate_fused_member(const ConfigImage& image, const ImageFieldOffsets& of
                            : rule_is("pinned weights") ? offsets.fused_flags
                                                        : offsets.sdm_order;
     fail(source, at, fmt::format("fused: member {} of group '{}' breaks a rule of fused groups: {}",
-                                 member.position + 1, member.group, *violation));
+                                 member.position + 1, util::shown_value(member.group), *violation));
   }
 }
 

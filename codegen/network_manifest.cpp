@@ -102,7 +102,8 @@ ManifestFusedGroup read_group(const std::string& path, const json& entry, std::s
   ManifestFusedGroup group;
   group.name = fields.text("name");
   if (group.name.empty()) fields.fail("name", "expected the group's name, found an empty string");
-  if (!names.insert(group.name).second) fields.fail("name", "a second group named '" + group.name + "'");
+  if (!names.insert(group.name).second)
+    fields.fail("name", "a second group named '" + util::shown_value(group.name) + "'");
   group.members = fields.texts("members");
   if (group.members.size() < 2)
     fields.fail("members", fmt::format("expected at least 2 layers, found {}", group.members.size()));
@@ -234,9 +235,11 @@ NetworkManifest load_manifest(const std::string& path) {
       entry.fail("order", fmt::format("expected {} (codegen lists the layers in the network's order), found {}", i + 1,
                                       layer.order));
     layer.name = entry.text("name");
-    if (!names.insert(layer.name).second) entry.fail("name", "a second layer named '" + layer.name + "'");
+    if (!names.insert(layer.name).second)
+      entry.fail("name", "a second layer named '" + util::shown_value(layer.name) + "'");
     layer.file = entry.text("file");
-    if (!files.insert(layer.file).second) entry.fail("file", "a second layer with the image '" + layer.file + "'");
+    if (!files.insert(layer.file).second)
+      entry.fail("file", "a second layer with the image '" + util::shown_value(layer.file) + "'");
     // Only plain file names that codegen could have written: nothing outside the manifest's folder.
     if (util::safe_file_stem(layer.file) != layer.file)
       entry.fail("file", "expected a plain file name in the manifest's folder (A-Z a-z 0-9 . - _, not starting "
@@ -247,7 +250,7 @@ NetworkManifest load_manifest(const std::string& path) {
     layer.tile = entry.text("tile");
     if (!contracts::parse_fabric_tile(layer.tile))
       entry.fail("tile", "expected seven comma-separated integers T_R,T_S,T_C,T_K,T_N,T_X',T_Y', found '" +
-                             layer.tile + "'");
+                             util::shown_value(layer.tile) + "'");
     layer.predicted_cycles = entry.get("predicted_cycles", json::value_t::number_float, "a number").get<double>();
     if (!std::isfinite(layer.predicted_cycles) || layer.predicted_cycles < 0)
       entry.fail("predicted_cycles", "expected a finite non-negative number of cycles");
@@ -299,17 +302,19 @@ void check_fused_record(const NetworkManifest& manifest, const ConfigImage& imag
     throw util::InputError({image_path, 0, 0}, "fused.group",
                            fmt::format("the image is member {} of group '{}', but the manifest lists layer '{}' in no "
                                        "group",
-                                       recorded->position + 1, recorded->group, image.layer.name));
+                                       recorded->position + 1, util::shown_value(recorded->group),
+                                       util::shown_value(image.layer.name)));
   if (!recorded)
     throw util::InputError({image_path, 0, 0}, "fused",
                            fmt::format("the manifest lists layer '{}' in group '{}', but the image has no fused record "
                                        "(it was built alone)",
-                                       image.layer.name, expected->group));
+                                       util::shown_value(image.layer.name), util::shown_value(expected->group)));
   const auto differ = [&](const char* field, const std::string& in_image, const std::string& in_manifest) {
     if (in_image != in_manifest)
       throw util::InputError({image_path, 0, 0}, std::string("fused.") + field,
                              fmt::format("group '{}': the image records {}, the manifest's group gives {}",
-                                         expected->group, in_image, in_manifest));
+                                         util::shown_value(expected->group), util::shown_value(in_image),
+                                         util::shown_value(in_manifest)));
   };
   const auto yes_no = [](bool value) { return std::string(value ? "true" : "false"); };
   differ("group", "'" + recorded->group + "'", "'" + expected->group + "'");

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <spawn.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,6 +23,7 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -169,10 +171,34 @@ std::string tool_version(const std::string& program) {
   return output;
 }
 
-// A real directory (not a link to one) named by a fabric key.
+// A real directory (not a link to one) named by a fabric key — the cache's, or a user's folder of such a name.
 bool is_fabric_directory(const fs::path& path) {
   std::error_code error;
   return fs::is_directory(fs::symlink_status(path, error)) && is_fabric_key(path.filename().string());
+}
+
+// The key and process id of a temporary build directory's name, .build-KEY-PID; nullopt for any other name.
+std::optional<std::pair<std::string, long>> build_directory_parts(const std::string& name) {
+  const std::string prefix = ".build-";
+  const std::size_t pid_dash = name.rfind('-');
+  if (name.rfind(prefix, 0) != 0 || pid_dash == std::string::npos || pid_dash < prefix.size() ||
+      pid_dash + 1 == name.size() || pid_dash + 10 < name.size() ||
+      name.find_first_not_of("0123456789", pid_dash + 1) != std::string::npos)
+    return std::nullopt;
+  std::string key = name.substr(prefix.size(), pid_dash - prefix.size());
+  if (!is_fabric_key(key)) return std::nullopt;
+  return std::pair{std::move(key), std::stol(name.substr(pid_dash + 1))};
+}
+
+// Whether a build of `key` by process `pid` is under way: the builder holds KEY.lock for the whole build, and the
+// process still exists (a killed builder released the lock; another may hold it now for its own directory).
+bool build_running(const fs::path& cache, const std::string& key, long pid) {
+  if (kill(pid_t(pid), 0) != 0 && errno == ESRCH) return false;
+  const int fd = open((cache / (key + ".lock")).c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool held = flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  close(fd);
+  return held;
 }
 
 bool ends_with(const std::string& text, const std::string& suffix) {
@@ -187,12 +213,7 @@ bool is_cache_leftover(const fs::path& path) {
   for (const std::string suffix : {".lock", ".failed.log"})
     if (ends_with(name, suffix) && is_fabric_key(name.substr(0, name.size() - suffix.size())))
       return fs::is_regular_file(status);
-  const std::string prefix = ".build-";
-  const std::size_t pid_dash = name.rfind('-');
-  if (name.rfind(prefix, 0) != 0 || pid_dash == std::string::npos || pid_dash < prefix.size() ||
-      name.find_first_not_of("0123456789", pid_dash + 1) != std::string::npos || pid_dash + 1 == name.size())
-    return false;
-  return fs::is_directory(status) && is_fabric_key(name.substr(prefix.size(), pid_dash - prefix.size()));
+  return fs::is_directory(status) && build_directory_parts(name).has_value();
 }
 
 // The last `lines` lines of `text` ("(no output)" when it is empty).
@@ -231,6 +252,17 @@ std::map<std::string, std::string> read_manifest(const fs::path& directory) {
     if (space != std::string::npos) fields[line.substr(0, space)] = line.substr(space + 1);
   }
   return fields;
+}
+
+// A fabric directory the cache made: a build writes the manifest, naming the key, before it renames its temporary
+// directory to the key, so a folder of that name without such a manifest was made by someone else (list and clean
+// leave it alone). A fabric whose object no longer matches the manifest is still the cache's (corrupt).
+bool is_cached_fabric(const fs::path& path) {
+  if (!is_fabric_directory(path)) return false;
+  std::error_code error;
+  if (!fs::is_regular_file(fs::symlink_status(path / kManifest, error))) return false;
+  const auto manifest = read_manifest(path);
+  return manifest.count("key") && manifest.at("key") == path.filename().string();
 }
 
 // Why the cached fabric in `directory` must not be loaded, or "" if it matches its manifest.
@@ -387,6 +419,10 @@ std::string build_fabric(const codegen::ImageHardware& hw, const ProgressLine& p
                                        cache.string(), error.message()));
   const FileLock lock((cache / (key + ".lock")).string(), key, progress);
   const fs::path final_dir = cache / key;
+  if (fs::exists(final_dir) && !is_cached_fabric(final_dir))
+    throw FabricBuildError(fmt::format("{} is in the way: the fabric cache did not make it (it holds no manifest "
+                                       "naming its key); move it away, or set MAERI_FABRIC_CACHE to another folder",
+                                       final_dir.string()));
   if (fs::exists(final_dir)) {
     const std::string corruption = corruption_of(final_dir, key);
     if (!corruption.empty())
@@ -432,13 +468,33 @@ std::vector<CachedFabric> cached_fabrics() {
   std::error_code error;
   if (!fs::is_directory(cache, error)) return fabrics;
   for (const fs::directory_entry& entry : fs::directory_iterator(cache)) {
-    if (!is_fabric_directory(entry.path())) continue;
+    if (!is_cached_fabric(entry.path())) continue;
     const auto manifest = read_manifest(entry.path());
     fabrics.push_back({entry.path().filename().string(), entry.path().string(),
-                       manifest.count("parameters") ? manifest.at("parameters") : "(no manifest: corrupt)"});
+                       manifest.count("parameters") ? manifest.at("parameters") : "(no parameters: corrupt)"});
   }
   std::sort(fabrics.begin(), fabrics.end(), [](const CachedFabric& a, const CachedFabric& b) { return a.key < b.key; });
   return fabrics;
+}
+
+std::vector<UnfinishedBuild> unfinished_builds() {
+  std::vector<UnfinishedBuild> builds;
+  const fs::path cache = fabric_cache_directory();
+  std::error_code error;
+  if (!fs::is_directory(cache, error)) return builds;
+  for (const fs::directory_entry& entry : fs::directory_iterator(cache)) {
+    const std::string name = entry.path().filename().string();
+    const auto parts = build_directory_parts(name);
+    if (!parts || !fs::is_directory(fs::symlink_status(entry.path(), error))) continue;
+    std::uintmax_t bytes = 0;
+    for (auto file = fs::recursive_directory_iterator(entry.path(), error); !error && file != fs::end(file);
+         file.increment(error))
+      if (fs::is_regular_file(file->symlink_status(error))) bytes += file->file_size(error);
+    builds.push_back({name, parts->first, parts->second, bytes, build_running(cache, parts->first, parts->second)});
+  }
+  std::sort(builds.begin(), builds.end(),
+            [](const UnfinishedBuild& a, const UnfinishedBuild& b) { return a.name < b.name; });
+  return builds;
 }
 
 CacheCleaning clean_fabric_cache() {
@@ -447,8 +503,14 @@ CacheCleaning clean_fabric_cache() {
   std::error_code error;
   if (!fs::is_directory(cache, error)) return cleaning;
   for (const fs::directory_entry& entry : fs::directory_iterator(cache)) {
-    if (is_fabric_directory(entry.path())) {
+    const std::string name = entry.path().filename().string();
+    const auto build = build_directory_parts(name);
+    if (is_cached_fabric(entry.path())) {
       ++cleaning.fabrics_removed;
+    } else if (build && fs::is_directory(fs::symlink_status(entry.path(), error)) &&
+               build_running(cache, build->first, build->second)) {
+      cleaning.builds_running.push_back(name);
+      continue;
     } else if (!is_cache_leftover(entry.path())) {
       const bool folder = fs::is_directory(fs::symlink_status(entry.path(), error));
       cleaning.left_alone.push_back(entry.path().filename().string() + (folder ? "/" : ""));
@@ -457,6 +519,7 @@ CacheCleaning clean_fabric_cache() {
     fs::remove_all(entry.path());
   }
   std::sort(cleaning.left_alone.begin(), cleaning.left_alone.end());
+  std::sort(cleaning.builds_running.begin(), cleaning.builds_running.end());
   return cleaning;
 }
 

@@ -5,6 +5,7 @@
 // fails, or whose shared object does not match its manifest, is never loaded.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -42,13 +43,27 @@ struct CachedFabric {
 };
 std::vector<CachedFabric> cached_fabrics();
 
-// Removes what the cache made — fabric directories named by their key, their lock files and failed-build logs
-// (KEY.lock, KEY.failed.log) and temporary build directories (.build-KEY-PID) — and nothing else: the cache may be
-// a folder the user also keeps other files in (MAERI_FABRIC_CACHE=~/work).
+// A temporary build directory, .build-KEY-PID: a build under way, or what a killed builder left.
+struct UnfinishedBuild {
+  std::string name, key;
+  long pid = 0;
+  std::uintmax_t bytes = 0;
+  bool running = false;  // process PID exists and holds KEY.lock
+};
+std::vector<UnfinishedBuild> unfinished_builds();
+
+// Removes what the cache made — fabric directories named by their key that hold their manifest, their lock files
+// and failed-build logs (KEY.lock, KEY.failed.log) and the temporary build directories of builds no longer running
+// (.build-KEY-PID) — and nothing else: the cache may be a folder the user also keeps other files in
+// (MAERI_FABRIC_CACHE=~/work), with folders of any name.
 struct CacheCleaning {
   int fabrics_removed = 0;
-  std::vector<std::string> left_alone;  // names of the other entries, sorted; directories end in '/'
+  std::vector<std::string> left_alone;      // names of the other entries, sorted; directories end in '/'
+  std::vector<std::string> builds_running;  // temporary build directories of builds under way, sorted
 };
+// The fabrics the cache made: directories named by their key holding a manifest that names it (a folder of such a
+// name without one is a user's, not listed).
+
 CacheCleaning clean_fabric_cache();
 
 }  // namespace maeri::sim

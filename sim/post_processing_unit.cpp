@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "util/input_file.hpp"
+
 namespace maeri::sim {
 
 using contracts::OperatorKind;
@@ -43,7 +45,7 @@ class PostProcessingUnit::Kernel {
 
  protected:
   [[noreturn]] void fail(const std::string& problem) const {
-    throw std::invalid_argument(fmt::format("post-processing operator '{}' ({}): {}", job_.op.name,
+    throw std::invalid_argument(fmt::format("post-processing operator '{}' ({}): {}", util::shown_value(job_.op.name),
                                             to_string(job_.op.kind), problem));
   }
   void require(bool condition, const std::string& problem) const {
@@ -488,11 +490,13 @@ std::unique_ptr<Kernel> kernel_for(PostProcessingJob job, std::int64_t lanes) {
   for (const IntegerTensor& input : job.inputs)
     if (std::int64_t(input.values.size()) != elements(input.shape))
       throw std::invalid_argument(fmt::format("post-processing operator '{}': an input holds {} values for its shape's "
-                                              "{}", job.op.name, input.values.size(), elements(input.shape)));
+                                              "{}", util::shown_value(job.op.name), input.values.size(),
+                                              elements(input.shape)));
   if (job.op.kind != OperatorKind::Concat)
     for (const IntegerTensor& input : job.inputs)
       if (input.values.empty())
-        throw std::invalid_argument(fmt::format("post-processing operator '{}': an input is empty", job.op.name));
+        throw std::invalid_argument(fmt::format("post-processing operator '{}': an input is empty",
+                                                util::shown_value(job.op.name)));
   switch (job.op.kind) {
     case OperatorKind::FabricLayer:
     case OperatorKind::Requantize:

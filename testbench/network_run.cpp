@@ -106,11 +106,7 @@ NamedRealTensors read_weights(const std::string& path, const contracts::Network&
       if (t.name == name && t.constant) tensor = &t;
     if (!tensor)
       throw util::InputError({path, 0, 0}, name, "the member names no weight or bias tensor of network " + network.name);
-    const util::NpyArray array = archive.member(name);
-    if (array.shape != tensor->shape)
-      throw util::InputError({path + ":" + name, 0, 0}, "shape",
-                             fmt::format("({}) where tensor '{}' has shape ({})", fmt::join(array.shape, ","), name,
-                                         fmt::join(tensor->shape, ",")));
+    const util::NpyArray array = archive.member(name, util::NpyExpectation{tensor->shape, "tensor '" + name + "'"});
     weights[name] = real_values(array);
   }
   return weights;
@@ -119,6 +115,7 @@ NamedRealTensors read_weights(const std::string& path, const contracts::Network&
 // `several`: the network has more than one input, so an .npz's member is always the one named by the input.
 std::vector<double> read_input(const std::string& text, const contracts::Tensor& input, bool several) {
   const util::TensorSource source = util::tensor_source(text);
+  const util::NpyExpectation expected{input.shape, "the network input '" + input.name + "'"};
   util::NpyArray array;
   if (source.archive) {
     util::NpzArchive archive(source.path);
@@ -127,14 +124,10 @@ std::vector<double> read_input(const std::string& text, const contracts::Tensor&
       const auto names = archive.member_names();
       member = names.size() == 1 && !several ? names[0] : input.name;
     }
-    array = archive.member(member);
+    array = archive.member(member, expected);
   } else {
-    array = util::read_npy_file(source.path);
+    array = util::read_npy_file(source.path, expected);
   }
-  if (array.shape != input.shape)
-    throw util::InputError({util::tensor_source_name(source), 0, 0}, "shape",
-                           fmt::format("({}) where the network input '{}' has shape ({})", fmt::join(array.shape, ","),
-                                       input.name, fmt::join(input.shape, ",")));
   return real_values(array);
 }
 

@@ -162,21 +162,15 @@ std::vector<std::int64_t> read_npy_tensor(const std::string& source, const std::
       const std::vector<std::string> members = archive.member_names();
       where.member = members.size() == 1 ? members.front() : default_member;
     }
-    array = archive.member(where.member);
+    array = archive.member(where.member, util::NpyExpectation{shape, "the layer"});
   } else {
-    array = util::read_npy_file(where.path);
+    array = util::read_npy_file(where.path, util::NpyExpectation{shape, "the layer"});
   }
   const std::string name = util::tensor_source_name(where);
-  const auto shape_text = [](const std::vector<std::int64_t>& dims) {
-    return fmt::format("({}{})", fmt::join(dims, ", "), dims.size() == 1 ? "," : "");
-  };
   if (!util::npy_is_integer(array.type))
     throw util::InputError({name, 0, 0}, "descr",
                            fmt::format("{} holds floats; the fabric takes integers: quantize the tensor first "
                                        "(docs/quantization.md)", util::npy_descr(array.type)));
-  if (array.shape != shape)
-    throw util::InputError({name, 0, 0}, "shape",
-                           fmt::format("{}, but the layer needs {}", shape_text(array.shape), shape_text(shape)));
   const std::int64_t half = std::int64_t(1) << (bits - 1);
   for (std::size_t i = 0; i < array.integers.size(); ++i)
     if (array.integers[i] < -half || array.integers[i] >= half)

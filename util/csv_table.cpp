@@ -1,7 +1,6 @@
 // Strict CSV reader (see csv_table.hpp).
 #include "util/csv_table.hpp"
 
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -17,8 +16,8 @@ std::size_t CsvTable::column(const std::string& name) const {
   for (std::size_t i = 0; i < columns.size(); ++i)
     if (columns[i] == name) return i;
   std::string known;
-  for (const std::string& c : columns) known += (known.empty() ? "" : ", ") + c;
-  throw InputError({path, 1, 0}, "", "no column named '" + name + "'; the columns are: " + known);
+  for (const std::string& c : columns) known += (known.empty() ? "" : ", ") + shown_value(c);
+  throw InputError({path, 1, 0}, "", "no column named '" + shown_value(name) + "'; the columns are: " + known);
 }
 
 CsvTable parse_csv_table(const std::string& text, const std::string& path) {
@@ -102,9 +101,9 @@ std::optional<double> csv_number(const std::string& field) {
   if (first == std::string::npos) return std::nullopt;
   const std::string trimmed = field.substr(first, field.find_last_not_of(' ') - first + 1);
   char* end = nullptr;
-  errno = 0;
   const double value = std::strtod(trimmed.c_str(), &end);
-  if (end != trimmed.c_str() + trimmed.size() || errno == ERANGE || !std::isfinite(value)) return std::nullopt;
+  // Underflow (ERANGE with a subnormal or zero, 5e-324) is the nearest double; overflow is infinite and refused.
+  if (end != trimmed.c_str() + trimmed.size() || !std::isfinite(value)) return std::nullopt;
   return value;
 }
 

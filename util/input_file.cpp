@@ -9,8 +9,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <string_view>
 
 #include "util/input_error.hpp"
+#include "util/utf8_text.hpp"
 
 namespace maeri::util {
 namespace {
@@ -68,15 +70,21 @@ void refuse_cr_only_line_endings(const std::string& text, const std::string& pat
 }
 
 std::string shown_value(const std::string& value) {
-  std::size_t shown = std::min(value.size(), kMaxShownValueBytes);
-  // Cut before a UTF-8 continuation byte, never inside a character.
-  while (shown < value.size() && shown > 0 && (static_cast<unsigned char>(value[shown]) & 0xC0) == 0x80) --shown;
   std::string text;
-  for (std::size_t i = 0; i < shown; ++i) {
-    const unsigned char byte = static_cast<unsigned char>(value[i]);
-    text += byte < 0x20 || byte == 0x7f ? fmt::format("\\x{:02x}", byte) : std::string(1, value[i]);
+  std::size_t at = 0, valid_end = 0;
+  while (at < value.size()) {
+    // Well-formed UTF-8 is shown as it is (names may be in any script), whole characters only; a byte that starts
+    // no character (Latin-1 text, binary) is escaped like a control byte, so a message is always valid UTF-8.
+    if (at >= valid_end)
+      valid_end = at + first_invalid_utf8(std::string_view(value).substr(at, kMaxShownValueBytes + 4));
+    const unsigned char byte = static_cast<unsigned char>(value[at]);
+    const std::size_t length = at == valid_end ? 1 : byte < 0x80 ? 1 : byte < 0xE0 ? 2 : byte < 0xF0 ? 3 : 4;
+    if (at + length > kMaxShownValueBytes) break;
+    const bool escaped = at == valid_end || byte < 0x20 || byte == 0x7f;
+    text += escaped ? fmt::format("\\x{:02x}", byte) : value.substr(at, length);
+    at += length;
   }
-  if (shown < value.size()) text += fmt::format("… ({} bytes)", value.size());
+  if (at < value.size()) text += fmt::format("… ({} bytes)", value.size());
   return text;
 }
 

@@ -28,9 +28,10 @@ std::string read_input_file(const std::string& path, const InputFileRules& rules
 // to the end).
 void refuse_cr_only_line_endings(const std::string& text, const std::string& path);
 
-// A value from an input file as messages show it: bytes outside printable ASCII (NUL, control characters, line
-// breaks, non-ASCII bytes) escaped as \xNN, and anything over kMaxShownValueBytes cut, with its length named, so a
-// message stays one readable line however long or strange the value is.
+// A value from an input file or the command line as messages show it — the one place a message quotes a value:
+// control bytes (NUL, line breaks, DEL) and bytes that are not well-formed UTF-8 escaped as \xNN (well-formed
+// UTF-8 is kept: names may be in any script), and anything over kMaxShownValueBytes cut before a whole character,
+// with its length named, so a message stays one readable line of valid UTF-8 however long or strange the value is.
 inline constexpr std::size_t kMaxShownValueBytes = 80;
 std::string shown_value(const std::string& value);
 

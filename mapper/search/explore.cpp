@@ -121,7 +121,7 @@ ExploreOptimum Exploration::optimum(const contracts::Layer& layer) {
   found.minimum = algorithmic_minimum(layer, hardware_, options_.objective);
   const std::string key =
       OptimumCache::key(hardware_, options_.hardware_digest, options_.objective, options_.two_level, layer);
-  if (const auto* cached = state_->cache.find(key)) {
+  if (const auto* cached = state_->cache.find(key, found.minimum)) {
     found.optimum = cached->optimum;
     found.exhaustive = cached->exhaustive;
     found.from_cache = true;

@@ -35,7 +35,8 @@ std::map<std::string, CachedOptimum> parse_optimum_cache(const std::string& text
   util::refuse_cr_only_line_endings(text, path);
   std::map<std::string, CachedOptimum> entries;
   int line_number = 0;
-  for (std::size_t start = 0; start < text.size();) {
+  const std::string byte_order_mark = "\xEF\xBB\xBF";
+  for (std::size_t start = text.rfind(byte_order_mark, 0) == 0 ? byte_order_mark.size() : 0; start < text.size();) {
     std::size_t end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();
     std::string line = text.substr(start, end - start);
@@ -55,7 +56,13 @@ std::map<std::string, CachedOptimum> parse_optimum_cache(const std::string& text
                              "expected 0 or 1, found '" + util::shown_value(exhaustive) + "'");
     const double optimum =
         optimum_field(line.substr(previous + 1, last - previous - 1), {path, line_number, int(previous) + 2});
-    entries[line.substr(0, previous)] = {optimum, exhaustive == "1"};
+    const CachedOptimum entry{optimum, exhaustive == "1", line_number};
+    const auto [place, added] = entries.emplace(line.substr(0, previous), entry);
+    if (!added && (place->second.optimum != optimum || place->second.exhaustive != entry.exhaustive))
+      throw util::InputError({path, line_number, 1}, "key",
+                             fmt::format("the key of line {} again, with another optimum or exhaustive flag: which "
+                                         "one holds is ambiguous; remove one of the rows",
+                                         place->second.line));
   }
   return entries;
 }
@@ -76,13 +83,21 @@ std::string OptimumCache::key(const contracts::Hardware& hardware, const std::st
   return text;
 }
 
-const CachedOptimum* OptimumCache::find(const std::string& key) const {
+const CachedOptimum* OptimumCache::find(const std::string& key, double minimum) const {
   const auto found = entries_.find(key);
-  return found == entries_.end() ? nullptr : &found->second;
+  if (found == entries_.end()) return nullptr;
+  // A relative margin for the rounding of two formulas of one number: an optimum may equal the minimum.
+  if (found->second.optimum < minimum * (1 - 1e-9))
+    throw util::InputError({path_, found->second.line, 1}, "optimum",
+                           fmt::format("{:.17g} is below the algorithmic minimum {:.17g} of the layer of key '{}': no "
+                                       "mapping reaches it, so the row was edited or written by another model; "
+                                       "remove it and the exhaustive search runs again",
+                                       found->second.optimum, minimum, util::shown_value(found->first)));
+  return &found->second;
 }
 
 void OptimumCache::add(const std::string& key, double optimum, bool exhaustive) {
-  entries_[key] = {optimum, exhaustive};
+  entries_[key] = {optimum, exhaustive, 0};
   if (path_.empty()) return;
   std::string text = std::string(kHeader) + "\n";
   for (const auto& [k, entry] : entries_) text += fmt::format("{},{:.17g},{}\n", k, entry.optimum, entry.exhaustive ? 1 : 0);

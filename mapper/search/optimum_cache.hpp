@@ -22,10 +22,12 @@ inline constexpr std::size_t kMaxOptimumCacheBytes = std::size_t(16) << 20;
 struct CachedOptimum {
   double optimum = 0;  // the objective's value, a positive, finite number
   bool exhaustive = false;
+  int line = 0;        // the row's line in the file (for messages); 0 for an entry added by this run
 };
 
 // Rows "key,optimum,exhaustive" (the key may contain commas: the last two fields are split off), after an optional
-// header line starting "key,"; blank lines and CR LF line endings are accepted, CR-only line endings are not.
+// header line starting "key,"; blank lines, CR LF line endings and a UTF-8 byte order mark (as spreadsheets save CSV)
+// are accepted, CR-only line endings are not, nor a key on two rows with different values.
 std::map<std::string, CachedOptimum> parse_optimum_cache(const std::string& text, const std::string& path);
 
 class OptimumCache {
@@ -35,7 +37,10 @@ class OptimumCache {
 
   static std::string key(const contracts::Hardware& hardware, const std::string& hardware_digest, Objective objective,
                          bool two_level, const contracts::Layer& layer);
-  const CachedOptimum* find(const std::string& key) const;
+  // The entry of `key`, or nullptr. `minimum` is the objective's algorithmic minimum for the key's layer: no mapping
+  // beats it, so a cached optimum below it (edited, or written by another model) is refused, an InputError naming
+  // the file's line, rather than reported as a ratio of 10^8.
+  const CachedOptimum* find(const std::string& key, double minimum) const;
   // Adds the entry and rewrites the file (atomically).
   void add(const std::string& key, double optimum, bool exhaustive);
 

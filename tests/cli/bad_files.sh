@@ -28,7 +28,8 @@ case $case_name in
   fabric_clean_foreign)  # the cache's own entries go, the user's stay
     key=m64-dn16-rn16-d16-a32-c64-0123456789abcdef
     mkdir -p cache/proj cache/$key cache/.build-$key-123
-    echo data >cache/notes.txt; touch cache/.cfg cache/$key.lock cache/$key.failed.log cache/$key/manifest.txt
+    echo data >cache/notes.txt; touch cache/.cfg cache/$key.lock cache/$key.failed.log
+    echo "key $key" >cache/$key/manifest.txt  # a fabric the cache made names its key in its manifest
     MAERI_FABRIC_CACHE=$dir/cache "$expect" 0 --stdout-contains \
       "left alone 3 entries the fabric cache did not make: .cfg, notes.txt, proj/" "$maeri" fabric clean || exit 1
     [[ -f cache/notes.txt && -d cache/proj && -f cache/.cfg ]] || fail "a user's file was removed"

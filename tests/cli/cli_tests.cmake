@@ -482,6 +482,19 @@ foreach(case ${fused_cases})
             "$<$<BOOL:${MPI_CXX_FOUND}>:${MPIEXEC_EXECUTABLE}>")
   set_tests_properties(cli_fused_${case} PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 900)
 endforeach()
+# Issue 43's hostile inputs (tests/cli/hostile_inputs.sh): .npz members that declare far more than the run needs,
+# lie about their size, an empty archive, a member named twice or by 60,000 bytes, the network input in f2, u8 and
+# bool; a fused group name past an image's u16 length; a user's folder named like a fabric key and a killed
+# builder's folder in the fabric cache; plot's long values and subnormals.
+foreach(case npz_bomb_network_input npz_bomb_network_weights npz_bomb_layer_input npz_directory_lie
+             npz_empty_weights npz_duplicate_members npz_long_member_name network_input_dtypes
+             codegen_long_group_name fabric_clean_user_folder fabric_killed_build plot_long_value plot_subnormal
+             optimum_cache_below_minimum)
+  add_test(NAME cli_hostile_${case}
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/hostile_inputs.sh ${case} $<TARGET_FILE:maeri> ${CONFIGS} ${NPY_FILES})
+  set_tests_properties(cli_hostile_${case} PROPERTIES LABELS cli TIMEOUT 900 FIXTURES_REQUIRED npy_files
+                       ENVIRONMENT MAERI_FABRIC_CACHE=${FABRIC_CACHE})
+endforeach()
 foreach(case ${tensor_cases})
   add_test(NAME cli_tensors_${case}
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/tensor_runs.sh ${case} $<TARGET_FILE:maeri> ${CONFIGS} ${NPY_FILES}

@@ -1,7 +1,7 @@
 // Writes the NumPy files of the tensor CLI tests (tests/cli/tensor_runs.sh) for one layer of a workload: its input
 // and weights (random from seed 7, unlike any `--seed` run), their reference convolution, an archive holding both,
 // the reference with one value changed, and each bad file of the issue's list (wrong dtype, shape, byte order,
-// Fortran order, truncated, oversized, bad header, values past DATA_W).
+// Fortran order, truncated, oversized, bad header, values past DATA_W) and issue 43's hostile archives.
 // Usage: maeri_make_npy_files HARDWARE WORKLOAD LAYER DIR
 #include <fmt/format.h>
 
@@ -11,6 +11,7 @@
 #include "codegen/functional_model.hpp"
 #include "contracts/network.hpp"
 #include "contracts/spec_loader.hpp"
+#include "tests/unit/zip_lies.hpp"
 #include "util/npy_file.hpp"
 
 namespace {
@@ -23,6 +24,42 @@ void write(const std::string& path, const std::string& bytes) { std::ofstream(pa
 std::string replaced(std::string bytes, const std::string& from, const std::string& to) {
   bytes.replace(bytes.find(from), from.size(), to);
   return bytes;
+}
+
+// Issue 43's hostile archives (tests/cli/hostile_inputs.sh): members that declare far more than the layer or the
+// network needs (2^27 one-byte values deflate to 128 KiB; read whole they were 1.2 GB), a member whose directory
+// entry declares 4 bytes more than it has, an empty file, two members of one name, a member name of 60,000 bytes,
+// and the network input as f2, u8 and bool (docs/cosim.md: any numeric dtype).
+void write_hostile_archives(const std::string& dir, const contracts::Layer& layer, util::NpyType data,
+                            const std::vector<std::int64_t>& input) {
+  const std::size_t values = std::size_t{1} << 27;  // 1 GiB held as 8-byte values: within kMaxNpyBytes
+  const std::string bomb = util::npy_bytes(util::integer_array(util::NpyType::UInt8, {0}, {}));
+  std::string bomb_member = replaced(bomb, "(0,)", "(134217728,)");
+  // The header's padding absorbs the longer shape: the header keeps its length and alignment.
+  bomb_member = replaced(bomb_member, std::string(8, ' ') + "\n", "\n") + std::string(values, '\0');
+  write(dir + "/bomb.npz", util::npz_archive_bytes({{"image.npy", bomb_member}}, true));
+  write(dir + "/bomb_weights.npz", util::npz_archive_bytes({{layer.name + ".weights.npy", bomb_member}}, true));
+  const std::vector<std::int64_t> shape = contracts::input_shape(layer);
+  const std::string image = util::npy_bytes(util::integer_array(data, shape, input));
+  write(dir + "/directory_lie.npz",
+        test::with_declared_size(util::npz_archive_bytes({{"image.npy", image}}, true),
+                                 std::uint32_t(image.size() + 4)));
+  write(dir + "/empty.npz", "");
+  std::string twice = util::npz_archive_bytes({{"image.npy", image}, {"imagf.npy", image}});
+  for (std::size_t at = twice.find("imagf"); at != std::string::npos; at = twice.find("imagf", at)) twice[at + 4] = 'e';
+  write(dir + "/duplicate.npz", twice);
+  write(dir + "/long_member.npz", util::npz_archive_bytes({{std::string(60000, 'm') + ".npy", bomb}}));
+  std::vector<std::int64_t> bits(input.size());
+  for (std::size_t i = 0; i < input.size(); ++i) bits[i] = input[i] > 0;
+  util::write_npy_file(dir + "/input_bool.npy", util::integer_array(util::NpyType::Bool, shape, bits));
+  std::vector<std::int64_t> magnitudes(input.size());
+  for (std::size_t i = 0; i < input.size(); ++i) magnitudes[i] = input[i] < 0 ? -input[i] : input[i];
+  util::write_npy_file(dir + "/input_u8.npy", util::integer_array(util::NpyType::UInt64, shape, magnitudes));
+  util::NpyArray halves;
+  halves.type = util::NpyType::Float16;
+  halves.shape = shape;
+  for (const std::int64_t value : input) halves.reals.push_back(double(value) / 1024);
+  util::write_npy_file(dir + "/input_f2.npy", halves);
 }
 
 }  // namespace
@@ -75,6 +112,7 @@ int main(int argc, char** argv) {
     wide[3] = std::int64_t(1) << (hardware.data_width - 1);
     util::write_npy_file(dir + "/out_of_range.npy",
                          util::integer_array(util::NpyType::Int64, contracts::input_shape(layer), wide));
+    write_hostile_archives(dir, layer, data, tensors.input);
     return 0;
   }
   fmt::print(stderr, "no layer {}\n", argv[3]);

@@ -58,7 +58,7 @@ case $case_name in
     cmp "$dir/first/image.npy" "$dir/second/image.npy" || fail "the input's integers differ" ;;
   bad_input_shape)
     "$maeri" "${chain[@]}" --outputs "$dir/tensors" --all-tensors >/dev/null || fail "first run"
-    refused "relu1.real.npy: field 'shape': (1,8,10,10) where the network input 'image' has shape (1,3,10,10)" \
+    refused "relu1.real.npy: field 'shape': (1, 8, 10, 10), but the network input 'image' needs (1, 3, 10, 10)" \
       --network-input "$dir/tensors/relu1.real.npy" ;;
   bad_weights_member)
     refused "tensors.npz: field 'input': the member names no weight or bias tensor of network tiny" \

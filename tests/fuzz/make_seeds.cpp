@@ -1,7 +1,8 @@
 // Seed corpora for the fuzz harnesses: the shipped hardware and workload specs (copied), and what the shipped
 // configs cannot provide: configuration images (binary and $readmemh), network manifests and mapping files built
 // through the codegen and mapper APIs from the shipped specs, tensor files (testbench::tensor_text), .npy and .npz
-// files (util/npy_file), CSV tables and ONNX models (tests/unit/onnx_models.hpp).
+// files (util/npy_file; .npz members that lie about their size, tests/unit/zip_lies.hpp), CSV tables and ONNX
+// models (tests/unit/onnx_models.hpp).
 // Usage: maeri_fuzz_seeds CONFIGS_DIR OUTPUT_DIR (writes OUTPUT_DIR/<harness>/...).
 #include <fmt/format.h>
 
@@ -129,6 +130,27 @@ int main(int argc, char** argv) {
             std::pair{std::string("reals.npy"), std::string(1, '\0') + util::npy_bytes(reals)},
             std::pair{std::string("weights.npz"), std::string(1, '\1') + util::npz_archive_bytes(weights)}}) {
         write(output / "npy_file" / name, contents);
+        ++written;
+      }
+      // .npz archive harness inputs (fuzz_npz_archive.cpp): a control byte, an expected shape's two dimensions, a
+      // member. Honest members, stored and deflated, with and without the expected shape; a header declaring 2^27
+      // values over 6 bytes of data; directory entries that declare 4 bytes more or fewer than the member has.
+      const std::string small =
+          util::npy_bytes(util::integer_array(util::NpyType::Int16, {2, 3}, {1, -2, 3, -4, 5, 6}));
+      std::string declares_more = small;
+      declares_more.replace(declares_more.find("(2, 3)"), 6, "(134217728,)");
+      declares_more.erase(declares_more.find('\n') - 6, 6);  // the padding absorbs it: the header keeps its length
+      const auto control = [](bool deflated, bool expect, int size_change) {
+        return std::string{char((deflated ? 1 : 0) | (expect ? 2 : 0) | ((size_change + 32) << 2)), '\2', '\3'};
+      };
+      for (const auto& [name, contents] :
+           {std::pair{std::string("stored"), control(false, false, 0) + small},
+            std::pair{std::string("deflated-expected"), control(true, true, 0) + small},
+            std::pair{std::string("reals-deflated"), control(true, false, 0) + util::npy_bytes(reals)},
+            std::pair{std::string("header-declares-more"), control(true, true, 0) + declares_more},
+            std::pair{std::string("directory-says-more"), control(true, false, 4) + small},
+            std::pair{std::string("directory-says-less"), control(false, true, -4) + small}}) {
+        write(output / "npz_archive" / name, contents);
         ++written;
       }
     }

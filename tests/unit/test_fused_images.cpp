@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <fstream>
 #include <functional>
+#include <random>
 #include <set>
 #include <tuple>
 
@@ -90,6 +91,59 @@ struct FusedExample {
 };
 
 }  // namespace
+
+// Writers that match their reader (issue 43): a group name of 65,536 bytes used to wrap the u16 length and write an
+// image that disasm refused ("fused.flags is 0x67"). Random names of every size up to past the limit, of random
+// bytes or UTF-8, in all three of an image's names: each image encode_image writes decodes to the same image, and
+// what it cannot write is refused at write time with the field named.
+TEST_CASE("fused image: every image encode_image writes decodes — random names and sizes",
+          "[codegen][image][fusion]") {
+  std::mt19937 random(43);
+  const auto random_name = [&](std::size_t size) {
+    std::string name;
+    const int kind = int(random() % 3);  // ASCII, UTF-8 (ü, two bytes; € three), or any bytes
+    while (name.size() < size) {
+      if (kind == 0) name += char('a' + random() % 26);
+      else if (kind == 1) name += random() % 2 ? "\xc3\xbc" : "\xe2\x82\xac";
+      else name += char(random() % 256);
+    }
+    return name.substr(0, size);
+  };
+  const std::size_t sizes[] = {0, 1, 2, 80, 255, 256, 65534, 65535, 65536, 65537, 70000, 131071};
+  FusedExample example;
+  int written = 0, refused = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    FusedExample variant = example;
+    const std::size_t size = trial < 12 ? sizes[trial] : sizes[random() % 12] + random() % 3;
+    const std::string name = random_name(size);
+    const int field = trial % 3;
+    if (field == 0) variant.image.fused->group = name;
+    else if (field == 1) variant.image.layer.name = name;
+    else variant.image.hardware.name = name;
+    INFO("trial " << trial << ": field " << field << ", " << name.size() << " bytes");
+    std::vector<std::uint8_t> bytes;
+    try {
+      bytes = codegen::encode_image(variant.image);
+    } catch (const codegen::ImageError& error) {
+      ++refused;
+      CHECK_THAT(error.what(), Catch::StartsWith("cannot write the image: "));
+      CHECK(std::string(error.what()).size() < 500);  // the name cut to 80 bytes, each escaped as at most 4
+      continue;
+    }
+    ++written;
+    CHECK(codegen::decode_image(bytes, "random.mimg") == variant.image);
+  }
+  CHECK(written > 10);
+  CHECK(refused > 10);
+  // The name at the limit is written; one byte more is refused, naming the field and the sizes.
+  FusedExample at_limit = example;
+  at_limit.image.fused->group = std::string(65535, 'g');
+  CHECK(codegen::decode_image(codegen::encode_image(at_limit.image), "limit.mimg").fused->group.size() == 65535);
+  at_limit.image.fused->group += 'g';
+  CHECK_THROWS_WITH(codegen::encode_image(at_limit.image),
+                    Catch::Contains("fused.group 'gggg") &&
+                        Catch::Contains("… (65536 bytes)' is 65536 bytes; an image holds names of at most 65535 bytes"));
+}
 
 TEST_CASE("fused image: every field of a member's record round-trips in format version 7", "[codegen][image][fusion]") {
   const FusedExample example;
@@ -253,13 +307,18 @@ TEST_CASE("fused image errors: each field of the record, corrupted with the CRC 
     const std::size_t at = offset_of(example.bytes, c.reported_at ? c.reported_at : c.field);
     CHECK(decode_error(bytes) == fmt::format("x.mimg: byte {}: {}", at, c.message));
   }
-  // An empty group name.
+  // An empty group name: the encoder refuses to write it; an image edited to one is refused by the decoder.
   FusedExample unnamed;
   unnamed.member.group.clear();
+  CHECK_THROWS_WITH(unnamed.build(), "cannot write the image: fused.group is empty, expected the group's name");
+  unnamed.member.group = "g";
   unnamed.build();
+  const std::size_t length_at = offset_of(unnamed.bytes, "fused.group.length");
+  unnamed.bytes.erase(unnamed.bytes.begin() + long(length_at + 2));  // the name's one byte
+  test::put_le(unnamed.bytes, length_at, 2, 0);
+  test::reseal(unnamed.bytes);
   CHECK(decode_error(unnamed.bytes) ==
-        fmt::format("x.mimg: byte {}: fused.group is empty, expected the group's name",
-                    offset_of(unnamed.bytes, "fused.group.length")));
+        fmt::format("x.mimg: byte {}: fused.group is empty, expected the group's name", length_at));
   // Truncated inside the record.
   std::vector<std::uint8_t> cut(example.bytes.begin(),
                                 example.bytes.begin() + long(offset_of(example.bytes, "fused.stripes") + 2));

@@ -231,8 +231,20 @@ TEST_CASE("image validation: counts and order, edited before encoding", "[codege
   CHECK(error_of_edited([](codegen::ConfigImage& image) { image.program.pop_back(); }) ==
         expected_error(bytes, fmt::format("program[{}].opcode", last - 1),
                        fmt::format("program: the last instruction is program[{}] (END_FOR), expected END", last - 1)));
-  CHECK(error_of_edited([](codegen::ConfigImage& image) { image.hardware.name = "fabric\xe2\x82"; }) ==
-        expected_error(bytes, "hardware.name.length", "hardware.name is not valid UTF-8"));  // truncated 3-byte form
+  // A name that is not UTF-8 (a truncated 3-byte form): the encoder refuses to write it, and the decoder refuses it
+  // in an image edited afterwards.
+  Example named;
+  named.image.hardware.name = "fabric\xe2\x82";
+  CHECK_THROWS_WITH(codegen::encode_image(named.image),
+                    Catch::StartsWith("cannot write the image: hardware.name 'fabric") &&
+                        Catch::EndsWith("' is not valid UTF-8 (byte 6)"));
+  named.image.hardware.name = "fabricXX";
+  std::vector<std::uint8_t> edited = codegen::encode_image(named.image);
+  const std::size_t name_at = offset_of(edited, "hardware.name.length") + 2;
+  edited[name_at + 6] = 0xe2;
+  edited[name_at + 7] = 0x82;
+  test::reseal(edited);
+  CHECK(decode_error(edited) == expected_error(bytes, "hardware.name.length", "hardware.name is not valid UTF-8"));
 }
 
 TEST_CASE("image validation: work limits are checked before anything is expanded", "[codegen][image][validation]") {

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <fstream>
 #include <string>
 
 #include "mapper/search/optimum_cache.hpp"
@@ -60,6 +61,14 @@ TEST_CASE("input files: values in messages are escaped and shortened, NUL bytes 
   // Never cut inside a UTF-8 character: "é" is two bytes, the 80th and 81st.
   const std::string accented = std::string(79, 'a') + "é" + "z";
   CHECK(util::shown_value(accented) == std::string(79, 'a') + "… (82 bytes)");
+  // Bytes that are not UTF-8 are escaped (Latin-1 "é", a lone continuation byte, a truncated character); UTF-8 is
+  // kept; the cut counts the value's bytes, an escape as the one byte it shows.
+  CHECK(util::shown_value("caf\xe9 \x80 \xe2\x82 \xe2\x82\xac") == "caf\\xe9 \\x80 \\xe2\\x82 \xe2\x82\xac");
+  CHECK(util::shown_value(std::string(100, '\xff')) == [] {
+    std::string escaped;
+    for (int i = 0; i < 80; ++i) escaped += "\\xff";
+    return escaped + "… (100 bytes)";
+  }());
   const util::InputError error({"w.yaml", 3, 9}, "name", std::string("has no layer 'x\0y'", 18));
   CHECK(std::string(error.what()) == "w.yaml:3:9: field 'name': has no layer 'x\\x00y'");
 }
@@ -98,9 +107,24 @@ TEST_CASE("optimum cache: rows read strictly, each bad row named by line and fie
     CHECK_THROWS_WITH(mapper::parse_optimum_cache(std::string("key,optimum,exhaustive\n") + bad.row + "\n", "c.csv"),
                       Catch::Contains(bad.message));
   }
+  // A key twice with other values is ambiguous (the same row twice is harmless); a UTF-8 byte order mark is skipped
+  // (it made the header a row: "found 'exhaustive'").
+  CHECK_THROWS_WITH(mapper::parse_optimum_cache("key,optimum,exhaustive\nk,2,1\nk,3,1\n", "c.csv"),
+                    "c.csv:3:1: field 'key': the key of line 2 again, with another optimum or exhaustive flag: which "
+                    "one holds is ambiguous; remove one of the rows");
+  CHECK(mapper::parse_optimum_cache("key,optimum,exhaustive\nk,2,1\nk,2,1\n", "c.csv").size() == 1);
+  CHECK(mapper::parse_optimum_cache("\xEF\xBB\xBFkey,optimum,exhaustive\nk,2,1\n", "c.csv").at("k").optimum == 2);
   CHECK_THROWS_WITH(mapper::parse_optimum_cache("key,optimum,exhaustive\rk,1,1\r", "c.csv"),
                     Catch::Contains("c.csv: lines end in CR alone"));
   test::TempDir folder;
   CHECK_THROWS_WITH(mapper::OptimumCache(folder.path()), Catch::Contains("is a directory (expected an optimum cache"));
   CHECK_NOTHROW(mapper::OptimumCache(folder / "not-yet.csv"));  // created by the first add
+  // An optimum below the layer's algorithmic minimum (1 cycle, 1e-300: ratios of 10^8 before) is refused when used.
+  std::ofstream(folder / "low.csv") << "key,optimum,exhaustive\nk,1e-300,1\nm,50,1\n";
+  const mapper::OptimumCache low(folder / "low.csv");
+  CHECK_THROWS_WITH(low.find("k", 40), Catch::StartsWith(folder / "low.csv" + ":2:1: field 'optimum': 1") &&
+                                           Catch::Contains("e-300 is below the algorithmic minimum 40 of the layer of "
+                                                           "key 'k'"));
+  CHECK(low.find("m", 50)->optimum == 50);  // equal to the minimum: a perfect mapping
+  CHECK(low.find("n", 50) == nullptr);
 }

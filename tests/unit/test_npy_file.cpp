@@ -1,12 +1,15 @@
 // NumPy's .npy and .npz files (util/npy_file.hpp): round trips of every dtype and of shapes from scalars to 4-D, the
 // bytes NumPy 1.24 writes (np.save), and every refusal of the issue's bad-input list with its message.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "tests/unit/temp_file.hpp"
+#include "tests/unit/zip_lies.hpp"
 #include "util/input_error.hpp"
 #include "util/npy_file.hpp"
 
@@ -67,12 +70,48 @@ TEST_CASE("npy: the bytes np.save writes, read and written identically") {
   CHECK(util::npy_bytes(util::parse_npy(uint8, "u.npy")) == uint8);
 }
 
+TEST_CASE("npy: f2, u8 and bool, the dtypes --network-input takes beside the others") {
+  // np.array([1, -2.5, 65504, 2**-24, 1/3, inf], dtype='<f2'): 0x3c00, 0xc100, 0x7bff, 0x0001, 0x3555, 0x7c00.
+  const std::string half = numpy_file("{'descr': '<f2', 'fortran_order': False, 'shape': (6,), }",
+                                      std::string("\x00\x3c\x00\xc1\xff\x7b\x01\x00\x55\x35\x00\x7c", 12));
+  const util::NpyArray halves = util::parse_npy(half, "h.npy");
+  REQUIRE(halves.reals.size() == 6);
+  CHECK(halves.reals[0] == 1.0);
+  CHECK(halves.reals[1] == -2.5);
+  CHECK(halves.reals[2] == 65504.0);
+  CHECK(halves.reals[3] == std::ldexp(1.0, -24));
+  CHECK(halves.reals[4] == 0.333251953125);
+  CHECK(std::isinf(halves.reals[5]));
+  CHECK(util::npy_bytes(halves) == half);
+  // Writing rounds to the nearest half, ties to even, as astype('<f2'): 1/3 → 0x3555, 65519 → 65504, 65520 → inf,
+  // 2^-25 (a tie between 0 and the smallest subnormal) → 0, 3·2^-26 → 2^-24.
+  util::NpyArray rounded;
+  rounded.type = util::NpyType::Float16;
+  rounded.shape = {5};
+  rounded.reals = {1.0 / 3, 65519.0, 65520.0, std::ldexp(1.0, -25), 3 * std::ldexp(1.0, -26)};
+  const util::NpyArray back = util::parse_npy(util::npy_bytes(rounded), "r.npy");
+  CHECK(back.reals[0] == 0.333251953125);
+  CHECK(back.reals[1] == 65504.0);
+  CHECK(std::isinf(back.reals[2]));
+  CHECK(back.reals[3] == 0.0);
+  CHECK(back.reals[4] == std::ldexp(1.0, -24));
+  // u8 up to int64's largest value; bool as 0 and 1.
+  const std::string uint64 = numpy_file("{'descr': '<u8', 'fortran_order': False, 'shape': (1,), }",
+                                        std::string("\xff\xff\xff\xff\xff\xff\xff\x7f", 8));
+  CHECK(util::parse_npy(uint64, "u.npy").integers == std::vector<std::int64_t>{INT64_MAX});
+  const std::string boolean =
+      numpy_file("{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }", std::string("\x01\x00\x01", 3));
+  CHECK(util::parse_npy(boolean, "b.npy").integers == std::vector<std::int64_t>{1, 0, 1});
+  CHECK(util::npy_bytes(util::parse_npy(boolean, "b.npy")) == boolean);
+}
+
 TEST_CASE("npy: round trips of every dtype and shapes from a scalar to 4-D, through files") {
   test::TempDir folder;
   const std::vector<std::vector<std::int64_t>> shapes = {{}, {0}, {5}, {2, 3}, {1, 2, 3, 1}, {2, 0, 4}, {3, 2, 2, 2}};
-  for (const util::NpyType type : {util::NpyType::Int8, util::NpyType::Int16, util::NpyType::Int32,
-                                   util::NpyType::Int64, util::NpyType::UInt8, util::NpyType::UInt16,
-                                   util::NpyType::UInt32, util::NpyType::Float32, util::NpyType::Float64}) {
+  for (const util::NpyType type :
+       {util::NpyType::Int8, util::NpyType::Int16, util::NpyType::Int32, util::NpyType::Int64, util::NpyType::UInt8,
+        util::NpyType::UInt16, util::NpyType::UInt32, util::NpyType::UInt64, util::NpyType::Bool,
+        util::NpyType::Float16, util::NpyType::Float32, util::NpyType::Float64}) {
     for (const auto& shape : shapes) {
       INFO(util::npy_descr(type) << " with " << shape.size() << " dimensions");
       util::NpyArray array;
@@ -83,6 +122,10 @@ TEST_CASE("npy: round trips of every dtype and shapes from a scalar to 4-D, thro
       for (std::int64_t i = 0; i < count; ++i) {
         if (!util::npy_is_integer(type)) {
           array.reals.push_back(double(i) * 0.25 - 1.5);
+        } else if (type == util::NpyType::Bool) {
+          array.integers.push_back(i % 2);
+        } else if (type == util::NpyType::UInt64) {
+          array.integers.push_back(i % 2 ? INT64_MAX : i);  // the largest value held
         } else if (type == util::NpyType::UInt8 || type == util::NpyType::UInt16 || type == util::NpyType::UInt32) {
           array.integers.push_back(i % 2 ? (std::int64_t{1} << bits) - 1 : i);  // the largest value too
         } else {
@@ -129,10 +172,11 @@ TEST_CASE("npy: the bad-input list — dtype, byte order, Fortran order, shape, 
   check_refused(with("'>i4'", "False", "(2,)"), "descr",
                 "'>i4' is big-endian; only little-endian data is read: convert it with array.astype('<i4')");
   check_refused(with("'=i4'", "False", "(2,)"), "descr", "'=i4' has the writer's native byte order");
-  check_refused(with("'<u8'", "False", "(1,)"), "descr",
-                "dtype '<u8' is not one of |i1, <i2, <i4, <i8, |u1, <u2, <u4, <f4, <f8");
-  check_refused(with("'<c8'", "False", "(1,)"), "descr", "dtype '<c8' is not one of");
-  check_refused(with("'|b1'", "False", "(8,)"), "descr", "dtype '|b1' is not one of");
+  check_refused(with("'<c8'", "False", "(1,)"), "descr",
+                "dtype '<c8' is not one of |i1, <i2, <i4, <i8, |u1, <u2, <u4, <u8, |b1, <f2, <f4, <f8");
+  check_refused(npy_with("{'descr': '<u8', 'fortran_order': False, 'shape': (1,), }", std::string(8, '\xff')), "data",
+                "value 18446744073709551615 at flat index 0 of <u8 is past 9223372036854775807, the largest int64");
+  check_refused(with("'|b1'", "False", "(8,)"), "data", "value 2 at flat index 4 of |b1 is past 1 (a bool is 0 or 1)");
   check_refused(with("'<U1'", "False", "(2,)"), "descr", "is not one of");
   check_refused(with("[('a', '<i4')]", "False", "(2,)"), "descr", "a structured dtype");
   check_refused(with("'<i4'", "True", "(2,)"), "fortran_order", "only C order is read");
@@ -145,6 +189,11 @@ TEST_CASE("npy: the bad-input list — dtype, byte order, Fortran order, shape, 
   check_refused(with("'<i4'", "False", "(1,)"), "data",
                 "8 bytes of data, but the shape (1,) of <i4 needs 4 (oversized)");
   check_refused(with("'<i4'", "False", "(2, 99999999999)"), "shape", "needs more than kMaxNpyBytes");
+  // The budget counts the values as held (8 bytes each): 2^27 + 1 one-byte values are refused from the header.
+  check_refused(with("'|u1'", "False", "(134217729,)"), "shape",
+                "(134217729,) of |u1 needs more than kMaxNpyBytes (1073741824 bytes) as 8-byte values in memory");
+  check_refused(std::string("\x93NUMPY\x02\x00\x01\x00\x10\x00", 12) + std::string(1048577, ' '), "header",
+                "the header's length 1048577 is more than kMaxNpyHeaderBytes (1048576)");
   check_refused(with("'<i4'", "False", "(99999999999999999999,)"), "shape", "a dimension is too large");
   // The header's syntax and keys.
   check_refused(npy_with("{'descr': '<i4', 'shape': (2,), }", data), "fortran_order", "no 'fortran_order' key");
@@ -202,13 +251,80 @@ TEST_CASE("npz: members by name, stored or deflated, and the refusals") {
   truncated.pop_back();
   test::TempFile bad_member(util::npz_archive_bytes({{"input.npy", truncated}}), ".npz");
   CHECK_THROWS_WITH(util::read_npz_member(bad_member.path(), "input"),
-                    bad_member.path() + ":input: field 'data': 3 bytes of data, but the shape (1, 1, 2, 2) of |i1 "
-                                        "needs 4 (truncated)");
+                    bad_member.path() + ":input: field 'data': 3 bytes of data (its directory entry says 131 "
+                                        "bytes), but the shape (1, 1, 2, 2) of |i1 needs 4 (truncated)");
   // An archive whose stored bytes were changed after it was written: the checksum catches it.
   std::string archive = util::npz_archive_bytes({{"input.npy", util::npy_bytes(input)}});
   archive[archive.find("\x05\x06\x07")] = '\x04';
   test::TempFile corrupt(archive, ".npz");
   CHECK_THROWS_WITH(util::read_npz_member(corrupt.path(), "input"), Catch::Contains(":input: field 'member': "));
+}
+
+TEST_CASE("npz: memory bounded by the header — the shape checked before a byte of data is inflated") {
+  test::TempDir folder;
+  const auto archive = [&](const std::string& name, const std::string& bytes) {
+    std::ofstream(folder / name, std::ios::binary) << bytes;
+    return folder / name;
+  };
+  // 64 MiB of one-byte values deflate to 64 KiB; as a layer's (1, 3, 10, 10) they are refused from the header, and
+  // the data is never reached: its checksum is broken, which reading it would report instead.
+  const std::size_t count = std::size_t{64} << 20;
+  const std::string big = npy_with("{'descr': '|u1', 'fortran_order': False, 'shape': (67108864,), }",
+                             std::string(count, '\0'));
+  std::string bomb = util::npz_archive_bytes({{"image.npy", big}}, true);
+  bomb[bomb.find(std::string("PK\x03\x04", 4)) + 14] ^= 1;  // the CRC-32, in the local header
+  bomb[bomb.find(std::string("PK\x01\x02", 4)) + 16] ^= 1;  // and in the central directory
+  const std::string bomb_path = archive("bomb.npz", bomb);
+  CHECK(std::filesystem::file_size(bomb_path) < count / 512);
+  const util::NpyExpectation layer{{1, 3, 10, 10}, "the layer"};
+  CHECK_THROWS_WITH(util::NpzArchive(bomb_path).member("image", layer),
+                    bomb_path + ":image: field 'shape': (67108864,), but the layer needs (1, 3, 10, 10)");
+  CHECK_THROWS_WITH(util::NpzArchive(bomb_path).member("image"), Catch::Contains("field 'member': cannot read"));
+
+  // A member whose directory entry declares more or fewer bytes than it inflates to, or than its header promises.
+  const std::string good = util::npy_bytes(util::integer_array(util::NpyType::Int16, {1, 3}, {1, 2, 3}));
+  const std::string deflated = util::npz_archive_bytes({{"x.npy", good}}, true);
+  const std::uint32_t size = std::uint32_t(good.size());
+  const std::string more = archive("more.npz", test::with_declared_size(deflated, size + 2));
+  CHECK_THROWS_WITH(util::read_npz_member(more, "x"),
+                    more + ":x: field 'data': 8 bytes of data (its directory entry says 136 bytes), but the shape "
+                           "(1, 3) of <i2 needs 6 (oversized)");
+  const std::string less = archive("less.npz", test::with_declared_size(deflated, size - 2));
+  CHECK_THROWS_WITH(util::read_npz_member(less, "x"), Catch::Contains("needs 6 (truncated)"));
+  // Header and directory agree, the deflated data does not: it inflates to two bytes more, or two fewer.
+  const std::string longer = archive(
+      "longer.npz", test::with_declared_size(util::npz_archive_bytes({{"x.npy", good + "\x04\x00"}}, true), size));
+  CHECK_THROWS_WITH(util::read_npz_member(longer, "x"), Catch::Contains(":x: field 'member': "));
+  const std::string shorter = archive(
+      "shorter.npz",
+      test::with_declared_size(util::npz_archive_bytes({{"x.npy", good.substr(0, good.size() - 2)}}, true), size));
+  CHECK_THROWS_WITH(util::read_npz_member(shorter, "x"),
+                    shorter + ":x: field 'member': the member has 132 bytes, its directory entry says 134");
+}
+
+TEST_CASE("npz: an empty file, two members of one name, a long member name") {
+  test::TempDir folder;
+  std::ofstream(folder / "empty.npz").close();
+  CHECK_THROWS_WITH(util::NpzArchive(folder / "empty.npz"),
+                    folder / "empty.npz" + ": the file is empty (0 bytes): not a .npz (zip) archive");
+  // Two members of one name: libzip's own words were "File already exists".
+  const std::string member = util::npy_bytes(util::integer_array(util::NpyType::Int8, {1}, {1}));
+  std::string twice = util::npz_archive_bytes({{"a.npy", member}, {"b.npy", member}});
+  for (std::size_t at = twice.find("b.npy"); at != std::string::npos; at = twice.find("b.npy", at)) twice[at] = 'a';
+  std::ofstream(folder / "twice.npz", std::ios::binary) << twice;
+  CHECK_THROWS_WITH(util::NpzArchive(folder / "twice.npz"),
+                    folder / "twice.npz" + ": field 'member': two members are named 'a.npy': which one is meant is "
+                                           "ambiguous; write the archive again with each name once");
+  // A member's name in a message is cut (docs/cli.md), wherever the message names it.
+  const std::string long_name(60000, 'm');
+  util::write_npz_file(folder / "long.npz", {{long_name, util::integer_array(util::NpyType::Int8, {2}, {1, 2})}});
+  try {
+    util::NpzArchive(folder / "long.npz").member(long_name, util::NpyExpectation{{3}, "the layer"});
+    FAIL("accepted");
+  } catch (const util::InputError& error) {
+    CHECK(std::string(error.what()).size() < 300);
+    CHECK_THAT(error.what(), Catch::Contains("m… (60000 bytes): field 'shape': (2,), but the layer needs (3,)"));
+  }
 }
 
 TEST_CASE("tensor sources: FILE.npy, FILE.npz and FILE.npz:MEMBER") {
