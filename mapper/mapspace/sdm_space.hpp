@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "contracts/sdm_budget.hpp"
-#include "mapper/model/equivalent_orders.hpp"
+#include "mapper/mapspace/equivalent_orders.hpp"
 #include "contracts/hardware.hpp"
 #include "contracts/layer.hpp"
 #include "contracts/tile.hpp"

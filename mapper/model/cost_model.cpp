@@ -16,7 +16,6 @@
 #include <optional>
 
 #include "contracts/sdm_budget.hpp"
-#include "mapper/model/equivalent_orders.hpp"
 #include "util/integer_math.hpp"
 
 namespace maeri::mapper {
@@ -773,13 +772,14 @@ double energy_lower_bound(const contracts::Layer& layer, const contracts::Hardwa
 }
 
 void evaluate_orders(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile,
-                     const std::vector<contracts::SdmOrder>& orders, bool lower_bound,
+                     const std::vector<contracts::PhaseOrder>& phase_orders, const std::vector<contracts::SdmOrder>& orders,
+                     bool lower_bound,
                      const std::function<void(const contracts::CostReport&)>& visit) {
   // The phase sequence, hence the fabric part, depends on the order only when a C or K block is ragged.
   const bool same_fabric = !tile.sdm.blocked || (layer.C % tile.sdm.block[contracts::kSdmC] == 0 &&
                                                  layer.K % tile.sdm.block[contracts::kSdmK] == 0);
   contracts::Mapping mapping = tile;
-  for (const contracts::PhaseOrder phase_order : distinct_phase_orders(layer, tile)) {
+  for (const contracts::PhaseOrder phase_order : phase_orders) {
     mapping.phase_order = phase_order;
     std::optional<FabricPart> shared;
     for (const contracts::SdmOrder& order : orders) {
@@ -795,12 +795,13 @@ void evaluate_orders(const contracts::Layer& layer, const contracts::Hardware& h
 }
 
 void evaluate_orders(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile,
-                     const std::vector<contracts::SdmOrder>& orders, const std::vector<FusedRole>& roles,
+                     const std::vector<contracts::PhaseOrder>& phase_orders, const std::vector<contracts::SdmOrder>& orders,
+                     const std::vector<FusedRole>& roles,
                      const std::function<void(const contracts::CostReport&, std::size_t)>& visit) {
   const bool same_fabric = layer.C % tile.sdm.block[contracts::kSdmC] == 0 &&
                            layer.K % tile.sdm.block[contracts::kSdmK] == 0;
   contracts::Mapping mapping = tile;
-  for (const contracts::PhaseOrder phase_order : distinct_phase_orders(layer, tile)) {
+  for (const contracts::PhaseOrder phase_order : phase_orders) {
     mapping.phase_order = phase_order;
     // The roles' fabric parts differ only in the stripes' configurations: one part per stripe count.
     std::vector<std::pair<std::int64_t, FabricPart>> shared;

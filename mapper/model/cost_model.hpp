@@ -37,16 +37,19 @@ contracts::CostReport evaluate(const contracts::Layer& layer, const contracts::H
 // the search ranks before it knows the exact counts; it skips the estimates' cost.
 contracts::CostReport evaluate_lower_bound(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile);
 
-// evaluate() (or evaluate_lower_bound() when `lower_bound`) of `tile` under each of `orders` and each phase order
-// that can change its cost (distinct_phase_orders, mapper/mapspace/sdm_space.hpp) in turn, calling visit(report) for each:
-// the joint search's inner loop. The loop nest is costed once per phase order when the SDM order cannot change it
+// evaluate() (or evaluate_lower_bound() when `lower_bound`) of `tile` under each of `phase_orders` and, within each,
+// each of `orders` in turn, calling visit(report) for each: the joint search's inner loop. Which orders can change
+// the cost is the map space's knowledge (distinct_phase_orders, distinct_sdm_orders: mapper/mapspace/equivalent_orders.hpp);
+// the caller passes them, so the model does not depend on the map space. The loop nest is costed once per phase order when the SDM order cannot change it
 // (docs/model.md, "SDM level": only ragged C or K blocks make the phase sequence depend on the order).
 void evaluate_orders(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile,
-                     const std::vector<contracts::SdmOrder>& orders, bool lower_bound,
+                     const std::vector<contracts::PhaseOrder>& phase_orders, const std::vector<contracts::SdmOrder>& orders,
+                     bool lower_bound,
                      const std::function<void(const contracts::CostReport&)>& visit);
 // The same for each of `roles` in a fused group: visit(report, role index); the fabric part is shared by the roles.
 void evaluate_orders(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile,
-                     const std::vector<contracts::SdmOrder>& orders, const std::vector<FusedRole>& roles,
+                     const std::vector<contracts::PhaseOrder>& phase_orders, const std::vector<contracts::SdmOrder>& orders,
+                     const std::vector<FusedRole>& roles,
                      const std::function<void(const contracts::CostReport&, std::size_t)>& visit);
 
 // A lower bound on the total cycles of any mapping with this fabric tile (any SDM level), from the tile sizes

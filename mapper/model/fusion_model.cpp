@@ -182,6 +182,92 @@ std::int64_t pinned_weight_bytes(const contracts::Layer& layer, const contracts:
   return layer.weight_elements() * contracts::data_bytes(hardware);
 }
 
+namespace {
+
+// How many stripes ahead of its consumer each producer runs (stripes > 1), per edge inside the group, and each
+// member's skew (how far ahead of the group's last member it runs): a consumer's stripe j may need rows of its
+// producer's stripe j + 1 (a 3x3 window, stride 1: one row beyond), never further (the tile-shape rule).
+struct StripeLead {
+  std::vector<std::int64_t> ahead, skew;
+  std::optional<std::string> violation;  // the first consumer that needs rows two or more stripes ahead
+};
+
+StripeLead stripe_lead(const contracts::Network& network, const std::vector<const FusionEdge*>& inside, std::size_t first,
+                       std::size_t count, std::int64_t stripes, const std::vector<std::int64_t>& stripe_rows) {
+  StripeLead lead{std::vector<std::int64_t>(inside.size(), 0), std::vector<std::int64_t>(count, 0), std::nullopt};
+  if (stripes <= 1) return lead;
+  for (std::size_t e = 0; e < inside.size(); ++e) {
+    const FusionEdge& edge = *inside[e];
+    const contracts::Layer& producer = network.layers[edge.producer];
+    const contracts::Layer& consumer = network.layers[edge.consumer];
+    const std::int64_t produced_rows = stripe_rows[edge.producer - first];
+    const std::int64_t consumed_rows = stripe_rows[edge.consumer - first];
+    for (std::int64_t j = 0; j * consumed_rows < consumer.output_x(); ++j) {
+      const std::int64_t need = last_row_needed(consumer, edge.through_window, consumed_rows, j);
+      std::int64_t a = 0;
+      while (std::min(producer.output_x(), (j + 1 + a) * produced_rows) - 1 < need) ++a;
+      lead.ahead[e] = std::max(lead.ahead[e], a);
+      if (a > 1 && !lead.violation)
+        lead.violation = fmt::format(
+            "tile shape: layer '{}' needs rows up to {} of tensor '{}' in its stripe {}, which layer '{}' makes only "
+            "in its stripe {} (a producer runs at most one stripe ahead): stripes of {} and {} rows do not match",
+            consumer.name, need, edge.tensor, j, producer.name, j + a, produced_rows, consumed_rows);
+    }
+  }
+  for (std::size_t pos = count; pos-- > 0;)
+    for (std::size_t e = 0; e < inside.size(); ++e)
+      if (inside[e]->producer == first + pos)
+        lead.skew[pos] = std::max(lead.skew[pos], lead.skew[inside[e]->consumer - first] + lead.ahead[e]);
+  return lead;
+}
+
+// The output of the member at `pos` when another member reads it (nullopt otherwise), with its lifetime in the group
+// and its bytes: whole, or with stripes the rows its consumers' windows and the producer's lead keep.
+std::optional<SharedTensor> shared_tensor(const contracts::Network& network, const FusionGraph& graph,
+                                          const contracts::Hardware& hardware,
+                                          const std::vector<const FusionEdge*>& inside, std::size_t first,
+                                          std::size_t count, std::int64_t stripes,
+                                          const std::vector<std::int64_t>& stripe_rows,
+                                          const std::vector<std::int64_t>& skew, std::size_t pos) {
+  const std::size_t layer = first + pos;
+  const contracts::Layer& producer = network.layers[layer];
+  SharedTensor tensor;
+  tensor.producer = layer;
+  tensor.tensor = graph.output_tensor[layer];
+  tensor.live_from = pos;
+  bool shared = false;
+  std::int64_t rows = 0;
+  for (std::size_t e = 0; e < inside.size(); ++e) {
+    if (inside[e]->producer != layer) continue;
+    const FusionEdge& edge = *inside[e];
+    shared = true;
+    tensor.live_to = std::max(tensor.live_to, edge.consumer - first);
+    if (stripes > 1) {
+      // The consumer's window of its stripe (or the stripe itself, row for row) plus the stripes its producer is ahead.
+      const contracts::Layer& consumer = network.layers[edge.consumer];
+      const std::int64_t consumed_rows = stripe_rows[edge.consumer - first];
+      const std::int64_t window =
+          edge.through_window
+              ? contracts::window_span(consumed_rows, consumer.R, consumer.stride_x, consumer.dilation_x)
+              : consumed_rows;
+      rows = std::max(rows, window + (skew[pos] - skew[edge.consumer - first]) * stripe_rows[pos]);
+    }
+  }
+  if (!shared) return std::nullopt;
+  const std::int64_t data_b = contracts::data_bytes(hardware);
+  if (stripes > 1) {
+    // The stripe loop wraps every member: the tensor's rows live for the whole group.
+    tensor.live_from = 0;
+    tensor.live_to = count - 1;
+    tensor.bytes = producer.N * producer.K * std::min(rows, producer.output_x()) * producer.output_y() * data_b;
+  } else {
+    tensor.bytes = producer.output_elements() * data_b;
+  }
+  return tensor;
+}
+
+}  // namespace
+
 GroupReservations group_reservations(const contracts::Network& network, const FusionGraph& graph,
                                      const contracts::Hardware& hardware, std::size_t first, std::size_t count,
                                      std::int64_t stripes, const std::vector<std::int64_t>& stripe_rows) {
@@ -190,71 +276,15 @@ GroupReservations group_reservations(const contracts::Network& network, const Fu
   std::vector<const FusionEdge*> inside;
   for (const FusionEdge& edge : graph.edges)
     if (edge.producer >= first && edge.consumer < first + count) inside.push_back(&edge);
-  const std::int64_t data_b = contracts::data_bytes(hardware);
-  // How many stripes ahead of its consumer each producer runs (stripes > 1): a consumer's stripe j may need rows of
-  // its producer's stripe j + 1 (a 3x3 window, stride 1: one row beyond), never further (the tile-shape rule).
-  std::vector<std::int64_t> ahead(inside.size(), 0), skew(count, 0);
-  if (stripes > 1) {
-    for (std::size_t e = 0; e < inside.size(); ++e) {
-      const FusionEdge& edge = *inside[e];
-      const contracts::Layer& producer = network.layers[edge.producer];
-      const contracts::Layer& consumer = network.layers[edge.consumer];
-      const std::int64_t produced_rows = stripe_rows[edge.producer - first];
-      const std::int64_t consumed_rows = stripe_rows[edge.consumer - first];
-      for (std::int64_t j = 0; j * consumed_rows < consumer.output_x(); ++j) {
-        const std::int64_t need = last_row_needed(consumer, edge.through_window, consumed_rows, j);
-        std::int64_t a = 0;
-        while (std::min(producer.output_x(), (j + 1 + a) * produced_rows) - 1 < need) ++a;
-        ahead[e] = std::max(ahead[e], a);
-        if (a > 1 && !result.violation)
-          result.violation = fmt::format(
-              "tile shape: layer '{}' needs rows up to {} of tensor '{}' in its stripe {}, which layer '{}' makes only "
-              "in its stripe {} (a producer runs at most one stripe ahead): stripes of {} and {} rows do not match",
-              consumer.name, need, edge.tensor, j, producer.name, j + a, produced_rows, consumed_rows);
-      }
-    }
-    for (std::size_t pos = count; pos-- > 0;)
-      for (std::size_t e = 0; e < inside.size(); ++e)
-        if (inside[e]->producer == first + pos)
-          skew[pos] = std::max(skew[pos], skew[inside[e]->consumer - first] + ahead[e]);
-  }
+  const StripeLead lead = stripe_lead(network, inside, first, count, stripes, stripe_rows);
+  result.violation = lead.violation;
   for (std::size_t pos = 0; pos < count; ++pos) {
-    const std::size_t layer = first + pos;
-    const contracts::Layer& producer = network.layers[layer];
-    SharedTensor tensor;
-    tensor.producer = layer;
-    tensor.tensor = graph.output_tensor[layer];
-    tensor.live_from = pos;
-    bool shared = false;
-    std::int64_t rows = 0;
-    for (std::size_t e = 0; e < inside.size(); ++e) {
-      if (inside[e]->producer != layer) continue;
-      const FusionEdge& edge = *inside[e];
-      shared = true;
-      tensor.live_to = std::max(tensor.live_to, edge.consumer - first);
-      if (stripes > 1) {
-        // The consumer's window of its stripe (or the stripe itself, row for row) plus the stripes its producer is ahead.
-        const contracts::Layer& consumer = network.layers[edge.consumer];
-        const std::int64_t consumed_rows = stripe_rows[edge.consumer - first];
-        const std::int64_t window =
-            edge.through_window
-                ? contracts::window_span(consumed_rows, consumer.R, consumer.stride_x, consumer.dilation_x)
-                : consumed_rows;
-        rows = std::max(rows, window + (skew[pos] - skew[edge.consumer - first]) * stripe_rows[pos]);
-      }
-    }
-    if (!shared) continue;
-    if (stripes > 1) {
-      // The stripe loop wraps every member: the tensor's rows live for the whole group.
-      tensor.live_from = 0;
-      tensor.live_to = count - 1;
-      tensor.bytes = producer.N * producer.K * std::min(rows, producer.output_x()) * producer.output_y() * data_b;
-    } else {
-      tensor.bytes = producer.output_elements() * data_b;
-    }
-    for (std::size_t p = tensor.live_from; p <= tensor.live_to; ++p) result.live_at[p] += tensor.bytes;
-    result.tensors.push_back(tensor);
+    const auto tensor = shared_tensor(network, graph, hardware, inside, first, count, stripes, stripe_rows, lead.skew, pos);
+    if (!tensor) continue;
+    for (std::size_t p = tensor->live_from; p <= tensor->live_to; ++p) result.live_at[p] += tensor->bytes;
+    result.tensors.push_back(*tensor);
   }
+  // A shortcut whose rows the output takes over is counted once.
   for (std::size_t pos = 0; pos < count; ++pos)
     if (const auto over = shortcut_taken_over(graph, first, count, stripes, pos)) {
       const auto bytes_of = [&](std::size_t producer_pos) {

@@ -50,6 +50,122 @@ std::int64_t pipelined_beats(std::int64_t blocks, const std::vector<std::int64_t
   return sum + (blocks - 1) * slowest;
 }
 
+// ⌈count / P⌉: the beats of `count` elements through the unit's P lanes.
+struct Lanes {
+  std::int64_t lanes;
+  std::int64_t operator()(std::int64_t count) const { return util::ceil_div(count, lanes); }
+};
+
+// The number of inputs each kind takes (concat: any, at least one).
+void require_inputs(const contracts::Operator& op, const std::vector<Shape>& input_shapes) {
+  const std::size_t expected_inputs =
+      op.kind == OperatorKind::Add || op.kind == OperatorKind::Mul ? 2 : op.kind == OperatorKind::Concat ? 0 : 1;
+  if (expected_inputs > 0) require(input_shapes.size() == expected_inputs, op, "wrong number of inputs");
+  else require(!input_shapes.empty(), op, "no inputs");
+}
+
+// The kinds of one block through one stage of ⌈n/P⌉ beats (docs/model.md's rows "1 × (⌈n/P⌉)"): their counts.
+void elementwise_counts(const contracts::Operator& op, std::int64_t n, const std::vector<Shape>& input_shapes,
+                        contracts::PostProcessingCounts& c) {
+  switch (op.kind) {
+    case OperatorKind::FabricLayer:  // wrap(acc + bias) · multiplier, rounding shift, saturation
+    case OperatorKind::Requantize:   // x · multiplier, rounding shift, saturation
+      c.elements_read = c.elements_written = c.multiplications = c.shifts = n;
+      c.comparisons = 2 * n;
+      if (op.kind == OperatorKind::FabricLayer) c.additions = n;
+      break;
+    case OperatorKind::Relu:
+    case OperatorKind::Clip:
+      c.elements_read = c.elements_written = n;
+      c.comparisons = op.kind == OperatorKind::Relu ? n : 2 * n;
+      break;
+    case OperatorKind::Add:  // a·m_a + b·m_b, rounding shift, saturation
+      c.elements_read = 2 * n;
+      c.elements_written = c.additions = c.shifts = n;
+      c.multiplications = c.comparisons = 2 * n;
+      break;
+    case OperatorKind::ChannelAffine:  // x · m_c + b_c, rounding shift, saturation
+      c.elements_read = c.elements_written = c.multiplications = c.additions = c.shifts = n;
+      c.comparisons = 2 * n;
+      break;
+    case OperatorKind::Pad:  // the output streamed: the input's elements read, the border's zeros written with them
+      c.elements_read = elements(input_shapes[0]);
+      c.elements_written = n;
+      break;
+    case OperatorKind::Sigmoid:
+    case OperatorKind::Tanh:
+    case OperatorKind::HardSigmoid:  // one table lookup per element
+      c.elements_read = c.elements_written = c.lookups = n;
+      break;
+    case OperatorKind::Mul:  // a · b (the gate read with every element), · multiplier, rounding shift, saturation
+      c.elements_read = 2 * n;
+      c.elements_written = c.shifts = n;
+      c.multiplications = c.comparisons = 2 * n;
+      break;
+    case OperatorKind::Concat:
+    case OperatorKind::Reshape:
+    case OperatorKind::MaxPool:
+    case OperatorKind::AveragePool:
+    case OperatorKind::GlobalAveragePool:
+    case OperatorKind::Softmax:
+      throw std::logic_error("elementwise_counts: not an elementwise operator");
+  }
+}
+
+// Concat: each input in turn, x · m_i, rounding shift, saturation. Returns the beats.
+std::int64_t concat_counts(std::int64_t n, const std::vector<Shape>& input_shapes, Lanes beats,
+                           contracts::PostProcessingCounts& c) {
+  std::int64_t beat_count = 0;
+  for (const Shape& shape : input_shapes) beat_count += beats(elements(shape));
+  c.elements_read = c.elements_written = c.multiplications = c.shifts = n;
+  c.comparisons = 2 * n;
+  return beat_count;
+}
+
+// Max and average pooling: per plane, read it into the plane buffer, then compute and write its outputs. Returns
+// the beats.
+std::int64_t pooling_counts(const contracts::Operator& op, const Shape& in, const Shape& output_shape, Lanes beats,
+                            contracts::PostProcessingCounts& c) {
+  require(in.size() == 4 && output_shape.size() == 4, op, "pooling needs rank-4 tensors");
+  const contracts::PoolWindow& w = op.pool;
+  const std::int64_t planes = in[0] * in[1], out_x = output_shape[2], out_y = output_shape[3];
+  const std::int64_t window_elements = window_coverage(in[2], out_x, w.size_x, w.stride_x, w.padding_x) *
+                                       window_coverage(in[3], out_y, w.size_y, w.stride_y, w.padding_y);
+  c.elements_read = planes * in[2] * in[3];
+  c.elements_written = elements(output_shape);
+  const std::int64_t steps = planes * (window_elements - out_x * out_y);  // window elements after the first
+  if (op.kind == OperatorKind::MaxPool) {
+    c.comparisons = steps;
+  } else {
+    c.additions = steps;
+    c.divisions = c.elements_written;
+  }
+  return pipelined_beats(planes, {beats(in[2] * in[3]), beats(out_x * out_y)});
+}
+
+// Global average pooling: per plane, sum it, then divide and write. Returns the beats.
+std::int64_t global_average_pool_counts(const contracts::Operator& op, const Shape& in, Lanes beats,
+                                        contracts::PostProcessingCounts& c) {
+  require(in.size() == 4, op, "global average pooling needs a rank-4 input");
+  const std::int64_t planes = in[0] * in[1], plane = in[2] * in[3];
+  c.elements_read = planes * plane;
+  c.additions = planes * (plane - 1);
+  c.divisions = c.elements_written = planes;
+  return pipelined_beats(planes, {beats(plane), 1});
+}
+
+// Softmax over axis 1: per row, read it and find the maximum; subtract, look up and sum; multiply, divide and
+// write. Returns the beats.
+std::int64_t softmax_counts(const contracts::Operator& op, const Shape& in, Lanes beats,
+                            contracts::PostProcessingCounts& c) {
+  require(in.size() >= 2, op, "softmax needs a rank of at least 2 (axis 1)");
+  const std::int64_t classes = in[1], rows = elements(in) / std::max<std::int64_t>(classes, 1);
+  c.elements_read = c.elements_written = c.lookups = c.multiplications = c.divisions = rows * classes;
+  c.comparisons = rows * (classes - 1);
+  c.additions = rows * (2 * classes - 1);
+  return pipelined_beats(rows, {beats(classes), beats(classes), beats(classes)});
+}
+
 }  // namespace
 
 contracts::PostProcessingCounts post_processing_counts(const contracts::Operator& op,
@@ -57,106 +173,32 @@ contracts::PostProcessingCounts post_processing_counts(const contracts::Operator
                                                        const Shape& output_shape,
                                                        const contracts::PostProcessingSpec& unit) {
   if (unit.lanes < 1) throw std::invalid_argument("the post-processing unit needs at least one lane");
-  const std::int64_t lanes = unit.lanes;
-  const auto beats = [lanes](std::int64_t count) { return util::ceil_div(count, lanes); };
-  const std::size_t expected_inputs =
-      op.kind == OperatorKind::Add || op.kind == OperatorKind::Mul ? 2 : op.kind == OperatorKind::Concat ? 0 : 1;
-  if (expected_inputs > 0) require(input_shapes.size() == expected_inputs, op, "wrong number of inputs");
-  else require(!input_shapes.empty(), op, "no inputs");
-
+  require_inputs(op, input_shapes);
+  const Lanes beats{unit.lanes};
   contracts::PostProcessingCounts c;
   const std::int64_t n = elements(output_shape);
   std::int64_t beat_count = 0;
   switch (op.kind) {
-    case OperatorKind::FabricLayer:  // wrap(acc + bias) · multiplier, rounding shift, saturation
-    case OperatorKind::Requantize:   // x · multiplier, rounding shift, saturation
-      beat_count = beats(n);
-      c.elements_read = c.elements_written = c.multiplications = c.shifts = n;
-      c.comparisons = 2 * n;
-      if (op.kind == OperatorKind::FabricLayer) c.additions = n;
-      break;
-    case OperatorKind::Relu:
-    case OperatorKind::Clip:
-      beat_count = beats(n);
-      c.elements_read = c.elements_written = n;
-      c.comparisons = op.kind == OperatorKind::Relu ? n : 2 * n;
-      break;
-    case OperatorKind::Add:  // a·m_a + b·m_b, rounding shift, saturation
-      beat_count = beats(n);
-      c.elements_read = 2 * n;
-      c.elements_written = c.additions = c.shifts = n;
-      c.multiplications = c.comparisons = 2 * n;
-      break;
-    case OperatorKind::Concat:  // each input in turn: x · m_i, rounding shift, saturation
-      for (const Shape& shape : input_shapes) beat_count += beats(elements(shape));
-      c.elements_read = c.elements_written = c.multiplications = c.shifts = n;
-      c.comparisons = 2 * n;
-      break;
     case OperatorKind::Reshape:  // the same row-major elements under another shape: nothing moves
       return c;
+    case OperatorKind::Concat: beat_count = concat_counts(n, input_shapes, beats, c); break;
     case OperatorKind::MaxPool:
-    case OperatorKind::AveragePool: {
-      const Shape& in = input_shapes[0];
-      require(in.size() == 4 && output_shape.size() == 4, op, "pooling needs rank-4 tensors");
-      const contracts::PoolWindow& w = op.pool;
-      const std::int64_t planes = in[0] * in[1], out_x = output_shape[2], out_y = output_shape[3];
-      const std::int64_t window_elements = window_coverage(in[2], out_x, w.size_x, w.stride_x, w.padding_x) *
-                                           window_coverage(in[3], out_y, w.size_y, w.stride_y, w.padding_y);
-      // per plane: read it into the plane buffer, then compute and write its outputs
-      beat_count = pipelined_beats(planes, {beats(in[2] * in[3]), beats(out_x * out_y)});
-      c.elements_read = planes * in[2] * in[3];
-      c.elements_written = n;
-      const std::int64_t steps = planes * (window_elements - out_x * out_y);  // window elements after the first
-      if (op.kind == OperatorKind::MaxPool) {
-        c.comparisons = steps;
-      } else {
-        c.additions = steps;
-        c.divisions = n;
-      }
-      break;
-    }
-    case OperatorKind::GlobalAveragePool: {
-      const Shape& in = input_shapes[0];
-      require(in.size() == 4, op, "global average pooling needs a rank-4 input");
-      const std::int64_t planes = in[0] * in[1], plane = in[2] * in[3];
-      beat_count = pipelined_beats(planes, {beats(plane), 1});  // sum the plane, then divide and write
-      c.elements_read = planes * plane;
-      c.additions = planes * (plane - 1);
-      c.divisions = c.elements_written = planes;
-      break;
-    }
-    case OperatorKind::Softmax: {
-      const Shape& in = input_shapes[0];
-      require(in.size() >= 2, op, "softmax needs a rank of at least 2 (axis 1)");
-      const std::int64_t classes = in[1], rows = elements(in) / std::max<std::int64_t>(classes, 1);
-      // per row: read it and find the maximum; subtract, look up and sum; multiply, divide and write
-      beat_count = pipelined_beats(rows, {beats(classes), beats(classes), beats(classes)});
-      c.elements_read = c.elements_written = c.lookups = c.multiplications = c.divisions = rows * classes;
-      c.comparisons = rows * (classes - 1);
-      c.additions = rows * (2 * classes - 1);
-      break;
-    }
-    case OperatorKind::ChannelAffine:  // x · m_c + b_c, rounding shift, saturation
-      beat_count = beats(n);
-      c.elements_read = c.elements_written = c.multiplications = c.additions = c.shifts = n;
-      c.comparisons = 2 * n;
-      break;
-    case OperatorKind::Pad:  // the output streamed: the input's elements read, the border's zeros written with them
-      beat_count = beats(n);
-      c.elements_read = elements(input_shapes[0]);
-      c.elements_written = n;
-      break;
+    case OperatorKind::AveragePool: beat_count = pooling_counts(op, input_shapes[0], output_shape, beats, c); break;
+    case OperatorKind::GlobalAveragePool: beat_count = global_average_pool_counts(op, input_shapes[0], beats, c); break;
+    case OperatorKind::Softmax: beat_count = softmax_counts(op, input_shapes[0], beats, c); break;
+    case OperatorKind::FabricLayer:
+    case OperatorKind::Requantize:
+    case OperatorKind::Relu:
+    case OperatorKind::Clip:
+    case OperatorKind::Add:
+    case OperatorKind::ChannelAffine:
+    case OperatorKind::Pad:
     case OperatorKind::Sigmoid:
     case OperatorKind::Tanh:
-    case OperatorKind::HardSigmoid:  // one table lookup per element
+    case OperatorKind::HardSigmoid:
+    case OperatorKind::Mul:
+      elementwise_counts(op, n, input_shapes, c);
       beat_count = beats(n);
-      c.elements_read = c.elements_written = c.lookups = n;
-      break;
-    case OperatorKind::Mul:  // a · b (the gate read with every element), · multiplier, rounding shift, saturation
-      beat_count = beats(n);
-      c.elements_read = 2 * n;
-      c.elements_written = c.shifts = n;
-      c.multiplications = c.comparisons = 2 * n;
       break;
   }
   c.cycles = beat_count > 0 ? beat_count + unit.latency : 0;

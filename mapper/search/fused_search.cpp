@@ -10,7 +10,7 @@
 
 #include "contracts/sdm_budget.hpp"
 #include "mapper/mapspace/sdm_space.hpp"
-#include "mapper/model/equivalent_orders.hpp"
+#include "mapper/mapspace/equivalent_orders.hpp"
 
 namespace maeri::mapper {
 namespace {
@@ -69,7 +69,7 @@ PartialSets make_partials(const contracts::Layer& layer, const contracts::Hardwa
       for (int out = 0; out < 2; ++out)
         for (int pin = 0; pin < (can_pin ? 2 : 1); ++pin) roles.push_back(FusedRole{in == 1, out == 1, stripes, pin == 1});
     const std::int64_t rows = stripes > 1 ? tile.sdm.block[contracts::kSdmX] : 0;
-    evaluate_orders(layer, hardware, tile, orders, roles, [&](const contracts::CostReport& report, std::size_t r) {
+    evaluate_orders(layer, hardware, tile, distinct_phase_orders(layer, tile), orders, roles, [&](const contracts::CostReport& report, std::size_t r) {
       const FusedRole& role = roles[r];
       ++stats.made;
       Partial partial{report.cycles.total, report.energy_pj.total,
@@ -100,8 +100,8 @@ bool state_dominates(const JoinState& a, const JoinState& b) {
 
 // (objective, secondary): the order results are ranked in, as `better` ranks reports.
 std::pair<double, double> rank(double cycles, double energy_pj, Objective objective) {
-  const Objective secondary = objective == Objective::Runtime ? Objective::Energy : Objective::Runtime;
-  return {objective_value(cycles, energy_pj, objective), objective_value(cycles, energy_pj, secondary)};
+  return {objective_value(cycles, energy_pj, objective),
+          objective_value(cycles, energy_pj, tie_breaking_objective(objective))};
 }
 
 // A mapping of a candidate group (one layer: its standalone best) with its totals.
@@ -267,33 +267,62 @@ std::vector<contracts::FabricTile> fusion_fabric_tiles(const std::vector<contrac
   return tiles;
 }
 
-NetworkFusion fused_search(const contracts::Network& network, const FusionGraph& graph,
-                           const contracts::Hardware& hardware, const std::vector<contracts::CostReport>& standalone,
-                           const std::vector<std::vector<contracts::FabricTile>>& fabric_tiles, Objective objective,
-                           const FusionOptions& options) {
-  const auto start = std::chrono::steady_clock::now();
-  NetworkFusion fusion;
-  FusedSearchStats& stats = fusion.stats;
-  const std::size_t layers = network.layers.size();
-  std::map<ShapeKey, PartialSets> partials;  // per layer shape and stripe count
-  const auto partials_of = [&](std::size_t layer, std::int64_t stripes) -> const PartialSets& {
-    const ShapeKey key = shape_key(network.layers[layer], stripes);
-    auto found = partials.find(key);
-    if (found == partials.end())
-      found = partials.emplace(key, make_partials(network.layers[layer], hardware, fabric_tiles[layer], stripes, stats)).first;
+namespace {
+
+// The candidate groups of a network with their fronts (docs/mapping.md, "Fused groups"): each member's partial
+// mappings (made once per layer shape and stripe count), joined along the group under its reservations.
+class GroupJoiner {
+ public:
+  GroupJoiner(const contracts::Network& network, const FusionGraph& graph, const contracts::Hardware& hardware,
+              const std::vector<std::vector<contracts::FabricTile>>& fabric_tiles, const FusionOptions& options,
+              FusedSearchStats& stats)
+      : network_(network), graph_(graph), hardware_(hardware), fabric_tiles_(fabric_tiles), options_(options),
+        stats_(stats), stripes_of_(network.layers.size()) {
+    for (std::size_t i = 0; i < stripes_of_.size(); ++i) stripes_of_[i] = stripe_counts(network.layers[i], fabric_tiles[i]);
+  }
+
+  // Every candidate group ending after layer j − 1 (j = first + count), each with its front.
+  void for_each_group_ending(std::size_t j, const std::function<void(std::vector<Joined>)>& visit) {
+    for (std::size_t count = 2; count <= std::min(j, options_.max_layers); ++count) {
+      const std::size_t first = j - count;
+      if (group_structure_violation(network_, graph_, first, count)) continue;
+      for (std::int64_t stripes : common_stripes(first, count)) {
+        std::vector<Joined> front = join(first, count, stripes);
+        if (!front.empty()) visit(std::move(front));
+      }
+    }
+  }
+
+ private:
+  // The stripe counts every member of the group offers.
+  std::vector<std::int64_t> common_stripes(std::size_t first, std::size_t count) const {
+    std::vector<std::int64_t> common = stripes_of_[first];
+    for (std::size_t i = first + 1; i < first + count; ++i) {
+      std::vector<std::int64_t> both;
+      std::set_intersection(common.begin(), common.end(), stripes_of_[i].begin(), stripes_of_[i].end(),
+                            std::back_inserter(both));
+      common = both;
+    }
+    return common;
+  }
+
+  const PartialSets& partials_of(std::size_t layer, std::int64_t stripes) {
+    const ShapeKey key = shape_key(network_.layers[layer], stripes);
+    auto found = partials_.find(key);
+    if (found == partials_.end())
+      found = partials_.emplace(key, make_partials(network_.layers[layer], hardware_, fabric_tiles_[layer], stripes,
+                                                   stats_)).first;
     return found->second;
-  };
-  std::vector<std::vector<std::int64_t>> stripes_of(layers);
-  for (std::size_t i = 0; i < layers; ++i) stripes_of[i] = stripe_counts(network.layers[i], fabric_tiles[i]);
+  }
 
   // The group of layers first … first + count − 1 in `stripes`: its mappings that no other beats in both cycles
   // and energy (empty when none is legal). The best of them in a sum objective, and every one that can be part of
   // the network's best EDP, are on it.
-  const auto join = [&](std::size_t first, std::size_t count, std::int64_t stripes) -> std::vector<Joined> {
-    ++stats.groups;
-    FusedGroup shape{first, count, stripes, {}, {}};
-    const std::vector<FusedRole> roles = group_roles(graph, shape);
-    const std::vector<bool> feeds = group_feeds(graph, shape);
+  std::vector<Joined> join(std::size_t first, std::size_t count, std::int64_t stripes) {
+    ++stats_.groups;
+    const FusedGroup shape{first, count, stripes, {}, {}};
+    const std::vector<FusedRole> roles = group_roles(graph_, shape);
+    const std::vector<bool> feeds = group_feeds(graph_, shape);
     // Each member's Pareto sets by rows per stripe, for its role.
     std::vector<std::vector<std::pair<std::int64_t, const std::vector<Partial>*>>> by_rows(count);
     for (std::size_t i = 0; i < count; ++i) {
@@ -307,89 +336,109 @@ NetworkFusion fused_search(const contracts::Network& network, const FusionGraph&
     std::vector<std::size_t> pick(count, 0);
     while (true) {
       std::vector<std::int64_t> rows(count);
-      for (std::size_t i = 0; i < count; ++i) rows[i] = by_rows[i][pick[i]].first;
+      std::vector<const std::vector<Partial>*> sets(count);
+      for (std::size_t i = 0; i < count; ++i) std::tie(rows[i], sets[i]) = by_rows[i][pick[i]];
       const GroupReservations reservations =
-          group_reservations(network, graph, hardware, first, count, stripes, rows);
-      if (!reservations.violation) {
-        std::vector<JoinState> states(1);
-        for (std::size_t i = 0; i < count && !states.empty(); ++i) {
-          std::vector<JoinState> next;
-          const std::vector<Partial>& set = *by_rows[i][pick[i]].second;
-          for (const JoinState& state : states)
-            for (std::size_t p = 0; p < set.size(); ++p) {
-              JoinState joined{state.cycles + set[p].cycles, state.energy_pj + set[p].energy_pj,
-                               std::max(state.peak, set[p].working_set + reservations.live_at[i]),
-                               state.pinned + set[p].pinned_bytes, state.choice};
-              joined.choice.push_back(std::uint32_t(p));
-              ++stats.joined;
-              if (joined.peak + joined.pinned > hardware.sdm_bytes) {
-                ++stats.pruned;
-                continue;
-              }
-              offer_pareto(next, std::move(joined), state_dominates, stats.pruned);
-            }
-          states = std::move(next);
-        }
-        for (const JoinState& state : states) {
-          Joined candidate{state.cycles, state.energy_pj, shape};
-          if (std::any_of(front.begin(), front.end(), [&](const Joined& kept) { return joined_dominates(kept, candidate); }))
-            continue;
-          for (std::size_t i = 0; i < count; ++i) {
-            const Partial& partial = (*by_rows[i][pick[i]].second)[state.choice[i]];
-            candidate.group.mappings.push_back(partial.mapping);
-            candidate.group.weights_pinned.push_back(partial.pinned);
-          }
-          std::uint64_t ignored = 0;
-          offer_pareto(front, std::move(candidate), joined_dominates, ignored);
-        }
-      }
+          group_reservations(network_, graph_, hardware_, first, count, stripes, rows);
+      if (!reservations.violation) join_members(shape, sets, reservations, front);
       std::size_t i = 0;
       while (i < count && ++pick[i] == by_rows[i].size()) pick[i++] = 0;
       if (i == count) break;
     }
     return front;
-  };
+  }
 
-  // Every candidate group ending after layer j − 1 (j = first + count), each with its front.
-  const auto for_each_group_ending = [&](std::size_t j, const std::function<void(std::vector<Joined>)>& visit) {
-    for (std::size_t count = 2; count <= std::min(j, options.max_layers); ++count) {
-      const std::size_t first = j - count;
-      if (group_structure_violation(network, graph, first, count)) continue;
-      std::vector<std::int64_t> common = stripes_of[first];
-      for (std::size_t i = first + 1; i < j; ++i) {
-        std::vector<std::int64_t> both;
-        std::set_intersection(common.begin(), common.end(), stripes_of[i].begin(), stripes_of[i].end(),
-                              std::back_inserter(both));
-        common = both;
-      }
-      for (std::int64_t stripes : common) {
-        std::vector<Joined> front = join(first, count, stripes);
-        if (!front.empty()) visit(std::move(front));
-      }
+  // The members' partial sets (one per member, for one choice of rows per stripe) joined member by member under the
+  // group's reservations, each joined mapping that fits the SDM offered to `front`.
+  void join_members(const FusedGroup& shape, const std::vector<const std::vector<Partial>*>& sets,
+                    const GroupReservations& reservations, std::vector<Joined>& front) {
+    std::vector<JoinState> states(1);
+    for (std::size_t i = 0; i < sets.size() && !states.empty(); ++i) {
+      std::vector<JoinState> next;
+      const std::vector<Partial>& set = *sets[i];
+      for (const JoinState& state : states)
+        for (std::size_t p = 0; p < set.size(); ++p) {
+          JoinState joined{state.cycles + set[p].cycles, state.energy_pj + set[p].energy_pj,
+                           std::max(state.peak, set[p].working_set + reservations.live_at[i]),
+                           state.pinned + set[p].pinned_bytes, state.choice};
+          joined.choice.push_back(std::uint32_t(p));
+          ++stats_.joined;
+          if (joined.peak + joined.pinned > hardware_.sdm_bytes) {
+            ++stats_.pruned;
+            continue;
+          }
+          offer_pareto(next, std::move(joined), state_dominates, stats_.pruned);
+        }
+      states = std::move(next);
     }
+    for (const JoinState& state : states) {
+      Joined candidate{state.cycles, state.energy_pj, shape};
+      if (std::any_of(front.begin(), front.end(), [&](const Joined& kept) { return joined_dominates(kept, candidate); }))
+        continue;
+      for (std::size_t i = 0; i < sets.size(); ++i) {
+        const Partial& partial = (*sets[i])[state.choice[i]];
+        candidate.group.mappings.push_back(partial.mapping);
+        candidate.group.weights_pinned.push_back(partial.pinned);
+      }
+      std::uint64_t ignored = 0;
+      offer_pareto(front, std::move(candidate), joined_dominates, ignored);
+    }
+  }
+
+  const contracts::Network& network_;
+  const FusionGraph& graph_;
+  const contracts::Hardware& hardware_;
+  const std::vector<std::vector<contracts::FabricTile>>& fabric_tiles_;
+  const FusionOptions& options_;
+  FusedSearchStats& stats_;
+  std::vector<std::vector<std::int64_t>> stripes_of_;
+  std::map<ShapeKey, PartialSets> partials_;  // per layer shape and stripe count
+};
+
+// The cost of each group of the partition: a layer alone at its standalone cost, a fused group re-costed whole.
+std::vector<GroupCost> partition_costs(const contracts::Network& network, const FusionGraph& graph,
+                                       const contracts::Hardware& hardware,
+                                       const std::vector<contracts::CostReport>& standalone,
+                                       const std::vector<FusedGroup>& groups) {
+  std::vector<GroupCost> costs;
+  for (const FusedGroup& group : groups) {
+    if (group.count == 1) {
+      const contracts::CostReport& alone = standalone[group.first];
+      costs.push_back(GroupCost{{alone}, alone.cycles.total, alone.energy_pj.total, alone.counts.dram_bytes, 0});
+    } else {
+      costs.push_back(evaluate_group(network, graph, hardware, group));
+    }
+  }
+  return costs;
+}
+
+}  // namespace
+
+NetworkFusion fused_search(const contracts::Network& network, const FusionGraph& graph,
+                           const contracts::Hardware& hardware, const std::vector<contracts::CostReport>& standalone,
+                           const std::vector<std::vector<contracts::FabricTile>>& fabric_tiles, Objective objective,
+                           const FusionOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  NetworkFusion fusion;
+  GroupJoiner joiner(network, graph, hardware, fabric_tiles, options, fusion.stats);
+  const GroupsEnding groups_ending = [&](std::size_t j, const std::function<void(std::vector<Joined>)>& visit) {
+    joiner.for_each_group_ending(j, visit);
   };
   const auto layer_alone = [&](std::size_t layer) {
     const contracts::CostReport& report = standalone[layer];
     return Joined{report.cycles.total, report.energy_pj.total, FusedGroup{layer, 1, 1, {report.mapping}, {false}}};
   };
-  fusion.groups = objective == Objective::EnergyDelay ? best_partition_by_network_edp(layers, layer_alone, for_each_group_ending)
-                                                      : best_partition_by_sum(layers, objective, layer_alone,
-                                                                              for_each_group_ending);
-  for (const FusedGroup& group : fusion.groups) {
-    if (group.count == 1) {
-      const contracts::CostReport& alone = standalone[group.first];
-      fusion.costs.push_back(GroupCost{{alone}, alone.cycles.total, alone.energy_pj.total, alone.counts.dram_bytes, 0});
-    } else {
-      fusion.costs.push_back(evaluate_group(network, graph, hardware, group));
-    }
-  }
+  const std::size_t layers = network.layers.size();
+  fusion.groups = objective == Objective::EnergyDelay ? best_partition_by_network_edp(layers, layer_alone, groups_ending)
+                                                      : best_partition_by_sum(layers, objective, layer_alone, groups_ending);
+  fusion.costs = partition_costs(network, graph, hardware, standalone, fusion.groups);
   double cycles = 0, energy_pj = 0;
   for (const GroupCost& cost : fusion.costs) {
     cycles += cost.cycles;
     energy_pj += cost.energy_pj;
   }
   fusion.objective = objective_value(cycles, energy_pj, objective);
-  stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  fusion.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return fusion;
 }
 

@@ -14,7 +14,7 @@
 #include "contracts/network.hpp"
 #include "contracts/tile.hpp"
 #include "mapper/model/fusion_model.hpp"
-#include "mapper/search/search.hpp"
+#include "mapper/search/objective.hpp"
 
 namespace maeri::mapper {
 

@@ -38,56 +38,61 @@ contracts::Hardware memory_free_hardware(const contracts::Hardware& hardware) {
   return free;
 }
 
-NetworkFusionResult fuse_network(const contracts::Network& network, const contracts::Hardware& hardware,
-                                 const std::vector<std::vector<contracts::CostReport>>& best, Objective objective,
-                                 const ExactTrafficFor& exact_traffic_for, const FusionOptions& options,
-                                 const std::vector<std::vector<contracts::CostReport>>& memory_free) {
-  if (!memory_free.empty() && memory_free.size() != best.size())
-    throw std::invalid_argument("fuse_network: one memory-free list per layer");
-  const FusionGraph graph = fusion_graph(network);
+namespace {
+
+// The fused map space of each layer: its standalone best (the one-layer group) and the fabric tiles its fused
+// mappings take (of its best mappings, and of its best without DRAM cost).
+struct FusionSpace {
   std::vector<contracts::CostReport> standalone;
   std::vector<std::vector<contracts::FabricTile>> tiles;
+};
+
+FusionSpace fusion_space(const std::vector<std::vector<contracts::CostReport>>& best, const FusionOptions& options,
+                         const std::vector<std::vector<contracts::CostReport>>& memory_free) {
+  FusionSpace space;
   for (std::size_t layer = 0; layer < best.size(); ++layer) {
-    standalone.push_back(best[layer].front());
-    tiles.push_back(fusion_fabric_tiles(best[layer], options.fabric_tiles));
+    space.standalone.push_back(best[layer].front());
+    space.tiles.push_back(fusion_fabric_tiles(best[layer], options.fabric_tiles));
     if (memory_free.empty()) continue;
+    auto& tiles = space.tiles.back();
     for (const contracts::FabricTile& tile : fusion_fabric_tiles(memory_free[layer], options.memory_free_tiles))
-      if (std::find(tiles.back().begin(), tiles.back().end(), tile) == tiles.back().end()) tiles.back().push_back(tile);
+      if (std::find(tiles.begin(), tiles.end(), tile) == tiles.end()) tiles.push_back(tile);
   }
-  const NetworkFusion fusion = fused_search(network, graph, hardware, standalone, tiles, objective, options);
-  NetworkFusionResult result;
-  result.stats = fusion.stats;
-  result.compulsory_dram_bytes = network_compulsory_dram_bytes(network, hardware);
-  const auto alone = [&](std::size_t layer) {
-    GroupResult single{FusedGroup{layer, 1, 1, {standalone[layer].mapping}, {false}}, {standalone[layer]}, {}, {}};
-    single.fused_totals.add(standalone[layer]);
-    single.unfused_totals = single.fused_totals;
-    return single;
-  };
-  // The search ranked members by the traffic estimates; what is reported, and compared, is exact as for layers.
-  std::vector<GroupResult> chosen;
-  CostTotals network_totals;
-  for (const FusedGroup& group : fusion.groups) {
-    if (group.count == 1) {
-      chosen.push_back(alone(group.first));
-    } else {
-      GroupResult fused{group, {}, {}, {}};
-      const std::vector<FusedRole> roles = group_roles(graph, group);
-      for (std::size_t i = 0; i < group.count; ++i) {
-        const contracts::Layer& layer = network.layers[group.first + i];
-        contracts::CostReport report = evaluate(layer, hardware, group.mappings[i], roles[i]);
-        exact_traffic_for(layer, hardware)(report);
-        fused.fused_totals.add(report);
-        fused.fused.push_back(report);
-        fused.unfused_totals.add(standalone[group.first + i]);
-      }
-      chosen.push_back(std::move(fused));
-    }
-    network_totals.add(chosen.back().fused_totals);
+  return space;
+}
+
+GroupResult layer_alone(const std::vector<contracts::CostReport>& standalone, std::size_t layer) {
+  GroupResult single{FusedGroup{layer, 1, 1, {standalone[layer].mapping}, {false}}, {standalone[layer]}, {}, {}};
+  single.fused_totals.add(standalone[layer]);
+  single.unfused_totals = single.fused_totals;
+  return single;
+}
+
+// A group of the search's partition with its members re-costed with exact traffic: the search ranked them by the
+// traffic estimates; what is reported, and compared, is exact as for layers.
+GroupResult exact_group(const contracts::Network& network, const FusionGraph& graph, const contracts::Hardware& hardware,
+                        const FusedGroup& group, const std::vector<contracts::CostReport>& standalone,
+                        const ExactTrafficFor& exact_traffic_for) {
+  if (group.count == 1) return layer_alone(standalone, group.first);
+  GroupResult fused{group, {}, {}, {}};
+  const std::vector<FusedRole> roles = group_roles(graph, group);
+  for (std::size_t i = 0; i < group.count; ++i) {
+    const contracts::Layer& layer = network.layers[group.first + i];
+    contracts::CostReport report = evaluate(layer, hardware, group.mappings[i], roles[i]);
+    exact_traffic_for(layer, hardware)(report);
+    fused.fused_totals.add(report);
+    fused.fused.push_back(report);
+    fused.unfused_totals.add(standalone[group.first + i]);
   }
-  // A group stays fused only when that makes the objective better than its layers alone: for runtime and energy
-  // the group's own objective decides; for EDP the network's, with the other groups as chosen so far (in layer
-  // order, each split lowering it), and the whole network split back if even then not better than unfused.
+  return fused;
+}
+
+// Which groups go back to their layers alone. A group stays fused only when that makes the objective better than
+// its layers alone: for runtime and energy the group's own objective decides; for EDP the network's, with the other
+// groups as chosen so far (in layer order, each split lowering it), and the whole network split back if even then
+// not better than unfused.
+std::vector<bool> groups_to_split(const std::vector<GroupResult>& chosen, CostTotals network_totals,
+                                  const std::vector<contracts::CostReport>& standalone, Objective objective) {
   const auto network_value = [&](const CostTotals& totals) {
     return objective_value(totals.cycles, totals.energy_pj, objective);
   };
@@ -110,13 +115,39 @@ NetworkFusionResult fuse_network(const contracts::Network& network, const contra
   for (const contracts::CostReport& report : standalone) unfused_totals.add(report);
   if (objective == Objective::EnergyDelay && !(network_value(network_totals) < network_value(unfused_totals)))
     split.assign(chosen.size(), true);
+  return split;
+}
+
+}  // namespace
+
+NetworkFusionResult fuse_network(const contracts::Network& network, const contracts::Hardware& hardware,
+                                 const std::vector<std::vector<contracts::CostReport>>& best, Objective objective,
+                                 const ExactTrafficFor& exact_traffic_for, const FusionOptions& options,
+                                 const std::vector<std::vector<contracts::CostReport>>& memory_free) {
+  if (!memory_free.empty() && memory_free.size() != best.size())
+    throw std::invalid_argument("fuse_network: one memory-free list per layer");
+  const FusionGraph graph = fusion_graph(network);
+  const FusionSpace space = fusion_space(best, options, memory_free);
+  const std::vector<contracts::CostReport>& standalone = space.standalone;
+  const NetworkFusion fusion = fused_search(network, graph, hardware, standalone, space.tiles, objective, options);
+  NetworkFusionResult result;
+  result.stats = fusion.stats;
+  result.compulsory_dram_bytes = network_compulsory_dram_bytes(network, hardware);
+  std::vector<GroupResult> chosen;
+  CostTotals network_totals;
+  for (const FusedGroup& group : fusion.groups) {
+    chosen.push_back(exact_group(network, graph, hardware, group, standalone, exact_traffic_for));
+    network_totals.add(chosen.back().fused_totals);
+  }
+  const std::vector<bool> split = groups_to_split(chosen, network_totals, standalone, objective);
   for (std::size_t g = 0; g < chosen.size(); ++g) {
     if (!split[g] || chosen[g].group.count == 1) {
       result.groups.push_back(std::move(chosen[g]));
       continue;
     }
     ++result.split_back;
-    for (std::size_t i = 0; i < chosen[g].group.count; ++i) result.groups.push_back(alone(chosen[g].group.first + i));
+    for (std::size_t i = 0; i < chosen[g].group.count; ++i)
+      result.groups.push_back(layer_alone(standalone, chosen[g].group.first + i));
   }
   for (const GroupResult& group : result.groups) {
     for (const contracts::CostReport& report : group.fused) result.fused.add(report);

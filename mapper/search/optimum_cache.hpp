@@ -11,7 +11,7 @@
 
 #include "contracts/hardware.hpp"
 #include "contracts/layer.hpp"
-#include "mapper/search/search.hpp"
+#include "mapper/search/objective.hpp"
 
 namespace maeri::mapper {
 

@@ -15,51 +15,12 @@
 #include <map>
 #include <memory>
 
-#include "contracts/mapping_file.hpp"
 #include "mapper/model/cost_model.hpp"
+#include "mapper/mapspace/equivalent_orders.hpp"
 #include "mapper/mapspace/sdm_space.hpp"
 #include "mapper/search/top_k.hpp"
 
 namespace maeri::mapper {
-
-const char* to_string(Objective objective) { return contracts::kObjectiveNames.at(std::size_t(objective)).c_str(); }
-
-std::optional<Objective> parse_objective(const std::string& text) {
-  for (std::size_t i = 0; i < contracts::kObjectiveNames.size(); ++i)
-    if (text == contracts::kObjectiveNames[i]) return Objective(i);
-  return std::nullopt;
-}
-
-double objective_value(double cycles, double energy_pj, Objective objective) {
-  switch (objective) {
-    case Objective::Runtime: return cycles;
-    case Objective::Energy: return energy_pj;
-    case Objective::EnergyDelay: return cycles * energy_pj;
-  }
-  return 0;
-}
-
-double objective_value(const contracts::CostReport& report, Objective objective) {
-  return objective_value(report.cycles.total, report.energy_pj.total, objective);
-}
-
-bool better(const contracts::CostReport& a, const contracts::CostReport& b, Objective objective) {
-  const double primary_a = objective_value(a, objective), primary_b = objective_value(b, objective);
-  if (primary_a != primary_b) return primary_a < primary_b;
-  const Objective secondary = objective == Objective::Runtime ? Objective::Energy : Objective::Runtime;
-  const double secondary_a = objective_value(a, secondary), secondary_b = objective_value(b, secondary);
-  if (secondary_a != secondary_b) return secondary_a < secondary_b;
-  return a.mapping < b.mapping;
-}
-
-double improvement_percent(double baseline, double best) {
-  return baseline > 0 ? 100.0 * (baseline - best) / baseline : 0.0;
-}
-
-double loss_percent(const contracts::CostReport& optimum, const contracts::CostReport& constrained, Objective objective) {
-  const double best = objective_value(optimum, objective), other = objective_value(constrained, objective);
-  return best > 0 ? 100.0 * (other - best) / best : 0.0;
-}
 
 namespace {
 
@@ -412,7 +373,7 @@ class ExhaustiveSearch {
           consider(ranking, filters_outer);
         }
         for_each_sdm_tile(layer_, hardware_, tile, [&](const contracts::Mapping& mapping, const std::vector<contracts::SdmOrder>& orders) {
-          evaluate_orders(layer_, hardware_, mapping, orders, bool(options_.exact),
+          evaluate_orders(layer_, hardware_, mapping, distinct_phase_orders(layer_, mapping), orders, bool(options_.exact),
                           [&](const contracts::CostReport& report) { rank(ranking, report); });
         });
       }

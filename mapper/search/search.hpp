@@ -15,21 +15,9 @@
 #include "contracts/hardware.hpp"
 #include "contracts/layer.hpp"
 #include "mapper/mapspace/tile_space.hpp"
+#include "mapper/search/objective.hpp"
 
 namespace maeri::mapper {
-
-// In the order of their names, contracts::kObjectiveNames (contracts/mapping_file.hpp).
-enum class Objective { Runtime, Energy, EnergyDelay };
-const char* to_string(Objective objective);
-std::optional<Objective> parse_objective(const std::string& text);  // "runtime", "energy", "edp"
-double objective_value(const contracts::CostReport& report, Objective objective);
-// The objective of `cycles` and `energy_pj` (the one place they combine: runtime, energy, or their product), also
-// for bounds and minima that are not reports.
-double objective_value(double cycles, double energy_pj, Objective objective);
-
-// Strict order used to rank mappings: objective, then the other metric, then the tile itself, so
-// results never depend on thread scheduling.
-bool better(const contracts::CostReport& a, const contracts::CostReport& b, Objective objective);
 
 // The SDM level of the two-level map space (docs/mapping.md, "Search of the joint space"): when enabled (as in
 // map_search_options: what the commands search by default), the
@@ -96,11 +84,5 @@ struct SearchResult {
 // Throws std::runtime_error only on internal faults; an empty `best` means no tile fits (the chosen rules
 // empty the space: unmappable_reason() says why).
 SearchResult search(const contracts::Layer& layer, const contracts::Hardware& hardware, const SearchOptions& options);
-
-// Improvement of `best` over `baseline` in percent of the baseline (positive = better).
-double improvement_percent(double baseline, double best);
-
-// How much worse (in percent of the optimum's objective) `constrained` is than `optimum`; 0 when equal.
-double loss_percent(const contracts::CostReport& optimum, const contracts::CostReport& constrained, Objective objective);
 
 }  // namespace maeri::mapper

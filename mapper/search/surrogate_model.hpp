@@ -12,7 +12,6 @@
 #include <string>
 #include <vector>
 
-#include "mapper/search/search.hpp"
 #include "mapper/search/search_method.hpp"
 #include "contracts/hardware.hpp"
 #include "contracts/layer.hpp"

@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "mapper/search/search.hpp"
 #include "contracts/cost_report.hpp"
+#include "mapper/search/objective.hpp"
 
 namespace maeri::mapper {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "mapper/search/search.hpp"
+#include "mapper/search/objective.hpp"
 #include "contracts/cost_report.hpp"
 #include "contracts/layer.hpp"
 #include "contracts/tile.hpp"

@@ -383,7 +383,7 @@ TEST_CASE("SDM level: evaluate_orders gives evaluate()'s and evaluate_lower_boun
       // Each phase order that can change the cost (both only with a ragged fabric tile), then every SDM order.
       const auto phase_orders = mapper::distinct_phase_orders(layer, tile);
       std::size_t i = 0;
-      mapper::evaluate_orders(layer, hardware, tile, orders, lower, [&](const CostReport& report) {
+      mapper::evaluate_orders(layer, hardware, tile, phase_orders, orders, lower, [&](const CostReport& report) {
         Mapping mapping = tile;
         mapping.phase_order = phase_orders[i / orders.size()];
         mapping.sdm.order = orders[i++ % orders.size()];

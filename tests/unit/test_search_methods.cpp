@@ -1,4 +1,5 @@
-// The heuristic searches (mapper/search/search_method.hpp): every move of the map space is legal, every method finds the
+// The heuristic searches (mapper/search/search_method.hpp): every move of the map space (mapper/mapspace/map_space.hpp)
+// gives a mapping of the space, a mapping outside it is told why, every method finds the
 // exhaustive optimum of small spaces given enough budget, a fixed seed reproduces a run, the budget is never
 // exceeded; the surrogate's gradient matches finite differences, it fits a known function and round-trips through
 // its file; warm start's similarity and carried mappings.
@@ -105,7 +106,7 @@ TEST_CASE("Map space: random mappings, neighbours, crossovers and projections ar
         for (const contracts::Mapping& tile : {a, space.neighbour(a, rng), space.crossover(a, b, rng), space.project(point),
                                        space.project(space.relax(a)), planned, swapped}) {
           INFO(contracts::to_string(tile));
-          REQUIRE(contracts::mapping_violation(layer, hardware, tile) == std::nullopt);
+          REQUIRE(space.violation(tile) == std::nullopt);
           CHECK((two_level || !tile.sdm.blocked));
           blocked += tile.sdm.blocked;
           side_by_side += tile.groups_per_step() > 1;
@@ -118,7 +119,7 @@ TEST_CASE("Map space: random mappings, neighbours, crossovers and projections ar
         CHECK(space.project(space.relax(a)) == a);
         // A filled mapping (warm start's variant) is legal and maps at least as many multiplier switches.
         const contracts::Mapping full_mapping = space.filled(a, rng);
-        REQUIRE(contracts::mapping_violation(layer, hardware, full_mapping) == std::nullopt);
+        REQUIRE(space.violation(full_mapping) == std::nullopt);
         CHECK(full_mapping.mapped_ms() >= a.mapped_ms());
         // A filled fabric tile fits Eq. 1, and no dimension can take its next larger size and still fit.
         contracts::Mapping wide = a;
@@ -153,6 +154,33 @@ TEST_CASE("Map space: random mappings, neighbours, crossovers and projections ar
       CHECK((side_by_side > 0) == (layer.groups > 1));
     }
   }
+}
+
+TEST_CASE("Map space: a mapping outside the space is told the rule it breaks", "[search]") {
+  const contracts::Hardware hardware = two_level_hardware();
+  const contracts::Layer layer = test::conv_layer(4, 3, 3, 3, 6, 6, 1, 1);  // X' = Y' = 6
+  const mapper::MapSpace two_level(layer, hardware, true), single_level(layer, hardware, false);
+  std::mt19937_64 rng(5);
+  contracts::Mapping tile = single_level.random(rng);
+  REQUIRE(single_level.violation(tile) == std::nullopt);
+  // A rule of every mapping (contracts::mapping_violation): Eq. 1.
+  contracts::Mapping over = tile;
+  over[contracts::kDimX] = over[contracts::kDimY] = 6;
+  over[contracts::kDimK] = 3;
+  REQUIRE(over.mapped_ms() > hardware.num_ms);
+  CHECK(single_level.violation(over).value().rfind("Eq. 1", 0) == 0);
+  // The space's own rules: T_X' = 4 folds X' = 6 twice, as the smaller fold-minimal 3 does.
+  contracts::Mapping unfolded = contracts::single_level_mapping(contracts::FabricTile{});
+  unfolded[contracts::kDimX] = 4;
+  CHECK(contracts::mapping_violation(layer, hardware, unfolded) == std::nullopt);
+  CHECK(single_level.violation(unfolded).value() ==
+        "fold-minimal: T_X' = 4 folds its dimension as often as the smaller 3 (the space holds only the smallest size "
+        "of each fold count)");
+  // An SDM level: none in the single-level space; in the two-level space its blocks must be candidates.
+  contracts::Mapping blocked = two_level.random(rng);
+  while (!blocked.sdm.blocked) blocked = two_level.random(rng);
+  REQUIRE(two_level.violation(blocked) == std::nullopt);
+  CHECK(single_level.violation(blocked).value() == "single level: the space has no SDM level");
 }
 
 // Expected values: the exhaustive optima of VGG16 conv2_1 and conv3_1 on maeri-256 by EDP (`maeri map --objective

@@ -1,6 +1,6 @@
 // Which mappings cost the same: one SDM order per class of equivalent orders, and the phase orders whose costs can
 // differ (see equivalent_orders.hpp).
-#include "mapper/model/equivalent_orders.hpp"
+#include "mapper/mapspace/equivalent_orders.hpp"
 
 #include <algorithm>
 #include <utility>
