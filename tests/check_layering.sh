@@ -4,7 +4,7 @@
 # Usage: check_layering.sh SOURCE_DIR
 set -euo pipefail
 cd "$1"
-chain=(util contracts importer mapper/model mapper/mapspace mapper/search codegen sim testbench calibration cli)
+chain=(util contracts importer mapper/model mapper/mapspace mapper/search codegen flow sim testbench calibration cli)
 status=0
 for ((i = 0; i < ${#chain[@]}; ++i)); do
   folder=${chain[i]}

@@ -40,7 +40,7 @@ contracts::Hardware memory_free_hardware(const contracts::Hardware& hardware) {
 
 NetworkFusionResult fuse_network(const contracts::Network& network, const contracts::Hardware& hardware,
                                  const std::vector<std::vector<contracts::CostReport>>& best, Objective objective,
-                                 const ExactTrafficFor& exact_traffic_for, const FusionOptions& options,
+                                 const contracts::ExactTrafficFor& exact_traffic_for, const FusionOptions& options,
                                  const std::vector<std::vector<contracts::CostReport>>& memory_free) {
   if (!memory_free.empty() && memory_free.size() != best.size())
     throw std::invalid_argument("fuse_network: one memory-free list per layer");

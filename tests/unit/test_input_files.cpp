@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string>
 
-#include "mapper/search/optimum_cache.hpp"
+#include "flow/optimum_cache.hpp"
 #include "tests/unit/temp_file.hpp"
 #include "util/file_names.hpp"
 #include "util/input_error.hpp"
@@ -74,7 +74,7 @@ TEST_CASE("file names: names from inputs never leave the output folder") {
 }
 
 TEST_CASE("optimum cache: rows read strictly, each bad row named by line and field") {
-  const auto entries = mapper::parse_optimum_cache(
+  const auto entries = flow::parse_optimum_cache(
       "key,optimum,exhaustive\r\nmaeri,64/64MS/x/edp,1.5e3,1\r\n\r\nk2,2,0\n", "c.csv");
   REQUIRE(entries.size() == 2);
   CHECK(entries.at("maeri,64/64MS/x/edp").optimum == 1500);
@@ -95,12 +95,12 @@ TEST_CASE("optimum cache: rows read strictly, each bad row named by line and fie
            Case{",1,1", "c.csv:2:1: expected a row"},
        }) {
     INFO(bad.row);
-    CHECK_THROWS_WITH(mapper::parse_optimum_cache(std::string("key,optimum,exhaustive\n") + bad.row + "\n", "c.csv"),
+    CHECK_THROWS_WITH(flow::parse_optimum_cache(std::string("key,optimum,exhaustive\n") + bad.row + "\n", "c.csv"),
                       Catch::Contains(bad.message));
   }
-  CHECK_THROWS_WITH(mapper::parse_optimum_cache("key,optimum,exhaustive\rk,1,1\r", "c.csv"),
+  CHECK_THROWS_WITH(flow::parse_optimum_cache("key,optimum,exhaustive\rk,1,1\r", "c.csv"),
                     Catch::Contains("c.csv: lines end in CR alone"));
   test::TempDir folder;
-  CHECK_THROWS_WITH(mapper::OptimumCache(folder.path()), Catch::Contains("is a directory (expected an optimum cache"));
-  CHECK_NOTHROW(mapper::OptimumCache(folder / "not-yet.csv"));  // created by the first add
+  CHECK_THROWS_WITH(flow::OptimumCache(folder.path()), Catch::Contains("is a directory (expected an optimum cache"));
+  CHECK_NOTHROW(flow::OptimumCache(folder / "not-yet.csv"));  // created by the first add
 }
