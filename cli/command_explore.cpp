@@ -1,5 +1,5 @@
 // `maeri explore`: measures the heuristic searches against the exhaustive optimum (docs/search.md, "Measuring the
-// searches"): options and console report around flow::Exploration (mapper/search/explore.hpp).
+// searches"): options and console report around flow::Exploration (flow/explore.hpp).
 #include <fmt/format.h>
 #include <unistd.h>
 

@@ -2,7 +2,7 @@
 // DN/RN traffic) over the raw Eq. 1 space, or over the space some pruning rules leave (--prune) — with the
 // paper's baseline and the improvement over it, what each pruning rule alone would lose, network totals, and
 // the mapping file that codegen consumes; on a whole network, fused groups (--no-fusion: none). Options and
-// console report around flow::WorkloadMapping (mapper/search/workload_mapping.hpp).
+// console report around flow::WorkloadMapping (flow/workload_mapping.hpp).
 #include <fmt/format.h>
 
 #include <optional>

@@ -1,5 +1,5 @@
 // The bounded reader under every loader of a user's file (util/input_file.hpp), the way values and names from
-// input files appear in messages and file names, and the strict optimum cache reader (mapper/search/optimum_cache).
+// input files appear in messages and file names, and the strict optimum cache reader (flow/optimum_cache).
 #include <sys/stat.h>
 
 #include <catch2/catch.hpp>
