@@ -95,7 +95,7 @@ HardwareSweep::HardwareSweep(const HardwareSweepOptions& options, bool root) : o
   const std::vector<contracts::SweepPoint> grid_points =
       contracts::expand_grid(grid_, options.grid_path.empty() ? "command line" : options.grid_path);
   const YAML::Node base = contracts::load_yaml_file(options.hardware_path);
-  base_hardware_ = contracts::load_hardware(options.hardware_path);
+  base_hardware_ = contracts::hardware_from_yaml(base, options.hardware_path);  // the spec read once
   network_ = importer::load_network(options.workload_path, options.model_inputs);
   if (root) {
     util::create_output_directory(options.out_dir);
