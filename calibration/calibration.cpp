@@ -8,61 +8,19 @@
 #include <cmath>
 #include <map>
 #include <memory>
-#include <random>
 #include <set>
 
 #include "codegen/functional_model.hpp"
 #include "codegen/layer_program.hpp"
+#include "flow/calibration_mappings.hpp"
 #include "mapper/model/cost_model.hpp"
 #include "mapper/search/search.hpp"
-#include "mapper/mapspace/tile_space.hpp"
 #include "sim/memory_plan.hpp"
 #include "sim/memory_replay.hpp"
 #include "testbench/co_simulation.hpp"
 #include "testbench/cross_check.hpp"
 
 namespace maeri::calibration {
-
-std::vector<std::pair<contracts::Mapping, std::string>> calibration_tiles(const contracts::Layer& layer,
-                                                                    const contracts::Hardware& hardware, int top,
-                                                                    int spread, std::uint64_t seed,
-                                                                    double max_cycles) {
-  std::vector<std::pair<contracts::Mapping, std::string>> tiles;
-  std::set<std::string> chosen;
-  // The cases come from the space the mRNA pruning rules leave when it has tiles (the case set the parameter
-  // selection is validated on, tests/rtl/test_calibration.cpp), else from the raw Eq. 1 space.
-  const mapper::RuleSet rules = mapper::TileSpace(layer, hardware, mapper::RuleSet::all()).count() > 0
-                                    ? mapper::RuleSet::all()
-                                    : mapper::RuleSet();
-  const mapper::SearchResult best = mapper::search(layer, hardware, {mapper::Objective::Runtime, top, 0, rules});
-  for (size_t i = 0; i < best.best.size(); ++i) {
-    tiles.push_back({best.best[i].mapping, fmt::format("top {}", i + 1)});
-    chosen.insert(contracts::to_string(best.best[i].mapping));
-  }
-  // Reservoir sample of the remaining tiles that co-simulate in reasonable time.
-  std::mt19937_64 rng(seed);
-  std::vector<contracts::CostReport> reservoir;  // each sampled tile with its model report (the tile is in it)
-  std::uint64_t eligible = 0;
-  const mapper::TileSpace space(layer, hardware, rules);
-  for (const auto& prefix : space.prefixes())
-    space.enumerate_outputs(prefix, [&](const contracts::Mapping& tile) {
-      if (chosen.count(contracts::to_string(tile))) return;
-      const contracts::CostReport report = mapper::evaluate(layer, hardware, tile);
-      if (report.cycles.compute() > max_cycles) return;
-      ++eligible;
-      if (int(reservoir.size()) < spread) {
-        reservoir.push_back(report);
-      } else {
-        const std::uint64_t slot = rng() % eligible;
-        if (slot < std::uint64_t(spread)) reservoir[slot] = report;
-      }
-    });
-  std::sort(reservoir.begin(), reservoir.end(), [](const contracts::CostReport& a, const contracts::CostReport& b) {
-    return a.cycles.total < b.cycles.total;
-  });
-  for (const contracts::CostReport& report : reservoir) tiles.push_back({report.mapping, "spread"});
-  return tiles;
-}
 
 CalibrationCase co_simulate_case(sim::FabricSession& fabric, const contracts::Layer& layer, const contracts::Mapping& tile,
                                  const contracts::Hardware& hardware, std::uint64_t seed) {
@@ -97,7 +55,7 @@ std::vector<CalibrationCase> co_simulate_cases(sim::FabricSession& fabric, const
   std::vector<CalibrationCase> cases;
   for (size_t l = 0; l < network.layers.size(); ++l) {
     const contracts::Layer& layer = network.layers[l];
-    const auto tiles = calibration_tiles(layer, hardware, plan.top, plan.spread, plan.seed + l, plan.max_cycles);
+    const auto tiles = flow::calibration_mappings(layer, hardware, plan.top, plan.spread, plan.seed + l, plan.max_cycles);
     for (size_t t = 0; t < tiles.size(); ++t) {
       const auto start = std::chrono::steady_clock::now();
       CalibrationCase c = co_simulate_case(fabric, layer, tiles[t].first, hardware, plan.seed + 1000 * l + t);

@@ -35,19 +35,12 @@ struct CalibrationCase {
   double count_max_error_percent = 0;
 };
 
-// The best `top` mappings by the model's runtime, then `spread` more drawn uniformly (seeded) from the rest of
-// the pruned space whose model compute cycles stay within max_cycles (co-simulation time), best first.
-std::vector<std::pair<contracts::Mapping, std::string>> calibration_tiles(const contracts::Layer& layer,
-                                                                    const contracts::Hardware& hardware, int top,
-                                                                    int spread, std::uint64_t seed,
-                                                                    double max_cycles);
-
 // Co-simulates one case twice (ideal memory, then SDM/DRAM), checks the outputs and compares every count.
 CalibrationCase co_simulate_case(sim::FabricSession& fabric, const contracts::Layer& layer, const contracts::Mapping& tile,
                                  const contracts::Hardware& hardware, std::uint64_t seed);
 
 // Which cases a calibration co-simulates: per layer the best `top` and `spread` further mappings
-// (calibration_tiles), the layers in `holdout` kept out of the fit (a single-layer workload alternates its cases).
+// (flow::calibration_mappings), the layers in `holdout` kept out of the fit (a single-layer workload alternates its cases).
 struct CalibrationPlan {
   int top = 3;
   int spread = 3;

@@ -10,7 +10,6 @@
 #include "cli/exit_codes.hpp"
 #include "cli/model_input_options.hpp"
 #include "importer/network_loader.hpp"
-#include "codegen/exact_traffic.hpp"
 #include "importer/layer_selection.hpp"
 #include "codegen/image_file.hpp"
 #include "codegen/image_program.hpp"
@@ -20,8 +19,8 @@
 #include "util/sha256.hpp"
 #include "util/atomic_file.hpp"
 #include "contracts/mapping_file.hpp"
-#include "testbench/fused_images.hpp"
-#include "mapper/search/search.hpp"
+#include "flow/fused_images.hpp"
+#include "flow/layer_mappings.hpp"
 #include "contracts/spec_loader.hpp"
 
 namespace maeri::cli {
@@ -48,7 +47,7 @@ struct DisasmOptions {
 // What codegen builds: each layer's mapping, and the fused groups' records and manifest entries.
 struct CodegenPlan {
   std::vector<contracts::LayerMapping> mappings;
-  testbench::FusedImagePlan fused;
+  flow::FusedImagePlan fused;
 };
 
 CodegenPlan plan_codegen(const CodegenOptions& options, const contracts::Hardware& hardware, std::string& workload_name) {
@@ -61,7 +60,7 @@ CodegenPlan plan_codegen(const CodegenOptions& options, const contracts::Hardwar
     // Which tensors a fused group shares is the workload's graph: with it, each group is checked against the rules
     // and its members' images record their roles.
     if (!file.fused_groups.empty() && !options.workload.empty())
-      plan.fused = testbench::plan_fused_images(importer::load_network(options.workload, options.model_inputs),
+      plan.fused = flow::plan_fused_images(importer::load_network(options.workload, options.model_inputs),
                                                 hardware, file, options.mapping);
     else if (!file.fused_groups.empty())
       fmt::print(stderr, "note: {} has {} fused group(s); without --workload (the graph that gives each member its "
@@ -94,8 +93,7 @@ CodegenPlan plan_codegen(const CodegenOptions& options, const contracts::Hardwar
     throw command_line_error("--objective",
                             "expected runtime, energy or edp, found '" + options.objective + "'");
   for (const contracts::Layer& layer : importer::select_layers(network, options.workload, options.layer)) {
-    const mapper::SearchResult found =
-        mapper::search(layer, hardware, mapper::map_search_options(*objective, 1, codegen::exact_traffic_for(layer, hardware)));
+    const mapper::SearchResult found = flow::best_mappings(layer, hardware, *objective, 1);
     if (found.best.empty())
       throw util::InputError({options.workload, 0, 0}, "layers." + layer.name,
                               "no tile of this layer fits " + hardware.name);

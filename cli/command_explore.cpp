@@ -1,5 +1,5 @@
 // `maeri explore`: measures the heuristic searches against the exhaustive optimum (docs/search.md, "Measuring the
-// searches"): options and console report around mapper::Exploration (mapper/search/explore.hpp).
+// searches"): options and console report around flow::Exploration (flow/explore.hpp).
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -17,7 +17,7 @@
 #include "contracts/spec_loader.hpp"
 #include "contracts/strict_yaml.hpp"
 #include "importer/network_loader.hpp"
-#include "mapper/search/explore.hpp"
+#include "flow/explore.hpp"
 #include "util/atomic_file.hpp"
 #include "util/input_file.hpp"
 #include "util/progress_bar.hpp"
@@ -53,8 +53,8 @@ std::vector<std::string> nonempty(const std::vector<std::string>& items) {
 }
 
 // The options of the exploration; the surrogate model, when a method needs it, is loaded into `model`.
-mapper::ExploreOptions explore_options(const ExploreCommandLine& line, std::optional<mapper::SurrogateModel>& model) {
-  mapper::ExploreOptions options;
+flow::ExploreOptions explore_options(const ExploreCommandLine& line, std::optional<mapper::SurrogateModel>& model) {
+  flow::ExploreOptions options;
   for (const std::string& name : nonempty(line.methods)) {
     const auto method = mapper::parse_search_method(name);
     if (!method || *method == mapper::SearchMethodKind::Exhaustive)
@@ -94,7 +94,7 @@ mapper::ExploreOptions explore_options(const ExploreCommandLine& line, std::opti
   return options;
 }
 
-void print_optimum(const contracts::Layer& layer, const mapper::ExploreOptimum& found, const std::string& cache) {
+void print_optimum(const contracts::Layer& layer, const flow::ExploreOptimum& found, const std::string& cache) {
   if (found.from_cache)
     fmt::print("\nlayer {}: exhaustive optimum {:.6g} (from {}{}), algorithmic minimum {:.6g} (optimum {:.2f}x it)\n",
                layer.name, found.optimum, cache, found.exhaustive ? "" : ", NOT exhaustive", found.minimum,
@@ -107,10 +107,10 @@ void print_optimum(const contracts::Layer& layer, const mapper::ExploreOptimum& 
                found.optimum / found.minimum);
 }
 
-void print_summaries(const std::vector<mapper::ExploreSummary>& summaries) {
+void print_summaries(const std::vector<flow::ExploreSummary>& summaries) {
   fmt::print("  {:<10} {:>4} {:>7} {:>9} {:>9} {:>9} {:>10} {:>10}\n", "method", "warm", "budget", "median", "q25",
              "q75", "to 99.5%", "speedup");
-  for (const mapper::ExploreSummary& s : summaries)
+  for (const flow::ExploreSummary& s : summaries)
     fmt::print("  {:<10} {:>4} {:>7} {:>8.4f}x {:>8.4f}x {:>8.4f}x {:>10} {:>10}\n", mapper::to_string(s.method),
                s.warm ? "yes" : "no", s.budget, s.median, s.q25, s.q75,
                s.median_samples ? fmt::format("{:.0f}", *s.median_samples) : "",
@@ -122,9 +122,9 @@ int run_explore(const ExploreCommandLine& line) {
   const contracts::Network network = importer::load_network(line.workload, line.model_inputs);
   const std::vector<contracts::Layer> layers = importer::select_layers(network, line.workload, line.layer);
   std::optional<mapper::SurrogateModel> model;
-  mapper::ExploreOptions options = explore_options(line, model);
+  flow::ExploreOptions options = explore_options(line, model);
   util::check_output_prefix(line.output);
-  const mapper::ExploreFiles files = mapper::explore_files(line.output);
+  const flow::ExploreFiles files = flow::explore_files(line.output);
   for (const std::string& path : {files.runs_csv, files.summary_csv, files.svg}) util::check_output_path(path);
   if (options.pareto) util::check_output_path(files.pareto_csv);
   const std::vector<std::string> methods = nonempty(line.methods), budgets = nonempty(line.budgets);
@@ -133,10 +133,10 @@ int run_explore(const ExploreCommandLine& line) {
              options.two_level ? "two-level" : "single-level", fmt::join(methods, ","), fmt::join(budgets, ","),
              line.runs, options.warm_start == mapper::WarmStart::None ? "" : ", warm start " + line.warm_start);
   options.hardware_digest = util::sha256_hex(util::read_input_file(line.hardware, contracts::kSpecFileRules));
-  mapper::Exploration exploration(hardware, std::move(options));
+  flow::Exploration exploration(hardware, std::move(options));
 
   for (const contracts::Layer& layer : layers) {
-    const mapper::ExploreOptimum found = exploration.optimum(layer);
+    const flow::ExploreOptimum found = exploration.optimum(layer);
     print_optimum(layer, found, line.optimum_cache);
     std::fflush(stdout);
     util::ProgressBar progress("explore " + layer.name, std::int64_t(exploration.runs_per_layer()),

@@ -2,7 +2,7 @@
 // DN/RN traffic) over the raw Eq. 1 space, or over the space some pruning rules leave (--prune) — with the
 // paper's baseline and the improvement over it, what each pruning rule alone would lose, network totals, and
 // the mapping file that codegen consumes; on a whole network, fused groups (--no-fusion: none). Options and
-// console report around mapper::WorkloadMapping (mapper/search/workload_mapping.hpp).
+// console report around flow::WorkloadMapping (flow/workload_mapping.hpp).
 #include <fmt/format.h>
 
 #include <optional>
@@ -18,7 +18,7 @@
 #include "contracts/mapping_file.hpp"
 #include "contracts/spec_loader.hpp"
 #include "importer/network_loader.hpp"
-#include "mapper/search/workload_mapping.hpp"
+#include "flow/workload_mapping.hpp"
 #include "util/atomic_file.hpp"
 #include "util/file_names.hpp"
 
@@ -52,7 +52,7 @@ void print_row(const std::string& label, const contracts::CostReport& r) {
              "{:>7.2f}x\n",
              label, r.mapping[0], r.mapping[1], r.mapping[2], r.mapping[3], r.mapping[4], r.mapping[5], r.mapping[6], r.vn_size,
              r.vn_count, 100 * r.peak_utilisation, 100 * r.average_utilisation, r.cycles.total,
-             r.energy_pj.total / 1000.0, mapper::dram_ratio(r));
+             r.energy_pj.total / 1000.0, flow::dram_ratio(r));
   if (r.mapping.groups_per_step() != 1)
     fmt::print("  {:<9} T_G = {} groups side by side: {} VNs of {} per group\n", "", r.mapping.groups_per_step(),
                r.mapping.tile.group_vn_count(), r.vn_size);
@@ -112,7 +112,7 @@ std::optional<contracts::Mapping> fixed_mapping(const MapOptions& options, std::
 }
 
 // How the layer's mappings were found: the search's counts, or the layer whose search it reused.
-void print_search(const mapper::MappedLayer& mapped, const mapper::HeuristicMapper& heuristic, bool fixed,
+void print_search(const flow::MappedLayer& mapped, const mapper::HeuristicMapper& heuristic, bool fixed,
                   bool two_level) {
   const mapper::SearchResult& result = mapped.result;
   if (!mapped.same_as.empty())
@@ -131,7 +131,7 @@ void print_search(const mapper::MappedLayer& mapped, const mapper::HeuristicMapp
                result.evaluated, result.bounded, result.exact_evaluations, result.seconds * 1000);
 }
 
-void print_layer(const mapper::MappedLayer& mapped, const mapper::HeuristicMapper& heuristic, bool fixed,
+void print_layer(const flow::MappedLayer& mapped, const mapper::HeuristicMapper& heuristic, bool fixed,
                  bool two_level, mapper::Objective objective) {
   const contracts::Layer& layer = mapped.layer;
   const mapper::SearchResult& result = mapped.result;
@@ -145,7 +145,7 @@ void print_layer(const mapper::MappedLayer& mapped, const mapper::HeuristicMappe
   for (std::size_t rank = 0; rank < result.best.size(); ++rank) print_row(fmt::format("#{}", rank + 1), result.best[rank]);
   const contracts::CostReport& best = result.best.front();
   fmt::print("  DRAM of #1: {} bytes, compulsory {} bytes: {:.2f}x\n", best.counts.dram_bytes,
-             best.compulsory_dram_bytes, mapper::dram_ratio(best));
+             best.compulsory_dram_bytes, flow::dram_ratio(best));
   if (result.baseline) {
     print_row("baseline", *result.baseline);
     fmt::print("  vs baseline: runtime {:+.1f}%, energy {:+.1f}% (positive = better)\n",
@@ -157,7 +157,7 @@ void print_layer(const mapper::MappedLayer& mapped, const mapper::HeuristicMappe
   if (mapped.rule_losses) fmt::print("{}", mapper::format_rule_losses(*mapped.rule_losses, objective));
 }
 
-void print_totals(const mapper::WorkloadTotals& totals, std::size_t layers, const contracts::Hardware& hardware) {
+void print_totals(const flow::WorkloadTotals& totals, std::size_t layers, const contracts::Hardware& hardware) {
   fmt::print("\ntotal over {} layers: {:.0f} cycles ({:.3f} ms at {} MHz), {:.1f} nJ\n", layers, totals.cycles,
              totals.cycles / (hardware.clock_mhz * 1000.0), hardware.clock_mhz, totals.energy_pj / 1000.0);
   fmt::print("DRAM: {} bytes, compulsory {} bytes: {:.2f}x\n", totals.dram_bytes, totals.compulsory_dram_bytes,
@@ -209,7 +209,7 @@ int run_map(const MapOptions& options) {
   const contracts::Hardware hardware = contracts::load_hardware(options.hardware);
   const contracts::Network network = importer::load_network(options.workload, options.model_inputs);
   const std::vector<contracts::Layer> layers = importer::select_layers(network, options.workload, options.layer);
-  mapper::WorkloadMappingOptions mapping;
+  flow::WorkloadMappingOptions mapping;
   mapping.objective = *mapper::parse_objective(options.objective);
   if (!options.prune.empty()) {
     std::string error;
@@ -242,8 +242,8 @@ int run_map(const MapOptions& options) {
       throw command_line_error(violation->rfind("SDM", 0) == 0 ? "--sdm" : "--tile", *violation);
   const bool fixed = mapping.fixed.has_value(), two_level = mapping.two_level;
   const mapper::Objective objective = mapping.objective;
-  mapper::WorkloadMapping workload(network, hardware, std::move(mapping));
-  workload.map(layers, [&](const mapper::MappedLayer& mapped) {
+  flow::WorkloadMapping workload(network, hardware, std::move(mapping));
+  workload.map(layers, [&](const flow::MappedLayer& mapped) {
     print_layer(mapped, heuristic, fixed, two_level, objective);
   });
   if (workload.fusion()) print_fusion(*workload.fusion(), network, objective);

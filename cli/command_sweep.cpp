@@ -12,7 +12,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/model_input_options.hpp"
 #include "codegen/exact_traffic.hpp"
-#include "mapper/search/hardware_sweep.hpp"
+#include "flow/hardware_sweep.hpp"
 #include "testbench/sweep_verification.hpp"
 #include "util/mpi_ranks.hpp"
 
@@ -20,7 +20,7 @@ namespace maeri::cli {
 namespace {
 
 struct SweepCommandLine {
-  mapper::HardwareSweepOptions sweep;
+  flow::HardwareSweepOptions sweep;
   bool skip_invalid = false;
   bool single_level = false;
   bool verify = false;
@@ -31,7 +31,7 @@ struct SweepCommandLine {
   double rank_timeout = 0;
 };
 
-void print_point(const mapper::HardwareSweep& sweep, const mapper::DesignPoint& p) {
+void print_point(const flow::HardwareSweep& sweep, const flow::DesignPoint& p) {
   if (p.error) {
     fmt::print("{:>5} {:<40} invalid: {}\n", p.index + 1, p.label, *p.error);
     return;
@@ -41,9 +41,9 @@ void print_point(const mapper::HardwareSweep& sweep, const mapper::DesignPoint& 
              p.energy_pj / 1e6, 100 * p.utilisation, p.dram_bytes, relative.empty() ? "-" : relative,
              sweep.on_front(p.index) ? "*" : "");
   if (!sweep.verified() || !sweep.rtl_check(p.index)) return;
-  const mapper::PointRtlCheck& check = *sweep.rtl_check(p.index);
+  const flow::PointRtlCheck& check = *sweep.rtl_check(p.index);
   if (!check.error.empty()) fmt::print("      RTL check of point {}: {}\n", p.index + 1, check.error);
-  for (const mapper::LayerRtlCheck& layer : check.layers)
+  for (const flow::LayerRtlCheck& layer : check.layers)
     if (!layer.pass || !layer.counts_exact)
       fmt::print("      RTL check of point {}, layer {}: {}{}\n", p.index + 1, layer.layer, layer.summary,
                  layer.counts_exact ? "" : "; activity counts differ from the model");
@@ -56,14 +56,14 @@ int run_sweep(SweepCommandLine& line) {
   line.sweep.two_level = !line.single_level;
   line.sweep.exact_traffic_for = codegen::exact_traffic_for;  // ranked and reported with exact traffic, as `map`
   line.sweep.progress_bars = isatty(STDERR_FILENO);
-  mapper::HardwareSweep sweep(line.sweep, runner.root());
+  flow::HardwareSweep sweep(line.sweep, runner.root());
   if (runner.root())
     fmt::print("sweep of '{}' over {} points ({} fields) of '{}', objective {}, {} rank(s)\n", sweep.network().name,
                sweep.points().size(), sweep.grid().axes.size(), sweep.base_hardware().name, line.sweep.objective,
                runner.ranks());
-  mapper::PointRtlChecker check;
+  flow::PointRtlChecker check;
   if (line.verify)
-    check = [&](const mapper::DesignPoint& point, const contracts::Network& network) {
+    check = [&](const flow::DesignPoint& point, const contracts::Network& network) {
       return testbench::check_point_on_rtl(point, network, testbench::memory_runs_named(line.verify_memory),
                                            line.seed);
     };
@@ -72,8 +72,8 @@ int run_sweep(SweepCommandLine& line) {
 
   fmt::print("\n{:>5} {:<40} {:>14} {:>12} {:>7} {:>14} {:>9} {:>6}\n", "point", "grid values", "cycles", "energy µJ",
              "util", "DRAM bytes", "rel.area", "pareto");
-  for (const mapper::DesignPoint& p : sweep.points()) print_point(sweep, p);
-  const mapper::HardwareSweepFiles files = sweep.write();
+  for (const flow::DesignPoint& p : sweep.points()) print_point(sweep, p);
+  const flow::HardwareSweepFiles files = sweep.write();
   for (const std::string& field : files.unplotted_fields)
     fmt::print("no plot against {}: its values are not all numbers\n", field);
   const std::string& dir = line.sweep.out_dir;

@@ -1,6 +1,7 @@
 // `maeri verify` (map → image → co-simulation on the Verilated fabric → bit-exact check and model-vs-RTL
 // cross-check, per layer and mapping) and `maeri run` (the same on the default example: every layer of the
-// `tiny` network on maeri-64, best mapping each).
+// `tiny` network on maeri-64, best mapping each). Each makes its network plan once through flow/ (a search, the
+// user's mapping file, or the user's manifest) and hands it to the testbench, which executes it.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -14,9 +15,12 @@
 #include "cli/exit_codes.hpp"
 #include "cli/model_input_options.hpp"
 #include "cli/shipped_configs.hpp"
+#include "contracts/spec_loader.hpp"
+#include "flow/network_plan.hpp"
 #include "importer/network_loader.hpp"
 #include "testbench/network_run.hpp"
 #include "testbench/network_verification.hpp"
+#include "util/atomic_file.hpp"
 #include "util/mpi_ranks.hpp"
 #include "util/process_clock.hpp"
 
@@ -25,6 +29,9 @@ namespace {
 
 struct VerifyCommandLine {
   testbench::NetworkVerificationOptions verification;
+  std::string manifest_path;                // or a workload (plan.workload_path)
+  importer::ModelInputShapes model_inputs;  // an ONNX workload's input sizes (--input-shape, --batch)
+  flow::PlanOptions plan;                   // the workload, its mapping file, the layer, the top mappings
   bool chain = false;      // the whole network end to end (testbench/network_run.hpp)
   bool per_layer = false;  // `maeri run --per-layer`: each layer alone, as `verify` without --chain
   testbench::NetworkRunOptions network;
@@ -55,14 +62,21 @@ void print_run(const testbench::VerifiedRun& verified) {
   std::fflush(stdout);
 }
 
+// The runs to verify, decided once: a manifest's images, or the workload's mappings (searched or the mapping file's).
+contracts::NetworkPlan verify_plan(const VerifyCommandLine& line) {
+  const contracts::Hardware hardware = contracts::load_hardware(line.verification.hardware_path);
+  if (!line.manifest_path.empty()) return flow::plan_manifest(line.manifest_path, hardware, line.plan.layer);
+  return flow::plan_workload(line.plan.workload_path, line.model_inputs, hardware, line.plan);
+}
+
 int run_verify(VerifyCommandLine& line) {
   util::RankRunner runner({line.jobs, line.timeout}, line.rank_timeout);
   testbench::NetworkVerificationOptions& options = line.verification;
   options.memory = testbench::memory_runs_named(line.memory);
-  testbench::NetworkVerification verification(options, runner.root());
+  testbench::NetworkVerification verification(verify_plan(line), options, runner.root());
   if (!options.trace_path.empty() && !runner.single_process())
     throw command_line_error("--trace", "a trace needs one process: no --jobs, --timeout or MPI");
-  verification.plan(runner);
+  verification.cut_shards(runner);
   const std::string seed = fmt::format("seed {}", options.seed);
   const std::string tensors =
       options.input_path.empty() && options.weights_path.empty()
@@ -124,22 +138,40 @@ void print_group(const testbench::NetworkRunResult&, const testbench::GroupRun& 
   std::fflush(stdout);
 }
 
+// The chained run's stages: the specs loaded once, prepare (quantize, references), the plan (flow/: each layer's
+// best mapping, or the mapping file's with its fused groups), execute, report.
+testbench::NetworkRunResult chained_run(const testbench::NetworkRunOptions& options, const VerifyCommandLine& line,
+                                        util::RankRunner& runner) {
+  const contracts::Hardware hardware = contracts::load_hardware(options.layers.hardware_path);
+  if (!options.layers.json_path.empty() && runner.root()) util::check_output_path(options.layers.json_path);
+  const flow::LoadedWorkload workload = flow::load_workload(options.workload_path, line.model_inputs);
+  const testbench::PreparedNetwork prepared =
+      testbench::prepare_network_run(workload.network, hardware, workload.weights, options, runner.root());
+  flow::PlanOptions plan_options = line.plan;
+  plan_options.fused_groups = true;
+  const contracts::NetworkPlan plan = flow::plan_network(prepared.network(), hardware, plan_options);
+  testbench::NetworkRunResult result = testbench::execute_network_run(
+      prepared, plan, options, runner, print_operator, isatty(STDERR_FILENO) == 1, print_group);
+  if (runner.root()) testbench::write_network_report(result, prepared, plan, options);
+  return result;
+}
+
 int run_chain(VerifyCommandLine& line) {
   util::RankRunner runner({line.jobs, line.timeout}, line.rank_timeout);
   testbench::NetworkRunOptions& options = line.network;
   options.layers = line.verification;
   options.layers.memory = testbench::memory_runs_named(line.memory);
+  options.workload_path = line.plan.workload_path;
   if (runner.root())
     fmt::print("chained run of {} on {}, seed {}: input {}, weights {}; {} rank(s) x {} job(s)\n",
-               options.layers.workload_path, options.layers.hardware_path, options.layers.seed,
+               options.workload_path, options.layers.hardware_path, options.layers.seed,
                options.input_path.empty() ? "seeded U(-1, 1)" : options.input_path,
                !options.weights_path.empty() ? options.weights_path
-               : importer::is_onnx_path(options.layers.workload_path) ? "the model's initializers (seeded where absent)"
+               : importer::is_onnx_path(options.workload_path) ? "the model's initializers (seeded where absent)"
                                                                 : "seeded He-uniform",
                runner.ranks(), line.jobs);
   std::fflush(stdout);
-  const testbench::NetworkRunResult result =
-      testbench::run_network(options, runner, print_operator, isatty(STDERR_FILENO) == 1, print_group);
+  const testbench::NetworkRunResult result = chained_run(options, line, runner);
   if (!runner.root()) return kExitOk;
   double largest_fabric = 0, largest_unit = 0;
   for (const testbench::OperatorRun& run : result.operators)
@@ -175,8 +207,8 @@ void check_chain_options(const VerifyCommandLine& options) {
   const testbench::NetworkVerificationOptions& v = options.verification;
   for (const auto& [given, name] : {std::pair{!v.input_path.empty(), "--input"}, {!v.weights_path.empty(), "--weights"},
                                     {!v.expected_path.empty(), "--expected"}, {!v.output_npy_path.empty(), "--output"},
-                                    {!v.layer.empty(), "--layer"}, {!v.csv_path.empty(), "--csv"},
-                                    {!v.trace_path.empty(), "--trace"}, {v.top != 1, "--top"}})
+                                    {!options.plan.layer.empty(), "--layer"}, {!v.csv_path.empty(), "--csv"},
+                                    {!v.trace_path.empty(), "--trace"}, {options.plan.top != 1, "--top"}})
     if (given) throw CLI::ValidationError(name, "one layer's option: not with a chained run (--chain, `maeri run`)");
 }
 
@@ -197,7 +229,7 @@ void add_chain_options(CLI::App* command, VerifyCommandLine& options) {
 }
 
 void add_common_options(CLI::App* command, VerifyCommandLine& options) {
-  command->add_option("--layer", options.verification.layer, "only this layer");
+  command->add_option("--layer", options.plan.layer, "only this layer");
   command->add_option("--seed", options.verification.seed, "seed of the random input and weight tensors")->capture_default_str();
   command->add_option("--json", options.verification.json_path, "write the results and cross-check as JSON");
   command->add_option("--csv", options.verification.csv_path, "write the cross-check rows as CSV");
@@ -229,15 +261,15 @@ void add_verify_command(CLI::App& app, Action& action) {
       "verify", "Map, build the image, co-simulate it on the Verilated RTL, check bit-exactly, cross-check the model");
   // Input files are checked by their loaders (exit 2 with the OS's reason), not by CLI11 (exit 1).
   command->add_option("--hardware", options->verification.hardware_path, "hardware spec (YAML)")->required();
-  auto* workload = command->add_option("--workload", options->verification.workload_path, "workload spec (YAML) or ONNX model (.onnx)");
-  add_model_input_options(command, options->verification.model_inputs);
-  auto* manifest = command->add_option("--manifest", options->verification.manifest_path,
+  auto* workload = command->add_option("--workload", options->plan.workload_path, "workload spec (YAML) or ONNX model (.onnx)");
+  add_model_input_options(command, options->model_inputs);
+  auto* manifest = command->add_option("--manifest", options->manifest_path,
                                        "network manifest written by `maeri codegen`: verify its images");
   manifest->excludes(workload);
   auto* mapping =
-      command->add_option("--mapping", options->verification.mapping_path, "use the tiles of this mapping file");
+      command->add_option("--mapping", options->plan.mapping_path, "use the tiles of this mapping file");
   mapping->excludes(manifest);
-  command->add_option("--top", options->verification.top, "verify the best K mappings of each layer")
+  command->add_option("--top", options->plan.top, "verify the best K mappings of each layer")
       ->capture_default_str()
       ->check(CLI::Range(1, 100))
       ->excludes(mapping)
@@ -287,7 +319,7 @@ void add_run_command(CLI::App& app, Action& action) {
              "model-vs-RTL cross-check");
   command->add_option("--hardware", options->verification.hardware_path,
                       "hardware spec (YAML; default " + shipped_config_label(kRunHardware) + ")");
-  command->add_option("--workload", options->verification.workload_path,
+  command->add_option("--workload", options->plan.workload_path,
                       "workload spec (YAML; default " + shipped_config_label(kRunWorkload) + ")");
   add_common_options(command, *options);
   add_chain_options(command, *options);
@@ -301,7 +333,7 @@ void add_run_command(CLI::App& app, Action& action) {
       // Resolved when the command runs, so a missing installation only fails the command that needs it.
       testbench::NetworkVerificationOptions& verification = options->verification;
       if (verification.hardware_path.empty()) verification.hardware_path = shipped_config(kRunHardware);
-      if (verification.workload_path.empty()) verification.workload_path = shipped_config(kRunWorkload);
+      if (options->plan.workload_path.empty()) options->plan.workload_path = shipped_config(kRunWorkload);
       return options->chain ? run_chain(*options) : run_verify(*options);
     };
   });

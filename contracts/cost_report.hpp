@@ -60,4 +60,8 @@ EnergyBreakdown energy_of(const ActivityCounts& counts, const EnergyTable& table
 // VN placement and the ART words, and the search asks for them through this function (mapper::SearchOptions::exact).
 using ExactTrafficRefinement = std::function<void(CostReport&)>;
 
+// The refinement of a layer on a hardware (codegen::exact_traffic_for, which the mapper cannot call): with it each
+// layer is ranked exactly as `maeri map` ranks it; without it, by the model's estimates.
+using ExactTrafficFor = std::function<ExactTrafficRefinement(const Layer&, const Hardware&)>;
+
 }  // namespace maeri::contracts

@@ -12,14 +12,13 @@
 #include <vector>
 
 #include "codegen/config_image.hpp"
-#include "codegen/exact_traffic.hpp"
 #include "codegen/functional_model.hpp"
 #include "codegen/image_program.hpp"
+#include "flow/layer_mappings.hpp"
 #include "importer/network_loader.hpp"
 #include "mapper/model/cost_model.hpp"
 #include "mapper/search/heuristic_mapper.hpp"
 #include "mapper/model/report_json.hpp"
-#include "mapper/search/search.hpp"
 #include "util/input_error.hpp"
 #include "contracts/spec_loader.hpp"
 
@@ -59,8 +58,7 @@ mapper::Objective objective_of(const std::string& text) {
 // The model's best tiles of one layer (exact traffic), best first.
 std::vector<contracts::CostReport> best_tiles(const contracts::Layer& layer, const contracts::Hardware& hardware,
                                          mapper::Objective objective, int top) {
-  const mapper::SearchResult found =
-      mapper::search(layer, hardware, mapper::map_search_options(objective, top, codegen::exact_traffic_for(layer, hardware)));
+  const mapper::SearchResult found = flow::best_mappings(layer, hardware, objective, top);
   if (found.best.empty()) throw maeri::util::InputError({hardware.name, 0, 0}, "layers." + layer.name, "no tile fits");
   return found.best;
 }
@@ -109,9 +107,7 @@ py::list map(const std::string& hardware_path, const std::string& workload, cons
     py::list best;
     std::vector<contracts::CostReport> reports;
     if (heuristic.heuristic()) {
-      reports = heuristic
-                    .search(each, hardware, mapper::map_search_options(goal, top, codegen::exact_traffic_for(each, hardware)))
-                    .best;
+      reports = heuristic.search(each, hardware, flow::map_options(each, hardware, goal, top)).best;
       entry["search"] = heuristic.summary();
     } else {
       reports = best_tiles(each, hardware, goal, top);

@@ -9,6 +9,11 @@
 // model like a single layer, each unit operation against the unit's model; the float reference says what
 // quantization costs. The network's outputs (and, when asked, every tensor) are written as .npy. With a mapping
 // file's fused groups each group's members run fused (testbench/fused_run.hpp), one after another.
+//
+// Four stages, each its own function: prepare (the loaded network's weights and input, quantized, and the
+// references) → plan (by the caller, through flow/: contracts::NetworkPlan, each layer's mapping and image decided
+// before anything runs) → execute (every operator on the RTL or the unit, one fabric session for the whole run) →
+// report (the JSON and the tensors written; the console is the caller's, through on_operator and on_group).
 #pragma once
 
 #include <cstdint>
@@ -16,17 +21,22 @@
 #include <string>
 #include <vector>
 
-#include "importer/onnx_import.hpp"
+#include "contracts/hardware.hpp"
+#include "contracts/network.hpp"
+#include "contracts/network_plan.hpp"
+#include "contracts/quantized_network.hpp"
 #include "testbench/co_simulation.hpp"
+#include "testbench/network_reference.hpp"
 #include "testbench/network_verification.hpp"
+#include "testbench/quantization.hpp"
 #include "util/task_runner.hpp"
 
 namespace maeri::testbench {
 
 struct NetworkRunOptions {
-  // The hardware, the workload (and an ONNX model's input sizes), the mapping file ("" = each layer's best, as
-  // `maeri map` ranks), seed, memory runs, shards and the JSON path; each layer runs with these and its own name.
+  // The hardware's file, seed, memory runs, shards and the JSON path; each fabric layer runs with these.
   NetworkVerificationOptions layers;
+  std::string workload_path;  // the network's file, named in messages
   // The network input as real values: "FILE.npy", "FILE.npz[:MEMBER]" (member: the input tensor's name), any
   // numeric dtype, the input tensor's exact shape; "" = seeded U(−1, 1).
   std::string input_path;
@@ -73,14 +83,48 @@ struct NetworkRunResult {
   bool pass = false;
   bool bad_input = false;  // a layer could not run (its image, a shard that failed before a verdict)
   std::string quantization_summary;  // the float reference against the integer one, on the network's outputs
+  IntegerTensors tensors;            // rank 0: every tensor the run produced (empty: not reached)
 };
 
-// Runs the network on every rank (each with the same options; rank 0 holds the tensors, compares and reports).
-// on_operator is called on rank 0 as each operator finishes, on_group (if any) as each fused group of the mapping file
-// finishes. Throws util::InputError for bad input files (and a fused group that breaks a rule, exit 2).
-NetworkRunResult run_network(const NetworkRunOptions& options, util::TaskRunner& runner,
-                             const std::function<void(const NetworkRunResult&, const OperatorRun&)>& on_operator,
-                             bool progress_bar,
-                             const std::function<void(const NetworkRunResult&, const GroupRun&)>& on_group = nullptr);
+// --fault: which tensor element's bit to flip, and where (docs/cosim.md, "Checking the checker").
+struct InjectedFault {
+  enum class Place { None, Weight, Unit } place = Place::None;
+  std::string target;  // the layer (Weight) or the operator (Unit)
+  std::int64_t index = 0;
+  int bit = 0;
+};
+
+// The run's tensors before anything runs: the network's input, the weights (given, an ONNX model's, or seeded)
+// quantized, and on rank 0 the integer reference of every tensor and what quantization costs against the float one.
+struct PreparedNetwork {
+  contracts::Hardware hardware;
+  contracts::QuantizedNetwork quantized;  // with the network
+  std::vector<std::size_t> inputs;        // the network's inputs (network_inputs())
+  IntegerTensors integer_inputs;          // their values, quantized
+  IntegerTensors expected;                // rank 0: every tensor of the integer reference
+  std::string quantization_summary;       // rank 0: the float reference against the integer one, on the outputs
+  InjectedFault fault;
+  const contracts::Network& network() const { return quantized.network; }
+};
+
+// Prepare: checks that the network can be chained, reads the given input and weights (`model_weights`: an ONNX
+// model's initializers), quantizes. Every rank calls it with the same arguments. Throws util::InputError.
+PreparedNetwork prepare_network_run(const contracts::Network& network, const contracts::Hardware& hardware,
+                                    const NamedRealTensors& model_weights, const NetworkRunOptions& options, bool root);
+
+using OperatorDone = std::function<void(const NetworkRunResult&, const OperatorRun&)>;
+using GroupDone = std::function<void(const NetworkRunResult&, const GroupRun&)>;
+
+// Execute: runs `plan` (made from prepared.network() and its hardware: one run per fabric layer, its fused groups)
+// on every rank (each with the same arguments; rank 0 holds the tensors, compares and reports). on_operator is called
+// on rank 0 as each operator finishes, on_group (if any) as each fused group finishes.
+NetworkRunResult execute_network_run(const PreparedNetwork& prepared, const contracts::NetworkPlan& plan,
+                                     const NetworkRunOptions& options, util::TaskRunner& runner,
+                                     const OperatorDone& on_operator, bool progress_bar,
+                                     const GroupDone& on_group = nullptr);
+
+// Report, on rank 0: the tensors the run produced (output_directory) and the JSON (layers.json_path).
+void write_network_report(const NetworkRunResult& result, const PreparedNetwork& prepared,
+                          const contracts::NetworkPlan& plan, const NetworkRunOptions& options);
 
 }  // namespace maeri::testbench

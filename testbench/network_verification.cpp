@@ -5,42 +5,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <optional>
 
 #include "codegen/config_image.hpp"
-#include "codegen/exact_traffic.hpp"
 #include "codegen/image_program.hpp"
-#include "codegen/network_manifest.hpp"
-#include "contracts/mapping_file.hpp"
-#include "contracts/spec_loader.hpp"
-#include "importer/layer_selection.hpp"
-#include "importer/network_loader.hpp"
-#include "mapper/search/search.hpp"
 #include "testbench/stimulus.hpp"
 #include "util/atomic_file.hpp"
+#include "util/input_error.hpp"
 #include "util/npy_file.hpp"
-#include "util/sha256.hpp"
 
 namespace maeri::testbench {
 namespace {
-
-std::vector<contracts::Mapping> tiles_for(const contracts::Layer& layer, const contracts::Hardware& hardware,
-                                       const NetworkVerificationOptions& options,
-                                       const contracts::MappingFile* mapping) {
-  if (mapping) return {contracts::tile_for_layer(*mapping, options.mapping_path, layer, hardware)};
-  if (const auto reason = mapper::unmappable_reason(layer, hardware))
-    throw util::InputError({options.workload_path, 0, 0}, "layers." + layer.name, *reason);
-  std::vector<contracts::Mapping> tiles;
-  for (const auto& report :
-       mapper::search(layer, hardware,
-                      mapper::map_search_options(mapper::Objective::Runtime, options.top,
-                                                 codegen::exact_traffic_for(layer, hardware)))  // as `map` searches
-           .best)
-    tiles.push_back(report.mapping);
-  return tiles;
-}
 
 // Multiply-accumulates of a shard, the cost by which tasks are balanced over ranks.
 double shard_cost(const VerifyJob& job, const codegen::ProgramShard& shard) {
@@ -68,10 +43,23 @@ nlohmann::ordered_json memory_json(const sim::MemoryRun& memory) {
 
 }  // namespace
 
-NetworkVerification::NetworkVerification(const NetworkVerificationOptions& options, bool root) : options_(options) {
-  hardware_ = contracts::load_hardware(options.hardware_path);
-  if (options.manifest_path.empty()) load_workload_jobs();
-  else load_manifest_jobs();
+NetworkVerification::NetworkVerification(const contracts::NetworkPlan& plan, const NetworkVerificationOptions& options,
+                                         bool root)
+    : options_(options), hardware_(plan.hardware), network_name_(plan.network.name) {
+  for (const contracts::PlannedRun& run : plan.runs) {
+    VerifyJob job;
+    job.layer = run.layer;
+    job.mapping = run.mapping;
+    job.seed = options_.seed + 1000 * run.position + std::uint64_t(run.rank);
+    job.image = run.image;
+    job.source = run.source;
+    job.error = run.error;
+    jobs_.push_back(std::move(job));
+  }
+  entries_.resize(jobs_.size());
+  csv_rows_.resize(jobs_.size());
+  runs_of_job_.resize(jobs_.size());
+  errors_of_job_.resize(jobs_.size());
   for (const std::string* output :
        {&options.json_path, &options.csv_path, &options.trace_path, &options.output_npy_path})
     if (!output->empty() && root) util::check_output_path(*output);
@@ -79,81 +67,6 @@ NetworkVerification::NetworkVerification(const NetworkVerificationOptions& optio
 }
 
 NetworkVerification::~NetworkVerification() = default;
-
-// Jobs from a workload: the best `top` tiles of each layer, or the tiles of the mapping file.
-void NetworkVerification::load_workload_jobs() {
-  const contracts::Network network = options_.loaded_network
-                                         ? *options_.loaded_network
-                                         : importer::load_network(options_.workload_path, options_.model_inputs);
-  network_name_ = network.name;
-  const auto layers = importer::select_layers(network, options_.workload_path, options_.layer);
-  std::optional<contracts::MappingFile> mapping;
-  if (!options_.mapping_path.empty()) {
-    mapping = contracts::load_mapping_file(options_.mapping_path);
-    contracts::check_mapping_hardware(*mapping, options_.mapping_path, hardware_);
-  }
-  for (std::size_t l = 0; l < layers.size(); ++l) {
-    const auto tiles = tiles_for(layers[l], hardware_, options_, mapping ? &*mapping : nullptr);
-    for (std::size_t t = 0; t < tiles.size(); ++t) {
-      VerifyJob job;
-      job.layer = layers[l];
-      job.mapping = tiles[t];
-      job.seed = options_.seed + 1000 * l + t;
-      job.image =
-          codegen::encode_image(codegen::build_image(codegen::plan_layer(job.layer, hardware_, job.mapping), hardware_));
-      job.source = job.layer.name + ".mimg";
-      jobs_.push_back(std::move(job));
-    }
-  }
-}
-
-// Jobs from a network manifest: every checksum is checked first; a layer whose file does not match, cannot be
-// read or is not an image of this hardware becomes a failed job (named in the report), the others still run.
-void NetworkVerification::load_manifest_jobs() {
-  const codegen::NetworkManifest manifest = codegen::load_manifest(options_.manifest_path);
-  network_name_ = manifest.network;
-  const std::string differences =
-      codegen::hardware_differences(manifest.hardware, codegen::image_hardware_of(hardware_), "images");
-  if (!differences.empty())
-    throw util::InputError({options_.manifest_path, 0, 0}, "hardware",
-                           "the images were built for " + manifest.hardware.name + ", not for " + hardware_.name + ": " +
-                               differences);
-  bool selected = false;
-  for (std::size_t l = 0; l < manifest.layers.size(); ++l) {
-    const codegen::ManifestLayer& entry = manifest.layers[l];
-    if (!options_.layer.empty() && entry.name != options_.layer) continue;
-    selected = true;
-    VerifyJob job;
-    job.layer.name = entry.name;
-    job.seed = options_.seed + 1000 * l;
-    job.source = codegen::manifest_image_path(options_.manifest_path, entry);
-    try {
-      const std::string bytes = codegen::read_manifest_image(job.source);
-      const std::string digest = util::sha256_hex(bytes);
-      if (digest != entry.sha256) {
-        job.error = "checksum mismatch: " + job.source + " has SHA-256 " + digest + ", the manifest lists " +
-                    entry.sha256;
-      } else {
-        const codegen::ConfigImage image =
-            codegen::decode_image(std::vector<std::uint8_t>(bytes.begin(), bytes.end()), job.source);
-        codegen::check_image_matches(image, hardware_, job.source);
-        if (image.layer.name != entry.name)
-          throw util::InputError({job.source, 0, 0}, "layer", "the image is of layer '" + image.layer.name +
-                                                                  "', the manifest lists '" + entry.name + "'");
-        codegen::check_fused_record(manifest, image, job.source);
-        job.layer = image.layer;
-        job.mapping = image.mapping;
-        job.image = codegen::encode_image(image);
-      }
-    } catch (const std::exception& error) {  // util::InputError, ImageError: this layer's input is bad
-      job.error = error.what();
-    }
-    jobs_.push_back(std::move(job));
-  }
-  if (!selected)
-    throw util::InputError({options_.manifest_path, 0, 0}, "layers",
-                           "the manifest has no layer named '" + options_.layer + "'");
-}
 
 // The tensors, reference and output files of one layer's runs: each rank reads the files itself (as it reads the
 // workload or manifest), so nothing but the task index travels to it.
@@ -221,23 +134,30 @@ std::unique_ptr<sim::FabricSession> NetworkVerification::open_fabric(const std::
   }
 }
 
-void NetworkVerification::plan(util::TaskRunner& runner) {
+void NetworkVerification::cut_shards(util::TaskRunner& runner) {
   const int shards_per_layer = options_.shards > 0 ? options_.shards : runner.jobs() * runner.ranks();
-  for (std::size_t j = 0; j < jobs_.size(); ++j) {
-    VerifyJob& job = jobs_[j];
-    if (!job.error.empty()) continue;
-    try {
-      // Phases without their steps: enough to cut, without holding the layer's steps.
-      const codegen::LayerProgram phases = codegen::expand_image(codegen::decode_image(job.image, job.source),
-                                                                 job.source, codegen::PlanDetail::PhasesOnly);
-      job.shards = codegen::cut_shards(phases, shards_per_layer);
-    } catch (const std::exception& error) {
-      job.error = error.what();
-      continue;
-    }
-    for (std::size_t s = 0; s < job.shards.size(); ++s) tasks_.push_back({int(j), int(s)});
+  for (std::size_t j = 0; j < jobs_.size(); ++j) cut_job(j, shards_per_layer);
+  share_tasks(runner);
+}
+
+void NetworkVerification::cut_job(std::size_t j, int shards) {
+  VerifyJob& job = jobs_[j];
+  if (!job.error.empty()) return;
+  try {
+    // Phases without their steps: enough to cut, without holding the layer's steps.
+    const codegen::LayerProgram phases = codegen::expand_image(codegen::decode_image(job.image, job.source),
+                                                               job.source, codegen::PlanDetail::PhasesOnly);
+    job.shards = codegen::cut_shards(phases, shards);
+  } catch (const std::exception& error) {
+    job.error = error.what();
+    return;
   }
-  // Over ranks by their multiply-accumulates (the same on every rank: same inputs, same order).
+  for (std::size_t s = 0; s < job.shards.size(); ++s) tasks_.push_back({int(j), int(s)});
+}
+
+// The tasks over the ranks, by their multiply-accumulates (the same on every rank: same inputs, same order); the
+// fabric opened here when this process runs them.
+void NetworkVerification::share_tasks(util::TaskRunner& runner) {
   std::vector<double> costs;
   for (const ShardTask& task : tasks_)
     costs.push_back(shard_cost(jobs_[size_t(task.job)], jobs_[size_t(task.job)].shards[size_t(task.shard)]));
@@ -332,14 +252,33 @@ void NetworkVerification::report_merged(std::size_t j, const MergedRun& merged, 
 
 void NetworkVerification::run(util::TaskRunner& runner, const std::function<void(const VerifiedRun&)>& on_run,
                               bool progress_bar) {
+  std::vector<std::size_t> all(jobs_.size());
+  for (std::size_t j = 0; j < all.size(); ++j) all[j] = j;
+  run_jobs(runner, all, on_run, progress_bar);
+}
+
+void NetworkVerification::run_one(util::TaskRunner& runner, std::size_t run, codegen::LayerTensors tensors,
+                                  std::vector<std::int64_t> reference,
+                                  const std::function<void(const VerifiedRun&)>& on_run, bool progress_bar) {
+  VerifyJob& job = jobs_[run];
+  job.tensors = std::make_shared<const codegen::LayerTensors>(std::move(tensors));
+  job.reference = reference.empty() ? nullptr : std::make_shared<const std::vector<std::int64_t>>(std::move(reference));
+  tasks_.clear();
+  cut_job(run, options_.shards > 0 ? options_.shards : runner.jobs() * runner.ranks());
+  share_tasks(runner);
+  keep_output_ = true;
+  output_kept_ = false;
+  output_tensor_.clear();
+  run_jobs(runner, {run}, on_run, progress_bar);
+}
+
+// Runs the tasks of `jobs` (tasks_ holds theirs and no other's).
+void NetworkVerification::run_jobs(util::TaskRunner& runner, const std::vector<std::size_t>& jobs,
+                                   const std::function<void(const VerifiedRun&)>& on_run, bool progress_bar) {
   const bool root = runner.root();
   std::vector<int> my_tasks;
   for (std::size_t t = 0; t < tasks_.size(); ++t)
     if (owner_[t] == runner.rank()) my_tasks.push_back(int(t));
-  entries_.assign(jobs_.size(), {});
-  csv_rows_.assign(jobs_.size(), {});
-  runs_of_job_.assign(jobs_.size(), {});
-  errors_of_job_.assign(jobs_.size(), {});
   pending_.assign(jobs_.size(), 0);
   for (const ShardTask& task : tasks_) ++pending_[size_t(task.job)];
 
@@ -362,7 +301,7 @@ void NetworkVerification::run(util::TaskRunner& runner, const std::function<void
                                               outcome.error));
     if (--pending_[j] == 0) finish_job(j, on_run);
   };
-  for (std::size_t j = 0; j < jobs_.size(); ++j)
+  for (const std::size_t j : jobs)
     if (!jobs_[j].error.empty()) {
       errors_of_job_[j].push_back(jobs_[j].error);
       ++bad_inputs_;
@@ -377,23 +316,7 @@ void NetworkVerification::run(util::TaskRunner& runner, const std::function<void
   };
   progress_ = std::make_unique<util::ProgressBar>(runner.ranks() > 1 ? "rank 0 shards" : "shards",
                                                   std::int64_t(my_tasks.size()), root && progress_bar, stderr);
-  const auto work = [&](int task) { return co_simulate_task(task); };
-  if (runner.single_process()) {
-    for (const int task : my_tasks) {
-      const auto start = std::chrono::steady_clock::now();
-      util::TaskOutcome outcome;
-      try {
-        outcome.bytes = work(task);
-        outcome.ok = true;
-      } catch (const std::exception& error) {
-        outcome.error = error.what();
-      }
-      outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      keep(task, std::move(outcome));
-    }
-  } else {
-    runner.run_in_processes(my_tasks, work, keep);
-  }
+  runner.run(my_tasks, [&](int task) { return co_simulate_task(task); }, keep);
   progress_.reset();
   runner.gather(my_tasks, mine, owner_, collect);
 }

@@ -1,6 +1,7 @@
 // Verifying a network on the RTL (`maeri verify`, `maeri run`; docs/cosim.md, docs/scale-out.md): the (layer,
-// mapping) runs — the best mappings of each layer, the mappings of a mapping file, or the images of a network
-// manifest, checksums first — each image cut into shards by filter tile, the shards shared among the ranks and
+// mapping) runs of a network plan (contracts/network_plan.hpp: the best mappings of each layer, the mappings of a
+// mapping file, or the images of a network manifest, as flow/ planned them) — each image cut into shards by filter
+// tile, the shards shared among the ranks and
 // processes of a util::TaskRunner and co-simulated from the image as a user ships it; rank 0 merges each run as soon
 // as its last shard is in (it never holds more than the runs still in flight), scores it bit-exactly, cross-checks
 // it against the model, and writes the JSON and CSV reports. Runs use seeded tensors, or a layer's given ones
@@ -17,8 +18,8 @@
 #include "codegen/program_shards.hpp"
 #include "contracts/hardware.hpp"
 #include "contracts/layer.hpp"
+#include "contracts/network_plan.hpp"
 #include "contracts/tile.hpp"
-#include "importer/onnx_import.hpp"
 #include "sim/fabric_session.hpp"
 #include "testbench/co_simulation.hpp"
 #include "testbench/shard_run.hpp"
@@ -28,13 +29,8 @@
 namespace maeri::testbench {
 
 struct NetworkVerificationOptions {
-  std::string hardware_path;
-  std::string workload_path, manifest_path;  // one of them
-  importer::ModelInputShapes model_inputs;   // an ONNX workload's input sizes (--input-shape, --batch)
-  std::string mapping_path;                  // with a workload: its mappings instead of searching
-  std::string layer;                         // only this layer ("" = all)
-  int top = 1;                               // with a workload: the best `top` mappings of each layer
-  std::uint64_t seed = 1;
+  std::string hardware_path;  // the plan's hardware file, named when its fabric cannot be opened
+  std::uint64_t seed = 1;     // a run's seeded tensors: seed + 1000 × its layer's position + its rank
   std::string json_path, csv_path, trace_path;  // "" = none
   MemoryRuns memory = MemoryRuns::Both;
   int shards = 0;  // per layer; 0 = one per worker (jobs × ranks)
@@ -43,9 +39,6 @@ struct NetworkVerificationOptions {
   std::string input_path, weights_path;
   std::string expected_path;    // the output to score against; "" = the reference convolution of the tensors
   std::string output_npy_path;  // the first run's merged output tensor, written on rank 0; "" = none
-  // The workload already loaded (a chained run verifies its layers one by one): used instead of reading
-  // workload_path again, which for an ONNX model means importing it again per layer. Null: read workload_path.
-  std::shared_ptr<const contracts::Network> loaded_network;
 };
 
 // One (layer, mapping) to verify: its image, and the shards it is cut into.
@@ -73,26 +66,25 @@ struct VerifiedRun {
 
 class NetworkVerification {
  public:
-  // Loads the hardware and the runs (searching each layer's mappings, or checking the manifest's images); on rank 0
-  // checks the output paths, so that a bad one fails before co-simulating. Throws util::InputError.
-  NetworkVerification(const NetworkVerificationOptions& options, bool root);
+  // The runs of `plan` (a manifest's runs with an error are reported as failed); on rank 0 checks the output paths,
+  // so that a bad one fails before co-simulating, and reads the tensor files. Throws util::InputError.
+  NetworkVerification(const contracts::NetworkPlan& plan, const NetworkVerificationOptions& options, bool root);
   ~NetworkVerification();
 
   // Runs every run of layer `layer` on `tensors` instead of seeded ones, scored against `reference` (empty: the
-  // reference convolution of the tensors); for a caller that chains layers (the previous layer's output, after its
-  // post-operators, as the input). Call on every rank with the same tensors, before plan(): child processes inherit
-  // them (fork), so they never travel in a task; an MPI rank has only what it was given. Throws
+  // reference convolution of the tensors). Call on every rank with the same tensors, before run(): child processes
+  // inherit them (fork), so they never travel in a task; an MPI rank has only what it was given. Throws
   // std::invalid_argument when no run is of that layer or a size does not match it.
   void use_tensors(const std::string& layer, codegen::LayerTensors tensors, std::vector<std::int64_t> reference = {});
 
-  // A chained run keeps one fabric for all its layers and its post-processing unit (SystemC elaborates once per
-  // process): it hands the fabric over before plan() and takes it back after run().
-  void adopt_fabric(std::unique_ptr<sim::FabricSession> fabric) { fabric_ = std::move(fabric); }
-  std::unique_ptr<sim::FabricSession> release_fabric() { return std::move(fabric_); }
+  // This process's fabric session (SystemC elaborates one fabric per process), opened on first use: a chained run
+  // plays its fused members and its post-processing unit on it too.
+  std::unique_ptr<sim::FabricSession>& fabric_session() { return fabric_; }
+  std::unique_ptr<sim::FabricSession> open_fabric(const std::string& trace = "") const;
 
   // Cuts each image into shards and shares them among the ranks; opens the fabric here when the runner runs tasks in
   // this process.
-  void plan(util::TaskRunner& runner);
+  void cut_shards(util::TaskRunner& runner);
 
   const std::string& network_name() const { return network_name_; }
   const contracts::Hardware& hardware() const { return hardware_; }
@@ -103,6 +95,12 @@ class NetworkVerification {
   // Co-simulates this rank's shards; on rank 0 calls on_run for each run as its last shard comes in (from this rank
   // or, gathered afterwards, from the others). A progress bar on stderr when asked, on rank 0.
   void run(util::TaskRunner& runner, const std::function<void(const VerifiedRun&)>& on_run, bool progress_bar);
+
+  // A chained run, one layer at a time: run `run` (a plan.runs index) alone on `tensors` (every rank), scored against
+  // `reference`; cuts its shards (instead of cut_shards()), then as run(). output_tensor() is then its output.
+  void run_one(util::TaskRunner& runner, std::size_t run, codegen::LayerTensors tensors,
+               std::vector<std::int64_t> reference, const std::function<void(const VerifiedRun&)>& on_run,
+               bool progress_bar);
 
   // Rank 0's totals once run() is done.
   int passed() const { return passed_; }
@@ -124,10 +122,11 @@ class NetworkVerification {
   struct ShardTask {
     int job, shard;
   };
-  std::unique_ptr<sim::FabricSession> open_fabric(const std::string& trace) const;
-  void load_workload_jobs();
-  void load_manifest_jobs();
   void load_tensor_files();
+  void cut_job(std::size_t job, int shards);
+  void share_tasks(util::TaskRunner& runner);
+  void run_jobs(util::TaskRunner& runner, const std::vector<std::size_t>& jobs,
+                const std::function<void(const VerifiedRun&)>& on_run, bool progress_bar);
   std::string co_simulate_task(int task);
   void finish_job(std::size_t job, const std::function<void(const VerifiedRun&)>& on_run);
   void report_merged(std::size_t job, const MergedRun& merged, const std::string& tile_text);

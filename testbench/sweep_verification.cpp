@@ -6,15 +6,15 @@
 
 namespace maeri::testbench {
 
-mapper::PointRtlCheck check_point_on_rtl(const mapper::DesignPoint& point, const contracts::Network& network,
+flow::PointRtlCheck check_point_on_rtl(const flow::DesignPoint& point, const contracts::Network& network,
                                          MemoryRuns runs, std::uint64_t seed) {
-  mapper::PointRtlCheck check;
+  flow::PointRtlCheck check;
   const std::unique_ptr<sim::FabricSession> fabric = sim::open_fabric(codegen::image_hardware_of(point.hardware));
   for (std::size_t l = 0; l < network.layers.size() && l < point.best.size(); ++l) {
     const contracts::Layer& layer = network.layers[l];
     // Seeds per layer as `maeri verify` gives them, so a failing layer can be replayed there.
     const CoSimulation run = co_simulate(*fabric, layer, point.best[l].mapping, point.hardware, seed + 1000 * l, runs);
-    mapper::LayerRtlCheck result;
+    flow::LayerRtlCheck result;
     result.layer = layer.name;
     result.pass = run.board.pass();
     result.outputs = run.board.compared;

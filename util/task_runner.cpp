@@ -2,8 +2,29 @@
 #include "util/task_runner.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <exception>
 
 namespace maeri::util {
+
+void TaskRunner::run(const std::vector<int>& tasks, const TaskWork& work, const TaskDone& on_done) {
+  if (!single_process()) {
+    run_in_processes(tasks, work, on_done);
+    return;
+  }
+  for (const int task : tasks) {
+    const auto start = std::chrono::steady_clock::now();
+    TaskOutcome outcome;
+    try {
+      outcome.bytes = work(task);
+      outcome.ok = true;
+    } catch (const std::exception& error) {
+      outcome.error = error.what();
+    }
+    outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    on_done(task, std::move(outcome));
+  }
+}
 
 std::vector<int> assign_longest_first(const std::vector<double>& costs, int ranks) {
   std::vector<int> order(costs.size()), owner(costs.size(), 0);

@@ -25,6 +25,11 @@ class TaskRunner {
   // this process as each one finishes (util/process_pool.hpp).
   virtual void run_in_processes(const std::vector<int>& tasks, const TaskWork& work, const TaskDone& on_done) = 0;
 
+  // Runs work(task) for every task of `tasks` where this runner runs them: one after another in this process when
+  // single_process() (an exception is the task's error), else in child processes. on_done(task, outcome) in this
+  // process as each one finishes, the outcome with its wall time.
+  void run(const std::vector<int>& tasks, const TaskWork& work, const TaskDone& on_done);
+
   // After every rank has run its own tasks: the other ranks send their outcomes (`mine[i]` is that of
   // `my_tasks[i]`) to rank 0, which calls on_outcome for each as it arrives, and for each task of a rank that died
   // or ran out of time, an outcome that says so. `owner[t]` is the rank that runs task t.

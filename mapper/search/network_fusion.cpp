@@ -72,7 +72,7 @@ GroupResult layer_alone(const std::vector<contracts::CostReport>& standalone, st
 // traffic estimates; what is reported, and compared, is exact as for layers.
 GroupResult exact_group(const contracts::Network& network, const FusionGraph& graph, const contracts::Hardware& hardware,
                         const FusedGroup& group, const std::vector<contracts::CostReport>& standalone,
-                        const ExactTrafficFor& exact_traffic_for) {
+                        const contracts::ExactTrafficFor& exact_traffic_for) {
   if (group.count == 1) return layer_alone(standalone, group.first);
   GroupResult fused{group, {}, {}, {}};
   const std::vector<FusedRole> roles = group_roles(graph, group);
@@ -122,7 +122,7 @@ std::vector<bool> groups_to_split(const std::vector<GroupResult>& chosen, CostTo
 
 NetworkFusionResult fuse_network(const contracts::Network& network, const contracts::Hardware& hardware,
                                  const std::vector<std::vector<contracts::CostReport>>& best, Objective objective,
-                                 const ExactTrafficFor& exact_traffic_for, const FusionOptions& options,
+                                 const contracts::ExactTrafficFor& exact_traffic_for, const FusionOptions& options,
                                  const std::vector<std::vector<contracts::CostReport>>& memory_free) {
   if (!memory_free.empty() && memory_free.size() != best.size())
     throw std::invalid_argument("fuse_network: one memory-free list per layer");

@@ -15,7 +15,6 @@
 #include "contracts/hardware.hpp"
 #include "contracts/mapping_file.hpp"
 #include "contracts/network.hpp"
-#include "mapper/search/design_sweep.hpp"
 #include "mapper/search/fused_search.hpp"
 
 namespace maeri::mapper {
@@ -51,7 +50,7 @@ struct NetworkFusionResult {
 // (MobileNetV2's depthwise layers on maeri-256: docs/mapping.md, "Groups in one step").
 NetworkFusionResult fuse_network(const contracts::Network& network, const contracts::Hardware& hardware,
                                  const std::vector<std::vector<contracts::CostReport>>& best, Objective objective,
-                                 const ExactTrafficFor& exact_traffic_for, const FusionOptions& options,
+                                 const contracts::ExactTrafficFor& exact_traffic_for, const FusionOptions& options,
                                  const std::vector<std::vector<contracts::CostReport>>& memory_free = {});
 
 // The hardware without DRAM cost: unbounded bandwidth, no latency, no energy per DRAM byte (the rest unchanged).

@@ -20,14 +20,14 @@
 #include "codegen/layer_program.hpp"
 #include "codegen/network_manifest.hpp"
 #include "contracts/mapping_file.hpp"
-#include "mapper/search/optimum_cache.hpp"
+#include "flow/optimum_cache.hpp"
 #include "mapper/search/search.hpp"
 #include "mapper/search/surrogate_model.hpp"
 #include "onnx_models.hpp"
 #include "util/npy_file.hpp"
 #include "util/sha256.hpp"
 #include "contracts/spec_loader.hpp"
-#include "testbench/fused_images.hpp"
+#include "flow/fused_images.hpp"
 #include "testbench/stimulus.hpp"
 
 namespace {
@@ -165,7 +165,7 @@ int main(int argc, char** argv) {
     const contracts::Network network = contracts::load_workload((configs / "workloads" / "tiny.yaml").string());
     const std::string mapping_path = (configs / ".." / "tests" / "cli" / "tiny-fused-stripes.mapping.yaml").string();
     const contracts::MappingFile file = contracts::load_mapping_file(mapping_path);
-    const testbench::FusedImagePlan plan = testbench::plan_fused_images(network, hardware, file, mapping_path);
+    const flow::FusedImagePlan plan = flow::plan_fused_images(network, hardware, file, mapping_path);
     codegen::NetworkManifest manifest;
     manifest.network = network.name;
     manifest.hardware = codegen::image_hardware_of(hardware);
@@ -210,11 +210,11 @@ int main(int argc, char** argv) {
     fs::create_directories(output / "optimum_cache");
     const fs::path cache_path = output / "optimum_cache" / "tiny.csv";
     fs::remove(cache_path);
-    mapper::OptimumCache cache(cache_path.string());
+    flow::OptimumCache cache(cache_path.string());
     const std::string digest = util::sha256_hex("hardware file contents");
     for (const contracts::Layer& layer : network.layers)
       for (const mapper::Objective objective : {mapper::Objective::Runtime, mapper::Objective::EnergyDelay})
-        cache.add(mapper::OptimumCache::key(hardware, digest, objective, true, layer), double(layer.macs()) / 7.0,
+        cache.add(flow::OptimumCache::key(hardware, digest, objective, true, layer), double(layer.macs()) / 7.0,
                   objective == mapper::Objective::Runtime);
     written += 2;
   }

@@ -25,6 +25,7 @@
 #include "mapper/search/fused_search.hpp"
 #include "mapper/search/network_fusion.hpp"
 #include "mapper/search/search.hpp"
+#include "flow/network_plan.hpp"
 #include "testbench/network_run.hpp"
 #include "testbench/shard_run.hpp"
 #include "util/process_pool.hpp"
@@ -175,25 +176,31 @@ void fused_regression(const Fabric& fabric, int cases, std::uint64_t default_see
     const bool inverted_residual = trial % 2 == 1, striped = trial % 4 != 0;
     testbench::NetworkRunOptions options;
     options.layers.hardware_path = (directory / "hardware.yaml").string();
-    options.layers.workload_path = (directory / "workload.yaml").string();
-    options.layers.mapping_path = (directory / "mapping.yaml").string();
+    options.workload_path = (directory / "workload.yaml").string();
+    const std::string mapping_path = (directory / "mapping.yaml").string();
     options.layers.seed = rng();
     options.layers.memory = testbench::MemoryRuns::Both;
     write_text(options.layers.hardware_path, hardware_yaml(fabric, rng));
-    write_text(options.layers.workload_path, workload_yaml(inverted_residual, rng));
+    write_text(options.workload_path, workload_yaml(inverted_residual, rng));
     const contracts::Hardware hardware = contracts::load_hardware(options.layers.hardware_path);
-    const contracts::Network network = importer::load_network(options.layers.workload_path);
+    const contracts::Network network = importer::load_network(options.workload_path);
     const auto file = fused_mapping(network, hardware, striped, rng);
     if (!file) continue;
-    contracts::write_mapping_file(options.layers.mapping_path, *file);
+    contracts::write_mapping_file(mapping_path, *file);
     const contracts::FusedGroupEntry& entry = file->fused_groups.front();
-    INFO("seed " << seed << " trial " << trial << ": " << std::ifstream(options.layers.workload_path).rdbuf()
+    INFO("seed " << seed << " trial " << trial << ": " << std::ifstream(options.workload_path).rdbuf()
                  << "\nSDM " << hardware.sdm_bytes << " B, DRAM " << hardware.dram_bytes_per_cycle << " B/cycle, "
                  << hardware.dram_latency_cycles << " cycles\n"
                  << contracts::emit_mapping_file(*file));
     ChildProcesses runner;
+    const testbench::PreparedNetwork prepared = testbench::prepare_network_run(network, hardware, {}, options, true);
+    flow::PlanOptions plan_options;
+    plan_options.workload_path = options.workload_path;
+    plan_options.mapping_path = mapping_path;
+    plan_options.fused_groups = true;
+    const contracts::NetworkPlan plan = flow::plan_network(network, hardware, plan_options);
     const testbench::NetworkRunResult result =
-        testbench::run_network(options, runner, [](const auto&, const auto&) {}, false);
+        testbench::execute_network_run(prepared, plan, options, runner, [](const auto&, const auto&) {}, false);
     for (const testbench::OperatorRun& run : result.operators) {
       INFO(run.name << " [" << run.where << "] " << run.role << ": " << run.verdict);
       CHECK(run.pass);

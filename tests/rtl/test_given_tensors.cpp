@@ -6,6 +6,7 @@
 
 #include "codegen/functional_model.hpp"
 #include "contracts/spec_loader.hpp"
+#include "flow/network_plan.hpp"
 #include "testbench/network_verification.hpp"
 #include "util/process_pool.hpp"
 
@@ -20,11 +21,18 @@ using test::ChildProcesses;  // tests/rtl/child_processes.hpp
 testbench::NetworkVerificationOptions conv1_options() {
   testbench::NetworkVerificationOptions options;
   options.hardware_path = MAERI_SOURCE_DIR "/configs/hardware/maeri-64.yaml";
-  options.workload_path = MAERI_SOURCE_DIR "/configs/workloads/tiny.yaml";
-  options.layer = "conv1";
   options.memory = testbench::MemoryRuns::Ideal;
   options.shards = 3;
   return options;
+}
+
+// Layer conv1 of tiny, its best mapping as `maeri map` finds it.
+contracts::NetworkPlan conv1_plan() {
+  flow::PlanOptions options;
+  options.workload_path = MAERI_SOURCE_DIR "/configs/workloads/tiny.yaml";
+  options.layer = "conv1";
+  return flow::plan_workload(options.workload_path, {},
+                             contracts::load_hardware(MAERI_SOURCE_DIR "/configs/hardware/maeri-64.yaml"), options);
 }
 
 }  // namespace
@@ -47,10 +55,10 @@ TEST_CASE("runs on given tensors: the merged output is their reference convoluti
     ++runs;
   };
   {
-    testbench::NetworkVerification verification(conv1_options(), true);
+    testbench::NetworkVerification verification(conv1_plan(), conv1_options(), true);
     verification.use_tensors("conv1", tensors);
     verification.keep_output();
-    verification.plan(runner);
+    verification.cut_shards(runner);
     CHECK(verification.shards() == 3);
     verification.run(runner, count, false);
     CHECK(verification.passed() == 1);
@@ -60,17 +68,17 @@ TEST_CASE("runs on given tensors: the merged output is their reference convoluti
     // The caller's reference with one value off: the run fails, and the output is still the fabric's.
     std::vector<std::int64_t> wrong = reference;
     wrong[17] += 1;
-    testbench::NetworkVerification verification(conv1_options(), true);
+    testbench::NetworkVerification verification(conv1_plan(), conv1_options(), true);
     verification.use_tensors("conv1", tensors, wrong);
     verification.keep_output();
-    verification.plan(runner);
+    verification.cut_shards(runner);
     verification.run(runner, count, false);
     CHECK(verification.failed() == 1);
     CHECK(verification.output_tensor() == reference);
   }
   CHECK(runs == 2);
 
-  testbench::NetworkVerification verification(conv1_options(), true);
+  testbench::NetworkVerification verification(conv1_plan(), conv1_options(), true);
   CHECK_THROWS_AS(verification.use_tensors("fc", tensors), std::invalid_argument);
   codegen::LayerTensors short_input = tensors;
   short_input.input.pop_back();

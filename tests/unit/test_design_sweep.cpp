@@ -7,7 +7,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "codegen/exact_traffic.hpp"
-#include "mapper/search/design_sweep.hpp"
+#include "flow/design_sweep.hpp"
 #include "mapper/model/report_json.hpp"
 #include "contracts/spec_loader.hpp"
 #include "contracts/strict_yaml.hpp"
@@ -124,7 +124,7 @@ TEST_CASE("Pareto front equals a brute-force dominance filter", "[sweep]") {
         dominated = dominated || (other.first <= points[i].first && other.second <= points[i].second && other != points[i]);
       if (!dominated) expected.push_back(i);
     }
-    std::vector<std::size_t> front = mapper::pareto_front(points);
+    std::vector<std::size_t> front = flow::pareto_front(points);
     std::sort(front.begin(), front.end());
     CHECK(front == expected);
   }
@@ -133,9 +133,9 @@ TEST_CASE("Pareto front equals a brute-force dominance filter", "[sweep]") {
 TEST_CASE("a design point's totals are the sums of independent best-mapping searches", "[sweep]") {
   const contracts::Network network = contracts::load_workload(config("workloads/tiny.yaml"));
   for (const char* file : {"hardware/maeri-64.yaml", "hardware/maeri-256.yaml"}) {
-    mapper::DesignPoint point;
+    flow::DesignPoint point;
     point.hardware = contracts::load_hardware(config(file));
-    mapper::evaluate_design_point(point, network, mapper::Objective::EnergyDelay, codegen::exact_traffic_for);
+    flow::evaluate_design_point(point, network, mapper::Objective::EnergyDelay, codegen::exact_traffic_for);
     REQUIRE_FALSE(point.error);
     double cycles = 0, energy = 0;
     std::int64_t macs = 0;
@@ -158,12 +158,12 @@ TEST_CASE("a design point's totals are the sums of independent best-mapping sear
 
 TEST_CASE("a design point's results cross a process boundary as JSON bit for bit", "[sweep]") {
   const contracts::Network network = contracts::load_workload(config("workloads/tiny.yaml"));
-  mapper::DesignPoint point;
+  flow::DesignPoint point;
   point.hardware = contracts::load_hardware(config("hardware/maeri-64.yaml"));
-  mapper::evaluate_design_point(point, network, mapper::Objective::Runtime, codegen::exact_traffic_for);
-  const nlohmann::json sent = mapper::design_point_results_to_json(point);
-  mapper::DesignPoint received;
-  mapper::design_point_results_from_json(received, nlohmann::json::parse(sent.dump()));
+  flow::evaluate_design_point(point, network, mapper::Objective::Runtime, codegen::exact_traffic_for);
+  const nlohmann::json sent = flow::design_point_results_to_json(point);
+  flow::DesignPoint received;
+  flow::design_point_results_from_json(received, nlohmann::json::parse(sent.dump()));
   CHECK(received.cycles == point.cycles);
   CHECK(received.energy_pj == point.energy_pj);
   CHECK(received.utilisation == point.utilisation);
@@ -174,5 +174,5 @@ TEST_CASE("a design point's results cross a process boundary as JSON bit for bit
     CHECK(received.best[l].mapping == point.best[l].mapping);
     CHECK(mapper::to_json(received.best[l]) == mapper::to_json(point.best[l]));  // every field to_json writes
   }
-  CHECK(mapper::design_point_results_to_json(received) == sent);
+  CHECK(flow::design_point_results_to_json(received) == sent);
 }

@@ -25,8 +25,8 @@
 #include "importer/network_loader.hpp"
 #include "mapper/model/fusion_model.hpp"
 #include "mapper/search/network_fusion.hpp"
-#include "mapper/search/workload_mapping.hpp"
-#include "testbench/fused_images.hpp"
+#include "flow/workload_mapping.hpp"
+#include "flow/fused_images.hpp"
 #include "util/input_error.hpp"
 #include "image_bytes.hpp"
 #include "mapper_fixtures.hpp"
@@ -406,14 +406,14 @@ TEST_CASE("fused images of MobileNetV2 on maeri-512 record the roles the model c
   const contracts::Hardware hardware = contracts::load_hardware(configs + "hardware/maeri-512.yaml");
   const contracts::Network network = importer::load_network(configs + "workloads/mobilenetv2.yaml");
   // What `maeri map` does by default: each layer's search, then fusion.
-  mapper::WorkloadMappingOptions options;
+  flow::WorkloadMappingOptions options;
   options.exact_traffic_for = codegen::exact_traffic_for;
   options.fusion = true;
-  mapper::WorkloadMapping mapping(network, hardware, options);
-  mapping.map(network.layers, [](const mapper::MappedLayer&) {});
+  flow::WorkloadMapping mapping(network, hardware, options);
+  mapping.map(network.layers, [](const flow::MappedLayer&) {});
   const contracts::MappingFile& file = mapping.mapping_file();
   REQUIRE(file.fused_groups.size() >= 2);
-  const testbench::FusedImagePlan plan = testbench::plan_fused_images(network, hardware, file, "mbv2.mapping.yaml");
+  const flow::FusedImagePlan plan = flow::plan_fused_images(network, hardware, file, "mbv2.mapping.yaml");
   REQUIRE(plan.groups.size() == file.fused_groups.size());
 
   const mapper::FusionGraph graph = mapper::fusion_graph(network);

@@ -1,5 +1,5 @@
 // The bounded reader under every loader of a user's file (util/input_file.hpp), the way values and names from
-// input files appear in messages and file names, and the strict optimum cache reader (mapper/search/optimum_cache).
+// input files appear in messages and file names, and the strict optimum cache reader (flow/optimum_cache).
 #include <sys/stat.h>
 
 #include <catch2/catch.hpp>
@@ -7,7 +7,7 @@
 #include <fstream>
 #include <string>
 
-#include "mapper/search/optimum_cache.hpp"
+#include "flow/optimum_cache.hpp"
 #include "tests/unit/temp_file.hpp"
 #include "util/file_names.hpp"
 #include "util/input_error.hpp"
@@ -83,7 +83,7 @@ TEST_CASE("file names: names from inputs never leave the output folder") {
 }
 
 TEST_CASE("optimum cache: rows read strictly, each bad row named by line and field") {
-  const auto entries = mapper::parse_optimum_cache(
+  const auto entries = flow::parse_optimum_cache(
       "key,optimum,exhaustive\r\nmaeri,64/64MS/x/edp,1.5e3,1\r\n\r\nk2,2,0\n", "c.csv");
   REQUIRE(entries.size() == 2);
   CHECK(entries.at("maeri,64/64MS/x/edp").optimum == 1500);
@@ -104,24 +104,24 @@ TEST_CASE("optimum cache: rows read strictly, each bad row named by line and fie
            Case{",1,1", "c.csv:2:1: expected a row"},
        }) {
     INFO(bad.row);
-    CHECK_THROWS_WITH(mapper::parse_optimum_cache(std::string("key,optimum,exhaustive\n") + bad.row + "\n", "c.csv"),
+    CHECK_THROWS_WITH(flow::parse_optimum_cache(std::string("key,optimum,exhaustive\n") + bad.row + "\n", "c.csv"),
                       Catch::Contains(bad.message));
   }
   // A key twice with other values is ambiguous (the same row twice is harmless); a UTF-8 byte order mark is skipped
   // (it made the header a row: "found 'exhaustive'").
-  CHECK_THROWS_WITH(mapper::parse_optimum_cache("key,optimum,exhaustive\nk,2,1\nk,3,1\n", "c.csv"),
+  CHECK_THROWS_WITH(flow::parse_optimum_cache("key,optimum,exhaustive\nk,2,1\nk,3,1\n", "c.csv"),
                     "c.csv:3:1: field 'key': the key of line 2 again, with another optimum or exhaustive flag: which "
                     "one holds is ambiguous; remove one of the rows");
-  CHECK(mapper::parse_optimum_cache("key,optimum,exhaustive\nk,2,1\nk,2,1\n", "c.csv").size() == 1);
-  CHECK(mapper::parse_optimum_cache("\xEF\xBB\xBFkey,optimum,exhaustive\nk,2,1\n", "c.csv").at("k").optimum == 2);
-  CHECK_THROWS_WITH(mapper::parse_optimum_cache("key,optimum,exhaustive\rk,1,1\r", "c.csv"),
+  CHECK(flow::parse_optimum_cache("key,optimum,exhaustive\nk,2,1\nk,2,1\n", "c.csv").size() == 1);
+  CHECK(flow::parse_optimum_cache("\xEF\xBB\xBFkey,optimum,exhaustive\nk,2,1\n", "c.csv").at("k").optimum == 2);
+  CHECK_THROWS_WITH(flow::parse_optimum_cache("key,optimum,exhaustive\rk,1,1\r", "c.csv"),
                     Catch::Contains("c.csv: lines end in CR alone"));
   test::TempDir folder;
-  CHECK_THROWS_WITH(mapper::OptimumCache(folder.path()), Catch::Contains("is a directory (expected an optimum cache"));
-  CHECK_NOTHROW(mapper::OptimumCache(folder / "not-yet.csv"));  // created by the first add
+  CHECK_THROWS_WITH(flow::OptimumCache(folder.path()), Catch::Contains("is a directory (expected an optimum cache"));
+  CHECK_NOTHROW(flow::OptimumCache(folder / "not-yet.csv"));  // created by the first add
   // An optimum below the layer's algorithmic minimum (1 cycle, 1e-300: ratios of 10^8 before) is refused when used.
   std::ofstream(folder / "low.csv") << "key,optimum,exhaustive\nk,1e-300,1\nm,50,1\n";
-  const mapper::OptimumCache low(folder / "low.csv");
+  const flow::OptimumCache low(folder / "low.csv");
   CHECK_THROWS_WITH(low.find("k", 40), Catch::StartsWith(folder / "low.csv" + ":2:1: field 'optimum': 1") &&
                                            Catch::Contains("e-300 is below the algorithmic minimum 40 of the layer of "
                                                            "key 'k'"));

@@ -1,5 +1,5 @@
 // Mapping a workload layer by layer, with its reports (workload_mapping.hpp).
-#include "mapper/search/workload_mapping.hpp"
+#include "flow/workload_mapping.hpp"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 #include "mapper/model/report_json.hpp"
 #include "util/input_error.hpp"
 
-namespace maeri::mapper {
+namespace maeri::flow {
 
 double dram_ratio(const contracts::CostReport& report) {
   return report.compulsory_dram_bytes > 0
@@ -26,7 +26,7 @@ WorkloadMapping::WorkloadMapping(const contracts::Network& network, const contra
                to_string(options_.objective), {}, {}},
       csv_group_tile_(std::any_of(network.layers.begin(), network.layers.end(),
                                   [](const contracts::Layer& layer) { return layer.groups > 1; })),
-      csv_("layer,rank," + csv_header(csv_group_tile_) + "\n") {}
+      csv_("layer,rank," + mapper::csv_header(csv_group_tile_) + "\n") {}
 
 void WorkloadMapping::map(const std::vector<contracts::Layer>& layers,
                           const std::function<void(const MappedLayer&)>& on_layer) {
@@ -42,19 +42,19 @@ void WorkloadMapping::map(const std::vector<contracts::Layer>& layers,
 
 MappedLayer WorkloadMapping::map_layer(const contracts::Layer& layer) {
   MappedLayer mapped{layer, {}, {}, {}};
-  SearchResult& result = mapped.result;
+  mapper::SearchResult& result = mapped.result;
   const auto refine = options_.exact_traffic_for;
   if (options_.fixed) {
-    result.best = {evaluate(layer, hardware_, *options_.fixed)};
+    result.best = {mapper::evaluate(layer, hardware_, *options_.fixed)};
     refine(layer, hardware_)(result.best.front());
     result.evaluated = 1;
     if (const auto baseline = contracts::baseline_tile(layer, hardware_)) {
-      result.baseline = evaluate(layer, hardware_, contracts::single_level_mapping(*baseline));
+      result.baseline = mapper::evaluate(layer, hardware_, contracts::single_level_mapping(*baseline));
       refine(layer, hardware_)(*result.baseline);
     }
     return mapped;
   }
-  if (const auto reason = unmappable_reason(layer, hardware_, options_.prune))
+  if (const auto reason = mapper::unmappable_reason(layer, hardware_, options_.prune))
     throw util::InputError({options_.workload_path, 0, 0}, "layers." + layer.name, *reason);
   ShapeKey key{static_cast<std::int64_t>(layer.type)};
   for (std::size_t f = 0; f < contracts::kLayerShapeFields.size(); ++f)
@@ -65,7 +65,7 @@ MappedLayer WorkloadMapping::map_layer(const contracts::Layer& layer) {
   } else {
     // Ranked by the model with exact DN/RN traffic, so what is shown is what was ranked.
     const int top = fusing_ ? std::max(options_.top, options_.fusion_options.fabric_tiles) : options_.top;
-    SearchOptions search = map_search_options(options_.objective, top, refine(layer, hardware_), options_.two_level);
+    mapper::SearchOptions search = map_search_options(options_.objective, top, refine(layer, hardware_), options_.two_level);
     search.threads = options_.threads;
     search.prune = options_.prune;
     search.joint.budget = options_.joint_budget;
@@ -80,8 +80,8 @@ MappedLayer WorkloadMapping::map_layer(const contracts::Layer& layer) {
   if (fusing_ && options_.fusion_options.memory_free_tiles > 0 && dram_bound) {
     auto memory_free = memory_free_searched_.find(key);
     if (memory_free == memory_free_searched_.end()) {
-      const contracts::Hardware free_hardware = memory_free_hardware(hardware_);
-      SearchOptions search = map_search_options(options_.objective, options_.fusion_options.memory_free_tiles,
+      const contracts::Hardware free_hardware = mapper::memory_free_hardware(hardware_);
+      mapper::SearchOptions search = map_search_options(options_.objective, options_.fusion_options.memory_free_tiles,
                                                 refine(layer, free_hardware), options_.two_level);
       search.threads = options_.threads;
       search.prune = options_.prune;
@@ -96,15 +96,15 @@ MappedLayer WorkloadMapping::map_layer(const contracts::Layer& layer) {
     fusion_candidates_.push_back(result.best);
     if (result.best.size() > std::size_t(options_.top)) result.best.resize(std::size_t(options_.top));
   }
-  if (result.rule_losses_known) mapped.rule_losses = rule_losses(result, layer, hardware_, options_.objective);
+  if (result.rule_losses_known) mapped.rule_losses = mapper::rule_losses(result, layer, hardware_, options_.objective);
   return mapped;
 }
 
 void WorkloadMapping::add_to_reports(const MappedLayer& mapped) {
   const contracts::Layer& layer = mapped.layer;
-  const SearchResult& result = mapped.result;
+  const mapper::SearchResult& result = mapped.result;
   for (std::size_t rank = 0; rank < result.best.size(); ++rank)
-    csv_ += fmt::format("{},{},{}\n", layer.name, rank + 1, csv_row(result.best[rank], csv_group_tile_));
+    csv_ += fmt::format("{},{},{}\n", layer.name, rank + 1, mapper::csv_row(result.best[rank], csv_group_tile_));
   const contracts::CostReport& best = result.best.front();
   const bool joint = options_.two_level && !options_.fixed;
   nlohmann::json entry = {{"layer", layer.name}, {"macs", layer.macs()}, {"evaluated", result.evaluated},
@@ -124,16 +124,16 @@ void WorkloadMapping::add_to_reports(const MappedLayer& mapped) {
                                                                    : nlohmann::json(mapped.same_as)},
                           {"prune", options_.prune.names()},
                           {"best", nlohmann::json::array()}};
-  for (const auto& report : result.best) entry["best"].push_back(to_json(report));
+  for (const auto& report : result.best) entry["best"].push_back(mapper::to_json(report));
   if (result.baseline) {
-    csv_ += fmt::format("{},baseline,{}\n", layer.name, csv_row(*result.baseline, csv_group_tile_));
-    entry["baseline"] = to_json(*result.baseline);
+    csv_ += fmt::format("{},baseline,{}\n", layer.name, mapper::csv_row(*result.baseline, csv_group_tile_));
+    entry["baseline"] = mapper::to_json(*result.baseline);
     totals_.baseline_cycles += result.baseline->cycles.total;
     totals_.baseline_energy_pj += result.baseline->energy_pj.total;
   } else {
     totals_.every_layer_has_baseline = false;
   }
-  entry["rule_losses"] = mapped.rule_losses ? to_json(*mapped.rule_losses) : nlohmann::json(nullptr);
+  entry["rule_losses"] = mapped.rule_losses ? mapper::to_json(*mapped.rule_losses) : nlohmann::json(nullptr);
   totals_.cycles += best.cycles.total;
   totals_.energy_pj += best.energy_pj.total;
   totals_.dram_bytes += best.counts.dram_bytes;
@@ -144,7 +144,7 @@ void WorkloadMapping::add_to_reports(const MappedLayer& mapped) {
 
 namespace {
 
-nlohmann::json totals_json(const CostTotals& totals, std::int64_t compulsory_dram_bytes) {
+nlohmann::json totals_json(const mapper::CostTotals& totals, std::int64_t compulsory_dram_bytes) {
   return {{"cycles", totals.cycles}, {"energy_pj", totals.energy_pj}, {"edp", totals.edp()},
           {"dram_bytes", totals.dram_bytes},
           {"dram_ratio", compulsory_dram_bytes > 0 ? double(totals.dram_bytes) / double(compulsory_dram_bytes) : 0.0}};
@@ -153,10 +153,10 @@ nlohmann::json totals_json(const CostTotals& totals, std::int64_t compulsory_dra
 }  // namespace
 
 void WorkloadMapping::fuse() {
-  fusion_ = fuse_network(network_, hardware_, fusion_candidates_, options_.objective, options_.exact_traffic_for,
+  fusion_ = mapper::fuse_network(network_, hardware_, fusion_candidates_, options_.objective, options_.exact_traffic_for,
                          options_.fusion_options, memory_free_candidates_);
-  const NetworkFusionResult& fusion = *fusion_;
-  const FusedSearchStats& stats = fusion.stats;
+  const mapper::NetworkFusionResult& fusion = *fusion_;
+  const mapper::FusedSearchStats& stats = fusion.stats;
   json_fusion_ = {{"stats", {{"partial_mappings", stats.made}, {"pruned", stats.pruned}, {"joined", stats.joined},
                              {"candidate_groups", stats.groups}, {"seconds", stats.seconds},
                              {"split_back", fusion.split_back}}},
@@ -164,16 +164,16 @@ void WorkloadMapping::fuse() {
                   {"unfused", totals_json(fusion.unfused, fusion.compulsory_dram_bytes)},
                   {"fused", totals_json(fusion.fused, fusion.compulsory_dram_bytes)},
                   {"groups", nlohmann::json::array()}};
-  for (const GroupResult& result : fusion.groups) {
+  for (const mapper::GroupResult& result : fusion.groups) {
     if (result.group.count < 2) continue;
-    const contracts::FusedGroupEntry entry = mapping_file_entry(network_, result.group);
+    const contracts::FusedGroupEntry entry = mapper::mapping_file_entry(network_, result.group);
     nlohmann::json group = {{"name", entry.name}, {"layers", entry.layers}, {"stripes", entry.stripes},
                             {"pinned_weights", entry.pinned_weights},
                             {"unfused", totals_json(result.unfused_totals, 0)},
                             {"fused", totals_json(result.fused_totals, 0)}, {"members", nlohmann::json::array()}};
     for (std::size_t i = 0; i < result.group.count; ++i) {
       const contracts::CostReport& report = result.fused[i];
-      group["members"].push_back(to_json(report));
+      group["members"].push_back(mapper::to_json(report));
       mapping_.layers[result.group.first + i] =
           contracts::LayerMapping{network_.layers[result.group.first + i], report.mapping, report.cycles.total,
                                   report.energy_pj.total};
@@ -198,4 +198,4 @@ std::string WorkloadMapping::json() const {
   return document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-}  // namespace maeri::mapper
+}  // namespace maeri::flow

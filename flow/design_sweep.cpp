@@ -1,5 +1,5 @@
 // Evaluating the points of a design-space sweep and their Pareto front (see design_sweep.hpp).
-#include "mapper/search/design_sweep.hpp"
+#include "flow/design_sweep.hpp"
 
 #include <tbb/parallel_for.h>
 
@@ -10,19 +10,19 @@
 
 #include "mapper/model/report_json.hpp"
 
-namespace maeri::mapper {
+namespace maeri::flow {
 
-void evaluate_design_point(DesignPoint& point, const contracts::Network& network, Objective objective,
-                           const ExactTrafficFor& exact_traffic_for, bool two_level) {
+void evaluate_design_point(DesignPoint& point, const contracts::Network& network, mapper::Objective objective,
+                           const contracts::ExactTrafficFor& exact_traffic_for, bool two_level) {
   point.best.clear();
   point.cycles = point.energy_pj = 0;
   point.dram_bytes = 0;
   std::int64_t macs = 0;
   for (const contracts::Layer& layer : network.layers) {
-    SearchOptions options =
+    mapper::SearchOptions options =
         map_search_options(objective, 1, exact_traffic_for ? exact_traffic_for(layer, point.hardware) : contracts::ExactTrafficRefinement{},
                            two_level);
-    SearchResult result = search(layer, point.hardware, options);
+    mapper::SearchResult result = search(layer, point.hardware, options);
     if (result.best.empty()) {
       point.error = "layer '" + layer.name + "' has no mapping on this hardware";
       return;
@@ -40,8 +40,8 @@ void evaluate_design_point(DesignPoint& point, const contracts::Network& network
   point.area_um2 = contracts::estimated_area_um2(point.hardware);
 }
 
-void evaluate_design_points(std::vector<DesignPoint>& points, const contracts::Network& network, Objective objective,
-                            const ExactTrafficFor& exact_traffic_for, const std::function<void(std::size_t)>& progress,
+void evaluate_design_points(std::vector<DesignPoint>& points, const contracts::Network& network, mapper::Objective objective,
+                            const contracts::ExactTrafficFor& exact_traffic_for, const std::function<void(std::size_t)>& progress,
                             bool two_level) {
   std::atomic<std::size_t> done{0};
   std::mutex progress_mutex;
@@ -59,7 +59,7 @@ void evaluate_design_points(std::vector<DesignPoint>& points, const contracts::N
 
 nlohmann::json design_point_results_to_json(const DesignPoint& point) {
   nlohmann::json layers = nlohmann::json::array();
-  for (const contracts::CostReport& report : point.best) layers.push_back(to_json(report));
+  for (const contracts::CostReport& report : point.best) layers.push_back(mapper::to_json(report));
   nlohmann::json json = {{"cycles", point.cycles},         {"energy_pj", point.energy_pj},
                          {"utilisation", point.utilisation}, {"dram_bytes", point.dram_bytes},
                          {"layers", layers}};
@@ -70,7 +70,7 @@ nlohmann::json design_point_results_to_json(const DesignPoint& point) {
 
 void design_point_results_from_json(DesignPoint& point, const nlohmann::json& json) {
   point.best.clear();
-  for (const nlohmann::json& layer : json.at("layers")) point.best.push_back(cost_report_from_json(layer));
+  for (const nlohmann::json& layer : json.at("layers")) point.best.push_back(mapper::cost_report_from_json(layer));
   json.at("cycles").get_to(point.cycles);
   json.at("energy_pj").get_to(point.energy_pj);
   json.at("utilisation").get_to(point.utilisation);
@@ -104,4 +104,4 @@ std::vector<std::size_t> pareto_front(const std::vector<std::pair<double, double
   return front;
 }
 
-}  // namespace maeri::mapper
+}  // namespace maeri::flow

@@ -1,5 +1,5 @@
 // A hardware sweep over the ranks of a job and its outputs (see hardware_sweep.hpp).
-#include "mapper/search/hardware_sweep.hpp"
+#include "flow/hardware_sweep.hpp"
 
 #include <fmt/format.h>
 
@@ -18,7 +18,7 @@
 #include "util/progress_bar.hpp"
 #include "util/svg_chart.hpp"
 
-namespace maeri::mapper {
+namespace maeri::flow {
 namespace {
 
 // Runtime and energy against one swept parameter: every valid point, and a line through the best per value.
@@ -88,14 +88,14 @@ PointRtlCheck point_rtl_check_from_json(const nlohmann::json& json) {
 }
 
 HardwareSweep::HardwareSweep(const HardwareSweepOptions& options, bool root) : options_(options) {
-  objective_ = *parse_objective(options.objective);
+  objective_ = *mapper::parse_objective(options.objective);
   if (!options.grid_path.empty()) grid_ = contracts::load_sweep_grid(options.grid_path);
   for (const std::string& setting : options.settings)
     contracts::add_axis(grid_, contracts::parse_sweep_setting(setting), "--set");
   const std::vector<contracts::SweepPoint> grid_points =
       contracts::expand_grid(grid_, options.grid_path.empty() ? "command line" : options.grid_path);
   const YAML::Node base = contracts::load_yaml_file(options.hardware_path);
-  base_hardware_ = contracts::load_hardware(options.hardware_path);
+  base_hardware_ = contracts::hardware_from_yaml(base, options.hardware_path);  // the spec read once
   network_ = importer::load_network(options.workload_path, options.model_inputs);
   if (root) {
     util::create_output_directory(options.out_dir);
@@ -283,7 +283,7 @@ nlohmann::json HardwareSweep::document() const {
     if (checks_[p.index]) entry["rtl"] = to_json(*checks_[p.index]);
     nlohmann::json layers = nlohmann::json::array();
     for (std::size_t l = 0; l < p.best.size(); ++l)
-      layers.push_back({{"layer", network_.layers[l].name}, {"best", to_json(p.best[l])}});
+      layers.push_back({{"layer", network_.layers[l].name}, {"best", mapper::to_json(p.best[l])}});
     entry["layers"] = layers;
     json_points.push_back(entry);
   }
@@ -336,4 +336,4 @@ HardwareSweepFiles HardwareSweep::write() const {
   return write_plots();
 }
 
-}  // namespace maeri::mapper
+}  // namespace maeri::flow

@@ -1,5 +1,5 @@
 // The exploration of the heuristic searches against the exhaustive optimum (explore.hpp).
-#include "mapper/search/explore.hpp"
+#include "flow/explore.hpp"
 
 #include <fmt/format.h>
 #include <tbb/global_control.h>
@@ -14,19 +14,19 @@
 #include <utility>
 
 #include "mapper/model/cost_model.hpp"
-#include "mapper/search/optimum_cache.hpp"
+#include "flow/optimum_cache.hpp"
 #include "util/atomic_file.hpp"
 #include "util/input_error.hpp"
 #include "util/svg_chart.hpp"
 
-namespace maeri::mapper {
+namespace maeri::flow {
 namespace {
 
-const char* warm_start_name(WarmStart warm_start) {
+const char* warm_start_name(mapper::WarmStart warm_start) {
   switch (warm_start) {
-    case WarmStart::Previous: return "previous";
-    case WarmStart::Similar: return "similar";
-    case WarmStart::None: break;
+    case mapper::WarmStart::Previous: return "previous";
+    case mapper::WarmStart::Similar: return "similar";
+    case mapper::WarmStart::None: break;
   }
   return "none";
 }
@@ -45,9 +45,9 @@ double median_of(std::vector<double> values) { return quantile(std::move(values)
 
 // The algorithmic minimum of a layer's objective (docs/search.md): every MAC on a multiplier switch every cycle
 // (⌈MACs / num_ms⌉ cycles) and only the unavoidable energy: the multiplications and the compulsory DRAM bytes.
-double algorithmic_minimum(const contracts::Layer& layer, const contracts::Hardware& hardware, Objective objective) {
+double algorithmic_minimum(const contracts::Layer& layer, const contracts::Hardware& hardware, mapper::Objective objective) {
   const double cycles = std::ceil(double(layer.macs()) / double(hardware.num_ms));
-  return objective_value(cycles, energy_lower_bound(layer, hardware), objective);
+  return objective_value(cycles, mapper::energy_lower_bound(layer, hardware), objective);
 }
 
 // Evaluations a run needed to come within 0.5 % of `target` (best ≤ target / 0.995); budget + 1 if it never did.
@@ -57,13 +57,6 @@ std::uint64_t samples_to_reach(const std::vector<std::pair<std::uint64_t, double
     if (best <= target / 0.995) return samples;
   return budget + 1;
 }
-
-struct Run {
-  std::string layer, method;
-  bool warm = false;
-  std::uint64_t budget = 0, seed = 0;
-  HeuristicResult result;
-};
 
 // The points no other point dominates (both coordinates minimised), ascending in the first; of equal first
 // coordinates only the smallest second is kept.
@@ -79,6 +72,13 @@ std::vector<std::pair<double, double>> pareto_front_points(std::vector<std::pair
 }
 
 }  // namespace
+
+struct Exploration::Run {
+  std::string layer, method;
+  bool warm = false;
+  std::uint64_t budget = 0, seed = 0;
+  mapper::HeuristicResult result;
+};
 
 struct Exploration::State {
   explicit State(const std::string& optimum_cache) : cache(optimum_cache) {}
@@ -96,7 +96,7 @@ struct Exploration::State {
   // Plot: per method (and warm variant) and budget, the per-layer median, first and third quartile of the ratio.
   std::map<std::string, std::map<std::uint64_t, std::vector<std::array<double, 3>>>> plotted;
   // Per method, per layer explored so far: the best mappings its cold runs found (the warm starts' sources).
-  std::map<std::string, std::vector<SearchedLayer>> method_history;
+  std::map<std::string, std::vector<mapper::SearchedLayer>> method_history;
 };
 
 ExploreFiles explore_files(const std::string& prefix) {
@@ -127,12 +127,12 @@ ExploreOptimum Exploration::optimum(const contracts::Layer& layer) {
     found.from_cache = true;
     return found;
   }
-  HeuristicOptions exhaustive;
+  mapper::HeuristicOptions exhaustive;
   exhaustive.objective = options_.objective;
   exhaustive.budget = options_.exhaustive_budget;
   exhaustive.two_level = options_.two_level;
   exhaustive.threads = options_.threads;
-  const HeuristicResult run = run_search(SearchMethodKind::Exhaustive, layer, hardware_, exhaustive);
+  const mapper::HeuristicResult run = mapper::run_search(mapper::SearchMethodKind::Exhaustive, layer, hardware_, exhaustive);
   found.optimum = objective_value(run.best.front(), options_.objective);
   found.exhaustive = run.exhaustive_complete;
   found.evaluations = run.evaluations;
@@ -143,127 +143,155 @@ ExploreOptimum Exploration::optimum(const contracts::Layer& layer) {
 }
 
 std::size_t Exploration::runs_per_layer() const {
-  const std::size_t variants = options_.warm_start == WarmStart::None ? 1 : 2;
+  const std::size_t variants = options_.warm_start == mapper::WarmStart::None ? 1 : 2;
   return options_.methods.size() * variants * options_.budgets.size() * std::size_t(options_.runs);
 }
 
-std::vector<ExploreSummary> Exploration::explore_layer(const contracts::Layer& layer, const ExploreOptimum& found,
-                                                       const std::function<void(std::int64_t)>& progress) {
-  const Objective objective = options_.objective;
-  const std::vector<std::uint64_t>& budgets = state_->budgets;
-  const std::uint64_t largest = budgets.back();
-  const double optimum = found.optimum, minimum = found.minimum;
-  const bool warm_starts = options_.warm_start != WarmStart::None;
-  const std::string warm_name = warm_start_name(options_.warm_start);
+// Per method, the best mappings it found on the most similar layer explored before (options_.warm_start's rule).
+Exploration::WarmMappings Exploration::warm_mappings(const contracts::Layer& layer) {
+  WarmMappings warm;
+  for (const auto method : options_.methods)
+    if (const auto* source =
+            mapper::warm_start_source(state_->method_history[to_string(method)], layer, options_.warm_start))
+      warm[to_string(method)] = mapper::carry_mappings(*source, layer);
+  return warm;
+}
 
-  // Every (method, warm, budget, run) is an independent task with its own seed: parallel over runs, results
-  // identical for any thread count.
+// Every (method, warm, budget, run) is an independent task with its own seed: parallel over runs, results identical
+// for any thread count.
+std::vector<Exploration::Run> Exploration::run_searches(const contracts::Layer& layer, const WarmMappings& warm,
+                                                        const std::function<void(std::int64_t)>& progress) const {
   std::vector<Run> runs;
   for (const auto method : options_.methods)
-    for (const bool warm : {false, true}) {
-      if (warm && !warm_starts) continue;
-      for (const std::uint64_t budget : budgets)
+    for (const bool warm_run : {false, true}) {
+      if (warm_run && options_.warm_start == mapper::WarmStart::None) continue;
+      for (const std::uint64_t budget : state_->budgets)
         for (int r = 0; r < options_.runs; ++r)
-          runs.push_back({layer.name, to_string(method), warm, budget, options_.seed + std::uint64_t(r), {}});
+          runs.push_back({layer.name, to_string(method), warm_run, budget, options_.seed + std::uint64_t(r), {}});
     }
-  std::map<std::string, std::vector<contracts::Mapping>> warm_mappings;
-  for (const auto method : options_.methods)
-    if (const auto* source = warm_start_source(state_->method_history[to_string(method)], layer, options_.warm_start))
-      warm_mappings[to_string(method)] = carry_mappings(*source, layer);
   std::mutex progress_mutex;  // one progress call at a time
   std::int64_t done = 0;
   tbb::parallel_for(std::size_t(0), runs.size(), [&](std::size_t i) {
     Run& run = runs[i];
-    HeuristicOptions heuristic;
-    heuristic.objective = objective;
+    mapper::HeuristicOptions heuristic;
+    heuristic.objective = options_.objective;
     heuristic.budget = run.budget;
     heuristic.seed = run.seed;
     heuristic.two_level = options_.two_level;
     heuristic.surrogate = options_.surrogate;
-    if (const auto source = warm_mappings.find(run.method); run.warm && source != warm_mappings.end())
+    if (const auto source = warm.find(run.method); run.warm && source != warm.end())
       heuristic.warm_start = source->second;
-    run.result = run_search(*parse_search_method(run.method), layer, hardware_, heuristic);
+    run.result = mapper::run_search(*mapper::parse_search_method(run.method), layer, hardware_, heuristic);
     const std::lock_guard<std::mutex> lock(progress_mutex);
     progress(++done);
   });
-  for (const Run& run : runs)
-    if (found.from_cache && found.exhaustive &&
-        objective_value(run.result.best.front(), objective) < optimum * (1 - 1e-12))
+  return runs;
+}
+
+// A run below a cached exhaustive optimum means the cache was made by another model.
+void Exploration::check_cached_optimum(const contracts::Layer& layer, const ExploreOptimum& found,
+                                       const std::vector<Run>& runs) const {
+  if (!found.from_cache || !found.exhaustive) return;
+  for (const Run& run : runs) {
+    const double best = objective_value(run.result.best.front(), options_.objective);
+    if (best < found.optimum * (1 - 1e-12))
       throw util::InputError({options_.optimum_cache, 0, 0}, "optimum",
                              fmt::format("a {} run found {:.17g} on layer {}, below the cached exhaustive optimum "
                                          "{:.17g}: the file was made by another model; delete it",
-                                         run.method, objective_value(run.result.best.front(), objective), layer.name,
-                                         optimum));
+                                         run.method, best, layer.name, found.optimum));
+  }
+}
 
-  std::vector<ExploreSummary> summaries;
-  std::map<std::string, double> cold_samples;  // per method: median samples to 99.5 % of the cold final result
+// The runs of one (method, warm, budget): their rows in the runs CSV, their summary row and plot point; a cold run at
+// the largest budget adds its best mappings of each of its best fabric tiles to `cold_costed` (warm starts learn from
+// these, as from every mapping those runs costed: best_of_fabric_tiles).
+ExploreSummary Exploration::summarise(const contracts::Layer& layer, const ExploreOptimum& found,
+                                      const std::vector<Run>& runs, mapper::SearchMethodKind method, bool warm,
+                                      std::uint64_t budget, double final_result, bool warm_started,
+                                      std::vector<contracts::CostReport>& cold_costed,
+                                      std::map<std::string, double>& cold_samples) {
+  const mapper::Objective objective = options_.objective;
+  const std::string name = to_string(method), warm_name = warm_start_name(options_.warm_start);
+  const bool largest = budget == state_->budgets.back();
+  const double optimum = found.optimum, minimum = found.minimum;
+  std::vector<double> ratios, to_minimum, samples;
+  for (const Run& run : runs) {
+    if (run.method != name || run.warm != warm || run.budget != budget) continue;
+    const double best = objective_value(run.result.best.front(), objective);
+    const std::uint64_t reach = samples_to_reach(run.result.trace, final_result, budget);
+    ratios.push_back(best / optimum);
+    to_minimum.push_back(best / minimum);
+    samples.push_back(double(reach));
+    state_->runs_text += fmt::format(
+        "{},{},{},{},{},{},{},{},{:.9g},{:.9g},{:.6f},{:.9g},{:.6f},{},{:.4f},\"{}\"\n", layer.name, name,
+        warm ? warm_name : "none", budget, run.seed - options_.seed, run.seed, run.result.evaluations,
+        run.result.proposals, best, optimum, best / optimum, minimum, best / minimum, reach, run.result.seconds,
+        contracts::to_string(run.result.best.front().mapping));
+    if (!warm && largest) {
+      const auto top = mapper::best_of_fabric_tiles(run.result.evaluated, objective, mapper::kLearntFabricTiles);
+      cold_costed.insert(cold_costed.end(), top.begin(), top.end());
+    }
+  }
+  const double median_samples = median_of(samples);
+  if (!warm && largest) cold_samples[name] = median_samples;
+  const double speedup = warm && largest ? cold_samples[name] / median_samples : 0;
+  if (warm && largest && warm_started) {
+    warm_totals_[name].cold += cold_samples[name];
+    warm_totals_[name].warm += median_samples;
+    ++warm_totals_[name].layers;
+  }
+  state_->summary_text += fmt::format(
+      "{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{},{}\n", layer.name, name,
+      warm ? warm_name : "none", budget, ratios.size(), median_of(ratios), quantile(ratios, 0.25),
+      quantile(ratios, 0.75), *std::min_element(ratios.begin(), ratios.end()),
+      *std::max_element(ratios.begin(), ratios.end()), median_of(to_minimum), optimum / minimum,
+      largest ? fmt::format("{:.0f}", median_samples) : "",
+      warm && largest ? fmt::format("{:.0f}", cold_samples[name]) : "", speedup > 0 ? fmt::format("{:.2f}", speedup) : "");
+  state_->plotted[name + (warm ? " (warm " + warm_name + ")" : "")][budget].push_back(
+      {median_of(ratios), quantile(ratios, 0.25), quantile(ratios, 0.75)});
+  return {method, warm, budget, median_of(ratios), quantile(ratios, 0.25), quantile(ratios, 0.75),
+          largest ? std::optional<double>(median_samples) : std::nullopt, speedup};
+}
+
+// The runtime-energy Pareto front of every mapping the runs and the exhaustive search costed on the layer.
+void Exploration::add_pareto_front(const contracts::Layer& layer, const ExploreOptimum& found,
+                                   const std::vector<Run>& runs) {
+  std::vector<std::pair<double, double>> points;
+  for (const Run& run : runs)
+    for (const auto& report : run.result.evaluated) points.emplace_back(report.cycles.total, report.energy_pj.total);
+  for (const auto& report : found.best) points.emplace_back(report.cycles.total, report.energy_pj.total);
+  for (const auto& [cycles, energy] : pareto_front_points(points))
+    state_->pareto_text += fmt::format("{},{:.9g},{:.9g}\n", layer.name, cycles, energy);
+}
+
+std::vector<ExploreSummary> Exploration::explore_layer(const contracts::Layer& layer, const ExploreOptimum& found,
+                                                       const std::function<void(std::int64_t)>& progress) {
+  const WarmMappings warm = warm_mappings(layer);
+  const std::vector<Run> runs = run_searches(layer, warm, progress);
+  check_cached_optimum(layer, found, runs);
   std::map<std::string, double> final_result;  // per method: median cold result at the largest budget
   for (const auto method : options_.methods) {
     std::vector<double> finals;
     for (const Run& run : runs)
-      if (run.method == to_string(method) && !run.warm && run.budget == largest)
-        finals.push_back(objective_value(run.result.best.front(), objective));
+      if (run.method == to_string(method) && !run.warm && run.budget == state_->budgets.back())
+        finals.push_back(objective_value(run.result.best.front(), options_.objective));
     final_result[to_string(method)] = median_of(finals);
   }
+  std::vector<ExploreSummary> summaries;
+  std::map<std::string, double> cold_samples;  // per method: median samples to 99.5 % of the cold final result
   for (const auto method : options_.methods) {
     const std::string name = to_string(method);
-    // Per cold run at the largest budget, its best mapping of each of its best fabric tiles (warm starts learn
-    // from these, as from every mapping those runs costed: best_of_fabric_tiles).
     std::vector<contracts::CostReport> cold_costed;
-    for (const bool warm : {false, true}) {
-      if (warm && !warm_starts) continue;
-      for (const std::uint64_t budget : budgets) {
-        std::vector<double> ratios, to_minimum, samples;
-        for (const Run& run : runs) {
-          if (run.method != name || run.warm != warm || run.budget != budget) continue;
-          const double best = objective_value(run.result.best.front(), objective);
-          const std::uint64_t reach = samples_to_reach(run.result.trace, final_result[name], budget);
-          ratios.push_back(best / optimum);
-          to_minimum.push_back(best / minimum);
-          samples.push_back(double(reach));
-          state_->runs_text += fmt::format(
-              "{},{},{},{},{},{},{},{},{:.9g},{:.9g},{:.6f},{:.9g},{:.6f},{},{:.4f},\"{}\"\n", layer.name, name,
-              warm ? warm_name : "none", budget, run.seed - options_.seed, run.seed, run.result.evaluations,
-              run.result.proposals, best, optimum, best / optimum, minimum, best / minimum, reach, run.result.seconds,
-              contracts::to_string(run.result.best.front().mapping));
-          if (!warm && budget == largest) {
-            const auto top = best_of_fabric_tiles(run.result.evaluated, objective, kLearntFabricTiles);
-            cold_costed.insert(cold_costed.end(), top.begin(), top.end());
-          }
-        }
-        const double median_samples = median_of(samples);
-        if (!warm && budget == largest) cold_samples[name] = median_samples;
-        const double speedup = warm && budget == largest ? cold_samples[name] / median_samples : 0;
-        if (warm && budget == largest && warm_mappings.count(name)) {
-          warm_totals_[name].cold += cold_samples[name];
-          warm_totals_[name].warm += median_samples;
-          ++warm_totals_[name].layers;
-        }
-        state_->summary_text += fmt::format(
-            "{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{},{}\n", layer.name, name,
-            warm ? warm_name : "none", budget, ratios.size(), median_of(ratios), quantile(ratios, 0.25),
-            quantile(ratios, 0.75), *std::min_element(ratios.begin(), ratios.end()),
-            *std::max_element(ratios.begin(), ratios.end()), median_of(to_minimum), optimum / minimum,
-            budget == largest ? fmt::format("{:.0f}", median_samples) : "",
-            warm && budget == largest ? fmt::format("{:.0f}", cold_samples[name]) : "",
-            speedup > 0 ? fmt::format("{:.2f}", speedup) : "");
-        state_->plotted[name + (warm ? " (warm " + warm_name + ")" : "")][budget].push_back(
-            {median_of(ratios), quantile(ratios, 0.25), quantile(ratios, 0.75)});
-        summaries.push_back({method, warm, budget, median_of(ratios), quantile(ratios, 0.25), quantile(ratios, 0.75),
-                             budget == largest ? std::optional<double>(median_samples) : std::nullopt, speedup});
-      }
+    for (const bool warm_run : {false, true}) {
+      if (warm_run && options_.warm_start == mapper::WarmStart::None) continue;
+      for (const std::uint64_t budget : state_->budgets)
+        summaries.push_back(summarise(layer, found, runs, method, warm_run, budget, final_result[name],
+                                      warm.count(name) > 0, cold_costed, cold_samples));
     }
     // What this method learnt on this layer, for warm starts of the next layers: from what its cold runs costed.
-    state_->method_history[name].push_back({layer, learnt_mappings(std::move(cold_costed), objective)});
+    state_->method_history[name].push_back({layer, mapper::learnt_mappings(std::move(cold_costed), options_.objective)});
   }
-  if (options_.pareto) {
-    std::vector<std::pair<double, double>> points;
-    for (const Run& run : runs)
-      for (const auto& report : run.result.evaluated) points.emplace_back(report.cycles.total, report.energy_pj.total);
-    for (const auto& report : found.best) points.emplace_back(report.cycles.total, report.energy_pj.total);
-    for (const auto& [cycles, energy] : pareto_front_points(points))
-      state_->pareto_text += fmt::format("{},{:.9g},{:.9g}\n", layer.name, cycles, energy);
-  }
+  if (options_.pareto) add_pareto_front(layer, found, runs);
   return summaries;
 }
 
@@ -299,4 +327,4 @@ void Exploration::write(const ExploreFiles& files, const std::string& network_na
   if (options_.pareto) util::write_file_atomically(files.pareto_csv, state_->pareto_text);
 }
 
-}  // namespace maeri::mapper
+}  // namespace maeri::flow

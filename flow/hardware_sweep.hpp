@@ -16,10 +16,10 @@
 #include "contracts/network.hpp"
 #include "contracts/sweep_grid.hpp"
 #include "importer/onnx_import.hpp"
-#include "mapper/search/design_sweep.hpp"
+#include "flow/design_sweep.hpp"
 #include "util/task_runner.hpp"
 
-namespace maeri::mapper {
+namespace maeri::flow {
 
 // A point's best mappings co-simulated (`sweep --verify`; filled by testbench::check_point_on_rtl).
 struct LayerRtlCheck {
@@ -53,7 +53,7 @@ struct HardwareSweepOptions {
   std::string objective = "edp";                        // runtime, energy or edp
   std::string out_dir = "sweep";
   bool two_level = true;
-  ExactTrafficFor exact_traffic_for;  // how each layer is ranked and reported (codegen::exact_traffic_for)
+  contracts::ExactTrafficFor exact_traffic_for;  // how each layer is ranked and reported (codegen::exact_traffic_for)
   bool progress_bars = false;         // on stderr, on rank 0
 };
 
@@ -98,7 +98,7 @@ class HardwareSweep {
   HardwareSweepFiles write_plots() const;
 
   HardwareSweepOptions options_;
-  Objective objective_ = Objective::EnergyDelay;
+  mapper::Objective objective_ = mapper::Objective::EnergyDelay;
   contracts::SweepGrid grid_;
   contracts::Hardware base_hardware_;
   contracts::Network network_;
@@ -112,4 +112,4 @@ class HardwareSweep {
   double smallest_area_ = 0;
 };
 
-}  // namespace maeri::mapper
+}  // namespace maeri::flow

@@ -16,7 +16,7 @@
 #include "contracts/mapping_file.hpp"
 #include "contracts/network.hpp"
 
-namespace maeri::testbench {
+namespace maeri::flow {
 
 struct FusedImagePlan {
   std::map<std::string, contracts::FusedMember> members;  // by layer name: the record of each member's image
@@ -30,4 +30,4 @@ struct FusedImagePlan {
 FusedImagePlan plan_fused_images(const contracts::Network& network, const contracts::Hardware& hardware,
                                  const contracts::MappingFile& file, const std::string& mapping_path);
 
-}  // namespace maeri::testbench
+}  // namespace maeri::flow

@@ -21,38 +21,38 @@
 #include "contracts/mapping_file.hpp"
 #include "contracts/tile.hpp"
 #include "mapper/mapspace/tile_space.hpp"
-#include "mapper/search/design_sweep.hpp"
+#include "flow/design_sweep.hpp"
 #include "mapper/search/heuristic_mapper.hpp"
 #include "mapper/search/network_fusion.hpp"
 #include "mapper/search/rule_loss.hpp"
 #include "mapper/search/search.hpp"
 
-namespace maeri::mapper {
+namespace maeri::flow {
 
 struct WorkloadMappingOptions {
-  Objective objective = Objective::Runtime;
+  mapper::Objective objective = mapper::Objective::Runtime;
   int top = 5;
   int threads = 0;              // 0 = all
-  RuleSet prune;                // empty: the raw Eq. 1 space
+  mapper::RuleSet prune;                // empty: the raw Eq. 1 space
   bool two_level = true;        // the joint space (fabric tile x SDM tile x orders)
-  std::uint64_t joint_budget = JointSearch{}.budget;
+  std::uint64_t joint_budget = mapper::JointSearch{}.budget;
   std::optional<contracts::Mapping> fixed;  // cost this mapping of the (one) layer instead of searching
-  HeuristicMapper* heuristic = nullptr;  // search with it when it is heuristic()
-  ExactTrafficFor exact_traffic_for;     // how each mapping is ranked and reported (codegen::exact_traffic_for)
+  mapper::HeuristicMapper* heuristic = nullptr;  // search with it when it is heuristic()
+  contracts::ExactTrafficFor exact_traffic_for;     // how each mapping is ranked and reported (codegen::exact_traffic_for)
   std::string workload_path;             // where an unmappable layer's error points
   // Fuse the network's layers after their own searches (network_fusion.hpp) when the whole network is mapped in the
   // joint space without a fixed mapping; each layer's search then keeps at least fusion_options.fabric_tiles
   // mappings, the first `top` of them reported.
   bool fusion = false;
-  FusionOptions fusion_options;
+  mapper::FusionOptions fusion_options;
 };
 
 // One layer's result, as reported.
 struct MappedLayer {
   contracts::Layer layer;
-  SearchResult result;
+  mapper::SearchResult result;
   std::string same_as;                        // the earlier layer of the same shape whose search was reused
-  std::optional<std::vector<RuleLoss>> rule_losses;  // needs the raw search: not with a pruned space or a fixed mapping
+  std::optional<std::vector<mapper::RuleLoss>> rule_losses;  // needs the raw search: not with a pruned space or a fixed mapping
 };
 
 struct WorkloadTotals {
@@ -75,7 +75,7 @@ class WorkloadMapping {
   // The totals of the mapping chosen: with fused groups, their cost.
   const WorkloadTotals& totals() const { return totals_; }
   // Set when the layers were fused (WorkloadMappingOptions::fusion).
-  const std::optional<NetworkFusionResult>& fusion() const { return fusion_; }
+  const std::optional<mapper::NetworkFusionResult>& fusion() const { return fusion_; }
   const contracts::MappingFile& mapping_file() const { return mapping_; }
   std::string csv() const { return csv_; }
   std::string json() const;  // the whole document, as written by `map --json`
@@ -89,7 +89,7 @@ class WorkloadMapping {
   const contracts::Hardware& hardware_;
   WorkloadMappingOptions options_;
   using ShapeKey = std::array<std::int64_t, 1 + contracts::kLayerShapeFields.size()>;
-  std::map<ShapeKey, std::pair<std::string, SearchResult>> searched_;  // per shape: its first layer and result
+  std::map<ShapeKey, std::pair<std::string, mapper::SearchResult>> searched_;  // per shape: its first layer and result
   contracts::MappingFile mapping_;
   nlohmann::json json_layers_ = nlohmann::json::array();
   bool csv_group_tile_;  // the CSV has a T_G column: the network has a grouped layer
@@ -101,8 +101,8 @@ class WorkloadMapping {
   // (memory_free_hardware), whose fabric tiles join the fused space.
   std::map<ShapeKey, std::vector<contracts::CostReport>> memory_free_searched_;
   std::vector<std::vector<contracts::CostReport>> memory_free_candidates_;
-  std::optional<NetworkFusionResult> fusion_;
+  std::optional<mapper::NetworkFusionResult> fusion_;
   nlohmann::json json_fusion_;
 };
 
-}  // namespace maeri::mapper
+}  // namespace maeri::flow

@@ -1,5 +1,5 @@
 // The optimum cache of `maeri explore` read strictly and written atomically (see optimum_cache.hpp).
-#include "mapper/search/optimum_cache.hpp"
+#include "flow/optimum_cache.hpp"
 
 #include <fmt/format.h>
 
@@ -12,7 +12,7 @@
 #include "util/input_error.hpp"
 #include "util/input_file.hpp"
 
-namespace maeri::mapper {
+namespace maeri::flow {
 namespace {
 
 constexpr const char* kHeader = "key,optimum,exhaustive";
@@ -75,7 +75,7 @@ OptimumCache::OptimumCache(std::string path) : path_(std::move(path)) {
 }
 
 std::string OptimumCache::key(const contracts::Hardware& hardware, const std::string& hardware_digest,
-                              Objective objective, bool two_level, const contracts::Layer& layer) {
+                              mapper::Objective objective, bool two_level, const contracts::Layer& layer) {
   std::string text = fmt::format("{}/{}MS/{}/{}/{}/{}", hardware.name, hardware.num_ms, hardware_digest.substr(0, 16),
                                  to_string(objective), two_level ? "two-level" : "single-level",
                                  contracts::to_string(layer.type));
@@ -104,4 +104,4 @@ void OptimumCache::add(const std::string& key, double optimum, bool exhaustive) 
   util::write_file_atomically(path_, text);
 }
 
-}  // namespace maeri::mapper
+}  // namespace maeri::flow

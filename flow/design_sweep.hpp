@@ -12,13 +12,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mapper/search/search.hpp"
 #include "contracts/cost_report.hpp"
 #include "contracts/hardware.hpp"
 #include "contracts/layer.hpp"
 #include "contracts/network.hpp"
+#include "mapper/search/search.hpp"
 
-namespace maeri::mapper {
+namespace maeri::flow {
 
 struct DesignPoint {
   std::size_t index = 0;
@@ -34,18 +34,14 @@ struct DesignPoint {
   double edp() const { return cycles * energy_pj; }
 };
 
-// The exact DN/RN traffic of a layer on a hardware (codegen::exact_traffic_for, which the mapper cannot call): with
-// it each layer is ranked exactly as `maeri map` ranks it; without it, by the model's estimates.
-using ExactTrafficFor = std::function<contracts::ExactTrafficRefinement(const contracts::Layer&, const contracts::Hardware&)>;
-
 // Fills `point` (hardware already set, error unset) with the best mapping of every layer and the totals; sets
 // point.error when a layer has no mapping. `two_level`: search the joint space, as `maeri map` does by default.
-void evaluate_design_point(DesignPoint& point, const contracts::Network& network, Objective objective,
-                           const ExactTrafficFor& exact_traffic_for, bool two_level = true);
+void evaluate_design_point(DesignPoint& point, const contracts::Network& network, mapper::Objective objective,
+                           const contracts::ExactTrafficFor& exact_traffic_for, bool two_level = true);
 
 // Evaluates every point without an error in parallel (TBB); `progress` is called after each with the number done.
-void evaluate_design_points(std::vector<DesignPoint>& points, const contracts::Network& network, Objective objective,
-                            const ExactTrafficFor& exact_traffic_for, const std::function<void(std::size_t)>& progress,
+void evaluate_design_points(std::vector<DesignPoint>& points, const contracts::Network& network, mapper::Objective objective,
+                            const contracts::ExactTrafficFor& exact_traffic_for, const std::function<void(std::size_t)>& progress,
                             bool two_level = true);
 
 // A point's results (totals, area, each layer's best report) as JSON and back, bit-exact (doubles are written as
@@ -57,4 +53,4 @@ void design_point_results_from_json(DesignPoint& point, const nlohmann::json& js
 // no worse in both and better in one); equal points are all kept. Ascending by the first coordinate.
 std::vector<std::size_t> pareto_front(const std::vector<std::pair<double, double>>& points);
 
-}  // namespace maeri::mapper
+}  // namespace maeri::flow

@@ -13,7 +13,7 @@
 #include "contracts/layer.hpp"
 #include "mapper/search/objective.hpp"
 
-namespace maeri::mapper {
+namespace maeri::flow {
 
 // Far above any real cache (a line is about 150 bytes: a hundred thousand layers fit), so a device or a huge file
 // is refused before it is held in memory (docs/cli.md, "Limits").
@@ -35,7 +35,7 @@ class OptimumCache {
   // "" = no cache file; a file that does not exist yet is an empty cache (created on the first add).
   explicit OptimumCache(std::string path);
 
-  static std::string key(const contracts::Hardware& hardware, const std::string& hardware_digest, Objective objective,
+  static std::string key(const contracts::Hardware& hardware, const std::string& hardware_digest, mapper::Objective objective,
                          bool two_level, const contracts::Layer& layer);
   // The entry of `key`, or nullptr. `minimum` is the objective's algorithmic minimum for the key's layer: no mapping
   // beats it, so a cached optimum below it (edited, or written by another model) is refused, an InputError naming
@@ -49,4 +49,4 @@ class OptimumCache {
   std::map<std::string, CachedOptimum> entries_;
 };
 
-}  // namespace maeri::mapper
+}  // namespace maeri::flow

@@ -1,5 +1,5 @@
 // Fused groups as images and the manifest express them (see fused_images.hpp).
-#include "testbench/fused_images.hpp"
+#include "flow/fused_images.hpp"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 #include "mapper/search/network_fusion.hpp"
 #include "util/input_error.hpp"
 
-namespace maeri::testbench {
+namespace maeri::flow {
 
 std::optional<contracts::FusedMember> FusedImagePlan::member(const std::string& layer) const {
   const auto found = members.find(layer);
@@ -57,4 +57,4 @@ FusedImagePlan plan_fused_images(const contracts::Network& network, const contra
   return plan;
 }
 
-}  // namespace maeri::testbench
+}  // namespace maeri::flow

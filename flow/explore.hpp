@@ -22,18 +22,18 @@
 #include "mapper/search/surrogate_model.hpp"
 #include "mapper/search/warm_start.hpp"
 
-namespace maeri::mapper {
+namespace maeri::flow {
 
 struct ExploreOptions {
-  std::vector<SearchMethodKind> methods;  // heuristic methods, in the order given
+  std::vector<mapper::SearchMethodKind> methods;  // heuristic methods, in the order given
   std::vector<std::uint64_t> budgets;     // sample budgets (model evaluations), in the order given
   int runs = 20;                          // per method and budget, seeds seed … seed+runs-1
   std::uint64_t seed = 1;
-  Objective objective = Objective::EnergyDelay;
+  mapper::Objective objective = mapper::Objective::EnergyDelay;
   bool two_level = true;
   std::uint64_t exhaustive_budget = std::uint64_t(1) << 40;  // joint budget of the exhaustive optimum
-  const SurrogateModel* surrogate = nullptr;                 // needed by the surrogate method
-  WarmStart warm_start = WarmStart::None;                    // also run each method warm-started this way
+  const mapper::SurrogateModel* surrogate = nullptr;                 // needed by the surrogate method
+  mapper::WarmStart warm_start = mapper::WarmStart::None;                    // also run each method warm-started this way
   bool pareto = false;
   int threads = 0;                 // 0 = all
   std::string optimum_cache;       // CSV file of exhaustive optima, read and extended ("" = none)
@@ -53,7 +53,7 @@ struct ExploreOptimum {
 
 // One summary line: a method, cold or warm, at one budget, over its runs on one layer.
 struct ExploreSummary {
-  SearchMethodKind method = SearchMethodKind::Random;
+  mapper::SearchMethodKind method = mapper::SearchMethodKind::Random;
   bool warm = false;
   std::uint64_t budget = 0;
   double median = 0, q25 = 0, q75 = 0;    // of best found / optimum
@@ -94,10 +94,22 @@ class Exploration {
 
  private:
   struct State;
+  struct Run;  // one (method, warm, budget, seed) search and its result
+  using WarmMappings = std::map<std::string, std::vector<contracts::Mapping>>;  // per method: its warm start
+  WarmMappings warm_mappings(const contracts::Layer& layer);
+  std::vector<Run> run_searches(const contracts::Layer& layer, const WarmMappings& warm,
+                                const std::function<void(std::int64_t)>& progress) const;
+  void check_cached_optimum(const contracts::Layer& layer, const ExploreOptimum& found,
+                            const std::vector<Run>& runs) const;
+  ExploreSummary summarise(const contracts::Layer& layer, const ExploreOptimum& found, const std::vector<Run>& runs,
+                           mapper::SearchMethodKind method, bool warm, std::uint64_t budget, double final_result,
+                           bool warm_started, std::vector<contracts::CostReport>& cold_costed,
+                           std::map<std::string, double>& cold_samples);
+  void add_pareto_front(const contracts::Layer& layer, const ExploreOptimum& found, const std::vector<Run>& runs);
   const contracts::Hardware& hardware_;
   ExploreOptions options_;
   std::map<std::string, WarmStartTotal> warm_totals_;
   std::unique_ptr<State> state_;
 };
 
-}  // namespace maeri::mapper
+}  // namespace maeri::flow

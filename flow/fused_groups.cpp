@@ -1,0 +1,41 @@
+// A mapping file's fused groups as a plan runs them (see fused_groups.hpp).
+#include "flow/fused_groups.hpp"
+
+#include <fmt/format.h>
+
+#include "mapper/model/fusion_model.hpp"
+#include "mapper/search/network_fusion.hpp"
+#include "util/input_error.hpp"
+
+namespace maeri::flow {
+
+std::vector<contracts::PlannedGroup> planned_groups(const contracts::Network& network,
+                                                    const contracts::Hardware& hardware,
+                                                    const contracts::MappingFile& file, const std::string& path) {
+  const mapper::FusionGraph graph = mapper::fusion_graph(network);
+  std::vector<contracts::PlannedGroup> groups;
+  for (std::size_t index = 0; index < file.fused_groups.size(); ++index) {
+    const contracts::FusedGroupEntry& entry = file.fused_groups[index];
+    if (entry.layers.size() < 2) continue;
+    const mapper::LoadedGroup loaded = mapper::loaded_group(network, hardware, file, entry);
+    if (loaded.violation) throw util::InputError({path, 0, 0}, fmt::format("fused_groups[{}]", index), *loaded.violation);
+    const mapper::FusedGroup& group = loaded.group;
+    // The members' shapes as the file recorded them must be the workload's (as for a layer alone).
+    for (std::size_t i = 0; i < group.count; ++i)
+      contracts::tile_for_layer(file, path, network.layers[group.first + i], hardware);
+    contracts::PlannedGroup planned{entry.name, group.first, group.count, group.stripes, group.mappings,
+                                    mapper::group_roles(graph, group), {}, {}};
+    std::vector<std::int64_t> rows;
+    for (const contracts::Mapping& mapping : group.mappings) rows.push_back(mapping.sdm.block[contracts::kSdmX]);
+    planned.live_bytes =
+        mapper::group_reservations(network, graph, hardware, group.first, group.count, group.stripes, rows).live_at;
+    for (std::size_t i = 0; i < group.count; ++i)
+      planned.pinned_bytes.push_back(planned.roles[i].weights_pinned
+                                         ? mapper::pinned_weight_bytes(network.layers[group.first + i], hardware)
+                                         : 0);
+    groups.push_back(std::move(planned));
+  }
+  return groups;
+}
+
+}  // namespace maeri::flow

@@ -1,0 +1,179 @@
+// The chained run's first stage (see network_run.hpp): the network checked for a chained run, its input and weights
+// read or seeded, quantized, and the integer and float references of every tensor.
+#include <fmt/format.h>
+
+#include <random>
+
+#include "testbench/network_run.hpp"
+#include "util/input_error.hpp"
+#include "util/npy_file.hpp"
+
+namespace maeri::testbench {
+namespace {
+
+using contracts::OperatorKind;
+
+InjectedFault parse_fault(const std::string& text, const contracts::Network& network, int data_width) {
+  InjectedFault fault;
+  if (text.empty()) return fault;
+  const auto bad = [&](const std::string& why) {
+    return util::InputError({"--fault", 0, 0}, "", "'" + text + "': " + why +
+                                                       " (expected weight:LAYER:INDEX:BIT or unit:OPERATOR:INDEX:BIT)");
+  };
+  std::vector<std::string> parts;
+  for (std::size_t begin = 0;;) {
+    const std::size_t colon = text.find(':', begin);
+    parts.push_back(text.substr(begin, colon == std::string::npos ? std::string::npos : colon - begin));
+    if (colon == std::string::npos) break;
+    begin = colon + 1;
+  }
+  if (parts.size() != 4) throw bad("four parts separated by ':'");
+  if (parts[0] == "weight") fault.place = InjectedFault::Place::Weight;
+  else if (parts[0] == "unit") fault.place = InjectedFault::Place::Unit;
+  else throw bad("the place is 'weight' or 'unit'");
+  fault.target = parts[1];
+  try {
+    std::size_t used = 0;
+    fault.index = std::stoll(parts[2], &used);
+    if (used != parts[2].size() || fault.index < 0) throw std::invalid_argument("index");
+    fault.bit = std::stoi(parts[3], &used);
+    if (used != parts[3].size() || fault.bit < 0 || fault.bit >= data_width) throw std::invalid_argument("bit");
+  } catch (const std::exception&) {
+    throw bad(fmt::format("INDEX is an element index ≥ 0 and BIT a bit below data_width {}", data_width));
+  }
+  bool found = false;
+  for (const contracts::Operator& op : network.operators) {
+    const bool fabric = op.kind == OperatorKind::FabricLayer;
+    if (fault.place == InjectedFault::Place::Weight && fabric && network.layers[op.layer].name == fault.target)
+      found = fault.index < network.layers[op.layer].weight_elements();
+    if (fault.place == InjectedFault::Place::Unit && op.name == fault.target)
+      found = fault.index < network.tensors[op.outputs[0]].elements();
+  }
+  if (!found) throw bad("no such layer or operator, or the index is past its tensor's end");
+  return fault;
+}
+
+std::vector<double> real_values(const util::NpyArray& array) {
+  if (!array.reals.empty() || array.elements() == 0) return array.reals;
+  return std::vector<double>(array.integers.begin(), array.integers.end());
+}
+
+// The given real weights: every member of the archive must name a constant tensor (a fabric layer's weights or bias,
+// a channel affine's scale or shift).
+NamedRealTensors read_weights(const std::string& path, const contracts::Network& network) {
+  util::NpzArchive archive(path);
+  NamedRealTensors weights;
+  for (const std::string& name : archive.member_names()) {
+    const contracts::Tensor* tensor = nullptr;
+    for (const contracts::Tensor& t : network.tensors)
+      if (t.name == name && t.constant) tensor = &t;
+    if (!tensor)
+      throw util::InputError({path, 0, 0}, name, "the member names no weight or bias tensor of network " + network.name);
+    const util::NpyArray array = archive.member(name, util::NpyExpectation{tensor->shape, "tensor '" + name + "'"});
+    weights[name] = real_values(array);
+  }
+  return weights;
+}
+
+// `several`: the network has more than one input, so an .npz's member is always the one named by the input.
+std::vector<double> read_input(const std::string& text, const contracts::Tensor& input, bool several) {
+  const util::TensorSource source = util::tensor_source(text);
+  const util::NpyExpectation expected{input.shape, "the network input '" + input.name + "'"};
+  util::NpyArray array;
+  if (source.archive) {
+    util::NpzArchive archive(source.path);
+    std::string member = source.member;
+    if (member.empty()) {
+      const auto names = archive.member_names();
+      member = names.size() == 1 && !several ? names[0] : input.name;
+    }
+    array = archive.member(member, expected);
+  } else {
+    array = util::read_npy_file(source.path, expected);
+  }
+  return real_values(array);
+}
+
+// The real values of every network input, in network_inputs() order: from --network-input (an .npy for a network
+// of one input; an .npz holds one member per input, named by the input tensor) or seeded U(−1, 1), each input from
+// its own stream. A network has several inputs when the importer cut its graph at an operator the unit does not
+// run (its consumers read a network input of its own): those tensors are then stimulus like the first input.
+std::vector<std::vector<double>> network_input_values(const contracts::Network& network,
+                                                      const std::vector<std::size_t>& inputs,
+                                                      const NetworkRunOptions& options) {
+  std::vector<std::vector<double>> values;
+  if (!options.input_path.empty() && inputs.size() > 1) {
+    const util::TensorSource source = util::tensor_source(options.input_path);
+    if (!source.archive || !source.member.empty()) {
+      std::vector<std::string> names;
+      for (std::size_t t : inputs) names.push_back(network.tensors[t].name);
+      throw util::InputError({options.input_path, 0, 0}, "inputs",
+                             fmt::format("network {} has {} inputs ({}): give an .npz with one member per input, "
+                                         "named by the input",
+                                         network.name, inputs.size(), fmt::join(names, ", ")));
+    }
+  }
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const contracts::Tensor& tensor = network.tensors[inputs[i]];
+    if (!options.input_path.empty()) {
+      values.push_back(read_input(options.input_path, tensor, inputs.size() > 1));
+      continue;
+    }
+    // Input 0 keeps the stream a one-input network always had, so its runs stay as they were.
+    std::mt19937_64 generator((options.layers.seed + i * 0x632BE59BD9B4E019ULL) * 0x9E3779B97F4A7C15ULL + 17);
+    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+    std::vector<double>& drawn = values.emplace_back(std::size_t(tensor.elements()));
+    for (double& value : drawn) value = uniform(generator);
+  }
+  return values;
+}
+
+
+// What quantization costs on the network's outputs, in words.
+std::string quantization_summary(const PreparedNetwork& prepared, const std::vector<RealLayerWeights>& weights,
+                                 const std::vector<std::vector<double>>& input) {
+  const RealTensors reals = float_reference(prepared.network(), weights, input);
+  std::vector<std::string> parts;
+  for (const OutputQuantizationCost& cost : quantization_cost(prepared.quantized, prepared.expected, reals))
+    parts.push_back(fmt::format("'{}': max |error| {:.3g}, cosine similarity {:.6f}, top-1 agrees {} of {}",
+                                prepared.network().tensors[cost.tensor].name, cost.max_abs_error,
+                                cost.cosine_similarity, cost.top1_agreements(), cost.top1_agrees.size()));
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+}  // namespace
+
+PreparedNetwork prepare_network_run(const contracts::Network& network, const contracts::Hardware& hardware,
+                                    const NamedRealTensors& model_weights, const NetworkRunOptions& options,
+                                    bool root) {
+  if (const auto violation = contracts::network_violation(network))
+    throw util::InputError({options.workload_path, 0, 0}, "operators", *violation);
+  PreparedNetwork prepared;
+  prepared.hardware = hardware;
+  prepared.inputs = network.network_inputs();
+  if (prepared.inputs.empty())
+    throw util::InputError({options.workload_path, 0, 0}, "inputs",
+                           fmt::format("network {} has no input: nothing to chain", network.name));
+  const NamedRealTensors given = options.weights_path.empty() ? model_weights : read_weights(options.weights_path, network);
+  prepared.fault = parse_fault(options.fault, network, hardware.data_width);
+  const std::vector<std::vector<double>> input = network_input_values(network, prepared.inputs, options);
+  std::vector<RealLayerWeights> weights;
+  try {
+    weights = complete_weights(network, given, options.layers.seed);
+    QuantizationOptions quantization;
+    quantization.data_width = hardware.data_width;
+    quantization.acc_width = hardware.acc_width;
+    prepared.quantized = quantize_network(network, weights, input, quantization);
+  } catch (const std::invalid_argument& error) {
+    throw util::InputError({options.weights_path.empty() ? options.workload_path : options.weights_path, 0, 0},
+                           "weights", error.what());
+  }
+  prepared.integer_inputs = quantize_inputs(prepared.quantized, input);
+  if (root) {
+    prepared.expected = integer_reference(prepared.quantized, prepared.integer_inputs);
+    prepared.quantization_summary = quantization_summary(prepared, weights, input);
+  }
+  return prepared;
+}
+
+}  // namespace maeri::testbench

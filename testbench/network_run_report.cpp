@@ -1,0 +1,112 @@
+// The chained run's last stage (see network_run.hpp): the tensors it produced as .npy, and its JSON report.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "testbench/network_run.hpp"
+#include "util/atomic_file.hpp"
+#include "util/file_names.hpp"
+#include "util/input_error.hpp"
+#include "util/npy_file.hpp"
+
+namespace maeri::testbench {
+namespace {
+
+nlohmann::ordered_json rows_json(const std::vector<CrossCheckRow>& rows) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const CrossCheckRow& row : rows)
+    list.push_back({{"metric", row.metric},
+                    {"model", row.model},
+                    {"rtl", row.rtl},
+                    {"error_percent", row.relative_error_defined() ? nlohmann::json(row.error_percent()) : nlohmann::json()}});
+  return list;
+}
+
+void write_outputs(const NetworkRunOptions& options, const contracts::QuantizedNetwork& quantized,
+                   const IntegerTensors& produced) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  fs::create_directories(options.output_directory, error);
+  if (error) throw util::InputError({options.output_directory, 0, 0}, "", "cannot create the directory: " + error.message());
+  const contracts::Network& network = quantized.network;
+  std::vector<std::size_t> chosen = network.network_outputs();
+  if (options.all_tensors) {
+    chosen.clear();
+    for (std::size_t t = 0; t < network.tensors.size(); ++t)
+      if (!network.tensors[t].constant && !produced[t].empty()) chosen.push_back(t);
+  }
+  // Tensors the run did not reach (it stopped before) are not written.
+  chosen.erase(std::remove_if(chosen.begin(), chosen.end(), [&](std::size_t t) { return produced[t].empty(); }),
+               chosen.end());
+  std::vector<std::string> names;
+  for (std::size_t t : chosen) names.push_back(network.tensors[t].name);
+  const std::vector<std::string> stems = util::unique_file_stems(names);
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
+    const std::size_t t = chosen[i];
+    const contracts::Tensor& tensor = network.tensors[t];
+    const std::string stem = (fs::path(options.output_directory) / stems[i]).string();
+    util::write_npy_file(stem + ".npy", util::integer_array(util::smallest_signed_type(quantized.data_width),
+                                                            tensor.shape, produced[t]));
+    util::NpyArray reals;
+    reals.type = util::NpyType::Float64;
+    reals.shape = tensor.shape;
+    reals.reals = dequantize_values(produced[t], quantized.tensors[t].scale);
+    util::write_npy_file(stem + ".real.npy", reals);
+  }
+}
+
+
+nlohmann::ordered_json operator_json(const OperatorRun& run) {
+  nlohmann::ordered_json entry = {{"operator", run.name},
+                                  {"where", run.where},
+                                  {"tile", run.tile},
+                                  {"result", run.pass ? "PASS" : "FAIL"},
+                                  {"verdict", run.verdict},
+                                  {"seconds", run.seconds},
+                                  {"shards", run.shards},
+                                  {"cross_check", rows_json(run.rows)}};
+  if (!run.group.empty()) {
+    entry["group"] = run.group;
+    entry["role"] = run.role;
+  }
+  return entry;
+}
+
+nlohmann::ordered_json group_json(const GroupRun& group) {
+  return {{"group", group.name},
+          {"members", group.members},
+          {"stripes", group.stripes},
+          {"pinned_weights", group.pinned_weights},
+          {"result", group.pass ? "PASS" : "FAIL"},
+          {"cross_check", rows_json(group.rows)}};
+}
+
+void write_json(const NetworkRunResult& result, const contracts::NetworkPlan& plan, const std::string& path) {
+  nlohmann::ordered_json report = {{"network", result.network},
+                                   {"hardware", result.hardware},
+                                   {"result", result.pass ? "PASS" : "FAIL"},
+                                   {"runs", result.operators.size()},
+                                   {"planned_runs", result.planned_runs},
+                                   {"quantization", result.quantization_summary}};
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const OperatorRun& run : result.operators) list.push_back(operator_json(run));
+  report["operators"] = std::move(list);
+  if (!plan.groups.empty()) {
+    nlohmann::ordered_json group_list = nlohmann::ordered_json::array();
+    for (const GroupRun& group : result.groups) group_list.push_back(group_json(group));
+    report["groups"] = std::move(group_list);
+  }
+  util::write_file_atomically(path, report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
+
+}  // namespace
+
+void write_network_report(const NetworkRunResult& result, const PreparedNetwork& prepared,
+                          const contracts::NetworkPlan& plan, const NetworkRunOptions& options) {
+  if (!options.output_directory.empty()) write_outputs(options, prepared.quantized, result.tensors);
+  if (!options.layers.json_path.empty()) write_json(result, plan, options.layers.json_path);
+}
+
+}  // namespace maeri::testbench
