@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "report/html_report.hpp"
-#include "unit/report_sample.hpp"
+#include "tests/unit/report_sample.hpp"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

@@ -3,7 +3,7 @@
 # that its screenshot is not blank. Skipped (exit 77) only when no Chromium is installed (scripts/setup.sh installs
 # Debian's `chromium`).
 add_executable(maeri_make_report_page cli/make_report_page.cpp unit/report_sample.cpp)
-target_include_directories(maeri_make_report_page PRIVATE ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR})
+target_include_directories(maeri_make_report_page PRIVATE ${PROJECT_SOURCE_DIR})
 target_link_libraries(maeri_make_report_page PRIVATE maeri_report maeri_warnings)
 add_test(NAME cli_report_in_browser
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/report_in_browser.sh $<TARGET_FILE:maeri_make_report_page>

@@ -1,5 +1,5 @@
 // The sample report of report_sample.hpp.
-#include "unit/report_sample.hpp"
+#include "tests/unit/report_sample.hpp"
 
 namespace maeri::test {
 namespace {

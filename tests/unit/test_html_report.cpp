@@ -10,8 +10,8 @@
 #include "report/fabric_drawing.hpp"
 #include "report/html_report.hpp"
 #include "report/network_graph.hpp"
-#include "unit/report_sample.hpp"
-#include "unit/temp_file.hpp"
+#include "tests/unit/report_sample.hpp"
+#include "tests/unit/temp_file.hpp"
 
 using namespace maeri;
 
@@ -39,7 +39,7 @@ contracts::FabricTile tile_of(std::array<std::int64_t, 7> size, std::int64_t gro
 
 }  // namespace
 
-TEST_CASE("report: a section per operator, a node per operator, a box per fused group") {
+TEST_CASE("HTML report: a section per operator, a node per operator, a box per fused group") {
   const report::ReportData data = test::sample_report();
   const std::string page = report::report_html(data);
   CHECK(count(page, "<section class=\"layer\"") == 3);
@@ -61,7 +61,7 @@ TEST_CASE("report: a section per operator, a node per operator, a box per fused 
   CHECK(count(page, "member 1 of 2 of fused group <b>g0</b>: output in SDM") == 1);
 }
 
-TEST_CASE("report: the switches are coloured by the VN the toolkit places on them") {
+TEST_CASE("HTML report: the switches are coloured by the VN the toolkit places on them") {
   const std::string fabric = first_fabric(report::report_html(test::sample_report()));
   // (3,3,1,2,1,1,1) on 64 switches: VN 0 on MS 0-8, VN 1 on MS 9-17, 46 idle.
   CHECK(count(fabric, "class=\"ms vn\" data-vn=\"0\"") == 9);
@@ -71,12 +71,12 @@ TEST_CASE("report: the switches are coloured by the VN the toolkit places on the
   CHECK(count(fabric, "<title>MS 9: VN 1 (k=1 n=0 x'=0 y'=0)</title>") == 1);
   CHECK(count(fabric, "class=\"dn-switch\"") == 63);
   CHECK(count(fabric, "class=\"rn-adder") == 63);
-  // Adders over MS 0-7 (level 3: leaves 0-7, and its descendants 4 + 2 + 1 = 7) reduce VN 0 alone; over 9-17 the
-  // pairs (10,11), (12,13), (14,15) and the quad 12-15 reduce VN 1 alone.
-  CHECK(count(fabric, "class=\"rn-adder vn\"") == 7 + 4);
+  // The adders over MS 0-7 (its 4 pairs, 2 quads and the octet) reduce VN 0 alone; over 9-17 the pairs (10,11),
+  // (12,13), (14,15), (16,17) and the quad 12-15 reduce VN 1 alone; the pair (8,9) holds both.
+  CHECK(count(fabric, "class=\"rn-adder vn\"") == 7 + 5);
 }
 
-TEST_CASE("report: the drawing's VN placement is codegen's") {
+TEST_CASE("HTML report: the drawing's VN placement is codegen's") {
   for (const auto& [tile, num_ms] : std::vector<std::pair<contracts::FabricTile, int>>{
            {tile_of({3, 3, 1, 2, 1, 1, 1}), 64}, {tile_of({1, 3, 2, 2, 1, 2, 2}), 64},
            {tile_of({3, 3, 1, 1, 1, 1, 1}, 4), 64}, {tile_of({1, 1, 1, 1, 1, 1, 1}), 8},
@@ -97,7 +97,7 @@ TEST_CASE("report: the drawing's VN placement is codegen's") {
   CHECK_THROWS_AS(report::switch_vns(tile_of({3, 3, 8, 1, 1, 1, 1}), 64), std::invalid_argument);
 }
 
-TEST_CASE("report: user names are escaped and the page names no URL") {
+TEST_CASE("HTML report: user names are escaped and the page names no URL") {
   const std::string page = report::report_html(test::sample_report());
   CHECK(page.find("<script") == std::string::npos);
   CHECK(page.find("<b>bold</b>") == std::string::npos);
@@ -109,7 +109,7 @@ TEST_CASE("report: user names are escaped and the page names no URL") {
   CHECK(count(page, "url(") == count(page, "url(#arrow)"));
 }
 
-TEST_CASE("report: a large fabric is drawn as runs of switches and its upper tree levels") {
+TEST_CASE("HTML report: a large fabric is drawn as runs of switches and its upper tree levels") {
   report::ReportData data = test::sample_report();
   data.hardware.num_ms = 4096;
   const std::string page = report::report_html(data);
@@ -120,7 +120,7 @@ TEST_CASE("report: a large fabric is drawn as runs of switches and its upper tre
   CHECK(page.size() < 400000);
 }
 
-TEST_CASE("report: data it cannot draw is refused, naming it") {
+TEST_CASE("HTML report: data it cannot draw is refused, naming it") {
   report::ReportData data = test::sample_report();
   data.operators[1].inputs = {3};
   CHECK_THROWS_WITH(report::report_html(data), Catch::Contains("operator 1 (conv2) reads operator 3"));
@@ -130,7 +130,7 @@ TEST_CASE("report: data it cannot draw is refused, naming it") {
   CHECK(report::graph_depths(test::sample_report().operators) == std::vector<std::size_t>{0, 1, 2, 3, 4});
 }
 
-TEST_CASE("report: written atomically, a map report has the model's column only") {
+TEST_CASE("HTML report: written atomically, a map report has the model's column only") {
   report::ReportData data = test::sample_report();
   data.title = "maeri map";
   data.verdicts.clear();
