@@ -29,21 +29,29 @@ std::string short_label(const std::string& text, std::size_t max_chars) {
   return text;
 }
 
-std::string number_text(double value) {
-  if (!std::isfinite(value)) return "—";
-  if (value == std::floor(value) && std::fabs(value) < 1e15) {
-    const auto whole = static_cast<long long>(std::fabs(value));
-    std::string digits = std::to_string(whole), grouped;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-      if (i > 0 && (digits.size() - i) % 3 == 0) grouped += ',';
-      grouped += digits[i];
-    }
-    return (value < 0 ? "-" : "") + grouped;
+namespace {
+
+std::string grouped_digits(long long whole) {
+  const std::string digits = std::to_string(whole);
+  std::string grouped;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) grouped += ',';
+    grouped += digits[i];
   }
-  std::string text = fmt::format("{:.3f}", value);
-  while (text.back() == '0') text.pop_back();
-  if (text.back() == '.') text.pop_back();
-  return text;
+  return grouped;
+}
+
+}  // namespace
+
+std::string number_text(double value) {
+  if (!std::isfinite(value) || std::fabs(value) >= 1e15) return fmt::format("{:.6g}", value);
+  // Up to 3 decimals below 1000, one above (a cycle count's fraction of a cycle says nothing there).
+  std::string fraction = fmt::format(std::fabs(value) < 1000 ? "{:.3f}" : "{:.1f}", std::fabs(value));
+  const std::string whole = fraction.substr(0, fraction.find('.'));
+  fraction.erase(0, whole.size());
+  while (!fraction.empty() && (fraction.back() == '0' || fraction.back() == '.')) fraction.pop_back();
+  const bool negative = value < 0 && (std::stoll(whole) != 0 || !fraction.empty());
+  return (negative ? "-" : "") + grouped_digits(std::stoll(whole)) + fraction;
 }
 
 std::string vn_colour(int vn) {

@@ -79,8 +79,8 @@ std::string operator_section(const ReportData& data, std::size_t index) {
     html += fmt::format("<p class=\"shape\">{}</p>\n", escaped(op.fabric->shape));
     html += mapping_facts(op.fabric->mapping, data.hardware.num_ms);
     html += fabric_svg(op.fabric->mapping.tile, data.hardware.num_ms);
-    html += metrics_table(op.fabric->metrics);
   }
+  html += metrics_table(op.metrics);
   if (op.cycles)
     html += fmt::format("<p class=\"cycles\">{} cycles: compute {}, memory stall {}, configuration {}, "
                         "post-processing unit {}</p>\n", number_text(op.cycles->total()),

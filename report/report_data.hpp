@@ -26,7 +26,7 @@ struct CycleSplit {
   double compute = 0;        // the fabric busy with steps (distribution, multiplication, reduction, fill/drain)
   double memory_stall = 0;   // the fabric waiting for DRAM
   double configuration = 0;  // writing configuration words between phases and pieces
-  double unit = 0;           // the post-processing unit's cycles not hidden behind the fabric
+  double unit = 0;           // the post-processing unit's (a fabric layer's epilogue, an operator beside the fabric)
   double total() const { return compute + memory_stall + configuration + unit; }
 };
 
@@ -35,7 +35,6 @@ struct FabricLayer {
   std::string shape;          // "N=1 K=64 C=3 R×S=7×7 X×Y=224×224 stride 2" (any text the command uses)
   contracts::Mapping mapping;  // the fabric tile drawn on the fabric, and the SDM level printed beside it
   std::string role;           // its role in its fused group ("input in SDM, output in SDM, 4 stripes"), "" alone
-  std::vector<MetricRow> metrics;
   std::optional<std::int64_t> dram_bytes;             // bytes moved between DRAM and SDM (RTL's when it ran)
   std::optional<std::int64_t> compulsory_dram_bytes;  // inputs, weights and outputs once
 };
@@ -47,6 +46,7 @@ struct Operator {
   std::string kind;  // "conv", "fc", "maxpool", "add", …
   std::vector<std::size_t> inputs;  // the operators whose tensors it reads (indices of earlier operators)
   std::optional<FabricLayer> fabric;  // present for a fabric layer
+  std::vector<MetricRow> metrics;     // model against RTL (a fabric layer's, or the unit's for its operator)
   std::optional<CycleSplit> cycles;   // absent when nothing measured or estimated it
 };
 

@@ -9,7 +9,6 @@ report::Operator fabric_layer(const char* name, std::vector<std::size_t> inputs,
   report::FabricLayer fabric;
   fabric.shape = "N=1 K=4 C=4 R×S=3×3 X×Y=8×8 stride 1";
   fabric.mapping = contracts::single_level_mapping(tile);
-  fabric.metrics = {{"cycles", model_cycles, rtl_cycles}, {"multiplies", 2304, 2304}, {"DRAM bytes", 1200, {}}};
   fabric.dram_bytes = 1500;
   fabric.compulsory_dram_bytes = 1200;
   report::Operator op;
@@ -17,6 +16,7 @@ report::Operator fabric_layer(const char* name, std::vector<std::size_t> inputs,
   op.kind = "conv";
   op.inputs = std::move(inputs);
   op.fabric = fabric;
+  op.metrics = {{"cycles", model_cycles, rtl_cycles}, {"multiplies", 2304, 2304}, {"DRAM bytes", 1200, {}}};
   op.cycles = report::CycleSplit{rtl_cycles * 0.6, rtl_cycles * 0.25, rtl_cycles * 0.1, rtl_cycles * 0.05};
   return op;
 }
@@ -27,6 +27,7 @@ report::Operator unit_operator(const char* name, const char* kind, std::vector<s
   op.kind = kind;
   op.inputs = std::move(inputs);
   op.cycles = report::CycleSplit{0, 0, 0, cycles};
+  op.metrics = {{"PPU cycles", cycles, cycles}};
   return op;
 }
 

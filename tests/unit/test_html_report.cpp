@@ -9,6 +9,7 @@
 #include "codegen/tile_placement.hpp"
 #include "report/fabric_drawing.hpp"
 #include "report/html_report.hpp"
+#include "report/html_text.hpp"
 #include "report/network_graph.hpp"
 #include "tests/unit/report_sample.hpp"
 #include "tests/unit/temp_file.hpp"
@@ -135,8 +136,7 @@ TEST_CASE("HTML report: written atomically, a map report has the model's column 
   data.title = "maeri map";
   data.verdicts.clear();
   for (report::Operator& op : data.operators)
-    if (op.fabric)
-      for (report::MetricRow& row : op.fabric->metrics) row.rtl.reset();
+    for (report::MetricRow& row : op.metrics) row.rtl.reset();
   test::TempDir dir;
   report::write_report(dir / "map.html", data);
   std::ifstream in(dir / "map.html");
@@ -145,4 +145,17 @@ TEST_CASE("HTML report: written atomically, a map report has the model's column 
   CHECK(text.str() == report::report_html(data));
   CHECK(count(text.str(), "<tr class=\"inexact\">") == 2);  // the network totals only
   CHECK(text.str().find("id=\"verdicts\"") == std::string::npos);
+}
+
+TEST_CASE("HTML report: numbers are written for people") {
+  CHECK(report::number_text(0) == "0");
+  CHECK(report::number_text(1234567) == "1,234,567");
+  CHECK(report::number_text(-1000) == "-1,000");
+  CHECK(report::number_text(0.125) == "0.125");
+  CHECK(report::number_text(12.5) == "12.5");
+  CHECK(report::number_text(1876.875) == "1,876.9");
+  CHECK(report::number_text(3145966.3) == "3,145,966.3");
+  CHECK(report::number_text(-0.0001) == "0");
+  CHECK(report::short_label("résumé-layer", 3) == "rés\u2026");
+  CHECK(report::short_label("abc", 3) == "abc");
 }
