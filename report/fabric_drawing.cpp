@@ -33,6 +33,13 @@ double node_width(int level) {
 
 bool drawn(int level) { return (std::int64_t{1} << level) <= kMaxDrawnNodes / 2; }
 
+// "1 DN level (128 switches)", "3 DN levels (128 to 512 switches each)": the tree levels first…last left out.
+std::string levels_text(int first, int last, const char* tree, const char* nodes) {
+  if (first == last) return fmt::format("1 {} level ({} {})", tree, std::int64_t{1} << first, nodes);
+  return fmt::format("{} {} levels ({} to {} {} each)", last - first + 1, tree, std::int64_t{1} << first,
+                     std::int64_t{1} << last, nodes);
+}
+
 // The DN from its root at y0 down: switches of drawn levels and the links to their children (or to the switches).
 std::string dn_tree(int levels, double y0, double ms_y, double& y_after) {
   std::string svg = fmt::format("<text class=\"net-label\" x=\"{}\" y=\"{}\">DN</text>\n", 2, y0 + 8);
@@ -58,8 +65,8 @@ std::string dn_tree(int levels, double y0, double ms_y, double& y_after) {
     }
   }
   if (last_drawn + 1 < levels)
-    svg += fmt::format("<text class=\"note\" x=\"{}\" y=\"{:.1f}\">… {} more DN levels (up to {} switches each) not "
-                       "drawn</text>\n", kWidth / 2, y + 8, levels - last_drawn - 1, std::int64_t{1} << (levels - 1));
+    svg += fmt::format("<text class=\"note\" x=\"{}\" y=\"{:.1f}\">… {} not drawn</text>\n", kWidth / 2, y + 8,
+                       levels_text(last_drawn + 1, levels - 1, "DN", "switches"));
   y_after = y;
   return svg;
 }
@@ -108,8 +115,8 @@ std::string rn_tree(const std::vector<int>& vns, int levels, double y0, double& 
   for (int l = levels - 1; l >= 0; --l) {
     if (!drawn(l)) { ++skipped; continue; }
     if (skipped > 0) {
-      svg += fmt::format("<text class=\"note\" x=\"{}\" y=\"{:.1f}\">… {} lower RN levels not drawn</text>\n",
-                         kWidth / 2, y + 8, skipped);
+      svg += fmt::format("<text class=\"note\" x=\"{}\" y=\"{:.1f}\">… {} not drawn</text>\n", kWidth / 2, y + 8,
+                         levels_text(l + 1, l + skipped, "RN", "adders"));
       y += kLevelGap;
       skipped = 0;
     }

@@ -159,3 +159,15 @@ TEST_CASE("HTML report: numbers are written for people") {
   CHECK(report::short_label("résumé-layer", 3) == "rés\u2026");
   CHECK(report::short_label("abc", 3) == "abc");
 }
+
+TEST_CASE("HTML report: the tree levels left out are named") {
+  report::ReportData data = test::sample_report();
+  data.hardware.num_ms = 256;
+  std::string fabric = first_fabric(report::report_html(data));
+  CHECK(count(fabric, "… 1 DN level (128 switches) not drawn") == 1);
+  CHECK(count(fabric, "… 1 RN level (128 adders) not drawn") == 1);
+  data.hardware.num_ms = 4096;
+  fabric = first_fabric(report::report_html(data));
+  CHECK(count(fabric, "… 5 DN levels (128 to 2048 switches each) not drawn") == 1);
+  CHECK(count(fabric, "… 5 RN levels (128 to 2048 adders each) not drawn") == 1);
+}
