@@ -12,10 +12,10 @@
 namespace maeri::report {
 
 // Switch → VN id (−1 idle) for the full tile of a mapping: the toolkit's placement (codegen/tile_placement.hpp,
-// tested against it in tests/unit/test_html_report.cpp): T_G·T_K·T_N·T_X'·T_Y' VNs of T_R·T_S·T_C switches packed
-// from switch 0, VN v = (((g·T_K + k)·T_N + n)·T_X' + x)·T_Y' + y on switches [v·size, (v+1)·size). Edge phases of
-// smaller tiles use a prefix of the same switches. Throws std::invalid_argument when the tile needs more switches
-// than num_ms.
+// tested against it in tests/unit/test_html_report.cpp): T_G·T_K·T_N·T_X'·T_Y' VNs of T_R·T_S·T_C switches
+// packed from switch 0, VN v = (((g·T_K + k)·T_N + n)·T_X' + x)·T_Y' + y on switches [v·size, (v+1)·size).
+// Edge phases of smaller tiles use a prefix of the same switches. Throws std::invalid_argument when the tile
+// needs more switches than num_ms.
 std::vector<int> switch_vns(const contracts::FabricTile& tile, std::int64_t num_ms);
 
 // The tile offsets (g, k, n, x, y) of VN v as "k=0 n=0 x'=0 y'=1" (with "g=…" when T_G > 1).

@@ -32,7 +32,8 @@ svg { display: block; max-width: 100%; height: auto; margin: 6px 0; font-family:
 .network-graph text.kind { fill: #666; font-size: 9px; } .network-graph .edge { fill: none; stroke: #555; }
 .group-box { fill: none; stroke-width: 2; stroke-dasharray: 6 3; } .network-graph text.group-name { text-anchor: start;
   font-size: 10px; font-weight: bold; }
-.fabric .link { stroke: #bbb; } .fabric .dn-switch { fill: #6d7f94; } .fabric .art-link { stroke: #d77; stroke-dasharray: 3 2; }
+.fabric .link { stroke: #bbb; } .fabric .dn-switch { fill: #6d7f94; }
+.fabric .art-link { stroke: #d77; stroke-dasharray: 3 2; }
 .fabric .rn-adder { stroke: #777; stroke-width: 0.5; } .fabric .ms { stroke: #555; stroke-width: 0.5; }
 .fabric text { font-size: 10px; } .fabric .vn-id { text-anchor: middle; font-size: 9px; }
 .fabric .note { text-anchor: middle; fill: #777; } .fabric .net-label { font-weight: bold; fill: #555; }
@@ -40,10 +41,10 @@ svg { display: block; max-width: 100%; height: auto; margin: 6px 0; font-family:
 )";
 
 std::string hardware_line(const contracts::Hardware& hw) {
-  return fmt::format("<p class=\"hardware\">Hardware <b>{}</b>: {} multiplier switches, DN {} and RN {} elements/cycle, "
-                     "SDM {} bytes, DRAM {} bytes/cycle after {} cycles, {} MHz.</p>\n", escaped(hw.name), hw.num_ms,
-                     hw.dn_bw, hw.rn_bw, number_text(double(hw.sdm_bytes)), number_text(hw.dram_bytes_per_cycle),
-                     hw.dram_latency_cycles, number_text(hw.clock_mhz));
+  return fmt::format("<p class=\"hardware\">Hardware <b>{}</b>: {} multiplier switches, DN {} and RN {} "
+                     "elements/cycle, SDM {} bytes, DRAM {} bytes/cycle after {} cycles, {} MHz.</p>\n",
+                     escaped(hw.name), hw.num_ms, hw.dn_bw, hw.rn_bw, number_text(double(hw.sdm_bytes)),
+                     number_text(hw.dram_bytes_per_cycle), hw.dram_latency_cycles, number_text(hw.clock_mhz));
 }
 
 std::string verdicts_section(const ReportData& data) {

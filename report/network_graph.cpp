@@ -75,7 +75,8 @@ std::string edge(const Box& from, const Box& to) {
     return fmt::format("<path class=\"edge\" d=\"M{:.1f},{:.1f} C{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}\" "
                        "marker-end=\"url(#arrow)\"/>\n", x1, y1, x1, y1 + bend, x2, y2 - bend, x2, y2);
   }
-  const double x1 = from.x + kNodeWidth, y1 = from.y + kNodeHeight / 2, x2 = to.x + kNodeWidth, y2 = to.y + kNodeHeight / 2;
+  const double x1 = from.x + kNodeWidth, y1 = from.y + kNodeHeight / 2;
+  const double x2 = to.x + kNodeWidth, y2 = to.y + kNodeHeight / 2;
   const double side = std::max(x1, x2) + kColumnGap * 1.5;
   return fmt::format("<path class=\"edge\" d=\"M{:.1f},{:.1f} C{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}\" "
                      "marker-end=\"url(#arrow)\"/>\n", x1, y1, side, y1, side, y2, x2, y2);

@@ -72,6 +72,10 @@ TEST_CASE("HTML report: the switches are coloured by the VN the toolkit places o
   CHECK(count(fabric, "<title>MS 9: VN 1 (k=1 n=0 x'=0 y'=0)</title>") == 1);
   CHECK(count(fabric, "class=\"dn-switch\"") == 63);
   CHECK(count(fabric, "class=\"rn-adder") == 63);
+  contracts::Hardware hardware;
+  hardware.num_ms = 64;
+  hardware.dn_bw = hardware.rn_bw = 16;
+  CHECK(std::int64_t(count(fabric, "class=\"art-link\"")) == contracts::derive_structure(hardware).rn_forward_links);
   // The adders over MS 0-7 (its 4 pairs, 2 quads and the octet) reduce VN 0 alone; over 9-17 the pairs (10,11),
   // (12,13), (14,15), (16,17) and the quad 12-15 reduce VN 1 alone; the pair (8,9) holds both.
   CHECK(count(fabric, "class=\"rn-adder vn\"") == 7 + 5);
