@@ -14,10 +14,12 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/model_input_options.hpp"
+#include "cli/run_report.hpp"
 #include "cli/shipped_configs.hpp"
 #include "contracts/spec_loader.hpp"
 #include "flow/network_plan.hpp"
 #include "importer/network_loader.hpp"
+#include "report/html_report.hpp"
 #include "testbench/network_run.hpp"
 #include "testbench/network_verification.hpp"
 #include "util/atomic_file.hpp"
@@ -39,6 +41,8 @@ struct VerifyCommandLine {
   int jobs = 1;
   double timeout = 0;
   double rank_timeout = 0;
+  std::string report_path;                    // --report: the chained run's HTML page; "" = none
+  std::string report_title = "maeri verify";  // the command that wrote it
 };
 
 void print_run(const testbench::VerifiedRun& verified) {
@@ -143,7 +147,8 @@ void print_group(const testbench::NetworkRunResult&, const testbench::GroupRun& 
 testbench::NetworkRunResult chained_run(const testbench::NetworkRunOptions& options, const VerifyCommandLine& line,
                                         util::RankRunner& runner) {
   const contracts::Hardware hardware = contracts::load_hardware(options.layers.hardware_path);
-  if (!options.layers.json_path.empty() && runner.root()) util::check_output_path(options.layers.json_path);
+  for (const std::string* output : {&options.layers.json_path, &line.report_path})
+    if (!output->empty() && runner.root()) util::check_output_path(*output);
   const flow::LoadedWorkload workload = flow::load_workload(options.workload_path, line.model_inputs);
   const testbench::PreparedNetwork prepared =
       testbench::prepare_network_run(workload.network, hardware, workload.weights, options, runner.root());
@@ -152,7 +157,11 @@ testbench::NetworkRunResult chained_run(const testbench::NetworkRunOptions& opti
   const contracts::NetworkPlan plan = flow::plan_network(prepared.network(), hardware, plan_options);
   testbench::NetworkRunResult result = testbench::execute_network_run(
       prepared, plan, options, runner, print_operator, isatty(STDERR_FILENO) == 1, print_group);
-  if (runner.root()) testbench::write_network_report(result, prepared, plan, options);
+  if (runner.root()) {
+    testbench::write_network_report(result, prepared, plan, options);
+    if (!line.report_path.empty())
+      report::write_report(line.report_path, run_report(line.report_title, prepared.network(), plan, result));
+  }
   return result;
 }
 
@@ -200,7 +209,7 @@ void check_chain_options(const VerifyCommandLine& options) {
     for (const auto& [given, name] : {std::pair{!n.input_path.empty(), "--network-input"},
                                       {!n.weights_path.empty(), "--network-weights"},
                                       {!n.output_directory.empty(), "--outputs"}, {n.all_tensors, "--all-tensors"},
-                                      {!n.fault.empty(), "--fault"}})
+                                      {!n.fault.empty(), "--fault"}, {!options.report_path.empty(), "--report"}})
       if (given) throw CLI::ValidationError(name, "a chained run's option: with --chain (or `maeri run`) only");
     return;
   }
@@ -223,6 +232,9 @@ void add_chain_options(CLI::App* command, VerifyCommandLine& options) {
                       "with --chain: write the network's outputs into this directory as <tensor>.npy (integers) "
                       "and <tensor>.real.npy");
   command->add_flag("--all-tensors", options.network.all_tensors, "with --outputs: every tensor, not only the outputs");
+  command->add_option("--report", options.report_path,
+                      "with --chain: write one self-contained HTML page of the run (the network and its fused groups, "
+                      "each layer's mapping drawn on the fabric, model vs RTL, where the cycles go; docs/report.md)");
   command->add_option("--fault", options.network.fault,
                       "with --chain, to check the checker: flip one bit, weight:LAYER:INDEX:BIT (as the fabric "
                       "receives it) or unit:OPERATOR:INDEX:BIT (as the unit writes it)");
@@ -328,6 +340,7 @@ void add_run_command(CLI::App& app, Action& action) {
                     "chained run");
   command->callback([options, &action] {
     options->chain = !options->per_layer;
+    options->report_title = "maeri run";
     check_chain_options(*options);
     action = [options] {
       // Resolved when the command runs, so a missing installation only fails the command that needs it.

@@ -502,3 +502,6 @@ foreach(case ${tensor_cases})
   set_tests_properties(cli_tensors_${case} PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 900
                        FIXTURES_REQUIRED npy_files)
 endforeach()
+# `--report` draws a chained run: refused where no chained run happens (exit 1, usage), not ignored.
+maeri_cli_test(run_report_per_layer_refused 1 --stderr-contains "--report: a chained run's option"
+  $<TARGET_FILE:maeri> run --per-layer --report ${CMAKE_CURRENT_BINARY_DIR}/never.html)

@@ -1,11 +1,18 @@
 #!/bin/bash
-# The HTML report in a real browser: headless Chromium renders the sample report written by maeri_make_report_page;
-# the DOM it built must hold every operator's section, the network graph, the fabric drawings with their switches
-# coloured by VN, no script element (the hostile layer name stays text), and its screenshot must not be blank.
-# Usage: report_in_browser.sh MAKE_REPORT_PAGE WORK_DIR. Exit 77 (skip) when no Chromium is installed.
+# The HTML report in a real browser: headless Chromium renders a report; the DOM it built must hold every operator's
+# section, the network graph, the fabric drawings with their switches coloured by VN, no script element, and its
+# screenshot must not be blank.
+#   sample  the sample report written by maeri_make_report_page (tests/unit/report_sample.hpp): the hostile layer name
+#           stays text
+#   run     `maeri run --report` (the main job's page): tiny's 4 fabric layers and 7 unit operators; the switches in a
+#           VN are VN size x #VN of each layer's tile as `maeri map` prints it (conv1 27 x 2, conv2 8 x 8, conv3_1x1
+#           4 x 12, fc 7 x 9: 229 of 4 x 64, 27 idle)
+# Usage: report_in_browser.sh CASE PROGRAM WORK_DIR (PROGRAM: maeri_make_report_page or maeri). Exit 77 (skip) when
+# no Chromium is installed.
 set -euo pipefail
-make_page=$1
-work=$2
+case_name=$1
+program=$2
+work=$3
 browser=$(command -v chromium || command -v chromium-browser || true)
 if [[ -z $browser ]]; then
   echo "SKIP: no chromium on PATH (scripts/setup.sh installs Debian's chromium)"
@@ -13,7 +20,11 @@ if [[ -z $browser ]]; then
 fi
 rm -rf "$work"
 mkdir -p "$work"
-"$make_page" "$work/report.html"
+case $case_name in
+  sample) "$program" "$work/report.html" ;;
+  run) (cd "$work" && "$program" run --report report.html >run.log) || { cat "$work/run.log"; exit 1; } ;;
+  *) echo "unknown case $case_name"; exit 1 ;;
+esac
 profile=$(mktemp -d)
 trap 'rm -rf "$profile"' EXIT
 render() {
@@ -33,19 +44,32 @@ expect() {  # expect COUNT PATTERN: the DOM holds PATTERN exactly COUNT times
     failed=1
   fi
 }
-expect 3 '<section class="layer"'
-expect 2 '<section class="unit-op"'
-expect 1 '<svg class="network-graph"'
-expect 3 '<svg class="fabric"'
-expect 1 '<svg class="cycle-bars"'
-expect 1 '<svg class="dram-bars"'
-expect 5 '<g class="node '
-expect 2 'class="group-box"'
-expect 118 'class="ms vn"'   # 2 VNs of 9, 1 of 36, 4 of 16
-expect 74 'class="ms idle"'  # 46 + 28 + 0
-expect 25 'class="ms vn" data-vn="1"'  # conv1's second VN (9) and the fc layer's (16)
+case $case_name in
+  sample)
+    expect 3 '<section class="layer"'
+    expect 2 '<section class="unit-op"'
+    expect 1 '<svg class="network-graph"'
+    expect 3 '<svg class="fabric"'
+    expect 1 '<svg class="cycle-bars"'
+    expect 1 '<svg class="dram-bars"'
+    expect 5 '<g class="node '
+    expect 2 'class="group-box"'
+    expect 118 'class="ms vn"'   # 2 VNs of 9, 1 of 36, 4 of 16
+    expect 74 'class="ms idle"'  # 46 + 28 + 0
+    expect 25 'class="ms vn" data-vn="1"'  # conv1's second VN (9) and the fc layer's (16)
+    expect 1 '<h3>fc&lt;script&gt;alert'  # the hostile name is the heading's text
+    ;;
+  run)
+    expect 4 '<section class="layer"'
+    expect 7 '<section class="unit-op"'
+    expect 1 '<svg class="network-graph"'
+    expect 4 '<svg class="fabric"'
+    expect 11 '<g class="node '
+    expect 229 'class="ms vn"'
+    expect 27 'class="ms idle"'
+    ;;
+esac
 expect 0 '<script'
-expect 1 '<h3>fc&lt;script&gt;alert'  # the hostile name is the heading's text
 [[ $failed -eq 0 ]] || exit 1
 
 python3 - "$work/report.png" <<'PY'

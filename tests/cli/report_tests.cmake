@@ -6,6 +6,11 @@ add_executable(maeri_make_report_page cli/make_report_page.cpp unit/report_sampl
 target_include_directories(maeri_make_report_page PRIVATE ${PROJECT_SOURCE_DIR})
 target_link_libraries(maeri_make_report_page PRIVATE maeri_report maeri_warnings)
 add_test(NAME cli_report_in_browser
-  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/report_in_browser.sh $<TARGET_FILE:maeri_make_report_page>
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/report_in_browser.sh sample $<TARGET_FILE:maeri_make_report_page>
           ${CMAKE_CURRENT_BINARY_DIR}/report-in-browser)
-set_tests_properties(cli_report_in_browser PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 180)
+# The main job's own page: `maeri run --report`.
+add_test(NAME cli_report_run_in_browser
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/report_in_browser.sh run $<TARGET_FILE:maeri>
+          ${CMAKE_CURRENT_BINARY_DIR}/report-run-in-browser)
+set_tests_properties(cli_report_in_browser cli_report_run_in_browser PROPERTIES LABELS cli SKIP_RETURN_CODE 77
+                     TIMEOUT 900 ENVIRONMENT MAERI_FABRIC_CACHE=${CMAKE_BINARY_DIR}/fabric-cache)
