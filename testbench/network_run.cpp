@@ -16,6 +16,7 @@
 #include "sim/post_processing_unit.hpp"
 #include "testbench/cross_check.hpp"
 #include "testbench/fused_run.hpp"
+#include "util/progress_bar.hpp"
 
 namespace maeri::testbench {
 namespace {
@@ -139,6 +140,7 @@ class ChainedRun {
   std::vector<sim::PostProcessingResult> run_on_unit(const std::vector<sim::PostProcessingJob>& jobs);
   std::vector<sim::PostProcessingResult> run_on_unit_in_child(const std::vector<sim::PostProcessingJob>& jobs);
   bool record_unit(std::size_t o, const char* where, sim::PostProcessingResult unit, double seconds);
+  void publish(OperatorRun run);
   std::size_t run_unit_stretch(std::size_t begin);
   void flush_unit();
   bool run_fabric_layer(std::size_t o);
@@ -162,6 +164,8 @@ class ChainedRun {
   bool failed_ = false;
   std::vector<std::size_t> pending_unit_;  // operators beside the fabric waiting for the unit, in order
   std::vector<std::vector<CrossCheckRow>> group_rows_;  // of the current group's members that ran
+  // Rank 0 on a terminal: runs done of the planned runs, elapsed and an estimate of the rest (util/progress_bar.hpp).
+  std::unique_ptr<util::ProgressBar> progress_;
 };
 
 NetworkVerificationOptions layer_options(const NetworkRunOptions& options) {
@@ -239,6 +243,15 @@ std::vector<sim::PostProcessingResult> ChainedRun::run_on_unit_in_child(
   return results;
 }
 
+// Rank 0: one operator's run recorded and handed to the caller (who prints it: the progress line steps aside).
+void ChainedRun::publish(OperatorRun run) {
+  const std::string name = run.name;
+  result_.operators.push_back(std::move(run));
+  if (progress_) progress_->clear();
+  on_operator_(result_, result_.operators.back());
+  if (progress_) progress_->advance(name);
+}
+
 // Rank 0: one operator's unit result checked and recorded; false when it differs from the reference.
 bool ChainedRun::record_unit(std::size_t o, const char* where, sim::PostProcessingResult unit, double seconds) {
   const contracts::Operator& op = network().operators[o];
@@ -257,9 +270,8 @@ bool ChainedRun::record_unit(std::size_t o, const char* where, sim::PostProcessi
                                          unit.counts, prepared_.hardware);
   run.seconds = seconds;
   result_.tensors[out] = std::move(unit.output.values);
-  result_.operators.push_back(run);
-  on_operator_(result_, result_.operators.back());
-  return run.pass;
+  publish(std::move(run));
+  return result_.operators.back().pass;
 }
 
 // The pending operators from `begin` whose inputs are all produced, run as one stretch of unit jobs; how many ran.
@@ -315,7 +327,7 @@ void ChainedRun::run_alone(std::size_t o, codegen::LayerTensors tensors, std::ve
         run.seconds = verified.merged->shard_seconds;
         run.shards = verified.merged->shards;
       },
-      progress_bar_);
+      false);  // the network's progress line stands for its layers' shards
   if (root_) accumulators = verification_.output_tensor();
 }
 
@@ -352,8 +364,7 @@ void ChainedRun::finish_fabric_layer(std::size_t o, OperatorRun run, const std::
     accumulator_tensor.name = layer.name + " accumulators";
     std::tie(run.pass, run.verdict) = compare_tensor("RTL", accumulator_tensor, accumulators, expected);
   }
-  result_.operators.push_back(run);
-  on_operator_(result_, result_.operators.back());
+  publish(run);
   if (!run.pass) {
     failed_ = true;
     return;
@@ -403,6 +414,9 @@ NetworkRunResult ChainedRun::execute() {
     if (network().operators[o].kind == OperatorKind::FabricLayer) fabric_ops.push_back(o);
   result_.fabric_layers = fabric_ops.size();
   result_.planned_runs = network().operators.size() + fabric_ops.size();  // each fabric layer has its epilogue
+  if (root_ && progress_bar_)
+    progress_ = std::make_unique<util::ProgressBar>("network " + network().name,
+                                                    std::int64_t(result_.planned_runs), true, stderr);
   std::size_t next = 0;  // the first operator not yet run or queued
   for (const std::size_t o : fabric_ops) {
     // The unit's operators before this layer (in graph order) run first: this layer may read their outputs.
