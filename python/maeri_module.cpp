@@ -1,4 +1,4 @@
-// The `maeri` Python module: the toolkit's load, map, codegen and (golden-model) verify as functions returning
+// The `maeri` Python module: the toolkit's load, map, codegen and functional (golden-model) check as functions returning
 // dicts and lists (python/README.md). Thin: every result comes from the chain's libraries; reports are the JSON of
 // mapper/report_json (what `maeri map --json` writes) turned into Python objects.
 #include <pybind11/pybind11.h>
@@ -142,7 +142,7 @@ py::list codegen_images(const std::string& hardware_path, const std::string& wor
 
 // The image of the best tile decoded, expanded and executed by the functional (golden) model on seeded random
 // tensors, against the reference convolution bit-exactly, and its activity counts against the model's.
-py::list verify(const std::string& hardware_path, const std::string& workload, const std::string& objective,
+py::list functional_check(const std::string& hardware_path, const std::string& workload, const std::string& objective,
                 const std::optional<std::string>& layer, std::uint64_t seed,
                 const std::map<std::string, std::vector<std::int64_t>>& input_shapes, std::int64_t batch) {
   const contracts::Hardware hardware = contracts::load_hardware(hardware_path);
@@ -182,7 +182,7 @@ py::list verify(const std::string& hardware_path, const std::string& workload, c
 }  // namespace
 
 PYBIND11_MODULE(maeri, module) {
-  module.doc() = "MAERI toolkit: load workloads (YAML or ONNX), map, generate configuration images, verify";
+  module.doc() = "MAERI toolkit: load workloads (YAML or ONNX), map, generate configuration images, check them on the functional model";
   // Bad input is ValueError with the toolkit's positioned message.
   py::register_exception<maeri::util::InputError>(module, "maeri::util::InputError", PyExc_ValueError);
   module.def("load", &load, py::arg("workload"), py::arg("input_shapes") = std::map<std::string, std::vector<std::int64_t>>{}, py::arg("batch") = 0,
@@ -196,7 +196,8 @@ PYBIND11_MODULE(maeri, module) {
   module.def("codegen", &codegen_images, py::arg("hardware"), py::arg("workload"), py::arg("objective") = "runtime",
              py::arg("layer") = py::none(), py::arg("input_shapes") = std::map<std::string, std::vector<std::int64_t>>{}, py::arg("batch") = 0,
              "The configuration image (bytes) of each layer's best tile");
-  module.def("verify", &verify, py::arg("hardware"), py::arg("workload"), py::arg("objective") = "runtime",
+  // Named for what it runs: the functional model, not the RTL (`maeri verify` co-simulates the Verilated fabric).
+  module.def("functional_check", &functional_check, py::arg("hardware"), py::arg("workload"), py::arg("objective") = "runtime",
              py::arg("layer") = py::none(), py::arg("seed") = 1, py::arg("input_shapes") = std::map<std::string, std::vector<std::int64_t>>{}, py::arg("batch") = 0,
              "Each layer's image on the functional (golden) model: bit-exact against the reference, counts "
              "against the model (RTL co-simulation: `maeri verify`)");

@@ -74,17 +74,20 @@ def owner(folders, relative_path):
     return None
 
 
+def is_build_directory(path):
+    """A CMake build directory: its CMakeCache.txt, or (while CMake is still configuring it) its CMakeFiles/."""
+    return os.path.exists(os.path.join(path, "CMakeCache.txt")) or os.path.isdir(os.path.join(path, "CMakeFiles"))
+
+
 def source_files(root):
     """(relative path, top-level directory) of every C++ source and header of the tree outside NOT_FOLDERS."""
     for top in sorted(os.listdir(root)):
         top_path = os.path.join(root, top)
-        if (top.startswith(".") or top in NOT_FOLDERS or not os.path.isdir(top_path) or
-                os.path.exists(os.path.join(top_path, "CMakeCache.txt"))):
+        if top.startswith(".") or top in NOT_FOLDERS or not os.path.isdir(top_path) or is_build_directory(top_path):
             continue  # a build directory inside the tree is not sources
         for directory, subdirectories, files in os.walk(top_path):
-            # Build directories inside the tree (a CMakeCache.txt marks them) are not sources.
-            subdirectories[:] = sorted(d for d in subdirectories
-                                       if not os.path.exists(os.path.join(directory, d, "CMakeCache.txt")))
+            # Build directories inside the tree are not sources.
+            subdirectories[:] = sorted(d for d in subdirectories if not is_build_directory(os.path.join(directory, d)))
             for name in sorted(files):
                 if name.endswith(SOURCE_SUFFIXES):
                     yield os.path.relpath(os.path.join(directory, name), root).replace(os.sep, "/"), top
