@@ -246,7 +246,10 @@ void print_fusion_summary(const mapper::NetworkFusionResult& fusion) {
     if (group.group.count > 1) ++groups, members += group.group.count;
   const mapper::CostTotals &unfused = fusion.unfused, &fused = fusion.fused;
   const auto saved = [](double before, double after) { return before > 0 ? 100 * (before - after) / before : 0.0; };
-  fmt::print("fusion: {} fused groups of {} layers in all; against every layer alone: {:.0f} -> {:.0f} cycles "
+  if (groups == 0)
+    fmt::print("fusion: no fused group formed: every layer runs alone, its own best\n");
+  else
+    fmt::print("fusion: {} fused groups of {} layers in all; against every layer alone: {:.0f} -> {:.0f} cycles "
              "({:.1f}% saved), {:.1f} -> {:.1f} nJ ({:.1f}%), DRAM {} -> {} bytes ({:.1f}%)\n",
              groups, members, unfused.cycles, fused.cycles, saved(unfused.cycles, fused.cycles),
              unfused.energy_pj / 1000, fused.energy_pj / 1000, saved(unfused.energy_pj, fused.energy_pj),
