@@ -226,12 +226,12 @@ void print_table(const std::vector<flow::ChosenLayer>& chosen) {
     tile_width = std::max(tile_width, contracts::to_compact_string(layer.report.mapping.tile).size());
     if (layer.fused) group_width = std::max(group_width, layer.fused->group.size());
   }
-  fmt::print("\n{:<{}}  {:<{}}  {:<{}}  {:<{}}  {:<8}  {:>12}  {:>6}  {:>12}  {:>12}  {:>6}\n", "layer", name_width,
+  fmt::print("\n{:<{}}  {:<{}}  {:<{}}  {:<{}}  {:<8}  {:>12}  {:>6}  {:>12}  {:>12}  {:>8}\n", "layer", name_width,
              "shape", shape_width, "tile", tile_width, "fused group", group_width, "role", "cycles", "util",
-             "DRAM bytes", "compulsory", "DRAM/c");
+             "DRAM bytes", "compulsory", "DRAM/cmp");
   for (const flow::ChosenLayer& layer : chosen) {
     const contracts::CostReport& r = layer.report;
-    fmt::print("{:<{}}  {:<{}}  {:<{}}  {:<{}}  {:<8}  {:>12.0f}  {:>5.1f}%  {:>12}  {:>12}  {:>5.2f}x\n",
+    fmt::print("{:<{}}  {:<{}}  {:<{}}  {:<{}}  {:<8}  {:>12.0f}  {:>5.1f}%  {:>12}  {:>12}  {:>7.2f}x\n",
                layer.layer.name, name_width, short_shape(layer.layer), shape_width,
                contracts::to_compact_string(r.mapping.tile), tile_width, layer.fused ? layer.fused->group : "-",
                group_width, layer.fused ? flow::member_role(layer.fused->role) : "-", r.cycles.total,
@@ -249,9 +249,9 @@ void print_fusion_summary(const mapper::NetworkFusionResult& fusion) {
   if (groups == 0)
     fmt::print("fusion: no fused group formed: every layer runs alone, its own best\n");
   else
-    fmt::print("fusion: {} fused groups of {} layers in all; against every layer alone: {:.0f} -> {:.0f} cycles "
+    fmt::print("fusion: {} fused group{} of {} layers in all; against every layer alone: {:.0f} -> {:.0f} cycles "
              "({:.1f}% saved), {:.1f} -> {:.1f} nJ ({:.1f}%), DRAM {} -> {} bytes ({:.1f}%)\n",
-             groups, members, unfused.cycles, fused.cycles, saved(unfused.cycles, fused.cycles),
+             groups, groups == 1 ? "" : "s", members, unfused.cycles, fused.cycles, saved(unfused.cycles, fused.cycles),
              unfused.energy_pj / 1000, fused.energy_pj / 1000, saved(unfused.energy_pj, fused.energy_pj),
              unfused.dram_bytes, fused.dram_bytes, saved(double(unfused.dram_bytes), double(fused.dram_bytes)));
   fmt::print("network compulsory DRAM (inputs, weights, outputs once): {} bytes; unfused {:.2f}x, fused {:.2f}x\n",
