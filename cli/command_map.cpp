@@ -38,6 +38,7 @@ struct MapOptions {
   std::string order;
   bool single_level = false;  // --two-level names the default
   bool no_fusion = false;
+  bool details = false;  // the per-layer report (always with one layer)
   std::uint64_t joint_budget = mapper::JointSearch{}.budget;
   std::string phase_order;
   std::string prune;
@@ -205,6 +206,60 @@ void print_fusion(const mapper::NetworkFusionResult& fusion, const contracts::Ne
              fusion.compulsory_dram_bytes, ratio(unfused.dram_bytes), ratio(fused.dram_bytes));
 }
 
+// A layer's shape in short form: type, window R×S (/stride), channels C->K, output X'×Y' (and its groups).
+std::string short_shape(const contracts::Layer& layer) {
+  const std::string stride = layer.stride_x * layer.stride_y > 1
+                                 ? layer.stride_x == layer.stride_y ? fmt::format("/{}", layer.stride_x)
+                                                                    : fmt::format("/{}x{}", layer.stride_x, layer.stride_y)
+                                 : "";
+  return fmt::format("{} {}x{}{} {}->{} @{}x{}{}", contracts::to_string(layer.type), layer.R, layer.S, stride, layer.C,
+                     layer.K, layer.output_x(), layer.output_y(), layer.groups > 1 ? fmt::format(" g{}", layer.groups) : "");
+}
+
+// One line per layer as the network runs it: its shape, chosen fabric tile, fused group and role, and its cost in
+// that role (a fused member's, not its standalone best: --details has those).
+void print_table(const std::vector<flow::ChosenLayer>& chosen) {
+  std::size_t name_width = 5, shape_width = 5, tile_width = 4, group_width = 11;
+  for (const flow::ChosenLayer& layer : chosen) {
+    name_width = std::max(name_width, layer.layer.name.size());
+    shape_width = std::max(shape_width, short_shape(layer.layer).size());
+    tile_width = std::max(tile_width, contracts::to_compact_string(layer.report.mapping.tile).size());
+    if (layer.fused) group_width = std::max(group_width, layer.fused->group.size());
+  }
+  fmt::print("\n{:<{}}  {:<{}}  {:<{}}  {:<{}}  {:<8}  {:>12}  {:>6}  {:>12}  {:>12}  {:>8}\n", "layer", name_width,
+             "shape", shape_width, "tile", tile_width, "fused group", group_width, "role", "cycles", "util",
+             "DRAM bytes", "compulsory", "DRAM/cmp");
+  for (const flow::ChosenLayer& layer : chosen) {
+    const contracts::CostReport& r = layer.report;
+    fmt::print("{:<{}}  {:<{}}  {:<{}}  {:<{}}  {:<8}  {:>12.0f}  {:>5.1f}%  {:>12}  {:>12}  {:>7.2f}x\n",
+               layer.layer.name, name_width, short_shape(layer.layer), shape_width,
+               contracts::to_compact_string(r.mapping.tile), tile_width, layer.fused ? layer.fused->group : "-",
+               group_width, layer.fused ? flow::member_role(layer.fused->role) : "-", r.cycles.total,
+               100 * r.average_utilisation, r.counts.dram_bytes, r.compulsory_dram_bytes, flow::dram_ratio(r));
+  }
+}
+
+// The fused groups formed and what they save against every layer alone (--details: per group, with the search).
+void print_fusion_summary(const mapper::NetworkFusionResult& fusion) {
+  std::size_t groups = 0, members = 0;
+  for (const mapper::GroupResult& group : fusion.groups)
+    if (group.group.count > 1) ++groups, members += group.group.count;
+  const mapper::CostTotals &unfused = fusion.unfused, &fused = fusion.fused;
+  const auto saved = [](double before, double after) { return before > 0 ? 100 * (before - after) / before : 0.0; };
+  if (groups == 0)
+    fmt::print("fusion: no fused group formed: every layer runs alone, its own best\n");
+  else
+    fmt::print("fusion: {} fused group{} of {} layers in all; against every layer alone: {:.0f} -> {:.0f} cycles "
+             "({:.1f}% saved), {:.1f} -> {:.1f} nJ ({:.1f}%), DRAM {} -> {} bytes ({:.1f}%)\n",
+             groups, groups == 1 ? "" : "s", members, unfused.cycles, fused.cycles, saved(unfused.cycles, fused.cycles),
+             unfused.energy_pj / 1000, fused.energy_pj / 1000, saved(unfused.energy_pj, fused.energy_pj),
+             unfused.dram_bytes, fused.dram_bytes, saved(double(unfused.dram_bytes), double(fused.dram_bytes)));
+  fmt::print("network compulsory DRAM (inputs, weights, outputs once): {} bytes; unfused {:.2f}x, fused {:.2f}x\n",
+             fusion.compulsory_dram_bytes,
+             fusion.compulsory_dram_bytes > 0 ? double(unfused.dram_bytes) / double(fusion.compulsory_dram_bytes) : 0.0,
+             fusion.compulsory_dram_bytes > 0 ? double(fused.dram_bytes) / double(fusion.compulsory_dram_bytes) : 0.0);
+}
+
 int run_map(const MapOptions& options) {
   const contracts::Hardware hardware = contracts::load_hardware(options.hardware);
   const contracts::Network network = importer::load_network(options.workload, options.model_inputs);
@@ -243,11 +298,19 @@ int run_map(const MapOptions& options) {
   const bool fixed = mapping.fixed.has_value(), two_level = mapping.two_level;
   const mapper::Objective objective = mapping.objective;
   flow::WorkloadMapping workload(network, hardware, std::move(mapping));
+  // One layer: its details are the point. A network: a table, unless --details asks for every layer's report.
+  const bool details = options.details || layers.size() == 1;
   workload.map(layers, [&](const flow::MappedLayer& mapped) {
-    print_layer(mapped, heuristic, fixed, two_level, objective);
+    if (details) print_layer(mapped, heuristic, fixed, two_level, objective);
   });
-  if (workload.fusion()) print_fusion(*workload.fusion(), network, objective);
-  if (layers.size() > 1) print_totals(workload.totals(), layers.size(), hardware);
+  if (details) {
+    if (workload.fusion()) print_fusion(*workload.fusion(), network, objective);
+    if (layers.size() > 1) print_totals(workload.totals(), layers.size(), hardware);
+  } else {
+    print_table(workload.chosen());
+    print_totals(workload.totals(), layers.size(), hardware);
+    if (workload.fusion()) print_fusion_summary(*workload.fusion());
+  }
 
   contracts::write_mapping_file(output, workload.mapping_file());
   fmt::print("\nmapping file: {}\n", output);
@@ -305,6 +368,9 @@ void add_map_command(CLI::App& app, Action& action) {
   command->add_flag("--no-fusion", options->no_fusion,
                     "map every layer on its own: no fused groups (by default a whole network's layers may share "
                     "tensors in the SDM, docs/mapping.md)");
+  command->add_flag("--details", options->details,
+                    "per layer, its best mappings with their SDM tiles, the baseline and what each pruning rule "
+                    "alone would lose (a network's default: one line per layer; one layer: always the details)");
   add_map_search_options(command, options->search);
   command->add_option("--json", options->json, "write all results as JSON to this file");
   command->add_option("--csv", options->csv, "write all results as CSV to this file");

@@ -6,10 +6,43 @@
 #include <algorithm>
 
 #include "mapper/model/cost_model.hpp"
+#include "mapper/model/fusion_model.hpp"
 #include "mapper/model/report_json.hpp"
 #include "util/input_error.hpp"
 
 namespace maeri::flow {
+
+std::string member_role(const contracts::FusedRole& role) {
+  if (role.input_in_sdm && role.output_in_sdm) return "inner";
+  if (role.output_in_sdm) return "producer";
+  if (role.input_in_sdm) return "consumer";
+  return "member";
+}
+
+namespace {
+
+// A layer's role in `map --json`: standalone, or its fused group's name, its place and role in it (the fields of
+// `disasm --json`'s "fused" record, docs/config-image.md); and its chosen mapping's report in that role.
+void set_role(nlohmann::json& entry, const ChosenLayer& chosen) {
+  entry["role"] = chosen.fused ? "fused" : "standalone";
+  if (chosen.fused) {
+    const contracts::FusedMember& member = *chosen.fused;
+    entry["fused_group"] = {{"name", member.group},
+                            {"position", member.position},
+                            {"members", member.members},
+                            {"member_role", member_role(member.role)},
+                            {"stripes", member.role.stripes},
+                            {"input_in_sdm", member.role.input_in_sdm},
+                            {"output_in_sdm", member.role.output_in_sdm},
+                            {"weights_pinned", member.role.weights_pinned},
+                            {"output_over_shortcut", member.role.output_over_shortcut}};
+  } else {
+    entry["fused_group"] = nullptr;
+  }
+  entry["in_role"] = mapper::to_json(chosen.report);
+}
+
+}  // namespace
 
 double dram_ratio(const contracts::CostReport& report) {
   return report.compulsory_dram_bytes > 0
@@ -138,6 +171,8 @@ void WorkloadMapping::add_to_reports(const MappedLayer& mapped) {
   totals_.energy_pj += best.energy_pj.total;
   totals_.dram_bytes += best.counts.dram_bytes;
   totals_.compulsory_dram_bytes += best.compulsory_dram_bytes;
+  chosen_.push_back({layer, best, std::nullopt});
+  set_role(entry, chosen_.back());
   json_layers_.push_back(entry);
   mapping_.layers.push_back({layer, best.mapping, best.cycles.total, best.energy_pj.total});
 }
@@ -164,9 +199,11 @@ void WorkloadMapping::fuse() {
                   {"unfused", totals_json(fusion.unfused, fusion.compulsory_dram_bytes)},
                   {"fused", totals_json(fusion.fused, fusion.compulsory_dram_bytes)},
                   {"groups", nlohmann::json::array()}};
+  const mapper::FusionGraph graph = mapper::fusion_graph(network_);
   for (const mapper::GroupResult& result : fusion.groups) {
     if (result.group.count < 2) continue;
     const contracts::FusedGroupEntry entry = mapper::mapping_file_entry(network_, result.group);
+    const std::vector<contracts::FusedRole> roles = mapper::group_roles(graph, result.group);
     nlohmann::json group = {{"name", entry.name}, {"layers", entry.layers}, {"stripes", entry.stripes},
                             {"pinned_weights", entry.pinned_weights},
                             {"unfused", totals_json(result.unfused_totals, 0)},
@@ -177,6 +214,10 @@ void WorkloadMapping::fuse() {
       mapping_.layers[result.group.first + i] =
           contracts::LayerMapping{network_.layers[result.group.first + i], report.mapping, report.cycles.total,
                                   report.energy_pj.total};
+      ChosenLayer& chosen = chosen_[result.group.first + i];
+      chosen.report = report;
+      chosen.fused = contracts::FusedMember{entry.name, std::int64_t(i), std::int64_t(result.group.count), roles[i]};
+      set_role(json_layers_[result.group.first + i], chosen);
     }
     json_fusion_["groups"].push_back(group);
     mapping_.fused_groups.push_back(entry);

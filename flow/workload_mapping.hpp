@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "contracts/cost_report.hpp"
+#include "contracts/fused_role.hpp"
 #include "contracts/hardware.hpp"
 #include "contracts/layer.hpp"
 #include "contracts/mapping_file.hpp"
@@ -61,6 +62,18 @@ struct WorkloadTotals {
   bool every_layer_has_baseline = true;
 };
 
+// A layer as the network runs it: its chosen mapping costed in its role — standalone (its own best) or as a member
+// of a fused group, whose cost differs from its standalone best (its shared tensors stay in the SDM).
+struct ChosenLayer {
+  contracts::Layer layer;
+  contracts::CostReport report;
+  std::optional<contracts::FusedMember> fused;  // nullopt: standalone
+};
+
+// A fused member's role in one word, from what it shares through the SDM: "producer" (its output stays there),
+// "consumer" (its input is there), "inner" (both), "member" (neither: it shares a side operand or pinned weights).
+std::string member_role(const contracts::FusedRole& role);
+
 // DRAM bytes of a mapping over the compulsory bytes (0 when there are none).
 double dram_ratio(const contracts::CostReport& report);
 
@@ -76,6 +89,8 @@ class WorkloadMapping {
   const WorkloadTotals& totals() const { return totals_; }
   // Set when the layers were fused (WorkloadMappingOptions::fusion).
   const std::optional<mapper::NetworkFusionResult>& fusion() const { return fusion_; }
+  // Per layer mapped, in order: its chosen mapping in its role (with fused groups, the member's cost).
+  const std::vector<ChosenLayer>& chosen() const { return chosen_; }
   const contracts::MappingFile& mapping_file() const { return mapping_; }
   std::string csv() const { return csv_; }
   std::string json() const;  // the whole document, as written by `map --json`
@@ -91,6 +106,7 @@ class WorkloadMapping {
   using ShapeKey = std::array<std::int64_t, 1 + contracts::kLayerShapeFields.size()>;
   std::map<ShapeKey, std::pair<std::string, mapper::SearchResult>> searched_;  // per shape: its first layer and result
   contracts::MappingFile mapping_;
+  std::vector<ChosenLayer> chosen_;
   nlohmann::json json_layers_ = nlohmann::json::array();
   bool csv_group_tile_;  // the CSV has a T_G column: the network has a grouped layer
   std::string csv_;

@@ -34,7 +34,7 @@ maeri_cli_test(map_tiny 0 --stdout-contains "total over 4 layers"
 # every layer alone (the JSON without "fusion", the mapping file without fused_groups).
 maeri_cli_test(map_fusion_report 0 --stdout-contains "network compulsory DRAM (inputs, weights, outputs once): 10704 bytes"
   $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${TINY} -o ${CMAKE_CURRENT_BINARY_DIR}/tiny.fused.yaml)
-add_test(NAME cli_map_no_fusion COMMAND sh -c "\"$1\" map --hardware \"$2\" --workload \"$3\" --no-fusion -o \"$4.yaml\" \
+add_test(NAME cli_map_no_fusion COMMAND sh -c "\"$1\" map --hardware \"$2\" --workload \"$3\" --no-fusion --details -o \"$4.yaml\" \
   --json \"$4.json\" | grep -q 'partial mappings made' && exit 1; ! grep -q fused_groups \"$4.yaml\" && ! grep -q '\"fusion\"' \"$4.json\""
   sh $<TARGET_FILE:maeri> ${HW64} ${TINY} ${CMAKE_CURRENT_BINARY_DIR}/tiny.no-fusion)
 set_tests_properties(cli_map_no_fusion PROPERTIES LABELS cli)
@@ -47,7 +47,7 @@ maeri_cli_test(map_tile_malformed 2 --stderr-contains "expected seven comma-sepa
 # The two-level space end to end: map it (tiny's conv3_1x1 and fc get an SDM level), then co-simulate that mapping
 # (images of format 3, every count exact: the cross-check table's error column).
 maeri_cli_test(map_two_level_tiny 0 --stdout-contains "SDM tile (B_K,B_C,B_N,B_X',B_Y')"
-  $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${TINY} --two-level
+  $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${TINY} --two-level --details
   -o ${CMAKE_CURRENT_BINARY_DIR}/tiny.two-level.mapping.yaml)
 set_tests_properties(cli_map_two_level_tiny PROPERTIES FIXTURES_SETUP tiny_two_level_mapping)
 maeri_cli_test(verify_two_level_tiny 0 --stdout-contains "largest cycle error: compute 0.00%"
@@ -84,7 +84,7 @@ maeri_cli_test(space_table2 0 --stdout-contains "partial-sum-bound"
 # The default search covers the raw Eq. 1 space: Table II on 64 MS maps (the partial-sum bound alone would empty
 # the embedding layer's space, which the per-rule report says), and refuses only when --prune chooses that rule.
 maeri_cli_test(map_table2_64_raw 0 --stdout-contains "empties the space"
-  $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${CONFIGS}/workloads/mrna-table2.yaml
+  $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${CONFIGS}/workloads/mrna-table2.yaml --details
   -o ${CMAKE_CURRENT_BINARY_DIR}/table2-64.mapping.yaml)
 maeri_cli_test(map_prune_empties_space 2
   --stderr-contains "pruning rule 'partial-sum-bound' (N_partial = ceil(R/T_R)·ceil(S/T_S)·ceil(C/T_C) <= num_ms) removes the last"
@@ -97,6 +97,12 @@ maeri_cli_test(space_prune_unknown_rule 2 --stderr-contains "unknown pruning rul
 maeri_cli_test(map_prune_rules 0 --stdout-contains "space: pruned by edge-divisibility,inference-batch"
   $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${TINY} --prune inference-batch,edge-divisibility
   -o ${CMAKE_CURRENT_BINARY_DIR}/tiny-pruned.mapping.yaml)
+# What map prints and writes (tests/cli/map_report.sh): the table of a network, --details as the report was, JSON roles.
+foreach(case table_tiny table_resnet50 details_as_before json_roles)
+  add_test(NAME cli_map_report_${case}
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/map_report.sh ${case} $<TARGET_FILE:maeri> ${CONFIGS})
+  set_tests_properties(cli_map_report_${case} PROPERTIES LABELS cli SKIP_RETURN_CODE 77)
+endforeach()
 foreach(sub space map bench codegen verify)
   maeri_cli_test(help_${sub} 0 --stdout-contains "Example:" $<TARGET_FILE:maeri> ${sub} --help)
 endforeach()
@@ -382,7 +388,7 @@ maeri_cli_test(import_dynamic_shape 2 --stderr-contains "field 'node conv': its 
 maeri_cli_test(import_asymmetric_pads 2 --stderr-contains "field 'node pool_same': asymmetric pads [0, 0, 1, 1]"
   $<TARGET_FILE:maeri> import ${ONNX_MODELS}/asymmetric-pool.onnx -o ${ONNX_MODELS}/asymmetric-pool.yaml)
 maeri_cli_test(map_asymmetric_onnx 0 --stdout-contains "layer conv_same (conv K=4 C=3 R=3 S=3 X'=7 Y'=7 stride 1x1"
-  $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${ONNX_MODELS}/asymmetric.onnx)
+  $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${ONNX_MODELS}/asymmetric.onnx --details)
 set_tests_properties(cli_import_onnx cli_map_onnx cli_verify_onnx cli_import_not_onnx cli_import_dynamic_shape
   cli_import_asymmetric_pads cli_map_asymmetric_onnx PROPERTIES FIXTURES_REQUIRED onnx_models)
 set_tests_properties(cli_import_onnx PROPERTIES FIXTURES_SETUP onnx_imported)

@@ -60,7 +60,7 @@ case $case_name in
       "$maeri" surrogate train --hardware "$hw" --workload "$tiny" --samples 200 -o "$dir/model.json" || exit 1
     grep -q '"format": "maeri-surrogate"' "$dir/model.json" || fail "model file lacks its format"
     "$expect" 0 --stdout-contains "surrogate search, 1 run(s) of at most 300 evaluations" \
-      "${map[@]}" --search surrogate --model "$dir/model.json" --budget 300 -o "$dir/s.yaml" || exit 1
+      "${map[@]}" --details --search surrogate --model "$dir/model.json" --budget 300 -o "$dir/s.yaml" || exit 1
     "$expect" 2 --stderr-contains "trained for the two-level space with objective edp; this search is two-level with objective runtime" \
       "$maeri" map --hardware "$hw" --workload "$tiny" --two-level --search surrogate --model "$dir/model.json" \
       -o "$dir/r.yaml" || exit 1
