@@ -13,11 +13,13 @@
 #include "cli/model_input_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "importer/layer_selection.hpp"
+#include "cli/map_report.hpp"
 #include "cli/map_search.hpp"
 #include "codegen/exact_traffic.hpp"
 #include "contracts/mapping_file.hpp"
 #include "contracts/spec_loader.hpp"
 #include "importer/network_loader.hpp"
+#include "report/html_report.hpp"
 #include "flow/workload_mapping.hpp"
 #include "util/atomic_file.hpp"
 #include "util/file_names.hpp"
@@ -42,6 +44,7 @@ struct MapOptions {
   std::uint64_t joint_budget = mapper::JointSearch{}.budget;
   std::string phase_order;
   std::string prune;
+  std::string report;  // --report: the HTML page; "" = none
   std::string json;
   std::string csv;
   std::string output;
@@ -278,7 +281,7 @@ int run_map(const MapOptions& options) {
       options.output.empty()
           ? fmt::format("{}.{}.mapping.yaml", util::safe_file_stem(network.name), util::safe_file_stem(hardware.name))
           : options.output;
-  for (const std::string* path : {&output, &options.json, &options.csv})  // fail before the search, not after it
+  for (const std::string* path : {&output, &options.json, &options.csv, &options.report})  // before the search
     if (!path->empty()) util::check_output_path(*path);
   mapping.top = options.top;
   mapping.threads = options.threads;
@@ -321,6 +324,10 @@ int run_map(const MapOptions& options) {
   if (!options.csv.empty()) {
     util::write_file_atomically(options.csv, workload.csv());
     fmt::print("csv: {}\n", options.csv);
+  }
+  if (!options.report.empty()) {
+    report::write_report(options.report, map_report(network, hardware, workload));
+    fmt::print("report: {}\n", options.report);
   }
   return kExitOk;
 }
@@ -373,6 +380,9 @@ void add_map_command(CLI::App& app, Action& action) {
                     "alone would lose (a network's default: one line per layer; one layer: always the details)");
   add_map_search_options(command, options->search);
   command->add_option("--json", options->json, "write all results as JSON to this file");
+  command->add_option("--report", options->report,
+                      "write one self-contained HTML page: the network and its fused groups, each layer's mapping "
+                      "drawn on the fabric, the model's cycles and DRAM against compulsory (docs/report.md)");
   command->add_option("--csv", options->csv, "write all results as CSV to this file");
   command->add_option("-o,--output", options->output,
                       "mapping file to write (default: <workload>.<hardware>.mapping.yaml, the names made safe as "

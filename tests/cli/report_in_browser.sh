@@ -7,6 +7,8 @@
 #   run     `maeri run --report` (the main job's page): tiny's 4 fabric layers and 7 unit operators; the switches in a
 #           VN are VN size x #VN of each layer's tile as `maeri map` prints it (conv1 27 x 2, conv2 8 x 8, conv3_1x1
 #           4 x 12, fc 7 x 9: 229 of 4 x 64, 27 idle)
+#   map     `maeri map --report` of tiny on maeri-64: conv2 and conv3_1x1 in one fused group (map's table), each
+#           layer's tile in its role (27 x 2, 8 x 8, 4 x 16, 7 x 9: 245 switches in VNs, 11 idle)
 # Usage: report_in_browser.sh CASE PROGRAM WORK_DIR (PROGRAM: maeri_make_report_page or maeri). Exit 77 (skip) when
 # no Chromium is installed.
 set -euo pipefail
@@ -23,6 +25,10 @@ mkdir -p "$work"
 case $case_name in
   sample) "$program" "$work/report.html" ;;
   run) (cd "$work" && "$program" run --report report.html >run.log) || { cat "$work/run.log"; exit 1; } ;;
+  map)
+    configs=$(dirname "$(readlink -f "$0")")/../../configs
+    (cd "$work" && "$program" map --hardware "$configs/hardware/maeri-64.yaml" --workload "$configs/workloads/tiny.yaml" \
+       -o tiny.mapping.yaml --report report.html >map.log) || { cat "$work/map.log"; exit 1; } ;;
   *) echo "unknown case $case_name"; exit 1 ;;
 esac
 profile=$(mktemp -d)
@@ -67,6 +73,14 @@ case $case_name in
     expect 11 '<g class="node '
     expect 229 'class="ms vn"'
     expect 27 'class="ms idle"'
+    ;;
+  map)
+    expect 4 '<section class="layer"'
+    expect 7 '<section class="unit-op"'
+    expect 11 '<g class="node '
+    expect 1 'class="group-box"'
+    expect 245 'class="ms vn"'
+    expect 11 'class="ms idle"'
     ;;
 esac
 expect 0 '<script'

@@ -12,5 +12,8 @@ add_test(NAME cli_report_in_browser
 add_test(NAME cli_report_run_in_browser
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/report_in_browser.sh run $<TARGET_FILE:maeri>
           ${CMAKE_CURRENT_BINARY_DIR}/report-run-in-browser)
-set_tests_properties(cli_report_in_browser cli_report_run_in_browser PROPERTIES LABELS cli SKIP_RETURN_CODE 77
+add_test(NAME cli_report_map_in_browser
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/report_in_browser.sh map $<TARGET_FILE:maeri>
+          ${CMAKE_CURRENT_BINARY_DIR}/report-map-in-browser)
+set_tests_properties(cli_report_in_browser cli_report_run_in_browser cli_report_map_in_browser PROPERTIES LABELS cli SKIP_RETURN_CODE 77
                      TIMEOUT 900 ENVIRONMENT MAERI_FABRIC_CACHE=${CMAKE_BINARY_DIR}/fabric-cache)
