@@ -252,4 +252,8 @@ MappingFile load_mapping_file(const std::string& path) {
   return mapping;
 }
 
+MappingFile mapping_file_for(const Hardware& hardware, const std::string& workload, const std::string& objective) {
+  return MappingFile{hardware.name, hardware.num_ms, hardware.dn_bw, hardware.rn_bw, workload, objective, {}, {}};
+}
+
 }  // namespace maeri::contracts

@@ -43,6 +43,9 @@ struct MappingFile {
   std::vector<FusedGroupEntry> fused_groups;  // absent in files without fused groups
 };
 
+// A mapping file for `workload` on `hardware`, ranked by `objective`, with no layer yet: its header.
+MappingFile mapping_file_for(const Hardware& hardware, const std::string& workload, const std::string& objective);
+
 // A mapping file used with a hardware spec must have been made for that fabric (num_ms, dn_bw, rn_bw): util::InputError
 // naming the file and both fabrics otherwise.
 void check_mapping_hardware(const MappingFile& mapping, const std::string& path, const Hardware& hardware);

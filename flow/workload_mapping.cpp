@@ -55,8 +55,7 @@ WorkloadMapping::WorkloadMapping(const contracts::Network& network, const contra
     : network_(network),
       hardware_(hardware),
       options_(std::move(options)),
-      mapping_{hardware.name, hardware.num_ms, hardware.dn_bw, hardware.rn_bw, network.name,
-               to_string(options_.objective), {}, {}},
+      mapping_(contracts::mapping_file_for(hardware, network.name, to_string(options_.objective))),
       csv_group_tile_(std::any_of(network.layers.begin(), network.layers.end(),
                                   [](const contracts::Layer& layer) { return layer.groups > 1; })),
       csv_("layer,rank," + mapper::csv_header(csv_group_tile_) + "\n") {}

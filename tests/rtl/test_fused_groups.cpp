@@ -107,13 +107,7 @@ void write_text(const std::string& path, const std::string& text) {
 std::optional<contracts::MappingFile> fused_mapping(const contracts::Network& network,
                                                     const contracts::Hardware& hardware, bool striped,
                                                     std::mt19937_64& rng) {
-  contracts::MappingFile file;
-  file.hardware_name = hardware.name;
-  file.num_ms = hardware.num_ms;
-  file.dn_bw = hardware.dn_bw;
-  file.rn_bw = hardware.rn_bw;
-  file.workload_name = network.name;
-  file.objective = "runtime";
+  contracts::MappingFile file = contracts::mapping_file_for(hardware, network.name, "runtime");
   std::vector<std::vector<contracts::FabricTile>> tiles;
   for (const contracts::Layer& layer : network.layers) {
     mapper::SearchOptions options =

@@ -71,13 +71,7 @@ TEST_CASE("network plan: one layer, a mapping file's mappings, and the input err
   CHECK_THROWS_AS(flow::plan_network(network, hardware, options), util::InputError);
 
   // A mapping file that lists every layer: the plan takes its mappings, best first, and says where they came from.
-  contracts::MappingFile file;
-  file.hardware_name = hardware.name;
-  file.num_ms = hardware.num_ms;
-  file.dn_bw = hardware.dn_bw;
-  file.rn_bw = hardware.rn_bw;
-  file.workload_name = network.name;
-  file.objective = "runtime";
+  contracts::MappingFile file = contracts::mapping_file_for(hardware, network.name, "runtime");
   options.layer.clear();
   for (const contracts::Layer& layer : network.layers)
     file.layers.push_back(
