@@ -1,18 +1,13 @@
 // The network part of a command's HTML report (report_skeleton.hpp).
 #include "cli/report_skeleton.hpp"
 
-#include <optional>
-
 namespace maeri::cli {
-namespace {
 
 std::optional<std::size_t> operator_named(const contracts::Network& network, const std::string& name) {
   for (std::size_t o = 0; o < network.operators.size(); ++o)
     if (network.operators[o].name == name) return o;
   return std::nullopt;
 }
-
-}  // namespace
 
 report::ReportData report_skeleton(const std::string& title, const contracts::Network& network,
                                    const contracts::Hardware& hardware) {

@@ -2,6 +2,7 @@
 // activation edges (weights are not drawn), each fabric layer with its shape, and the fused groups by operator.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,9 @@ namespace maeri::cli {
 
 report::ReportData report_skeleton(const std::string& title, const contracts::Network& network,
                                    const contracts::Hardware& hardware);
+
+// The operator named `name` (its index in network.operators); nullopt when there is none.
+std::optional<std::size_t> operator_named(const contracts::Network& network, const std::string& name);
 
 // A fused group of named layers, as the operators that run them; a name not in the network is left out.
 void add_report_group(report::ReportData& data, const contracts::Network& network, const std::string& name,

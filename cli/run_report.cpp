@@ -62,9 +62,7 @@ report::ReportData run_report(const std::string& title, const contracts::Network
   report::ReportData data = report_skeleton(title, network, plan.hardware);
   double model_cycles = 0, rtl_cycles = 0;
   for (const testbench::OperatorRun& run : result.operators) {
-    std::optional<std::size_t> found;
-    for (std::size_t o = 0; o < network.operators.size() && !found; ++o)
-      if (network.operators[o].name == run.name) found = o;
+    const std::optional<std::size_t> found = operator_named(network, run.name);
     if (!found) continue;
     const contracts::Operator& op = network.operators[*found];
     report::Operator& entry = data.operators[*found];
