@@ -9,6 +9,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/model_input_options.hpp"
 #include "importer/network_loader.hpp"
+#include "contracts/matrix_product.hpp"
 #include "contracts/spec_loader.hpp"
 
 namespace maeri::cli {
@@ -40,7 +41,8 @@ void summarise_workload(const contracts::Network& network, const std::string& pa
 // a workload with any lists every operator with the tensors it reads and writes; a chain prints its layers only.
 void summarise_graph(const contracts::Network& network) {
   bool beside_fabric = false;
-  for (const contracts::Operator& op : network.operators) beside_fabric |= op.kind != contracts::OperatorKind::FabricLayer;
+  for (const contracts::Operator& op : network.operators)
+    beside_fabric |= op.kind != contracts::OperatorKind::FabricLayer || contracts::is_matrix_product(op);
   if (!beside_fabric) return;
   const auto names = [&](const std::vector<std::size_t>& tensors) {
     std::vector<std::string> listed;
@@ -54,7 +56,8 @@ void summarise_graph(const contracts::Network& network) {
   fmt::print("  {:<24} {:<20} {:<40} {}\n", "operator", "kind", "reads", "writes");
   for (const contracts::Operator& op : network.operators) {
     std::string kind = contracts::to_string(op.kind);
-    if (op.kind == contracts::OperatorKind::FabricLayer) kind = contracts::to_string(network.layers[op.layer].type);
+    if (op.kind == contracts::OperatorKind::FabricLayer)
+      kind = contracts::is_matrix_product(op) ? "matmul" : contracts::to_string(network.layers[op.layer].type);
     if (op.kind == contracts::OperatorKind::Clip) kind += fmt::format(" [{}, {}]", op.clip_min, op.clip_max);
     if (op.kind == contracts::OperatorKind::MaxPool || op.kind == contracts::OperatorKind::AveragePool)
       kind += op.pool.stride_x == op.pool.stride_y
@@ -65,7 +68,9 @@ void summarise_graph(const contracts::Network& network) {
     if (op.kind == contracts::OperatorKind::HardSigmoid)
       kind += fmt::format(" {}x+{}", op.hard_sigmoid_alpha, op.hard_sigmoid_beta);
     const contracts::Tensor& output = network.tensors[op.outputs[0]];
-    fmt::print("  {:<24} {:<20} {:<40} {} ({})\n", op.name, kind, names(op.inputs), output.name,
+    const std::vector<std::size_t> reads =
+        contracts::is_matrix_product(op) ? std::vector<std::size_t>{op.inputs[1], op.inputs[0]} : op.inputs;  // A, B
+    fmt::print("  {:<24} {:<20} {:<40} {} ({})\n", op.name, kind, names(reads), output.name,
                fmt::join(output.shape, ","));
   }
 }

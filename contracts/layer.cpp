@@ -79,8 +79,9 @@ std::optional<ShapeViolation> shape_violation(const Layer& layer) {
     return ShapeViolation{"S", fmt::format("expected (S-1)*dilation_y + 1 <= Y + 2*padding_y = {}, found {}",
                                            layer.Y + 2 * layer.padding_y, layer.filter_span_y())};
   if (layer.type != LayerType::Convolution) {
-    // FC is a convolution with R = S = X = Y = 1, a GEMM one with R = S = Y = 1 (X = M), both with unit stride
-    // and dilation, no padding and one group (docs/workload-spec.md).
+    // FC is a convolution with R = S = X = Y = 1 and one group, a GEMM one with R = S = Y = 1 (X = M), both with
+    // unit stride and dilation and no padding; a GEMM's groups are independent products, each with its own B (a
+    // matrix product of two activations, contracts/matrix_product.hpp; docs/workload-spec.md).
     const bool fc = layer.type == LayerType::FullyConnected;
     const std::tuple<const char*, std::int64_t, std::int64_t> fixed[] = {
         {"R", layer.R, 1},
@@ -93,7 +94,7 @@ std::optional<ShapeViolation> shape_violation(const Layer& layer) {
         {"padding_y", layer.padding_y, 0},
         {"dilation_x", layer.dilation_x, 1},
         {"dilation_y", layer.dilation_y, 1},
-        {"groups", layer.groups, 1}};
+        {"groups", fc ? layer.groups : 1, 1}};
     for (const auto& [field, value, expected] : fixed)
       if (value != expected)
         return ShapeViolation{field, fmt::format("a {} layer has {} = {}, found {}",

@@ -99,7 +99,7 @@ struct ShapeViolation {
 
 // The first rule of a well-formed layer that `layer` breaks, nullopt if none: every size within its limit, groups
 // dividing C and K, the dilated filter no larger than the padded input, an FC layer 1×1 everywhere, a GEMM a
-// 1×1 convolution over Y = 1 without padding, dilation or groups, and at most kMaxMacsForInt64Counts
+// 1×1 convolution over Y = 1 without padding or dilation (its groups are independent products), and at most kMaxMacsForInt64Counts
 // multiply-accumulates and kMaxTensorElementsForInt64Bytes elements per tensor. The one check behind every reader of layer shapes (workload, mapping file, image).
 // Workload files add an authoring rule of their own (workload_padding_violation).
 std::optional<ShapeViolation> shape_violation(const Layer& layer);

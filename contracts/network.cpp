@@ -1,6 +1,8 @@
 // Network graph queries, the chain of a flat layer list and the graph's well-formedness rule (see network.hpp).
 #include "contracts/network.hpp"
 
+#include "contracts/matrix_product.hpp"
+
 #include <cmath>
 #include <map>
 #include <set>
@@ -28,6 +30,7 @@ const char* to_string(OperatorKind kind) {
 }
 
 std::size_t activation_inputs(const Operator& op) {
+  if (op.kind == OperatorKind::FabricLayer && op.product.two_activations) return 2;
   return op.kind == OperatorKind::FabricLayer || op.kind == OperatorKind::ChannelAffine ? 1 : op.inputs.size();
 }
 
@@ -144,6 +147,7 @@ std::optional<std::string> pool_window_violation(const PoolWindow& pool, std::in
 InferredShape fabric_output_shape(const Network& network, const Operator& op) {
   if (op.layer >= network.layers.size())
     return problem(fmt::format("operator '{}' runs layer #{}, which does not exist", op.name, op.layer));
+  if (op.product.two_activations) return matrix_product_output_shape(network, op);
   if (op.inputs.size() != 2 && op.inputs.size() != 3)
     return problem(fmt::format("fabric operator '{}' needs 2 or 3 inputs (activation, weights[, bias]), not {}",
                                op.name, op.inputs.size()));

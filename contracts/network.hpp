@@ -73,13 +73,21 @@ struct PadBorder {
   std::int64_t output_y(std::int64_t y) const { return y + y_begin + y_end; }
 };
 
+// A fabric layer that multiplies two activations (attention's Q·Kᵀ, P·V; contracts/matrix_product.hpp): its
+// weights are its second activation, not a constant, and either operand may be read transposed.
+struct MatrixProductForm {
+  bool two_activations = false;
+  bool transpose_a = false;  // A is given as [..., K, M]
+  bool transpose_b = false;  // B is given as [..., N, K]
+};
+
 struct Operator {
   std::string name;
   OperatorKind kind = OperatorKind::FabricLayer;
   std::size_t layer = 0;             // index into Network::layers (FabricLayer)
   std::vector<std::size_t> inputs;   // indices into Network::tensors; a FabricLayer's are (activation, weights) or
-                                     // (activation, weights, bias); Add's two, Concat's ≥ 1; a ChannelAffine's
-                                     // (activation, scale, shift); every other one
+                                     // (activation, weights, bias) — a matrix product's (B, A); Add's two, Concat's
+                                     // ≥ 1; a ChannelAffine's (activation, scale, shift); every other one
   std::vector<std::size_t> outputs;  // indices into Network::tensors; exactly one for every kind
   // Attributes of the kinds that have them (the others ignore them), in real (float) units:
   double clip_min = 0, clip_max = 0;  // Clip
@@ -87,10 +95,12 @@ struct Operator {
   std::int64_t axis = 1;              // Concat (and Softmax, which only takes 1)
   PadBorder pad;                      // Pad
   double hard_sigmoid_alpha = 0.2, hard_sigmoid_beta = 0.5;  // HardSigmoid (ONNX's defaults)
+  MatrixProductForm product;          // FabricLayer
 };
 
 // How many of `op`'s inputs are activations: they come first, and the rest are constants (a fabric layer's weights
-// and bias, a channel affine's scale and shift), which the operator holds as parameters rather than streams.
+// and bias, a channel affine's scale and shift), which the operator holds as parameters rather than streams. A
+// matrix product's two inputs are both activations.
 std::size_t activation_inputs(const Operator& op);
 
 struct Network {
@@ -145,7 +155,8 @@ bool is_se_gate(const std::vector<std::int64_t>& image, const std::vector<std::i
 // shapes, or a rank-4 first input and a second of (N, C, 1, 1). A Reshape writes its output tensor's
 // shape (the target), which must hold as many elements as its input. Every message names the operator. Inputs are
 // read from network.tensors by index; the indices must be in range.
-// Channel affine: 3 inputs, rank 2 or 4, its scale and shift (C) for the input's C (axis 1).
+// Channel affine: 3 inputs, rank 2 or 4, its scale and shift (C) for the input's C (axis 1). A matrix product:
+// contracts/matrix_product.hpp's rule (its operands agree and give its layer).
 struct InferredShape {
   std::vector<std::int64_t> shape;
   std::optional<std::string> violation;  // set: `shape` is empty
@@ -166,7 +177,8 @@ Network reordered(Network network, const std::vector<std::size_t>& order);
 
 // Why `network` is not a well-formed graph (an index out of range, a tensor produced twice, an operator reading a
 // tensor produced later, an operator reading a constant as an activation or parameters (a fabric layer's weights
-// or bias, a channel affine's scale or shift) that are not constants, an output tensor whose shape is not
+// or bias, a channel affine's scale or shift) that are not constants — a matrix product's two inputs are both
+// activations —, an output tensor whose shape is not
 // inferred_output_shape's or that is constant, a tensor of more than kMaxTensorElementsForInt64Bytes elements, a
 // layer no operator runs or runs twice, duplicate tensor or operator names), or nullopt.
 std::optional<std::string> network_violation(const Network& network);

@@ -29,7 +29,9 @@ struct Requantization {
 struct QuantizedOperator {
   // FabricLayer: weights [K][C/groups][R][S] in the data range (symmetric per output channel), the bias per output
   // channel at the accumulator's scale (input scale · weight scale of the channel; zeros when the layer has none),
-  // and per output channel the requantization from the accumulator to the output tensor's scale.
+  // and per output channel the requantization from the accumulator to the output tensor's scale. A matrix product
+  // (contracts/matrix_product.hpp) has no weights here (its operand A comes at run time, at its tensor's scale), a
+  // zero bias and one requantization s_A·s_B / s_out for every filter.
   std::vector<std::int64_t> weights;
   std::vector<std::int64_t> bias;
   std::vector<Requantization> output;  // FabricLayer: one per output channel; Requantize: one

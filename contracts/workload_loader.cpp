@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "contracts/matrix_product.hpp"
 #include "contracts/spec_loader.hpp"
 #include "contracts/strict_yaml.hpp"
 
@@ -54,6 +55,9 @@ Layer read_gemm(StrictMap& entry, Layer layer) {
                                     layer.N, kMaxBatch, layer.N * batch));
   Layer gemm = gemm_layer(layer.N * batch, m, k, n);
   gemm.name = layer.name;
+  // G independent products of M×(K/G) by (K/G)×(N/G), each its own B: a matrix product's layer as a flat list
+  // writes it (contracts/matrix_product.hpp); shape_violation checks that G divides K and N.
+  gemm.groups = entry.optional_integer("groups", 1, kMaxLayerDimension).value_or(1);
   return gemm;
 }
 
@@ -143,10 +147,11 @@ const std::vector<std::string> kOperatorTypes = {"conv",         "fc",          
                                                  "add",          "concat",       "flatten",
                                                  "reshape",      "requantize",   "softmax",
                                                  "channel_affine", "pad",        "sigmoid",
-                                                 "tanh",         "hard_sigmoid", "mul"};
+                                                 "tanh",         "hard_sigmoid", "mul",
+                                                 "matmul"};
 
 OperatorKind kind_of(const std::string& type) {
-  if (type == "conv" || type == "fc" || type == "gemm") return OperatorKind::FabricLayer;
+  if (type == "conv" || type == "fc" || type == "gemm" || type == "matmul") return OperatorKind::FabricLayer;
   if (type == "relu") return OperatorKind::Relu;
   if (type == "relu6" || type == "clip") return OperatorKind::Clip;
   if (type == "max_pool") return OperatorKind::MaxPool;
@@ -193,7 +198,17 @@ GraphEntry read_operator(StrictMap entry, std::int64_t batch, std::vector<Layer>
   Operator& op = read.op;
   const std::string type = map.choice("type", kOperatorTypes);
   op.kind = kind_of(type);
-  if (op.kind == OperatorKind::FabricLayer) {
+  if (type == "matmul") {
+    // Its layer follows from its operands' shapes, known once the operators before it have theirs (shaped_in_order).
+    layers.emplace_back().name = map.text("name");
+    op.name = layers.back().name;
+    op.layer = layers.size() - 1;
+    op.product.two_activations = true;
+    for (const char* field : {"transpose_a", "transpose_b"})
+      if (map.has(field))
+        (std::string(field) == "transpose_a" ? op.product.transpose_a : op.product.transpose_b) =
+            map.choice(field, {"false", "true"}) == "true";
+  } else if (op.kind == OperatorKind::FabricLayer) {
     layers.push_back(read_fabric_layer(map, type, batch));
     add_macs(map, layers.back(), total_macs);
     op.name = layers.back().name;
@@ -203,7 +218,8 @@ GraphEntry read_operator(StrictMap entry, std::int64_t batch, std::vector<Layer>
   } else {
     op.name = map.text("name");
   }
-  if (op.kind == OperatorKind::Add || op.kind == OperatorKind::Concat || op.kind == OperatorKind::Mul) {
+  if (op.kind == OperatorKind::Add || op.kind == OperatorKind::Concat || op.kind == OperatorKind::Mul ||
+      op.product.two_activations) {
     read.inputs_field = "inputs";
     read.inputs = map.text_list("inputs");
     if (op.kind != OperatorKind::Concat && read.inputs.size() != 2)
@@ -314,6 +330,7 @@ void read_graph_operators(StrictMap& root, std::int64_t batch, GraphReading& gra
 void link_constants(GraphReading& graph) {
   for (GraphEntry& entry : graph.entries) {
     if (entry.op.kind != OperatorKind::FabricLayer && entry.op.kind != OperatorKind::ChannelAffine) continue;
+    if (entry.op.product.two_activations) continue;  // both operands are activations
     const auto constant = [&](const std::string& tensor, const char* field, std::vector<std::int64_t> shape) {
       const auto found = graph.tensor_of.find(tensor);
       if (found == graph.tensor_of.end())
@@ -355,7 +372,9 @@ void link_activations(StrictMap& root, const YAML::Node& inputs, GraphReading& g
       activations.push_back(found->second);
       read_somewhere[found->second] = true;
     }
-    if (entry.op.kind == OperatorKind::FabricLayer || entry.op.kind == OperatorKind::ChannelAffine) {
+    if (entry.op.product.two_activations) {
+      entry.op.inputs = {activations[1], activations[0]};  // (B, A): the layer streams B, A is its weights
+    } else if (entry.op.kind == OperatorKind::FabricLayer || entry.op.kind == OperatorKind::ChannelAffine) {
       entry.op.inputs[0] = activations[0];
     } else {
       entry.op.inputs = activations;
@@ -366,6 +385,19 @@ void link_activations(StrictMap& root, const YAML::Node& inputs, GraphReading& g
     if (!read_somewhere[index])
       root.element_map("inputs", inputs, index)
           .fail("name", fmt::format("input '{}' is read by no operator", network.tensors[index].name));
+}
+
+// A matmul's layer from the shapes of its operands (inputs (B, A)), or an error at its `inputs` naming both tensors.
+Layer product_layer(const GraphEntry& entry, const Network& network, const Operator& op) {
+  MatrixProductLayer product =
+      matrix_product_layer(fmt::format("matmul '{}'", op.name), network.tensors[op.inputs[1]],
+                           network.tensors[op.inputs[0]], op.product);
+  if (product.violation) entry.map.fail(entry.inputs_field, *product.violation);
+  product.layer.name = op.name;
+  if (const auto violation = shape_violation(product.layer))
+    entry.map.fail(entry.inputs_field, fmt::format("matmul '{}' gives the layer {}: {}", op.name,
+                                                   shape_text(product.layer), violation->message));
+  return product.layer;
 }
 
 // The operators in a topological order (a cycle is an error at its producer), each output tensor given the shape
@@ -386,6 +418,7 @@ Network shaped_in_order(GraphReading& graph) {
     Tensor& output = network.tensors[op.outputs[0]];
     if (op.kind == OperatorKind::Reshape)
       output.shape = entry.reshape_target ? *entry.reshape_target : flattened(network.tensors[op.inputs[0]].shape);
+    if (op.product.two_activations) network.layers[op.layer] = product_layer(entry, network, op);
     if (op.kind == OperatorKind::ChannelAffine && network.tensors[op.inputs[0]].shape.size() >= 2)
       for (std::size_t i = 1; i < 3; ++i)
         if (network.tensors[op.inputs[i]].shape.empty())

@@ -147,6 +147,10 @@ class GraphReader {
                                 std::int64_t slices, std::int64_t batch, std::int64_t m, std::int64_t k,
                                 std::int64_t n, std::int64_t a_batch);
   std::int64_t broadcast_batch(const std::string& name, const Dims& a, const Dims& b) const;
+  bool activation_product(const onnx::NodeProto& node, const std::string& name);
+  std::optional<std::string> last_axes_swapped(const std::string& tensor) const;
+  bool folds_into_products(const onnx::NodeProto& node) const;
+  bool folds_into_products_of(const std::string& source, const std::string& transposed) const;
   void einsum(const onnx::NodeProto& node, const std::string& name);
   void recurrent(const onnx::NodeProto& node, const std::string& name);
 

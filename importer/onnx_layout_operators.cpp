@@ -29,6 +29,10 @@ std::string GraphReader::transpose(OperatorNode& read) {
   const std::string& name = read.name;
   const auto x = node.input_size() > 0 ? known_shape(node.input(0)) : std::nullopt;
   if (!x) return skip_reason("Transpose");
+  if (folds_into_products(node)) {
+    note(fmt::format("Transpose {} folds into the operand layout of the MatMuls that read '{}'", name, node.output(0)));
+    return "";
+  }
   Dims perm = ints(node, name, "perm", {});
   if (perm.empty())
     for (std::size_t i = x->size(); i-- > 0;) perm.push_back(std::int64_t(i));

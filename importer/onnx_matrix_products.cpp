@@ -1,7 +1,8 @@
 // Gemm, MatMul and Einsum as GEMM layers: A's rows as the layer's batch where one weight matrix serves them all
 // (a fully connected layer's samples), as its X otherwise; B (transposed to the layer's (N, K)) as its weights when
-// it is constant — one layer per matrix when a constant B is batched —, streamed like weights when it is an
-// activation (attention's QKᵀ and AV).
+// it is constant — one layer per matrix when a constant B is batched. A MatMul of two activations (attention's QKᵀ
+// and AV) is a matrix product (contracts/matrix_product.hpp): each head its own operands, and a Transpose that only
+// swaps an operand's last two axes folds into the operand's layout.
 #include "importer/onnx_graph_reader.hpp"
 
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <set>
 
+#include "contracts/matrix_product.hpp"
 #include "contracts/strict_yaml.hpp"
 
 namespace maeri::importer {
@@ -155,6 +157,7 @@ void GraphReader::matmul(const onnx::NodeProto& node, int index, const std::stri
                                                   contracts::kMaxBatch)
                                     : "a GEMM layer of two activations reads A as (batch, K, M, 1): its rows are the X";
   const auto weights = values(node, 1);
+  if (!weights && !initializers_.count(node.input(1)) && activation_product(node, name)) return;
   if (weights && b_batch > 1)
     return batched_constant_product(node, name, *weights, b_batch, batch, m, k, n, a_batch);
   if (weights) {
@@ -166,6 +169,82 @@ void GraphReader::matmul(const onnx::NodeProto& node, int index, const std::stri
                      name, node.input(1)));
   }
   add_layer(node, layer, name, std::move(links));
+}
+
+// The ONNX tensor a Transpose that only swaps the last two axes reads, when `tensor` is that Transpose's output.
+std::optional<std::string> GraphReader::last_axes_swapped(const std::string& tensor) const {
+  for (const onnx::NodeProto& node : model_.graph().node()) {
+    if (node.output_size() < 1 || node.output(0) != tensor) continue;
+    const auto x = node.input_size() > 0 ? known_shape(node.input(0)) : std::nullopt;
+    if (node.op_type() != "Transpose" || !x || x->size() < 2) return std::nullopt;
+    const Dims perm = ints(node, node.name(), "perm", {});
+    Dims swapped;
+    for (std::size_t axis = 0; axis < x->size(); ++axis) swapped.push_back(std::int64_t(axis));
+    std::swap(swapped[x->size() - 2], swapped[x->size() - 1]);
+    if (perm != swapped && !(perm.empty() && x->size() == 2)) return std::nullopt;
+    return node.input(0);
+  }
+  return std::nullopt;
+}
+
+// A Transpose folded into the operands of the MatMuls it feeds: it only swaps the last two axes and every reader is
+// a MatMul whose other operand is an activation too, so each reads the Transpose's input transposed.
+bool GraphReader::folds_into_products(const onnx::NodeProto& node) const {
+  if (node.output_size() < 1 || !last_axes_swapped(node.output(0))) return false;
+  const auto readers = readers_.find(node.output(0));
+  if (readers == readers_.end() || graph_outputs_.count(node.output(0))) return false;
+  for (const int reader : readers->second) {
+    const onnx::NodeProto& product = model_.graph().node(reader);
+    if (product.op_type() != "MatMul" || product.input_size() != 2) return false;
+    for (const std::string& operand : product.input())
+      if (initializers_.count(operand) || constant(operand)) return false;
+  }
+  return true;
+}
+
+// MatMul of two activations as a matrix product (contracts/matrix_product.hpp): both operands of one rank ≥ 2 with
+// equal leading axes (batch, heads); an operand that a Transpose of its last two axes made is read from the
+// Transpose's input, transposed. False (nothing added) when the operands are not of that form: the caller streams B
+// like weights as before.
+bool GraphReader::activation_product(const onnx::NodeProto& node, const std::string& name) {
+  contracts::MatrixProductForm form;
+  form.two_activations = true;
+  std::optional<std::size_t> operands[2];
+  for (int i = 0; i < 2; ++i) {
+    const auto source = last_axes_swapped(node.input(i));
+    const bool folded = source && folds_into_products_of(*source, node.input(i));
+    operands[i] = activation(folded ? *source : node.input(i));
+    (i == 0 ? form.transpose_a : form.transpose_b) = folded;
+    if (!operands[i]) return false;
+  }
+  const contracts::Tensor& a = network().tensors[*operands[0]];
+  const contracts::Tensor& b = network().tensors[*operands[1]];
+  contracts::MatrixProductLayer product =
+      contracts::matrix_product_layer(fmt::format("MatMul '{}'", name), a, b, form);
+  if (product.violation) {
+    note(fmt::format("layer {}: {}; its second operand is streamed like weights", name, *product.violation));
+    return false;
+  }
+  product.layer.name = name;
+  if (const auto violation = contracts::shape_violation(product.layer))
+    fail(name, fmt::format("the matrix product it gives is not valid: {}", violation->message));
+  const auto onnx_shape = known_shape(node.output(0));
+  const bool direct = onnx_shape && *onnx_shape == product.output_shape && !tensor_of_.count(node.output(0));
+  const std::size_t output = add_tensor(direct ? node.output(0) : name + ".output", product.output_shape, false);
+  network().layers.push_back(product.layer);
+  const std::size_t op = add_operator(name, contracts::OperatorKind::FabricLayer, {*operands[1], *operands[0]}, output);
+  network().operators[op].layer = network().layers.size() - 1;
+  network().operators[op].product = form;
+  if (direct) tensor_of_[node.output(0)] = output;
+  return true;
+}
+
+// Whether the Transpose writing `transposed` (reading `source`) folded into its MatMuls (folds_into_products).
+bool GraphReader::folds_into_products_of(const std::string& source, const std::string& transposed) const {
+  for (const onnx::NodeProto& node : model_.graph().node())
+    if (node.output_size() > 0 && node.output(0) == transposed && node.input_size() > 0 && node.input(0) == source)
+      return folds_into_products(node);
+  return false;
 }
 
 // A MatMul whose constant B holds a different K×N matrix per batch position (per head): the contract's weights

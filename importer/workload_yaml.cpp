@@ -6,6 +6,7 @@
 
 #include <sstream>
 
+#include "contracts/matrix_product.hpp"
 #include "contracts/strict_yaml.hpp"
 #include "util/input_error.hpp"
 
@@ -48,13 +49,15 @@ void layer_fields(YAML::Emitter& out, const contracts::Network& network, const c
       out << YAML::Key << "M" << YAML::Value << layer.X << YAML::Key << "K" << YAML::Value << layer.C;
       out << YAML::Key << "N" << YAML::Value << layer.K;
       if (layer.N != batch) out << YAML::Key << "batch" << YAML::Value << layer.N / batch;
+      if (layer.groups != 1) out << YAML::Key << "groups" << YAML::Value << layer.groups;
       break;
   }
 }
 
 const char* operator_type(const contracts::Network& network, const contracts::Operator& op) {
   switch (op.kind) {
-    case contracts::OperatorKind::FabricLayer: return contracts::to_string(network.layers[op.layer].type);
+    case contracts::OperatorKind::FabricLayer:
+      return contracts::is_matrix_product(op) ? "matmul" : contracts::to_string(network.layers[op.layer].type);
     case contracts::OperatorKind::Requantize: return "requantize";
     case contracts::OperatorKind::Relu: return "relu";
     case contracts::OperatorKind::Clip: return op.clip_min == 0 && op.clip_max == 6 ? "relu6" : "clip";
@@ -83,8 +86,11 @@ void operator_entry(YAML::Emitter& out, const contracts::Network& network, const
   out << YAML::Flow << YAML::BeginMap;
   out << YAML::Key << "name" << YAML::Value << op.name;
   out << YAML::Key << "type" << YAML::Value << operator_type(network, op);
-  if (op.kind == contracts::OperatorKind::Add || op.kind == contracts::OperatorKind::Concat ||
-      op.kind == contracts::OperatorKind::Mul) {
+  if (contracts::is_matrix_product(op)) {  // A · B, held as (B, A)
+    out << YAML::Key << "inputs" << YAML::Value << YAML::Flow << YAML::BeginSeq << name_of(op.inputs.at(1))
+        << name_of(op.inputs.at(0)) << YAML::EndSeq;
+  } else if (op.kind == contracts::OperatorKind::Add || op.kind == contracts::OperatorKind::Concat ||
+             op.kind == contracts::OperatorKind::Mul) {
     out << YAML::Key << "inputs" << YAML::Value << YAML::Flow << YAML::BeginSeq;
     for (std::size_t t : op.inputs) out << name_of(t);
     out << YAML::EndSeq;
@@ -92,7 +98,10 @@ void operator_entry(YAML::Emitter& out, const contracts::Network& network, const
     out << YAML::Key << "input" << YAML::Value << name_of(op.inputs.at(0));
   }
   if (name_of(op.outputs.at(0)) != op.name) out << YAML::Key << "output" << YAML::Value << name_of(op.outputs[0]);
-  if (fabric) {
+  if (contracts::is_matrix_product(op)) {
+    if (op.product.transpose_a) out << YAML::Key << "transpose_a" << YAML::Value << true;
+    if (op.product.transpose_b) out << YAML::Key << "transpose_b" << YAML::Value << true;
+  } else if (fabric) {
     if (name_of(op.inputs.at(1)) != op.name + ".weights")
       out << YAML::Key << "weights" << YAML::Value << name_of(op.inputs[1]);
     if (op.inputs.size() > 2) out << YAML::Key << "bias" << YAML::Value << name_of(op.inputs[2]);
@@ -145,7 +154,8 @@ std::string workload_yaml(const contracts::Network& network, const std::string& 
   out << YAML::Key << "name" << YAML::Value << network.name;
   out << YAML::Key << "batch" << YAML::Value << batch;
   bool beside_fabric = false;
-  for (const contracts::Operator& op : network.operators) beside_fabric |= op.kind != contracts::OperatorKind::FabricLayer;
+  for (const contracts::Operator& op : network.operators)
+    beside_fabric |= op.kind != contracts::OperatorKind::FabricLayer || contracts::is_matrix_product(op);
   if (beside_fabric) {
     out << YAML::Key << "inputs" << YAML::Value << YAML::BeginSeq;
     for (std::size_t t : network.network_inputs()) {

@@ -527,7 +527,11 @@ PostProcessingJob post_processing_job(const contracts::QuantizedNetwork& network
   job.op = network.network.operators.at(op);
   job.parameters = network.operators.at(op);
   job.inputs = std::move(inputs);
-  job.output_shape = network.network.tensors.at(job.op.outputs.at(0)).shape;
+  // A fabric layer's epilogue works on the layer's (N, K, X', Y'): a matrix product's output tensor holds the same
+  // elements in the same order under the shape of its operands ([..., M, N], contracts/matrix_product.hpp).
+  job.output_shape = job.op.kind == contracts::OperatorKind::FabricLayer
+                         ? contracts::output_shape(network.network.layers.at(job.op.layer))
+                         : network.network.tensors.at(job.op.outputs.at(0)).shape;
   job.data_width = network.data_width;
   job.acc_width = network.acc_width;
   return job;

@@ -2,6 +2,8 @@
 // network_reference.hpp). Every loop here is written from docs/quantization.md; nothing calls codegen.
 #include "testbench/network_reference.hpp"
 
+#include "contracts/matrix_product.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -183,16 +185,23 @@ struct IntegerStep {
 };
 
 // A fabric layer: the accumulators of the integer convolution, each with its filter's bias and requantization.
+// A matrix product's weights are its operand A (contracts/matrix_product.hpp), its bias zeros.
 std::vector<std::int64_t> integer_fabric_layer(const IntegerStep& step) {
   const QuantizedOperator& q = step.q;
   const contracts::Layer& layer = step.qnet.network.layers[step.op.layer];
-  if (std::int64_t(q.weights.size()) != layer.weight_elements())
-    fail(step.op, fmt::format("has {} integer weights, layer '{}' has {}", q.weights.size(), layer.name,
+  const bool product = contracts::is_matrix_product(step.op);
+  const contracts::ProductOperands<std::int64_t> operands =
+      product ? contracts::product_operands(step.qnet.network, step.op, step.tensors)
+              : contracts::ProductOperands<std::int64_t>{};
+  const std::vector<std::int64_t>& input = product ? operands.input : step.x;
+  const std::vector<std::int64_t>& weights = product ? operands.weights : q.weights;
+  if (std::int64_t(weights.size()) != layer.weight_elements())
+    fail(step.op, fmt::format("has {} integer weights, layer '{}' has {}", weights.size(), layer.name,
                               layer.weight_elements()));
   if (std::int64_t(q.bias.size()) != layer.K)
     fail(step.op, fmt::format("has {} biases for {} filters", q.bias.size(), layer.K));
   step.require_requantizations(std::size_t(layer.K));
-  const std::vector<std::int64_t> acc = integer_convolution(layer, step.x, q.weights, step.qnet.acc_width);
+  const std::vector<std::int64_t> acc = integer_convolution(layer, input, weights, step.qnet.acc_width);
   const std::int64_t plane = layer.output_x() * layer.output_y();
   std::vector<std::int64_t> out;
   out.reserve(acc.size());
@@ -419,6 +428,12 @@ std::vector<double> real_fabric_layer(const RealStep& step) {
   return real_convolution(layer, step.x, step.weights);
 }
 
+// A matrix product: its operand A as the weights, no bias (contracts/matrix_product.hpp).
+std::vector<double> real_matrix_product(const RealStep& step) {
+  contracts::ProductOperands<double> operands = contracts::product_operands(step.network, step.op, step.tensors);
+  return real_convolution(step.network.layers[step.op.layer], operands.input, {std::move(operands.weights), {}});
+}
+
 // Relu, clip, and the gates (sigmoid, tanh, hard sigmoid): value by value.
 std::vector<double> real_elementwise(const RealStep& step) {
   const Operator& op = step.op;
@@ -529,7 +544,8 @@ std::vector<double> real_output(const Network& network, std::size_t op_index, co
   const RealStep step{network, op, weights, tensors, tensors[op.inputs[0]],
                       network.tensors[op.outputs[0]].elements()};
   switch (op.kind) {
-    case OperatorKind::FabricLayer: return real_fabric_layer(step);
+    case OperatorKind::FabricLayer:
+      return contracts::is_matrix_product(op) ? real_matrix_product(step) : real_fabric_layer(step);
     case OperatorKind::Requantize:
     case OperatorKind::Reshape: return step.x;
     case OperatorKind::Relu:

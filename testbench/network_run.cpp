@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "codegen/config_image.hpp"
+#include "contracts/matrix_product.hpp"
 #include "mapper/model/post_processing_model.hpp"
 #include "sim/fabric_session.hpp"
 #include "sim/post_processing_unit.hpp"
@@ -143,6 +144,7 @@ class ChainedRun {
   void publish(OperatorRun run);
   std::size_t run_unit_stretch(std::size_t begin);
   void flush_unit();
+  codegen::LayerTensors broadcast_layer_tensors(std::size_t o);
   bool run_fabric_layer(std::size_t o);
   void run_alone(std::size_t o, codegen::LayerTensors tensors, std::vector<std::int64_t> expected, OperatorRun& run,
                  std::vector<std::int64_t>& accumulators);
@@ -381,23 +383,41 @@ void ChainedRun::finish_fabric_layer(std::size_t o, OperatorRun run, const std::
   failed_ = !record_unit(o, "epilogue", std::move(epilogue[0]), seconds_since(start));
 }
 
+// Every rank needs the layer's input, which only rank 0 has (and a matrix product's weights, its operand A, in the
+// layer's order: contracts/matrix_product.hpp); "S" tells the others to stop (the input comes back empty).
+codegen::LayerTensors ChainedRun::broadcast_layer_tensors(std::size_t o) {
+  const contracts::Operator& op = network().operators[o];
+  const bool product = contracts::is_matrix_product(op);
+  std::string message;
+  if (root_ && failed_) message = "S";
+  else if (root_ && product) {
+    const auto operands = contracts::product_operands(network(), op, result_.tensors);
+    message = "C" + tensor_bytes(operands.input) + tensor_bytes(operands.weights);
+  } else if (root_) {
+    message = "C" + tensor_bytes(result_.tensors[op.inputs[0]]);
+  }
+  message = runner_.broadcast(message);
+  if (message.empty() || message[0] != 'C') return {};
+  std::vector<std::int64_t> values = tensor_of_bytes(message, 1);
+  if (!product) return {std::move(values), prepared_.quantized.operators[o].weights};
+  const auto inputs = std::ptrdiff_t(network().layers[op.layer].input_elements());
+  return {std::vector<std::int64_t>(values.begin(), values.begin() + inputs),
+          std::vector<std::int64_t>(values.begin() + inputs, values.end())};
+}
+
 // One fabric layer on every rank, on the tensor the operators before it produced; false when the run stops here.
 bool ChainedRun::run_fabric_layer(std::size_t o) {
   const contracts::Operator& op = network().operators[o];
   const contracts::Layer& layer = network().layers[op.layer];
-  // Every rank needs the layer's input, which only rank 0 has; "S" tells the others to stop.
-  const std::string message = runner_.broadcast(
-      root_ ? (failed_ ? std::string("S") : "C" + tensor_bytes(result_.tensors[op.inputs[0]])) : "");
-  if (message.empty() || message[0] != 'C') return false;
-  codegen::LayerTensors tensors{tensor_of_bytes(message, 1), prepared_.quantized.operators[o].weights};
+  codegen::LayerTensors tensors = broadcast_layer_tensors(o);
+  if (tensors.input.empty()) return false;
+  const std::vector<std::int64_t> weights = tensors.weights;  // the reference's, whatever the fault flips
   const InjectedFault& fault = prepared_.fault;
   if (fault.place == InjectedFault::Place::Weight && fault.target == layer.name)
     tensors.weights[size_t(fault.index)] =
         flip_bit(tensors.weights[size_t(fault.index)], fault.bit, prepared_.quantized.data_width);
   std::vector<std::int64_t> expected;
-  if (root_)
-    expected = integer_convolution(layer, tensors.input, prepared_.quantized.operators[o].weights,
-                                   prepared_.quantized.acc_width);
+  if (root_) expected = integer_convolution(layer, tensors.input, weights, prepared_.quantized.acc_width);
   OperatorRun run;
   run.name = layer.name;
   run.where = "fabric";

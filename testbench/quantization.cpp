@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "contracts/hardware.hpp"
+#include "contracts/matrix_product.hpp"
 #include "util/integer_math.hpp"
 
 namespace maeri::testbench {
@@ -78,6 +79,14 @@ void quantize_fabric_layer(const contracts::Layer& layer, const RealLayerWeights
                                        : round_clamped(real.bias[k] / accumulator_scale, acc_low, acc_high));
     q.output.push_back(contracts::requantization_of(accumulator_scale / output_scale));
   }
+}
+
+// A matrix product: its weights are its operand A, quantized like any activation (per tensor, at run time), so one
+// requantization s_A · s_B / s_out serves every filter, and it has no bias.
+void quantize_matrix_product(const contracts::Layer& layer, double a_scale, double b_scale, double output_scale,
+                             contracts::QuantizedOperator& q) {
+  q.bias.assign(std::size_t(layer.K), 0);
+  q.output.assign(std::size_t(layer.K), contracts::requantization_of(a_scale * b_scale / output_scale));
 }
 
 // Add's and concat's multipliers: mᵢ ≈ sᵢ / s_out · 2^shift with one shift, the largest (≤ 62) at which every
@@ -195,7 +204,7 @@ std::vector<RealLayerWeights> complete_weights(const Network& network, const Nam
       weights[o] = channel_affine_values(network, o, given, seed);
       continue;
     }
-    if (op.kind != OperatorKind::FabricLayer) continue;
+    if (op.kind != OperatorKind::FabricLayer || contracts::is_matrix_product(op)) continue;  // a product's are data
     if (op.layer >= network.layers.size() || op.inputs.size() < 2 || op.inputs[1] >= network.tensors.size() ||
         (op.inputs.size() > 2 && op.inputs[2] >= network.tensors.size()))
       throw std::invalid_argument(fmt::format("fabric operator '{}' has no layer or weights tensor", op.name));
@@ -284,6 +293,11 @@ contracts::QuantizedNetwork quantize_network(const Network& network, const std::
                                                                          : calibrated_scale(reals[output], limits.activation);
     switch (op.kind) {
       case OperatorKind::FabricLayer:
+        if (contracts::is_matrix_product(op)) {
+          quantize_matrix_product(network.layers[op.layer], scale_of(op.inputs[1]), scale_of(op.inputs[0]),
+                                  scale_of(output), q);
+          break;
+        }
         quantize_fabric_layer(network.layers[op.layer], weights[o], limits.weights[o], scale_of(op.inputs[0]),
                               scale_of(output), acc_width, q);
         break;

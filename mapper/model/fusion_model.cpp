@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 
+#include "contracts/matrix_product.hpp"
 #include "contracts/sdm_budget.hpp"
 #include "contracts/sdm_rules.hpp"
 #include "util/integer_math.hpp"
@@ -71,6 +72,8 @@ FusionGraph fusion_graph(const contracts::Network& network) {
     const std::size_t out = op.outputs.at(0);
     if (op.kind == OperatorKind::FabricLayer) {
       if (const auto producer = source[op.inputs.at(0)]) add_edge(*producer, op.layer, true, false, op.inputs[0]);
+      // A matrix product reads its operand A as weights, from DRAM: its producer's output leaves the group.
+      if (contracts::is_matrix_product(op) && source[op.inputs.at(1)]) graph.escapes[*source[op.inputs[1]]] = true;
       source[out] = op.layer;
     } else if (keeps_stream(op)) {
       // The stream is the input made last; the others are side operands its post-processing reads.

@@ -1,7 +1,8 @@
 // Writes the ONNX models of the `maeri import` CLI tests into a folder, built with the ONNX C++ API
 // (tests/unit/onnx_models.hpp): small.onnx (a grouped conv, a depthwise conv, ReLU, max pool, flatten and a Gemm
 // classifier, batch 1), gated.onnx (cut at an Elu), classifier.onnx, bn-cnn.onnx (batch normalizations after
-// ReLUs), gates.onnx (SiLU, an SE block, HardSwish), dynamic.onnx (a symbolic batch), asymmetric.onnx (a conv with
+// ReLUs), gates.onnx (SiLU, an SE block, HardSwish), attention-one-head.onnx and attention-two-heads.onnx (matrix
+// products of two activations), dynamic.onnx (a symbolic batch), asymmetric.onnx (a conv with
 // pads [0, 0, 1, 1]), asymmetric-pool.onnx (a max pool with pads [0, 0, 1, 1]), padded.onnx (zero borders) and
 // not-onnx.onnx (YAML text); and the bad models of tests/cli/bad_models.sh, named after the defect each carries
 // (bad-*.onnx).
@@ -287,6 +288,47 @@ void write_gates(const std::string& path) {
   write_with_classifier_head(model, values, "conv_act", path);
 }
 
+// One attention head as PyTorch exports it at batch 1 without the head split (issue 42): x [8, 16] projected to q,
+// k, v by MatMuls with their own weights (q's carry the 1/√16 scale), kᵀ by a Transpose of the last two axes,
+// scores = MatMul(q, kᵀ) [8, 8], Softmax(−1), context = MatMul(probs, v) [8, 16] and the output projection. Both
+// attention MatMuls multiply two activations; the Transpose folds into the scores' operand.
+void write_attention_one_head(const std::string& path) {
+  SeededValues values(2042);
+  OnnxModelBuilder model("attention_one_head");
+  model.input("x", {8, 16});
+  for (const char* projection : {"q", "k", "v"}) {
+    model.weight(std::string("w_") + projection, {16, 16}, values(16 * 16, projection[0] == 'q' ? 0.1f : 0.4f));
+    model.node("MatMul", std::string(projection) + "_proj", {"x", std::string("w_") + projection}, projection);
+  }
+  OnnxModelBuilder::set_ints(model.node("Transpose", "k_transpose", {"k"}, "k_t"), "perm", {1, 0});
+  model.node("MatMul", "scores", {"q", "k_t"}, "s");
+  OnnxModelBuilder::set_int(model.node("Softmax", "softmax", {"s"}, "p"), "axis", -1);
+  model.node("MatMul", "context", {"p", "v"}, "c");
+  model.weight("w_o", {16, 16}, values(16 * 16, 0.4f));
+  model.node("MatMul", "out_proj", {"c", "w_o"}, "y");
+  model.output("y");
+  model.write(path);
+}
+
+// The per-head batched form of two heads (issue 42): q, k, v given as [1, 2, 8, 4] (batch, heads, sequence, d),
+// kᵀ = Transpose(k, perm [0, 1, 3, 2]), scores = MatMul(q, kᵀ) [1, 2, 8, 8], the softmax of each row through a
+// reshape to (16, 8) and Softmax(axis 1) (the unit's axis; the reshape back gives [1, 2, 8, 8]), and context =
+// MatMul(probs, v) [1, 2, 8, 4], each head its own operands.
+void write_attention_two_heads(const std::string& path) {
+  OnnxModelBuilder model("attention_two_heads");
+  for (const char* operand : {"q", "k", "v"}) model.input(operand, {1, 2, 8, 4});
+  OnnxModelBuilder::set_ints(model.node("Transpose", "k_transpose", {"k"}, "k_t"), "perm", {0, 1, 3, 2});
+  model.node("MatMul", "scores", {"q", "k_t"}, "s");
+  model.integers("rows", {2}, {16, 8});
+  model.node("Reshape", "to_rows", {"s", "rows"}, "s_rows");
+  OnnxModelBuilder::set_int(model.node("Softmax", "softmax", {"s_rows"}, "p_rows"), "axis", 1);
+  model.integers("heads", {4}, {1, 2, 8, 8});
+  model.node("Reshape", "to_heads", {"p_rows", "heads"}, "p");
+  model.node("MatMul", "context", {"p", "v"}, "c");
+  model.output("c");
+  model.write(path);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -341,6 +383,8 @@ int main(int argc, char** argv) {
   write_batch_norm_cnn(folder + "/bn-cnn.onnx");
   write_padded(folder + "/padded.onnx");
   write_gates(folder + "/gates.onnx");
+  write_attention_one_head(folder + "/attention-one-head.onnx");
+  write_attention_two_heads(folder + "/attention-two-heads.onnx");
   {
     OnnxModelBuilder model("asymmetric_pool");  // a pooling window pads both sides alike: still refused
     model.input("x", {1, 3, 8, 8});

@@ -114,6 +114,31 @@ case $case_name in
         "$maeri" verify --chain --hardware "$hw" --workload "$onnx/gates.onnx" --memory both --seed "$seed" \
         || fail "seed $seed"
     done ;;
+  attention)
+    # Matrix products of two activations on the fabric (issue 42): one head's q·kᵀ, softmax, probs·v, and the
+    # BERT-like block (H = 64, 2 heads, sequence 32: projections, Q·Kᵀ and Vᵀ·Pᵀ per head, softmax of each row,
+    # output projection, residuals, FFN), chained bit-exact on the RTL with the SDM/DRAM models and without.
+    "$expect" 0 --stdout-contains "network attention_one_head: PASS — 5 of 5 runs (2 fabric layers" \
+      "$maeri" verify --chain --hardware "$hw" --workload "$here/../workloads/attention-one-head.yaml" --memory both \
+      || exit 1
+    "$expect" 0 --stdout-contains "network bert_attention_block: PASS — 26 of 26 runs (8 fabric layers" \
+      "$maeri" verify --chain --hardware "$hw" --workload "$configs/workloads/bert-attention-block.yaml" \
+      --memory both || exit 1 ;;
+  onnx_attention)
+    # The ONNX attention models of maeri_make_onnx_models: one head with projections and K's Transpose folded
+    # into Q·Kᵀ, and two heads in the per-head batched form [1, 2, 8, 4] × [1, 2, 4, 8]; nothing cut.
+    "$expect" 0 --stdout-contains "network attention_one_head: PASS — 21 of 21 runs (6 fabric layers" \
+      "$maeri" verify --chain --hardware "$hw" --workload "$onnx/attention-one-head.onnx" --memory both || exit 1
+    "$expect" 0 --stdout-contains "network attention_two_heads: PASS — 7 of 7 runs (2 fabric layers" \
+      "$maeri" verify --chain --hardware "$hw" --workload "$onnx/attention-two-heads.onnx" --memory both || exit 1 ;;
+  bad_matmul)
+    # Operands that disagree: exit 2 naming the file, the operator, both tensors and their shapes.
+    printf '%s\n' "kind: workload" "name: bad" "inputs:" "  - {name: p, shape: [1, 2, 4, 4]}" \
+      "  - {name: v, shape: [1, 2, 5, 3]}" "operators:" "  - {name: context, type: matmul, inputs: [p, v]}" \
+      > "$dir/bad.yaml"
+    "$expect" 2 --stderr-contains "bad.yaml:7:" --stderr-contains "matmul 'context' multiplies 'p' of shape \
+(1,2,4,4) by 'v' of shape (1,2,5,3): A's rows have 4 elements but B's columns 5" \
+      "$maeri" verify --chain --hardware "$hw" --workload "$dir/bad.yaml" || exit 1 ;;
    one_layer_option)
     "$expect" 1 --stderr-contains "--layer: one layer's option: not with a chained run" \
       "$maeri" "${chain[@]}" --layer conv1 || exit 1

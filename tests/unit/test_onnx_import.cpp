@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 
+#include "contracts/matrix_product.hpp"
 #include "contracts/network.hpp"
 #include "importer/network_loader.hpp"
 #include "importer/onnx_import.hpp"
@@ -129,11 +130,14 @@ TEST_CASE("ONNX import: Conv, Gemm and MatMul nodes become layers of the hand-co
   CHECK(fc.K == 10);
   CHECK(fc.macs() == 2 * 16 * 10);
 
+  // A matrix product of two activations: 24 heads (groups), each its own 128×64 by 64×128 (B's 128 columns the X).
   const contracts::Layer& scores = layer_named(network, "scores");
-  CHECK(scores.N == 24);
+  CHECK(scores.N == 1);
+  CHECK(scores.groups == 24);
   CHECK(scores.X == 128);
-  CHECK(scores.C == 64);
-  CHECK(scores.K == 128);
+  CHECK(scores.C == 24 * 64);
+  CHECK(scores.K == 24 * 128);
+  CHECK(scores.macs() == 24LL * 128 * 64 * 128);
 
   const contracts::Layer& ffn = layer_named(network, "ffn");  // one weight matrix: the 1·128 rows are the batch
   CHECK(ffn.N == 128);
@@ -649,12 +653,23 @@ TEST_CASE("ONNX import: 1-D convolutions, ConvTranspose, attention and Einsum pr
   CHECK(upsample.C == 4);
   CHECK(upsample.output_x() == 9);
   CHECK(upsample.macs() == 1LL * 3 * 4 * 3 * 3 * 9 * 9);
-  // QKᵀ: batch 2·4 of 16×8 by 8×16, the second operand an activation.
+  // QKᵀ: 2·4 heads of 16×8 by 8×16, each its own operands; the Transpose of K's last two axes folds into the
+  // product, which reads k transposed (no node is skipped, nothing is cut).
   const contracts::Layer& scores = layer_named(network, "scores");
-  CHECK(scores.N == 8);
+  CHECK(scores.N == 1);
+  CHECK(scores.groups == 8);
   CHECK(scores.X == 16);
-  CHECK(scores.C == 8);
-  CHECK(scores.K == 16);
+  CHECK(scores.C == 8 * 8);
+  CHECK(scores.K == 8 * 16);
+  for (const contracts::Operator& op : network.operators)
+    if (op.name == "scores") {
+      CHECK(contracts::is_matrix_product(op));
+      CHECK(op.product.transpose_b);
+      CHECK_FALSE(op.product.transpose_a);
+      CHECK(network.tensors[op.inputs[0]].name == "k");
+      CHECK(network.tensors[op.inputs[1]].name == "q");
+    }
+  CHECK(imported.skipped.empty());
   const contracts::Layer& context = layer_named(network, "context");
   CHECK(context.macs() == 8LL * 16 * 8 * 16);
   CHECK(!graph_violation(network));

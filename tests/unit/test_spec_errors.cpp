@@ -158,7 +158,7 @@ std::vector<BadInput> bad_inputs() {
        false, "4:5: field 'layers[0].M': missing required field (expected an integer in [1, 16777216])"},
       {"GEMM with a conv field",
        "kind: workload\nname: w\nlayers:\n  - {name: g, type: gemm, M: 2, K: 4, N: 8, R: 3}\n",
-       false, "4:45: field 'layers[0].R': unknown field (known fields here: K, M, N, batch, name, type)"},
+       false, "4:45: field 'layers[0].R': unknown field (known fields here: K, M, N, batch, groups, name, type)"},
       {"filter larger than padded input",
        "kind: workload\nname: w\nlayers:\n  - {name: a, type: conv, K: 1, C: 1, R: 5, S: 3, X: 2, Y: 8, "
        "stride: 1, padding: 1}\n",
