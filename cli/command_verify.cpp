@@ -213,6 +213,8 @@ void check_chain_options(const VerifyCommandLine& options) {
       if (given) throw CLI::ValidationError(name, "a chained run's option: with --chain (or `maeri run`) only");
     return;
   }
+  if (n.all_tensors && n.output_directory.empty())
+    throw CLI::ValidationError("--all-tensors", "chooses what --outputs writes: give --outputs DIR too");
   const testbench::NetworkVerificationOptions& v = options.verification;
   for (const auto& [given, name] : {std::pair{!v.input_path.empty(), "--input"}, {!v.weights_path.empty(), "--weights"},
                                     {!v.expected_path.empty(), "--expected"}, {!v.output_npy_path.empty(), "--output"},

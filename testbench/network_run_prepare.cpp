@@ -2,7 +2,9 @@
 // read or seeded, quantized, and the integer and float references of every tensor.
 #include <fmt/format.h>
 
+#include <charconv>
 #include <random>
+#include <system_error>
 
 #include "testbench/network_run.hpp"
 #include "util/input_error.hpp"
@@ -20,27 +22,25 @@ InjectedFault parse_fault(const std::string& text, const contracts::Network& net
     return util::InputError({"--fault", 0, 0}, "", "'" + text + "': " + why +
                                                        " (expected weight:LAYER:INDEX:BIT or unit:OPERATOR:INDEX:BIT)");
   };
-  std::vector<std::string> parts;
-  for (std::size_t begin = 0;;) {
-    const std::size_t colon = text.find(':', begin);
-    parts.push_back(text.substr(begin, colon == std::string::npos ? std::string::npos : colon - begin));
-    if (colon == std::string::npos) break;
-    begin = colon + 1;
-  }
-  if (parts.size() != 4) throw bad("four parts separated by ':'");
-  if (parts[0] == "weight") fault.place = InjectedFault::Place::Weight;
-  else if (parts[0] == "unit") fault.place = InjectedFault::Place::Unit;
+  // PLACE is before the first ':', INDEX and BIT after the last two: the name between may hold ':' itself.
+  const std::size_t first = text.find(':'), last = text.rfind(':');
+  const std::size_t middle = last == std::string::npos || last == 0 ? std::string::npos : text.rfind(':', last - 1);
+  if (first == std::string::npos || middle == std::string::npos || middle <= first)
+    throw bad("four parts separated by ':'");
+  const std::string place = text.substr(0, first);
+  if (place == "weight") fault.place = InjectedFault::Place::Weight;
+  else if (place == "unit") fault.place = InjectedFault::Place::Unit;
   else throw bad("the place is 'weight' or 'unit'");
-  fault.target = parts[1];
-  try {
-    std::size_t used = 0;
-    fault.index = std::stoll(parts[2], &used);
-    if (used != parts[2].size() || fault.index < 0) throw std::invalid_argument("index");
-    fault.bit = std::stoi(parts[3], &used);
-    if (used != parts[3].size() || fault.bit < 0 || fault.bit >= data_width) throw std::invalid_argument("bit");
-  } catch (const std::exception&) {
-    throw bad(fmt::format("INDEX is an element index ≥ 0 and BIT a bit below data_width {}", data_width));
-  }
+  fault.target = text.substr(first + 1, middle - first - 1);
+  // Plain decimal digits only: from_chars takes no '+' and no spaces, which stoll would have skipped.
+  const auto digits = [](const std::string& part, auto& value) {
+    const auto [stop, error] = std::from_chars(part.data(), part.data() + part.size(), value);
+    return !part.empty() && part[0] != '-' && error == std::errc{} && stop == part.data() + part.size();
+  };
+  if (!digits(text.substr(middle + 1, last - middle - 1), fault.index) || !digits(text.substr(last + 1), fault.bit) ||
+      fault.bit >= data_width)
+    throw bad(fmt::format("INDEX is an element index ≥ 0 and BIT a bit below data_width {}, in decimal digits",
+                          data_width));
   bool found = false;
   for (const contracts::Operator& op : network.operators) {
     const bool fabric = op.kind == OperatorKind::FabricLayer;

@@ -64,7 +64,18 @@ case $case_name in
     refused "tensors.npz: field 'input': the member names no weight or bias tensor of network tiny" \
       --network-weights "$npy/tensors.npz" ;;
   bad_fault)
-    refused "--fault: 'weight:conv9:1:3': no such layer or operator" --fault weight:conv9:1:3 ;;
+    refused "--fault: 'weight:conv9:1:3': no such layer or operator" --fault weight:conv9:1:3
+    # Decimal digits only: stoll read "+1" and " 1" as 1 and the run flipped a bit the user did not spell (issue 43).
+    for index in +1 " 1" -1; do
+      refused "--fault: 'weight:conv2:$index:3': INDEX is an element index ≥ 0 and BIT a bit below data_width 16" \
+        --fault "weight:conv2:$index:3"
+    done
+    # A name with ':' is addressed whole: the place is before the first ':', INDEX and BIT after the last two.
+    sed "s/name: conv2,/name: 'c:2',/; s/input: conv2/input: 'c:2'/; s/inputs: \[conv2,/inputs: ['c:2',/" "$tiny" \
+      >"$dir/colon.yaml"
+    grep -q "'c:2'" "$dir/colon.yaml" || fail "tiny.yaml changed: the sed found no conv2"
+    "$expect" 3 --stdout-contains "c:2 [fabric] tile" "$maeri" verify --chain --hardware "$hw" \
+      --workload "$dir/colon.yaml" --memory ideal --fault "weight:c:2:17:3" || exit 1 ;;
   every_kind)
     # Every operator kind (concat, relu6, clip, both pools, requantize, add, global pool, flatten, reshape, softmax,
     # a bias, shared weights) on the RTL and the unit.
@@ -119,7 +130,14 @@ case $case_name in
       "$maeri" "${chain[@]}" --layer conv1 || exit 1
     "$expect" 1 --stderr-contains "--csv: one layer's option: not with a chained run" "$maeri" run --csv x.csv || exit 1
     "$expect" 1 --stderr-contains "--fault: a chained run's option: with --chain (or \`maeri run\`) only" \
-      "$maeri" verify --hardware "$hw" --workload "$tiny" --fault unit:add1:0:0 || exit 1 ;;
+      "$maeri" verify --hardware "$hw" --workload "$tiny" --fault unit:add1:0:0 || exit 1
+    # Given but empty, or given without what it qualifies: refused, never read as "not given" (issue 43, item 7).
+    "$expect" 1 --stderr-contains "--outputs: expected a value, found ''" \
+      "$maeri" "${chain[@]}" --outputs "" || exit 1
+    "$expect" 1 --stderr-contains "--fault: expected a value, found ''" \
+      "$maeri" "${chain[@]}" --fault "" || exit 1
+    "$expect" 1 --stderr-contains "--all-tensors: chooses what --outputs writes: give --outputs DIR too" \
+      "$maeri" "${chain[@]}" --all-tensors || exit 1 ;;
   *) fail "unknown case $case_name" ;;
 esac
 echo "ok: $case_name"
