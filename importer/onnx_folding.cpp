@@ -858,8 +858,24 @@ class Folder {
 
 }  // namespace
 
+namespace {
+
+// Paddle2ONNX writes a dynamic dimension as dim_value −1 (ONNX's dim_param or an empty dimension): such a value is
+// made unknown in the graph's inputs, outputs and value_info, so that shape inference and the sizes given fill it.
+void forget_negative_dimensions(onnx::GraphProto& graph) {
+  for (auto* values : {graph.mutable_input(), graph.mutable_output(), graph.mutable_value_info()})
+    for (onnx::ValueInfoProto& value : *values) {
+      if (!value.type().has_tensor_type() || !value.type().tensor_type().has_shape()) continue;
+      for (auto& dim : *value.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim())
+        if (dim.has_dim_value() && dim.dim_value() <= 0) dim.clear_dim_value();
+    }
+}
+
+}  // namespace
+
 void apply_input_shapes(onnx::ModelProto& model, const ModelInputShapes& sizes, const std::string& path) {
   onnx::GraphProto& graph = *model.mutable_graph();
+  forget_negative_dimensions(graph);
   std::set<std::string> initializers;
   for (const auto& tensor : graph.initializer()) initializers.insert(tensor.name());
   std::set<std::string> used;

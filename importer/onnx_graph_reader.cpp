@@ -43,7 +43,7 @@ OnnxImport GraphReader::read() {
     check_utf8(name, fmt::format("node #{} ({})", index, node.op_type()), "the node's name");
     if (folded_nodes_.count(index)) continue;
     if (!in_default_domain(node)) {
-      skip(name, node.op_type(), "operator of the custom domain '" + node.domain() + "'" + kCut);
+      skip(node, name, "operator of the custom domain '" + node.domain() + "'" + kCut);
       continue;
     }
     read_node(node, index, name);
@@ -60,8 +60,8 @@ void GraphReader::fail(const std::string& node, const std::string& problem) cons
   throw util::InputError({path_, 0, 0}, "node " + node, problem);
 }
 
-void GraphReader::skip(const std::string& name, const std::string& op, const std::string& reason) {
-  result_.skipped.push_back({name, op, reason});
+void GraphReader::skip(const onnx::NodeProto& node, const std::string& name, const std::string& reason) {
+  result_.skipped.push_back({name, node.op_type(), reason, {node.output().begin(), node.output().end()}});
 }
 
 void GraphReader::check_utf8(const std::string& text, const std::string& field, const std::string& what) const {
@@ -89,7 +89,7 @@ void GraphReader::read_node(const onnx::NodeProto& node, int index, const std::s
   if (op == "Einsum") return einsum(node, name);
   if (op == "LSTM" || op == "GRU" || op == "RNN") return recurrent(node, name);
   const std::string reason = post_operator(node, name);
-  if (!reason.empty()) skip(name, op, reason);
+  if (!reason.empty()) skip(node, name, reason);
 }
 
 std::string GraphReader::post_operator(const onnx::NodeProto& node, const std::string& name) {

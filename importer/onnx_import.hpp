@@ -35,6 +35,7 @@ struct SkippedNode {
   std::string name;     // the node's name (or "<op_type>#<index>" when it has none)
   std::string op_type;  // e.g. "Sigmoid"
   std::string reason;   // why MAERI does not compute it, and what happens to the graph there
+  std::vector<std::string> outputs;  // the ONNX tensors it writes: where a network input of the cut graph comes from
 };
 
 struct OnnxImport {

@@ -59,24 +59,72 @@ bool keeps_scale(OperatorKind kind) {
   }
 }
 
+// What a fabric layer's filter scales depend on besides its weights (docs/quantization.md, "Biases that fit").
+struct FilterContext {
+  std::int64_t weight_limit = 0;  // quantization_limits' weights for the layer
+  double input_scale = 0, output_scale = 0;
+  double input_max = 0;                // max |r| of the layer's input in the calibration run
+  std::vector<double> output_max;      // per output channel k: max |r| of the layer's output there
+  std::int64_t fan_in = 0;
+  double accumulator_max = 0;          // 2^(acc_width − 1) − 1 (capped at the largest double below 2^63)
+  bool headroom = true;                // QuantizationOptions::accumulator_headroom
+};
+
+FilterContext filter_context(const contracts::Layer& layer, std::int64_t weight_limit, double input_scale,
+                             double output_scale, const std::vector<double>& input, const std::vector<double>& output,
+                             const QuantizationOptions& options) {
+  FilterContext context;
+  context.headroom = options.accumulator_headroom;
+  context.weight_limit = weight_limit;
+  context.input_scale = input_scale;
+  context.output_scale = output_scale;
+  for (double r : input) context.input_max = std::max(context.input_max, std::abs(r));
+  context.output_max.assign(std::size_t(layer.K), 0.0);
+  const std::size_t plane = std::size_t(layer.output_x() * layer.output_y());  // (N, K, X', Y')
+  for (std::size_t i = 0; plane > 0 && i < output.size(); ++i) {
+    double& max = context.output_max[(i / plane) % std::size_t(layer.K)];
+    max = std::max(max, std::abs(output[i]));
+  }
+  context.fan_in = fan_in(layer);
+  context.accumulator_max = std::min(std::ldexp(1.0, options.acc_width - 1) - 1, 0x1.fffffffffffffp+62);
+  return context;
+}
+
+// Filter k's weight scale: max |w| / limit, unless its bias at the accumulator's scale would not fit beside the sum of
+// products the calibration input makes (the epilogue's sum would saturate and wrap, and the channel lose its meaning):
+// then the scale grows until |Σ| + |b| ≤ 2^(acc_width − 1) − 1 at the accumulator's scale s_in · s_w, with |Σ| at
+// most max|y_k| + |b| (the layer's output on channel k, bias included): coarser weights, the bias kept. A near-zero
+// filter, whose products cannot move an output by half a step (max|w| · max|r_in| · fan_in < s_out / 2: dead or
+// denormal weights), quantizes to zero weights at the scale its bias needs alone, so that it outputs its bias. Without
+// accumulator headroom (every tensor at the full range, sums allowed to wrap) only the bias itself must fit.
+double filter_weight_scale(double max_weight, double bias, std::size_t k, const FilterContext& c) {
+  const bool near_zero = max_weight * c.input_max * double(c.fan_in) < c.output_scale / 2;
+  const double by_weights = near_zero ? 0.0 : max_weight / double(c.weight_limit);
+  const double beside = c.headroom ? c.output_max[k] + 2 * std::abs(bias) : std::abs(bias);
+  const double by_bias = beside / (c.input_scale * c.accumulator_max);
+  const double scale = std::max(by_weights, by_bias);
+  return scale > 0 && std::isfinite(scale) ? scale : 1.0;
+}
+
 // A fabric layer's weights per output channel, its bias at the accumulator's scale and its requantizations.
-void quantize_fabric_layer(const contracts::Layer& layer, const RealLayerWeights& real, std::int64_t weight_limit,
-                           double input_scale, double output_scale, int acc_width, contracts::QuantizedOperator& q) {
+void quantize_fabric_layer(const contracts::Layer& layer, const RealLayerWeights& real, const FilterContext& context,
+                           int acc_width, contracts::QuantizedOperator& q) {
   const std::size_t per_filter = std::size_t(layer.weight_elements() / layer.K);
   // The AW-bit two's-complement range; above 2^53 the largest double below 2^63 stands for 2^63 − 1.
   const double acc_low = -std::ldexp(1.0, acc_width - 1);
   const double acc_high = std::min(std::ldexp(1.0, acc_width - 1) - 1, 0x1.fffffffffffffp+62);
+  const double weight_limit = double(context.weight_limit);
   for (std::size_t k = 0; k < std::size_t(layer.K); ++k) {
     const auto first = real.weights.begin() + std::ptrdiff_t(k * per_filter);
     double max = 0;
     for (auto w = first; w != first + std::ptrdiff_t(per_filter); ++w) max = std::max(max, std::abs(*w));
-    const double weight_scale = max > 0 ? max / double(weight_limit) : 1.0;
+    const double bias = real.bias.empty() ? 0.0 : real.bias[k];
+    const double weight_scale = filter_weight_scale(max, bias, k, context);
     for (auto w = first; w != first + std::ptrdiff_t(per_filter); ++w)
-      q.weights.push_back(round_clamped(*w / weight_scale, double(-weight_limit), double(weight_limit)));
-    const double accumulator_scale = input_scale * weight_scale;
-    q.bias.push_back(real.bias.empty() ? 0
-                                       : round_clamped(real.bias[k] / accumulator_scale, acc_low, acc_high));
-    q.output.push_back(contracts::requantization_of(accumulator_scale / output_scale));
+      q.weights.push_back(round_clamped(*w / weight_scale, -weight_limit, weight_limit));
+    const double accumulator_scale = context.input_scale * weight_scale;
+    q.bias.push_back(round_clamped(bias / accumulator_scale, acc_low, acc_high));
+    q.output.push_back(contracts::requantization_of(accumulator_scale / context.output_scale));
   }
 }
 
@@ -256,6 +304,30 @@ QuantizationLimits quantization_limits(const Network& network, const Quantizatio
 contracts::QuantizedNetwork quantize_network(const Network& network, const std::vector<RealLayerWeights>& weights,
                                              const std::vector<std::vector<double>>& calibration_inputs,
                                              const QuantizationOptions& options) {
+  return quantize_network_calibrated(network, weights, {calibration_inputs}, options);
+}
+
+namespace {
+
+// Every tensor of the float reference on each sample, the samples' values of one tensor one after another: a
+// tensor's max |r| is the set's, and a layer's output channel k (i / plane mod K) is read the same way.
+RealTensors float_reference_of_set(const Network& network, const std::vector<RealLayerWeights>& weights,
+                                   const std::vector<std::vector<std::vector<double>>>& samples) {
+  if (samples.empty()) throw std::invalid_argument("quantize_network: the calibration set is empty");
+  RealTensors joined = float_reference(network, weights, samples[0]);
+  for (std::size_t s = 1; s < samples.size(); ++s) {
+    const RealTensors reals = float_reference(network, weights, samples[s]);
+    for (std::size_t t = 0; t < joined.size(); ++t) joined[t].insert(joined[t].end(), reals[t].begin(), reals[t].end());
+  }
+  return joined;
+}
+
+}  // namespace
+
+contracts::QuantizedNetwork quantize_network_calibrated(const Network& network,
+                                                        const std::vector<RealLayerWeights>& weights,
+                                                        const std::vector<std::vector<std::vector<double>>>& samples,
+                                                        const QuantizationOptions& options) {
   const int data_width = options.data_width, acc_width = options.acc_width;
   if (data_width < contracts::kMinDataWidth || data_width > contracts::kMaxDataWidth || acc_width < data_width ||
       acc_width > contracts::kMaxAccWidth)
@@ -263,7 +335,7 @@ contracts::QuantizedNetwork quantize_network(const Network& network, const std::
                                             "data ≤ {}, data ≤ accumulator ≤ {})",
                                             data_width, acc_width, contracts::kMinDataWidth,
                                             contracts::kMaxDataWidth, contracts::kMaxAccWidth));
-  const RealTensors reals = float_reference(network, weights, calibration_inputs);
+  const RealTensors reals = float_reference_of_set(network, weights, samples);
   contracts::QuantizedNetwork quantized;
   quantized.network = network;
   quantized.data_width = data_width;
@@ -284,8 +356,10 @@ contracts::QuantizedNetwork quantize_network(const Network& network, const std::
                                                                          : calibrated_scale(reals[output], limits.activation);
     switch (op.kind) {
       case OperatorKind::FabricLayer:
-        quantize_fabric_layer(network.layers[op.layer], weights[o], limits.weights[o], scale_of(op.inputs[0]),
-                              scale_of(output), acc_width, q);
+        quantize_fabric_layer(network.layers[op.layer], weights[o],
+                              filter_context(network.layers[op.layer], limits.weights[o], scale_of(op.inputs[0]),
+                                             scale_of(output), reals[op.inputs[0]], reals[output], options),
+                              acc_width, q);
         break;
       case OperatorKind::Requantize:
         q.output.push_back(contracts::requantization_of(scale_of(op.inputs[0]) / scale_of(output)));

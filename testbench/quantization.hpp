@@ -63,6 +63,15 @@ contracts::QuantizedNetwork quantize_network(const contracts::Network& network,
                                              const std::vector<std::vector<double>>& calibration_inputs,
                                              const QuantizationOptions& options);
 
+// The same, its scales calibrated on a set of inputs (`--calibration-inputs`): each sample holds one tensor per network
+// input; every tensor's scale comes from its max |r| over all the samples, a fabric layer's bias rule from its
+// channels' max over all of them (docs/quantization.md, "Calibration set"). Throws like quantize_network, and
+// std::invalid_argument when the set is empty.
+contracts::QuantizedNetwork quantize_network_calibrated(const contracts::Network& network,
+                                                        const std::vector<RealLayerWeights>& weights,
+                                                        const std::vector<std::vector<std::vector<double>>>& samples,
+                                                        const QuantizationOptions& options);
+
 // Real values at `scale` as integers: round(r / scale) (ties away from zero), clamped to [−L, L].
 std::vector<std::int64_t> quantize_values(const std::vector<double>& reals, double scale, int data_width);
 

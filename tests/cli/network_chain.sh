@@ -52,10 +52,24 @@ case $case_name in
     "$maeri" "${chain[@]}" --outputs "$dir/first" --all-tensors >/dev/null || fail "first run"
     for tensor in image conv1 relu1 pool1 add1 prob; do
       [[ -s $dir/first/$tensor.npy && -s $dir/first/$tensor.real.npy ]] || fail "no $tensor.npy"
+      [[ -s $dir/first/$tensor.float.npy ]] || [[ $tensor == image ]] || fail "no $tensor.float.npy"
+      grep -q "\"tensor\": \"$tensor\"" "$dir/first/tensors.json" || fail "$tensor not in tensors.json"
     done
     "$expect" 0 --stdout-contains "$pass_text" "$maeri" "${chain[@]}" --network-input "$dir/first/image.real.npy" \
       --outputs "$dir/second" --all-tensors || exit 1
     cmp "$dir/first/image.npy" "$dir/second/image.npy" || fail "the input's integers differ" ;;
+  calibration_set)
+    # Scales from a calibration set (docs/quantization.md, "Calibration set"): a directory of two samples that are
+    # the run's own input gives its input the scale the input alone gives (max |x| / limit): the same integers.
+    "$maeri" "${chain[@]}" --outputs "$dir/first" --all-tensors >/dev/null || fail "first run"
+    mkdir -p "$dir/set"
+    cp "$dir/first/image.real.npy" "$dir/set/a.npy"
+    cp "$dir/first/image.real.npy" "$dir/set/b.npy"
+    "$expect" 0 --stdout-contains "$pass_text" "$maeri" "${chain[@]}" --network-input "$dir/first/image.real.npy" \
+      --calibration-inputs "$dir/set" --outputs "$dir/second" --all-tensors || exit 1
+    cmp "$dir/first/image.npy" "$dir/second/image.npy" || fail "the input's integers differ"
+    mkdir -p "$dir/empty"
+    refused "field '--calibration-inputs': no sample" --calibration-inputs "$dir/empty" ;;
   bad_input_shape)
     "$maeri" "${chain[@]}" --outputs "$dir/tensors" --all-tensors >/dev/null || fail "first run"
     refused "relu1.real.npy: field 'shape': (1, 8, 10, 10), but the network input 'image' needs (1, 3, 10, 10)" \
@@ -93,11 +107,13 @@ case $case_name in
       "$maeri" verify --chain --hardware "$hw" --workload "$onnx/classifier-batch.onnx" --batch 3 --memory both \
       || exit 1 ;;
   several_inputs)
-    # gated.onnx is cut at its Elu: conv2 reads a second network input, seeded like the first; an .npy for a
-    # network of two inputs is refused naming them.
+    # gated.onnx is cut at its Elu: conv2 reads a second network input, seeded like the first; a plain .npy is
+    # the real input 'image', and the cut tensor, which nothing can compute from it, is named with its node, its
+    # operator and the reason (never seeded).
     "$expect" 0 --stdout-contains "network gated: PASS — 11 of 11 runs" "$maeri" verify --chain --hardware "$hw" \
       --workload "$onnx/gated.onnx" --memory both || exit 1
-    "$expect" 2 --stderr-contains "network gated has 2 inputs (image, g): give an .npz with one member per input" \
+    "$expect" 2 --stderr-contains "network gated reads 'image' from this file, but 1 more tensor cannot be computed" \
+      --stderr-contains "'g' from node gate (Elu): activation: not one the post-processing unit computes" \
       "$maeri" verify --chain --hardware "$hw" --workload "$onnx/gated.onnx" --network-input "$npy/input.npy" \
       || exit 1 ;;
   onnx_channel_affine)
