@@ -134,6 +134,11 @@ NetworkRunResult execute_network_run(const PreparedNetwork& prepared, const cont
                                      const OperatorDone& on_operator, bool progress_bar,
                                      const GroupDone& on_group = nullptr);
 
+// Before anything runs (rank 0): refuses an --outputs folder the report could not be written to — a file, a folder
+// this process may not write in (or create), a folder in the place of one of the files — naming it, rather than
+// finding out after the whole co-simulation. Creates nothing.
+void check_output_targets(const NetworkRunOptions& options, const contracts::Network& network);
+
 // Report, on rank 0: the tensors the run produced (output_directory) and the JSON (layers.json_path).
 void write_network_report(const NetworkRunResult& result, const PreparedNetwork& prepared,
                           const contracts::NetworkPlan& plan, const NetworkRunOptions& options);

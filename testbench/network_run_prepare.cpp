@@ -226,6 +226,7 @@ PreparedNetwork prepare_network_run(const contracts::Network& network, const con
                            fmt::format("network {} has no input: nothing to chain", network.name));
   const NamedRealTensors given = options.weights_path.empty() ? model_weights : read_weights(options.weights_path, network);
   prepared.fault = parse_fault(options.fault, network, hardware.data_width);
+  if (root) check_output_targets(options, network);
   const std::vector<std::vector<double>> input = network_input_values(network, prepared.inputs, options);
   std::vector<RealLayerWeights> weights;
   try {

@@ -1,5 +1,6 @@
 // The chained run's last stage (see network_run.hpp): the tensors it produced as .npy, and its JSON report.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -47,6 +48,21 @@ std::vector<std::size_t> tensors_to_write(const NetworkRunOptions& options, cons
   return chosen;
 }
 
+// The files of `chosen` (their stems) and the index, as write_outputs names them.
+std::vector<std::string> output_file_names(const std::vector<std::string>& stems) {
+  std::vector<std::string> files{"tensors.json"};
+  for (const std::string& stem : stems)
+    for (const char* suffix : {".npy", ".real.npy", ".float.npy"}) files.push_back(stem + suffix);
+  return files;
+}
+
+// A tensor named "r.real" must not overwrite r's dequantized file: each stem claims all three of its files.
+std::vector<std::string> output_stems(const contracts::Network& network, const std::vector<std::size_t>& chosen) {
+  std::vector<std::string> names;
+  for (std::size_t t : chosen) names.push_back(network.tensors[t].name);
+  return util::unique_file_stems(names, {"", ".real", ".float"});
+}
+
 // Each chosen tensor as <stem>.npy (the run's integers), <stem>.real.npy (dequantized) and <stem>.float.npy (the
 // float reference), and tensors.json: per tensor its name, file stem, shape, scale and role (input, output or
 // intermediate), so that a reader (tests/oracle) finds a tensor by the name its model gives it.
@@ -58,9 +74,7 @@ void write_outputs(const NetworkRunOptions& options, const PreparedNetwork& prep
   const contracts::QuantizedNetwork& quantized = prepared.quantized;
   const contracts::Network& network = quantized.network;
   const std::vector<std::size_t> chosen = tensors_to_write(options, network, produced);
-  std::vector<std::string> names;
-  for (std::size_t t : chosen) names.push_back(network.tensors[t].name);
-  const std::vector<std::string> stems = util::unique_file_stems(names);
+  const std::vector<std::string> stems = output_stems(network, chosen);
   const std::vector<std::size_t> inputs = network.network_inputs(), outputs = network.network_outputs();
   nlohmann::ordered_json index = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < chosen.size(); ++i) {
@@ -129,6 +143,36 @@ void write_json(const NetworkRunResult& result, const contracts::NetworkPlan& pl
 }
 
 }  // namespace
+
+void check_output_targets(const NetworkRunOptions& options, const contracts::Network& network) {
+  namespace fs = std::filesystem;
+  if (options.output_directory.empty()) return;
+  const fs::path folder = options.output_directory;
+  const auto refuse = [&](const std::string& why) {
+    throw util::InputError({options.output_directory, 0, 0}, "--outputs", why);
+  };
+  std::error_code error;
+  if (!fs::exists(folder, error)) {
+    // Created when the run writes; until then the nearest existing folder above it must let us create it.
+    fs::path above = fs::absolute(folder, error).parent_path();
+    while (!above.empty() && !fs::exists(above, error) && above != above.root_path()) above = above.parent_path();
+    if (!fs::is_directory(above, error) || access(above.c_str(), W_OK | X_OK) != 0)
+      refuse("cannot be created: " + above.string() + " is not a folder this process may write in");
+    return;
+  }
+  if (!fs::is_directory(folder, error)) refuse("exists and is not a folder");
+  if (access(folder.c_str(), W_OK | X_OK) != 0) refuse("is not a folder this process may write in");
+  // Every tensor the run may write (the outputs, or --all-tensors every tensor that is not a constant).
+  std::vector<std::size_t> chosen = network.network_outputs();
+  if (options.all_tensors) {
+    chosen.clear();
+    for (std::size_t t = 0; t < network.tensors.size(); ++t)
+      if (!network.tensors[t].constant) chosen.push_back(t);
+  }
+  for (const std::string& file : output_file_names(output_stems(network, chosen)))
+    if (fs::is_directory(folder / file, error))
+      refuse("'" + file + "' in it is a folder: the run would find it only after co-simulating, unable to write");
+}
 
 void write_network_report(const NetworkRunResult& result, const PreparedNetwork& prepared,
                           const contracts::NetworkPlan& plan, const NetworkRunOptions& options) {

@@ -77,6 +77,15 @@ case $case_name in
   bad_weights_member)
     refused "tensors.npz: field 'input': the member names no weight or bias tensor of network tiny" \
       --network-weights "$npy/tensors.npz" ;;
+  bad_outputs)
+    # Found before anything runs, not after the co-simulation with a partial set written (issue 43, item 7).
+    touch "$dir/file"
+    "$expect" 2 --stderr-contains "file: field '--outputs': exists and is not a folder" \
+      "$maeri" "${chain[@]}" --outputs "$dir/file" || exit 1
+    mkdir -p "$dir/taken/prob.npy"
+    "$expect" 2 --stderr-contains "field '--outputs': 'prob.npy' in it is a folder" \
+      "$maeri" "${chain[@]}" --outputs "$dir/taken" || exit 1
+    [[ $(ls "$dir/taken") == prob.npy ]] || fail "a file was written beside the folder in the way" ;;
   bad_fault)
     refused "--fault: 'weight:conv9:1:3': no such layer or operator" --fault weight:conv9:1:3
     # Decimal digits only: stoll read "+1" and " 1" as 1 and the run flipped a bit the user did not spell (issue 43).
