@@ -41,7 +41,7 @@ int run_import(const ImportOptions& options) {
   for (const contracts::Operator& op : network.operators) beside += op.kind != contracts::OperatorKind::FabricLayer;
   fmt::print("{} operators beside the fabric:", beside);
   for (const contracts::Operator& op : network.operators)
-    if (op.kind != contracts::OperatorKind::FabricLayer) fmt::print(" {} ({})", op.name, contracts::to_string(op.kind));
+    if (op.kind != contracts::OperatorKind::FabricLayer) fmt::print(" {} ({})", op.name, contracts::operator_label(op));
   fmt::print("\n");
   for (const std::string& note : imported.notes) fmt::print("  note  {}\n", note);
   // Skipped nodes are not refused: the graph is cut at each (its consumers read a network input), so the layers

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "contracts/elementwise_functions.hpp"
 #include "contracts/layer.hpp"
 
 namespace maeri::contracts {
@@ -36,16 +37,18 @@ struct Tensor {
   X(MaxPool, "max pool")               /* window maximum over X, Y (rank 4), padding never wins                  */ \
   X(AveragePool, "average pool")       /* window mean over X, Y (rank 4), padding not counted                    */ \
   X(GlobalAveragePool, "global average pool") /* mean over all of X, Y: (N, C, X, Y) → (N, C, 1, 1)              */ \
-  X(Add, "add")                        /* element-wise sum of two tensors of one shape (residuals)               */ \
+  X(Add, "add")                        /* a + b, broadcast (contracts/elementwise_pairs.hpp); b may be a constant */ \
   X(Concat, "concat")                  /* inputs joined along `axis` (1 = channels)                              */ \
   X(Reshape, "reshape")                /* the same elements in row-major order, the output tensor's shape        */ \
   X(Softmax, "softmax")                /* along axis 1 (channels / classes)                                      */ \
   X(ChannelAffine, "channel affine")   /* x·scale[c] + shift[c] along axis 1: (activation, scale, shift) → output */ \
   X(Pad, "pad")                        /* a zero border around X, Y (rank 4): (N, C, X, Y) → (N, C, X + …, Y + …) */ \
-  X(Sigmoid, "sigmoid")                /* 1 / (1 + exp(−x))                                                      */ \
-  X(Tanh, "tanh")                      /* tanh(x)                                                                */ \
-  X(HardSigmoid, "hard sigmoid")       /* max(0, min(1, hard_sigmoid_alpha · x + hard_sigmoid_beta))             */ \
-  X(Mul, "mul")                        /* a · b: one shape, or (N, C, X, Y) by (N, C, 1, 1) (the SE gate)        */
+  X(TableFunction, "table function")   /* f(x) by a table over the input integers: op.function, one of the list   \
+                                          of contracts/elementwise_functions.hpp (sigmoid, tanh, gelu, log, …)  */ \
+  X(Mul, "mul")                        /* a · b, broadcast; b may be a constant                                  */ \
+  X(Sub, "sub")                        /* a − b, broadcast; b may be a constant (constant_first: b − a)          */ \
+  X(Maximum, "max")                    /* max(a, b), broadcast; b may be a constant                              */ \
+  X(Minimum, "min")                    /* min(a, b), broadcast; b may be a constant                              */
 
 enum class OperatorKind {
 #define MAERI_OPERATOR_KIND_ENUM(kind, label) kind,
@@ -73,6 +76,8 @@ struct PadBorder {
   std::int64_t output_y(std::int64_t y) const { return y + y_begin + y_end; }
 };
 
+struct Network;
+
 struct Operator {
   std::string name;
   OperatorKind kind = OperatorKind::FabricLayer;
@@ -86,12 +91,18 @@ struct Operator {
   PoolWindow pool;                    // MaxPool, AveragePool
   std::int64_t axis = 1;              // Concat (and Softmax, which only takes 1)
   PadBorder pad;                      // Pad
-  double hard_sigmoid_alpha = 0.2, hard_sigmoid_beta = 0.5;  // HardSigmoid (ONNX's defaults)
+  FunctionCall function;              // TableFunction: the function and its parameters (alpha, beta, gamma)
+  bool constant_first = false;        // Sub with a constant operand: the constant is the left one (c − x)
 };
 
 // How many of `op`'s inputs are activations: they come first, and the rest are constants (a fabric layer's weights
-// and bias, a channel affine's scale and shift), which the operator holds as parameters rather than streams.
-std::size_t activation_inputs(const Operator& op);
+// and bias, a channel affine's scale and shift, an element-wise pair's constant operand), which the operator holds
+// as parameters rather than streams. An element-wise pair's second input is a parameter when its tensor is a
+// constant (its index must be in range).
+std::size_t activation_inputs(const Network& network, const Operator& op);
+
+// The kind's label, or a table function's own ("sigmoid", "gelu"): how reports name what an operator computes.
+std::string operator_label(const Operator& op);
 
 struct Network {
   std::string name;
@@ -133,16 +144,17 @@ Network graph_network(std::string name, std::vector<Layer> layers, const std::ve
 Network chain_network(std::string name, std::vector<Layer> layers);
 
 // Whether a Mul's second input `gate` of shape (N, C, 1, 1) scales each (n, c) plane of its first input `image`
-// (N, C, X, Y): the squeeze-and-excitation broadcast, the only one a mul takes.
+// (N, C, X, Y): the squeeze-and-excitation broadcast.
 bool is_se_gate(const std::vector<std::int64_t>& image, const std::vector<std::int64_t>& gate);
 
 // The shape `op` writes, from its inputs' shapes and its attributes, or why it cannot run on them (the operator's
-// rule of docs/workload-spec.md, "Graphs"): input counts (a fabric layer 2 or 3, add and mul 2, concat at least 1, the
-// others 1); a fabric layer's tensors with its layer's shapes (bias: (K)); ranks (pooling, global average pool and
-// fabric layers 4, softmax 2 or 4 on axis 1); add: equal shapes; concat: equal ranks and extents except along the
-// axis; pools: a window that fits the padded input; clip: clip_min ≤ clip_max; pad: rank 4, a border of at least 0
-// whose padded extents stay within kMaxLayerDimension; hard sigmoid: finite alpha and beta; mul (2 inputs): equal
-// shapes, or a rank-4 first input and a second of (N, C, 1, 1). A Reshape writes its output tensor's
+// rule of docs/workload-spec.md, "Graphs"): input counts (a fabric layer 2 or 3, the element-wise pairs add, sub,
+// max, min and mul 2, concat at least 1, the others 1); a fabric layer's tensors with its layer's shapes (bias: (K));
+// ranks (pooling, global average pool and fabric layers 4, softmax 2 or 4 on axis 1); element-wise pairs: shapes
+// that broadcast (contracts::broadcast_shape; the output is the broadcast shape); concat: equal ranks and extents
+// except along the axis; pools: a window that fits the padded input; clip: clip_min ≤ clip_max; pad: rank 4, a
+// border of at least 0 whose padded extents stay within kMaxLayerDimension; table function: the parameters it reads
+// finite (function_violation). A Reshape writes its output tensor's
 // shape (the target), which must hold as many elements as its input. Every message names the operator. Inputs are
 // read from network.tensors by index; the indices must be in range.
 // Channel affine: 3 inputs, rank 2 or 4, its scale and shift (C) for the input's C (axis 1).

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "contracts/elementwise_pairs.hpp"
 #include "contracts/spec_loader.hpp"
 #include "contracts/strict_yaml.hpp"
 
@@ -136,14 +137,19 @@ Network load_chain(StrictMap& root, const std::string& name, std::int64_t batch)
   return chain_network(name, std::move(chain));
 }
 
-// The `type` names of graph operators and the kinds they load as (relu6 is clip 0..6, flatten a reshape).
-const std::vector<std::string> kOperatorTypes = {"conv",         "fc",           "gemm",
-                                                 "relu",         "relu6",        "clip",
-                                                 "max_pool",     "average_pool", "global_average_pool",
-                                                 "add",          "concat",       "flatten",
-                                                 "reshape",      "requantize",   "softmax",
-                                                 "channel_affine", "pad",        "sigmoid",
-                                                 "tanh",         "hard_sigmoid", "mul"};
+// The `type` names of graph operators and the kinds they load as (relu6 is clip 0..6, flatten a reshape); the table
+// functions' types come from contracts/elementwise_functions.hpp's list.
+std::vector<std::string> operator_types() {
+  std::vector<std::string> types = {"conv",   "fc",         "gemm",           "relu",         "relu6",
+                                    "clip",   "max_pool",   "average_pool",   "global_average_pool", "add",
+                                    "concat", "flatten",    "reshape",        "requantize",   "softmax",
+                                    "channel_affine", "pad", "mul",          "sub",          "max",
+                                    "min"};
+#define MAERI_UNARY_FUNCTION_TYPE(id, type, label, onnx, alpha, beta, gamma, uses) types.push_back(type);
+  MAERI_UNARY_FUNCTIONS(MAERI_UNARY_FUNCTION_TYPE)
+#undef MAERI_UNARY_FUNCTION_TYPE
+  return types;
+}
 
 OperatorKind kind_of(const std::string& type) {
   if (type == "conv" || type == "fc" || type == "gemm") return OperatorKind::FabricLayer;
@@ -158,10 +164,11 @@ OperatorKind kind_of(const std::string& type) {
   if (type == "requantize") return OperatorKind::Requantize;
   if (type == "softmax") return OperatorKind::Softmax;
   if (type == "pad") return OperatorKind::Pad;
-  if (type == "sigmoid") return OperatorKind::Sigmoid;
-  if (type == "tanh") return OperatorKind::Tanh;
-  if (type == "hard_sigmoid") return OperatorKind::HardSigmoid;
   if (type == "mul") return OperatorKind::Mul;
+  if (type == "sub") return OperatorKind::Sub;
+  if (type == "max") return OperatorKind::Maximum;
+  if (type == "min") return OperatorKind::Minimum;
+  if (function_of_yaml_type(type)) return OperatorKind::TableFunction;
   return OperatorKind::ChannelAffine;
 }
 
@@ -184,14 +191,43 @@ struct GraphEntry {
   const char* output_field = "name";  // where a clash of the output's name is reported
   std::string weights, bias;          // fabric layers; bias empty: none
   std::string scale, shift;           // channel affine
+  std::string constant;               // an element-wise pair's constant operand ("": two tensors)
+  std::vector<std::int64_t> constant_shape;
   std::optional<std::vector<std::int64_t>> reshape_target;  // reshape; flatten computes it from its input
 };
 
+// An element-wise pair's operands: `inputs: [a, b]`, or `inputs: [a]` with `constant: NAME` and `constant_shape`
+// (and, for a sub, `constant_first: true` for NAME − a).
+void read_pair_operands(StrictMap& map, const std::string& type, GraphEntry& read) {
+  read.inputs_field = "inputs";
+  read.inputs = map.text_list("inputs");
+  const bool constant = map.has("constant");
+  if (read.inputs.size() != (constant ? 1u : 2u))
+    map.fail("inputs", fmt::format("{} reads 2 tensors (or 1 and a 'constant'), found a list of {}{}", type,
+                                   read.inputs.size(), constant ? " and a constant" : ""));
+  if (!constant) return;
+  read.constant = map.text("constant");
+  read.constant_shape = map.integer_list("constant_shape", 1, kMaxLayerDimension, kMaxTensorRank);
+  if (read.constant_shape.empty()) map.fail("constant_shape", "expected the constant's shape (at least one extent)");
+  if (type == "sub" && map.has("constant_first")) read.op.constant_first = map.choice("constant_first", {"true", "false"}) == "true";
+}
+
+// A table function's parameters: those it reads (alpha, beta, gamma), each optional with ONNX's default.
+FunctionCall read_function(StrictMap& map, const std::string& type) {
+  FunctionCall call = default_call(*function_of_yaml_type(type));
+  const unsigned uses = parameters_read(call.function);
+  if ((uses & kUsesAlpha) && map.has("alpha")) call.alpha = map.number("alpha", -1e30, 1e30);
+  if ((uses & kUsesBeta) && map.has("beta")) call.beta = map.number("beta", -1e30, 1e30);
+  if ((uses & kUsesGamma) && map.has("gamma")) call.gamma = map.number("gamma", -1e30, 1e30);
+  return call;
+}
+
 GraphEntry read_operator(StrictMap entry, std::int64_t batch, std::vector<Layer>& layers, long double& total_macs) {
-  GraphEntry read{entry, {}, {}, "input", {}, "name", {}, {}, {}, {}, std::nullopt};
+  GraphEntry read{entry, {}, {}, "input", {}, "name", {}, {}, {}, {}, {}, {}, std::nullopt};
   StrictMap& map = read.map;
   Operator& op = read.op;
-  const std::string type = map.choice("type", kOperatorTypes);
+  static const std::vector<std::string> types = operator_types();
+  const std::string type = map.choice("type", types);
   op.kind = kind_of(type);
   if (op.kind == OperatorKind::FabricLayer) {
     layers.push_back(read_fabric_layer(map, type, batch));
@@ -203,11 +239,11 @@ GraphEntry read_operator(StrictMap entry, std::int64_t batch, std::vector<Layer>
   } else {
     op.name = map.text("name");
   }
-  if (op.kind == OperatorKind::Add || op.kind == OperatorKind::Concat || op.kind == OperatorKind::Mul) {
+  if (is_elementwise_pair(op.kind)) {
+    read_pair_operands(map, type, read);
+  } else if (op.kind == OperatorKind::Concat) {
     read.inputs_field = "inputs";
     read.inputs = map.text_list("inputs");
-    if (op.kind != OperatorKind::Concat && read.inputs.size() != 2)
-      map.fail("inputs", fmt::format("{} reads 2 tensors, found a list of {}", type, read.inputs.size()));
   } else {
     read.inputs = {map.text("input")};
   }
@@ -250,9 +286,8 @@ GraphEntry read_operator(StrictMap entry, std::int64_t batch, std::vector<Layer>
     if (pads.size() != 4)
       map.fail("pads", fmt::format("expected 4 values [x_begin, y_begin, x_end, y_end], found {}", pads.size()));
     op.pad = {pads[0], pads[2], pads[1], pads[3]};
-  } else if (op.kind == OperatorKind::HardSigmoid) {
-    op.hard_sigmoid_alpha = map.has("alpha") ? map.number("alpha", -1e30, 1e30) : op.hard_sigmoid_alpha;
-    op.hard_sigmoid_beta = map.has("beta") ? map.number("beta", -1e30, 1e30) : op.hard_sigmoid_beta;
+  } else if (op.kind == OperatorKind::TableFunction) {
+    op.function = read_function(map, type);
   }
   map.finish();
   return read;
@@ -313,7 +348,9 @@ void read_graph_operators(StrictMap& root, std::int64_t batch, GraphReading& gra
 // shared between operators; input 0 of those operators, the activation, is left for link_activations.
 void link_constants(GraphReading& graph) {
   for (GraphEntry& entry : graph.entries) {
-    if (entry.op.kind != OperatorKind::FabricLayer && entry.op.kind != OperatorKind::ChannelAffine) continue;
+    const bool pair_constant = is_elementwise_pair(entry.op.kind) && !entry.constant.empty();
+    if (entry.op.kind != OperatorKind::FabricLayer && entry.op.kind != OperatorKind::ChannelAffine && !pair_constant)
+      continue;
     const auto constant = [&](const std::string& tensor, const char* field, std::vector<std::int64_t> shape) {
       const auto found = graph.tensor_of.find(tensor);
       if (found == graph.tensor_of.end())
@@ -324,6 +361,10 @@ void link_constants(GraphReading& graph) {
       return found->second;  // shared with another operator: shapes compared by inferred_output_shape
     };
     entry.op.inputs.push_back(0);  // the activation, resolved by link_activations
+    if (pair_constant) {
+      entry.op.inputs.push_back(constant(entry.constant, "constant", entry.constant_shape));
+      continue;
+    }
     if (entry.op.kind == OperatorKind::ChannelAffine) {
       // (C) of the input, known once the operators before it have their shapes: set by shaped_in_order.
       entry.op.inputs.push_back(constant(entry.scale, "scale", {}));
@@ -355,7 +396,8 @@ void link_activations(StrictMap& root, const YAML::Node& inputs, GraphReading& g
       activations.push_back(found->second);
       read_somewhere[found->second] = true;
     }
-    if (entry.op.kind == OperatorKind::FabricLayer || entry.op.kind == OperatorKind::ChannelAffine) {
+    if (entry.op.kind == OperatorKind::FabricLayer || entry.op.kind == OperatorKind::ChannelAffine ||
+        !entry.constant.empty()) {
       entry.op.inputs[0] = activations[0];
     } else {
       entry.op.inputs = activations;
@@ -397,7 +439,7 @@ Network shaped_in_order(GraphReading& graph) {
     for (std::int64_t extent : inferred.shape) elements *= static_cast<long double>(extent);
     if (elements > kMaxTensorElementsForInt64Bytes)
       entry.map.fail(entry.inputs_field, fmt::format("{} '{}' writes shape ({}): more than 10^18 elements",
-                                                     to_string(op.kind), op.name, fmt::join(inferred.shape, ",")));
+                                                     operator_label(op), op.name, fmt::join(inferred.shape, ",")));
     output.shape = std::move(inferred.shape);
   }
   return network;

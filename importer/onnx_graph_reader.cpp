@@ -96,7 +96,11 @@ std::string GraphReader::post_operator(const onnx::NodeProto& node, const std::s
   const std::string& op = node.op_type();
   if (node.output_size() < 1 || node.output(0).empty()) return skip_reason(op);
   if (op == "Identity" || op == "Dropout") return alias(node);
-  const auto out_shape = known_shape(node.output(0));
+  auto out_shape = known_shape(node.output(0));
+  // A table function keeps its input's shape, also where shape inference does not know the operator (Mish of
+  // opset 18, Gelu of opset 20: newer than the ONNX library's).
+  if (!out_shape && contracts::function_of_onnx_operator(op) && node.input_size() == 1)
+    out_shape = known_shape(node.input(0));
   if (!out_shape) return "its output's shape is unknown" + std::string(kCut);
   OperatorNode read{node, name, *out_shape, {}};
   using Kind = contracts::OperatorKind;
@@ -107,15 +111,14 @@ std::string GraphReader::post_operator(const onnx::NodeProto& node, const std::s
   if (op == "BatchNormalization") return batch_normalization(read);
   if (op == "Mul" || op == "Add")
     if (const auto reason = constant_per_channel(read)) return *reason;
-  if (op == "Add" || op == "Sum") return add(read);
   if (op == "Concat") return concat(read);
   if (op == "Flatten" || op == "Reshape" || op == "Squeeze" || op == "Unsqueeze") return unary(read, Kind::Reshape);
   if (op == "Transpose") return transpose(read);
   if (op == "Softmax") return softmax(read);
   if (op == "Pad") return pad(read);
-  if (op == "Sigmoid" || op == "Tanh") return unary(read, op == "Sigmoid" ? Kind::Sigmoid : Kind::Tanh);
   if (op == "HardSigmoid" || op == "HardSwish") return hard_gate(read);
-  if (op == "Mul") return product(read);
+  if (const auto function = contracts::function_of_onnx_operator(op)) return table_function(read, *function);
+  if (is_elementwise_pair_operator(op)) return elementwise_pair(read);
   return skip_reason(op);
 }
 

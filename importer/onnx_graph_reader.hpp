@@ -8,7 +8,8 @@
 //   onnx_convolutions.cpp        Conv, ConvTranspose
 //   onnx_matrix_products.cpp     Gemm, MatMul, Einsum
 //   onnx_recurrent.cpp           LSTM, GRU, RNN (unrolled)
-//   onnx_elementwise_operators.cpp  activations and element-wise arithmetic beside the fabric
+//   onnx_elementwise_operators.cpp  activations and table functions beside the fabric
+//   onnx_elementwise_pairs.cpp   binary element-wise arithmetic (broadcast, constant operands), Div, Pow
 //   onnx_pooling.cpp             pooling beside the fabric
 //   onnx_channel_affines.cpp     BatchNormalization and per-channel constants that did not fold
 //   onnx_layout_operators.cpp    Concat, Reshape and its kin, Transpose, Pad
@@ -43,6 +44,9 @@ using Shape = std::vector<Dimension>;
 
 // The end of every skip reason: what a skipped node does to the graph.
 inline constexpr char kCut[] = "; the graph is cut here (its consumers read a network input)";
+
+// Whether the op_type is one of the binary element-wise operators elementwise_pair reads.
+bool is_elementwise_pair_operator(const std::string& op);
 
 // Why a node of this op_type is skipped (the operator's family and what MAERI runs of it), ending in kCut.
 std::string skip_reason(const std::string& op);
@@ -157,8 +161,13 @@ class GraphReader {
   std::string clip(OperatorNode& read);
   std::string softmax(OperatorNode& read);
   std::string hard_gate(OperatorNode& read);
-  std::string add(OperatorNode& read);
-  std::string product(OperatorNode& read);
+  std::string table_function(OperatorNode& read, contracts::UnaryFunction function);
+  std::string elementwise_pair(OperatorNode& read);
+  std::string power(OperatorNode& read, bool constant_base, bool constant_exponent);
+  std::string division(OperatorNode& read, bool constant_numerator, bool constant_divisor);
+  std::size_t constant_operand(const std::string& wanted, Dims dims, std::vector<double> values);
+  std::string emit_pair(OperatorNode& read, contracts::OperatorKind kind, std::size_t a, std::size_t b,
+                        bool constant_first);
   std::string pool(OperatorNode& read);
   std::string global_average_pool(OperatorNode& read);
   std::string channel_affine(OperatorNode& read, const std::string& x, std::vector<double> scale,

@@ -6,6 +6,7 @@
 
 #include <sstream>
 
+#include "contracts/elementwise_pairs.hpp"
 #include "contracts/strict_yaml.hpp"
 #include "util/input_error.hpp"
 
@@ -67,12 +68,31 @@ const char* operator_type(const contracts::Network& network, const contracts::Op
     case contracts::OperatorKind::Softmax: return "softmax";
     case contracts::OperatorKind::ChannelAffine: return "channel_affine";
     case contracts::OperatorKind::Pad: return "pad";
-    case contracts::OperatorKind::Sigmoid: return "sigmoid";
-    case contracts::OperatorKind::Tanh: return "tanh";
-    case contracts::OperatorKind::HardSigmoid: return "hard_sigmoid";
+    case contracts::OperatorKind::TableFunction: return contracts::yaml_type(op.function.function);
     case contracts::OperatorKind::Mul: return "mul";
+    case contracts::OperatorKind::Sub: return "sub";
+    case contracts::OperatorKind::Maximum: return "max";
+    case contracts::OperatorKind::Minimum: return "min";
   }
   return "?";
+}
+
+// An element-wise pair's constant operand: its tensor's name and shape (and a sub's constant_first).
+void constant_operand(YAML::Emitter& out, const contracts::Network& network, const contracts::Operator& op) {
+  const contracts::Tensor& constant = network.tensors[op.inputs.at(1)];
+  out << YAML::Key << "constant" << YAML::Value << constant.name;
+  out << YAML::Key << "constant_shape" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+  for (std::int64_t extent : constant.shape) out << extent;
+  out << YAML::EndSeq;
+  if (op.constant_first) out << YAML::Key << "constant_first" << YAML::Value << true;
+}
+
+// The parameters a table function reads.
+void function_parameters(YAML::Emitter& out, const contracts::FunctionCall& call) {
+  const unsigned uses = contracts::parameters_read(call.function);
+  if (uses & contracts::kUsesAlpha) out << YAML::Key << "alpha" << YAML::Value << call.alpha;
+  if (uses & contracts::kUsesBeta) out << YAML::Key << "beta" << YAML::Value << call.beta;
+  if (uses & contracts::kUsesGamma) out << YAML::Key << "gamma" << YAML::Value << call.gamma;
 }
 
 // One entry of `operators:` (docs/workload-spec.md, "Graphs"): flatten is written as the reshape it loads as.
@@ -83,11 +103,11 @@ void operator_entry(YAML::Emitter& out, const contracts::Network& network, const
   out << YAML::Flow << YAML::BeginMap;
   out << YAML::Key << "name" << YAML::Value << op.name;
   out << YAML::Key << "type" << YAML::Value << operator_type(network, op);
-  if (op.kind == contracts::OperatorKind::Add || op.kind == contracts::OperatorKind::Concat ||
-      op.kind == contracts::OperatorKind::Mul) {
+  if (contracts::is_elementwise_pair(op.kind) || op.kind == contracts::OperatorKind::Concat) {
     out << YAML::Key << "inputs" << YAML::Value << YAML::Flow << YAML::BeginSeq;
-    for (std::size_t t : op.inputs) out << name_of(t);
+    for (std::size_t i = 0; i < contracts::activation_inputs(network, op); ++i) out << name_of(op.inputs[i]);
     out << YAML::EndSeq;
+    if (contracts::activation_inputs(network, op) < op.inputs.size()) constant_operand(out, network, op);
   } else {
     out << YAML::Key << "input" << YAML::Value << name_of(op.inputs.at(0));
   }
@@ -117,9 +137,7 @@ void operator_entry(YAML::Emitter& out, const contracts::Network& network, const
   if (op.kind == contracts::OperatorKind::Pad)
     out << YAML::Key << "pads" << YAML::Value << YAML::Flow << YAML::BeginSeq << op.pad.x_begin << op.pad.y_begin
         << op.pad.x_end << op.pad.y_end << YAML::EndSeq;
-  if (op.kind == contracts::OperatorKind::HardSigmoid)
-    out << YAML::Key << "alpha" << YAML::Value << op.hard_sigmoid_alpha << YAML::Key << "beta" << YAML::Value
-        << op.hard_sigmoid_beta;
+  if (op.kind == contracts::OperatorKind::TableFunction) function_parameters(out, op.function);
   out << YAML::EndMap;
 }
 

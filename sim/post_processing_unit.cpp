@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
+#include "contracts/elementwise_pairs.hpp"
 #include "util/input_file.hpp"
 
 namespace maeri::sim {
@@ -46,7 +48,7 @@ class PostProcessingUnit::Kernel {
  protected:
   [[noreturn]] void fail(const std::string& problem) const {
     throw std::invalid_argument(fmt::format("post-processing operator '{}' ({}): {}", util::shown_value(job_.op.name),
-                                            to_string(job_.op.kind), problem));
+                                            contracts::operator_label(job_.op), problem));
   }
   void require(bool condition, const std::string& problem) const {
     if (!condition) fail(problem);
@@ -85,23 +87,22 @@ namespace {
 
 using Kernel = PostProcessingUnit::Kernel;
 
-// FabricLayer (epilogue), Requantize, Relu, Clip, Add, ChannelAffine, Sigmoid, Tanh, HardSigmoid (a lookup in the
-// activation table per element) and Mul (a product per element, requantized; an SE gate's element read with each
-// element of its (n, c) plane): one block, one stage streaming every element.
+// FabricLayer (epilogue), Requantize, Relu, Clip, ChannelAffine, TableFunction (a lookup in the activation table per
+// element) and the element-wise pairs Add, Sub, Maximum, Minimum (both operands rescaled and combined) and Mul (a
+// product per element, requantized), whose operands broadcast to the output (a broadcast element is read again
+// with every output element that uses it; a constant operand is a parameter, not read): one block, one stage
+// streaming every output element.
 class ElementwiseKernel : public Kernel {
  public:
   using Kernel::Kernel;
   void check() {
     const contracts::QuantizedOperator& p = job_.parameters;
-    const bool product = job_.op.kind == OperatorKind::Mul;
-    const std::size_t inputs = job_.op.kind == OperatorKind::Add || product ? 2 : 1;
-    require(job_.inputs.size() == inputs, fmt::format("expected {} input(s), found {}", inputs, job_.inputs.size()));
-    require(job_.inputs[0].shape == job_.output_shape, "an input's shape differs from the output's");
-    if (inputs == 2)
-      require(job_.inputs[1].shape == job_.output_shape ||
-                  (product && contracts::is_se_gate(job_.output_shape, job_.inputs[1].shape)),
-              product ? "the second input is neither of the output's shape nor its (N, C, 1, 1) gate"
-                      : "an input's shape differs from the output's");
+    if (contracts::is_elementwise_pair(job_.op.kind)) {
+      check_operands();
+    } else {
+      require(job_.inputs.size() == 1, fmt::format("expected 1 input, found {}", job_.inputs.size()));
+      require(job_.inputs[0].shape == job_.output_shape, "an input's shape differs from the output's");
+    }
     switch (job_.op.kind) {
       case OperatorKind::FabricLayer: {
         require(job_.output_shape.size() >= 2, "a fabric layer's output needs a channel axis (1)");
@@ -112,7 +113,10 @@ class ElementwiseKernel : public Kernel {
         break;
       }
       case OperatorKind::Requantize: require(p.output.size() == 1, "expected one requantization"); break;
-      case OperatorKind::Add: require(p.input_multipliers.size() == 2, "expected two input multipliers"); break;
+      case OperatorKind::Add:
+      case OperatorKind::Sub:
+      case OperatorKind::Maximum:
+      case OperatorKind::Minimum: require(p.input_multipliers.size() == 2, "expected two input multipliers"); break;
       case OperatorKind::ChannelAffine: {
         require(job_.output_shape.size() == 2 || job_.output_shape.size() == 4, "a channel affine needs rank 2 or 4");
         const std::size_t channels = std::size_t(job_.output_shape[1]);
@@ -121,9 +125,7 @@ class ElementwiseKernel : public Kernel {
         channel_stride_ = elements(job_.output_shape) / job_.output_shape[0] / job_.output_shape[1];
         break;
       }
-      case OperatorKind::Sigmoid:
-      case OperatorKind::Tanh:
-      case OperatorKind::HardSigmoid: {
+      case OperatorKind::TableFunction: {
         const std::int64_t limit = contracts::data_limit(job_.data_width);
         require(std::int64_t(p.activation_table.size()) == 2 * limit + 1,
                 "the activation table needs 2L + 1 entries (one per input integer)");
@@ -131,7 +133,6 @@ class ElementwiseKernel : public Kernel {
           require(value >= -limit && value <= limit, "an input lies outside the data range the table covers");
         break;
       }
-      case OperatorKind::Mul: per_gate_ = elements(job_.output_shape) / elements(job_.inputs[1].shape); break;
       default: break;
     }
   }
@@ -142,7 +143,7 @@ class ElementwiseKernel : public Kernel {
     const contracts::QuantizedOperator& p = job_.parameters;
     const auto [first, last] = lanes_of(beat, elements(job_.output_shape));
     for (std::int64_t i = first; i < last; ++i) {
-      const std::int64_t x = read(0, i);
+      const std::int64_t x = read(0, first_index_ ? (*first_index_)(i) : i);
       switch (job_.op.kind) {
         case OperatorKind::FabricLayer: {
           const std::size_t k = std::size_t((i / channel_stride_) % job_.output_shape[1]);
@@ -163,27 +164,22 @@ class ElementwiseKernel : public Kernel {
           counts_.comparisons += 2;
           write(i, std::min(std::max(x, p.clip_min), p.clip_max));
           break;
-        case OperatorKind::Add: {
-          const std::int64_t y = read(1, i);
-          ++counts_.additions;
-          const WideInt sum = scale(x, p.input_multipliers[0]) + scale(y, p.input_multipliers[1]);
-          write(i, saturate(round_shift(sum, p.input_shift)));
-          break;
-        }
+        case OperatorKind::Add:
+        case OperatorKind::Sub:
+        case OperatorKind::Maximum:
+        case OperatorKind::Minimum: write(i, rescaled_pair(x, operand(i))); break;
         case OperatorKind::ChannelAffine: {
           const std::size_t c = std::size_t((i / channel_stride_) % job_.output_shape[1]);
           ++counts_.additions;
           write(i, saturate(round_shift(scale(x, p.channel_multipliers[c]) + p.channel_offsets[c], p.channel_shift)));
           break;
         }
-        case OperatorKind::Sigmoid:
-        case OperatorKind::Tanh:
-        case OperatorKind::HardSigmoid:
+        case OperatorKind::TableFunction:
           ++counts_.lookups;
           write(i, contracts::activation_lookup(p.activation_table, x, job_.data_width));
           break;
         case OperatorKind::Mul: {
-          const WideInt product = scale(x, read(1, i / per_gate_));
+          const WideInt product = scale(x, operand(i));
           ++counts_.multiplications;  // by the requantization multiplier
           write(i, saturate(round_shift(product * p.product.multiplier, p.product.shift)));
           break;
@@ -194,8 +190,40 @@ class ElementwiseKernel : public Kernel {
   }
 
  private:
+  // An element-wise pair: a first tensor and a second tensor or constant (the parameters' constant, its shape),
+  // each broadcast to the output's shape.
+  void check_operands() {
+    const contracts::QuantizedOperator& p = job_.parameters;
+    const bool constant = job_.inputs.size() == 1;
+    require(job_.inputs.size() == 1 || job_.inputs.size() == 2,
+            fmt::format("expected 2 inputs (or 1 and a constant), found {}", job_.inputs.size()));
+    const Shape& second = constant ? p.constant_shape : job_.inputs[1].shape;
+    require(!constant || (!second.empty() && std::int64_t(p.constant.size()) == elements(second)),
+            "the constant operand holds another number of values than its shape");
+    const auto broadcast = contracts::broadcast_shape(job_.inputs[0].shape, second);
+    require(broadcast && *broadcast == job_.output_shape, "the operands do not broadcast to the output's shape");
+    require(!job_.op.constant_first || (constant && job_.op.kind == OperatorKind::Sub),
+            "constant_first is for a sub of a tensor and a constant");
+    if (job_.inputs[0].shape != job_.output_shape) first_index_.emplace(job_.inputs[0].shape, job_.output_shape);
+    second_index_.emplace(second, job_.output_shape);
+  }
+  // The second operand of output element i: read from its stream, or the constant's integer (a parameter).
+  std::int64_t operand(std::int64_t i) {
+    const std::int64_t index = (*second_index_)(i);
+    return job_.inputs.size() == 2 ? read(1, index) : job_.parameters.constant[std::size_t(index)];
+  }
+  // Add, sub, max, min: both operands rescaled, combined, rounded and saturated (contracts::rescaled_pair).
+  std::int64_t rescaled_pair(std::int64_t a, std::int64_t b) {
+    counts_.multiplications += 2;
+    ++counts_.shifts;
+    counts_.comparisons += 2;  // saturation
+    if (job_.op.kind == OperatorKind::Maximum || job_.op.kind == OperatorKind::Minimum) ++counts_.comparisons;
+    else ++counts_.additions;
+    return contracts::rescaled_pair(job_.op.kind, a, b, job_.parameters, job_.op.constant_first, job_.data_width);
+  }
+
   std::int64_t channel_stride_ = 1;
-  std::int64_t per_gate_ = 1;  // Mul: output elements per element of the second input
+  std::optional<contracts::BroadcastIndex> first_index_, second_index_;  // element-wise pairs
 };
 
 // Concat: each non-empty input is one block through one stage, its elements written to their place along the axis.
@@ -511,10 +539,11 @@ std::unique_ptr<Kernel> kernel_for(PostProcessingJob job, std::int64_t lanes) {
     case OperatorKind::Reshape: return checked<ReshapeKernel>(std::move(job), lanes);
     case OperatorKind::ChannelAffine: return checked<ElementwiseKernel>(std::move(job), lanes);
     case OperatorKind::Pad: return checked<PadKernel>(std::move(job), lanes);
-    case OperatorKind::Sigmoid:
-    case OperatorKind::Tanh:
-    case OperatorKind::HardSigmoid:
-    case OperatorKind::Mul: return checked<ElementwiseKernel>(std::move(job), lanes);
+    case OperatorKind::TableFunction:
+    case OperatorKind::Mul:
+    case OperatorKind::Sub:
+    case OperatorKind::Maximum:
+    case OperatorKind::Minimum: return checked<ElementwiseKernel>(std::move(job), lanes);
   }
   throw std::invalid_argument("post-processing: unknown operator kind");
 }

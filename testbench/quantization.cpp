@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "contracts/elementwise_pairs.hpp"
 #include "contracts/hardware.hpp"
 #include "util/integer_math.hpp"
 
@@ -32,10 +33,12 @@ std::int64_t round_clamped(double value, double low, double high) {
   return std::int64_t(std::llround(value));
 }
 
-// Activation scale from the calibration run: max |r| / limit, 1 when the tensor is all zero.
+// Activation scale from the calibration run: max |r| / limit over the finite values (a table function's pole, log 0,
+// gives −∞ there, which its table saturates), 1 when the tensor is all zero.
 double calibrated_scale(const std::vector<double>& reals, std::int64_t limit) {
   double max = 0;
-  for (double r : reals) max = std::max(max, std::abs(r));
+  for (double r : reals)
+    if (std::isfinite(r)) max = std::max(max, std::abs(r));
   return max > 0 ? max / double(limit) : 1.0;
 }
 
@@ -215,21 +218,57 @@ RealLayerWeights channel_affine_values(const Network& network, std::size_t o, co
   return values;
 }
 
-// Sigmoid, tanh and hard sigmoid write values in [−1, 1]: their output scale is fixed at 1 / L_a (the activation
-// limit), so a table entry is the exact real value rounded, and the next layer's sums keep their headroom.
-bool bounded_by_one(OperatorKind kind) {
-  return kind == OperatorKind::Sigmoid || kind == OperatorKind::Tanh || kind == OperatorKind::HardSigmoid;
-}
-
-// activation_table[x + L] = round(f(x · s_in) / s_out) clamped to [−L, L], for every input integer x ∈ [−L, L].
+// activation_table[x + L] = round(f(x · s_in) / s_out) clamped to [−L, L], for every input integer x ∈ [−L, L], f
+// being contracts::table_value (the function, with the domain rule of docs/quantization.md, "Table functions").
 std::vector<std::int64_t> activation_table(const Operator& op, double input_scale, double output_scale, int data_width) {
   const std::int64_t limit = contracts::data_limit(data_width);
   std::vector<std::int64_t> table;
   table.reserve(std::size_t(2 * limit + 1));
   for (std::int64_t x = -limit; x <= limit; ++x)
-    table.push_back(round_clamped(real_activation(op, double(x) * input_scale) / output_scale, double(-limit),
+    table.push_back(round_clamped(contracts::table_value(op.function, double(x) * input_scale) / output_scale, double(-limit),
                                   double(limit)));
   return table;
+}
+
+// An element-wise pair's second operand's scale: a tensor's own, or for a constant operand max |c| / L (the full
+// data range: its integers enter no fabric sum), its integers stored with the operator. Then add, sub, max, min
+// get the multipliers of both operands to the output's scale (quantize_input_multipliers), mul the requantization
+// of the product (s_a · s_b / s_out).
+void quantize_pair(const Network& network, std::size_t o, const RealLayerWeights& real, double first_scale,
+                   double output_scale, int data_width, contracts::QuantizedNetwork& quantized) {
+  const Operator& op = network.operators[o];
+  contracts::QuantizedOperator& q = quantized.operators[o];
+  double second_scale = quantized.tensors[op.inputs[1]].scale;
+  if (contracts::activation_inputs(network, op) == 1) {
+    second_scale = calibrated_scale(real.weights, contracts::data_limit(data_width));
+    q.constant = quantize_values(real.weights, second_scale, data_width);
+    q.constant_shape = network.tensors[op.inputs[1]].shape;
+  }
+  if (op.kind == OperatorKind::Mul)
+    q.product = contracts::requantization_of(first_scale * second_scale / output_scale);
+  else
+    quantize_input_multipliers({first_scale, second_scale}, output_scale, q);
+}
+
+// An element-wise pair's constant operand: the values given under its tensor's name, else U(−1, 1) from the seed and
+// the operator's index. Throws std::invalid_argument when given ones have the wrong number of elements.
+RealLayerWeights constant_operand_values(const Network& network, std::size_t o, const NamedRealTensors& given,
+                                         std::uint64_t seed) {
+  const contracts::Tensor& tensor = network.tensors.at(network.operators[o].inputs.at(1));
+  RealLayerWeights values;
+  const auto found = given.find(tensor.name);
+  if (found != given.end()) {
+    if (std::int64_t(found->second.size()) != tensor.elements())
+      throw std::invalid_argument(fmt::format("constant '{}' of operator '{}' has {} values, its shape has {}",
+                                              tensor.name, network.operators[o].name, found->second.size(),
+                                              tensor.elements()));
+    values.weights = found->second;
+    return values;
+  }
+  std::seed_seq sequence{std::uint32_t(seed), std::uint32_t(seed >> 32), std::uint32_t(o)};
+  std::mt19937_64 rng(sequence);
+  for (std::int64_t i = 0; i < tensor.elements(); ++i) values.weights.push_back(uniform(rng, 1.0));
+  return values;
 }
 
 }  // namespace
@@ -241,6 +280,11 @@ std::vector<RealLayerWeights> complete_weights(const Network& network, const Nam
     const Operator& op = network.operators[o];
     if (op.kind == OperatorKind::ChannelAffine) {
       weights[o] = channel_affine_values(network, o, given, seed);
+      continue;
+    }
+    if (contracts::is_elementwise_pair(op.kind) && op.inputs.size() == 2 && op.inputs[1] < network.tensors.size() &&
+        contracts::activation_inputs(network, op) == 1) {
+      weights[o] = constant_operand_values(network, o, given, seed);
       continue;
     }
     if (op.kind != OperatorKind::FabricLayer) continue;
@@ -352,7 +396,6 @@ contracts::QuantizedNetwork quantize_network_calibrated(const Network& network,
     contracts::QuantizedOperator& q = quantized.operators[o];
     quantized.tensors[output].scale = keeps_scale(op.kind)              ? scale_of(op.inputs[0])
                                       : op.kind == OperatorKind::Softmax ? 1.0 / double(contracts::data_limit(data_width))
-                                      : bounded_by_one(op.kind)          ? 1.0 / double(limits.activation)
                                                                          : calibrated_scale(reals[output], limits.activation);
     switch (op.kind) {
       case OperatorKind::FabricLayer:
@@ -370,13 +413,19 @@ contracts::QuantizedNetwork quantize_network_calibrated(const Network& network,
         q.clip_max = round_clamped(op.clip_max / scale_of(output), -L, L);
         break;
       }
-      case OperatorKind::Add:
       case OperatorKind::Concat: {
         std::vector<double> input_scales;
         for (std::size_t t : op.inputs) input_scales.push_back(scale_of(t));
         quantize_input_multipliers(input_scales, scale_of(output), q);
         break;
       }
+      case OperatorKind::Add:
+      case OperatorKind::Sub:
+      case OperatorKind::Maximum:
+      case OperatorKind::Minimum:
+      case OperatorKind::Mul:
+        quantize_pair(network, o, weights[o], scale_of(op.inputs[0]), scale_of(output), data_width, quantized);
+        break;
       case OperatorKind::Softmax:
         q.exp_table = softmax_exp_table(scale_of(op.inputs[0]), data_width);
         break;
@@ -389,13 +438,9 @@ contracts::QuantizedNetwork quantize_network_calibrated(const Network& network,
       case OperatorKind::GlobalAveragePool:
       case OperatorKind::Reshape:
         break;
-      case OperatorKind::Sigmoid:
-      case OperatorKind::Tanh:
-      case OperatorKind::HardSigmoid:
+      case OperatorKind::TableFunction:
         q.activation_table = activation_table(op, scale_of(op.inputs[0]), scale_of(output), data_width);
         break;
-      case OperatorKind::Mul:
-        q.product = contracts::requantization_of(scale_of(op.inputs[0]) * scale_of(op.inputs[1]) / scale_of(output));
       case OperatorKind::Pad:
         break;
     }

@@ -1,7 +1,8 @@
 // Writes the ONNX models of the `maeri import` CLI tests into a folder, built with the ONNX C++ API
 // (tests/unit/onnx_models.hpp): small.onnx (a grouped conv, a depthwise conv, ReLU, max pool, flatten and a Gemm
-// classifier, batch 1), gated.onnx (cut at an Elu), classifier.onnx, bn-cnn.onnx (batch normalizations after
-// ReLUs), gates.onnx (SiLU, an SE block, HardSwish), dynamic.onnx (a symbolic batch), asymmetric.onnx (a conv with
+// classifier, batch 1), gated.onnx (cut at a ThresholdedRelu), classifier.onnx, bn-cnn.onnx (batch normalizations
+// after ReLUs), gates.onnx (SiLU, an SE block, HardSwish), elementwise.onnx (table functions and broadcast binary
+// operators), dynamic.onnx (a symbolic batch), asymmetric.onnx (a conv with
 // pads [0, 0, 1, 1]), asymmetric-pool.onnx (a max pool with pads [0, 0, 1, 1]), padded.onnx (zero borders) and
 // not-onnx.onnx (YAML text); and the bad models of tests/cli/bad_models.sh, named after the defect each carries
 // (bad-*.onnx).
@@ -287,6 +288,68 @@ void write_gates(const std::string& path) {
   write_with_classifier_head(model, values, "conv_act", path);
 }
 
+// Element-wise operators of real exports with their own weights (seeded, fixed), every one imported with no cut:
+// table functions (LeakyRelu, Selu, Erf, Sigmoid, Pow 2, Sqrt, Neg, Exp, Log, Softsign, Elu, Softplus, Tanh), binary
+// operators broadcast against constants of odd shapes (Sub by a (8, 1, 1), Div by a (1, 1, 10), Min by a (5)
+// constant; 1 − x with the constant first), Paddle's HardSwish x·clip(x + 3, 0, 6)/6, PyTorch's GELU decomposition
+// x·(1 + erf(x/√2))·0.5, a Max of a (1, 8, 1, 1) tensor and a (1, 8, 5, 5) one, a Div of two tensors, a Mul of
+// (1, 8, 5, 5) by a (1, 1, 5, 5) tensor, then the classifier head (network_chain.sh, onnx_elementwise).
+void write_elementwise(const std::string& path) {
+  SeededValues values(2041);
+  OnnxModelBuilder model("elementwise");
+  const auto scalar = [&](const std::string& name, float value) { model.weight(name, {}, {value}); };
+  model.input("image", {1, 3, 10, 10});
+  model.weight("stem.weight", {8, 3, 3, 3}, values(8 * 3 * 9, 0.4f));
+  model.weight("stem.bias", {8}, values(8, 0.1f));
+  OnnxModelBuilder::set_ints(model.node("Conv", "stem", {"image", "stem.weight", "stem.bias"}, "s"), "pads",
+                             {1, 1, 1, 1});
+  OnnxModelBuilder::set_float(model.node("LeakyRelu", "leaky", {"s"}, "a1"), "alpha", 0.1f);
+  model.weight("centre", {8, 1, 1}, values(8, 0.2f));
+  model.node("Sub", "centred", {"a1", "centre"}, "a2");
+  model.weight("spread", {1, 1, 10}, values(10, 0.5f, 1.0f));
+  model.node("Div", "spread_out", {"a2", "spread"}, "a3");
+  model.node("Selu", "selu", {"a3"}, "a4");
+  scalar("three", 3), scalar("zero", 0), scalar("six", 6);  // Paddle's HardSwish: x · clip(x + 3, 0, 6) / 6
+  model.node("Add", "hswish.add", {"a4", "three"}, "h1");
+  model.node("Clip", "hswish.clip", {"h1", "zero", "six"}, "h2");
+  model.node("Mul", "hswish.mul", {"a4", "h2"}, "h3");
+  model.node("Div", "hswish.div", {"h3", "six"}, "a5");
+  model.weight("conv.weight", {8, 8, 3, 3}, values(8 * 8 * 9, 0.2f));
+  model.weight("conv.bias", {8}, values(8, 0.1f));
+  auto& conv = model.node("Conv", "conv", {"a5", "conv.weight", "conv.bias"}, "c2");
+  OnnxModelBuilder::set_ints(conv, "pads", {1, 1, 1, 1});
+  OnnxModelBuilder::set_ints(conv, "strides", {2, 2});
+  scalar("sqrt2", 1.41421356f), scalar("one", 1), scalar("half", 0.5f);  // PyTorch's GELU
+  model.node("Div", "gelu.div", {"c2", "sqrt2"}, "g1");
+  model.node("Erf", "gelu.erf", {"g1"}, "g2");
+  model.node("Add", "gelu.add", {"g2", "one"}, "g3");
+  model.node("Mul", "gelu.mul", {"c2", "g3"}, "g4");
+  model.node("Mul", "gelu.half", {"g4", "half"}, "g5");
+  model.node("GlobalAveragePool", "squeeze", {"g5"}, "p");
+  model.node("Sigmoid", "gate", {"p"}, "ps");
+  model.node("Sub", "complement", {"one", "ps"}, "q");  // 1 − sigmoid: the constant first
+  model.node("Max", "floor_by_gate", {"q", "g5"}, "m");  // (1, 8, 1, 1) and (1, 8, 5, 5)
+  model.weight("ceiling", {5}, values(5, 0.3f, 1.0f));
+  model.node("Min", "ceiling_min", {"m", "ceiling"}, "mn");
+  scalar("two", 2), scalar("epsilon", 1e-3f);
+  model.node("Pow", "square", {"mn", "two"}, "sq");
+  model.node("Add", "plus_epsilon", {"sq", "epsilon"}, "sq_eps");
+  model.node("Sqrt", "root", {"sq_eps"}, "rt");
+  model.node("Div", "normalised", {"mn", "rt"}, "dv");  // two tensors: a reciprocal, then a product
+  model.node("Neg", "negated", {"dv"}, "ng");
+  model.node("Exp", "exp", {"ng"}, "ex");
+  model.node("Add", "exp_plus_one", {"ex", "one"}, "ex1");
+  model.node("Log", "log", {"ex1"}, "lg");
+  model.node("Softsign", "softsign", {"lg"}, "ss");
+  model.node("Elu", "elu", {"ss"}, "el");
+  model.node("Softplus", "softplus", {"el"}, "sp");
+  model.weight("mask.weight", {1, 8, 1, 1}, values(8, 0.5f));
+  model.node("Conv", "mask", {"sp", "mask.weight"}, "mk");  // (1, 1, 5, 5)
+  model.node("Tanh", "mask_tanh", {"mk"}, "mt");
+  model.node("Mul", "masked", {"sp", "mt"}, "masked_out");  // (1, 8, 5, 5) by (1, 1, 5, 5)
+  write_with_classifier_head(model, values, "masked_out", path);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -318,14 +381,14 @@ int main(int argc, char** argv) {
     model.write(folder + "/small.onnx");
   }
   {
-    // An activation the post-processing unit does not run (Elu): the importer cuts the graph there, so the layer
-    // after it reads a second network input — a chained run takes both (network_chain.sh, several_inputs).
+    // An activation the post-processing unit does not run (ThresholdedRelu): the importer cuts the graph there, so
+    // the layer after it reads a second network input — a chained run takes both (network_chain.sh, several_inputs).
     OnnxModelBuilder model("gated");
     model.input("image", {1, 3, 8, 8});
     model.weight("w1", {4, 3, 3, 3});
     auto& conv1 = model.node("Conv", "conv1", {"image", "w1"}, "c1");
     OnnxModelBuilder::set_ints(conv1, "pads", {1, 1, 1, 1});
-    model.node("Elu", "gate", {"c1"}, "g");
+    model.node("ThresholdedRelu", "gate", {"c1"}, "g");
     model.weight("w2", {6, 4, 3, 3});
     model.node("Conv", "conv2", {"g", "w2"}, "c2");
     model.node("Relu", "relu2", {"c2"}, "r2");
@@ -341,6 +404,7 @@ int main(int argc, char** argv) {
   write_batch_norm_cnn(folder + "/bn-cnn.onnx");
   write_padded(folder + "/padded.onnx");
   write_gates(folder + "/gates.onnx");
+  write_elementwise(folder + "/elementwise.onnx");
   {
     OnnxModelBuilder model("asymmetric_pool");  // a pooling window pads both sides alike: still refused
     model.input("x", {1, 3, 8, 8});

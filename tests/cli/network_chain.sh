@@ -116,13 +116,13 @@ case $case_name in
       "$maeri" verify --chain --hardware "$hw" --workload "$onnx/classifier-batch.onnx" --batch 3 --memory both \
       || exit 1 ;;
   several_inputs)
-    # gated.onnx is cut at its Elu: conv2 reads a second network input, seeded like the first; a plain .npy is
-    # the real input 'image', and the cut tensor, which nothing can compute from it, is named with its node, its
-    # operator and the reason (never seeded).
+    # gated.onnx is cut at its ThresholdedRelu: conv2 reads a second network input, seeded like the first; a plain
+    # .npy is the real input 'image', and the cut tensor, which nothing can compute from it, is named with its node,
+    # its operator and the reason (never seeded).
     "$expect" 0 --stdout-contains "network gated: PASS — 11 of 11 runs" "$maeri" verify --chain --hardware "$hw" \
       --workload "$onnx/gated.onnx" --memory both || exit 1
     "$expect" 2 --stderr-contains "network gated reads 'image' from this file, but 1 more tensor cannot be computed" \
-      --stderr-contains "'g' from node gate (Elu): activation: not one the post-processing unit computes" \
+      --stderr-contains "'g' from node gate (ThresholdedRelu)" \
       "$maeri" verify --chain --hardware "$hw" --workload "$onnx/gated.onnx" --network-input "$npy/input.npy" \
       || exit 1 ;;
   onnx_channel_affine)
@@ -150,6 +150,20 @@ case $case_name in
         "$maeri" verify --chain --hardware "$hw" --workload "$onnx/gates.onnx" --memory both --seed "$seed" \
         || fail "seed $seed"
     done ;;
+   onnx_elementwise)
+    # Table functions and binary operators broadcast against constants of odd shapes and other tensors, Paddle's
+    # HardSwish and PyTorch's GELU decomposition (tests/cli/make_onnx_models.cpp, its own weights): imported with no
+    # cut and chained through the RTL and the post-processing unit, every tensor bit-exact.
+    "$expect" 0 --stdout-contains "no node skipped: the graph is whole" "$maeri" import "$onnx/elementwise.onnx" \
+      -o elementwise.yaml || exit 1
+    for seed in 1 2; do
+      "$expect" 0 --stdout-contains "network elementwise: PASS — 45 of 45 runs" \
+        "$maeri" verify --chain --hardware "$hw" --workload "$onnx/elementwise.onnx" --memory both --seed "$seed" \
+        || fail "seed $seed"
+    done
+    # The written YAML (constants by name and shape, functions with their parameters) runs the same way.
+    "$expect" 0 --stdout-contains "network elementwise: PASS" "$maeri" verify --chain --hardware "$hw" \
+      --workload elementwise.yaml --memory ideal || exit 1 ;;
    one_layer_option)
     "$expect" 1 --stderr-contains "--layer: one layer's option: not with a chained run" \
       "$maeri" "${chain[@]}" --layer conv1 || exit 1

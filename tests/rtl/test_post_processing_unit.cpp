@@ -169,15 +169,16 @@ TEST_CASE("post-processing unit: channel affine per channel of axis 1, by hand",
   CHECK_THROWS_AS(run(rows), std::invalid_argument);  // one offset for two channels
 }
 
-TEST_CASE("post-processing unit: sigmoid, tanh, hard sigmoid and mul, by hand", "[sim][post_processing]") {
+TEST_CASE("post-processing unit: table functions and mul, by hand", "[sim][post_processing]") {
   // A table over [−127, 127] whose entry for x is x / 2 rounded up for the gates (any table: the unit looks up).
   Values table;
   for (std::int64_t x = -127; x <= 127; ++x) table.push_back(x >= 0 ? (x + 1) / 2 : x / 2);
-  for (OperatorKind kind : {OperatorKind::Sigmoid, OperatorKind::Tanh, OperatorKind::HardSigmoid}) {
-    PostProcessingJob gate = job_of(kind, {{{1, 5}, {-127, -3, 0, 3, 127}}}, {1, 5});
+  for (UnaryFunction function : {UnaryFunction::Sigmoid, UnaryFunction::Tanh, UnaryFunction::Log}) {
+    PostProcessingJob gate = job_of(OperatorKind::TableFunction, {{{1, 5}, {-127, -3, 0, 3, 127}}}, {1, 5});
+    gate.op.function = default_call(function);
     gate.parameters.activation_table = table;
     const auto result = run_post_processing(gate, {2, 1});
-    INFO(to_string(kind));
+    INFO(to_string(function));
     CHECK(result.output.values == Values{-63, -1, 0, 2, 64});
     CHECK(result.counts.lookups == 5);
     CHECK(result.counts.cycles == 3 + 1);  // 5 elements at 2 lanes, latency 1
@@ -195,6 +196,38 @@ TEST_CASE("post-processing unit: sigmoid, tanh, hard sigmoid and mul, by hand", 
   CHECK(scaled.counts.cycles == 2);
 }
 
+TEST_CASE("post-processing unit: sub, max, min and broadcast constants, by hand", "[sim][post_processing]") {
+  // a (1, 2, 2) minus a constant (2, 1) = [[1], [−2]] broadcast along the last axis; multipliers 2 and 3 at shift 1:
+  // (2a − 3c) / 2.
+  PostProcessingJob sub = job_of(OperatorKind::Sub, {{{1, 2, 2}, {4, 5, -6, 100}}}, {1, 2, 2});
+  sub.parameters.input_multipliers = {2, 3};
+  sub.parameters.input_shift = 1;
+  sub.parameters.constant = {1, -2};
+  sub.parameters.constant_shape = {2, 1};
+  // (8 − 3)/2 = 2.5 → 3; (10 − 3)/2 = 3.5 → 4; (−12 + 6)/2 = −3; (200 + 6)/2 = 103.
+  const auto difference = run_post_processing(sub, {4, 0});
+  CHECK(difference.output.values == Values{3, 4, -3, 103});
+  CHECK(difference.counts.elements_read == 4);  // the constant is a parameter, not read
+  CHECK(difference.counts.additions == 4);
+  sub.op.constant_first = true;  // c − a: (3c − 2a) / 2: −2.5 → −3, −3.5 → −4, 3, −103
+  CHECK(run(sub) == Values{-3, -4, 3, -103});
+  // max and min of two streams, the second (2) broadcast over the first (2, 2): multipliers 1 and 1 at shift 0.
+  for (OperatorKind kind : {OperatorKind::Maximum, OperatorKind::Minimum}) {
+    PostProcessingJob extreme = job_of(kind, {{{2, 2}, {1, -5, 7, 0}}, {{2}, {3, -1}}}, {2, 2});
+    extreme.parameters.input_multipliers = {1, 1};
+    const auto result = run_post_processing(extreme, {1, 0});
+    INFO(to_string(kind));
+    CHECK(result.output.values == (kind == OperatorKind::Maximum ? Values{3, -1, 7, 0} : Values{1, -5, 3, -1}));
+    CHECK(result.counts.elements_read == 8);  // the broadcast operand read with every output element
+    CHECK(result.counts.comparisons == 12);   // max/min and both sides of the saturation
+    CHECK(result.counts.cycles == 4);
+  }
+  // Broadcast on both sides: (2, 1) · (1, 3) → (2, 3), the product by 1 (2^30 · 2^−30).
+  PostProcessingJob outer = job_of(OperatorKind::Mul, {{{2, 1}, {2, -3}}, {{1, 3}, {1, 5, 7}}}, {2, 3});
+  outer.parameters.product = {1 << 30, 30};
+  CHECK(run(outer) == Values{2, 10, 14, -3, -15, -21});
+}
+
 TEST_CASE("post-processing unit: bad jobs are refused", "[sim][post_processing]") {
   PostProcessingJob add = job_of(OperatorKind::Add, {{{2}, {1, 2}}}, {2});
   add.parameters.input_multipliers = {1, 1};
@@ -206,15 +239,51 @@ TEST_CASE("post-processing unit: bad jobs are refused", "[sim][post_processing]"
   PostProcessingJob relu = job_of(OperatorKind::Relu, {{{3}, {1, 2}}}, {3});
   CHECK_THROWS_AS(run(relu), std::invalid_argument);  // 2 values for 3 elements
   CHECK_THROWS_AS(run(job_of(OperatorKind::Relu, {{{1}, {1}}}, {1}), {0, 1}), std::invalid_argument);
-  PostProcessingJob sigmoid = job_of(OperatorKind::Sigmoid, {{{1}, {1}}}, {1});
+  PostProcessingJob sigmoid = job_of(OperatorKind::TableFunction, {{{1}, {1}}}, {1});
   sigmoid.parameters.activation_table = {0, 1, 2};
   CHECK_THROWS_AS(run(sigmoid), std::invalid_argument);  // a table of 3 entries, not 255
-  PostProcessingJob broadcast = job_of(OperatorKind::Mul, {{{1, 2, 2, 2}, Values(8, 1)}, {{1, 1, 2, 2}, Values(4, 1)}},
+  PostProcessingJob broadcast = job_of(OperatorKind::Mul, {{{1, 2, 2, 2}, Values(8, 1)}, {{1, 3, 2, 2}, Values(12, 1)}},
                                        {1, 2, 2, 2});
-  CHECK_THROWS_AS(run(broadcast), std::invalid_argument);  // broadcast over channels: not an SE gate
+  CHECK_THROWS_AS(run(broadcast), std::invalid_argument);  // 2 and 3 channels do not broadcast
+  PostProcessingJob constant = job_of(OperatorKind::Add, {{{1, 2}, {1, 2}}}, {1, 2});
+  constant.parameters.input_multipliers = {1, 1};
+  constant.parameters.constant = {1, 2, 3};
+  constant.parameters.constant_shape = {2};
+  CHECK_THROWS_AS(run(constant), std::invalid_argument);  // 3 values for a constant of shape (2)
 }
 
 namespace {
+
+// An element-wise pair's operands on an image (N, C, X, Y): the second a tensor or a constant (in the parameters),
+// of the image's shape, an SE gate, a random broadcastable shape (each axis 1 or the image's, maybe fewer axes), or
+// with the image broadcast against it (the first operand (N, C, 1, 1), the second (1, C, X, Y)); a sub of a
+// constant may be constant-first.
+template <typename Pick, typename Tensor>
+void random_pair_operands(PostProcessingJob& job, const std::vector<std::int64_t>& image, std::int64_t limit,
+                          Pick& pick, Tensor& tensor) {
+  std::vector<std::int64_t> first = image, second = image;
+  switch (pick(0, 3)) {
+    case 0: break;
+    case 1: second = {image[0], image[1], 1, 1}; break;
+    case 2:
+      second.erase(second.begin(), second.begin() + pick(0, 3));
+      for (std::int64_t& extent : second)
+        if (pick(0, 1)) extent = 1;
+      break;
+    default:
+      first = {image[0], image[1], 1, 1};
+      second = {1, image[1], image[2], image[3]};
+      job.output_shape = {image[0], image[1], image[2], image[3]};
+  }
+  job.inputs = {tensor(first, limit)};
+  if (pick(0, 1)) {
+    job.inputs.push_back(tensor(second, limit));
+    return;
+  }
+  job.parameters.constant = tensor(second, limit).values;
+  job.parameters.constant_shape = second;
+  job.op.constant_first = job.op.kind == OperatorKind::Sub && pick(0, 1);
+}
 
 // A random job of `kind` with random shapes, parameters and values in range.
 PostProcessingJob random_job(OperatorKind kind, std::mt19937_64& rng) {
@@ -256,9 +325,14 @@ PostProcessingJob random_job(OperatorKind kind, std::mt19937_64& rng) {
       p.clip_max = pick(0, limit);
       break;
     case OperatorKind::Add:
-      job.inputs = {tensor(image, limit), tensor(image, limit)};
+    case OperatorKind::Sub:
+    case OperatorKind::Maximum:
+    case OperatorKind::Minimum:
+    case OperatorKind::Mul:
+      random_pair_operands(job, image, limit, pick, tensor);
       p.input_multipliers = {pick(1, 1 << 20), pick(1, 1 << 20)};
       p.input_shift = int(pick(0, 24));
+      p.product = requantization();
       break;
     case OperatorKind::Concat: {
       job.op.axis = pick(0, 3);
@@ -316,15 +390,10 @@ PostProcessingJob random_job(OperatorKind kind, std::mt19937_64& rng) {
       job.output_shape = {n, c, border.output_x(x), border.output_y(y)};
       break;
     }
-    case OperatorKind::Sigmoid:
-    case OperatorKind::Tanh:
-    case OperatorKind::HardSigmoid:
+    case OperatorKind::TableFunction:
       job.inputs = {tensor(image, limit)};
+      job.op.function = default_call(UnaryFunction(pick(0, int(UnaryFunction::Pow))));
       for (std::int64_t i = -limit; i <= limit; ++i) p.activation_table.push_back(pick(-limit, limit));
-      break;
-    case OperatorKind::Mul:
-      job.inputs = {tensor(image, limit), tensor(pick(0, 1) ? image : std::vector<std::int64_t>{n, c, 1, 1}, limit)};
-      p.product = requantization();
       break;
   }
   return job;
@@ -372,8 +441,8 @@ TEST_CASE("post-processing system: the SystemC shell gives the core's outputs an
   const PostProcessingSpec spec{5, 3};
   for (OperatorKind kind : {OperatorKind::FabricLayer, OperatorKind::Add, OperatorKind::Concat, OperatorKind::MaxPool,
                             OperatorKind::AveragePool, OperatorKind::GlobalAveragePool, OperatorKind::Softmax,
-                            OperatorKind::ChannelAffine, OperatorKind::Pad, OperatorKind::Sigmoid,
-                            OperatorKind::Mul}) {
+                            OperatorKind::ChannelAffine, OperatorKind::Pad, OperatorKind::TableFunction,
+                            OperatorKind::Mul, OperatorKind::Sub, OperatorKind::Maximum}) {
     const PostProcessingJob job = random_job(kind, rng);
     const auto core = run_post_processing(job, spec);
     unit.start(job, spec);
