@@ -50,6 +50,10 @@ struct QuantizedOperator {
   std::vector<std::int64_t> activation_table;
   // Mul: the requantization of the product a · b to the output's scale (s_a · s_b / s_out; multiply_requantized).
   Requantization product;
+  // LayerNormalization: per normalised element i the multiplier m_i ≈ γ_i / s_out · 2^G and offset b_i ≈ β_i / s_out ·
+  // 2^G in channel_multipliers, channel_offsets, G in channel_shift; the epsilon term e = round(n² · ε / s_in²)
+  // (contracts/layer_normalization.hpp).
+  std::int64_t epsilon = 0;
 };
 
 struct QuantizedNetwork {

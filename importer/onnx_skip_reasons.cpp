@@ -37,7 +37,8 @@ std::string skip_reason(const std::string& op) {
     reason = "element-wise arithmetic: only a residual add of two tensors of one shape and a product of two tensors "
              "of one shape or by a (N, C, 1, 1) gate run beside the fabric";
   else if (normalisation.count(op))
-    reason = "normalisation/reduction: only BatchNormalization (inference, constant parameters) runs";
+    reason = "normalisation/reduction: BatchNormalization (inference, constant parameters), LayerNormalization and "
+             "ReduceMean/Sum/Max of constant parameters and axes run";
   else if (layout.count(op)) reason = "data layout or shape computation that does not fold to a reshape";
   else if (op == "ConvInteger" || op == "QLinearConv" || op == "QLinearMatMul" || op == "MatMulInteger")
     reason = "not supported by this importer (a quantized model: export the float model, MAERI quantizes it)";
