@@ -2,6 +2,7 @@
 #include "contracts/network.hpp"
 
 #include "contracts/elementwise_pairs.hpp"
+#include "contracts/layer_normalization.hpp"
 
 #include <cmath>
 #include <map>
@@ -30,7 +31,9 @@ const char* to_string(OperatorKind kind) {
 }
 
 std::size_t activation_inputs(const Network& network, const Operator& op) {
-  if (op.kind == OperatorKind::FabricLayer || op.kind == OperatorKind::ChannelAffine) return 1;
+  if (op.kind == OperatorKind::FabricLayer || op.kind == OperatorKind::ChannelAffine ||
+      op.kind == OperatorKind::LayerNormalization)
+    return 1;
   if (is_elementwise_pair(op.kind) && op.inputs.size() == 2 && network.tensors.at(op.inputs[1]).constant) return 1;
   return op.inputs.size();
 }
@@ -266,10 +269,10 @@ InferredShape reshape_output_shape(const SideOperator& side) {
 }
 
 InferredShape softmax_output_shape(const SideOperator& side) {
-  if (side.shape().size() != 2 && side.shape().size() != 4)
-    return side.rank_problem("a rank-2 (N, classes) or rank-4 input");
-  if (side.op.axis != 1)
-    return problem(fmt::format("{} runs along axis {}; softmax runs along axis 1", side.label, side.op.axis));
+  const std::int64_t rank = std::int64_t(side.shape().size());
+  if (side.op.axis < 0 || side.op.axis >= rank)
+    return problem(fmt::format("{} runs along axis {}; its input '{}' of shape {} has axes 0..{}", side.label,
+                               side.op.axis, side.input.name, shape_text(side.shape()), rank - 1));
   return {side.shape(), std::nullopt};
 }
 
@@ -313,7 +316,8 @@ InferredShape inferred_output_shape(const Network& network, const Operator& op) 
   if (op.kind == OperatorKind::FabricLayer) return fabric_output_shape(network, op);
   const std::string label = fmt::format("{} '{}'", operator_label(op), op.name);
   const bool pair = is_elementwise_pair(op.kind);
-  const std::size_t inputs = pair ? 2 : op.kind == OperatorKind::ChannelAffine ? 3 : 1;
+  const bool affine = op.kind == OperatorKind::ChannelAffine || op.kind == OperatorKind::LayerNormalization;
+  const std::size_t inputs = pair ? 2 : affine ? 3 : 1;
   if (op.kind == OperatorKind::Concat ? op.inputs.empty() : op.inputs.size() != inputs)
     return problem(fmt::format("{} reads {} tensors, expected {}", label, op.inputs.size(),
                                op.kind == OperatorKind::Concat ? "at least 1" : std::to_string(inputs)));
@@ -337,6 +341,13 @@ InferredShape inferred_output_shape(const Network& network, const Operator& op) 
     case OperatorKind::Softmax: return softmax_output_shape(side);
     case OperatorKind::ChannelAffine: return channel_affine_output_shape(side);
     case OperatorKind::Pad: return pad_output_shape(side);
+    case OperatorKind::Transpose:
+    case OperatorKind::Slice:
+    case OperatorKind::Gather:
+    case OperatorKind::ReduceMean:
+    case OperatorKind::ReduceSum:
+    case OperatorKind::ReduceMax: return layout_output_shape(network, op, label);
+    case OperatorKind::LayerNormalization: return layer_normalization_shape(network, op, label);
   }
   return problem(fmt::format("operator '{}' has an unknown kind", op.name));
 }

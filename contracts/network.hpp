@@ -13,6 +13,7 @@
 
 #include "contracts/elementwise_functions.hpp"
 #include "contracts/layer.hpp"
+#include "contracts/tensor_layout.hpp"
 
 namespace maeri::contracts {
 
@@ -40,7 +41,7 @@ struct Tensor {
   X(Add, "add")                        /* a + b, broadcast (contracts/elementwise_pairs.hpp); b may be a constant */ \
   X(Concat, "concat")                  /* inputs joined along `axis` (1 = channels)                              */ \
   X(Reshape, "reshape")                /* the same elements in row-major order, the output tensor's shape        */ \
-  X(Softmax, "softmax")                /* along axis 1 (channels / classes)                                      */ \
+  X(Softmax, "softmax")                /* along `axis` (any; classes are axis 1 of a classifier)                 */ \
   X(ChannelAffine, "channel affine")   /* x·scale[c] + shift[c] along axis 1: (activation, scale, shift) → output */ \
   X(Pad, "pad")                        /* a zero border around X, Y (rank 4): (N, C, X, Y) → (N, C, X + …, Y + …) */ \
   X(TableFunction, "table function")   /* f(x) by a table over the input integers: op.function, one of the list   \
@@ -48,7 +49,15 @@ struct Tensor {
   X(Mul, "mul")                        /* a · b, broadcast; b may be a constant                                  */ \
   X(Sub, "sub")                        /* a − b, broadcast; b may be a constant (constant_first: b − a)          */ \
   X(Maximum, "max")                    /* max(a, b), broadcast; b may be a constant                              */ \
-  X(Minimum, "min")                    /* min(a, b), broadcast; b may be a constant                              */
+  X(Minimum, "min")                    /* min(a, b), broadcast; b may be a constant                              */ \
+  X(Transpose, "transpose")            /* axes permuted: output axis i is input axis perm[i] (tensor_layout.hpp)  */ \
+  X(Slice, "slice")                    /* per axis `count` elements from `start` by `step` (tensor_layout.hpp)    */ \
+  X(Gather, "gather")                  /* the entries `indices` along `axis` (constant indices; tensor_layout.hpp) */ \
+  X(LayerNormalization, "layer normalization") /* (x − mean) / √(var + ε) · γ + β over the axes from `axis` on:   \
+                                          (activation, scale γ, shift β) → output (layer_normalization.hpp)     */ \
+  X(ReduceMean, "reduce mean")         /* mean over `reduce_axes` (keep_dims: extent 1 there, else removed)        */ \
+  X(ReduceSum, "reduce sum")           /* sum over `reduce_axes`, requantized to the output's scale               */ \
+  X(ReduceMax, "reduce max")           /* maximum over `reduce_axes`                                              */
 
 enum class OperatorKind {
 #define MAERI_OPERATOR_KIND_ENUM(kind, label) kind,
@@ -89,16 +98,22 @@ struct Operator {
   // Attributes of the kinds that have them (the others ignore them), in real (float) units:
   double clip_min = 0, clip_max = 0;  // Clip
   PoolWindow pool;                    // MaxPool, AveragePool
-  std::int64_t axis = 1;              // Concat (and Softmax, which only takes 1)
+  std::int64_t axis = 1;              // Concat, Softmax, Gather, LayerNormalization (the first normalised axis)
+  double epsilon = 1e-5;              // LayerNormalization (ONNX's default)
   PadBorder pad;                      // Pad
+  std::vector<std::int64_t> perm;     // Transpose: a permutation of [0, rank)
+  std::vector<SliceAxis> slice;       // Slice: one per input axis
+  std::vector<std::int64_t> indices, indices_shape;  // Gather: the entries along `axis` in [0, extent), their shape
+  std::vector<std::int64_t> reduce_axes;  // ReduceMean, ReduceSum, ReduceMax: distinct, ascending, in [0, rank)
+  bool keep_dims = true;
   FunctionCall function;              // TableFunction: the function and its parameters (alpha, beta, gamma)
   bool constant_first = false;        // Sub with a constant operand: the constant is the left one (c − x)
 };
 
 // How many of `op`'s inputs are activations: they come first, and the rest are constants (a fabric layer's weights
-// and bias, a channel affine's scale and shift, an element-wise pair's constant operand), which the operator holds
-// as parameters rather than streams. An element-wise pair's second input is a parameter when its tensor is a
-// constant (its index must be in range).
+// and bias, a channel affine's or a layer normalization's scale and shift, an element-wise pair's constant
+// operand), which the operator holds as parameters rather than streams. An element-wise pair's second input is a
+// parameter when its tensor is a constant (its index must be in range).
 std::size_t activation_inputs(const Network& network, const Operator& op);
 
 // The kind's label, or a table function's own ("sigmoid", "gelu"): how reports name what an operator computes.
@@ -150,14 +165,15 @@ bool is_se_gate(const std::vector<std::int64_t>& image, const std::vector<std::i
 // The shape `op` writes, from its inputs' shapes and its attributes, or why it cannot run on them (the operator's
 // rule of docs/workload-spec.md, "Graphs"): input counts (a fabric layer 2 or 3, the element-wise pairs add, sub,
 // max, min and mul 2, concat at least 1, the others 1); a fabric layer's tensors with its layer's shapes (bias: (K));
-// ranks (pooling, global average pool and fabric layers 4, softmax 2 or 4 on axis 1); element-wise pairs: shapes
+// ranks (pooling, global average pool and fabric layers 4; softmax any rank, 0 ≤ axis < rank); element-wise pairs: shapes
 // that broadcast (contracts::broadcast_shape; the output is the broadcast shape); concat: equal ranks and extents
 // except along the axis; pools: a window that fits the padded input; clip: clip_min ≤ clip_max; pad: rank 4, a
 // border of at least 0 whose padded extents stay within kMaxLayerDimension; table function: the parameters it reads
 // finite (function_violation). A Reshape writes its output tensor's
 // shape (the target), which must hold as many elements as its input. Every message names the operator. Inputs are
 // read from network.tensors by index; the indices must be in range.
-// Channel affine: 3 inputs, rank 2 or 4, its scale and shift (C) for the input's C (axis 1).
+// Channel affine: 3 inputs, rank 2 or 4, its scale and shift (C) for the input's C (axis 1). Layer normalization:
+// 3 inputs, 0 ≤ axis < rank, its scale and shift of the input's shape from `axis` on, a finite ε ≥ 0.
 struct InferredShape {
   std::vector<std::int64_t> shape;
   std::optional<std::string> violation;  // set: `shape` is empty

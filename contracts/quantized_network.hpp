@@ -55,6 +55,10 @@ struct QuantizedOperator {
   // at its own scale (max |c| / L), row-major in `constant_shape` (its tensor's shape), broadcast like a tensor.
   std::vector<std::int64_t> constant;
   std::vector<std::int64_t> constant_shape;
+  // LayerNormalization: per normalised element i the multiplier m_i ≈ γ_i / s_out · 2^G and offset b_i ≈ β_i / s_out ·
+  // 2^G in channel_multipliers, channel_offsets, G in channel_shift; the epsilon term e = round(n² · ε / s_in²)
+  // (contracts/layer_normalization.hpp).
+  std::int64_t epsilon = 0;
 };
 
 struct QuantizedNetwork {

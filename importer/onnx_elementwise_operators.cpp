@@ -56,18 +56,28 @@ std::string GraphReader::clip(OperatorNode& read) {
   return "";
 }
 
-// Softmax along axis 1 (the channels or classes); its default axis is -1 from opset 13 on, 1 before.
+// Softmax along any axis; its default axis is -1 from opset 13 on, 1 before. Before opset 13 the input is seen as
+// 2-D, the axes from `axis` on flattened into one row: the same as a softmax along the last axis when `axis` is the
+// last, otherwise read as a reshape to (outer, row), a softmax along axis 1 and a reshape back.
 std::string GraphReader::softmax(OperatorNode& read) {
   const std::size_t rank = read.out_shape.size();
   std::int64_t axis = integer(read.node, read.name, "axis", opset_ >= 13 ? -1 : 1);
   if (axis < -std::int64_t(rank) || axis >= std::int64_t(rank))
     fail(read.name, fmt::format("attribute 'axis': {} is out of range for rank {}", axis, rank));
   if (axis < 0) axis += std::int64_t(rank);
-  // Before opset 13 the axis flattens the dimensions after it: the same as axis 1 only on rank 2.
-  if (axis != 1 || (opset_ < 13 && rank != 2))
-    return "activation: a softmax along another axis than 1 (channels / classes)" + std::string(kCut);
   if (!take_inputs(read, 1)) return skip_reason(read.node.op_type());
-  emit(read, contracts::OperatorKind::Softmax);
+  if (opset_ >= 13 || axis + 1 >= std::int64_t(rank)) {
+    network().operators[emit(read, contracts::OperatorKind::Softmax)].axis = axis;
+    return "";
+  }
+  Dims rows{1, 1};
+  for (std::size_t d = 0; d < rank; ++d) rows[std::int64_t(d) < axis ? 0 : 1] *= read.out_shape[d];
+  const std::size_t flat = reshaped(read.inputs[0], read.name + ".rows", rows, read.name + ".flatten");
+  const std::size_t normalised = add_tensor(read.name + ".softmax", rows, false);
+  network().operators[add_operator(read.name, contracts::OperatorKind::Softmax, {flat}, normalised)].axis = 1;
+  const std::size_t output = add_tensor(read.node.output(0), read.out_shape, false);
+  tensor_of_[read.node.output(0)] = output;
+  add_operator(read.name + ".unflatten", contracts::OperatorKind::Reshape, {normalised}, output);
   return "";
 }
 

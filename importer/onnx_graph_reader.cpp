@@ -88,6 +88,7 @@ void GraphReader::read_node(const onnx::NodeProto& node, int index, const std::s
   if (op == "MatMul") return matmul(node, index, name);
   if (op == "Einsum") return einsum(node, name);
   if (op == "LSTM" || op == "GRU" || op == "RNN") return recurrent(node, name);
+  if (op == "ReduceMean" && decomposed_layer_normalization(node, name)) return;
   const std::string reason = post_operator(node, name);
   if (!reason.empty()) skip(node, name, reason);
 }
@@ -114,6 +115,11 @@ std::string GraphReader::post_operator(const onnx::NodeProto& node, const std::s
   if (op == "Concat") return concat(read);
   if (op == "Flatten" || op == "Reshape" || op == "Squeeze" || op == "Unsqueeze") return unary(read, Kind::Reshape);
   if (op == "Transpose") return transpose(read);
+  if (op == "Slice") return slice(read);
+  if (op == "Gather") return gather(read);
+  if (op == "Split") return split(read);
+  if (op == "LayerNormalization") return layer_normalization(read);
+  if (op == "ReduceMean" || op == "ReduceSum" || op == "ReduceMax") return reduction(read);
   if (op == "Softmax") return softmax(read);
   if (op == "Pad") return pad(read);
   if (op == "HardSigmoid" || op == "HardSwish") return hard_gate(read);

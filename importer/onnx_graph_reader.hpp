@@ -12,7 +12,8 @@
 //   onnx_elementwise_pairs.cpp   binary element-wise arithmetic (broadcast, constant operands), Div, Pow
 //   onnx_pooling.cpp             pooling beside the fabric
 //   onnx_channel_affines.cpp     BatchNormalization and per-channel constants that did not fold
-//   onnx_layout_operators.cpp    Concat, Reshape and its kin, Transpose, Pad
+//   onnx_normalization.cpp       ReduceMean/Sum/Max, LayerNormalization and its decomposed form
+//   onnx_layout_operators.cpp    Concat, Reshape and its kin, Transpose, Pad, Slice, Gather, Split
 //   onnx_skip_reasons.cpp        why the other operators are skipped
 #pragma once
 
@@ -176,6 +177,18 @@ class GraphReader {
   std::optional<std::string> constant_per_channel(OperatorNode& read);
   std::string concat(OperatorNode& read);
   std::string transpose(OperatorNode& read);
+  std::string slice(OperatorNode& read);
+  std::string gather(OperatorNode& read);
+  std::string split(OperatorNode& read);
+  std::string layer_normalization(OperatorNode& read);
+  std::string reduction(OperatorNode& read);
+  bool decomposed_layer_normalization(const onnx::NodeProto& node, const std::string& name);
+  void emit_layer_normalization(OperatorNode& read, const std::string& output, std::int64_t axis, double epsilon,
+                                std::vector<double> scale, std::vector<double> shift);
+  int only_reader(const std::string& tensor) const;
+  std::string affine_after(std::string normalised, std::int64_t length, std::vector<double>& gamma,
+                           std::vector<double>& beta, std::vector<int>& folded) const;
+  std::int64_t trailing_mean_axis(const onnx::NodeProto& node, const std::string& name, std::int64_t rank) const;
   std::string pad(OperatorNode& read);
 
   std::string path_;

@@ -38,7 +38,8 @@ std::string skip_reason(const std::string& op) {
     reason = "element-wise arithmetic: only add, sub, mul, div, max and min of two operands (broadcast, at most one "
              "constant) and the table functions run beside the fabric";
   else if (normalisation.count(op))
-    reason = "normalisation/reduction: only BatchNormalization (inference, constant parameters) runs";
+    reason = "normalisation/reduction: BatchNormalization (inference, constant parameters), LayerNormalization and "
+             "ReduceMean/Sum/Max of constant parameters and axes run";
   else if (layout.count(op)) reason = "data layout or shape computation that does not fold to a reshape";
   else if (op == "ConvInteger" || op == "QLinearConv" || op == "QLinearMatMul" || op == "MatMulInteger")
     reason = "not supported by this importer (a quantized model: export the float model, MAERI quantizes it)";

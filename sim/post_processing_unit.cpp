@@ -1,6 +1,8 @@
 // The post-processing unit's kernels and pipeline (see post_processing_unit.hpp; semantics docs/quantization.md).
 #include "sim/post_processing_unit.hpp"
 
+#include "sim/post_processing_kernel.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -17,71 +19,6 @@ namespace maeri::sim {
 using contracts::OperatorKind;
 using contracts::WideInt;
 using Shape = std::vector<std::int64_t>;
-
-namespace {
-
-std::int64_t elements(const Shape& shape) {
-  std::int64_t count = 1;
-  for (std::int64_t extent : shape) count *= extent;
-  return count;
-}
-
-}  // namespace
-
-// One kind's datapath: its blocks, its stages and what one beat of a stage does to a block. Every beat handles at
-// most `lanes` elements and counts what it reads, writes and computes.
-class PostProcessingUnit::Kernel {
- public:
-  Kernel(PostProcessingJob job, std::int64_t lanes) : job_(std::move(job)), lanes_(lanes) {
-    out_.shape = job_.output_shape;
-    out_.values.assign(std::size_t(elements(out_.shape)), 0);
-  }
-  virtual ~Kernel() = default;
-  virtual std::size_t blocks() const = 0;
-  virtual std::size_t stages() const = 0;
-  virtual std::int64_t beats(std::size_t stage, std::size_t block) const = 0;
-  virtual void beat(std::size_t stage, std::size_t block, std::int64_t beat) = 0;
-
-  IntegerTensor out_;
-  contracts::PostProcessingCounts counts_;
-
- protected:
-  [[noreturn]] void fail(const std::string& problem) const {
-    throw std::invalid_argument(fmt::format("post-processing operator '{}' ({}): {}", util::shown_value(job_.op.name),
-                                            contracts::operator_label(job_.op), problem));
-  }
-  void require(bool condition, const std::string& problem) const {
-    if (!condition) fail(problem);
-  }
-  std::int64_t beats_of(std::int64_t count) const { return (count + lanes_ - 1) / lanes_; }
-  // The elements [beat · lanes, …) of a stream of `count`.
-  std::pair<std::int64_t, std::int64_t> lanes_of(std::int64_t beat, std::int64_t count) const {
-    return {beat * lanes_, std::min(count, (beat + 1) * lanes_)};
-  }
-  std::int64_t saturate(WideInt value) {
-    counts_.comparisons += 2;
-    return contracts::saturate(value, job_.data_width);
-  }
-  WideInt scale(std::int64_t value, std::int64_t multiplier) {
-    ++counts_.multiplications;
-    return WideInt(value) * multiplier;
-  }
-  WideInt round_shift(WideInt value, int shift) {
-    ++counts_.shifts;
-    return contracts::round_shift(value, shift);
-  }
-  std::int64_t read(std::size_t input, std::int64_t index) {
-    ++counts_.elements_read;
-    return job_.inputs[input].values[std::size_t(index)];
-  }
-  void write(std::int64_t index, std::int64_t value) {
-    ++counts_.elements_written;
-    out_.values[std::size_t(index)] = value;
-  }
-
-  PostProcessingJob job_;
-  std::int64_t lanes_;
-};
 
 namespace {
 
@@ -397,29 +334,29 @@ class GlobalAverageKernel : public Kernel {
   std::map<std::size_t, WideInt> sums_;
 };
 
-// Softmax along axis 1: per row (one (n, x, y) of every class), stage 0 reads the row and finds its maximum, stage 1
-// looks up each e = exp_table[max − x] and sums them, stage 2 writes round_divide(e · L, Σ e).
+// Softmax along its axis: per row (the elements along the axis at one position of the others, contracts::axis_rows),
+// stage 0 reads the row and finds its maximum, stage 1 looks up each e = exp_table[max − x] and sums them, stage 2
+// writes round_divide(e · L, Σ e).
 class SoftmaxKernel : public Kernel {
  public:
   using Kernel::Kernel;
   void check() {
     require(job_.inputs.size() == 1, "expected one input");
     const Shape& in = job_.inputs[0].shape;
-    require(in.size() >= 2, "softmax needs a rank of at least 2 (axis 1)");
-    require(job_.op.axis == 1, "softmax runs along axis 1 only");
+    require(job_.op.axis >= 0 && job_.op.axis < std::int64_t(in.size()),
+            fmt::format("axis {} is outside the input's rank {}", job_.op.axis, in.size()));
     require(job_.output_shape == in, "the output's shape differs from the input's");
     const std::vector<std::int64_t>& table = job_.parameters.exp_table;
     require(!table.empty() && table[0] > 0, "the exponential table needs a positive first entry");
-    classes_ = in[1];
-    inner_ = elements(in) / in[0] / in[1];
+    rows_of_ = contracts::axis_rows(in, job_.op.axis);
+    classes_ = rows_of_.extent;
   }
-  std::size_t blocks() const override { return std::size_t(job_.inputs[0].shape[0] * inner_); }
+  std::size_t blocks() const override { return std::size_t(rows_of_.rows()); }
   std::size_t stages() const override { return 3; }
   std::int64_t beats(std::size_t, std::size_t) const override { return beats_of(classes_); }
   void beat(std::size_t stage, std::size_t block, std::int64_t beat) override {
     Row& row = rows_[block];
-    const std::int64_t outer = std::int64_t(block) / inner_, rest = std::int64_t(block) % inner_;
-    const auto index = [&](std::int64_t c) { return (outer * classes_ + c) * inner_ + rest; };
+    const auto index = [&](std::int64_t c) { return rows_of_.index(std::int64_t(block), c); };
     const auto [first, last] = lanes_of(beat, classes_);
     const std::vector<std::int64_t>& table = job_.parameters.exp_table;
     for (std::int64_t c = first; c < last; ++c) {
@@ -455,7 +392,8 @@ class SoftmaxKernel : public Kernel {
     std::int64_t maximum = 0;
     WideInt sum = 0;
   };
-  std::int64_t classes_ = 1, inner_ = 1;
+  contracts::AxisRows rows_of_;
+  std::int64_t classes_ = 1;
   std::map<std::size_t, Row> rows_;  // the row in each stage's buffer
 };
 
@@ -544,6 +482,13 @@ std::unique_ptr<Kernel> kernel_for(PostProcessingJob job, std::int64_t lanes) {
     case OperatorKind::Sub:
     case OperatorKind::Maximum:
     case OperatorKind::Minimum: return checked<ElementwiseKernel>(std::move(job), lanes);
+    case OperatorKind::Transpose:
+    case OperatorKind::Slice:
+    case OperatorKind::Gather: return layout_kernel(std::move(job), lanes);
+    case OperatorKind::LayerNormalization:
+    case OperatorKind::ReduceMean:
+    case OperatorKind::ReduceSum:
+    case OperatorKind::ReduceMax: return row_kernel(std::move(job), lanes);
   }
   throw std::invalid_argument("post-processing: unknown operator kind");
 }

@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 
 #include "contracts/elementwise_pairs.hpp"
+#include "testbench/layer_normalization.hpp"
+#include "testbench/reductions.hpp"
 
 namespace maeri::testbench {
 
@@ -26,12 +28,6 @@ using Shape = std::vector<std::int64_t>;
 
 [[noreturn]] void fail(const Operator& op, const std::string& message) {
   throw std::invalid_argument(fmt::format("operator '{}' ({}): {}", op.name, contracts::operator_label(op), message));
-}
-
-std::int64_t elements_of(const Shape& shape) {
-  std::int64_t product = 1;
-  for (std::int64_t extent : shape) product *= extent;
-  return product;
 }
 
 // An activation of rank 4, (N, C, X, Y).
@@ -116,12 +112,11 @@ ConcatLayout concat_layout(const Shape& shape, std::int64_t axis) {
   return layout;
 }
 
-// Softmax's rows: shape (N, C, …) has N·(elements / (N·C)) rows of C elements, `inner` apart.
+// Softmax's rows along its axis (contracts::axis_rows): visit(first element, count, stride) per row.
 template <typename Visit>
-void for_each_softmax_row(const Shape& shape, Visit visit) {
-  const std::int64_t channels = shape[1], inner = elements_of(shape) / (shape[0] * channels);
-  for (std::int64_t n = 0; n < shape[0]; ++n)
-    for (std::int64_t i = 0; i < inner; ++i) visit(n * channels * inner + i, channels, inner);
+void for_each_softmax_row(const Shape& shape, std::int64_t axis, Visit visit) {
+  const contracts::AxisRows rows = contracts::axis_rows(shape, axis);
+  for (std::int64_t row = 0; row < rows.rows(); ++row) visit(rows.index(row, 0), rows.extent, rows.inner);
 }
 
 // The convolution of docs/quantization.md's fabric layer as `Sum`s of multiply(input, weight): for every output
@@ -296,7 +291,7 @@ std::vector<std::int64_t> integer_softmax(const IntegerStep& step) {
   if (q.exp_table.empty()) fail(step.op, "has an empty exp table");
   const std::int64_t limit = contracts::data_limit(step.qnet.data_width);
   std::vector<std::int64_t> out(std::size_t(step.out_elements), 0);
-  for_each_softmax_row(step.input_shape(), [&](std::int64_t first, std::int64_t count, std::int64_t stride) {
+  const auto row = [&](std::int64_t first, std::int64_t count, std::int64_t stride) {
     std::int64_t max = x[std::size_t(first)];
     for (std::int64_t c = 1; c < count; ++c) max = std::max(max, x[std::size_t(first + c * stride)]);
     const auto exp_of = [&](std::int64_t v) {
@@ -310,7 +305,8 @@ std::vector<std::int64_t> integer_softmax(const IntegerStep& step) {
       const std::size_t i = std::size_t(first + c * stride);
       out[i] = contracts::round_divide(WideInt(exp_of(x[i])) * limit, std::int64_t(sum));
     }
-  });
+  };
+  for_each_softmax_row(step.input_shape(), step.op.axis, row);
   return out;
 }
 
@@ -382,6 +378,14 @@ std::vector<std::int64_t> integer_output(const QuantizedNetwork& qnet, std::size
     case OperatorKind::Softmax: return integer_softmax(step);
     case OperatorKind::ChannelAffine: return integer_channel_affine(step);
     case OperatorKind::Pad: return zero_bordered(extents4(qnet.network, op, op.inputs[0]), op.pad, step.x);
+    case OperatorKind::Transpose:
+    case OperatorKind::Slice:
+    case OperatorKind::Gather: return contracts::copied_from(step.x, contracts::source_indices(op, step.input_shape()));
+    case OperatorKind::LayerNormalization:
+      return integer_layer_normalization(op, step.q, step.input_shape(), step.x, qnet.data_width);
+    case OperatorKind::ReduceMean:
+    case OperatorKind::ReduceSum:
+    case OperatorKind::ReduceMax: return integer_reduction(op, step.q, step.input_shape(), step.x, qnet.data_width);
   }
   return {};
 }
@@ -502,17 +506,18 @@ std::vector<double> real_concat(const RealStep& step) {
   return out;
 }
 
-// Softmax along axis 1: exp(x − max) / Σ per row.
+// Softmax along its axis: exp(x − max) / Σ per row.
 std::vector<double> real_softmax(const RealStep& step) {
   const std::vector<double>& x = step.x;
   std::vector<double> out(std::size_t(step.out_elements), 0.0);
-  for_each_softmax_row(step.input_shape(), [&](std::int64_t first, std::int64_t count, std::int64_t stride) {
+  const auto row = [&](std::int64_t first, std::int64_t count, std::int64_t stride) {
     double max = x[std::size_t(first)], sum = 0;
     for (std::int64_t c = 1; c < count; ++c) max = std::max(max, x[std::size_t(first + c * stride)]);
     for (std::int64_t c = 0; c < count; ++c) sum += std::exp(x[std::size_t(first + c * stride)] - max);
     for (std::int64_t c = 0; c < count; ++c)
       out[std::size_t(first + c * stride)] = std::exp(x[std::size_t(first + c * stride)] - max) / sum;
-  });
+  };
+  for_each_softmax_row(step.input_shape(), step.op.axis, row);
   return out;
 }
 
@@ -558,6 +563,14 @@ std::vector<double> real_output(const Network& network, std::size_t op_index, co
     case OperatorKind::Softmax: return real_softmax(step);
     case OperatorKind::ChannelAffine: return real_channel_affine(step);
     case OperatorKind::Pad: return zero_bordered(extents4(network, op, op.inputs[0]), op.pad, step.x);
+    case OperatorKind::Transpose:
+    case OperatorKind::Slice:
+    case OperatorKind::Gather: return contracts::copied_from(step.x, contracts::source_indices(op, step.input_shape()));
+    case OperatorKind::LayerNormalization:
+      return real_layer_normalization(op, step.input_shape(), step.x, weights.weights, weights.bias);
+    case OperatorKind::ReduceMean:
+    case OperatorKind::ReduceSum:
+    case OperatorKind::ReduceMax: return real_reduction(op, step.input_shape(), step.x);
   }
   fail(op, "unknown kind");
 }

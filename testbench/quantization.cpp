@@ -1,6 +1,8 @@
 // The quantizer (see quantization.hpp): docs/quantization.md, "Quantization" and "Operators", one function per rule.
 #include "testbench/quantization.hpp"
 
+#include "testbench/layer_normalization.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -55,6 +57,11 @@ bool keeps_scale(OperatorKind kind) {
     case OperatorKind::AveragePool:
     case OperatorKind::GlobalAveragePool:
     case OperatorKind::Reshape:
+    case OperatorKind::Transpose:  // data movement: the same integers in other places
+    case OperatorKind::Slice:
+    case OperatorKind::Gather:
+    case OperatorKind::ReduceMean:  // a mean or a maximum of the input's values
+    case OperatorKind::ReduceMax:
     case OperatorKind::Pad:  // its border is the integer 0 at any scale
       return true;
     default:
@@ -193,16 +200,16 @@ RealLayerWeights channel_affine_values(const Network& network, std::size_t o, co
                                        std::uint64_t seed) {
   const Operator& op = network.operators[o];
   if (op.inputs.size() != 3 || op.inputs[0] >= network.tensors.size() || op.inputs[1] >= network.tensors.size() ||
-      op.inputs[2] >= network.tensors.size() || network.tensors[op.inputs[0]].shape.size() < 2)
-    throw std::invalid_argument(fmt::format("channel affine '{}' has no input, scale or shift tensor", op.name));
-  const std::int64_t channels = network.tensors[op.inputs[0]].shape[1];
+      op.inputs[2] >= network.tensors.size() || network.tensors[op.inputs[1]].shape.empty())
+    throw std::invalid_argument(fmt::format("{} '{}' has no input, scale or shift tensor", to_string(op.kind), op.name));
+  const std::int64_t channels = network.tensors[op.inputs[1]].elements();  // C, or a row's elements
   const auto lookup = [&](std::size_t input) -> const std::vector<double>* {
     const std::string& name = network.tensors[op.inputs[input]].name;
     const auto found = given.find(name);
     if (found == given.end()) return nullptr;
     if (std::int64_t(found->second.size()) != channels)
-      throw std::invalid_argument(fmt::format("tensor '{}' of channel affine '{}' has {} values, the operator needs {}",
-                                              name, op.name, found->second.size(), channels));
+      throw std::invalid_argument(fmt::format("tensor '{}' of {} '{}' has {} values, the operator needs {}",
+                                              name, to_string(op.kind), op.name, found->second.size(), channels));
     return &found->second;
   };
   const std::vector<double>* given_scale = lookup(1);
@@ -278,7 +285,7 @@ std::vector<RealLayerWeights> complete_weights(const Network& network, const Nam
   std::vector<RealLayerWeights> weights(network.operators.size());
   for (std::size_t o = 0; o < network.operators.size(); ++o) {
     const Operator& op = network.operators[o];
-    if (op.kind == OperatorKind::ChannelAffine) {
+    if (op.kind == OperatorKind::ChannelAffine || op.kind == OperatorKind::LayerNormalization) {
       weights[o] = channel_affine_values(network, o, given, seed);
       continue;
     }
@@ -405,6 +412,7 @@ contracts::QuantizedNetwork quantize_network_calibrated(const Network& network,
                               acc_width, q);
         break;
       case OperatorKind::Requantize:
+      case OperatorKind::ReduceSum:
         q.output.push_back(contracts::requantization_of(scale_of(op.inputs[0]) / scale_of(output)));
         break;
       case OperatorKind::Clip: {
@@ -441,7 +449,16 @@ contracts::QuantizedNetwork quantize_network_calibrated(const Network& network,
       case OperatorKind::TableFunction:
         q.activation_table = activation_table(op, scale_of(op.inputs[0]), scale_of(output), data_width);
         break;
+      case OperatorKind::LayerNormalization:
+        quantize_layer_normalization(op, weights[o], network.tensors[op.inputs[1]].elements(), scale_of(op.inputs[0]),
+                                     scale_of(output), q);
+        break;
       case OperatorKind::Pad:
+      case OperatorKind::Transpose:
+      case OperatorKind::Slice:
+      case OperatorKind::Gather:
+      case OperatorKind::ReduceMean:
+      case OperatorKind::ReduceMax:
         break;
     }
   }

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "contracts/elementwise_pairs.hpp"
+#include "mapper/model/post_processing_rows.hpp"
 #include "util/integer_math.hpp"
 
 namespace maeri::mapper {
@@ -111,12 +112,21 @@ void elementwise_counts(const contracts::Operator& op, std::int64_t n, const std
       c.elements_written = c.shifts = n;
       c.multiplications = c.comparisons = 2 * n;
       break;
+    case OperatorKind::Transpose:
+    case OperatorKind::Slice:
+    case OperatorKind::Gather:  // data movement: each output element read from its source and written
+      c.elements_read = c.elements_written = n;
+      break;
     case OperatorKind::Concat:
     case OperatorKind::Reshape:
     case OperatorKind::MaxPool:
     case OperatorKind::AveragePool:
     case OperatorKind::GlobalAveragePool:
     case OperatorKind::Softmax:
+    case OperatorKind::LayerNormalization:
+    case OperatorKind::ReduceMean:
+    case OperatorKind::ReduceSum:
+    case OperatorKind::ReduceMax:
       throw std::logic_error("elementwise_counts: not an elementwise operator");
   }
 }
@@ -163,12 +173,13 @@ std::int64_t global_average_pool_counts(const contracts::Operator& op, const Sha
   return pipelined_beats(planes, {beats(plane), 1});
 }
 
-// Softmax over axis 1: per row, read it and find the maximum; subtract, look up and sum; multiply, divide and
+// Softmax along its axis: per row, read it and find the maximum; subtract, look up and sum; multiply, divide and
 // write. Returns the beats.
 std::int64_t softmax_counts(const contracts::Operator& op, const Shape& in, Lanes beats,
                             contracts::PostProcessingCounts& c) {
-  require(in.size() >= 2, op, "softmax needs a rank of at least 2 (axis 1)");
-  const std::int64_t classes = in[1], rows = elements(in) / std::max<std::int64_t>(classes, 1);
+  require(op.axis >= 0 && op.axis < std::int64_t(in.size()), op, "softmax's axis is outside its input's rank");
+  const contracts::AxisRows axis_rows = contracts::axis_rows(in, op.axis);
+  const std::int64_t classes = axis_rows.extent, rows = axis_rows.rows();
   c.elements_read = c.elements_written = c.lookups = c.multiplications = c.divisions = rows * classes;
   c.comparisons = rows * (classes - 1);
   c.additions = rows * (2 * classes - 1);
@@ -195,6 +206,14 @@ contracts::PostProcessingCounts post_processing_counts(const contracts::Operator
     case OperatorKind::AveragePool: beat_count = pooling_counts(op, input_shapes[0], output_shape, beats, c); break;
     case OperatorKind::GlobalAveragePool: beat_count = global_average_pool_counts(op, input_shapes[0], beats, c); break;
     case OperatorKind::Softmax: beat_count = softmax_counts(op, input_shapes[0], beats, c); break;
+    case OperatorKind::LayerNormalization:
+      beat_count = layer_normalization_counts(op, input_shapes[0], unit.lanes, c);
+      break;
+    case OperatorKind::ReduceMean:
+    case OperatorKind::ReduceSum:
+    case OperatorKind::ReduceMax:
+      beat_count = reduction_counts(op, input_shapes[0], output_shape, unit.lanes, c);
+      break;
     case OperatorKind::FabricLayer:
     case OperatorKind::Requantize:
     case OperatorKind::Relu:
@@ -207,6 +226,9 @@ contracts::PostProcessingCounts post_processing_counts(const contracts::Operator
     case OperatorKind::Sub:
     case OperatorKind::Maximum:
     case OperatorKind::Minimum:
+    case OperatorKind::Transpose:
+    case OperatorKind::Slice:
+    case OperatorKind::Gather:
       elementwise_counts(op, n, input_shapes, c);
       beat_count = beats(n);
       break;

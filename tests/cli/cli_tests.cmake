@@ -468,7 +468,7 @@ if(NOT MAERI_SANITIZE)
 endif()
 set(chain_cases run jobs weight_fault unit_fault outputs_feed_back calibration_set bad_input_shape bad_weights_member bad_fault bad_outputs
     one_layer_option onnx_top1 onnx_batch several_inputs every_kind onnx_channel_affine onnx_pad onnx_gates
-    onnx_elementwise)
+    onnx_elementwise onnx_layout onnx_layer_norm)
 if(NOT MAERI_SANITIZE)
   list(APPEND chain_cases mpi)
 endif()

@@ -350,6 +350,104 @@ void write_elementwise(const std::string& path) {
   write_with_classifier_head(model, values, "masked_out", path);
 }
 
+// The data-movement and row-wise operators of detectors and transformers, on odd shapes with negative axes and its
+// own weights (seeded, fixed): a conv with bias and ReLU (1×6×9×7), a Transpose to NHWC, a Slice of W backwards by
+// 2 (axis −2: columns 6, 4, 2, 0), a Gather of rows 8, 0, 3, 3, −4 along H, a Split of the channels into 2 and 4
+// joined back the other way round by a Concat (axis −1), a MatMul by a constant 6×5 on the last axis and a Softmax
+// along axis −1 (network_chain.sh, onnx_layout).
+void write_layout(const std::string& path) {
+  SeededValues values(2027);
+  OnnxModelBuilder model("layout", 13);
+  model.input("image", {1, 3, 9, 7});
+  model.weight("conv.weight", {6, 3, 3, 3}, values(6 * 3 * 9, 0.4f));
+  model.weight("conv.bias", {6}, values(6, 0.1f));
+  auto& conv = model.node("Conv", "conv", {"image", "conv.weight", "conv.bias"}, "conv_out");
+  OnnxModelBuilder::set_ints(conv, "pads", {1, 1, 1, 1});
+  model.node("Relu", "relu", {"conv_out"}, "features");
+  OnnxModelBuilder::set_ints(model.node("Transpose", "to_nhwc", {"features"}, "nhwc"), "perm", {0, 2, 3, 1});
+  model.integers("starts", {1}, {-1});
+  model.integers("ends", {1}, {-(std::int64_t{1} << 62)});
+  model.integers("axes", {1}, {-2});
+  model.integers("steps", {1}, {-2});
+  model.node("Slice", "reverse_w", {"nhwc", "starts", "ends", "axes", "steps"}, "reversed");  // 1×9×4×6
+  model.integers("rows", {5}, {8, 0, 3, 3, -4});
+  OnnxModelBuilder::set_int(model.node("Gather", "pick_h", {"reversed", "rows"}, "picked"), "axis", 1);  // 1×5×4×6
+  model.integers("halves", {2}, {2, 4});
+  auto& split = model.node("Split", "split_c", {"picked", "halves"}, "first_two");  // 1×5×4×2 and 1×5×4×4
+  split.add_output("last_four");
+  OnnxModelBuilder::set_int(split, "axis", -1);
+  OnnxModelBuilder::set_int(model.node("Concat", "swap_c", {"last_four", "first_two"}, "swapped"), "axis", -1);
+  model.weight("head.weight", {6, 5}, values(6 * 5, 0.5f));
+  model.node("MatMul", "head", {"swapped", "head.weight"}, "logits");  // 1×5×4×5
+  OnnxModelBuilder::set_int(model.node("Softmax", "scores", {"logits"}, "probabilities"), "axis", -1);
+  model.output("probabilities");
+  model.write(path);
+}
+
+// A softmax as opset 11 defines it (the axes from `axis` on flattened into one row): a 1×1 conv (1×4×3×5) and a
+// Softmax of axis 2, whose rows are the 3·5 values of each channel (network_chain.sh, onnx_layout).
+void write_softmax_opset11(const std::string& path) {
+  SeededValues values(2027);
+  OnnxModelBuilder model("softmax_opset11", 11);
+  model.input("image", {1, 3, 3, 5});
+  model.weight("conv.weight", {4, 3, 1, 1}, values(4 * 3, 0.6f));
+  model.node("Conv", "conv", {"image", "conv.weight"}, "conv_out");
+  OnnxModelBuilder::set_int(model.node("Softmax", "spatial", {"conv_out"}, "probabilities"), "axis", 2);
+  model.output("probabilities");
+  model.write(path);
+}
+
+// Layer normalization as transformers export it, with its own weights (seeded, fixed), on tokens (1, 6, 10): a
+// projection MatMul to 12, a LayerNormalization node (opset 17, axis −1, γ and β), a projection to 8, the decomposed
+// form PyTorch exported before opset 17 (ReduceMean, Sub, Pow 2, ReduceMean, Add ε, Sqrt, Div, Mul γ, Add β), a
+// projection to 8, the decomposed form with Mul(d, d) and no γ or β, a Softmax along −1 and a ReduceMean over the
+// tokens (network_chain.sh, onnx_layer_norm).
+void write_layer_norm(const std::string& path) {
+  SeededValues values(2027);
+  OnnxModelBuilder model("layer_norm", 17);
+  model.input("tokens", {1, 6, 10});
+  model.weight("in.weight", {10, 12}, values(10 * 12, 0.5f));
+  model.node("MatMul", "in", {"tokens", "in.weight"}, "hidden");
+  model.weight("ln1.scale", {12}, values(12, 0.3f, 1.0f));
+  model.weight("ln1.bias", {12}, values(12, 0.2f));
+  auto& ln1 = model.node("LayerNormalization", "ln1", {"hidden", "ln1.scale", "ln1.bias"}, "normed1");
+  OnnxModelBuilder::set_float(ln1, "epsilon", 1e-5f);
+  model.weight("mid.weight", {12, 8}, values(12 * 8, 0.5f));
+  model.node("MatMul", "mid", {"normed1", "mid.weight"}, "mid_out");
+  const auto decomposed = [&](const std::string& prefix, const std::string& x, bool pow, bool affine) {
+    OnnxModelBuilder::set_ints(model.node("ReduceMean", prefix + ".mean", {x}, prefix + "_mean"), "axes", {-1});
+    model.node("Sub", prefix + ".centre", {x, prefix + "_mean"}, prefix + "_centred");
+    if (pow) {
+      model.weight(prefix + ".two", {}, {2.0f});
+      model.node("Pow", prefix + ".square", {prefix + "_centred", prefix + ".two"}, prefix + "_squares");
+    } else {
+      model.node("Mul", prefix + ".square", {prefix + "_centred", prefix + "_centred"}, prefix + "_squares");
+    }
+    OnnxModelBuilder::set_ints(model.node("ReduceMean", prefix + ".variance", {prefix + "_squares"}, prefix + "_variance"),
+                               "axes", {-1});
+    model.weight(prefix + ".epsilon", {}, {1e-5f});
+    model.node("Add", prefix + ".add_epsilon", {prefix + "_variance", prefix + ".epsilon"}, prefix + "_shifted");
+    model.node("Sqrt", prefix + ".root", {prefix + "_shifted"}, prefix + "_deviation");
+    model.node("Div", prefix + ".normalise", {prefix + "_centred", prefix + "_deviation"}, prefix + "_normalised");
+    if (!affine) return prefix + "_normalised";
+    model.weight(prefix + ".gamma", {8}, values(8, 0.3f, 1.0f));
+    model.node("Mul", prefix + ".scale", {prefix + "_normalised", prefix + ".gamma"}, prefix + "_scaled");
+    model.weight(prefix + ".beta", {8}, values(8, 0.2f));
+    model.node("Add", prefix + ".shift", {prefix + "_scaled", prefix + ".beta"}, prefix + "_out");
+    return prefix + "_out";
+  };
+  const std::string normed2 = decomposed("ln2", "mid_out", true, true);
+  model.weight("out.weight", {8, 8}, values(8 * 8, 0.5f));
+  model.node("MatMul", "out", {normed2, "out.weight"}, "out_hidden");
+  const std::string normed3 = decomposed("ln3", "out_hidden", false, false);
+  OnnxModelBuilder::set_int(model.node("Softmax", "scores", {normed3}, "probabilities"), "axis", -1);
+  auto& pool = model.node("ReduceMean", "pool_tokens", {"probabilities"}, "pooled");  // (1, 8): a reduction
+  OnnxModelBuilder::set_ints(pool, "axes", {1});
+  OnnxModelBuilder::set_int(pool, "keepdims", 0);
+  model.output("pooled");
+  model.write(path);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -405,6 +503,9 @@ int main(int argc, char** argv) {
   write_padded(folder + "/padded.onnx");
   write_gates(folder + "/gates.onnx");
   write_elementwise(folder + "/elementwise.onnx");
+  write_layout(folder + "/layout.onnx");
+  write_softmax_opset11(folder + "/softmax-opset11.onnx");
+  write_layer_norm(folder + "/layer-norm.onnx");
   {
     OnnxModelBuilder model("asymmetric_pool");  // a pooling window pads both sides alike: still refused
     model.input("x", {1, 3, 8, 8});

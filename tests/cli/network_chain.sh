@@ -164,6 +164,32 @@ case $case_name in
     # The written YAML (constants by name and shape, functions with their parameters) runs the same way.
     "$expect" 0 --stdout-contains "network elementwise: PASS" "$maeri" verify --chain --hardware "$hw" \
       --workload elementwise.yaml --memory ideal || exit 1 ;;
+   onnx_layout)
+    # Transpose, Slice (negative step), Gather, a MatMul on the last axis and Softmax(−1), and a softmax of opset 11
+    # over the flattened axes from 2 on (tests/cli/make_onnx_models.cpp, their own weights): nothing cut, bit-exact.
+    for model in layout softmax-opset11; do
+      "$maeri" import "$onnx/$model.onnx" -o "$dir/$model.yaml" > "$dir/$model.import" 2>&1 || fail "import $model"
+      grep -q "no node skipped" "$dir/$model.import" || fail "$model: a node is skipped: $(cat "$dir/$model.import")"
+    done
+    for seed in 1 2; do
+      "$expect" 0 --stdout-contains "network layout: PASS" \
+        "$maeri" verify --chain --hardware "$hw" --workload "$onnx/layout.onnx" --memory both --seed "$seed" \
+        || fail "seed $seed"
+    done
+    "$expect" 0 --stdout-contains "network softmax_opset11: PASS" \
+      "$maeri" verify --chain --hardware "$hw" --workload "$onnx/softmax-opset11.onnx" --memory ideal || exit 1 ;;
+   onnx_layer_norm)
+    # A LayerNormalization node and two decomposed forms (Pow and Mul squares, with and without γ, β) between
+    # MatMuls on tokens, then Softmax(−1) (tests/cli/make_onnx_models.cpp): each read as one layer normalization,
+    # nothing cut, bit-exact on the RTL.
+    "$maeri" import "$onnx/layer-norm.onnx" -o "$dir/layer-norm.yaml" > "$dir/import.txt" 2>&1 || fail "import"
+    grep -q "no node skipped" "$dir/import.txt" || fail "a node is skipped: $(cat "$dir/import.txt")"
+    [[ $(grep -c "type: layer_normalization" "$dir/layer-norm.yaml") == 3 ]] || fail "not 3 layer normalizations"
+    for seed in 1 2; do
+      "$expect" 0 --stdout-contains "network layer_norm: PASS" \
+        "$maeri" verify --chain --hardware "$hw" --workload "$onnx/layer-norm.onnx" --memory ideal --seed "$seed" \
+        || fail "seed $seed"
+    done ;;
    one_layer_option)
     "$expect" 1 --stderr-contains "--layer: one layer's option: not with a chained run" \
       "$maeri" "${chain[@]}" --layer conv1 || exit 1

@@ -7,6 +7,7 @@
 #include <random>
 #include <systemc>
 
+#include "contracts/layer_normalization.hpp"
 #include "mapper/model/post_processing_model.hpp"
 #include "sim/post_processing_system.hpp"
 #include "testbench/cross_check.hpp"
@@ -285,6 +286,28 @@ void random_pair_operands(PostProcessingJob& job, const std::vector<std::int64_t
   job.op.constant_first = job.op.kind == OperatorKind::Sub && pick(0, 1);
 }
 
+// A transpose's random permutation, a slice's random start, step (either sign) and count on every axis, a gather's
+// random axis and 1–5 indices (a scalar index now and then), on an input of `shape`.
+template <typename Pick>
+void random_layout_attributes(Operator& op, const std::vector<std::int64_t>& shape, Pick& pick) {
+  const std::int64_t rank = std::int64_t(shape.size());
+  if (op.kind == OperatorKind::Transpose) {
+    for (std::int64_t d = 0; d < rank; ++d) op.perm.push_back(d);
+    for (std::int64_t d = rank - 1; d > 0; --d) std::swap(op.perm[std::size_t(d)], op.perm[std::size_t(pick(0, d))]);
+  } else if (op.kind == OperatorKind::Slice) {
+    for (const std::int64_t extent : shape) {
+      const std::int64_t start = pick(0, extent - 1), step = pick(0, 1) ? pick(1, 3) : -pick(1, 3);
+      const std::int64_t most = step > 0 ? (extent - 1 - start) / step + 1 : start / -step + 1;
+      op.slice.push_back({start, step, pick(1, most)});
+    }
+  } else {
+    op.axis = pick(0, rank - 1);
+    for (std::int64_t i = pick(1, 5); i > 0; --i) op.indices.push_back(pick(0, shape[std::size_t(op.axis)] - 1));
+    op.indices_shape = {std::int64_t(op.indices.size())};
+    if (op.indices.size() == 1 && rank > 1 && pick(0, 1)) op.indices_shape.clear();
+  }
+}
+
 // A random job of `kind` with random shapes, parameters and values in range.
 PostProcessingJob random_job(OperatorKind kind, std::mt19937_64& rng) {
   const auto pick = [&rng](std::int64_t low, std::int64_t high) {
@@ -367,6 +390,7 @@ PostProcessingJob random_job(OperatorKind kind, std::mt19937_64& rng) {
       break;
     case OperatorKind::Softmax: {
       const std::vector<std::int64_t> shape = pick(0, 1) ? image : std::vector<std::int64_t>{n, pick(1, 40)};
+      job.op.axis = pick(0, std::int64_t(shape.size()) - 1);
       job.inputs = {tensor(shape, limit)};
       job.output_shape = shape;
       for (std::int64_t d = 0, e = 1 << 15; d < pick(1, 64) && e > 0; ++d, e = e * 7 / 8) p.exp_table.push_back(e);
@@ -395,6 +419,50 @@ PostProcessingJob random_job(OperatorKind kind, std::mt19937_64& rng) {
       job.op.function = default_call(UnaryFunction(pick(0, int(UnaryFunction::Pow))));
       for (std::int64_t i = -limit; i <= limit; ++i) p.activation_table.push_back(pick(-limit, limit));
       break;
+    case OperatorKind::Transpose:
+    case OperatorKind::Slice:
+    case OperatorKind::Gather: {
+      std::vector<std::int64_t> shape;
+      for (std::int64_t rank = pick(1, 5); rank > 0; --rank) shape.push_back(pick(1, 6));
+      random_layout_attributes(job.op, shape, pick);
+      job.inputs = {tensor(shape, limit)};
+      Network network;
+      network.tensors = {{"input", shape, false}};
+      job.op.inputs = {0};
+      job.output_shape = layout_output_shape(network, job.op, "random").shape;
+      break;
+    }
+    case OperatorKind::LayerNormalization: {
+      std::vector<std::int64_t> shape;
+      for (std::int64_t rank = pick(1, 4); rank > 0; --rank) shape.push_back(pick(1, 7));
+      job.op.axis = pick(0, std::int64_t(shape.size()) - 1);
+      job.inputs = {tensor(shape, limit)};
+      job.output_shape = shape;
+      for (std::int64_t i = normalised_rows(shape, job.op.axis).length; i > 0; --i) {
+        p.channel_multipliers.push_back(pick(-((std::int64_t(1) << 31) - 1), (std::int64_t(1) << 31) - 1));
+        p.channel_offsets.push_back(pick(-(std::int64_t(1) << 48), std::int64_t(1) << 48));
+      }
+      p.channel_shift = int(pick(0, 40));
+      p.epsilon = pick(0, 1000);
+      break;
+    }
+    case OperatorKind::ReduceMean:
+    case OperatorKind::ReduceSum:
+    case OperatorKind::ReduceMax: {
+      std::vector<std::int64_t> shape;
+      for (std::int64_t rank = pick(1, 4); rank > 0; --rank) shape.push_back(pick(1, 7));
+      for (std::int64_t d = 0; d < std::int64_t(shape.size()); ++d)
+        if (pick(0, 1)) job.op.reduce_axes.push_back(d);
+      if (job.op.reduce_axes.empty()) job.op.reduce_axes.push_back(pick(0, std::int64_t(shape.size()) - 1));
+      job.op.keep_dims = job.op.reduce_axes.size() == shape.size() || pick(0, 1);
+      job.inputs = {tensor(shape, limit)};
+      p.output = {requantization()};
+      Network network;
+      network.tensors = {{"input", shape, false}};
+      job.op.inputs = {0};
+      job.output_shape = layout_output_shape(network, job.op, "random").shape;
+      break;
+    }
   }
   return job;
 }

@@ -280,9 +280,8 @@ TEST_CASE("bad graph workloads are rejected naming the file, position, field and
        "stride: 2}\n",
        "7:38: field 'operators[2].input': max pool 'p' needs a rank-4 input (N, C, X, Y); its input 'f' has shape "
        "(1,64)"},
-      {"  - {name: f, type: reshape, input: c, shape: [4, 4, 4]}\n  - {name: s, type: softmax, input: f}\n",
-       "7:37: field 'operators[2].input': softmax 's' needs a rank-2 (N, classes) or rank-4 input; its input 'f' has "
-       "shape (4,4,4)"},
+      {"  - {name: f, type: reshape, input: c, shape: [4, 4, 4]}\n  - {name: s, type: softmax, input: f, axis: 3}\n",
+       "7:37: field 'operators[2].input': softmax 's' runs along axis 3; its input 'f' of shape (4,4,4) has axes 0..2"},
       {"  - {name: g, type: global_average_pool, input: c}\n  - {name: f, type: flatten, input: g}\n"
        "  - {name: p, type: global_average_pool, input: q}\n  - {name: q, type: reshape, input: f, shape: [4]}\n",
        "8:49: field 'operators[3].input': global average pool 'p' needs a rank-4 input (N, C, X, Y); its input 'q' has "

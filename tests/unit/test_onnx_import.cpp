@@ -743,8 +743,12 @@ TEST_CASE("ONNX import: an NHWC model's input Transpose makes the network input 
   std::vector<std::string> inputs;
   for (std::size_t t : network.network_inputs()) inputs.push_back(network.tensors[t].name);
   CHECK(inputs == std::vector<std::string>{"nchw"});
-  REQUIRE(imported.skipped.size() == 1);  // the transpose back moves data: the output stays NCHW
-  CHECK(imported.skipped[0].name == "to_nhwc");
+  CHECK(imported.skipped.empty());  // the transpose back moves data: a transpose of the post-processing unit
+  const contracts::Operator& back = network.operators.back();
+  CHECK(back.name == "to_nhwc");
+  CHECK(back.kind == contracts::OperatorKind::Transpose);
+  CHECK(back.perm == std::vector<std::int64_t>{0, 2, 3, 1});
+  CHECK(network.tensors[back.outputs[0]].shape == std::vector<std::int64_t>{1, 6, 6, 4});  // 8 − 3 + 1 = 6, NHWC
 }
 
 namespace {
