@@ -875,7 +875,7 @@ void forget_negative_dimensions(onnx::GraphProto& graph) {
     for (onnx::ValueInfoProto& value : *values) {
       if (!value.type().has_tensor_type() || !value.type().tensor_type().has_shape()) continue;
       for (auto& dim : *value.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim())
-        if (dim.has_dim_value() && dim.dim_value() <= 0) dim.clear_dim_value();
+        if (dim.has_dim_value() && dim.dim_value() < 0) dim.clear_dim_value();
     }
 }
 
