@@ -77,7 +77,7 @@ contracts::PlannedRun manifest_run(const codegen::NetworkManifest& manifest, con
 }  // namespace
 
 LoadedWorkload load_workload(const std::string& path, const importer::ModelInputShapes& model_inputs) {
-  if (!importer::is_onnx_path(path)) return {importer::load_network(path, model_inputs), {}};
+  if (!importer::is_onnx_path(path)) return {importer::load_network(path, model_inputs), {}, {}};
   importer::OnnxImport imported = importer::import_onnx(path, model_inputs);
   LoadedWorkload loaded{std::move(imported.network), std::move(imported.weights), {}};
   for (std::size_t t : loaded.network.network_inputs())

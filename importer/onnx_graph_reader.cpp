@@ -51,9 +51,21 @@ OnnxImport GraphReader::read() {
   if (network().layers.empty())
     throw util::InputError({path_, 0, 0}, "graph",
                            fmt::format("the model has no Conv, Gemm, MatMul, Einsum or recurrent node ({} nodes, "
-                                       "none of them a layer)",
-                                       graph.node_size()));
+                                       "none of them a layer){}",
+                                       graph.node_size(), run_time_branches(graph)));
   return std::move(result_);
+}
+
+// "; the If nodes … branch on run-time inputs …": where the layers may be, when a model seems to have none.
+std::string GraphReader::run_time_branches(const onnx::GraphProto& graph) const {
+  std::vector<std::string> branches;
+  for (const onnx::NodeProto& node : graph.node())
+    if (node.op_type() == "If" && node.input_size() == 1 && !initializers_.count(node.input(0)))
+      branches.push_back(fmt::format("{} (on '{}')", node.name(), node.input(0)));
+  if (branches.empty()) return "";
+  return fmt::format("; its If node{} {} branch on a value known only at run time: give the run-time input's value "
+                     "with --input-value NAME=V to import the branch taken",
+                     branches.size() == 1 ? "" : "s", fmt::join(branches, ", "));
 }
 
 void GraphReader::fail(const std::string& node, const std::string& problem) const {

@@ -68,6 +68,7 @@ class GraphReader {
   // ---- the walk (onnx_graph_reader.cpp) ----
   contracts::Network& network() { return result_.network; }
   [[noreturn]] void fail(const std::string& node, const std::string& problem) const;
+  std::string run_time_branches(const onnx::GraphProto& graph) const;
   void skip(const onnx::NodeProto& node, const std::string& name, const std::string& reason);
   void note(const std::string& text) { result_.notes.push_back(text); }
   void check_utf8(const std::string& text, const std::string& field, const std::string& what) const;

@@ -3,7 +3,8 @@
 # line: PATH [maeri import options…], as tests/oracle/models.txt), does it import, does it run whole (no node cut),
 # and how does every final output computed from a seeded real input agree with ONNX Runtime (cosine). Uses the
 # oracle runner with --references-only (the integer reference, which a chained run holds the RTL to bit for bit) unless
-# --rtl is given; installs npm's onnxruntime-node into the build tree on first use. Prints the table and the totals.
+# --rtl is given; installs npm's onnxruntime-node into the build tree on first use (the tools must be built). Prints
+# the table and the totals.
 # Usage: scripts/measure-onnx-models.sh [--build DIR] [--hardware HW.yaml] [--rtl] [LIST]
 #   LIST defaults to /work/models/models.txt; the results stay in DIR/measure-onnx/ (results.json, per-model work).
 set -euo pipefail
@@ -21,7 +22,10 @@ while [[ $# -gt 0 ]]; do
     *) list=$1; shift ;;
   esac
 done
-cmake --build "$build" --target maeri maeri_expose_onnx_tensors >/dev/null
+for tool in cli/maeri tests/maeri_expose_onnx_tensors; do
+  [[ -x $build/$tool ]] || { echo "measure-onnx-models: build first: cmake --build $build --target maeri" \
+    "maeri_expose_onnx_tensors" >&2; exit 1; }
+done
 tests/oracle/install_onnxruntime.sh "$PWD/$build/onnxruntime-node" >/dev/null
 out=$build/measure-onnx
 mkdir -p "$out"

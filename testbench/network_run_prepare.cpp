@@ -206,9 +206,9 @@ std::string quantization_summary(const PreparedNetwork& prepared) {
   std::vector<std::string> names;
   for (const TensorAgreement& drift : drifting) names.push_back(agreement_text(quantized, drift));
   return fmt::format("{}; {} tensor{} drift from the float reference (cosine < {} or a channel off by more than {} of "
-                     "its range): {}",
+                     "its range and {} steps): {}",
                      summary, drifting.size(), drifting.size() == 1 ? "" : "s", kDriftCosine, kDriftChannelFraction,
-                     fmt::join(names, "; "));
+                     kDriftChannelSteps, fmt::join(names, "; "));
 }
 
 }  // namespace

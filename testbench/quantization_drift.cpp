@@ -12,8 +12,13 @@ bool TensorAgreement::one_element() const { return elements == 1; }
 
 bool TensorAgreement::drifts() const {
   if (one_element()) return relative_error > kDriftChannelFraction;
-  if (channel_range > 0 && channel_error > kDriftChannelFraction * channel_range) return true;
+  if (channel_off()) return true;
   return cosine_similarity < kDriftCosine;
+}
+
+bool TensorAgreement::channel_off() const {
+  return channel_range > 0 && channel_error > kDriftChannelFraction * channel_range &&
+         channel_error > kDriftChannelSteps * scale;
 }
 
 namespace {
@@ -53,6 +58,7 @@ TensorAgreement tensor_agreement(const contracts::QuantizedNetwork& network, std
   agreement.tensor = tensor;
   agreement.elements = std::int64_t(reals.size());
   const double scale = network.tensors[tensor].scale;
+  agreement.scale = scale;
   std::vector<double> dequantized;
   double dot = 0, norm_q = 0, norm_r = 0, max_r = 0;
   for (std::size_t i = 0; i < reals.size(); ++i) {
@@ -92,7 +98,7 @@ std::string agreement_text(const contracts::QuantizedNetwork& network, const Ten
   if (a.one_element())
     return fmt::format("'{}': one value, |error| {:.3g} (relative {:.3g})", name, a.max_abs_error, a.relative_error);
   std::string text = fmt::format("'{}': cosine {:.4f}", name, a.cosine_similarity);
-  if (a.channel_range > 0 && a.channel_error > kDriftChannelFraction * a.channel_range)
+  if (a.channel_off())
     text += fmt::format(", channel {} off by {:.3g} of its range {:.3g}", a.worst_channel, a.channel_error,
                         a.channel_range);
   return text;

@@ -1,7 +1,7 @@
 // Where quantization loses a model's meaning (docs/quantization.md, "Drift"): every tensor whose integer result,
 // dequantized, drifts from the float reference — cosine similarity below 0.99, or a channel (axis 1) off by more than
-// a tenth of its range — and a one-element tensor's agreement as an error (absolute and relative), since the cosine of
-// two single values is only their signs.
+// a tenth of its range and by more than two steps of the tensor's scale — and a one-element tensor's agreement as an
+// error (absolute and relative), since the cosine of two single values is only their signs.
 #pragma once
 
 #include <cstddef>
@@ -15,7 +15,10 @@
 namespace maeri::testbench {
 
 inline constexpr double kDriftCosine = 0.99;          // below it a tensor drifts
-inline constexpr double kDriftChannelFraction = 0.1;  // a channel off by more than this part of its range drifts
+inline constexpr double kDriftChannelFraction = 0.1;  // a channel off by more than this part of its range drifts,
+inline constexpr double kDriftChannelSteps = 2;       // when that is also more than this many steps of the tensor's
+                                                      // scale (a channel only a few steps wide is per-tensor
+                                                      // resolution, not drift)
 
 // One tensor's agreement of s·q with the float reference r.
 struct TensorAgreement {
@@ -27,9 +30,11 @@ struct TensorAgreement {
   // max r − min r, and that part.
   std::int64_t worst_channel = 0;
   double channel_error = 0, channel_range = 0;
+  double scale = 0;  // the tensor's
   bool one_element() const;
   // cosine < kDriftCosine or a channel's error > 0.1 · its range; one element: relative error > 0.1
   bool drifts() const;
+  bool channel_off() const;  // the worst channel is off by > 0.1 of its range and > 2 steps
   std::int64_t elements = 0;
 };
 

@@ -5,7 +5,7 @@
 // operators), dynamic.onnx (a symbolic batch), asymmetric.onnx (a conv with
 // pads [0, 0, 1, 1]), asymmetric-pool.onnx (a max pool with pads [0, 0, 1, 1]), padded.onnx (zero borders) and
 // not-onnx.onnx (YAML text); and the bad models of tests/cli/bad_models.sh, named after the defect each carries
-// (bad-*.onnx).
+// (bad-*.onnx), and if-input.onnx (an If on a run-time input).
 // Usage: maeri_make_onnx_models FOLDER
 #include <cstdint>
 #include <fstream>
@@ -25,6 +25,48 @@ namespace {
 // A one-Conv model (input x 1×3×9×9, weight w 4×3×3×3) whose node `attributes` changes.
 void write_bad_conv(const std::string& path, const std::function<void(onnx::NodeProto&)>& attributes) {
   OnnxModelBuilder::write_one_conv(path, "conv", {1, 3, 9, 9}, {4, 3, 3, 3}, attributes);
+}
+
+// An If on a run-time input (a bool flag `wide`, as models branch on a sample rate): its then_branch is a 3×3 Conv
+// with ReLU (4·3·9·64 = 6912 MACs), its else_branch a 1×1 Conv (4·3·64 = 768 MACs), both reading the outer image
+// and outer weights. Imported only with --input-value wide=1 or wide=0 (cli_import_if_input_value_*).
+void write_if_on_input(const std::string& path) {
+  OnnxModelBuilder model("branched");
+  model.input("image", {1, 3, 8, 8});
+  onnx::ValueInfoProto* flag = model.graph().add_input();
+  flag->set_name("wide");
+  flag->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto_DataType_BOOL);
+  flag->mutable_type()->mutable_tensor_type()->mutable_shape();
+  model.weight("w_wide", {4, 3, 3, 3});
+  model.weight("w_narrow", {4, 3, 1, 1});
+  const auto branch = [](const std::string& name, const std::vector<onnx::NodeProto>& nodes, const std::string& out) {
+    onnx::GraphProto graph;
+    graph.set_name(name);
+    for (const onnx::NodeProto& node : nodes) *graph.add_node() = node;
+    onnx::ValueInfoProto* output = graph.add_output();
+    output->set_name(out);
+    output->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto_DataType_FLOAT);
+    return graph;
+  };
+  onnx::NodeProto wide_conv, wide_relu, narrow_conv;
+  wide_conv.set_op_type("Conv");
+  wide_conv.set_name("wide_conv");
+  for (const char* input : {"image", "w_wide"}) wide_conv.add_input(input);
+  wide_conv.add_output("wide_c");
+  OnnxModelBuilder::set_ints(wide_conv, "pads", {1, 1, 1, 1});
+  wide_relu.set_op_type("Relu");
+  wide_relu.set_name("wide_relu");
+  wide_relu.add_input("wide_c");
+  wide_relu.add_output("wide_out");
+  narrow_conv.set_op_type("Conv");
+  narrow_conv.set_name("narrow_conv");
+  for (const char* input : {"image", "w_narrow"}) narrow_conv.add_input(input);
+  narrow_conv.add_output("narrow_out");
+  auto& choose = model.node("If", "choose", {"wide"}, "features");
+  OnnxModelBuilder::set_graph(choose, "then_branch", branch("then", {wide_conv, wide_relu}, "wide_out"));
+  OnnxModelBuilder::set_graph(choose, "else_branch", branch("else", {narrow_conv}, "narrow_out"));
+  model.output("features");
+  model.write(path);
 }
 
 // Models that crashed the importer or that it imported into workloads the loader refuses (issue 34).
@@ -497,6 +539,7 @@ int main(int argc, char** argv) {
     model.output("logits");
     model.write(folder + "/gated.onnx");
   }
+  write_if_on_input(folder + "/if-input.onnx");
   write_classifier(folder + "/classifier.onnx", 1);
   write_classifier(folder + "/classifier-batch.onnx", -1);
   write_batch_norm_cnn(folder + "/bn-cnn.onnx");

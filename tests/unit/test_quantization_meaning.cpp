@@ -87,7 +87,7 @@ TEST_CASE("a filter of denormal weights outputs its bias, not 0") {
   for (std::size_t c = 0; c < 4; ++c) CHECK(q.network.operators[0].weights[c] == 0);
 }
 
-TEST_CASE("drift: a channel off by more than a tenth of its range is named; one element is an error, not a cosine") {
+TEST_CASE("drift: a channel off by more than a tenth of its range (and 2 steps) is named; one element is an error, not a cosine") {
   NetworkBuilder b("drift");
   const std::size_t x = b.input("x", {1, 2, 1, 2});
   const std::size_t y = b.relu("relu", x);
@@ -96,10 +96,10 @@ TEST_CASE("drift: a channel off by more than a tenth of its range is named; one 
   network.data_width = 16;
   network.acc_width = 32;
   network.tensors.resize(network.network.tensors.size());
-  network.tensors[y].scale = 0.5;
-  // s·q = (1, 1, 0, 2) against r = (1, 1, 0.1, 1): channel 1 is off by 1.0 where its range is 0.9; cosine
-  // 4 / (√6 · √3.01) = 0.94119.
-  const testbench::TensorAgreement a = testbench::tensor_agreement(network, y, {2, 2, 0, 4}, {1.0, 1.0, 0.1, 1.0});
+  network.tensors[y].scale = 0.25;
+  // s·q = (1, 1, 0, 2) against r = (1, 1, 0.1, 1): channel 1 is off by 1.0 (4 steps) where its range is 0.9;
+  // cosine 4 / (√6 · √3.01) = 0.94119.
+  const testbench::TensorAgreement a = testbench::tensor_agreement(network, y, {4, 4, 0, 8}, {1.0, 1.0, 0.1, 1.0});
   CHECK(a.cosine_similarity == Approx(4 / (std::sqrt(6.0) * std::sqrt(3.01))));
   CHECK(a.worst_channel == 1);
   CHECK(a.channel_error == Approx(1.0));
@@ -108,11 +108,14 @@ TEST_CASE("drift: a channel off by more than a tenth of its range is named; one 
   CHECK(testbench::agreement_text(network, a) == "'relu.output': cosine 0.9412, channel 1 off by 1 of its range 0.9");
   testbench::IntegerTensors integers(network.network.tensors.size());
   testbench::RealTensors reals(network.network.tensors.size());
-  integers[y] = {2, 2, 0, 4};
+  integers[y] = {4, 4, 0, 8};
   reals[y] = {1.0, 1.0, 0.1, 1.0};
   const auto drifting = testbench::drifting_tensors(network, integers, reals);
   REQUIRE(drifting.size() == 1);
   CHECK(drifting[0].tensor == y);
+  // Two steps (scale 0.5, error 1.0) is the resolution of the tensor's scale: the channel rule is silent.
+  network.tensors[y].scale = 0.5;
+  CHECK_FALSE(testbench::tensor_agreement(network, y, {2, 2, 0, 4}, {1.0, 1.0, 0.1, 1.0}).channel_off());
   // One element: 0.1 · 12 = 1.2 against 1.25: |error| 0.05, relative 0.04 — no drift.
   network.tensors[y].scale = 0.1;
   const testbench::TensorAgreement one = testbench::tensor_agreement(network, y, {12}, {1.25});
