@@ -2,7 +2,8 @@
 // integer reference, the post-processing unit and the chained runs execute (docs/quantization.md, "Quantization"):
 // per-channel symmetric weights, per-tensor activation scales from the float reference's max |x|, biases at the
 // accumulator's scale, requantization multipliers, the add / concat common shift, clip bounds, the softmax table and
-// the sigmoid / tanh / hard sigmoid tables.
+// the tables of the table functions (contracts/elementwise_functions.hpp), and an element-wise pair's constant
+// operand at its own scale.
 // Weights come by tensor name (ONNX initializers, .npy / .npz files) or, when absent, at random from a seed.
 #pragma once
 
@@ -44,7 +45,7 @@ struct QuantizationOptions {
 
 // The largest integers the quantizer maps a tensor's max |r| to (docs/quantization.md, "Accumulator headroom"):
 // `activation` for every calibrated activation tensor (network inputs, fabric layer, requantize, add, concat and mul
-// outputs; sigmoid, tanh and hard sigmoid write 1 as it), `weights` per operator (0 for those that are not fabric layers). With accumulator_headroom, they are
+// outputs, table functions and element-wise pairs), `weights` per operator (0 for those that are not fabric layers). With accumulator_headroom, they are
 // 2^a − 1 and 2^w − 1 with a + w + ⌈log2 fan_in⌉ ≤ acc_width − 1 for every fabric layer, so that no sum of a layer's
 // products can wrap: a is shared (the widest layer's fan-in gets half the bits each), each layer's w takes the bits
 // its own fan-in leaves, and neither exceeds data_width − 1 magnitude bits.
