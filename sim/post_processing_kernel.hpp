@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "contracts/tensor_layout.hpp"
 #include "sim/post_processing_unit.hpp"
 #include "util/input_file.hpp"
 
@@ -50,6 +51,21 @@ class PostProcessingUnit::Kernel {
   }
   void require(bool condition, const std::string& problem) const {
     if (!condition) fail(problem);
+  }
+  // A one-input operator whose output shape follows from its input and attributes (transpose, slice, gather, the
+  // reductions): checks the job's output shape by the operator's shape rule and returns the operator reading
+  // tensor 0, the form contracts/tensor_layout.hpp's index maps take.
+  contracts::Operator checked_one_input_operator(const std::string& attributes) const {
+    require(job_.inputs.size() == 1, "expected one input");
+    contracts::Network network;  // the operator's shape rule, on its one input
+    network.tensors.push_back({"input", job_.inputs[0].shape, false});
+    contracts::Operator op = job_.op;
+    op.inputs = {0};
+    const contracts::InferredShape inferred = contracts::layout_output_shape(network, op, "the operator");
+    if (inferred.violation) fail(*inferred.violation);
+    require(inferred.shape == job_.output_shape,
+            "the output's shape is not the one its input and " + attributes + " give");
+    return op;
   }
   std::int64_t beats_of(std::int64_t count) const { return (count + lanes_ - 1) / lanes_; }
   // The elements [beat · lanes, …) of a stream of `count`.

@@ -11,15 +11,7 @@ class DataMovementKernel : public PostProcessingUnit::Kernel {
  public:
   using Kernel::Kernel;
   void check() {
-    require(job_.inputs.size() == 1, "expected one input");
-    contracts::Network network;  // the operator's shape rule, on its one input
-    network.tensors.push_back({"input", job_.inputs[0].shape, false});
-    contracts::Operator op = job_.op;
-    op.inputs = {0};
-    const contracts::InferredShape inferred = contracts::layout_output_shape(network, op, "the operator");
-    if (inferred.violation) fail(*inferred.violation);
-    require(inferred.shape == job_.output_shape, "the output's shape is not the one its input and attributes give");
-    sources_ = contracts::source_indices(op, job_.inputs[0].shape);
+    sources_ = contracts::source_indices(checked_one_input_operator("attributes"), job_.inputs[0].shape);
   }
   std::size_t blocks() const override { return 1; }
   std::size_t stages() const override { return 1; }

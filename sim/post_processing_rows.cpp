@@ -85,14 +85,7 @@ class ReductionKernel : public PostProcessingUnit::Kernel {
  public:
   using Kernel::Kernel;
   void check() {
-    require(job_.inputs.size() == 1, "expected one input");
-    contracts::Network network;  // the operator's shape rule, on its one input
-    network.tensors.push_back({"input", job_.inputs[0].shape, false});
-    contracts::Operator op = job_.op;
-    op.inputs = {0};
-    const contracts::InferredShape inferred = contracts::layout_output_shape(network, op, "the operator");
-    if (inferred.violation) fail(*inferred.violation);
-    require(inferred.shape == job_.output_shape, "the output's shape is not the one its input and axes give");
+    checked_one_input_operator("axes");
     require(job_.op.kind != contracts::OperatorKind::ReduceSum || job_.parameters.output.size() == 1,
             "expected one requantization");
     groups_ = contracts::reduction_groups(job_.inputs[0].shape, job_.op.reduce_axes);
