@@ -49,21 +49,33 @@ CalibrationCase co_simulate_case(sim::FabricSession& fabric, const contracts::La
   return result;
 }
 
-std::vector<CalibrationCase> co_simulate_cases(sim::FabricSession& fabric, const contracts::Network& network,
-                                               const contracts::Hardware& hardware, const CalibrationPlan& plan,
-                                               const std::function<void(const CalibrationCase&, double)>& progress) {
-  std::vector<CalibrationCase> cases;
-  for (size_t l = 0; l < network.layers.size(); ++l) {
+std::vector<PlannedCase> planned_cases(const contracts::Network& network, const contracts::Hardware& hardware,
+                                       const CalibrationPlan& plan) {
+  std::vector<PlannedCase> planned;
+  for (std::size_t l = 0; l < network.layers.size(); ++l) {
     const contracts::Layer& layer = network.layers[l];
     const auto tiles = flow::calibration_mappings(layer, hardware, plan.top, plan.spread, plan.seed + l, plan.max_cycles);
-    for (size_t t = 0; t < tiles.size(); ++t) {
-      const auto start = std::chrono::steady_clock::now();
-      CalibrationCase c = co_simulate_case(fabric, layer, tiles[t].first, hardware, plan.seed + 1000 * l + t);
-      c.origin = tiles[t].second;
-      c.holdout = network.layers.size() == 1 ? t % 2 == 1 : plan.holdout.count(layer.name) > 0;
-      if (progress) progress(c, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-      cases.push_back(std::move(c));
-    }
+    for (std::size_t t = 0; t < tiles.size(); ++t)
+      planned.push_back({l, tiles[t].first, tiles[t].second,
+                         network.layers.size() == 1 ? t % 2 == 1 : plan.holdout.count(layer.name) > 0,
+                         plan.seed + 1000 * l + t});
+  }
+  return planned;
+}
+
+std::vector<CalibrationCase> co_simulate_cases(sim::FabricSession& fabric, const contracts::Network& network,
+                                               const contracts::Hardware& hardware,
+                                               const std::vector<PlannedCase>& planned, const CaseDone& progress) {
+  std::vector<CalibrationCase> cases;
+  for (const PlannedCase& p : planned) {
+    const auto start = std::chrono::steady_clock::now();
+    CalibrationCase c = co_simulate_case(fabric, network.layers.at(p.layer), p.mapping, hardware, p.seed);
+    c.origin = p.origin;
+    c.holdout = p.holdout;
+    cases.push_back(std::move(c));
+    if (progress)
+      progress(cases.back(), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+               cases.size());
   }
   return cases;
 }

@@ -3,6 +3,7 @@
 // (MAPE, max) for any set of model parameters, and how a parameter change moves the mapper's ranking.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <set>
@@ -49,10 +50,26 @@ struct CalibrationPlan {
   std::set<std::string> holdout;
 };
 
-// Co-simulates every case of the plan, calling `progress` after each (with the seconds it took).
+// One case the plan asks for, before it runs: the layer (index into the network's layers), its mapping and why it
+// was chosen.
+struct PlannedCase {
+  std::size_t layer = 0;
+  contracts::Mapping mapping;
+  std::string origin;  // "top N" or "spread"
+  bool holdout = false;
+  std::uint64_t seed = 1;  // of the case's tensors
+};
+
+// The cases of the plan, in the order they run (layer by layer), chosen by the mapper (no co-simulation): their
+// number is known before the first case runs, for a progress line.
+std::vector<PlannedCase> planned_cases(const contracts::Network& network, const contracts::Hardware& hardware,
+                                       const CalibrationPlan& plan);
+
+// Co-simulates the planned cases, calling `progress` after each with the seconds it took and how many are done.
+using CaseDone = std::function<void(const CalibrationCase&, double seconds, std::size_t done)>;
 std::vector<CalibrationCase> co_simulate_cases(sim::FabricSession& fabric, const contracts::Network& network,
-                                               const contracts::Hardware& hardware, const CalibrationPlan& plan,
-                                               const std::function<void(const CalibrationCase&, double)>& progress);
+                                               const contracts::Hardware& hardware,
+                                               const std::vector<PlannedCase>& planned, const CaseDone& progress);
 
 // The fitting cases as samples of their cycles with the SDM/DRAM models.
 std::vector<calibration::FitSample> fit_samples(const std::vector<CalibrationCase>& cases);

@@ -5,6 +5,8 @@
 // calibration/hardware_calibration.hpp.
 #include <fmt/format.h>
 
+#include <cstdint>
+#include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <set>
@@ -14,6 +16,7 @@
 #include "cli/model_input_options.hpp"
 #include "importer/network_loader.hpp"
 #include "util/atomic_file.hpp"
+#include "util/progress_bar.hpp"
 #include "mapper/model/cost_model.hpp"
 #include "calibration/model_fit.hpp"
 #include "contracts/spec_loader.hpp"
@@ -129,14 +132,20 @@ std::vector<calibration::CalibrationCase> co_simulate(sim::FabricSession& fabric
   for (const contracts::Layer& layer : network.layers)
     if (const auto reason = mapper::unmappable_reason(layer, hardware))
       throw util::InputError({options.workload, 0, 0}, "layers." + layer.name, *reason);
+  const std::vector<calibration::PlannedCase> planned = calibration::planned_cases(network, hardware, plan);
+  // On a terminal, cases done of those planned, elapsed and an estimate of the rest (quiet otherwise).
+  util::ProgressBar progress("calibration", std::int64_t(planned.size()));
   return calibration::co_simulate_cases(
-      fabric, network, hardware, plan, [&](const calibration::CalibrationCase& c, double seconds) {
+      fabric, network, hardware, planned, [&](const calibration::CalibrationCase& c, double seconds, std::size_t done) {
         all_exact = all_exact && c.bit_exact;
         const double model = c.model.cycles.total;
+        progress.clear();
         fmt::print("  [{}] {} {} ({}): co-sim {:.0f} cycles, model {:.0f} ({:+.2f}%), outputs {}  [{:.2f} s]\n",
                    c.holdout ? "holdout" : "fit    ", c.layer.name, contracts::to_compact_string(c.mapping.tile), c.origin,
                    c.rtl_total_cycles, model, 100 * (model - c.rtl_total_cycles) / c.rtl_total_cycles,
                    c.bit_exact ? "bit-exact" : "MISMATCH", seconds);
+        std::fflush(stdout);
+        progress.set_done(std::int64_t(done), c.layer.name);
       });
 }
 

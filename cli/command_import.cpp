@@ -27,11 +27,15 @@ int run_import(const ImportOptions& options) {
   const importer::OnnxImport imported = importer::import_onnx(options.model, options.sizes);
   const contracts::Network& network = imported.network;
   // Written before anything is printed as done: a bad batch layout fails here, leaving no file.
+  std::vector<std::string> values;  // recorded in the workload: its graph holds the branch these values take
+  for (const auto& [name, value] : options.sizes.values) values.push_back(fmt::format("{}={}", name, value));
   const std::string yaml = importer::workload_yaml(
       network, fmt::format("Imported by `maeri import` from {} ({} layers; {} nodes skipped, listed by the import "
-                           "report).\nSchema: docs/workload-spec.md.",
+                           "report).\n{}Schema: docs/workload-spec.md.",
                            std::filesystem::path(options.model).filename().string(), network.layers.size(),
-                           imported.skipped.size()));
+                           imported.skipped.size(),
+                           values.empty() ? "" : fmt::format("Imported with the run-time input values (--input-value) "
+                                                             "{}.\n", fmt::join(values, ", "))));
   fmt::print("{}: graph '{}': {} layers, {} MACs\n", options.model, network.name, network.layers.size(),
              network.total_macs());
   for (const contracts::Layer& layer : network.layers)
@@ -41,7 +45,7 @@ int run_import(const ImportOptions& options) {
   for (const contracts::Operator& op : network.operators) beside += op.kind != contracts::OperatorKind::FabricLayer;
   fmt::print("{} operators beside the fabric:", beside);
   for (const contracts::Operator& op : network.operators)
-    if (op.kind != contracts::OperatorKind::FabricLayer) fmt::print(" {} ({})", op.name, contracts::to_string(op.kind));
+    if (op.kind != contracts::OperatorKind::FabricLayer) fmt::print(" {} ({})", op.name, contracts::operator_label(op));
   fmt::print("\n");
   for (const std::string& note : imported.notes) fmt::print("  note  {}\n", note);
   // Skipped nodes are not refused: the graph is cut at each (its consumers read a network input), so the layers

@@ -353,15 +353,11 @@ void add_map_command(CLI::App& app, Action& action) {
                       "inference-batch, reduced-convolution, partial-sum-bound, or all; default: none)");
   command->add_option("--tile", options->tile,
                       "cost this tile instead of searching: T_R,T_S,T_C,T_K,T_N,T_X',T_Y'[,T_G] (T_G: groups side "
-                      "by side, default 1)")
-      ->check(non_empty_value());
-  command->add_option("--sdm", options->sdm, "with --tile: its SDM tile B_K,B_C,B_N,B_X',B_Y' (docs/mapping.md)")
-      ->check(non_empty_value());
-  command->add_option("--order", options->order, "with --sdm: the SDM loop order, outer to inner (default KCNXY)")
-      ->check(non_empty_value());
+                      "by side, default 1)");
+  command->add_option("--sdm", options->sdm, "with --tile: its SDM tile B_K,B_C,B_N,B_X',B_Y' (docs/mapping.md)");
+  command->add_option("--order", options->order, "with --sdm: the SDM loop order, outer to inner (default KCNXY)");
   command->add_option("--phase-order", options->phase_order,
-                      "with --tile: folds-outer (default) or filters-outer, the fabric loops' order (docs/mapping.md)")
-      ->check(non_empty_value());
+                      "with --tile: folds-outer (default) or filters-outer, the fabric loops' order (docs/mapping.md)");
   auto* two_level = command->add_flag("--two-level",
                                       "search the joint space: fabric tile x SDM tile x SDM loop order (the default; "
                                       "docs/mapping.md)");

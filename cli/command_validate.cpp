@@ -37,6 +37,16 @@ void summarise_workload(const contracts::Network& network, const std::string& pa
   }
 }
 
+// The parameters a table function reads, as validate lists them: " 0.2x+0.5" (hard sigmoid, hard swish), " alpha=0.01".
+std::string function_parameters(const contracts::FunctionCall& call) {
+  const unsigned uses = contracts::parameters_read(call.function);
+  if ((uses & contracts::kUsesAlpha) && (uses & contracts::kUsesBeta)) return fmt::format(" {}x+{}", call.alpha, call.beta);
+  std::string text;
+  if (uses & contracts::kUsesAlpha) text += fmt::format(" alpha={}", call.alpha);
+  if (uses & contracts::kUsesGamma) text += fmt::format(" gamma={}", call.gamma);
+  return text;
+}
+
 // A graph's operators beside the fabric matter to its runs (what the post-processing unit does between layers), so
 // a workload with any lists every operator with the tensors it reads and writes; a chain prints its layers only.
 void summarise_graph(const contracts::Network& network) {
@@ -55,7 +65,7 @@ void summarise_graph(const contracts::Network& network) {
   fmt::print("  graph: {} operators; inputs {}\n", network.operators.size(), fmt::join(inputs, ", "));
   fmt::print("  {:<24} {:<20} {:<40} {}\n", "operator", "kind", "reads", "writes");
   for (const contracts::Operator& op : network.operators) {
-    std::string kind = contracts::to_string(op.kind);
+    std::string kind = contracts::operator_label(op);
     if (op.kind == contracts::OperatorKind::FabricLayer)
       kind = contracts::is_matrix_product(op) ? "matmul" : contracts::to_string(network.layers[op.layer].type);
     if (op.kind == contracts::OperatorKind::Clip) kind += fmt::format(" [{}, {}]", op.clip_min, op.clip_max);
@@ -65,8 +75,8 @@ void summarise_graph(const contracts::Network& network) {
                   : fmt::format(" {}x{}/{}x{}", op.pool.size_x, op.pool.size_y, op.pool.stride_x, op.pool.stride_y);
     if (op.kind == contracts::OperatorKind::Pad)
       kind += fmt::format(" [{}, {}, {}, {}]", op.pad.x_begin, op.pad.y_begin, op.pad.x_end, op.pad.y_end);
-    if (op.kind == contracts::OperatorKind::HardSigmoid)
-      kind += fmt::format(" {}x+{}", op.hard_sigmoid_alpha, op.hard_sigmoid_beta);
+    if (op.kind == contracts::OperatorKind::TableFunction) kind += function_parameters(op.function);
+    if (op.constant_first) kind += " (constant first)";
     const contracts::Tensor& output = network.tensors[op.outputs[0]];
     const std::vector<std::size_t> reads =
         contracts::is_matrix_product(op) ? std::vector<std::size_t>{op.inputs[1], op.inputs[0]} : op.inputs;  // A, B

@@ -43,6 +43,7 @@ struct VerifyCommandLine {
   double rank_timeout = 0;
   std::string report_path;                    // --report: the chained run's HTML page; "" = none
   std::string report_title = "maeri verify";  // the command that wrote it
+  bool references_only = false;  // --references-only: the integer and float references, no co-simulation
 };
 
 void print_run(const testbench::VerifiedRun& verified) {
@@ -144,12 +145,13 @@ void print_group(const testbench::NetworkRunResult&, const testbench::GroupRun& 
 
 // The chained run's stages: the specs loaded once, prepare (quantize, references), the plan (flow/: each layer's
 // best mapping, or the mapping file's with its fused groups), execute, report.
-testbench::NetworkRunResult chained_run(const testbench::NetworkRunOptions& options, const VerifyCommandLine& line,
+testbench::NetworkRunResult chained_run(testbench::NetworkRunOptions& options, const VerifyCommandLine& line,
                                         util::RankRunner& runner) {
   const contracts::Hardware hardware = contracts::load_hardware(options.layers.hardware_path);
-  for (const std::string* output : {&options.layers.json_path, &line.report_path})
+  for (const std::string* output : {static_cast<const std::string*>(&options.layers.json_path), &line.report_path})
     if (!output->empty() && runner.root()) util::check_output_path(*output);
   const flow::LoadedWorkload workload = flow::load_workload(options.workload_path, line.model_inputs);
+  options.cut_inputs = workload.cut_inputs;
   const testbench::PreparedNetwork prepared =
       testbench::prepare_network_run(workload.network, hardware, workload.weights, options, runner.root());
   flow::PlanOptions plan_options = line.plan;
@@ -165,7 +167,33 @@ testbench::NetworkRunResult chained_run(const testbench::NetworkRunOptions& opti
   return result;
 }
 
+// --references-only: prepare (quantize, the integer and float references) and write what --outputs asks for, the
+// integer reference standing for the run's tensors (a chained run holds the RTL to it bit for bit); nothing is
+// mapped or co-simulated. For measuring what quantization keeps of a large model quickly (tests/oracle).
+int run_references(VerifyCommandLine& line) {
+  testbench::NetworkRunOptions& options = line.network;
+  options.layers = line.verification;
+  options.workload_path = line.plan.workload_path;
+  const contracts::Hardware hardware = contracts::load_hardware(options.layers.hardware_path);
+  if (!options.layers.json_path.empty()) util::check_output_path(options.layers.json_path);
+  const flow::LoadedWorkload workload = flow::load_workload(options.workload_path, line.model_inputs);
+  options.cut_inputs = workload.cut_inputs;
+  const testbench::PreparedNetwork prepared =
+      testbench::prepare_network_run(workload.network, hardware, workload.weights, options, true);
+  testbench::NetworkRunResult result;
+  result.network = prepared.network().name;
+  result.hardware = hardware.name;
+  result.pass = true;
+  result.quantization_summary = prepared.quantization_summary;
+  result.tensors = prepared.expected;
+  testbench::write_network_report(result, prepared, contracts::NetworkPlan{}, options);
+  fmt::print("quantization (integer against float reference): {}\n", result.quantization_summary);
+  fmt::print("network {}: references only (integer and float), nothing co-simulated\n", result.network);
+  return kExitOk;
+}
+
 int run_chain(VerifyCommandLine& line) {
+  if (line.references_only) return run_references(line);
   util::RankRunner runner({line.jobs, line.timeout}, line.rank_timeout);
   testbench::NetworkRunOptions& options = line.network;
   options.layers = line.verification;
@@ -209,10 +237,14 @@ void check_chain_options(const VerifyCommandLine& options) {
     for (const auto& [given, name] : {std::pair{!n.input_path.empty(), "--network-input"},
                                       {!n.weights_path.empty(), "--network-weights"},
                                       {!n.output_directory.empty(), "--outputs"}, {n.all_tensors, "--all-tensors"},
-                                      {!n.fault.empty(), "--fault"}, {!options.report_path.empty(), "--report"}})
+                                      {!n.fault.empty(), "--fault"}, {!options.report_path.empty(), "--report"},
+                                      {options.references_only, "--references-only"},
+                                      {!n.calibration_path.empty(), "--calibration-inputs"}})
       if (given) throw CLI::ValidationError(name, "a chained run's option: with --chain (or `maeri run`) only");
     return;
   }
+  if (n.all_tensors && n.output_directory.empty())
+    throw CLI::ValidationError("--all-tensors", "chooses what --outputs writes: give --outputs DIR too");
   const testbench::NetworkVerificationOptions& v = options.verification;
   for (const auto& [given, name] : {std::pair{!v.input_path.empty(), "--input"}, {!v.weights_path.empty(), "--weights"},
                                     {!v.expected_path.empty(), "--expected"}, {!v.output_npy_path.empty(), "--output"},
@@ -235,6 +267,13 @@ void add_chain_options(CLI::App* command, VerifyCommandLine& options) {
   command->add_option("--report", options.report_path,
                       "with --chain: write one self-contained HTML page of the run (the network and its fused groups, "
                       "each layer's mapping drawn on the fabric, model vs RTL, where the cycles go; docs/report.md)");
+  command->add_option("--calibration-inputs", options.network.calibration_path,
+                      "with --chain: activation scales from this calibration set, FILE.npz (each member one sample of "
+                      "the network input) or a directory of .npy files, instead of the run's own input "
+                      "(docs/quantization.md, \"Calibration set\")");
+  command->add_flag("--references-only", options.references_only,
+                    "with --chain: only quantize and compute the integer and float references (what --outputs and "
+                    "--json write), no mapping or co-simulation");
   command->add_option("--fault", options.network.fault,
                       "with --chain, to check the checker: flip one bit, weight:LAYER:INDEX:BIT (as the fabric "
                       "receives it) or unit:OPERATOR:INDEX:BIT (as the unit writes it)");

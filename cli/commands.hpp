@@ -11,15 +11,6 @@ namespace maeri::cli {
 
 using Action = std::function<int()>;
 
-// The check for options whose empty value would read as "not given" (`--tile ''` is a mistake, not a search):
-// CLI11 refuses it with exit 1 like any malformed command line.
-inline const CLI::Validator& non_empty_value() {
-  static const CLI::Validator check(
-      [](const std::string& value) { return value.empty() ? std::string("expected a value, found ''") : std::string(); },
-      "NOT EMPTY");
-  return check;
-}
-
 void add_validate_command(CLI::App& app, Action& action);
 void add_show_command(CLI::App& app, Action& action);
 void add_space_command(CLI::App& app, Action& action);

@@ -19,6 +19,17 @@
 // Keep the tool's output free of SystemC's banner (set before any SystemC object can exist; a user may override).
 namespace {
 const bool kQuietSystemC = setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0) == 0;
+
+// An option given with an empty value (`--tile ''`, `--outputs ''`, `--fault ''`) is a slip of the shell, never a
+// choice: every option of every command takes a name, a number or a path, and an empty one would read as "not
+// given" (a search instead of the tile, nothing written). Refused with exit 1 like any malformed command line.
+void refuse_empty_values(const CLI::App& command) {
+  for (const CLI::Option* option : command.get_options())
+    for (const std::string& value : option->results())
+      if (option->get_expected_min() > 0 && value.empty())
+        throw CLI::ValidationError(option->get_name(), "expected a value, found ''");
+  for (const CLI::App* sub : command.get_subcommands()) refuse_empty_values(*sub);
+}
 }  // namespace
 
 // SystemC's library provides main() and calls sc_main(), so the tool's entry point is sc_main: the co-simulation
@@ -51,6 +62,7 @@ int sc_main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
+    refuse_empty_values(app);
   } catch (const CLI::CallForHelp& help) {
     return app.exit(help) == 0 ? kExitOk : kExitUsage;
   } catch (const CLI::CallForAllHelp& help) {

@@ -18,8 +18,8 @@ report::ReportData report_skeleton(const std::string& title, const contracts::Ne
   for (const contracts::Operator& op : network.operators) {
     report::Operator entry;
     entry.name = op.name;
-    entry.kind = contracts::to_string(op.kind);
-    for (std::size_t i = 0; i < contracts::activation_inputs(op); ++i)
+    entry.kind = contracts::operator_label(op);
+    for (std::size_t i = 0; i < contracts::activation_inputs(network, op); ++i)
       if (const auto producer = network.producer(op.inputs[i])) entry.inputs.push_back(*producer);
     if (op.kind == contracts::OperatorKind::FabricLayer) {
       entry.fabric.emplace();

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "contracts/mapping_file.hpp"
 #include "contracts/tile.hpp"
 
 #include "codegen/image_validation.hpp"
@@ -105,8 +106,9 @@ ManifestFusedGroup read_group(const std::string& path, const json& entry, std::s
   if (!names.insert(group.name).second)
     fields.fail("name", "a second group named '" + util::shown_value(group.name) + "'");
   group.members = fields.texts("members");
-  if (group.members.size() < 2)
-    fields.fail("members", fmt::format("expected at least 2 layers, found {}", group.members.size()));
+  if (group.members.size() < contracts::kMinFusedGroupLayers)
+    fields.fail("members", fmt::format("expected at least {} layers, found {}", contracts::kMinFusedGroupLayers,
+                                       group.members.size()));
   for (std::size_t m = 0; m < group.members.size(); ++m)
     if (!grouped.insert(group.members[m]).second)
       fields.fail(fmt::format("members[{}]", m), "layer '" + group.members[m] + "' is in a group already");

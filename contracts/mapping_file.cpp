@@ -208,6 +208,9 @@ std::vector<FusedGroupEntry> read_fused_groups(StrictMap& root, const std::vecto
     group.name = entry.text("name");
     if (!names.insert(group.name).second) entry.fail("name", "a second fused group named '" + group.name + "'");
     group.layers = entry.text_list("layers");
+    if (group.layers.size() < kMinFusedGroupLayers)
+      entry.fail("layers", fmt::format("fused group '{}': expected at least {} layers, found {}", group.name,
+                                       kMinFusedGroupLayers, group.layers.size()));
     for (const std::string& layer : group.layers) {
       const bool known = std::any_of(layers.begin(), layers.end(),
                                      [&](const LayerMapping& mapped) { return mapped.layer.name == layer; });

@@ -2,6 +2,7 @@
 // instance, written by `maeri map` and read by `maeri codegen`. Format: docs/mapping.md.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ inline const std::vector<std::string> kObjectiveNames = {"runtime", "energy", "e
 
 // Layers that run as one fused group, their shared tensors kept in the SDM (docs/mapping.md, "Fused groups"). Which
 // tensors they share follows from the workload's graph; a consumer checks the group against it and the hardware.
+// A group has at least kMinFusedGroupLayers members: one layer shares nothing (the mapping file and the manifest
+// readers both refuse fewer).
+inline constexpr std::size_t kMinFusedGroupLayers = 2;
 struct FusedGroupEntry {
   std::string name;
   std::vector<std::string> layers;          // the members, in the workload's layer order

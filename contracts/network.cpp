@@ -2,6 +2,8 @@
 #include "contracts/network.hpp"
 
 #include "contracts/matrix_product.hpp"
+#include "contracts/elementwise_pairs.hpp"
+#include "contracts/layer_normalization.hpp"
 
 #include <cmath>
 #include <map>
@@ -29,9 +31,17 @@ const char* to_string(OperatorKind kind) {
   return "?";
 }
 
-std::size_t activation_inputs(const Operator& op) {
+std::size_t activation_inputs(const Network& network, const Operator& op) {
   if (op.kind == OperatorKind::FabricLayer && op.product.two_activations) return 2;
-  return op.kind == OperatorKind::FabricLayer || op.kind == OperatorKind::ChannelAffine ? 1 : op.inputs.size();
+  if (op.kind == OperatorKind::FabricLayer || op.kind == OperatorKind::ChannelAffine ||
+      op.kind == OperatorKind::LayerNormalization)
+    return 1;
+  if (is_elementwise_pair(op.kind) && op.inputs.size() == 2 && network.tensors.at(op.inputs[1]).constant) return 1;
+  return op.inputs.size();
+}
+
+std::string operator_label(const Operator& op) {
+  return op.kind == OperatorKind::TableFunction ? to_string(op.function.function) : to_string(op.kind);
 }
 
 std::int64_t Network::total_macs() const {
@@ -182,16 +192,15 @@ struct SideOperator {
   }
 };
 
-// Relu, requantize, clip, sigmoid, tanh, hard sigmoid: the input's shape, attributes permitting.
+// Relu, requantize, clip, table functions: the input's shape, attributes permitting.
 InferredShape elementwise_output_shape(const SideOperator& side) {
   const Operator& op = side.op;
   if (op.kind == OperatorKind::Clip && !(op.clip_min <= op.clip_max))
     return problem(fmt::format("{} clips to [{}, {}]: the minimum must not exceed the maximum", side.label,
                                op.clip_min, op.clip_max));
-  if (op.kind == OperatorKind::HardSigmoid && (!std::isfinite(op.hard_sigmoid_alpha) ||
-                                               !std::isfinite(op.hard_sigmoid_beta)))
-    return problem(fmt::format("{} has alpha {} and beta {}: both must be finite", side.label, op.hard_sigmoid_alpha,
-                               op.hard_sigmoid_beta));
+  if (op.kind == OperatorKind::TableFunction)
+    if (const auto violation = function_violation(op.function))
+      return problem(fmt::format("{}: {}", side.label, *violation));
   return {side.shape(), std::nullopt};
 }
 
@@ -206,18 +215,22 @@ InferredShape pool_output_shape(const SideOperator& side) {
   return {{shape[0], shape[1], pool.output_x(shape[2]), pool.output_y(shape[3])}, std::nullopt};
 }
 
-// Add (equal shapes) and mul (equal shapes, or an image and its squeeze-and-excitation gate).
+// Add, sub, max, min, mul: the broadcast shape of the two operands (a tensor and a tensor or a constant).
 InferredShape pair_output_shape(const SideOperator& side) {
-  const std::vector<std::int64_t>& shape = side.shape();
   const Tensor& other = side.other(1);
-  if (side.op.kind == OperatorKind::Add && other.shape != shape)
-    return problem(fmt::format("{} adds '{}' of shape {} and '{}' of shape {}: the shapes must be equal", side.label,
-                               side.input.name, shape_text(shape), other.name, shape_text(other.shape)));
-  if (side.op.kind == OperatorKind::Mul && other.shape != shape && !is_se_gate(shape, other.shape))
-    return problem(fmt::format("{} multiplies '{}' of shape {} by '{}' of shape {}: the shapes must be equal, or "
-                               "the first (N, C, X, Y) and the second (N, C, 1, 1)",
-                               side.label, side.input.name, shape_text(shape), other.name, shape_text(other.shape)));
-  return {shape, std::nullopt};
+  if (side.input.constant && other.constant)
+    return problem(fmt::format("{} reads two constants, '{}' and '{}': one operand must be a tensor", side.label,
+                               side.input.name, other.name));
+  const auto shape = broadcast_shape(side.shape(), other.shape);
+  if (!shape)
+    return problem(fmt::format("{} reads '{}' of shape {} and '{}' of shape {}: the shapes do not broadcast (each "
+                               "axis, aligned from the last, equal or 1 on one side)",
+                               side.label, side.input.name, shape_text(side.shape()), other.name,
+                               shape_text(other.shape)));
+  if (side.op.constant_first && (side.op.kind != OperatorKind::Sub || !other.constant))
+    return problem(fmt::format("{} has constant_first, which only a sub of a tensor and a constant takes",
+                               side.label));
+  return {*shape, std::nullopt};
 }
 
 InferredShape concat_output_shape(const SideOperator& side) {
@@ -259,10 +272,10 @@ InferredShape reshape_output_shape(const SideOperator& side) {
 }
 
 InferredShape softmax_output_shape(const SideOperator& side) {
-  if (side.shape().size() != 2 && side.shape().size() != 4)
-    return side.rank_problem("a rank-2 (N, classes) or rank-4 input");
-  if (side.op.axis != 1)
-    return problem(fmt::format("{} runs along axis {}; softmax runs along axis 1", side.label, side.op.axis));
+  const std::int64_t rank = std::int64_t(side.shape().size());
+  if (side.op.axis < 0 || side.op.axis >= rank)
+    return problem(fmt::format("{} runs along axis {}; its input '{}' of shape {} has axes 0..{}", side.label,
+                               side.op.axis, side.input.name, shape_text(side.shape()), rank - 1));
   return {side.shape(), std::nullopt};
 }
 
@@ -304,9 +317,10 @@ bool is_se_gate(const std::vector<std::int64_t>& image, const std::vector<std::i
 
 InferredShape inferred_output_shape(const Network& network, const Operator& op) {
   if (op.kind == OperatorKind::FabricLayer) return fabric_output_shape(network, op);
-  const std::string label = fmt::format("{} '{}'", to_string(op.kind), op.name);
-  const bool pair = op.kind == OperatorKind::Add || op.kind == OperatorKind::Mul;
-  const std::size_t inputs = pair ? 2 : op.kind == OperatorKind::ChannelAffine ? 3 : 1;
+  const std::string label = fmt::format("{} '{}'", operator_label(op), op.name);
+  const bool pair = is_elementwise_pair(op.kind);
+  const bool affine = op.kind == OperatorKind::ChannelAffine || op.kind == OperatorKind::LayerNormalization;
+  const std::size_t inputs = pair ? 2 : affine ? 3 : 1;
   if (op.kind == OperatorKind::Concat ? op.inputs.empty() : op.inputs.size() != inputs)
     return problem(fmt::format("{} reads {} tensors, expected {}", label, op.inputs.size(),
                                op.kind == OperatorKind::Concat ? "at least 1" : std::to_string(inputs)));
@@ -316,19 +330,27 @@ InferredShape inferred_output_shape(const Network& network, const Operator& op) 
     case OperatorKind::Requantize:
     case OperatorKind::Relu:
     case OperatorKind::Clip:
-    case OperatorKind::Sigmoid:
-    case OperatorKind::Tanh:
-    case OperatorKind::HardSigmoid: return elementwise_output_shape(side);
+    case OperatorKind::TableFunction: return elementwise_output_shape(side);
     case OperatorKind::MaxPool:
     case OperatorKind::AveragePool:
     case OperatorKind::GlobalAveragePool: return pool_output_shape(side);
     case OperatorKind::Add:
+    case OperatorKind::Sub:
+    case OperatorKind::Maximum:
+    case OperatorKind::Minimum:
     case OperatorKind::Mul: return pair_output_shape(side);
     case OperatorKind::Concat: return concat_output_shape(side);
     case OperatorKind::Reshape: return reshape_output_shape(side);
     case OperatorKind::Softmax: return softmax_output_shape(side);
     case OperatorKind::ChannelAffine: return channel_affine_output_shape(side);
     case OperatorKind::Pad: return pad_output_shape(side);
+    case OperatorKind::Transpose:
+    case OperatorKind::Slice:
+    case OperatorKind::Gather:
+    case OperatorKind::ReduceMean:
+    case OperatorKind::ReduceSum:
+    case OperatorKind::ReduceMax: return layout_output_shape(network, op, label);
+    case OperatorKind::LayerNormalization: return layer_normalization_shape(network, op, label);
   }
   return problem(fmt::format("operator '{}' has an unknown kind", op.name));
 }
@@ -432,7 +454,7 @@ std::optional<std::string> network_violation(const Network& network) {
     const bool fabric = op.kind == OperatorKind::FabricLayer;
     for (std::size_t i = 0; i < op.inputs.size(); ++i) {
       const Tensor& tensor = network.tensors[op.inputs[i]];
-      const bool parameter = i >= activation_inputs(op);
+      const bool parameter = i >= activation_inputs(network, op);
       if (tensor.constant && !parameter)
         return fmt::format("operator '{}' reads the constant '{}' as an activation", op.name, tensor.name);
       if (!tensor.constant && parameter)
@@ -447,7 +469,7 @@ std::optional<std::string> network_violation(const Network& network) {
       if (fabric)
         return fmt::format("operator '{}': its output '{}' has shape {}, layer '{}' needs {}", op.name, output.name,
                            shape_text(output.shape), network.layers[op.layer].name, shape_text(inferred.shape));
-      return fmt::format("{} '{}': its output '{}' has shape {}, its inputs give {}", to_string(op.kind), op.name,
+      return fmt::format("{} '{}': its output '{}' has shape {}, its inputs give {}", operator_label(op), op.name,
                          output.name, shape_text(output.shape), shape_text(inferred.shape));
     }
   }

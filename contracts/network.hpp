@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "contracts/elementwise_functions.hpp"
 #include "contracts/layer.hpp"
+#include "contracts/tensor_layout.hpp"
 
 namespace maeri::contracts {
 
@@ -36,16 +38,26 @@ struct Tensor {
   X(MaxPool, "max pool")               /* window maximum over X, Y (rank 4), padding never wins                  */ \
   X(AveragePool, "average pool")       /* window mean over X, Y (rank 4), padding not counted                    */ \
   X(GlobalAveragePool, "global average pool") /* mean over all of X, Y: (N, C, X, Y) → (N, C, 1, 1)              */ \
-  X(Add, "add")                        /* element-wise sum of two tensors of one shape (residuals)               */ \
+  X(Add, "add")                        /* a + b, broadcast (contracts/elementwise_pairs.hpp); b may be a constant */ \
   X(Concat, "concat")                  /* inputs joined along `axis` (1 = channels)                              */ \
   X(Reshape, "reshape")                /* the same elements in row-major order, the output tensor's shape        */ \
-  X(Softmax, "softmax")                /* along axis 1 (channels / classes)                                      */ \
+  X(Softmax, "softmax")                /* along `axis` (any; classes are axis 1 of a classifier)                 */ \
   X(ChannelAffine, "channel affine")   /* x·scale[c] + shift[c] along axis 1: (activation, scale, shift) → output */ \
   X(Pad, "pad")                        /* a zero border around X, Y (rank 4): (N, C, X, Y) → (N, C, X + …, Y + …) */ \
-  X(Sigmoid, "sigmoid")                /* 1 / (1 + exp(−x))                                                      */ \
-  X(Tanh, "tanh")                      /* tanh(x)                                                                */ \
-  X(HardSigmoid, "hard sigmoid")       /* max(0, min(1, hard_sigmoid_alpha · x + hard_sigmoid_beta))             */ \
-  X(Mul, "mul")                        /* a · b: one shape, or (N, C, X, Y) by (N, C, 1, 1) (the SE gate)        */
+  X(TableFunction, "table function")   /* f(x) by a table over the input integers: op.function, one of the list   \
+                                          of contracts/elementwise_functions.hpp (sigmoid, tanh, gelu, log, …)  */ \
+  X(Mul, "mul")                        /* a · b, broadcast; b may be a constant                                  */ \
+  X(Sub, "sub")                        /* a − b, broadcast; b may be a constant (constant_first: b − a)          */ \
+  X(Maximum, "max")                    /* max(a, b), broadcast; b may be a constant                              */ \
+  X(Minimum, "min")                    /* min(a, b), broadcast; b may be a constant                              */ \
+  X(Transpose, "transpose")            /* axes permuted: output axis i is input axis perm[i] (tensor_layout.hpp)  */ \
+  X(Slice, "slice")                    /* per axis `count` elements from `start` by `step` (tensor_layout.hpp)    */ \
+  X(Gather, "gather")                  /* the entries `indices` along `axis` (constant indices; tensor_layout.hpp) */ \
+  X(LayerNormalization, "layer normalization") /* (x − mean) / √(var + ε) · γ + β over the axes from `axis` on:   \
+                                          (activation, scale γ, shift β) → output (layer_normalization.hpp)     */ \
+  X(ReduceMean, "reduce mean")         /* mean over `reduce_axes` (keep_dims: extent 1 there, else removed)        */ \
+  X(ReduceSum, "reduce sum")           /* sum over `reduce_axes`, requantized to the output's scale               */ \
+  X(ReduceMax, "reduce max")           /* maximum over `reduce_axes`                                              */
 
 enum class OperatorKind {
 #define MAERI_OPERATOR_KIND_ENUM(kind, label) kind,
@@ -80,6 +92,7 @@ struct MatrixProductForm {
   bool transpose_a = false;  // A is given as [..., K, M]
   bool transpose_b = false;  // B is given as [..., N, K]
 };
+struct Network;
 
 struct Operator {
   std::string name;
@@ -92,16 +105,28 @@ struct Operator {
   // Attributes of the kinds that have them (the others ignore them), in real (float) units:
   double clip_min = 0, clip_max = 0;  // Clip
   PoolWindow pool;                    // MaxPool, AveragePool
-  std::int64_t axis = 1;              // Concat (and Softmax, which only takes 1)
+  std::int64_t axis = 1;              // Concat, Softmax, Gather, LayerNormalization (the first normalised axis)
+  double epsilon = 1e-5;              // LayerNormalization (ONNX's default)
   PadBorder pad;                      // Pad
-  double hard_sigmoid_alpha = 0.2, hard_sigmoid_beta = 0.5;  // HardSigmoid (ONNX's defaults)
+  std::vector<std::int64_t> perm;     // Transpose: a permutation of [0, rank)
+  std::vector<SliceAxis> slice;       // Slice: one per input axis
+  std::vector<std::int64_t> indices, indices_shape;  // Gather: the entries along `axis` in [0, extent), their shape
+  std::vector<std::int64_t> reduce_axes;  // ReduceMean, ReduceSum, ReduceMax: distinct, ascending, in [0, rank)
+  bool keep_dims = true;
+  FunctionCall function;              // TableFunction: the function and its parameters (alpha, beta, gamma)
+  bool constant_first = false;        // Sub with a constant operand: the constant is the left one (c − x)
   MatrixProductForm product;          // FabricLayer
 };
 
 // How many of `op`'s inputs are activations: they come first, and the rest are constants (a fabric layer's weights
-// and bias, a channel affine's scale and shift), which the operator holds as parameters rather than streams. A
-// matrix product's two inputs are both activations.
-std::size_t activation_inputs(const Operator& op);
+// and bias, a channel affine's or a layer normalization's scale and shift, an element-wise pair's constant
+// operand), which the operator holds as parameters rather than streams. An element-wise pair's second input is a
+// parameter when its tensor is a constant (its index must be in range). A matrix product's two inputs are both
+// activations.
+std::size_t activation_inputs(const Network& network, const Operator& op);
+
+// The kind's label, or a table function's own ("sigmoid", "gelu"): how reports name what an operator computes.
+std::string operator_label(const Operator& op);
 
 struct Network {
   std::string name;
@@ -143,20 +168,22 @@ Network graph_network(std::string name, std::vector<Layer> layers, const std::ve
 Network chain_network(std::string name, std::vector<Layer> layers);
 
 // Whether a Mul's second input `gate` of shape (N, C, 1, 1) scales each (n, c) plane of its first input `image`
-// (N, C, X, Y): the squeeze-and-excitation broadcast, the only one a mul takes.
+// (N, C, X, Y): the squeeze-and-excitation broadcast.
 bool is_se_gate(const std::vector<std::int64_t>& image, const std::vector<std::int64_t>& gate);
 
 // The shape `op` writes, from its inputs' shapes and its attributes, or why it cannot run on them (the operator's
-// rule of docs/workload-spec.md, "Graphs"): input counts (a fabric layer 2 or 3, add and mul 2, concat at least 1, the
-// others 1); a fabric layer's tensors with its layer's shapes (bias: (K)); ranks (pooling, global average pool and
-// fabric layers 4, softmax 2 or 4 on axis 1); add: equal shapes; concat: equal ranks and extents except along the
-// axis; pools: a window that fits the padded input; clip: clip_min ≤ clip_max; pad: rank 4, a border of at least 0
-// whose padded extents stay within kMaxLayerDimension; hard sigmoid: finite alpha and beta; mul (2 inputs): equal
-// shapes, or a rank-4 first input and a second of (N, C, 1, 1). A Reshape writes its output tensor's
+// rule of docs/workload-spec.md, "Graphs"): input counts (a fabric layer 2 or 3, the element-wise pairs add, sub,
+// max, min and mul 2, concat at least 1, the others 1); a fabric layer's tensors with its layer's shapes (bias: (K));
+// ranks (pooling, global average pool and fabric layers 4; softmax any rank, 0 ≤ axis < rank); element-wise pairs: shapes
+// that broadcast (contracts::broadcast_shape; the output is the broadcast shape); concat: equal ranks and extents
+// except along the axis; pools: a window that fits the padded input; clip: clip_min ≤ clip_max; pad: rank 4, a
+// border of at least 0 whose padded extents stay within kMaxLayerDimension; table function: the parameters it reads
+// finite (function_violation). A Reshape writes its output tensor's
 // shape (the target), which must hold as many elements as its input. Every message names the operator. Inputs are
 // read from network.tensors by index; the indices must be in range.
-// Channel affine: 3 inputs, rank 2 or 4, its scale and shift (C) for the input's C (axis 1). A matrix product:
-// contracts/matrix_product.hpp's rule (its operands agree and give its layer).
+// Channel affine: 3 inputs, rank 2 or 4, its scale and shift (C) for the input's C (axis 1). Layer normalization:
+// 3 inputs, 0 ≤ axis < rank, its scale and shift of the input's shape from `axis` on, a finite ε ≥ 0. A matrix
+// product: contracts/matrix_product.hpp's rule (its operands agree and give its layer).
 struct InferredShape {
   std::vector<std::int64_t> shape;
   std::optional<std::string> violation;  // set: `shape` is empty

@@ -35,7 +35,8 @@ struct QuantizedOperator {
   std::vector<std::int64_t> weights;
   std::vector<std::int64_t> bias;
   std::vector<Requantization> output;  // FabricLayer: one per output channel; Requantize: one
-  // Add, Concat: one multiplier per input, one shift for all: out = saturate(round_shift(Σ xᵢ·multiplierᵢ, shift)).
+  // Add, Concat: one multiplier per input, one shift for all: out = saturate(round_shift(Σ xᵢ·multiplierᵢ, shift));
+  // Sub, Maximum, Minimum likewise with −, max, min for Σ (contracts::rescaled_pair).
   std::vector<std::int64_t> input_multipliers;
   int input_shift = 0;
   // Clip: the bounds on the input's integers (round(clip_min / scale), round(clip_max / scale), within the range).
@@ -47,11 +48,19 @@ struct QuantizedOperator {
   // (|multiplier| < 2^31), offset = round(shift_c / s_out · 2^shift).
   std::vector<std::int64_t> channel_multipliers, channel_offsets;
   int channel_shift = 0;
-  // Sigmoid, Tanh, HardSigmoid: the output integer of every input integer x ∈ [−L, L], at activation_table[x + L]
+  // TableFunction: the output integer of every input integer x ∈ [−L, L], at activation_table[x + L]
   // (2L + 1 entries; activation_lookup).
   std::vector<std::int64_t> activation_table;
   // Mul: the requantization of the product a · b to the output's scale (s_a · s_b / s_out; multiply_requantized).
   Requantization product;
+  // Add, Sub, Maximum, Minimum, Mul with a constant operand (their second input is a constant tensor): its integers
+  // at its own scale (max |c| / L), row-major in `constant_shape` (its tensor's shape), broadcast like a tensor.
+  std::vector<std::int64_t> constant;
+  std::vector<std::int64_t> constant_shape;
+  // LayerNormalization: per normalised element i the multiplier m_i ≈ γ_i / s_out · 2^G and offset b_i ≈ β_i / s_out ·
+  // 2^G in channel_multipliers, channel_offsets, G in channel_shift; the epsilon term e = round(n² · ε / s_in²)
+  // (contracts/layer_normalization.hpp).
+  std::int64_t epsilon = 0;
 };
 
 struct QuantizedNetwork {
@@ -111,7 +120,7 @@ constexpr std::int64_t channel_affine(std::int64_t x, std::int64_t multiplier, s
   return saturate(round_shift(WideInt(x) * multiplier + offset, shift), data_width);
 }
 
-// Sigmoid, Tanh, HardSigmoid: the output integer of `x` (in [−L, L]) from the operator's activation_table.
+// TableFunction: the output integer of `x` (in [−L, L]) from the operator's activation_table.
 inline std::int64_t activation_lookup(const std::vector<std::int64_t>& table, std::int64_t x, int data_width) {
   return table[std::size_t(x + data_limit(data_width))];
 }

@@ -11,8 +11,9 @@
 #include <sstream>
 #include <unordered_set>
 
-#include "util/utf8_text.hpp"
+#include "util/decimal_number.hpp"
 #include "util/input_file.hpp"
+#include "util/utf8_text.hpp"
 
 namespace maeri::contracts {
 namespace {
@@ -341,11 +342,13 @@ double StrictMap::number(const std::string& key, double min, double max) {
     fail(key, fmt::format("expected {}, found {}", expected, describe_node(value)));
   }
   const std::string& text = value.Scalar();
-  char* stop = nullptr;
-  const double parsed = std::strtod(text.c_str(), &stop);
-  if (text.empty() || stop != text.c_str() + text.size() || !std::isfinite(parsed)) {
-    fail(key, fmt::format("expected {}, found {}", expected, describe_node(value)));
+  const std::optional<double> read = util::decimal_number(text);
+  if (!read) {
+    const bool other_spelling = text.find_first_of("+xX") != std::string::npos;
+    fail(key, fmt::format("expected {}, found {}{}", expected, describe_node(value),
+                          other_spelling ? " (numbers are written in plain decimal: no '+', no hex)" : ""));
   }
+  const double parsed = *read;
   if (parsed < min || parsed > max) {
     fail(key, fmt::format("expected {}, found {}", expected, text));
   }

@@ -4,10 +4,12 @@
 // and a Network.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
 #include "contracts/matrix_product.hpp"
+#include "contracts/elementwise_pairs.hpp"
 #include "contracts/spec_loader.hpp"
 #include "contracts/strict_yaml.hpp"
 
@@ -140,15 +142,20 @@ Network load_chain(StrictMap& root, const std::string& name, std::int64_t batch)
   return chain_network(name, std::move(chain));
 }
 
-// The `type` names of graph operators and the kinds they load as (relu6 is clip 0..6, flatten a reshape).
-const std::vector<std::string> kOperatorTypes = {"conv",         "fc",           "gemm",
-                                                 "relu",         "relu6",        "clip",
-                                                 "max_pool",     "average_pool", "global_average_pool",
-                                                 "add",          "concat",       "flatten",
-                                                 "reshape",      "requantize",   "softmax",
-                                                 "channel_affine", "pad",        "sigmoid",
-                                                 "tanh",         "hard_sigmoid", "mul",
-                                                 "matmul"};
+// The `type` names of graph operators and the kinds they load as (relu6 is clip 0..6, flatten a reshape); the table
+// functions' types come from contracts/elementwise_functions.hpp's list.
+std::vector<std::string> operator_types() {
+  std::vector<std::string> types = {"conv",   "fc",         "gemm",           "relu",         "relu6",
+                                    "clip",   "max_pool",   "average_pool",   "global_average_pool", "add",
+                                    "concat", "flatten",    "reshape",        "requantize",   "softmax",
+                                    "channel_affine", "pad", "mul",          "sub",          "max",
+                                    "min",    "transpose",  "slice",          "gather",       "layer_normalization",
+                                    "reduce_mean", "reduce_sum", "reduce_max", "matmul"};
+#define MAERI_UNARY_FUNCTION_TYPE(id, type, label, onnx, alpha, beta, gamma, uses) types.push_back(type);
+  MAERI_UNARY_FUNCTIONS(MAERI_UNARY_FUNCTION_TYPE)
+#undef MAERI_UNARY_FUNCTION_TYPE
+  return types;
+}
 
 OperatorKind kind_of(const std::string& type) {
   if (type == "conv" || type == "fc" || type == "gemm" || type == "matmul") return OperatorKind::FabricLayer;
@@ -163,10 +170,18 @@ OperatorKind kind_of(const std::string& type) {
   if (type == "requantize") return OperatorKind::Requantize;
   if (type == "softmax") return OperatorKind::Softmax;
   if (type == "pad") return OperatorKind::Pad;
-  if (type == "sigmoid") return OperatorKind::Sigmoid;
-  if (type == "tanh") return OperatorKind::Tanh;
-  if (type == "hard_sigmoid") return OperatorKind::HardSigmoid;
   if (type == "mul") return OperatorKind::Mul;
+  if (type == "sub") return OperatorKind::Sub;
+  if (type == "max") return OperatorKind::Maximum;
+  if (type == "min") return OperatorKind::Minimum;
+  if (function_of_yaml_type(type)) return OperatorKind::TableFunction;
+  if (type == "transpose") return OperatorKind::Transpose;
+  if (type == "slice") return OperatorKind::Slice;
+  if (type == "gather") return OperatorKind::Gather;
+  if (type == "layer_normalization") return OperatorKind::LayerNormalization;
+  if (type == "reduce_mean") return OperatorKind::ReduceMean;
+  if (type == "reduce_sum") return OperatorKind::ReduceSum;
+  if (type == "reduce_max") return OperatorKind::ReduceMax;
   return OperatorKind::ChannelAffine;
 }
 
@@ -189,14 +204,76 @@ struct GraphEntry {
   const char* output_field = "name";  // where a clash of the output's name is reported
   std::string weights, bias;          // fabric layers; bias empty: none
   std::string scale, shift;           // channel affine
+  std::string constant;               // an element-wise pair's constant operand ("": two tensors)
+  std::vector<std::int64_t> constant_shape;
   std::optional<std::vector<std::int64_t>> reshape_target;  // reshape; flatten computes it from its input
+  // Attributes in ONNX's form, resolved once the input's shape is known (resolve_axes): a negative axis, a slice's
+  // starts / ends / axes / steps, a gather's negative indices.
+  std::vector<std::int64_t> starts, ends, axes, steps;
 };
 
-GraphEntry read_operator(StrictMap entry, std::int64_t batch, std::vector<Layer>& layers, long double& total_macs) {
-  GraphEntry read{entry, {}, {}, "input", {}, "name", {}, {}, {}, {}, std::nullopt};
+// An element-wise pair's operands: `inputs: [a, b]`, or `inputs: [a]` with `constant: NAME` and `constant_shape`
+// (and, for a sub, `constant_first: true` for NAME − a).
+void read_pair_operands(StrictMap& map, const std::string& type, GraphEntry& read) {
+  read.inputs_field = "inputs";
+  read.inputs = map.text_list("inputs");
+  const bool constant = map.has("constant");
+  if (read.inputs.size() != (constant ? 1u : 2u))
+    map.fail("inputs", fmt::format("{} reads 2 tensors (or 1 and a 'constant'), found a list of {}{}", type,
+                                   read.inputs.size(), constant ? " and a constant" : ""));
+  if (!constant) return;
+  read.constant = map.text("constant");
+  read.constant_shape = map.integer_list("constant_shape", 1, kMaxLayerDimension, kMaxTensorRank);
+  if (read.constant_shape.empty()) map.fail("constant_shape", "expected the constant's shape (at least one extent)");
+  if (type == "sub" && map.has("constant_first")) read.op.constant_first = map.choice("constant_first", {"true", "false"}) == "true";
+}
+
+// A table function's parameters: those it reads (alpha, beta, gamma), each optional with ONNX's default.
+FunctionCall read_function(StrictMap& map, const std::string& type) {
+  FunctionCall call = default_call(*function_of_yaml_type(type));
+  const unsigned uses = parameters_read(call.function);
+  if ((uses & kUsesAlpha) && map.has("alpha")) call.alpha = map.number("alpha", -1e30, 1e30);
+  if ((uses & kUsesBeta) && map.has("beta")) call.beta = map.number("beta", -1e30, 1e30);
+  if ((uses & kUsesGamma) && map.has("gamma")) call.gamma = map.number("gamma", -1e30, 1e30);
+  return call;
+}
+
+// Transpose's perm; slice's starts, ends and optional axes and steps (ONNX's rules); gather's axis, indices and
+// optional indices_shape (default: one axis of as many entries; `scalar: 1` for one index that removes the axis);
+// a reduction's axes and keepdims (default 1).
+void read_layout_attributes(GraphEntry& read) {
   StrictMap& map = read.map;
   Operator& op = read.op;
-  const std::string type = map.choice("type", kOperatorTypes);
+  constexpr std::int64_t kRank = std::int64_t(kMaxTensorRank);
+  constexpr std::int64_t kIndex = std::int64_t{1} << 62;  // ONNX writes ±2^63 − 1 for "to the end"
+  if (op.kind == OperatorKind::Transpose) {
+    op.perm = map.integer_list("perm", 0, kRank - 1, kMaxTensorRank);
+  } else if (op.kind == OperatorKind::Slice) {
+    read.starts = map.integer_list("starts", -kIndex, kIndex, kMaxTensorRank);
+    read.ends = map.integer_list("ends", -kIndex, kIndex, kMaxTensorRank);
+    if (map.has("axes")) read.axes = map.integer_list("axes", -kRank, kRank - 1, kMaxTensorRank);
+    if (map.has("steps")) read.steps = map.integer_list("steps", -kIndex, kIndex, kMaxTensorRank);
+  } else if (op.kind == OperatorKind::Gather) {
+    op.axis = map.optional_integer("axis", -kRank, kRank - 1).value_or(0);
+    op.indices = map.integer_list("indices", -kMaxLayerDimension, kMaxLayerDimension, kMaxYamlSequenceLength);
+    op.indices_shape = map.has("indices_shape") ? map.integer_list("indices_shape", 1, kMaxLayerDimension, kMaxTensorRank)
+                                                : std::vector<std::int64_t>{std::int64_t(op.indices.size())};
+    if (map.optional_integer("scalar", 0, 1).value_or(0) == 1) {
+      if (op.indices.size() != 1) map.fail("scalar", "a scalar index is one index");
+      op.indices_shape.clear();
+    }
+  } else {  // the reductions
+    op.reduce_axes = map.integer_list("axes", -kRank, kRank - 1, kMaxTensorRank);
+    op.keep_dims = map.optional_integer("keepdims", 0, 1).value_or(1) == 1;
+  }
+}
+
+GraphEntry read_operator(StrictMap entry, std::int64_t batch, std::vector<Layer>& layers, long double& total_macs) {
+  GraphEntry read{entry, {}, {}, "input", {}, "name", {}, {}, {}, {}, {}, {}, std::nullopt, {}, {}, {}, {}};
+  StrictMap& map = read.map;
+  Operator& op = read.op;
+  static const std::vector<std::string> types = operator_types();
+  const std::string type = map.choice("type", types);
   op.kind = kind_of(type);
   if (type == "matmul") {
     // Its layer follows from its operands' shapes, known once the operators before it have theirs (shaped_in_order).
@@ -218,12 +295,11 @@ GraphEntry read_operator(StrictMap entry, std::int64_t batch, std::vector<Layer>
   } else {
     op.name = map.text("name");
   }
-  if (op.kind == OperatorKind::Add || op.kind == OperatorKind::Concat || op.kind == OperatorKind::Mul ||
-      op.product.two_activations) {
+  if (is_elementwise_pair(op.kind)) {
+    read_pair_operands(map, type, read);
+  } else if (op.kind == OperatorKind::Concat || op.product.two_activations) {
     read.inputs_field = "inputs";
     read.inputs = map.text_list("inputs");
-    if (op.kind != OperatorKind::Concat && read.inputs.size() != 2)
-      map.fail("inputs", fmt::format("{} reads 2 tensors, found a list of {}", type, read.inputs.size()));
   } else {
     read.inputs = {map.text("input")};
   }
@@ -250,25 +326,31 @@ GraphEntry read_operator(StrictMap entry, std::int64_t batch, std::vector<Layer>
         map.optional_integer_pair("padding", 0, kMaxLayerDimension).value_or(std::array<std::int64_t, 2>{0, 0});
     op.pool = {(*size)[0], (*size)[1], (*stride)[0], (*stride)[1], padding[0], padding[1]};
   } else if (op.kind == OperatorKind::Concat || op.kind == OperatorKind::Softmax) {
-    op.axis = map.optional_integer("axis", 0, std::int64_t(kMaxTensorRank) - 1).value_or(1);
+    op.axis = map.optional_integer("axis", -std::int64_t(kMaxTensorRank), std::int64_t(kMaxTensorRank) - 1).value_or(1);
+  } else if (op.kind == OperatorKind::Transpose || op.kind == OperatorKind::Slice || op.kind == OperatorKind::Gather ||
+             is_reduction(op)) {
+    read_layout_attributes(read);
   } else if (type == "reshape") {
     read.reshape_target = map.integer_list("shape", 1, std::int64_t(kMaxTensorElementsForInt64Bytes), kMaxTensorRank);
     long double elements = 1;
     for (std::int64_t extent : *read.reshape_target) elements *= static_cast<long double>(extent);
     if (elements > kMaxTensorElementsForInt64Bytes)
       map.fail("shape", "more than 10^18 elements (kMaxTensorElementsForInt64Bytes)");
-  } else if (op.kind == OperatorKind::ChannelAffine) {
+  } else if (op.kind == OperatorKind::ChannelAffine || op.kind == OperatorKind::LayerNormalization) {
     read.scale = map.text("scale");
     read.shift = map.text("shift");
+    if (op.kind == OperatorKind::LayerNormalization) {
+      op.axis = map.optional_integer("axis", -std::int64_t(kMaxTensorRank), std::int64_t(kMaxTensorRank) - 1).value_or(-1);
+      if (map.has("epsilon")) op.epsilon = map.number("epsilon", 0, 1e30);
+    }
   } else if (op.kind == OperatorKind::Pad) {
     // ONNX's order for the two spatial axes: both begins, then both ends.
     const std::vector<std::int64_t> pads = map.integer_list("pads", 0, kMaxLayerDimension, 4);
     if (pads.size() != 4)
       map.fail("pads", fmt::format("expected 4 values [x_begin, y_begin, x_end, y_end], found {}", pads.size()));
     op.pad = {pads[0], pads[2], pads[1], pads[3]};
-  } else if (op.kind == OperatorKind::HardSigmoid) {
-    op.hard_sigmoid_alpha = map.has("alpha") ? map.number("alpha", -1e30, 1e30) : op.hard_sigmoid_alpha;
-    op.hard_sigmoid_beta = map.has("beta") ? map.number("beta", -1e30, 1e30) : op.hard_sigmoid_beta;
+  } else if (op.kind == OperatorKind::TableFunction) {
+    op.function = read_function(map, type);
   }
   map.finish();
   return read;
@@ -329,7 +411,9 @@ void read_graph_operators(StrictMap& root, std::int64_t batch, GraphReading& gra
 // shared between operators; input 0 of those operators, the activation, is left for link_activations.
 void link_constants(GraphReading& graph) {
   for (GraphEntry& entry : graph.entries) {
-    if (entry.op.kind != OperatorKind::FabricLayer && entry.op.kind != OperatorKind::ChannelAffine) continue;
+    const bool pair_constant = is_elementwise_pair(entry.op.kind) && !entry.constant.empty();
+    const bool affine = entry.op.kind == OperatorKind::ChannelAffine || entry.op.kind == OperatorKind::LayerNormalization;
+    if (entry.op.kind != OperatorKind::FabricLayer && !affine && !pair_constant) continue;
     if (entry.op.product.two_activations) continue;  // both operands are activations
     const auto constant = [&](const std::string& tensor, const char* field, std::vector<std::int64_t> shape) {
       const auto found = graph.tensor_of.find(tensor);
@@ -341,8 +425,13 @@ void link_constants(GraphReading& graph) {
       return found->second;  // shared with another operator: shapes compared by inferred_output_shape
     };
     entry.op.inputs.push_back(0);  // the activation, resolved by link_activations
-    if (entry.op.kind == OperatorKind::ChannelAffine) {
-      // (C) of the input, known once the operators before it have their shapes: set by shaped_in_order.
+    if (pair_constant) {
+      entry.op.inputs.push_back(constant(entry.constant, "constant", entry.constant_shape));
+      continue;
+    }
+    if (affine) {
+      // (C) of the input (a layer normalization: its shape from the axis on), known once the operators before it
+      // have their shapes: set by shaped_in_order.
       entry.op.inputs.push_back(constant(entry.scale, "scale", {}));
       entry.op.inputs.push_back(constant(entry.shift, "shift", {}));
       continue;
@@ -374,7 +463,8 @@ void link_activations(StrictMap& root, const YAML::Node& inputs, GraphReading& g
     }
     if (entry.op.product.two_activations) {
       entry.op.inputs = {activations[1], activations[0]};  // (B, A): the layer streams B, A is its weights
-    } else if (entry.op.kind == OperatorKind::FabricLayer || entry.op.kind == OperatorKind::ChannelAffine) {
+    } else if (entry.op.kind == OperatorKind::FabricLayer || entry.op.kind == OperatorKind::ChannelAffine ||
+               entry.op.kind == OperatorKind::LayerNormalization || !entry.constant.empty()) {
       entry.op.inputs[0] = activations[0];
     } else {
       entry.op.inputs = activations;
@@ -400,6 +490,29 @@ Layer product_layer(const GraphEntry& entry, const Network& network, const Opera
   return product.layer;
 }
 
+// ONNX's forms resolved on the input's shape: a negative axis counts from the back (concat, softmax, gather), a
+// negative gather index from the end of its axis, a slice's starts / ends / axes / steps become one SliceAxis per
+// axis (contracts::onnx_slice).
+void resolve_axes(const GraphEntry& entry, const std::vector<std::int64_t>& input, Operator& op) {
+  const std::int64_t rank = std::int64_t(input.size());
+  if ((op.kind == OperatorKind::Concat || op.kind == OperatorKind::Softmax || op.kind == OperatorKind::Gather ||
+       op.kind == OperatorKind::LayerNormalization) &&
+      op.axis < 0 && op.axis >= -rank)
+    op.axis += rank;
+  if (op.kind == OperatorKind::Gather && op.axis >= 0 && op.axis < rank)
+    for (std::int64_t& index : op.indices)
+      if (index < 0) index += input[std::size_t(op.axis)];
+  if (is_reduction(op)) {
+    for (std::int64_t& axis : op.reduce_axes)
+      if (axis < 0 && axis >= -rank) axis += rank;
+    std::sort(op.reduce_axes.begin(), op.reduce_axes.end());
+  }
+  if (op.kind == OperatorKind::Slice)
+    if (const auto violation = onnx_slice(input, entry.starts, entry.ends, entry.axes, entry.steps, op.slice))
+      entry.map.fail("starts", fmt::format("slice '{}' on its input of shape ({}): {}", op.name,
+                                           fmt::join(input, ","), *violation));
+}
+
 // The operators in a topological order (a cycle is an error at its producer), each output tensor given the shape
 // inferred_output_shape infers, in that order so that every input's shape is known first.
 Network shaped_in_order(GraphReading& graph) {
@@ -416,6 +529,7 @@ Network shaped_in_order(GraphReading& graph) {
     const Operator& op = network.operators[o];
     const GraphEntry& entry = graph.entries[order.operators[o]];
     Tensor& output = network.tensors[op.outputs[0]];
+    resolve_axes(entry, network.tensors[op.inputs[0]].shape, network.operators[o]);
     if (op.kind == OperatorKind::Reshape)
       output.shape = entry.reshape_target ? *entry.reshape_target : flattened(network.tensors[op.inputs[0]].shape);
     if (op.product.two_activations) network.layers[op.layer] = product_layer(entry, network, op);
@@ -423,6 +537,12 @@ Network shaped_in_order(GraphReading& graph) {
       for (std::size_t i = 1; i < 3; ++i)
         if (network.tensors[op.inputs[i]].shape.empty())
           network.tensors[op.inputs[i]].shape = {network.tensors[op.inputs[0]].shape[1]};
+    if (op.kind == OperatorKind::LayerNormalization && op.axis >= 0 &&
+        op.axis < std::int64_t(network.tensors[op.inputs[0]].shape.size()))
+      for (std::size_t i = 1; i < 3; ++i)
+        if (network.tensors[op.inputs[i]].shape.empty())
+          network.tensors[op.inputs[i]].shape.assign(network.tensors[op.inputs[0]].shape.begin() + op.axis,
+                                                     network.tensors[op.inputs[0]].shape.end());
     InferredShape inferred = inferred_output_shape(network, op);
     if (inferred.violation) entry.map.fail(entry.inputs_field, *inferred.violation);
     // Checked before any later operator multiplies the extents out (a pad or concat can grow a tensor past int64).
@@ -430,7 +550,7 @@ Network shaped_in_order(GraphReading& graph) {
     for (std::int64_t extent : inferred.shape) elements *= static_cast<long double>(extent);
     if (elements > kMaxTensorElementsForInt64Bytes)
       entry.map.fail(entry.inputs_field, fmt::format("{} '{}' writes shape ({}): more than 10^18 elements",
-                                                     to_string(op.kind), op.name, fmt::join(inferred.shape, ",")));
+                                                     operator_label(op), op.name, fmt::join(inferred.shape, ",")));
     output.shape = std::move(inferred.shape);
   }
   return network;

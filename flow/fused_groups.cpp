@@ -16,7 +16,6 @@ std::vector<contracts::PlannedGroup> planned_groups(const contracts::Network& ne
   std::vector<contracts::PlannedGroup> groups;
   for (std::size_t index = 0; index < file.fused_groups.size(); ++index) {
     const contracts::FusedGroupEntry& entry = file.fused_groups[index];
-    if (entry.layers.size() < 2) continue;
     const mapper::LoadedGroup loaded = mapper::loaded_group(network, hardware, file, entry);
     if (loaded.violation) throw util::InputError({path, 0, 0}, fmt::format("fused_groups[{}]", index), *loaded.violation);
     const mapper::FusedGroup& group = loaded.group;

@@ -17,10 +17,12 @@
 namespace maeri::flow {
 
 // A workload (YAML or ONNX) loaded once: its network, and an ONNX model's real weights and biases by tensor name
-// (importer::OnnxImport::weights; empty for a YAML workload). What a chained run needs.
+// (importer::OnnxImport::weights; empty for a YAML workload), and where the importer cut the graph: each network
+// input that a skipped node's output became, with "node NAME (OP): reason". What a chained run needs.
 struct LoadedWorkload {
   contracts::Network network;
   std::map<std::string, std::vector<double>> weights;
+  std::map<std::string, std::string> cut_inputs;
 };
 LoadedWorkload load_workload(const std::string& path, const importer::ModelInputShapes& model_inputs);
 

@@ -3,12 +3,13 @@
 
 #include <fmt/format.h>
 
-#include <cerrno>
+#include <optional>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 
 #include "util/atomic_file.hpp"
+#include "util/decimal_number.hpp"
 #include "util/input_error.hpp"
 #include "util/input_file.hpp"
 
@@ -18,15 +19,14 @@ namespace {
 constexpr const char* kHeader = "key,optimum,exhaustive";
 
 double optimum_field(const std::string& text, const util::SourceLocation& where) {
-  char* end = nullptr;
-  errno = 0;
-  const double value = text.empty() ? 0.0 : std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(value) || value <= 0)
+  const std::optional<double> value = util::decimal_number(text);
+  // An underflow to 0 or a subnormal is refused with 0 and below: the minimum check after reading is the cache's.
+  if (!value || *value <= 0 || !std::isnormal(*value))
     // Runs are reported as found / optimum: 0 or below would make every ratio infinite or an "improvement".
     throw util::InputError(where, "optimum",
                            "expected a positive, finite number (the objective's optimum), found '" +
                                util::shown_value(text) + "'");
-  return value;
+  return *value;
 }
 
 }  // namespace

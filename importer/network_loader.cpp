@@ -22,8 +22,10 @@ bool is_onnx_path(const std::string& path) {
 contracts::Network load_network(const std::string& path, const ModelInputShapes& sizes) {
   if (!is_onnx_path(path)) {
     if (!sizes.empty())
-      throw util::InputError({path, 0, 0}, sizes.shapes.empty() ? "--batch" : "--input-shape",
-                             "input sizes apply to ONNX models only (a workload file states its layers' sizes)");
+      throw util::InputError({path, 0, 0},
+                             !sizes.shapes.empty() ? "--input-shape" : sizes.batch ? "--batch" : "--input-value",
+                             "input sizes and values apply to ONNX models only (a workload file states its layers' "
+                             "sizes)");
     return contracts::load_workload(path);
   }
   OnnxImport imported = import_onnx(path, sizes);

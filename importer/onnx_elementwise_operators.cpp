@@ -1,6 +1,7 @@
-// Activations and element-wise arithmetic beside the fabric: Identity and Dropout (no operator: the same values),
-// Relu, Clip, Sigmoid, Tanh, Softmax, HardSigmoid and HardSwish, the residual Add of two tensors of one shape, and
-// the Mul of two tensors of one shape or by a squeeze-and-excitation gate.
+// Activations beside the fabric: Identity and Dropout (no operator: the same values), Relu, Clip, Softmax, the table
+// functions of contracts/elementwise_functions.hpp (Sigmoid, Tanh, LeakyRelu, Selu, Elu, Celu, Erf, Gelu, Exp, Log,
+// Sqrt, Reciprocal, Softplus, Softsign, Mish, Swish, Neg, Abs) with their ONNX attributes, HardSigmoid and
+// HardSwish. The binary element-wise operators are onnx_elementwise_pairs.cpp.
 #include "importer/onnx_graph_reader.hpp"
 
 #include <fmt/format.h>
@@ -18,8 +19,8 @@ std::string GraphReader::alias(const onnx::NodeProto& node) {
   return "";
 }
 
-// An operator of one input that runs as it is (Relu, Sigmoid, Tanh; Reshape for Flatten, Reshape, Squeeze and
-// Unsqueeze, whose row-major elements stay as they are).
+// An operator of one input that runs as it is (Relu; Reshape for Flatten, Reshape, Squeeze and Unsqueeze, whose
+// row-major elements stay as they are).
 std::string GraphReader::unary(OperatorNode& read, contracts::OperatorKind kind) {
   if (!take_inputs(read, 1)) return skip_reason(read.node.op_type());
   emit(read, kind);
@@ -55,18 +56,48 @@ std::string GraphReader::clip(OperatorNode& read) {
   return "";
 }
 
-// Softmax along axis 1 (the channels or classes); its default axis is -1 from opset 13 on, 1 before.
+// Softmax along any axis; its default axis is -1 from opset 13 on, 1 before. Before opset 13 the input is seen as
+// 2-D, the axes from `axis` on flattened into one row: the same as a softmax along the last axis when `axis` is the
+// last, otherwise read as a reshape to (outer, row), a softmax along axis 1 and a reshape back.
 std::string GraphReader::softmax(OperatorNode& read) {
   const std::size_t rank = read.out_shape.size();
   std::int64_t axis = integer(read.node, read.name, "axis", opset_ >= 13 ? -1 : 1);
   if (axis < -std::int64_t(rank) || axis >= std::int64_t(rank))
     fail(read.name, fmt::format("attribute 'axis': {} is out of range for rank {}", axis, rank));
   if (axis < 0) axis += std::int64_t(rank);
-  // Before opset 13 the axis flattens the dimensions after it: the same as axis 1 only on rank 2.
-  if (axis != 1 || (opset_ < 13 && rank != 2))
-    return "activation: a softmax along another axis than 1 (channels / classes)" + std::string(kCut);
   if (!take_inputs(read, 1)) return skip_reason(read.node.op_type());
-  emit(read, contracts::OperatorKind::Softmax);
+  if (opset_ >= 13 || axis + 1 >= std::int64_t(rank)) {
+    network().operators[emit(read, contracts::OperatorKind::Softmax)].axis = axis;
+    return "";
+  }
+  Dims rows{1, 1};
+  for (std::size_t d = 0; d < rank; ++d) rows[std::int64_t(d) < axis ? 0 : 1] *= read.out_shape[d];
+  const std::size_t flat = reshaped(read.inputs[0], read.name + ".rows", rows, read.name + ".flatten");
+  const std::size_t normalised = add_tensor(read.name + ".softmax", rows, false);
+  network().operators[add_operator(read.name, contracts::OperatorKind::Softmax, {flat}, normalised)].axis = 1;
+  const std::size_t output = add_tensor(read.node.output(0), read.out_shape, false);
+  tensor_of_[read.node.output(0)] = output;
+  add_operator(read.name + ".unflatten", contracts::OperatorKind::Reshape, {normalised}, output);
+  return "";
+}
+
+// A table function of one input: the node's ONNX operator names it (contracts::function_of_onnx_operator; Gelu's
+// `approximate` "tanh" is the tanh form), its attributes alpha and gamma (Selu) with ONNX's defaults.
+std::string GraphReader::table_function(OperatorNode& read, contracts::UnaryFunction function) {
+  const onnx::NodeProto& node = read.node;
+  contracts::FunctionCall call = contracts::default_call(function);
+  if (function == contracts::UnaryFunction::Gelu) {
+    const std::string approximate = text(node, read.name, "approximate", "none");
+    if (approximate == "tanh") call = contracts::default_call(contracts::UnaryFunction::GeluTanh);
+    else if (approximate != "none") fail(read.name, fmt::format("attribute 'approximate': '{}' is neither 'none' nor "
+                                                                "'tanh'", approximate));
+  }
+  const unsigned uses = contracts::parameters_read(call.function);
+  if (uses & contracts::kUsesAlpha) call.alpha = real(node, read.name, "alpha", call.alpha);
+  if (uses & contracts::kUsesGamma) call.gamma = real(node, read.name, "gamma", call.gamma);
+  if (const auto violation = contracts::function_violation(call)) fail(read.name, *violation);
+  if (!take_inputs(read, 1)) return skip_reason(node.op_type());
+  network().operators[emit(read, contracts::OperatorKind::TableFunction)].function = call;
   return "";
 }
 
@@ -84,48 +115,14 @@ std::string GraphReader::hard_gate(OperatorNode& read) {
   std::size_t gate;
   if (swish) {
     const std::size_t gated = add_tensor(name + ".gate", read.out_shape, false);
-    gate = add_operator(name, contracts::OperatorKind::HardSigmoid, {read.inputs[0]}, gated);
+    gate = add_operator(name, contracts::OperatorKind::TableFunction, {read.inputs[0]}, gated);
     const std::size_t output = add_tensor(node.output(0), read.out_shape, false);
     tensor_of_[node.output(0)] = output;
     add_operator(name + ".mul", contracts::OperatorKind::Mul, {read.inputs[0], gated}, output);
   } else {
-    gate = emit(read, contracts::OperatorKind::HardSigmoid);
+    gate = emit(read, contracts::OperatorKind::TableFunction);
   }
-  network().operators[gate].hard_sigmoid_alpha = alpha;
-  network().operators[gate].hard_sigmoid_beta = beta;
-  return "";
-}
-
-// A residual Add (or a Sum of two): two activations of one shape. An add of a per-channel constant is a channel
-// affine (constant_per_channel) when it did not fold into the layer before it.
-std::string GraphReader::add(OperatorNode& read) {
-  const onnx::NodeProto& node = read.node;
-  if (node.input_size() != 2) return "element-wise sum of other than two tensors" + std::string(kCut);
-  for (const std::string& input : node.input())
-    if (initializers_.count(input))
-      return "element-wise arithmetic: an add of a constant that is not one value per channel" + std::string(kCut);
-  const auto a = known_shape(node.input(0)), b = known_shape(node.input(1));
-  if (!a || a != b) return "element-wise arithmetic: an add of two tensors of different shapes (broadcast)" + std::string(kCut);
-  if (!take_inputs(read, 2)) return skip_reason(node.op_type());
-  emit(read, contracts::OperatorKind::Add);
-  return "";
-}
-
-// A product of two activations of one shape, or of (N, C, X, Y) by a (N, C, 1, 1) gate (squeeze-and-excitation,
-// either operand order; the gate becomes the mul's second input). A product with a constant folds into the layer
-// before it (fold_into) or is skipped.
-std::string GraphReader::product(OperatorNode& read) {
-  const onnx::NodeProto& node = read.node;
-  if (node.input_size() != 2) return skip_reason("Mul");
-  for (const std::string& input : node.input())
-    if (initializers_.count(input))
-      return "element-wise arithmetic: a product with a constant not right after a convolution" + std::string(kCut);
-  const auto a = known_shape(node.input(0)), b = known_shape(node.input(1));
-  if (!a || !b || (*a != *b && !contracts::is_se_gate(*a, *b) && !contracts::is_se_gate(*b, *a)))
-    return "element-wise arithmetic: a product broadcast otherwise than by a (N, C, 1, 1) gate" + std::string(kCut);
-  if (!take_inputs(read, 2)) return skip_reason("Mul");
-  if (*a != *b && contracts::is_se_gate(*b, *a)) std::swap(read.inputs[0], read.inputs[1]);
-  emit(read, contracts::OperatorKind::Mul);
+  network().operators[gate].function = {contracts::UnaryFunction::HardSigmoid, alpha, beta, 0};
   return "";
 }
 

@@ -100,7 +100,8 @@ std::int64_t normalised_axis(std::int64_t axis, std::size_t rank, const char* wh
 
 class Folder {
  public:
-  Folder(onnx::ModelProto& model, const std::string& path) : model_(model), path_(path) {
+  Folder(onnx::ModelProto& model, const std::string& path, std::vector<std::string>& notes)
+      : model_(model), path_(path), notes_(notes) {
     for (const auto& import : model.opset_import())
       if (import.domain().empty() || import.domain() == "ai.onnx") opset_ = import.version();
   }
@@ -275,6 +276,12 @@ class Folder {
     const onnx::GraphProto& body = branch->g();
     if (body.output_size() != node.output_size())
       fail(node, fmt::format("its branch has {} outputs, the node {}", body.output_size(), node.output_size()));
+    const onnx::AttributeProto* other = attribute(node, taken ? "else_branch" : "then_branch");
+    notes_.push_back(fmt::format("If {}: its condition folds to {}: {} imported ({} nodes), {} not taken ({} nodes, "
+                                 "neither imported nor counted)",
+                                 node.name(), taken ? "true" : "false", taken ? "then_branch" : "else_branch",
+                                 body.node_size(), taken ? "else_branch" : "then_branch",
+                                 other && other->has_g() ? other->g().node_size() : 0));
     std::map<std::string, std::string> renamed;
     copy_subgraph(body, node.name() + "/", renamed, kept);
     for (int o = 0; o < node.output_size(); ++o)
@@ -849,6 +856,7 @@ class Folder {
 
   onnx::ModelProto& model_;
   std::string path_;
+  std::vector<std::string>& notes_;  // what folding did that the import report shows (an If's branch not taken)
   std::int64_t opset_ = 1;
   std::map<std::string, Dims> shapes_;          // fully known shapes, from the last inference
   std::map<std::string, int> initializers_;     // initializer name → index in the graph
@@ -858,8 +866,24 @@ class Folder {
 
 }  // namespace
 
+namespace {
+
+// Paddle2ONNX writes a dynamic dimension as dim_value −1 (ONNX's dim_param or an empty dimension): such a value is
+// made unknown in the graph's inputs, outputs and value_info, so that shape inference and the sizes given fill it.
+void forget_negative_dimensions(onnx::GraphProto& graph) {
+  for (auto* values : {graph.mutable_input(), graph.mutable_output(), graph.mutable_value_info()})
+    for (onnx::ValueInfoProto& value : *values) {
+      if (!value.type().has_tensor_type() || !value.type().tensor_type().has_shape()) continue;
+      for (auto& dim : *value.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim())
+        if (dim.has_dim_value() && dim.dim_value() < 0) dim.clear_dim_value();
+    }
+}
+
+}  // namespace
+
 void apply_input_shapes(onnx::ModelProto& model, const ModelInputShapes& sizes, const std::string& path) {
   onnx::GraphProto& graph = *model.mutable_graph();
+  forget_negative_dimensions(graph);
   std::set<std::string> initializers;
   for (const auto& tensor : graph.initializer()) initializers.insert(tensor.name());
   std::set<std::string> used;
@@ -898,6 +922,8 @@ void apply_input_shapes(onnx::ModelProto& model, const ModelInputShapes& sizes, 
     }
 }
 
-void fold_shape_computations(onnx::ModelProto& model, const std::string& path) { Folder(model, path).run(); }
+void fold_shape_computations(onnx::ModelProto& model, const std::string& path, std::vector<std::string>& notes) {
+  Folder(model, path, notes).run();
+}
 
 }  // namespace maeri::importer

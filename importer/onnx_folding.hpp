@@ -9,6 +9,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <string>
+#include <vector>
 
 #include "importer/onnx_import.hpp"
 
@@ -22,6 +23,7 @@ void apply_input_shapes(onnx::ModelProto& model, const ModelInputShapes& sizes, 
 // the node when a folded computation is inconsistent (an index out of range, a reshape of the wrong size, …), a Loop
 // around fabric work has a dynamic trip count (naming the input or body output that makes it so), or shape
 // inference fails.
-void fold_shape_computations(onnx::ModelProto& model, const std::string& path);
+// Each If that folds adds a note to `notes`: the branch taken (imported, its nodes counted) and the one not taken.
+void fold_shape_computations(onnx::ModelProto& model, const std::string& path, std::vector<std::string>& notes);
 
 }  // namespace maeri::importer

@@ -43,7 +43,7 @@ OnnxImport GraphReader::read() {
     check_utf8(name, fmt::format("node #{} ({})", index, node.op_type()), "the node's name");
     if (folded_nodes_.count(index)) continue;
     if (!in_default_domain(node)) {
-      skip(name, node.op_type(), "operator of the custom domain '" + node.domain() + "'" + kCut);
+      skip(node, name, "operator of the custom domain '" + node.domain() + "'" + kCut);
       continue;
     }
     read_node(node, index, name);
@@ -51,17 +51,29 @@ OnnxImport GraphReader::read() {
   if (network().layers.empty())
     throw util::InputError({path_, 0, 0}, "graph",
                            fmt::format("the model has no Conv, Gemm, MatMul, Einsum or recurrent node ({} nodes, "
-                                       "none of them a layer)",
-                                       graph.node_size()));
+                                       "none of them a layer){}",
+                                       graph.node_size(), run_time_branches(graph)));
   return std::move(result_);
+}
+
+// "; the If nodes … branch on run-time inputs …": where the layers may be, when a model seems to have none.
+std::string GraphReader::run_time_branches(const onnx::GraphProto& graph) const {
+  std::vector<std::string> branches;
+  for (const onnx::NodeProto& node : graph.node())
+    if (node.op_type() == "If" && node.input_size() == 1 && !initializers_.count(node.input(0)))
+      branches.push_back(fmt::format("{} (on '{}')", node.name(), node.input(0)));
+  if (branches.empty()) return "";
+  return fmt::format("; its If node{} {} branch on a value known only at run time: give the run-time input's value "
+                     "with --input-value NAME=V to import the branch taken",
+                     branches.size() == 1 ? "" : "s", fmt::join(branches, ", "));
 }
 
 void GraphReader::fail(const std::string& node, const std::string& problem) const {
   throw util::InputError({path_, 0, 0}, "node " + node, problem);
 }
 
-void GraphReader::skip(const std::string& name, const std::string& op, const std::string& reason) {
-  result_.skipped.push_back({name, op, reason});
+void GraphReader::skip(const onnx::NodeProto& node, const std::string& name, const std::string& reason) {
+  result_.skipped.push_back({name, node.op_type(), reason, {node.output().begin(), node.output().end()}});
 }
 
 void GraphReader::check_utf8(const std::string& text, const std::string& field, const std::string& what) const {
@@ -88,15 +100,20 @@ void GraphReader::read_node(const onnx::NodeProto& node, int index, const std::s
   if (op == "MatMul") return matmul(node, index, name);
   if (op == "Einsum") return einsum(node, name);
   if (op == "LSTM" || op == "GRU" || op == "RNN") return recurrent(node, name);
+  if (op == "ReduceMean" && decomposed_layer_normalization(node, name)) return;
   const std::string reason = post_operator(node, name);
-  if (!reason.empty()) skip(name, op, reason);
+  if (!reason.empty()) skip(node, name, reason);
 }
 
 std::string GraphReader::post_operator(const onnx::NodeProto& node, const std::string& name) {
   const std::string& op = node.op_type();
   if (node.output_size() < 1 || node.output(0).empty()) return skip_reason(op);
   if (op == "Identity" || op == "Dropout") return alias(node);
-  const auto out_shape = known_shape(node.output(0));
+  auto out_shape = known_shape(node.output(0));
+  // A table function keeps its input's shape, also where shape inference does not know the operator (Mish of
+  // opset 18, Gelu of opset 20: newer than the ONNX library's).
+  if (!out_shape && contracts::function_of_onnx_operator(op) && node.input_size() == 1)
+    out_shape = known_shape(node.input(0));
   if (!out_shape) return "its output's shape is unknown" + std::string(kCut);
   OperatorNode read{node, name, *out_shape, {}};
   using Kind = contracts::OperatorKind;
@@ -107,15 +124,19 @@ std::string GraphReader::post_operator(const onnx::NodeProto& node, const std::s
   if (op == "BatchNormalization") return batch_normalization(read);
   if (op == "Mul" || op == "Add")
     if (const auto reason = constant_per_channel(read)) return *reason;
-  if (op == "Add" || op == "Sum") return add(read);
   if (op == "Concat") return concat(read);
   if (op == "Flatten" || op == "Reshape" || op == "Squeeze" || op == "Unsqueeze") return unary(read, Kind::Reshape);
   if (op == "Transpose") return transpose(read);
+  if (op == "Slice") return slice(read);
+  if (op == "Gather") return gather(read);
+  if (op == "Split") return split(read);
+  if (op == "LayerNormalization") return layer_normalization(read);
+  if (op == "ReduceMean" || op == "ReduceSum" || op == "ReduceMax") return reduction(read);
   if (op == "Softmax") return softmax(read);
   if (op == "Pad") return pad(read);
-  if (op == "Sigmoid" || op == "Tanh") return unary(read, op == "Sigmoid" ? Kind::Sigmoid : Kind::Tanh);
   if (op == "HardSigmoid" || op == "HardSwish") return hard_gate(read);
-  if (op == "Mul") return product(read);
+  if (const auto function = contracts::function_of_onnx_operator(op)) return table_function(read, *function);
+  if (is_elementwise_pair_operator(op)) return elementwise_pair(read);
   return skip_reason(op);
 }
 

@@ -8,10 +8,12 @@
 //   onnx_convolutions.cpp        Conv, ConvTranspose
 //   onnx_matrix_products.cpp     Gemm, MatMul, Einsum
 //   onnx_recurrent.cpp           LSTM, GRU, RNN (unrolled)
-//   onnx_elementwise_operators.cpp  activations and element-wise arithmetic beside the fabric
+//   onnx_elementwise_operators.cpp  activations and table functions beside the fabric
+//   onnx_elementwise_pairs.cpp   binary element-wise arithmetic (broadcast, constant operands), Div, Pow
 //   onnx_pooling.cpp             pooling beside the fabric
 //   onnx_channel_affines.cpp     BatchNormalization and per-channel constants that did not fold
-//   onnx_layout_operators.cpp    Concat, Reshape and its kin, Transpose, Pad
+//   onnx_normalization.cpp       ReduceMean/Sum/Max, LayerNormalization and its decomposed form
+//   onnx_layout_operators.cpp    Concat, Reshape and its kin, Transpose, Pad, Slice, Gather, Split
 //   onnx_skip_reasons.cpp        why the other operators are skipped
 #pragma once
 
@@ -44,6 +46,9 @@ using Shape = std::vector<Dimension>;
 // The end of every skip reason: what a skipped node does to the graph.
 inline constexpr char kCut[] = "; the graph is cut here (its consumers read a network input)";
 
+// Whether the op_type is one of the binary element-wise operators elementwise_pair reads.
+bool is_elementwise_pair_operator(const std::string& op);
+
 // Why a node of this op_type is skipped (the operator's family and what MAERI runs of it), ending in kCut.
 std::string skip_reason(const std::string& op);
 
@@ -63,7 +68,8 @@ class GraphReader {
   // ---- the walk (onnx_graph_reader.cpp) ----
   contracts::Network& network() { return result_.network; }
   [[noreturn]] void fail(const std::string& node, const std::string& problem) const;
-  void skip(const std::string& name, const std::string& op, const std::string& reason);
+  std::string run_time_branches(const onnx::GraphProto& graph) const;
+  void skip(const onnx::NodeProto& node, const std::string& name, const std::string& reason);
   void note(const std::string& text) { result_.notes.push_back(text); }
   void check_utf8(const std::string& text, const std::string& field, const std::string& what) const;
   void record(const onnx::ValueInfoProto& value);
@@ -161,8 +167,13 @@ class GraphReader {
   std::string clip(OperatorNode& read);
   std::string softmax(OperatorNode& read);
   std::string hard_gate(OperatorNode& read);
-  std::string add(OperatorNode& read);
-  std::string product(OperatorNode& read);
+  std::string table_function(OperatorNode& read, contracts::UnaryFunction function);
+  std::string elementwise_pair(OperatorNode& read);
+  std::string power(OperatorNode& read, bool constant_base, bool constant_exponent);
+  std::string division(OperatorNode& read, bool constant_numerator, bool constant_divisor);
+  std::size_t constant_operand(const std::string& wanted, Dims dims, std::vector<double> values);
+  std::string emit_pair(OperatorNode& read, contracts::OperatorKind kind, std::size_t a, std::size_t b,
+                        bool constant_first);
   std::string pool(OperatorNode& read);
   std::string global_average_pool(OperatorNode& read);
   std::string channel_affine(OperatorNode& read, const std::string& x, std::vector<double> scale,
@@ -171,6 +182,18 @@ class GraphReader {
   std::optional<std::string> constant_per_channel(OperatorNode& read);
   std::string concat(OperatorNode& read);
   std::string transpose(OperatorNode& read);
+  std::string slice(OperatorNode& read);
+  std::string gather(OperatorNode& read);
+  std::string split(OperatorNode& read);
+  std::string layer_normalization(OperatorNode& read);
+  std::string reduction(OperatorNode& read);
+  bool decomposed_layer_normalization(const onnx::NodeProto& node, const std::string& name);
+  void emit_layer_normalization(OperatorNode& read, const std::string& output, std::int64_t axis, double epsilon,
+                                std::vector<double> scale, std::vector<double> shift);
+  int only_reader(const std::string& tensor) const;
+  std::string affine_after(std::string normalised, std::int64_t length, std::vector<double>& gamma,
+                           std::vector<double>& beta, std::vector<int>& folded) const;
+  std::int64_t trailing_mean_axis(const onnx::NodeProto& node, const std::string& name, std::int64_t rank) const;
   std::string pad(OperatorNode& read);
 
   std::string path_;

@@ -3,12 +3,15 @@
 // and the graph read by GraphReader (onnx_graph_reader.hpp).
 #include "importer/onnx_import.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
 
 #include <stdexcept>
 
 #include "importer/onnx_folding.hpp"
+#include "importer/onnx_input_values.hpp"
 #include "importer/onnx_graph_checks.hpp"
 #include "importer/onnx_graph_reader.hpp"
 #include "util/input_error.hpp"
@@ -43,6 +46,24 @@ void ModelInputShapes::add(const std::string& text) {
   if (!shapes.emplace(name, dims).second) throw std::invalid_argument(fmt::format("input '{}' is given twice", name));
 }
 
+void ModelInputShapes::add_value(const std::string& text) {
+  const std::size_t equals = text.rfind('=');
+  if (equals == std::string::npos || equals == 0 || equals + 1 == text.size())
+    throw std::invalid_argument(fmt::format("'{}': expected NAME=V (the input's name and its value)", text));
+  const std::string item = text.substr(equals + 1);
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(item, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != item.size() || !std::isfinite(value))
+    throw std::invalid_argument(fmt::format("'{}': value '{}' is not a finite number", text, item));
+  if (!values.emplace(text.substr(0, equals), value).second)
+    throw std::invalid_argument(fmt::format("input '{}' is given a value twice", text.substr(0, equals)));
+}
+
 OnnxImport import_onnx(const std::string& path, const ModelInputShapes& sizes) {
   const std::string bytes =
       util::read_input_file(path, {"an ONNX model", kMaxOnnxFileBytes, "kMaxOnnxFileBytes", true});
@@ -57,9 +78,12 @@ OnnxImport import_onnx(const std::string& path, const ModelInputShapes& sizes) {
     if (import.domain().empty() || import.domain() == "ai.onnx") opset = import.version();
   check_graph_before_inference(model.graph(), opset, path);
   apply_input_shapes(model, sizes, path);
-  fold_shape_computations(model, path);
+  std::vector<std::string> notes = apply_input_values(model, sizes, path);
+  fold_shape_computations(model, path, notes);
   check_graph_before_inference(model.graph(), opset, path);  // inlined branches were not checked yet
-  return GraphReader(path, model).read();
+  OnnxImport imported = GraphReader(path, model).read();
+  imported.notes.insert(imported.notes.begin(), notes.begin(), notes.end());
+  return imported;
 }
 
 }  // namespace maeri::importer

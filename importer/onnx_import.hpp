@@ -25,16 +25,22 @@ namespace maeri::importer {
 struct ModelInputShapes {
   std::map<std::string, std::vector<std::int64_t>> shapes;  // every dimension of the named input
   std::int64_t batch = 0;  // the first dimension of every other input whose first dimension is dynamic (0: none)
-  bool empty() const { return shapes.empty() && batch == 0; }
+  // --input-value NAME=V: a run-time input (a sample rate, a flag) whose value the user knows: it becomes a constant
+  // of the model, so that what depends on it folds (an If on it imports the branch taken; importer/onnx_input_values).
+  std::map<std::string, double> values;
+  bool empty() const { return shapes.empty() && batch == 0 && values.empty(); }
   // Parses and adds "NAME=d0,d1,…" (sizes ≥ 1, at most contracts::kMaxLayerDimension each); throws
   // std::invalid_argument saying what is wrong with `text`.
   void add(const std::string& text);
+  // Parses and adds "NAME=V" (V a finite number); throws std::invalid_argument saying what is wrong with `text`.
+  void add_value(const std::string& text);
 };
 
 struct SkippedNode {
   std::string name;     // the node's name (or "<op_type>#<index>" when it has none)
   std::string op_type;  // e.g. "Sigmoid"
   std::string reason;   // why MAERI does not compute it, and what happens to the graph there
+  std::vector<std::string> outputs;  // the ONNX tensors it writes: where a network input of the cut graph comes from
 };
 
 struct OnnxImport {

@@ -70,10 +70,19 @@ std::string GraphReader::pool(OperatorNode& read) {
   return "";
 }
 
-// GlobalAveragePool of a rank-4 tensor: one average per channel.
+// GlobalAveragePool: one average per channel; of a rank-4 tensor the global average pool, of another rank (1-D,
+// 3-D) a reduce mean over the axes after the channels.
 std::string GraphReader::global_average_pool(OperatorNode& read) {
-  if (read.out_shape.size() != 4 || !take_inputs(read, 1)) return skip_reason(read.node.op_type());
-  emit(read, contracts::OperatorKind::GlobalAveragePool);
+  const std::size_t rank = read.out_shape.size();
+  if (rank < 3 || !take_inputs(read, 1)) return skip_reason(read.node.op_type());
+  if (rank == 4) {
+    emit(read, contracts::OperatorKind::GlobalAveragePool);
+    return "";
+  }
+  // (N, C, L) or (N, C, D, H, W): the mean over every axis after the channels, kept as extents of 1.
+  contracts::Operator& op = network().operators[emit(read, contracts::OperatorKind::ReduceMean)];
+  for (std::size_t d = 2; d < rank; ++d) op.reduce_axes.push_back(std::int64_t(d));
+  op.keep_dims = true;
   return "";
 }
 

@@ -31,13 +31,15 @@ std::string skip_reason(const std::string& op) {
   std::string reason;
   if (pooling.count(op)) reason = "pooling: a window the post-processing unit does not compute";
   else if (activation.count(op))
-    reason = "activation: not one the post-processing unit computes (it runs relu, clip, softmax, sigmoid, tanh, hard "
-             "sigmoid, hard swish)";
+    reason = "activation: not one the post-processing unit computes (it runs relu, clip, softmax and the table "
+             "functions: sigmoid, tanh, hard sigmoid, hard swish, leaky relu, elu, selu, celu, erf, gelu, exp, log, "
+             "sqrt, reciprocal, softplus, softsign, mish, swish, neg, abs, pow by a constant)";
   else if (elementwise.count(op))
-    reason = "element-wise arithmetic: only a residual add of two tensors of one shape and a product of two tensors "
-             "of one shape or by a (N, C, 1, 1) gate run beside the fabric";
+    reason = "element-wise arithmetic: only add, sub, mul, div, max and min of two operands (broadcast, at most one "
+             "constant) and the table functions run beside the fabric";
   else if (normalisation.count(op))
-    reason = "normalisation/reduction: only BatchNormalization (inference, constant parameters) runs";
+    reason = "normalisation/reduction: BatchNormalization (inference, constant parameters), LayerNormalization and "
+             "ReduceMean/Sum/Max of constant parameters and axes run";
   else if (layout.count(op)) reason = "data layout or shape computation that does not fold to a reshape";
   else if (op == "ConvInteger" || op == "QLinearConv" || op == "QLinearMatMul" || op == "MatMulInteger")
     reason = "not supported by this importer (a quantized model: export the float model, MAERI quantizes it)";

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "contracts/matrix_product.hpp"
+#include "contracts/elementwise_pairs.hpp"
 #include "contracts/strict_yaml.hpp"
 #include "util/input_error.hpp"
 
@@ -70,12 +71,73 @@ const char* operator_type(const contracts::Network& network, const contracts::Op
     case contracts::OperatorKind::Softmax: return "softmax";
     case contracts::OperatorKind::ChannelAffine: return "channel_affine";
     case contracts::OperatorKind::Pad: return "pad";
-    case contracts::OperatorKind::Sigmoid: return "sigmoid";
-    case contracts::OperatorKind::Tanh: return "tanh";
-    case contracts::OperatorKind::HardSigmoid: return "hard_sigmoid";
+    case contracts::OperatorKind::TableFunction: return contracts::yaml_type(op.function.function);
     case contracts::OperatorKind::Mul: return "mul";
+    case contracts::OperatorKind::Sub: return "sub";
+    case contracts::OperatorKind::Maximum: return "max";
+    case contracts::OperatorKind::Minimum: return "min";
+    case contracts::OperatorKind::Transpose: return "transpose";
+    case contracts::OperatorKind::Slice: return "slice";
+    case contracts::OperatorKind::Gather: return "gather";
+    case contracts::OperatorKind::LayerNormalization: return "layer_normalization";
+    case contracts::OperatorKind::ReduceMean: return "reduce_mean";
+    case contracts::OperatorKind::ReduceSum: return "reduce_sum";
+    case contracts::OperatorKind::ReduceMax: return "reduce_max";
   }
   return "?";
+}
+
+// An element-wise pair's constant operand: its tensor's name and shape (and a sub's constant_first).
+void constant_operand(YAML::Emitter& out, const contracts::Network& network, const contracts::Operator& op) {
+  const contracts::Tensor& constant = network.tensors[op.inputs.at(1)];
+  out << YAML::Key << "constant" << YAML::Value << constant.name;
+  out << YAML::Key << "constant_shape" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+  for (std::int64_t extent : constant.shape) out << extent;
+  out << YAML::EndSeq;
+  if (op.constant_first) out << YAML::Key << "constant_first" << YAML::Value << true;
+}
+
+// The parameters a table function reads.
+void function_parameters(YAML::Emitter& out, const contracts::FunctionCall& call) {
+  const unsigned uses = contracts::parameters_read(call.function);
+  if (uses & contracts::kUsesAlpha) out << YAML::Key << "alpha" << YAML::Value << call.alpha;
+  if (uses & contracts::kUsesBeta) out << YAML::Key << "beta" << YAML::Value << call.beta;
+  if (uses & contracts::kUsesGamma) out << YAML::Key << "gamma" << YAML::Value << call.gamma;
+}
+
+void integer_list(YAML::Emitter& out, const char* key, const std::vector<std::int64_t>& values) {
+  out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginSeq;
+  for (std::int64_t value : values) out << value;
+  out << YAML::EndSeq;
+}
+
+// Transpose's perm, slice's starts / ends / steps of every axis (ONNX's form), gather's axis, indices and their shape,
+// a reduction's axes and keepdims.
+void layout_fields(YAML::Emitter& out, const contracts::Network& network, const contracts::Operator& op) {
+  if (op.kind == contracts::OperatorKind::Transpose) integer_list(out, "perm", op.perm);
+  if (op.kind == contracts::OperatorKind::Slice) {
+    const std::vector<std::int64_t>& input = network.tensors[op.inputs.at(0)].shape;
+    std::vector<std::int64_t> starts, ends, steps;
+    for (std::size_t d = 0; d < op.slice.size() && d < input.size(); ++d) {
+      starts.push_back(op.slice[d].start);
+      ends.push_back(contracts::onnx_slice_end(op.slice[d], input[d]));
+      steps.push_back(op.slice[d].step);
+    }
+    integer_list(out, "starts", starts);
+    integer_list(out, "ends", ends);
+    integer_list(out, "steps", steps);
+  }
+  if (op.kind == contracts::OperatorKind::Gather) {
+    out << YAML::Key << "axis" << YAML::Value << op.axis;
+    integer_list(out, "indices", op.indices);
+    if (op.indices_shape.empty()) out << YAML::Key << "scalar" << YAML::Value << 1;
+    else if (op.indices_shape != std::vector<std::int64_t>{std::int64_t(op.indices.size())})
+      integer_list(out, "indices_shape", op.indices_shape);
+  }
+  if (contracts::is_reduction(op)) {
+    integer_list(out, "axes", op.reduce_axes);
+    if (!op.keep_dims) out << YAML::Key << "keepdims" << YAML::Value << 0;
+  }
 }
 
 // One entry of `operators:` (docs/workload-spec.md, "Graphs"): flatten is written as the reshape it loads as.
@@ -89,11 +151,11 @@ void operator_entry(YAML::Emitter& out, const contracts::Network& network, const
   if (contracts::is_matrix_product(op)) {  // A · B, held as (B, A)
     out << YAML::Key << "inputs" << YAML::Value << YAML::Flow << YAML::BeginSeq << name_of(op.inputs.at(1))
         << name_of(op.inputs.at(0)) << YAML::EndSeq;
-  } else if (op.kind == contracts::OperatorKind::Add || op.kind == contracts::OperatorKind::Concat ||
-             op.kind == contracts::OperatorKind::Mul) {
+  } else if (contracts::is_elementwise_pair(op.kind) || op.kind == contracts::OperatorKind::Concat) {
     out << YAML::Key << "inputs" << YAML::Value << YAML::Flow << YAML::BeginSeq;
-    for (std::size_t t : op.inputs) out << name_of(t);
+    for (std::size_t i = 0; i < contracts::activation_inputs(network, op); ++i) out << name_of(op.inputs[i]);
     out << YAML::EndSeq;
+    if (contracts::activation_inputs(network, op) < op.inputs.size()) constant_operand(out, network, op);
   } else {
     out << YAML::Key << "input" << YAML::Value << name_of(op.inputs.at(0));
   }
@@ -114,21 +176,23 @@ void operator_entry(YAML::Emitter& out, const contracts::Network& network, const
     per_axis(out, "stride", op.pool.stride_x, op.pool.stride_y);
     if (op.pool.padding_x != 0 || op.pool.padding_y != 0) per_axis(out, "padding", op.pool.padding_x, op.pool.padding_y);
   }
-  if (op.kind == contracts::OperatorKind::Concat && op.axis != 1) out << YAML::Key << "axis" << YAML::Value << op.axis;
+  if ((op.kind == contracts::OperatorKind::Concat || op.kind == contracts::OperatorKind::Softmax) && op.axis != 1)
+    out << YAML::Key << "axis" << YAML::Value << op.axis;
+  layout_fields(out, network, op);
   if (op.kind == contracts::OperatorKind::Reshape) {
     out << YAML::Key << "shape" << YAML::Value << YAML::Flow << YAML::BeginSeq;
     for (std::int64_t extent : network.tensors[op.outputs[0]].shape) out << extent;
     out << YAML::EndSeq;
   }
-  if (op.kind == contracts::OperatorKind::ChannelAffine)
+  if (op.kind == contracts::OperatorKind::LayerNormalization)
+    out << YAML::Key << "axis" << YAML::Value << op.axis << YAML::Key << "epsilon" << YAML::Value << op.epsilon;
+  if (op.kind == contracts::OperatorKind::ChannelAffine || op.kind == contracts::OperatorKind::LayerNormalization)
     out << YAML::Key << "scale" << YAML::Value << name_of(op.inputs.at(1)) << YAML::Key << "shift" << YAML::Value
         << name_of(op.inputs.at(2));
   if (op.kind == contracts::OperatorKind::Pad)
     out << YAML::Key << "pads" << YAML::Value << YAML::Flow << YAML::BeginSeq << op.pad.x_begin << op.pad.y_begin
         << op.pad.x_end << op.pad.y_end << YAML::EndSeq;
-  if (op.kind == contracts::OperatorKind::HardSigmoid)
-    out << YAML::Key << "alpha" << YAML::Value << op.hard_sigmoid_alpha << YAML::Key << "beta" << YAML::Value
-        << op.hard_sigmoid_beta;
+  if (op.kind == contracts::OperatorKind::TableFunction) function_parameters(out, op.function);
   out << YAML::EndMap;
 }
 

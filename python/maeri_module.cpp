@@ -1,6 +1,7 @@
-// The `maeri` Python module: the toolkit's load, map, codegen and functional (golden-model) check as functions returning
-// dicts and lists (python/README.md). Thin: every result comes from the chain's libraries; reports are the JSON of
-// mapper/report_json (what `maeri map --json` writes) turned into Python objects.
+// The `maeri` Python module: the toolkit's load, map, codegen, functional (golden-model) check and RTL co-simulation
+// as functions returning dicts and lists (python/README.md). Thin: every result comes from the chain's libraries or,
+// for the RTL, from `maeri verify` in a child process (python/rtl_run.hpp); reports are the JSON the CLI writes
+// turned into Python objects.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -19,6 +20,7 @@
 #include "mapper/model/cost_model.hpp"
 #include "mapper/search/heuristic_mapper.hpp"
 #include "mapper/model/report_json.hpp"
+#include "python/rtl_run.hpp"
 #include "util/input_error.hpp"
 #include "contracts/spec_loader.hpp"
 
@@ -179,10 +181,48 @@ py::list functional_check(const std::string& hardware_path, const std::string& w
   return result;
 }
 
+// Optional command-line options of `maeri verify`, in the order given: each (option, value) when the value is set.
+void add_options(std::vector<std::string>& arguments,
+                 const std::vector<std::pair<const char*, std::optional<std::string>>>& options) {
+  for (const auto& [option, value] : options)
+    if (value) arguments.insert(arguments.end(), {option, *value});
+}
+
+// `maeri verify` (the Verilated fabric co-simulated; `chain`: the whole network, as `maeri verify --chain`) in a
+// child process: {"passed", "exit_code", "report"} with the report its --json writes. Bad input raises ValueError
+// with maeri's message, a run that could not finish RuntimeError; a failed check is a result (passed False).
+py::dict verify(const std::string& hardware, const std::string& workload, bool chain,
+                const std::optional<std::string>& mapping, const std::string& memory, std::uint64_t seed,
+                const std::optional<std::string>& layer, const std::optional<std::string>& network_input,
+                const std::optional<std::string>& network_weights, const std::optional<std::string>& outputs,
+                int jobs) {
+  std::vector<std::string> arguments{"verify", "--hardware", hardware, "--workload", workload, "--memory", memory,
+                                     "--seed", std::to_string(seed), "--jobs", std::to_string(jobs)};
+  if (chain) arguments.push_back("--chain");
+  add_options(arguments, {{"--mapping", mapping}, {"--layer", layer}, {"--network-input", network_input},
+                          {"--network-weights", network_weights}, {"--outputs", outputs}});
+  const std::string module_file = py::str(py::module_::import("maeri").attr("__file__"));
+  python::RtlRun run;
+  {
+    py::gil_scoped_release unlocked;  // minutes of co-simulation: other Python threads go on
+    run = python::run_maeri(python::maeri_executable(module_file), arguments);
+  }
+  if (run.exit_code == 1 || run.exit_code == 2) throw py::value_error(run.printed);
+  if (run.exit_code != 0 && run.exit_code != 3)
+    throw std::runtime_error("maeri verify ended with exit code " + std::to_string(run.exit_code) + ":\n" +
+                             run.printed);
+  py::dict result;
+  result["passed"] = run.exit_code == 0;
+  result["exit_code"] = run.exit_code;
+  result["report"] = run.json.empty() ? py::object(py::none()) : to_python(nlohmann::json::parse(run.json));
+  return result;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(maeri, module) {
-  module.doc() = "MAERI toolkit: load workloads (YAML or ONNX), map, generate configuration images, check them on the functional model";
+  module.doc() = "MAERI toolkit: load workloads (YAML or ONNX), map, generate configuration images, check them on the "
+                 "functional model and co-simulate them on the RTL";
   // Bad input is ValueError with the toolkit's positioned message.
   py::register_exception<maeri::util::InputError>(module, "maeri::util::InputError", PyExc_ValueError);
   module.def("load", &load, py::arg("workload"), py::arg("input_shapes") = std::map<std::string, std::vector<std::int64_t>>{}, py::arg("batch") = 0,
@@ -200,5 +240,16 @@ PYBIND11_MODULE(maeri, module) {
   module.def("functional_check", &functional_check, py::arg("hardware"), py::arg("workload"), py::arg("objective") = "runtime",
              py::arg("layer") = py::none(), py::arg("seed") = 1, py::arg("input_shapes") = std::map<std::string, std::vector<std::int64_t>>{}, py::arg("batch") = 0,
              "Each layer's image on the functional (golden) model: bit-exact against the reference, counts "
-             "against the model (RTL co-simulation: `maeri verify`)");
+             "against the model (RTL co-simulation: verify)");
+  module.def(
+      "executable",
+      [] { return python::maeri_executable(py::str(py::module_::import("maeri").attr("__file__"))); },
+      "The maeri executable verify runs: $MAERI_EXECUTABLE, else the one installed beside the module, else the "
+      "build tree's");
+  module.def("verify", &verify, py::arg("hardware"), py::arg("workload"), py::arg("chain") = true,
+             py::arg("mapping") = py::none(), py::arg("memory") = "both", py::arg("seed") = 1,
+             py::arg("layer") = py::none(), py::arg("network_input") = py::none(),
+             py::arg("network_weights") = py::none(), py::arg("outputs") = py::none(), py::arg("jobs") = 1,
+             "The RTL co-simulation: `maeri verify` (chain=True: `--chain`, the whole network) in a child process; "
+             "{'passed', 'exit_code', 'report'} with the report its --json writes (docs/cosim.md)");
 }

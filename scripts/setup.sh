@@ -27,6 +27,10 @@ packages=(build-essential cmake pkg-config git file dpkg-dev
 # libclang-rt-14-dev holds libFuzzer and clang's ASan/UBSan runtimes (clang only recommends it);
 # llvm-14 holds llvm-symbolizer, which clang's sanitizer reports need for function names and lines.
 if $fuzz; then packages+=(clang-14 libclang-rt-14-dev llvm-14); fi
+# Node.js and npm run the ONNX Runtime oracle tests (tests/oracle: npm's onnxruntime-node, a test-only dependency the
+# tests install into the build tree); Debian's packages only when the machine has no node or npm of its own.
+command -v node >/dev/null || packages+=(nodejs)
+command -v npm >/dev/null || packages+=(npm)
 missing=()
 for package in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

@@ -1,13 +1,17 @@
 // The post-processing unit's kernels and pipeline (see post_processing_unit.hpp; semantics docs/quantization.md).
 #include "sim/post_processing_unit.hpp"
 
+#include "sim/post_processing_kernel.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
+#include "contracts/elementwise_pairs.hpp"
 #include "util/input_file.hpp"
 
 namespace maeri::sim {
@@ -18,90 +22,24 @@ using Shape = std::vector<std::int64_t>;
 
 namespace {
 
-std::int64_t elements(const Shape& shape) {
-  std::int64_t count = 1;
-  for (std::int64_t extent : shape) count *= extent;
-  return count;
-}
-
-}  // namespace
-
-// One kind's datapath: its blocks, its stages and what one beat of a stage does to a block. Every beat handles at
-// most `lanes` elements and counts what it reads, writes and computes.
-class PostProcessingUnit::Kernel {
- public:
-  Kernel(PostProcessingJob job, std::int64_t lanes) : job_(std::move(job)), lanes_(lanes) {
-    out_.shape = job_.output_shape;
-    out_.values.assign(std::size_t(elements(out_.shape)), 0);
-  }
-  virtual ~Kernel() = default;
-  virtual std::size_t blocks() const = 0;
-  virtual std::size_t stages() const = 0;
-  virtual std::int64_t beats(std::size_t stage, std::size_t block) const = 0;
-  virtual void beat(std::size_t stage, std::size_t block, std::int64_t beat) = 0;
-
-  IntegerTensor out_;
-  contracts::PostProcessingCounts counts_;
-
- protected:
-  [[noreturn]] void fail(const std::string& problem) const {
-    throw std::invalid_argument(fmt::format("post-processing operator '{}' ({}): {}", util::shown_value(job_.op.name),
-                                            to_string(job_.op.kind), problem));
-  }
-  void require(bool condition, const std::string& problem) const {
-    if (!condition) fail(problem);
-  }
-  std::int64_t beats_of(std::int64_t count) const { return (count + lanes_ - 1) / lanes_; }
-  // The elements [beat · lanes, …) of a stream of `count`.
-  std::pair<std::int64_t, std::int64_t> lanes_of(std::int64_t beat, std::int64_t count) const {
-    return {beat * lanes_, std::min(count, (beat + 1) * lanes_)};
-  }
-  std::int64_t saturate(WideInt value) {
-    counts_.comparisons += 2;
-    return contracts::saturate(value, job_.data_width);
-  }
-  WideInt scale(std::int64_t value, std::int64_t multiplier) {
-    ++counts_.multiplications;
-    return WideInt(value) * multiplier;
-  }
-  WideInt round_shift(WideInt value, int shift) {
-    ++counts_.shifts;
-    return contracts::round_shift(value, shift);
-  }
-  std::int64_t read(std::size_t input, std::int64_t index) {
-    ++counts_.elements_read;
-    return job_.inputs[input].values[std::size_t(index)];
-  }
-  void write(std::int64_t index, std::int64_t value) {
-    ++counts_.elements_written;
-    out_.values[std::size_t(index)] = value;
-  }
-
-  PostProcessingJob job_;
-  std::int64_t lanes_;
-};
-
-namespace {
-
 using Kernel = PostProcessingUnit::Kernel;
 
-// FabricLayer (epilogue), Requantize, Relu, Clip, Add, ChannelAffine, Sigmoid, Tanh, HardSigmoid (a lookup in the
-// activation table per element) and Mul (a product per element, requantized; an SE gate's element read with each
-// element of its (n, c) plane): one block, one stage streaming every element.
+// FabricLayer (epilogue), Requantize, Relu, Clip, ChannelAffine, TableFunction (a lookup in the activation table per
+// element) and the element-wise pairs Add, Sub, Maximum, Minimum (both operands rescaled and combined) and Mul (a
+// product per element, requantized), whose operands broadcast to the output (a broadcast element is read again
+// with every output element that uses it; a constant operand is a parameter, not read): one block, one stage
+// streaming every output element.
 class ElementwiseKernel : public Kernel {
  public:
   using Kernel::Kernel;
   void check() {
     const contracts::QuantizedOperator& p = job_.parameters;
-    const bool product = job_.op.kind == OperatorKind::Mul;
-    const std::size_t inputs = job_.op.kind == OperatorKind::Add || product ? 2 : 1;
-    require(job_.inputs.size() == inputs, fmt::format("expected {} input(s), found {}", inputs, job_.inputs.size()));
-    require(job_.inputs[0].shape == job_.output_shape, "an input's shape differs from the output's");
-    if (inputs == 2)
-      require(job_.inputs[1].shape == job_.output_shape ||
-                  (product && contracts::is_se_gate(job_.output_shape, job_.inputs[1].shape)),
-              product ? "the second input is neither of the output's shape nor its (N, C, 1, 1) gate"
-                      : "an input's shape differs from the output's");
+    if (contracts::is_elementwise_pair(job_.op.kind)) {
+      check_operands();
+    } else {
+      require(job_.inputs.size() == 1, fmt::format("expected 1 input, found {}", job_.inputs.size()));
+      require(job_.inputs[0].shape == job_.output_shape, "an input's shape differs from the output's");
+    }
     switch (job_.op.kind) {
       case OperatorKind::FabricLayer: {
         require(job_.output_shape.size() >= 2, "a fabric layer's output needs a channel axis (1)");
@@ -112,7 +50,10 @@ class ElementwiseKernel : public Kernel {
         break;
       }
       case OperatorKind::Requantize: require(p.output.size() == 1, "expected one requantization"); break;
-      case OperatorKind::Add: require(p.input_multipliers.size() == 2, "expected two input multipliers"); break;
+      case OperatorKind::Add:
+      case OperatorKind::Sub:
+      case OperatorKind::Maximum:
+      case OperatorKind::Minimum: require(p.input_multipliers.size() == 2, "expected two input multipliers"); break;
       case OperatorKind::ChannelAffine: {
         require(job_.output_shape.size() == 2 || job_.output_shape.size() == 4, "a channel affine needs rank 2 or 4");
         const std::size_t channels = std::size_t(job_.output_shape[1]);
@@ -121,9 +62,7 @@ class ElementwiseKernel : public Kernel {
         channel_stride_ = elements(job_.output_shape) / job_.output_shape[0] / job_.output_shape[1];
         break;
       }
-      case OperatorKind::Sigmoid:
-      case OperatorKind::Tanh:
-      case OperatorKind::HardSigmoid: {
+      case OperatorKind::TableFunction: {
         const std::int64_t limit = contracts::data_limit(job_.data_width);
         require(std::int64_t(p.activation_table.size()) == 2 * limit + 1,
                 "the activation table needs 2L + 1 entries (one per input integer)");
@@ -131,7 +70,6 @@ class ElementwiseKernel : public Kernel {
           require(value >= -limit && value <= limit, "an input lies outside the data range the table covers");
         break;
       }
-      case OperatorKind::Mul: per_gate_ = elements(job_.output_shape) / elements(job_.inputs[1].shape); break;
       default: break;
     }
   }
@@ -142,7 +80,7 @@ class ElementwiseKernel : public Kernel {
     const contracts::QuantizedOperator& p = job_.parameters;
     const auto [first, last] = lanes_of(beat, elements(job_.output_shape));
     for (std::int64_t i = first; i < last; ++i) {
-      const std::int64_t x = read(0, i);
+      const std::int64_t x = read(0, first_index_ ? (*first_index_)(i) : i);
       switch (job_.op.kind) {
         case OperatorKind::FabricLayer: {
           const std::size_t k = std::size_t((i / channel_stride_) % job_.output_shape[1]);
@@ -163,27 +101,22 @@ class ElementwiseKernel : public Kernel {
           counts_.comparisons += 2;
           write(i, std::min(std::max(x, p.clip_min), p.clip_max));
           break;
-        case OperatorKind::Add: {
-          const std::int64_t y = read(1, i);
-          ++counts_.additions;
-          const WideInt sum = scale(x, p.input_multipliers[0]) + scale(y, p.input_multipliers[1]);
-          write(i, saturate(round_shift(sum, p.input_shift)));
-          break;
-        }
+        case OperatorKind::Add:
+        case OperatorKind::Sub:
+        case OperatorKind::Maximum:
+        case OperatorKind::Minimum: write(i, rescaled_pair(x, operand(i))); break;
         case OperatorKind::ChannelAffine: {
           const std::size_t c = std::size_t((i / channel_stride_) % job_.output_shape[1]);
           ++counts_.additions;
           write(i, saturate(round_shift(scale(x, p.channel_multipliers[c]) + p.channel_offsets[c], p.channel_shift)));
           break;
         }
-        case OperatorKind::Sigmoid:
-        case OperatorKind::Tanh:
-        case OperatorKind::HardSigmoid:
+        case OperatorKind::TableFunction:
           ++counts_.lookups;
           write(i, contracts::activation_lookup(p.activation_table, x, job_.data_width));
           break;
         case OperatorKind::Mul: {
-          const WideInt product = scale(x, read(1, i / per_gate_));
+          const WideInt product = scale(x, operand(i));
           ++counts_.multiplications;  // by the requantization multiplier
           write(i, saturate(round_shift(product * p.product.multiplier, p.product.shift)));
           break;
@@ -194,8 +127,40 @@ class ElementwiseKernel : public Kernel {
   }
 
  private:
+  // An element-wise pair: a first tensor and a second tensor or constant (the parameters' constant, its shape),
+  // each broadcast to the output's shape.
+  void check_operands() {
+    const contracts::QuantizedOperator& p = job_.parameters;
+    const bool constant = job_.inputs.size() == 1;
+    require(job_.inputs.size() == 1 || job_.inputs.size() == 2,
+            fmt::format("expected 2 inputs (or 1 and a constant), found {}", job_.inputs.size()));
+    const Shape& second = constant ? p.constant_shape : job_.inputs[1].shape;
+    require(!constant || (!second.empty() && std::int64_t(p.constant.size()) == elements(second)),
+            "the constant operand holds another number of values than its shape");
+    const auto broadcast = contracts::broadcast_shape(job_.inputs[0].shape, second);
+    require(broadcast && *broadcast == job_.output_shape, "the operands do not broadcast to the output's shape");
+    require(!job_.op.constant_first || (constant && job_.op.kind == OperatorKind::Sub),
+            "constant_first is for a sub of a tensor and a constant");
+    if (job_.inputs[0].shape != job_.output_shape) first_index_.emplace(job_.inputs[0].shape, job_.output_shape);
+    second_index_.emplace(second, job_.output_shape);
+  }
+  // The second operand of output element i: read from its stream, or the constant's integer (a parameter).
+  std::int64_t operand(std::int64_t i) {
+    const std::int64_t index = (*second_index_)(i);
+    return job_.inputs.size() == 2 ? read(1, index) : job_.parameters.constant[std::size_t(index)];
+  }
+  // Add, sub, max, min: both operands rescaled, combined, rounded and saturated (contracts::rescaled_pair).
+  std::int64_t rescaled_pair(std::int64_t a, std::int64_t b) {
+    counts_.multiplications += 2;
+    ++counts_.shifts;
+    counts_.comparisons += 2;  // saturation
+    if (job_.op.kind == OperatorKind::Maximum || job_.op.kind == OperatorKind::Minimum) ++counts_.comparisons;
+    else ++counts_.additions;
+    return contracts::rescaled_pair(job_.op.kind, a, b, job_.parameters, job_.op.constant_first, job_.data_width);
+  }
+
   std::int64_t channel_stride_ = 1;
-  std::int64_t per_gate_ = 1;  // Mul: output elements per element of the second input
+  std::optional<contracts::BroadcastIndex> first_index_, second_index_;  // element-wise pairs
 };
 
 // Concat: each non-empty input is one block through one stage, its elements written to their place along the axis.
@@ -369,29 +334,29 @@ class GlobalAverageKernel : public Kernel {
   std::map<std::size_t, WideInt> sums_;
 };
 
-// Softmax along axis 1: per row (one (n, x, y) of every class), stage 0 reads the row and finds its maximum, stage 1
-// looks up each e = exp_table[max − x] and sums them, stage 2 writes round_divide(e · L, Σ e).
+// Softmax along its axis: per row (the elements along the axis at one position of the others, contracts::axis_rows),
+// stage 0 reads the row and finds its maximum, stage 1 looks up each e = exp_table[max − x] and sums them, stage 2
+// writes round_divide(e · L, Σ e).
 class SoftmaxKernel : public Kernel {
  public:
   using Kernel::Kernel;
   void check() {
     require(job_.inputs.size() == 1, "expected one input");
     const Shape& in = job_.inputs[0].shape;
-    require(in.size() >= 2, "softmax needs a rank of at least 2 (axis 1)");
-    require(job_.op.axis == 1, "softmax runs along axis 1 only");
+    require(job_.op.axis >= 0 && job_.op.axis < std::int64_t(in.size()),
+            fmt::format("axis {} is outside the input's rank {}", job_.op.axis, in.size()));
     require(job_.output_shape == in, "the output's shape differs from the input's");
     const std::vector<std::int64_t>& table = job_.parameters.exp_table;
     require(!table.empty() && table[0] > 0, "the exponential table needs a positive first entry");
-    classes_ = in[1];
-    inner_ = elements(in) / in[0] / in[1];
+    rows_of_ = contracts::axis_rows(in, job_.op.axis);
+    classes_ = rows_of_.extent;
   }
-  std::size_t blocks() const override { return std::size_t(job_.inputs[0].shape[0] * inner_); }
+  std::size_t blocks() const override { return std::size_t(rows_of_.rows()); }
   std::size_t stages() const override { return 3; }
   std::int64_t beats(std::size_t, std::size_t) const override { return beats_of(classes_); }
   void beat(std::size_t stage, std::size_t block, std::int64_t beat) override {
     Row& row = rows_[block];
-    const std::int64_t outer = std::int64_t(block) / inner_, rest = std::int64_t(block) % inner_;
-    const auto index = [&](std::int64_t c) { return (outer * classes_ + c) * inner_ + rest; };
+    const auto index = [&](std::int64_t c) { return rows_of_.index(std::int64_t(block), c); };
     const auto [first, last] = lanes_of(beat, classes_);
     const std::vector<std::int64_t>& table = job_.parameters.exp_table;
     for (std::int64_t c = first; c < last; ++c) {
@@ -427,7 +392,8 @@ class SoftmaxKernel : public Kernel {
     std::int64_t maximum = 0;
     WideInt sum = 0;
   };
-  std::int64_t classes_ = 1, inner_ = 1;
+  contracts::AxisRows rows_of_;
+  std::int64_t classes_ = 1;
   std::map<std::size_t, Row> rows_;  // the row in each stage's buffer
 };
 
@@ -511,10 +477,18 @@ std::unique_ptr<Kernel> kernel_for(PostProcessingJob job, std::int64_t lanes) {
     case OperatorKind::Reshape: return checked<ReshapeKernel>(std::move(job), lanes);
     case OperatorKind::ChannelAffine: return checked<ElementwiseKernel>(std::move(job), lanes);
     case OperatorKind::Pad: return checked<PadKernel>(std::move(job), lanes);
-    case OperatorKind::Sigmoid:
-    case OperatorKind::Tanh:
-    case OperatorKind::HardSigmoid:
-    case OperatorKind::Mul: return checked<ElementwiseKernel>(std::move(job), lanes);
+    case OperatorKind::TableFunction:
+    case OperatorKind::Mul:
+    case OperatorKind::Sub:
+    case OperatorKind::Maximum:
+    case OperatorKind::Minimum: return checked<ElementwiseKernel>(std::move(job), lanes);
+    case OperatorKind::Transpose:
+    case OperatorKind::Slice:
+    case OperatorKind::Gather: return layout_kernel(std::move(job), lanes);
+    case OperatorKind::LayerNormalization:
+    case OperatorKind::ReduceMean:
+    case OperatorKind::ReduceSum:
+    case OperatorKind::ReduceMax: return row_kernel(std::move(job), lanes);
   }
   throw std::invalid_argument("post-processing: unknown operator kind");
 }

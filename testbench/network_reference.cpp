@@ -12,6 +12,10 @@
 
 #include <fmt/format.h>
 
+#include "contracts/elementwise_pairs.hpp"
+#include "testbench/layer_normalization.hpp"
+#include "testbench/reductions.hpp"
+
 namespace maeri::testbench {
 
 namespace {
@@ -25,13 +29,7 @@ using contracts::WideInt;
 using Shape = std::vector<std::int64_t>;
 
 [[noreturn]] void fail(const Operator& op, const std::string& message) {
-  throw std::invalid_argument(fmt::format("operator '{}' ({}): {}", op.name, contracts::to_string(op.kind), message));
-}
-
-std::int64_t elements_of(const Shape& shape) {
-  std::int64_t product = 1;
-  for (std::int64_t extent : shape) product *= extent;
-  return product;
+  throw std::invalid_argument(fmt::format("operator '{}' ({}): {}", op.name, contracts::operator_label(op), message));
 }
 
 // An activation of rank 4, (N, C, X, Y).
@@ -68,7 +66,7 @@ void check_operator(const Network& network, const Operator& op, const std::vecto
   if (computed != output.shape)
     fail(op, fmt::format("its output '{}' has shape ({}), the operator computes ({})", output.name,
                          fmt::join(output.shape, ","), fmt::join(computed, ",")));
-  const std::size_t activations = contracts::activation_inputs(op);
+  const std::size_t activations = contracts::activation_inputs(network, op);
   for (std::size_t i = 0; i < activations; ++i) {
     const contracts::Tensor& input = network.tensors[op.inputs[i]];
     if (std::int64_t(tensors[op.inputs[i]].size()) != input.elements())
@@ -116,12 +114,11 @@ ConcatLayout concat_layout(const Shape& shape, std::int64_t axis) {
   return layout;
 }
 
-// Softmax's rows: shape (N, C, …) has N·(elements / (N·C)) rows of C elements, `inner` apart.
+// Softmax's rows along its axis (contracts::axis_rows): visit(first element, count, stride) per row.
 template <typename Visit>
-void for_each_softmax_row(const Shape& shape, Visit visit) {
-  const std::int64_t channels = shape[1], inner = elements_of(shape) / (shape[0] * channels);
-  for (std::int64_t n = 0; n < shape[0]; ++n)
-    for (std::int64_t i = 0; i < inner; ++i) visit(n * channels * inner + i, channels, inner);
+void for_each_softmax_row(const Shape& shape, std::int64_t axis, Visit visit) {
+  const contracts::AxisRows rows = contracts::axis_rows(shape, axis);
+  for (std::int64_t row = 0; row < rows.rows(); ++row) visit(rows.index(row, 0), rows.extent, rows.inner);
 }
 
 // The convolution of docs/quantization.md's fabric layer as `Sum`s of multiply(input, weight): for every output
@@ -175,7 +172,8 @@ struct IntegerStep {
     if (q.output.size() != count) fail(op, fmt::format("has {} requantizations, needs {}", q.output.size(), count));
   }
   void require_input_multipliers() const {
-    if (q.input_multipliers.size() != op.inputs.size())
+    const std::size_t operands = contracts::is_elementwise_pair(op.kind) ? 2 : op.inputs.size();
+    if (q.input_multipliers.size() != operands)
       fail(op, fmt::format("has {} input multipliers for {} inputs", q.input_multipliers.size(), op.inputs.size()));
   }
   // The input's value v·m >> shift, saturated to the data width (docs/quantization.md, rescaling).
@@ -213,7 +211,7 @@ std::vector<std::int64_t> integer_fabric_layer(const IntegerStep& step) {
   return out;
 }
 
-// Requantize, relu, clip, and the gates (sigmoid, tanh, hard sigmoid) through their table: value by value.
+// Requantize, relu, clip, and the table functions through their table: value by value.
 std::vector<std::int64_t> integer_elementwise(const IntegerStep& step) {
   const QuantizedOperator& q = step.q;
   std::vector<std::int64_t> out;
@@ -277,22 +275,6 @@ std::vector<std::int64_t> integer_pool(const IntegerStep& step) {
   return out;
 }
 
-// Add: both inputs rescaled to the output's scale by their multipliers, then summed, rounded and saturated.
-std::vector<std::int64_t> integer_add(const IntegerStep& step) {
-  step.require_input_multipliers();
-  const QuantizedOperator& q = step.q;
-  const std::vector<std::int64_t>& a = step.x;
-  const std::vector<std::int64_t>& b = step.tensors[step.op.inputs[1]];
-  std::vector<std::int64_t> out;
-  out.reserve(a.size());
-  for (std::size_t i = 0; i < a.size(); ++i)
-    out.push_back(contracts::saturate(
-        contracts::round_shift(WideInt(a[i]) * q.input_multipliers[0] + WideInt(b[i]) * q.input_multipliers[1],
-                               q.input_shift),
-        step.qnet.data_width));
-  return out;
-}
-
 // Concat: each input rescaled to the output's scale by its multiplier, the inputs' blocks in turn.
 std::vector<std::int64_t> integer_concat(const IntegerStep& step) {
   step.require_input_multipliers();
@@ -318,7 +300,7 @@ std::vector<std::int64_t> integer_softmax(const IntegerStep& step) {
   if (q.exp_table.empty()) fail(step.op, "has an empty exp table");
   const std::int64_t limit = contracts::data_limit(step.qnet.data_width);
   std::vector<std::int64_t> out(std::size_t(step.out_elements), 0);
-  for_each_softmax_row(step.input_shape(), [&](std::int64_t first, std::int64_t count, std::int64_t stride) {
+  const auto row = [&](std::int64_t first, std::int64_t count, std::int64_t stride) {
     std::int64_t max = x[std::size_t(first)];
     for (std::int64_t c = 1; c < count; ++c) max = std::max(max, x[std::size_t(first + c * stride)]);
     const auto exp_of = [&](std::int64_t v) {
@@ -332,7 +314,8 @@ std::vector<std::int64_t> integer_softmax(const IntegerStep& step) {
       const std::size_t i = std::size_t(first + c * stride);
       out[i] = contracts::round_divide(WideInt(exp_of(x[i])) * limit, std::int64_t(sum));
     }
-  });
+  };
+  for_each_softmax_row(step.input_shape(), step.op.axis, row);
   return out;
 }
 
@@ -355,15 +338,28 @@ std::vector<std::int64_t> integer_channel_affine(const IntegerStep& step) {
   return out;
 }
 
-// Mul: each value times its partner (equal shapes) or its plane's gate (an SE gate of (N, C, 1, 1)), requantized.
-std::vector<std::int64_t> integer_mul(const IntegerStep& step) {
-  const std::vector<std::int64_t>& x = step.x;
-  const std::vector<std::int64_t>& b = step.tensors[step.op.inputs[1]];
-  const std::size_t per_gate = x.size() / b.size();  // X·Y for an SE gate, 1 for equal shapes
+// Add, sub, max, min (both operands rescaled to the output's scale and combined) and mul (the product
+// requantized): each output element from the elements of its operands that broadcast to it; the second operand is
+// a tensor or the operator's constant.
+std::vector<std::int64_t> integer_pair(const IntegerStep& step) {
+  const Network& network = step.qnet.network;
+  const Operator& op = step.op;
+  const bool constant = contracts::activation_inputs(network, op) == 1;
+  const std::vector<std::int64_t>& b = constant ? step.q.constant : step.tensors[op.inputs[1]];
+  if (constant && std::int64_t(b.size()) != network.tensors[op.inputs[1]].elements())
+    fail(op, fmt::format("holds {} integers of its constant '{}', which has {}", b.size(),
+                         network.tensors[op.inputs[1]].name, network.tensors[op.inputs[1]].elements()));
+  if (op.kind != OperatorKind::Mul) step.require_input_multipliers();
+  const Shape& out_shape = network.tensors[op.outputs[0]].shape;
+  const contracts::BroadcastIndex first(step.input_shape(0), out_shape), second(step.input_shape(1), out_shape);
   std::vector<std::int64_t> out;
-  out.reserve(x.size());
-  for (std::size_t i = 0; i < x.size(); ++i)
-    out.push_back(contracts::multiply_requantized(x[i], b[i / per_gate], step.q.product, step.qnet.data_width));
+  out.reserve(std::size_t(step.out_elements));
+  for (std::int64_t i = 0; i < step.out_elements; ++i) {
+    const std::int64_t x = step.x[std::size_t(first(i))], y = b[std::size_t(second(i))];
+    out.push_back(op.kind == OperatorKind::Mul
+                      ? contracts::multiply_requantized(x, y, step.q.product, step.qnet.data_width)
+                      : contracts::rescaled_pair(op.kind, x, y, step.q, op.constant_first, step.qnet.data_width));
+  }
   return out;
 }
 
@@ -377,19 +373,28 @@ std::vector<std::int64_t> integer_output(const QuantizedNetwork& qnet, std::size
     case OperatorKind::Requantize:
     case OperatorKind::Relu:
     case OperatorKind::Clip:
-    case OperatorKind::Sigmoid:
-    case OperatorKind::Tanh:
-    case OperatorKind::HardSigmoid: return integer_elementwise(step);
+    case OperatorKind::TableFunction: return integer_elementwise(step);
     case OperatorKind::MaxPool:
     case OperatorKind::AveragePool:
     case OperatorKind::GlobalAveragePool: return integer_pool(step);
-    case OperatorKind::Add: return integer_add(step);
+    case OperatorKind::Add:
+    case OperatorKind::Sub:
+    case OperatorKind::Maximum:
+    case OperatorKind::Minimum:
+    case OperatorKind::Mul: return integer_pair(step);
     case OperatorKind::Concat: return integer_concat(step);
     case OperatorKind::Reshape: return step.x;
     case OperatorKind::Softmax: return integer_softmax(step);
     case OperatorKind::ChannelAffine: return integer_channel_affine(step);
     case OperatorKind::Pad: return zero_bordered(extents4(qnet.network, op, op.inputs[0]), op.pad, step.x);
-    case OperatorKind::Mul: return integer_mul(step);
+    case OperatorKind::Transpose:
+    case OperatorKind::Slice:
+    case OperatorKind::Gather: return contracts::copied_from(step.x, contracts::source_indices(op, step.input_shape()));
+    case OperatorKind::LayerNormalization:
+      return integer_layer_normalization(op, step.q, step.input_shape(), step.x, qnet.data_width);
+    case OperatorKind::ReduceMean:
+    case OperatorKind::ReduceSum:
+    case OperatorKind::ReduceMax: return integer_reduction(op, step.q, step.input_shape(), step.x, qnet.data_width);
   }
   return {};
 }
@@ -434,7 +439,7 @@ std::vector<double> real_matrix_product(const RealStep& step) {
   return real_convolution(step.network.layers[step.op.layer], operands.input, {std::move(operands.weights), {}});
 }
 
-// Relu, clip, and the gates (sigmoid, tanh, hard sigmoid): value by value.
+// Relu, clip, and the table functions (contracts::unary_value): value by value.
 std::vector<double> real_elementwise(const RealStep& step) {
   const Operator& op = step.op;
   std::vector<double> out;
@@ -442,7 +447,7 @@ std::vector<double> real_elementwise(const RealStep& step) {
   for (double v : step.x)
     out.push_back(op.kind == OperatorKind::Relu   ? std::max(v, 0.0)
                   : op.kind == OperatorKind::Clip ? std::min(std::max(v, op.clip_min), op.clip_max)
-                                                  : real_activation(op, v));
+                                                  : contracts::unary_value(op.function, v));
   return out;
 }
 
@@ -477,18 +482,28 @@ std::vector<double> real_pool(const RealStep& step) {
   return out;
 }
 
-// Add (equal shapes) and mul (equal shapes, or an image by its SE gate of (N, C, 1, 1)).
+// Add, sub, max, min, mul of two operands broadcast to the output; the second a tensor or the constant's values.
 std::vector<double> real_pair(const RealStep& step) {
-  const std::vector<double>& x = step.x;
-  const std::vector<double>& b = step.tensors[step.op.inputs[1]];
+  const Operator& op = step.op;
+  const bool constant = contracts::activation_inputs(step.network, op) == 1;
+  const std::vector<double>& b = constant ? step.weights.weights : step.tensors[op.inputs[1]];
+  if (std::int64_t(b.size()) != step.network.tensors[op.inputs[1]].elements())
+    fail(op, fmt::format("has {} values of its operand '{}', which has {}", b.size(),
+                         step.network.tensors[op.inputs[1]].name, step.network.tensors[op.inputs[1]].elements()));
+  const Shape& out_shape = step.network.tensors[op.outputs[0]].shape;
+  const contracts::BroadcastIndex first(step.input_shape(0), out_shape), second(step.input_shape(1), out_shape);
   std::vector<double> out;
-  out.reserve(x.size());
-  if (step.op.kind == OperatorKind::Add) {
-    for (std::size_t i = 0; i < x.size(); ++i) out.push_back(x[i] + b[i]);
-    return out;
+  out.reserve(std::size_t(step.out_elements));
+  for (std::int64_t i = 0; i < step.out_elements; ++i) {
+    const double x = step.x[std::size_t(first(i))], y = b[std::size_t(second(i))];
+    switch (op.kind) {
+      case OperatorKind::Add: out.push_back(x + y); break;
+      case OperatorKind::Sub: out.push_back(op.constant_first ? y - x : x - y); break;
+      case OperatorKind::Maximum: out.push_back(std::max(x, y)); break;
+      case OperatorKind::Minimum: out.push_back(std::min(x, y)); break;
+      default: out.push_back(x * y); break;
+    }
   }
-  const std::size_t per_gate = x.size() / b.size();
-  for (std::size_t i = 0; i < x.size(); ++i) out.push_back(x[i] * b[i / per_gate]);
   return out;
 }
 
@@ -506,17 +521,18 @@ std::vector<double> real_concat(const RealStep& step) {
   return out;
 }
 
-// Softmax along axis 1: exp(x − max) / Σ per row.
+// Softmax along its axis: exp(x − max) / Σ per row.
 std::vector<double> real_softmax(const RealStep& step) {
   const std::vector<double>& x = step.x;
   std::vector<double> out(std::size_t(step.out_elements), 0.0);
-  for_each_softmax_row(step.input_shape(), [&](std::int64_t first, std::int64_t count, std::int64_t stride) {
+  const auto row = [&](std::int64_t first, std::int64_t count, std::int64_t stride) {
     double max = x[std::size_t(first)], sum = 0;
     for (std::int64_t c = 1; c < count; ++c) max = std::max(max, x[std::size_t(first + c * stride)]);
     for (std::int64_t c = 0; c < count; ++c) sum += std::exp(x[std::size_t(first + c * stride)] - max);
     for (std::int64_t c = 0; c < count; ++c)
       out[std::size_t(first + c * stride)] = std::exp(x[std::size_t(first + c * stride)] - max) / sum;
-  });
+  };
+  for_each_softmax_row(step.input_shape(), step.op.axis, row);
   return out;
 }
 
@@ -550,18 +566,27 @@ std::vector<double> real_output(const Network& network, std::size_t op_index, co
     case OperatorKind::Reshape: return step.x;
     case OperatorKind::Relu:
     case OperatorKind::Clip:
-    case OperatorKind::Sigmoid:
-    case OperatorKind::Tanh:
-    case OperatorKind::HardSigmoid: return real_elementwise(step);
+    case OperatorKind::TableFunction: return real_elementwise(step);
     case OperatorKind::MaxPool:
     case OperatorKind::AveragePool:
     case OperatorKind::GlobalAveragePool: return real_pool(step);
     case OperatorKind::Add:
+    case OperatorKind::Sub:
+    case OperatorKind::Maximum:
+    case OperatorKind::Minimum:
     case OperatorKind::Mul: return real_pair(step);
     case OperatorKind::Concat: return real_concat(step);
     case OperatorKind::Softmax: return real_softmax(step);
     case OperatorKind::ChannelAffine: return real_channel_affine(step);
     case OperatorKind::Pad: return zero_bordered(extents4(network, op, op.inputs[0]), op.pad, step.x);
+    case OperatorKind::Transpose:
+    case OperatorKind::Slice:
+    case OperatorKind::Gather: return contracts::copied_from(step.x, contracts::source_indices(op, step.input_shape()));
+    case OperatorKind::LayerNormalization:
+      return real_layer_normalization(op, step.input_shape(), step.x, weights.weights, weights.bias);
+    case OperatorKind::ReduceMean:
+    case OperatorKind::ReduceSum:
+    case OperatorKind::ReduceMax: return real_reduction(op, step.input_shape(), step.x);
   }
   fail(op, "unknown kind");
 }
@@ -592,15 +617,6 @@ std::size_t first_argmax(const std::vector<Value>& values, std::size_t begin, st
 }
 
 }  // namespace
-
-double real_activation(const Operator& op, double x) {
-  switch (op.kind) {
-    case OperatorKind::Sigmoid: return 1 / (1 + std::exp(-x));
-    case OperatorKind::Tanh: return std::tanh(x);
-    case OperatorKind::HardSigmoid: return std::max(0.0, std::min(1.0, op.hard_sigmoid_alpha * x + op.hard_sigmoid_beta));
-    default: fail(op, "not a sigmoid, tanh or hard sigmoid");
-  }
-}
 
 std::vector<std::int64_t> integer_convolution(const contracts::Layer& layer, const std::vector<std::int64_t>& input,
                                               const std::vector<std::int64_t>& weights, int acc_width) {

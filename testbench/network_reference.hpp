@@ -22,7 +22,8 @@ using IntegerTensors = std::vector<std::vector<std::int64_t>>;
 using RealTensors = std::vector<std::vector<double>>;
 
 // The real weights [K][C/groups][R][S] and bias [K] of one fabric layer; the bias is empty when the layer has none.
-// A channel affine's scale [C] is in `weights`, its shift [C] in `bias`.
+// A channel affine's scale [C] is in `weights`, its shift [C] in `bias`; an element-wise pair's constant operand
+// (row-major in its tensor's shape) is in `weights`.
 struct RealLayerWeights {
   std::vector<double> weights;
   std::vector<double> bias;
@@ -54,14 +55,11 @@ std::vector<std::int64_t> integer_convolution(const contracts::Layer& layer, con
 // The float reference: the network in double precision with the real weights (`weights` one entry per operator,
 // filled for the fabric operators and channel affines) on `inputs`, one per network input in the order of Network::network_inputs().
 // Requantize is the identity on reals; the other operators compute what docs/quantization.md's table says their
-// integer forms approximate (average pools exclude padding, softmax is exp(x − max) / Σ, the gates real_activation). Throws
+// integer forms approximate (average pools exclude padding, softmax is exp(x − max) / Σ, table functions
+// contracts::unary_value, an element-wise pair's constant operand the values in its `weights`). Throws
 // std::invalid_argument like integer_reference, and when a fabric operator's weights or bias have the wrong size.
 RealTensors float_reference(const contracts::Network& network, const std::vector<RealLayerWeights>& weights,
                             const std::vector<std::vector<double>>& inputs);
-
-// Sigmoid, Tanh and HardSigmoid (its alpha and beta) on one real value: what the float reference computes and what
-// the quantizer's activation tables hold at their scales. Throws std::invalid_argument for other kinds.
-double real_activation(const contracts::Operator& op, double x);
 
 // ---- what quantization costs ----
 

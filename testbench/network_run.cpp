@@ -284,9 +284,9 @@ std::size_t ChainedRun::run_unit_stretch(std::size_t begin) {
   std::vector<std::size_t> ops;
   for (std::size_t i = begin; i < pending_unit_.size(); ++i) {
     const contracts::Operator& op = network().operators[pending_unit_[i]];
-    // Constants (a channel affine's scale and shift) are the job's parameters, not its inputs.
+    // Constants (a channel affine's scale and shift, a pair's constant operand) are the job's parameters, not its inputs.
     const std::vector<std::size_t> activations(op.inputs.begin(),
-                                               op.inputs.begin() + std::ptrdiff_t(contracts::activation_inputs(op)));
+                                               op.inputs.begin() + std::ptrdiff_t(contracts::activation_inputs(network(), op)));
     bool ready = true;
     for (std::size_t t : activations) ready &= !result_.tensors[t].empty();
     if (!ready) break;

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -42,7 +43,16 @@ struct NetworkRunOptions {
   std::string input_path;
   // Real weights and biases by tensor name (members of an .npz); "" = an ONNX model's initializers, else seeded.
   std::string weights_path;
-  std::string output_directory;  // "" = none: each network output as <tensor>.npy (integers) and <tensor>.real.npy
+  // Where the importer cut an ONNX model's graph (flow::LoadedWorkload::cut_inputs): the network inputs a skipped
+  // node's output became, each with "node NAME (OP): reason". With a plain .npy input such a tensor cannot come from
+  // the real input, and the run names it instead of seeding it.
+  std::map<std::string, std::string> cut_inputs;
+  // Scales from a calibration set instead of the run's own input: "FILE.npz" (every member one sample of the network
+  // input) or a directory of .npy files (each one sample, in name order); "" = the run's input. One-input networks.
+  std::string calibration_path;
+  // "" = none: each network output as <tensor>.npy (integers), <tensor>.real.npy (those integers dequantized) and
+  // <tensor>.float.npy (the float reference), with tensors.json naming each tensor's files, shape and scale
+  std::string output_directory;
   bool all_tensors = false;      // with output_directory: every tensor, not only the outputs
   // Checks the checker: "weight:LAYER:INDEX:BIT" flips one bit of one weight as the fabric receives it (the
   // reference keeps the true weight); "unit:OPERATOR:INDEX:BIT" flips one bit of one element the unit writes.
@@ -102,6 +112,7 @@ struct PreparedNetwork {
   std::vector<std::size_t> inputs;        // the network's inputs (network_inputs())
   IntegerTensors integer_inputs;          // their values, quantized
   IntegerTensors expected;                // rank 0: every tensor of the integer reference
+  RealTensors reals;                      // rank 0: every tensor of the float reference (same inputs and weights)
   std::string quantization_summary;       // rank 0: the float reference against the integer one, on the outputs
   InjectedFault fault;
   const contracts::Network& network() const { return quantized.network; }
@@ -122,6 +133,11 @@ NetworkRunResult execute_network_run(const PreparedNetwork& prepared, const cont
                                      const NetworkRunOptions& options, util::TaskRunner& runner,
                                      const OperatorDone& on_operator, bool progress_bar,
                                      const GroupDone& on_group = nullptr);
+
+// Before anything runs (rank 0): refuses an --outputs folder the report could not be written to — a file, a folder
+// this process may not write in (or create), a folder in the place of one of the files — naming it, rather than
+// finding out after the whole co-simulation. Creates nothing.
+void check_output_targets(const NetworkRunOptions& options, const contracts::Network& network);
 
 // Report, on rank 0: the tensors the run produced (output_directory) and the JSON (layers.json_path).
 void write_network_report(const NetworkRunResult& result, const PreparedNetwork& prepared,

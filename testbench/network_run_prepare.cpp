@@ -2,9 +2,14 @@
 // read or seeded, quantized, and the integer and float references of every tensor.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
 #include <random>
+#include <system_error>
 
 #include "testbench/network_run.hpp"
+#include "testbench/quantization_drift.hpp"
 #include "util/input_error.hpp"
 #include "util/npy_file.hpp"
 
@@ -20,27 +25,25 @@ InjectedFault parse_fault(const std::string& text, const contracts::Network& net
     return util::InputError({"--fault", 0, 0}, "", "'" + text + "': " + why +
                                                        " (expected weight:LAYER:INDEX:BIT or unit:OPERATOR:INDEX:BIT)");
   };
-  std::vector<std::string> parts;
-  for (std::size_t begin = 0;;) {
-    const std::size_t colon = text.find(':', begin);
-    parts.push_back(text.substr(begin, colon == std::string::npos ? std::string::npos : colon - begin));
-    if (colon == std::string::npos) break;
-    begin = colon + 1;
-  }
-  if (parts.size() != 4) throw bad("four parts separated by ':'");
-  if (parts[0] == "weight") fault.place = InjectedFault::Place::Weight;
-  else if (parts[0] == "unit") fault.place = InjectedFault::Place::Unit;
+  // PLACE is before the first ':', INDEX and BIT after the last two: the name between may hold ':' itself.
+  const std::size_t first = text.find(':'), last = text.rfind(':');
+  const std::size_t middle = last == std::string::npos || last == 0 ? std::string::npos : text.rfind(':', last - 1);
+  if (first == std::string::npos || middle == std::string::npos || middle <= first)
+    throw bad("four parts separated by ':'");
+  const std::string place = text.substr(0, first);
+  if (place == "weight") fault.place = InjectedFault::Place::Weight;
+  else if (place == "unit") fault.place = InjectedFault::Place::Unit;
   else throw bad("the place is 'weight' or 'unit'");
-  fault.target = parts[1];
-  try {
-    std::size_t used = 0;
-    fault.index = std::stoll(parts[2], &used);
-    if (used != parts[2].size() || fault.index < 0) throw std::invalid_argument("index");
-    fault.bit = std::stoi(parts[3], &used);
-    if (used != parts[3].size() || fault.bit < 0 || fault.bit >= data_width) throw std::invalid_argument("bit");
-  } catch (const std::exception&) {
-    throw bad(fmt::format("INDEX is an element index ≥ 0 and BIT a bit below data_width {}", data_width));
-  }
+  fault.target = text.substr(first + 1, middle - first - 1);
+  // Plain decimal digits only: from_chars takes no '+' and no spaces, which stoll would have skipped.
+  const auto digits = [](const std::string& part, auto& value) {
+    const auto [stop, error] = std::from_chars(part.data(), part.data() + part.size(), value);
+    return !part.empty() && part[0] != '-' && error == std::errc{} && stop == part.data() + part.size();
+  };
+  if (!digits(text.substr(middle + 1, last - middle - 1), fault.index) || !digits(text.substr(last + 1), fault.bit) ||
+      fault.bit >= data_width)
+    throw bad(fmt::format("INDEX is an element index ≥ 0 and BIT a bit below data_width {}, in decimal digits",
+                          data_width));
   bool found = false;
   for (const contracts::Operator& op : network.operators) {
     const bool fabric = op.kind == OperatorKind::FabricLayer;
@@ -94,24 +97,47 @@ std::vector<double> read_input(const std::string& text, const contracts::Tensor&
   return real_values(array);
 }
 
+// A plain .npy for a network of several inputs: the one input that is not a cut of the graph reads it; every other
+// input is named with the reason it cannot come from the real input (never seeded): the node the importer cut there,
+// its operator and why, or that the toolkit's network reads the model's tensor in another order.
+void check_single_input_file(const contracts::Network& network, const std::vector<std::size_t>& inputs,
+                             const NetworkRunOptions& options) {
+  std::vector<std::string> names, uncut, unreachable;
+  for (std::size_t t : inputs) {
+    const std::string& name = network.tensors[t].name;
+    names.push_back(name);
+    if (!options.cut_inputs.count(name)) uncut.push_back(name);
+  }
+  if (options.cut_inputs.empty() || uncut.size() != 1)
+    throw util::InputError({options.input_path, 0, 0}, "inputs",
+                           fmt::format("network {} has {} inputs ({}): give an .npz with one member per input, "
+                                       "named by the input",
+                                       network.name, inputs.size(), fmt::join(names, ", ")));
+  for (std::size_t t : inputs) {
+    const auto cut = options.cut_inputs.find(network.tensors[t].name);
+    if (cut != options.cut_inputs.end())
+      unreachable.push_back(fmt::format("'{}' from {}", cut->first, cut->second));
+  }
+  throw util::InputError({options.input_path, 0, 0}, "inputs",
+                         fmt::format("network {} reads '{}' from this file, but {} more tensor{} cannot be computed "
+                                     "from it (the toolkit has no operator for {}): {}; give every one of them as a "
+                                     "member of an .npz named by the tensor, beside '{}'",
+                                     network.name, uncut[0], unreachable.size(), unreachable.size() == 1 ? "" : "s",
+                                     unreachable.size() == 1 ? "it" : "them", fmt::join(unreachable, "; "), uncut[0]));
+}
+
 // The real values of every network input, in network_inputs() order: from --network-input (an .npy for a network
 // of one input; an .npz holds one member per input, named by the input tensor) or seeded U(−1, 1), each input from
 // its own stream. A network has several inputs when the importer cut its graph at an operator the unit does not
-// run (its consumers read a network input of its own): those tensors are then stimulus like the first input.
+// run (its consumers read a network input of its own): with an .npz those tensors are given like the first input;
+// with a plain .npy the run names them (check_single_input_file); seeded, they are stimulus like the first input.
 std::vector<std::vector<double>> network_input_values(const contracts::Network& network,
                                                       const std::vector<std::size_t>& inputs,
                                                       const NetworkRunOptions& options) {
   std::vector<std::vector<double>> values;
   if (!options.input_path.empty() && inputs.size() > 1) {
     const util::TensorSource source = util::tensor_source(options.input_path);
-    if (!source.archive || !source.member.empty()) {
-      std::vector<std::string> names;
-      for (std::size_t t : inputs) names.push_back(network.tensors[t].name);
-      throw util::InputError({options.input_path, 0, 0}, "inputs",
-                             fmt::format("network {} has {} inputs ({}): give an .npz with one member per input, "
-                                         "named by the input",
-                                         network.name, inputs.size(), fmt::join(names, ", ")));
-    }
+    if (!source.archive || !source.member.empty()) check_single_input_file(network, inputs, options);
   }
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const contracts::Tensor& tensor = network.tensors[inputs[i]];
@@ -129,16 +155,60 @@ std::vector<std::vector<double>> network_input_values(const contracts::Network& 
 }
 
 
-// What quantization costs on the network's outputs, in words.
-std::string quantization_summary(const PreparedNetwork& prepared, const std::vector<RealLayerWeights>& weights,
-                                 const std::vector<std::vector<double>>& input) {
-  const RealTensors reals = float_reference(prepared.network(), weights, input);
+// --calibration-inputs: the samples of the network's one input, from an .npz (its members in order) or a directory
+// of .npy files (in name order), each of the input's exact shape.
+std::vector<std::vector<std::vector<double>>> calibration_samples(const std::string& path,
+                                                                  const contracts::Network& network,
+                                                                  const std::vector<std::size_t>& inputs) {
+  namespace fs = std::filesystem;
+  if (inputs.size() != 1)
+    throw util::InputError({path, 0, 0}, "--calibration-inputs",
+                           fmt::format("a calibration set holds samples of a network's one input; network {} has {}",
+                                       network.name, inputs.size()));
+  const contracts::Tensor& input = network.tensors[inputs[0]];
+  const util::NpyExpectation expected{input.shape, "a calibration sample of the network input '" + input.name + "'"};
+  std::vector<std::vector<std::vector<double>>> samples;
+  std::error_code error;
+  if (fs::is_directory(path, error)) {
+    std::vector<std::string> files;
+    for (const fs::directory_entry& entry : fs::directory_iterator(path, error))
+      if (entry.path().extension() == ".npy") files.push_back(entry.path().string());
+    std::sort(files.begin(), files.end());
+    for (const std::string& file : files) samples.push_back({real_values(util::read_npy_file(file, expected))});
+  } else {
+    util::NpzArchive archive(path);
+    for (const std::string& member : archive.member_names())
+      samples.push_back({real_values(archive.member(member, expected))});
+  }
+  if (samples.empty())
+    throw util::InputError({path, 0, 0}, "--calibration-inputs", "no sample: expected .npy files or .npz members");
+  return samples;
+}
+
+// What quantization costs on the network's outputs, in words (a one-element output as its error: the cosine of two
+// single values says only whether their signs agree), and every tensor that drifts from the float reference.
+std::string quantization_summary(const PreparedNetwork& prepared) {
+  const contracts::QuantizedNetwork& quantized = prepared.quantized;
   std::vector<std::string> parts;
-  for (const OutputQuantizationCost& cost : quantization_cost(prepared.quantized, prepared.expected, reals))
+  for (const OutputQuantizationCost& cost : quantization_cost(quantized, prepared.expected, prepared.reals)) {
+    const std::size_t t = cost.tensor;
+    if (quantized.network.tensors[t].elements() == 1) {
+      parts.push_back(agreement_text(quantized, tensor_agreement(quantized, t, prepared.expected[t], prepared.reals[t])));
+      continue;
+    }
     parts.push_back(fmt::format("'{}': max |error| {:.3g}, cosine similarity {:.6f}, top-1 agrees {} of {}",
-                                prepared.network().tensors[cost.tensor].name, cost.max_abs_error,
-                                cost.cosine_similarity, cost.top1_agreements(), cost.top1_agrees.size()));
-  return fmt::format("{}", fmt::join(parts, "; "));
+                                quantized.network.tensors[t].name, cost.max_abs_error, cost.cosine_similarity,
+                                cost.top1_agreements(), cost.top1_agrees.size()));
+  }
+  std::string summary = fmt::format("{}", fmt::join(parts, "; "));
+  const std::vector<TensorAgreement> drifting = drifting_tensors(quantized, prepared.expected, prepared.reals);
+  if (drifting.empty()) return summary + "; no tensor drifts from the float reference";
+  std::vector<std::string> names;
+  for (const TensorAgreement& drift : drifting) names.push_back(agreement_text(quantized, drift));
+  return fmt::format("{}; {} tensor{} drift from the float reference (cosine < {} or a channel off by more than {} of "
+                     "its range and {} steps): {}",
+                     summary, drifting.size(), drifting.size() == 1 ? "" : "s", kDriftCosine, kDriftChannelFraction,
+                     kDriftChannelSteps, fmt::join(names, "; "));
 }
 
 }  // namespace
@@ -156,6 +226,7 @@ PreparedNetwork prepare_network_run(const contracts::Network& network, const con
                            fmt::format("network {} has no input: nothing to chain", network.name));
   const NamedRealTensors given = options.weights_path.empty() ? model_weights : read_weights(options.weights_path, network);
   prepared.fault = parse_fault(options.fault, network, hardware.data_width);
+  if (root) check_output_targets(options, network);
   const std::vector<std::vector<double>> input = network_input_values(network, prepared.inputs, options);
   std::vector<RealLayerWeights> weights;
   try {
@@ -163,7 +234,12 @@ PreparedNetwork prepare_network_run(const contracts::Network& network, const con
     QuantizationOptions quantization;
     quantization.data_width = hardware.data_width;
     quantization.acc_width = hardware.acc_width;
-    prepared.quantized = quantize_network(network, weights, input, quantization);
+    prepared.quantized =
+        options.calibration_path.empty()
+            ? quantize_network(network, weights, input, quantization)
+            : quantize_network_calibrated(network, weights,
+                                          calibration_samples(options.calibration_path, network, prepared.inputs),
+                                          quantization);
   } catch (const std::invalid_argument& error) {
     throw util::InputError({options.weights_path.empty() ? options.workload_path : options.weights_path, 0, 0},
                            "weights", error.what());
@@ -171,7 +247,8 @@ PreparedNetwork prepare_network_run(const contracts::Network& network, const con
   prepared.integer_inputs = quantize_inputs(prepared.quantized, input);
   if (root) {
     prepared.expected = integer_reference(prepared.quantized, prepared.integer_inputs);
-    prepared.quantization_summary = quantization_summary(prepared, weights, input);
+    prepared.reals = float_reference(network, weights, input);
+    prepared.quantization_summary = quantization_summary(prepared);
   }
   return prepared;
 }

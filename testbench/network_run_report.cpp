@@ -1,5 +1,6 @@
 // The chained run's last stage (see network_run.hpp): the tensors it produced as .npy, and its JSON report.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -24,37 +25,77 @@ nlohmann::ordered_json rows_json(const std::vector<CrossCheckRow>& rows) {
   return list;
 }
 
-void write_outputs(const NetworkRunOptions& options, const contracts::QuantizedNetwork& quantized,
-                   const IntegerTensors& produced) {
-  namespace fs = std::filesystem;
-  std::error_code error;
-  fs::create_directories(options.output_directory, error);
-  if (error) throw util::InputError({options.output_directory, 0, 0}, "", "cannot create the directory: " + error.message());
-  const contracts::Network& network = quantized.network;
+void write_real_npy(const std::string& path, const std::vector<std::int64_t>& shape, std::vector<double> values) {
+  util::NpyArray reals;
+  reals.type = util::NpyType::Float64;
+  reals.shape = shape;
+  reals.reals = std::move(values);
+  util::write_npy_file(path, reals);
+}
+
+// The tensors --outputs writes: the network's outputs, or (--all-tensors) every tensor the run produced; those the
+// run did not reach (it stopped before) are left out.
+std::vector<std::size_t> tensors_to_write(const NetworkRunOptions& options, const contracts::Network& network,
+                                          const IntegerTensors& produced) {
   std::vector<std::size_t> chosen = network.network_outputs();
   if (options.all_tensors) {
     chosen.clear();
     for (std::size_t t = 0; t < network.tensors.size(); ++t)
       if (!network.tensors[t].constant && !produced[t].empty()) chosen.push_back(t);
   }
-  // Tensors the run did not reach (it stopped before) are not written.
   chosen.erase(std::remove_if(chosen.begin(), chosen.end(), [&](std::size_t t) { return produced[t].empty(); }),
                chosen.end());
+  return chosen;
+}
+
+// The files of `chosen` (their stems) and the index, as write_outputs names them.
+std::vector<std::string> output_file_names(const std::vector<std::string>& stems) {
+  std::vector<std::string> files{"tensors.json"};
+  for (const std::string& stem : stems)
+    for (const char* suffix : {".npy", ".real.npy", ".float.npy"}) files.push_back(stem + suffix);
+  return files;
+}
+
+// A tensor named "r.real" must not overwrite r's dequantized file: each stem claims all three of its files.
+std::vector<std::string> output_stems(const contracts::Network& network, const std::vector<std::size_t>& chosen) {
   std::vector<std::string> names;
   for (std::size_t t : chosen) names.push_back(network.tensors[t].name);
-  const std::vector<std::string> stems = util::unique_file_stems(names);
+  return util::unique_file_stems(names, {"", ".real", ".float"});
+}
+
+// Each chosen tensor as <stem>.npy (the run's integers), <stem>.real.npy (dequantized) and <stem>.float.npy (the
+// float reference), and tensors.json: per tensor its name, file stem, shape, scale and role (input, output or
+// intermediate), so that a reader (tests/oracle) finds a tensor by the name its model gives it.
+void write_outputs(const NetworkRunOptions& options, const PreparedNetwork& prepared, const IntegerTensors& produced) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  fs::create_directories(options.output_directory, error);
+  if (error) throw util::InputError({options.output_directory, 0, 0}, "", "cannot create the directory: " + error.message());
+  const contracts::QuantizedNetwork& quantized = prepared.quantized;
+  const contracts::Network& network = quantized.network;
+  const std::vector<std::size_t> chosen = tensors_to_write(options, network, produced);
+  const std::vector<std::string> stems = output_stems(network, chosen);
+  const std::vector<std::size_t> inputs = network.network_inputs(), outputs = network.network_outputs();
+  nlohmann::ordered_json index = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     const std::size_t t = chosen[i];
     const contracts::Tensor& tensor = network.tensors[t];
     const std::string stem = (fs::path(options.output_directory) / stems[i]).string();
     util::write_npy_file(stem + ".npy", util::integer_array(util::smallest_signed_type(quantized.data_width),
                                                             tensor.shape, produced[t]));
-    util::NpyArray reals;
-    reals.type = util::NpyType::Float64;
-    reals.shape = tensor.shape;
-    reals.reals = dequantize_values(produced[t], quantized.tensors[t].scale);
-    util::write_npy_file(stem + ".real.npy", reals);
+    write_real_npy(stem + ".real.npy", tensor.shape, dequantize_values(produced[t], quantized.tensors[t].scale));
+    if (t < prepared.reals.size() && !prepared.reals[t].empty())
+      write_real_npy(stem + ".float.npy", tensor.shape, prepared.reals[t]);
+    const bool input = std::count(inputs.begin(), inputs.end(), t) > 0;
+    const bool output = std::count(outputs.begin(), outputs.end(), t) > 0;
+    index.push_back({{"tensor", tensor.name},
+                     {"file", stems[i]},
+                     {"shape", tensor.shape},
+                     {"scale", quantized.tensors[t].scale},
+                     {"role", input ? "input" : output ? "output" : "intermediate"}});
   }
+  util::write_file_atomically((fs::path(options.output_directory) / "tensors.json").string(),
+                              index.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 
@@ -103,9 +144,39 @@ void write_json(const NetworkRunResult& result, const contracts::NetworkPlan& pl
 
 }  // namespace
 
+void check_output_targets(const NetworkRunOptions& options, const contracts::Network& network) {
+  namespace fs = std::filesystem;
+  if (options.output_directory.empty()) return;
+  const fs::path folder = options.output_directory;
+  const auto refuse = [&](const std::string& why) {
+    throw util::InputError({options.output_directory, 0, 0}, "--outputs", why);
+  };
+  std::error_code error;
+  if (!fs::exists(folder, error)) {
+    // Created when the run writes; until then the nearest existing folder above it must let us create it.
+    fs::path above = fs::absolute(folder, error).parent_path();
+    while (!above.empty() && !fs::exists(above, error) && above != above.root_path()) above = above.parent_path();
+    if (!fs::is_directory(above, error) || access(above.c_str(), W_OK | X_OK) != 0)
+      refuse("cannot be created: " + above.string() + " is not a folder this process may write in");
+    return;
+  }
+  if (!fs::is_directory(folder, error)) refuse("exists and is not a folder");
+  if (access(folder.c_str(), W_OK | X_OK) != 0) refuse("is not a folder this process may write in");
+  // Every tensor the run may write (the outputs, or --all-tensors every tensor that is not a constant).
+  std::vector<std::size_t> chosen = network.network_outputs();
+  if (options.all_tensors) {
+    chosen.clear();
+    for (std::size_t t = 0; t < network.tensors.size(); ++t)
+      if (!network.tensors[t].constant) chosen.push_back(t);
+  }
+  for (const std::string& file : output_file_names(output_stems(network, chosen)))
+    if (fs::is_directory(folder / file, error))
+      refuse("'" + file + "' in it is a folder: the run would find it only after co-simulating, unable to write");
+}
+
 void write_network_report(const NetworkRunResult& result, const PreparedNetwork& prepared,
                           const contracts::NetworkPlan& plan, const NetworkRunOptions& options) {
-  if (!options.output_directory.empty()) write_outputs(options, prepared.quantized, result.tensors);
+  if (!options.output_directory.empty()) write_outputs(options, prepared, result.tensors);
   if (!options.layers.json_path.empty()) write_json(result, plan, options.layers.json_path);
 }
 

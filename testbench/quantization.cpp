@@ -1,6 +1,8 @@
 // The quantizer (see quantization.hpp): docs/quantization.md, "Quantization" and "Operators", one function per rule.
 #include "testbench/quantization.hpp"
 
+#include "testbench/layer_normalization.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -8,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "contracts/elementwise_pairs.hpp"
 #include "contracts/hardware.hpp"
 #include "contracts/matrix_product.hpp"
 #include "util/integer_math.hpp"
@@ -33,10 +36,12 @@ std::int64_t round_clamped(double value, double low, double high) {
   return std::int64_t(std::llround(value));
 }
 
-// Activation scale from the calibration run: max |r| / limit, 1 when the tensor is all zero.
+// Activation scale from the calibration run: max |r| / limit over the finite values (a table function's pole, log 0,
+// gives −∞ there, which its table saturates), 1 when the tensor is all zero.
 double calibrated_scale(const std::vector<double>& reals, std::int64_t limit) {
   double max = 0;
-  for (double r : reals) max = std::max(max, std::abs(r));
+  for (double r : reals)
+    if (std::isfinite(r)) max = std::max(max, std::abs(r));
   return max > 0 ? max / double(limit) : 1.0;
 }
 
@@ -53,6 +58,11 @@ bool keeps_scale(OperatorKind kind) {
     case OperatorKind::AveragePool:
     case OperatorKind::GlobalAveragePool:
     case OperatorKind::Reshape:
+    case OperatorKind::Transpose:  // data movement: the same integers in other places
+    case OperatorKind::Slice:
+    case OperatorKind::Gather:
+    case OperatorKind::ReduceMean:  // a mean or a maximum of the input's values
+    case OperatorKind::ReduceMax:
     case OperatorKind::Pad:  // its border is the integer 0 at any scale
       return true;
     default:
@@ -60,24 +70,72 @@ bool keeps_scale(OperatorKind kind) {
   }
 }
 
+// What a fabric layer's filter scales depend on besides its weights (docs/quantization.md, "Biases that fit").
+struct FilterContext {
+  std::int64_t weight_limit = 0;  // quantization_limits' weights for the layer
+  double input_scale = 0, output_scale = 0;
+  double input_max = 0;                // max |r| of the layer's input in the calibration run
+  std::vector<double> output_max;      // per output channel k: max |r| of the layer's output there
+  std::int64_t fan_in = 0;
+  double accumulator_max = 0;          // 2^(acc_width − 1) − 1 (capped at the largest double below 2^63)
+  bool headroom = true;                // QuantizationOptions::accumulator_headroom
+};
+
+FilterContext filter_context(const contracts::Layer& layer, std::int64_t weight_limit, double input_scale,
+                             double output_scale, const std::vector<double>& input, const std::vector<double>& output,
+                             const QuantizationOptions& options) {
+  FilterContext context;
+  context.headroom = options.accumulator_headroom;
+  context.weight_limit = weight_limit;
+  context.input_scale = input_scale;
+  context.output_scale = output_scale;
+  for (double r : input) context.input_max = std::max(context.input_max, std::abs(r));
+  context.output_max.assign(std::size_t(layer.K), 0.0);
+  const std::size_t plane = std::size_t(layer.output_x() * layer.output_y());  // (N, K, X', Y')
+  for (std::size_t i = 0; plane > 0 && i < output.size(); ++i) {
+    double& max = context.output_max[(i / plane) % std::size_t(layer.K)];
+    max = std::max(max, std::abs(output[i]));
+  }
+  context.fan_in = fan_in(layer);
+  context.accumulator_max = std::min(std::ldexp(1.0, options.acc_width - 1) - 1, 0x1.fffffffffffffp+62);
+  return context;
+}
+
+// Filter k's weight scale: max |w| / limit, unless its bias at the accumulator's scale would not fit beside the sum of
+// products the calibration input makes (the epilogue's sum would saturate and wrap, and the channel lose its meaning):
+// then the scale grows until |Σ| + |b| ≤ 2^(acc_width − 1) − 1 at the accumulator's scale s_in · s_w, with |Σ| at
+// most max|y_k| + |b| (the layer's output on channel k, bias included): coarser weights, the bias kept. A near-zero
+// filter, whose products cannot move an output by half a step (max|w| · max|r_in| · fan_in < s_out / 2: dead or
+// denormal weights), quantizes to zero weights at the scale its bias needs alone, so that it outputs its bias. Without
+// accumulator headroom (every tensor at the full range, sums allowed to wrap) only the bias itself must fit.
+double filter_weight_scale(double max_weight, double bias, std::size_t k, const FilterContext& c) {
+  const bool near_zero = max_weight * c.input_max * double(c.fan_in) < c.output_scale / 2;
+  const double by_weights = near_zero ? 0.0 : max_weight / double(c.weight_limit);
+  const double beside = c.headroom ? c.output_max[k] + 2 * std::abs(bias) : std::abs(bias);
+  const double by_bias = beside / (c.input_scale * c.accumulator_max);
+  const double scale = std::max(by_weights, by_bias);
+  return scale > 0 && std::isfinite(scale) ? scale : 1.0;
+}
+
 // A fabric layer's weights per output channel, its bias at the accumulator's scale and its requantizations.
-void quantize_fabric_layer(const contracts::Layer& layer, const RealLayerWeights& real, std::int64_t weight_limit,
-                           double input_scale, double output_scale, int acc_width, contracts::QuantizedOperator& q) {
+void quantize_fabric_layer(const contracts::Layer& layer, const RealLayerWeights& real, const FilterContext& context,
+                           int acc_width, contracts::QuantizedOperator& q) {
   const std::size_t per_filter = std::size_t(layer.weight_elements() / layer.K);
   // The AW-bit two's-complement range; above 2^53 the largest double below 2^63 stands for 2^63 − 1.
   const double acc_low = -std::ldexp(1.0, acc_width - 1);
   const double acc_high = std::min(std::ldexp(1.0, acc_width - 1) - 1, 0x1.fffffffffffffp+62);
+  const double weight_limit = double(context.weight_limit);
   for (std::size_t k = 0; k < std::size_t(layer.K); ++k) {
     const auto first = real.weights.begin() + std::ptrdiff_t(k * per_filter);
     double max = 0;
     for (auto w = first; w != first + std::ptrdiff_t(per_filter); ++w) max = std::max(max, std::abs(*w));
-    const double weight_scale = max > 0 ? max / double(weight_limit) : 1.0;
+    const double bias = real.bias.empty() ? 0.0 : real.bias[k];
+    const double weight_scale = filter_weight_scale(max, bias, k, context);
     for (auto w = first; w != first + std::ptrdiff_t(per_filter); ++w)
-      q.weights.push_back(round_clamped(*w / weight_scale, double(-weight_limit), double(weight_limit)));
-    const double accumulator_scale = input_scale * weight_scale;
-    q.bias.push_back(real.bias.empty() ? 0
-                                       : round_clamped(real.bias[k] / accumulator_scale, acc_low, acc_high));
-    q.output.push_back(contracts::requantization_of(accumulator_scale / output_scale));
+      q.weights.push_back(round_clamped(*w / weight_scale, -weight_limit, weight_limit));
+    const double accumulator_scale = context.input_scale * weight_scale;
+    q.bias.push_back(round_clamped(bias / accumulator_scale, acc_low, acc_high));
+    q.output.push_back(contracts::requantization_of(accumulator_scale / context.output_scale));
   }
 }
 
@@ -151,16 +209,16 @@ RealLayerWeights channel_affine_values(const Network& network, std::size_t o, co
                                        std::uint64_t seed) {
   const Operator& op = network.operators[o];
   if (op.inputs.size() != 3 || op.inputs[0] >= network.tensors.size() || op.inputs[1] >= network.tensors.size() ||
-      op.inputs[2] >= network.tensors.size() || network.tensors[op.inputs[0]].shape.size() < 2)
-    throw std::invalid_argument(fmt::format("channel affine '{}' has no input, scale or shift tensor", op.name));
-  const std::int64_t channels = network.tensors[op.inputs[0]].shape[1];
+      op.inputs[2] >= network.tensors.size() || network.tensors[op.inputs[1]].shape.empty())
+    throw std::invalid_argument(fmt::format("{} '{}' has no input, scale or shift tensor", to_string(op.kind), op.name));
+  const std::int64_t channels = network.tensors[op.inputs[1]].elements();  // C, or a row's elements
   const auto lookup = [&](std::size_t input) -> const std::vector<double>* {
     const std::string& name = network.tensors[op.inputs[input]].name;
     const auto found = given.find(name);
     if (found == given.end()) return nullptr;
     if (std::int64_t(found->second.size()) != channels)
-      throw std::invalid_argument(fmt::format("tensor '{}' of channel affine '{}' has {} values, the operator needs {}",
-                                              name, op.name, found->second.size(), channels));
+      throw std::invalid_argument(fmt::format("tensor '{}' of {} '{}' has {} values, the operator needs {}",
+                                              name, to_string(op.kind), op.name, found->second.size(), channels));
     return &found->second;
   };
   const std::vector<double>* given_scale = lookup(1);
@@ -176,21 +234,57 @@ RealLayerWeights channel_affine_values(const Network& network, std::size_t o, co
   return values;
 }
 
-// Sigmoid, tanh and hard sigmoid write values in [−1, 1]: their output scale is fixed at 1 / L_a (the activation
-// limit), so a table entry is the exact real value rounded, and the next layer's sums keep their headroom.
-bool bounded_by_one(OperatorKind kind) {
-  return kind == OperatorKind::Sigmoid || kind == OperatorKind::Tanh || kind == OperatorKind::HardSigmoid;
-}
-
-// activation_table[x + L] = round(f(x · s_in) / s_out) clamped to [−L, L], for every input integer x ∈ [−L, L].
+// activation_table[x + L] = round(f(x · s_in) / s_out) clamped to [−L, L], for every input integer x ∈ [−L, L], f
+// being contracts::table_value (the function, with the domain rule of docs/quantization.md, "Table functions").
 std::vector<std::int64_t> activation_table(const Operator& op, double input_scale, double output_scale, int data_width) {
   const std::int64_t limit = contracts::data_limit(data_width);
   std::vector<std::int64_t> table;
   table.reserve(std::size_t(2 * limit + 1));
   for (std::int64_t x = -limit; x <= limit; ++x)
-    table.push_back(round_clamped(real_activation(op, double(x) * input_scale) / output_scale, double(-limit),
+    table.push_back(round_clamped(contracts::table_value(op.function, double(x) * input_scale) / output_scale, double(-limit),
                                   double(limit)));
   return table;
+}
+
+// An element-wise pair's second operand's scale: a tensor's own, or for a constant operand max |c| / L (the full
+// data range: its integers enter no fabric sum), its integers stored with the operator. Then add, sub, max, min
+// get the multipliers of both operands to the output's scale (quantize_input_multipliers), mul the requantization
+// of the product (s_a · s_b / s_out).
+void quantize_pair(const Network& network, std::size_t o, const RealLayerWeights& real, double first_scale,
+                   double output_scale, int data_width, contracts::QuantizedNetwork& quantized) {
+  const Operator& op = network.operators[o];
+  contracts::QuantizedOperator& q = quantized.operators[o];
+  double second_scale = quantized.tensors[op.inputs[1]].scale;
+  if (contracts::activation_inputs(network, op) == 1) {
+    second_scale = calibrated_scale(real.weights, contracts::data_limit(data_width));
+    q.constant = quantize_values(real.weights, second_scale, data_width);
+    q.constant_shape = network.tensors[op.inputs[1]].shape;
+  }
+  if (op.kind == OperatorKind::Mul)
+    q.product = contracts::requantization_of(first_scale * second_scale / output_scale);
+  else
+    quantize_input_multipliers({first_scale, second_scale}, output_scale, q);
+}
+
+// An element-wise pair's constant operand: the values given under its tensor's name, else U(−1, 1) from the seed and
+// the operator's index. Throws std::invalid_argument when given ones have the wrong number of elements.
+RealLayerWeights constant_operand_values(const Network& network, std::size_t o, const NamedRealTensors& given,
+                                         std::uint64_t seed) {
+  const contracts::Tensor& tensor = network.tensors.at(network.operators[o].inputs.at(1));
+  RealLayerWeights values;
+  const auto found = given.find(tensor.name);
+  if (found != given.end()) {
+    if (std::int64_t(found->second.size()) != tensor.elements())
+      throw std::invalid_argument(fmt::format("constant '{}' of operator '{}' has {} values, its shape has {}",
+                                              tensor.name, network.operators[o].name, found->second.size(),
+                                              tensor.elements()));
+    values.weights = found->second;
+    return values;
+  }
+  std::seed_seq sequence{std::uint32_t(seed), std::uint32_t(seed >> 32), std::uint32_t(o)};
+  std::mt19937_64 rng(sequence);
+  for (std::int64_t i = 0; i < tensor.elements(); ++i) values.weights.push_back(uniform(rng, 1.0));
+  return values;
 }
 
 }  // namespace
@@ -200,8 +294,13 @@ std::vector<RealLayerWeights> complete_weights(const Network& network, const Nam
   std::vector<RealLayerWeights> weights(network.operators.size());
   for (std::size_t o = 0; o < network.operators.size(); ++o) {
     const Operator& op = network.operators[o];
-    if (op.kind == OperatorKind::ChannelAffine) {
+    if (op.kind == OperatorKind::ChannelAffine || op.kind == OperatorKind::LayerNormalization) {
       weights[o] = channel_affine_values(network, o, given, seed);
+      continue;
+    }
+    if (contracts::is_elementwise_pair(op.kind) && op.inputs.size() == 2 && op.inputs[1] < network.tensors.size() &&
+        contracts::activation_inputs(network, op) == 1) {
+      weights[o] = constant_operand_values(network, o, given, seed);
       continue;
     }
     if (op.kind != OperatorKind::FabricLayer || contracts::is_matrix_product(op)) continue;  // a product's are data
@@ -265,6 +364,30 @@ QuantizationLimits quantization_limits(const Network& network, const Quantizatio
 contracts::QuantizedNetwork quantize_network(const Network& network, const std::vector<RealLayerWeights>& weights,
                                              const std::vector<std::vector<double>>& calibration_inputs,
                                              const QuantizationOptions& options) {
+  return quantize_network_calibrated(network, weights, {calibration_inputs}, options);
+}
+
+namespace {
+
+// Every tensor of the float reference on each sample, the samples' values of one tensor one after another: a
+// tensor's max |r| is the set's, and a layer's output channel k (i / plane mod K) is read the same way.
+RealTensors float_reference_of_set(const Network& network, const std::vector<RealLayerWeights>& weights,
+                                   const std::vector<std::vector<std::vector<double>>>& samples) {
+  if (samples.empty()) throw std::invalid_argument("quantize_network: the calibration set is empty");
+  RealTensors joined = float_reference(network, weights, samples[0]);
+  for (std::size_t s = 1; s < samples.size(); ++s) {
+    const RealTensors reals = float_reference(network, weights, samples[s]);
+    for (std::size_t t = 0; t < joined.size(); ++t) joined[t].insert(joined[t].end(), reals[t].begin(), reals[t].end());
+  }
+  return joined;
+}
+
+}  // namespace
+
+contracts::QuantizedNetwork quantize_network_calibrated(const Network& network,
+                                                        const std::vector<RealLayerWeights>& weights,
+                                                        const std::vector<std::vector<std::vector<double>>>& samples,
+                                                        const QuantizationOptions& options) {
   const int data_width = options.data_width, acc_width = options.acc_width;
   if (data_width < contracts::kMinDataWidth || data_width > contracts::kMaxDataWidth || acc_width < data_width ||
       acc_width > contracts::kMaxAccWidth)
@@ -272,7 +395,7 @@ contracts::QuantizedNetwork quantize_network(const Network& network, const std::
                                             "data ≤ {}, data ≤ accumulator ≤ {})",
                                             data_width, acc_width, contracts::kMinDataWidth,
                                             contracts::kMaxDataWidth, contracts::kMaxAccWidth));
-  const RealTensors reals = float_reference(network, weights, calibration_inputs);
+  const RealTensors reals = float_reference_of_set(network, weights, samples);
   contracts::QuantizedNetwork quantized;
   quantized.network = network;
   quantized.data_width = data_width;
@@ -289,7 +412,6 @@ contracts::QuantizedNetwork quantize_network(const Network& network, const std::
     contracts::QuantizedOperator& q = quantized.operators[o];
     quantized.tensors[output].scale = keeps_scale(op.kind)              ? scale_of(op.inputs[0])
                                       : op.kind == OperatorKind::Softmax ? 1.0 / double(contracts::data_limit(data_width))
-                                      : bounded_by_one(op.kind)          ? 1.0 / double(limits.activation)
                                                                          : calibrated_scale(reals[output], limits.activation);
     switch (op.kind) {
       case OperatorKind::FabricLayer:
@@ -298,10 +420,13 @@ contracts::QuantizedNetwork quantize_network(const Network& network, const std::
                                   scale_of(output), q);
           break;
         }
-        quantize_fabric_layer(network.layers[op.layer], weights[o], limits.weights[o], scale_of(op.inputs[0]),
-                              scale_of(output), acc_width, q);
+        quantize_fabric_layer(network.layers[op.layer], weights[o],
+                              filter_context(network.layers[op.layer], limits.weights[o], scale_of(op.inputs[0]),
+                                             scale_of(output), reals[op.inputs[0]], reals[output], options),
+                              acc_width, q);
         break;
       case OperatorKind::Requantize:
+      case OperatorKind::ReduceSum:
         q.output.push_back(contracts::requantization_of(scale_of(op.inputs[0]) / scale_of(output)));
         break;
       case OperatorKind::Clip: {
@@ -310,13 +435,19 @@ contracts::QuantizedNetwork quantize_network(const Network& network, const std::
         q.clip_max = round_clamped(op.clip_max / scale_of(output), -L, L);
         break;
       }
-      case OperatorKind::Add:
       case OperatorKind::Concat: {
         std::vector<double> input_scales;
         for (std::size_t t : op.inputs) input_scales.push_back(scale_of(t));
         quantize_input_multipliers(input_scales, scale_of(output), q);
         break;
       }
+      case OperatorKind::Add:
+      case OperatorKind::Sub:
+      case OperatorKind::Maximum:
+      case OperatorKind::Minimum:
+      case OperatorKind::Mul:
+        quantize_pair(network, o, weights[o], scale_of(op.inputs[0]), scale_of(output), data_width, quantized);
+        break;
       case OperatorKind::Softmax:
         q.exp_table = softmax_exp_table(scale_of(op.inputs[0]), data_width);
         break;
@@ -329,14 +460,19 @@ contracts::QuantizedNetwork quantize_network(const Network& network, const std::
       case OperatorKind::GlobalAveragePool:
       case OperatorKind::Reshape:
         break;
-      case OperatorKind::Sigmoid:
-      case OperatorKind::Tanh:
-      case OperatorKind::HardSigmoid:
+      case OperatorKind::TableFunction:
         q.activation_table = activation_table(op, scale_of(op.inputs[0]), scale_of(output), data_width);
         break;
-      case OperatorKind::Mul:
-        q.product = contracts::requantization_of(scale_of(op.inputs[0]) * scale_of(op.inputs[1]) / scale_of(output));
+      case OperatorKind::LayerNormalization:
+        quantize_layer_normalization(op, weights[o], network.tensors[op.inputs[1]].elements(), scale_of(op.inputs[0]),
+                                     scale_of(output), q);
+        break;
       case OperatorKind::Pad:
+      case OperatorKind::Transpose:
+      case OperatorKind::Slice:
+      case OperatorKind::Gather:
+      case OperatorKind::ReduceMean:
+      case OperatorKind::ReduceMax:
         break;
     }
   }

@@ -2,7 +2,8 @@
 // integer reference, the post-processing unit and the chained runs execute (docs/quantization.md, "Quantization"):
 // per-channel symmetric weights, per-tensor activation scales from the float reference's max |x|, biases at the
 // accumulator's scale, requantization multipliers, the add / concat common shift, clip bounds, the softmax table and
-// the sigmoid / tanh / hard sigmoid tables.
+// the tables of the table functions (contracts/elementwise_functions.hpp), and an element-wise pair's constant
+// operand at its own scale.
 // Weights come by tensor name (ONNX initializers, .npy / .npz files) or, when absent, at random from a seed.
 #pragma once
 
@@ -44,7 +45,7 @@ struct QuantizationOptions {
 
 // The largest integers the quantizer maps a tensor's max |r| to (docs/quantization.md, "Accumulator headroom"):
 // `activation` for every calibrated activation tensor (network inputs, fabric layer, requantize, add, concat and mul
-// outputs; sigmoid, tanh and hard sigmoid write 1 as it), `weights` per operator (0 for those that are not fabric layers). With accumulator_headroom, they are
+// outputs, table functions and element-wise pairs), `weights` per operator (0 for those that are not fabric layers). With accumulator_headroom, they are
 // 2^a − 1 and 2^w − 1 with a + w + ⌈log2 fan_in⌉ ≤ acc_width − 1 for every fabric layer, so that no sum of a layer's
 // products can wrap: a is shared (the widest layer's fan-in gets half the bits each), each layer's w takes the bits
 // its own fan-in leaves, and neither exceeds data_width − 1 magnitude bits.
@@ -62,6 +63,15 @@ contracts::QuantizedNetwork quantize_network(const contracts::Network& network,
                                              const std::vector<RealLayerWeights>& weights,
                                              const std::vector<std::vector<double>>& calibration_inputs,
                                              const QuantizationOptions& options);
+
+// The same, its scales calibrated on a set of inputs (`--calibration-inputs`): each sample holds one tensor per network
+// input; every tensor's scale comes from its max |r| over all the samples, a fabric layer's bias rule from its
+// channels' max over all of them (docs/quantization.md, "Calibration set"). Throws like quantize_network, and
+// std::invalid_argument when the set is empty.
+contracts::QuantizedNetwork quantize_network_calibrated(const contracts::Network& network,
+                                                        const std::vector<RealLayerWeights>& weights,
+                                                        const std::vector<std::vector<std::vector<double>>>& samples,
+                                                        const QuantizationOptions& options);
 
 // Real values at `scale` as integers: round(r / scale) (ties away from zero), clamped to [−L, L].
 std::vector<std::int64_t> quantize_values(const std::vector<double>& reals, double scale, int data_width);

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "util/decimal_number.hpp"
 #include "util/input_error.hpp"
 #include "util/input_file.hpp"
 
@@ -100,11 +101,7 @@ std::optional<double> csv_number(const std::string& field) {
   const std::size_t first = field.find_first_not_of(' ');
   if (first == std::string::npos) return std::nullopt;
   const std::string trimmed = field.substr(first, field.find_last_not_of(' ') - first + 1);
-  char* end = nullptr;
-  const double value = std::strtod(trimmed.c_str(), &end);
-  // Underflow (ERANGE with a subnormal or zero, 5e-324) is the nearest double; overflow is infinite and refused.
-  if (end != trimmed.c_str() + trimmed.size() || !std::isfinite(value)) return std::nullopt;
-  return value;
+  return decimal_number(trimmed);
 }
 
 }  // namespace maeri::util

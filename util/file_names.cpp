@@ -27,14 +27,20 @@ std::string safe_file_stem(const std::string& name) {
   return stem.empty() ? "_" : stem;
 }
 
-std::vector<std::string> unique_file_stems(const std::vector<std::string>& names) {
+std::vector<std::string> unique_file_stems(const std::vector<std::string>& names,
+                                           const std::vector<std::string>& suffixes) {
   std::vector<std::string> stems;
-  std::set<std::string> taken;
+  std::set<std::string> taken;  // every file a stem so far stands for, case-folded
+  const auto free = [&](const std::string& stem) {
+    for (const std::string& suffix : suffixes)
+      if (taken.count(folded(stem + suffix))) return false;
+    return true;
+  };
   for (const std::string& name : names) {
     const std::string base = safe_file_stem(name);
     std::string stem = base;
-    for (int suffix = 2; taken.count(folded(stem)); ++suffix) stem = base + "-" + std::to_string(suffix);
-    taken.insert(folded(stem));
+    for (int suffix = 2; !free(stem); ++suffix) stem = base + "-" + std::to_string(suffix);
+    for (const std::string& suffix : suffixes) taken.insert(folded(stem + suffix));
     stems.push_back(stem);
   }
   return stems;

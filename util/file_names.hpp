@@ -13,7 +13,10 @@ namespace maeri::util {
 std::string safe_file_stem(const std::string& name);
 
 // safe_file_stem of every name, made unique: a stem already taken (compared case-insensitively, for file systems
-// that fold case) gets "-2", "-3", … appended. The order of `names` decides who keeps the plain stem.
-std::vector<std::string> unique_file_stems(const std::vector<std::string>& names);
+// that fold case) gets "-2", "-3", … appended. The order of `names` decides who keeps the plain stem. Each stem
+// stands for the files stem + suffix for every one of `suffixes` (e.g. "", ".real" for x.npy and x.real.npy): a
+// stem is taken when any of its files is, so that names "r" and "r.real" never write the same file.
+std::vector<std::string> unique_file_stems(const std::vector<std::string>& names,
+                                           const std::vector<std::string>& suffixes = {""});
 
 }  // namespace maeri::util

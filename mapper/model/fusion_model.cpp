@@ -25,10 +25,9 @@ bool keeps_stream(const contracts::Operator& op) {
     case OperatorKind::ChannelAffine: return true;
     case OperatorKind::Concat: return op.axis == 1;  // channels: a stripe's rows stay its rows
     case OperatorKind::Pad: return false;  // moves every row by x_begin and adds rows: a stripe's rows are not its own
-    case OperatorKind::Sigmoid:
-    case OperatorKind::Tanh:
-    case OperatorKind::HardSigmoid: return true;
-    // Mul (default) ends a stream: an SE gate needs the whole plane's global average pool before its first product.
+    case OperatorKind::TableFunction: return true;
+    // Mul (default) ends a stream: an SE gate needs the whole plane's global average pool before its first product;
+    // so do sub, max and min (their second operand may broadcast from a whole-plane reduction too).
     default: return false;
   }
 }

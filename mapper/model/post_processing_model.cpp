@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "contracts/elementwise_pairs.hpp"
+#include "mapper/model/post_processing_rows.hpp"
 #include "util/integer_math.hpp"
 
 namespace maeri::mapper {
@@ -23,7 +25,7 @@ std::int64_t elements(const Shape& shape) {
 
 void require(bool condition, const contracts::Operator& op, const char* problem) {
   if (!condition)
-    throw std::invalid_argument(fmt::format("post-processing operator '{}' ({}): {}", op.name, to_string(op.kind),
+    throw std::invalid_argument(fmt::format("post-processing operator '{}' ({}): {}", op.name, contracts::operator_label(op),
                                             problem));
 }
 
@@ -58,10 +60,12 @@ struct Lanes {
 
 // The number of inputs each kind takes (concat: any, at least one).
 void require_inputs(const contracts::Operator& op, const std::vector<Shape>& input_shapes) {
-  const std::size_t expected_inputs =
-      op.kind == OperatorKind::Add || op.kind == OperatorKind::Mul ? 2 : op.kind == OperatorKind::Concat ? 0 : 1;
-  if (expected_inputs > 0) require(input_shapes.size() == expected_inputs, op, "wrong number of inputs");
-  else require(!input_shapes.empty(), op, "no inputs");
+  if (contracts::is_elementwise_pair(op.kind))  // a second tensor, or a constant operand held as a parameter
+    require(input_shapes.size() == 1 || input_shapes.size() == 2, op, "wrong number of inputs");
+  else if (op.kind == OperatorKind::Concat)
+    require(!input_shapes.empty(), op, "no inputs");
+  else
+    require(input_shapes.size() == 1, op, "wrong number of inputs");
 }
 
 // The kinds of one block through one stage of ⌈n/P⌉ beats (docs/model.md's rows "1 × (⌈n/P⌉)"): their counts.
@@ -79,10 +83,18 @@ void elementwise_counts(const contracts::Operator& op, std::int64_t n, const std
       c.elements_read = c.elements_written = n;
       c.comparisons = op.kind == OperatorKind::Relu ? n : 2 * n;
       break;
-    case OperatorKind::Add:  // a·m_a + b·m_b, rounding shift, saturation
-      c.elements_read = 2 * n;
+    case OperatorKind::Add:  // a·m_a ± b·m_b, rounding shift, saturation; each stream read per output element
+    case OperatorKind::Sub:
+      c.elements_read = std::int64_t(input_shapes.size()) * n;
       c.elements_written = c.additions = c.shifts = n;
       c.multiplications = c.comparisons = 2 * n;
+      break;
+    case OperatorKind::Maximum:  // max / min of a·m_a and b·m_b, rounding shift, saturation
+    case OperatorKind::Minimum:
+      c.elements_read = std::int64_t(input_shapes.size()) * n;
+      c.elements_written = c.shifts = n;
+      c.multiplications = 2 * n;
+      c.comparisons = 3 * n;
       break;
     case OperatorKind::ChannelAffine:  // x · m_c + b_c, rounding shift, saturation
       c.elements_read = c.elements_written = c.multiplications = c.additions = c.shifts = n;
@@ -92,15 +104,18 @@ void elementwise_counts(const contracts::Operator& op, std::int64_t n, const std
       c.elements_read = elements(input_shapes[0]);
       c.elements_written = n;
       break;
-    case OperatorKind::Sigmoid:
-    case OperatorKind::Tanh:
-    case OperatorKind::HardSigmoid:  // one table lookup per element
+    case OperatorKind::TableFunction:  // one table lookup per element
       c.elements_read = c.elements_written = c.lookups = n;
       break;
-    case OperatorKind::Mul:  // a · b (the gate read with every element), · multiplier, rounding shift, saturation
-      c.elements_read = 2 * n;
+    case OperatorKind::Mul:  // a · b (each stream read per output element), · multiplier, rounding shift, saturation
+      c.elements_read = std::int64_t(input_shapes.size()) * n;
       c.elements_written = c.shifts = n;
       c.multiplications = c.comparisons = 2 * n;
+      break;
+    case OperatorKind::Transpose:
+    case OperatorKind::Slice:
+    case OperatorKind::Gather:  // data movement: each output element read from its source and written
+      c.elements_read = c.elements_written = n;
       break;
     case OperatorKind::Concat:
     case OperatorKind::Reshape:
@@ -108,6 +123,10 @@ void elementwise_counts(const contracts::Operator& op, std::int64_t n, const std
     case OperatorKind::AveragePool:
     case OperatorKind::GlobalAveragePool:
     case OperatorKind::Softmax:
+    case OperatorKind::LayerNormalization:
+    case OperatorKind::ReduceMean:
+    case OperatorKind::ReduceSum:
+    case OperatorKind::ReduceMax:
       throw std::logic_error("elementwise_counts: not an elementwise operator");
   }
 }
@@ -154,12 +173,13 @@ std::int64_t global_average_pool_counts(const contracts::Operator& op, const Sha
   return pipelined_beats(planes, {beats(plane), 1});
 }
 
-// Softmax over axis 1: per row, read it and find the maximum; subtract, look up and sum; multiply, divide and
+// Softmax along its axis: per row, read it and find the maximum; subtract, look up and sum; multiply, divide and
 // write. Returns the beats.
 std::int64_t softmax_counts(const contracts::Operator& op, const Shape& in, Lanes beats,
                             contracts::PostProcessingCounts& c) {
-  require(in.size() >= 2, op, "softmax needs a rank of at least 2 (axis 1)");
-  const std::int64_t classes = in[1], rows = elements(in) / std::max<std::int64_t>(classes, 1);
+  require(op.axis >= 0 && op.axis < std::int64_t(in.size()), op, "softmax's axis is outside its input's rank");
+  const contracts::AxisRows axis_rows = contracts::axis_rows(in, op.axis);
+  const std::int64_t classes = axis_rows.extent, rows = axis_rows.rows();
   c.elements_read = c.elements_written = c.lookups = c.multiplications = c.divisions = rows * classes;
   c.comparisons = rows * (classes - 1);
   c.additions = rows * (2 * classes - 1);
@@ -186,6 +206,14 @@ contracts::PostProcessingCounts post_processing_counts(const contracts::Operator
     case OperatorKind::AveragePool: beat_count = pooling_counts(op, input_shapes[0], output_shape, beats, c); break;
     case OperatorKind::GlobalAveragePool: beat_count = global_average_pool_counts(op, input_shapes[0], beats, c); break;
     case OperatorKind::Softmax: beat_count = softmax_counts(op, input_shapes[0], beats, c); break;
+    case OperatorKind::LayerNormalization:
+      beat_count = layer_normalization_counts(op, input_shapes[0], unit.lanes, c);
+      break;
+    case OperatorKind::ReduceMean:
+    case OperatorKind::ReduceSum:
+    case OperatorKind::ReduceMax:
+      beat_count = reduction_counts(op, input_shapes[0], output_shape, unit.lanes, c);
+      break;
     case OperatorKind::FabricLayer:
     case OperatorKind::Requantize:
     case OperatorKind::Relu:
@@ -193,10 +221,14 @@ contracts::PostProcessingCounts post_processing_counts(const contracts::Operator
     case OperatorKind::Add:
     case OperatorKind::ChannelAffine:
     case OperatorKind::Pad:
-    case OperatorKind::Sigmoid:
-    case OperatorKind::Tanh:
-    case OperatorKind::HardSigmoid:
+    case OperatorKind::TableFunction:
     case OperatorKind::Mul:
+    case OperatorKind::Sub:
+    case OperatorKind::Maximum:
+    case OperatorKind::Minimum:
+    case OperatorKind::Transpose:
+    case OperatorKind::Slice:
+    case OperatorKind::Gather:
       elementwise_counts(op, n, input_shapes, c);
       beat_count = beats(n);
       break;
@@ -221,7 +253,7 @@ PostProcessingReport evaluate_post_processing(const contracts::Network& network,
   if (o.kind == OperatorKind::FabricLayer) {
     inputs.push_back(output);
   } else {
-    for (std::size_t i = 0; i < contracts::activation_inputs(o); ++i)
+    for (std::size_t i = 0; i < contracts::activation_inputs(network, o); ++i)
       inputs.push_back(network.tensors.at(o.inputs.at(i)).shape);
   }
   return evaluate_post_processing(o, inputs, output, hardware);

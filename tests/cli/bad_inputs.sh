@@ -57,7 +57,7 @@ case $case_name in
       "$maeri" verify --hardware "$configs/hardware/maeri-64.yaml" --workload "$file" --mapping "$mapping" ;;
   graph_shapes_disagree)  # tiny's residual add reading conv1's 10x10 activations instead of the pooled 5x5 ones
     sed 's/inputs: \[conv2, pool1\]/inputs: [conv2, relu1]/' "$configs/workloads/tiny.yaml" >"$file"
-    "$expect" 2 --stderr-contains "$file:15:37: field 'operators[4].inputs': add 'add1' adds 'conv2' of shape (1,8,5,5) and 'relu1' of shape (1,8,10,10): the shapes must be equal" \
+    "$expect" 2 --stderr-contains "$file:15:37: field 'operators[4].inputs': add 'add1' reads 'conv2' of shape (1,8,5,5) and 'relu1' of shape (1,8,10,10): the shapes do not broadcast" \
       "$maeri" map --hardware "$configs/hardware/maeri-64.yaml" --workload "$file" -o "$dir/m.yaml" --json "$dir/m.json" \
       || exit 1
     [[ ! -e $dir/m.json && ! -e $dir/m.yaml ]] || fail "outputs written for a rejected input" ;;

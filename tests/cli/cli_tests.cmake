@@ -389,6 +389,22 @@ maeri_cli_test(import_asymmetric_pads 2 --stderr-contains "field 'node pool_same
   $<TARGET_FILE:maeri> import ${ONNX_MODELS}/asymmetric-pool.onnx -o ${ONNX_MODELS}/asymmetric-pool.yaml)
 maeri_cli_test(map_asymmetric_onnx 0 --stdout-contains "layer conv_same (conv K=4 C=3 R=3 S=3 X'=7 Y'=7 stride 1x1"
   $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${ONNX_MODELS}/asymmetric.onnx --details)
+# An If on a run-time input (issue 41): --input-value records the value, imports the branch taken and names the other.
+maeri_cli_test(import_if_input_value_wide 0 --stdout-contains "1 layers, 6912 MACs"
+  --stdout-contains "If choose: its condition folds to true: then_branch imported (2 nodes), else_branch not taken (1 nodes"
+  $<TARGET_FILE:maeri> import ${ONNX_MODELS}/if-input.onnx --input-value wide=1 -o ${ONNX_MODELS}/if-wide.yaml)
+maeri_cli_test(import_if_input_value_narrow 0 --stdout-contains "1 layers, 768 MACs"
+  --stdout-contains "else_branch imported (1 nodes), then_branch not taken (2 nodes"
+  $<TARGET_FILE:maeri> import ${ONNX_MODELS}/if-input.onnx --input-value wide=0 -o ${ONNX_MODELS}/if-narrow.yaml)
+maeri_cli_test(import_if_input_value_not_bool 2 --stderr-contains "field '--input-value wide': 2 is not a value of the input's element type (BOOL)"
+  $<TARGET_FILE:maeri> import ${ONNX_MODELS}/if-input.onnx --input-value wide=2 -o ${ONNX_MODELS}/if-bad.yaml)
+maeri_cli_test(import_if_input_value_missing 2 --stderr-contains "its If node choose (on 'wide') branch on a value known only at run time: give the run-time input's value with --input-value NAME=V"
+  $<TARGET_FILE:maeri> import ${ONNX_MODELS}/if-input.onnx -o ${ONNX_MODELS}/if-missing.yaml)
+add_test(NAME cli_import_if_input_value_recorded
+  COMMAND grep -q "run-time input values (--input-value) wide=1" ${ONNX_MODELS}/if-wide.yaml)
+set_tests_properties(cli_import_if_input_value_recorded PROPERTIES LABELS cli DEPENDS cli_import_if_input_value_wide)
+set_tests_properties(cli_import_if_input_value_wide cli_import_if_input_value_narrow cli_import_if_input_value_not_bool
+  cli_import_if_input_value_missing PROPERTIES FIXTURES_REQUIRED onnx_models)
 set_tests_properties(cli_import_onnx cli_map_onnx cli_verify_onnx cli_import_not_onnx cli_import_dynamic_shape
   cli_import_asymmetric_pads cli_map_asymmetric_onnx PROPERTIES FIXTURES_REQUIRED onnx_models)
 set_tests_properties(cli_import_onnx PROPERTIES FIXTURES_SETUP onnx_imported)
@@ -466,9 +482,9 @@ set(tensor_cases given_equals_reference npz_members expected_mismatch jobs_equal
 if(NOT MAERI_SANITIZE)
   list(APPEND tensor_cases mpi_equal_single)
 endif()
-set(chain_cases run jobs weight_fault unit_fault outputs_feed_back bad_input_shape bad_weights_member bad_fault
+set(chain_cases run jobs weight_fault unit_fault outputs_feed_back calibration_set bad_input_shape bad_weights_member bad_fault bad_outputs
     one_layer_option onnx_top1 onnx_batch several_inputs every_kind onnx_channel_affine onnx_pad onnx_gates
-    attention onnx_attention bad_matmul)
+    onnx_elementwise onnx_layout onnx_layer_norm attention onnx_attention bad_matmul)
 if(NOT MAERI_SANITIZE)
   list(APPEND chain_cases mpi)
 endif()

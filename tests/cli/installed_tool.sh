@@ -36,7 +36,10 @@ import maeri
 best = maeri.map('$dir/prefix/share/maeri/configs/hardware/maeri-64.yaml',
                  '$dir/prefix/share/maeri/configs/workloads/tiny.yaml')
 assert best[0]['best'][0]['cycles']['total'] > 0, best[0]
-print('python module: tiny maps,', len(best), 'layers')" || fail "the installed Python module does not import or map"
+print('python module: tiny maps,', len(best), 'layers')
+# Its RTL run is the installed maeri's, beside the module (not the build tree's).
+assert maeri.executable() == '$dir/prefix/bin/maeri', maeri.executable()" ||
+        fail "the installed Python module does not import or map, or runs another maeri than the prefix's"
     fi
     # Relocatable: a moved prefix still finds its configs; nothing points back into the build or source tree.
     mv "$dir/prefix" "$dir/moved"

@@ -1,11 +1,11 @@
 // Writes the ONNX models of the `maeri import` CLI tests into a folder, built with the ONNX C++ API
 // (tests/unit/onnx_models.hpp): small.onnx (a grouped conv, a depthwise conv, ReLU, max pool, flatten and a Gemm
-// classifier, batch 1), gated.onnx (cut at an Elu), classifier.onnx, bn-cnn.onnx (batch normalizations after
-// ReLUs), gates.onnx (SiLU, an SE block, HardSwish), attention-one-head.onnx and attention-two-heads.onnx (matrix
-// products of two activations), dynamic.onnx (a symbolic batch), asymmetric.onnx (a conv with
+// classifier, batch 1), gated.onnx (cut at a ThresholdedRelu), classifier.onnx, bn-cnn.onnx (batch normalizations
+// after ReLUs), gates.onnx (SiLU, an SE block, HardSwish), elementwise.onnx (table functions and broadcast binary
+// operators), attention-one-head.onnx and attention-two-heads.onnx (matrix products of two activations), dynamic.onnx (a symbolic batch), asymmetric.onnx (a conv with
 // pads [0, 0, 1, 1]), asymmetric-pool.onnx (a max pool with pads [0, 0, 1, 1]), padded.onnx (zero borders) and
 // not-onnx.onnx (YAML text); and the bad models of tests/cli/bad_models.sh, named after the defect each carries
-// (bad-*.onnx).
+// (bad-*.onnx), and if-input.onnx (an If on a run-time input).
 // Usage: maeri_make_onnx_models FOLDER
 #include <cstdint>
 #include <fstream>
@@ -25,6 +25,48 @@ namespace {
 // A one-Conv model (input x 1×3×9×9, weight w 4×3×3×3) whose node `attributes` changes.
 void write_bad_conv(const std::string& path, const std::function<void(onnx::NodeProto&)>& attributes) {
   OnnxModelBuilder::write_one_conv(path, "conv", {1, 3, 9, 9}, {4, 3, 3, 3}, attributes);
+}
+
+// An If on a run-time input (a bool flag `wide`, as models branch on a sample rate): its then_branch is a 3×3 Conv
+// with ReLU (4·3·9·64 = 6912 MACs), its else_branch a 1×1 Conv (4·3·64 = 768 MACs), both reading the outer image
+// and outer weights. Imported only with --input-value wide=1 or wide=0 (cli_import_if_input_value_*).
+void write_if_on_input(const std::string& path) {
+  OnnxModelBuilder model("branched");
+  model.input("image", {1, 3, 8, 8});
+  onnx::ValueInfoProto* flag = model.graph().add_input();
+  flag->set_name("wide");
+  flag->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto_DataType_BOOL);
+  flag->mutable_type()->mutable_tensor_type()->mutable_shape();
+  model.weight("w_wide", {4, 3, 3, 3});
+  model.weight("w_narrow", {4, 3, 1, 1});
+  const auto branch = [](const std::string& name, const std::vector<onnx::NodeProto>& nodes, const std::string& out) {
+    onnx::GraphProto graph;
+    graph.set_name(name);
+    for (const onnx::NodeProto& node : nodes) *graph.add_node() = node;
+    onnx::ValueInfoProto* output = graph.add_output();
+    output->set_name(out);
+    output->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto_DataType_FLOAT);
+    return graph;
+  };
+  onnx::NodeProto wide_conv, wide_relu, narrow_conv;
+  wide_conv.set_op_type("Conv");
+  wide_conv.set_name("wide_conv");
+  for (const char* input : {"image", "w_wide"}) wide_conv.add_input(input);
+  wide_conv.add_output("wide_c");
+  OnnxModelBuilder::set_ints(wide_conv, "pads", {1, 1, 1, 1});
+  wide_relu.set_op_type("Relu");
+  wide_relu.set_name("wide_relu");
+  wide_relu.add_input("wide_c");
+  wide_relu.add_output("wide_out");
+  narrow_conv.set_op_type("Conv");
+  narrow_conv.set_name("narrow_conv");
+  for (const char* input : {"image", "w_narrow"}) narrow_conv.add_input(input);
+  narrow_conv.add_output("narrow_out");
+  auto& choose = model.node("If", "choose", {"wide"}, "features");
+  OnnxModelBuilder::set_graph(choose, "then_branch", branch("then", {wide_conv, wide_relu}, "wide_out"));
+  OnnxModelBuilder::set_graph(choose, "else_branch", branch("else", {narrow_conv}, "narrow_out"));
+  model.output("features");
+  model.write(path);
 }
 
 // Models that crashed the importer or that it imported into workloads the loader refuses (issue 34).
@@ -329,6 +371,166 @@ void write_attention_two_heads(const std::string& path) {
   model.write(path);
 }
 
+// Element-wise operators of real exports with their own weights (seeded, fixed), every one imported with no cut:
+// table functions (LeakyRelu, Selu, Erf, Sigmoid, Pow 2, Sqrt, Neg, Exp, Log, Softsign, Elu, Softplus, Tanh), binary
+// operators broadcast against constants of odd shapes (Sub by a (8, 1, 1), Div by a (1, 1, 10), Min by a (5)
+// constant; 1 − x with the constant first), Paddle's HardSwish x·clip(x + 3, 0, 6)/6, PyTorch's GELU decomposition
+// x·(1 + erf(x/√2))·0.5, a Max of a (1, 8, 1, 1) tensor and a (1, 8, 5, 5) one, a Div of two tensors, a Mul of
+// (1, 8, 5, 5) by a (1, 1, 5, 5) tensor, then the classifier head (network_chain.sh, onnx_elementwise).
+void write_elementwise(const std::string& path) {
+  SeededValues values(2041);
+  OnnxModelBuilder model("elementwise");
+  const auto scalar = [&](const std::string& name, float value) { model.weight(name, {}, {value}); };
+  model.input("image", {1, 3, 10, 10});
+  model.weight("stem.weight", {8, 3, 3, 3}, values(8 * 3 * 9, 0.4f));
+  model.weight("stem.bias", {8}, values(8, 0.1f));
+  OnnxModelBuilder::set_ints(model.node("Conv", "stem", {"image", "stem.weight", "stem.bias"}, "s"), "pads",
+                             {1, 1, 1, 1});
+  OnnxModelBuilder::set_float(model.node("LeakyRelu", "leaky", {"s"}, "a1"), "alpha", 0.1f);
+  model.weight("centre", {8, 1, 1}, values(8, 0.2f));
+  model.node("Sub", "centred", {"a1", "centre"}, "a2");
+  model.weight("spread", {1, 1, 10}, values(10, 0.5f, 1.0f));
+  model.node("Div", "spread_out", {"a2", "spread"}, "a3");
+  model.node("Selu", "selu", {"a3"}, "a4");
+  scalar("three", 3), scalar("zero", 0), scalar("six", 6);  // Paddle's HardSwish: x · clip(x + 3, 0, 6) / 6
+  model.node("Add", "hswish.add", {"a4", "three"}, "h1");
+  model.node("Clip", "hswish.clip", {"h1", "zero", "six"}, "h2");
+  model.node("Mul", "hswish.mul", {"a4", "h2"}, "h3");
+  model.node("Div", "hswish.div", {"h3", "six"}, "a5");
+  model.weight("conv.weight", {8, 8, 3, 3}, values(8 * 8 * 9, 0.2f));
+  model.weight("conv.bias", {8}, values(8, 0.1f));
+  auto& conv = model.node("Conv", "conv", {"a5", "conv.weight", "conv.bias"}, "c2");
+  OnnxModelBuilder::set_ints(conv, "pads", {1, 1, 1, 1});
+  OnnxModelBuilder::set_ints(conv, "strides", {2, 2});
+  scalar("sqrt2", 1.41421356f), scalar("one", 1), scalar("half", 0.5f);  // PyTorch's GELU
+  model.node("Div", "gelu.div", {"c2", "sqrt2"}, "g1");
+  model.node("Erf", "gelu.erf", {"g1"}, "g2");
+  model.node("Add", "gelu.add", {"g2", "one"}, "g3");
+  model.node("Mul", "gelu.mul", {"c2", "g3"}, "g4");
+  model.node("Mul", "gelu.half", {"g4", "half"}, "g5");
+  model.node("GlobalAveragePool", "squeeze", {"g5"}, "p");
+  model.node("Sigmoid", "gate", {"p"}, "ps");
+  model.node("Sub", "complement", {"one", "ps"}, "q");  // 1 − sigmoid: the constant first
+  model.node("Max", "floor_by_gate", {"q", "g5"}, "m");  // (1, 8, 1, 1) and (1, 8, 5, 5)
+  model.weight("ceiling", {5}, values(5, 0.3f, 1.0f));
+  model.node("Min", "ceiling_min", {"m", "ceiling"}, "mn");
+  scalar("two", 2), scalar("epsilon", 1e-3f);
+  model.node("Pow", "square", {"mn", "two"}, "sq");
+  model.node("Add", "plus_epsilon", {"sq", "epsilon"}, "sq_eps");
+  model.node("Sqrt", "root", {"sq_eps"}, "rt");
+  model.node("Div", "normalised", {"mn", "rt"}, "dv");  // two tensors: a reciprocal, then a product
+  model.node("Neg", "negated", {"dv"}, "ng");
+  model.node("Exp", "exp", {"ng"}, "ex");
+  model.node("Add", "exp_plus_one", {"ex", "one"}, "ex1");
+  model.node("Log", "log", {"ex1"}, "lg");
+  model.node("Softsign", "softsign", {"lg"}, "ss");
+  model.node("Elu", "elu", {"ss"}, "el");
+  model.node("Softplus", "softplus", {"el"}, "sp");
+  model.weight("mask.weight", {1, 8, 1, 1}, values(8, 0.5f));
+  model.node("Conv", "mask", {"sp", "mask.weight"}, "mk");  // (1, 1, 5, 5)
+  model.node("Tanh", "mask_tanh", {"mk"}, "mt");
+  model.node("Mul", "masked", {"sp", "mt"}, "masked_out");  // (1, 8, 5, 5) by (1, 1, 5, 5)
+  write_with_classifier_head(model, values, "masked_out", path);
+}
+
+// The data-movement and row-wise operators of detectors and transformers, on odd shapes with negative axes and its
+// own weights (seeded, fixed): a conv with bias and ReLU (1×6×9×7), a Transpose to NHWC, a Slice of W backwards by
+// 2 (axis −2: columns 6, 4, 2, 0), a Gather of rows 8, 0, 3, 3, −4 along H, a Split of the channels into 2 and 4
+// joined back the other way round by a Concat (axis −1), a MatMul by a constant 6×5 on the last axis and a Softmax
+// along axis −1 (network_chain.sh, onnx_layout).
+void write_layout(const std::string& path) {
+  SeededValues values(2027);
+  OnnxModelBuilder model("layout", 13);
+  model.input("image", {1, 3, 9, 7});
+  model.weight("conv.weight", {6, 3, 3, 3}, values(6 * 3 * 9, 0.4f));
+  model.weight("conv.bias", {6}, values(6, 0.1f));
+  auto& conv = model.node("Conv", "conv", {"image", "conv.weight", "conv.bias"}, "conv_out");
+  OnnxModelBuilder::set_ints(conv, "pads", {1, 1, 1, 1});
+  model.node("Relu", "relu", {"conv_out"}, "features");
+  OnnxModelBuilder::set_ints(model.node("Transpose", "to_nhwc", {"features"}, "nhwc"), "perm", {0, 2, 3, 1});
+  model.integers("starts", {1}, {-1});
+  model.integers("ends", {1}, {-(std::int64_t{1} << 62)});
+  model.integers("axes", {1}, {-2});
+  model.integers("steps", {1}, {-2});
+  model.node("Slice", "reverse_w", {"nhwc", "starts", "ends", "axes", "steps"}, "reversed");  // 1×9×4×6
+  model.integers("rows", {5}, {8, 0, 3, 3, -4});
+  OnnxModelBuilder::set_int(model.node("Gather", "pick_h", {"reversed", "rows"}, "picked"), "axis", 1);  // 1×5×4×6
+  model.integers("halves", {2}, {2, 4});
+  auto& split = model.node("Split", "split_c", {"picked", "halves"}, "first_two");  // 1×5×4×2 and 1×5×4×4
+  split.add_output("last_four");
+  OnnxModelBuilder::set_int(split, "axis", -1);
+  OnnxModelBuilder::set_int(model.node("Concat", "swap_c", {"last_four", "first_two"}, "swapped"), "axis", -1);
+  model.weight("head.weight", {6, 5}, values(6 * 5, 0.5f));
+  model.node("MatMul", "head", {"swapped", "head.weight"}, "logits");  // 1×5×4×5
+  OnnxModelBuilder::set_int(model.node("Softmax", "scores", {"logits"}, "probabilities"), "axis", -1);
+  model.output("probabilities");
+  model.write(path);
+}
+
+// A softmax as opset 11 defines it (the axes from `axis` on flattened into one row): a 1×1 conv (1×4×3×5) and a
+// Softmax of axis 2, whose rows are the 3·5 values of each channel (network_chain.sh, onnx_layout).
+void write_softmax_opset11(const std::string& path) {
+  SeededValues values(2027);
+  OnnxModelBuilder model("softmax_opset11", 11);
+  model.input("image", {1, 3, 3, 5});
+  model.weight("conv.weight", {4, 3, 1, 1}, values(4 * 3, 0.6f));
+  model.node("Conv", "conv", {"image", "conv.weight"}, "conv_out");
+  OnnxModelBuilder::set_int(model.node("Softmax", "spatial", {"conv_out"}, "probabilities"), "axis", 2);
+  model.output("probabilities");
+  model.write(path);
+}
+
+// Layer normalization as transformers export it, with its own weights (seeded, fixed), on tokens (1, 6, 10): a
+// projection MatMul to 12, a LayerNormalization node (opset 17, axis −1, γ and β), a projection to 8, the decomposed
+// form PyTorch exported before opset 17 (ReduceMean, Sub, Pow 2, ReduceMean, Add ε, Sqrt, Div, Mul γ, Add β), a
+// projection to 8, the decomposed form with Mul(d, d) and no γ or β, a Softmax along −1 and a ReduceMean over the
+// tokens (network_chain.sh, onnx_layer_norm).
+void write_layer_norm(const std::string& path) {
+  SeededValues values(2027);
+  OnnxModelBuilder model("layer_norm", 17);
+  model.input("tokens", {1, 6, 10});
+  model.weight("in.weight", {10, 12}, values(10 * 12, 0.5f));
+  model.node("MatMul", "in", {"tokens", "in.weight"}, "hidden");
+  model.weight("ln1.scale", {12}, values(12, 0.3f, 1.0f));
+  model.weight("ln1.bias", {12}, values(12, 0.2f));
+  auto& ln1 = model.node("LayerNormalization", "ln1", {"hidden", "ln1.scale", "ln1.bias"}, "normed1");
+  OnnxModelBuilder::set_float(ln1, "epsilon", 1e-5f);
+  model.weight("mid.weight", {12, 8}, values(12 * 8, 0.5f));
+  model.node("MatMul", "mid", {"normed1", "mid.weight"}, "mid_out");
+  const auto decomposed = [&](const std::string& prefix, const std::string& x, bool pow, bool affine) {
+    OnnxModelBuilder::set_ints(model.node("ReduceMean", prefix + ".mean", {x}, prefix + "_mean"), "axes", {-1});
+    model.node("Sub", prefix + ".centre", {x, prefix + "_mean"}, prefix + "_centred");
+    if (pow) {
+      model.weight(prefix + ".two", {}, {2.0f});
+      model.node("Pow", prefix + ".square", {prefix + "_centred", prefix + ".two"}, prefix + "_squares");
+    } else {
+      model.node("Mul", prefix + ".square", {prefix + "_centred", prefix + "_centred"}, prefix + "_squares");
+    }
+    OnnxModelBuilder::set_ints(model.node("ReduceMean", prefix + ".variance", {prefix + "_squares"}, prefix + "_variance"),
+                               "axes", {-1});
+    model.weight(prefix + ".epsilon", {}, {1e-5f});
+    model.node("Add", prefix + ".add_epsilon", {prefix + "_variance", prefix + ".epsilon"}, prefix + "_shifted");
+    model.node("Sqrt", prefix + ".root", {prefix + "_shifted"}, prefix + "_deviation");
+    model.node("Div", prefix + ".normalise", {prefix + "_centred", prefix + "_deviation"}, prefix + "_normalised");
+    if (!affine) return prefix + "_normalised";
+    model.weight(prefix + ".gamma", {8}, values(8, 0.3f, 1.0f));
+    model.node("Mul", prefix + ".scale", {prefix + "_normalised", prefix + ".gamma"}, prefix + "_scaled");
+    model.weight(prefix + ".beta", {8}, values(8, 0.2f));
+    model.node("Add", prefix + ".shift", {prefix + "_scaled", prefix + ".beta"}, prefix + "_out");
+    return prefix + "_out";
+  };
+  const std::string normed2 = decomposed("ln2", "mid_out", true, true);
+  model.weight("out.weight", {8, 8}, values(8 * 8, 0.5f));
+  model.node("MatMul", "out", {normed2, "out.weight"}, "out_hidden");
+  const std::string normed3 = decomposed("ln3", "out_hidden", false, false);
+  OnnxModelBuilder::set_int(model.node("Softmax", "scores", {normed3}, "probabilities"), "axis", -1);
+  auto& pool = model.node("ReduceMean", "pool_tokens", {"probabilities"}, "pooled");  // (1, 8): a reduction
+  OnnxModelBuilder::set_ints(pool, "axes", {1});
+  OnnxModelBuilder::set_int(pool, "keepdims", 0);
+  model.output("pooled");
+  model.write(path);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -360,14 +562,14 @@ int main(int argc, char** argv) {
     model.write(folder + "/small.onnx");
   }
   {
-    // An activation the post-processing unit does not run (Elu): the importer cuts the graph there, so the layer
-    // after it reads a second network input — a chained run takes both (network_chain.sh, several_inputs).
+    // An activation the post-processing unit does not run (ThresholdedRelu): the importer cuts the graph there, so
+    // the layer after it reads a second network input — a chained run takes both (network_chain.sh, several_inputs).
     OnnxModelBuilder model("gated");
     model.input("image", {1, 3, 8, 8});
     model.weight("w1", {4, 3, 3, 3});
     auto& conv1 = model.node("Conv", "conv1", {"image", "w1"}, "c1");
     OnnxModelBuilder::set_ints(conv1, "pads", {1, 1, 1, 1});
-    model.node("Elu", "gate", {"c1"}, "g");
+    model.node("ThresholdedRelu", "gate", {"c1"}, "g");
     model.weight("w2", {6, 4, 3, 3});
     model.node("Conv", "conv2", {"g", "w2"}, "c2");
     model.node("Relu", "relu2", {"c2"}, "r2");
@@ -378,6 +580,7 @@ int main(int argc, char** argv) {
     model.output("logits");
     model.write(folder + "/gated.onnx");
   }
+  write_if_on_input(folder + "/if-input.onnx");
   write_classifier(folder + "/classifier.onnx", 1);
   write_classifier(folder + "/classifier-batch.onnx", -1);
   write_batch_norm_cnn(folder + "/bn-cnn.onnx");
@@ -385,6 +588,10 @@ int main(int argc, char** argv) {
   write_gates(folder + "/gates.onnx");
   write_attention_one_head(folder + "/attention-one-head.onnx");
   write_attention_two_heads(folder + "/attention-two-heads.onnx");
+  write_elementwise(folder + "/elementwise.onnx");
+  write_layout(folder + "/layout.onnx");
+  write_softmax_opset11(folder + "/softmax-opset11.onnx");
+  write_layer_norm(folder + "/layer-norm.onnx");
   {
     OnnxModelBuilder model("asymmetric_pool");  // a pooling window pads both sides alike: still refused
     model.input("x", {1, 3, 8, 8});

@@ -52,10 +52,24 @@ case $case_name in
     "$maeri" "${chain[@]}" --outputs "$dir/first" --all-tensors >/dev/null || fail "first run"
     for tensor in image conv1 relu1 pool1 add1 prob; do
       [[ -s $dir/first/$tensor.npy && -s $dir/first/$tensor.real.npy ]] || fail "no $tensor.npy"
+      [[ -s $dir/first/$tensor.float.npy ]] || [[ $tensor == image ]] || fail "no $tensor.float.npy"
+      grep -q "\"tensor\": \"$tensor\"" "$dir/first/tensors.json" || fail "$tensor not in tensors.json"
     done
     "$expect" 0 --stdout-contains "$pass_text" "$maeri" "${chain[@]}" --network-input "$dir/first/image.real.npy" \
       --outputs "$dir/second" --all-tensors || exit 1
     cmp "$dir/first/image.npy" "$dir/second/image.npy" || fail "the input's integers differ" ;;
+  calibration_set)
+    # Scales from a calibration set (docs/quantization.md, "Calibration set"): a directory of two samples that are
+    # the run's own input gives its input the scale the input alone gives (max |x| / limit): the same integers.
+    "$maeri" "${chain[@]}" --outputs "$dir/first" --all-tensors >/dev/null || fail "first run"
+    mkdir -p "$dir/set"
+    cp "$dir/first/image.real.npy" "$dir/set/a.npy"
+    cp "$dir/first/image.real.npy" "$dir/set/b.npy"
+    "$expect" 0 --stdout-contains "$pass_text" "$maeri" "${chain[@]}" --network-input "$dir/first/image.real.npy" \
+      --calibration-inputs "$dir/set" --outputs "$dir/second" --all-tensors || exit 1
+    cmp "$dir/first/image.npy" "$dir/second/image.npy" || fail "the input's integers differ"
+    mkdir -p "$dir/empty"
+    refused "field '--calibration-inputs': no sample" --calibration-inputs "$dir/empty" ;;
   bad_input_shape)
     "$maeri" "${chain[@]}" --outputs "$dir/tensors" --all-tensors >/dev/null || fail "first run"
     refused "relu1.real.npy: field 'shape': (1, 8, 10, 10), but the network input 'image' needs (1, 3, 10, 10)" \
@@ -63,8 +77,28 @@ case $case_name in
   bad_weights_member)
     refused "tensors.npz: field 'input': the member names no weight or bias tensor of network tiny" \
       --network-weights "$npy/tensors.npz" ;;
+  bad_outputs)
+    # Found before anything runs, not after the co-simulation with a partial set written (issue 43, item 7).
+    touch "$dir/file"
+    "$expect" 2 --stderr-contains "file: field '--outputs': exists and is not a folder" \
+      "$maeri" "${chain[@]}" --outputs "$dir/file" || exit 1
+    mkdir -p "$dir/taken/prob.npy"
+    "$expect" 2 --stderr-contains "field '--outputs': 'prob.npy' in it is a folder" \
+      "$maeri" "${chain[@]}" --outputs "$dir/taken" || exit 1
+    [[ $(ls "$dir/taken") == prob.npy ]] || fail "a file was written beside the folder in the way" ;;
   bad_fault)
-    refused "--fault: 'weight:conv9:1:3': no such layer or operator" --fault weight:conv9:1:3 ;;
+    refused "--fault: 'weight:conv9:1:3': no such layer or operator" --fault weight:conv9:1:3
+    # Decimal digits only: stoll read "+1" and " 1" as 1 and the run flipped a bit the user did not spell (issue 43).
+    for index in +1 " 1" -1; do
+      refused "--fault: 'weight:conv2:$index:3': INDEX is an element index ≥ 0 and BIT a bit below data_width 16" \
+        --fault "weight:conv2:$index:3"
+    done
+    # A name with ':' is addressed whole: the place is before the first ':', INDEX and BIT after the last two.
+    sed "s/name: conv2,/name: 'c:2',/; s/input: conv2/input: 'c:2'/; s/inputs: \[conv2,/inputs: ['c:2',/" "$tiny" \
+      >"$dir/colon.yaml"
+    grep -q "'c:2'" "$dir/colon.yaml" || fail "tiny.yaml changed: the sed found no conv2"
+    "$expect" 3 --stdout-contains "c:2 [fabric] tile" "$maeri" verify --chain --hardware "$hw" \
+      --workload "$dir/colon.yaml" --memory ideal --fault "weight:c:2:17:3" || exit 1 ;;
   every_kind)
     # Every operator kind (concat, relu6, clip, both pools, requantize, add, global pool, flatten, reshape, softmax,
     # a bias, shared weights) on the RTL and the unit.
@@ -82,11 +116,13 @@ case $case_name in
       "$maeri" verify --chain --hardware "$hw" --workload "$onnx/classifier-batch.onnx" --batch 3 --memory both \
       || exit 1 ;;
   several_inputs)
-    # gated.onnx is cut at its Elu: conv2 reads a second network input, seeded like the first; an .npy for a
-    # network of two inputs is refused naming them.
+    # gated.onnx is cut at its ThresholdedRelu: conv2 reads a second network input, seeded like the first; a plain
+    # .npy is the real input 'image', and the cut tensor, which nothing can compute from it, is named with its node,
+    # its operator and the reason (never seeded).
     "$expect" 0 --stdout-contains "network gated: PASS — 11 of 11 runs" "$maeri" verify --chain --hardware "$hw" \
       --workload "$onnx/gated.onnx" --memory both || exit 1
-    "$expect" 2 --stderr-contains "network gated has 2 inputs (image, g): give an .npz with one member per input" \
+    "$expect" 2 --stderr-contains "network gated reads 'image' from this file, but 1 more tensor cannot be computed" \
+      --stderr-contains "'g' from node gate (ThresholdedRelu)" \
       "$maeri" verify --chain --hardware "$hw" --workload "$onnx/gated.onnx" --network-input "$npy/input.npy" \
       || exit 1 ;;
   onnx_channel_affine)
@@ -139,12 +175,59 @@ case $case_name in
     "$expect" 2 --stderr-contains "bad.yaml:7:" --stderr-contains "matmul 'context' multiplies 'p' of shape \
 (1,2,4,4) by 'v' of shape (1,2,5,3): A's rows have 4 elements but B's columns 5" \
       "$maeri" verify --chain --hardware "$hw" --workload "$dir/bad.yaml" || exit 1 ;;
+   onnx_elementwise)
+    # Table functions and binary operators broadcast against constants of odd shapes and other tensors, Paddle's
+    # HardSwish and PyTorch's GELU decomposition (tests/cli/make_onnx_models.cpp, its own weights): imported with no
+    # cut and chained through the RTL and the post-processing unit, every tensor bit-exact.
+    "$expect" 0 --stdout-contains "no node skipped: the graph is whole" "$maeri" import "$onnx/elementwise.onnx" \
+      -o elementwise.yaml || exit 1
+    for seed in 1 2; do
+      "$expect" 0 --stdout-contains "network elementwise: PASS — 45 of 45 runs" \
+        "$maeri" verify --chain --hardware "$hw" --workload "$onnx/elementwise.onnx" --memory both --seed "$seed" \
+        || fail "seed $seed"
+    done
+    # The written YAML (constants by name and shape, functions with their parameters) runs the same way.
+    "$expect" 0 --stdout-contains "network elementwise: PASS" "$maeri" verify --chain --hardware "$hw" \
+      --workload elementwise.yaml --memory ideal || exit 1 ;;
+   onnx_layout)
+    # Transpose, Slice (negative step), Gather, a MatMul on the last axis and Softmax(−1), and a softmax of opset 11
+    # over the flattened axes from 2 on (tests/cli/make_onnx_models.cpp, their own weights): nothing cut, bit-exact.
+    for model in layout softmax-opset11; do
+      "$maeri" import "$onnx/$model.onnx" -o "$dir/$model.yaml" > "$dir/$model.import" 2>&1 || fail "import $model"
+      grep -q "no node skipped" "$dir/$model.import" || fail "$model: a node is skipped: $(cat "$dir/$model.import")"
+    done
+    for seed in 1 2; do
+      "$expect" 0 --stdout-contains "network layout: PASS" \
+        "$maeri" verify --chain --hardware "$hw" --workload "$onnx/layout.onnx" --memory both --seed "$seed" \
+        || fail "seed $seed"
+    done
+    "$expect" 0 --stdout-contains "network softmax_opset11: PASS" \
+      "$maeri" verify --chain --hardware "$hw" --workload "$onnx/softmax-opset11.onnx" --memory ideal || exit 1 ;;
+   onnx_layer_norm)
+    # A LayerNormalization node and two decomposed forms (Pow and Mul squares, with and without γ, β) between
+    # MatMuls on tokens, then Softmax(−1) (tests/cli/make_onnx_models.cpp): each read as one layer normalization,
+    # nothing cut, bit-exact on the RTL.
+    "$maeri" import "$onnx/layer-norm.onnx" -o "$dir/layer-norm.yaml" > "$dir/import.txt" 2>&1 || fail "import"
+    grep -q "no node skipped" "$dir/import.txt" || fail "a node is skipped: $(cat "$dir/import.txt")"
+    [[ $(grep -c "type: layer_normalization" "$dir/layer-norm.yaml") == 3 ]] || fail "not 3 layer normalizations"
+    for seed in 1 2; do
+      "$expect" 0 --stdout-contains "network layer_norm: PASS" \
+        "$maeri" verify --chain --hardware "$hw" --workload "$onnx/layer-norm.onnx" --memory ideal --seed "$seed" \
+        || fail "seed $seed"
+    done ;;
    one_layer_option)
     "$expect" 1 --stderr-contains "--layer: one layer's option: not with a chained run" \
       "$maeri" "${chain[@]}" --layer conv1 || exit 1
     "$expect" 1 --stderr-contains "--csv: one layer's option: not with a chained run" "$maeri" run --csv x.csv || exit 1
     "$expect" 1 --stderr-contains "--fault: a chained run's option: with --chain (or \`maeri run\`) only" \
-      "$maeri" verify --hardware "$hw" --workload "$tiny" --fault unit:add1:0:0 || exit 1 ;;
+      "$maeri" verify --hardware "$hw" --workload "$tiny" --fault unit:add1:0:0 || exit 1
+    # Given but empty, or given without what it qualifies: refused, never read as "not given" (issue 43, item 7).
+    "$expect" 1 --stderr-contains "--outputs: expected a value, found ''" \
+      "$maeri" "${chain[@]}" --outputs "" || exit 1
+    "$expect" 1 --stderr-contains "--fault: expected a value, found ''" \
+      "$maeri" "${chain[@]}" --fault "" || exit 1
+    "$expect" 1 --stderr-contains "--all-tensors: chooses what --outputs writes: give --outputs DIR too" \
+      "$maeri" "${chain[@]}" --all-tensors || exit 1 ;;
   *) fail "unknown case $case_name" ;;
 esac
 echo "ok: $case_name"

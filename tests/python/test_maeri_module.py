@@ -1,4 +1,5 @@
-"""The `maeri` Python module (python/maeri_module.cpp): load, map, codegen and functional_check return plain dicts and lists
+"""The `maeri` Python module (python/maeri_module.cpp): load, map, codegen, functional_check and verify (the RTL, in a
+child process) return plain dicts and lists
 with the values the C++ tests check (AlexNet's grouped MACs, Sandler et al.'s 300 M for MobileNetV2), heuristic
 searches bounded by the exhaustive optimum, an image
 that starts with the format's magic, a golden-model run that is bit-exact and agrees with the model, and an ONNX
@@ -69,7 +70,6 @@ def test_functional_check():
                   "  - {name: atrous, type: conv, K: 4, C: 3, R: 3, S: 3, X: 7, Y: 7, stride: 1, padding: 2, dilation: 2}\n"
                   "  - {name: scores, type: gemm, M: 6, K: 8, N: 5, batch: 2}\n")
     runs = maeri.functional_check(HW64, workload, seed=5)
-    assert not hasattr(maeri, "verify")  # the RTL run is the CLI's `maeri verify`: no Python function under its name
     assert [run["layer"] for run in runs] == ["dw", "atrous", "scores"]
     for run in runs:
         assert run["bit_exact"] and run["model_agrees"], run
@@ -101,6 +101,28 @@ def test_onnx_input_sizes():
                        ({"batch": -1}, ["batch -1"])):
         try:
             maeri.load(model, **bad)
+        except ValueError as error:
+            assert all(word in str(error) for word in words), (bad, str(error))
+        else:
+            raise AssertionError(f"{bad} must raise ValueError")
+
+
+def test_verify_on_the_rtl():
+    # `maeri verify --chain` in a child process: tiny's graph through the Verilated fabric and the unit, the report the
+    # CLI's --json writes (15 runs: 4 fabric layers, their 4 epilogues and 7 operators, as cli_chain_* count them).
+    run = maeri.verify(HW64, TINY, memory="ideal")
+    assert run["passed"] and run["exit_code"] == 0, run
+    report = run["report"]
+    assert (report["network"], report["result"], report["runs"]) == ("tiny", "PASS", 15), report
+    layer = maeri.verify(HW64, TINY, chain=False, layer="conv1", memory="ideal")
+    assert layer["passed"], layer
+    # Bad input is ValueError with maeri's message; an option the chained run refuses, too.
+    for bad, words in ((dict(hardware=os.path.join(CONFIGS, "nope.yaml")), ["nope.yaml"]),
+                       (dict(memory="fast"), ["--memory"])):
+        arguments = dict(hardware=HW64, workload=TINY)
+        arguments.update(bad)
+        try:
+            maeri.verify(**arguments)
         except ValueError as error:
             assert all(word in str(error) for word in words), (bad, str(error))
         else:

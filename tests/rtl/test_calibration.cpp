@@ -37,8 +37,8 @@ TEST_CASE("calibration on co-simulated runs: exact counts, held-out error not wo
   const auto fabric = sim::open_fabric(codegen::image_hardware_of(hardware));
   calibration::CalibrationPlan plan;
   plan.holdout = {"conv2", "fc"};
-  const std::vector<calibration::CalibrationCase> cases =
-      calibration::co_simulate_cases(*fabric, network, hardware, plan, nullptr);
+  const std::vector<calibration::CalibrationCase> cases = calibration::co_simulate_cases(
+      *fabric, network, hardware, calibration::planned_cases(network, hardware, plan), nullptr);
   REQUIRE(cases.size() == 24);  // 4 layers x (3 top + 3 spread)
   for (const auto& c : cases) {
     INFO(c.layer.name << " " << contracts::to_string(c.mapping));

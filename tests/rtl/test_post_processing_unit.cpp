@@ -7,6 +7,7 @@
 #include <random>
 #include <systemc>
 
+#include "contracts/layer_normalization.hpp"
 #include "mapper/model/post_processing_model.hpp"
 #include "sim/post_processing_system.hpp"
 #include "testbench/cross_check.hpp"
@@ -169,15 +170,16 @@ TEST_CASE("post-processing unit: channel affine per channel of axis 1, by hand",
   CHECK_THROWS_AS(run(rows), std::invalid_argument);  // one offset for two channels
 }
 
-TEST_CASE("post-processing unit: sigmoid, tanh, hard sigmoid and mul, by hand", "[sim][post_processing]") {
+TEST_CASE("post-processing unit: table functions and mul, by hand", "[sim][post_processing]") {
   // A table over [−127, 127] whose entry for x is x / 2 rounded up for the gates (any table: the unit looks up).
   Values table;
   for (std::int64_t x = -127; x <= 127; ++x) table.push_back(x >= 0 ? (x + 1) / 2 : x / 2);
-  for (OperatorKind kind : {OperatorKind::Sigmoid, OperatorKind::Tanh, OperatorKind::HardSigmoid}) {
-    PostProcessingJob gate = job_of(kind, {{{1, 5}, {-127, -3, 0, 3, 127}}}, {1, 5});
+  for (UnaryFunction function : {UnaryFunction::Sigmoid, UnaryFunction::Tanh, UnaryFunction::Log}) {
+    PostProcessingJob gate = job_of(OperatorKind::TableFunction, {{{1, 5}, {-127, -3, 0, 3, 127}}}, {1, 5});
+    gate.op.function = default_call(function);
     gate.parameters.activation_table = table;
     const auto result = run_post_processing(gate, {2, 1});
-    INFO(to_string(kind));
+    INFO(to_string(function));
     CHECK(result.output.values == Values{-63, -1, 0, 2, 64});
     CHECK(result.counts.lookups == 5);
     CHECK(result.counts.cycles == 3 + 1);  // 5 elements at 2 lanes, latency 1
@@ -195,6 +197,38 @@ TEST_CASE("post-processing unit: sigmoid, tanh, hard sigmoid and mul, by hand", 
   CHECK(scaled.counts.cycles == 2);
 }
 
+TEST_CASE("post-processing unit: sub, max, min and broadcast constants, by hand", "[sim][post_processing]") {
+  // a (1, 2, 2) minus a constant (2, 1) = [[1], [−2]] broadcast along the last axis; multipliers 2 and 3 at shift 1:
+  // (2a − 3c) / 2.
+  PostProcessingJob sub = job_of(OperatorKind::Sub, {{{1, 2, 2}, {4, 5, -6, 100}}}, {1, 2, 2});
+  sub.parameters.input_multipliers = {2, 3};
+  sub.parameters.input_shift = 1;
+  sub.parameters.constant = {1, -2};
+  sub.parameters.constant_shape = {2, 1};
+  // (8 − 3)/2 = 2.5 → 3; (10 − 3)/2 = 3.5 → 4; (−12 + 6)/2 = −3; (200 + 6)/2 = 103.
+  const auto difference = run_post_processing(sub, {4, 0});
+  CHECK(difference.output.values == Values{3, 4, -3, 103});
+  CHECK(difference.counts.elements_read == 4);  // the constant is a parameter, not read
+  CHECK(difference.counts.additions == 4);
+  sub.op.constant_first = true;  // c − a: (3c − 2a) / 2: −2.5 → −3, −3.5 → −4, 3, −103
+  CHECK(run(sub) == Values{-3, -4, 3, -103});
+  // max and min of two streams, the second (2) broadcast over the first (2, 2): multipliers 1 and 1 at shift 0.
+  for (OperatorKind kind : {OperatorKind::Maximum, OperatorKind::Minimum}) {
+    PostProcessingJob extreme = job_of(kind, {{{2, 2}, {1, -5, 7, 0}}, {{2}, {3, -1}}}, {2, 2});
+    extreme.parameters.input_multipliers = {1, 1};
+    const auto result = run_post_processing(extreme, {1, 0});
+    INFO(to_string(kind));
+    CHECK(result.output.values == (kind == OperatorKind::Maximum ? Values{3, -1, 7, 0} : Values{1, -5, 3, -1}));
+    CHECK(result.counts.elements_read == 8);  // the broadcast operand read with every output element
+    CHECK(result.counts.comparisons == 12);   // max/min and both sides of the saturation
+    CHECK(result.counts.cycles == 4);
+  }
+  // Broadcast on both sides: (2, 1) · (1, 3) → (2, 3), the product by 1 (2^30 · 2^−30).
+  PostProcessingJob outer = job_of(OperatorKind::Mul, {{{2, 1}, {2, -3}}, {{1, 3}, {1, 5, 7}}}, {2, 3});
+  outer.parameters.product = {1 << 30, 30};
+  CHECK(run(outer) == Values{2, 10, 14, -3, -15, -21});
+}
+
 TEST_CASE("post-processing unit: bad jobs are refused", "[sim][post_processing]") {
   PostProcessingJob add = job_of(OperatorKind::Add, {{{2}, {1, 2}}}, {2});
   add.parameters.input_multipliers = {1, 1};
@@ -206,15 +240,73 @@ TEST_CASE("post-processing unit: bad jobs are refused", "[sim][post_processing]"
   PostProcessingJob relu = job_of(OperatorKind::Relu, {{{3}, {1, 2}}}, {3});
   CHECK_THROWS_AS(run(relu), std::invalid_argument);  // 2 values for 3 elements
   CHECK_THROWS_AS(run(job_of(OperatorKind::Relu, {{{1}, {1}}}, {1}), {0, 1}), std::invalid_argument);
-  PostProcessingJob sigmoid = job_of(OperatorKind::Sigmoid, {{{1}, {1}}}, {1});
+  PostProcessingJob sigmoid = job_of(OperatorKind::TableFunction, {{{1}, {1}}}, {1});
   sigmoid.parameters.activation_table = {0, 1, 2};
   CHECK_THROWS_AS(run(sigmoid), std::invalid_argument);  // a table of 3 entries, not 255
-  PostProcessingJob broadcast = job_of(OperatorKind::Mul, {{{1, 2, 2, 2}, Values(8, 1)}, {{1, 1, 2, 2}, Values(4, 1)}},
+  PostProcessingJob broadcast = job_of(OperatorKind::Mul, {{{1, 2, 2, 2}, Values(8, 1)}, {{1, 3, 2, 2}, Values(12, 1)}},
                                        {1, 2, 2, 2});
-  CHECK_THROWS_AS(run(broadcast), std::invalid_argument);  // broadcast over channels: not an SE gate
+  CHECK_THROWS_AS(run(broadcast), std::invalid_argument);  // 2 and 3 channels do not broadcast
+  PostProcessingJob constant = job_of(OperatorKind::Add, {{{1, 2}, {1, 2}}}, {1, 2});
+  constant.parameters.input_multipliers = {1, 1};
+  constant.parameters.constant = {1, 2, 3};
+  constant.parameters.constant_shape = {2};
+  CHECK_THROWS_AS(run(constant), std::invalid_argument);  // 3 values for a constant of shape (2)
 }
 
 namespace {
+
+// An element-wise pair's operands on an image (N, C, X, Y): the second a tensor or a constant (in the parameters),
+// of the image's shape, an SE gate, a random broadcastable shape (each axis 1 or the image's, maybe fewer axes), or
+// with the image broadcast against it (the first operand (N, C, 1, 1), the second (1, C, X, Y)); a sub of a
+// constant may be constant-first.
+template <typename Pick, typename Tensor>
+void random_pair_operands(PostProcessingJob& job, const std::vector<std::int64_t>& image, std::int64_t limit,
+                          Pick& pick, Tensor& tensor) {
+  std::vector<std::int64_t> first = image, second = image;
+  switch (pick(0, 3)) {
+    case 0: break;
+    case 1: second = {image[0], image[1], 1, 1}; break;
+    case 2:
+      second.erase(second.begin(), second.begin() + pick(0, 3));
+      for (std::int64_t& extent : second)
+        if (pick(0, 1)) extent = 1;
+      break;
+    default:
+      first = {image[0], image[1], 1, 1};
+      second = {1, image[1], image[2], image[3]};
+      job.output_shape = {image[0], image[1], image[2], image[3]};
+  }
+  job.inputs = {tensor(first, limit)};
+  if (pick(0, 1)) {
+    job.inputs.push_back(tensor(second, limit));
+    return;
+  }
+  job.parameters.constant = tensor(second, limit).values;
+  job.parameters.constant_shape = second;
+  job.op.constant_first = job.op.kind == OperatorKind::Sub && pick(0, 1);
+}
+
+// A transpose's random permutation, a slice's random start, step (either sign) and count on every axis, a gather's
+// random axis and 1–5 indices (a scalar index now and then), on an input of `shape`.
+template <typename Pick>
+void random_layout_attributes(Operator& op, const std::vector<std::int64_t>& shape, Pick& pick) {
+  const std::int64_t rank = std::int64_t(shape.size());
+  if (op.kind == OperatorKind::Transpose) {
+    for (std::int64_t d = 0; d < rank; ++d) op.perm.push_back(d);
+    for (std::int64_t d = rank - 1; d > 0; --d) std::swap(op.perm[std::size_t(d)], op.perm[std::size_t(pick(0, d))]);
+  } else if (op.kind == OperatorKind::Slice) {
+    for (const std::int64_t extent : shape) {
+      const std::int64_t start = pick(0, extent - 1), step = pick(0, 1) ? pick(1, 3) : -pick(1, 3);
+      const std::int64_t most = step > 0 ? (extent - 1 - start) / step + 1 : start / -step + 1;
+      op.slice.push_back({start, step, pick(1, most)});
+    }
+  } else {
+    op.axis = pick(0, rank - 1);
+    for (std::int64_t i = pick(1, 5); i > 0; --i) op.indices.push_back(pick(0, shape[std::size_t(op.axis)] - 1));
+    op.indices_shape = {std::int64_t(op.indices.size())};
+    if (op.indices.size() == 1 && rank > 1 && pick(0, 1)) op.indices_shape.clear();
+  }
+}
 
 // A random job of `kind` with random shapes, parameters and values in range.
 PostProcessingJob random_job(OperatorKind kind, std::mt19937_64& rng) {
@@ -256,9 +348,14 @@ PostProcessingJob random_job(OperatorKind kind, std::mt19937_64& rng) {
       p.clip_max = pick(0, limit);
       break;
     case OperatorKind::Add:
-      job.inputs = {tensor(image, limit), tensor(image, limit)};
+    case OperatorKind::Sub:
+    case OperatorKind::Maximum:
+    case OperatorKind::Minimum:
+    case OperatorKind::Mul:
+      random_pair_operands(job, image, limit, pick, tensor);
       p.input_multipliers = {pick(1, 1 << 20), pick(1, 1 << 20)};
       p.input_shift = int(pick(0, 24));
+      p.product = requantization();
       break;
     case OperatorKind::Concat: {
       job.op.axis = pick(0, 3);
@@ -293,6 +390,7 @@ PostProcessingJob random_job(OperatorKind kind, std::mt19937_64& rng) {
       break;
     case OperatorKind::Softmax: {
       const std::vector<std::int64_t> shape = pick(0, 1) ? image : std::vector<std::int64_t>{n, pick(1, 40)};
+      job.op.axis = pick(0, std::int64_t(shape.size()) - 1);
       job.inputs = {tensor(shape, limit)};
       job.output_shape = shape;
       for (std::int64_t d = 0, e = 1 << 15; d < pick(1, 64) && e > 0; ++d, e = e * 7 / 8) p.exp_table.push_back(e);
@@ -316,16 +414,55 @@ PostProcessingJob random_job(OperatorKind kind, std::mt19937_64& rng) {
       job.output_shape = {n, c, border.output_x(x), border.output_y(y)};
       break;
     }
-    case OperatorKind::Sigmoid:
-    case OperatorKind::Tanh:
-    case OperatorKind::HardSigmoid:
+    case OperatorKind::TableFunction:
       job.inputs = {tensor(image, limit)};
+      job.op.function = default_call(UnaryFunction(pick(0, int(UnaryFunction::Pow))));
       for (std::int64_t i = -limit; i <= limit; ++i) p.activation_table.push_back(pick(-limit, limit));
       break;
-    case OperatorKind::Mul:
-      job.inputs = {tensor(image, limit), tensor(pick(0, 1) ? image : std::vector<std::int64_t>{n, c, 1, 1}, limit)};
-      p.product = requantization();
+    case OperatorKind::Transpose:
+    case OperatorKind::Slice:
+    case OperatorKind::Gather: {
+      std::vector<std::int64_t> shape;
+      for (std::int64_t rank = pick(1, 5); rank > 0; --rank) shape.push_back(pick(1, 6));
+      random_layout_attributes(job.op, shape, pick);
+      job.inputs = {tensor(shape, limit)};
+      Network network;
+      network.tensors = {{"input", shape, false}};
+      job.op.inputs = {0};
+      job.output_shape = layout_output_shape(network, job.op, "random").shape;
       break;
+    }
+    case OperatorKind::LayerNormalization: {
+      std::vector<std::int64_t> shape;
+      for (std::int64_t rank = pick(1, 4); rank > 0; --rank) shape.push_back(pick(1, 7));
+      job.op.axis = pick(0, std::int64_t(shape.size()) - 1);
+      job.inputs = {tensor(shape, limit)};
+      job.output_shape = shape;
+      for (std::int64_t i = normalised_rows(shape, job.op.axis).length; i > 0; --i) {
+        p.channel_multipliers.push_back(pick(-((std::int64_t(1) << 31) - 1), (std::int64_t(1) << 31) - 1));
+        p.channel_offsets.push_back(pick(-(std::int64_t(1) << 48), std::int64_t(1) << 48));
+      }
+      p.channel_shift = int(pick(0, 40));
+      p.epsilon = pick(0, 1000);
+      break;
+    }
+    case OperatorKind::ReduceMean:
+    case OperatorKind::ReduceSum:
+    case OperatorKind::ReduceMax: {
+      std::vector<std::int64_t> shape;
+      for (std::int64_t rank = pick(1, 4); rank > 0; --rank) shape.push_back(pick(1, 7));
+      for (std::int64_t d = 0; d < std::int64_t(shape.size()); ++d)
+        if (pick(0, 1)) job.op.reduce_axes.push_back(d);
+      if (job.op.reduce_axes.empty()) job.op.reduce_axes.push_back(pick(0, std::int64_t(shape.size()) - 1));
+      job.op.keep_dims = job.op.reduce_axes.size() == shape.size() || pick(0, 1);
+      job.inputs = {tensor(shape, limit)};
+      p.output = {requantization()};
+      Network network;
+      network.tensors = {{"input", shape, false}};
+      job.op.inputs = {0};
+      job.output_shape = layout_output_shape(network, job.op, "random").shape;
+      break;
+    }
   }
   return job;
 }
@@ -372,8 +509,8 @@ TEST_CASE("post-processing system: the SystemC shell gives the core's outputs an
   const PostProcessingSpec spec{5, 3};
   for (OperatorKind kind : {OperatorKind::FabricLayer, OperatorKind::Add, OperatorKind::Concat, OperatorKind::MaxPool,
                             OperatorKind::AveragePool, OperatorKind::GlobalAveragePool, OperatorKind::Softmax,
-                            OperatorKind::ChannelAffine, OperatorKind::Pad, OperatorKind::Sigmoid,
-                            OperatorKind::Mul}) {
+                            OperatorKind::ChannelAffine, OperatorKind::Pad, OperatorKind::TableFunction,
+                            OperatorKind::Mul, OperatorKind::Sub, OperatorKind::Maximum}) {
     const PostProcessingJob job = random_job(kind, rng);
     const auto core = run_post_processing(job, spec);
     unit.start(job, spec);

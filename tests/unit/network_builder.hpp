@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "contracts/elementwise_pairs.hpp"
 #include "contracts/network.hpp"
 
 namespace maeri::test {
@@ -81,19 +82,35 @@ class NetworkBuilder {
     return finish(std::move(op), {s[0], s[1], border.output_x(s[2]), border.output_y(s[3])});
   }
 
-  std::size_t sigmoid(const std::string& name, std::size_t in) {
-    return same_shape(name, contracts::OperatorKind::Sigmoid, in);
-  }
-  std::size_t tanh(const std::string& name, std::size_t in) { return same_shape(name, contracts::OperatorKind::Tanh, in); }
-  std::size_t hard_sigmoid(const std::string& name, std::size_t in, double alpha, double beta) {
-    contracts::Operator op = make(name, contracts::OperatorKind::HardSigmoid, {in});
-    op.hard_sigmoid_alpha = alpha;
-    op.hard_sigmoid_beta = beta;
+  // A table function (contracts/elementwise_functions.hpp) with its parameters.
+  std::size_t function(const std::string& name, std::size_t in, contracts::FunctionCall call) {
+    contracts::Operator op = make(name, contracts::OperatorKind::TableFunction, {in});
+    op.function = call;
     return finish(std::move(op), shape(in));
   }
-  // a · b: b of a's shape or a's (N, C, 1, 1) gate.
+  std::size_t function(const std::string& name, std::size_t in, contracts::UnaryFunction f) {
+    return function(name, in, contracts::default_call(f));
+  }
+  std::size_t sigmoid(const std::string& name, std::size_t in) { return function(name, in, contracts::UnaryFunction::Sigmoid); }
+  std::size_t tanh(const std::string& name, std::size_t in) { return function(name, in, contracts::UnaryFunction::Tanh); }
+  std::size_t hard_sigmoid(const std::string& name, std::size_t in, double alpha, double beta) {
+    return function(name, in, {contracts::UnaryFunction::HardSigmoid, alpha, beta, 0});
+  }
+  // An element-wise pair (add, sub, max, min, mul) of a and b, broadcast.
+  std::size_t pair(const std::string& name, contracts::OperatorKind kind, std::size_t a, std::size_t b) {
+    return finish(make(name, kind, {a, b}), *contracts::broadcast_shape(shape(a), shape(b)));
+  }
+  // An element-wise pair of a and a constant tensor "<name>.constant" of `constant_shape`.
+  std::size_t pair_constant(const std::string& name, contracts::OperatorKind kind, std::size_t a, Shape constant_shape,
+                            bool constant_first = false) {
+    const std::size_t c = tensor(name + ".constant", std::move(constant_shape), true);
+    contracts::Operator op = make(name, kind, {a, c});
+    op.constant_first = constant_first;
+    return finish(std::move(op), *contracts::broadcast_shape(shape(a), shape(c)));
+  }
+  // a · b, broadcast (an SE gate (N, C, 1, 1) included).
   std::size_t mul(const std::string& name, std::size_t a, std::size_t b) {
-    return finish(make(name, contracts::OperatorKind::Mul, {a, b}), shape(a));
+    return pair(name, contracts::OperatorKind::Mul, a, b);
   }
 
   const Shape& shape(std::size_t tensor) const { return network_.tensors[tensor].shape; }

@@ -11,6 +11,7 @@
 #include "tests/unit/temp_file.hpp"
 #include "util/file_names.hpp"
 #include "util/input_error.hpp"
+#include "util/decimal_number.hpp"
 #include "util/input_file.hpp"
 
 using namespace maeri;
@@ -127,4 +128,17 @@ TEST_CASE("optimum cache: rows read strictly, each bad row named by line and fie
                                                            "key 'k'"));
   CHECK(low.find("m", 50)->optimum == 50);  // equal to the minimum: a perfect mapping
   CHECK(low.find("n", 50) == nullptr);
+}
+
+TEST_CASE("decimal numbers: one spelling for every reader, finite values only") {
+  using maeri::util::decimal_number;
+  // Values a person writes, and what C++ reads them as.
+  CHECK(decimal_number("16") == 16.0);
+  CHECK(decimal_number("-0.25") == -0.25);
+  CHECK(decimal_number("1e4") == 1e4);
+  CHECK(decimal_number("5e-324") == 5e-324);  // the smallest subnormal
+  CHECK(decimal_number("1e-400") == 0.0);     // underflow: the nearest double, as strtod gives
+  // strtod accepts each of these; a config value must not change meaning with the reader.
+  for (const char* refused : {"", "0x10", "+1", " 1", "1 ", "inf", "-inf", "nan", "infinity", "1e400", "1,5", "1.5.5"})
+    CHECK_FALSE(decimal_number(refused));
 }

@@ -218,17 +218,15 @@ TEST_CASE("mapping file: fused groups round-trip, files without them read none, 
   CHECK(load_mapping_file(plain.path()).fused_groups.empty());
 
   mapping.fused_groups.push_back({"a-b", {"a", "b"}, 3, {"b"}});
-  mapping.fused_groups.push_back({"c", {"c"}, 1, {}});
   const std::string text = emit_mapping_file(mapping);
   CHECK(text.rfind(unfused.substr(0, unfused.size() - 1), 0) == 0);  // the groups only added after the layers
   TempFile file(text);
   const MappingFile read = load_mapping_file(file.path());
-  REQUIRE(read.fused_groups.size() == 2);
+  REQUIRE(read.fused_groups.size() == 1);
   CHECK(read.fused_groups[0].name == "a-b");
   CHECK(read.fused_groups[0].layers == std::vector<std::string>{"a", "b"});
   CHECK(read.fused_groups[0].stripes == 3);
   CHECK(read.fused_groups[0].pinned_weights == std::vector<std::string>{"b"});
-  CHECK(read.fused_groups[1].pinned_weights.empty());
 
   const auto with_groups = [&](const std::string& groups) {
     return TempFile(unfused + "fused_groups:\n" + groups);
@@ -242,6 +240,11 @@ TEST_CASE("mapping file: fused groups round-trip, files without them read none, 
   const TempFile pinned = with_groups("  - {name: g, layers: [a, b], stripes: 2, pinned_weights: [c]}\n");
   CHECK_THROWS_WITH(load_mapping_file(pinned.path()),
                     Catch::Contains("field 'fused_groups[0].pinned_weights': fused group 'g': layer 'c' is not one"));
+  // One layer shares nothing; the manifest reader refuses such a group too (kMinFusedGroupLayers), so codegen must
+  // not write one (issue 43, item 3).
+  const TempFile alone = with_groups("  - {name: g, layers: [c], stripes: 1}\n");
+  CHECK_THROWS_WITH(load_mapping_file(alone.path()),
+                    Catch::Contains("field 'fused_groups[0].layers': fused group 'g': expected at least 2 layers, found 1"));
   const TempFile stripes = with_groups("  - {name: g, layers: [a, b], stripes: 0}\n");
   CHECK_THROWS_WITH(load_mapping_file(stripes.path()), Catch::Contains("field 'fused_groups[0].stripes'"));
 }

@@ -71,7 +71,7 @@ TEST_CASE("a matmul loads as a grouped GEMM over its leading axes, reading B as 
   CHECK(network.tensors[op.inputs[0]].name == "b");  // held as (B, A)
   CHECK(network.tensors[op.inputs[1]].name == "a");
   CHECK(network.tensors[op.outputs[0]].shape == std::vector<std::int64_t>{1, 2, 2, 2});
-  CHECK(contracts::activation_inputs(op) == 2);
+  CHECK(contracts::activation_inputs(network, op) == 2);
   CHECK_FALSE(contracts::network_violation(network));
 }
 

@@ -45,6 +45,10 @@ TEST_CASE("layer names become safe, unique file names", "[spec][file_names]") {
   CHECK(maeri::util::safe_file_stem(std::string(300, 'k')).size() == 100);
   CHECK(maeri::util::unique_file_stems({"a/b", "a_b", "A_B", "conv", "a b"}) ==
         std::vector<std::string>{"a_b", "a_b-2", "A_B-3", "conv", "a_b-4"});
+  // --outputs writes x.npy, x.real.npy and x.float.npy per tensor: tensors "r" and "r.real" both wrote r.real.npy
+  // (issue 43, item 7); "R.REAL" collides too on a case-folding file system.
+  CHECK(maeri::util::unique_file_stems({"r", "r.real", "R.REAL", "r.float", "s"}, {"", ".real", ".float"}) ==
+        std::vector<std::string>{"r", "r.real-2", "R.REAL-3", "r.float-2", "s"});
 }
 
 TEST_CASE("progress line: bar, counts, elapsed time and linear ETA", "[spec][progress]") {

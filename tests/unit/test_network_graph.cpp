@@ -268,8 +268,8 @@ TEST_CASE("bad graph workloads are rejected naming the file, position, field and
       {"  - {name: r, type: relu, input: c}\n  - {name: q, type: relu, input: c, output: r}\n",
        "7:45: field 'operators[2].output': tensor 'r' is produced by operator 'r'; each tensor has one producer"},
       {"  - {name: r, type: add, inputs: [c, x]}\n",
-       "6:34: field 'operators[1].inputs': add 'r' adds 'c' of shape (1,4,4,4) and 'x' of shape (1,2,4,4): the shapes "
-       "must be equal"},
+       "6:34: field 'operators[1].inputs': add 'r' reads 'c' of shape (1,4,4,4) and 'x' of shape (1,2,4,4): the shapes "
+       "do not broadcast (each axis, aligned from the last, equal or 1 on one side)"},
       {"  - {name: r, type: concat, inputs: [c, x], axis: 2}\n",
        "6:37: field 'operators[1].inputs': concat 'r' joins 'c' of shape (1,4,4,4) and 'x' of shape (1,2,4,4) along "
        "axis 2: the shapes must agree except along the axis"},
@@ -280,9 +280,8 @@ TEST_CASE("bad graph workloads are rejected naming the file, position, field and
        "stride: 2}\n",
        "7:38: field 'operators[2].input': max pool 'p' needs a rank-4 input (N, C, X, Y); its input 'f' has shape "
        "(1,64)"},
-      {"  - {name: f, type: reshape, input: c, shape: [4, 4, 4]}\n  - {name: s, type: softmax, input: f}\n",
-       "7:37: field 'operators[2].input': softmax 's' needs a rank-2 (N, classes) or rank-4 input; its input 'f' has "
-       "shape (4,4,4)"},
+      {"  - {name: f, type: reshape, input: c, shape: [4, 4, 4]}\n  - {name: s, type: softmax, input: f, axis: 3}\n",
+       "7:37: field 'operators[2].input': softmax 's' runs along axis 3; its input 'f' of shape (4,4,4) has axes 0..2"},
       {"  - {name: g, type: global_average_pool, input: c}\n  - {name: f, type: flatten, input: g}\n"
        "  - {name: p, type: global_average_pool, input: q}\n  - {name: q, type: reshape, input: f, shape: [4]}\n",
        "8:49: field 'operators[3].input': global average pool 'p' needs a rank-4 input (N, C, X, Y); its input 'q' has "
@@ -306,7 +305,7 @@ TEST_CASE("bad graph workloads are rejected naming the file, position, field and
       {"  - {name: d, type: conv, input: c, weights: x, K: 4, C: 4, R: 1, S: 1, X: 4, Y: 4, stride: 1, padding: 0}\n",
        "6:46: field 'operators[1].weights': tensor 'x' is declared in 'inputs', not a constant"},
       {"  - {name: r, type: add, inputs: [c]}\n",
-       "6:34: field 'operators[1].inputs': add reads 2 tensors, found a list of 1"},
+       "6:34: field 'operators[1].inputs': add reads 2 tensors (or 1 and a 'constant'), found a list of 1"},
       {"  - {name: r, type: relu, inputs: [c]}\n",
        "6:5: field 'operators[1].input': missing required field (expected a string)"},
       {"  - {name: c, type: relu, input: x, output: y}\n",
@@ -436,7 +435,7 @@ TEST_CASE("channel affine: loads from YAML with constant scale and shift of (C),
   CHECK(tensor("b").shape == std::vector<std::int64_t>{1, 4, 4, 4});
   CHECK(tensor("d.s").shape == std::vector<std::int64_t>{64});  // rank 2: the flattened (1, 64)
   CHECK(network.operators[1].kind == contracts::OperatorKind::ChannelAffine);
-  CHECK(contracts::activation_inputs(network.operators[1]) == 1);
+  CHECK(contracts::activation_inputs(network, network.operators[1]) == 1);
   CHECK(network.network_inputs().size() == 1);  // the constants are no inputs
   const maeri::test::TempFile written(importer::workload_yaml(network, "round trip"));
   const contracts::Network again = contracts::load_workload(written.path());
@@ -492,12 +491,13 @@ TEST_CASE("gate operators: sigmoid, tanh, hard sigmoid and mul (with the SE broa
                          [&](const contracts::Operator& o) { return o.name == name; });
   };
   const auto shape = [&](const std::string& name) { return network.tensors[op(name).outputs[0]].shape; };
-  CHECK(op("s").kind == contracts::OperatorKind::Sigmoid);
-  CHECK(op("t").kind == contracts::OperatorKind::Tanh);
+  CHECK(op("s").kind == contracts::OperatorKind::TableFunction);
+  CHECK(op("s").function.function == contracts::UnaryFunction::Sigmoid);
+  CHECK(op("t").function.function == contracts::UnaryFunction::Tanh);
   CHECK(op("m").kind == contracts::OperatorKind::Mul);
-  CHECK(op("h").kind == contracts::OperatorKind::HardSigmoid);
-  CHECK(op("h").hard_sigmoid_alpha == 1.0 / 6);
-  CHECK(op("h").hard_sigmoid_beta == 0.5);  // ONNX's default
+  CHECK(op("h").function.function == contracts::UnaryFunction::HardSigmoid);
+  CHECK(op("h").function.alpha == 1.0 / 6);
+  CHECK(op("h").function.beta == 0.5);  // ONNX's default
   CHECK(shape("m") == std::vector<std::int64_t>{1, 4, 4, 4});
   CHECK(shape("h") == std::vector<std::int64_t>{1, 4, 1, 1});
   CHECK(shape("se") == std::vector<std::int64_t>{1, 4, 4, 4});  // the gate broadcast over X and Y
@@ -511,8 +511,9 @@ TEST_CASE("gate operators: sigmoid, tanh, hard sigmoid and mul (with the SE broa
     CHECK(a.name == b.name);
     CHECK(a.kind == b.kind);
     CHECK(a.inputs == b.inputs);
-    CHECK(a.hard_sigmoid_alpha == b.hard_sigmoid_alpha);
-    CHECK(a.hard_sigmoid_beta == b.hard_sigmoid_beta);
+    CHECK(a.function.function == b.function.function);
+    CHECK(a.function.alpha == b.function.alpha);
+    CHECK(a.function.beta == b.function.beta);
   }
   for (std::size_t t = 0; t < network.tensors.size(); ++t) CHECK(again.tensors[t].shape == network.tensors[t].shape);
 }
@@ -522,11 +523,10 @@ TEST_CASE("bad gate operators are rejected naming the file, position, field and 
                            "  - {name: c, type: conv, input: x, K: 4, C: 2, R: 3, S: 3, X: 4, Y: 4, stride: 1, padding: 1}\n";
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"  - {name: m, type: mul, inputs: [c, x]}\n",
-       "6:34: field 'operators[1].inputs': mul 'm' multiplies 'c' of shape (1,4,4,4) by 'x' of shape (1,2,4,4): the "
-       "shapes must be equal, or the first (N, C, X, Y) and the second (N, C, 1, 1)"},
-      {"  - {name: g, type: global_average_pool, input: c}\n  - {name: m, type: mul, inputs: [g, c]}\n",
-       "7:34: field 'operators[2].inputs': mul 'm' multiplies 'g' of shape (1,4,1,1) by 'c' of shape (1,4,4,4)"},
-      {"  - {name: m, type: mul, inputs: [c]}\n", "6:34: field 'operators[1].inputs': mul reads 2 tensors, found a list of 1"},
+       "6:34: field 'operators[1].inputs': mul 'm' reads 'c' of shape (1,4,4,4) and 'x' of shape (1,2,4,4): the "
+       "shapes do not broadcast (each axis, aligned from the last, equal or 1 on one side)"},
+      {"  - {name: m, type: mul, inputs: [c]}\n",
+       "6:34: field 'operators[1].inputs': mul reads 2 tensors (or 1 and a 'constant'), found a list of 1"},
       {"  - {name: m, type: mul, input: c}\n", "6:5: field 'operators[1].inputs': missing required field"},
       {"  - {name: h, type: hard_sigmoid, input: c, alpha: fast}\n", "6:52: field 'operators[1].alpha': expected a number in [-1e+30, 1e+30], found 'fast'"},
       {"  - {name: s, type: sigmoid, input: c, alpha: 1}\n", "6:40: field 'operators[1].alpha': unknown field"},
@@ -537,11 +537,12 @@ TEST_CASE("bad gate operators are rejected naming the file, position, field and 
   network.tensors = {{"x", {1, 3}, false}, {"y", {1, 3}, false}};
   contracts::Operator hard;
   hard.name = "h";
-  hard.kind = contracts::OperatorKind::HardSigmoid;
+  hard.kind = contracts::OperatorKind::TableFunction;
   hard.inputs = {0};
   hard.outputs = {1};
-  hard.hard_sigmoid_alpha = std::nan("");
+  hard.function = contracts::default_call(contracts::UnaryFunction::HardSigmoid);
+  hard.function.alpha = std::nan("");
   network.operators = {hard};
   CHECK(contracts::inferred_output_shape(network, hard).violation ==
-        std::string("hard sigmoid 'h' has alpha nan and beta 0.5: both must be finite"));
+        std::string("hard sigmoid 'h': alpha nan, beta 0.5: the parameters of hard sigmoid must be finite"));
 }

@@ -424,14 +424,22 @@ TEST_CASE("quantization: per-channel weights, bias at the accumulator's scale, m
       }
       case OperatorKind::Requantize:
       case OperatorKind::ChannelAffine:  // not in small_network: its own test below
+      case OperatorKind::LayerNormalization:
+      case OperatorKind::ReduceSum:
         break;
       case OperatorKind::Pad:
+      case OperatorKind::Transpose:  // data movement (not in the small network): the scale of its input
+      case OperatorKind::Slice:
+      case OperatorKind::Gather:
+      case OperatorKind::ReduceMean:
+      case OperatorKind::ReduceMax:
         CHECK(scale(op.outputs[0]) == scale(op.inputs[0]));
         break;
-      case OperatorKind::Sigmoid:  // not in the small network: checked by their own test cases below
-      case OperatorKind::Tanh:
-      case OperatorKind::HardSigmoid:
+      case OperatorKind::TableFunction:  // not in the small network: checked by their own test cases below
       case OperatorKind::Mul:
+      case OperatorKind::Sub:
+      case OperatorKind::Maximum:
+      case OperatorKind::Minimum:
         break;
     }
   }
@@ -591,12 +599,12 @@ TEST_CASE("the references reject inputs and graphs that do not fit, naming the t
   add.add("sum", a, c);
   CHECK_THROWS_WITH(testbench::integer_reference(by_hand(add.network(), {input_multipliers({1, 1}, 0)}, 8),
                                                  {Values(4, 0), Values(5, 0)}),
-                    Catch::Contains("add 'sum' adds 'a' of shape (1,4) and 'c' of shape (1,5)"));
+                    Catch::Contains("add 'sum' reads 'a' of shape (1,4) and 'c' of shape (1,5)"));
 }
 
-TEST_CASE("sigmoid, tanh and hard sigmoid: the quantizer's table holds f(x · s_in) · L rounded, the reference looks it up") {
+TEST_CASE("sigmoid, tanh and hard sigmoid: the quantizer's table holds f(x · s_in) / s_out rounded, the reference looks it up") {
   // 8 bits (L = 127, and no fabric layer: the activation limit is L too); the calibration input's max |x| is 4, so
-  // s_in = 4/127 and every gate's output scale is 1/127.
+  // s_in = 4/127, and each gate's output scale is its calibration output's max |f| / 127 (f(4) for these three).
   const int L = 127;
   const double s_in = 4.0 / L;
   const std::vector<std::int64_t> probes = {-127, -64, -1, 0, 1, 2, 40, 127};
@@ -610,12 +618,13 @@ TEST_CASE("sigmoid, tanh and hard sigmoid: the quantizer's table holds f(x · s_
     const QuantizedNetwork q =
         testbench::quantize_network(b.network(), testbench::complete_weights(b.network(), {}, 1),
                                     {{-4, -2, -0.01, 0, 0.01, 0.06, 1.3, 4}}, options);
-    CHECK(q.tensors[1].scale == 1.0 / L);
+    const double s_out = f(4.0) / L;
+    CHECK(q.tensors[1].scale == Approx(s_out).epsilon(1e-12));
     const Values& table = q.operators[0].activation_table;
     REQUIRE(table.size() == 2 * L + 1);
     Values expected;
     for (std::int64_t x : probes) {
-      expected.push_back(std::llround(L * f(double(x) * s_in)));
+      expected.push_back(std::min<std::int64_t>(L, std::llround(f(double(x) * s_in) / s_out)));
       CHECK(table[std::size_t(x + L)] == expected.back());
     }
     CHECK(output_of(q, {probes}) == expected);
@@ -626,14 +635,15 @@ TEST_CASE("sigmoid, tanh and hard sigmoid: the quantizer's table holds f(x · s_
              [](double v) { return (std::exp(v) - std::exp(-v)) / (std::exp(v) + std::exp(-v)); });
   check_gate("hard sigmoid", [](NetworkBuilder& b, std::size_t x) { return b.hard_sigmoid("h", x, 1.0 / 6, 0.5); },
              [](double v) { return std::clamp(v / 6 + 0.5, 0.0, 1.0); });
-  // By hand: sigmoid(0) = 1/2 → 63.5 → 64 (ties away from zero); sigmoid(4) = 0.98201 → 124.7 → 125.
+  // By hand: the output scale is sigmoid(4) / 127 = 0.98201379 / 127; sigmoid(0) = 1/2 → 64.66 → 65, sigmoid(4)
+  // → 127.
   NetworkBuilder b("by hand");
   b.sigmoid("s", b.input("x", {1, 2}));
   testbench::QuantizationOptions options;
   options.data_width = 8;
   const QuantizedNetwork q =
       testbench::quantize_network(b.network(), testbench::complete_weights(b.network(), {}, 1), {{0, 4}}, options);
-  CHECK(output_of(q, {{0, 127}}) == Values{64, 125});
+  CHECK(output_of(q, {{0, 127}}) == Values{65, 127});
 }
 
 TEST_CASE("mul: a · b · multiplier, rounded and saturated; an SE gate scales each (n, c) plane") {

@@ -149,7 +149,7 @@ TEST_CASE("ONNX import: Conv, Gemm and MatMul nodes become layers of the hand-co
   CHECK(imported.skipped.empty());
   std::vector<std::string> beside;
   for (const contracts::Operator& op : network.operators)
-    if (op.kind != contracts::OperatorKind::FabricLayer) beside.push_back(op.name + " " + contracts::to_string(op.kind));
+    if (op.kind != contracts::OperatorKind::FabricLayer) beside.push_back(op.name + " " + contracts::operator_label(op));
   // fc and ffn read A's rows as their batch: reshapes of the same elements carry the ONNX tensors in and out.
   CHECK(beside == std::vector<std::string>{"relu1 relu", "pool max pool", "flatten reshape", "fc.reshape_input reshape",
                                            "fc.reshape_output reshape", "ffn.reshape_input reshape",
@@ -295,7 +295,7 @@ namespace {
 
 std::vector<std::string> operator_kinds(const contracts::Network& network) {
   std::vector<std::string> kinds;
-  for (const contracts::Operator& op : network.operators) kinds.push_back(contracts::to_string(op.kind));
+  for (const contracts::Operator& op : network.operators) kinds.push_back(contracts::operator_label(op));
   return kinds;
 }
 
@@ -518,7 +518,7 @@ TEST_CASE("ONNX import: the graph between the layers, BatchNormalization folded 
   OnnxModelBuilder::set_int(fc, "transB", 1);
   auto& softmax = model.node("Softmax", "softmax", {"logits"}, "probabilities");
   OnnxModelBuilder::set_int(softmax, "axis", 1);
-  model.node("Elu", "gate", {"logits"}, "gated");  // not run by the toolkit: skipped, the graph cut
+  model.node("ThresholdedRelu", "gate", {"logits"}, "gated");  // not run by the toolkit: skipped, the graph cut
   model.output("probabilities");
   model.output("gated");
   model.write(dir / "block.onnx");
@@ -758,8 +758,12 @@ TEST_CASE("ONNX import: an NHWC model's input Transpose makes the network input 
   std::vector<std::string> inputs;
   for (std::size_t t : network.network_inputs()) inputs.push_back(network.tensors[t].name);
   CHECK(inputs == std::vector<std::string>{"nchw"});
-  REQUIRE(imported.skipped.size() == 1);  // the transpose back moves data: the output stays NCHW
-  CHECK(imported.skipped[0].name == "to_nhwc");
+  CHECK(imported.skipped.empty());  // the transpose back moves data: a transpose of the post-processing unit
+  const contracts::Operator& back = network.operators.back();
+  CHECK(back.name == "to_nhwc");
+  CHECK(back.kind == contracts::OperatorKind::Transpose);
+  CHECK(back.perm == std::vector<std::int64_t>{0, 2, 3, 1});
+  CHECK(network.tensors[back.outputs[0]].shape == std::vector<std::int64_t>{1, 6, 6, 4});  // 8 − 3 + 1 = 6, NHWC
 }
 
 namespace {
@@ -1338,10 +1342,10 @@ TEST_CASE("ONNX import: SiLU, a squeeze-and-excitation block and HardSwish run b
   CHECK(tensor_named(network, "gate").shape == std::vector<std::int64_t>{1, 8, 1, 1});
   // HardSwish: a hard sigmoid (alpha 1/6, beta 1/2) named after the node, then NODE.mul of the input by it.
   CHECK(network.operators[9].name == "hswish");
-  CHECK(network.operators[9].hard_sigmoid_alpha == 1.0 / 6);
-  CHECK(network.operators[9].hard_sigmoid_beta == 0.5);
+  CHECK(network.operators[9].function.alpha == 1.0 / 6);
+  CHECK(network.operators[9].function.beta == 0.5);
   CHECK(names(network.operators[10]) == std::vector<std::string>{"se", "hswish.gate", "hs"});
   CHECK(network.operators[10].name == "hswish.mul");
-  CHECK(network.operators[11].hard_sigmoid_alpha == double(0.25f));
-  CHECK(network.operators[11].hard_sigmoid_beta == 0.5);  // ONNX's default
+  CHECK(network.operators[11].function.alpha == double(0.25f));
+  CHECK(network.operators[11].function.beta == 0.5);  // ONNX's default
 }

@@ -86,6 +86,13 @@ std::vector<BadInput> bad_inputs() {
        "16:8: field 'energy_pj.add': expected a number in [0, 1000000], found -0.1"},
       {"energy not a number", replace_line(kHardware, "  add: 0.1", "  add: cheap"), true,
        "16:8: field 'energy_pj.add': expected a number in [0, 1000000], found 'cheap'"},
+      // strtod would read both as 16 and 1.5: every number field reads plain decimal only (util::decimal_number).
+      {"energy in hex", replace_line(kHardware, "  add: 0.1", "  add: 0x10"), true,
+       "16:8: field 'energy_pj.add': expected a number in [0, 1000000], found '0x10' (numbers are written in plain "
+       "decimal: no '+', no hex)"},
+      {"energy with a plus sign", replace_line(kHardware, "  add: 0.1", "  add: +1.5"), true,
+       "16:8: field 'energy_pj.add': expected a number in [0, 1000000], found '+1.5' (numbers are written in plain "
+       "decimal: no '+', no hex)"},
       {"unknown energy key", replace_line(kHardware, "  add: 0.1", "  add: 0.1\n  adder: 0.1"), true,
        "17:3: field 'energy_pj.adder': unknown field (known fields here: add, dn_hop, dram_byte, mn_forward, "
        "mn_hop, multiply, ppu_add, ppu_compare, ppu_divide, ppu_lookup, ppu_multiply, ppu_shift, rn_hop, sdm_read, "
