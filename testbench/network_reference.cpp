@@ -618,6 +618,16 @@ std::size_t first_argmax(const std::vector<Value>& values, std::size_t begin, st
 
 }  // namespace
 
+double cosine_similarity(const std::vector<double>& a, const std::vector<double>& b) {
+  double dot = 0, norm_a = 0, norm_b = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    dot += a[i] * b[i];
+    norm_a += a[i] * a[i];
+    norm_b += b[i] * b[i];
+  }
+  return norm_a == 0 && norm_b == 0 ? 1.0 : norm_a == 0 || norm_b == 0 ? 0.0 : dot / std::sqrt(norm_a * norm_b);
+}
+
 std::vector<std::int64_t> integer_convolution(const contracts::Layer& layer, const std::vector<std::int64_t>& input,
                                               const std::vector<std::int64_t>& weights, int acc_width) {
   if (std::int64_t(input.size()) != layer.input_elements() || std::int64_t(weights.size()) != layer.weight_elements())
@@ -681,18 +691,12 @@ std::vector<OutputQuantizationCost> quantization_cost(const QuantizedNetwork& ne
     OutputQuantizationCost cost;
     cost.tensor = t;
     std::vector<double> dequantized;
-    double dot = 0, norm_q = 0, norm_r = 0;
     for (std::size_t i = 0; i < reals[t].size(); ++i) {
-      const double q = scale * double(integers[t][i]), r = reals[t][i];
+      const double q = scale * double(integers[t][i]);
       dequantized.push_back(q);
-      cost.max_abs_error = std::max(cost.max_abs_error, std::abs(q - r));
-      dot += q * r;
-      norm_q += q * q;
-      norm_r += r * r;
+      cost.max_abs_error = std::max(cost.max_abs_error, std::abs(q - reals[t][i]));
     }
-    cost.cosine_similarity = norm_q == 0 && norm_r == 0 ? 1.0
-                             : norm_q == 0 || norm_r == 0 ? 0.0
-                                                          : dot / std::sqrt(norm_q * norm_r);
+    cost.cosine_similarity = cosine_similarity(dequantized, reals[t]);
     const std::int64_t batch = tensor.shape.empty() ? 1 : tensor.shape[0];
     const std::size_t per_element = batch > 0 ? std::size_t(tensor.elements() / batch) : 0;
     for (std::int64_t n = 0; n < batch && per_element > 0; ++n) {

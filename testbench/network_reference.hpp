@@ -63,6 +63,9 @@ RealTensors float_reference(const contracts::Network& network, const std::vector
 
 // ---- what quantization costs ----
 
+// The cosine of the angle between a and b (equal lengths): 1 when both are all zero, 0 when only one is.
+double cosine_similarity(const std::vector<double>& a, const std::vector<double>& b);
+
 // The integer reference's output against the float reference's, on one network output.
 struct OutputQuantizationCost {
   std::size_t tensor = 0;          // index into Network::tensors

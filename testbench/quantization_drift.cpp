@@ -60,19 +60,14 @@ TensorAgreement tensor_agreement(const contracts::QuantizedNetwork& network, std
   const double scale = network.tensors[tensor].scale;
   agreement.scale = scale;
   std::vector<double> dequantized;
-  double dot = 0, norm_q = 0, norm_r = 0, max_r = 0;
+  double max_r = 0;
   for (std::size_t i = 0; i < reals.size(); ++i) {
     const double q = scale * double(integers[i]), r = reals[i];
     dequantized.push_back(q);
     agreement.max_abs_error = std::max(agreement.max_abs_error, std::abs(q - r));
     max_r = std::max(max_r, std::abs(r));
-    dot += q * r;
-    norm_q += q * q;
-    norm_r += r * r;
   }
-  agreement.cosine_similarity = norm_q == 0 && norm_r == 0   ? 1.0
-                                : norm_q == 0 || norm_r == 0 ? 0.0
-                                                             : dot / std::sqrt(norm_q * norm_r);
+  agreement.cosine_similarity = cosine_similarity(dequantized, reals);
   agreement.relative_error = max_r > 0 ? agreement.max_abs_error / max_r : agreement.max_abs_error;
   channel_errors(network.network.tensors[tensor], dequantized, reals, agreement);
   return agreement;
