@@ -62,7 +62,9 @@ NormalisedRows normalised_rows(const std::vector<std::int64_t>& shape, std::int6
 }
 
 WideInt layer_norm_sum(std::int64_t centred, ReciprocalRoot root, std::int64_t multiplier, std::int64_t offset) {
-  return WideInt(centred) * root.multiplier * multiplier + (WideInt(offset) << root.shift);
+  // A product, not `offset << shift`: the offset may be negative, and shifting a negative value left is undefined
+  // before C++20 (UBSan reports it).
+  return WideInt(centred) * root.multiplier * multiplier + WideInt(offset) * (WideInt(1) << root.shift);
 }
 
 }  // namespace maeri::contracts
