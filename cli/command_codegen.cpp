@@ -21,6 +21,7 @@
 #include "contracts/mapping_file.hpp"
 #include "flow/fused_images.hpp"
 #include "flow/layer_mappings.hpp"
+#include "flow/map_decision.hpp"
 #include "contracts/spec_loader.hpp"
 
 namespace maeri::cli {
@@ -50,41 +51,49 @@ struct CodegenPlan {
   flow::FusedImagePlan fused;
 };
 
-CodegenPlan plan_codegen(const CodegenOptions& options, const contracts::Hardware& hardware, std::string& workload_name) {
+// The images of a mapping file (read from `path`, or map's decision): each layer's tile checked against the hardware;
+// with the workload's graph (`network`), each fused group is checked against the rules and its members' images record
+// their roles.
+CodegenPlan plan_of_file(const contracts::MappingFile& file, const std::string& path,
+                         const contracts::Network* network, const CodegenOptions& options,
+                         const contracts::Hardware& hardware) {
   CodegenPlan plan;
-  std::vector<contracts::LayerMapping>& result = plan.mappings;
+  if (!file.fused_groups.empty() && network)
+    plan.fused = flow::plan_fused_images(*network, hardware, file, path);
+  else if (!file.fused_groups.empty())
+    fmt::print(stderr, "note: {} has {} fused group(s); without --workload (the graph that gives each member its "
+                       "role) their members' images are built alone\n",
+               path, file.fused_groups.size());
+  for (const contracts::LayerMapping& entry : file.layers)
+    if (options.layer.empty() || entry.layer.name == options.layer) {
+      // The tile and SDM level must fit this hardware (the SDM capacity needs its SDM size): util::InputError naming
+      // the layer's field otherwise.
+      contracts::tile_for_layer(file, path, entry.layer, hardware);
+      plan.mappings.push_back(entry);
+    }
+  if (plan.mappings.empty())
+    throw util::InputError({path, 0, 0}, "layers", "the mapping file has no layer named '" + options.layer + "'");
+  // A manifest of some layers lists the groups those layers belong to.
+  std::vector<codegen::ManifestFusedGroup> listed;
+  for (codegen::ManifestFusedGroup& group : plan.fused.groups)
+    if (std::any_of(plan.mappings.begin(), plan.mappings.end(), [&](const contracts::LayerMapping& entry) {
+          return std::count(group.members.begin(), group.members.end(), entry.layer.name) > 0;
+        }))
+      listed.push_back(std::move(group));
+  plan.fused.groups = std::move(listed);
+  return plan;
+}
+
+// A mapping file's images, or the workload's: the whole network as `maeri map` decides it (fused groups included),
+// or with --layer that layer's own best mapping, alone.
+CodegenPlan plan_codegen(const CodegenOptions& options, const contracts::Hardware& hardware, std::string& workload_name) {
   if (!options.mapping.empty()) {
     const contracts::MappingFile file = contracts::load_mapping_file(options.mapping);
     contracts::check_mapping_hardware(file, options.mapping, hardware);
     workload_name = file.workload_name;
-    // Which tensors a fused group shares is the workload's graph: with it, each group is checked against the rules
-    // and its members' images record their roles.
-    if (!file.fused_groups.empty() && !options.workload.empty())
-      plan.fused = flow::plan_fused_images(importer::load_network(options.workload, options.model_inputs),
-                                                hardware, file, options.mapping);
-    else if (!file.fused_groups.empty())
-      fmt::print(stderr, "note: {} has {} fused group(s); without --workload (the graph that gives each member its "
-                         "role) their members' images are built alone\n",
-                 options.mapping, file.fused_groups.size());
-    for (const contracts::LayerMapping& entry : file.layers)
-      if (options.layer.empty() || entry.layer.name == options.layer) {
-        // The tile and SDM level must fit this hardware (the SDM capacity needs its SDM size): util::InputError naming
-        // the layer's field otherwise.
-        contracts::tile_for_layer(file, options.mapping, entry.layer, hardware);
-        result.push_back(entry);
-      }
-    if (result.empty())
-      throw util::InputError({options.mapping, 0, 0}, "layers", "the mapping file has no layer named '" +
-                                                                     options.layer + "'");
-    // A manifest of some layers lists the groups those layers belong to.
-    std::vector<codegen::ManifestFusedGroup> listed;
-    for (codegen::ManifestFusedGroup& group : plan.fused.groups)
-      if (std::any_of(result.begin(), result.end(), [&](const contracts::LayerMapping& entry) {
-            return std::count(group.members.begin(), group.members.end(), entry.layer.name) > 0;
-          }))
-        listed.push_back(std::move(group));
-    plan.fused.groups = std::move(listed);
-    return plan;
+    if (options.workload.empty()) return plan_of_file(file, options.mapping, nullptr, options, hardware);
+    const contracts::Network network = importer::load_network(options.workload, options.model_inputs);
+    return plan_of_file(file, options.mapping, &network, options, hardware);
   }
   const contracts::Network network = importer::load_network(options.workload, options.model_inputs);
   workload_name = network.name;
@@ -92,13 +101,17 @@ CodegenPlan plan_codegen(const CodegenOptions& options, const contracts::Hardwar
   if (!objective)
     throw command_line_error("--objective",
                             "expected runtime, energy or edp, found '" + options.objective + "'");
+  if (options.layer.empty())
+    return plan_of_file(flow::map_decision(network, hardware, *objective, true, options.workload),
+                        flow::kMapDecisionSource, &network, options, hardware);
+  CodegenPlan plan;
   for (const contracts::Layer& layer : importer::select_layers(network, options.workload, options.layer)) {
     const mapper::SearchResult found = flow::best_mappings(layer, hardware, *objective, 1);
     if (found.best.empty())
       throw util::InputError({options.workload, 0, 0}, "layers." + layer.name,
                               "no tile of this layer fits " + hardware.name);
-    result.push_back({layer, found.best.front().mapping, found.best.front().cycles.total,
-                      found.best.front().energy_pj.total});
+    plan.mappings.push_back({layer, found.best.front().mapping, found.best.front().cycles.total,
+                             found.best.front().energy_pj.total});
   }
   return plan;
 }

@@ -15,11 +15,11 @@
 #include "importer/layer_selection.hpp"
 #include "cli/map_report.hpp"
 #include "cli/map_search.hpp"
-#include "codegen/exact_traffic.hpp"
 #include "contracts/mapping_file.hpp"
 #include "contracts/spec_loader.hpp"
 #include "importer/network_loader.hpp"
 #include "report/html_report.hpp"
+#include "flow/map_decision.hpp"
 #include "flow/workload_mapping.hpp"
 #include "util/atomic_file.hpp"
 #include "util/file_names.hpp"
@@ -267,8 +267,8 @@ int run_map(const MapOptions& options) {
   const contracts::Hardware hardware = contracts::load_hardware(options.hardware);
   const contracts::Network network = importer::load_network(options.workload, options.model_inputs);
   const std::vector<contracts::Layer> layers = importer::select_layers(network, options.workload, options.layer);
-  flow::WorkloadMappingOptions mapping;
-  mapping.objective = *mapper::parse_objective(options.objective);
+  flow::WorkloadMappingOptions mapping =
+      flow::map_decision_options(*mapper::parse_objective(options.objective), !options.no_fusion, options.workload);
   if (!options.prune.empty()) {
     std::string error;
     const auto rules = mapper::parse_rules(options.prune, error);
@@ -288,9 +288,6 @@ int run_map(const MapOptions& options) {
   mapping.two_level = !options.single_level;
   mapping.joint_budget = options.joint_budget;
   mapping.heuristic = &heuristic;
-  mapping.exact_traffic_for = codegen::exact_traffic_for;
-  mapping.workload_path = options.workload;
-  mapping.fusion = !options.no_fusion;
 
   fmt::print("mapping workload '{}' on '{}' ({} MS, dn_bw {}, rn_bw {}), objective {}, space: {}\n", network.name,
              hardware.name, hardware.num_ms, hardware.dn_bw, hardware.rn_bw, options.objective,

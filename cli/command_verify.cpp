@@ -36,6 +36,7 @@ struct VerifyCommandLine {
   flow::PlanOptions plan;                   // the workload, its mapping file, the layer, the top mappings
   bool chain = false;      // the whole network end to end (testbench/network_run.hpp)
   bool per_layer = false;  // `maeri run --per-layer`: each layer alone, as `verify` without --chain
+  bool no_fusion = false;  // --no-fusion: a chained run's layers each run alone, no fused group
   testbench::NetworkRunOptions network;
   std::string memory = "both";  // ideal | dram | both
   int jobs = 1;
@@ -155,7 +156,7 @@ testbench::NetworkRunResult chained_run(testbench::NetworkRunOptions& options, c
   const testbench::PreparedNetwork prepared =
       testbench::prepare_network_run(workload.network, hardware, workload.weights, options, runner.root());
   flow::PlanOptions plan_options = line.plan;
-  plan_options.fused_groups = true;
+  plan_options.fused_groups = !line.no_fusion;
   const contracts::NetworkPlan plan = flow::plan_network(prepared.network(), hardware, plan_options);
   testbench::NetworkRunResult result = testbench::execute_network_run(
       prepared, plan, options, runner, print_operator, isatty(STDERR_FILENO) == 1, print_group);
@@ -239,6 +240,7 @@ void check_chain_options(const VerifyCommandLine& options) {
                                       {!n.output_directory.empty(), "--outputs"}, {n.all_tensors, "--all-tensors"},
                                       {!n.fault.empty(), "--fault"}, {!options.report_path.empty(), "--report"},
                                       {options.references_only, "--references-only"},
+                                      {options.no_fusion, "--no-fusion"},
                                       {!n.calibration_path.empty(), "--calibration-inputs"}})
       if (given) throw CLI::ValidationError(name, "a chained run's option: with --chain (or `maeri run`) only");
     return;
@@ -264,6 +266,9 @@ void add_chain_options(CLI::App* command, VerifyCommandLine& options) {
                       "with --chain: write the network's outputs into this directory as <tensor>.npy (integers) "
                       "and <tensor>.real.npy");
   command->add_flag("--all-tensors", options.network.all_tensors, "with --outputs: every tensor, not only the outputs");
+  command->add_flag("--no-fusion", options.no_fusion,
+                    "with --chain: every layer runs alone (as `maeri map --no-fusion` decides), not in the fused "
+                    "groups `maeri map` or the mapping file decides");
   command->add_option("--report", options.report_path,
                       "with --chain: write one self-contained HTML page of the run (the network and its fused groups, "
                       "each layer's mapping drawn on the fabric, model vs RTL, where the cycles go; docs/report.md)");

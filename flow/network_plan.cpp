@@ -10,6 +10,7 @@
 #include "contracts/mapping_file.hpp"
 #include "flow/fused_groups.hpp"
 #include "flow/layer_mappings.hpp"
+#include "flow/map_decision.hpp"
 #include "importer/layer_selection.hpp"
 #include "importer/network_loader.hpp"
 #include "util/input_error.hpp"
@@ -18,10 +19,14 @@
 namespace maeri::flow {
 namespace {
 
+std::string file_path(const PlanOptions& options) {
+  return options.mapping_path.empty() ? std::string(kMapDecisionSource) : options.mapping_path;
+}
+
 // The mappings of one layer, best first: the mapping file's, or the best `top` as `maeri map` finds them.
 std::vector<contracts::Mapping> layer_mappings(const contracts::Layer& layer, const contracts::Hardware& hardware,
                                                const PlanOptions& options, const contracts::MappingFile* file) {
-  if (file) return {contracts::tile_for_layer(*file, options.mapping_path, layer, hardware)};
+  if (file) return {contracts::tile_for_layer(*file, file_path(options), layer, hardware)};
   if (const auto reason = mapper::unmappable_reason(layer, hardware))
     throw util::InputError({options.workload_path, 0, 0}, "layers." + layer.name, *reason);
   std::vector<contracts::Mapping> mappings;
@@ -105,6 +110,10 @@ contracts::NetworkPlan plan_network(const contracts::Network& network, const con
     plan.source = contracts::PlanSource::MappingFile;
     plan.origin = options.mapping_path;
     if (options.fused_groups) plan.groups = planned_groups(network, hardware, *file, options.mapping_path);
+  } else if (options.fused_groups && options.layer.empty() && options.top == 1) {
+    // The whole network searched: map's decision, fused groups included, runs as map reports it.
+    file = map_decision(network, hardware, options.objective, true, options.workload_path);
+    plan.groups = planned_groups(network, hardware, *file, kMapDecisionSource);
   }
   for (std::size_t l = 0; l < layers.size(); ++l) {
     const std::vector<contracts::Mapping> mappings = layer_mappings(layers[l], hardware, options, file ? &*file : nullptr);

@@ -1,7 +1,7 @@
 // Making a network plan (contracts/network_plan.hpp), once per process and before anything runs: the workload and
 // the hardware loaded once, every layer (or the one chosen) mapped once — the best mappings as `maeri map` finds
-// them, or a mapping file's, its fused groups included when asked — and every image built once; or the images of a
-// network manifest read and checked. What `maeri verify`, `maeri run` and calibration hand to the testbench.
+// them (a whole network with its fused groups: map's own decision), or a mapping file's, its fused groups included
+// when asked — and every image built once; or the images of a network manifest read and checked. What `maeri verify`, `maeri run` and calibration hand to the testbench.
 #pragma once
 
 #include <map>
@@ -32,7 +32,9 @@ struct PlanOptions {
   std::string layer;          // only this layer ("" = every layer)
   int top = 1;                // searched: the best `top` mappings of each layer
   mapper::Objective objective = mapper::Objective::Runtime;
-  bool fused_groups = false;  // with a mapping file: its fused groups run fused (their members' images carry a record)
+  // A network's fused groups run fused (their members' images carry a record): a mapping file's, or, when the whole
+  // network is searched, the groups `maeri map` decides (flow/map_decision.hpp). false: every layer runs alone.
+  bool fused_groups = false;
 };
 
 // The plan of the workload at `path` (YAML, or an ONNX model with its input sizes; importer::load_network) on

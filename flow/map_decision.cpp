@@ -1,0 +1,24 @@
+// The decision `maeri map` makes for a whole network (see map_decision.hpp).
+#include "flow/map_decision.hpp"
+
+#include "codegen/exact_traffic.hpp"
+
+namespace maeri::flow {
+
+WorkloadMappingOptions map_decision_options(mapper::Objective objective, bool fusion, const std::string& workload_path) {
+  WorkloadMappingOptions options;
+  options.objective = objective;
+  options.exact_traffic_for = codegen::exact_traffic_for;
+  options.workload_path = workload_path;
+  options.fusion = fusion;
+  return options;
+}
+
+contracts::MappingFile map_decision(const contracts::Network& network, const contracts::Hardware& hardware,
+                                    mapper::Objective objective, bool fusion, const std::string& workload_path) {
+  WorkloadMapping mapping(network, hardware, map_decision_options(objective, fusion, workload_path));
+  mapping.map(network.layers, [](const MappedLayer&) {});
+  return mapping.mapping_file();
+}
+
+}  // namespace maeri::flow
