@@ -38,7 +38,7 @@ case $case_name in
       "$mpiexec" --oversubscribe --allow-run-as-root -np 2 "$maeri" "${chain[@]}" || exit 1 ;;
   weight_fault)
     # Bit 3 of conv2's 18th weight, as the fabric receives it: conv2's accumulators differ and the run stops there.
-    "$expect" 3 --stdout-contains "conv2 [fabric] tile" "$maeri" "${chain[@]}" --fault weight:conv2:17:3 \
+    "$expect" 3 --stdout-contains "conv2 [fabric" "$maeri" "${chain[@]}" --fault weight:conv2:17:3 \
       --json "$dir/fault.json" || exit 1
     grep -q '"operator": "conv2",' "$dir/fault.json" || fail "conv2 not in the report"
     grep -q "first at element" "$dir/fault.json" || fail "the first difference is not named"
@@ -97,7 +97,7 @@ case $case_name in
     sed "s/name: conv2,/name: 'c:2',/; s/input: conv2/input: 'c:2'/; s/inputs: \[conv2,/inputs: ['c:2',/" "$tiny" \
       >"$dir/colon.yaml"
     grep -q "'c:2'" "$dir/colon.yaml" || fail "tiny.yaml changed: the sed found no conv2"
-    "$expect" 3 --stdout-contains "c:2 [fabric] tile" "$maeri" verify --chain --hardware "$hw" \
+    "$expect" 3 --stdout-contains "c:2 [fabric" "$maeri" verify --chain --hardware "$hw" \
       --workload "$dir/colon.yaml" --memory ideal --fault "weight:c:2:17:3" || exit 1 ;;
   every_kind)
     # Every operator kind (concat, relu6, clip, both pools, requantize, add, global pool, flatten, reshape, softmax,

@@ -23,7 +23,10 @@ case $case_name in
     [[ -f $dir/images/tiny.manifest.json ]] || fail "no manifest"
     "$expect" 0 --stdout-contains "4 of 4 runs PASS" \
       "$maeri" verify --hardware "$hw" --manifest "$dir/images/tiny.manifest.json" --json "$dir/m.json" || exit 1
-    "$maeri" verify --hardware "$hw" --workload "$tiny" --json "$dir/w.json" >/dev/null || fail "verify workload"
+    # codegen without a mapping file builds the images of `maeri map`'s decision: the same runs as its mapping file.
+    "$maeri" map --hardware "$hw" --workload "$tiny" -o "$dir/map.yaml" >/dev/null || fail "map"
+    "$maeri" verify --hardware "$hw" --workload "$tiny" --mapping "$dir/map.yaml" --json "$dir/w.json" >/dev/null ||
+      fail "verify workload"
     compare "$dir/w.json" "$dir/m.json" ;;
   manifest_checksum)
     "$maeri" codegen --hardware "$hw" --workload "$tiny" -o "$dir/images" >/dev/null || fail "codegen"

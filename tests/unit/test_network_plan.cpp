@@ -1,12 +1,14 @@
 // The network plan (flow/network_plan.hpp, contracts/network_plan.hpp): every decision of a run made once — each
-// layer's best mappings as `maeri map` finds them, in rank order, each with the image that runs it — and a mapping
-// file's mappings and fused groups, checked before anything runs.
+// layer's best mappings as `maeri map` finds them, in rank order, each with the image that runs it; a whole network as
+// map decides it, fused groups included — and a mapping file's mappings and fused groups, checked before anything
+// runs.
 #include <catch2/catch.hpp>
 
 #include "codegen/config_image.hpp"
 #include "contracts/mapping_file.hpp"
 #include "contracts/spec_loader.hpp"
 #include "flow/layer_mappings.hpp"
+#include "flow/map_decision.hpp"
 #include "flow/network_plan.hpp"
 #include "util/input_error.hpp"
 
@@ -54,6 +56,43 @@ TEST_CASE("network plan: each layer's best mappings in rank order, each with its
     }
   }
   CHECK(run == plan.runs.size());
+}
+
+TEST_CASE("network plan: a searched whole network runs the decision `maeri map` reports, fused groups included",
+          "[flow]") {
+  // The expected decision is map's own (flow::WorkloadMapping with the options `maeri map` starts from), costed once
+  // here and compared run by run and group by group with the plan the chained run executes.
+  const contracts::Hardware hardware = maeri_64();
+  const contracts::Network network = contracts::load_workload(kTiny);
+  flow::WorkloadMapping mapped(network, hardware, flow::map_decision_options(mapper::Objective::Runtime, true, kTiny));
+  mapped.map(network.layers, [](const flow::MappedLayer&) {});
+  const contracts::MappingFile& decided = mapped.mapping_file();
+  REQUIRE(!decided.fused_groups.empty());  // tiny on maeri-64 fuses conv2 and conv3_1x1 (map's table): a real group
+
+  flow::PlanOptions options;
+  options.workload_path = kTiny;
+  options.fused_groups = true;
+  const contracts::NetworkPlan plan = flow::plan_network(network, hardware, options);
+  CHECK(plan.source == contracts::PlanSource::Searched);
+  REQUIRE(plan.runs.size() == network.layers.size());
+  for (std::size_t l = 0; l < network.layers.size(); ++l) {
+    INFO(network.layers[l].name);
+    CHECK(contracts::to_string(plan.runs[l].mapping) ==
+          contracts::to_string(contracts::tile_for_layer(decided, "map", network.layers[l], hardware)));
+    CHECK(codegen::decode_image(plan.runs[l].image, plan.runs[l].source).fused.has_value() ==
+          (plan.group_of(l) != nullptr));
+  }
+  REQUIRE(plan.groups.size() == decided.fused_groups.size());
+  for (std::size_t g = 0; g < plan.groups.size(); ++g) {
+    CHECK(plan.groups[g].name == decided.fused_groups[g].name);
+    CHECK(plan.groups[g].count == decided.fused_groups[g].layers.size());
+  }
+
+  // --no-fusion (fused_groups false): every layer alone, its own best.
+  options.fused_groups = false;
+  const contracts::NetworkPlan alone = flow::plan_network(network, hardware, options);
+  CHECK(alone.groups.empty());
+  for (const contracts::PlannedRun& run : alone.runs) CHECK(!codegen::decode_image(run.image, run.source).fused);
 }
 
 TEST_CASE("network plan: one layer, a mapping file's mappings, and the input errors before anything runs", "[flow]") {
