@@ -157,6 +157,9 @@ class GraphReader {
   std::optional<std::string> last_axes_swapped(const std::string& tensor) const;
   bool folds_into_products(const onnx::NodeProto& node) const;
   bool folds_into_products_of(const std::string& source, const std::string& transposed) const;
+  static std::optional<Dims> broadcast_leading_axes(const Dims& a, const Dims& b);  // onnx_product_broadcast.cpp
+  std::size_t broadcast_operand(const std::string& name, const std::string& operand, std::size_t tensor,
+                                const Dims& leading);
   void einsum(const onnx::NodeProto& node, const std::string& name);
   void recurrent(const onnx::NodeProto& node, const std::string& name);
 
