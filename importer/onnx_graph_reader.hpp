@@ -166,6 +166,7 @@ class GraphReader {
   // ---- operators beside the fabric (onnx_elementwise_operators.cpp, onnx_pooling.cpp, onnx_channel_affines.cpp,
   // onnx_layout_operators.cpp); each returns "" when it added the operator, the skip reason otherwise ----
   std::string alias(const onnx::NodeProto& node);
+  bool real_valued_cast(const onnx::NodeProto& node, const std::string& name) const;  // onnx_casts.cpp
   std::string unary(OperatorNode& read, contracts::OperatorKind kind);
   std::string clip(OperatorNode& read);
   std::string softmax(OperatorNode& read);

@@ -3,7 +3,7 @@
 // classifier, batch 1), gated.onnx (cut at a ThresholdedRelu), classifier.onnx, bn-cnn.onnx (batch normalizations
 // after ReLUs), gates.onnx (SiLU, an SE block, HardSwish), elementwise.onnx (table functions and broadcast binary
 // operators), attention-one-head.onnx and attention-two-heads.onnx (matrix products of two activations),
-// transformer-encoder.onnx, transformer-decoder.onnx and attention-broadcast.onnx
+// transformer-encoder.onnx, transformer-decoder.onnx, attention-broadcast.onnx, attention-hf-mask.onnx
 // (tests/cli/make_transformer_onnx_models.cpp), dynamic.onnx (a symbolic batch), asymmetric.onnx (a conv with
 // pads [0, 0, 1, 1]), asymmetric-pool.onnx (a max pool with pads [0, 0, 1, 1]), padded.onnx (zero borders) and
 // not-onnx.onnx (YAML text); and the bad models of tests/cli/bad_models.sh, named after the defect each carries
@@ -598,6 +598,7 @@ int main(int argc, char** argv) {
   maeri::test::write_transformer_encoder(folder + "/transformer-encoder.onnx");
   maeri::test::write_transformer_decoder(folder + "/transformer-decoder.onnx");
   maeri::test::write_attention_broadcast(folder + "/attention-broadcast.onnx");
+  maeri::test::write_attention_hf_mask(folder + "/attention-hf-mask.onnx");
   {
     OnnxModelBuilder model("asymmetric_pool");  // a pooling window pads both sides alike: still refused
     model.input("x", {1, 3, 8, 8});

@@ -1,7 +1,7 @@
 // The transformer blocks of the `maeri import` tests, written as PyTorch / Hugging Face export them (issue 42), with
 // their own weights (seeded, fixed): transformer-encoder.onnx (a BERT layer) and transformer-decoder.onnx (a GPT-2
-// block) and attention-broadcast.onnx (operands whose leading axes broadcast). Called by maeri_make_onnx_models
-// (tests/cli/make_onnx_models.cpp).
+// block), attention-broadcast.onnx (operands whose leading axes broadcast) and attention-hf-mask.onnx (Hugging Face's
+// extended attention mask from an integer input). Called by maeri_make_onnx_models (tests/cli/make_onnx_models.cpp).
 #include "make_transformer_onnx_models.hpp"
 
 #include <cmath>
@@ -196,6 +196,34 @@ void write_attention_broadcast(const std::string& path) {
   OnnxModelBuilder::set_ints(model.node("Transpose", "k_transpose", {"k"}, "k_t"), "perm", {0, 1, 3, 2});
   model.node("MatMul", "scores", {"q", "k_t"}, "s");
   OnnxModelBuilder::set_int(model.node("Softmax", "softmax", {"s"}, "p"), "axis", -1);
+  model.node("MatMul", "context", {"p", "v"}, "c");
+  model.output("c");
+  model.write(path);
+}
+
+// Hugging Face's extended attention mask as BERT exports it: an int64 attention_mask [1, 8] (1 keep, 0 padding),
+// Unsqueeze to [1, 1, 1, 8], Cast to float, (1 − mask) · −10⁴, added to the scores Q·Kᵀ of q, k [1, 2, 8, 4] (K's
+// Transpose folded), Softmax(−1), ·V.
+void write_attention_hf_mask(const std::string& path) {
+  OnnxModelBuilder model("attention_hf_mask");
+  for (const char* operand : {"q", "k", "v"}) model.input(operand, {1, 2, 8, 4});
+  onnx::ValueInfoProto* mask = model.graph().add_input();
+  mask->set_name("attention_mask");
+  mask->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto_DataType_INT64);
+  for (const std::int64_t dim : {1, 8})
+    mask->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(dim);
+  OnnxModelBuilder::set_ints(model.node("Transpose", "k_transpose", {"k"}, "k_t"), "perm", {0, 1, 3, 2});
+  model.node("MatMul", "scores", {"q", "k_t"}, "s");
+  model.integers("mask.axes", {2}, {1, 2});
+  model.node("Unsqueeze", "mask.unsqueeze", {"attention_mask", "mask.axes"}, "mask_4d");
+  OnnxModelBuilder::set_int(model.node("Cast", "mask.cast", {"mask_4d"}, "mask_float"), "to",
+                            onnx::TensorProto_DataType_FLOAT);
+  model.weight("mask.one", {}, {1.0f});
+  model.node("Sub", "mask.invert", {"mask.one", "mask_float"}, "mask_inverted");
+  model.weight("mask.minimum", {}, {-1e4f});
+  model.node("Mul", "mask.scale", {"mask_inverted", "mask.minimum"}, "mask_additive");
+  model.node("Add", "mask.add", {"s", "mask_additive"}, "masked");
+  OnnxModelBuilder::set_int(model.node("Softmax", "softmax", {"masked"}, "p"), "axis", -1);
   model.node("MatMul", "context", {"p", "v"}, "c");
   model.output("c");
   model.write(path);

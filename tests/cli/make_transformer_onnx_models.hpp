@@ -8,5 +8,6 @@ namespace maeri::test {
 void write_transformer_encoder(const std::string& path);
 void write_transformer_decoder(const std::string& path);
 void write_attention_broadcast(const std::string& path);
+void write_attention_hf_mask(const std::string& path);
 
 }  // namespace maeri::test

@@ -209,7 +209,12 @@ case $case_name in
     "$expect" 0 --stdout-contains "layer scores: its operands' leading axes broadcast to (1,2): repeated by concats" \
       --stdout-contains "no node skipped" "$maeri" import "$onnx/attention-broadcast.onnx" -o "$dir/ab.yaml" || exit 1
     "$expect" 0 --stdout-contains "network attention_broadcast: PASS — 8 of 8 runs (2 fabric layers" \
-      "$maeri" verify --chain --hardware "$hw" --workload "$onnx/attention-broadcast.onnx" --memory both || exit 1 ;;
+      "$maeri" verify --chain --hardware "$hw" --workload "$onnx/attention-broadcast.onnx" --memory both || exit 1
+    # Hugging Face's extended attention mask from an int64 input: Unsqueeze, Cast to float (the same tensor), Sub, Mul.
+    "$expect" 0 --stdout-contains "no node skipped" "$maeri" import "$onnx/attention-hf-mask.onnx" -o "$dir/hf.yaml" \
+      || exit 1
+    "$expect" 0 --stdout-contains "network attention_hf_mask: PASS — 9 of 9 runs (2 fabric layers" \
+      "$maeri" verify --chain --hardware "$hw" --workload "$onnx/attention-hf-mask.onnx" --memory both || exit 1 ;;
   bad_mask)
     # A mask of the wrong shape (keys 31 against scores of 32): exit 2 naming the file, the operator, both tensors and
     # their shapes; for a graph input and for a constant.
