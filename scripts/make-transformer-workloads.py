@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the transformer workloads (graphs with their real semantics) from their hyperparameters, one home for
-the shapes of configs/workloads/{bert-base-encoder-*, gpt2-small-*, vit-b16-block, *-h64*}.yaml.
+the shapes of configs/workloads/{bert-base-encoder-*, gpt2-small-*, vit-b16-block, *-h64}.yaml.
 
   scripts/make-transformer-workloads.py                  # rewrite the shipped files in configs/workloads
   scripts/make-transformer-workloads.py --model bert --sequence 2048 -o bert-2048.yaml   # one variant
@@ -163,6 +163,8 @@ SHIPPED = [
      dict(hidden=64, heads=2, ffn=256, sequence=32)),
     ("gpt2-block-h64", "gpt2", "A GPT-2 causal decoder block at a reduced width for the RTL.",
      dict(hidden=64, heads=2, ffn=256, sequence=32)),
+    ("gpt2-decode-h64", "gpt2", "A GPT-2 decode step at a reduced width for the RTL: one token, a KV cache of 31.",
+     dict(hidden=64, heads=2, ffn=256, cache=31)),
 ]
 
 

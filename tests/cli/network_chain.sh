@@ -176,7 +176,7 @@ case $case_name in
 (1,2,4,4) by 'v' of shape (1,2,5,3): A's rows have 4 elements but B's columns 5" \
       "$maeri" verify --chain --hardware "$hw" --workload "$dir/bad.yaml" || exit 1 ;;
   transformer_blocks)
-    # The BERT encoder layer and the causal GPT-2 block at H = 64, 2 heads, sequence 32 (configs/workloads, written by
+    # The BERT encoder layer, the causal GPT-2 block and its decode step at H = 64, 2 heads, sequence 32 (written by
     # scripts/make-transformer-workloads.py) chained bit-exact on maeri-64 from a real .npy input: LayerNorm, GELU,
     # heads split and merged by transposes, 1/√d from the constants file, BERT's padding mask (the last 4 positions)
     # as an input, GPT-2's causal mask as a constant given by name.
@@ -192,7 +192,13 @@ case $case_name in
       --network-input "$dir/bert-inputs.npz" --network-weights "$dir/bert-constants.npz" || exit 1
     "$expect" 0 --stdout-contains "network gpt2-block-h64: PASS — 32 of 32 runs (8 fabric layers" \
       "$maeri" verify --chain --hardware "$hw" --workload "$configs/workloads/gpt2-block-h64.yaml" --memory both \
-      --network-input "$dir/x.npy" --network-weights "$dir/gpt2-constants.npz" || exit 1 ;;
+      --network-input "$dir/x.npy" --network-weights "$dir/gpt2-constants.npz" || exit 1
+    # One decode step against a KV cache of 31 positions (past_key, past_value inputs joined to the new key and value).
+    python3 "$scripts/transformer-constants.py" --random hidden=1,64,1,1 --random past_key=2,31,32 \
+      --random past_value=2,31,32 --seed 3 -o "$dir/decode-inputs.npz" || fail "decode inputs"
+    "$expect" 0 --stdout-contains "network gpt2-decode-h64: PASS — 33 of 33 runs (8 fabric layers" \
+      "$maeri" verify --chain --hardware "$hw" --workload "$configs/workloads/gpt2-decode-h64.yaml" --memory both \
+      --network-input "$dir/decode-inputs.npz" --network-weights "$dir/bert-constants.npz" || exit 1 ;;
   onnx_transformer)
     # A BERT encoder layer and a GPT-2 decoder block as PyTorch exports them (tests/cli/make_transformer_onnx_models.cpp,
     # their own weights): imported with no node cut and chained bit-exact on maeri-64; ONNX Runtime checks them too

@@ -118,7 +118,7 @@ layers:
 TEST_CASE("every shipped workload validates", "[spec][workload]") {
   for (const char* name : {"tiny", "mrna-table2", "vgg16", "alexnet", "resnet50", "googlenet", "mobilenetv2",
                            "bert-base-encoder-128", "bert-base-encoder-512", "gpt2-small-block", "gpt2-small-decode",
-                           "vit-b16-block", "bert-encoder-h64", "gpt2-block-h64"}) {
+                           "vit-b16-block", "bert-encoder-h64", "gpt2-block-h64", "gpt2-decode-h64"}) {
     INFO(name);
     const Network network = load_workload(config(std::string("workloads/") + name + ".yaml"));
     CHECK(network.name == name);
