@@ -109,6 +109,7 @@ std::string GraphReader::post_operator(const onnx::NodeProto& node, const std::s
   const std::string& op = node.op_type();
   if (node.output_size() < 1 || node.output(0).empty()) return skip_reason(op);
   if (op == "Identity" || op == "Dropout") return alias(node);
+  if (op == "Cast" && real_valued_cast(node, name)) return alias(node);
   auto out_shape = known_shape(node.output(0));
   // A table function keeps its input's shape, also where shape inference does not know the operator (Mish of
   // opset 18, Gelu of opset 20: newer than the ONNX library's).

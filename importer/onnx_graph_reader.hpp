@@ -157,12 +157,16 @@ class GraphReader {
   std::optional<std::string> last_axes_swapped(const std::string& tensor) const;
   bool folds_into_products(const onnx::NodeProto& node) const;
   bool folds_into_products_of(const std::string& source, const std::string& transposed) const;
+  static std::optional<Dims> broadcast_leading_axes(const Dims& a, const Dims& b);  // onnx_product_broadcast.cpp
+  std::size_t broadcast_operand(const std::string& name, const std::string& operand, std::size_t tensor,
+                                const Dims& leading);
   void einsum(const onnx::NodeProto& node, const std::string& name);
   void recurrent(const onnx::NodeProto& node, const std::string& name);
 
   // ---- operators beside the fabric (onnx_elementwise_operators.cpp, onnx_pooling.cpp, onnx_channel_affines.cpp,
   // onnx_layout_operators.cpp); each returns "" when it added the operator, the skip reason otherwise ----
   std::string alias(const onnx::NodeProto& node);
+  bool real_valued_cast(const onnx::NodeProto& node, const std::string& name) const;  // onnx_casts.cpp
   std::string unary(OperatorNode& read, contracts::OperatorKind kind);
   std::string clip(OperatorNode& read);
   std::string softmax(OperatorNode& read);

@@ -202,9 +202,9 @@ bool GraphReader::folds_into_products(const onnx::NodeProto& node) const {
   return true;
 }
 
-// MatMul of two activations as a matrix product (contracts/matrix_product.hpp): both operands of one rank ≥ 2 with
-// equal leading axes (batch, heads); an operand that a Transpose of its last two axes made is read from the
-// Transpose's input, transposed. False (nothing added) when the operands are not of that form: the caller streams B
+// MatMul of two activations as a matrix product (contracts/matrix_product.hpp): both operands of rank ≥ 2 with
+// leading axes (batch, heads) that broadcast (made equal by onnx_product_broadcast.cpp); an operand that a
+// Transpose of its last two axes made is read from the Transpose's input, transposed. False (nothing added) when the operands are not of that form: the caller streams B
 // like weights as before.
 bool GraphReader::activation_product(const onnx::NodeProto& node, const std::string& name) {
   contracts::MatrixProductForm form;
@@ -216,6 +216,16 @@ bool GraphReader::activation_product(const onnx::NodeProto& node, const std::str
     operands[i] = activation(folded ? *source : node.input(i));
     (i == 0 ? form.transpose_a : form.transpose_b) = folded;
     if (!operands[i]) return false;
+  }
+  const Dims& a_shape = network().tensors[*operands[0]].shape;
+  const Dims& b_shape = network().tensors[*operands[1]].shape;
+  const auto leading = broadcast_leading_axes(a_shape, b_shape);
+  if (leading && a_shape.end()[form.transpose_a ? -2 : -1] == b_shape.end()[form.transpose_b ? -1 : -2]) {
+    // Only operands that will multiply: a failed product adds no operator (the caller streams B like weights).
+    operands[0] = broadcast_operand(name, "a", *operands[0], *leading);
+    operands[1] = broadcast_operand(name, "b", *operands[1], *leading);
+    note(fmt::format("layer {}: its operands' leading axes broadcast to ({}): repeated by concats", name,
+                     fmt::join(*leading, ",")));
   }
   const contracts::Tensor& a = network().tensors[*operands[0]];
   const contracts::Tensor& b = network().tensors[*operands[1]];

@@ -356,8 +356,8 @@ foreach(case codegen_disasm manifest_disagrees)
 endforeach()
 
 # The mRNA reproduction script on its reduced grid (docs/reproduction.md), the search measurement script on tiny
-# (docs/search.md) and `maeri plot`.
-foreach(case reproduce_quick measure_quick plot_bars plot_errors)
+# (docs/search.md), the FFM comparison at one sequence length (scripts/ffm-comparison.py) and `maeri plot`.
+foreach(case reproduce_quick measure_quick ffm_quick plot_bars plot_errors)
   add_test(NAME cli_reproduction_${case}
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/reproduction.sh ${case} $<TARGET_FILE:maeri> ${PROJECT_SOURCE_DIR})
   set_tests_properties(cli_reproduction_${case} PROPERTIES LABELS cli TIMEOUT 900)
@@ -366,7 +366,8 @@ endforeach()
 # `maeri import` reports every layer and skipped node (MACs by hand: 8·2·9·100 + 8·1·9·25 + 8·6 = 16248),
 # map/verify take the .onnx directly, bad models exit 2
 # naming the node and leave no output.
-add_executable(maeri_make_onnx_models cli/make_onnx_models.cpp unit/onnx_models.cpp)
+add_executable(maeri_make_onnx_models cli/make_onnx_models.cpp cli/make_transformer_onnx_models.cpp
+               unit/onnx_models.cpp)
 target_include_directories(maeri_make_onnx_models PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/unit)
 target_link_libraries(maeri_make_onnx_models PRIVATE onnx onnx_proto maeri_warnings)
 set(ONNX_MODELS ${CMAKE_CURRENT_BINARY_DIR}/onnx-models)
@@ -484,7 +485,8 @@ if(NOT MAERI_SANITIZE)
 endif()
 set(chain_cases run jobs weight_fault unit_fault outputs_feed_back calibration_set bad_input_shape bad_weights_member bad_fault bad_outputs
     one_layer_option onnx_top1 onnx_batch several_inputs every_kind onnx_channel_affine onnx_pad onnx_gates
-    onnx_elementwise onnx_layout onnx_layer_norm attention onnx_attention bad_matmul)
+    onnx_elementwise onnx_layout onnx_layer_norm attention onnx_attention bad_matmul transformer_blocks
+    onnx_transformer bad_mask)
 if(NOT MAERI_SANITIZE)
   list(APPEND chain_cases mpi)
 endif()

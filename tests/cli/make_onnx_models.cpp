@@ -2,7 +2,9 @@
 // (tests/unit/onnx_models.hpp): small.onnx (a grouped conv, a depthwise conv, ReLU, max pool, flatten and a Gemm
 // classifier, batch 1), gated.onnx (cut at a ThresholdedRelu), classifier.onnx, bn-cnn.onnx (batch normalizations
 // after ReLUs), gates.onnx (SiLU, an SE block, HardSwish), elementwise.onnx (table functions and broadcast binary
-// operators), attention-one-head.onnx and attention-two-heads.onnx (matrix products of two activations), dynamic.onnx (a symbolic batch), asymmetric.onnx (a conv with
+// operators), attention-one-head.onnx and attention-two-heads.onnx (matrix products of two activations),
+// transformer-encoder.onnx, transformer-decoder.onnx, attention-broadcast.onnx, attention-hf-mask.onnx
+// (tests/cli/make_transformer_onnx_models.cpp), dynamic.onnx (a symbolic batch), asymmetric.onnx (a conv with
 // pads [0, 0, 1, 1]), asymmetric-pool.onnx (a max pool with pads [0, 0, 1, 1]), padded.onnx (zero borders) and
 // not-onnx.onnx (YAML text); and the bad models of tests/cli/bad_models.sh, named after the defect each carries
 // (bad-*.onnx), and if-input.onnx (an If on a run-time input).
@@ -16,6 +18,7 @@
 #include <tuple>
 #include <vector>
 
+#include "make_transformer_onnx_models.hpp"
 #include "onnx_models.hpp"
 
 using maeri::test::OnnxModelBuilder;
@@ -592,6 +595,10 @@ int main(int argc, char** argv) {
   write_layout(folder + "/layout.onnx");
   write_softmax_opset11(folder + "/softmax-opset11.onnx");
   write_layer_norm(folder + "/layer-norm.onnx");
+  maeri::test::write_transformer_encoder(folder + "/transformer-encoder.onnx");
+  maeri::test::write_transformer_decoder(folder + "/transformer-decoder.onnx");
+  maeri::test::write_attention_broadcast(folder + "/attention-broadcast.onnx");
+  maeri::test::write_attention_hf_mask(folder + "/attention-hf-mask.onnx");
   {
     OnnxModelBuilder model("asymmetric_pool");  // a pooling window pads both sides alike: still refused
     model.input("x", {1, 3, 8, 8});

@@ -175,6 +175,65 @@ case $case_name in
     "$expect" 2 --stderr-contains "bad.yaml:7:" --stderr-contains "matmul 'context' multiplies 'p' of shape \
 (1,2,4,4) by 'v' of shape (1,2,5,3): A's rows have 4 elements but B's columns 5" \
       "$maeri" verify --chain --hardware "$hw" --workload "$dir/bad.yaml" || exit 1 ;;
+  transformer_blocks)
+    # The BERT encoder layer, the causal GPT-2 block and its decode step at H = 64, 2 heads, sequence 32 (written by
+    # scripts/make-transformer-workloads.py) chained bit-exact on maeri-64 from a real .npy input: LayerNorm, GELU,
+    # heads split and merged by transposes, 1/√d from the constants file, BERT's padding mask (the last 4 positions)
+    # as an input, GPT-2's causal mask as a constant given by name.
+    scripts=$configs/../scripts
+    python3 "$scripts/transformer-constants.py" --random hidden=32,64,1,1 --padding-mask attention_mask=32,4 \
+      -o "$dir/bert-inputs.npz" || fail "bert inputs"
+    python3 "$scripts/transformer-constants.py" --head-size 32 -o "$dir/bert-constants.npz" || fail "bert constants"
+    python3 "$scripts/transformer-constants.py" --random hidden=32,64,1,1 --seed 2 -o "$dir/x.npy" || fail "x.npy"
+    python3 "$scripts/transformer-constants.py" --head-size 32 --causal 32,32 -o "$dir/gpt2-constants.npz" \
+      || fail "gpt2 constants"
+    "$expect" 0 --stdout-contains "network bert-encoder-h64: PASS — 32 of 32 runs (8 fabric layers" \
+      "$maeri" verify --chain --hardware "$hw" --workload "$configs/workloads/bert-encoder-h64.yaml" --memory both \
+      --network-input "$dir/bert-inputs.npz" --network-weights "$dir/bert-constants.npz" || exit 1
+    "$expect" 0 --stdout-contains "network gpt2-block-h64: PASS — 32 of 32 runs (8 fabric layers" \
+      "$maeri" verify --chain --hardware "$hw" --workload "$configs/workloads/gpt2-block-h64.yaml" --memory both \
+      --network-input "$dir/x.npy" --network-weights "$dir/gpt2-constants.npz" || exit 1
+    # One decode step against a KV cache of 31 positions (past_key, past_value inputs joined to the new key and value).
+    python3 "$scripts/transformer-constants.py" --random hidden=1,64,1,1 --random past_key=2,31,32 \
+      --random past_value=2,31,32 --seed 3 -o "$dir/decode-inputs.npz" || fail "decode inputs"
+    "$expect" 0 --stdout-contains "network gpt2-decode-h64: PASS — 33 of 33 runs (8 fabric layers" \
+      "$maeri" verify --chain --hardware "$hw" --workload "$configs/workloads/gpt2-decode-h64.yaml" --memory both \
+      --network-input "$dir/decode-inputs.npz" --network-weights "$dir/bert-constants.npz" || exit 1 ;;
+  onnx_transformer)
+    # A BERT encoder layer and a GPT-2 decoder block as PyTorch exports them (tests/cli/make_transformer_onnx_models.cpp,
+    # their own weights): imported with no node cut and chained bit-exact on maeri-64; ONNX Runtime checks them too
+    # (tests/oracle/models.txt).
+    for model in transformer-encoder transformer-decoder; do
+      "$maeri" import "$onnx/$model.onnx" -o "$dir/$model.yaml" > "$dir/$model.import" 2>&1 || fail "import $model"
+      grep -q "no node skipped" "$dir/$model.import" || fail "$model: a node is skipped: $(cat "$dir/$model.import")"
+    done
+    "$expect" 0 --stdout-contains "network transformer_encoder: PASS — 48 of 48 runs (8 fabric layers" \
+      "$maeri" verify --chain --hardware "$hw" --workload "$onnx/transformer-encoder.onnx" --memory both || exit 1
+    "$expect" 0 --stdout-contains "network transformer_decoder: PASS — 46 of 46 runs (6 fabric layers" \
+      "$maeri" verify --chain --hardware "$hw" --workload "$onnx/transformer-decoder.onnx" --memory both || exit 1
+    # Multi-query attention: leading axes that broadcast, the shared key and value heads repeated by concats.
+    "$expect" 0 --stdout-contains "layer scores: its operands' leading axes broadcast to (1,2): repeated by concats" \
+      --stdout-contains "no node skipped" "$maeri" import "$onnx/attention-broadcast.onnx" -o "$dir/ab.yaml" || exit 1
+    "$expect" 0 --stdout-contains "network attention_broadcast: PASS — 8 of 8 runs (2 fabric layers" \
+      "$maeri" verify --chain --hardware "$hw" --workload "$onnx/attention-broadcast.onnx" --memory both || exit 1
+    # Hugging Face's extended attention mask from an int64 input: Unsqueeze, Cast to float (the same tensor), Sub, Mul.
+    "$expect" 0 --stdout-contains "no node skipped" "$maeri" import "$onnx/attention-hf-mask.onnx" -o "$dir/hf.yaml" \
+      || exit 1
+    "$expect" 0 --stdout-contains "network attention_hf_mask: PASS — 9 of 9 runs (2 fabric layers" \
+      "$maeri" verify --chain --hardware "$hw" --workload "$onnx/attention-hf-mask.onnx" --memory both || exit 1 ;;
+  bad_mask)
+    # A mask of the wrong shape (keys 31 against scores of 32): exit 2 naming the file, the operator, both tensors and
+    # their shapes; for a graph input and for a constant.
+    sed 's/attention_mask, shape: \[1, 1, 32\]/attention_mask, shape: [1, 1, 31]/' \
+      "$configs/workloads/bert-encoder-h64.yaml" > "$dir/bad-mask.yaml"
+    "$expect" 2 --stderr-contains "bad-mask.yaml:" --stderr-contains "add 'masked_scores' reads 'scaled_scores' of shape \
+(2,32,32) and 'attention_mask' of shape (1,1,31)" \
+      "$maeri" verify --chain --hardware "$hw" --workload "$dir/bad-mask.yaml" || exit 1
+    sed 's/constant_shape: \[32, 32\]/constant_shape: [32, 31]/' "$configs/workloads/gpt2-block-h64.yaml" \
+      > "$dir/bad-causal.yaml"
+    "$expect" 2 --stderr-contains "bad-causal.yaml:" --stderr-contains "masked_scores" \
+      --stderr-contains "(2,32,32)" --stderr-contains "(32,31)" \
+      "$maeri" verify --chain --hardware "$hw" --workload "$dir/bad-causal.yaml" || exit 1 ;;
    onnx_elementwise)
     # Table functions and binary operators broadcast against constants of odd shapes and other tensors, Paddle's
     # HardSwish and PyTorch's GELU decomposition (tests/cli/make_onnx_models.cpp, its own weights): imported with no

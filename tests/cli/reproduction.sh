@@ -8,6 +8,10 @@
 #                    CSVs and plot are written; every run's ratio is >= 1 (no run beats the exhaustive optimum) and
 #                    its evaluations <= its budget; 2 runs per layer, method, start and budget (4 x 2 x 2 x 2 = 32 per
 #                    layer); a second call reuses the model and the cached optima.
+#   ffm_quick        scripts/ffm-comparison.py for GPT-2 at sequence 128 on maeri-512 and maeri-1024: 3 variants per
+#                    fabric; the unfused EDP equals an independent `maeri map --no-fusion --objective edp` (cycles ×
+#                    energy by hand); the fused optimum's EDP is no worse than unfused; TransFusion's policy is either
+#                    costed or carries the rule that refuses it; the EDP table and its chart are written.
 #   plot_bars        bars of a hand-written table: one bar per (category, series), heights proportional to the
 #                    values, negative values below the zero line.
 #   plot_errors      a missing column (names the columns there are), a non-number (names the line), a ragged row,
@@ -91,6 +95,26 @@ case $case_name in
       { cat "$dir/log2"; fail "measure-search.sh, second call"; }
     ! grep -q "surrogate for the" "$dir/log2" || fail "the second call trained the model again"
     cmp -s "$dir/optima.before" "$dir/out/optima.csv" || fail "the second call changed the cached optima"
+    ;;
+  ffm_quick)
+    python3 "$source/scripts/ffm-comparison.py" --maeri "$maeri" --models gpt2 --sequences 128 --hardware 512,1024 \
+      -o "$dir/ffm" > "$dir/ffm.log" 2>&1 || fail "the script: $(cat "$dir/ffm.log")"
+    [[ $(wc -l < "$dir/ffm.csv") == 7 ]] || fail "not 6 rows: $(cat "$dir/ffm.csv")"
+    [[ -s $dir/ffm-edp.csv && -s $dir/ffm.svg ]] || fail "no EDP table or chart"
+    python3 "$source/scripts/make-transformer-workloads.py" --model gpt2 --sequence 128 -o "$dir/gpt2.yaml"
+    "$maeri" map --hardware "$configs/hardware/maeri-512.yaml" --workload "$dir/gpt2.yaml" --no-fusion \
+      --objective edp --json "$dir/alone.json" -o "$dir/alone.yaml" > /dev/null || fail "map"
+    python3 - "$dir/ffm.csv" "$dir/alone.json" <<'PY' || fail "the CSV disagrees"
+import csv, json, sys
+rows = {(r["hardware"], r["variant"]): r for r in csv.DictReader(open(sys.argv[1]))}
+alone = json.load(open(sys.argv[2]))
+edp = alone["total_cycles"] * alone["total_energy_pj"]
+assert abs(float(rows["512", "unfused"]["edp"]) - edp) <= 1e-9 * edp, (rows["512", "unfused"], edp)
+for hw in ("512", "1024"):
+    assert float(rows[hw, "fused_optimum"]["edp"]) <= float(rows[hw, "unfused"]["edp"]) * (1 + 1e-12), hw
+    policy = rows[hw, "transfusion"]
+    assert policy["edp"] or policy["note"].startswith("refused: "), policy
+PY
     ;;
   plot_bars)
     printf 'layer,gain,loss\nconv1,10,-5\n"fc,big",20,0\n' >"$dir/t.csv"

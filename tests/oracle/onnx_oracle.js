@@ -79,9 +79,11 @@ function graphFeeds(session, imported, seed) {
     const known = imported.inputs.find(input => input.name === name);
     const shape = known ? known.shape : meta.shape.map(d => (typeof d === 'number' && d > 0 ? d : 1));
     const count = shape.reduce((a, b) => a * b, 1);
-    if (meta.type !== 'float32') {  // an integer control input (a sample rate, a step): 1
+    if (meta.type !== 'float32') {  // an integer control input (a sample rate, a step) or attention mask: 1
       feeds[name] = new ort.Tensor(meta.type, meta.type === 'int64' ? BigInt64Array.from({ length: count }, () => 1n)
         : Int32Array.from({ length: count }, () => 1), shape);
+      // The toolkit reads it too when it is one of its network inputs (a mask cast to float): the same ones.
+      if (known) arrays[name] = { shape, data: Float64Array.from({ length: count }, () => 1) };
       return;
     }
     const values = uniformValues(count, seed + index);

@@ -89,7 +89,8 @@ TEST_CASE("a flat workload is a chain: VGG16 links the layers between its poolin
 
 TEST_CASE("every shipped workload loads as a well-formed graph whose fabric operators run the layers in order") {
   for (const char* name : {"tiny", "mrna-table2", "alexnet", "vgg16", "resnet50", "googlenet", "mobilenetv2",
-                           "bert-base-encoder", "table2-scaled"}) {
+                           "bert-base-encoder-128", "bert-base-encoder-512", "gpt2-small-block", "gpt2-small-decode",
+                           "vit-b16-block", "bert-encoder-h64", "gpt2-block-h64", "gpt2-decode-h64", "table2-scaled"}) {
     INFO(name);
     const contracts::Network network = contracts::load_workload(config(std::string("workloads/") + name + ".yaml"));
     CHECK(!contracts::network_violation(network));

@@ -117,7 +117,8 @@ layers:
 
 TEST_CASE("every shipped workload validates", "[spec][workload]") {
   for (const char* name : {"tiny", "mrna-table2", "vgg16", "alexnet", "resnet50", "googlenet", "mobilenetv2",
-                           "bert-base-encoder"}) {
+                           "bert-base-encoder-128", "bert-base-encoder-512", "gpt2-small-block", "gpt2-small-decode",
+                           "vit-b16-block", "bert-encoder-h64", "gpt2-block-h64", "gpt2-decode-h64"}) {
     INFO(name);
     const Network network = load_workload(config(std::string("workloads/") + name + ".yaml"));
     CHECK(network.name == name);
@@ -136,9 +137,13 @@ TEST_CASE("shipped networks' MAC counts equal the published ones", "[spec][workl
   // 15.5 G. GoogLeNet: C. Szegedy et al., CVPR 2015, Table 1, the "ops" column summed: 1586 M (12 entries rounded
   // to 1 M). ResNet-50 with the stride on the 3×3 conv (v1.5, as shipped): torchvision's model table,
   // ResNet50_Weights.IMAGENET1K_V1, 4.09 GFLOPS (multiply-adds). M. Sandler et al., "MobileNetV2", CVPR 2018, Table 4: 300 M
-  // multiply-adds at 224x224. BERT-base encoder layer (Devlin et al., NAACL 2019: H = 768, A = 12, 4H = 3072) at
-  // sequence s = 128: s·H·(12H + 2s) = 931 135 488 by hand (Q, K, V, output 4·s·H²; scores and context
-  // 2·s²·H; feed-forward 2·s·H·4H).
+  // multiply-adds at 224x224. Transformer blocks (H = 768, 4H = 3072; Devlin et al., NAACL 2019; Radford et al.,
+  // 2019; Dosovitskiy et al., ICLR 2021) over t tokens attending to L keys: t·H·(12H + 2L) by hand (Q, K, V, output
+  // 4·t·H²; scores and context 2·t·L·H; feed-forward 2·t·H·4H): BERT-base at s = 128 931 135 488, at 512
+  // 4 026 531 840, GPT-2 small at 1024 8 858 370 048, one decode step against 1023 cached keys (L = 1024)
+  // 8 650 752, ViT-B/16 at 197 tokens 1 453 954 560 — twelve such blocks and the 16×16 patch embedding
+  // (196·768·768 = 115 605 504) give 17.56 G, the 17.6 GFLOPs (multiply-adds) of ViT-B in H. Touvron et al., "Training
+  // data-efficient image transformers" (DeiT), ICML 2021, Table 1.
   struct Published {
     const char* name;
     double macs;
@@ -147,7 +152,11 @@ TEST_CASE("shipped networks' MAC counts equal the published ones", "[spec][workl
   for (const Published& network : {Published{"alexnet", 724e6, 0.0007}, Published{"vgg16", 15.5e9, 0.004},
                                     Published{"googlenet", 1586e6, 0.003}, Published{"resnet50", 4.09e9, 0.0015},
                                     Published{"mobilenetv2", 300e6, 0.003},
-                                    Published{"bert-base-encoder", 931135488, 0}}) {
+                                    Published{"bert-base-encoder-128", 931135488, 0},
+                                    Published{"bert-base-encoder-512", 4026531840, 0},
+                                    Published{"gpt2-small-block", 8858370048, 0},
+                                    Published{"gpt2-small-decode", 8650752, 0},
+                                    Published{"vit-b16-block", 1453954560, 0}}) {
     INFO(network.name);
     const Network loaded = load_workload(config(std::string("workloads/") + network.name + ".yaml"));
     const double macs = static_cast<double>(loaded.total_macs());

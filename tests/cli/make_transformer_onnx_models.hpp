@@ -1,0 +1,13 @@
+// The transformer blocks among the models of maeri_make_onnx_models (tests/cli/make_transformer_onnx_models.cpp).
+#pragma once
+
+#include <string>
+
+namespace maeri::test {
+
+void write_transformer_encoder(const std::string& path);
+void write_transformer_decoder(const std::string& path);
+void write_attention_broadcast(const std::string& path);
+void write_attention_hf_mask(const std::string& path);
+
+}  // namespace maeri::test
