@@ -3,9 +3,10 @@
 # non-finite values refused where they enter a chained run (never "cosine similarity nan … PASS"), messages that
 # name the file and tensor at fault, the memory budget (refused up front, within 10 s of CPU and a bounded address
 # space), imported workloads the loader would refuse, and DRAM timing the co-simulation cannot run.
-# Usage: reliability.sh CASE MAERI CONFIGS_DIR MODELS_DIR   (the files of maeri_make_hostile_models)
+# Usage: reliability.sh CASE MAERI CONFIGS_DIR MODELS_DIR [ONNX_MODELS_DIR]   (the files of
+# maeri_make_hostile_models and of maeri_make_onnx_models)
 set -u
-case_name=$1 maeri=$2 configs=$3 models=$4
+case_name=$1 maeri=$2 configs=$3 models=$4 onnx_models=${5:-}
 here=$(dirname "$(readlink -f "$0")")
 expect=$here/expect_exit.sh
 hw=$configs/hardware/maeri-64.yaml
@@ -155,6 +156,24 @@ case $case_name in
         "$maeri" $command --hardware "$hw" --workload "$tiny" --mapping twice.mapping.yaml
     done
     [[ ! -e images ]] || fail "codegen wrote images" ;;
+  writers_match_readers)  # every file a command writes loads with the reader docs/cli.md names for it
+    "$maeri" map --hardware "$hw" --workload "$tiny" -o tiny.mapping.yaml >/dev/null || fail "map"
+    "$maeri" codegen --hardware "$hw" --workload "$tiny" --mapping tiny.mapping.yaml -o images >/dev/null \
+      || fail "codegen --mapping of map's file"
+    for image in images/*.mimg; do
+      "$maeri" disasm "$image" --hardware "$hw" >/dev/null || fail "disasm refused $image"
+    done
+    "$expect" 0 --stdout-contains "4 of 4 runs PASS" "$maeri" verify --hardware "$hw" --manifest images/tiny.manifest.json \
+      --memory ideal || fail "verify --manifest of codegen's manifest"
+    "$maeri" verify --chain --hardware "$hw" --workload "$tiny" --mapping tiny.mapping.yaml --memory ideal \
+      --references-only --outputs tensors --all-tensors >/dev/null || fail "verify --chain --mapping of map's file"
+    "$maeri" verify --chain --hardware "$hw" --workload "$tiny" --network-input tensors/image.real.npy \
+      --references-only >/dev/null || fail "--network-input of the run's own image.real.npy"
+    for model in "$onnx_models"/*.onnx "$models"/maxpool-1d-kernel-over-input.onnx; do
+      case $(basename "$model") in bad-*|not-onnx.onnx|dynamic.onnx|if-input.onnx) continue ;; esac
+      "$maeri" import "$model" -o imported.yaml >/dev/null 2>&1 || continue  # refused: nothing written to check
+      "$maeri" validate imported.yaml >/dev/null || fail "validate refused what import wrote from $(basename "$model")"
+    done ;;
   *) fail "unknown case $case_name" ;;
 esac
 echo "PASS: $case_name"
