@@ -24,8 +24,10 @@ void require_finite(const std::vector<double>& values, const std::vector<std::in
 void require_finite_weights(const contracts::Network& network, const std::vector<RealLayerWeights>& weights,
                             const std::string& file);
 
-// The float reference of every tensor: the first operator (in the network's order) whose output holds a
-// non-finite value throws util::InputError at `file` (finite inputs and weights whose products or sums overflow).
+// The float reference of every fabric layer: the first (in the network's order) whose output holds a non-finite
+// value while its activations are finite throws util::InputError at `file` (finite inputs and weights whose products
+// or sums overflow). Operators beside the fabric are not checked, nor what they pass on: a table function's pole
+// gives −∞ or NaN by its domain rule (docs/quantization.md, "Table functions"), which its table saturates.
 void require_finite_reference(const contracts::Network& network, const RealTensors& reals, const std::string& file);
 
 }  // namespace maeri::testbench

@@ -202,8 +202,11 @@ std::string quantization_summary(const PreparedNetwork& prepared, const std::str
   std::vector<std::string> parts;
   for (const OutputQuantizationCost& cost : quantization_cost(quantized, prepared.expected, prepared.reals)) {
     const std::size_t t = cost.tensor;
-    // A cost that is not a number compared nothing: never reported beside a PASS.
-    if (!std::isfinite(cost.cosine_similarity) || !std::isfinite(cost.max_abs_error))
+    // A cost that is not a number on a finite float reference compared nothing: never reported beside a PASS. (An
+    // output that is −∞ by a table function's domain rule, log 0, has an infinite error by design.)
+    const bool finite_reference = std::all_of(prepared.reals[t].begin(), prepared.reals[t].end(),
+                                              [](double value) { return std::isfinite(value); });
+    if (finite_reference && (!std::isfinite(cost.cosine_similarity) || !std::isfinite(cost.max_abs_error)))
       throw util::InputError({workload_path, 0, 0}, "operators",
                              fmt::format("the quantization cost of output '{}' is not a number (max |error| {}, "
                                          "cosine similarity {}): its float reference cannot be compared",
