@@ -20,6 +20,7 @@
 #include "mapper/model/cost_model.hpp"
 #include "calibration/model_fit.hpp"
 #include "contracts/spec_loader.hpp"
+#include "contracts/dram_timing.hpp"
 #include "mapper/mapspace/tile_space.hpp"
 #include "calibration/calibration.hpp"
 #include "calibration/hardware_calibration.hpp"
@@ -112,7 +113,7 @@ void print_rank_changes(const contracts::Network& network, const contracts::Hard
 
 std::unique_ptr<sim::FabricSession> open_fabric_of(const contracts::Hardware& hardware, const std::string& path) {
   try {
-    return sim::open_fabric(codegen::image_hardware_of(hardware));
+    return sim::open_fabric(codegen::image_hardware_of(hardware), contracts::watchdog_cycles(hardware));
   } catch (const std::invalid_argument& error) {
     throw util::InputError({path, 0, 0}, "", error.what());
   }

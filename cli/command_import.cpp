@@ -11,6 +11,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/model_input_options.hpp"
 #include "importer/onnx_import.hpp"
+#include "importer/workload_round_trip.hpp"
 #include "importer/workload_yaml.hpp"
 #include "util/atomic_file.hpp"
 
@@ -36,6 +37,7 @@ int run_import(const ImportOptions& options) {
                            imported.skipped.size(),
                            values.empty() ? "" : fmt::format("Imported with the run-time input values (--input-value) "
                                                              "{}.\n", fmt::join(values, ", "))));
+  importer::require_loadable_workload(yaml, options.model);
   fmt::print("{}: graph '{}': {} layers, {} MACs\n", options.model, network.name, network.layers.size(),
              network.total_macs());
   for (const contracts::Layer& layer : network.layers)

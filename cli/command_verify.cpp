@@ -23,6 +23,7 @@
 #include "testbench/network_run.hpp"
 #include "testbench/network_verification.hpp"
 #include "util/atomic_file.hpp"
+#include "util/input_file.hpp"
 #include "util/mpi_ranks.hpp"
 #include "util/process_clock.hpp"
 
@@ -228,6 +229,11 @@ int run_chain(VerifyCommandLine& line) {
              result.pass ? "bit-exact with the integer reference" : "up to the first failure compared",
              largest_fabric, largest_unit, util::seconds_since_process_start());
   if (result.pass) return kExitOk;
+  // The operator that failed or could not run says so on stderr too: a failed run never ends with an empty stderr.
+  for (const testbench::OperatorRun& run : result.operators)
+    if (!run.pass && !run.verdict.empty())
+      fmt::print(stderr, "error: {}: {} '{}' {}: {}\n", options.workload_path, run.where, util::shown_value(run.name),
+                 result.bad_input ? "could not run" : "differs from the integer reference", run.verdict);
   return runner.finish(result.bad_input ? kExitBadInput : kExitCheckFailed);
 }
 

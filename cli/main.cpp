@@ -15,6 +15,7 @@
 #include "codegen/vn_layout.hpp"
 #include "sim/fabric_cache.hpp"
 #include "util/input_error.hpp"
+#include "util/memory_budget.hpp"
 
 // Keep the tool's output free of SystemC's banner (set before any SystemC object can exist; a user may override).
 namespace {
@@ -40,6 +41,13 @@ int sc_main(int argc, char** argv) {
                "DNN accelerator"};
   app.set_version_flag("--version", fmt::format("maeri {} (git {})", maeri::kVersion, maeri::kGitRevision));
   app.require_subcommand(1);
+  // Every command's memory budget (util/memory_budget.hpp), given before or after the subcommand's name.
+  std::string memory_budget;
+  app.add_option("--memory-budget", memory_budget,
+                 "what a command may hold in memory, in bytes with an optional K, M, G or T (default: half of the "
+                 "memory available when it starts); larger inputs are refused up front")
+      ->envname("MAERI_MEMORY_BUDGET");
+  app.fallthrough();
 
   Action action;
   add_validate_command(app, action);
@@ -76,6 +84,8 @@ int sc_main(int argc, char** argv) {
   }
 
   try {
+    if (!memory_budget.empty())
+      maeri::util::set_memory_budget(maeri::util::parse_memory_size(memory_budget, "--memory-budget"));
     return action ? action() : kExitUsage;
   } catch (const maeri::util::InputError& error) {
     std::cerr << "error: " << error.what() << '\n';

@@ -6,6 +6,7 @@
 
 #include "contracts/spec_loader.hpp"
 #include "contracts/dram_presets.hpp"
+#include "contracts/dram_timing.hpp"
 #include "contracts/model_parameters.hpp"
 #include "contracts/strict_yaml.hpp"
 #include "util/integer_math.hpp"
@@ -83,7 +84,7 @@ CalibrationProvenance read_calibration(StrictMap calibration) {
 }
 
 // `dram.timing`: a preset's name or the device's fields (docs/hardware-spec.md, "DRAM timing").
-DramDevice read_dram_device(StrictMap& dram) {
+DramDevice read_dram_device(StrictMap& dram, double clock_mhz) {
   if (!dram.has_map("timing")) {
     std::vector<std::string> names;
     for (const DramDevice& preset : dram_presets()) names.push_back(preset.preset);
@@ -102,6 +103,7 @@ DramDevice read_dram_device(StrictMap& dram) {
   if (device.refresh_interval_ns > 0 && device.refresh_ns >= device.refresh_interval_ns)
     timing.fail("refresh_ns", fmt::format("expected less than refresh_interval_ns ({} ns): the channel would never move "
                                           "data, found {} ns", device.refresh_interval_ns, device.refresh_ns));
+  if (const auto violation = dram_timing_violation(device, clock_mhz)) timing.fail("refresh_ns", *violation);
   timing.finish();
   return device;
 }
@@ -133,7 +135,7 @@ Hardware hardware_from_yaml(const YAML::Node& document, const std::string& origi
   StrictMap dram = root.map("dram");
   hardware.dram_bytes_per_cycle = dram.number("bytes_per_cycle", 0.001, 4096);
   hardware.dram_latency_cycles = dram.integer("latency_cycles", 0, 1000000);
-  if (dram.has("timing")) hardware.dram_device = read_dram_device(dram);
+  if (dram.has("timing")) hardware.dram_device = read_dram_device(dram, hardware.clock_mhz);
   dram.finish();
 
   hardware.post_processing.lanes = hardware.rn_bw;

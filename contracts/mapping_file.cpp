@@ -9,6 +9,7 @@
 #include <set>
 
 #include "util/atomic_file.hpp"
+#include "util/input_file.hpp"
 #include "contracts/sdm_rules.hpp"
 #include "contracts/spec_loader.hpp"
 #include "contracts/strict_yaml.hpp"
@@ -248,8 +249,15 @@ MappingFile load_mapping_file(const std::string& path) {
   const YAML::Node layers = root.sequence("layers");
   Hardware bounds;  // the tiles' rules need only the recorded fabric's size
   bounds.num_ms = mapping.num_ms;
-  for (std::size_t index = 0; index < layers.size(); ++index)
+  for (std::size_t index = 0; index < layers.size(); ++index) {
     mapping.layers.push_back(read_layer_mapping(root.element_map("layers", layers, index), bounds));
+    // One mapping per layer: codegen would write a manifest listing it twice, which `verify --manifest` refuses.
+    for (std::size_t before = 0; before < index; ++before)
+      if (mapping.layers[before].layer.name == mapping.layers[index].layer.name)
+        root.element_map("layers", layers, index)
+            .fail("name", fmt::format("a second mapping of layer '{}' (layers[{}] maps it already)",
+                                      util::shown_value(mapping.layers[index].layer.name), before));
+  }
   if (root.has("fused_groups")) mapping.fused_groups = read_fused_groups(root, mapping.layers);
   root.finish();
   return mapping;

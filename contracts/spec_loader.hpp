@@ -23,6 +23,10 @@ Hardware load_hardware(const std::string& path);
 // point's file); `origin` stands for the file name in errors.
 Hardware hardware_from_yaml(const YAML::Node& document, const std::string& origin);
 Network load_workload(const std::string& path);
+// The same checks on a workload's text (what `maeri import` is about to write) or parsed document; `origin` stands
+// for the file name in errors.
+Network load_workload_text(const std::string& text, const std::string& origin);
+Network workload_from_yaml(const YAML::Node& document, const std::string& origin);
 
 // The LayerType a file names ("conv", "fc", "gemm"; the readers check the name first).
 LayerType layer_type_of(const std::string& name);

@@ -136,7 +136,14 @@ util::SourceLocation location_of(const std::string& file, const YAML::Node& node
 }
 
 YAML::Node load_yaml_file(const std::string& path) {
-  const std::string text = util::read_input_file(path, kSpecFileRules);
+  return load_yaml_text(util::read_input_file(path, kSpecFileRules), path);
+}
+
+YAML::Node load_yaml_text(const std::string& text, const std::string& path) {
+  if (text.size() > kMaxSpecFileBytes)
+    throw util::InputError({path, 0, 0}, "",
+                           fmt::format("{} bytes, more than a spec file may have ({} bytes, kMaxSpecFileBytes)",
+                                       text.size(), kMaxSpecFileBytes));
   util::refuse_cr_only_line_endings(text, path);
   check_utf8(text, path);
   try {

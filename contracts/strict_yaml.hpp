@@ -37,6 +37,8 @@ inline constexpr std::size_t kMaxYamlSequenceLength = 4096;
 // Parses a whole YAML file; syntax errors, unreadable files, directories, text that is not UTF-8 and files over
 // the limits above become util::InputError naming the file (and line:column where there is one).
 YAML::Node load_yaml_file(const std::string& path);
+// The same checks on text already in memory (what `maeri import` is about to write); `path` names it in errors.
+YAML::Node load_yaml_text(const std::string& text, const std::string& path);
 
 // Where a node sits in its file, as a 1-based util::SourceLocation.
 util::SourceLocation location_of(const std::string& file, const YAML::Node& node);

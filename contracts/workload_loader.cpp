@@ -573,8 +573,14 @@ Network load_graph(StrictMap& root, const std::string& name, std::int64_t batch)
 
 }  // namespace
 
-Network load_workload(const std::string& path) {
-  StrictMap root(load_yaml_file(path), path, "");
+Network load_workload(const std::string& path) { return workload_from_yaml(load_yaml_file(path), path); }
+
+Network load_workload_text(const std::string& text, const std::string& origin) {
+  return workload_from_yaml(load_yaml_text(text, origin), origin);
+}
+
+Network workload_from_yaml(const YAML::Node& document, const std::string& path) {
+  StrictMap root(document, path, "");
   if (root.choice("kind", {"hardware", "workload"}) != "workload") {
     root.fail("kind", "expected 'workload' (this file is a hardware spec; use it with --hardware)");
   }

@@ -1,5 +1,6 @@
 // Channel affines beside the fabric (y = x·scale[c] + shift[c] along axis 1): a BatchNormalization, or a Mul or Add
 // by a constant of one value per channel, that did not fold into the layer before it (onnx_layer_folding.cpp).
+#include "importer/onnx_folded_parameters.hpp"
 #include "importer/onnx_graph_reader.hpp"
 
 #include <fmt/format.h>
@@ -43,12 +44,10 @@ std::string GraphReader::batch_normalization(OperatorNode& read) {
       variance->size() != channels)
     fail(name, fmt::format("BatchNormalization of {} channels has {} scales, {} biases, {} means and {} variances",
                            channels, gamma->size(), beta->size(), mean->size(), variance->size()));
-  const double epsilon = real(node, name, "epsilon", 1e-5);
   std::vector<double> scale(channels), shift(channels);
-  for (std::size_t c = 0; c < channels; ++c) {
-    scale[c] = (*gamma)[c] / std::sqrt((*variance)[c] + epsilon);
-    shift[c] = (*beta)[c] - (*mean)[c] * scale[c];
-  }
+  const std::string bad = batch_normalization_affine(node, *gamma, *beta, *mean, *variance,
+                                                     real(node, name, "epsilon", 1e-5), scale, shift);
+  if (!bad.empty()) fail(name, bad);
   return channel_affine(read, node.input(0), std::move(scale), std::move(shift));
 }
 
@@ -72,6 +71,8 @@ std::optional<std::string> GraphReader::constant_per_channel(OperatorNode& read)
   const std::size_t channels = std::size_t((*x)[1]);
   std::vector<double> per_channel(channels);
   for (std::size_t c = 0; c < channels; ++c) per_channel[c] = operand->real(operand->elements() == 1 ? 0 : c);
+  const std::string bad = nonfinite_constant(node.input(other), per_channel);
+  if (!bad.empty()) fail(read.name, "input " + bad);
   const bool multiply = node.op_type() == "Mul";
   std::vector<double> scale = multiply ? per_channel : std::vector<double>(channels, 1.0);
   std::vector<double> shift = multiply ? std::vector<double>(channels, 0.0) : std::move(per_channel);

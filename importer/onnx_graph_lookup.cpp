@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "importer/onnx_graph_checks.hpp"
 #include "util/integer_math.hpp"
@@ -146,6 +147,10 @@ double GraphReader::real(const onnx::NodeProto& node, const std::string& name, c
   if (!found) return fallback;
   if (found->type() != onnx::AttributeProto_AttributeType_FLOAT)
     fail(name, fmt::format("attribute '{}': expected a float (FLOAT)", key));
+  // Every float attribute the importer reads scales, offsets or bounds values: NaN or ±inf there would reach the
+  // weights or the unit's tables (issue 43: a Gemm of alpha NaN passed silently).
+  if (!std::isfinite(found->f()))
+    fail(name, fmt::format("attribute '{}': expected a finite float, found {}", key, found->f()));
   return found->f();
 }
 

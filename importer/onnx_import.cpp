@@ -16,6 +16,7 @@
 #include "importer/onnx_graph_reader.hpp"
 #include "util/input_error.hpp"
 #include "util/input_file.hpp"
+#include "util/memory_budget.hpp"
 
 namespace maeri::importer {
 
@@ -67,6 +68,9 @@ void ModelInputShapes::add_value(const std::string& text) {
 OnnxImport import_onnx(const std::string& path, const ModelInputShapes& sizes) {
   const std::string bytes =
       util::read_input_file(path, {"an ONNX model", kMaxOnnxFileBytes, "kMaxOnnxFileBytes", true});
+  // The parsed model holds about as much again as its bytes (initializers are copied out of the wire format).
+  util::require_memory(2.0L * static_cast<long double>(bytes.size()), path, "model",
+                       "the model's bytes and their parsed form");
   onnx::ModelProto model;
   if (!model.ParseFromString(bytes) || !model.has_graph() || model.ir_version() <= 0 ||
       model.opset_import_size() == 0)

@@ -1,6 +1,7 @@
 // BatchNormalization and constant per-channel Mul/Add after a convolution, Gemm or MatMul with constant weights,
 // folded into the layer's weights and bias (y = scale · layer + shift per output channel), node after node while
 // each is the only reader of the one before.
+#include "importer/onnx_folded_parameters.hpp"
 #include "importer/onnx_graph_reader.hpp"
 
 #include <fmt/format.h>
@@ -64,11 +65,9 @@ bool GraphReader::folded_scale_shift(const onnx::NodeProto& node, const std::str
         beta->size() != gamma->size() || mean->size() != gamma->size() || variance->size() != gamma->size())
       return false;
     if (integer(node, name, "training_mode", 0) != 0) return false;
-    const double epsilon = real(node, name, "epsilon", 1e-5);
-    for (std::size_t k = 0; k < scale.size(); ++k) {
-      scale[k] = (*gamma)[k] / std::sqrt((*variance)[k] + epsilon);
-      shift[k] = (*beta)[k] - (*mean)[k] * scale[k];
-    }
+    const std::string bad = batch_normalization_affine(node, *gamma, *beta, *mean, *variance,
+                                                       real(node, name, "epsilon", 1e-5), scale, shift);
+    if (!bad.empty()) fail(name, bad);
     return true;
   }
   if (node.op_type() == "Mul" || node.op_type() == "Add") {
@@ -77,6 +76,8 @@ bool GraphReader::folded_scale_shift(const onnx::NodeProto& node, const std::str
     if (node.input(1 - other) != output || node.input(other) == output) return false;
     const auto operand = per_channel_constant(node.input(other), output, channels, channel_axis);
     if (!operand) return false;
+    const std::string bad = nonfinite_constant(node.input(other), *operand);
+    if (!bad.empty()) fail(name, "input " + bad);
     (node.op_type() == "Mul" ? scale : shift) = *operand;
     return true;
   }

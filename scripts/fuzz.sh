@@ -12,7 +12,7 @@ shift $(( $# > 0 ? 1 : 0 ))
 harnesses=("$@")
 if [[ ${#harnesses[@]} -eq 0 ]]; then
   harnesses=(hardware_spec workload_spec mapping_file config_image tensor_file network_manifest csv_table
-             surrogate_model optimum_cache npy_file npz_archive onnx_model)
+             surrogate_model optimum_cache npy_file npz_archive onnx_model graph_extents)
 fi
 
 bash scripts/setup.sh --fuzz --no-build

@@ -1,6 +1,8 @@
 // The DRAM channel's clocked behaviour (see dram_channel.hpp).
 #include "sim/dram_channel.hpp"
 
+#include "contracts/dram_timing.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -9,16 +11,16 @@
 namespace maeri::sim {
 
 DramDeviceCycles DramDeviceCycles::of(const contracts::DramDevice& device, double clock_mhz) {
-  const auto cycles = [clock_mhz](double ns) { return std::uint64_t(std::ceil(ns * clock_mhz / 1000 - 1e-9)); };
+  if (const auto violation = contracts::dram_timing_violation(device, clock_mhz))
+    throw std::invalid_argument("DRAM timing: " + *violation);  // the hardware loader refuses such a spec
+  const contracts::DramTimingCycles cycles = contracts::dram_timing_cycles(device, clock_mhz);
   DramDeviceCycles result;
   result.banks = device.banks;
   result.row_bytes = device.row_bytes;
-  result.row_miss = cycles(device.row_miss_ns);
-  result.refresh_interval = cycles(device.refresh_interval_ns);
-  result.refresh = cycles(device.refresh_ns);
-  result.turnaround = cycles(device.turnaround_ns);
-  if (result.refresh_interval > 0 && result.refresh >= result.refresh_interval)
-    throw std::invalid_argument("DRAM refresh must be shorter than its interval");
+  result.row_miss = cycles.row_miss;
+  result.refresh_interval = cycles.refresh_interval;
+  result.refresh = cycles.refresh;
+  result.turnaround = cycles.turnaround;
   return result;
 }
 

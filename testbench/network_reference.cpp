@@ -619,11 +619,21 @@ std::size_t first_argmax(const std::vector<Value>& values, std::size_t begin, st
 }  // namespace
 
 double cosine_similarity(const std::vector<double>& a, const std::vector<double>& b) {
+  // The cosine does not change with the vectors' scales: each is divided by its largest magnitude first, so that
+  // finite values near 1e300 do not overflow the sums of squares into inf / inf = NaN.
+  double largest_a = 0, largest_b = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    largest_a = std::max(largest_a, std::abs(a[i]));
+    largest_b = std::max(largest_b, std::abs(b[i]));
+  }
+  const double unit_a = largest_a > 0 && std::isfinite(largest_a) ? largest_a : 1.0;
+  const double unit_b = largest_b > 0 && std::isfinite(largest_b) ? largest_b : 1.0;
   double dot = 0, norm_a = 0, norm_b = 0;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    dot += a[i] * b[i];
-    norm_a += a[i] * a[i];
-    norm_b += b[i] * b[i];
+    const double x = a[i] / unit_a, y = b[i] / unit_b;
+    dot += x * y;
+    norm_a += x * x;
+    norm_b += y * y;
   }
   return norm_a == 0 && norm_b == 0 ? 1.0 : norm_a == 0 || norm_b == 0 ? 0.0 : dot / std::sqrt(norm_a * norm_b);
 }

@@ -4,14 +4,18 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <random>
 #include <system_error>
 
+#include "testbench/finite_values.hpp"
 #include "testbench/network_run.hpp"
 #include "testbench/quantization_drift.hpp"
+#include "testbench/run_memory.hpp"
 #include "util/input_error.hpp"
 #include "util/npy_file.hpp"
+#include "util/input_file.hpp"
 
 namespace maeri::testbench {
 namespace {
@@ -174,11 +178,17 @@ std::vector<std::vector<std::vector<double>>> calibration_samples(const std::str
     for (const fs::directory_entry& entry : fs::directory_iterator(path, error))
       if (entry.path().extension() == ".npy") files.push_back(entry.path().string());
     std::sort(files.begin(), files.end());
-    for (const std::string& file : files) samples.push_back({real_values(util::read_npy_file(file, expected))});
+    for (const std::string& file : files) {
+      samples.push_back({real_values(util::read_npy_file(file, expected))});
+      require_finite(samples.back()[0], input.shape, file, "--calibration-inputs", expected.needed_by);
+    }
   } else {
     util::NpzArchive archive(path);
-    for (const std::string& member : archive.member_names())
+    for (const std::string& member : archive.member_names()) {
       samples.push_back({real_values(archive.member(member, expected))});
+      require_finite(samples.back()[0], input.shape, path + ":" + util::shown_value(member), "--calibration-inputs",
+                     expected.needed_by);
+    }
   }
   if (samples.empty())
     throw util::InputError({path, 0, 0}, "--calibration-inputs", "no sample: expected .npy files or .npz members");
@@ -187,11 +197,21 @@ std::vector<std::vector<std::vector<double>>> calibration_samples(const std::str
 
 // What quantization costs on the network's outputs, in words (a one-element output as its error: the cosine of two
 // single values says only whether their signs agree), and every tensor that drifts from the float reference.
-std::string quantization_summary(const PreparedNetwork& prepared) {
+std::string quantization_summary(const PreparedNetwork& prepared, const std::string& workload_path) {
   const contracts::QuantizedNetwork& quantized = prepared.quantized;
   std::vector<std::string> parts;
   for (const OutputQuantizationCost& cost : quantization_cost(quantized, prepared.expected, prepared.reals)) {
     const std::size_t t = cost.tensor;
+    // A cost that is not a number on a finite float reference compared nothing: never reported beside a PASS. (An
+    // output that is −∞ by a table function's domain rule, log 0, has an infinite error by design.)
+    const bool finite_reference = std::all_of(prepared.reals[t].begin(), prepared.reals[t].end(),
+                                              [](double value) { return std::isfinite(value); });
+    if (finite_reference && (!std::isfinite(cost.cosine_similarity) || !std::isfinite(cost.max_abs_error)))
+      throw util::InputError({workload_path, 0, 0}, "operators",
+                             fmt::format("the quantization cost of output '{}' is not a number (max |error| {}, "
+                                         "cosine similarity {}): its float reference cannot be compared",
+                                         util::shown_value(quantized.network.tensors[t].name), cost.max_abs_error,
+                                         cost.cosine_similarity));
     if (quantized.network.tensors[t].elements() == 1) {
       parts.push_back(agreement_text(quantized, tensor_agreement(quantized, t, prepared.expected[t], prepared.reals[t])));
       continue;
@@ -218,6 +238,7 @@ PreparedNetwork prepare_network_run(const contracts::Network& network, const con
                                     bool root) {
   if (const auto violation = contracts::network_violation(network))
     throw util::InputError({options.workload_path, 0, 0}, "operators", *violation);
+  require_chained_run_memory(network, options.workload_path);
   PreparedNetwork prepared;
   prepared.hardware = hardware;
   prepared.inputs = network.network_inputs();
@@ -228,9 +249,15 @@ PreparedNetwork prepare_network_run(const contracts::Network& network, const con
   prepared.fault = parse_fault(options.fault, network, hardware.data_width);
   if (root) check_output_targets(options, network);
   const std::vector<std::vector<double>> input = network_input_values(network, prepared.inputs, options);
+  for (std::size_t i = 0; i < input.size() && !options.input_path.empty(); ++i) {
+    const contracts::Tensor& tensor = network.tensors[prepared.inputs[i]];
+    require_finite(input[i], tensor.shape, options.input_path, "--network-input",
+                   "the network input '" + util::shown_value(tensor.name) + "'");
+  }
   std::vector<RealLayerWeights> weights;
   try {
     weights = complete_weights(network, given, options.layers.seed);
+    require_finite_weights(network, weights, options.weights_path.empty() ? options.workload_path : options.weights_path);
     QuantizationOptions quantization;
     quantization.data_width = hardware.data_width;
     quantization.acc_width = hardware.acc_width;
@@ -241,6 +268,9 @@ PreparedNetwork prepare_network_run(const contracts::Network& network, const con
                                           calibration_samples(options.calibration_path, network, prepared.inputs),
                                           quantization);
   } catch (const std::invalid_argument& error) {
+    // Finite inputs and weights whose float reference overflows give scales no multiplier can express: that, not
+    // the multiplier, is the reason to name (issue 43, item 5: a chain of 3,500 1×1 convs).
+    if (!weights.empty()) require_finite_reference(network, float_reference(network, weights, input), options.workload_path);
     throw util::InputError({options.weights_path.empty() ? options.workload_path : options.weights_path, 0, 0},
                            "weights", error.what());
   }
@@ -248,7 +278,8 @@ PreparedNetwork prepare_network_run(const contracts::Network& network, const con
   if (root) {
     prepared.expected = integer_reference(prepared.quantized, prepared.integer_inputs);
     prepared.reals = float_reference(network, weights, input);
-    prepared.quantization_summary = quantization_summary(prepared);
+    require_finite_reference(network, prepared.reals, options.workload_path);
+    prepared.quantization_summary = quantization_summary(prepared, options.workload_path);
   }
   return prepared;
 }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "contracts/dram_timing.hpp"
 #include "codegen/config_image.hpp"
 #include "codegen/image_program.hpp"
 #include "testbench/stimulus.hpp"
@@ -128,7 +129,7 @@ const codegen::LayerTensors& tensors_of(const VerifyJob& job, int data_width, co
 
 std::unique_ptr<sim::FabricSession> NetworkVerification::open_fabric(const std::string& trace) const {
   try {
-    return sim::open_fabric(codegen::image_hardware_of(hardware_), 100000, trace);
+    return sim::open_fabric(codegen::image_hardware_of(hardware_), contracts::watchdog_cycles(hardware_), trace);
   } catch (const std::invalid_argument& error) {
     throw util::InputError({options_.hardware_path, 0, 0}, "", error.what());
   }

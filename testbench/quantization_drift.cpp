@@ -11,9 +11,9 @@ namespace maeri::testbench {
 bool TensorAgreement::one_element() const { return elements == 1; }
 
 bool TensorAgreement::drifts() const {
-  if (one_element()) return relative_error > kDriftChannelFraction;
+  if (one_element()) return !(relative_error <= kDriftChannelFraction);  // so does a NaN error
   if (channel_off()) return true;
-  return cosine_similarity < kDriftCosine;
+  return !(cosine_similarity >= kDriftCosine);  // a NaN cosine drifts
 }
 
 bool TensorAgreement::channel_off() const {

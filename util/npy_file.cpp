@@ -19,6 +19,7 @@
 #include "util/atomic_file.hpp"
 #include "util/input_error.hpp"
 #include "util/input_file.hpp"
+#include "util/memory_budget.hpp"
 
 namespace maeri::util {
 namespace {
@@ -325,6 +326,9 @@ NpyArray read_npy(const ByteSource& read, std::uint64_t total, const std::string
   if (expected && array.shape != expected->shape)
     refuse(source, "shape", fmt::format("{}, but {} needs {}", shape_text(array.shape), expected->needed_by,
                                         shape_text(expected->shape)));
+  require_memory(static_cast<long double>(elements) * kHeldValueBytes, source, "shape",
+                 fmt::format("the array {} of {}, held as {}-byte values,", shape_text(array.shape),
+                             npy_descr(array.type), kHeldValueBytes));
   const std::uint64_t data_bytes = total - header_start - header_length, needed = elements * entry.bytes;
   if (data_bytes != needed)
     refuse(source, "data", fmt::format("{} bytes of data{}, but the shape {} of {} needs {} ({})", data_bytes,

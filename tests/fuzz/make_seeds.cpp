@@ -312,6 +312,22 @@ int main(int argc, char** argv) {
     loop.write((output / "onnx_model" / "loop.onnx").string());
     written += 4;
   }
+  {
+    // Graph-extent harness inputs (fuzz_graph_extents.cpp): bytes ≥ 0x80 pick an edge of the limits (0x8A = 2^24,
+    // 0x8D = 2^40), others a small extent (byte & 0x0F) + 1 (paddings and pads one less); each operator is a kind
+    // byte (0 conv, 1 pad) and its fields. A valid 3×3 conv; the 1×1 conv of 2^24 → 2^24 channels; a pad of
+    // (1, 1, 1, 1) to 2^24 × 2^24 before a 1×1 conv; a pad of 2^40 − 1.
+    fs::create_directories(output / "graph_extents");
+    for (const auto& [name, contents] :
+         {std::pair{std::string("small-conv"), std::string("\x00\x02\x07\x07" "\x00\x03\x02\x02\x02\x07\x07\x00\x01\x00\x00", 15)},
+          std::pair{std::string("wide-conv"), std::string("\x00\x8A\x00\x00" "\x00\x8A\x8A\x00\x00\x00\x00\x00\x00\x00\x00", 15)},
+          std::pair{std::string("pad-to-limit"),
+                    std::string("\x00\x00\x00\x00" "\x01\x00\x00\x8A\x8A" "\x00\x00\x00\x00\x00\x8A\x8A\x00\x00\x00\x00", 20)},
+          std::pair{std::string("pad-2-40"), std::string("\x00\x00\x00\x00" "\x01\x8D\x00\x00\x00", 9)}}) {
+      write(output / "graph_extents" / name, contents);
+      ++written;
+    }
+  }
   fmt::print("wrote {} seed files under {}\n", written, output.string());
   return 0;
 }
