@@ -201,6 +201,7 @@ class GraphReader {
                            std::vector<double>& beta, std::vector<int>& folded) const;
   std::int64_t trailing_mean_axis(const onnx::NodeProto& node, const std::string& name, std::int64_t rank) const;
   std::string pad(OperatorNode& read);
+  std::string channel_padded(OperatorNode& read, const Dims& x, const contracts::PadBorder& border);
   std::string resize(OperatorNode& read);  // onnx_resize.cpp
   std::string prelu(OperatorNode& read);   // onnx_prelu.cpp
 

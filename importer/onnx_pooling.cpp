@@ -23,6 +23,20 @@ Dims with_ceil_border(Dims border, const Dims& extents, const Dims& kernel, cons
   return border;
 }
 
+// A max pool's window padding: its pads when they are symmetric (`border` cleared), else 0 with `border` kept for
+// edge_replicated; empty when a side of an asymmetric border is not in [0, kernel).
+Dims window_padding(Dims& border, const Dims& kernel) {
+  const std::size_t axes = kernel.size();
+  if (std::equal(border.begin(), border.begin() + std::ptrdiff_t(axes), border.begin() + std::ptrdiff_t(axes))) {
+    const Dims pads(border.begin(), border.begin() + std::ptrdiff_t(axes));
+    border.clear();
+    return pads;
+  }
+  for (std::size_t a = 0; a < border.size(); ++a)
+    if (border[a] < 0 || border[a] >= kernel[a % axes]) return {};
+  return Dims(axes, 0);
+}
+
 }  // namespace
 
 // `tensor` of `shape` with its edges along `axis` repeated `begin` times before and `end` times after: a gather of
@@ -78,14 +92,11 @@ std::string GraphReader::pool(OperatorNode& read) {
     if (op == "MaxPool") {
       border = onnx_pads(node, name, extents, kernel, strides);
       if (ceil_mode) border = with_ceil_border(border, extents, kernel, strides);
-      const bool symmetric = std::equal(border.begin(), border.begin() + std::ptrdiff_t(axes), border.begin() + std::ptrdiff_t(axes));
-      pads = symmetric ? Dims(border.begin(), border.begin() + std::ptrdiff_t(axes)) : Dims(axes, 0);
-      if (symmetric) border.clear();
-      for (std::size_t a = 0; a < border.size(); ++a)
-        if (border[a] < 0 || border[a] >= kernel[a % axes])
-          fail(name, fmt::format("pads {}{}: each side of a max pool's asymmetric border must be in [0, kernel) (no "
-                                 "window entirely in the border)",
-                                 list(border), ceil_mode ? " (with ceil_mode's extra end)" : ""));
+      pads = window_padding(border, kernel);
+      if (!border.empty() && pads.empty())
+        fail(name, fmt::format("pads {}{}: each side of a max pool's asymmetric border must be in [0, kernel) (no "
+                               "window entirely in the border)",
+                               list(border), ceil_mode ? " (with ceil_mode's extra end)" : ""));
     } else {
       pads = symmetric_pads(node, name, extents, kernel, strides);
     }

@@ -140,9 +140,9 @@ std::vector<BadInput> bad_inputs() {
               "integers, found a sequence"},
       {"per-axis stride out of range",
        "kind: workload\nname: w\nlayers:\n  - {name: a, type: conv, K: 1, C: 1, R: 3, S: 3, X: 8, Y: 8, "
-       "stride: [1, 65], padding: 0}\n",
+       "stride: [1, 1025], padding: 0}\n",
        false, "4:71: field 'layers[0].stride': expected an integer in [1, 1024] or a list [along X, along Y] of two such "
-              "integers, found 65"},
+              "integers, found 1025"},
       {"groups not dividing C",
        "kind: workload\nname: w\nlayers:\n  - {name: a, type: conv, K: 4, C: 6, R: 3, S: 3, X: 8, Y: 8, "
        "stride: 1, padding: 0, groups: 4}\n",
