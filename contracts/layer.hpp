@@ -82,7 +82,9 @@ std::string shape_text(const Layer& layer);
 // every product of sizes inside int64 and every tensor addressable.
 inline constexpr std::int64_t kMaxLayerDimension = std::int64_t{1} << 24;  // K, C, R, S, X, Y
 inline constexpr std::int64_t kMaxBatch = 4096;                            // N
-inline constexpr std::int64_t kMaxStride = 64;
+// Strides up to 1024 (an STFT written as a Conv hops 160 or 256 samples): the configuration image holds each as a
+// u32 and nothing else carries one, and X' · stride ≤ X + 2 · padding keeps every window position inside int.
+inline constexpr std::int64_t kMaxStride = 1024;
 inline constexpr std::int64_t kMaxDilation = 64;
 // Multiply-accumulates of a layer, and of a workload in total: the counts derived from them (multiplications,
 // additions, cycles) still fit int64 (at most 9.2e18).

@@ -309,6 +309,11 @@ InferredShape pad_output_shape(const SideOperator& side) {
   return {{shape[0], shape[1], x, y}, std::nullopt};
 }
 
+InferredShape resize_output_shape(const SideOperator& side) {
+  if (const auto violation = resize_violation(side.op.resize, side.shape(), side.label)) return problem(*violation);
+  return {resized_shape(side.op.resize, side.shape()), std::nullopt};
+}
+
 }  // namespace
 
 bool is_se_gate(const std::vector<std::int64_t>& image, const std::vector<std::int64_t>& gate) {
@@ -351,6 +356,7 @@ InferredShape inferred_output_shape(const Network& network, const Operator& op) 
     case OperatorKind::ReduceSum:
     case OperatorKind::ReduceMax: return layout_output_shape(network, op, label);
     case OperatorKind::LayerNormalization: return layer_normalization_shape(network, op, label);
+    case OperatorKind::Resize: return resize_output_shape(side);
   }
   return problem(fmt::format("operator '{}' has an unknown kind", op.name));
 }

@@ -13,6 +13,7 @@
 
 #include "contracts/elementwise_functions.hpp"
 #include "contracts/layer.hpp"
+#include "contracts/resize.hpp"
 #include "contracts/tensor_layout.hpp"
 
 namespace maeri::contracts {
@@ -57,7 +58,8 @@ struct Tensor {
                                           (activation, scale γ, shift β) → output (layer_normalization.hpp)     */ \
   X(ReduceMean, "reduce mean")         /* mean over `reduce_axes` (keep_dims: extent 1 there, else removed)        */ \
   X(ReduceSum, "reduce sum")           /* sum over `reduce_axes`, requantized to the output's scale               */ \
-  X(ReduceMax, "reduce max")           /* maximum over `reduce_axes`                                              */
+  X(ReduceMax, "reduce max")           /* maximum over `reduce_axes`                                              */ \
+  X(Resize, "resize")                  /* nearest or linear resampling of any axes (contracts/resize.hpp)          */
 
 enum class OperatorKind {
 #define MAERI_OPERATOR_KIND_ENUM(kind, label) kind,
@@ -116,6 +118,7 @@ struct Operator {
   FunctionCall function;              // TableFunction: the function and its parameters (alpha, beta, gamma)
   bool constant_first = false;        // Sub with a constant operand: the constant is the left one (c − x)
   MatrixProductForm product;          // FabricLayer
+  ResizeForm resize;                  // Resize
 };
 
 // How many of `op`'s inputs are activations: they come first, and the rest are constants (a fabric layer's weights

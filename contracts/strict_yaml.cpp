@@ -362,6 +362,24 @@ double StrictMap::number(const std::string& key, double min, double max) {
   return parsed;
 }
 
+std::vector<double> StrictMap::number_list(const std::string& key, double min, double max, std::size_t max_length) {
+  const std::string expected = fmt::format("a list of 1 to {} numbers in [{}, {}]", max_length, min, max);
+  const Entry& entry = required(key, expected);
+  const YAML::Node& value = entry.value;
+  if (!value.IsSequence() || value.size() == 0 || value.size() > max_length)
+    fail(key, fmt::format("expected {}, found {}", expected,
+                          value.IsSequence() ? fmt::format("a list of {}", value.size()) : describe_node(value)));
+  std::vector<double> values;
+  for (const YAML::Node& item : value) {
+    const bool scalar = item.IsScalar() && (untagged_or(item, "float") || untagged_or(item, "int"));
+    const std::optional<double> read = scalar ? util::decimal_number(item.Scalar()) : std::nullopt;
+    if (!read) fail(key, fmt::format("expected {}, found {}", expected, describe_node(item)));
+    if (*read < min || *read > max) fail(key, fmt::format("expected {}, found {}", expected, item.Scalar()));
+    values.push_back(*read);
+  }
+  return values;
+}
+
 std::string StrictMap::text(const std::string& key) {
   const Entry& entry = required(key, "a string");
   if (!entry.value.IsScalar() || entry.value.Scalar().empty()) {

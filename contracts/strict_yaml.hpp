@@ -64,6 +64,8 @@ class StrictMap {
   std::vector<std::int64_t> integer_list(const std::string& key, std::int64_t min, std::int64_t max,
                                          std::size_t max_length);
   double number(const std::string& key, double min, double max);
+  // A non-empty list of at most `max_length` numbers in [min, max], each read as number() reads one.
+  std::vector<double> number_list(const std::string& key, double min, double max, std::size_t max_length);
   std::string text(const std::string& key);
   // A non-empty list of at most kMaxYamlSequenceLength non-empty strings (the tensors an operator reads).
   std::vector<std::string> text_list(const std::string& key);

@@ -150,7 +150,7 @@ std::vector<std::string> operator_types() {
                                     "concat", "flatten",    "reshape",        "requantize",   "softmax",
                                     "channel_affine", "pad", "mul",          "sub",          "max",
                                     "min",    "transpose",  "slice",          "gather",       "layer_normalization",
-                                    "reduce_mean", "reduce_sum", "reduce_max", "matmul"};
+                                    "reduce_mean", "reduce_sum", "reduce_max", "matmul", "resize"};
 #define MAERI_UNARY_FUNCTION_TYPE(id, type, label, onnx, alpha, beta, gamma, uses) types.push_back(type);
   MAERI_UNARY_FUNCTIONS(MAERI_UNARY_FUNCTION_TYPE)
 #undef MAERI_UNARY_FUNCTION_TYPE
@@ -182,6 +182,7 @@ OperatorKind kind_of(const std::string& type) {
   if (type == "reduce_mean") return OperatorKind::ReduceMean;
   if (type == "reduce_sum") return OperatorKind::ReduceSum;
   if (type == "reduce_max") return OperatorKind::ReduceMax;
+  if (type == "resize") return OperatorKind::Resize;
   return OperatorKind::ChannelAffine;
 }
 
@@ -268,6 +269,27 @@ void read_layout_attributes(GraphEntry& read) {
   }
 }
 
+// A resize's mode (default nearest), coordinate_transformation_mode (default half_pixel), nearest_mode (default
+// round_prefer_floor) and its scales or sizes (one of the two), ONNX's names and defaults (contracts/resize.hpp).
+void read_resize_attributes(StrictMap& map, ResizeForm& form) {
+  const auto names = [](std::size_t count, auto to_text) {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < count; ++i) out.push_back(to_text(i));
+    return out;
+  };
+  if (map.has("mode"))
+    form.mode = *resize_mode_named(map.choice("mode", names(2, [](std::size_t i) { return to_string(ResizeMode(i)); })));
+  if (map.has("coordinate_transformation_mode"))
+    form.coordinates = *coordinate_mode_named(map.choice(
+        "coordinate_transformation_mode", names(4, [](std::size_t i) { return to_string(CoordinateMode(i)); })));
+  if (map.has("nearest_mode"))
+    form.nearest = *nearest_rounding_named(
+        map.choice("nearest_mode", names(4, [](std::size_t i) { return to_string(NearestRounding(i)); })));
+  if (map.has("scales") == map.has("sizes")) map.fail("scales", "a resize gives its scales or its sizes (one of the two)");
+  if (map.has("scales")) form.scales = map.number_list("scales", 1e-6, 1e6, kMaxTensorRank);
+  if (map.has("sizes")) form.sizes = map.integer_list("sizes", 1, kMaxLayerDimension, kMaxTensorRank);
+}
+
 GraphEntry read_operator(StrictMap entry, std::int64_t batch, std::vector<Layer>& layers, long double& total_macs) {
   GraphEntry read{entry, {}, {}, "input", {}, "name", {}, {}, {}, {}, {}, {}, std::nullopt, {}, {}, {}, {}};
   StrictMap& map = read.map;
@@ -330,6 +352,8 @@ GraphEntry read_operator(StrictMap entry, std::int64_t batch, std::vector<Layer>
   } else if (op.kind == OperatorKind::Transpose || op.kind == OperatorKind::Slice || op.kind == OperatorKind::Gather ||
              is_reduction(op)) {
     read_layout_attributes(read);
+  } else if (op.kind == OperatorKind::Resize) {
+    read_resize_attributes(map, op.resize);
   } else if (type == "reshape") {
     read.reshape_target = map.integer_list("shape", 1, std::int64_t(kMaxTensorElementsForInt64Bytes), kMaxTensorRank);
     long double elements = 1;

@@ -158,6 +158,7 @@ void GraphReader::transposed_convolution(const onnx::NodeProto& node, const std:
   links.input_in_order = !zeros_inserted && !bordered;
   links.cut_reason = "the zero-inserted input of a transposed convolution";
   if (!zeros_inserted && bordered) links.input_tensor = zero_bordered(node.input(0), x, border, name);
+  if (zeros_inserted) links.input_tensor = zero_inserted(node.input(0), x, strides, border, name);
   links.output = node.output(0);
   if (const auto weights = values(node, 1)) {
     links.weights = flipped_weights(*weights, layer, w[1]);

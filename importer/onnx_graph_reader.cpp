@@ -135,6 +135,8 @@ std::string GraphReader::post_operator(const onnx::NodeProto& node, const std::s
   if (op == "ReduceMean" || op == "ReduceSum" || op == "ReduceMax") return reduction(read);
   if (op == "Softmax") return softmax(read);
   if (op == "Pad") return pad(read);
+  if (op == "Resize" || op == "Upsample") return resize(read);
+  if (op == "PRelu") return prelu(read);
   if (op == "HardSigmoid" || op == "HardSwish") return hard_gate(read);
   if (const auto function = contracts::function_of_onnx_operator(op)) return table_function(read, *function);
   if (is_elementwise_pair_operator(op)) return elementwise_pair(read);

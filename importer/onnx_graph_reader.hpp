@@ -14,6 +14,8 @@
 //   onnx_channel_affines.cpp     BatchNormalization and per-channel constants that did not fold
 //   onnx_normalization.cpp       ReduceMean/Sum/Max, LayerNormalization and its decomposed form
 //   onnx_layout_operators.cpp    Concat, Reshape and its kin, Transpose, Pad, Slice, Gather, Split
+//   onnx_resize.cpp              Resize, Upsample
+//   onnx_prelu.cpp               PRelu
 //   onnx_skip_reasons.cpp        why the other operators are skipped
 #pragma once
 
@@ -128,6 +130,8 @@ class GraphReader {
   std::size_t reshaped(std::size_t tensor, const std::string& wanted, const Dims& shape, const std::string& op_name);
   std::optional<std::size_t> zero_bordered(const std::string& onnx_input, const Dims& unpadded,
                                            const contracts::PadBorder& border, const std::string& layer);
+  std::optional<std::size_t> zero_inserted(const std::string& onnx_input, const Dims& x, const Dims& strides,
+                                           const contracts::PadBorder& border, const std::string& layer);
   void add_layer(const onnx::NodeProto& node, contracts::Layer layer, const std::string& name, LayerLinks links);
   bool take_inputs(OperatorNode& read, int count);
   std::size_t emit(OperatorNode& read, contracts::OperatorKind kind);
@@ -179,6 +183,8 @@ class GraphReader {
   std::string emit_pair(OperatorNode& read, contracts::OperatorKind kind, std::size_t a, std::size_t b,
                         bool constant_first);
   std::string pool(OperatorNode& read);
+  std::size_t edge_replicated(std::size_t tensor, Dims& shape, std::size_t axis, std::int64_t begin, std::int64_t end,
+                              const std::string& name);
   std::string global_average_pool(OperatorNode& read);
   std::string channel_affine(OperatorNode& read, const std::string& x, std::vector<double> scale,
                              std::vector<double> shift);
@@ -199,6 +205,9 @@ class GraphReader {
                            std::vector<double>& beta, std::vector<int>& folded) const;
   std::int64_t trailing_mean_axis(const onnx::NodeProto& node, const std::string& name, std::int64_t rank) const;
   std::string pad(OperatorNode& read);
+  std::string channel_padded(OperatorNode& read, const Dims& x, const contracts::PadBorder& border);
+  std::string resize(OperatorNode& read);  // onnx_resize.cpp
+  std::string prelu(OperatorNode& read);   // onnx_prelu.cpp
 
   std::string path_;
   onnx::ModelProto& model_;

@@ -106,10 +106,18 @@ std::string GraphReader::pad(OperatorNode& read) {
   if (pads.size() != 2 * axes.size())
     fail(name, fmt::format("pads {}: expected {} values (a begin and an end per axis)", list(pads), 2 * axes.size()));
   if (value && *value != 0) return fmt::format("pad: the value {} (only zeros are a border the unit writes)", *value) + cut;
-  contracts::PadBorder border;
+  contracts::PadBorder border, channel_border;
   for (std::size_t i = 0; i < axes.size(); ++i) {
     const std::int64_t begin = pads[i], end = pads[i + axes.size()];
     if (begin < 0 || end < 0) return fmt::format("pad: negative pads {} (a crop)", list(pads)) + cut;
+    if (axes[i] == 1) channel_border.x_begin = begin, channel_border.x_end = end;
+  }
+  bool channels_only = channel_border.x_begin + channel_border.x_end > 0;
+  for (std::size_t i = 0; i < axes.size(); ++i)
+    channels_only = channels_only && (axes[i] == 1 || (pads[i] == 0 && pads[i + axes.size()] == 0));
+  if (channels_only && (!value || *value == 0)) return channel_padded(read, *x, channel_border);
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    const std::int64_t begin = pads[i], end = pads[i + axes.size()];
     if (axes[i] < 2 && (begin != 0 || end != 0))
       return fmt::format("pad: pads {} on the batch or channel axis (the unit pads X and Y)", list(pads)) + cut;
     if (axes[i] == 2) border.x_begin = begin, border.x_end = end;
@@ -131,6 +139,23 @@ std::string GraphReader::pad(OperatorNode& read) {
   network().operators[add_operator(name, contracts::OperatorKind::Pad, {input}, bordered)].pad = border;
   const std::size_t output = add_tensor(node.output(0), *out, false);
   tensor_of_[node.output(0)] = output;
+  add_operator(name + ".reshape_output", contracts::OperatorKind::Reshape, {bordered}, output);
+  return "";
+}
+
+// Zero channels before and after the channels of (N, C, …) (TensorFlow's channel padding of a residual that widens
+// its channels): the channels as axis 2 of (N, 1, C, rest) between two reshapes, with a pad of `border` along it.
+std::string GraphReader::channel_padded(OperatorNode& read, const Dims& x, const contracts::PadBorder& border) {
+  const std::string& name = read.name;
+  std::int64_t rest = 1;
+  for (std::size_t d = 2; d < x.size(); ++d) rest *= x[d];
+  if (!take_inputs(read, 1)) return skip_reason("Pad");
+  const Dims image{x[0], 1, x[1], rest};
+  const std::size_t input = reshaped(read.inputs[0], name + ".input", image, name + ".reshape_input");
+  const std::size_t bordered = add_tensor(name + ".padded", {x[0], 1, border.output_x(x[1]), rest}, false);
+  network().operators[add_operator(name, contracts::OperatorKind::Pad, {input}, bordered)].pad = border;
+  const std::size_t output = add_tensor(read.node.output(0), read.out_shape, false);
+  tensor_of_[read.node.output(0)] = output;
   add_operator(name + ".reshape_output", contracts::OperatorKind::Reshape, {bordered}, output);
   return "";
 }

@@ -74,6 +74,36 @@ std::optional<std::size_t> GraphReader::zero_bordered(const std::string& onnx_in
   return output;
 }
 
+// ONNX tensor `onnx_input`, read as (N, C, X, Y), with s − 1 zeros after each row and column but the last (a
+// strided ConvTranspose's input) and the zero border `border` around it, by operators the unit runs: a reshape to
+// (N, C·X, 1, Y) and a pad after axis 2 put s_x − 1 zero rows after each row, a reshape to (N, …, 1, 1) and a pad
+// after axis 3 s_y − 1 zeros after each element, a reshape back to (N, C, X·s_x, Y·s_y), a slice drops the zeros
+// after the last row and column, and a pad adds the border. The Network tensor a layer then reads, or nullopt when
+// the graph holds no such activation.
+std::optional<std::size_t> GraphReader::zero_inserted(const std::string& onnx_input, const Dims& x, const Dims& strides,
+                                                      const contracts::PadBorder& border, const std::string& layer) {
+  const auto input = activation(onnx_input);
+  if (!input || network().tensors[*input].elements() != x[0] * x[1] * x[2] * x[3]) return std::nullopt;
+  const auto padded = [&](std::size_t tensor, const std::string& step, const contracts::PadBorder& pad) {
+    const Dims& in = network().tensors[tensor].shape;
+    if (pad.output_x(in[2]) == in[2] && pad.output_y(in[3]) == in[3]) return tensor;
+    const std::size_t output = add_tensor(layer + "." + step, {in[0], in[1], pad.output_x(in[2]), pad.output_y(in[3])}, false);
+    network().operators[add_operator(layer + "." + step, contracts::OperatorKind::Pad, {tensor}, output)].pad = pad;
+    return output;
+  };
+  const std::int64_t sx = strides[0], sy = strides[1];
+  std::size_t t = reshaped(*input, layer + ".rows", {x[0], x[1] * x[2], 1, x[3]}, layer + ".reshape_rows");
+  t = padded(t, "zero_rows", {0, sx - 1, 0, 0});  // (N, C·X, s_x, Y)
+  t = reshaped(t, layer + ".elements", {x[0], x[1] * x[2] * sx * x[3], 1, 1}, layer + ".reshape_elements");
+  t = padded(t, "zero_columns", {0, 0, 0, sy - 1});  // (N, C·X·s_x·Y, 1, s_y)
+  t = reshaped(t, layer + ".spread", {x[0], x[1], x[2] * sx, x[3] * sy}, layer + ".reshape_spread");
+  const Dims inserted = {x[0], x[1], (x[2] - 1) * sx + 1, (x[3] - 1) * sy + 1};
+  const std::size_t trimmed = add_tensor(layer + ".zero_inserted", inserted, false);
+  contracts::Operator& slice = network().operators[add_operator(layer + ".trim", contracts::OperatorKind::Slice, {t}, trimmed)];
+  for (const std::int64_t extent : inserted) slice.slice.push_back({0, 1, extent});
+  return padded(trimmed, "pad", border);
+}
+
 // A fabric layer named `name` from `node`, checked against the Layer's rules, with its input, weights (and bias)
 // and output tensors linked to the ONNX tensors as `links` says.
 void GraphReader::add_layer(const onnx::NodeProto& node, contracts::Layer layer, const std::string& name,

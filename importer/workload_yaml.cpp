@@ -83,6 +83,7 @@ const char* operator_type(const contracts::Network& network, const contracts::Op
     case contracts::OperatorKind::ReduceMean: return "reduce_mean";
     case contracts::OperatorKind::ReduceSum: return "reduce_sum";
     case contracts::OperatorKind::ReduceMax: return "reduce_max";
+    case contracts::OperatorKind::Resize: return "resize";
   }
   return "?";
 }
@@ -140,6 +141,21 @@ void layout_fields(YAML::Emitter& out, const contracts::Network& network, const 
   }
 }
 
+// A resize's modes (ONNX's names; nearest_mode only for a nearest resize) and its scales or sizes as given.
+void resize_fields(YAML::Emitter& out, const contracts::ResizeForm& form) {
+  out << YAML::Key << "mode" << YAML::Value << contracts::to_string(form.mode);
+  out << YAML::Key << "coordinate_transformation_mode" << YAML::Value << contracts::to_string(form.coordinates);
+  if (form.mode == contracts::ResizeMode::Nearest)
+    out << YAML::Key << "nearest_mode" << YAML::Value << contracts::to_string(form.nearest);
+  if (!form.sizes.empty()) {
+    integer_list(out, "sizes", form.sizes);
+  } else {
+    out << YAML::Key << "scales" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (double scale : form.scales) out << YAML::Precision(17) << scale;
+    out << YAML::EndSeq;
+  }
+}
+
 // One entry of `operators:` (docs/workload-spec.md, "Graphs"): flatten is written as the reshape it loads as.
 void operator_entry(YAML::Emitter& out, const contracts::Network& network, const contracts::Operator& op,
                     std::int64_t batch) {
@@ -193,6 +209,7 @@ void operator_entry(YAML::Emitter& out, const contracts::Network& network, const
     out << YAML::Key << "pads" << YAML::Value << YAML::Flow << YAML::BeginSeq << op.pad.x_begin << op.pad.y_begin
         << op.pad.x_end << op.pad.y_end << YAML::EndSeq;
   if (op.kind == contracts::OperatorKind::TableFunction) function_parameters(out, op.function);
+  if (op.kind == contracts::OperatorKind::Resize) resize_fields(out, op.resize);
   out << YAML::EndMap;
 }
 

@@ -106,4 +106,7 @@ std::unique_ptr<PostProcessingUnit::Kernel> layout_kernel(PostProcessingJob job,
 // (post_processing_rows.cpp).
 std::unique_ptr<PostProcessingUnit::Kernel> row_kernel(PostProcessingJob job, std::int64_t lanes);
 
+// The kernel of a resize, checked against the job (post_processing_resize.cpp).
+std::unique_ptr<PostProcessingUnit::Kernel> resize_kernel(PostProcessingJob job, std::int64_t lanes);
+
 }  // namespace maeri::sim

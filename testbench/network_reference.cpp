@@ -395,6 +395,9 @@ std::vector<std::int64_t> integer_output(const QuantizedNetwork& qnet, std::size
     case OperatorKind::ReduceMean:
     case OperatorKind::ReduceSum:
     case OperatorKind::ReduceMax: return integer_reduction(op, step.q, step.input_shape(), step.x, qnet.data_width);
+    case OperatorKind::Resize:
+      return contracts::resized_integers(contracts::resize_taps(op.resize, step.input_shape()), step.x,
+                                         qnet.data_width);
   }
   return {};
 }
@@ -587,6 +590,7 @@ std::vector<double> real_output(const Network& network, std::size_t op_index, co
     case OperatorKind::ReduceMean:
     case OperatorKind::ReduceSum:
     case OperatorKind::ReduceMax: return real_reduction(op, step.input_shape(), step.x);
+    case OperatorKind::Resize: return contracts::resized_reals(contracts::resize_taps(op.resize, step.input_shape()), step.x);
   }
   fail(op, "unknown kind");
 }

@@ -63,6 +63,7 @@ bool keeps_scale(OperatorKind kind) {
     case OperatorKind::Gather:
     case OperatorKind::ReduceMean:  // a mean or a maximum of the input's values
     case OperatorKind::ReduceMax:
+    case OperatorKind::Resize:  // copies or convex combinations of its input's values
     case OperatorKind::Pad:  // its border is the integer 0 at any scale
       return true;
     default:
@@ -473,6 +474,7 @@ contracts::QuantizedNetwork quantize_network_calibrated(const Network& network,
       case OperatorKind::Gather:
       case OperatorKind::ReduceMean:
       case OperatorKind::ReduceMax:
+      case OperatorKind::Resize:
         break;
     }
   }

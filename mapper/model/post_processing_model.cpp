@@ -127,6 +127,7 @@ void elementwise_counts(const contracts::Operator& op, std::int64_t n, const std
     case OperatorKind::ReduceMean:
     case OperatorKind::ReduceSum:
     case OperatorKind::ReduceMax:
+    case OperatorKind::Resize:
       throw std::logic_error("elementwise_counts: not an elementwise operator");
   }
 }
@@ -186,6 +187,24 @@ std::int64_t softmax_counts(const contracts::Operator& op, const Shape& in, Lane
   return pipelined_beats(rows, {beats(classes), beats(classes), beats(classes)});
 }
 
+// Resize: one stage streaming the taps of the outputs in row-major order, P taps per beat; a nearest resize reads
+// and writes each output's one source, a linear one multiplies every tap by its weight, adds an output's taps and
+// rounds, shifts and saturates the sum (contracts/resize.hpp). Returns the beats.
+std::int64_t resize_counts(const contracts::Operator& op, const Shape& in, Lanes beats,
+                           contracts::PostProcessingCounts& c) {
+  const contracts::ResizeTaps taps = contracts::resize_taps(op.resize, in);
+  const std::int64_t n = taps.outputs(), total = std::int64_t(taps.sources.size());
+  c.elements_read = total;
+  c.elements_written = n;
+  if (op.resize.mode == contracts::ResizeMode::Linear) {
+    c.multiplications = total;
+    c.additions = total - n;
+    c.shifts = n;
+    c.comparisons = 2 * n;
+  }
+  return beats(total);
+}
+
 }  // namespace
 
 contracts::PostProcessingCounts post_processing_counts(const contracts::Operator& op,
@@ -214,6 +233,7 @@ contracts::PostProcessingCounts post_processing_counts(const contracts::Operator
     case OperatorKind::ReduceMax:
       beat_count = reduction_counts(op, input_shapes[0], output_shape, unit.lanes, c);
       break;
+    case OperatorKind::Resize: beat_count = resize_counts(op, input_shapes[0], beats, c); break;
     case OperatorKind::FabricLayer:
     case OperatorKind::Requantize:
     case OperatorKind::Relu:

@@ -23,15 +23,15 @@ refused_import() {
 plot() { printf 'x,y\n' >"$dir/t.csv"; printf '%s\n' "$@" >>"$dir/t.csv"; }
 
 case $case_name in
-  onnx_stride_0_0) refused_import stride-0-0 "field 'node conv': attribute 'strides': expected a list of integers in [1, 64], found [0, 0]" ;;
-  onnx_stride_0_1) refused_import stride-0-1 "field 'node conv': attribute 'strides': expected a list of integers in [1, 64], found [0, 1]" ;;
-  onnx_same_stride_0) refused_import same-stride-0 "field 'node conv': attribute 'strides': expected a list of integers in [1, 64], found [0, 0]" ;;
+  onnx_stride_0_0) refused_import stride-0-0 "field 'node conv': attribute 'strides': expected a list of integers in [1, 1024], found [0, 0]" ;;
+  onnx_stride_0_1) refused_import stride-0-1 "field 'node conv': attribute 'strides': expected a list of integers in [1, 1024], found [0, 1]" ;;
+  onnx_same_stride_0) refused_import same-stride-0 "field 'node conv': attribute 'strides': expected a list of integers in [1, 1024], found [0, 0]" ;;
   onnx_negative_pads) refused_import negative-pads "field 'node conv': attribute 'pads': expected a list of integers in [0, 16777216], found [-4611686018427387907," ;;
-  onnx_domain_stride_0) refused_import domain-stride-0 "field 'node conv': attribute 'strides': expected a list of integers in [1, 64], found [0, 0]" ;;
+  onnx_domain_stride_0) refused_import domain-stride-0 "field 'node conv': attribute 'strides': expected a list of integers in [1, 1024], found [0, 0]" ;;
   onnx_pool_stride_0) refused_import pool-stride-0 "field 'node pool': attribute 'strides': expected a list of integers >= 1, found [0, 0]" ;;
   onnx_dilation_0) refused_import dilation-0 "field 'node conv': attribute 'dilations': expected a list of integers in [1, 64], found [0, 1]" ;;
   onnx_group_float) refused_import group-float "field 'node conv': attribute 'group': expected an integer in [1, 16777216], found a float (FLOAT)" ;;
-  onnx_strides_int) refused_import strides-int "field 'node conv': attribute 'strides': expected a list of integers in [1, 64], found an integer (INT)" ;;
+  onnx_strides_int) refused_import strides-int "field 'node conv': attribute 'strides': expected a list of integers in [1, 1024], found an integer (INT)" ;;
   onnx_own_output) refused_import own-output "field 'node conv': it reads its own output 'y' (a cycle" ;;
   onnx_matmul_batch_0) refused_import matmul-batch-0 "field 'node matmul': a batch dimension of 0" ;;
   onnx_matmul_batch_overflow) refused_import matmul-batch-overflow "field 'node matmul': a batch of more than 4096 products" ;;
@@ -41,7 +41,7 @@ case $case_name in
   onnx_graph_name_not_utf8) refused_import graph-name-not-utf8 "field 'graph': the graph's name is not valid UTF-8 text: byte 0xff at offset 5" ;;
   onnx_10mb_name) refused_import 10mb-name "more than a workload file may have (4194304 bytes, kMaxSpecFileBytes" ;;
   onnx_map_stride_0)  # map reads the model through the same importer
-    "$expect" 2 --stderr-contains "attribute 'strides': expected a list of integers in [1, 64], found [0, 0]" \
+    "$expect" 2 --stderr-contains "attribute 'strides': expected a list of integers in [1, 1024], found [0, 0]" \
       "$maeri" map --hardware "$hardware" --workload "$models/bad-stride-0-0.onnx" -o "$dir/m.yaml" ;;
   plot_huge)  # ran away to 9 GB in 30 s
     plot 64,1e308 128,1.7976931348623157e308

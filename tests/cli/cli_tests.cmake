@@ -227,9 +227,9 @@ foreach(patch "stride;layer.stride_x;0" "loop;program[0].operand[2];4294967295" 
   set_tests_properties(cli_make_bad_image_${stem} PROPERTIES LABELS cli FIXTURES_REQUIRED tiny_images
     FIXTURES_SETUP bad_images)
 endforeach()
-maeri_cli_test(disasm_bad_stride 2 --stderr-contains "layer.stride_x: expected an integer in [1, 64], found 0"
+maeri_cli_test(disasm_bad_stride 2 --stderr-contains "layer.stride_x: expected an integer in [1, 1024], found 0"
   $<TARGET_FILE:maeri> disasm ${BAD_IMAGES}/stride.mimg)
-maeri_cli_test(sim_bad_stride 2 --stderr-contains "layer.stride_x: expected an integer in [1, 64], found 0"
+maeri_cli_test(sim_bad_stride 2 --stderr-contains "layer.stride_x: expected an integer in [1, 1024], found 0"
   $<TARGET_FILE:maeri> sim ${BAD_IMAGES}/stride.mimg)
 maeri_cli_test(sim_endless_loop 2 --stderr-contains "program[0] (FOR): r0 = 0 + (4294967295 − 1)·3"
   $<TARGET_FILE:maeri> sim ${BAD_IMAGES}/loop.mimg)
@@ -485,7 +485,7 @@ if(NOT MAERI_SANITIZE)
 endif()
 set(chain_cases run jobs weight_fault unit_fault outputs_feed_back calibration_set bad_input_shape bad_weights_member bad_fault bad_outputs
     one_layer_option onnx_top1 onnx_batch several_inputs every_kind onnx_channel_affine onnx_pad onnx_gates
-    onnx_elementwise onnx_layout onnx_layer_norm attention onnx_attention bad_matmul transformer_blocks
+    onnx_elementwise onnx_layout onnx_resize onnx_layer_norm attention onnx_attention bad_matmul transformer_blocks
     onnx_transformer bad_mask)
 if(NOT MAERI_SANITIZE)
   list(APPEND chain_cases mpi)

@@ -2,10 +2,11 @@
 // (tests/unit/onnx_models.hpp): small.onnx (a grouped conv, a depthwise conv, ReLU, max pool, flatten and a Gemm
 // classifier, batch 1), gated.onnx (cut at a ThresholdedRelu), classifier.onnx, bn-cnn.onnx (batch normalizations
 // after ReLUs), gates.onnx (SiLU, an SE block, HardSwish), elementwise.onnx (table functions and broadcast binary
-// operators), attention-one-head.onnx and attention-two-heads.onnx (matrix products of two activations),
-// transformer-encoder.onnx, transformer-decoder.onnx, attention-broadcast.onnx, attention-hf-mask.onnx
-// (tests/cli/make_transformer_onnx_models.cpp), dynamic.onnx (a symbolic batch), asymmetric.onnx (a conv with
-// pads [0, 0, 1, 1]), asymmetric-pool.onnx (a max pool with pads [0, 0, 1, 1]), padded.onnx (zero borders) and
+// operators), resize.onnx (Resize in its forms, a max pool with asymmetric pads), attention-one-head.onnx and
+// attention-two-heads.onnx (matrix products of two activations), transformer-encoder.onnx, transformer-decoder.onnx,
+// attention-broadcast.onnx, attention-hf-mask.onnx (tests/cli/make_transformer_onnx_models.cpp), dynamic.onnx (a
+// symbolic batch), asymmetric.onnx (a conv with pads [0, 0, 1, 1]), asymmetric-pool.onnx (an average pool with pads
+// [0, 0, 1, 1]), padded.onnx (zero borders) and
 // not-onnx.onnx (YAML text); and the bad models of tests/cli/bad_models.sh, named after the defect each carries
 // (bad-*.onnx), and if-input.onnx (an If on a run-time input).
 // Usage: maeri_make_onnx_models FOLDER
@@ -534,6 +535,58 @@ void write_layer_norm(const std::string& path) {
   model.write(path);
 }
 
+// Resize in each of ONNX's forms the unit runs, between convolutions with their own weights (seeded, fixed), on
+// 1×2×5×4: a nearest ×2 with asymmetric coordinates rounded down (Paddle's and TensorFlow's upsampling), a PRelu
+// of one slope per channel, a linear
+// resize to sizes 15×6 with half_pixel coordinates (PyTorch's bilinear), a linear one by scales 0.5×1.5 with
+// align_corners, a nearest one to 4×7 with pytorch_half_pixel coordinates and round_prefer_ceil, a conv, then a 2×2
+// max pool of stride 2 with TensorFlow's SAME pads [0, 0, 1, 1] and a 3×3 one with ceil_mode (network_chain.sh,
+// onnx_resize; the ONNX Runtime oracle).
+void write_resize(const std::string& path) {
+  SeededValues values(2027);
+  OnnxModelBuilder model("resize", 13);
+  model.input("image", {1, 2, 5, 4});
+  const auto conv = [&](const std::string& name, const std::string& x, const std::string& y) {
+    model.weight(name + ".weight", {4, name == "conv1" ? 2 : 4, 3, 3}, values(4 * (name == "conv1" ? 2 : 4) * 9, 0.4f));
+    model.weight(name + ".bias", {4}, values(4, 0.1f));
+    OnnxModelBuilder::set_ints(model.node("Conv", name, {x, name + ".weight", name + ".bias"}, y), "pads", {1, 1, 1, 1});
+  };
+  const auto resize = [&](const std::string& name, const std::string& x, const std::string& y, const std::string& mode,
+                          const std::string& coordinates, const std::vector<float>& scales,
+                          const std::vector<std::int64_t>& sizes) {
+    if (!scales.empty()) model.weight(name + ".scales", {std::int64_t(scales.size())}, scales);
+    if (!sizes.empty()) model.integers(name + ".sizes", {std::int64_t(sizes.size())}, sizes);
+    std::vector<std::string> inputs{x, "", name + ".scales"};
+    if (!sizes.empty()) inputs = {x, "", "", name + ".sizes"};
+    auto& node = model.node("Resize", name, inputs, y);
+    OnnxModelBuilder::set_string(node, "mode", mode);
+    OnnxModelBuilder::set_string(node, "coordinate_transformation_mode", coordinates);
+    return &node;
+  };
+  conv("conv1", "image", "c1");
+  auto* up = resize("up_nearest", "c1", "r1", "nearest", "asymmetric", {1, 1, 2, 2}, {});  // 1×4×10×8
+  OnnxModelBuilder::set_string(*up, "nearest_mode", "floor");
+  model.weight("prelu1.slope", {4, 1, 1}, {0.25f, -0.5f, 0.1f, 1.5f});  // a slope per channel (palm detectors)
+  model.node("PRelu", "prelu1", {"r1", "prelu1.slope"}, "a1");
+  resize("up_linear", "a1", "r2", "linear", "half_pixel", {}, {1, 4, 15, 6});  // 1×4×15×6
+  conv("conv2", "r2", "c2");
+  resize("corners", "c2", "r3", "linear", "align_corners", {1, 1, 0.5f, 1.5f}, {});  // 1×4×7×9
+  auto* ceil = resize("ceil", "r3", "r4", "nearest", "pytorch_half_pixel", {}, {1, 4, 4, 7});
+  OnnxModelBuilder::set_string(*ceil, "nearest_mode", "round_prefer_ceil");
+  conv("conv3", "r4", "c3");  // 1×4×4×7
+  auto& same = model.node("MaxPool", "pool_same", {"c3"}, "p1");  // 1×4×2×4: a −∞ border after the last row, column
+  OnnxModelBuilder::set_ints(same, "kernel_shape", {2, 2});
+  OnnxModelBuilder::set_ints(same, "strides", {2, 2});
+  OnnxModelBuilder::set_ints(same, "pads", {0, 0, 1, 1});
+  auto& ceil_pool = model.node("MaxPool", "pool_ceil", {"r4"}, "p2");  // 4×7 → ⌈(4 − 3) / 2⌉ + 1 = 2, ⌈(7 − 3) / 2⌉ + 1 = 3
+  OnnxModelBuilder::set_ints(ceil_pool, "kernel_shape", {3, 3});
+  OnnxModelBuilder::set_ints(ceil_pool, "strides", {2, 2});
+  OnnxModelBuilder::set_int(ceil_pool, "ceil_mode", 1);
+  model.output("p1");
+  model.output("p2");
+  model.write(path);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -599,10 +652,13 @@ int main(int argc, char** argv) {
   maeri::test::write_transformer_decoder(folder + "/transformer-decoder.onnx");
   maeri::test::write_attention_broadcast(folder + "/attention-broadcast.onnx");
   maeri::test::write_attention_hf_mask(folder + "/attention-hf-mask.onnx");
+  write_resize(folder + "/resize.onnx");
   {
-    OnnxModelBuilder model("asymmetric_pool");  // a pooling window pads both sides alike: still refused
+    // An average pool's window pads both sides alike (padding not counted): still refused. A max pool's asymmetric
+    // pads run (resize.onnx).
+    OnnxModelBuilder model("asymmetric_pool");
     model.input("x", {1, 3, 8, 8});
-    auto& pool = model.node("MaxPool", "pool_same", {"x"}, "p");
+    auto& pool = model.node("AveragePool", "pool_same", {"x"}, "p");
     OnnxModelBuilder::set_ints(pool, "kernel_shape", {2, 2});
     OnnxModelBuilder::set_ints(pool, "pads", {0, 0, 1, 1});
     model.weight("w", {4, 3, 1, 1});

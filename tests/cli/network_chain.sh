@@ -248,6 +248,18 @@ case $case_name in
     # The written YAML (constants by name and shape, functions with their parameters) runs the same way.
     "$expect" 0 --stdout-contains "network elementwise: PASS" "$maeri" verify --chain --hardware "$hw" \
       --workload elementwise.yaml --memory ideal || exit 1 ;;
+   onnx_resize)
+    # Resize nearest (asymmetric, floor; pytorch_half_pixel, round_prefer_ceil) and linear (half_pixel to sizes,
+    # align_corners by scales), max pools with asymmetric pads and ceil_mode (tests/cli/make_onnx_models.cpp, their
+    # own weights): nothing cut, bit-exact.
+    "$maeri" import "$onnx/resize.onnx" -o "$dir/resize.yaml" > "$dir/resize.import" 2>&1 || fail "import resize"
+    grep -q "no node skipped" "$dir/resize.import" || fail "a node is skipped: $(cat "$dir/resize.import")"
+    [[ $(grep -c "type: resize" "$dir/resize.yaml") == 4 ]] || fail "not 4 resizes"
+    for seed in 1 2; do
+      "$expect" 0 --stdout-contains "network resize: PASS" \
+        "$maeri" verify --chain --hardware "$hw" --workload "$onnx/resize.onnx" --memory both --seed "$seed" \
+        || fail "seed $seed"
+    done ;;
    onnx_layout)
     # Transpose, Slice (negative step), Gather, a MatMul on the last axis and Softmax(−1), and a softmax of opset 11
     # over the flattened axes from 2 on (tests/cli/make_onnx_models.cpp, their own weights): nothing cut, bit-exact.

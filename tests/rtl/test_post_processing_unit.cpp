@@ -463,6 +463,23 @@ PostProcessingJob random_job(OperatorKind kind, std::mt19937_64& rng) {
       job.output_shape = layout_output_shape(network, job.op, "random").shape;
       break;
     }
+    case OperatorKind::Resize: {  // any mode and coordinates, scales from 0.4 to 3.5 or sizes from 1 to 9
+      std::vector<std::int64_t> shape;
+      for (std::int64_t rank = pick(1, 4); rank > 0; --rank) shape.push_back(pick(1, 6));
+      ResizeForm& form = job.op.resize;
+      form.mode = ResizeMode(pick(0, 1));
+      form.coordinates = CoordinateMode(pick(0, 3));
+      form.nearest = NearestRounding(pick(0, 3));
+      const bool sizes = pick(0, 1);
+      for (const std::int64_t extent : shape) {
+        const std::int64_t tenths = pick(4, 35);  // a scale that leaves no element is 1 instead
+        if (sizes) form.sizes.push_back(pick(1, 9));
+        else form.scales.push_back(extent * tenths < 10 ? 1.0 : double(tenths) / 10);
+      }
+      job.inputs = {tensor(shape, limit)};
+      job.output_shape = resized_shape(form, shape);
+      break;
+    }
   }
   return job;
 }

@@ -88,8 +88,8 @@ const FieldCorruption kCorruptions[] = {
     {"layer.type", 1, "layer.R: a fully connected layer has R = 1, found 3", "layer.R"},
     {"layer.N", 0, "layer.N: expected an integer in [1, 4096], found 0", nullptr},
     {"layer.K", 0, "layer.K: expected an integer in [1, 16777216], found 0", nullptr},
-    {"layer.stride_x", 0, "layer.stride_x: expected an integer in [1, 64], found 0", nullptr},  // was SIGFPE in X' = (…)/stride
-    {"layer.stride_y", 65, "layer.stride_y: expected an integer in [1, 64], found 65", nullptr},
+    {"layer.stride_x", 0, "layer.stride_x: expected an integer in [1, 1024], found 0", nullptr},  // was SIGFPE in X' = (…)/stride
+    {"layer.stride_y", 1025, "layer.stride_y: expected an integer in [1, 1024], found 1025", nullptr},
     {"layer.padding_x", 0xffffffff, "layer.padding_x: expected an integer in [0, 16777216], found 4294967295", nullptr},
     {"layer.dilation_y", 0, "layer.dilation_y: expected an integer in [1, 64], found 0", nullptr},
     {"layer.groups", 2, "layer.groups: expected a divisor of C = 3 and of K = 5, found 2", nullptr},

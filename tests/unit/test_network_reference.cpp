@@ -433,6 +433,7 @@ TEST_CASE("quantization: per-channel weights, bias at the accumulator's scale, m
       case OperatorKind::Gather:
       case OperatorKind::ReduceMean:
       case OperatorKind::ReduceMax:
+      case OperatorKind::Resize:
         CHECK(scale(op.outputs[0]) == scale(op.inputs[0]));
         break;
       case OperatorKind::TableFunction:  // not in the small network: checked by their own test cases below

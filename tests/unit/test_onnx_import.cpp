@@ -222,10 +222,10 @@ TEST_CASE("ONNX import: bad models are errors that name the file and the node", 
     CHECK_THROWS_WITH(importer::import_onnx(dir / "dynamic.onnx"),
                       Catch::Contains("field 'node conv'") && Catch::Contains("dynamic dimension 'batch'"));
   }
-  SECTION("asymmetric pads of a pooling window (a zero border is not what a pool pads with)") {
+  SECTION("asymmetric pads of an average pool's window (padding not counted: a zero border is not what it pads with)") {
     OnnxModelBuilder model("pool");
     model.input("x", {1, 3, 8, 8});
-    auto& pool = model.node("MaxPool", "pool_same", {"x"}, "p");
+    auto& pool = model.node("AveragePool", "pool_same", {"x"}, "p");
     OnnxModelBuilder::set_ints(pool, "kernel_shape", {2, 2});
     OnnxModelBuilder::set_string(pool, "auto_pad", "SAME_UPPER");
     model.weight("w", {4, 3, 1, 1});
@@ -1254,7 +1254,14 @@ TEST_CASE("ONNX import: ConvTranspose with output_padding or asymmetric pads ext
     CHECK(layer.output_x() == 6);
     CHECK(layer.output_y() == 6);
     CHECK(layer.macs() == 6 * 6 * 4 * 2 * 3 * 3);
-    CHECK(input_of(network, "up").name == "up.input");  // the zero-inserted input is a network input of its own
+    // The zero-inserted input comes from x through the unit (rows, then columns, of zeros; the last ones trimmed)
+    // then up.pad's one zero after it (the layer's padding 1 gives the rest): up.pad reads the trimmed 5×5, writes 6×6.
+    const contracts::Operator& trim = operator_named(network, "up.trim");
+    CHECK(network.tensors[trim.outputs[0]].shape == std::vector<std::int64_t>{1, 2, 5, 5});
+    const contracts::Operator& pad = operator_named(network, "up.pad");
+    CHECK(pad.inputs[0] == trim.outputs[0]);
+    CHECK(input_of(network, "up").name == "up.pad");
+    CHECK(network.network_inputs().size() == 1);
   }
   SECTION("stride 1, pads [0, 0, 1, 1]: a Pad of one row and column before the input") {
     OnnxModelBuilder model("same");

@@ -131,18 +131,18 @@ std::vector<BadInput> bad_inputs() {
       {"negative stride",
        "kind: workload\nname: w\nlayers:\n  - {name: a, type: conv, K: 1, C: 1, R: 3, S: 3, X: 8, Y: 8, "
        "stride: -1, padding: 0}\n",
-       false, "4:71: field 'layers[0].stride': expected an integer in [1, 64] or a list [along X, along Y] of two such "
+       false, "4:71: field 'layers[0].stride': expected an integer in [1, 1024] or a list [along X, along Y] of two such "
               "integers, found -1"},
       {"stride list of three",
        "kind: workload\nname: w\nlayers:\n  - {name: a, type: conv, K: 1, C: 1, R: 3, S: 3, X: 8, Y: 8, "
        "stride: [1, 2, 1], padding: 0}\n",
-       false, "4:71: field 'layers[0].stride': expected an integer in [1, 64] or a list [along X, along Y] of two such "
+       false, "4:71: field 'layers[0].stride': expected an integer in [1, 1024] or a list [along X, along Y] of two such "
               "integers, found a sequence"},
       {"per-axis stride out of range",
        "kind: workload\nname: w\nlayers:\n  - {name: a, type: conv, K: 1, C: 1, R: 3, S: 3, X: 8, Y: 8, "
-       "stride: [1, 65], padding: 0}\n",
-       false, "4:71: field 'layers[0].stride': expected an integer in [1, 64] or a list [along X, along Y] of two such "
-              "integers, found 65"},
+       "stride: [1, 1025], padding: 0}\n",
+       false, "4:71: field 'layers[0].stride': expected an integer in [1, 1024] or a list [along X, along Y] of two such "
+              "integers, found 1025"},
       {"groups not dividing C",
        "kind: workload\nname: w\nlayers:\n  - {name: a, type: conv, K: 4, C: 6, R: 3, S: 3, X: 8, Y: 8, "
        "stride: 1, padding: 0, groups: 4}\n",
@@ -158,7 +158,7 @@ std::vector<BadInput> bad_inputs() {
        false, "4:48: field 'layers[0].S': expected (S-1)*dilation_y + 1 <= Y + 2*padding_y = 4, found 5"},
       {"missing stride",
        "kind: workload\nname: w\nlayers:\n  - {name: a, type: conv, K: 1, C: 1, R: 3, S: 3, X: 8, Y: 8, padding: 0}\n",
-       false, "4:5: field 'layers[0].stride': missing required field (expected an integer in [1, 64] or a list [along "
+       false, "4:5: field 'layers[0].stride': missing required field (expected an integer in [1, 1024] or a list [along "
               "X, along Y])"},
       {"GEMM without M",
        "kind: workload\nname: w\nlayers:\n  - {name: g, type: gemm, K: 4, N: 8}\n",
