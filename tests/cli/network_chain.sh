@@ -248,7 +248,7 @@ case $case_name in
     # The written YAML (constants by name and shape, functions with their parameters) runs the same way.
     "$expect" 0 --stdout-contains "network elementwise: PASS" "$maeri" verify --chain --hardware "$hw" \
       --workload elementwise.yaml --memory ideal || exit 1 ;;
-   onnx_resize)
+  onnx_resize)
     # Resize nearest (asymmetric, floor; pytorch_half_pixel, round_prefer_ceil) and linear (half_pixel to sizes,
     # align_corners by scales), max pools with asymmetric pads and ceil_mode (tests/cli/make_onnx_models.cpp, their
     # own weights): nothing cut, bit-exact.
