@@ -8,8 +8,10 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
-#include <stdexcept>
+#include <optional>
+#include <string_view>
 
+#include "util/decimal_number.hpp"
 #include "util/input_error.hpp"
 #include "util/input_file.hpp"
 
@@ -57,14 +59,9 @@ std::uint64_t parse_memory_size(const std::string& text, const std::string& fiel
   while (digits < text.size() && (std::isdigit(static_cast<unsigned char>(text[digits])) || text[digits] == '.'))
     ++digits;
   if (digits == 0 || text[0] == '.') throw bad();
-  long double value = 0;
-  try {
-    std::size_t used = 0;
-    value = std::stold(text.substr(0, digits), &used);
-    if (used != digits) throw bad();
-  } catch (const std::logic_error&) {
-    throw bad();
-  }
+  const std::optional<double> number = decimal_number(std::string_view(text).substr(0, digits));
+  if (!number) throw bad();
+  long double value = *number;
   const std::string suffix = text.substr(digits);
   int shift = 0;
   if (suffix == "K" || suffix == "KiB") shift = 10;
