@@ -212,6 +212,12 @@ json.load(open(sys.argv[1]), parse_constant=refuse)' "$report" || fail "$report 
       "$maeri" import "$model" -o imported.yaml >/dev/null 2>&1 || continue  # refused: nothing written to check
       "$maeri" validate imported.yaml >/dev/null || fail "validate refused what import wrote from $(basename "$model")"
     done ;;
+  loop_zero_weights)  # a layer whose weights are all 0 (a zero scale): its output is 0, not a refused multiplier
+    "$expect" 0 --stdout-contains "'steps/2/h_next': max |error| 0, cosine similarity 1.000000" \
+      "$maeri" "${chain[@]}" --workload "$models/loop-zero-weights.onnx" --references-only || exit 1 ;;
+  loop_4096)  # an ONNX Loop of 4,096 iterations: "tiny.yaml: field 'weights': requantization_of …" before
+    "$expect" 0 --stdout-contains "'steps/4095/h_next'" --stdout-contains "no tensor drifts from the float reference" \
+      "$maeri" "${chain[@]}" --workload "$models/loop-4096.onnx" --references-only || exit 1 ;;
   *) fail "unknown case $case_name" ;;
 esac
 echo "PASS: $case_name"
