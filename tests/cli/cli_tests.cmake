@@ -507,6 +507,12 @@ foreach(case ${fused_cases})
             "$<$<BOOL:${MPI_CXX_FOUND}>:${MPIEXEC_EXECUTABLE}>")
   set_tests_properties(cli_fused_${case} PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 900)
 endforeach()
+# Fused groups through streaming operators on the RTL (tests/cli/stream_fusion_chain.sh).
+foreach(case transformer pool_stripes)
+  add_test(NAME cli_stream_fusion_${case}
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/stream_fusion_chain.sh ${case} $<TARGET_FILE:maeri> ${CONFIGS})
+  set_tests_properties(cli_stream_fusion_${case} PROPERTIES LABELS cli TIMEOUT 900)
+endforeach()
 # Issue 43's hostile inputs (tests/cli/hostile_inputs.sh): .npz members that declare far more than the run needs,
 # lie about their size, an empty archive, a member named twice or by 60,000 bytes, the network input in f2, u8 and
 # bool; a fused group name past an image's u16 length; a user's folder named like a fabric key and a killed
