@@ -256,6 +256,10 @@ void validate_fused_member(const ConfigImage& image, const ImageFieldOffsets& of
     fail(source, offsets.fused_flags,
          "fused.flags: output_over_shortcut is set, but it needs output_in_sdm and stripes 1 (the output takes the "
          "rows of a shortcut held whole in the SDM)");
+  if (role.weights_in_sdm && (member.position == 0 || role.stripes != 1))
+    fail(source, offsets.fused_flags,
+         "fused.flags: weights_in_sdm is set, but it needs an earlier member to leave the operand A in the SDM and "
+         "stripes 1 (the operand is held whole)");
   if (const auto violation = contracts::fused_member_violation(image.layer, image.mapping, role, role.output_in_sdm)) {
     // Blamed on the field the broken rule reads: the SDM level, the stripes, the loop order or the pin.
     const auto rule_is = [&](const char* rule) { return violation->rfind(rule, 0) == 0; };
