@@ -136,15 +136,18 @@ std::optional<std::size_t> shortcut_taken_over(const FusionGraph& graph, std::si
   if (stripes != 1 || count < 2) return std::nullopt;
   const std::size_t layer = first + position, end = first + count;
   const auto inside = [&](std::size_t index) { return index >= first && index < end; };
-  bool shared_output = false;
+  // Only an output kept in the SDM (FusedRole::output_in_sdm: read inside the group, nowhere else) can take the
+  // shortcut's rows; one also written to DRAM cannot (the image reader refuses the flag without output_in_sdm).
+  bool shared_output = false, feeds_outside = graph.escapes[layer];
   std::optional<std::size_t> shortcut;
   for (const FusionEdge& edge : graph.edges) {
+    if (edge.producer == layer && !inside(edge.consumer)) feeds_outside = true;
     if (!inside(edge.producer) || !inside(edge.consumer)) continue;
     if (edge.producer == layer) shared_output = true;
     // A shortcut made into a new tensor on its way (a pool) is not the producer's rows: nothing to take over.
     if (edge.consumer == layer && edge.addend && edge.path.made.empty()) shortcut = edge.producer;
   }
-  if (!shared_output || !shortcut) return std::nullopt;
+  if (!shared_output || feeds_outside || !shortcut) return std::nullopt;
   for (const FusionEdge& edge : graph.edges)
     if (edge.producer == *shortcut && inside(edge.consumer) && edge.consumer > layer) return std::nullopt;
   return *shortcut - first;
