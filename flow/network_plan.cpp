@@ -90,6 +90,7 @@ LoadedWorkload load_workload(const std::string& path, const importer::ModelInput
       if (std::count(node.outputs.begin(), node.outputs.end(), loaded.network.tensors[t].name))
         loaded.cut_inputs[loaded.network.tensors[t].name] = "node " + node.name + " (" + node.op_type + "): " + node.reason;
   loaded.skipped = std::move(imported.skipped);
+  loaded.skipped.insert(loaded.skipped.end(), imported.recurrent.begin(), imported.recurrent.end());
   loaded.skipped_graph = std::move(imported.skipped_graph);
   return loaded;
 }

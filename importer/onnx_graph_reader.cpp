@@ -83,7 +83,11 @@ void GraphReader::skip(const onnx::NodeProto& node, const std::string& name, con
 void GraphReader::record_skipped_graph() {
   SkippedGraph& graph = result_.skipped_graph;
   graph.opset = opset_;
-  for (const SkippedNode& node : result_.skipped) {
+  std::vector<const SkippedNode*> nodes;
+  for (const auto* list : {&result_.skipped, &result_.recurrent})
+    for (const SkippedNode& node : *list) nodes.push_back(&node);
+  for (const SkippedNode* each : nodes) {
+    const SkippedNode& node = *each;
     for (const std::string& input : node.inputs) {
       if (input.empty()) continue;
       if (const auto value = constant(input)) {

@@ -61,6 +61,11 @@ struct SkippedGraph {
 struct OnnxImport {
   contracts::Network network;
   std::vector<SkippedNode> skipped;
+  // The recurrent nodes (LSTM, GRU, RNN) as the float reference evaluates them: their gates do not run on the unit,
+  // so their ONNX outputs and each unrolled layer's inputs (x_t, h_{t−1}) are network inputs the float reference
+  // computes. `outputs` lists the node's ONNX outputs, then per direction and step the input and recurrent layers'
+  // input tensors (importer/onnx_node_evaluation.hpp).
+  std::vector<SkippedNode> recurrent;
   SkippedGraph skipped_graph;
   // What the import did besides layers and operators: "folded BatchNormalization bn1 into conv1", "cut: layer fc
   // reads 'x' in another order …", unrolled recurrent nodes, a network input given after its Transpose.

@@ -251,7 +251,8 @@ RealArray cast(const Step& step) {
 bool evaluates(const std::string& op) {
   using namespace evaluation;
   return unary_functions().count(op) || binary_functions().count(op) || op == "Where" || op == "Mod" ||
-         op == "Mean" || op == "Clip" || op == "Cast" || is_layout_operator(op);
+         op == "Mean" || op == "Clip" || op == "Cast" || op == "LSTM" || op == "GRU" || op == "RNN" ||
+         is_layout_operator(op);
 }
 
 std::vector<RealArray> evaluate_skipped_node(const SkippedNode& node, const std::vector<const RealArray*>& inputs,
@@ -266,6 +267,7 @@ std::vector<RealArray> evaluate_skipped_node(const SkippedNode& node, const std:
   if (!evaluates(op)) step.fail("the float reference has no evaluation of this operator");
   if (op == "Clip") return {clip(step)};
   if (op == "Cast") return {cast(step)};
+  if (op == "LSTM" || op == "GRU" || op == "RNN") return evaluate_recurrent(step);
   if (auto layout = evaluate_layout(step, op)) return *layout;
   RealArray out = elementwise(step, op);
   if (op == "Dropout" && node.outputs.size() > 1) return {out, RealArray{out.shape, std::vector<double>(out.values.size(), 1)}};

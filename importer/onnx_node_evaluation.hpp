@@ -6,7 +6,7 @@
 //     Identity, Dropout), two or more broadcast (Add, Sub, Mul, Div, Pow, Mod, Max, Min, Sum, Mean, Equal, Less,
 //     Greater, LessOrEqual, GreaterOrEqual, And, Or, Xor), Where, Clip, Cast (to an integer type: towards zero);
 //   layout (onnx_node_evaluation_layout.cpp): Reshape, Flatten, Squeeze, Unsqueeze (the graph's output shape),
-//     Transpose, Concat, Expand, Gather, Softmax, LogSoftmax, ReduceMean/Sum/Max/Min/Prod/L2, ArgMax, ArgMin, CumSum.
+//     Transpose, Concat, Expand, Gather, ScatterND, Softmax, LogSoftmax, ReduceMean/Sum/Max/Min/Prod/L2, ArgMax, ArgMin, CumSum.
 #pragma once
 
 #include <string>

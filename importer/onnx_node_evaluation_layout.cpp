@@ -1,5 +1,5 @@
 // The layout family of a skipped node's float evaluation (onnx_node_evaluation.hpp): the same elements in another
-// shape or order (Reshape and its kin, Transpose, Concat, Expand, Gather) and what works along an axis (Softmax,
+// shape or order (Reshape and its kin, Transpose, Concat, Expand, Gather, ScatterND) and what works along an axis (Softmax,
 // LogSoftmax, the reductions, ArgMax/ArgMin, CumSum), as ONNX's docs/Operators.md defines them.
 #include <fmt/format.h>
 
@@ -197,13 +197,43 @@ RealArray cumulative_sum(const Step& step) {
   return out;
 }
 
+// ScatterND (reduction none): the data with the slices the index tuples (the indices' last axis) name replaced by
+// the updates, in order (a streaming model's cache update).
+RealArray scattered(const Step& step) {
+  const RealArray& data = step.input(0);
+  const RealArray& indices = step.input(1);
+  const RealArray& updates = step.input(2);
+  const auto* reduction = step.attribute("reduction");
+  if (reduction && reduction->s() != "none") step.fail("a reduction other than 'none'");
+  if (indices.shape.empty()) step.fail("its indices have no axis");
+  const std::size_t depth = std::size_t(indices.shape.back());
+  if (depth > data.shape.size()) step.fail("an index tuple longer than the data's rank");
+  const Dims data_strides = strides(data.shape);
+  const std::int64_t slice = elements(Dims(data.shape.begin() + std::ptrdiff_t(depth), data.shape.end()));
+  RealArray out = data;
+  const std::size_t tuples = depth ? indices.values.size() / depth : 0;
+  if (std::int64_t(updates.values.size()) != std::int64_t(tuples) * slice) step.fail(fmt::format("its {} updates do not fit its indices ({} tuples of {} of data ({}): {} each)", updates.values.size(), tuples, depth, fmt::join(data.shape, ", "), slice));
+  for (std::size_t u = 0; u < tuples; ++u) {
+    std::int64_t offset = 0;
+    for (std::size_t i = 0; i < depth; ++i) {
+      std::int64_t index = std::int64_t(indices.values[u * depth + i]);
+      if (index < 0) index += data.shape[i];
+      if (index < 0 || index >= data.shape[i]) step.fail(fmt::format("index {} outside axis {}", index, i));
+      offset += index * data_strides[i];
+    }
+    std::copy_n(updates.values.begin() + std::ptrdiff_t(u * std::size_t(slice)), slice,
+                out.values.begin() + std::ptrdiff_t(offset));
+  }
+  return out;
+}
+
 }  // namespace
 
 bool is_layout_operator(const std::string& op) {
   static const std::set<std::string> operators = {
       "Reshape",   "Flatten",   "Squeeze",    "Unsqueeze",  "Transpose", "Concat",   "Expand",   "Gather",
       "Softmax",   "LogSoftmax", "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL2",
-      "ArgMax",    "ArgMin",    "CumSum"};
+      "ArgMax",    "ArgMin",    "CumSum",    "ScatterND"};
   return operators.count(op) != 0;
 }
 
@@ -217,6 +247,7 @@ std::optional<std::vector<RealArray>> evaluate_layout(const Step& step, const st
   if (op.rfind("Reduce", 0) == 0) return std::vector{reduced(step, op)};
   if (op == "ArgMax" || op == "ArgMin") return std::vector{arg_extreme(step, op == "ArgMax")};
   if (op == "CumSum") return std::vector{cumulative_sum(step)};
+  if (op == "ScatterND") return std::vector{scattered(step)};
   return std::nullopt;
 }
 

@@ -43,4 +43,8 @@ std::vector<std::int64_t> broadcast_sources(const Dims& in, const Dims& out);
 std::optional<std::vector<RealArray>> evaluate_layout(const Step& step, const std::string& op);
 bool is_layout_operator(const std::string& op);
 
+// The recurrent family (onnx_node_evaluation_recurrent.cpp): LSTM, GRU, RNN — Y, Y_h, Y_c, then per direction and
+// processed step the unrolled layers' inputs x_t and h_{t−1} (as the layers read them: (1, C, batch, 1)).
+std::vector<RealArray> evaluate_recurrent(const Step& step);
+
 }  // namespace maeri::importer::evaluation
