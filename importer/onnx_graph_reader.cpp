@@ -89,7 +89,7 @@ void GraphReader::record_skipped_graph() {
   for (const SkippedNode* each : nodes) {
     const SkippedNode& node = *each;
     for (const std::string& input : node.inputs) {
-      if (input.empty()) continue;
+      if (input.empty() || graph.constants.count(input)) continue;  // read by several skipped nodes: once
       if (const auto value = constant(input)) {
         RealArray& array = graph.constants[input];
         array.shape = value->dims;

@@ -212,7 +212,7 @@ RealArray scattered(const Step& step) {
   const std::int64_t slice = elements(Dims(data.shape.begin() + std::ptrdiff_t(depth), data.shape.end()));
   RealArray out = data;
   const std::size_t tuples = depth ? indices.values.size() / depth : 0;
-  if (std::int64_t(updates.values.size()) != std::int64_t(tuples) * slice) step.fail(fmt::format("its {} updates do not fit its indices ({} tuples of {} of data ({}): {} each)", updates.values.size(), tuples, depth, fmt::join(data.shape, ", "), slice));
+  if (std::int64_t(updates.values.size()) != std::int64_t(tuples) * slice) step.fail(fmt::format("its {} updates ({}) do not fit its indices ({}; {} tuples of {} of data ({}): {} each)", updates.values.size(), fmt::join(updates.shape, ", "), fmt::join(indices.shape, ", "), tuples, depth, fmt::join(data.shape, ", "), slice));
   for (std::size_t u = 0; u < tuples; ++u) {
     std::int64_t offset = 0;
     for (std::size_t i = 0; i < depth; ++i) {
