@@ -154,6 +154,7 @@ testbench::NetworkRunResult chained_run(testbench::NetworkRunOptions& options, c
     if (!output->empty() && runner.root()) util::check_output_path(*output);
   const flow::LoadedWorkload workload = flow::load_workload(options.workload_path, line.model_inputs);
   options.cut_inputs = workload.cut_inputs;
+  options.skipped = {workload.skipped, workload.skipped_graph};
   const testbench::PreparedNetwork prepared =
       testbench::prepare_network_run(workload.network, hardware, workload.weights, options, runner.root());
   flow::PlanOptions plan_options = line.plan;
@@ -180,6 +181,7 @@ int run_references(VerifyCommandLine& line) {
   if (!options.layers.json_path.empty()) util::check_output_path(options.layers.json_path);
   const flow::LoadedWorkload workload = flow::load_workload(options.workload_path, line.model_inputs);
   options.cut_inputs = workload.cut_inputs;
+  options.skipped = {workload.skipped, workload.skipped_graph};
   const testbench::PreparedNetwork prepared =
       testbench::prepare_network_run(workload.network, hardware, workload.weights, options, true);
   testbench::NetworkRunResult result;
@@ -187,6 +189,7 @@ int run_references(VerifyCommandLine& line) {
   result.hardware = hardware.name;
   result.pass = true;
   result.quantization_summary = prepared.quantization_summary;
+  result.float_computed = prepared.float_computed;
   result.tensors = prepared.expected;
   testbench::write_network_report(result, prepared, contracts::NetworkPlan{}, options);
   fmt::print("quantization (integer against float reference): {}\n", result.quantization_summary);

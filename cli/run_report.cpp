@@ -80,6 +80,10 @@ report::ReportData run_report(const std::string& title, const contracts::Network
   data.verdicts.push_back({"network", result.pass,
                            fmt::format("{} of {} runs{}; {}", result.operators.size(), result.planned_runs,
                                        result.pass ? ", every tensor bit-exact" : "", result.quantization_summary)});
+  if (!result.float_computed.empty())
+    data.verdicts.push_back({"computed by the float reference", true,
+                             fmt::format("the unit does not run their node; computed from the real input: {}",
+                                         fmt::join(result.float_computed, "; "))});
   data.totals = {{"cycles (fabric with DRAM + unit)", model_cycles, rtl_cycles}};
   return data;
 }

@@ -85,13 +85,16 @@ contracts::PlannedRun manifest_run(const codegen::NetworkManifest& manifest, con
 }  // namespace
 
 LoadedWorkload load_workload(const std::string& path, const importer::ModelInputShapes& model_inputs) {
-  if (!importer::is_onnx_path(path)) return {importer::load_network(path, model_inputs), {}, {}};
+  if (!importer::is_onnx_path(path)) return {importer::load_network(path, model_inputs), {}, {}, {}, {}};
   importer::OnnxImport imported = importer::import_onnx(path, model_inputs);
-  LoadedWorkload loaded{std::move(imported.network), std::move(imported.weights), {}};
+  LoadedWorkload loaded{std::move(imported.network), std::move(imported.weights), {}, {}, {}};
   for (std::size_t t : loaded.network.network_inputs())
     for (const importer::SkippedNode& node : imported.skipped)
       if (std::count(node.outputs.begin(), node.outputs.end(), loaded.network.tensors[t].name))
         loaded.cut_inputs[loaded.network.tensors[t].name] = "node " + node.name + " (" + node.op_type + "): " + node.reason;
+  loaded.skipped = std::move(imported.skipped);
+  loaded.skipped.insert(loaded.skipped.end(), imported.recurrent.begin(), imported.recurrent.end());
+  loaded.skipped_graph = std::move(imported.skipped_graph);
   return loaded;
 }
 

@@ -23,6 +23,8 @@ struct LoadedWorkload {
   contracts::Network network;
   std::map<std::string, std::vector<double>> weights;
   std::map<std::string, std::string> cut_inputs;
+  std::vector<importer::SkippedNode> skipped;  // the skipped and recurrent nodes, and what evaluating them in float needs
+  importer::SkippedGraph skipped_graph;
 };
 LoadedWorkload load_workload(const std::string& path, const importer::ModelInputShapes& model_inputs);
 

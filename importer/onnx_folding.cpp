@@ -130,7 +130,17 @@ class Folder {
     try {
       onnx::shape_inference::InferShapes(model_);
     } catch (const std::exception& error) {
-      throw util::InputError({path_, 0, 0}, "graph", std::string("ONNX shape inference failed: ") + error.what());
+      // An exporter's annotation of an intermediate tensor may contradict what the graph computes (gtcrn's rank-0
+      // shape on a Transpose's output; ONNX Runtime ignores it): inference recomputes them all without it.
+      const std::string first = error.what();
+      if (model_.graph().value_info_size() == 0)
+        throw util::InputError({path_, 0, 0}, "graph", "ONNX shape inference failed: " + first);
+      model_.mutable_graph()->clear_value_info();
+      try {
+        onnx::shape_inference::InferShapes(model_);
+      } catch (const std::exception&) {
+        throw util::InputError({path_, 0, 0}, "graph", "ONNX shape inference failed: " + first);
+      }
     }
     shapes_.clear();
     const auto record = [&](const onnx::ValueInfoProto& value) {

@@ -48,6 +48,7 @@ OnnxImport GraphReader::read() {
     }
     read_node(node, index, name);
   }
+  record_skipped_graph();
   if (network().layers.empty())
     throw util::InputError({path_, 0, 0}, "graph",
                            fmt::format("the model has no Conv, Gemm, MatMul, Einsum or recurrent node ({} nodes, "
@@ -73,7 +74,34 @@ void GraphReader::fail(const std::string& node, const std::string& problem) cons
 }
 
 void GraphReader::skip(const onnx::NodeProto& node, const std::string& name, const std::string& reason) {
-  result_.skipped.push_back({name, node.op_type(), reason, {node.output().begin(), node.output().end()}});
+  result_.skipped.push_back({name, node.op_type(), reason, {node.output().begin(), node.output().end()},
+                             {node.input().begin(), node.input().end()}, node.SerializeAsString()});
+}
+
+// What the float reference needs to compute the skipped nodes: the constants they read, the Network tensor holding
+// each activation they read, and the shapes of what they read and write.
+void GraphReader::record_skipped_graph() {
+  SkippedGraph& graph = result_.skipped_graph;
+  graph.opset = opset_;
+  std::vector<const SkippedNode*> nodes;
+  for (const auto* list : {&result_.skipped, &result_.recurrent})
+    for (const SkippedNode& node : *list) nodes.push_back(&node);
+  for (const SkippedNode* each : nodes) {
+    const SkippedNode& node = *each;
+    for (const std::string& input : node.inputs) {
+      if (input.empty() || graph.constants.count(input)) continue;  // read by several skipped nodes: once
+      if (const auto value = constant(input)) {
+        RealArray& array = graph.constants[input];
+        array.shape = value->dims;
+        for (std::int64_t i = 0; i < value->elements(); ++i) array.values.push_back(value->real(std::size_t(i)));
+      } else if (const auto held = tensor_of_.find(input); held != tensor_of_.end()) {
+        graph.held_by[input] = network().tensors[held->second].name;
+      }
+    }
+    for (const auto* names : {&node.inputs, &node.outputs})
+      for (const std::string& tensor : *names)
+        if (const auto shape = known_shape(tensor)) graph.shapes[tensor] = *shape;
+  }
 }
 
 void GraphReader::check_utf8(const std::string& text, const std::string& field, const std::string& what) const {

@@ -72,6 +72,7 @@ class GraphReader {
   [[noreturn]] void fail(const std::string& node, const std::string& problem) const;
   std::string run_time_branches(const onnx::GraphProto& graph) const;
   void skip(const onnx::NodeProto& node, const std::string& name, const std::string& reason);
+  void record_skipped_graph();
   void note(const std::string& text) { result_.notes.push_back(text); }
   void check_utf8(const std::string& text, const std::string& field, const std::string& what) const;
   void record(const onnx::ValueInfoProto& value);

@@ -41,11 +41,32 @@ struct SkippedNode {
   std::string op_type;  // e.g. "Sigmoid"
   std::string reason;   // why MAERI does not compute it, and what happens to the graph there
   std::vector<std::string> outputs;  // the ONNX tensors it writes: where a network input of the cut graph comes from
+  std::vector<std::string> inputs;   // the ONNX tensors it reads ("" : an optional input left out)
+  std::string node;                  // the ONNX NodeProto, serialised: what importer/onnx_node_evaluation reads
+};
+
+// What computing the skipped nodes in float needs besides the Network's own tensors (importer/onnx_node_evaluation:
+// a chained run computes a cut tensor by the float reference from the real input instead of seeding it).
+struct RealArray {
+  std::vector<std::int64_t> shape;
+  std::vector<double> values;  // row-major
+};
+struct SkippedGraph {
+  std::int64_t opset = 1;
+  std::map<std::string, RealArray> constants;   // the ONNX constants the skipped nodes read
+  std::map<std::string, std::string> held_by;   // ONNX tensor → the Network tensor that holds its elements in order
+  std::map<std::string, std::vector<std::int64_t>> shapes;  // the shapes the graph gives their inputs and outputs
 };
 
 struct OnnxImport {
   contracts::Network network;
   std::vector<SkippedNode> skipped;
+  // The recurrent nodes (LSTM, GRU, RNN) as the float reference evaluates them: their gates do not run on the unit,
+  // so their ONNX outputs and each unrolled layer's inputs (x_t, h_{t−1}) are network inputs the float reference
+  // computes. `outputs` lists the node's ONNX outputs, then per direction and step the input and recurrent layers'
+  // input tensors (importer/onnx_node_evaluation.hpp).
+  std::vector<SkippedNode> recurrent;
+  SkippedGraph skipped_graph;
   // What the import did besides layers and operators: "folded BatchNormalization bn1 into conv1", "cut: layer fc
   // reads 'x' in another order …", unrolled recurrent nodes, a network input given after its Transpose.
   std::vector<std::string> notes;

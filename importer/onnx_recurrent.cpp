@@ -43,6 +43,9 @@ void GraphReader::recurrent(const onnx::NodeProto& node, const std::string& name
                            steps, directions, contracts::kMaxYamlSequenceLength));
   const auto w_values = values(node, 1), r_values = values(node, 2), b_values = values(node, 3);
   const std::int64_t rows = gates * hidden;
+  SkippedNode evaluated{name, op, "", {node.output().begin(), node.output().end()},
+                        {node.input().begin(), node.input().end()}, node.SerializeAsString()};
+  evaluated.outputs.resize(3);  // Y, Y_h, Y_c ("" : not written)
   for (std::int64_t d = 0; d < directions; ++d) {
     const bool backwards = direction == "reverse" || d == 1;
     for (std::int64_t t = 0; t < steps; ++t) {
@@ -65,9 +68,15 @@ void GraphReader::recurrent(const onnx::NodeProto& node, const std::string& name
         const std::string layer_name = step + (input_product ? ".input" : ".recurrent");
         node_names_.insert(layer_name);
         add_layer(node, contracts::gemm_layer(1, batch, reduction, rows), layer_name, std::move(links));
+        // The layer's own network input (x_t or h_{t−1}), for the float reference to compute.
+        const contracts::Operator& fabric = network().operators.back();
+        evaluated.outputs.push_back(fabric.kind == contracts::OperatorKind::FabricLayer
+                                        ? network().tensors[fabric.inputs[0]].name
+                                        : "");
       }
     }
   }
+  result_.recurrent.push_back(std::move(evaluated));
   note(fmt::format("layer {}: {} unrolled over {} time steps{} into {} GEMM layers; its gates run beside the "
                    "fabric, its outputs are network inputs of the layers after it",
                    name, op, steps, directions == 2 ? " in both directions" : "", steps * directions * 2));

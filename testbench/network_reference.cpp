@@ -689,6 +689,11 @@ RealTensors float_reference(const Network& network, const std::vector<RealLayerW
   return tensors;
 }
 
+void run_float_operator(const Network& network, std::size_t op, const RealLayerWeights& weights, RealTensors& tensors) {
+  check_operator(network, network.operators[op], tensors);
+  tensors[network.operators[op].outputs[0]] = real_output(network, op, weights, tensors);
+}
+
 std::int64_t OutputQuantizationCost::top1_agreements() const {
   return std::int64_t(std::count(top1_agrees.begin(), top1_agrees.end(), true));
 }

@@ -61,6 +61,12 @@ std::vector<std::int64_t> integer_convolution(const contracts::Layer& layer, con
 RealTensors float_reference(const contracts::Network& network, const std::vector<RealLayerWeights>& weights,
                             const std::vector<std::vector<double>>& inputs);
 
+// One operator of the float reference: computes the output of operator `op` from its inputs in `tensors` (indexed
+// like Network::tensors; the inputs must be filled) and stores it there. What computing a tensor the unit cannot
+// (testbench/float_computed_inputs.hpp) runs operator by operator as the tensors it needs become known.
+void run_float_operator(const contracts::Network& network, std::size_t op, const RealLayerWeights& weights,
+                        RealTensors& tensors);
+
 // ---- what quantization costs ----
 
 // The cosine of the angle between a and b (equal lengths): 1 when both are all zero, 0 when only one is.

@@ -191,6 +191,7 @@ ChainedRun::ChainedRun(const PreparedNetwork& prepared, const contracts::Network
   result_.hardware = prepared.hardware.name;
   result_.fabric = codegen::image_hardware_of(prepared.hardware).name;
   result_.quantization_summary = prepared.quantization_summary;
+  result_.float_computed = prepared.float_computed;
   if (root_) {
     result_.tensors.resize(network().tensors.size());
     for (std::size_t i = 0; i < prepared.inputs.size(); ++i)

@@ -27,6 +27,7 @@
 #include "contracts/network_plan.hpp"
 #include "contracts/quantized_network.hpp"
 #include "testbench/co_simulation.hpp"
+#include "testbench/float_computed_inputs.hpp"
 #include "testbench/network_reference.hpp"
 #include "testbench/network_verification.hpp"
 #include "testbench/quantization.hpp"
@@ -47,6 +48,9 @@ struct NetworkRunOptions {
   // node's output became, each with "node NAME (OP): reason". With a plain .npy input such a tensor cannot come from
   // the real input, and the run names it instead of seeding it.
   std::map<std::string, std::string> cut_inputs;
+  // The skipped nodes themselves (flow::LoadedWorkload::skipped): a cut input whose node the float reference
+  // evaluates is computed from the run's input (testbench/float_computed_inputs.hpp), unless an .npz gives it.
+  SkippedNodes skipped;
   // Scales from a calibration set instead of the run's own input: "FILE.npz" (every member one sample of the network
   // input) or a directory of .npy files (each one sample, in name order); "" = the run's input. One-input networks.
   std::string calibration_path;
@@ -93,6 +97,7 @@ struct NetworkRunResult {
   bool pass = false;
   bool bad_input = false;  // a layer could not run (its image, a shard that failed before a verdict)
   std::string quantization_summary;  // the float reference against the integer one, on the network's outputs
+  std::vector<std::string> float_computed;  // PreparedNetwork::float_computed: inputs the float reference computed
   IntegerTensors tensors;            // rank 0: every tensor the run produced (empty: not reached)
 };
 
@@ -114,6 +119,9 @@ struct PreparedNetwork {
   IntegerTensors expected;                // rank 0: every tensor of the integer reference
   RealTensors reals;                      // rank 0: every tensor of the float reference (same inputs and weights)
   std::string quantization_summary;       // rank 0: the float reference against the integer one, on the outputs
+  // The network inputs computed by the float reference from the real input (a node the unit does not run), each
+  // as "'TENSOR' (node NAME (OP))"; the report lists them.
+  std::vector<std::string> float_computed;
   InjectedFault fault;
   const contracts::Network& network() const { return quantized.network; }
 };

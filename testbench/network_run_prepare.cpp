@@ -107,6 +107,7 @@ std::vector<double> read_input(const std::string& text, const contracts::Tensor&
 void check_single_input_file(const contracts::Network& network, const std::vector<std::size_t>& inputs,
                              const NetworkRunOptions& options) {
   std::vector<std::string> names, uncut, unreachable;
+  if (inputs.size() == 1) return;
   for (std::size_t t : inputs) {
     const std::string& name = network.tensors[t].name;
     names.push_back(name);
@@ -135,18 +136,34 @@ void check_single_input_file(const contracts::Network& network, const std::vecto
 // its own stream. A network has several inputs when the importer cut its graph at an operator the unit does not
 // run (its consumers read a network input of its own): with an .npz those tensors are given like the first input;
 // with a plain .npy the run names them (check_single_input_file); seeded, they are stimulus like the first input.
+// Those of `computed` (the float reference computes them from the other inputs: float_computed_inputs.hpp) are left
+// empty unless an .npz gives them.
 std::vector<std::vector<double>> network_input_values(const contracts::Network& network,
                                                       const std::vector<std::size_t>& inputs,
+                                                      const std::map<std::size_t, std::string>& computed,
                                                       const NetworkRunOptions& options) {
   std::vector<std::vector<double>> values;
-  if (!options.input_path.empty() && inputs.size() > 1) {
+  std::vector<std::size_t> given;  // the inputs read or seeded
+  std::vector<std::string> members;
+  if (!options.input_path.empty() && util::tensor_source(options.input_path).archive &&
+      util::tensor_source(options.input_path).member.empty())
+    members = util::npz_member_names(util::tensor_source(options.input_path).path);
+  for (std::size_t t : inputs)
+    if (!computed.count(t) || std::count(members.begin(), members.end(), network.tensors[t].name) ||
+        std::count(members.begin(), members.end(), network.tensors[t].name + ".npy"))
+      given.push_back(t);
+  if (!options.input_path.empty() && given.size() > 1) {
     const util::TensorSource source = util::tensor_source(options.input_path);
-    if (!source.archive || !source.member.empty()) check_single_input_file(network, inputs, options);
+    if (!source.archive || !source.member.empty()) check_single_input_file(network, given, options);
   }
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const contracts::Tensor& tensor = network.tensors[inputs[i]];
+    if (!std::count(given.begin(), given.end(), inputs[i])) {
+      values.emplace_back();
+      continue;
+    }
     if (!options.input_path.empty()) {
-      values.push_back(read_input(options.input_path, tensor, inputs.size() > 1));
+      values.push_back(read_input(options.input_path, tensor, given.size() > 1));
       continue;
     }
     // Input 0 keeps the stream a one-input network always had, so its runs stay as they were.
@@ -158,6 +175,17 @@ std::vector<std::vector<double>> network_input_values(const contracts::Network& 
   return values;
 }
 
+
+// The inputs of `computed` that the run computes (`values` empty: no .npz member gave them), as the report lists them.
+std::vector<std::string> computed_input_names(const contracts::Network& network, const std::vector<std::size_t>& inputs,
+                                              const std::map<std::size_t, std::string>& computed,
+                                              const std::vector<std::vector<double>>& values) {
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (values[i].empty() && computed.count(inputs[i]))
+      names.push_back(fmt::format("'{}' ({})", network.tensors[inputs[i]].name, computed.at(inputs[i])));
+  return names;
+}
 
 // --calibration-inputs: the samples of the network's one input, from an .npz (its members in order) or a directory
 // of .npy files (in name order), each of the input's exact shape.
@@ -248,16 +276,20 @@ PreparedNetwork prepare_network_run(const contracts::Network& network, const con
   const NamedRealTensors given = options.weights_path.empty() ? model_weights : read_weights(options.weights_path, network);
   prepared.fault = parse_fault(options.fault, network, hardware.data_width);
   if (root) check_output_targets(options, network);
-  const std::vector<std::vector<double>> input = network_input_values(network, prepared.inputs, options);
+  const std::map<std::size_t, std::string> computed = float_computed_inputs(network, options.skipped);
+  std::vector<std::vector<double>> input = network_input_values(network, prepared.inputs, computed, options);
   for (std::size_t i = 0; i < input.size() && !options.input_path.empty(); ++i) {
     const contracts::Tensor& tensor = network.tensors[prepared.inputs[i]];
-    require_finite(input[i], tensor.shape, options.input_path, "--network-input",
-                   "the network input '" + util::shown_value(tensor.name) + "'");
+    if (!input[i].empty() || tensor.elements() == 0)
+      require_finite(input[i], tensor.shape, options.input_path, "--network-input",
+                     "the network input '" + util::shown_value(tensor.name) + "'");
   }
   std::vector<RealLayerWeights> weights;
   try {
     weights = complete_weights(network, given, options.layers.seed);
     require_finite_weights(network, weights, options.weights_path.empty() ? options.workload_path : options.weights_path);
+    prepared.float_computed = computed_input_names(network, prepared.inputs, computed, input);
+    compute_float_inputs(network, weights, prepared.inputs, computed, options.skipped, options.workload_path, input);
     QuantizationOptions quantization;
     quantization.data_width = hardware.data_width;
     quantization.acc_width = hardware.acc_width;
@@ -280,6 +312,12 @@ PreparedNetwork prepare_network_run(const contracts::Network& network, const con
     prepared.reals = float_reference(network, weights, input);
     require_finite_reference(network, prepared.reals, options.workload_path);
     prepared.quantization_summary = quantization_summary(prepared, options.workload_path);
+    if (!prepared.float_computed.empty())
+      prepared.quantization_summary +=
+          fmt::format("; {} tensor{} computed by the float reference from the real input (the unit does not run "
+                      "their node): {}",
+                      prepared.float_computed.size(), prepared.float_computed.size() == 1 ? "" : "s",
+                      fmt::join(prepared.float_computed, ", "));
   }
   return prepared;
 }

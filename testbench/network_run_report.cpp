@@ -131,6 +131,7 @@ void write_json(const NetworkRunResult& result, const contracts::NetworkPlan& pl
                                    {"runs", result.operators.size()},
                                    {"planned_runs", result.planned_runs},
                                    {"quantization", result.quantization_summary}};
+  if (!result.float_computed.empty()) report["computed_by_float_reference"] = result.float_computed;
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const OperatorRun& run : result.operators) list.push_back(operator_json(run));
   report["operators"] = std::move(list);

@@ -6,7 +6,7 @@
 // attention-two-heads.onnx (matrix products of two activations), transformer-encoder.onnx, transformer-decoder.onnx,
 // attention-broadcast.onnx, attention-hf-mask.onnx (tests/cli/make_transformer_onnx_models.cpp), dynamic.onnx (a
 // symbolic batch), asymmetric.onnx (a conv with pads [0, 0, 1, 1]), asymmetric-pool.onnx (an average pool with pads
-// [0, 0, 1, 1]), padded.onnx (zero borders) and
+// [0, 0, 1, 1]), padded.onnx (zero borders), float-nodes.onnx (CumSum and Round, computed by the float reference) and
 // not-onnx.onnx (YAML text); and the bad models of tests/cli/bad_models.sh, named after the defect each carries
 // (bad-*.onnx), and if-input.onnx (an If on a run-time input).
 // Usage: maeri_make_onnx_models FOLDER
@@ -587,6 +587,31 @@ void write_resize(const std::string& path) {
   model.write(path);
 }
 
+// Operators the post-processing unit does not run between convolutions (seeded weights, fixed), on 1×3×8×8: a
+// running sum along the rows (CumSum, axis 3), then a Round (half to even) of the second convolution's output: the
+// importer cuts the graph at each, and a chained run computes both cut tensors by the float reference from the real
+// input (testbench/float_computed_inputs.hpp; network_chain.sh, onnx_float_nodes; the ONNX Runtime oracle).
+void write_float_nodes(const std::string& path) {
+  SeededValues values(2029);
+  OnnxModelBuilder model("float_nodes", 13);
+  model.input("image", {1, 3, 8, 8});
+  const auto conv = [&](const std::string& name, const std::string& x, const std::string& y, std::int64_t channels,
+                        float spread) {
+    model.weight(name + ".weight", {4, channels, 3, 3}, values(std::size_t(4 * channels * 9), spread));
+    model.weight(name + ".bias", {4}, values(4, 0.1f));
+    OnnxModelBuilder::set_ints(model.node("Conv", name, {x, name + ".weight", name + ".bias"}, y), "pads", {1, 1, 1, 1});
+  };
+  conv("conv1", "image", "c1", 3, 0.4f);
+  model.integers("rows", {}, {3});
+  model.node("CumSum", "running", {"c1", "rows"}, "s1");  // along Y: s1[..., y] = Σ_{j ≤ y} c1[..., j]
+  conv("conv2", "s1", "c2", 4, 0.6f);
+  model.node("Round", "rounded", {"c2"}, "r2");
+  conv("conv3", "r2", "c3", 4, 0.4f);
+  model.node("Relu", "relu3", {"c3"}, "out");
+  model.output("out");
+  model.write(path);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -653,6 +678,7 @@ int main(int argc, char** argv) {
   maeri::test::write_attention_broadcast(folder + "/attention-broadcast.onnx");
   maeri::test::write_attention_hf_mask(folder + "/attention-hf-mask.onnx");
   write_resize(folder + "/resize.onnx");
+  write_float_nodes(folder + "/float-nodes.onnx");
   {
     // An average pool's window pads both sides alike (padding not counted): still refused. A max pool's asymmetric
     // pads run (resize.onnx).

@@ -116,15 +116,28 @@ case $case_name in
       "$maeri" verify --chain --hardware "$hw" --workload "$onnx/classifier-batch.onnx" --batch 3 --memory both \
       || exit 1 ;;
   several_inputs)
-    # gated.onnx is cut at its ThresholdedRelu: conv2 reads a second network input, seeded like the first; a plain
-    # .npy is the real input 'image', and the cut tensor, which nothing can compute from it, is named with its node,
-    # its operator and the reason (never seeded).
-    "$expect" 0 --stdout-contains "network gated: PASS — 11 of 11 runs" "$maeri" verify --chain --hardware "$hw" \
-      --workload "$onnx/gated.onnx" --memory both || exit 1
-    "$expect" 2 --stderr-contains "network gated reads 'image' from this file, but 1 more tensor cannot be computed" \
-      --stderr-contains "'g' from node gate (ThresholdedRelu)" \
-      "$maeri" verify --chain --hardware "$hw" --workload "$onnx/gated.onnx" --network-input "$npy/input.npy" \
-      || exit 1 ;;
+    # gated.onnx is cut at its ThresholdedRelu: conv2 reads a second network input, which the chained run computes by
+    # the float reference from the real input (seeded, or a plain .npy of 'image'), never seeded itself.
+    computed="1 tensor computed by the float reference from the real input (the unit does not run their node): 'g'"
+    "$expect" 0 --stdout-contains "network gated: PASS — 11 of 11 runs" --stdout-contains "$computed" \
+      "$maeri" verify --chain --hardware "$hw" --workload "$onnx/gated.onnx" --memory both --outputs "$dir/seeded" \
+      --all-tensors || exit 1
+    "$expect" 0 --stdout-contains "network gated: PASS — 11 of 11 runs" --stdout-contains "$computed" \
+      "$maeri" verify --chain --hardware "$hw" --workload "$onnx/gated.onnx" --network-input "$dir/seeded/image.real.npy" \
+      --memory ideal || exit 1 ;;
+  onnx_float_nodes)
+    # CumSum and Round between convolutions (tests/cli/make_onnx_models.cpp): the unit runs neither, so the chained
+    # run computes both cut tensors by the float reference from the real input, and the console, the JSON and the
+    # HTML report list them.
+    computed="2 tensors computed by the float reference from the real input (the unit does not run their node): 's1' (node running (CumSum)), 'r2' (node rounded (Round))"
+    "$maeri" verify --chain --hardware "$hw" --workload "$onnx/gated.onnx" --references-only --outputs "$dir/gated" \
+      --all-tensors > /dev/null || fail "gated's input"  # its input 'image' has float-nodes' shape (1, 3, 8, 8)
+    "$expect" 0 --stdout-contains "network float_nodes: PASS" --stdout-contains "$computed" \
+      "$maeri" verify --chain --hardware "$hw" --workload "$onnx/float-nodes.onnx" \
+      --network-input "$dir/gated/image.real.npy" \
+      --memory both --json "$dir/float-nodes.json" --report "$dir/float-nodes.html" || exit 1
+    grep -q '"computed_by_float_reference"' "$dir/float-nodes.json" || fail "JSON lists no tensor"
+    grep -q "computed by the float reference" "$dir/float-nodes.html" || fail "HTML lists no tensor" ;;
   onnx_channel_affine)
     # A CNN whose batch normalizations follow ReLUs (and a BatchNorm1d after a Gemm): each a channel affine on the
     # unit, so the chain goes from the image to the softmax (cut at each before: 8 network inputs).

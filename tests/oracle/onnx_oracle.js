@@ -1,9 +1,10 @@
 // The ONNX Runtime oracle (tests/oracle/README.md): for each ONNX model, ONNX Runtime (npm's onnxruntime-node, a
 // test-only dependency) runs a seeded real input and gives every float tensor of the graph; the toolkit runs the same
 // input through `maeri verify --chain --outputs DIR --all-tensors` (or --references-only: the integer reference,
-// which the chained run holds the RTL to bit for bit, without co-simulating). Where the importer cut the graph, the
-// cut tensor (a network input of the toolkit's network) is fed with ONNX Runtime's value, so every tensor the toolkit
-// computes comes from the real input. Checked:
+// which the chained run holds the RTL to bit for bit, without co-simulating). The toolkit is given the real input
+// only: where the importer cut the graph, the chained run computes the cut tensor by its float reference
+// (testbench/float_computed_inputs.hpp). Only when it cannot (a node it does not evaluate) is the cut tensor fed with
+// ONNX Runtime's value, so every tensor the toolkit computes comes from the real input. Checked:
 //   (a) every tensor the toolkit computes that the model names: the float reference within 1e-4 of ONNX Runtime,
 //       relative to the tensor's largest |value|;
 //   (b) every final output of the model the toolkit computes: the integer result dequantized at cosine ≥ 0.99 with
@@ -104,11 +105,12 @@ async function runOnnxRuntime(model, exposedModel, imported, seed) {
   return { finalOutputs: original.outputNames, inputs: arrays, tensors };
 }
 
-// The toolkit's network inputs: a graph input's seeded value, or a cut tensor's value from ONNX Runtime.
-function toolkitFeeds(imported, reference) {
+// The toolkit's network inputs: a graph input's seeded value, or (withCuts) a cut tensor's value from ONNX Runtime.
+function toolkitFeeds(imported, reference, withCuts) {
   const members = {}, fromRuntime = [], missing = [];
   for (const input of imported.inputs) {
     const count = input.shape.reduce((a, b) => a * b, 1);
+    if (!withCuts && !reference.inputs[input.name]) continue;
     const given = reference.inputs[input.name] || reference.tensors[input.name];
     if (!given || given.data.length !== count) { missing.push(input.name); continue; }
     members[input.name] = { shape: input.shape, data: given.data };
@@ -140,7 +142,8 @@ function compare(outputs, reference, fedFromRuntime) {
   const result = { floatCompared: 0, floatWorst: 0, floatWorstTensor: '', floatFailures: [], finals: [] };
   for (const entry of index) {
     const expected = reference.tensors[entry.tensor];
-    if (entry.role === 'input' || !expected) continue;
+    // A network input is compared too when the toolkit computed it (the float reference of a skipped node).
+    if (!expected || reference.inputs[entry.tensor] || fedFromRuntime.includes(entry.tensor)) continue;
     const file = path.join(outputs, `${entry.file}.float.npy`);
     if (!fs.existsSync(file)) continue;
     const mine = readNpy(file).data;
@@ -176,7 +179,9 @@ function runToolkit(options, model, modelOptions, feedsPath, outputs) {
   if (options.referencesOnly) command.push('--references-only');
   const run = spawnSync(options.maeri, command, { encoding: 'utf8', maxBuffer: 1 << 28 });
   const lines = (run.stdout || '').trim().split('\n');
-  return { status: run.status, verdict: lines.filter(l => l.startsWith('network ')).pop() || (run.stderr || '').trim() };
+  const computed = /(\d+) tensors? computed by the float reference/.exec(run.stdout || '');
+  return { status: run.status, verdict: lines.filter(l => l.startsWith('network ')).pop() || (run.stderr || '').trim(),
+    floatComputed: computed ? Number(computed[1]) : 0 };
 }
 
 async function checkModel(options, entry, number) {
@@ -190,12 +195,19 @@ async function checkModel(options, entry, number) {
   const exposed = path.join(work, 'exposed.onnx');
   execFileSync(options.expose, [entry.file, exposed], { stdio: 'ignore' });
   const reference = await runOnnxRuntime(entry.file, exposed, imported, Number(options.seed || 1));
-  const feeds = toolkitFeeds(imported, reference);
-  record.fedFromRuntime = feeds.fromRuntime;
-  if (feeds.missing.length) return Object.assign(record, { error: `no value for input(s) ${feeds.missing.join(', ')}` });
+  // The real input alone first (the toolkit computes its cut tensors); ONNX Runtime's cut tensors only if it cannot.
+  let feeds = toolkitFeeds(imported, reference, false);
   const feedsPath = path.join(work, 'feeds.npz');
   writeNpz(feedsPath, feeds.members);
-  const run = runToolkit(options, entry.file, entry.options, feedsPath, path.join(work, 'outputs'));
+  let run = runToolkit(options, entry.file, entry.options, feedsPath, path.join(work, 'outputs'));
+  if (run.status !== 0 && imported.inputs.some(input => !reference.inputs[input.name])) {
+    feeds = toolkitFeeds(imported, reference, true);
+    if (feeds.missing.length) return Object.assign(record, { error: `no value for input(s) ${feeds.missing.join(', ')}` });
+    writeNpz(feedsPath, feeds.members);
+    run = runToolkit(options, entry.file, entry.options, feedsPath, path.join(work, 'outputs'));
+  }
+  record.fedFromRuntime = feeds.fromRuntime;
+  record.computedByFloatReference = run.floatComputed;
   Object.assign(record, { status: run.status, verdict: run.verdict });
   if (run.status !== 0) return Object.assign(record, { error: `maeri verify --chain exited ${run.status}: ${run.verdict}` });
   return Object.assign(record, compare(path.join(work, 'outputs'), reference, feeds.fromRuntime));
@@ -208,6 +220,7 @@ function describe(record) {
     : `${f.name}: |error| ${f.error.toExponential(2)} of ${f.value.toPrecision(4)}${f.ok ? '' : ' (too large)'}`);
   return `${record.model}: ${record.layers} layers, ${record.skipped} nodes cut; float reference on ` +
     `${record.floatCompared} tensors, worst ${record.floatWorst.toExponential(2)} (${record.floatWorstTensor || '-'})` +
+    `${record.computedByFloatReference ? `; cut tensors computed by the float reference: ${record.computedByFloatReference}` : ''}` +
     `${record.fedFromRuntime.length ? `; cut tensors fed from ONNX Runtime: ${record.fedFromRuntime.length}` : ''}; ` +
     finals.join('; ');
 }
