@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <set>
 
+#include "codegen/planned_image.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/model_input_options.hpp"
@@ -130,9 +131,11 @@ std::vector<calibration::CalibrationCase> co_simulate(sim::FabricSession& fabric
   plan.max_cycles = options.max_cycles;
   plan.seed = options.seed;
   plan.holdout = holdout;
-  for (const contracts::Layer& layer : network.layers)
+  for (const contracts::Layer& layer : network.layers) {
     if (const auto reason = mapper::unmappable_reason(layer, hardware))
       throw util::InputError({options.workload, 0, 0}, "layers." + layer.name, *reason);
+    codegen::require_layer_within_limits(layer, options.workload);  // co-simulated from its image's program
+  }
   const std::vector<calibration::PlannedCase> planned = calibration::planned_cases(network, hardware, plan);
   // On a terminal, cases done of those planned, elapsed and an estimate of the rest (quiet otherwise).
   util::ProgressBar progress("calibration", std::int64_t(planned.size()));

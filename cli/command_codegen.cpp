@@ -14,6 +14,7 @@
 #include "codegen/image_file.hpp"
 #include "codegen/image_program.hpp"
 #include "codegen/network_manifest.hpp"
+#include "codegen/planned_image.hpp"
 #include "util/file_names.hpp"
 #include "util/progress_bar.hpp"
 #include "util/sha256.hpp"
@@ -101,6 +102,8 @@ CodegenPlan plan_codegen(const CodegenOptions& options, const contracts::Hardwar
   if (!objective)
     throw command_line_error("--objective",
                             "expected runtime, energy or edp, found '" + options.objective + "'");
+  for (const contracts::Layer& layer : importer::select_layers(network, options.workload, options.layer))
+    codegen::require_layer_within_limits(layer, options.workload);  // before any tile is searched
   if (options.layer.empty())
     return plan_of_file(flow::map_decision(network, hardware, *objective, true, options.workload),
                         flow::kMapDecisionSource, &network, options, hardware);
@@ -135,6 +138,8 @@ int run_codegen(const CodegenOptions& options) {
   };
   const std::string manifest_path = path_of(network_stem + ".manifest.json");
   util::check_output_path(manifest_path);
+  for (const contracts::LayerMapping& mapping : mappings)  // every image's size checked before the first is written
+    codegen::require_plannable(mapping.layer, mapping.mapping, options.workload);
   for (std::size_t l = 0; l < mappings.size(); ++l) {  // every output checked before the first is written
     util::check_output_path(path_of(file_of(l, ".mimg")));
     if (options.hex) util::check_output_path(path_of(file_of(l, ".hex")));
@@ -150,9 +155,10 @@ int run_codegen(const CodegenOptions& options) {
     util::ProgressBar progress("codegen " + workload_name, std::int64_t(mappings.size()));
     for (std::size_t l = 0; l < mappings.size(); ++l) {
       const contracts::LayerMapping& mapping = mappings[l];
-      const codegen::LayerProgram program = codegen::plan_layer(mapping.layer, hardware, mapping.mapping);
-      const codegen::ConfigImage image =
-          codegen::build_image(program, hardware, plan.fused.member(mapping.layer.name));
+      const codegen::PlannedImage planned = codegen::plan_image(
+          mapping.layer, hardware, mapping.mapping, plan.fused.member(mapping.layer.name), options.workload);
+      const codegen::LayerProgram& program = planned.program;
+      const codegen::ConfigImage& image = planned.image;
       const std::vector<std::uint8_t> bytes = codegen::encode_image(image);
       const std::string image_bytes(bytes.begin(), bytes.end());
       const std::string image_path = path_of(file_of(l, ".mimg"));

@@ -203,7 +203,8 @@ std::vector<std::uint8_t> encode_image(const ConfigImage& image) {
     out.u32(std::uint32_t(member.role.stripes));
     out.u8((member.role.input_in_sdm ? kFusedFlagInputInSdm : 0) | (member.role.output_in_sdm ? kFusedFlagOutputInSdm : 0) |
            (member.role.weights_pinned ? kFusedFlagWeightsPinned : 0) |
-           (member.role.output_over_shortcut ? kFusedFlagOutputOverShortcut : 0));
+           (member.role.output_over_shortcut ? kFusedFlagOutputOverShortcut : 0) |
+           (member.role.weights_in_sdm ? kFusedFlagWeightsInSdm : 0));
   }
   out.u32(std::uint32_t(image.configurations.size()));
   for (const ImageConfiguration& configuration : image.configurations) {
@@ -351,12 +352,14 @@ void read_fused_member(ByteReader& in, std::uint32_t version, ConfigImage& image
   const std::uint32_t flags = in.u8("fused.flags");
   if ((flags & ~std::uint32_t(kFusedFlagsKnown)) != 0)
     throw ImageError(fmt::format("{}: byte {}: fused.flags is 0x{:02x}, expected only the bits input_in_sdm (0x01), "
-                                 "output_in_sdm (0x02), weights_pinned (0x04) and output_over_shortcut (0x08)",
+                                 "output_in_sdm (0x02), weights_pinned (0x04), output_over_shortcut (0x08) and "
+                                 "weights_in_sdm (0x10)",
                                  source, at.fused_flags, flags));
   member.role.input_in_sdm = (flags & kFusedFlagInputInSdm) != 0;
   member.role.output_in_sdm = (flags & kFusedFlagOutputInSdm) != 0;
   member.role.weights_pinned = (flags & kFusedFlagWeightsPinned) != 0;
   member.role.output_over_shortcut = (flags & kFusedFlagOutputOverShortcut) != 0;
+  member.role.weights_in_sdm = (flags & kFusedFlagWeightsInSdm) != 0;
 }
 
 void read_configurations(ByteReader& in, std::uint32_t version, ConfigImage& image, ImageFieldOffsets& at,
@@ -496,6 +499,8 @@ std::string fused_member_text(const contracts::FusedMember& member) {
   else if (role.stripes > 1) text += "          weights fetched from DRAM again for every stripe\n";
   if (role.output_over_shortcut)
     text += "          output written over the residual shortcut's SDM rows (the add reads each shortcut element first)\n";
+  if (role.weights_in_sdm)
+    text += "          weights (operand A) from the SDM (a tensor an earlier member of the group left there)\n";
   return text;
 }
 
@@ -566,6 +571,7 @@ std::string to_json(const ConfigImage& image) {
                      {"output_in_sdm", member.role.output_in_sdm},
                      {"weights_pinned", member.role.weights_pinned},
                      {"output_over_shortcut", member.role.output_over_shortcut}};
+    if (member.role.weights_in_sdm) root["fused"]["weights_in_sdm"] = true;  // a matrix product's operand A
   }
   ordered_json configurations = ordered_json::array();
   for (const ImageConfiguration& configuration : image.configurations) {

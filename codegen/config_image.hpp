@@ -60,9 +60,9 @@ inline constexpr std::uint16_t kSingleLevelImageFormatVersion = 3;
 
 // The role flags byte of a fused member (version 7); every other bit is 0.
 inline constexpr std::uint8_t kFusedFlagInputInSdm = 1, kFusedFlagOutputInSdm = 2, kFusedFlagWeightsPinned = 4,
-                                kFusedFlagOutputOverShortcut = 8;
-inline constexpr std::uint8_t kFusedFlagsKnown =
-    kFusedFlagInputInSdm | kFusedFlagOutputInSdm | kFusedFlagWeightsPinned | kFusedFlagOutputOverShortcut;
+                                kFusedFlagOutputOverShortcut = 8, kFusedFlagWeightsInSdm = 16;
+inline constexpr std::uint8_t kFusedFlagsKnown = kFusedFlagInputInSdm | kFusedFlagOutputInSdm | kFusedFlagWeightsPinned |
+                                                 kFusedFlagOutputOverShortcut | kFusedFlagWeightsInSdm;
 
 // The fabric parameters an image depends on (the rest of the hardware spec does not change the bits).
 struct ImageHardware {

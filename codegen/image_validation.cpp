@@ -256,6 +256,10 @@ void validate_fused_member(const ConfigImage& image, const ImageFieldOffsets& of
     fail(source, offsets.fused_flags,
          "fused.flags: output_over_shortcut is set, but it needs output_in_sdm and stripes 1 (the output takes the "
          "rows of a shortcut held whole in the SDM)");
+  if (role.weights_in_sdm && (member.position == 0 || role.stripes != 1))
+    fail(source, offsets.fused_flags,
+         "fused.flags: weights_in_sdm is set, but it needs an earlier member to leave the operand A in the SDM and "
+         "stripes 1 (the operand is held whole)");
   if (const auto violation = contracts::fused_member_violation(image.layer, image.mapping, role, role.output_in_sdm)) {
     // Blamed on the field the broken rule reads: the SDM level, the stripes, the loop order or the pin.
     const auto rule_is = [&](const char* rule) { return violation->rfind(rule, 0) == 0; };
@@ -404,6 +408,37 @@ ImageWork image_work(const ConfigImage& image) {
   return work;
 }
 
+std::optional<WorkLimitBreach> work_limit_breach(const ImageWork& work) {
+  struct Limit {
+    std::int64_t value, limit;
+    WorkPart part;
+    std::string what;
+  };
+  const std::vector<Limit> limits = {
+      {work.input_elements, kMaxInMemoryTensorElements, WorkPart::Layer, "layer: the input tensor N·C·X·Y"},
+      {work.padded_input_elements, kMaxInMemoryTensorElements, WorkPart::Layer,
+       "layer: the padded input tensor N·C·(X+2·padding_x)·(Y+2·padding_y)"},
+      {work.weight_elements, kMaxInMemoryTensorElements, WorkPart::Layer, "layer: the weight tensor K·(C/groups)·R·S"},
+      {work.output_elements, kMaxInMemoryTensorElements, WorkPart::Layer, "layer: the output tensor N·K·X'·Y'"},
+      {work.macs, kMaxReferenceConvolutionMacs, WorkPart::Layer,
+       "layer: the multiply-accumulates N·K·(C/groups)·R·S·X'·Y'"},
+      {work.executed_instructions, kMaxExecutedInstructions, WorkPart::Program, "program: the instructions executed"},
+      {work.expanded_program_bytes, kMaxExpandedProgramBytes, WorkPart::Program,
+       fmt::format("program: the memory for its {} weight phases and {} steps, in bytes,",
+                   work.weight_phases == kSaturated ? std::string("over 9.2e18") : std::to_string(work.weight_phases),
+                   work.steps == kSaturated ? std::string("over 9.2e18") : std::to_string(work.steps))},
+      {work.fabric_cycles_bound, kMaxFabricCycles, WorkPart::Program, "program: the bound on fabric cycles"},
+  };
+  for (const Limit& limit : limits)
+    if (limit.value > limit.limit)
+      return WorkLimitBreach{
+          limit.part, fmt::format("{} is {}, more than this build's limit of {} (docs/config-image.md, \"Validation\")",
+                                  limit.what,
+                                  limit.value == kSaturated ? std::string("over 9.2e18") : std::to_string(limit.value),
+                                  limit.limit)};
+  return std::nullopt;
+}
+
 ImageWork validate_image(const ConfigImage& image, const ImageFieldOffsets& offsets, const std::string& source) {
   validate_image_hardware(image.hardware, offsets, source);
   validate_layer(image.layer, offsets, source);
@@ -438,24 +473,8 @@ ImageWork validate_image(const ConfigImage& image, const ImageFieldOffsets& offs
 
   // Work, before anything is played, expanded or allocated.
   const ImageWork work = image_work(image);
-  const auto check = [&](std::int64_t value, std::int64_t limit, std::size_t at, const std::string& what) {
-    if (value > limit)
-      fail(source, at,
-           fmt::format("{} is {}, more than this build's limit of {} (docs/config-image.md, \"Validation\")", what,
-                       value == kSaturated ? std::string("over 9.2e18") : std::to_string(value), limit));
-  };
-  const std::size_t layer_at = offsets.layer_dims[0], program_at = offsets.instruction_count;
-  check(work.input_elements, kMaxInMemoryTensorElements, layer_at, "layer: the input tensor N·C·X·Y");
-  check(work.padded_input_elements, kMaxInMemoryTensorElements, layer_at,
-        "layer: the padded input tensor N·C·(X+2·padding_x)·(Y+2·padding_y)");
-  check(work.weight_elements, kMaxInMemoryTensorElements, layer_at, "layer: the weight tensor K·(C/groups)·R·S");
-  check(work.output_elements, kMaxInMemoryTensorElements, layer_at, "layer: the output tensor N·K·X'·Y'");
-  check(work.macs, kMaxReferenceConvolutionMacs, layer_at, "layer: the multiply-accumulates N·K·(C/groups)·R·S·X'·Y'");
-  check(work.executed_instructions, kMaxExecutedInstructions, program_at, "program: the instructions executed");
-  check(work.expanded_program_bytes, kMaxExpandedProgramBytes, program_at,
-        fmt::format("program: the memory for its {} weight phases and {} steps, in bytes,", work.weight_phases,
-                    work.steps));
-  check(work.fabric_cycles_bound, kMaxFabricCycles, program_at, "program: the bound on fabric cycles");
+  if (const auto breach = work_limit_breach(work))
+    fail(source, breach->part == WorkPart::Layer ? offsets.layer_dims[0] : offsets.instruction_count, breach->problem);
 
   // Play the program once, storing nothing, for what depends on the order of execution: a CONFIGURE before
   // every LOAD_WEIGHTS, a LOAD_WEIGHTS before every STREAM, every weight slice inside the layer.

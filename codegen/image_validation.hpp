@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -101,5 +102,15 @@ ImageWork validate_image(const ConfigImage& image, const ImageFieldOffsets& offs
 
 // The work of a structurally valid image (program nesting and counts checked), computed without playing it.
 ImageWork image_work(const ConfigImage& image);
+
+// The first limit above that `work` exceeds (in the order of docs/config-image.md, "Validation"): the part of the
+// image it is blamed on and the problem ("layer: the weight tensor K·(C/groups)·R·S is …, more than this build's
+// limit of …"). The decoder and the writers (codegen/planned_image.hpp) refuse by the same test.
+enum class WorkPart { Layer, Program };
+struct WorkLimitBreach {
+  WorkPart part = WorkPart::Layer;
+  std::string problem;
+};
+std::optional<WorkLimitBreach> work_limit_breach(const ImageWork& work);
 
 }  // namespace maeri::codegen

@@ -80,7 +80,8 @@ nlohmann::ordered_json group_json(const ManifestFusedGroup& group) {
   for (const ManifestSharedTensor& tensor : group.shared_tensors) {
     nlohmann::ordered_json consumers = nlohmann::ordered_json::array();
     for (const ManifestSharedTensor::Consumer& consumer : tensor.consumers)
-      consumers.push_back({{"layer", consumer.layer}, {"reads", consumer.as_input ? "input" : "operand"}});
+      consumers.push_back({{"layer", consumer.layer},
+                           {"reads", consumer.as_weights ? "weights" : consumer.as_input ? "input" : "operand"}});
     tensors.push_back({{"tensor", tensor.tensor},
                        {"producer", tensor.producer},
                        {"consumers", consumers},
@@ -146,9 +147,10 @@ ManifestFusedGroup read_group(const std::string& path, const json& entry, std::s
         consumer_fields.fail("layer", "'" + consumer.layer + "' is not a member of the group after its producer '" +
                                           tensor.producer + "'");
       const std::string reads = consumer_fields.text("reads");
-      if (reads != "input" && reads != "operand")
-        consumer_fields.fail("reads", "expected input or operand, found '" + util::shown_value(reads) + "'");
+      if (reads != "input" && reads != "operand" && reads != "weights")
+        consumer_fields.fail("reads", "expected input, operand or weights, found '" + util::shown_value(reads) + "'");
       consumer.as_input = reads == "input";
+      consumer.as_weights = reads == "weights";
       tensor.consumers.push_back(consumer);
     }
     tensor.also_to_dram = tensor_fields.flag("also_to_dram");
@@ -289,6 +291,7 @@ std::optional<contracts::FusedMember> manifest_member(const NetworkManifest& man
       }
       for (const ManifestSharedTensor::Consumer& consumer : tensor.consumers)
         if (consumer.layer == layer && consumer.as_input) member.role.input_in_sdm = true;
+        else if (consumer.layer == layer && consumer.as_weights) member.role.weights_in_sdm = true;
     }
     member.role.output_in_sdm = feeds && !leaves;
     return member;

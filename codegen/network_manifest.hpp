@@ -39,6 +39,7 @@ struct ManifestSharedTensor {
   struct Consumer {
     std::string layer;
     bool as_input = true;  // its activation input, through its window; else a side operand of its post-processing
+    bool as_weights = false;  // a matrix product's operand A, read whole as its weights (then as_input is false)
   };
   std::vector<Consumer> consumers;
   bool also_to_dram = false;  // the producer's output also leaves the group (a later layer outside it, or an output)

@@ -25,9 +25,13 @@ struct FusedRole {
   // reads each shortcut element before writing the output element at its place). Only the SDM plan changes: the
   // cost is the same, the group needs the shortcut's bytes once less while this layer runs.
   bool output_over_shortcut = false;
+  // A matrix product whose operand A (its weights) is a shared tensor an earlier member left in the SDM (attention's
+  // Q of Q·Kᵀ, P of P·V): no weight fills from DRAM. Only in a group of one stripe (the operand is held whole).
+  bool weights_in_sdm = false;
   bool operator==(const FusedRole& other) const {
     return input_in_sdm == other.input_in_sdm && output_in_sdm == other.output_in_sdm && stripes == other.stripes &&
-           weights_pinned == other.weights_pinned && output_over_shortcut == other.output_over_shortcut;
+           weights_pinned == other.weights_pinned && output_over_shortcut == other.output_over_shortcut &&
+           weights_in_sdm == other.weights_in_sdm;
   }
   bool alone() const { return *this == FusedRole{}; }
 };

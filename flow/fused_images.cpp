@@ -50,7 +50,8 @@ FusedImagePlan plan_fused_images(const contracts::Network& network, const contra
         shared = listed.shared_tensors.insert(listed.shared_tensors.end(),
                                               {edge.tensor, name_of(edge.producer), {}, also_to_dram});
       }
-      shared->consumers.push_back({name_of(edge.consumer), edge.through_window});
+      if (edge.through_window || !edge.operand_a) shared->consumers.push_back({name_of(edge.consumer), edge.through_window});
+      if (edge.operand_a) shared->consumers.push_back({name_of(edge.consumer), false, true});
     }
     plan.groups.push_back(std::move(listed));
   }

@@ -7,6 +7,7 @@
 #include "codegen/config_image.hpp"
 #include "codegen/image_program.hpp"
 #include "codegen/network_manifest.hpp"
+#include "codegen/planned_image.hpp"
 #include "contracts/mapping_file.hpp"
 #include "flow/fused_groups.hpp"
 #include "flow/layer_mappings.hpp"
@@ -35,16 +36,18 @@ std::vector<contracts::Mapping> layer_mappings(const contracts::Layer& layer, co
   return mappings;
 }
 
-// The image of a run as a user ships it: a fused group's member carries its record (format version 7).
+// The image of a run as a user ships it: a fused group's member carries its record (format version 7). Refused,
+// naming `file`, when the image would break its reader's limits or the memory budget (codegen/planned_image.hpp).
 std::vector<std::uint8_t> run_image(const contracts::PlannedRun& run, const contracts::Hardware& hardware,
-                                    const contracts::NetworkPlan& plan) {
-  const codegen::LayerProgram program = codegen::plan_layer(run.layer, hardware, run.mapping);
+                                    const contracts::NetworkPlan& plan, const std::string& file) {
   const contracts::PlannedGroup* group = plan.groups.empty() ? nullptr : plan.group_of(run.position);
-  if (!group) return codegen::encode_image(codegen::build_image(program, hardware));
-  const std::size_t member = run.position - group->first;
-  const contracts::FusedMember record{group->name, std::int64_t(member), std::int64_t(group->count),
-                                      group->roles[member]};
-  return codegen::encode_image(codegen::build_image(program, hardware, record));
+  std::optional<contracts::FusedMember> record;
+  if (group) {
+    const std::size_t member = run.position - group->first;
+    record = contracts::FusedMember{group->name, std::int64_t(member), std::int64_t(group->count),
+                                    group->roles[member]};
+  }
+  return codegen::encode_image(codegen::plan_image(run.layer, hardware, run.mapping, record, file).image);
 }
 
 // A manifest's layer as a run: its image read, its checksum, hardware, layer name and fused record checked.
@@ -103,6 +106,8 @@ contracts::NetworkPlan plan_network(const contracts::Network& network, const con
   plan.network = network;
   plan.hardware = hardware;
   const std::vector<contracts::Layer> layers = importer::select_layers(network, options.workload_path, options.layer);
+  for (const contracts::Layer& layer : layers)  // before any tile is searched
+    codegen::require_layer_within_limits(layer, options.workload_path);
   std::optional<contracts::MappingFile> file;
   if (!options.mapping_path.empty()) {
     file = contracts::load_mapping_file(options.mapping_path);
@@ -119,7 +124,7 @@ contracts::NetworkPlan plan_network(const contracts::Network& network, const con
     const std::vector<contracts::Mapping> mappings = layer_mappings(layers[l], hardware, options, file ? &*file : nullptr);
     for (std::size_t rank = 0; rank < mappings.size(); ++rank) {
       contracts::PlannedRun run{layers[l], mappings[rank], l, int(rank), {}, layers[l].name + ".mimg", {}};
-      run.image = run_image(run, hardware, plan);
+      run.image = run_image(run, hardware, plan, options.workload_path);
       plan.runs.push_back(std::move(run));
     }
   }

@@ -13,9 +13,10 @@
 namespace maeri::flow {
 
 std::string member_role(const contracts::FusedRole& role) {
-  if (role.input_in_sdm && role.output_in_sdm) return "inner";
+  const bool reads_group = role.input_in_sdm || role.weights_in_sdm;  // its input or its operand A
+  if (reads_group && role.output_in_sdm) return "inner";
   if (role.output_in_sdm) return "producer";
-  if (role.input_in_sdm) return "consumer";
+  if (reads_group) return "consumer";
   return "member";
 }
 
@@ -36,6 +37,7 @@ void set_role(nlohmann::json& entry, const ChosenLayer& chosen) {
                             {"output_in_sdm", member.role.output_in_sdm},
                             {"weights_pinned", member.role.weights_pinned},
                             {"output_over_shortcut", member.role.output_over_shortcut}};
+    if (member.role.weights_in_sdm) entry["fused_group"]["weights_in_sdm"] = true;  // a matrix product's operand A
   } else {
     entry["fused_group"] = nullptr;
   }

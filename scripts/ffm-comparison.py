@@ -6,7 +6,11 @@ lengths 128 … 4096, the DRAM bytes, energy, cycles and EDP of
   (b) transfusion    TransFusion's fixed policy, every Einsum fused but K and V: the unfused mapping file with one
                      fused group [query … output] (docs/mapping.md, "Fused groups"), checked by
                      `maeri codegen --mapping --workload`; costed only when the toolkit's fusion rules admit it,
-                     otherwise the row carries the rule that refuses it;
+                     otherwise the row carries the rule that refuses it (the group is connected: streams pass
+                     softmax, transposes and reshapes, and Q·Kᵀ, P·V read their operand A from the group; what
+                     refuses it is its members' mappings alone, without an SDM level, and at these sizes the
+                     tensors a group of one stripe holds whole, larger than the SDM: token stripes are not in the
+                     fused space);
   (c) fused_optimum  `maeri map --objective edp`: the fused groups map finds, the network's EDP its objective.
 Writes OUTPUT.csv (one row per model, hardware, sequence and variant), OUTPUT-edp.csv (EDP relative to unfused,
 one row per sequence) and its chart OUTPUT.svg (`maeri plot`).

@@ -116,7 +116,8 @@ void plan_blocked(const codegen::LayerProgram& program, const contracts::Hardwar
 PlanRole plan_role(const contracts::FusedRole& role, std::int64_t stripe, std::int64_t reserved_bytes) {
   PlanRole plan;
   plan.inputs_in_sdm = role.input_in_sdm;
-  plan.weights_in_sdm = role.weights_pinned && stripe > 0;
+  // Pinned weights come from DRAM in the first stripe only; a matrix product's operand A shared in the group never.
+  plan.weights_in_sdm = (role.weights_pinned && stripe > 0) || role.weights_in_sdm;
   plan.output_in_sdm = role.output_in_sdm;
   plan.reserved_bytes = reserved_bytes;
   return plan;

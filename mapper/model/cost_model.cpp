@@ -474,7 +474,9 @@ MemoryTraffic count_memory_traffic(const contracts::Layer& layer, const contract
     traffic.blocked = true;
     const bool one_weight_block = blocks->trips[contracts::kSdmK] == 1 && blocks->trips[contracts::kSdmC] == 1;
     const std::int64_t weight_fills =
-        role.stripes > 1 && one_weight_block && !role.weights_pinned ? weights * role.stripes : blocks->weight_fills;
+        role.weights_in_sdm ? 0
+        : role.stripes > 1 && one_weight_block && !role.weights_pinned ? weights * role.stripes
+                                                                        : blocks->weight_fills;
     counts.sdm_fill_writes = (role.input_in_sdm ? 0 : blocks->input_fills) + weight_fills;
     traffic.read_bytes = counts.sdm_fill_writes * data_b + outputs * (blocks->output_visits - 1) * acc_b;
     counts.dram_bytes =

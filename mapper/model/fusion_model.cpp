@@ -16,28 +16,31 @@ namespace {
 
 using contracts::OperatorKind;
 
-bool keeps_stream(const contracts::Operator& op) {
-  switch (op.kind) {
-    case OperatorKind::Relu:
-    case OperatorKind::Clip:
-    case OperatorKind::Requantize:
-    case OperatorKind::Add:
-    case OperatorKind::ChannelAffine: return true;
-    case OperatorKind::Concat: return op.axis == 1;  // channels: a stripe's rows stay its rows
-    case OperatorKind::Pad: return false;  // moves every row by x_begin and adds rows: a stripe's rows are not its own
-    case OperatorKind::TableFunction: return true;
-    // Mul (default) ends a stream: an SE gate needs the whole plane's global average pool before its first product;
-    // so do sub, max and min (their second operand may broadcast from a whole-plane reduction too).
-    default: return false;
-  }
+// The input of `op` its stream follows (the one made last by a fabric layer), if any reads one.
+std::optional<std::size_t> stream_input(const contracts::Operator& op,
+                                        const std::vector<std::optional<std::size_t>>& source) {
+  std::optional<std::size_t> stream;
+  for (std::size_t i = 0; i < op.inputs.size(); ++i)
+    if (source[op.inputs[i]] && (!stream || *source[op.inputs[i]] > *source[op.inputs[*stream]])) stream = i;
+  return stream;
 }
 
-// The rows of its input a consumer's stripe j of `rows` output rows needs, up to the last one (inclusive).
-std::int64_t last_row_needed(const contracts::Layer& consumer, bool through_window, std::int64_t rows, std::int64_t j) {
-  if (!through_window) return std::min(consumer.output_x() - 1, (j + 1) * rows - 1);
+// How `op` passes the stream of its input `stream`, its other inputs made by a fabric layer or not.
+StreamStep step_of(const contracts::Network& network, const contracts::Operator& op, std::size_t stream,
+                   const std::vector<std::optional<std::size_t>>& source) {
+  bool side_from_graph = false;
+  for (std::size_t i = 0; i < op.inputs.size(); ++i)
+    if (i != stream && source[op.inputs[i]]) side_from_graph = true;
+  return stream_step(network, op, stream, side_from_graph);
+}
+
+// The rows of its producer's output a consumer's stripe j of `rows` output rows needs, up to the last one
+// (inclusive): through its window (or row for row) and back through the pools on the way.
+std::int64_t last_row_needed(const contracts::Layer& consumer, const FusionEdge& edge, std::int64_t rows, std::int64_t j) {
   const std::int64_t last_output = std::min(consumer.output_x() - 1, (j + 1) * rows - 1);
+  if (!edge.through_window) return last_producer_row(edge.path, last_output);
   const std::int64_t last = last_output * consumer.stride_x + (consumer.R - 1) * consumer.dilation_x - consumer.padding_x;
-  return std::min(consumer.X - 1, last);
+  return last_producer_row(edge.path, std::min(consumer.X - 1, last));
 }
 
 // The tensor a member shares with the group: its output when a member reads it, else the input it reads from one.
@@ -60,33 +63,43 @@ FusionGraph fusion_graph(const contracts::Network& network) {
   graph.escapes.assign(layers, false);
   graph.output_tensor.assign(layers, "");
   std::vector<std::optional<std::size_t>> source(network.tensors.size());
+  std::vector<StreamPath> path(network.tensors.size());
   std::map<std::pair<std::size_t, std::size_t>, FusionEdge> edges;  // by (consumer, producer)
-  const auto add_edge = [&](std::size_t producer, std::size_t consumer, bool window, bool addend, std::size_t tensor) {
+  const auto add_edge = [&](std::size_t consumer, std::size_t tensor, bool window, bool addend, bool operand_a) {
+    const std::size_t producer = *source[tensor];
     if (producer == consumer) return;
-    auto [it, added] = edges.emplace(std::make_pair(consumer, producer),
-                                     FusionEdge{producer, consumer, window, addend, network.tensors[tensor].name});
-    if (!added && window) it->second = FusionEdge{producer, consumer, window, false, network.tensors[tensor].name};
+    const FusionEdge edge{producer, consumer, window, addend && !window, operand_a, network.tensors[tensor].name,
+                          path[tensor]};
+    auto [it, added] = edges.emplace(std::make_pair(consumer, producer), edge);
+    if (added) return;
+    // One producer read twice by a consumer: the activation input's edge first, every way of reading it kept.
+    const bool as_input = it->second.through_window || window, as_weights = it->second.operand_a || operand_a;
+    if (window) it->second = edge;
+    it->second.through_window = as_input;
+    it->second.operand_a = as_weights;
+    if (as_input) it->second.addend = false;
   };
   for (const contracts::Operator& op : network.operators) {
     const std::size_t out = op.outputs.at(0);
     if (op.kind == OperatorKind::FabricLayer) {
-      if (const auto producer = source[op.inputs.at(0)]) add_edge(*producer, op.layer, true, false, op.inputs[0]);
-      // A matrix product reads its operand A as weights, from DRAM: its producer's output leaves the group.
-      if (contracts::is_matrix_product(op) && source[op.inputs.at(1)]) graph.escapes[*source[op.inputs[1]]] = true;
+      if (source[op.inputs.at(0)]) add_edge(op.layer, op.inputs[0], true, false, false);
+      // A matrix product's operand A (its weights) is a tensor of the graph: read whole from the SDM in a group.
+      if (contracts::is_matrix_product(op) && source[op.inputs.at(1)]) add_edge(op.layer, op.inputs[1], false, false, true);
       source[out] = op.layer;
-    } else if (keeps_stream(op)) {
-      // The stream is the input made last; the others are side operands its post-processing reads.
-      std::optional<std::size_t> stream;
-      for (std::size_t in : op.inputs)
-        if (source[in] && (!stream || *source[in] > *stream)) stream = source[in];
-      if (stream)
+    } else if (const auto stream = stream_input(op, source)) {
+      const StreamStep step = step_of(network, op, *stream, source);
+      if (step.passage == StreamPassage::Ends) {
         for (std::size_t in : op.inputs)
-          if (source[in] && *source[in] != *stream)
-            add_edge(*source[in], *stream, false, op.kind == OperatorKind::Add, in);
-      source[out] = stream;
-    } else {
-      for (std::size_t in : op.inputs)
-        if (source[in]) graph.escapes[*source[in]] = true;
+          if (source[in]) graph.escapes[*source[in]] = true;
+      } else {
+        const std::size_t stream_layer = *source[op.inputs[*stream]];
+        // The stream is the input made last; the others are side operands its post-processing reads.
+        for (std::size_t i = 0; i < op.inputs.size(); ++i)
+          if (i != *stream && source[op.inputs[i]] && *source[op.inputs[i]] != stream_layer)
+            add_edge(stream_layer, op.inputs[i], false, op.kind == OperatorKind::Add, false);
+        source[out] = stream_layer;
+        path[out] = extended_path(path[op.inputs[*stream]], step, op, network.tensors[out]);
+      }
     }
     if (source[out]) graph.output_tensor[*source[out]] = network.tensors[out].name;
   }
@@ -108,6 +121,7 @@ std::vector<FusedRole> group_roles(const FusionGraph& graph, const FusedGroup& g
     bool feeds_outside = graph.escapes[layer], feeds = false;
     for (const FusionEdge& edge : graph.edges) {
       if (edge.consumer == layer && edge.through_window && inside(edge.producer)) role.input_in_sdm = true;
+      if (edge.consumer == layer && edge.operand_a && inside(edge.producer)) role.weights_in_sdm = true;
       if (edge.producer == layer) (inside(edge.consumer) ? feeds : feeds_outside) = true;
     }
     role.output_in_sdm = feeds && !feeds_outside;
@@ -127,7 +141,8 @@ std::optional<std::size_t> shortcut_taken_over(const FusionGraph& graph, std::si
   for (const FusionEdge& edge : graph.edges) {
     if (!inside(edge.producer) || !inside(edge.consumer)) continue;
     if (edge.producer == layer) shared_output = true;
-    if (edge.consumer == layer && edge.addend) shortcut = edge.producer;
+    // A shortcut made into a new tensor on its way (a pool) is not the producer's rows: nothing to take over.
+    if (edge.consumer == layer && edge.addend && edge.path.made.empty()) shortcut = edge.producer;
   }
   if (!shared_output || !shortcut) return std::nullopt;
   for (const FusionEdge& edge : graph.edges)
@@ -159,7 +174,8 @@ std::optional<std::string> group_structure_violation(const contracts::Network& n
   for (std::size_t i = 1; i < count; ++i)
     if (root(i) != root(0))
       return fmt::format("producer and consumer: layer '{}' shares no tensor with layer '{}' through the group (a "
-                         "group is connected by producer → consumer tensors, through element-wise operators only)",
+                         "group is connected by producer → consumer tensors, through the operators a stream passes: docs/mapping.md, "
+                         "\"Fused groups\")",
                          network.layers[first + i].name, network.layers[first].name);
   return std::nullopt;
 }
@@ -176,7 +192,8 @@ std::int64_t member_working_set(const contracts::Layer& layer, const contracts::
                                 const contracts::Mapping& mapping, const FusedRole& role) {
   const contracts::SdmWorkingSet set = contracts::sdm_working_set(layer, hardware, mapping);
   const std::int64_t inputs = role.input_in_sdm ? 0 : set.inputs;
-  const std::int64_t weights = role.weights_pinned && role.stripes > 1 ? 0 : set.weights;
+  // Weights a pin or a shared tensor (a matrix product's operand A) holds are the group's reservation.
+  const std::int64_t weights = (role.weights_pinned && role.stripes > 1) || role.weights_in_sdm ? 0 : set.weights;
   return 2 * (inputs + weights) + std::max(set.outputs, set.staging);
 }
 
@@ -204,8 +221,19 @@ StripeLead stripe_lead(const contracts::Network& network, const std::vector<cons
     const contracts::Layer& consumer = network.layers[edge.consumer];
     const std::int64_t produced_rows = stripe_rows[edge.producer - first];
     const std::int64_t consumed_rows = stripe_rows[edge.consumer - first];
+    if (!edge.path.whole_operator.empty() || edge.operand_a) {
+      if (!lead.violation)
+        lead.violation = fmt::format(
+            "tile shape: layer '{}' reads tensor '{}' of layer '{}' {}, which needs the whole tensor: a group through "
+            "it runs in one stripe, not {}",
+            consumer.name, edge.tensor, producer.name,
+            edge.operand_a ? std::string("as its operand A")
+                           : fmt::format("through operator '{}'", edge.path.whole_operator),
+            stripes);
+      continue;
+    }
     for (std::int64_t j = 0; j * consumed_rows < consumer.output_x(); ++j) {
-      const std::int64_t need = last_row_needed(consumer, edge.through_window, consumed_rows, j);
+      const std::int64_t need = last_row_needed(consumer, edge, consumed_rows, j);
       std::int64_t a = 0;
       while (std::min(producer.output_x(), (j + 1 + a) * produced_rows) - 1 < need) ++a;
       lead.ahead[e] = std::max(lead.ahead[e], a);
@@ -239,24 +267,32 @@ std::optional<SharedTensor> shared_tensor(const contracts::Network& network, con
   tensor.live_from = pos;
   bool shared = false;
   std::int64_t rows = 0;
+  std::map<std::string, std::int64_t> made;  // the tensors the unit makes on the way: bytes held, by name
+  const std::int64_t data_b = contracts::data_bytes(hardware);
   for (std::size_t e = 0; e < inside.size(); ++e) {
     if (inside[e]->producer != layer) continue;
     const FusionEdge& edge = *inside[e];
     shared = true;
     tensor.live_to = std::max(tensor.live_to, edge.consumer - first);
+    std::vector<std::int64_t> spans(edge.path.windows.size() + 1, 0);
     if (stripes > 1) {
-      // The consumer's window of its stripe (or the stripe itself, row for row) plus the stripes its producer is ahead.
+      // The consumer's window of its stripe (or the stripe itself, row for row), back through the pools on the way,
+      // plus the stripes its producer is ahead.
       const contracts::Layer& consumer = network.layers[edge.consumer];
       const std::int64_t consumed_rows = stripe_rows[edge.consumer - first];
       const std::int64_t window =
           edge.through_window
               ? contracts::window_span(consumed_rows, consumer.R, consumer.stride_x, consumer.dilation_x)
               : consumed_rows;
-      rows = std::max(rows, window + (skew[pos] - skew[edge.consumer - first]) * stripe_rows[pos]);
+      spans = stage_spans(edge.path, window);
+      rows = std::max(rows, spans.front() + (skew[pos] - skew[edge.consumer - first]) * stripe_rows[pos]);
+    }
+    for (const MadeTensor& m : edge.path.made) {
+      const std::int64_t held = stripes > 1 ? m.elements / m.rows * std::min(spans[m.stage], m.rows) : m.elements;
+      made[m.tensor] = std::max(made[m.tensor], held * data_b);
     }
   }
   if (!shared) return std::nullopt;
-  const std::int64_t data_b = contracts::data_bytes(hardware);
   if (stripes > 1) {
     // The stripe loop wraps every member: the tensor's rows live for the whole group.
     tensor.live_from = 0;
@@ -265,6 +301,7 @@ std::optional<SharedTensor> shared_tensor(const contracts::Network& network, con
   } else {
     tensor.bytes = producer.output_elements() * data_b;
   }
+  for (const auto& [name, bytes] : made) tensor.bytes += bytes;
   return tensor;
 }
 
@@ -385,9 +422,8 @@ std::int64_t network_compulsory_dram_bytes(const contracts::Network& network, co
     const std::size_t out = op.outputs.at(0);
     if (op.kind == OperatorKind::FabricLayer) {
       source[out] = op.layer;
-    } else if (keeps_stream(op)) {
-      for (std::size_t in : op.inputs)
-        if (source[in] && (!source[out] || *source[in] > *source[out])) source[out] = source[in];
+    } else if (const auto stream = stream_input(op, source)) {
+      if (step_of(network, op, *stream, source).passage != StreamPassage::Ends) source[out] = source[op.inputs[*stream]];
     }
     if (is_output[out] && source[out]) gives_output[*source[out]] = true;
   }

@@ -16,13 +16,15 @@
 #include "contracts/network.hpp"
 #include "contracts/tile.hpp"
 #include "mapper/model/cost_model.hpp"
+#include "mapper/model/stream_operators.hpp"
 
 namespace maeri::mapper {
 
-// A fabric layer's output stream is what its post-processing unit makes of its results: the element-wise operators
-// after it (relu, clip, requantize, and add or concat, whose stream is the input made last) keep its row stripes.
-// Pooling, reshape and softmax end a stream: their input goes to DRAM, and nothing behind them is fused with it
-// (a pool changes the rows a stripe holds; docs/mapping.md, "Fused groups").
+// A fabric layer's output stream is what its post-processing unit makes of its results: the operators after it pass
+// it as stream_operators.hpp says (a binary operator's or a concat's stream is the input made last, the others
+// being side operands): element-wise ones keep its row stripes, pools read windows of rows, softmax, layer
+// normalisation, reshapes and transposes need the whole tensor (a group of one stripe); the rest end a stream: their
+// input goes to DRAM, and nothing behind them is fused with it (docs/mapping.md, "Fused groups").
 struct FusionEdge {
   std::size_t producer = 0, consumer = 0;  // indices into Network::layers, producer < consumer
   // The consumer reads the producer's stream as its activation input, through its window (R, stride, padding,
@@ -30,7 +32,10 @@ struct FusionEdge {
   bool through_window = true;
   // A side operand of an add: shaped as the consumer's output stream, read element for element.
   bool addend = false;
+  // A matrix product reads it as its operand A (its weights): whole, from the SDM (FusedRole::weights_in_sdm).
+  bool operand_a = false;
   std::string tensor;  // the tensor the consumer reads
+  StreamPath path;     // the operators between the producer's output and that tensor
 };
 
 struct FusionGraph {

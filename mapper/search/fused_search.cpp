@@ -48,15 +48,17 @@ bool offer_pareto(std::vector<T>& set, T item, Dominates&& dominates_fn, std::ui
 struct RoleKey {
   bool input_in_sdm, output_in_sdm, feeds;
   std::int64_t rows;
+  bool weights_in_sdm;  // a matrix product's operand A from the group
   bool operator<(const RoleKey& o) const {
-    return std::tie(input_in_sdm, output_in_sdm, feeds, rows) < std::tie(o.input_in_sdm, o.output_in_sdm, o.feeds, o.rows);
+    return std::tie(input_in_sdm, output_in_sdm, feeds, rows, weights_in_sdm) <
+           std::tie(o.input_in_sdm, o.output_in_sdm, o.feeds, o.rows, o.weights_in_sdm);
   }
 };
 using PartialSets = std::map<RoleKey, std::vector<Partial>>;
 
 PartialSets make_partials(const contracts::Layer& layer, const contracts::Hardware& hardware,
                           const std::vector<contracts::FabricTile>& tiles, std::int64_t stripes,
-                          FusedSearchStats& stats) {
+                          bool weights_shareable, FusedSearchStats& stats) {
   PartialSets sets;
   const std::int64_t pinned_bytes = pinned_weight_bytes(layer, hardware);
   const auto extents = contracts::layer_extents(layer);
@@ -67,7 +69,9 @@ PartialSets make_partials(const contracts::Layer& layer, const contracts::Hardwa
     std::vector<FusedRole> roles;
     for (int in = 0; in < 2; ++in)
       for (int out = 0; out < 2; ++out)
-        for (int pin = 0; pin < (can_pin ? 2 : 1); ++pin) roles.push_back(FusedRole{in == 1, out == 1, stripes, pin == 1});
+        for (int pin = 0; pin < (can_pin ? 2 : 1); ++pin)
+          for (int shared = 0; shared < (weights_shareable && stripes == 1 ? 2 : 1); ++shared)
+            roles.push_back(FusedRole{in == 1, out == 1, stripes, pin == 1, false, shared == 1});
     const std::int64_t rows = stripes > 1 ? tile.sdm.block[contracts::kSdmX] : 0;
     evaluate_orders(layer, hardware, tile, distinct_phase_orders(layer, tile), orders, roles, [&](const contracts::CostReport& report, std::size_t r) {
       const FusedRole& role = roles[r];
@@ -79,7 +83,7 @@ PartialSets make_partials(const contracts::Layer& layer, const contracts::Hardwa
       // An output that stays in the SDM feeds the group; one that is written anyway may feed it or not.
       for (int feeds = role.output_in_sdm ? 1 : 0; feeds < 2; ++feeds) {
         if (feeds && !final_output) continue;
-        offer_pareto(sets[RoleKey{role.input_in_sdm, role.output_in_sdm, feeds == 1, rows}], partial, dominates,
+        offer_pareto(sets[RoleKey{role.input_in_sdm, role.output_in_sdm, feeds == 1, rows, role.weights_in_sdm}], partial, dominates,
                      stats.pruned);
       }
     });
@@ -307,11 +311,16 @@ class GroupJoiner {
   }
 
   const PartialSets& partials_of(std::size_t layer, std::int64_t stripes) {
-    const ShapeKey key = shape_key(network_.layers[layer], stripes);
+    // A matrix product whose operand A some layer makes may read it from the group: roles with its weights shared.
+    const bool weights_shareable = std::any_of(graph_.edges.begin(), graph_.edges.end(), [&](const FusionEdge& edge) {
+      return edge.consumer == layer && edge.operand_a;
+    });
+    ShapeKey key = shape_key(network_.layers[layer], stripes);
+    key.push_back(weights_shareable);
     auto found = partials_.find(key);
     if (found == partials_.end())
       found = partials_.emplace(key, make_partials(network_.layers[layer], hardware_, fabric_tiles_[layer], stripes,
-                                                   stats_)).first;
+                                                   weights_shareable, stats_)).first;
     return found->second;
   }
 
@@ -328,7 +337,7 @@ class GroupJoiner {
     for (std::size_t i = 0; i < count; ++i) {
       for (const auto& [key, set] : partials_of(first + i, stripes))
         if (key.input_in_sdm == roles[i].input_in_sdm && key.output_in_sdm == roles[i].output_in_sdm &&
-            key.feeds == feeds[i] && !set.empty())
+            key.feeds == feeds[i] && key.weights_in_sdm == roles[i].weights_in_sdm && !set.empty())
           by_rows[i].emplace_back(key.rows, &set);
       if (by_rows[i].empty()) return {};
     }

@@ -32,7 +32,7 @@ maeri_cli_test(map_tiny 0 --stdout-contains "total over 4 layers"
   $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${TINY} -o ${CMAKE_CURRENT_BINARY_DIR}/tiny.mapping.yaml)
 # Fusion by default on a network: the search's statistics and the network's compulsory DRAM; --no-fusion maps
 # every layer alone (the JSON without "fusion", the mapping file without fused_groups).
-maeri_cli_test(map_fusion_report 0 --stdout-contains "network compulsory DRAM (inputs, weights, outputs once): 10704 bytes"
+maeri_cli_test(map_fusion_report 0 --stdout-contains "network compulsory DRAM (inputs, weights, outputs once): 10744 bytes"
   $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${TINY} -o ${CMAKE_CURRENT_BINARY_DIR}/tiny.fused.yaml)
 add_test(NAME cli_map_no_fusion COMMAND sh -c "\"$1\" map --hardware \"$2\" --workload \"$3\" --no-fusion --details -o \"$4.yaml\" \
   --json \"$4.json\" | grep -q 'partial mappings made' && exit 1; ! grep -q fused_groups \"$4.yaml\" && ! grep -q '\"fusion\"' \"$4.json\""
@@ -506,6 +506,12 @@ foreach(case ${fused_cases})
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/fused_chain.sh ${case} $<TARGET_FILE:maeri> ${CONFIGS}
             "$<$<BOOL:${MPI_CXX_FOUND}>:${MPIEXEC_EXECUTABLE}>")
   set_tests_properties(cli_fused_${case} PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 900)
+endforeach()
+# Fused groups through streaming operators on the RTL (tests/cli/stream_fusion_chain.sh).
+foreach(case transformer pool_stripes)
+  add_test(NAME cli_stream_fusion_${case}
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/stream_fusion_chain.sh ${case} $<TARGET_FILE:maeri> ${CONFIGS})
+  set_tests_properties(cli_stream_fusion_${case} PROPERTIES LABELS cli TIMEOUT 900)
 endforeach()
 # Issue 43's hostile inputs (tests/cli/hostile_inputs.sh): .npz members that declare far more than the run needs,
 # lie about their size, an empty archive, a member named twice or by 60,000 bytes, the network input in f2, u8 and

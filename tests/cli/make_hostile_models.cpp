@@ -160,6 +160,26 @@ void write_nonfinite_tensors(const std::string& folder) {
       {{"a.npy", npy_bytes(reals(image, 300, 0))}, {"b.npy", npy_bytes(reals(image, 99, -HUGE_VAL))}});
 }
 
+// A Loop of `trips` iterations (a constant trip count: the importer unrolls it) around a recurrent cell
+// h ← tanh(h·W) on a (1, 8) state; W is 0.1·((i mod 7) − 3), or all zeros (a layer whose weights are all 0).
+void write_long_loop(const std::string& path, std::int64_t trips, bool zero_weights) {
+  OnnxModelBuilder model("long loop");
+  model.input("h0", {1, 8});
+  std::vector<float> weights(64, 0.0f);
+  if (!zero_weights)
+    for (std::size_t i = 0; i < weights.size(); ++i) weights[i] = 0.1f * float(int(i % 7) - 3);
+  model.weight("W", {8, 8}, weights);
+  model.integers("n", {}, {trips});
+  onnx::GraphProto body = maeri::test::loop_body({"i", "keep", "h"}, {"go_on", "h_next"});
+  maeri::test::body_node(body, "MatMul", "cell", {"h", "W"}, "hw");
+  maeri::test::body_node(body, "Tanh", "gate", {"hw"}, "h_next");
+  maeri::test::body_node(body, "Identity", "continue", {"keep"}, "go_on");
+  onnx::NodeProto& loop = model.node("Loop", "steps", {"n", "", "h0"}, "h_final");
+  OnnxModelBuilder::set_graph(loop, "body", body);
+  model.output("h_final");
+  model.write(path);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -170,5 +190,7 @@ int main(int argc, char** argv) {
   write_nonfinite_models(argv[1]);
   write_unloadable_models(argv[1]);
   write_nonfinite_tensors(argv[1]);
+  write_long_loop(std::string(argv[1]) + "/loop-4096.onnx", 4096, false);
+  write_long_loop(std::string(argv[1]) + "/loop-zero-weights.onnx", 3, true);
   return 0;
 }

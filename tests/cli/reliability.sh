@@ -91,7 +91,15 @@ case $case_name in
     printf '%s\n' "kind: workload" "name: wide" "inputs:" "  - {name: x, shape: [1, 16777216, 1, 1]}" "operators:" \
       "  - {name: wide, type: conv, input: x, K: 16777216, C: 16777216, R: 1, S: 1, X: 1, Y: 1, stride: 1, padding: 0}" >wide.yaml
     refused --stderr-contains "wide.yaml: field 'tensors': a chained run of network wide: tensor 'wide.weights' (16777216, 16777216, 1, 1), 16 bytes a value, would need 4503599627370496 bytes (4.0 PiB), more than the memory budget of" \
-      "$maeri" "${chain[@]}" --workload wide.yaml --references-only ;;
+      "$maeri" "${chain[@]}" --workload wide.yaml --references-only
+    # Single-layer verify and codegen planned 2^42 weight phases until killed: refused before planning, by the
+    # image reader's own limit (codegen/image_validation.hpp, kMaxInMemoryTensorElements = 2^27).
+    local_limit="has no image within the limits of its reader: layer: the weight tensor K·(C/groups)·R·S is 281474976710656, more than this build's limit of 134217728"
+    refused --stderr-contains "wide.yaml: field 'layers.wide': layer wide $local_limit" \
+      "$maeri" verify --hardware "$hw" --workload wide.yaml --layer wide
+    (ulimit -v "$address_limit" && quickly 2 --stderr-contains "$local_limit" \
+      "$maeri" codegen --hardware "$hw" --workload wide.yaml -o images) || exit 1
+    [[ ! -e images/wide.manifest.json && ! -e images/wide.wide.mimg ]] || fail "codegen wrote an image or a manifest" ;;
   memory_budget_pad)  # pad-then-conv near the extent limits (6.5–7.9 GB before), and the same under --memory-budget
     printf '%s\n' "kind: workload" "name: padded" "inputs:" "  - {name: x, shape: [1, 1, 1, 1]}" "operators:" \
       "  - {name: border, type: pad, input: x, pads: [0, 0, 16777215, 16777215]}" \
@@ -169,11 +177,47 @@ case $case_name in
       --references-only --outputs tensors --all-tensors >/dev/null || fail "verify --chain --mapping of map's file"
     "$maeri" verify --chain --hardware "$hw" --workload "$tiny" --network-input tensors/image.real.npy \
       --references-only >/dev/null || fail "--network-input of the run's own image.real.npy"
+    # A layer's output as --output writes it is the --expected of the same run.
+    "$maeri" verify --hardware "$hw" --workload "$tiny" --layer conv1 --memory ideal --output conv1.out.npy >/dev/null \
+      || fail "verify --output"
+    "$expect" 0 --stdout-contains "PASS" "$maeri" verify --hardware "$hw" --workload "$tiny" --layer conv1 \
+      --memory ideal --expected conv1.out.npy || fail "--expected of verify's own --output"
+    # JSON reports are strict JSON (no NaN or Infinity, which Python's reader accepts by default); CSV tables load
+    # in `plot`, the CSV reader the docs name.
+    "$maeri" map --hardware "$hw" --workload "$tiny" --json map.json --csv map.csv -o m.yaml >/dev/null || fail "map --json"
+    "$maeri" run --json run.json >/dev/null || fail "run --json"
+    for report in map.json run.json; do
+      python3 -c 'import json, sys
+def refuse(constant): raise ValueError("not JSON: " + constant)
+json.load(open(sys.argv[1]), parse_constant=refuse)' "$report" || fail "$report is not strict JSON"
+    done
+    x_column=$(head -1 map.csv | cut -d, -f1) y_column=$(head -1 map.csv | tr ',' '\n' | grep -m1 cycles)
+    "$maeri" plot --csv map.csv --x "$x_column" --y "$y_column" --bars -o map.svg >/dev/null \
+      || fail "plot refused map --csv's table"
+    # The calibrated hardware spec loads as a hardware spec; its table loads in `plot`.
+    "$maeri" calibrate --hardware "$hw" --workload "$tiny" --top 1 --spread 1 -o calibrated.yaml >/dev/null \
+      || fail "calibrate"
+    "$maeri" validate calibrated.yaml >/dev/null || fail "validate refused calibrate's hardware spec"
+    "$maeri" map --hardware calibrated.yaml --workload "$tiny" -o c.yaml >/dev/null || fail "map --hardware of calibrate's spec"
+    x_column=$(head -1 calibration.csv | cut -d, -f1) y_column=$(head -1 calibration.csv | tr ',' '\n' | grep -m1 cycles)
+    "$maeri" plot --csv calibration.csv --x "$x_column" --y "$y_column" --bars -o calibration-again.svg >/dev/null \
+      || fail "plot refused calibration.csv"
+    # A trained surrogate loads in `surrogate check`.
+    "$maeri" surrogate train --hardware "$hw" --workload "$tiny" --samples 50 --epochs 2 -o surrogate.json >/dev/null \
+      || fail "surrogate train"
+    "$maeri" surrogate check --model surrogate.json --hardware "$hw" --workload "$tiny" --samples 20 >/dev/null \
+      || fail "surrogate check refused what surrogate train wrote"
     for model in "$onnx_models"/*.onnx "$models"/maxpool-1d-kernel-over-input.onnx; do
       case $(basename "$model") in bad-*|not-onnx.onnx|dynamic.onnx|if-input.onnx) continue ;; esac
       "$maeri" import "$model" -o imported.yaml >/dev/null 2>&1 || continue  # refused: nothing written to check
       "$maeri" validate imported.yaml >/dev/null || fail "validate refused what import wrote from $(basename "$model")"
     done ;;
+  loop_zero_weights)  # a layer whose weights are all 0 (a zero scale): its output is 0, not a refused multiplier
+    "$expect" 0 --stdout-contains "'steps/2/h_next': max |error| 0, cosine similarity 1.000000" \
+      "$maeri" "${chain[@]}" --workload "$models/loop-zero-weights.onnx" --references-only || exit 1 ;;
+  loop_4096)  # an ONNX Loop of 4,096 iterations: "tiny.yaml: field 'weights': requantization_of …" before
+    "$expect" 0 --stdout-contains "'steps/4095/h_next'" --stdout-contains "no tensor drifts from the float reference" \
+      "$maeri" "${chain[@]}" --workload "$models/loop-4096.onnx" --references-only || exit 1 ;;
   *) fail "unknown case $case_name" ;;
 esac
 echo "PASS: $case_name"

@@ -15,10 +15,12 @@ foreach(case input_nan input_inf input_overflow weights_nan calibration_inf bn_n
              memory_budget_pad memory_budget_option import_hardsigmoid_alpha import_matmul_1d import_pad_2_24
              import_pad_2_40 import_pool_kernel_over_input import_pool_pads_kernel dram_refresh_rounded
              dram_slowest_device chain_failure_stderr mapping_layer_twice
-             writers_match_readers)
+             writers_match_readers loop_zero_weights loop_4096)
   add_test(NAME cli_reliable_${case}
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/reliability.sh ${case} $<TARGET_FILE:maeri> ${CONFIGS} ${HOSTILE_MODELS}
             ${ONNX_MODELS})
   set_tests_properties(cli_reliable_${case} PROPERTIES LABELS cli TIMEOUT 900 FIXTURES_REQUIRED "hostile_models;onnx_models"
                        ENVIRONMENT MAERI_FABRIC_CACHE=${FABRIC_CACHE})
 endforeach()
+# 4,096 unrolled layers, each searched: about a minute.
+set_tests_properties(cli_reliable_loop_4096 PROPERTIES LABELS "cli;long")

@@ -5,11 +5,11 @@
 #   sample  the sample report written by maeri_make_report_page (tests/unit/report_sample.hpp): the hostile layer name
 #           stays text
 #   run     `maeri run --report` (the main job's page): tiny's 4 fabric layers and 7 unit operators, run as `maeri map`
-#           decides — conv2 and conv3_1x1 in one fused group; the switches in a VN are VN size x #VN of each layer's
-#           tile as map's table prints it (conv1 27 x 2, conv2 8 x 8, conv3_1x1 4 x 16, fc 7 x 9: 245 of 4 x 64,
-#           11 idle), the same as the map case's page
-#   map     `maeri map --report` of tiny on maeri-64: conv2 and conv3_1x1 in one fused group (map's table), each
-#           layer's tile in its role (27 x 2, 8 x 8, 4 x 16, 7 x 9: 245 switches in VNs, 11 idle)
+#           decides — conv3_1x1 and fc in one fused group (through the global average pool); the switches in a VN
+#           are VN size x #VN of each layer's tile as map's table prints it (conv1 27 x 2, conv2 8 x 8, conv3_1x1
+#           4 x 16, fc 20 x 3: 242 of 4 x 64, 14 idle), the same as the map case's page
+#   map     `maeri map --report` of tiny on maeri-64: conv3_1x1 and fc in one fused group (map's table), each
+#           layer's tile in its role (27 x 2, 8 x 8, 4 x 16, 20 x 3: 242 switches in VNs, 14 idle)
 # Usage: report_in_browser.sh CASE PROGRAM WORK_DIR (PROGRAM: maeri_make_report_page or maeri). Exit 77 (skip) when
 # no Chromium is installed.
 set -euo pipefail
@@ -73,16 +73,16 @@ case $case_name in
     expect 4 '<svg class="fabric"'
     expect 11 '<g class="node '
     expect 1 'class="group-box"'
-    expect 245 'class="ms vn"'
-    expect 11 'class="ms idle"'
+    expect 242 'class="ms vn"'
+    expect 14 'class="ms idle"'
     ;;
   map)
     expect 4 '<section class="layer"'
     expect 7 '<section class="unit-op"'
     expect 11 '<g class="node '
     expect 1 'class="group-box"'
-    expect 245 'class="ms vn"'
-    expect 11 'class="ms idle"'
+    expect 242 'class="ms vn"'
+    expect 14 'class="ms idle"'
     ;;
 esac
 expect 0 '<script'

@@ -152,4 +152,30 @@ void OnnxModelBuilder::write_one_conv(const std::string& path, const std::string
   model.write(path);
 }
 
+onnx::GraphProto loop_body(const std::vector<std::string>& inputs, const std::vector<std::string>& outputs) {
+  onnx::GraphProto body;
+  body.set_name("body");
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    onnx::ValueInfoProto* value = body.add_input();
+    value->set_name(inputs[i]);
+    value->mutable_type()->mutable_tensor_type()->set_elem_type(
+        i == 0 ? onnx::TensorProto_DataType_INT64 : i == 1 ? onnx::TensorProto_DataType_BOOL : onnx::TensorProto_DataType_FLOAT);
+  }
+  for (const std::string& name : outputs) {
+    onnx::ValueInfoProto* value = body.add_output();
+    value->set_name(name);
+  }
+  return body;
+}
+
+onnx::NodeProto& body_node(onnx::GraphProto& body, const std::string& op, const std::string& name,
+                           const std::vector<std::string>& inputs, const std::string& output) {
+  onnx::NodeProto* node = body.add_node();
+  node->set_op_type(op);
+  node->set_name(name);
+  for (const std::string& input : inputs) node->add_input(input);
+  node->add_output(output);
+  return *node;
+}
+
 }  // namespace maeri::test

@@ -47,4 +47,10 @@ class OnnxModelBuilder {
   onnx::ModelProto model_;
 };
 
+// A Loop body's graph: its inputs (iteration number, condition, carried float tensors) and outputs by name; the
+// nodes are added with body_node.
+onnx::GraphProto loop_body(const std::vector<std::string>& inputs, const std::vector<std::string>& outputs);
+onnx::NodeProto& body_node(onnx::GraphProto& body, const std::string& op, const std::string& name,
+                           const std::vector<std::string>& inputs, const std::string& output);
+
 }  // namespace maeri::test

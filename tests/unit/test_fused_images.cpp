@@ -273,13 +273,18 @@ TEST_CASE("fused image errors: each field of the record, corrupted with the CRC 
       {"fused.position", 3, "fused.position is 3, expected 0..2 (fused.members − 1)", nullptr},
       {"fused.position", 0xffff, "fused.position is 65535, expected 0..2 (fused.members − 1)", nullptr},
       {"fused.stripes", 0, "fused.stripes is 0, expected at least 1", nullptr},
-      {"fused.flags", 0x10,
-       "fused.flags is 0x10, expected only the bits input_in_sdm (0x01), output_in_sdm (0x02), weights_pinned (0x04) "
-       "and output_over_shortcut (0x08)",
+      {"fused.flags", 0x20,
+       "fused.flags is 0x20, expected only the bits input_in_sdm (0x01), output_in_sdm (0x02), weights_pinned (0x04), "
+       "output_over_shortcut (0x08) and weights_in_sdm (0x10)",
        nullptr},
       {"fused.flags", 0xff,
-       "fused.flags is 0xff, expected only the bits input_in_sdm (0x01), output_in_sdm (0x02), weights_pinned (0x04) "
-       "and output_over_shortcut (0x08)",
+       "fused.flags is 0xff, expected only the bits input_in_sdm (0x01), output_in_sdm (0x02), weights_pinned (0x04), "
+       "output_over_shortcut (0x08) and weights_in_sdm (0x10)",
+       nullptr},
+      // A matrix product's operand A from the SDM needs the group in one stripe (this member runs in 2).
+      {"fused.flags", 0x10,
+       "fused.flags: weights_in_sdm is set, but it needs an earlier member to leave the operand A in the SDM and "
+       "stripes 1 (the operand is held whole)",
        nullptr},
       {"fused.position", 0,
        "fused.flags: input_in_sdm is set, but the group's first member has no earlier member to leave its input in "
@@ -542,7 +547,7 @@ TEST_CASE("network manifest: fused groups round-trip and are checked against the
   CHECK_THAT(error_of("\"producer\": \"conv2\"", "\"producer\": \"conv3\""),
              Catch::Contains("field 'fused_groups[0].shared_tensors[1].consumers[0].layer'"));
   CHECK_THAT(error_of("\"reads\": \"operand\"", "\"reads\": \"both\""),
-             Catch::Contains("field 'fused_groups[0].shared_tensors[0].consumers[1].reads': expected input or operand"));
+             Catch::Contains("field 'fused_groups[0].shared_tensors[0].consumers[1].reads': expected input, operand or weights"));
   CHECK_THAT(error_of("\"members\": [\n        \"conv1\",\n        \"conv2\",\n        \"conv3\"\n      ]",
                       "\"members\": [\"conv1\"]"),
              Catch::Contains("field 'fused_groups[0].members': expected at least 2 layers, found 1"));

@@ -1,8 +1,11 @@
 // The fusion-aware search against a brute-force oracle (every partition of the layers into groups × every mapping
 // of every member in the fused map space, each group costed and checked by the fusion model), on random chains and
 // small DAGs of 2–4 layers; fused never worse than unfused; the rules of a group (fusion_model.hpp); a mapped
-// network fused with exact traffic, its groups through mapping-file entries and back (network_fusion.hpp).
+// network fused with exact traffic, its groups through mapping-file entries and back (network_fusion.hpp); the same
+// oracle on small networks whose streams pass pools, softmax, products and matrix products.
 #include <catch2/catch.hpp>
+
+#include <fmt/format.h>
 
 #include <cmath>
 #include <limits>
@@ -10,6 +13,7 @@
 
 #include "codegen/exact_traffic.hpp"
 #include "contracts/sdm_rules.hpp"
+#include "contracts/spec_loader.hpp"
 #include "mapper/model/fusion_model.hpp"
 #include "mapper/search/fused_search.hpp"
 #include "mapper/search/network_fusion.hpp"
@@ -484,4 +488,93 @@ TEST_CASE("memory-free fabric tiles join the fused space: the optimum over the u
   const double alone_tiles = optimum(false), with_union = optimum(true);
   INFO("cycles with the standalone tiles " << alone_tiles << ", with the union " << with_union);
   CHECK(with_union < alone_tiles);
+}
+
+namespace {
+
+// A random small network whose streams pass the unit's operators (mapper/model/stream_operators.hpp): a max pool
+// (a window of rows), an average pool with padding, softmax along channels (rows kept) and along X (whole), an
+// element-wise product by a constant, or attention (a GEMM's output as Q·Kᵀ's operand A, softmax along the keys,
+// P·V reading P as its operand A).
+contracts::Network random_stream_network(std::mt19937_64& rng, int variant) {
+  std::uniform_int_distribution<std::int64_t> channels(1, 2), columns(1, 2), taps(0, 1), tokens(2, 4);
+  const std::int64_t X = 2 * tokens(rng), Y = columns(rng), C = channels(rng), K = channels(rng), K2 = channels(rng);
+  const auto conv = [&](const std::string& name, const std::string& input, std::int64_t k, std::int64_t c,
+                        std::int64_t r, std::int64_t x) {
+    return fmt::format("  - {{name: {}, type: conv, input: {}, K: {}, C: {}, R: {}, S: 1, X: {}, Y: {}, stride: 1, "
+                       "padding: [{}, 0], X_out: {}, Y_out: {}}}\n",
+                       name, input, k, c, r, x, Y, (r - 1) / 2, x, Y);
+  };
+  std::string text = fmt::format("kind: workload\nname: stream{}\nbatch: 1\ninputs:\n", variant);
+  const std::int64_t R = taps(rng) ? 3 : 1;
+  if (variant == 4) {  // attention of S tokens, width d
+    const std::int64_t S = tokens(rng), d = 2 * channels(rng);
+    text += fmt::format("  - {{name: hidden, shape: [{0}, {1}, 1, 1]}}\n  - {{name: k, shape: [{0}, {1}]}}\n"
+                        "  - {{name: v, shape: [{0}, {1}]}}\noperators:\n"
+                        "  - {{name: query, type: gemm, input: hidden, M: 1, K: {1}, N: {1}, batch: {0}}}\n"
+                        "  - {{name: q, type: reshape, input: query, shape: [{0}, {1}]}}\n"
+                        "  - {{name: scores, type: matmul, inputs: [q, k], transpose_b: true}}\n"
+                        "  - {{name: probs, type: softmax, input: scores, axis: -1}}\n"
+                        "  - {{name: context, type: matmul, inputs: [probs, v]}}\n",
+                        S, d);
+    return contracts::load_workload_text(text, "attention.yaml");
+  }
+  text += fmt::format("  - {{name: x, shape: [1, {}, {}, {}]}}\noperators:\n", C, X, Y);
+  text += conv("a", "x", K, C, R, X) + "  - {name: a_relu, type: relu, input: a}\n";
+  if (variant == 0) {
+    text += "  - {name: pool, type: max_pool, input: a_relu, size: [2, 1], stride: [2, 1]}\n";
+    text += conv("b", "pool", K2, K, 1, X / 2) + conv("c", "b", K, K2, R, X / 2);
+  } else if (variant == 1) {
+    text += "  - {name: pool, type: average_pool, input: a_relu, size: [3, 1], stride: 1, padding: [1, 0]}\n";
+    text += conv("b", "pool", K2, K, R, X);
+  } else if (variant == 2) {
+    text += "  - {name: rows, type: softmax, input: a_relu, axis: 1}\n" + conv("b", "rows", K2, K, R, X);
+    text += "  - {name: whole, type: softmax, input: b, axis: 2}\n" + conv("c", "whole", K, K2, 1, X);
+  } else {
+    text += "  - {name: scaled, type: mul, inputs: [a_relu], constant: half, constant_shape: [1]}\n";
+    text += conv("b", "scaled", K2, K, R, X);
+  }
+  return contracts::load_workload_text(text, "stream.yaml");
+}
+
+}  // namespace
+
+TEST_CASE("fused search equals the brute-force oracle through pools, softmax, products and matrix products",
+          "[fusion]") {
+  std::mt19937_64 rng(42);
+  int checked = 0, fused_better = 0, through = 0;
+  for (int trial = 0; trial < 40 && checked < 20; ++trial) {
+    const int variant = trial % 5;
+    const contracts::Network network = random_stream_network(rng, variant);
+    contracts::Hardware hardware = test::small_hardware(4, 4, 4);
+    hardware.sdm_bytes = std::int64_t(1) << (7 + trial % 4);
+    const Objective objective = Objective(trial % 3);
+    const Setup setup = standalone_search(network, hardware, objective, 1);
+    const FusionGraph graph = fusion_graph(network);
+    FusionOptions options;
+    options.max_layers = 4;
+    const NetworkFusion fusion = fused_search(network, graph, hardware, setup.standalone, setup.tiles, objective, options);
+    bool over_budget = false;
+    const double oracle = brute_force_network(network, graph, hardware, setup, objective, over_budget);
+    if (over_budget) continue;
+    INFO("trial " << trial << ", variant " << variant << ", objective " << to_string(objective) << ", SDM "
+                  << hardware.sdm_bytes);
+    CHECK(fusion.objective == Approx(oracle).epsilon(1e-9));
+    double unfused = 0, unfused_cycles = 0, unfused_energy = 0;
+    for (const contracts::CostReport& report : setup.standalone) {
+      unfused_cycles += report.cycles.total;
+      unfused_energy += report.energy_pj.total;
+    }
+    unfused = objective_value(unfused_cycles, unfused_energy, objective);
+    CHECK(fusion.objective <= unfused * (1 + 1e-12));
+    fused_better += fusion.objective < unfused * (1 - 1e-12);
+    for (const FusedGroup& group : fusion.groups) {
+      CHECK_FALSE(group_violation(network, graph, hardware, group));
+      if (group.count > 1) through += 1;
+    }
+    ++checked;
+  }
+  CHECK(checked >= 15);
+  CHECK(fused_better > 0);
+  CHECK(through > 0);  // groups through the operators are among the optima checked
 }

@@ -768,34 +768,6 @@ TEST_CASE("ONNX import: an NHWC model's input Transpose makes the network input 
 
 namespace {
 
-// A Loop body's graph: its inputs (iteration number, condition, carried tensors) and outputs by name; the nodes are
-// added by the caller.
-onnx::GraphProto loop_body(const std::vector<std::string>& inputs, const std::vector<std::string>& outputs) {
-  onnx::GraphProto body;
-  body.set_name("body");
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    onnx::ValueInfoProto* value = body.add_input();
-    value->set_name(inputs[i]);
-    value->mutable_type()->mutable_tensor_type()->set_elem_type(
-        i == 0 ? onnx::TensorProto_DataType_INT64 : i == 1 ? onnx::TensorProto_DataType_BOOL : onnx::TensorProto_DataType_FLOAT);
-  }
-  for (const std::string& name : outputs) {
-    onnx::ValueInfoProto* value = body.add_output();
-    value->set_name(name);
-  }
-  return body;
-}
-
-onnx::NodeProto& body_node(onnx::GraphProto& body, const std::string& op, const std::string& name,
-                           const std::vector<std::string>& inputs, const std::string& output) {
-  onnx::NodeProto* node = body.add_node();
-  node->set_op_type(op);
-  node->set_name(name);
-  for (const std::string& input : inputs) node->add_input(input);
-  node->add_output(output);
-  return *node;
-}
-
 // A model with one Loop "steps" of trip count `trip` (a tensor name: an initializer or an input) around a
 // recurrent cell h ← tanh(h·W) on a carried (1, 8) state, whose body continues on `condition` (a body tensor).
 void write_loop_model(const std::string& path, bool dynamic_trip, bool computed_condition) {
@@ -810,17 +782,17 @@ void write_loop_model(const std::string& path, bool dynamic_trip, bool computed_
   } else {
     model.integers("n", {}, {3});
   }
-  onnx::GraphProto body = loop_body({"i", "keep", "h"}, {"go_on", "h_next", "h_next"});
-  body_node(body, "MatMul", "cell", {"h", "W"}, "hw");  // W from the enclosing graph
-  body_node(body, "Tanh", "gate", {"hw"}, "h_next");
+  onnx::GraphProto body = test::loop_body({"i", "keep", "h"}, {"go_on", "h_next", "h_next"});
+  test::body_node(body, "MatMul", "cell", {"h", "W"}, "hw");  // W from the enclosing graph
+  test::body_node(body, "Tanh", "gate", {"hw"}, "h_next");
   if (computed_condition) {
     onnx::TensorProto* limit = body.add_initializer();
     limit->set_name("limit");
     limit->set_data_type(onnx::TensorProto_DataType_INT64);
     limit->add_int64_data(2);
-    body_node(body, "Less", "early_exit", {"i", "limit"}, "go_on");
+    test::body_node(body, "Less", "early_exit", {"i", "limit"}, "go_on");
   } else {
-    body_node(body, "Identity", "continue", {"keep"}, "go_on");
+    test::body_node(body, "Identity", "continue", {"keep"}, "go_on");
   }
   onnx::NodeProto& loop = model.node("Loop", "steps", {"n", "", "h0"}, "h_final");
   loop.add_output("h_all");
@@ -859,13 +831,13 @@ TEST_CASE("ONNX import: a Loop with a static trip count unrolls; a dynamic one a
     model.integers("zero", {}, {0});
     model.node("Shape", "shape", {"frames"}, "frames_shape");
     model.node("Gather", "count", {"frames_shape", "zero"}, "n");
-    onnx::GraphProto body = loop_body({"i", "keep"}, {"go_on", "y"});
-    onnx::NodeProto& go_on = body_node(body, "Constant", "true", {}, "go_on");
+    onnx::GraphProto body = test::loop_body({"i", "keep"}, {"go_on", "y"});
+    onnx::NodeProto& go_on = test::body_node(body, "Constant", "true", {}, "go_on");
     onnx::TensorProto yes;
     yes.set_data_type(onnx::TensorProto_DataType_BOOL);
     yes.add_int32_data(1);
     OnnxModelBuilder::set_tensor(go_on, "value", yes);
-    onnx::NodeProto& lstm = body_node(body, "LSTM", "lstm", {"chunk", "Wl", "Rl"}, "y");
+    onnx::NodeProto& lstm = test::body_node(body, "LSTM", "lstm", {"chunk", "Wl", "Rl"}, "y");
     OnnxModelBuilder::set_int(lstm, "hidden_size", 4);
     onnx::NodeProto& loop = model.node("Loop", "chunks", {"n", ""}, "ys");
     OnnxModelBuilder::set_graph(loop, "body", body);

@@ -17,6 +17,7 @@
 #include "mapper/mapspace/sdm_space.hpp"
 #include "mapper/search/search.hpp"
 #include "mapper_fixtures.hpp"
+#include "random_mappings.hpp"
 #include "contracts/sdm_rules.hpp"
 
 using namespace maeri;
@@ -118,18 +119,6 @@ Walked walk(const Layer& layer, const Mapping& tile) {
   return walked;
 }
 
-Mapping random_mapping(const Layer& layer, std::int64_t num_ms, std::mt19937& random) {
-  const auto extents = layer_extents(layer);
-  const auto pick = [&](std::int64_t high) { return std::uniform_int_distribution<std::int64_t>(1, high)(random); };
-  Mapping tile;
-  do {
-    for (int d = 0; d < kNumTileDims; ++d) tile[d] = pick(extents[size_t(d)]);
-  } while (tile.mapped_ms() > num_ms);
-  mapper::pick_sdm_level(layer, tile, [&](std::size_t n) { return std::size_t(pick(std::int64_t(n)) - 1); });
-  tile.phase_order = kPhaseOrders[size_t(pick(2) - 1)];
-  return tile;
-}
-
 }  // namespace
 
 TEST_CASE("SDM level: the model's phases, configurations, SDM reads, fills and DRAM bytes equal an explicit walk",
@@ -145,7 +134,7 @@ TEST_CASE("SDM level: the model's phases, configurations, SDM reads, fills and D
     Layer layer = test::conv_layer(pick(1, 9), pick(1, 9), R, S, pick(R, 9), pick(S, 9), pick(1, 2), pick(0, 1),
                                    pick(1, 2));
     if (layer.output_x() < 1 || layer.output_y() < 1) continue;
-    const Mapping tile = random_mapping(layer, hardware.num_ms, random);
+    const Mapping tile = test::random_mapping(layer, hardware.num_ms, random);
     INFO("layer K=" << layer.K << " C=" << layer.C << " R=" << R << " S=" << S << " X=" << layer.X << " Y="
                     << layer.Y << " stride " << layer.stride_x << " padding " << layer.padding_x << " N=" << layer.N
                     << "; " << to_string(tile));
@@ -170,7 +159,7 @@ TEST_CASE("SDM level: blocks of the whole layer cost as the single-level mapping
   for (int trial = 0; trial < 200; ++trial) {
     const Layer layer = test::conv_layer(1 + trial % 7, 1 + trial % 5, 1 + trial % 3, 1 + trial % 2, 5 + trial % 4,
                                          4 + trial % 5, 1 + trial % 2, trial % 2);
-    Mapping single = random_mapping(layer, hardware.num_ms, random);
+    Mapping single = test::random_mapping(layer, hardware.num_ms, random);
     single.sdm = {};
     Mapping whole = single;
     whole.sdm.blocked = true;
@@ -253,7 +242,7 @@ TEST_CASE("SDM level: candidates hold whole fabric tiles; the distinct orders co
   std::mt19937 random(3);
   for (int trial = 0; trial < 40; ++trial) {
     const Layer layer = test::conv_layer(6 + trial % 3, 4 + trial % 5, 3, 3, 8, 9, 1, 1, 1 + trial % 2);
-    Mapping tile = random_mapping(layer, hardware.num_ms, random);
+    Mapping tile = test::random_mapping(layer, hardware.num_ms, random);
     std::set<std::pair<double, double>> all, distinct;
     for (const SdmOrder& order : all_sdm_orders()) {
       tile.sdm.order = order;
@@ -377,7 +366,7 @@ TEST_CASE("SDM level: evaluate_orders gives evaluate()'s and evaluate_lower_boun
   for (int trial = 0; trial < 60; ++trial) {
     const Layer layer = test::conv_layer(3 + trial % 7, 2 + trial % 5, 1 + trial % 3, 1 + trial % 2, 6 + trial % 4,
                                          5 + trial % 3, 1 + trial % 2, trial % 2, 1 + trial % 2);
-    const Mapping tile = random_mapping(layer, hardware.num_ms, random);
+    const Mapping tile = test::random_mapping(layer, hardware.num_ms, random);
     INFO(to_string(tile));
     for (const bool lower : {false, true}) {
       // Each phase order that can change the cost (both only with a ragged fabric tile), then every SDM order.

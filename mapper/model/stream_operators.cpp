@@ -1,0 +1,101 @@
+// How a stream passes the post-processing unit's operators (stream_operators.hpp).
+#include "mapper/model/stream_operators.hpp"
+
+#include <algorithm>
+
+#include "contracts/sdm_rules.hpp"
+
+namespace maeri::mapper {
+namespace {
+
+using contracts::OperatorKind;
+
+constexpr std::size_t kRowAxis = 2;  // X of a rank-4 (N, C, X, Y) tensor: the axis a group's stripes split
+
+StreamStep passes(StreamPassage passage, bool new_tensor = false) { return StreamStep{passage, new_tensor, {}}; }
+
+// A binary element-wise operator: rows pass when every operand is read row for row (shaped as the output); an
+// operand broadcast along X is whole in every stripe (a network input or constant is; a tensor of the group, e.g.
+// an SE gate from a global pool of the stream itself, is only with the group in one stripe).
+StreamStep binary_step(const contracts::Network& network, const contracts::Operator& op, std::size_t stream,
+                       bool side_from_graph) {
+  const std::vector<std::int64_t>& output = network.tensors[op.outputs.at(0)].shape;
+  if (network.tensors[op.inputs[stream]].shape != output) return passes(StreamPassage::Whole);
+  if (!side_from_graph) return passes(StreamPassage::Rows);
+  const std::size_t activations = contracts::activation_inputs(network, op);
+  for (std::size_t i = 0; i < activations; ++i)
+    if (network.tensors[op.inputs[i]].shape != output) return passes(StreamPassage::Whole);
+  return passes(StreamPassage::Rows);
+}
+
+}  // namespace
+
+StreamStep stream_step(const contracts::Network& network, const contracts::Operator& op, std::size_t stream,
+                       bool side_from_graph) {
+  const std::vector<std::int64_t>& input = network.tensors[op.inputs.at(stream)].shape;
+  const bool rank4 = input.size() == 4;
+  switch (op.kind) {
+    case OperatorKind::Relu:
+    case OperatorKind::Clip:
+    case OperatorKind::Requantize:
+    case OperatorKind::ChannelAffine:
+    case OperatorKind::TableFunction:
+    case OperatorKind::Add:  // its side operands, a residual's shortcut, are read row for row
+      return passes(StreamPassage::Rows);
+    case OperatorKind::Mul:
+    case OperatorKind::Sub:
+    case OperatorKind::Maximum:
+    case OperatorKind::Minimum: return binary_step(network, op, stream, side_from_graph);
+    case OperatorKind::Concat:  // along channels a stripe's rows stay its rows
+      return op.axis == 1 ? passes(StreamPassage::Rows) : passes(StreamPassage::Whole, true);
+    case OperatorKind::MaxPool:
+    case OperatorKind::AveragePool:
+      if (!rank4) return passes(StreamPassage::Whole, true);
+      return StreamStep{StreamPassage::Window, true,
+                        RowWindow{op.pool.size_x, op.pool.stride_x, op.pool.padding_x, input[kRowAxis]}};
+    case OperatorKind::Softmax:  // complete rows along its axis, written in place
+      return passes(rank4 && op.axis != std::int64_t(kRowAxis) ? StreamPassage::Rows : StreamPassage::Whole);
+    case OperatorKind::LayerNormalization:  // complete rows of the axes from `axis` on, in place
+      return passes(rank4 && op.axis > std::int64_t(kRowAxis) ? StreamPassage::Rows : StreamPassage::Whole);
+    case OperatorKind::Reshape: return passes(StreamPassage::Whole);  // the same elements in the same places
+    case OperatorKind::GlobalAveragePool:
+    case OperatorKind::ReduceMean:
+    case OperatorKind::ReduceSum:
+    case OperatorKind::ReduceMax:
+    case OperatorKind::Transpose:
+    case OperatorKind::Slice:
+    case OperatorKind::Gather:
+    case OperatorKind::Pad:  // moves every row and adds rows: whole
+    case OperatorKind::Resize: return passes(StreamPassage::Whole, true);
+    default: return passes(StreamPassage::Ends);
+  }
+}
+
+StreamPath extended_path(StreamPath path, const StreamStep& step, const contracts::Operator& op,
+                         const contracts::Tensor& output) {
+  if (step.passage == StreamPassage::Window) path.windows.push_back(step.window);
+  if (step.passage == StreamPassage::Whole && path.whole_operator.empty()) path.whole_operator = op.name;
+  if (step.new_tensor)
+    path.made.push_back(MadeTensor{output.name, output.elements(),
+                                   output.shape.size() == 4 ? output.shape[kRowAxis] : 1, path.windows.size()});
+  return path;
+}
+
+std::int64_t last_producer_row(const StreamPath& path, std::int64_t last) {
+  for (std::size_t i = path.windows.size(); i-- > 0;) {
+    const RowWindow& w = path.windows[i];
+    last = std::clamp<std::int64_t>(last * w.stride - w.padding + w.size - 1, 0, w.input_rows - 1);
+  }
+  return last;
+}
+
+std::vector<std::int64_t> stage_spans(const StreamPath& path, std::int64_t span) {
+  std::vector<std::int64_t> spans(path.windows.size() + 1, span);
+  for (std::size_t i = path.windows.size(); i-- > 0;) {
+    const RowWindow& w = path.windows[i];
+    spans[i] = std::min(w.input_rows, contracts::window_span(spans[i + 1], w.size, w.stride, 1));
+  }
+  return spans;
+}
+
+}  // namespace maeri::mapper

@@ -1,0 +1,65 @@
+#!/bin/bash
+# CLI tests of fused groups through streaming operators (docs/mapping.md, "Fused groups"): the group `maeri map`
+# decides runs on the RTL with the unit's operators between its members, every member bit-exact and the group's
+# model equal to the co-simulation (cycles with DRAM, DRAM bytes: error 0).
+# transformer: the BERT encoder layer at H 64 (configs/workloads/bert-encoder-h64.yaml) on maeri-64 under the energy
+# objective, from a real .npy input: one group of its 8 products, Q·Kᵀ and P·V reading their operand A from the SDM
+# through the reshapes, transposes, scale, mask and softmax between them.
+# pool_stripes: conv → relu → 3x3/2 max pool → conv on a 16 KiB SDM: a group in 16 row stripes through the pool's
+# window, weights pinned.
+# Usage: stream_fusion_chain.sh CASE MAERI CONFIGS_DIR
+set -u
+case_name=$1 maeri=$2 configs=$3
+scripts=$configs/../scripts
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAILED: $*"; exit 1; }
+# The group's rows of cycles with DRAM and DRAM bytes show no error.
+exact_group() {
+  local out=$1 group=$2
+  grep -A24 "^fused group $group" "$out" | grep -E "^  (cycles \(with DRAM\)|DRAM bytes) .* 0 +0\.00%$" | wc -l \
+    | grep -qx 2 || fail "the group's model is not the co-simulation: $(grep -A24 "^fused group" "$out")"
+}
+
+case $case_name in
+  transformer)
+    hw=$configs/hardware/maeri-64.yaml
+    workload=$configs/workloads/bert-encoder-h64.yaml
+    "$maeri" map --hardware "$hw" --workload "$workload" --objective energy -o "$dir/map.yaml" > "$dir/map.out" \
+      || fail "map"
+    grep -q "layers: \[key, value, query, scores, context, attention_output, intermediate, output\]" "$dir/map.yaml" \
+      || fail "map did not fuse the layer: $(cat "$dir/map.yaml")"
+    python3 "$scripts/transformer-constants.py" --random hidden=32,64,1,1 --padding-mask attention_mask=32,4 \
+      -o "$dir/inputs.npz" || fail "inputs"
+    python3 "$scripts/transformer-constants.py" --head-size 32 -o "$dir/constants.npz" || fail "constants"
+    "$maeri" verify --chain --hardware "$hw" --workload "$workload" --mapping "$dir/map.yaml" --memory both \
+      --network-input "$dir/inputs.npz" --network-weights "$dir/constants.npz" > "$dir/chain.out" \
+      || { cat "$dir/chain.out"; fail "chain"; }
+    grep -q "network bert-encoder-h64: PASS — 32 of 32 runs (8 fabric layers" "$dir/chain.out" || fail "not PASS"
+    grep -q "scores \[fabric, fused group key-output, member 4 of 8: input from the SDM, operand A from the SDM" \
+      "$dir/chain.out" || fail "scores does not read its operand A from the SDM"
+    exact_group "$dir/chain.out" key-output ;;
+  pool_stripes)
+    sed -e 's/^name: .*/name: maeri-64-sdm16/' -e 's/capacity_kib: [0-9]*/capacity_kib: 16/' \
+      "$configs/hardware/maeri-64.yaml" > "$dir/hw.yaml"
+    cat > "$dir/pooled.yaml" <<'YAML'
+kind: workload
+name: pooled
+batch: 1
+inputs:
+  - {name: x, shape: [1, 8, 32, 16]}
+operators:
+  - {name: a, type: conv, input: x, K: 16, C: 8, R: 3, S: 3, X: 32, Y: 16, stride: 1, padding: 1, X_out: 32, Y_out: 16}
+  - {name: a_relu, type: relu, input: a}
+  - {name: pool, type: max_pool, input: a_relu, size: 3, stride: 2, padding: 1}
+  - {name: b, type: conv, input: pool, K: 16, C: 16, R: 3, S: 3, X: 16, Y: 8, stride: 1, padding: 1, X_out: 16, Y_out: 8}
+YAML
+    "$maeri" map --hardware "$dir/hw.yaml" --workload "$dir/pooled.yaml" --objective energy -o "$dir/map.yaml" \
+      > "$dir/map.out" || fail "map"
+    grep -A2 "layers: \[a, b\]" "$dir/map.yaml" | grep -q "stripes: 16" || fail "not fused in stripes: $(cat "$dir/map.yaml")"
+    "$maeri" verify --chain --hardware "$dir/hw.yaml" --workload "$dir/pooled.yaml" --mapping "$dir/map.yaml" \
+      --memory both > "$dir/chain.out" || { cat "$dir/chain.out"; fail "chain"; }
+    grep -q "network pooled: PASS" "$dir/chain.out" || fail "not PASS"
+    exact_group "$dir/chain.out" a-b ;;
+  *) fail "unknown case $case_name" ;;
+esac
