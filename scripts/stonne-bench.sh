@@ -93,7 +93,9 @@ EOF
   done
   ours_cpu=$(median <"$work/$name.ours")
   theirs_cpu=$(median <"$work/$name.theirs")
-  ours_cycles=$(grep -m1 -o '"rtl_cycles": *[0-9]*' "$work/$name.json" | grep -o '[0-9]*$' || echo "?")
+  ours_cycles=$(python3 -c 'import json, sys
+rows = json.load(open(sys.argv[1]))[0]["cross_check"]
+print(next(int(r["rtl"]) for r in rows if r["metric"] == "cycles (compute)"))' "$work/$name.json" || echo "?")
   theirs_cycles=$(cat "$work"/output_stats_layer_"$name"_*.txt 2>/dev/null | grep -m1 -o '"N_cycles" *: *[0-9]*' |
                   grep -o '[0-9]*$' || echo "?")
   printf "%-22s %12.3f %12.3f %12s %12s %8.3f\n" "$name" "$ours_cpu" "$theirs_cpu" "$ours_cycles" "$theirs_cycles" \
