@@ -20,9 +20,8 @@ class DriverSession final : public FabricSession {
  public:
   DriverSession(std::string name, std::uint64_t watchdog_cycles, const std::string& trace)
       : name_(std::move(name)), driver_(watchdog_cycles, trace) {
-    memory_.clk(driver_.clk);
-    unit_.clk(driver_.clk);
-    unit_.busy_out(unit_busy_);
+    driver_.attach(memory_);
+    driver_.attach(unit_);
   }
   RtlLayerRun run(const codegen::LayerProgram& program, const codegen::LayerTensors& tensors) override {
     return LayerRunner<Driver>(driver_).run(program, tensors);
@@ -42,9 +41,8 @@ class DriverSession final : public FabricSession {
  private:
   std::string name_;
   Driver driver_;
-  MemorySystem memory_{sc_core::sc_gen_unique_name("memory")};
-  PostProcessingSystem unit_{sc_core::sc_gen_unique_name("post_processing")};
-  sc_core::sc_signal<bool> unit_busy_{sc_core::sc_gen_unique_name("post_processing_busy")};
+  MemorySystem memory_;
+  PostProcessingSystem unit_;
 };
 
 }  // namespace maeri::sim

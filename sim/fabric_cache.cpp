@@ -37,6 +37,15 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kModel = "Vmaeri_fabric";
+// How a fabric is made beyond the build's toolchain: Verilated as a plain C++ model (the driver clocks it, no
+// SystemC: sim/fabric_driver.hpp), compiled with these defines, its per-clock code optimised hard and its run-once
+// code (construction, trace set-up) lightly. All of it is part of the fabric key (fabric_key), so changing any of it
+// rebuilds the cached fabrics instead of loading stale ones.
+const std::vector<std::string> kVerilateMode = {"--cc"};
+const std::vector<std::string> kModelDefines = {"-DVM_SC=0", "-DVM_TRACE=1", "-DVM_TRACE_VCD=1", "-DVM_TRACE_FST=0",
+                                                "-DVM_COVERAGE=0"};
+constexpr const char* kHotOptimisation = "-O2";
+constexpr const char* kColdOptimisation = "-O1";
 constexpr const char* kObject = "fabric.so";
 constexpr const char* kManifest = "manifest.txt";
 constexpr const char* kNeeds = "building a fabric needs verilator, a C++ compiler and the SystemC headers "
@@ -285,8 +294,9 @@ void build_into(const fs::path& work, const std::string& key, const codegen::Ima
                 const ProgressLine& progress) {
   const fs::path model_dir = work / "model";
   fs::create_directories(model_dir);
-  std::vector<std::string> verilate = {verilator, "--sc", "--prefix", kModel, "--Mdir", model_dir.string(),
-                                       "--top-module", "maeri_top"};
+  std::vector<std::string> verilate = {verilator};
+  verilate.insert(verilate.end(), kVerilateMode.begin(), kVerilateMode.end());
+  verilate.insert(verilate.end(), {"--prefix", kModel, "--Mdir", model_dir.string(), "--top-module", "maeri_top"});
   verilate.insert(verilate.end(), tools.verilator_args.begin(), tools.verilator_args.end());
   // Verilator refuses generate loops longer than about 32 × --unroll-count iterations ("Loop unrolling took too
   // long"); the RTL has generate loops over 2·NUM_MS emit slots, so past 256 MS the count grows with the fabric
@@ -312,11 +322,10 @@ void build_into(const fs::path& work, const std::string& key, const codegen::Ima
     if (entry.path().extension() == ".cpp") sources.push_back(entry.path().string());
   std::sort(sources.begin() + 1, sources.end());
 
-  std::vector<std::string> common = {cxx, "-std=c++17", "-fPIC", "-c", "-DVM_SC=1", "-DVM_TRACE=1",
-                                     "-DVM_TRACE_VCD=1", "-DVM_TRACE_FST=0", "-DVM_COVERAGE=0",
-                                     "-I" + model_dir.string(), "-I" + tools.source_dir,
-                                     "-isystem", tools.verilator_root + "/include",
-                                     "-isystem", tools.verilator_root + "/include/vltstd"};
+  std::vector<std::string> common = {cxx, "-std=c++17", "-fPIC", "-c"};
+  common.insert(common.end(), kModelDefines.begin(), kModelDefines.end());
+  common.insert(common.end(), {"-I" + model_dir.string(), "-I" + tools.source_dir, "-isystem",
+                               tools.verilator_root + "/include", "-isystem", tools.verilator_root + "/include/vltstd"});
   for (const std::string& include : tools.systemc_includes) common.insert(common.end(), {"-isystem", include});
   common.insert(common.end(), tools.cxx_flags.begin(), tools.cxx_flags.end());
   std::vector<std::vector<std::string>> compiles;
@@ -326,7 +335,7 @@ void build_into(const fs::path& work, const std::string& key, const codegen::Ima
     // Verilator's __Slow files run once (construction, tracing set-up) and its __Trace files only while a VCD is
     // written: optimising them hard only costs build time (a third of the C++ at 1024 MS).
     const bool cold = source.find("__Slow") != std::string::npos || source.find("__Trace") != std::string::npos;
-    command.push_back(cold ? "-O1" : "-O2");
+    command.push_back(cold ? kColdOptimisation : kHotOptimisation);
     objects.push_back((work / (fs::path(source).stem().string() + ".o")).string());
     command.insert(command.end(), {source, "-o", objects.back()});
     compiles.push_back(command);
@@ -396,8 +405,11 @@ std::string fabric_key(const codegen::ImageHardware& hw) {
   for (const std::string& header : headers) hash.add(read_file(header));
   for (const std::string& part : {cxx, tool_version(cxx), verilator, tool_version(verilator), tools.verilator_root})
     hash.add(part);
-  for (const auto* list : {&tools.cxx_flags, &tools.systemc_includes, &tools.verilator_args})
+  for (const auto* list : {&tools.cxx_flags, &tools.systemc_includes, &tools.verilator_args, &kVerilateMode,
+                           &kModelDefines})
     for (const std::string& part : *list) hash.add(part);
+  hash.add(kHotOptimisation);
+  hash.add(kColdOptimisation);
   return fmt::format("m{}-dn{}-rn{}-d{}-a{}-c{}-{:016x}", hw.num_ms, hw.dn_bw, hw.rn_bw, hw.data_width, hw.acc_width,
                      hw.config_bw, hash.value);
 }

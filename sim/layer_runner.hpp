@@ -19,6 +19,7 @@
 #include "codegen/reduction_reference.hpp"
 #include "sim/fabric_driver.hpp"
 #include "sim/memory_system.hpp"
+#include "sim/step_input_cache.hpp"
 
 namespace maeri::sim {
 
@@ -69,6 +70,7 @@ class LayerRunner {
     if (program.num_ms != Driver::kNumMs) throw std::invalid_argument("the program is for another fabric size");
     program_ = &program;
     run_ = RtlLayerRun{};
+    step_inputs_ = StepInputCache{};
     run_.output.assign(size_t(program.layer.output_elements()), 0);
     pending_.clear();
     fabric_.reset();
@@ -117,7 +119,7 @@ class LayerRunner {
                        [&] { return "room in the SDM output buffer" + where(&step); });
           memory_->begin(step_event);
         }
-        const codegen::StepElements elements = codegen::step_inputs(program, phase, step, tensors.input);
+        const codegen::StepElements& elements = step_inputs_.inputs(program, phase, step, tensors.input);
         try {
           send(elements.inputs, /*weight=*/false, /*fire=*/true, step.forward);
         } catch (const std::runtime_error& error) {  // name the step the fabric got stuck in
@@ -208,6 +210,7 @@ class LayerRunner {
   const codegen::LayerProgram* program_ = nullptr;
   RtlLayerRun run_;
   std::deque<PendingStep> pending_;
+  StepInputCache step_inputs_;
 };
 
 }  // namespace maeri::sim

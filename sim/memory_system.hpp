@@ -1,31 +1,18 @@
-// MemorySystem: the SystemC shell of the co-simulation's SDM and DRAM (sim/memory_model.hpp holds the rules): the
-// DRAM moves on the fabric clock's rising edge, the prefetcher and write retirement run on the falling edge, and
-// the controller (LayerRunner) calls the model's methods between clocks.
+// MemorySystem: the co-simulation's SDM and DRAM on the fabric's clock (sim/memory_model.hpp holds the rules): the
+// DRAM moves on the rising edge, the prefetcher and write retirement run on the falling edge (the fabric driver
+// clocks it once attached: FabricDriver::attach), and the controller (LayerRunner) calls the model's methods
+// between clocks.
 #pragma once
 
-#include <systemc>
-
+#include "sim/clocked_block.hpp"
 #include "sim/memory_model.hpp"
 
 namespace maeri::sim {
 
-class MemorySystem : public sc_core::sc_module, public MemoryModel {
+class MemorySystem : public MemoryModel, public ClockedBlock {
  public:
-  sc_core::sc_in<bool> clk;
-
-  SC_HAS_PROCESS(MemorySystem);
-  explicit MemorySystem(const sc_core::sc_module_name& name) : sc_core::sc_module(name), clk("clk") {
-    SC_METHOD(on_rising_edge);
-    sensitive << clk.pos();
-    dont_initialize();
-    SC_METHOD(on_falling_edge);
-    sensitive << clk.neg();
-    dont_initialize();
-  }
-
- private:
-  void on_rising_edge() { dram.clock(); }
-  void on_falling_edge() { clock_sdm(); }
+  void rising_edge() override { dram.clock(); }
+  void falling_edge() override { clock_sdm(); }
 };
 
 }  // namespace maeri::sim

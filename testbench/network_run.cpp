@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -17,6 +18,7 @@
 #include "sim/post_processing_unit.hpp"
 #include "testbench/cross_check.hpp"
 #include "testbench/fused_run.hpp"
+#include "testbench/tensor_lifetimes.hpp"
 #include "util/progress_bar.hpp"
 
 namespace maeri::testbench {
@@ -142,6 +144,8 @@ class ChainedRun {
   std::vector<sim::PostProcessingResult> run_on_unit(const std::vector<sim::PostProcessingJob>& jobs);
   std::vector<sim::PostProcessingResult> run_on_unit_in_child(const std::vector<sim::PostProcessingJob>& jobs);
   bool record_unit(std::size_t o, const char* where, sim::PostProcessingResult unit, double seconds);
+  std::vector<std::int64_t> expected_output(std::size_t o);
+  void release_inputs(std::size_t o);
   void publish(OperatorRun run);
   std::size_t run_unit_stretch(std::size_t begin);
   void flush_unit();
@@ -166,6 +170,8 @@ class ChainedRun {
   NetworkRunResult result_;
   bool failed_ = false;
   std::vector<std::size_t> pending_unit_;  // operators beside the fabric waiting for the unit, in order
+  const TensorLifetimes lifetimes_;        // when a produced tensor may be freed
+  const bool keep_all_tensors_;            // --outputs --all-tensors: the report writes every tensor
   std::vector<std::vector<CrossCheckRow>> group_rows_;  // of the current group's members that ran
   // Rank 0 on a terminal: runs done of the planned runs, elapsed and an estimate of the rest (util/progress_bar.hpp).
   std::unique_ptr<util::ProgressBar> progress_;
@@ -183,7 +189,8 @@ ChainedRun::ChainedRun(const PreparedNetwork& prepared, const contracts::Network
     : prepared_(prepared), plan_(plan), options_(options), runner_(runner), on_operator_(on_operator),
       on_group_(on_group), progress_bar_(progress_bar), root_(runner.root()),
       verification_(plan, layer_options(options), runner.root()),
-      run_of_layer_(prepared.network().layers.size(), plan.runs.size()) {
+      run_of_layer_(prepared.network().layers.size(), plan.runs.size()), lifetimes_(prepared.network()),
+      keep_all_tensors_(options.all_tensors && !options.output_directory.empty()) {
   for (std::size_t r = 0; r < plan.runs.size(); ++r)
     if (plan.runs[r].rank == 0 && plan.runs[r].position < run_of_layer_.size())
       run_of_layer_[plan.runs[r].position] = r;
@@ -268,14 +275,47 @@ bool ChainedRun::record_unit(std::size_t o, const char* where, sim::PostProcessi
   OperatorRun run;
   run.name = op.name;
   run.where = where;
-  std::tie(run.pass, run.verdict) =
-      compare_tensor("unit", network().tensors[out], unit.output.values, prepared_.expected[out]);
+  std::tie(run.pass, run.verdict) = compare_tensor("unit", network().tensors[out], unit.output.values, expected_output(o));
   run.rows = post_processing_cross_check(mapper::evaluate_post_processing(network(), o, prepared_.hardware).counts,
                                          unit.counts, prepared_.hardware);
   run.seconds = seconds;
   result_.tensors[out] = std::move(unit.output.values);
   publish(std::move(run));
+  release_inputs(o);
   return result_.operators.back().pass;
+}
+
+// Rank 0: the integer reference's output of operator o (run_integer_operator) on the tensors the run produced — the
+// reference's own while every tensor before was bit-exact, which the run checks as it goes. The network outputs
+// were kept from the prepared reference.
+std::vector<std::int64_t> ChainedRun::expected_output(std::size_t o) {
+  const contracts::Operator& op = network().operators[o];
+  if (!prepared_.expected[op.outputs[0]].empty()) return prepared_.expected[op.outputs[0]];
+  std::vector<std::size_t> inputs = op.inputs;  // each once (Add(x, x) reads x twice): lent to the reference
+  std::sort(inputs.begin(), inputs.end());
+  inputs.erase(std::unique(inputs.begin(), inputs.end()), inputs.end());
+  IntegerTensors scratch(network().tensors.size());
+  const auto swap_inputs = [&] {
+    for (std::size_t t : inputs) scratch[t].swap(result_.tensors[t]);
+  };
+  swap_inputs();
+  try {
+    run_integer_operator(prepared_.quantized, o, scratch);
+  } catch (...) {
+    swap_inputs();
+    throw;
+  }
+  swap_inputs();
+  return std::move(scratch[op.outputs[0]]);
+}
+
+// Rank 0, once operator o ran: the tensors no later operator reads are freed (tensor_lifetimes.hpp), unless the
+// report writes every tensor.
+void ChainedRun::release_inputs(std::size_t o) {
+  if (keep_all_tensors_) return;
+  const std::size_t out = network().operators[o].outputs[0];
+  if (lifetimes_.unread(out)) IntegerTensors::value_type().swap(result_.tensors[out]);
+  free_dead_inputs(lifetimes_, o, result_.tensors);
 }
 
 // The pending operators from `begin` whose inputs are all produced, run as one stretch of unit jobs; how many ran.

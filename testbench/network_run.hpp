@@ -116,8 +116,12 @@ struct PreparedNetwork {
   contracts::QuantizedNetwork quantized;  // with the network
   std::vector<std::size_t> inputs;        // the network's inputs (network_inputs())
   IntegerTensors integer_inputs;          // their values, quantized
-  IntegerTensors expected;                // rank 0: every tensor of the integer reference
-  RealTensors reals;                      // rank 0: every tensor of the float reference (same inputs and weights)
+  // Rank 0: the integer reference's network outputs (the run computes every other operator's expected output from
+  // the tensors it produced: equal while every tensor before was bit-exact, and the run stops at the first that is
+  // not), and the float reference's tensors --outputs writes (same inputs and weights; the outputs, or with
+  // --all-tensors every tensor). The others are freed once checked for drift (tensor_lifetimes.hpp).
+  IntegerTensors expected;
+  RealTensors reals;
   std::string quantization_summary;       // rank 0: the float reference against the integer one, on the outputs
   // The network inputs computed by the float reference from the real input (a node the unit does not run), each
   // as "'TENSOR' (node NAME (OP))"; the report lists them.

@@ -1,5 +1,6 @@
 // The chained run's first stage (see network_run.hpp): the network checked for a chained run, its input and weights
-// read or seeded, quantized, and the integer and float references of every tensor.
+// read or seeded, quantized, the integer and float references (the integer one kept for the outputs only: a run
+// recomputes each operator's expected output from the tensors it produced), and what quantization costs.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include "testbench/network_run.hpp"
 #include "testbench/quantization_drift.hpp"
 #include "testbench/run_memory.hpp"
+#include "testbench/tensor_lifetimes.hpp"
 #include "util/input_error.hpp"
 #include "util/npy_file.hpp"
 #include "util/input_file.hpp"
@@ -223,9 +225,36 @@ std::vector<std::vector<std::vector<double>>> calibration_samples(const std::str
   return samples;
 }
 
+// The integer reference of the whole network, operator by operator, holding only what is live (tensor_lifetimes.hpp):
+// each tensor is checked for drift from the float reference (`reals`, every tensor) as it is made and freed after
+// its last reader. Returns the outputs (every other tensor empty) and fills `drifting` (in tensor order) — what
+// integer_reference and drifting_tensors give on the whole network, without holding it.
+IntegerTensors streamed_integer_reference(const PreparedNetwork& prepared, std::vector<TensorAgreement>& drifting) {
+  const contracts::QuantizedNetwork& quantized = prepared.quantized;
+  const contracts::Network& network = quantized.network;
+  const TensorLifetimes lifetimes(network);
+  IntegerTensors tensors(network.tensors.size());
+  for (std::size_t i = 0; i < prepared.inputs.size(); ++i) tensors[prepared.inputs[i]] = prepared.integer_inputs[i];
+  IntegerTensors one(network.tensors.size());
+  for (std::size_t o = 0; o < network.operators.size(); ++o) {
+    run_integer_operator(quantized, o, tensors);
+    const std::size_t out = network.operators[o].outputs[0];
+    one[out].swap(tensors[out]);  // drifting_tensors' rule on this one tensor
+    for (const TensorAgreement& drift : drifting_tensors(quantized, one, prepared.reals)) drifting.push_back(drift);
+    one[out].swap(tensors[out]);
+    if (lifetimes.unread(out)) IntegerTensors::value_type().swap(tensors[out]);
+    free_dead_inputs(lifetimes, o, tensors);
+  }
+  std::sort(drifting.begin(), drifting.end(),
+            [](const TensorAgreement& a, const TensorAgreement& b) { return a.tensor < b.tensor; });
+  return tensors;
+}
+
 // What quantization costs on the network's outputs, in words (a one-element output as its error: the cosine of two
-// single values says only whether their signs agree), and every tensor that drifts from the float reference.
-std::string quantization_summary(const PreparedNetwork& prepared, const std::string& workload_path) {
+// single values says only whether their signs agree), and every tensor that drifts from the float reference
+// (`drifting`).
+std::string quantization_summary(const PreparedNetwork& prepared, const std::vector<TensorAgreement>& drifting,
+                                 const std::string& workload_path) {
   const contracts::QuantizedNetwork& quantized = prepared.quantized;
   std::vector<std::string> parts;
   for (const OutputQuantizationCost& cost : quantization_cost(quantized, prepared.expected, prepared.reals)) {
@@ -249,7 +278,6 @@ std::string quantization_summary(const PreparedNetwork& prepared, const std::str
                                 cost.top1_agreements(), cost.top1_agrees.size()));
   }
   std::string summary = fmt::format("{}", fmt::join(parts, "; "));
-  const std::vector<TensorAgreement> drifting = drifting_tensors(quantized, prepared.expected, prepared.reals);
   if (drifting.empty()) return summary + "; no tensor drifts from the float reference";
   std::vector<std::string> names;
   for (const TensorAgreement& drift : drifting) names.push_back(agreement_text(quantized, drift));
@@ -308,16 +336,23 @@ PreparedNetwork prepare_network_run(const contracts::Network& network, const con
   }
   prepared.integer_inputs = quantize_inputs(prepared.quantized, input);
   if (root) {
-    prepared.expected = integer_reference(prepared.quantized, prepared.integer_inputs);
     prepared.reals = float_reference(network, weights, input);
     require_finite_reference(network, prepared.reals, options.workload_path);
-    prepared.quantization_summary = quantization_summary(prepared, options.workload_path);
+    std::vector<TensorAgreement> drifting;
+    prepared.expected = streamed_integer_reference(prepared, drifting);
+    prepared.quantization_summary = quantization_summary(prepared, drifting, options.workload_path);
     if (!prepared.float_computed.empty())
       prepared.quantization_summary +=
           fmt::format("; {} tensor{} computed by the float reference from the real input (the unit does not run "
                       "their node): {}",
                       prepared.float_computed.size(), prepared.float_computed.size() == 1 ? "" : "s",
                       fmt::join(prepared.float_computed, ", "));
+    // The float reference is written beside the tensors --outputs writes: keep only those.
+    if (!(options.all_tensors && !options.output_directory.empty())) {
+      const std::vector<std::size_t> outputs = network.network_outputs();
+      for (std::size_t t = 0; t < prepared.reals.size(); ++t)
+        if (std::count(outputs.begin(), outputs.end(), t) == 0) RealTensors::value_type().swap(prepared.reals[t]);
+    }
   }
   return prepared;
 }

@@ -7,8 +7,6 @@
 // (the CPU figure is what the simulator costs; the wall figure drops when other processes share the cores), and
 // the machine's load average. (3) The model's memory replay of that layer (sim/memory_replay.hpp): replayed
 // cycles/s.
-#include <systemc>
-
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -18,6 +16,9 @@
 #include <memory>
 #include <string>
 #include <random>
+#include <set>
+#include <sstream>
+#include <stdexcept>
 #include <vector>
 
 #include "codegen/fabric_compiler.hpp"
@@ -31,11 +32,15 @@
 #include "codegen/config_image.hpp"
 #include "sim/fabric_session.hpp"
 #include "contracts/spec_loader.hpp"
+// sc_main's declaration, after the Verilated headers (which take SystemC's time if it is included before them).
+#include <systemc>
 
 using namespace maeri;
 using namespace maeri::sim;
 
 namespace {
+
+bool layers_only = false;  // --layers-only: no bare fabric, no replay
 
 // Wall-clock and CPU time of this process since construction.
 class Stopwatch {
@@ -112,7 +117,7 @@ void run_layer(const contracts::Hardware& hardware, Simulate simulate) {
               static_cast<long long>(layer.macs()), wall, rates.c_str(), contracts::to_compact_string(tile.tile).c_str(),
               exact ? "bit-exact" : "MISMATCH");
   // The model's memory replay of the same program (memory plan included): what refining one mapping costs.
-  if (hardware.dram_bytes_per_cycle > 0) {
+  if (hardware.dram_bytes_per_cycle > 0 && !layers_only) {
     const Stopwatch replay_watch;
     const sim::MemoryReplay replay =
         sim::replay_memory(program, sim::plan_memory(program, hardware, tensors), hardware, hardware.dram_bytes_per_cycle,
@@ -140,19 +145,49 @@ std::string load_average() {
 
 }  // namespace
 
+// What to run: every size, less 1024 with --skip-1024 (its first build takes long: docs/rtl.md), or only those of
+// --sizes 64,256,1024; --layers-only leaves out the bare fabric and the replay (for profiling the co-simulation).
+struct BenchChoice {
+  std::set<int> sizes = {8, 16, 32, 64, 128, 256, 1024};
+  bool layers_only = false;
+};
+BenchChoice chosen(int argc, char* argv[]) {
+  BenchChoice choice;
+  std::set<int>& sizes = choice.sizes;
+  for (int a = 1; a < argc; ++a) {
+    const std::string arg = argv[a];
+    if (arg == "--layers-only") {
+      choice.layers_only = true;
+    } else if (arg == "--skip-1024") {
+      sizes.erase(1024);
+    } else if (arg == "--sizes" && a + 1 < argc) {
+      sizes.clear();
+      std::stringstream list(argv[++a]);
+      for (std::string size; std::getline(list, size, ',');) sizes.insert(std::stoi(size));
+    } else {
+      throw std::invalid_argument("usage: maeri_rtl_bench [--skip-1024 | --sizes 64,256,1024] [--layers-only]");
+    }
+  }
+  return choice;
+}
+
 int sc_main(int argc, char* argv[]) {
-  // --skip-1024: only the prebuilt sizes (the 1024-MS fabric's first build takes long: docs/rtl.md).
-  const bool with_1024 = !(argc > 1 && std::string(argv[1]) == "--skip-1024");
   try {
+    const BenchChoice choice = chosen(argc, argv);
+    const std::set<int>& sizes = choice.sizes;
+    layers_only = choice.layers_only;
+    const bool with_1024 = sizes.count(1024) > 0;
     std::printf("load average at start: %s (2-core machine; other processes slow these figures)\n",
                 load_average().c_str());
     // One driver per prebuilt variant (rtl/verilated_fabrics.hpp), each benchmarked bare and on the layer.
     std::vector<std::function<void()>> bare, layers;
 #define MAERI_BENCH_VARIANT(model, m, d, r, w, a, c)                                   \
   {                                                                                    \
-    auto fabric = std::make_shared<FabricDriver<model, m, d, r, w, a, c>>();           \
-    bare.push_back([fabric] { run(*fabric, 1280000 / m); }); /* 1.28 M MACs each */    \
-    layers.push_back([fabric] { run_layer(*fabric); });                                \
+    if (sizes.count(m)) {                                                              \
+      auto fabric = std::make_shared<FabricDriver<model, m, d, r, w, a, c>>();         \
+      bare.push_back([fabric] { run(*fabric, 1280000 / m); }); /* 1.28 M MACs each */  \
+      layers.push_back([fabric] { run_layer(*fabric); });                              \
+    }                                                                                  \
   }
     MAERI_VERILATED_FABRICS(MAERI_BENCH_VARIANT)
 #undef MAERI_BENCH_VARIANT
@@ -164,7 +199,8 @@ int sc_main(int argc, char* argv[]) {
     hardware1024.dn_bw = hardware1024.rn_bw = 64;
     std::unique_ptr<sim::FabricSession> fabric1024;
     if (with_1024) fabric1024 = sim::open_fabric(codegen::image_hardware_of(hardware1024));
-    for (const auto& size : bare) size();
+    if (!layers_only)
+      for (const auto& size : bare) size();
     for (const auto& size : layers) size();
     if (fabric1024)
       run_layer(hardware1024, [&fabric1024](const codegen::LayerProgram& program, const codegen::LayerTensors& tensors) {

@@ -247,8 +247,8 @@ TEST_CASE("DN: two elements for one switch in one cycle raise the overflow error
   fabric.reset();
   fabric.beat({{true, 5, {3}}, {true, 6, {2, 3}}});
   fabric.idle(8);
-  CHECK(fabric.error_dn_overflow.read());
-  CHECK_FALSE(fabric.error_config.read());
+  CHECK(fabric.error_dn_overflow());
+  CHECK_FALSE(fabric.error_config());
 }
 
 TEST_CASE("MN: forwarding steps reuse the left neighbour's operand of the previous step", "[rtl][mn]") {
@@ -374,10 +374,10 @@ void expect_config_error(BadAction bad_action) {
   const uint64_t before = fabric.cycle();
   fabric.configure(plan.config);
   CHECK(fabric.cycle() - before == 6);
-  CHECK_FALSE(fabric.error_config.read());
+  CHECK_FALSE(fabric.error_config());
   bad_action(fabric, plan.config);
   fabric.idle(1);
-  CHECK(fabric.error_config.read());
+  CHECK(fabric.error_config());
 }
 
 // The full reconfiguration of `fabric`, measured with the RTL's cycle counter, against contracts/config_bus.hpp; and a
@@ -393,11 +393,11 @@ void check_reconfiguration_cycles(Fabric& fabric) {
   fabric.configure(plan.config);
   const int64_t words = contracts::configuration_words(m, Fabric::kConfigBw);
   CHECK(int64_t(fabric.counters().cycles - before) == words);
-  CHECK_FALSE(fabric.error_config.read());
+  CHECK_FALSE(fabric.error_config());
   if (words < (int64_t(1) << Fabric::kAddressW)) {
     fabric.write_config(uint32_t(words), {0});
     fabric.idle(1);
-    CHECK(fabric.error_config.read());
+    CHECK(fabric.error_config());
   }
 }
 }  // namespace
@@ -436,7 +436,7 @@ TEST_CASE("config port: a fire with vn_count above num_ms raises error_config", 
     std::vector<uint64_t> word = codegen::config_words(config, 16).at(3).limbs;
     word[0] = (word[0] & ~uint64_t(0xf << 10)) | (uint64_t(9) << 10);
     fabric.write_config(3, word);
-    CHECK_FALSE(fabric.error_config.read());  // writing it is fine; firing with it is not
+    CHECK_FALSE(fabric.error_config());  // writing it is fine; firing with it is not
     fabric.step({{false, 1, {0, 1, 2}}});
   });
 }

@@ -122,8 +122,8 @@ void regression(int cases, std::uint64_t default_seed, bool two_level = false,
   contracts::Hardware hardware = tests::fabric_hardware<Driver>("regression");
   hardware.energy_pj = {0.8, 0.1, 0.15, 0.05, 0.3, 0.05, 5, 5, 160};
   Driver fabric(50000);
-  sim::MemorySystem memory("memory");
-  memory.clk(fabric.clk);
+  sim::MemorySystem memory;
+  fabric.attach(memory);
   double sum_error = 0, max_error = 0, sum_total_error = 0, max_total_error = 0;
   std::string worst_case = "none";
   int counted = 0, memory_runs = 0, order_matters = 0;
@@ -262,8 +262,8 @@ void new_kinds_regression(int cases, std::uint64_t default_seed) {
   std::mt19937_64 rng(seed);
   contracts::Hardware hardware = tests::fabric_hardware<Driver>("layer-kinds");
   Driver fabric(50000);
-  sim::MemorySystem memory("memory");
-  memory.clk(fabric.clk);
+  sim::MemorySystem memory;
+  fabric.attach(memory);
   int grouped = 0, dilated = 0, gemm = 0;
   for (int trial = 0; trial < cases; ++trial) {
     INFO("seed " << seed << " case " << trial);
@@ -291,8 +291,8 @@ void groups_side_by_side_regression(int cases, std::uint64_t default_seed) {
   std::mt19937_64 rng(seed);
   contracts::Hardware hardware = tests::fabric_hardware<Driver>("groups-side-by-side");
   Driver fabric(50000);
-  sim::MemorySystem memory("memory");
-  memory.clk(fabric.clk);
+  sim::MemorySystem memory;
+  fabric.attach(memory);
   int side_by_side = 0, depthwise = 0, two_level = 0;
   for (int trial = 0; trial < cases; ++trial) {
     INFO("seed " << seed << " case " << trial);
@@ -330,8 +330,8 @@ TEST_CASE("co-simulation: depthwise 3x3 (C = 32), grouped, dilated and GEMM laye
           "random tiles on 64 MS", "[rtl][layer-kinds]") {
   const contracts::Hardware hardware = tests::fabric_hardware<Fabric64>("layer-kinds");
   Fabric64 fabric(50000);
-  sim::MemorySystem memory("memory");
-  memory.clk(fabric.clk);
+  sim::MemorySystem memory;
+  fabric.attach(memory);
   // MobileNetV2's depthwise shape at a small resolution: 32 channels, 3×3, stride 1, padding 1 (groups = C = K).
   contracts::Layer depthwise = named("depthwise", test::conv_layer(32, 32, 3, 3, 8, 8));
   depthwise.padding_x = depthwise.padding_y = 1;
