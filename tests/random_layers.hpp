@@ -8,7 +8,9 @@
 #include <random>
 #include <vector>
 
+#include "contracts/hardware.hpp"
 #include "contracts/layer.hpp"
+#include "contracts/tile.hpp"
 
 namespace maeri::test {
 
@@ -57,6 +59,19 @@ inline GroupedCase random_grouped_case(std::int64_t num_ms, std::int64_t min_sid
   grouped.side_by_side = divisors[rng() % divisors.size()];
   grouped.switches_per_group = num_ms / grouped.side_by_side;
   return grouped;
+}
+
+// A legal single-level tile of `layer` on `hardware`: every dimension drawn uniformly from 1 … min(extent, 8), drawn
+// again until contracts::mapping_violation accepts it.
+inline contracts::Mapping random_small_tile(const contracts::Layer& layer, const contracts::Hardware& hardware,
+                                           std::mt19937_64& rng) {
+  const auto extents = contracts::layer_extents(layer);
+  contracts::Mapping tile;
+  do {
+    for (int d = 0; d < contracts::kNumTileDims; ++d)
+      tile[d] = 1 + std::int64_t(rng() % std::uint64_t(std::min<std::int64_t>(extents[std::size_t(d)], 8)));
+  } while (contracts::mapping_violation(layer, hardware, tile));
+  return tile;
 }
 
 }  // namespace maeri::test

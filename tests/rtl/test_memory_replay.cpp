@@ -37,15 +37,6 @@ contracts::Layer random_plain_layer(std::mt19937_64& rng) {
   return layer;
 }
 
-contracts::Mapping random_mapping(const contracts::Layer& layer, const contracts::Hardware& hardware, std::mt19937_64& rng) {
-  const auto extents = contracts::layer_extents(layer);
-  contracts::Mapping tile;
-  do {
-    for (int d = 0; d < contracts::kNumTileDims; ++d)
-      tile[d] = 1 + std::int64_t(rng() % std::uint64_t(std::min<std::int64_t>(extents[std::size_t(d)], 8)));
-  } while (contracts::mapping_violation(layer, hardware, tile));
-  return tile;
-}
 
 }  // namespace
 
@@ -62,7 +53,7 @@ TEST_CASE("memory replay: with ideal memory, exactly the model's compute cycles"
     hardware.model.collect_latency = double(2 + rng() % 2);
     hardware.sdm_bytes = std::int64_t(1) << 30;
     const contracts::Layer layer = trial % 3 == 0 ? test::random_layer_of_new_kind(rng) : random_plain_layer(rng);
-    contracts::Mapping tile = random_mapping(layer, hardware, rng);
+    contracts::Mapping tile = test::random_small_tile(layer, hardware, rng);
     if (rng() % 3 == 0 && layer.groups == 1) {
       mapper::pick_sdm_level(layer, tile, [&](std::size_t n) { return rng() % n; });
       ++two_level;

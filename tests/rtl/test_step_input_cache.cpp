@@ -24,12 +24,7 @@ TEST_CASE("step input cache: every step's elements equal codegen::step_inputs", 
   int steps = 0, stencil_steps = 0, forwarded = 0;
   for (int round = 0; round < 300; ++round) {
     const contracts::Layer layer = test::random_layer_of_new_kind(rng);
-    const auto extents = contracts::layer_extents(layer);
-    contracts::Mapping tile;
-    do {
-      for (int d = 0; d < contracts::kNumTileDims; ++d)
-        tile[d] = 1 + std::int64_t(rng() % std::uint64_t(std::min<std::int64_t>(extents[std::size_t(d)], 8)));
-    } while (contracts::mapping_violation(layer, hardware, tile));
+    const contracts::Mapping tile = test::random_small_tile(layer, hardware, rng);
     INFO(contracts::shape_text(layer) << " tile " << contracts::to_string(tile));
     const codegen::LayerProgram program = codegen::plan_layer(layer, hardware, tile);
     const codegen::LayerTensors tensors = codegen::random_tensors(layer, hardware.data_width, rng());

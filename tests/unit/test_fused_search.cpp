@@ -197,6 +197,40 @@ double brute_force_network(const contracts::Network& network, const FusionGraph&
 
 }  // namespace
 
+// One trial of a search-against-oracle test: the fused search over `network` and the brute-force optimum
+// (over_budget: the brute force gave up, the trial is skipped), with the standalone setup and the graph they share.
+struct OracleTrial {
+  Setup setup;
+  FusionGraph graph;
+  NetworkFusion fusion;
+  double oracle = 0;
+  bool over_budget = false;
+  double unfused = 0;  // the objective of every layer alone
+};
+
+OracleTrial oracle_trial(const contracts::Network& network, const contracts::Hardware& hardware, Objective objective) {
+  OracleTrial trial{standalone_search(network, hardware, objective, 1), fusion_graph(network), {}, 0, false, 0};
+  FusionOptions options;
+  options.max_layers = 4;
+  trial.fusion = fused_search(network, trial.graph, hardware, trial.setup.standalone, trial.setup.tiles, objective,
+                              options);
+  trial.oracle = brute_force_network(network, trial.graph, hardware, trial.setup, objective, trial.over_budget);
+  double cycles = 0, energy = 0;
+  for (const contracts::CostReport& report : trial.setup.standalone) {
+    cycles += report.cycles.total;
+    energy += report.energy_pj.total;
+  }
+  trial.unfused = objective_value(cycles, energy, objective);
+  return trial;
+}
+
+// Every group's roles keep the image reader's rule (codegen/image_validation.cpp): a member whose output takes its
+// shortcut's SDM rows keeps that output in the SDM, in a group of one stripe (dtln_model_2's group broke it).
+void check_roles_readable(const FusionGraph& graph, const FusedGroup& group) {
+  for (const FusedRole& role : group_roles(graph, group))
+    if (role.output_over_shortcut) CHECK((role.output_in_sdm && role.stripes == 1));
+}
+
 TEST_CASE("fused search equals the brute-force oracle on random chains and DAGs of 2-4 layers", "[fusion]") {
   std::mt19937_64 rng(32);
   int checked = 0, fused_better = 0, edp_fused_better = 0, four_layers = 0, dags = 0, over_shortcut = 0;
@@ -207,25 +241,18 @@ TEST_CASE("fused search equals the brute-force oracle on random chains and DAGs 
     contracts::Hardware hardware = test::small_hardware(4, 4, 4);
     hardware.sdm_bytes = std::int64_t(1) << (7 + trial % 4);  // 128 B … 1 KiB: the capacity rule bites
     const Objective objective = Objective(trial % 3);
-    const Setup setup = standalone_search(network, hardware, objective, 1);
-    const FusionGraph graph = fusion_graph(network);
-    FusionOptions options;
-    options.max_layers = 4;
-    const NetworkFusion fusion = fused_search(network, graph, hardware, setup.standalone, setup.tiles, objective, options);
-    bool over_budget = false;
-    const double oracle = brute_force_network(network, graph, hardware, setup, objective, over_budget);
-    if (over_budget) continue;
+    const OracleTrial run = oracle_trial(network, hardware, objective);
+    if (run.over_budget) continue;
+    const FusionGraph& graph = run.graph;
+    const NetworkFusion& fusion = run.fusion;
+    const double unfused = run.unfused;
     INFO("trial " << trial << ", " << count << " layers, objective " << to_string(objective) << ", SDM "
                   << hardware.sdm_bytes);
-    CHECK(fusion.objective == Approx(oracle).epsilon(1e-9));
-    double unfused_cycles = 0, unfused_energy = 0, cycles = 0, energy = 0;
-    for (const contracts::CostReport& report : setup.standalone) {
-      unfused_cycles += report.cycles.total;
-      unfused_energy += report.energy_pj.total;
-    }
-    const double unfused = objective_value(unfused_cycles, unfused_energy, objective);
+    CHECK(fusion.objective == Approx(run.oracle).epsilon(1e-9));
+    double cycles = 0, energy = 0;
     for (std::size_t g = 0; g < fusion.groups.size(); ++g) {
       CHECK_FALSE(group_violation(network, graph, hardware, fusion.groups[g]));
+      check_roles_readable(graph, fusion.groups[g]);
       for (const FusedRole& role : group_roles(graph, fusion.groups[g])) over_shortcut += role.output_over_shortcut;
       cycles += fusion.costs[g].cycles;
       energy += fusion.costs[g].energy_pj;
@@ -330,6 +357,20 @@ TEST_CASE("an add's output takes the SDM rows of the shortcut it reads last, in 
   const FusionGraph later_graph = fusion_graph(later.network());
   CHECK_FALSE(shortcut_taken_over(later_graph, 0, 5, 1, 2));
   CHECK(shortcut_taken_over(later_graph, 0, 4, 1, 2) == std::optional<std::size_t>(0));
+  // Nor when c's output is also read after the group (f, outside): it is written to DRAM, not kept in the SDM, and
+  // the image reader refuses output_over_shortcut without output_in_sdm (dtln_model_2's group wrote that image).
+  test::NetworkBuilder escaping("escaping");
+  const std::size_t z = escaping.input("x", {1, 2, 4, 2});
+  const std::size_t r3 = escaping.relu("r", escaping.fabric(tiny_conv("a", 2, 2, 1, 4, 2), z));
+  const std::size_t b3 = escaping.fabric(tiny_conv("b", 2, 2, 3, 4, 2), r3);
+  const std::size_t sum3 = escaping.add("sum", escaping.fabric(tiny_conv("c", 2, 2, 1, 4, 2), b3), r3);
+  escaping.fabric(tiny_conv("d", 2, 2, 1, 4, 2), sum3);
+  escaping.fabric(tiny_conv("f", 2, 2, 1, 4, 2), sum3);
+  const FusionGraph escaping_graph = fusion_graph(escaping.network());
+  CHECK_FALSE(shortcut_taken_over(escaping_graph, 0, 4, 1, 2));
+  const std::vector<FusedRole> escaping_roles = group_roles(escaping_graph, group);
+  CHECK_FALSE(escaping_roles[2].output_in_sdm);
+  CHECK_FALSE(escaping_roles[2].output_over_shortcut);
 }
 
 TEST_CASE("fuse_network: groups re-costed with exact traffic, never worse than unfused, and back from mapping-file "
@@ -549,27 +590,16 @@ TEST_CASE("fused search equals the brute-force oracle through pools, softmax, pr
     contracts::Hardware hardware = test::small_hardware(4, 4, 4);
     hardware.sdm_bytes = std::int64_t(1) << (7 + trial % 4);
     const Objective objective = Objective(trial % 3);
-    const Setup setup = standalone_search(network, hardware, objective, 1);
-    const FusionGraph graph = fusion_graph(network);
-    FusionOptions options;
-    options.max_layers = 4;
-    const NetworkFusion fusion = fused_search(network, graph, hardware, setup.standalone, setup.tiles, objective, options);
-    bool over_budget = false;
-    const double oracle = brute_force_network(network, graph, hardware, setup, objective, over_budget);
-    if (over_budget) continue;
+    const OracleTrial run = oracle_trial(network, hardware, objective);
+    if (run.over_budget) continue;
     INFO("trial " << trial << ", variant " << variant << ", objective " << to_string(objective) << ", SDM "
                   << hardware.sdm_bytes);
-    CHECK(fusion.objective == Approx(oracle).epsilon(1e-9));
-    double unfused = 0, unfused_cycles = 0, unfused_energy = 0;
-    for (const contracts::CostReport& report : setup.standalone) {
-      unfused_cycles += report.cycles.total;
-      unfused_energy += report.energy_pj.total;
-    }
-    unfused = objective_value(unfused_cycles, unfused_energy, objective);
-    CHECK(fusion.objective <= unfused * (1 + 1e-12));
-    fused_better += fusion.objective < unfused * (1 - 1e-12);
-    for (const FusedGroup& group : fusion.groups) {
-      CHECK_FALSE(group_violation(network, graph, hardware, group));
+    CHECK(run.fusion.objective == Approx(run.oracle).epsilon(1e-9));
+    CHECK(run.fusion.objective <= run.unfused * (1 + 1e-12));
+    fused_better += run.fusion.objective < run.unfused * (1 - 1e-12);
+    for (const FusedGroup& group : run.fusion.groups) {
+      CHECK_FALSE(group_violation(network, run.graph, hardware, group));
+      check_roles_readable(run.graph, group);
       if (group.count > 1) through += 1;
     }
     ++checked;
