@@ -290,47 +290,10 @@ void read_resize_attributes(StrictMap& map, ResizeForm& form) {
   if (map.has("sizes")) form.sizes = map.integer_list("sizes", 1, kMaxLayerDimension, kMaxTensorRank);
 }
 
-GraphEntry read_operator(StrictMap entry, std::int64_t batch, std::vector<Layer>& layers, long double& total_macs) {
-  GraphEntry read{entry, {}, {}, "input", {}, "name", {}, {}, {}, {}, {}, {}, std::nullopt, {}, {}, {}, {}};
-  StrictMap& map = read.map;
+// The attributes of an operator's kind (a clip's bounds, a pool's window, an axis, a reshape's target, the constants
+// of an affine or a normalisation, pads, a table function), read into `read`.
+void read_operator_attributes(StrictMap& map, const std::string& type, GraphEntry& read) {
   Operator& op = read.op;
-  static const std::vector<std::string> types = operator_types();
-  const std::string type = map.choice("type", types);
-  op.kind = kind_of(type);
-  if (type == "matmul") {
-    // Its layer follows from its operands' shapes, known once the operators before it have theirs (shaped_in_order).
-    layers.emplace_back().name = map.text("name");
-    op.name = layers.back().name;
-    op.layer = layers.size() - 1;
-    op.product.two_activations = true;
-    for (const char* field : {"transpose_a", "transpose_b"})
-      if (map.has(field))
-        (std::string(field) == "transpose_a" ? op.product.transpose_a : op.product.transpose_b) =
-            map.choice(field, {"false", "true"}) == "true";
-  } else if (op.kind == OperatorKind::FabricLayer) {
-    layers.push_back(read_fabric_layer(map, type, batch));
-    add_macs(map, layers.back(), total_macs);
-    op.name = layers.back().name;
-    op.layer = layers.size() - 1;
-    read.weights = map.has("weights") ? map.text("weights") : op.name + ".weights";
-    if (map.has("bias")) read.bias = map.text("bias");
-  } else {
-    op.name = map.text("name");
-  }
-  if (is_elementwise_pair(op.kind)) {
-    read_pair_operands(map, type, read);
-  } else if (op.kind == OperatorKind::Concat || op.product.two_activations) {
-    read.inputs_field = "inputs";
-    read.inputs = map.text_list("inputs");
-  } else {
-    read.inputs = {map.text("input")};
-  }
-  if (map.has("output")) {
-    read.output = map.text("output");
-    read.output_field = "output";
-  } else {
-    read.output = op.name;
-  }
   if (type == "relu6") {
     op.clip_max = 6;
   } else if (type == "clip") {
@@ -376,6 +339,50 @@ GraphEntry read_operator(StrictMap entry, std::int64_t batch, std::vector<Layer>
   } else if (op.kind == OperatorKind::TableFunction) {
     op.function = read_function(map, type);
   }
+}
+
+GraphEntry read_operator(StrictMap entry, std::int64_t batch, std::vector<Layer>& layers, long double& total_macs) {
+  GraphEntry read{entry, {}, {}, "input", {}, "name", {}, {}, {}, {}, {}, {}, std::nullopt, {}, {}, {}, {}};
+  StrictMap& map = read.map;
+  Operator& op = read.op;
+  static const std::vector<std::string> types = operator_types();
+  const std::string type = map.choice("type", types);
+  op.kind = kind_of(type);
+  if (type == "matmul") {
+    // Its layer follows from its operands' shapes, known once the operators before it have theirs (shaped_in_order).
+    layers.emplace_back().name = map.text("name");
+    op.name = layers.back().name;
+    op.layer = layers.size() - 1;
+    op.product.two_activations = true;
+    for (const char* field : {"transpose_a", "transpose_b"})
+      if (map.has(field))
+        (std::string(field) == "transpose_a" ? op.product.transpose_a : op.product.transpose_b) =
+            map.choice(field, {"false", "true"}) == "true";
+  } else if (op.kind == OperatorKind::FabricLayer) {
+    layers.push_back(read_fabric_layer(map, type, batch));
+    add_macs(map, layers.back(), total_macs);
+    op.name = layers.back().name;
+    op.layer = layers.size() - 1;
+    read.weights = map.has("weights") ? map.text("weights") : op.name + ".weights";
+    if (map.has("bias")) read.bias = map.text("bias");
+  } else {
+    op.name = map.text("name");
+  }
+  if (is_elementwise_pair(op.kind)) {
+    read_pair_operands(map, type, read);
+  } else if (op.kind == OperatorKind::Concat || op.product.two_activations) {
+    read.inputs_field = "inputs";
+    read.inputs = map.text_list("inputs");
+  } else {
+    read.inputs = {map.text("input")};
+  }
+  if (map.has("output")) {
+    read.output = map.text("output");
+    read.output_field = "output";
+  } else {
+    read.output = op.name;
+  }
+  read_operator_attributes(map, type, read);
   map.finish();
   return read;
 }

@@ -383,6 +383,82 @@ RealTensors float_reference_of_set(const Network& network, const std::vector<Rea
   return joined;
 }
 
+// The parameters of operator `o` once its output's scale is set: a fabric layer's weights and requantization, a
+// pair's or a concat's input multipliers, a table, a clip's bounds, … (docs/quantization.md); the operators that
+// only move or select values keep their input's integers and need none.
+void quantize_operator(const Network& network, std::size_t o, const std::vector<RealLayerWeights>& weights,
+                       const RealTensors& reals, const QuantizationLimits& limits, const QuantizationOptions& options,
+                       contracts::QuantizedNetwork& quantized) {
+  const int data_width = options.data_width, acc_width = options.acc_width;
+  const Operator& op = network.operators[o];
+  const std::size_t output = op.outputs[0];
+  contracts::QuantizedOperator& q = quantized.operators[o];
+  const auto scale_of = [&](std::size_t tensor) { return quantized.tensors[tensor].scale; };
+  switch (op.kind) {
+    case OperatorKind::FabricLayer:
+      if (contracts::is_matrix_product(op)) {
+        quantize_matrix_product(network.layers[op.layer], scale_of(op.inputs[1]), scale_of(op.inputs[0]),
+                                scale_of(output), q);
+        break;
+      }
+      quantize_fabric_layer(network.layers[op.layer], weights[o],
+                            filter_context(network.layers[op.layer], limits.weights[o], scale_of(op.inputs[0]),
+                                           scale_of(output), reals[op.inputs[0]], reals[output], options),
+                            acc_width, q);
+      break;
+    case OperatorKind::Requantize:
+    case OperatorKind::ReduceSum:
+      q.output.push_back(contracts::requantization_of(scale_of(op.inputs[0]) / scale_of(output)));
+      break;
+    case OperatorKind::Clip: {
+      const double L = double(contracts::data_limit(data_width));
+      q.clip_min = round_clamped(op.clip_min / scale_of(output), -L, L);
+      q.clip_max = round_clamped(op.clip_max / scale_of(output), -L, L);
+      break;
+    }
+    case OperatorKind::Concat: {
+      std::vector<double> input_scales;
+      for (std::size_t t : op.inputs) input_scales.push_back(scale_of(t));
+      quantize_input_multipliers(input_scales, scale_of(output), q);
+      break;
+    }
+    case OperatorKind::Add:
+    case OperatorKind::Sub:
+    case OperatorKind::Maximum:
+    case OperatorKind::Minimum:
+    case OperatorKind::Mul:
+      quantize_pair(network, o, weights[o], scale_of(op.inputs[0]), scale_of(output), data_width, quantized);
+      break;
+    case OperatorKind::Softmax:
+      q.exp_table = softmax_exp_table(scale_of(op.inputs[0]), data_width);
+      break;
+    case OperatorKind::ChannelAffine:
+      quantize_channel_affine(weights[o], scale_of(op.inputs[0]), scale_of(output), q);
+      break;
+    case OperatorKind::Relu:
+    case OperatorKind::MaxPool:
+    case OperatorKind::AveragePool:
+    case OperatorKind::GlobalAveragePool:
+    case OperatorKind::Reshape:
+      break;
+    case OperatorKind::TableFunction:
+      q.activation_table = activation_table(op, scale_of(op.inputs[0]), scale_of(output), data_width);
+      break;
+    case OperatorKind::LayerNormalization:
+      quantize_layer_normalization(op, weights[o], network.tensors[op.inputs[1]].elements(), scale_of(op.inputs[0]),
+                                   scale_of(output), q);
+      break;
+    case OperatorKind::Pad:
+    case OperatorKind::Transpose:
+    case OperatorKind::Slice:
+    case OperatorKind::Gather:
+    case OperatorKind::ReduceMean:
+    case OperatorKind::ReduceMax:
+    case OperatorKind::Resize:
+      break;
+  }
+}
+
 }  // namespace
 
 contracts::QuantizedNetwork quantize_network_calibrated(const Network& network,
@@ -410,73 +486,10 @@ contracts::QuantizedNetwork quantize_network_calibrated(const Network& network,
   for (std::size_t o = 0; o < network.operators.size(); ++o) {
     const Operator& op = network.operators[o];
     const std::size_t output = op.outputs[0];
-    contracts::QuantizedOperator& q = quantized.operators[o];
     quantized.tensors[output].scale = keeps_scale(op.kind)              ? scale_of(op.inputs[0])
                                       : op.kind == OperatorKind::Softmax ? 1.0 / double(contracts::data_limit(data_width))
                                                                          : calibrated_scale(reals[output], limits.activation);
-    switch (op.kind) {
-      case OperatorKind::FabricLayer:
-        if (contracts::is_matrix_product(op)) {
-          quantize_matrix_product(network.layers[op.layer], scale_of(op.inputs[1]), scale_of(op.inputs[0]),
-                                  scale_of(output), q);
-          break;
-        }
-        quantize_fabric_layer(network.layers[op.layer], weights[o],
-                              filter_context(network.layers[op.layer], limits.weights[o], scale_of(op.inputs[0]),
-                                             scale_of(output), reals[op.inputs[0]], reals[output], options),
-                              acc_width, q);
-        break;
-      case OperatorKind::Requantize:
-      case OperatorKind::ReduceSum:
-        q.output.push_back(contracts::requantization_of(scale_of(op.inputs[0]) / scale_of(output)));
-        break;
-      case OperatorKind::Clip: {
-        const double L = double(contracts::data_limit(data_width));
-        q.clip_min = round_clamped(op.clip_min / scale_of(output), -L, L);
-        q.clip_max = round_clamped(op.clip_max / scale_of(output), -L, L);
-        break;
-      }
-      case OperatorKind::Concat: {
-        std::vector<double> input_scales;
-        for (std::size_t t : op.inputs) input_scales.push_back(scale_of(t));
-        quantize_input_multipliers(input_scales, scale_of(output), q);
-        break;
-      }
-      case OperatorKind::Add:
-      case OperatorKind::Sub:
-      case OperatorKind::Maximum:
-      case OperatorKind::Minimum:
-      case OperatorKind::Mul:
-        quantize_pair(network, o, weights[o], scale_of(op.inputs[0]), scale_of(output), data_width, quantized);
-        break;
-      case OperatorKind::Softmax:
-        q.exp_table = softmax_exp_table(scale_of(op.inputs[0]), data_width);
-        break;
-      case OperatorKind::ChannelAffine:
-        quantize_channel_affine(weights[o], scale_of(op.inputs[0]), scale_of(output), q);
-        break;
-      case OperatorKind::Relu:
-      case OperatorKind::MaxPool:
-      case OperatorKind::AveragePool:
-      case OperatorKind::GlobalAveragePool:
-      case OperatorKind::Reshape:
-        break;
-      case OperatorKind::TableFunction:
-        q.activation_table = activation_table(op, scale_of(op.inputs[0]), scale_of(output), data_width);
-        break;
-      case OperatorKind::LayerNormalization:
-        quantize_layer_normalization(op, weights[o], network.tensors[op.inputs[1]].elements(), scale_of(op.inputs[0]),
-                                     scale_of(output), q);
-        break;
-      case OperatorKind::Pad:
-      case OperatorKind::Transpose:
-      case OperatorKind::Slice:
-      case OperatorKind::Gather:
-      case OperatorKind::ReduceMean:
-      case OperatorKind::ReduceMax:
-      case OperatorKind::Resize:
-        break;
-    }
+    quantize_operator(network, o, weights, reals, limits, options, quantized);
   }
   return quantized;
 }
