@@ -317,14 +317,25 @@ TEST_CASE("fused groups follow the producer-consumer, stripes, order and capacit
   CHECK(fused.reports[1].counts.dram_bytes < alone_b.counts.dram_bytes);
 }
 
-TEST_CASE("an add's output takes the SDM rows of the shortcut it reads last, in a group of one stripe", "[fusion]") {
+namespace {
+
+// a → relu r → b → c, sum = c + r → d (every tensor K 2, 4 × 2); with `extra_reader` "r" or "sum", one more conv e
+// after d reads that tensor.
+contracts::Network residual_network(const std::string& extra_reader = "") {
   test::NetworkBuilder builder("residual");
   const std::size_t x = builder.input("x", {1, 2, 4, 2});
   const std::size_t shortcut = builder.relu("r", builder.fabric(tiny_conv("a", 2, 2, 1, 4, 2), x));
   const std::size_t b = builder.fabric(tiny_conv("b", 2, 2, 3, 4, 2), shortcut);
   const std::size_t sum = builder.add("sum", builder.fabric(tiny_conv("c", 2, 2, 1, 4, 2), b), shortcut);
   builder.fabric(tiny_conv("d", 2, 2, 1, 4, 2), sum);
-  const contracts::Network& network = builder.network();
+  if (!extra_reader.empty()) builder.fabric(tiny_conv("e", 2, 2, 1, 4, 2), extra_reader == "r" ? shortcut : sum);
+  return builder.network();
+}
+
+}  // namespace
+
+TEST_CASE("an add's output takes the SDM rows of the shortcut it reads last, in a group of one stripe", "[fusion]") {
+  const contracts::Network network = residual_network();
   const FusionGraph graph = fusion_graph(network);
   contracts::Hardware hardware = test::small_hardware(4, 4, 4);
   const std::int64_t tensor = 2 * 4 * 2 * contracts::data_bytes(hardware);  // every tensor: K 2, 4 x 2
@@ -348,25 +359,14 @@ TEST_CASE("an add's output takes the SDM rows of the shortcut it reads last, in 
   CHECK(group_reservations(network, graph, hardware, 0, 3, 1, {}).live_at[2] == 2 * tensor);
   // Nor when a later member reads the shortcut: e reads r after c's add (left out of the group, e reads r from
   // DRAM, which a wrote when it ran, so c may take r's rows).
-  test::NetworkBuilder later("later");
-  const std::size_t y = later.input("x", {1, 2, 4, 2});
-  const std::size_t r2 = later.relu("r", later.fabric(tiny_conv("a", 2, 2, 1, 4, 2), y));
-  const std::size_t b2 = later.fabric(tiny_conv("b", 2, 2, 3, 4, 2), r2);
-  later.fabric(tiny_conv("d", 2, 2, 1, 4, 2), later.add("sum", later.fabric(tiny_conv("c", 2, 2, 1, 4, 2), b2), r2));
-  later.fabric(tiny_conv("e", 2, 2, 1, 4, 2), r2);
-  const FusionGraph later_graph = fusion_graph(later.network());
+  const contracts::Network later = residual_network("r");
+  const FusionGraph later_graph = fusion_graph(later);
   CHECK_FALSE(shortcut_taken_over(later_graph, 0, 5, 1, 2));
   CHECK(shortcut_taken_over(later_graph, 0, 4, 1, 2) == std::optional<std::size_t>(0));
-  // Nor when c's output is also read after the group (f, outside): it is written to DRAM, not kept in the SDM, and
+  // Nor when c's output is also read after the group (e, outside): it is written to DRAM, not kept in the SDM, and
   // the image reader refuses output_over_shortcut without output_in_sdm (dtln_model_2's group wrote that image).
-  test::NetworkBuilder escaping("escaping");
-  const std::size_t z = escaping.input("x", {1, 2, 4, 2});
-  const std::size_t r3 = escaping.relu("r", escaping.fabric(tiny_conv("a", 2, 2, 1, 4, 2), z));
-  const std::size_t b3 = escaping.fabric(tiny_conv("b", 2, 2, 3, 4, 2), r3);
-  const std::size_t sum3 = escaping.add("sum", escaping.fabric(tiny_conv("c", 2, 2, 1, 4, 2), b3), r3);
-  escaping.fabric(tiny_conv("d", 2, 2, 1, 4, 2), sum3);
-  escaping.fabric(tiny_conv("f", 2, 2, 1, 4, 2), sum3);
-  const FusionGraph escaping_graph = fusion_graph(escaping.network());
+  const contracts::Network escaping = residual_network("sum");
+  const FusionGraph escaping_graph = fusion_graph(escaping);
   CHECK_FALSE(shortcut_taken_over(escaping_graph, 0, 4, 1, 2));
   const std::vector<FusedRole> escaping_roles = group_roles(escaping_graph, group);
   CHECK_FALSE(escaping_roles[2].output_in_sdm);
