@@ -36,6 +36,7 @@ struct MapOptions {
   int top = 5;
   int threads = 0;
   std::string tile;
+  std::string given;  // --mapping: cost this mapping file's decision instead of searching
   std::string sdm;
   std::string order;
   bool single_level = false;  // --two-level names the default
@@ -277,8 +278,18 @@ int run_map(const MapOptions& options) {
   }
   mapper::HeuristicMapper heuristic(options.search, mapping.objective, !options.single_level, "command line", "--");
   mapping.fixed = fixed_mapping(options, layers.size());
+  std::optional<contracts::MappingFile> given;
+  if (!options.given.empty()) {
+    given = contracts::load_mapping_file(options.given);
+    contracts::check_mapping_hardware(*given, options.given, hardware);
+    mapping.given = &*given;
+    mapping.given_path = options.given;
+    mapping.fusion = false;
+  }
+  // A given mapping file is costed, not rewritten: only an explicit -o writes its decision back.
   const std::string output =
-      options.output.empty()
+      given ? options.output
+      : options.output.empty()
           ? fmt::format("{}.{}.mapping.yaml", util::safe_file_stem(network.name), util::safe_file_stem(hardware.name))
           : options.output;
   for (const std::string* path : {&output, &options.json, &options.csv, &options.report})  // before the search
@@ -289,9 +300,11 @@ int run_map(const MapOptions& options) {
   mapping.joint_budget = options.joint_budget;
   mapping.heuristic = &heuristic;
 
-  fmt::print("mapping workload '{}' on '{}' ({} MS, dn_bw {}, rn_bw {}), objective {}, space: {}\n", network.name,
+  fmt::print("mapping workload '{}' on '{}' ({} MS, dn_bw {}, rn_bw {}), objective {}, {}\n", network.name,
              hardware.name, hardware.num_ms, hardware.dn_bw, hardware.rn_bw, options.objective,
-             mapping.prune.empty() ? std::string("raw Eq. 1 (no pruning)") : "pruned by " + mapping.prune.names());
+             given ? "the mapping file " + options.given + " costed (no search)"
+             : mapping.prune.empty() ? std::string("space: raw Eq. 1 (no pruning)")
+                                     : "space: pruned by " + mapping.prune.names());
   if (mapping.fixed)
     if (const auto violation = contracts::mapping_violation(layers.front(), hardware, *mapping.fixed))
       throw command_line_error(violation->rfind("SDM", 0) == 0 ? "--sdm" : "--tile", *violation);
@@ -312,8 +325,10 @@ int run_map(const MapOptions& options) {
     if (workload.fusion()) print_fusion_summary(*workload.fusion());
   }
 
-  contracts::write_mapping_file(output, workload.mapping_file());
-  fmt::print("\nmapping file: {}\n", output);
+  if (!output.empty()) {
+    contracts::write_mapping_file(output, workload.mapping_file());
+    fmt::print("\nmapping file: {}\n", output);
+  }
   if (!options.json.empty()) {
     util::write_file_atomically(options.json, workload.json());
     fmt::print("json: {}\n", options.json);
@@ -351,6 +366,10 @@ void add_map_command(CLI::App& app, Action& action) {
   command->add_option("--tile", options->tile,
                       "cost this tile instead of searching: T_R,T_S,T_C,T_K,T_N,T_X',T_Y'[,T_G] (T_G: groups side "
                       "by side, default 1)");
+  auto* given = command->add_option(
+      "--mapping", options->given,
+      "cost this mapping file's decision instead of searching: every layer's mapping and, on the whole network, its "
+      "fused groups, checked as codegen checks them (the same report and JSON; -o only when given)");
   command->add_option("--sdm", options->sdm, "with --tile: its SDM tile B_K,B_C,B_N,B_X',B_Y' (docs/mapping.md)");
   command->add_option("--order", options->order, "with --sdm: the SDM loop order, outer to inner (default KCNXY)");
   command->add_option("--phase-order", options->phase_order,
@@ -367,7 +386,8 @@ void add_map_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   command->add_flag("--no-fusion", options->no_fusion,
                     "map every layer on its own: no fused groups (by default a whole network's layers may share "
-                    "tensors in the SDM, docs/mapping.md)");
+                    "tensors in the SDM, docs/mapping.md)")
+      ->excludes(given);
   command->add_flag("--details", options->details,
                     "per layer, its best mappings with their SDM tiles, the baseline and what each pruning rule "
                     "alone would lose (a network's default: one line per layer; one layer: always the details)");
@@ -380,6 +400,7 @@ void add_map_command(CLI::App& app, Action& action) {
   command->add_option("-o,--output", options->output,
                       "mapping file to write (default: <workload>.<hardware>.mapping.yaml, the names made safe as "
                       "file names)");
+  for (const char* fixed : {"--tile", "--prune", "--single-level", "--joint-budget"}) given->excludes(fixed);
   command->footer("Example: maeri map --hardware configs/hardware/maeri-512.yaml "
                   "--workload configs/workloads/mrna-table2.yaml --objective energy --top 3");
   command->callback([options, &action] { action = [options] { return run_map(*options); }; });

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "flow/fused_groups.hpp"
 #include "mapper/model/cost_model.hpp"
 #include "mapper/model/fusion_model.hpp"
 #include "mapper/model/report_json.hpp"
@@ -64,22 +65,25 @@ WorkloadMapping::WorkloadMapping(const contracts::Network& network, const contra
 
 void WorkloadMapping::map(const std::vector<contracts::Layer>& layers,
                           const std::function<void(const MappedLayer&)>& on_layer) {
-  fusing_ = options_.fusion && options_.two_level && !options_.fixed && layers.size() > 1 &&
-            layers.size() == network_.layers.size();
+  const bool whole_network = layers.size() > 1 && layers.size() == network_.layers.size();
+  fusing_ = options_.fusion && options_.two_level && !options_.fixed && !options_.given && whole_network;
   for (const contracts::Layer& layer : layers) {
     const MappedLayer mapped = map_layer(layer);
     add_to_reports(mapped);
     on_layer(mapped);
   }
   if (fusing_) fuse();
+  if (options_.given && whole_network) cost_given_groups();
 }
 
 MappedLayer WorkloadMapping::map_layer(const contracts::Layer& layer) {
   MappedLayer mapped{layer, {}, {}, {}};
   mapper::SearchResult& result = mapped.result;
   const auto refine = options_.exact_traffic_for;
-  if (options_.fixed) {
-    result.best = {mapper::evaluate(layer, hardware_, *options_.fixed)};
+  const std::optional<contracts::Mapping> fixed =
+      options_.given ? contracts::tile_for_layer(*options_.given, options_.given_path, layer, hardware_) : options_.fixed;
+  if (fixed) {
+    result.best = {mapper::evaluate(layer, hardware_, *fixed)};
     refine(layer, hardware_)(result.best.front());
     result.evaluated = 1;
     if (const auto baseline = contracts::baseline_tile(layer, hardware_)) {
@@ -140,7 +144,7 @@ void WorkloadMapping::add_to_reports(const MappedLayer& mapped) {
   for (std::size_t rank = 0; rank < result.best.size(); ++rank)
     csv_ += fmt::format("{},{},{}\n", layer.name, rank + 1, mapper::csv_row(result.best[rank], csv_group_tile_));
   const contracts::CostReport& best = result.best.front();
-  const bool joint = options_.two_level && !options_.fixed;
+  const bool joint = options_.two_level && !options_.fixed && !options_.given;
   nlohmann::json entry = {{"layer", layer.name}, {"macs", layer.macs()}, {"evaluated", result.evaluated},
                           {"bounded", result.bounded},
                           {"compulsory_dram_bytes", best.compulsory_dram_bytes},
@@ -191,6 +195,22 @@ nlohmann::json totals_json(const mapper::CostTotals& totals, std::int64_t compul
 void WorkloadMapping::fuse() {
   fusion_ = mapper::fuse_network(network_, hardware_, fusion_candidates_, options_.objective, options_.exact_traffic_for,
                          options_.fusion_options, memory_free_candidates_);
+  record_fusion();
+}
+
+void WorkloadMapping::cost_given_groups() {
+  // The file's groups refused as codegen refuses them (named fused_groups[i]), then costed as map costs its own.
+  flow::planned_groups(network_, hardware_, *options_.given, options_.given_path);
+  std::vector<mapper::FusedGroup> groups;
+  for (const contracts::FusedGroupEntry& entry : options_.given->fused_groups)
+    groups.push_back(mapper::loaded_group(network_, hardware_, *options_.given, entry).group);
+  std::vector<contracts::CostReport> given;
+  for (const ChosenLayer& chosen : chosen_) given.push_back(chosen.report);
+  fusion_ = mapper::given_fusion(network_, hardware_, given, groups, options_.exact_traffic_for);
+  record_fusion();
+}
+
+void WorkloadMapping::record_fusion() {
   const mapper::NetworkFusionResult& fusion = *fusion_;
   const mapper::FusedSearchStats& stats = fusion.stats;
   json_fusion_ = {{"stats", {{"partial_mappings", stats.made}, {"pruned", stats.pruned}, {"joined", stats.joined},
@@ -203,7 +223,10 @@ void WorkloadMapping::fuse() {
   const mapper::FusionGraph graph = mapper::fusion_graph(network_);
   for (const mapper::GroupResult& result : fusion.groups) {
     if (result.group.count < 2) continue;
-    const contracts::FusedGroupEntry entry = mapper::mapping_file_entry(network_, result.group);
+    contracts::FusedGroupEntry entry = mapper::mapping_file_entry(network_, result.group);
+    if (options_.given)  // the file's own entry, by its name
+      for (const contracts::FusedGroupEntry& given : options_.given->fused_groups)
+        if (given.layers.front() == entry.layers.front()) entry = given;
     const std::vector<contracts::FusedRole> roles = mapper::group_roles(graph, result.group);
     nlohmann::json group = {{"name", entry.name}, {"layers", entry.layers}, {"stripes", entry.stripes},
                             {"pinned_weights", entry.pinned_weights},

@@ -38,6 +38,10 @@ struct WorkloadMappingOptions {
   bool two_level = true;        // the joint space (fabric tile x SDM tile x orders)
   std::uint64_t joint_budget = mapper::JointSearch{}.budget;
   std::optional<contracts::Mapping> fixed;  // cost this mapping of the (one) layer instead of searching
+  // Cost this mapping file's decision instead of searching (`map --mapping`): every layer's mapping from it and, on
+  // the whole network, its fused groups, checked as codegen checks them (flow/fused_groups.hpp). Not owned.
+  const contracts::MappingFile* given = nullptr;
+  std::string given_path;  // where its errors point
   mapper::HeuristicMapper* heuristic = nullptr;  // search with it when it is heuristic()
   contracts::ExactTrafficFor exact_traffic_for;     // how each mapping is ranked and reported (codegen::exact_traffic_for)
   std::string workload_path;             // where an unmappable layer's error points
@@ -87,7 +91,7 @@ class WorkloadMapping {
 
   // The totals of the mapping chosen: with fused groups, their cost.
   const WorkloadTotals& totals() const { return totals_; }
-  // Set when the layers were fused (WorkloadMappingOptions::fusion).
+  // Set when the layers were fused (WorkloadMappingOptions::fusion), or a given mapping file's whole network costed.
   const std::optional<mapper::NetworkFusionResult>& fusion() const { return fusion_; }
   // Per layer mapped, in order: its chosen mapping in its role (with fused groups, the member's cost).
   const std::vector<ChosenLayer>& chosen() const { return chosen_; }
@@ -99,6 +103,8 @@ class WorkloadMapping {
   MappedLayer map_layer(const contracts::Layer& layer);
   void add_to_reports(const MappedLayer& mapped);
   void fuse();
+  void cost_given_groups();
+  void record_fusion();
 
   const contracts::Network& network_;
   const contracts::Hardware& hardware_;

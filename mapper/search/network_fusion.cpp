@@ -156,6 +156,28 @@ NetworkFusionResult fuse_network(const contracts::Network& network, const contra
   return result;
 }
 
+NetworkFusionResult given_fusion(const contracts::Network& network, const contracts::Hardware& hardware,
+                                 const std::vector<contracts::CostReport>& given, const std::vector<FusedGroup>& groups,
+                                 const contracts::ExactTrafficFor& exact_traffic_for) {
+  if (given.size() != network.layers.size()) throw std::invalid_argument("given_fusion: one report per layer");
+  const FusionGraph graph = fusion_graph(network);
+  NetworkFusionResult result;
+  result.compulsory_dram_bytes = network_compulsory_dram_bytes(network, hardware);
+  std::vector<const FusedGroup*> starting_at(network.layers.size(), nullptr);
+  for (const FusedGroup& group : groups) starting_at.at(group.first) = &group;
+  for (std::size_t layer = 0; layer < network.layers.size();) {
+    const FusedGroup* group = starting_at[layer];
+    result.groups.push_back(group ? exact_group(network, graph, hardware, *group, given, exact_traffic_for)
+                                  : layer_alone(given, layer));
+    layer += group ? group->count : 1;
+  }
+  for (const GroupResult& group : result.groups) {
+    result.fused.add(group.fused_totals);
+    result.unfused.add(group.unfused_totals);
+  }
+  return result;
+}
+
 contracts::FusedGroupEntry mapping_file_entry(const contracts::Network& network, const FusedGroup& group) {
   contracts::FusedGroupEntry entry;
   entry.name = network.layers[group.first].name + "-" + network.layers[group.first + group.count - 1].name;

@@ -53,6 +53,14 @@ NetworkFusionResult fuse_network(const contracts::Network& network, const contra
                                  const contracts::ExactTrafficFor& exact_traffic_for, const FusionOptions& options,
                                  const std::vector<std::vector<contracts::CostReport>>& memory_free = {});
 
+// A given partition costed, not searched (`maeri map --mapping FILE`): `groups` are the file's fused groups (each
+// legal: loaded_group), every other layer runs alone in `given[layer]`, the report of its given mapping. Each group's
+// members are costed in their roles with exact traffic as fuse_network reports them; a group's unfused totals are
+// its members' given mappings alone.
+NetworkFusionResult given_fusion(const contracts::Network& network, const contracts::Hardware& hardware,
+                                 const std::vector<contracts::CostReport>& given, const std::vector<FusedGroup>& groups,
+                                 const contracts::ExactTrafficFor& exact_traffic_for);
+
 // The hardware without DRAM cost: unbounded bandwidth, no latency, no energy per DRAM byte (the rest unchanged).
 contracts::Hardware memory_free_hardware(const contracts::Hardware& hardware);
 

@@ -513,6 +513,11 @@ foreach(case transformer pool_stripes)
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/stream_fusion_chain.sh ${case} $<TARGET_FILE:maeri> ${CONFIGS})
   set_tests_properties(cli_stream_fusion_${case} PROPERTIES LABELS cli TIMEOUT 900)
 endforeach()
+# `map --mapping FILE`: a given decision costed, the same totals as map's own; a refused group is exit 2
+# (tests/cli/map_given_mapping.sh).
+add_test(NAME cli_map_given_mapping
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/map_given_mapping.sh $<TARGET_FILE:maeri> ${CONFIGS})
+set_tests_properties(cli_map_given_mapping PROPERTIES LABELS cli TIMEOUT 300)
 # Issue 43's hostile inputs (tests/cli/hostile_inputs.sh): .npz members that declare far more than the run needs,
 # lie about their size, an empty archive, a member named twice or by 60,000 bytes, the network input in f2, u8 and
 # bool; a fused group name past an image's u16 length; a user's folder named like a fabric key and a killed
