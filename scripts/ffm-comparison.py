@@ -4,10 +4,10 @@ small block and the BERT-base layer (scripts/make-transformer-workloads.py) on m
 lengths 128 … 4096, the DRAM bytes, energy, cycles and EDP of
   (a) unfused        `maeri map --no-fusion --objective edp`: every layer alone, its own best;
   (b) transfusion    TransFusion's fixed policy, every Einsum fused but K and V: the unfused mapping file with one
-                     fused group [query … output] (docs/mapping.md, "Fused groups"), checked by
-                     `maeri codegen --mapping --workload`; costed only when the toolkit's fusion rules admit it,
-                     otherwise the row carries the rule that refuses it (the group is connected: streams pass
-                     softmax, transposes and reshapes, and Q·Kᵀ, P·V read their operand A from the group; what
+                     fused group [query … output] (docs/mapping.md, "Fused groups"), costed by
+                     `maeri map --mapping FILE` (which checks it as codegen does) when the toolkit's fusion rules
+                     admit it, otherwise the row carries the rule that refuses it (the group is connected: streams
+                     pass softmax, transposes and reshapes, and Q·Kᵀ, P·V read their operand A from the group; what
                      refuses it is its members' mappings alone, without an SDM level, and at these sizes the
                      tensors a group of one stripe holds whole, larger than the SDM: token stripes are not in the
                      fused space);
@@ -59,19 +59,21 @@ def mapped(maeri, hardware, workload, work, tag, extra):
 
 
 def policy(maeri, hardware, workload, unfused_mapping, work):
-    """(b): the unfused mapping with TransFusion's group, checked against the graph by codegen."""
+    """(b): the unfused mapping with TransFusion's group, costed by `maeri map --mapping` (refused as codegen
+    refuses it)."""
     with open(unfused_mapping) as f:
         text = f.read().rstrip("\n")
     path = os.path.join(work, "transfusion.yaml")
     with open(path, "w") as f:
         f.write(text + "\nfused_groups:\n  - name: transfusion\n    layers: [" + ", ".join(POLICY_GROUP)
                 + "]\n    stripes: 1\n")
-    done, _ = run([maeri, "codegen", "--hardware", hardware, "--mapping", path, "--workload", workload, "-o",
-                   os.path.join(work, "images")])
+    json_path = os.path.join(work, "transfusion.json")
+    done, _ = run([maeri, "map", "--hardware", hardware, "--workload", workload, "--objective", "edp", "--mapping",
+                   path, "--json", json_path])
     if done.returncode != 0:
         reason = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"
         return dict(note="refused: " + reason.split("fused group 'transfusion': ")[-1])
-    return dict(note="admitted by codegen; no command costs a given fused mapping yet")
+    return totals(json_path)
 
 
 def chart(maeri, rows, prefix):
