@@ -204,7 +204,8 @@ std::vector<std::uint8_t> encode_image(const ConfigImage& image) {
     out.u8((member.role.input_in_sdm ? kFusedFlagInputInSdm : 0) | (member.role.output_in_sdm ? kFusedFlagOutputInSdm : 0) |
            (member.role.weights_pinned ? kFusedFlagWeightsPinned : 0) |
            (member.role.output_over_shortcut ? kFusedFlagOutputOverShortcut : 0) |
-           (member.role.weights_in_sdm ? kFusedFlagWeightsInSdm : 0));
+           (member.role.weights_in_sdm ? kFusedFlagWeightsInSdm : 0) |
+           (member.role.token_stripes ? kFusedFlagTokenStripes : 0));
   }
   out.u32(std::uint32_t(image.configurations.size()));
   for (const ImageConfiguration& configuration : image.configurations) {
@@ -352,14 +353,15 @@ void read_fused_member(ByteReader& in, std::uint32_t version, ConfigImage& image
   const std::uint32_t flags = in.u8("fused.flags");
   if ((flags & ~std::uint32_t(kFusedFlagsKnown)) != 0)
     throw ImageError(fmt::format("{}: byte {}: fused.flags is 0x{:02x}, expected only the bits input_in_sdm (0x01), "
-                                 "output_in_sdm (0x02), weights_pinned (0x04), output_over_shortcut (0x08) and "
-                                 "weights_in_sdm (0x10)",
+                                 "output_in_sdm (0x02), weights_pinned (0x04), output_over_shortcut (0x08), "
+                                 "weights_in_sdm (0x10) and token_stripes (0x20)",
                                  source, at.fused_flags, flags));
   member.role.input_in_sdm = (flags & kFusedFlagInputInSdm) != 0;
   member.role.output_in_sdm = (flags & kFusedFlagOutputInSdm) != 0;
   member.role.weights_pinned = (flags & kFusedFlagWeightsPinned) != 0;
   member.role.output_over_shortcut = (flags & kFusedFlagOutputOverShortcut) != 0;
   member.role.weights_in_sdm = (flags & kFusedFlagWeightsInSdm) != 0;
+  member.role.token_stripes = (flags & kFusedFlagTokenStripes) != 0;
 }
 
 void read_configurations(ByteReader& in, std::uint32_t version, ConfigImage& image, ImageFieldOffsets& at,
@@ -475,7 +477,9 @@ std::optional<std::size_t> stripe_loop(const ConfigImage& image) {
   std::optional<std::size_t> found;
   for (std::size_t pc = 0; pc < image.program.size(); ++pc) {
     const Instruction& instruction = image.program[pc];
-    if (instruction.opcode != Opcode::For || instruction.operand[0] != std::uint32_t(LoopRegister::XB)) continue;
+    const std::uint32_t stripe_register =
+        std::uint32_t(image.fused->role.token_stripes ? LoopRegister::NB : LoopRegister::XB);
+    if (instruction.opcode != Opcode::For || instruction.operand[0] != stripe_register) continue;
     if (found) return std::nullopt;
     found = pc;
   }
@@ -491,9 +495,9 @@ std::string fused_member_text(const contracts::FusedMember& member) {
   text += role.output_in_sdm ? "          output kept in the SDM for the group's later members (not written to DRAM)\n"
                              : "          output written to DRAM\n";
   text += role.stripes > 1
-              ? fmt::format("          stripes {}: each iteration of the xb loop is one stripe, after which the "
+              ? fmt::format("          {}stripes {}: each iteration of the {} loop is one stripe, after which the "
                             "controller yields the fabric to the next member\n",
-                            role.stripes)
+                            role.token_stripes ? "token " : "", role.stripes, role.token_stripes ? "nb" : "xb")
               : "          stripes 1: the whole layer runs before the next member (shared tensors held whole)\n";
   if (role.weights_pinned) text += "          weights pinned in the SDM across the stripes (fetched from DRAM once)\n";
   else if (role.stripes > 1) text += "          weights fetched from DRAM again for every stripe\n";
@@ -572,6 +576,7 @@ std::string to_json(const ConfigImage& image) {
                      {"weights_pinned", member.role.weights_pinned},
                      {"output_over_shortcut", member.role.output_over_shortcut}};
     if (member.role.weights_in_sdm) root["fused"]["weights_in_sdm"] = true;  // a matrix product's operand A
+    if (member.role.token_stripes) root["fused"]["token_stripes"] = true;    // stripes along N
   }
   ordered_json configurations = ordered_json::array();
   for (const ImageConfiguration& configuration : image.configurations) {

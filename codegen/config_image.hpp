@@ -59,10 +59,12 @@ inline constexpr std::uint16_t kSdmImageFormatVersion = 4;
 inline constexpr std::uint16_t kSingleLevelImageFormatVersion = 3;
 
 // The role flags byte of a fused member (version 7); every other bit is 0.
+// kFusedFlagTokenStripes: the stripes cut N (tokens), the nb loop is the stripe loop (only with stripes > 1).
 inline constexpr std::uint8_t kFusedFlagInputInSdm = 1, kFusedFlagOutputInSdm = 2, kFusedFlagWeightsPinned = 4,
-                                kFusedFlagOutputOverShortcut = 8, kFusedFlagWeightsInSdm = 16;
+                                kFusedFlagOutputOverShortcut = 8, kFusedFlagWeightsInSdm = 16, kFusedFlagTokenStripes = 32;
 inline constexpr std::uint8_t kFusedFlagsKnown = kFusedFlagInputInSdm | kFusedFlagOutputInSdm | kFusedFlagWeightsPinned |
-                                                 kFusedFlagOutputOverShortcut | kFusedFlagWeightsInSdm;
+                                                 kFusedFlagOutputOverShortcut | kFusedFlagWeightsInSdm |
+                                                 kFusedFlagTokenStripes;
 
 // The fabric parameters an image depends on (the rest of the hardware spec does not change the bits).
 struct ImageHardware {
@@ -121,7 +123,8 @@ struct ConfigImage {
   std::vector<ImageConfiguration> configurations;
   std::vector<Instruction> program;
   // Set for a member of a fused group (docs/mapping.md, "Fused groups"): the group, the member's place in it and
-  // the role it runs in. With stripes > 1 the program's xb loop is the stripe loop (stripe_loop).
+  // the role it runs in. With stripes > 1 the program's xb loop (nb with token stripes) is the stripe loop
+  // (stripe_loop).
   std::optional<contracts::FusedMember> fused;
   bool operator==(const ConfigImage& other) const;
 };
@@ -146,9 +149,9 @@ std::string disassemble(const ConfigImage& image);
 // A fused member's record, readably: its group, "member i of n", where its input comes from and its output goes,
 // its stripes and pinned weights (several lines, each ending in a newline).
 std::string fused_member_text(const contracts::FusedMember& member);
-// The instruction index of the stripe loop of a fused member with stripes > 1: the program's one FOR xb, which
-// codegen makes the outermost loop of more than one iteration, so that each of its iterations is one stripe.
-// nullopt for any other image, or when the program has no xb loop or several.
+// The instruction index of the stripe loop of a fused member with stripes > 1: the program's one FOR xb (FOR nb with
+// token stripes), which codegen makes the outermost loop of more than one iteration, so that each of its iterations
+// is one stripe. nullopt for any other image, or when the program has no such loop or several.
 std::optional<std::size_t> stripe_loop(const ConfigImage& image);
 
 // Throws ImageError when the image was built for different fabric parameters than `hardware`.

@@ -9,6 +9,7 @@
 
 #include "contracts/sdm_budget.hpp"
 #include "contracts/sdm_level.hpp"
+#include "contracts/sdm_rules.hpp"
 #include "util/input_file.hpp"
 
 namespace maeri::codegen {
@@ -18,22 +19,30 @@ namespace {
 template <class Visit>
 void for_each_stripe_output(const contracts::Layer& layer, const StripePiece& piece, Visit visit) {
   const std::int64_t rows = layer.output_x(), columns = layer.output_y();
+  if (piece.tokens) {  // N is the outermost index: a run of tokens is one contiguous run of outputs
+    const std::int64_t per_token = layer.K * rows * columns;
+    for (std::int64_t index = piece.begin * per_token; index < piece.end * per_token; ++index) visit(std::size_t(index));
+    return;
+  }
   for (std::int64_t plane = 0; plane < layer.N * layer.K; ++plane)
-    for (std::int64_t index = (plane * rows + piece.x_begin) * columns; index < (plane * rows + piece.x_end) * columns;
+    for (std::int64_t index = (plane * rows + piece.begin) * columns; index < (plane * rows + piece.end) * columns;
          ++index)
       visit(std::size_t(index));
 }
 
 std::size_t stripe_size(const contracts::Layer& layer, const StripePiece& piece) {
-  return std::size_t(layer.N * layer.K * (piece.x_end - piece.x_begin) * layer.output_y());
+  return std::size_t((piece.end - piece.begin) * (piece.tokens ? layer.K * layer.output_x() : layer.N * layer.K) *
+                     layer.output_y());
 }
 
 }  // namespace
 
 std::vector<StripePiece> stripe_pieces(const contracts::Layer& layer, const contracts::Mapping& mapping,
-                                       std::int64_t stripes) {
+                                       std::int64_t stripes, bool token_stripes) {
   const std::int64_t rows = layer.output_x();
-  if (stripes == 1) return {StripePiece{0, 1, 0, rows}};
+  if (stripes == 1) return {StripePiece{0, 1, 0, rows, false}};
+  const int dim = contracts::stripe_dim(token_stripes);
+  const std::int64_t extent = token_stripes ? layer.N : rows;
   const auto bad = [&](const std::string& why) {
     return std::invalid_argument(fmt::format("layer '{}' cannot run in {} stripes: {}", util::shown_value(layer.name),
                                              stripes, why));
@@ -41,24 +50,25 @@ std::vector<StripePiece> stripe_pieces(const contracts::Layer& layer, const cont
   if (stripes < 1) throw bad("at least one stripe");
   if (!mapping.sdm.blocked) throw bad("its mapping has no SDM level");
   const auto trips = contracts::sdm_trips(contracts::layer_extents(layer), mapping.sdm.block);
-  if (trips[contracts::kSdmX] != stripes)
-    throw bad(fmt::format("sdm.X = {} cuts its {} output rows into {} blocks", mapping.sdm.block[contracts::kSdmX], rows,
-                          trips[contracts::kSdmX]));
-  for (std::uint8_t dim : mapping.sdm.order) {
-    if (dim == contracts::kSdmX) break;
-    if (trips[dim] > 1)
-      throw bad(fmt::format("its {} loop ({} blocks) lies outside the X loop (order {})", contracts::sdm_dim_key(dim),
-                            trips[dim], contracts::order_text(mapping.sdm.order)));
+  if (trips[dim] != stripes)
+    throw bad(fmt::format("sdm.{} = {} cuts its {} {} into {} blocks", contracts::sdm_dim_key(dim),
+                          mapping.sdm.block[dim], extent, token_stripes ? "tokens" : "output rows", trips[dim]));
+  for (std::uint8_t outer : mapping.sdm.order) {
+    if (outer == dim) break;
+    if (trips[outer] > 1)
+      throw bad(fmt::format("its {} loop ({} blocks) lies outside the {} loop (order {})", contracts::sdm_dim_key(outer),
+                            trips[outer], contracts::sdm_dim_key(dim), contracts::order_text(mapping.sdm.order)));
   }
-  const std::int64_t block = mapping.sdm.block[contracts::kSdmX];
+  const std::int64_t block = mapping.sdm.block[dim];
   std::vector<StripePiece> pieces;
-  for (std::int64_t j = 0; j < stripes; ++j) pieces.push_back({j, stripes, j * block, std::min(rows, (j + 1) * block)});
+  for (std::int64_t j = 0; j < stripes; ++j)
+    pieces.push_back({j, stripes, j * block, std::min(extent, (j + 1) * block), token_stripes});
   return pieces;
 }
 
 bool in_stripe(const WeightPhase& phase, const StripePiece& piece) {
-  const std::int64_t row = phase.block[contracts::kSdmX];
-  return row >= piece.x_begin && row < piece.x_end;
+  const std::int64_t start = phase.block[piece.tokens ? contracts::kSdmN : contracts::kSdmX];
+  return start >= piece.begin && start < piece.end;
 }
 
 LayerProgram stripe_program(const LayerProgram& program, const StripePiece& piece) {

@@ -1,10 +1,11 @@
 // Stripe pieces of a fused member's program (docs/cosim.md, "Fused groups"; the map space: docs/mapping.md, "Fused
 // groups"): a group that runs in `stripes` row stripes plays stripe j of every member before stripe j + 1, so each
-// member's program runs in `stripes` pieces, piece j being its phases whose SDM block lies in the j-th X' block. The
-// mapping rule (mapper::member_violation) makes X' the outermost SDM loop with more than one block and cuts X' into
-// exactly `stripes` blocks, so a piece is a contiguous run of output rows: the pieces write disjoint rows, every
-// phase and step is played by exactly one piece, and a piece needs nothing from another (all reduction folds of an
-// output row lie in its block). A grouped layer runs its SDM blocks group tile after group tile; its piece j holds
+// member's program runs in `stripes` pieces, piece j being its phases whose SDM block lies in the j-th X' block (the
+// j-th N block with token stripes: a transformer GEMM's tokens). The mapping rule (mapper::member_violation) makes
+// that loop the outermost SDM loop with more than one block and cuts its dimension into exactly `stripes` blocks, so
+// a piece is a contiguous run of output rows (of tokens): the pieces write disjoint outputs, every phase and step is
+// played by exactly one piece, and a piece needs nothing from another (all reduction folds of an output lie in its
+// block). A grouped layer runs its SDM blocks group tile after group tile; its piece j holds
 // block j of every group tile.
 #pragma once
 
@@ -17,22 +18,23 @@ namespace maeri::codegen {
 
 struct StripePiece {
   std::int64_t index = 0, count = 1;  // piece `index` of `count`
-  std::int64_t x_begin = 0, x_end = 0;  // its output rows X' [x_begin, x_end)
+  std::int64_t begin = 0, end = 0;  // its output rows X' [begin, end), or its tokens N with token stripes
+  bool tokens = false;              // token stripes: the piece cuts N
 };
 
 // The `stripes` pieces of a member's program under `mapping`: one piece of every row when stripes is 1. Throws
 // std::invalid_argument when the mapping cannot run in that many stripes (no SDM level, X' not in `stripes`
 // blocks, or another SDM loop with more than one block outside the X' loop).
 std::vector<StripePiece> stripe_pieces(const contracts::Layer& layer, const contracts::Mapping& mapping,
-                                       std::int64_t stripes);
+                                       std::int64_t stripes, bool token_stripes = false);
 
-// Whether a phase belongs to the piece (its SDM block starts in the piece's rows).
+// Whether a phase belongs to the piece (its SDM block starts in the piece's rows, or tokens).
 bool in_stripe(const WeightPhase& phase, const StripePiece& piece);
 
 // The phases of `program` in the piece, in program order (configurations unchanged).
 LayerProgram stripe_program(const LayerProgram& program, const StripePiece& piece);
 
-// The outputs [N][K][X'][Y'] of the piece's rows, in index order: the piece's part of `output`.
+// The outputs [N][K][X'][Y'] of the piece's rows (tokens), in index order: the piece's part of `output`.
 std::vector<std::int64_t> stripe_outputs(const contracts::Layer& layer, const StripePiece& piece,
                                          const std::vector<std::int64_t>& output);
 // Writes a piece's part (as stripe_outputs returns it) into the layer's whole output tensor. Throws

@@ -7,6 +7,7 @@
 #include <array>
 #include <map>
 
+#include "contracts/sdm_rules.hpp"
 #include "util/integer_math.hpp"
 
 namespace maeri::codegen {
@@ -25,6 +26,7 @@ struct Emitter {
   // iteration of the stripe loop is a stripe of every group.
   std::optional<Instruction> group_loop;
   bool groups_inside_stripes = false;
+  int stripe_dim = contracts::kSdmX;  // the SDM dimension of the stripe loop (N with token stripes)
 
   void fabric(int level, std::array<int, 4> sizes, const std::array<int, 4>& range) {
     if (level == 4) {
@@ -61,7 +63,7 @@ struct Emitter {
     const int length = int(contracts::layer_extents(program.layer)[size_t(contracts::sdm_tile_dim(dim))]);
     if (dim >= contracts::kSdmN) {  // N, X', Y' blocks: STREAM clips the last one, the body is the same
       code.push_back({Opcode::For, {reg, 0, std::uint32_t(util::ceil_div(length, block)), std::uint32_t(block)}});
-      const bool groups_here = groups_inside_stripes && group_loop && dim == contracts::kSdmX;
+      const bool groups_here = groups_inside_stripes && group_loop && dim == stripe_dim;
       if (groups_here) code.push_back(*group_loop);
       sdm(level + 1, range);
       if (groups_here) code.push_back({Opcode::EndFor, {}});
@@ -116,6 +118,7 @@ ConfigImage build_image(const LayerProgram& program, const contracts::Hardware& 
                                      {std::uint32_t(LoopRegister::G0), 0, std::uint32_t(layer.groups / groups_per_step),
                                       std::uint32_t(groups_per_step)}};
   emitter.groups_inside_stripes = fused && fused->role.stripes > 1 && program.mapping.sdm.blocked;
+  if (fused) emitter.stripe_dim = contracts::stripe_dim(fused->role);
   const bool groups_outermost = grouped && !emitter.groups_inside_stripes;
   if (groups_outermost) emitter.code.push_back(*emitter.group_loop);
   emitter.sdm(0, emitter.extent);

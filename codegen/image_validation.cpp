@@ -260,6 +260,9 @@ void validate_fused_member(const ConfigImage& image, const ImageFieldOffsets& of
     fail(source, offsets.fused_flags,
          "fused.flags: weights_in_sdm is set, but it needs an earlier member to leave the operand A in the SDM and "
          "stripes 1 (the operand is held whole)");
+  if (role.token_stripes && role.stripes == 1)
+    fail(source, offsets.fused_flags,
+         "fused.flags: token_stripes is set, but fused.stripes is 1 (token stripes cut N into several stripes)");
   if (const auto violation = contracts::fused_member_violation(image.layer, image.mapping, role, role.output_in_sdm)) {
     // Blamed on the field the broken rule reads: the SDM level, the stripes, the loop order or the pin.
     const auto rule_is = [&](const char* rule) { return violation->rfind(rule, 0) == 0; };
@@ -272,15 +275,16 @@ void validate_fused_member(const ConfigImage& image, const ImageFieldOffsets& of
   }
 }
 
-// With stripes > 1 the controller runs a member one iteration of its xb loop at a time: that loop must be the only
-// xb loop, of `stripes` iterations, with only loops of one iteration around it and every fabric instruction inside.
+// With stripes > 1 the controller runs a member one iteration of its xb loop (nb with token stripes) at a time: that
+// loop must be the only one of its register, of `stripes` iterations, with only loops of one iteration around it and every fabric instruction inside.
 void validate_stripe_loop(const ConfigImage& image, const ImageFieldOffsets& offsets, const std::string& source) {
   if (!image.fused || image.fused->role.stripes <= 1) return;
   const std::int64_t stripes = image.fused->role.stripes;
   const std::optional<std::size_t> loop = stripe_loop(image);
   if (!loop)
     fail(source, offsets.fused_stripes,
-         fmt::format("fused.stripes is {}, but the program has no single FOR xb to run as the stripe loop", stripes));
+         fmt::format("fused.stripes is {}, but the program has no single FOR {} to run as the stripe loop", stripes,
+                     image.fused->role.token_stripes ? "nb" : "xb"));
   const Instruction& stripe = image.program[*loop];
   if (stripe.operand[2] != std::uint64_t(stripes))
     fail(source, offsets.instructions[*loop] + 1 + 2 * kImageOperandBytes,

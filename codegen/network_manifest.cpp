@@ -87,11 +87,13 @@ nlohmann::ordered_json group_json(const ManifestFusedGroup& group) {
                        {"consumers", consumers},
                        {"also_to_dram", tensor.also_to_dram}});
   }
-  return {{"name", group.name},
-          {"members", group.members},
-          {"stripes", group.stripes},
-          {"pinned_weights", group.pinned_weights},
-          {"shared_tensors", tensors}};
+  nlohmann::ordered_json entry = {{"name", group.name},
+                                   {"members", group.members},
+                                   {"stripes", group.stripes},
+                                   {"pinned_weights", group.pinned_weights},
+                                   {"shared_tensors", tensors}};
+  if (group.token_stripes) entry["token_stripes"] = true;
+  return entry;
 }
 
 // One group of `fused_groups`, checked against itself and the groups before it (`grouped`: every member so far).
@@ -100,7 +102,7 @@ ManifestFusedGroup read_group(const std::string& path, const json& entry, std::s
   const std::string prefix = fmt::format("fused_groups[{}]", index);
   if (!entry.is_object()) throw util::InputError({path, 0, 0}, prefix, "expected an object");
   const Fields fields(path, entry, prefix + ".");
-  fields.refuse_unknown({"name", "members", "stripes", "pinned_weights", "shared_tensors"});
+  fields.refuse_unknown({"name", "members", "stripes", "pinned_weights", "shared_tensors", "token_stripes"});
   ManifestFusedGroup group;
   group.name = fields.text("name");
   if (group.name.empty()) fields.fail("name", "expected the group's name, found an empty string");
@@ -115,6 +117,9 @@ ManifestFusedGroup read_group(const std::string& path, const json& entry, std::s
       fields.fail(fmt::format("members[{}]", m), "layer '" + group.members[m] + "' is in a group already");
   group.stripes = std::int64_t(fields.count("stripes", std::uint64_t(1) << 31));
   if (group.stripes < 1) fields.fail("stripes", "expected at least 1, found 0");
+  group.token_stripes = fields.has("token_stripes") && fields.flag("token_stripes");
+  if (group.token_stripes && group.stripes == 1)
+    fields.fail("token_stripes", "token stripes need stripes > 1, found stripes 1");
   const auto position_of = [&](const std::string& layer) {
     return std::size_t(std::find(group.members.begin(), group.members.end(), layer) - group.members.begin());
   };
@@ -279,6 +284,7 @@ std::optional<contracts::FusedMember> manifest_member(const NetworkManifest& man
     member.position = std::int64_t(at - group.members.begin());
     member.members = std::int64_t(group.members.size());
     member.role.stripes = group.stripes;
+    member.role.token_stripes = group.token_stripes;
     member.role.weights_pinned =
         std::find(group.pinned_weights.begin(), group.pinned_weights.end(), layer) != group.pinned_weights.end();
     // As mapper::group_roles: the input is in the SDM when a member reads it through its window; the output stays
@@ -326,6 +332,7 @@ void check_fused_record(const NetworkManifest& manifest, const ConfigImage& imag
   differ("position", std::to_string(recorded->position), std::to_string(expected->position));
   differ("members", std::to_string(recorded->members), std::to_string(expected->members));
   differ("stripes", std::to_string(recorded->role.stripes), std::to_string(expected->role.stripes));
+  differ("token_stripes", yes_no(recorded->role.token_stripes), yes_no(expected->role.token_stripes));
   differ("input_in_sdm", yes_no(recorded->role.input_in_sdm), yes_no(expected->role.input_in_sdm));
   differ("output_in_sdm", yes_no(recorded->role.output_in_sdm), yes_no(expected->role.output_in_sdm));
   differ("weights_pinned", yes_no(recorded->role.weights_pinned), yes_no(expected->role.weights_pinned));

@@ -51,6 +51,7 @@ struct ManifestFusedGroup {
   std::int64_t stripes = 1;
   std::vector<std::string> pinned_weights;
   std::vector<ManifestSharedTensor> shared_tensors;
+  bool token_stripes = false;  // "token_stripes": true — the stripes cut N (written only when set)
 };
 
 struct NetworkManifest {

@@ -28,8 +28,12 @@ struct FusedRole {
   // A matrix product whose operand A (its weights) is a shared tensor an earlier member left in the SDM (attention's
   // Q of Q·Kᵀ, P of P·V): no weight fills from DRAM. Only in a group of one stripe (the operand is held whole).
   bool weights_in_sdm = false;
+  // With stripes > 1: the stripes cut N (the layer's batch: a transformer GEMM's tokens) instead of X' — token
+  // stripes. The stripe loop is then the SDM loop over N, stripe j the j-th SDM block along N.
+  bool token_stripes = false;
   bool operator==(const FusedRole& other) const {
     return input_in_sdm == other.input_in_sdm && output_in_sdm == other.output_in_sdm && stripes == other.stripes &&
+           token_stripes == other.token_stripes &&
            weights_pinned == other.weights_pinned && output_over_shortcut == other.output_over_shortcut &&
            weights_in_sdm == other.weights_in_sdm;
   }

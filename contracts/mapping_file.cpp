@@ -102,6 +102,7 @@ std::string emit_mapping_file(const MappingFile& mapping) {
       out << YAML::Key << "name" << YAML::Value << group.name;
       out << YAML::Key << "layers" << YAML::Value << YAML::Flow << group.layers;
       out << YAML::Key << "stripes" << YAML::Value << group.stripes;
+      if (group.token_stripes) out << YAML::Key << "stripe_axis" << YAML::Value << "N";
       if (!group.pinned_weights.empty())
         out << YAML::Key << "pinned_weights" << YAML::Value << YAML::Flow << group.pinned_weights;
       out << YAML::EndMap;
@@ -197,7 +198,8 @@ LayerMapping read_layer_mapping(StrictMap entry, const Hardware& bounds) {
   return layer_mapping;
 }
 
-// "fused_groups:": each group's layers (mapped by the file, in one group at most), stripes and pinned weights.
+// "fused_groups:": each group's layers (mapped by the file, in one group at most), stripes (along X', or N with
+// `stripe_axis: N`) and pinned weights.
 std::vector<FusedGroupEntry> read_fused_groups(StrictMap& root, const std::vector<LayerMapping>& layers) {
   const YAML::Node groups = root.sequence("fused_groups");
   std::vector<FusedGroupEntry> read;
@@ -221,6 +223,9 @@ std::vector<FusedGroupEntry> read_fused_groups(StrictMap& root, const std::vecto
                                          layer, it->second));
     }
     group.stripes = entry.integer("stripes", 1, kMaxLayerDimension);
+    if (entry.has("stripe_axis")) group.token_stripes = entry.choice("stripe_axis", {"X", "N"}) == "N";
+    if (group.token_stripes && group.stripes == 1)
+      entry.fail("stripe_axis", fmt::format("fused group '{}': stripe_axis N needs stripes > 1", group.name));
     if (entry.has("pinned_weights")) group.pinned_weights = entry.text_list("pinned_weights");
     for (const std::string& layer : group.pinned_weights)
       if (std::find(group.layers.begin(), group.layers.end(), layer) == group.layers.end())

@@ -34,6 +34,7 @@ struct FusedGroupEntry {
   std::vector<std::string> layers;          // the members, in the workload's layer order
   std::int64_t stripes = 1;                 // row stripes the members run in, interleaved (1: tensors held whole)
   std::vector<std::string> pinned_weights;  // members whose weights stay in the SDM across the stripes
+  bool token_stripes = false;               // the stripes cut N (tokens), not X' (`stripe_axis: N`)
 };
 
 struct MappingFile {

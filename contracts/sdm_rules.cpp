@@ -69,15 +69,18 @@ std::optional<std::string> fused_member_violation(const Layer& layer, const Mapp
     return fmt::format("SDM level: layer '{}' has no SDM level (a fused layer runs in SDM blocks)", layer.name);
   const auto trips = sdm_trips(layer_extents(layer), mapping.sdm.block);
   if (role.stripes > 1) {
-    if (trips[kSdmX] != role.stripes)
-      return fmt::format("stripes: layer '{}' has sdm.X = {}, {} blocks of its {} output rows, not the group's {} "
-                         "stripes", layer.name, mapping.sdm.block[kSdmX], trips[kSdmX], layer.output_x(), role.stripes);
-    for (std::uint8_t dim : mapping.sdm.order) {
-      if (dim == kSdmX) break;
-      if (trips[dim] > 1)
-        return fmt::format("exchange order: layer '{}' has its {} loop ({} blocks) outside the X loop of the stripes "
+    const int dim = stripe_dim(role);
+    const char* what = role.token_stripes ? "tokens (N)" : "output rows";
+    const std::int64_t extent = role.token_stripes ? layer.N : layer.output_x();
+    if (trips[dim] != role.stripes)
+      return fmt::format("stripes: layer '{}' has sdm.{} = {}, {} blocks of its {} {}, not the group's {} stripes",
+                         layer.name, sdm_dim_key(dim), mapping.sdm.block[dim], trips[dim], extent, what, role.stripes);
+    for (std::uint8_t outer : mapping.sdm.order) {
+      if (outer == dim) break;
+      if (trips[outer] > 1)
+        return fmt::format("exchange order: layer '{}' has its {} loop ({} blocks) outside the {} loop of the stripes "
                            "(order {}): tiles would not be exchanged stripe by stripe",
-                           layer.name, sdm_dim_key(dim), trips[dim], order_text(mapping.sdm.order));
+                           layer.name, sdm_dim_key(outer), trips[outer], sdm_dim_key(dim), order_text(mapping.sdm.order));
     }
   }
   if (output_feeds_group && sdm_block_traffic(layer, mapping).output_visits > 1)

@@ -12,6 +12,7 @@
 #include "contracts/fused_role.hpp"
 #include "contracts/hardware.hpp"
 #include "contracts/layer.hpp"
+#include "contracts/sdm_level.hpp"
 #include "contracts/tile.hpp"
 
 namespace maeri::contracts {
@@ -52,9 +53,13 @@ SdmWorkingSet sdm_working_set(const Layer& layer, const Hardware& hardware, cons
 // capacity rule is checked only when hardware.sdm_bytes > 0 (a mapping file alone does not know the SDM size).
 std::optional<std::string> sdm_violation(const Layer& layer, const Hardware& hardware, const Mapping& tile);
 
+// The SDM dimension a member's stripes cut: N with token stripes, X' otherwise (FusedRole::token_stripes).
+inline int stripe_dim(const FusedRole& role) { return role.token_stripes ? kSdmN : kSdmX; }
+inline int stripe_dim(bool token_stripes) { return token_stripes ? kSdmN : kSdmX; }
+
 // Why a layer's mapping cannot run as a member of a fused group in `role` (docs/mapping.md, "Fused groups"), naming
-// the rule and the layer: every member has an SDM level; with stripes > 1 its X' is in exactly `stripes` SDM blocks
-// and X is the outermost SDM loop with more than one trip (the controller's stripe is one iteration of that loop);
+// the rule and the layer: every member has an SDM level; with stripes > 1 its X' (N with token stripes) is in exactly
+// `stripes` SDM blocks and that loop is the outermost SDM loop with more than one trip (the controller's stripe is one iteration of that loop);
 // a member whose output feeds the group writes it final (no partial sums through DRAM); pinned weights need
 // stripes > 1 and all of the member's weights in one SDM block. `output_feeds_group`: a member of the group reads
 // this layer's output (true whenever role.output_in_sdm; an output that also goes to DRAM has output_in_sdm false).

@@ -24,10 +24,9 @@ std::vector<contracts::PlannedGroup> planned_groups(const contracts::Network& ne
       contracts::tile_for_layer(file, path, network.layers[group.first + i], hardware);
     contracts::PlannedGroup planned{entry.name, group.first, group.count, group.stripes, group.mappings,
                                     mapper::group_roles(graph, group), {}, {}};
-    std::vector<std::int64_t> rows;
-    for (const contracts::Mapping& mapping : group.mappings) rows.push_back(mapping.sdm.block[contracts::kSdmX]);
-    planned.live_bytes =
-        mapper::group_reservations(network, graph, hardware, group.first, group.count, group.stripes, rows).live_at;
+    planned.live_bytes = mapper::group_reservations(network, graph, hardware, group.first, group.count, group.stripes,
+                                                    mapper::rows_per_stripe(group), group.token_stripes)
+                             .live_at;
     for (std::size_t i = 0; i < group.count; ++i)
       planned.pinned_bytes.push_back(planned.roles[i].weights_pinned
                                          ? mapper::pinned_weight_bytes(network.layers[group.first + i], hardware)

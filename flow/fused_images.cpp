@@ -30,7 +30,7 @@ FusedImagePlan plan_fused_images(const contracts::Network& network, const contra
       throw util::InputError({mapping_path, 0, 0}, fmt::format("fused_groups[{}]", index), *loaded.violation);
     const mapper::FusedGroup& group = loaded.group;
     const std::vector<contracts::FusedRole> roles = mapper::group_roles(graph, group);
-    codegen::ManifestFusedGroup listed{entry.name, {}, group.stripes, {}, {}};
+    codegen::ManifestFusedGroup listed{entry.name, {}, group.stripes, {}, {}, group.token_stripes && group.stripes > 1};
     for (std::size_t i = 0; i < group.count; ++i) {
       const std::string layer = name_of(group.first + i);
       listed.members.push_back(layer);

@@ -98,7 +98,7 @@ std::vector<std::optional<ShardRun>> co_simulate_pieces(const Member& m, MemoryR
                                                         const std::function<std::unique_ptr<sim::FabricSession>()>& open,
                                                         std::vector<std::string>& errors) {
   std::vector<double> costs;
-  for (const codegen::StripePiece& piece : m.pieces) costs.push_back(double(piece.x_end - piece.x_begin));
+  for (const codegen::StripePiece& piece : m.pieces) costs.push_back(double(piece.end - piece.begin));
   const std::vector<int> owner = util::assign_longest_first(costs, runner.ranks());
   std::vector<int> mine;
   for (const codegen::StripePiece& piece : m.pieces)
@@ -118,8 +118,8 @@ std::vector<std::optional<ShardRun>> co_simulate_pieces(const Member& m, MemoryR
       }
     }
     const codegen::StripePiece& piece = m.pieces[std::size_t(task)];
-    errors.push_back(fmt::format("stripe {} of {} (rows {}..{}, rank {}): {}", task + 1, m.pieces.size(),
-                                 piece.x_begin, piece.x_end - 1, owner[std::size_t(task)], outcome.error));
+    errors.push_back(fmt::format("stripe {} of {} ({} {}..{}, rank {}): {}", task + 1, m.pieces.size(),
+                                 piece.tokens ? "tokens" : "rows", piece.begin, piece.end - 1, owner[std::size_t(task)], outcome.error));
   };
   std::vector<util::TaskOutcome> outcomes;
   runner.run(mine, work, [&](int task, util::TaskOutcome&& outcome) {
@@ -166,7 +166,7 @@ FusedMemberRun run_fused_member(const contracts::PlannedGroup& group, std::size_
                                 std::unique_ptr<sim::FabricSession>& fabric,
                                 const std::function<std::unique_ptr<sim::FabricSession>()>& open_fabric) {
   Member m{group, member, run.layer, hardware, tensors, member_image(group, member, run), run.source, {}};
-  m.pieces = codegen::stripe_pieces(m.layer, run.mapping, m.role().stripes);
+  m.pieces = codegen::stripe_pieces(m.layer, run.mapping, m.role().stripes, m.role().token_stripes);
   FusedMemberRun result;
   result.tile_text = contracts::to_compact_string(run.mapping.tile);
   result.pieces = int(m.pieces.size());

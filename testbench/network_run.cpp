@@ -107,7 +107,8 @@ std::string member_role_text(const contracts::PlannedGroup& group, std::size_t m
   if (role.input_in_sdm) parts.push_back("input from the SDM");
   if (role.weights_in_sdm) parts.push_back("operand A from the SDM");
   if (role.output_in_sdm) parts.push_back("output kept in the SDM");
-  parts.push_back(role.stripes == 1 ? std::string("1 stripe") : fmt::format("{} stripes", role.stripes));
+  parts.push_back(role.stripes == 1 ? std::string("1 stripe")
+                                     : fmt::format("{} {}stripes", role.stripes, role.token_stripes ? "token " : ""));
   if (role.weights_pinned) parts.push_back("weights pinned");
   return fmt::format("member {} of {}: {}", member + 1, group.count, fmt::join(parts, ", "));
 }

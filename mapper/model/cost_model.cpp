@@ -16,6 +16,7 @@
 #include <optional>
 
 #include "contracts/sdm_budget.hpp"
+#include "contracts/sdm_rules.hpp"
 #include "util/integer_math.hpp"
 
 namespace maeri::mapper {
@@ -204,13 +205,14 @@ ShapeRuns blocked_shape_runs(const contracts::Layer& layer, const contracts::Map
 
 // A fused stripe after the first follows another layer's program on the fabric, so it configures the fabric again
 // where the layer's own sequence would have kept its configuration: one more run (configuration, drain, first fire)
-// of the shape one X' block's phases start and end in, at every stripe boundary. Where they start and end in
-// different shapes, the boundary reconfigures anyway.
+// of the shape one stripe's phases (one X' block, or one N block with token stripes) start and end in, at every
+// stripe boundary. Where they start and end in different shapes, the boundary reconfigures anyway.
 void add_stripe_runs(const contracts::Layer& layer, const contracts::Mapping& tile,
-                     const contracts::SdmBlockTraffic& traffic, std::int64_t stripes, ShapeRuns& runs) {
+                     const contracts::SdmBlockTraffic& traffic, const FusedRole& role, ShapeRuns& runs) {
+  const std::int64_t stripes = role.stripes;
   if (stripes <= 1) return;
   contracts::SdmBlockTraffic one_stripe = traffic;
-  one_stripe.trips[contracts::kSdmX] = 1;
+  one_stripe.trips[contracts::stripe_dim(role)] = 1;
   const RunSequence stripe =
       sdm_runs(layer, tile, one_stripe, 0, {layer.R, layer.S, layer.group_channels(), layer.group_filters()});
   if (stripe.first == stripe.last) runs.runs[size_t(stripe.first)] += stripes - 1;
@@ -629,7 +631,7 @@ FabricPart fabric_part(const contracts::Layer& layer, const contracts::Hardware&
   }
   ShapeRuns runs = blocks ? blocked_shape_runs(layer, tile, *blocks)
                           : shape_runs(parts, layer.groups / tile.groups_per_step(), tile.phase_order);
-  if (blocks) add_stripe_runs(layer, tile, *blocks, role.stripes, runs);
+  if (blocks) add_stripe_runs(layer, tile, *blocks, role, runs);
   report.counts.configurations = runs.total();
   part.totals = cost_loop_nest(layer, hardware, tile, parts, runs, report, estimate_traffic, blocks);
   part.compute = compute_cycles(hardware, part.totals, report);
@@ -805,17 +807,19 @@ void evaluate_orders(const contracts::Layer& layer, const contracts::Hardware& h
   contracts::Mapping mapping = tile;
   for (const contracts::PhaseOrder phase_order : phase_orders) {
     mapping.phase_order = phase_order;
-    // The roles' fabric parts differ only in the stripes' configurations: one part per stripe count.
-    std::vector<std::pair<std::int64_t, FabricPart>> shared;
+    // The roles' fabric parts differ only in the stripes' configurations: one part per stripe count and axis.
+    std::vector<std::pair<std::pair<std::int64_t, bool>, FabricPart>> shared;
     for (const contracts::SdmOrder& order : orders) {
       mapping.sdm.order = order;
       if (!same_fabric) shared.clear();
       for (std::size_t r = 0; r < roles.size(); ++r) {
         const FusedRole& role = roles[r];
         auto found = std::find_if(shared.begin(), shared.end(),
-                                  [&](const auto& entry) { return entry.first == role.stripes; });
+                                  [&](const auto& entry) {
+                                    return entry.first == std::make_pair(role.stripes, role.token_stripes);
+                                  });
         if (found == shared.end()) {
-          shared.emplace_back(role.stripes, fabric_part(layer, hardware, mapping, true, role));
+          shared.emplace_back(std::make_pair(role.stripes, role.token_stripes), fabric_part(layer, hardware, mapping, true, role));
           found = shared.end() - 1;
         }
         visit(finish(layer, hardware, mapping, found->second, nullptr, role), r);

@@ -117,6 +117,7 @@ std::vector<FusedRole> group_roles(const FusionGraph& graph, const FusedGroup& g
     const std::size_t layer = group.first + i;
     FusedRole& role = roles[i];
     role.stripes = group.stripes;
+    role.token_stripes = group.token_stripes && group.stripes > 1;
     role.weights_pinned = i < group.weights_pinned.size() && group.weights_pinned[i];
     bool feeds_outside = graph.escapes[layer], feeds = false;
     for (const FusionEdge& edge : graph.edges) {
@@ -184,9 +185,11 @@ std::optional<std::string> group_structure_violation(const contracts::Network& n
 }
 
 std::optional<std::string> member_violation(const contracts::Layer& layer, const contracts::Mapping& mapping,
-                                            std::int64_t stripes, bool feeds, bool weights_pinned) {
+                                            std::int64_t stripes, bool feeds, bool weights_pinned,
+                                            bool token_stripes) {
   FusedRole role;
   role.stripes = stripes;
+  role.token_stripes = token_stripes && stripes > 1;
   role.weights_pinned = weights_pinned;
   return contracts::fused_member_violation(layer, mapping, role, feeds);
 }
@@ -215,7 +218,8 @@ struct StripeLead {
 };
 
 StripeLead stripe_lead(const contracts::Network& network, const std::vector<const FusionEdge*>& inside, std::size_t first,
-                       std::size_t count, std::int64_t stripes, const std::vector<std::int64_t>& stripe_rows) {
+                       std::size_t count, std::int64_t stripes, const std::vector<std::int64_t>& stripe_rows,
+                       bool token_stripes) {
   StripeLead lead{std::vector<std::int64_t>(inside.size(), 0), std::vector<std::int64_t>(count, 0), std::nullopt};
   if (stripes <= 1) return lead;
   for (std::size_t e = 0; e < inside.size(); ++e) {
@@ -224,27 +228,34 @@ StripeLead stripe_lead(const contracts::Network& network, const std::vector<cons
     const contracts::Layer& consumer = network.layers[edge.consumer];
     const std::int64_t produced_rows = stripe_rows[edge.producer - first];
     const std::int64_t consumed_rows = stripe_rows[edge.consumer - first];
-    if (!edge.path.whole_operator.empty() || edge.operand_a) {
+    const std::string& whole = token_stripes ? edge.path.whole_for_tokens : edge.path.whole_operator;
+    if (!whole.empty() || edge.operand_a || (token_stripes && producer.N != consumer.N)) {
       if (!lead.violation)
         lead.violation = fmt::format(
             "tile shape: layer '{}' reads tensor '{}' of layer '{}' {}, which needs the whole tensor: a group through "
-            "it runs in one stripe, not {}",
+            "it runs in one stripe, not {}{}",
             consumer.name, edge.tensor, producer.name,
-            edge.operand_a ? std::string("as its operand A")
-                           : fmt::format("through operator '{}'", edge.path.whole_operator),
-            stripes);
+            edge.operand_a   ? std::string("as its operand A")
+            : whole.empty() ? fmt::format("with N = {}, not its N = {}", consumer.N, producer.N)
+                             : fmt::format("through operator '{}'", whole),
+            stripes, token_stripes ? " token stripes" : "");
       continue;
     }
-    for (std::int64_t j = 0; j * consumed_rows < consumer.output_x(); ++j) {
-      const std::int64_t need = last_row_needed(consumer, edge, consumed_rows, j);
+    const std::int64_t extent = token_stripes ? consumer.N : consumer.output_x();
+    const std::int64_t produced = token_stripes ? producer.N : producer.output_x();
+    for (std::int64_t j = 0; j * consumed_rows < extent; ++j) {
+      // Token stripes read token for token; row stripes through the consumer's window and the pools on the way.
+      const std::int64_t need = token_stripes ? std::min(extent, (j + 1) * consumed_rows) - 1
+                                              : last_row_needed(consumer, edge, consumed_rows, j);
       std::int64_t a = 0;
-      while (std::min(producer.output_x(), (j + 1 + a) * produced_rows) - 1 < need) ++a;
+      while (std::min(produced, (j + 1 + a) * produced_rows) - 1 < need) ++a;
       lead.ahead[e] = std::max(lead.ahead[e], a);
       if (a > 1 && !lead.violation)
         lead.violation = fmt::format(
-            "tile shape: layer '{}' needs rows up to {} of tensor '{}' in its stripe {}, which layer '{}' makes only "
-            "in its stripe {} (a producer runs at most one stripe ahead): stripes of {} and {} rows do not match",
-            consumer.name, need, edge.tensor, j, producer.name, j + a, produced_rows, consumed_rows);
+            "tile shape: layer '{}' needs {} up to {} of tensor '{}' in its stripe {}, which layer '{}' makes only "
+            "in its stripe {} (a producer runs at most one stripe ahead): stripes of {} and {} {} do not match",
+            consumer.name, token_stripes ? "tokens" : "rows", need, edge.tensor, j, producer.name, j + a,
+            produced_rows, consumed_rows, token_stripes ? "tokens" : "rows");
     }
   }
   for (std::size_t pos = count; pos-- > 0;)
@@ -261,7 +272,8 @@ std::optional<SharedTensor> shared_tensor(const contracts::Network& network, con
                                           const std::vector<const FusionEdge*>& inside, std::size_t first,
                                           std::size_t count, std::int64_t stripes,
                                           const std::vector<std::int64_t>& stripe_rows,
-                                          const std::vector<std::int64_t>& skew, std::size_t pos) {
+                                          const std::vector<std::int64_t>& skew, std::size_t pos,
+                                          bool token_stripes) {
   const std::size_t layer = first + pos;
   const contracts::Layer& producer = network.layers[layer];
   SharedTensor tensor;
@@ -279,19 +291,20 @@ std::optional<SharedTensor> shared_tensor(const contracts::Network& network, con
     tensor.live_to = std::max(tensor.live_to, edge.consumer - first);
     std::vector<std::int64_t> spans(edge.path.windows.size() + 1, 0);
     if (stripes > 1) {
-      // The consumer's window of its stripe (or the stripe itself, row for row), back through the pools on the way,
-      // plus the stripes its producer is ahead.
+      // The consumer's window of its stripe (or the stripe itself, row for row; token stripes: token for token),
+      // back through the pools on the way, plus the stripes its producer is ahead.
       const contracts::Layer& consumer = network.layers[edge.consumer];
       const std::int64_t consumed_rows = stripe_rows[edge.consumer - first];
       const std::int64_t window =
-          edge.through_window
+          edge.through_window && !token_stripes
               ? contracts::window_span(consumed_rows, consumer.R, consumer.stride_x, consumer.dilation_x)
               : consumed_rows;
-      spans = stage_spans(edge.path, window);
+      spans = token_stripes ? std::vector<std::int64_t>(spans.size(), window) : stage_spans(edge.path, window);
       rows = std::max(rows, spans.front() + (skew[pos] - skew[edge.consumer - first]) * stripe_rows[pos]);
     }
     for (const MadeTensor& m : edge.path.made) {
-      const std::int64_t held = stripes > 1 ? m.elements / m.rows * std::min(spans[m.stage], m.rows) : m.elements;
+      const std::int64_t along = token_stripes ? m.tokens : m.rows;
+      const std::int64_t held = stripes > 1 ? m.elements / along * std::min(spans[m.stage], along) : m.elements;
       made[m.tensor] = std::max(made[m.tensor], held * data_b);
     }
   }
@@ -300,7 +313,9 @@ std::optional<SharedTensor> shared_tensor(const contracts::Network& network, con
     // The stripe loop wraps every member: the tensor's rows live for the whole group.
     tensor.live_from = 0;
     tensor.live_to = count - 1;
-    tensor.bytes = producer.N * producer.K * std::min(rows, producer.output_x()) * producer.output_y() * data_b;
+    tensor.bytes = token_stripes
+                       ? std::min(rows, producer.N) * producer.K * producer.output_x() * producer.output_y() * data_b
+                       : producer.N * producer.K * std::min(rows, producer.output_x()) * producer.output_y() * data_b;
   } else {
     tensor.bytes = producer.output_elements() * data_b;
   }
@@ -312,16 +327,18 @@ std::optional<SharedTensor> shared_tensor(const contracts::Network& network, con
 
 GroupReservations group_reservations(const contracts::Network& network, const FusionGraph& graph,
                                      const contracts::Hardware& hardware, std::size_t first, std::size_t count,
-                                     std::int64_t stripes, const std::vector<std::int64_t>& stripe_rows) {
+                                     std::int64_t stripes, const std::vector<std::int64_t>& stripe_rows,
+                                     bool token_stripes) {
   GroupReservations result;
   result.live_at.assign(count, 0);
   std::vector<const FusionEdge*> inside;
   for (const FusionEdge& edge : graph.edges)
     if (edge.producer >= first && edge.consumer < first + count) inside.push_back(&edge);
-  const StripeLead lead = stripe_lead(network, inside, first, count, stripes, stripe_rows);
+  const StripeLead lead = stripe_lead(network, inside, first, count, stripes, stripe_rows, token_stripes);
   result.violation = lead.violation;
   for (std::size_t pos = 0; pos < count; ++pos) {
-    const auto tensor = shared_tensor(network, graph, hardware, inside, first, count, stripes, stripe_rows, lead.skew, pos);
+    const auto tensor =
+        shared_tensor(network, graph, hardware, inside, first, count, stripes, stripe_rows, lead.skew, pos, token_stripes);
     if (!tensor) continue;
     for (std::size_t p = tensor->live_from; p <= tensor->live_to; ++p) result.live_at[p] += tensor->bytes;
     result.tensors.push_back(*tensor);
@@ -339,15 +356,12 @@ GroupReservations group_reservations(const contracts::Network& network, const Fu
   return result;
 }
 
-namespace {
-
 std::vector<std::int64_t> rows_per_stripe(const FusedGroup& group) {
   std::vector<std::int64_t> rows;
-  for (const contracts::Mapping& mapping : group.mappings) rows.push_back(mapping.sdm.block[contracts::kSdmX]);
+  for (const contracts::Mapping& mapping : group.mappings)
+    rows.push_back(mapping.sdm.block[contracts::stripe_dim(group.token_stripes && group.stripes > 1)]);
   return rows;
 }
-
-}  // namespace
 
 std::optional<std::string> group_violation(const contracts::Network& network, const FusionGraph& graph,
                                            const contracts::Hardware& hardware, const FusedGroup& group) {
@@ -362,12 +376,14 @@ std::optional<std::string> group_violation(const contracts::Network& network, co
     if (const auto violation = contracts::mapping_violation(layer, hardware, group.mappings[i]))
       return fmt::format("layer '{}': {}", layer.name, *violation);
     if (group.count > 1)
-      if (const auto violation = member_violation(layer, group.mappings[i], group.stripes, feeds[i], roles[i].weights_pinned))
+      if (const auto violation = member_violation(layer, group.mappings[i], group.stripes, feeds[i],
+                                                  roles[i].weights_pinned, roles[i].token_stripes))
         return fmt::format("{} (the group shares its tensor '{}')", *violation, shared_tensor(graph, group, i));
   }
   if (group.count < 2) return std::nullopt;
   const GroupReservations reservations =
-      group_reservations(network, graph, hardware, group.first, group.count, group.stripes, rows_per_stripe(group));
+      group_reservations(network, graph, hardware, group.first, group.count, group.stripes, rows_per_stripe(group),
+                         group.token_stripes);
   if (reservations.violation) return reservations.violation;
   std::int64_t pinned = 0;
   for (std::size_t i = 0; i < group.count; ++i)
@@ -397,7 +413,7 @@ GroupCost evaluate_group(const contracts::Network& network, const FusionGraph& g
     if (roles[i].weights_pinned) pinned += pinned_weight_bytes(network.layers[group.first + i], hardware);
   const GroupReservations reservations =
       group.count > 1 ? group_reservations(network, graph, hardware, group.first, group.count, group.stripes,
-                                           rows_per_stripe(group))
+                                           rows_per_stripe(group), group.token_stripes)
                       : GroupReservations{{}, std::vector<std::int64_t>(group.count, 0), std::nullopt};
   for (std::size_t i = 0; i < group.count; ++i) {
     const contracts::Layer& layer = network.layers[group.first + i];

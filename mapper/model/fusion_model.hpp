@@ -48,12 +48,14 @@ struct FusionGraph {
 FusionGraph fusion_graph(const contracts::Network& network);
 
 // The layers first … first + count − 1 of the network run as one group in `stripes` row stripes (1: every shared
-// tensor is held whole). Per layer its mapping and whether its weights stay in the SDM across the stripes.
+// tensor is held whole), or token stripes (along N). Per layer its mapping and whether its weights stay in the SDM
+// across the stripes.
 struct FusedGroup {
   std::size_t first = 0, count = 1;
   std::int64_t stripes = 1;
   std::vector<contracts::Mapping> mappings;
   std::vector<bool> weights_pinned;
+  bool token_stripes = false;  // with stripes > 1: the stripes cut N (tokens), not X'
 };
 
 // Each layer's role in the group: what it reads from and leaves in the SDM.
@@ -72,7 +74,8 @@ std::optional<std::string> group_structure_violation(const contracts::Network& n
 // Why one layer's mapping cannot take its place in a group of `stripes` (no SDM level, X' not the outermost loop or
 // not in `stripes` blocks, partial sums of a shared output through DRAM, pinned weights in several blocks), or nullopt.
 std::optional<std::string> member_violation(const contracts::Layer& layer, const contracts::Mapping& mapping,
-                                            std::int64_t stripes, bool feeds, bool weights_pinned);
+                                            std::int64_t stripes, bool feeds, bool weights_pinned,
+                                            bool token_stripes = false);
 
 // What one member needs in the SDM while it runs, apart from the group's shared tensors and pinned weights: one
 // block's working set (sdm_working_set) without the inputs a shared tensor holds and the weights a pin holds.
@@ -80,7 +83,8 @@ std::int64_t member_working_set(const contracts::Layer& layer, const contracts::
                                 const contracts::Mapping& mapping, const FusedRole& role);
 std::int64_t pinned_weight_bytes(const contracts::Layer& layer, const contracts::Hardware& hardware);
 
-// The shared tensors' reservations for given rows per stripe of each member (its B_X'); index i is layer first + i.
+// The shared tensors' reservations for given rows per stripe of each member (its B_X', or its B_N with token
+// stripes: its tokens per stripe); index i is layer first + i.
 struct SharedTensor {
   std::size_t producer = 0;     // layer index
   std::string tensor;
@@ -97,7 +101,10 @@ struct GroupReservations {
 };
 GroupReservations group_reservations(const contracts::Network& network, const FusionGraph& graph,
                                      const contracts::Hardware& hardware, std::size_t first, std::size_t count,
-                                     std::int64_t stripes, const std::vector<std::int64_t>& stripe_rows);
+                                     std::int64_t stripes, const std::vector<std::int64_t>& stripe_rows,
+                                     bool token_stripes = false);
+// Each member's rows (its B_X') or tokens (its B_N) per stripe: what group_reservations takes.
+std::vector<std::int64_t> rows_per_stripe(const FusedGroup& group);
 
 struct GroupCost {
   std::vector<contracts::CostReport> reports;  // per member, in its role

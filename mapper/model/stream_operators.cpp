@@ -30,8 +30,53 @@ StreamStep binary_step(const contracts::Network& network, const contracts::Opera
 
 }  // namespace
 
+namespace {
+
+// Whether `op` reads and writes every N index of its rank-4 input alone (token stripes pass it).
+bool works_per_token(const contracts::Network& network, const contracts::Operator& op, std::size_t stream) {
+  const std::vector<std::int64_t>& input = network.tensors[op.inputs.at(stream)].shape;
+  const std::vector<std::int64_t>& output = network.tensors[op.outputs.at(0)].shape;
+  if (input.size() != 4 || output.size() != 4 || output[0] != input[0]) return false;
+  for (std::size_t i = 0; i < op.inputs.size(); ++i) {  // side operands: shaped as the output, or whole constants
+    const std::vector<std::int64_t>& side = network.tensors[op.inputs[i]].shape;
+    if (i != stream && side.size() == 4 && side[0] != input[0]) return false;
+  }
+  switch (op.kind) {
+    case OperatorKind::Relu:
+    case OperatorKind::Clip:
+    case OperatorKind::Requantize:
+    case OperatorKind::ChannelAffine:
+    case OperatorKind::TableFunction:
+    case OperatorKind::Add:
+    case OperatorKind::Mul:
+    case OperatorKind::Sub:
+    case OperatorKind::Maximum:
+    case OperatorKind::Minimum:
+    case OperatorKind::MaxPool:
+    case OperatorKind::AveragePool: return true;
+    case OperatorKind::Concat:
+    case OperatorKind::Softmax:
+    case OperatorKind::LayerNormalization: return op.axis != 0;
+    default: return false;
+  }
+}
+
+StreamStep stream_step_along_x(const contracts::Network& network, const contracts::Operator& op, std::size_t stream,
+                               bool side_from_graph);
+
+}  // namespace
+
 StreamStep stream_step(const contracts::Network& network, const contracts::Operator& op, std::size_t stream,
                        bool side_from_graph) {
+  StreamStep step = stream_step_along_x(network, op, stream, side_from_graph);
+  step.tokens_pass = step.passage != StreamPassage::Ends && works_per_token(network, op, stream);
+  return step;
+}
+
+namespace {
+
+StreamStep stream_step_along_x(const contracts::Network& network, const contracts::Operator& op, std::size_t stream,
+                               bool side_from_graph) {
   const std::vector<std::int64_t>& input = network.tensors[op.inputs.at(stream)].shape;
   const bool rank4 = input.size() == 4;
   switch (op.kind) {
@@ -71,13 +116,17 @@ StreamStep stream_step(const contracts::Network& network, const contracts::Opera
   }
 }
 
+}  // namespace
+
 StreamPath extended_path(StreamPath path, const StreamStep& step, const contracts::Operator& op,
                          const contracts::Tensor& output) {
   if (step.passage == StreamPassage::Window) path.windows.push_back(step.window);
   if (step.passage == StreamPassage::Whole && path.whole_operator.empty()) path.whole_operator = op.name;
+  if (!step.tokens_pass && path.whole_for_tokens.empty()) path.whole_for_tokens = op.name;
+  const bool rank4 = output.shape.size() == 4;
   if (step.new_tensor)
-    path.made.push_back(MadeTensor{output.name, output.elements(),
-                                   output.shape.size() == 4 ? output.shape[kRowAxis] : 1, path.windows.size()});
+    path.made.push_back(MadeTensor{output.name, output.elements(), rank4 ? output.shape[kRowAxis] : 1,
+                                   rank4 ? output.shape[0] : 1, path.windows.size()});
   return path;
 }
 

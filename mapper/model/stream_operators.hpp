@@ -5,6 +5,8 @@
 // windowed pool reads a window of rows per output row, as a convolution does (its halo held, not recomputed); one
 // that needs its whole input (softmax or layer normalisation along X, a global pool, a reduction, a transpose, a
 // reshape) passes a stream only in a group of one stripe; the rest end the stream (their input goes to DRAM).
+// A group in token stripes (along N, axis 0 of a rank-4 tensor: a transformer GEMM's tokens) passes every operator
+// that works on each token alone: element-wise ones, pools, softmax and layer normalisation along any axis but N.
 #pragma once
 
 #include <cstddef>
@@ -34,6 +36,8 @@ struct StreamStep {
   // The unit writes the output beside its input (a new tensor the SDM holds too), not in its place.
   bool new_tensor = false;
   RowWindow window;  // Window only
+  // Token stripes pass it: a rank-4 input whose every N index the operator reads and writes alone.
+  bool tokens_pass = false;
 };
 
 // How `op` passes the stream it reads as input `stream` (an index into op.inputs), the other activation inputs of a
@@ -48,6 +52,7 @@ struct MadeTensor {
   std::string tensor;
   std::int64_t elements = 0;
   std::int64_t rows = 1;    // its X (1 when not of rank 4)
+  std::int64_t tokens = 1;  // its N (1 when not of rank 4)
   std::size_t stage = 0;    // how many windows of the path it comes after
 };
 
@@ -56,6 +61,7 @@ struct StreamPath {
   std::vector<RowWindow> windows;  // the pools' windows, producer first
   std::vector<MadeTensor> made;
   std::string whole_operator;      // the first operator that needs its whole input ("" if none)
+  std::string whole_for_tokens;    // the first operator token stripes do not pass ("" if none)
 };
 
 // The path after one more operator, whose output is `output`.

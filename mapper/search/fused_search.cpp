@@ -56,13 +56,22 @@ struct RoleKey {
 };
 using PartialSets = std::map<RoleKey, std::vector<Partial>>;
 
+// A group's stripes: how many, along X' or N (token stripes).
+struct Stripes {
+  std::int64_t count = 1;
+  bool tokens = false;
+  bool operator<(const Stripes& o) const { return std::tie(count, tokens) < std::tie(o.count, o.tokens); }
+  bool operator==(const Stripes& o) const { return count == o.count && tokens == o.tokens; }
+};
+
 PartialSets make_partials(const contracts::Layer& layer, const contracts::Hardware& hardware,
-                          const std::vector<contracts::FabricTile>& tiles, std::int64_t stripes,
+                          const std::vector<contracts::FabricTile>& tiles, Stripes striping,
                           bool weights_shareable, FusedSearchStats& stats) {
+  const std::int64_t stripes = striping.count;
   PartialSets sets;
   const std::int64_t pinned_bytes = pinned_weight_bytes(layer, hardware);
   const auto extents = contracts::layer_extents(layer);
-  for_each_fused_sdm_tile(layer, hardware, tiles, stripes, [&](const contracts::Mapping& tile,
+  for_each_fused_sdm_tile(layer, hardware, tiles, stripes, striping.tokens, [&](const contracts::Mapping& tile,
                                                                const std::vector<contracts::SdmOrder>& orders) {
     const auto trips = contracts::sdm_trips(extents, tile.sdm.block);
     const bool can_pin = stripes > 1 && trips[contracts::kSdmK] == 1 && trips[contracts::kSdmC] == 1;
@@ -71,8 +80,8 @@ PartialSets make_partials(const contracts::Layer& layer, const contracts::Hardwa
       for (int out = 0; out < 2; ++out)
         for (int pin = 0; pin < (can_pin ? 2 : 1); ++pin)
           for (int shared = 0; shared < (weights_shareable && stripes == 1 ? 2 : 1); ++shared)
-            roles.push_back(FusedRole{in == 1, out == 1, stripes, pin == 1, false, shared == 1});
-    const std::int64_t rows = stripes > 1 ? tile.sdm.block[contracts::kSdmX] : 0;
+            roles.push_back(FusedRole{in == 1, out == 1, stripes, pin == 1, false, shared == 1, striping.tokens});
+    const std::int64_t rows = stripes > 1 ? tile.sdm.block[contracts::stripe_dim(striping.tokens)] : 0;
     evaluate_orders(layer, hardware, tile, distinct_phase_orders(layer, tile), orders, roles, [&](const contracts::CostReport& report, std::size_t r) {
       const FusedRole& role = roles[r];
       ++stats.made;
@@ -198,8 +207,8 @@ std::vector<FusedGroup> best_partition_by_network_edp(std::size_t layers, const 
 }
 
 using ShapeKey = std::vector<std::int64_t>;
-ShapeKey shape_key(const contracts::Layer& layer, std::int64_t stripes) {
-  ShapeKey key{static_cast<std::int64_t>(layer.type), stripes};
+ShapeKey shape_key(const contracts::Layer& layer, Stripes stripes) {
+  ShapeKey key{static_cast<std::int64_t>(layer.type), stripes.count, stripes.tokens};
   for (const contracts::LayerShapeField& field : contracts::kLayerShapeFields) key.push_back(layer.*field.member);
   return key;
 }
@@ -208,25 +217,27 @@ ShapeKey shape_key(const contracts::Layer& layer, std::int64_t stripes) {
 
 void for_each_fused_sdm_tile(const contracts::Layer& layer, const contracts::Hardware& hardware,
                              const std::vector<contracts::FabricTile>& fabric_tiles, std::int64_t stripes,
+                             bool token_stripes,
                              const std::function<void(const contracts::Mapping&,
                                                       const std::vector<contracts::SdmOrder>&)>& visit) {
   const auto extents = contracts::layer_extents(layer);
+  const std::uint8_t dim = std::uint8_t(contracts::stripe_dim(token_stripes));
   for (const contracts::FabricTile& fabric : fabric_tiles) {
     if (contracts::mapping_violation(layer, hardware, contracts::single_level_mapping(fabric))) continue;
     for_each_sdm_tile(layer, hardware, contracts::single_level_mapping(fabric),
                       [&](const contracts::Mapping& tile, const std::vector<contracts::SdmOrder>& orders) {
                         if (stripes == 1) return visit(tile, orders);
                         auto trips = contracts::sdm_trips(extents, tile.sdm.block);
-                        if (trips[contracts::kSdmX] != stripes) return;
-                        // One order per class of the other four loops, the X loop moved outermost.
-                        trips[contracts::kSdmX] = 1;
+                        if (trips[dim] != stripes) return;
+                        // One order per class of the other four loops, the stripe loop moved outermost.
+                        trips[dim] = 1;
                         std::set<contracts::SdmOrder> outermost;
                         for (const contracts::SdmOrder& order : distinct_sdm_orders(trips)) {
                           contracts::SdmOrder moved{};
-                          moved[0] = contracts::kSdmX;
+                          moved[0] = dim;
                           std::size_t next = 1;
-                          for (std::uint8_t dim : order)
-                            if (dim != contracts::kSdmX) moved[next++] = dim;
+                          for (std::uint8_t other : order)
+                            if (other != dim) moved[next++] = other;
                           outermost.insert(moved);
                         }
                         visit(tile, std::vector<contracts::SdmOrder>(outermost.begin(), outermost.end()));
@@ -237,9 +248,9 @@ void for_each_fused_sdm_tile(const contracts::Layer& layer, const contracts::Har
 std::vector<contracts::Mapping> fused_member_mappings(const contracts::Layer& layer,
                                                       const contracts::Hardware& hardware,
                                                       const std::vector<contracts::FabricTile>& fabric_tiles,
-                                                      std::int64_t stripes) {
+                                                      std::int64_t stripes, bool token_stripes) {
   std::vector<contracts::Mapping> mappings;
-  for_each_fused_sdm_tile(layer, hardware, fabric_tiles, stripes,
+  for_each_fused_sdm_tile(layer, hardware, fabric_tiles, stripes, token_stripes,
                           [&](const contracts::Mapping& tile, const std::vector<contracts::SdmOrder>& orders) {
                             contracts::Mapping mapping = tile;
                             for (const contracts::SdmOrder& order : orders) {
@@ -255,12 +266,14 @@ std::vector<contracts::Mapping> fused_member_mappings(const contracts::Layer& la
 }
 
 std::vector<std::int64_t> stripe_counts(const contracts::Layer& layer,
-                                        const std::vector<contracts::FabricTile>& fabric_tiles) {
-  std::set<std::int64_t> counts{1};
-  const std::int64_t rows = layer.output_x();
+                                        const std::vector<contracts::FabricTile>& fabric_tiles, bool token_stripes) {
+  std::set<std::int64_t> counts;
+  if (!token_stripes) counts.insert(1);
+  const std::int64_t rows = token_stripes ? layer.N : layer.output_x();
+  const int tile_dim = token_stripes ? contracts::kDimN : contracts::kDimX;
   for (const contracts::FabricTile& fabric : fabric_tiles)
-    for (std::int64_t block : sdm_block_candidates(rows, fabric[contracts::kDimX], true))
-      counts.insert((rows + block - 1) / block);
+    for (std::int64_t block : sdm_block_candidates(rows, fabric[tile_dim], true))
+      if (!token_stripes || block < rows) counts.insert((rows + block - 1) / block);
   return {counts.begin(), counts.end()};
 }
 
@@ -282,7 +295,13 @@ class GroupJoiner {
               FusedSearchStats& stats)
       : network_(network), graph_(graph), hardware_(hardware), fabric_tiles_(fabric_tiles), options_(options),
         stats_(stats), stripes_of_(network.layers.size()) {
-    for (std::size_t i = 0; i < stripes_of_.size(); ++i) stripes_of_[i] = stripe_counts(network.layers[i], fabric_tiles[i]);
+    // Row stripes (X') and, for a layer of several tokens (N), token stripes.
+    for (std::size_t i = 0; i < stripes_of_.size(); ++i) {
+      for (std::int64_t count : stripe_counts(network.layers[i], fabric_tiles[i])) stripes_of_[i].push_back({count, false});
+      for (std::int64_t count : stripe_counts(network.layers[i], fabric_tiles[i], true))
+        stripes_of_[i].push_back({count, true});
+      std::sort(stripes_of_[i].begin(), stripes_of_[i].end());
+    }
   }
 
   // Every candidate group ending after layer j − 1 (j = first + count), each with its front.
@@ -290,7 +309,7 @@ class GroupJoiner {
     for (std::size_t count = 2; count <= std::min(j, options_.max_layers); ++count) {
       const std::size_t first = j - count;
       if (group_structure_violation(network_, graph_, first, count)) continue;
-      for (std::int64_t stripes : common_stripes(first, count)) {
+      for (Stripes stripes : common_stripes(first, count)) {
         std::vector<Joined> front = join(first, count, stripes);
         if (!front.empty()) visit(std::move(front));
       }
@@ -299,10 +318,10 @@ class GroupJoiner {
 
  private:
   // The stripe counts every member of the group offers.
-  std::vector<std::int64_t> common_stripes(std::size_t first, std::size_t count) const {
-    std::vector<std::int64_t> common = stripes_of_[first];
+  std::vector<Stripes> common_stripes(std::size_t first, std::size_t count) const {
+    std::vector<Stripes> common = stripes_of_[first];
     for (std::size_t i = first + 1; i < first + count; ++i) {
-      std::vector<std::int64_t> both;
+      std::vector<Stripes> both;
       std::set_intersection(common.begin(), common.end(), stripes_of_[i].begin(), stripes_of_[i].end(),
                             std::back_inserter(both));
       common = both;
@@ -310,7 +329,7 @@ class GroupJoiner {
     return common;
   }
 
-  const PartialSets& partials_of(std::size_t layer, std::int64_t stripes) {
+  const PartialSets& partials_of(std::size_t layer, Stripes stripes) {
     // A matrix product whose operand A some layer makes may read it from the group: roles with its weights shared.
     const bool weights_shareable = std::any_of(graph_.edges.begin(), graph_.edges.end(), [&](const FusionEdge& edge) {
       return edge.consumer == layer && edge.operand_a;
@@ -327,9 +346,9 @@ class GroupJoiner {
   // The group of layers first … first + count − 1 in `stripes`: its mappings that no other beats in both cycles
   // and energy (empty when none is legal). The best of them in a sum objective, and every one that can be part of
   // the network's best EDP, are on it.
-  std::vector<Joined> join(std::size_t first, std::size_t count, std::int64_t stripes) {
+  std::vector<Joined> join(std::size_t first, std::size_t count, Stripes stripes) {
     ++stats_.groups;
-    const FusedGroup shape{first, count, stripes, {}, {}};
+    const FusedGroup shape{first, count, stripes.count, {}, {}, stripes.tokens};
     const std::vector<FusedRole> roles = group_roles(graph_, shape);
     const std::vector<bool> feeds = group_feeds(graph_, shape);
     // Each member's Pareto sets by rows per stripe, for its role.
@@ -348,7 +367,7 @@ class GroupJoiner {
       std::vector<const std::vector<Partial>*> sets(count);
       for (std::size_t i = 0; i < count; ++i) std::tie(rows[i], sets[i]) = by_rows[i][pick[i]];
       const GroupReservations reservations =
-          group_reservations(network_, graph_, hardware_, first, count, stripes, rows);
+          group_reservations(network_, graph_, hardware_, first, count, stripes.count, rows, stripes.tokens);
       if (!reservations.violation) join_members(shape, sets, reservations, front);
       std::size_t i = 0;
       while (i < count && ++pick[i] == by_rows[i].size()) pick[i++] = 0;
@@ -400,7 +419,7 @@ class GroupJoiner {
   const std::vector<std::vector<contracts::FabricTile>>& fabric_tiles_;
   const FusionOptions& options_;
   FusedSearchStats& stats_;
-  std::vector<std::vector<std::int64_t>> stripes_of_;
+  std::vector<std::vector<Stripes>> stripes_of_;
   std::map<ShapeKey, PartialSets> partials_;  // per layer shape and stripe count
 };
 

@@ -33,20 +33,24 @@ struct FusionOptions {
   std::size_t max_layers = 10;
 };
 
-// The SDM levels of the fused map space of one layer for `stripes` (1: any SDM level; more: X' in exactly that many
-// blocks, the X loop outermost): visit(mapping with its SDM tile, the orders to cost), like for_each_sdm_tile.
+// The SDM levels of the fused map space of one layer for `stripes` (1: any SDM level; more: X' — N with token
+// stripes — in exactly that many blocks, that loop outermost): visit(mapping with its SDM tile, the orders to cost),
+// like for_each_sdm_tile.
 void for_each_fused_sdm_tile(const contracts::Layer& layer, const contracts::Hardware& hardware,
                              const std::vector<contracts::FabricTile>& fabric_tiles, std::int64_t stripes,
+                             bool token_stripes,
                              const std::function<void(const contracts::Mapping&,
                                                       const std::vector<contracts::SdmOrder>&)>& visit);
 // Every mapping of that space, with each phase order that can change its cost (what the brute-force oracle walks).
 std::vector<contracts::Mapping> fused_member_mappings(const contracts::Layer& layer,
                                                       const contracts::Hardware& hardware,
                                                       const std::vector<contracts::FabricTile>& fabric_tiles,
-                                                      std::int64_t stripes);
-// The stripe counts the layer's fused space offers (1 and the X' block counts of its SDM tile candidates), ascending.
+                                                      std::int64_t stripes, bool token_stripes = false);
+// The stripe counts the layer's fused space offers (1 and the X' block counts of its SDM tile candidates; with
+// token_stripes the N block counts above 1), ascending.
 std::vector<std::int64_t> stripe_counts(const contracts::Layer& layer,
-                                        const std::vector<contracts::FabricTile>& fabric_tiles);
+                                        const std::vector<contracts::FabricTile>& fabric_tiles,
+                                        bool token_stripes = false);
 
 struct FusedSearchStats {
   std::uint64_t made = 0;    // partial mappings costed (layer mapping × role)

@@ -182,6 +182,7 @@ contracts::FusedGroupEntry mapping_file_entry(const contracts::Network& network,
   contracts::FusedGroupEntry entry;
   entry.name = network.layers[group.first].name + "-" + network.layers[group.first + group.count - 1].name;
   entry.stripes = group.stripes;
+  entry.token_stripes = group.token_stripes && group.stripes > 1;
   for (std::size_t i = 0; i < group.count; ++i) {
     entry.layers.push_back(network.layers[group.first + i].name);
     if (i < group.weights_pinned.size() && group.weights_pinned[i]) entry.pinned_weights.push_back(entry.layers.back());
@@ -205,6 +206,7 @@ LoadedGroup loaded_group(const contracts::Network& network, const contracts::Har
   group.first = index_of(entry.layers.front());
   group.count = entry.layers.size();
   group.stripes = entry.stripes;
+  group.token_stripes = entry.token_stripes;
   for (std::size_t i = 0; i < entry.layers.size(); ++i) {
     const std::string& name = entry.layers[i];
     const std::size_t index = index_of(name);

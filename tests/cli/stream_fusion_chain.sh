@@ -7,6 +7,9 @@
 # through the reshapes, transposes, scale, mask and softmax between them.
 # pool_stripes: conv → relu → 3x3/2 max pool → conv on a 16 KiB SDM: a group in 16 row stripes through the pool's
 # window, weights pinned.
+# token_stripes: a BERT feed-forward block at H 32, FF 128 over 64 tokens (GEMM → GELU → GEMM → residual add →
+# LayerNorm → GEMM) on an 8 KiB SDM: a group in token stripes (its GEMMs' N cut into 2 blocks, the nb loop the stripe
+# loop, image flag token_stripes), through the residual add and the LayerNorm of each token's row.
 # Usage: stream_fusion_chain.sh CASE MAERI CONFIGS_DIR
 set -u
 case_name=$1 maeri=$2 configs=$3
@@ -61,5 +64,36 @@ YAML
       --memory both > "$dir/chain.out" || { cat "$dir/chain.out"; fail "chain"; }
     grep -q "network pooled: PASS" "$dir/chain.out" || fail "not PASS"
     exact_group "$dir/chain.out" a-b ;;
+  token_stripes)
+    sed -e 's/^name: .*/name: maeri-64-sdm8/' -e 's/capacity_kib: [0-9]*/capacity_kib: 8/' \
+      "$configs/hardware/maeri-64.yaml" > "$dir/hw.yaml"
+    cat > "$dir/ffn.yaml" <<'YAML'
+kind: workload
+name: ffn
+batch: 1
+inputs:
+  - {name: hidden, shape: [64, 32, 1, 1]}
+operators:
+  - {name: intermediate, type: gemm, input: hidden, M: 1, K: 32, N: 128, batch: 64}
+  - {name: intermediate_act, type: gelu, input: intermediate}
+  - {name: output, type: gemm, input: intermediate_act, M: 1, K: 128, N: 32, batch: 64}
+  - {name: output_residual, type: add, inputs: [output, hidden]}
+  - {name: output_norm, type: layer_normalization, input: output_residual, axis: 1, epsilon: 1e-12, scale: ln.scale, shift: ln.shift}
+  - {name: next, type: gemm, input: output_norm, M: 1, K: 32, N: 32, batch: 64}
+YAML
+    "$maeri" map --hardware "$dir/hw.yaml" --workload "$dir/ffn.yaml" --objective energy -o "$dir/map.yaml" \
+      > "$dir/map.out" || fail "map"
+    grep -A3 "layers: \[output, next\]" "$dir/map.yaml" | tr '\n' ' ' | grep -q "stripes: 2 *stripe_axis: N" \
+      || fail "not fused in token stripes: $(cat "$dir/map.yaml")"
+    "$maeri" codegen --hardware "$dir/hw.yaml" --workload "$dir/ffn.yaml" --mapping "$dir/map.yaml" -o "$dir/images" \
+      > /dev/null || fail "codegen"
+    "$maeri" disasm "$dir/images/ffn.output.mimg" | grep -q "token stripes 2: each iteration of the nb loop" \
+      || fail "disasm: $("$maeri" disasm "$dir/images/ffn.output.mimg" | head -30)"
+    "$maeri" verify --chain --hardware "$dir/hw.yaml" --workload "$dir/ffn.yaml" --mapping "$dir/map.yaml" \
+      --memory both > "$dir/chain.out" || { cat "$dir/chain.out"; fail "chain"; }
+    grep -q "network ffn: PASS" "$dir/chain.out" || fail "not PASS"
+    grep -q "next \[fabric, fused group output-next, member 2 of 2: input from the SDM, 2 token stripes\]" \
+      "$dir/chain.out" || fail "next does not run in token stripes: $(grep 'next \[fabric' "$dir/chain.out")"
+    exact_group "$dir/chain.out" output-next ;;
   *) fail "unknown case $case_name" ;;
 esac

@@ -115,20 +115,25 @@ std::vector<Totals> brute_force_group(const contracts::Network& network, const F
                                       const contracts::Hardware& hardware, const Setup& setup, std::size_t first,
                                       std::size_t count, bool& over_budget) {
   if (count == 1) return {{setup.standalone[first].cycles.total, setup.standalone[first].energy_pj.total}};
-  std::vector<std::int64_t> common = stripe_counts(network.layers[first], setup.tiles[first]);
-  for (std::size_t i = first + 1; i < first + count; ++i) {
-    const auto mine = stripe_counts(network.layers[i], setup.tiles[i]);
-    std::vector<std::int64_t> both;
-    std::set_intersection(common.begin(), common.end(), mine.begin(), mine.end(), std::back_inserter(both));
-    common = both;
+  // Row stripes (X') and token stripes (N) every member offers.
+  std::vector<std::pair<std::int64_t, bool>> common;
+  for (bool tokens : {false, true}) {
+    std::vector<std::int64_t> counts = stripe_counts(network.layers[first], setup.tiles[first], tokens);
+    for (std::size_t i = first + 1; i < first + count; ++i) {
+      const auto mine = stripe_counts(network.layers[i], setup.tiles[i], tokens);
+      std::vector<std::int64_t> both;
+      std::set_intersection(counts.begin(), counts.end(), mine.begin(), mine.end(), std::back_inserter(both));
+      counts = both;
+    }
+    for (std::int64_t stripes : counts) common.emplace_back(stripes, tokens);
   }
   std::vector<Totals> front;
-  for (std::int64_t stripes : common) {
+  for (const auto& [stripes, tokens] : common) {
     std::vector<std::vector<std::pair<contracts::Mapping, bool>>> lists(count);
     double combinations = 1;
     for (std::size_t i = 0; i < count; ++i) {
       for (const contracts::Mapping& mapping :
-           fused_member_mappings(network.layers[first + i], hardware, setup.tiles[first + i], stripes))
+           fused_member_mappings(network.layers[first + i], hardware, setup.tiles[first + i], stripes, tokens))
         for (bool pinned : {false, true}) lists[i].emplace_back(mapping, pinned);
       combinations *= double(lists[i].size());
     }
@@ -139,7 +144,7 @@ std::vector<Totals> brute_force_group(const contracts::Network& network, const F
     }
     std::vector<std::size_t> pick(count, 0);
     while (true) {
-      FusedGroup group{first, count, stripes, {}, {}};
+      FusedGroup group{first, count, stripes, {}, {}, tokens};
       for (std::size_t i = 0; i < count; ++i) {
         group.mappings.push_back(lists[i][pick[i]].first);
         group.weights_pinned.push_back(lists[i][pick[i]].second);
@@ -273,6 +278,55 @@ TEST_CASE("fused search equals the brute-force oracle on random chains and DAGs 
   CHECK(fused_better > 0);  // the oracle is not only checking the unfused partition
   CHECK(edp_fused_better > 0);  // nor, for the network's EDP, only the unfused partition
   CHECK(over_shortcut > 0);     // and an add's output over its shortcut is among the optima it checks
+}
+
+namespace {
+
+// A random chain of 2-3 transformer-like GEMMs over `tokens` tokens (N; X = Y = 1), a relu or a residual add
+// between them: what token stripes cut.
+contracts::Network random_token_chain(std::mt19937_64& rng, std::size_t count) {
+  std::uniform_int_distribution<std::int64_t> channels(1, 3), tokens_of(2, 6), coin(0, 1);
+  test::NetworkBuilder builder("tokens");
+  const std::int64_t tokens = tokens_of(rng);
+  std::int64_t C = channels(rng);
+  std::size_t in = builder.input("x", {tokens, C, 1, 1});
+  for (std::size_t i = 0; i < count; ++i) {
+    contracts::Layer layer = tiny_conv("g" + std::to_string(i), i + 1 == count || coin(rng) ? C : channels(rng), C, 1, 1, 1);
+    layer.N = tokens;
+    const std::size_t out = builder.fabric(layer, in);
+    in = layer.K == C && coin(rng) ? builder.add("sum" + std::to_string(i), out, in)
+                                   : builder.relu("relu" + std::to_string(i), out);
+    C = layer.K;
+  }
+  contracts::Network network = builder.network();
+  REQUIRE_FALSE(contracts::network_violation(network));
+  return network;
+}
+
+}  // namespace
+
+// The oracle walks token stripes (N blocks) as it walks row stripes: the search's optimum over both equals it, and
+// token-striped groups are among the optima it checks.
+TEST_CASE("fused search with token stripes equals the brute-force oracle on random GEMM chains", "[fusion]") {
+  std::mt19937_64 rng(42);
+  int checked = 0, token_groups = 0;
+  for (int trial = 0; trial < 40 && checked < 16; ++trial) {
+    const contracts::Network network = random_token_chain(rng, 2 + std::size_t(trial % 2));
+    contracts::Hardware hardware = test::small_hardware(4, 4, 4);
+    hardware.sdm_bytes = std::int64_t(64) << (trial % 4);  // 64 B … 512 B: the tokens held whole do not always fit
+    const Objective objective = Objective(trial % 3);
+    const OracleTrial run = oracle_trial(network, hardware, objective);
+    if (run.over_budget) continue;
+    INFO("trial " << trial << ", objective " << to_string(objective) << ", SDM " << hardware.sdm_bytes);
+    CHECK(run.fusion.objective == Approx(run.oracle).epsilon(1e-9));
+    for (const FusedGroup& group : run.fusion.groups) {
+      CHECK_FALSE(group_violation(network, run.graph, hardware, group));
+      token_groups += group.count > 1 && group.stripes > 1 && group.token_stripes;
+    }
+    ++checked;
+  }
+  CHECK(checked >= 12);
+  CHECK(token_groups > 0);
 }
 
 TEST_CASE("fused groups follow the producer-consumer, stripes, order and capacity rules", "[fusion]") {

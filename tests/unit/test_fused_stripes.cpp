@@ -27,9 +27,9 @@ TEST_CASE("stripe_pieces: the X' blocks of a mapping whose X loop is outermost, 
   mapping.sdm.order = {contracts::kSdmK, contracts::kSdmX, contracts::kSdmC, contracts::kSdmN, contracts::kSdmY};
   const auto pieces = codegen::stripe_pieces(layer, mapping, 3);
   REQUIRE(pieces.size() == 3);
-  CHECK((pieces[0].x_begin == 0 && pieces[0].x_end == 4));
-  CHECK((pieces[2].x_begin == 8 && pieces[2].x_end == 9));
-  CHECK(codegen::stripe_pieces(layer, mapping, 1).front().x_end == 9);
+  CHECK((pieces[0].begin == 0 && pieces[0].end == 4));
+  CHECK((pieces[2].begin == 8 && pieces[2].end == 9));
+  CHECK(codegen::stripe_pieces(layer, mapping, 1).front().end == 9);
   CHECK_THROWS_WITH(codegen::stripe_pieces(layer, mapping, 2), Catch::Contains("3 blocks"));
   mapping.sdm.block[contracts::kSdmK] = 2;  // two K blocks outside the X loop
   CHECK_THROWS_WITH(codegen::stripe_pieces(layer, mapping, 3), Catch::Contains("outside the X loop"));
