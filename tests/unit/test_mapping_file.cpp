@@ -247,4 +247,14 @@ TEST_CASE("mapping file: fused groups round-trip, files without them read none, 
                     Catch::Contains("field 'fused_groups[0].layers': fused group 'g': expected at least 2 layers, found 1"));
   const TempFile stripes = with_groups("  - {name: g, layers: [a, b], stripes: 0}\n");
   CHECK_THROWS_WITH(load_mapping_file(stripes.path()), Catch::Contains("field 'fused_groups[0].stripes'"));
+  // Token stripes: stripe_axis N round-trips; another axis, or N with one stripe, names the field.
+  mapping.fused_groups[0].token_stripes = true;
+  TempFile tokens(emit_mapping_file(mapping));
+  CHECK(emit_mapping_file(mapping).find("stripe_axis: N") != std::string::npos);
+  CHECK(load_mapping_file(tokens.path()).fused_groups[0].token_stripes);
+  const TempFile axis = with_groups("  - {name: g, layers: [a, b], stripes: 2, stripe_axis: K}\n");
+  CHECK_THROWS_WITH(load_mapping_file(axis.path()), Catch::Contains("field 'fused_groups[0].stripe_axis'"));
+  const TempFile one = with_groups("  - {name: g, layers: [a, b], stripes: 1, stripe_axis: N}\n");
+  CHECK_THROWS_WITH(load_mapping_file(one.path()),
+                    Catch::Contains("field 'fused_groups[0].stripe_axis': fused group 'g': stripe_axis N needs stripes > 1"));
 }

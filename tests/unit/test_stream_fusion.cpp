@@ -130,3 +130,61 @@ TEST_CASE("Q·Kᵀ → scale → softmax → P·V: the products read their opera
   CHECK_FALSE(graph.escapes[0]);
   CHECK_FALSE(graph.escapes[1]);
 }
+
+namespace {
+
+// A feed-forward block over 8 tokens (N), H 4, FF 8: up (gemm) → GELU → down (gemm) → residual add of the input →
+// LayerNorm over H → next (gemm); the LayerNorm's output, axis 1 of [8, 4, 1, 1], is `ln_axis`.
+contracts::Network feed_forward(int ln_axis) {
+  return contracts::load_workload_text(
+      "kind: workload\nname: ffn\nbatch: 1\ninputs:\n  - {name: hidden, shape: [8, 4, 1, 1]}\noperators:\n"
+      "  - {name: up, type: gemm, input: hidden, M: 1, K: 4, N: 8, batch: 8}\n"
+      "  - {name: act, type: gelu, input: up}\n"
+      "  - {name: down, type: gemm, input: act, M: 1, K: 8, N: 4, batch: 8}\n"
+      "  - {name: res, type: add, inputs: [down, hidden]}\n"
+      "  - {name: ln, type: layer_normalization, input: res, axis: " +
+          std::to_string(ln_axis) +
+          ", epsilon: 1e-5, scale: s, shift: t}\n"
+          "  - {name: next, type: gemm, input: ln, M: 1, K: 4, N: 4, batch: 8}\n",
+      "ffn.yaml");
+}
+
+}  // namespace
+
+TEST_CASE("token stripes: a GEMM chain through GELU, a residual add and LayerNorm over H, tokens held by hand",
+          "[fusion]") {
+  const contracts::Network network = feed_forward(1);
+  const FusionGraph graph = fusion_graph(network);
+  const FusionEdge* up_down = edge_between(graph, 0, 1);
+  const FusionEdge* down_next = edge_between(graph, 1, 2);
+  REQUIRE(up_down);
+  REQUIRE(down_next);
+  // LayerNorm along axis 1 spans X of the rank-4 tensor: whole for row stripes, complete in each token's row.
+  CHECK(down_next->path.whole_operator == "ln");
+  CHECK(down_next->path.whole_for_tokens.empty());
+  contracts::Hardware hardware;
+  hardware.data_width = 16;
+  // Row stripes refuse the LayerNorm; token stripes of 2 tokens hold 2 tokens of each shared output, 2 bytes each:
+  // up's 2 × 8 and down's 2 × 4 (its stream's LayerNorm written in place).
+  CHECK(group_reservations(network, graph, hardware, 0, 3, 2, {1, 1, 1}).violation);
+  const GroupReservations tokens = group_reservations(network, graph, hardware, 0, 3, 4, {2, 2, 2}, true);
+  REQUIRE_FALSE(tokens.violation);
+  REQUIRE(tokens.tensors.size() == 2);
+  CHECK(tokens.tensors[0].bytes == 2 * 8 * 2);
+  CHECK(tokens.tensors[1].bytes == 2 * 4 * 2);
+  // 2 tokens of up against 4 of down: down's stripe 1 needs up's tokens up to 7, which up makes two stripes later.
+  const auto ahead = group_reservations(network, graph, hardware, 0, 2, 4, {2, 4}, true).violation;
+  REQUIRE(ahead);
+  CHECK_THAT(*ahead, Catch::Contains("tile shape: layer 'down' needs tokens up to 7 of tensor 'act' in its stripe 1") &&
+                         Catch::Contains("stripes of 2 and 4 tokens do not match"));
+  // A LayerNorm over the tokens (axis 0) needs every token: token stripes refuse it.
+  const contracts::Network over_tokens = feed_forward(0);
+  const FusionGraph graph0 = fusion_graph(over_tokens);
+  const FusionEdge* edge0 = edge_between(graph0, 1, 2);
+  REQUIRE(edge0);
+  CHECK(edge0->path.whole_for_tokens == "ln");
+  const auto refused = group_reservations(over_tokens, graph0, hardware, 1, 2, 4, {2, 2}, true).violation;
+  REQUIRE(refused);
+  CHECK_THAT(*refused, Catch::Contains("through operator 'ln', which needs the whole tensor: a group through it runs "
+                                       "in one stripe, not 4 token stripes"));
+}
