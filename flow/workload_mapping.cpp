@@ -39,6 +39,7 @@ void set_role(nlohmann::json& entry, const ChosenLayer& chosen) {
                             {"weights_pinned", member.role.weights_pinned},
                             {"output_over_shortcut", member.role.output_over_shortcut}};
     if (member.role.weights_in_sdm) entry["fused_group"]["weights_in_sdm"] = true;  // a matrix product's operand A
+    if (member.role.token_stripes) entry["fused_group"]["token_stripes"] = true;    // stripes along N (tokens)
   } else {
     entry["fused_group"] = nullptr;
   }
@@ -232,6 +233,7 @@ void WorkloadMapping::record_fusion() {
                             {"pinned_weights", entry.pinned_weights},
                             {"unfused", totals_json(result.unfused_totals, 0)},
                             {"fused", totals_json(result.fused_totals, 0)}, {"members", nlohmann::json::array()}};
+    if (entry.token_stripes) group["token_stripes"] = true;
     for (std::size_t i = 0; i < result.group.count; ++i) {
       const contracts::CostReport& report = result.fused[i];
       group["members"].push_back(mapper::to_json(report));
