@@ -1,6 +1,8 @@
 // StepInputCache (step_input_cache.hpp): group once per phase and kind of step, then move the stencil step by step.
 #include "sim/step_input_cache.hpp"
 
+#include <algorithm>
+
 namespace maeri::sim {
 namespace {
 
@@ -15,10 +17,14 @@ void StepInputCache::mark_used_vns(const codegen::LayerProgram& program, const c
                                    const codegen::StepOrigin& step) {
   const contracts::Layer& layer = program.layer;
   const std::vector<codegen::VnOffset>& vns = program.configurations[size_t(phase.configuration)].placement.vn_offsets;
+  if (step.n0 < inside_n_ && step.x0 < inside_x_ && step.y0 < inside_y_) {
+    used_.assign(vns.size(), true);
+    return;
+  }
+  const std::int64_t output_x = layer.output_x(), output_y = layer.output_y();
   used_.resize(vns.size());
   for (std::size_t v = 0; v < vns.size(); ++v)
-    used_[v] = step.n0 + vns[v].n < layer.N && step.x0 + vns[v].x < layer.output_x() &&
-               step.y0 + vns[v].y < layer.output_y();
+    used_[v] = step.n0 + vns[v].n < layer.N && step.x0 + vns[v].x < output_x && step.y0 + vns[v].y < output_y;
 }
 
 // The stencil of the step's kind, grouped by codegen::step_inputs (each element's padded source index decoded into
@@ -30,6 +36,16 @@ StepInputCache::Stencil& StepInputCache::stencil_for(const codegen::LayerProgram
     program_ = &program;
     phase_ = &phase;
     stencils_.clear();
+    const contracts::Layer& layer = program.layer;
+    int largest_n = 0, largest_x = 0, largest_y = 0;
+    for (const codegen::VnOffset& vn : program.configurations[size_t(phase.configuration)].placement.vn_offsets) {
+      largest_n = std::max(largest_n, vn.n);
+      largest_x = std::max(largest_x, vn.x);
+      largest_y = std::max(largest_y, vn.y);
+    }
+    inside_n_ = layer.N - largest_n;
+    inside_x_ = layer.output_x() - largest_x;
+    inside_y_ = layer.output_y() - largest_y;
   }
   mark_used_vns(program, phase, step);
   for (Stencil& stencil : stencils_)

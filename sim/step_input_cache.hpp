@@ -45,6 +45,9 @@ class StepInputCache {
   const codegen::WeightPhase* phase_ = nullptr;
   std::vector<Stencil> stencils_;  // of phase_, a handful: inside, and each kind of ragged edge
   std::vector<bool> used_;         // the step being asked for: its VNs inside the layer
+  // Of phase_: the layer's N, X', Y' less the VNs' largest offsets (a step whose origin is below all three has every
+  // VN inside the layer, most steps: no VN to test).
+  std::int64_t inside_n_ = 0, inside_x_ = 0, inside_y_ = 0;
 };
 
 }  // namespace maeri::sim
