@@ -31,7 +31,11 @@ case $case_name in
   run)
     "$expect" 0 --stdout-contains "$pass_text" "$maeri" run || exit 1 ;;
   jobs)
-    "$expect" 0 --stdout-contains "$pass_text" "$maeri" "${chain[@]}" --jobs 2 --shards 3 || exit 1 ;;
+    # Layers cut into shards over two processes: every tensor the same as one process makes (streamed, --all-tensors).
+    "$expect" 0 --stdout-contains "$pass_text" "$maeri" "${chain[@]}" --jobs 2 --shards 3 --outputs "$dir/jobs" \
+      --all-tensors || exit 1
+    "$maeri" "${chain[@]}" --outputs "$dir/one" --all-tensors >/dev/null || fail "the run in one process"
+    diff -r "$dir/one" "$dir/jobs" || fail "--jobs 2 gives other tensors" ;;
   mpi)
     require_mpi "$mpiexec"
     "$expect" 0 --stdout-contains "$pass_text" \
