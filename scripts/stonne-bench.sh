@@ -96,8 +96,10 @@ EOF
   ours_cycles=$(python3 -c 'import json, sys
 rows = json.load(open(sys.argv[1]))[0]["cross_check"]
 print(next(int(r["rtl"]) for r in rows if r["metric"] == "cycles (compute)"))' "$work/$name.json" || echo "?")
-  theirs_cycles=$(cat "$work"/output_stats_layer_"$name"_*.txt 2>/dev/null | grep -m1 -o '"N_cycles" *: *[0-9]*' |
-                  grep -o '[0-9]*$' || echo "?")
+  # STONNE's newest statistics file of the layer (one per run; under pipefail a pipe that stops reading early fails,
+  # so one file is read whole).
+  stats=$(ls -t "$work"/output_stats_layer_"$name"_*.txt 2>/dev/null | head -n 1 || true)
+  theirs_cycles=$( { [ -n "$stats" ] && grep -m1 -o '"N_cycles" *: *[0-9]*' "$stats" | grep -o '[0-9]*$'; } || echo "?")
   printf "%-22s %12.3f %12.3f %12s %12s %8.3f\n" "$name" "$ours_cpu" "$theirs_cpu" "$ours_cycles" "$theirs_cycles" \
     "$(awk -v a="$ours_cpu" -v b="$theirs_cpu" 'BEGIN { print a / b }')"
 done

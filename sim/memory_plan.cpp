@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "codegen/dn_elements.hpp"
+#include "sim/step_input_cache.hpp"
 #include "util/integer_math.hpp"
 
 namespace maeri::sim {
@@ -51,6 +52,7 @@ void plan_blocked(const codegen::LayerProgram& program, const contracts::Hardwar
     std::int64_t bytes;
   };
   std::vector<StepKey> steps;
+  StepInputCache step_inputs;  // the plan needs each element's source, not its value
   using contracts::kSdmC, contracts::kSdmK, contracts::kSdmN, contracts::kSdmX, contracts::kSdmY;
   for (const codegen::WeightPhase& phase : program.phases) {
     const auto& b = phase.block;
@@ -83,7 +85,7 @@ void plan_blocked(const codegen::LayerProgram& program, const contracts::Hardwar
     const codegen::PhaseConfiguration& configuration = program.configurations[std::size_t(phase.configuration)];
     const std::int64_t configured_vns = configuration.placement.shape.vn_count();
     for (const codegen::StepOrigin& origin : phase.steps) {
-      const codegen::StepElements elements = codegen::step_inputs(program, phase, origin, tensors.input);
+      const codegen::StepElements& elements = step_inputs.inputs(program, phase, origin, {});
       const std::int64_t used = std::count(elements.used_vns.begin(), elements.used_vns.end(), true);
       MemoryEvent step;
       step.slice = input_stay;
@@ -143,6 +145,7 @@ MemoryPlan plan_memory(const codegen::LayerProgram& program, const contracts::Ha
   const int slices_per_group = int(util::ceil_div(layer.group_channels(), tile[contracts::kDimC]));
   const bool filters_outer = contracts::effective_phase_order(layer, tile) == contracts::PhaseOrder::FiltersOuter;
   std::vector<bool> fetched(resident ? std::size_t(layer.N * layer.C * padded_x * padded_y) : 0, false);
+  StepInputCache step_inputs;  // the plan needs each element's source, not its value
 
   for (const codegen::WeightPhase& phase : program.phases) {
     const codegen::PhaseConfiguration& configuration = program.configurations[std::size_t(phase.configuration)];
@@ -165,7 +168,7 @@ MemoryPlan plan_memory(const codegen::LayerProgram& program, const contracts::Ha
 
     const std::int64_t configured_vns = configuration.placement.shape.vn_count();
     for (const codegen::StepOrigin& origin : phase.steps) {
-      const codegen::StepElements elements = codegen::step_inputs(program, phase, origin, tensors.input);
+      const codegen::StepElements& elements = step_inputs.inputs(program, phase, origin, {});
       const std::int64_t used = std::count(elements.used_vns.begin(), elements.used_vns.end(), true);
       MemoryEvent step;
       step.slice = slice;

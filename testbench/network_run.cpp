@@ -186,7 +186,7 @@ class ChainedRun {
   bool failed_ = false;
   std::vector<std::size_t> pending_unit_;  // operators beside the fabric waiting for the unit, in order
   const TensorLifetimes lifetimes_;        // when a produced tensor may be freed
-  const bool keep_all_tensors_;            // --outputs --all-tensors: the report writes every tensor
+  std::unique_ptr<TensorFiles> files_;     // --outputs --all-tensors: each tensor written as it is made
   std::vector<std::vector<CrossCheckRow>> group_rows_;  // of the current group's members that ran
   // Rank 0 on a terminal: runs done of the planned runs, elapsed and an estimate of the rest (util/progress_bar.hpp).
   std::unique_ptr<util::ProgressBar> progress_;
@@ -204,8 +204,7 @@ ChainedRun::ChainedRun(const PreparedNetwork& prepared, const contracts::Network
     : prepared_(prepared), plan_(plan), options_(options), runner_(runner), on_operator_(on_operator),
       on_group_(on_group), progress_bar_(progress_bar), root_(runner.root()),
       verification_(plan, layer_options(options), runner.root()),
-      run_of_layer_(prepared.network().layers.size(), plan.runs.size()), lifetimes_(prepared.network()),
-      keep_all_tensors_(options.all_tensors && !options.output_directory.empty()) {
+      run_of_layer_(prepared.network().layers.size(), plan.runs.size()), lifetimes_(prepared.network()) {
   for (std::size_t r = 0; r < plan.runs.size(); ++r)
     if (plan.runs[r].rank == 0 && plan.runs[r].position < run_of_layer_.size())
       run_of_layer_[plan.runs[r].position] = r;
@@ -215,9 +214,13 @@ ChainedRun::ChainedRun(const PreparedNetwork& prepared, const contracts::Network
   result_.quantization_summary = prepared.quantization_summary;
   result_.float_computed = prepared.float_computed;
   if (root_) {
+    if (options.all_tensors && !options.output_directory.empty())
+      files_ = std::make_unique<TensorFiles>(options, prepared);
     result_.tensors.resize(network().tensors.size());
-    for (std::size_t i = 0; i < prepared.inputs.size(); ++i)
+    for (std::size_t i = 0; i < prepared.inputs.size(); ++i) {
       result_.tensors[prepared.inputs[i]] = prepared.integer_inputs[i];
+      if (files_) files_->write(prepared.inputs[i], result_.tensors[prepared.inputs[i]]);
+    }
   }
 }
 
@@ -295,6 +298,7 @@ bool ChainedRun::record_unit(std::size_t o, const char* where, sim::PostProcessi
                                          unit.counts, prepared_.hardware);
   run.seconds = seconds;
   result_.tensors[out] = std::move(unit.output.values);
+  if (files_) files_->write(out, result_.tensors[out]);
   publish(std::move(run));
   release_inputs(o);
   return result_.operators.back().pass;
@@ -324,10 +328,9 @@ std::vector<std::int64_t> ChainedRun::expected_output(std::size_t o) {
   return std::move(scratch[op.outputs[0]]);
 }
 
-// Rank 0, once operator o ran: the tensors no later operator reads are freed (tensor_lifetimes.hpp), unless the
-// report writes every tensor.
+// Rank 0, once operator o ran: the tensors no later operator reads are freed (tensor_lifetimes.hpp); with
+// --all-tensors their files were written when they were made.
 void ChainedRun::release_inputs(std::size_t o) {
-  if (keep_all_tensors_) return;
   const std::size_t out = network().operators[o].outputs[0];
   if (lifetimes_.unread(out)) IntegerTensors::value_type().swap(result_.tensors[out]);
   free_dead_inputs(lifetimes_, o, result_.tensors);
@@ -507,6 +510,10 @@ NetworkRunResult ChainedRun::execute() {
     flush_unit();
   }
   if (!root_) return std::move(result_);
+  if (files_) {
+    files_->finish();
+    result_.tensors_written = true;
+  }
   result_.pass = !failed_ && !result_.bad_input;
   for (const OperatorRun& run : result_.operators) result_.pass &= run.pass;
   return std::move(result_);

@@ -99,7 +99,10 @@ struct NetworkRunResult {
   bool bad_input = false;  // a layer could not run (its image, a shard that failed before a verdict)
   std::string quantization_summary;  // the float reference against the integer one, on the network's outputs
   std::vector<std::string> float_computed;  // PreparedNetwork::float_computed: inputs the float reference computed
-  IntegerTensors tensors;            // rank 0: every tensor the run produced (empty: not reached)
+  IntegerTensors tensors;            // rank 0: every tensor the run produced (empty: not reached, or freed)
+  // --outputs --all-tensors: the run wrote each tensor's files as it made them (TensorFiles) and freed it after its
+  // last reader, so `tensors` holds the network outputs only.
+  bool tensors_written = false;
 };
 
 // --fault: which tensor element's bit to flip, and where (docs/cosim.md, "Checking the checker").
@@ -152,7 +155,24 @@ NetworkRunResult execute_network_run(const PreparedNetwork& prepared, const cont
 // finding out after the whole co-simulation. Creates nothing.
 void check_output_targets(const NetworkRunOptions& options, const contracts::Network& network);
 
-// Report, on rank 0: the tensors the run produced (output_directory) and the JSON (layers.json_path).
+// --outputs --all-tensors on rank 0: each tensor's files (as write_network_report names them) written when the run
+// makes it, so that a chained run holds only the tensors a later operator reads; finish() writes tensors.json, which
+// lists the tensors written, in the network's order.
+class TensorFiles {
+ public:
+  TensorFiles(const NetworkRunOptions& options, const PreparedNetwork& prepared);
+  void write(std::size_t tensor, const std::vector<std::int64_t>& values);
+  void finish() const;
+
+ private:
+  const NetworkRunOptions& options_;
+  const PreparedNetwork& prepared_;
+  std::vector<std::string> stems_;  // of every tensor (constants' unused)
+  std::vector<bool> written_;
+};
+
+// Report, on rank 0: the tensors the run produced (output_directory; unless result.tensors_written) and the JSON
+// (layers.json_path).
 void write_network_report(const NetworkRunResult& result, const PreparedNetwork& prepared,
                           const contracts::NetworkPlan& plan, const NetworkRunOptions& options);
 

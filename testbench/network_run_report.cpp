@@ -63,29 +63,37 @@ std::vector<std::string> output_stems(const contracts::Network& network, const s
   return util::unique_file_stems(names, {"", ".real", ".float"});
 }
 
-// Each chosen tensor as <stem>.npy (the run's integers), <stem>.real.npy (dequantized) and <stem>.float.npy (the
-// float reference), and tensors.json: per tensor its name, file stem, shape, scale and role (input, output or
-// intermediate), so that a reader (tests/oracle) finds a tensor by the name its model gives it.
-void write_outputs(const NetworkRunOptions& options, const PreparedNetwork& prepared, const IntegerTensors& produced) {
-  namespace fs = std::filesystem;
+void create_output_directory(const NetworkRunOptions& options) {
   std::error_code error;
-  fs::create_directories(options.output_directory, error);
+  std::filesystem::create_directories(options.output_directory, error);
   if (error) throw util::InputError({options.output_directory, 0, 0}, "", "cannot create the directory: " + error.message());
+}
+
+// Tensor t as <stem>.npy (the run's integers), <stem>.real.npy (dequantized) and <stem>.float.npy (the float
+// reference, when kept).
+void write_tensor_files(const NetworkRunOptions& options, const PreparedNetwork& prepared, std::size_t t,
+                        const std::string& stem_name, const std::vector<std::int64_t>& values) {
+  const contracts::QuantizedNetwork& quantized = prepared.quantized;
+  const contracts::Tensor& tensor = quantized.network.tensors[t];
+  const std::string stem = (std::filesystem::path(options.output_directory) / stem_name).string();
+  util::write_npy_file(stem + ".npy", util::integer_array(util::smallest_signed_type(quantized.data_width),
+                                                          tensor.shape, values));
+  write_real_npy(stem + ".real.npy", tensor.shape, dequantize_values(values, quantized.tensors[t].scale));
+  if (t < prepared.reals.size() && !prepared.reals[t].empty())
+    write_real_npy(stem + ".float.npy", tensor.shape, prepared.reals[t]);
+}
+
+// tensors.json: per written tensor its name, file stem, shape, scale and role (input, output or intermediate), so
+// that a reader (tests/oracle) finds a tensor by the name its model gives it.
+void write_tensor_index(const NetworkRunOptions& options, const PreparedNetwork& prepared,
+                        const std::vector<std::size_t>& chosen, const std::vector<std::string>& stems) {
   const contracts::QuantizedNetwork& quantized = prepared.quantized;
   const contracts::Network& network = quantized.network;
-  const std::vector<std::size_t> chosen = tensors_to_write(options, network, produced);
-  const std::vector<std::string> stems = output_stems(network, chosen);
   const std::vector<std::size_t> inputs = network.network_inputs(), outputs = network.network_outputs();
   nlohmann::ordered_json index = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     const std::size_t t = chosen[i];
     const contracts::Tensor& tensor = network.tensors[t];
-    const std::string stem = (fs::path(options.output_directory) / stems[i]).string();
-    util::write_npy_file(stem + ".npy", util::integer_array(util::smallest_signed_type(quantized.data_width),
-                                                            tensor.shape, produced[t]));
-    write_real_npy(stem + ".real.npy", tensor.shape, dequantize_values(produced[t], quantized.tensors[t].scale));
-    if (t < prepared.reals.size() && !prepared.reals[t].empty())
-      write_real_npy(stem + ".float.npy", tensor.shape, prepared.reals[t]);
     const bool input = std::count(inputs.begin(), inputs.end(), t) > 0;
     const bool output = std::count(outputs.begin(), outputs.end(), t) > 0;
     index.push_back({{"tensor", tensor.name},
@@ -94,8 +102,18 @@ void write_outputs(const NetworkRunOptions& options, const PreparedNetwork& prep
                      {"scale", quantized.tensors[t].scale},
                      {"role", input ? "input" : output ? "output" : "intermediate"}});
   }
-  util::write_file_atomically((fs::path(options.output_directory) / "tensors.json").string(),
+  util::write_file_atomically((std::filesystem::path(options.output_directory) / "tensors.json").string(),
                               index.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
+
+// Each chosen tensor's files and tensors.json, at the end of a run.
+void write_outputs(const NetworkRunOptions& options, const PreparedNetwork& prepared, const IntegerTensors& produced) {
+  create_output_directory(options);
+  const contracts::Network& network = prepared.network();
+  const std::vector<std::size_t> chosen = tensors_to_write(options, network, produced);
+  const std::vector<std::string> stems = output_stems(network, chosen);
+  for (std::size_t i = 0; i < chosen.size(); ++i) write_tensor_files(options, prepared, chosen[i], stems[i], produced[chosen[i]]);
+  write_tensor_index(options, prepared, chosen, stems);
 }
 
 
@@ -175,9 +193,39 @@ void check_output_targets(const NetworkRunOptions& options, const contracts::Net
       refuse("'" + file + "' in it is a folder: the run would find it only after co-simulating, unable to write");
 }
 
+// The stems of every tensor that is not a constant, as write_outputs names those a whole run produced.
+TensorFiles::TensorFiles(const NetworkRunOptions& options, const PreparedNetwork& prepared)
+    : options_(options), prepared_(prepared), stems_(prepared.network().tensors.size()),
+      written_(prepared.network().tensors.size(), false) {
+  const contracts::Network& network = prepared.network();
+  std::vector<std::size_t> variables;
+  for (std::size_t t = 0; t < network.tensors.size(); ++t)
+    if (!network.tensors[t].constant) variables.push_back(t);
+  const std::vector<std::string> stems = output_stems(network, variables);
+  for (std::size_t i = 0; i < variables.size(); ++i) stems_[variables[i]] = stems[i];
+  create_output_directory(options);
+}
+
+void TensorFiles::write(std::size_t tensor, const std::vector<std::int64_t>& values) {
+  if (prepared_.network().tensors[tensor].constant || values.empty() || written_[tensor]) return;
+  write_tensor_files(options_, prepared_, tensor, stems_[tensor], values);
+  written_[tensor] = true;
+}
+
+void TensorFiles::finish() const {
+  std::vector<std::size_t> chosen;
+  std::vector<std::string> stems;
+  for (std::size_t t = 0; t < written_.size(); ++t)
+    if (written_[t]) {
+      chosen.push_back(t);
+      stems.push_back(stems_[t]);
+    }
+  write_tensor_index(options_, prepared_, chosen, stems);
+}
+
 void write_network_report(const NetworkRunResult& result, const PreparedNetwork& prepared,
                           const contracts::NetworkPlan& plan, const NetworkRunOptions& options) {
-  if (!options.output_directory.empty()) write_outputs(options, prepared, result.tensors);
+  if (!options.output_directory.empty() && !result.tensors_written) write_outputs(options, prepared, result.tensors);
   if (!options.layers.json_path.empty()) write_json(result, plan, options.layers.json_path);
 }
 

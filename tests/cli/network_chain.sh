@@ -31,7 +31,11 @@ case $case_name in
   run)
     "$expect" 0 --stdout-contains "$pass_text" "$maeri" run || exit 1 ;;
   jobs)
-    "$expect" 0 --stdout-contains "$pass_text" "$maeri" "${chain[@]}" --jobs 2 --shards 3 || exit 1 ;;
+    # Layers cut into shards over two processes: every tensor the same as one process makes (streamed, --all-tensors).
+    "$expect" 0 --stdout-contains "$pass_text" "$maeri" "${chain[@]}" --jobs 2 --shards 3 --outputs "$dir/jobs" \
+      --all-tensors || exit 1
+    "$maeri" "${chain[@]}" --outputs "$dir/one" --all-tensors >/dev/null || fail "the run in one process"
+    diff -r "$dir/one" "$dir/jobs" || fail "--jobs 2 gives other tensors" ;;
   mpi)
     require_mpi "$mpiexec"
     "$expect" 0 --stdout-contains "$pass_text" \
@@ -58,6 +62,12 @@ case $case_name in
     "$expect" 0 --stdout-contains "$pass_text" "$maeri" "${chain[@]}" --network-input "$dir/first/image.real.npy" \
       --outputs "$dir/second" --all-tensors || exit 1
     cmp "$dir/first/image.npy" "$dir/second/image.npy" || fail "the input's integers differ" ;;
+  all_tensors_streamed)
+    # --all-tensors writes each tensor as the run makes it and frees it after its last reader: the files and the
+    # index equal those of --references-only, which writes the integer reference's every tensor at the end.
+    "$maeri" "${chain[@]}" --outputs "$dir/run" --all-tensors >/dev/null || fail "chained run"
+    "$maeri" "${chain[@]}" --references-only --outputs "$dir/reference" --all-tensors >/dev/null || fail "references"
+    diff -r "$dir/run" "$dir/reference" || fail "the streamed tensors differ from the reference's" ;;
   calibration_set)
     # Scales from a calibration set (docs/quantization.md, "Calibration set"): a directory of two samples that are
     # the run's own input gives its input the scale the input alone gives (max |x| / limit): the same integers.
