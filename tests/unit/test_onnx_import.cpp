@@ -518,7 +518,7 @@ TEST_CASE("ONNX import: the graph between the layers, BatchNormalization folded 
   OnnxModelBuilder::set_int(fc, "transB", 1);
   auto& softmax = model.node("Softmax", "softmax", {"logits"}, "probabilities");
   OnnxModelBuilder::set_int(softmax, "axis", 1);
-  model.node("ThresholdedRelu", "gate", {"logits"}, "gated");  // not run by the toolkit: skipped, the graph cut
+  model.node("Sign", "gate", {"logits"}, "gated");  // not run by the toolkit: skipped, the graph cut
   model.output("probabilities");
   model.output("gated");
   model.write(dir / "block.onnx");
