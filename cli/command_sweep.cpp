@@ -1,5 +1,5 @@
 // `maeri sweep`: a hardware grid (any field of the hardware spec, from a grid file and/or --set) × a workload. Each
-// point's best mapping per layer and network totals with an area estimate, as a table, CSV, JSON, the point's
+// point's decision as `maeri map` makes it (every layer's mapping in its role, the fused groups) and network totals with an area estimate, as a table, CSV, JSON, the point's
 // hardware YAML, and SVG plots of runtime and energy against every swept parameter and of the runtime-energy
 // Pareto front (docs/sweep.md).
 #include <fmt/format.h>
@@ -23,6 +23,7 @@ struct SweepCommandLine {
   flow::HardwareSweepOptions sweep;
   bool skip_invalid = false;
   bool single_level = false;
+  bool no_fusion = false;
   bool verify = false;
   std::string verify_memory = "both";
   int jobs = 1;
@@ -37,8 +38,9 @@ void print_point(const flow::HardwareSweep& sweep, const flow::DesignPoint& p) {
     return;
   }
   const std::string relative = sweep.relative_area_text(p);
-  fmt::print("{:>5} {:<40} {:>14.0f} {:>12.3f} {:>6.1f}% {:>14} {:>9} {:>6}\n", p.index + 1, p.label, p.cycles,
-             p.energy_pj / 1e6, 100 * p.utilisation, p.dram_bytes, relative.empty() ? "-" : relative,
+  fmt::print("{:>5} {:<40} {:>14.0f} {:>12.3f} {:>6.1f}% {:>14} {:>6} {:>9} {:>6}\n", p.index + 1, p.label,
+             p.cycles, p.energy_pj / 1e6, 100 * p.utilisation, p.dram_bytes, p.fused_groups(),
+             relative.empty() ? "-" : relative,
              sweep.on_front(p.index) ? "*" : "");
   if (!sweep.verified() || !sweep.rtl_check(p.index)) return;
   const flow::PointRtlCheck& check = *sweep.rtl_check(p.index);
@@ -54,6 +56,7 @@ int run_sweep(SweepCommandLine& line) {
   // and writes every output (docs/sweep.md, "Many cores and machines").
   util::RankRunner runner({line.jobs, line.timeout}, line.rank_timeout);
   line.sweep.two_level = !line.single_level;
+  line.sweep.fusion = !line.no_fusion;
   line.sweep.exact_traffic_for = codegen::exact_traffic_for;  // ranked and reported with exact traffic, as `map`
   line.sweep.progress_bars = isatty(STDERR_FILENO);
   flow::HardwareSweep sweep(line.sweep, runner.root());
@@ -65,13 +68,13 @@ int run_sweep(SweepCommandLine& line) {
   if (line.verify)
     check = [&](const flow::DesignPoint& point, const contracts::Network& network) {
       return testbench::check_point_on_rtl(point, network, testbench::memory_runs_named(line.verify_memory),
-                                           line.seed);
+                                           line.seed, line.sweep.workload_path);
     };
   sweep.evaluate(runner, check);
   if (!runner.root()) return kExitOk;
 
-  fmt::print("\n{:>5} {:<40} {:>14} {:>12} {:>7} {:>14} {:>9} {:>6}\n", "point", "grid values", "cycles", "energy µJ",
-             "util", "DRAM bytes", "rel.area", "pareto");
+  fmt::print("\n{:>5} {:<40} {:>14} {:>12} {:>7} {:>14} {:>6} {:>9} {:>6}\n", "point", "grid values", "cycles",
+             "energy µJ", "util", "DRAM bytes", "fused", "rel.area", "pareto");
   for (const flow::DesignPoint& p : sweep.points()) print_point(sweep, p);
   const flow::HardwareSweepFiles files = sweep.write();
   for (const std::string& field : files.unplotted_fields)
@@ -83,7 +86,7 @@ int run_sweep(SweepCommandLine& line) {
   for (const std::string& plot : files.plots) fmt::print(", {}", plot.substr(dir.size() + 1));
   fmt::print("\n");
   if (line.verify)
-    fmt::print("RTL checks (best mapping of every layer, bit-exact with exact activity counts): {} of {} points pass\n",
+    fmt::print("RTL checks (map's decision at every point, bit-exact with exact activity counts): {} of {} points pass\n",
                sweep.valid_points() - sweep.rtl_failures(), sweep.valid_points());
   if (sweep.invalid_points() > 0 && !line.skip_invalid) {
     std::fprintf(stderr, "error: %zu of %zu points are invalid (listed above; --skip-invalid accepts that)\n",
@@ -98,7 +101,7 @@ int run_sweep(SweepCommandLine& line) {
 void add_sweep_command(CLI::App& app, Action& action) {
   auto options = std::make_shared<SweepCommandLine>();
   CLI::App* command = app.add_subcommand(
-      "sweep", "Design-space sweep: best mappings and totals of a workload at every point of a hardware grid");
+      "sweep", "Design-space sweep: map's decision and totals of a workload at every point of a hardware grid");
   command
       ->add_option("--hardware", options->sweep.hardware_path,
                    "base hardware spec (YAML); the grid replaces its fields")
@@ -112,18 +115,22 @@ void add_sweep_command(CLI::App& app, Action& action) {
                       "hardware-spec field, e.g. dn_bw or sdm.capacity_kib)");
   command
       ->add_option("--objective", options->sweep.objective,
-                   "runtime, energy or edp: what each layer's best minimises")
+                   "runtime, energy or edp: what map's decision minimises at each point")
       ->check(CLI::IsMember({"runtime", "energy", "edp"}))
       ->capture_default_str();
   command->add_option("-o,--out-dir", options->sweep.out_dir, "output folder")->capture_default_str();
   command->add_flag("--single-level", options->single_level,
                     "search each layer's fabric tiles alone, as `maeri map --single-level` (default: the joint "
                     "space, as `maeri map`)");
+  command->add_flag("--no-fusion", options->no_fusion,
+                    "every layer alone at its own best, as `maeri map --no-fusion` (default: the fused groups map "
+                    "decides)");
   command->add_flag("--skip-invalid", options->skip_invalid,
                     "exit 0 even when some points are invalid (they are still listed and written)");
   command->add_flag("--verify", options->verify,
-                    "co-simulate the best mapping of every layer at every valid point on its fabric (prebuilt or "
-                    "built on demand), bit-exact with the model's activity counts; exit 3 if one fails");
+                    "co-simulate map's decision at every valid point on its fabric (prebuilt or built on demand; "
+                    "fused groups in a chained run), bit-exact with the model's activity counts; exit 3 if one "
+                    "fails");
   command->add_option("--verify-memory", options->verify_memory,
                       "with --verify: ideal memory (compute cycles), the SDM/DRAM models, or both")
       ->check(CLI::IsMember({"ideal", "dram", "both"}))

@@ -1,6 +1,7 @@
-// Design-space sweeps (`maeri sweep`): for every point of a hardware grid, the best mapping of each layer of a
-// workload under an objective and the network's totals (cycles, energy, EDP, utilisation, DRAM bytes, estimated
-// area), points evaluated in parallel; plus the runtime-energy Pareto front of the results.
+// Design-space sweeps (`maeri sweep`): for every point of a hardware grid, the decision `maeri map` makes for the
+// workload under an objective (each layer's mapping in its role, the fused groups) and the network's totals (cycles,
+// energy, EDP, utilisation, DRAM bytes, estimated area), points evaluated in parallel; plus the runtime-energy
+// Pareto front of the results.
 #pragma once
 
 #include <cstddef>
@@ -15,6 +16,7 @@
 #include "contracts/cost_report.hpp"
 #include "contracts/hardware.hpp"
 #include "contracts/layer.hpp"
+#include "contracts/mapping_file.hpp"
 #include "contracts/network.hpp"
 #include "mapper/search/search.hpp"
 
@@ -26,25 +28,40 @@ struct DesignPoint {
   std::vector<std::string> values;   // one per swept field
   std::optional<std::string> error;  // why the point could not be evaluated (invalid spec, unmappable layer)
   contracts::Hardware hardware;           // valid when !error
-  std::vector<contracts::CostReport> best;  // best mapping of each layer, in workload order
+  // Each layer's mapping as `maeri map` decides it, in workload order, costed in its role (a fused group's member as
+  // the group runs it), and the name of its fused group ("" when it runs alone).
+  std::vector<contracts::CostReport> chosen;
+  std::vector<std::string> groups;
+  // The mapping file `maeri map` would write for the point. Only on the rank that evaluated the point (ranks send
+  // results, not decisions): that rank co-simulates it under --verify.
+  contracts::MappingFile decision;
   double cycles = 0, energy_pj = 0;
   double utilisation = 0;            // network MACs / (num_ms · cycles)
   std::int64_t dram_bytes = 0;
   std::optional<double> area_um2;    // contracts::estimated_area_um2
   double edp() const { return cycles * energy_pj; }
+  std::size_t fused_groups() const;  // the distinct names in `groups`
 };
 
-// Fills `point` (hardware already set, error unset) with the best mapping of every layer and the totals; sets
-// point.error when a layer has no mapping. `two_level`: search the joint space, as `maeri map` does by default.
-void evaluate_design_point(DesignPoint& point, const contracts::Network& network, mapper::Objective objective,
-                           const contracts::ExactTrafficFor& exact_traffic_for, bool two_level = true);
+// How a point is mapped: as `maeri map --objective OBJECTIVE` with its defaults (flow/map_decision.hpp), which the
+// sweep's --single-level and --no-fusion change as map's own options do.
+struct PointMapping {
+  mapper::Objective objective = mapper::Objective::EnergyDelay;
+  contracts::ExactTrafficFor exact_traffic_for;  // how each layer is ranked and reported (codegen::exact_traffic_for)
+  bool two_level = true;                         // the joint space
+  bool fusion = true;                            // the network's layers fused, as map decides
+  std::string workload_path;                     // named when a layer does not fit
+};
+
+// Fills `point` (hardware already set, error unset) with map's decision and its totals; sets point.error when a
+// layer has no mapping.
+void evaluate_design_point(DesignPoint& point, const contracts::Network& network, const PointMapping& how);
 
 // Evaluates every point without an error in parallel (TBB); `progress` is called after each with the number done.
-void evaluate_design_points(std::vector<DesignPoint>& points, const contracts::Network& network, mapper::Objective objective,
-                            const contracts::ExactTrafficFor& exact_traffic_for, const std::function<void(std::size_t)>& progress,
-                            bool two_level = true);
+void evaluate_design_points(std::vector<DesignPoint>& points, const contracts::Network& network, const PointMapping& how,
+                            const std::function<void(std::size_t)>& progress);
 
-// A point's results (totals, area, each layer's best report) as JSON and back, bit-exact (doubles are written as
+// A point's results (totals, area, each layer's chosen report and group) as JSON and back, bit-exact (doubles are written as
 // their shortest round-trip decimals): how a point evaluated on another MPI rank reaches rank 0.
 nlohmann::json design_point_results_to_json(const DesignPoint& point);
 void design_point_results_from_json(DesignPoint& point, const nlohmann::json& json);

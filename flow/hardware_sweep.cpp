@@ -143,9 +143,10 @@ void HardwareSweep::evaluate(util::TaskRunner& runner, const PointRtlChecker& ch
     }
   {
     util::ProgressBar progress("sweep", static_cast<std::int64_t>(mine.size()), bars, stderr);
-    evaluate_design_points(
-        mine, network_, objective_, options_.exact_traffic_for,
-        [&](std::size_t done) { progress.set_done(static_cast<std::int64_t>(done)); }, options_.two_level);
+    const PointMapping how{objective_, options_.exact_traffic_for, options_.two_level, options_.fusion,
+                           options_.workload_path};
+    evaluate_design_points(mine, network_, how,
+                           [&](std::size_t done) { progress.set_done(static_cast<std::int64_t>(done)); });
   }
   verified_ = bool(check);
   checks_.assign(points_.size(), std::nullopt);
@@ -238,19 +239,19 @@ std::string HardwareSweep::layers_csv() const {
   const bool group_tile = std::any_of(network_.layers.begin(), network_.layers.end(),
                                       [](const contracts::Layer& layer) { return layer.groups > 1; });
   std::string csv = std::string("point,layer,t_r,t_s,t_c,t_k,t_n,t_x,t_y") + (group_tile ? ",t_g" : "") +
-                    ",cycles,energy_pj" +
+                    ",cycles,energy_pj,group" +
                     (verified_ ? ",rtl,outputs,mismatches,counts_exact,model_compute_cycles,"
                                  "rtl_compute_cycles" : "") + "\n";
   const auto number = [](const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); };
   for (const DesignPoint& p : points_) {
     if (p.error) continue;
     const PointRtlCheck* check = checks_[p.index] ? &*checks_[p.index] : nullptr;
-    for (std::size_t l = 0; l < p.best.size(); ++l) {
-      const contracts::CostReport& r = p.best[l];
+    for (std::size_t l = 0; l < p.chosen.size(); ++l) {
+      const contracts::CostReport& r = p.chosen[l];
       csv += fmt::format("{},{},{},{},{},{},{},{},{}", p.index + 1, network_.layers[l].name, r.mapping[0],
                          r.mapping[1], r.mapping[2], r.mapping[3], r.mapping[4], r.mapping[5], r.mapping[6]);
       if (group_tile) csv += fmt::format(",{}", r.mapping.groups_per_step());
-      csv += fmt::format(",{},{}", r.cycles.total, r.energy_pj.total);
+      csv += fmt::format(",{},{},{}", r.cycles.total, r.energy_pj.total, p.groups[l]);
       const LayerRtlCheck* rtl = check && l < check->layers.size() ? &check->layers[l] : nullptr;
       if (verified_)
         csv += rtl ? fmt::format(",{},{},{},{},{},{}", rtl->pass ? "PASS" : "FAIL", rtl->outputs, rtl->mismatches,
@@ -282,8 +283,11 @@ nlohmann::json HardwareSweep::document() const {
     if (p.area_um2) entry.update({{"area_um2", *p.area_um2}, {"relative_area", *p.area_um2 / smallest_area_}});
     if (checks_[p.index]) entry["rtl"] = to_json(*checks_[p.index]);
     nlohmann::json layers = nlohmann::json::array();
-    for (std::size_t l = 0; l < p.best.size(); ++l)
-      layers.push_back({{"layer", network_.layers[l].name}, {"best", mapper::to_json(p.best[l])}});
+    for (std::size_t l = 0; l < p.chosen.size(); ++l) {
+      nlohmann::json layer = {{"layer", network_.layers[l].name}, {"chosen", mapper::to_json(p.chosen[l])}};
+      if (!p.groups[l].empty()) layer["group"] = p.groups[l];
+      layers.push_back(layer);
+    }
     entry["layers"] = layers;
     json_points.push_back(entry);
   }

@@ -1,6 +1,6 @@
 // A sweep of a hardware grid over a workload (`maeri sweep`; docs/sweep.md): the grid from a grid file and/or
 // settings, each point's spec written as a hardware file and loaded back, the points shared among the ranks of a
-// util::TaskRunner (each rank evaluates its share in parallel), optionally each valid point's best mappings checked
+// util::TaskRunner (each rank evaluates its share in parallel), optionally each valid point's decision checked
 // on the RTL in a child process of its own, rank 0 gathering; then, on rank 0, the Pareto front, the relative areas
 // and the outputs: sweep.csv, sweep_layers.csv, sweep.json and SVG plots against every numeric field.
 #pragma once
@@ -21,7 +21,7 @@
 
 namespace maeri::flow {
 
-// A point's best mappings co-simulated (`sweep --verify`; filled by testbench::check_point_on_rtl).
+// A point's decision co-simulated (`sweep --verify`; filled by testbench::check_point_on_rtl).
 struct LayerRtlCheck {
   std::string layer;
   bool pass = false;               // outputs bit-exact
@@ -42,7 +42,7 @@ struct PointRtlCheck {
 nlohmann::json to_json(const PointRtlCheck& check);
 PointRtlCheck point_rtl_check_from_json(const nlohmann::json& json);
 
-// Checks a point's best mappings on the RTL, in a child process of its own (SystemC elaborates one fabric per
+// Checks a point's decision on the RTL, in a child process of its own (SystemC elaborates one fabric per
 // process). A hook because the RTL is below the mapper in the chain.
 using PointRtlChecker = std::function<PointRtlCheck(const DesignPoint& point, const contracts::Network& network)>;
 
@@ -53,6 +53,7 @@ struct HardwareSweepOptions {
   std::string objective = "edp";                        // runtime, energy or edp
   std::string out_dir = "sweep";
   bool two_level = true;
+  bool fusion = true;                  // false: every layer alone, as `maeri map --no-fusion`
   contracts::ExactTrafficFor exact_traffic_for;  // how each layer is ranked and reported (codegen::exact_traffic_for)
   bool progress_bars = false;         // on stderr, on rank 0
 };

@@ -20,14 +20,12 @@
 namespace maeri::flow {
 namespace {
 
-std::string file_path(const PlanOptions& options) {
-  return options.mapping_path.empty() ? std::string(kMapDecisionSource) : options.mapping_path;
-}
-
-// The mappings of one layer, best first: the mapping file's, or the best `top` as `maeri map` finds them.
+// The mappings of one layer, best first: the mapping file's (`source` names it), or the best `top` as `maeri map`
+// finds them.
 std::vector<contracts::Mapping> layer_mappings(const contracts::Layer& layer, const contracts::Hardware& hardware,
-                                               const PlanOptions& options, const contracts::MappingFile* file) {
-  if (file) return {contracts::tile_for_layer(*file, file_path(options), layer, hardware)};
+                                               const PlanOptions& options, const contracts::MappingFile* file,
+                                               const std::string& source) {
+  if (file) return {contracts::tile_for_layer(*file, source, layer, hardware)};
   if (const auto reason = mapper::unmappable_reason(layer, hardware))
     throw util::InputError({options.workload_path, 0, 0}, "layers." + layer.name, *reason);
   std::vector<contracts::Mapping> mappings;
@@ -48,6 +46,19 @@ std::vector<std::uint8_t> run_image(const contracts::PlannedRun& run, const cont
                                     group->roles[member]};
   }
   return codegen::encode_image(codegen::plan_image(run.layer, hardware, run.mapping, record, file).image);
+}
+
+// Each layer's runs, with their images: one per mapping of the layer (the file's, or the searched best `top`).
+void add_runs(contracts::NetworkPlan& plan, const std::vector<contracts::Layer>& layers, const PlanOptions& options,
+              const contracts::MappingFile* file, const std::string& source) {
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    const std::vector<contracts::Mapping> mappings = layer_mappings(layers[l], plan.hardware, options, file, source);
+    for (std::size_t rank = 0; rank < mappings.size(); ++rank) {
+      contracts::PlannedRun run{layers[l], mappings[rank], l, int(rank), {}, layers[l].name + ".mimg", {}};
+      run.image = run_image(run, plan.hardware, plan, options.workload_path);
+      plan.runs.push_back(std::move(run));
+    }
+  }
 }
 
 // A manifest's layer as a run: its image read, its checksum, hardware, layer name and fused record checked.
@@ -112,25 +123,33 @@ contracts::NetworkPlan plan_network(const contracts::Network& network, const con
   for (const contracts::Layer& layer : layers)  // before any tile is searched
     codegen::require_layer_within_limits(layer, options.workload_path);
   std::optional<contracts::MappingFile> file;
+  std::string source = kMapDecisionSource;
   if (!options.mapping_path.empty()) {
     file = contracts::load_mapping_file(options.mapping_path);
     contracts::check_mapping_hardware(*file, options.mapping_path, hardware);
     plan.source = contracts::PlanSource::MappingFile;
-    plan.origin = options.mapping_path;
+    plan.origin = source = options.mapping_path;
     if (options.fused_groups) plan.groups = planned_groups(network, hardware, *file, options.mapping_path);
   } else if (options.fused_groups && options.layer.empty() && options.top == 1) {
     // The whole network searched: map's decision, fused groups included, runs as map reports it.
     file = map_decision(network, hardware, options.objective, true, options.workload_path);
     plan.groups = planned_groups(network, hardware, *file, kMapDecisionSource);
   }
-  for (std::size_t l = 0; l < layers.size(); ++l) {
-    const std::vector<contracts::Mapping> mappings = layer_mappings(layers[l], hardware, options, file ? &*file : nullptr);
-    for (std::size_t rank = 0; rank < mappings.size(); ++rank) {
-      contracts::PlannedRun run{layers[l], mappings[rank], l, int(rank), {}, layers[l].name + ".mimg", {}};
-      run.image = run_image(run, hardware, plan, options.workload_path);
-      plan.runs.push_back(std::move(run));
-    }
-  }
+  add_runs(plan, layers, options, file ? &*file : nullptr, source);
+  return plan;
+}
+
+contracts::NetworkPlan plan_decision(const contracts::Network& network, const contracts::Hardware& hardware,
+                                     const contracts::MappingFile& decision, const std::string& workload_path) {
+  contracts::NetworkPlan plan;
+  plan.network = network;
+  plan.hardware = hardware;
+  for (const contracts::Layer& layer : network.layers) codegen::require_layer_within_limits(layer, workload_path);
+  contracts::check_mapping_hardware(decision, kMapDecisionSource, hardware);
+  plan.groups = planned_groups(network, hardware, decision, kMapDecisionSource);
+  PlanOptions options;
+  options.workload_path = workload_path;
+  add_runs(plan, network.layers, options, &decision, kMapDecisionSource);
   return plan;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "contracts/hardware.hpp"
+#include "contracts/mapping_file.hpp"
 #include "contracts/network.hpp"
 #include "contracts/network_plan.hpp"
 #include "importer/onnx_import.hpp"
@@ -48,6 +49,11 @@ contracts::NetworkPlan plan_workload(const std::string& path, const importer::Mo
 // mapping file that is not of this hardware or lacks a layer, a fused group that breaks a rule.
 contracts::NetworkPlan plan_network(const contracts::Network& network, const contracts::Hardware& hardware,
                                     const PlanOptions& options);
+
+// The plan of a decision already made and held in memory (`maeri sweep --verify`: a point's flow::map_decision):
+// every layer's mapping and the fused groups as `decision` gives them, messages naming kMapDecisionSource.
+contracts::NetworkPlan plan_decision(const contracts::Network& network, const contracts::Hardware& hardware,
+                                     const contracts::MappingFile& decision, const std::string& workload_path);
 
 // The plan of a manifest's images (docs/network-manifest.md): every checksum checked first; a layer whose file does
 // not match, cannot be read or is not an image of this hardware becomes a run with an error (named in the report, the

@@ -22,7 +22,6 @@
 #include "contracts/mapping_file.hpp"
 #include "contracts/tile.hpp"
 #include "mapper/mapspace/tile_space.hpp"
-#include "flow/design_sweep.hpp"
 #include "mapper/search/heuristic_mapper.hpp"
 #include "mapper/search/network_fusion.hpp"
 #include "mapper/search/rule_loss.hpp"

@@ -61,6 +61,10 @@ TensorValue gather_elements(const TensorValue& source, Dims dims, const std::vec
   return out;
 }
 
+// Element-wise operators that fold to BOOL.
+const std::set<std::string> kComparisons = {"Less", "LessOrEqual", "Greater", "GreaterOrEqual", "Equal"};
+const std::set<std::string> kLogic = {"And", "Or", "Xor"};
+
 // Thrown by an evaluator for a node whose constant inputs are inconsistent; becomes an error naming the node.
 struct Inconsistent {
   std::string problem;
@@ -118,6 +122,7 @@ class Folder {
     }
     infer();
     refuse_dynamic_loops();
+    check_unrolled_conditions();
   }
 
  private:
@@ -125,8 +130,23 @@ class Folder {
     throw util::InputError({path_, 0, 0}, "node " + node.name(), problem);
   }
 
+  // An intermediate tensor annotated with a symbolic size (an exporter's, or one inference itself gave while a
+  // shape computation was still unfolded) keeps it through later inference passes, even once its producer's inputs
+  // are constant: dropped before each pass, inference gives the sizes it can now compute (an unrolled Loop's
+  // carried state: water_gru).
+  void forget_symbolic_annotations() {
+    auto& annotations = *model_.mutable_graph()->mutable_value_info();
+    const auto symbolic = [](const onnx::ValueInfoProto& info) {
+      for (const auto& dim : info.type().tensor_type().shape().dim())
+        if (!dim.has_dim_value()) return true;
+      return false;
+    };
+    annotations.erase(std::remove_if(annotations.begin(), annotations.end(), symbolic), annotations.end());
+  }
+
   void infer() {
     guard_onnx_shape_inference();
+    forget_symbolic_annotations();
     try {
       onnx::shape_inference::InferShapes(model_);
     } catch (const std::exception& error) {
@@ -367,6 +387,9 @@ class Folder {
   struct TripCount {
     std::optional<std::int64_t> iterations;
     std::string dynamic;  // why the count is not known, when it is not
+    // The body computes its condition (tf2onnx's while loops: counter < limit and step < steps): unrolled M times,
+    // and every iteration's condition but the last must then fold to true (check_unrolled_conditions).
+    bool condition_computed = false;
   };
   TripCount trip_count(const onnx::NodeProto& node) {
     const onnx::GraphProto& body = loop_body(node);
@@ -396,11 +419,7 @@ class Folder {
       if (initial->elements() != 1) fail(node, fmt::format("input 1 'cond' ('{}'): expected one value", node.input(1)));
       if (initial->real(0) == 0) iterations = 0;
     }
-    if (!condition_stays_true(body))
-      return {std::nullopt, fmt::format("its body computes the condition it continues on (output 0 '{}' of "
-                                        "attribute 'body') from run-time values",
-                                        body.output(0).name())};
-    return {iterations, ""};
+    return {iterations, "", !condition_stays_true(body)};
   }
 
   const onnx::GraphProto& loop_body(const onnx::NodeProto& node) const {
@@ -479,6 +498,8 @@ class Folder {
         if (!body.input(2 + j).name().empty()) renamed[body.input(2 + j).name()] = state[std::size_t(j)];
       copy_subgraph(body, prefix, renamed, kept);
       for (int j = 0; j < carried; ++j) state[std::size_t(j)] = resolved(renamed, body.output(1 + j).name());
+      if (trip.condition_computed && i + 1 < iterations)
+        unrolled_conditions_.push_back({node.name(), i, resolved(renamed, body.output(0).name())});
       for (int k = 0; k < scans; ++k) scanned[std::size_t(k)].push_back(resolved(renamed, body.output(1 + carried + k).name()));
     }
     for (int j = 0; j < carried; ++j)
@@ -507,6 +528,25 @@ class Folder {
       kept.push_back(std::move(stack));
     }
     return true;
+  }
+
+  // After folding: the condition each unrolled iteration of a Loop computed for the next must be a constant true —
+  // else the loop's trip count depends on run-time values, or it stops before M, and the unrolled layers are wrong.
+  void check_unrolled_conditions() {
+    for (const UnrolledCondition& condition : unrolled_conditions_) {
+      const TensorValue* value = constant(condition.tensor);
+      const std::string where = fmt::format("Loop around fabric work: its body's condition after iteration {} "
+                                            "(tensor '{}')", condition.iteration, condition.tensor);
+      if (!value)
+        throw util::InputError({path_, 0, 0}, "node " + condition.loop,
+                               where + " is computed from run-time values: its trip count is not known before it "
+                                       "runs, so its layers cannot be counted");
+      if (value->elements() != 1 || value->real(0) == 0)
+        throw util::InputError({path_, 0, 0}, "node " + condition.loop,
+                               fmt::format("{} is {}: the loop stops before its trip count M, which the importer does "
+                                           "not unroll",
+                                           where, value->elements() != 1 ? "not one value" : "false"));
+    }
   }
 
   // After folding: a Loop that still hides fabric work has a dynamic trip count; its layers cannot be counted.
@@ -565,8 +605,10 @@ class Folder {
     }
     static const std::set<std::string> foldable = {"Gather", "Unsqueeze", "Squeeze", "Concat", "Slice", "Cast",
                                                    "Reshape", "Expand", "ConstantOfShape", "Range", "Identity",
-                                                   "Add", "Sub", "Mul", "Div", "Floor"};
-    if (!foldable.count(op) || node.input_size() == 0 || !constant_inputs(node)) return std::nullopt;
+                                                   "Add", "Sub", "Mul", "Div", "Floor", "Max", "Min", "Not"};
+    if ((!foldable.count(op) && !kComparisons.count(op) && !kLogic.count(op)) || node.input_size() == 0 ||
+        !constant_inputs(node))
+      return std::nullopt;
     const TensorValue& data = input_constant(node, 0);
     if (op == "Identity") return data;
     if (op == "Floor") {
@@ -574,7 +616,15 @@ class Folder {
       for (double& number : out.reals) number = std::floor(number);
       return out;
     }
-    if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") return binary(node, data, input_constant(node, 1));
+    if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || kComparisons.count(op) || kLogic.count(op))
+      return binary(node, data, input_constant(node, 1));
+    if (op == "Max" || op == "Min") return variadic(node);
+    if (op == "Not") {
+      if (!data.integral()) throw Inconsistent{"Not of a non-boolean tensor"};
+      TensorValue out = data;
+      for (std::int64_t& value : out.integers) value = value == 0;
+      return out;
+    }
     if (op == "Cast") return cast(node, data);
     if (op == "Gather") return gather(node, data);
     if (op == "Unsqueeze" || op == "Squeeze") return squeeze(node, data);
@@ -612,26 +662,61 @@ class Folder {
     return std::nullopt;  // sparse and string constants are left to the graph
   }
 
+  // Element-wise on constants with broadcasting: arithmetic, Max and Min keep A's type; comparisons and logic give
+  // BOOL (tf2onnx writes a while loop's condition as And(Less(c1, c2), …) of constants). Integers are compared and
+  // combined as integers, never through a double.
   TensorValue binary(const onnx::NodeProto& node, const TensorValue& a, const TensorValue& b) {
+    const std::string& op = node.op_type();
     const Dims dims = broadcast_dims(a.dims, b.dims);
     const auto count = product(dims);
     if (!count) throw TooLarge{};
+    const bool boolean = kComparisons.count(op) || kLogic.count(op);
+    const bool integral = a.integral() && b.integral();
     TensorValue out;
-    out.type = a.type;
+    out.type = boolean ? onnx::TensorProto_DataType_BOOL : a.type;
     out.dims = dims;
-    const std::string& op = node.op_type();
     for (std::int64_t i = 0; i < *count; ++i) {
       const std::int64_t ia = broadcast_source(i, dims, a.dims), ib = broadcast_source(i, dims, b.dims);
-      if (out.integral()) {
+      if (boolean) {
+        out.integers.push_back(integral ? relation(op, a.integers[ia], b.integers[ib]) : relation(op, a.real(ia), b.real(ib)));
+      } else if (out.integral()) {
         const std::int64_t x = a.integral() ? a.integers[ia] : std::int64_t(a.reals[ia]);
         const std::int64_t y = b.integral() ? b.integers[ib] : std::int64_t(b.reals[ib]);
         if (op == "Div" && y == 0) throw Inconsistent{"an integer division by zero"};
-        out.integers.push_back(op == "Add" ? x + y : op == "Sub" ? x - y : op == "Mul" ? x * y : x / y);
+        out.integers.push_back(arithmetic(op, x, y));
       } else {
-        const double x = a.real(ia), y = b.real(ib);
-        out.reals.push_back(op == "Add" ? x + y : op == "Sub" ? x - y : op == "Mul" ? x * y : x / y);
+        out.reals.push_back(arithmetic(op, a.real(ia), b.real(ib)));
       }
     }
+    return out;
+  }
+
+  template <class T>
+  static T arithmetic(const std::string& op, T x, T y) {
+    if (op == "Add") return x + y;
+    if (op == "Sub") return x - y;
+    if (op == "Mul") return x * y;
+    if (op == "Max") return std::max(x, y);
+    if (op == "Min") return std::min(x, y);
+    return x / y;
+  }
+
+  template <class T>
+  static std::int64_t relation(const std::string& op, T x, T y) {
+    if (op == "Less") return x < y;
+    if (op == "LessOrEqual") return x <= y;
+    if (op == "Greater") return x > y;
+    if (op == "GreaterOrEqual") return x >= y;
+    if (op == "Equal") return x == y;
+    if (op == "And") return x != 0 && y != 0;
+    if (op == "Or") return x != 0 || y != 0;
+    return (x != 0) != (y != 0);  // Xor
+  }
+
+  // Max and Min take any number of inputs: folded pairwise, left to right.
+  TensorValue variadic(const onnx::NodeProto& node) {
+    TensorValue out = input_constant(node, 0);
+    for (int i = 1; i < node.input_size(); ++i) out = binary(node, out, input_constant(node, i));
     return out;
   }
 
@@ -872,6 +957,12 @@ class Folder {
   std::map<std::string, int> initializers_;     // initializer name → index in the graph
   std::map<std::string, TensorValue> constants_;  // the values read or folded so far
   std::int64_t unrolled_nodes_ = 0;               // nodes Loop unrolling added so far
+  struct UnrolledCondition {
+    std::string loop;    // the Loop node
+    std::int64_t iteration = 0;
+    std::string tensor;  // the condition that iteration computed for the next, in the unrolled graph
+  };
+  std::vector<UnrolledCondition> unrolled_conditions_;
 };
 
 }  // namespace

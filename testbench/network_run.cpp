@@ -79,13 +79,18 @@ std::string element_text(std::int64_t index, const std::vector<std::int64_t>& sh
   return fmt::format("({})", fmt::join(position, ","));
 }
 
-// PASS, or the first element that differs, named.
-std::pair<bool, std::string> compare_tensor(const std::string& what, const contracts::Tensor& tensor,
-                                            const std::vector<std::int64_t>& got,
-                                            const std::vector<std::int64_t>& expected) {
+// A produced tensor against its reference: PASS, or the first element that differs, named; and the counts.
+struct TensorComparison {
+  bool pass = false;
+  std::string verdict;
+  std::int64_t compared = 0, differing = 0;
+};
+
+TensorComparison compare_tensor(const std::string& what, const contracts::Tensor& tensor,
+                                const std::vector<std::int64_t>& got, const std::vector<std::int64_t>& expected) {
   if (got.size() != expected.size())
     return {false, fmt::format("FAIL: {} '{}' has {} elements, the reference {}", what, tensor.name, got.size(),
-                               expected.size())};
+                               expected.size()), 0, 0};
   std::int64_t differing = 0;
   std::optional<std::size_t> first;
   for (std::size_t i = 0; i < got.size(); ++i)
@@ -93,10 +98,19 @@ std::pair<bool, std::string> compare_tensor(const std::string& what, const contr
       ++differing;
       if (!first) first = i;
     }
-  if (!first) return {true, fmt::format("PASS ({} elements of '{}' bit-exact)", got.size(), tensor.name)};
+  const auto compared = std::int64_t(got.size());
+  if (!first) return {true, fmt::format("PASS ({} elements of '{}' bit-exact)", got.size(), tensor.name), compared, 0};
   return {false, fmt::format("FAIL: {} of {} elements of '{}' differ; first at element {} {}: {} {}, reference {}",
                              differing, got.size(), tensor.name, *first, element_text(std::int64_t(*first), tensor.shape),
-                             what, got[*first], expected[*first])};
+                             what, got[*first], expected[*first]), compared, differing};
+}
+
+// The comparison's verdict and counts in the operator's run.
+void record_comparison(OperatorRun& run, TensorComparison comparison) {
+  run.pass = comparison.pass;
+  run.verdict = std::move(comparison.verdict);
+  run.compared = comparison.compared;
+  run.differing = comparison.differing;
 }
 
 
@@ -275,7 +289,7 @@ bool ChainedRun::record_unit(std::size_t o, const char* where, sim::PostProcessi
   OperatorRun run;
   run.name = op.name;
   run.where = where;
-  std::tie(run.pass, run.verdict) = compare_tensor("unit", network().tensors[out], unit.output.values, expected_output(o));
+  record_comparison(run, compare_tensor("unit", network().tensors[out], unit.output.values, expected_output(o)));
   run.rows = post_processing_cross_check(mapper::evaluate_post_processing(network(), o, prepared_.hardware).counts,
                                          unit.counts, prepared_.hardware);
   run.seconds = seconds;
@@ -406,7 +420,7 @@ void ChainedRun::finish_fabric_layer(std::size_t o, OperatorRun run, const std::
   if (!result_.bad_input) {
     contracts::Tensor accumulator_tensor = network().tensors[op.outputs[0]];
     accumulator_tensor.name = layer.name + " accumulators";
-    std::tie(run.pass, run.verdict) = compare_tensor("RTL", accumulator_tensor, accumulators, expected);
+    record_comparison(run, compare_tensor("RTL", accumulator_tensor, accumulators, expected));
   }
   publish(run);
   if (!run.pass) {

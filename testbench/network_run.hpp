@@ -70,6 +70,7 @@ struct OperatorRun {
   std::string tile;        // fabric: the mapping's tile text
   bool pass = false;
   std::string verdict;     // "PASS (n elements bit-exact)" or the first difference
+  std::int64_t compared = 0, differing = 0;  // elements compared with the reference, and how many differed
   std::vector<CrossCheckRow> rows;
   double seconds = 0;
   int shards = 1;          // fabric: the shards it ran in (cycles and energy are sums over them when more than one)

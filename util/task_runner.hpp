@@ -46,6 +46,24 @@ class TaskRunner {
   bool root() const { return rank() == 0; }
 };
 
+// A job of one process that runs its tasks itself (run()), e.g. inside a child process that already has its own
+// task: `maeri sweep --verify` co-simulating one point's chained run. Tasks that must have a process of their own
+// still get one child process at a time.
+class InProcessRunner final : public TaskRunner {
+ public:
+  int rank() const override { return 0; }
+  int ranks() const override { return 1; }
+  int jobs() const override { return 1; }
+  bool single_process() const override { return true; }
+  void run_in_processes(const std::vector<int>& tasks, const TaskWork& work, const TaskDone& on_done) override {
+    util::run_in_processes(tasks, PoolOptions{}, work, on_done);
+  }
+  void gather(const std::vector<int>&, const std::vector<TaskOutcome>&, const std::vector<int>&,
+              const TaskDone&) override {}
+  std::string broadcast(const std::string& bytes) override { return bytes; }
+  int finish(int status) override { return status; }
+};
+
 // Owner rank of every task: longest task first, each to the least loaded rank (`costs[t]` is task t's estimated
 // cost). Deterministic, so every rank computes the same assignment from the same inputs.
 std::vector<int> assign_longest_first(const std::vector<double>& costs, int ranks);

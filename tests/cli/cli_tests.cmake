@@ -320,7 +320,7 @@ endforeach()
 # maeri sweep (docs/sweep.md): equals `maeri map` point by point; invalid points and empty grids.
 # The MPI case is skipped (exit 77) without MPI, fails under MAERI_REQUIRE_MPI=1, and is not in sanitizer builds
 # (as the network cases above).
-set(sweep_cases matches_map invalid_point empty_grid verify)
+set(sweep_cases matches_map matches_map_no_fusion invalid_point empty_grid verify verify_no_fusion)
 if(NOT MAERI_SANITIZE)
   list(APPEND sweep_cases mpi_equal_single)
 endif()

@@ -10,7 +10,9 @@
 //   (b) every final output of the model the toolkit computes: the integer result dequantized at cosine ≥ 0.99 with
 //       ONNX Runtime (a one-element output: |error| ≤ 1 % of |value| or one quantization step).
 // Usage: node onnx_oracle.js --maeri BIN --expose BIN --hardware HW.yaml --work DIR [--references-only] [--json F]
-//          MODELS.txt   (one model a line: PATH [maeri import options…]; '#' comments; ${VAR} from the environment)
+//          MODELS.txt   (one model a line: PATH [maeri import options…] [--oracle-integers NAME=V1,V2,…]; '#'
+//          comments; ${VAR} from the environment). An integer graph input is all ones unless --oracle-integers gives
+//          its values (repeated to its size): token ids, say, so that an encoder's positions differ.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -34,11 +36,22 @@ function parseArguments(argv) {
   return options;
 }
 
-// The models of a list file: { file, options: [maeri import options] }.
+// The models of a list file: { file, options: [maeri import options], integers: { NAME: [values] } }.
 function readModelList(file) {
   const expand = text => text.replace(/\$\{(\w+)\}/g, (_, name) => process.env[name] || '');
+  const entry = words => {
+    const options = [], integers = {};
+    for (let i = 1; i < words.length; ++i) {
+      if (words[i] !== '--oracle-integers') { options.push(words[i]); continue; }
+      const [name, values] = (words[++i] || '').split('=');
+      const numbers = (values || '').split(',').map(Number);
+      if (!name || numbers.some(v => !Number.isInteger(v))) throw new Error(`${file}: '--oracle-integers ${words[i]}': expected NAME=V1,V2,… (integers)`);
+      integers[name] = numbers;
+    }
+    return { file: words[0], options, integers };
+  };
   return fs.readFileSync(file, 'utf8').split('\n').map(line => line.replace(/#.*/, '').trim()).filter(line => line)
-    .map(line => { const words = expand(line).split(/\s+/); return { file: words[0], options: words.slice(1) }; });
+    .map(line => entry(expand(line).split(/\s+/)));
 }
 
 // Seeded U(−1, 1) values (a 32-bit LCG, the same on every machine).
@@ -72,19 +85,22 @@ function importModel(maeri, model, options, work) {
   return { inputs, layers: Number(counts[1]), skipped: Number(counts[2]) };
 }
 
-// The ONNX graph inputs' values: the shape the toolkit resolved (or the model's, dynamic dimensions 1), seeded.
-function graphFeeds(session, imported, seed) {
+// The ONNX graph inputs' values: the shape the toolkit resolved (or the model's, dynamic dimensions 1), seeded; an
+// integer input all ones, or the values `integers` gives it, repeated to its size.
+function graphFeeds(session, imported, seed, integers) {
   const feeds = {}, arrays = {};
   session.inputNames.forEach((name, index) => {
     const meta = session.inputMetadata[index];
     const known = imported.inputs.find(input => input.name === name);
     const shape = known ? known.shape : meta.shape.map(d => (typeof d === 'number' && d > 0 ? d : 1));
     const count = shape.reduce((a, b) => a * b, 1);
-    if (meta.type !== 'float32') {  // an integer control input (a sample rate, a step) or attention mask: 1
-      feeds[name] = new ort.Tensor(meta.type, meta.type === 'int64' ? BigInt64Array.from({ length: count }, () => 1n)
-        : Int32Array.from({ length: count }, () => 1), shape);
-      // The toolkit reads it too when it is one of its network inputs (a mask cast to float): the same ones.
-      if (known) arrays[name] = { shape, data: Float64Array.from({ length: count }, () => 1) };
+    if (meta.type !== 'float32') {  // an integer control input (a sample rate, a step), attention mask or token ids
+      const given = integers[name] || [1];
+      const values = Array.from({ length: count }, (_, i) => given[i % given.length]);
+      feeds[name] = new ort.Tensor(meta.type, meta.type === 'int64' ? BigInt64Array.from(values, BigInt)
+        : Int32Array.from(values), shape);
+      // The toolkit reads it too when it is one of its network inputs (a mask cast to float): the same values.
+      if (known) arrays[name] = { shape, data: Float64Array.from(values) };
       return;
     }
     const values = uniformValues(count, seed + index);
@@ -94,10 +110,10 @@ function graphFeeds(session, imported, seed) {
   return { feeds, arrays };
 }
 
-async function runOnnxRuntime(model, exposedModel, imported, seed) {
+async function runOnnxRuntime(model, exposedModel, imported, seed, integers) {
   const original = await ort.InferenceSession.create(model, kSessionOptions);
   const session = await ort.InferenceSession.create(exposedModel, kSessionOptions);
-  const { feeds, arrays } = graphFeeds(session, imported, seed);
+  const { feeds, arrays } = graphFeeds(session, imported, seed, integers);
   const results = await session.run(feeds);
   const tensors = {};
   for (const [name, tensor] of Object.entries(results))
@@ -194,7 +210,7 @@ async function checkModel(options, entry, number) {
   Object.assign(record, { imported: true, layers: imported.layers, skipped: imported.skipped });
   const exposed = path.join(work, 'exposed.onnx');
   execFileSync(options.expose, [entry.file, exposed], { stdio: 'ignore' });
-  const reference = await runOnnxRuntime(entry.file, exposed, imported, Number(options.seed || 1));
+  const reference = await runOnnxRuntime(entry.file, exposed, imported, Number(options.seed || 1), entry.integers);
   // The real input alone first (the toolkit computes its cut tensors); ONNX Runtime's cut tensors only if it cannot.
   let feeds = toolkitFeeds(imported, reference, false);
   const feedsPath = path.join(work, 'feeds.npz');

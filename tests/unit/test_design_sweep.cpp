@@ -1,6 +1,7 @@
 // `maeri sweep`'s parts: grid files and --set ranges (values written out by hand), expansion order, applying a
 // point to a base spec, the area estimate (by hand for a small instance), the Pareto front against a brute-force
-// dominance filter, and a design point's totals against independent searches of each layer (exact traffic, as map).
+// dominance filter, and a design point's totals: without fusion against independent searches of each layer (exact
+// traffic, as map); with fusion `maeri map`'s decision, no worse under the objective than every layer alone.
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -130,13 +131,16 @@ TEST_CASE("Pareto front equals a brute-force dominance filter", "[sweep]") {
   }
 }
 
-TEST_CASE("a design point's totals are the sums of independent best-mapping searches", "[sweep]") {
+TEST_CASE("a design point's totals without fusion are the sums of independent best-mapping searches", "[sweep]") {
   const contracts::Network network = contracts::load_workload(config("workloads/tiny.yaml"));
   for (const char* file : {"hardware/maeri-64.yaml", "hardware/maeri-256.yaml"}) {
     flow::DesignPoint point;
     point.hardware = contracts::load_hardware(config(file));
-    flow::evaluate_design_point(point, network, mapper::Objective::EnergyDelay, codegen::exact_traffic_for);
+    flow::PointMapping how{mapper::Objective::EnergyDelay, codegen::exact_traffic_for};
+    how.fusion = false;
+    flow::evaluate_design_point(point, network, how);
     REQUIRE_FALSE(point.error);
+    CHECK(point.fused_groups() == 0);
     double cycles = 0, energy = 0;
     std::int64_t macs = 0;
     for (const contracts::Layer& layer : network.layers) {
@@ -156,11 +160,44 @@ TEST_CASE("a design point's totals are the sums of independent best-mapping sear
   }
 }
 
+TEST_CASE("a design point is map's decision: its fused groups, no worse than every layer alone", "[sweep]") {
+  const contracts::Network network = contracts::load_workload(config("workloads/tiny.yaml"));
+  for (const mapper::Objective objective : {mapper::Objective::Runtime, mapper::Objective::Energy}) {
+    flow::DesignPoint fused, alone;
+    fused.hardware = alone.hardware = contracts::load_hardware(config("hardware/maeri-64.yaml"));
+    flow::evaluate_design_point(fused, network, {objective, codegen::exact_traffic_for});
+    flow::PointMapping how{objective, codegen::exact_traffic_for};
+    how.fusion = false;
+    flow::evaluate_design_point(alone, network, how);
+    REQUIRE_FALSE(fused.error);
+    // `maeri map` of tiny on maeri-64 forms one fused group under both objectives (its summary's "fusion:" line).
+    REQUIRE(fused.decision.fused_groups.size() == 1);
+    CHECK(fused.fused_groups() == 1);
+    const contracts::FusedGroupEntry& group = fused.decision.fused_groups.front();
+    for (std::size_t l = 0; l < network.layers.size(); ++l) {
+      const bool member = std::count(group.layers.begin(), group.layers.end(), network.layers[l].name) == 1;
+      CHECK(fused.groups[l] == (member ? group.name : std::string()));
+      CHECK(fused.chosen[l].mapping == fused.decision.layers[l].mapping);
+    }
+    double cycles = 0, energy = 0;
+    for (const contracts::CostReport& report : fused.chosen) {
+      cycles += report.cycles.total;
+      energy += report.energy_pj.total;
+    }
+    CHECK(fused.cycles == Approx(cycles).epsilon(1e-12));  // the totals are the members' costs in their roles
+    CHECK(fused.energy_pj == Approx(energy).epsilon(1e-12));
+    if (objective == mapper::Objective::Runtime) CHECK(fused.cycles <= alone.cycles);
+    else CHECK(fused.energy_pj <= alone.energy_pj);
+    CHECK(fused.dram_bytes < alone.dram_bytes);  // the fc's input stays in the SDM
+  }
+}
+
 TEST_CASE("a design point's results cross a process boundary as JSON bit for bit", "[sweep]") {
   const contracts::Network network = contracts::load_workload(config("workloads/tiny.yaml"));
   flow::DesignPoint point;
   point.hardware = contracts::load_hardware(config("hardware/maeri-64.yaml"));
-  flow::evaluate_design_point(point, network, mapper::Objective::Runtime, codegen::exact_traffic_for);
+  flow::evaluate_design_point(point, network, {mapper::Objective::Runtime, codegen::exact_traffic_for});
+  REQUIRE(point.fused_groups() == 1);
   const nlohmann::json sent = flow::design_point_results_to_json(point);
   flow::DesignPoint received;
   flow::design_point_results_from_json(received, nlohmann::json::parse(sent.dump()));
@@ -169,10 +206,11 @@ TEST_CASE("a design point's results cross a process boundary as JSON bit for bit
   CHECK(received.utilisation == point.utilisation);
   CHECK(received.dram_bytes == point.dram_bytes);
   CHECK(received.area_um2 == point.area_um2);
-  REQUIRE(received.best.size() == point.best.size());
-  for (std::size_t l = 0; l < point.best.size(); ++l) {
-    CHECK(received.best[l].mapping == point.best[l].mapping);
-    CHECK(mapper::to_json(received.best[l]) == mapper::to_json(point.best[l]));  // every field to_json writes
+  CHECK(received.groups == point.groups);
+  REQUIRE(received.chosen.size() == point.chosen.size());
+  for (std::size_t l = 0; l < point.chosen.size(); ++l) {
+    CHECK(received.chosen[l].mapping == point.chosen[l].mapping);
+    CHECK(mapper::to_json(received.chosen[l]) == mapper::to_json(point.chosen[l]));  // every field to_json writes
   }
   CHECK(flow::design_point_results_to_json(received) == sent);
 }

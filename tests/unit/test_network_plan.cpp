@@ -67,7 +67,7 @@ TEST_CASE("network plan: a searched whole network runs the decision `maeri map` 
   flow::WorkloadMapping mapped(network, hardware, flow::map_decision_options(mapper::Objective::Runtime, true, kTiny));
   mapped.map(network.layers, [](const flow::MappedLayer&) {});
   const contracts::MappingFile& decided = mapped.mapping_file();
-  REQUIRE(!decided.fused_groups.empty());  // tiny on maeri-64 fuses conv2 and conv3_1x1 (map's table): a real group
+  REQUIRE(!decided.fused_groups.empty());  // tiny on maeri-64 forms a fused group (map's table): a real group
 
   flow::PlanOptions options;
   options.workload_path = kTiny;
@@ -86,6 +86,19 @@ TEST_CASE("network plan: a searched whole network runs the decision `maeri map` 
   for (std::size_t g = 0; g < plan.groups.size(); ++g) {
     CHECK(plan.groups[g].name == decided.fused_groups[g].name);
     CHECK(plan.groups[g].count == decided.fused_groups[g].layers.size());
+  }
+
+  // The same decision held in memory (`maeri sweep --verify`'s point): the same runs, images and groups.
+  const contracts::NetworkPlan held = flow::plan_decision(network, hardware, decided, kTiny);
+  REQUIRE(held.runs.size() == plan.runs.size());
+  for (std::size_t r = 0; r < plan.runs.size(); ++r) {
+    CHECK(held.runs[r].mapping == plan.runs[r].mapping);
+    CHECK(held.runs[r].image == plan.runs[r].image);
+  }
+  REQUIRE(held.groups.size() == plan.groups.size());
+  for (std::size_t g = 0; g < plan.groups.size(); ++g) {
+    CHECK(held.groups[g].name == plan.groups[g].name);
+    CHECK(held.groups[g].roles == plan.groups[g].roles);
   }
 
   // --no-fusion (fused_groups false): every layer alone, its own best.

@@ -775,9 +775,18 @@ TEST_CASE("ONNX import: an NHWC model's input is its graph input, transposed by 
 
 namespace {
 
-// A model with one Loop "steps" of trip count `trip` (a tensor name: an initializer or an input) around a
-// recurrent cell h ← tanh(h·W) on a carried (1, 8) state, whose body continues on `condition` (a body tensor).
-void write_loop_model(const std::string& path, bool dynamic_trip, bool computed_condition) {
+// How a loop's body computes the condition it continues on.
+enum class LoopCondition {
+  Carried,          // the body's condition input, passed on
+  IterationBelow2,  // iteration < 2 (a body initializer)
+  IterationBelow1,  // iteration < 1: the loop stops after 2 of its M = 3 iterations
+  IterationBelowInput,  // iteration < a graph input: known only at run time
+};
+
+// A model with one Loop "steps" of trip count M = 3 (or a graph input, `dynamic_trip`) around a recurrent cell
+// h ← tanh(h·W) on a carried (1, 8) state; its initial condition And(Less(1, 2), Less(1, 2)) of constants (as
+// tf2onnx writes a while loop's), its body's condition as `condition` says.
+void write_loop_model(const std::string& path, bool dynamic_trip, LoopCondition condition) {
   OnnxModelBuilder model("counted loop");
   model.input("h0", {1, 8});
   model.weight("W", {8, 8});
@@ -789,19 +798,29 @@ void write_loop_model(const std::string& path, bool dynamic_trip, bool computed_
   } else {
     model.integers("n", {}, {3});
   }
+  model.integers("one", {}, {1});
+  model.integers("two", {}, {2});
+  model.node("Less", "below", {"one", "two"}, "below");
+  model.node("And", "both", {"below", "below"}, "start");
   onnx::GraphProto body = test::loop_body({"i", "keep", "h"}, {"go_on", "h_next", "h_next"});
   test::body_node(body, "MatMul", "cell", {"h", "W"}, "hw");  // W from the enclosing graph
   test::body_node(body, "Tanh", "gate", {"hw"}, "h_next");
-  if (computed_condition) {
+  if (condition == LoopCondition::Carried) {
+    test::body_node(body, "Identity", "continue", {"keep"}, "go_on");
+  } else if (condition == LoopCondition::IterationBelowInput) {
+    onnx::ValueInfoProto* limit = model.graph().add_input();
+    limit->set_name("limit");
+    limit->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto_DataType_INT64);
+    limit->mutable_type()->mutable_tensor_type()->mutable_shape();
+    test::body_node(body, "Less", "early_exit", {"i", "limit"}, "go_on");
+  } else {
     onnx::TensorProto* limit = body.add_initializer();
     limit->set_name("limit");
     limit->set_data_type(onnx::TensorProto_DataType_INT64);
-    limit->add_int64_data(2);
+    limit->add_int64_data(condition == LoopCondition::IterationBelow2 ? 2 : 1);
     test::body_node(body, "Less", "early_exit", {"i", "limit"}, "go_on");
-  } else {
-    test::body_node(body, "Identity", "continue", {"keep"}, "go_on");
   }
-  onnx::NodeProto& loop = model.node("Loop", "steps", {"n", "", "h0"}, "h_final");
+  onnx::NodeProto& loop = model.node("Loop", "steps", {"n", "start", "h0"}, "h_final");
   loop.add_output("h_all");
   OnnxModelBuilder::set_graph(loop, "body", body);
   model.output("h_final");
@@ -814,8 +833,8 @@ void write_loop_model(const std::string& path, bool dynamic_trip, bool computed_
 TEST_CASE("ONNX import: a Loop with a static trip count unrolls; a dynamic one around fabric work is refused",
           "[importer]") {
   test::TempDir dir;
-  SECTION("a constant M and no cond: one layer per iteration, the state carried, the scan output stacked") {
-    write_loop_model(dir / "loop.onnx", false, false);
+  SECTION("a constant M and a condition of constants: one layer per iteration, the state carried, the scan output stacked") {
+    write_loop_model(dir / "loop.onnx", false, LoopCondition::Carried);
     const importer::OnnxImport imported = importer::import_onnx(dir / "loop.onnx");
     const contracts::Network& network = imported.network;
     REQUIRE(network.layers.size() == 3);
@@ -863,15 +882,28 @@ TEST_CASE("ONNX import: a Loop with a static trip count unrolls; a dynamic one a
     CHECK(imported.network.layers[4].name == "chunks/1/lstm.t0.input");
   }
   SECTION("a trip count computed at run time is an error naming the node and M") {
-    write_loop_model(dir / "dynamic.onnx", true, false);
+    write_loop_model(dir / "dynamic.onnx", true, LoopCondition::Carried);
     CHECK_THROWS_WITH(importer::import_onnx(dir / "dynamic.onnx"),
                       Catch::Contains("field 'node steps'") && Catch::Contains("input 0 'M', tensor 'n'") &&
                           Catch::Contains("dynamic trip count"));
   }
-  SECTION("a condition the body computes is an error naming the body's output") {
-    write_loop_model(dir / "early_exit.onnx", false, true);
+  SECTION("a condition the body computes from the iteration unrolls while it folds to true (tf2onnx's while loops)") {
+    // ONNX Loop: the body's condition decides whether the next iteration runs. iteration < 2 is true after
+    // iterations 0 and 1, so all M = 3 run (the condition after the last is not consulted).
+    write_loop_model(dir / "counted.onnx", false, LoopCondition::IterationBelow2);
+    const importer::OnnxImport imported = importer::import_onnx(dir / "counted.onnx");
+    REQUIRE(imported.network.layers.size() == 3);
+    CHECK(imported.network.layers[2].name == "steps/2/cell");
+  }
+  SECTION("a condition that stops the loop before M, or comes from a run-time value, is an error naming the loop") {
+    write_loop_model(dir / "early_exit.onnx", false, LoopCondition::IterationBelow1);  // 1 < 1 after iteration 1
     CHECK_THROWS_WITH(importer::import_onnx(dir / "early_exit.onnx"),
-                      Catch::Contains("field 'node steps'") && Catch::Contains("output 0 'go_on' of attribute 'body'"));
+                      Catch::Contains("field 'node steps'") && Catch::Contains("condition after iteration 1") &&
+                          Catch::Contains("is false") && Catch::Contains("stops before its trip count M"));
+    write_loop_model(dir / "run_time.onnx", false, LoopCondition::IterationBelowInput);
+    CHECK_THROWS_WITH(importer::import_onnx(dir / "run_time.onnx"),
+                      Catch::Contains("field 'node steps'") && Catch::Contains("condition after iteration 0") &&
+                          Catch::Contains("computed from run-time values"));
   }
 }
 
