@@ -111,6 +111,10 @@ double unary_value(const FunctionCall& call, double x) {
     case UnaryFunction::Neg: return -x;
     case UnaryFunction::Abs: return std::abs(x);
     case UnaryFunction::Pow: return std::pow(x, alpha);
+    case UnaryFunction::ThresholdedRelu: return x > alpha ? x : 0.0;
+    case UnaryFunction::Floor: return std::floor(x);
+    case UnaryFunction::Ceil: return std::ceil(x);
+    case UnaryFunction::Round: return std::nearbyint(x);  // the default rounding mode: ties to even, as ONNX's Round
   }
   return 0;
 }

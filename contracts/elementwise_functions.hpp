@@ -40,7 +40,12 @@ inline constexpr unsigned kUsesAlpha = 1, kUsesBeta = 2, kUsesGamma = 4;
   X(Swish, "swish", "swish", "Swish", 1.0, 0, 0, kUsesAlpha)                       /* x · sigmoid(αx) (SiLU: α 1) */ \
   X(Neg, "neg", "neg", "Neg", 0, 0, 0, 0u)                                         /* −x                         */ \
   X(Abs, "abs", "abs", "Abs", 0, 0, 0, 0u)                                         /* |x|                        */ \
-  X(Pow, "pow", "pow", "", 2.0, 0, 0, kUsesAlpha)                                  /* x^α (Pow by a constant α)  */
+  X(Pow, "pow", "pow", "", 2.0, 0, 0, kUsesAlpha)                                  /* x^α (Pow by a constant α)  */ \
+  X(ThresholdedRelu, "thresholded_relu", "thresholded relu", "ThresholdedRelu", 1.0, 0, 0, kUsesAlpha)             \
+  /* x > α ? x : 0 */                                                                                              \
+  X(Floor, "floor", "floor", "Floor", 0, 0, 0, 0u)                                 /* ⌊x⌋                        */ \
+  X(Ceil, "ceil", "ceil", "Ceil", 0, 0, 0, 0u)                                     /* ⌈x⌉                        */ \
+  X(Round, "round", "round", "Round", 0, 0, 0, 0u)                                 /* nearest, ties to even      */
 
 enum class UnaryFunction {
 #define MAERI_UNARY_FUNCTION_ENUM(id, type, label, onnx, alpha, beta, gamma, uses) id,

@@ -1,7 +1,7 @@
 // Activations beside the fabric: Identity and Dropout (no operator: the same values), Relu, Clip, Softmax, the table
 // functions of contracts/elementwise_functions.hpp (Sigmoid, Tanh, LeakyRelu, Selu, Elu, Celu, Erf, Gelu, Exp, Log,
-// Sqrt, Reciprocal, Softplus, Softsign, Mish, Swish, Neg, Abs) with their ONNX attributes, HardSigmoid and
-// HardSwish. The binary element-wise operators are onnx_elementwise_pairs.cpp.
+// Sqrt, Reciprocal, Softplus, Softsign, Mish, Swish, Neg, Abs, ThresholdedRelu, Floor, Ceil, Round) with their ONNX
+// attributes, HardSigmoid and HardSwish. The binary element-wise operators are onnx_elementwise_pairs.cpp.
 #include "importer/onnx_graph_reader.hpp"
 
 #include <fmt/format.h>

@@ -1,7 +1,6 @@
 // Layout operators beside the fabric: Concat, Slice, Gather and Split (a slice per output) of constant indices,
-// Transpose (a reshape when it moves no data; the network input itself when it only gives a network input in the
-// layout the fabric reads), and a Pad of a zero border on X and Y. (Flatten, Reshape, Squeeze and Unsqueeze are
-// reshapes: GraphReader::unary.)
+// Transpose (a reshape when it moves no data), and a Pad of a zero border on X and Y. (Flatten, Reshape, Squeeze and
+// Unsqueeze are reshapes: GraphReader::unary.)
 #include "importer/onnx_graph_reader.hpp"
 
 #include <fmt/format.h>
@@ -23,9 +22,10 @@ std::string GraphReader::concat(OperatorNode& read) {
   return "";
 }
 
-// A Transpose that only moves unit dimensions is a reshape; one of a network input read by nothing else makes
-// its output the network input (NHWC models: the input is given in the layout the fabric reads); the others are
-// transposes of the post-processing unit.
+// A Transpose that only moves unit dimensions is a reshape; the others are transposes of the post-processing unit,
+// that of an NHWC model's input included: the network input is the graph input in its own shape and layout, so a
+// user's .npy of the ONNX input's shape is the run's input as it is (the unit's transpose is the one home of the
+// layout change).
 std::string GraphReader::transpose(OperatorNode& read) {
   const onnx::NodeProto& node = read.node;
   const std::string& name = read.name;
@@ -46,15 +46,6 @@ std::string GraphReader::transpose(OperatorNode& read) {
   if (std::is_sorted(moved.begin(), moved.end())) {
     if (!take_inputs(read, 1)) return skip_reason("Transpose");
     emit(read, contracts::OperatorKind::Reshape);
-    return "";
-  }
-  bool graph_input = false;
-  for (const auto& input : model_.graph().input()) graph_input = graph_input || input.name() == node.input(0);
-  const auto readers = readers_.find(node.input(0));
-  if (graph_input && !tensor_of_.count(node.input(0)) && readers != readers_.end() && readers->second.size() == 1) {
-    tensor_of_[node.output(0)] = add_tensor(node.output(0), read.out_shape, false);
-    note(fmt::format("network input '{}' is given as '{}', in the layout after Transpose {} (perm {})",
-                     node.input(0), node.output(0), name, list(perm)));
     return "";
   }
   if (!take_inputs(read, 1)) return skip_reason("Transpose");

@@ -5,7 +5,23 @@
 
 #include <set>
 
+#include "contracts/elementwise_functions.hpp"
+
 namespace maeri::importer {
+
+namespace {
+
+// The table functions' labels, "sigmoid, tanh, …" (contracts/elementwise_functions.hpp's list).
+std::string table_function_labels() {
+  std::string labels;
+#define MAERI_UNARY_FUNCTION_LABEL(id, type, label, onnx, alpha, beta, gamma, uses) \
+  labels += std::string(labels.empty() ? "" : ", ") + label;
+  MAERI_UNARY_FUNCTIONS(MAERI_UNARY_FUNCTION_LABEL)
+#undef MAERI_UNARY_FUNCTION_LABEL
+  return labels;
+}
+
+}  // namespace
 
 // Why a node is skipped: MAERI's multipliers and reduction tree compute the multiply-accumulates of convolutions
 // and matrix products, the post-processing unit the operators of contracts::OperatorKind; the rest is not run.
@@ -32,8 +48,7 @@ std::string skip_reason(const std::string& op) {
   if (pooling.count(op)) reason = "pooling: a window the post-processing unit does not compute";
   else if (activation.count(op))
     reason = "activation: not one the post-processing unit computes (it runs relu, clip, softmax and the table "
-             "functions: sigmoid, tanh, hard sigmoid, hard swish, leaky relu, elu, selu, celu, erf, gelu, exp, log, "
-             "sqrt, reciprocal, softplus, softsign, mish, swish, neg, abs, pow by a constant)";
+             "functions: " + table_function_labels() + ")";
   else if (elementwise.count(op))
     reason = "element-wise arithmetic: only add, sub, mul, div, max and min of two operands (broadcast, at most one "
              "constant) and the table functions run beside the fabric";

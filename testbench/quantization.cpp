@@ -45,6 +45,43 @@ double calibrated_scale(const std::vector<double>& reals, std::int64_t limit) {
   return max > 0 ? max / double(limit) : 1.0;
 }
 
+// The range [low, high] the readers of each tensor keep, when every reader is a clip or a ReLU (and the network does
+// not give the tensor back): values beyond it leave the network only as the bound, so the tensor's scale needs to
+// resolve that range alone (docs/quantization.md, "A tensor read only by clips"). Unbounded tensors get ±∞.
+struct KeptRange {
+  double low = -HUGE_VAL, high = HUGE_VAL;
+};
+std::vector<KeptRange> kept_ranges(const Network& network) {
+  std::vector<KeptRange> ranges(network.tensors.size());
+  std::vector<bool> read(network.tensors.size(), false), bounded(network.tensors.size(), true);
+  for (const Operator& op : network.operators)
+    for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+      const std::size_t t = op.inputs[i];
+      if (i > 0 || (op.kind != OperatorKind::Clip && op.kind != OperatorKind::Relu)) {
+        bounded[t] = false;
+        continue;
+      }
+      const double low = op.kind == OperatorKind::Clip ? op.clip_min : 0.0;
+      const double high = op.kind == OperatorKind::Clip ? op.clip_max : HUGE_VAL;
+      KeptRange& range = ranges[t];
+      range.low = read[t] ? std::min(range.low, low) : low;  // the union of the readers' ranges
+      range.high = read[t] ? std::max(range.high, high) : high;
+      read[t] = true;
+    }
+  for (std::size_t t = 0; t < ranges.size(); ++t)
+    if (!read[t] || !bounded[t]) ranges[t] = KeptRange{};
+  return ranges;
+}
+
+// calibrated_scale of the values the tensor's readers keep (kept_ranges): max |clamp(r, low, high)| / limit.
+double calibrated_kept_scale(const std::vector<double>& reals, const KeptRange& range, std::int64_t limit) {
+  if (range.low == -HUGE_VAL && range.high == HUGE_VAL) return calibrated_scale(reals, limit);
+  double max = 0;
+  for (double r : reals)
+    if (std::isfinite(r)) max = std::max(max, std::abs(std::clamp(r, range.low, range.high)));
+  return max > 0 ? max / double(limit) : 1.0;
+}
+
 // Products one output of a fabric layer sums.
 std::int64_t fan_in(const contracts::Layer& layer) { return layer.group_channels() * layer.R * layer.S; }
 
@@ -483,12 +520,14 @@ contracts::QuantizedNetwork quantize_network_calibrated(const Network& network,
   const auto scale_of = [&](std::size_t tensor) { return quantized.tensors[tensor].scale; };
   for (std::size_t t : network.network_inputs())
     quantized.tensors[t].scale = calibrated_scale(reals[t], limits.activation);
+  const std::vector<KeptRange> kept = kept_ranges(network);
   for (std::size_t o = 0; o < network.operators.size(); ++o) {
     const Operator& op = network.operators[o];
     const std::size_t output = op.outputs[0];
-    quantized.tensors[output].scale = keeps_scale(op.kind)              ? scale_of(op.inputs[0])
-                                      : op.kind == OperatorKind::Softmax ? 1.0 / double(contracts::data_limit(data_width))
-                                                                         : calibrated_scale(reals[output], limits.activation);
+    quantized.tensors[output].scale =
+        keeps_scale(op.kind)                 ? scale_of(op.inputs[0])
+        : op.kind == OperatorKind::Softmax ? 1.0 / double(contracts::data_limit(data_width))
+                                           : calibrated_kept_scale(reals[output], kept[output], limits.activation);
     quantize_operator(network, o, weights, reals, limits, options, quantized);
   }
   return quantized;

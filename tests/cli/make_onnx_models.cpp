@@ -1,13 +1,13 @@
 // Writes the ONNX models of the `maeri import` CLI tests into a folder, built with the ONNX C++ API
 // (tests/unit/onnx_models.hpp): small.onnx (a grouped conv, a depthwise conv, ReLU, max pool, flatten and a Gemm
-// classifier, batch 1), gated.onnx (cut at a ThresholdedRelu), classifier.onnx, bn-cnn.onnx (batch normalizations
+// classifier, batch 1), gated.onnx (cut at a Sign), classifier.onnx, bn-cnn.onnx (batch normalizations
 // after ReLUs), gates.onnx (SiLU, an SE block, HardSwish), elementwise.onnx (table functions and broadcast binary
 // operators), resize.onnx (Resize in its forms, a max pool with asymmetric pads), attention-one-head.onnx and
 // attention-two-heads.onnx (matrix products of two activations), transformer-encoder.onnx, transformer-decoder.onnx,
 // attention-broadcast.onnx, attention-hf-mask.onnx (tests/cli/make_transformer_onnx_models.cpp), dynamic.onnx (a
 // symbolic batch), asymmetric.onnx (a conv with pads [0, 0, 1, 1]), asymmetric-pool.onnx (an average pool with pads
-// [0, 0, 1, 1]), padded.onnx (zero borders), float-nodes.onnx (CumSum and Round, computed by the float reference) and
-// not-onnx.onnx (YAML text); and the bad models of tests/cli/bad_models.sh, named after the defect each carries
+// [0, 0, 1, 1]), padded.onnx (zero borders), float-nodes.onnx (CumSum and Sign, computed by the float reference),
+// rounding.onnx (Floor, Ceil, Round and ThresholdedRelu on the unit) and not-onnx.onnx (YAML text); and the bad models of tests/cli/bad_models.sh, named after the defect each carries
 // (bad-*.onnx), and if-input.onnx (an If on a run-time input).
 // Usage: maeri_make_onnx_models FOLDER
 #include <cstdint>
@@ -588,7 +588,7 @@ void write_resize(const std::string& path) {
 }
 
 // Operators the post-processing unit does not run between convolutions (seeded weights, fixed), on 1×3×8×8: a
-// running sum along the rows (CumSum, axis 3), then a Round (half to even) of the second convolution's output: the
+// running sum along the rows (CumSum, axis 3), then a Sign (−1, 0, 1) of the second convolution's output: the
 // importer cuts the graph at each, and a chained run computes both cut tensors by the float reference from the real
 // input (testbench/float_computed_inputs.hpp; network_chain.sh, onnx_float_nodes; the ONNX Runtime oracle).
 void write_float_nodes(const std::string& path) {
@@ -605,10 +605,36 @@ void write_float_nodes(const std::string& path) {
   model.integers("rows", {}, {3});
   model.node("CumSum", "running", {"c1", "rows"}, "s1");  // along Y: s1[..., y] = Σ_{j ≤ y} c1[..., j]
   conv("conv2", "s1", "c2", 4, 0.6f);
-  model.node("Round", "rounded", {"c2"}, "r2");
+  model.node("Sign", "signs", {"c2"}, "r2");
   conv("conv3", "r2", "c3", 4, 0.4f);
   model.node("Relu", "relu3", {"c3"}, "out");
   model.output("out");
+  model.write(path);
+}
+
+// The rounding functions and ThresholdedRelu as table functions of the unit (seeded weights, fixed), on 1×3×8×8:
+// conv1 (outputs of a few units) → Floor → conv2 → ThresholdedRelu (α 0.3) → conv3 → Round (halves to even), and
+// conv2's output → Ceil, a second output. The whole graph runs on the unit (no cut); the ONNX Runtime oracle checks
+// the float reference and the integer result against ONNX Runtime's.
+void write_rounding(const std::string& path) {
+  SeededValues values(2043);
+  OnnxModelBuilder model("rounding", 13);
+  model.input("image", {1, 3, 8, 8});
+  const auto conv = [&](const std::string& name, const std::string& x, const std::string& y, std::int64_t channels,
+                        float spread) {
+    model.weight(name + ".weight", {4, channels, 3, 3}, values(std::size_t(4 * channels * 9), spread));
+    model.weight(name + ".bias", {4}, values(4, 0.5f));
+    OnnxModelBuilder::set_ints(model.node("Conv", name, {x, name + ".weight", name + ".bias"}, y), "pads", {1, 1, 1, 1});
+  };
+  conv("conv1", "image", "c1", 3, 1.5f);
+  model.node("Floor", "floor", {"c1"}, "f1");
+  conv("conv2", "f1", "c2", 4, 0.3f);
+  OnnxModelBuilder::set_float(model.node("ThresholdedRelu", "gate", {"c2"}, "g2"), "alpha", 0.3f);
+  model.node("Ceil", "ceil", {"c2"}, "ceiled");
+  conv("conv3", "g2", "c3", 4, 1.0f);
+  model.node("Round", "round", {"c3"}, "rounded");
+  model.output("rounded");
+  model.output("ceiled");
   model.write(path);
 }
 
@@ -643,14 +669,14 @@ int main(int argc, char** argv) {
     model.write(folder + "/small.onnx");
   }
   {
-    // An activation the post-processing unit does not run (ThresholdedRelu): the importer cuts the graph there, so
+    // An element-wise function the post-processing unit does not run (Sign): the importer cuts the graph there, so
     // the layer after it reads a second network input — a chained run takes both (network_chain.sh, several_inputs).
     OnnxModelBuilder model("gated");
     model.input("image", {1, 3, 8, 8});
     model.weight("w1", {4, 3, 3, 3});
     auto& conv1 = model.node("Conv", "conv1", {"image", "w1"}, "c1");
     OnnxModelBuilder::set_ints(conv1, "pads", {1, 1, 1, 1});
-    model.node("ThresholdedRelu", "gate", {"c1"}, "g");
+    model.node("Sign", "gate", {"c1"}, "g");
     model.weight("w2", {6, 4, 3, 3});
     model.node("Conv", "conv2", {"g", "w2"}, "c2");
     model.node("Relu", "relu2", {"c2"}, "r2");
@@ -679,6 +705,7 @@ int main(int argc, char** argv) {
   maeri::test::write_attention_hf_mask(folder + "/attention-hf-mask.onnx");
   write_resize(folder + "/resize.onnx");
   write_float_nodes(folder + "/float-nodes.onnx");
+  write_rounding(folder + "/rounding.onnx");
   {
     // An average pool's window pads both sides alike (padding not counted): still refused. A max pool's asymmetric
     // pads run (resize.onnx).

@@ -126,7 +126,7 @@ case $case_name in
       "$maeri" verify --chain --hardware "$hw" --workload "$onnx/classifier-batch.onnx" --batch 3 --memory both \
       || exit 1 ;;
   several_inputs)
-    # gated.onnx is cut at its ThresholdedRelu: conv2 reads a second network input, which the chained run computes by
+    # gated.onnx is cut at its Sign: conv2 reads a second network input, which the chained run computes by
     # the float reference from the real input (seeded, or a plain .npy of 'image'), never seeded itself.
     computed="1 tensor computed by the float reference from the real input (the unit does not run their node): 'g'"
     "$expect" 0 --stdout-contains "network gated: PASS — 11 of 11 runs" --stdout-contains "$computed" \
@@ -136,10 +136,10 @@ case $case_name in
       "$maeri" verify --chain --hardware "$hw" --workload "$onnx/gated.onnx" --network-input "$dir/seeded/image.real.npy" \
       --memory ideal || exit 1 ;;
   onnx_float_nodes)
-    # CumSum and Round between convolutions (tests/cli/make_onnx_models.cpp): the unit runs neither, so the chained
+    # CumSum and Sign between convolutions (tests/cli/make_onnx_models.cpp): the unit runs neither, so the chained
     # run computes both cut tensors by the float reference from the real input, and the console, the JSON and the
     # HTML report list them.
-    computed="2 tensors computed by the float reference from the real input (the unit does not run their node): 's1' (node running (CumSum)), 'r2' (node rounded (Round))"
+    computed="2 tensors computed by the float reference from the real input (the unit does not run their node): 's1' (node running (CumSum)), 'r2' (node signs (Sign))"
     "$maeri" verify --chain --hardware "$hw" --workload "$onnx/gated.onnx" --references-only --outputs "$dir/gated" \
       --all-tensors > /dev/null || fail "gated's input"  # its input 'image' has float-nodes' shape (1, 3, 8, 8)
     "$expect" 0 --stdout-contains "network float_nodes: PASS" --stdout-contains "$computed" \

@@ -1,7 +1,8 @@
 // The element-wise family (contracts/elementwise_functions.hpp, contracts/elementwise_pairs.hpp): every table
-// function's definition against values computed by hand or from published tables, the quantizer's tables with the
-// domain rule, a tiny sigmoid probability that survives quantization, broadcasting, the integer reference of the
-// binary operators against the float one, and the YAML forms loaded, written and loaded back.
+// function's definition against values computed by hand or from published tables (ONNX's Round: halves to even),
+// the quantizer's tables with the domain rule and floor / round by hand, a tiny sigmoid probability that survives
+// quantization, broadcasting, the integer reference of the binary operators against the float one, and the YAML
+// forms loaded, written and loaded back.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -66,6 +67,16 @@ TEST_CASE("table functions: each definition at points computed by hand", "[eleme
   CHECK(value_of(UnaryFunction::Abs, -3) == 3);
   CHECK(value_of(UnaryFunction::Pow, -3) == 9);  // the default exponent 2
   CHECK(contracts::unary_value({UnaryFunction::Pow, 0.5, 0, 0}, 16) == 4);
+  // ONNX's ThresholdedRelu (α 1: x > 1 ? x : 0, 1 itself is not above), Floor, Ceil, and Round (halves to even).
+  CHECK(value_of(UnaryFunction::ThresholdedRelu, 1) == 0);
+  CHECK(value_of(UnaryFunction::ThresholdedRelu, 1.5) == 1.5);
+  CHECK(contracts::unary_value({UnaryFunction::ThresholdedRelu, -2, 0, 0}, -1) == -1);
+  CHECK(value_of(UnaryFunction::Floor, -1.5) == -2);
+  CHECK(value_of(UnaryFunction::Ceil, -1.5) == -1);
+  CHECK(value_of(UnaryFunction::Round, 2.5) == 2);
+  CHECK(value_of(UnaryFunction::Round, -2.5) == -2);
+  CHECK(value_of(UnaryFunction::Round, 3.5) == 4);
+  CHECK(value_of(UnaryFunction::Round, 2.6) == 3);
   // ONNX's values outside the domain (the float reference), and the table's rule there (never NaN).
   CHECK(std::isnan(value_of(UnaryFunction::Log, -1)));
   CHECK(std::isnan(value_of(UnaryFunction::Sqrt, -1)));
@@ -76,13 +87,37 @@ TEST_CASE("table functions: each definition at points computed by hand", "[eleme
         std::numeric_limits<double>::infinity());
   CHECK(contracts::table_value({UnaryFunction::Pow, 0.5, 0, 0}, -4) == 0);
   // The list's names round-trip, and ONNX op types map to them.
-  for (int f = 0; f <= int(UnaryFunction::Pow); ++f) {
+  for (int f = 0; f <= int(UnaryFunction::Round); ++f) {
     const auto function = UnaryFunction(f);
     CHECK(contracts::function_of_yaml_type(contracts::yaml_type(function)) == function);
   }
   CHECK(contracts::function_of_onnx_operator("Selu") == UnaryFunction::Selu);
-  CHECK(!contracts::function_of_onnx_operator("Floor"));
+  CHECK(contracts::function_of_onnx_operator("Floor") == UnaryFunction::Floor);
+  CHECK(contracts::function_of_onnx_operator("ThresholdedRelu") == UnaryFunction::ThresholdedRelu);
+  CHECK(!contracts::function_of_onnx_operator("Sign"));
   CHECK(contracts::function_violation({UnaryFunction::Celu, 0, 0, 0}).value() == "alpha 0: celu divides by alpha");
+}
+
+TEST_CASE("table functions: floor and round tables by hand at 8 bits", "[elementwise]") {
+  // Calibration input {−4, 0.01, 4}: s_in = 4/127; floor gives {−4, 0, 4} and round {−4, 0, 4}: s_out = 4/127 too,
+  // so entry x holds round(f(4x/127) · 127/4). x = 40 (1.2598): floor 1 → 31.75 → 32, round 1 → 32; x = 48 (1.5118):
+  // floor 1 → 32, round 2 → 64; x = −40: floor −2 → −64, round −1 → −32.
+  const std::vector<double> calibration = {-4, 0.01, 4};
+  const auto table = [&](UnaryFunction function) {
+    NetworkBuilder b("table");
+    b.function("f", b.input("x", {1, 3}), function);
+    return testbench::quantize_network(b.network(), testbench::complete_weights(b.network(), {}, 1), {calibration},
+                                       eight_bits())
+        .operators[0]
+        .activation_table;
+  };
+  const auto floor = table(UnaryFunction::Floor), round = table(UnaryFunction::Round);
+  CHECK(floor.at(40 + 127) == 32);
+  CHECK(round.at(40 + 127) == 32);
+  CHECK(floor.at(48 + 127) == 32);
+  CHECK(round.at(48 + 127) == 64);
+  CHECK(floor.at(-40 + 127) == -64);
+  CHECK(round.at(-40 + 127) == -32);
 }
 
 TEST_CASE("table functions: the quantizer's table by hand at 8 bits, with the domain rule", "[elementwise]") {

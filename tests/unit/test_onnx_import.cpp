@@ -518,7 +518,7 @@ TEST_CASE("ONNX import: the graph between the layers, BatchNormalization folded 
   OnnxModelBuilder::set_int(fc, "transB", 1);
   auto& softmax = model.node("Softmax", "softmax", {"logits"}, "probabilities");
   OnnxModelBuilder::set_int(softmax, "axis", 1);
-  model.node("ThresholdedRelu", "gate", {"logits"}, "gated");  // not run by the toolkit: skipped, the graph cut
+  model.node("Sign", "gate", {"logits"}, "gated");  // not run by the toolkit: skipped, the graph cut
   model.output("probabilities");
   model.output("gated");
   model.write(dir / "block.onnx");
@@ -739,7 +739,7 @@ TEST_CASE("ONNX import: LSTM, GRU and RNN unroll into per-step GEMM layers, also
   }
 }
 
-TEST_CASE("ONNX import: an NHWC model's input Transpose makes the network input NCHW", "[importer]") {
+TEST_CASE("ONNX import: an NHWC model's input is its graph input, transposed by the unit", "[importer]") {
   test::TempDir dir;
   OnnxModelBuilder model("nhwc");
   model.input("image", {1, 8, 8, 3});
@@ -755,10 +755,17 @@ TEST_CASE("ONNX import: an NHWC model's input Transpose makes the network input 
   const contracts::Network& network = imported.network;
   CHECK(layer_named(network, "conv").X == 8);
   CHECK(layer_named(network, "conv").C == 3);
-  std::vector<std::string> inputs;
-  for (std::size_t t : network.network_inputs()) inputs.push_back(network.tensors[t].name);
-  CHECK(inputs == std::vector<std::string>{"nchw"});
-  CHECK(imported.skipped.empty());  // the transpose back moves data: a transpose of the post-processing unit
+  // The user's .npy has the ONNX input's name and shape (1, 8, 8, 3): the unit's transpose makes it NCHW.
+  const std::vector<std::size_t> inputs = network.network_inputs();
+  REQUIRE(inputs.size() == 1);
+  CHECK(network.tensors[inputs[0]].name == "image");
+  CHECK(network.tensors[inputs[0]].shape == std::vector<std::int64_t>{1, 8, 8, 3});
+  CHECK(imported.skipped.empty());
+  const contracts::Operator& front = network.operators.front();
+  CHECK(front.name == "to_nchw");
+  CHECK(front.kind == contracts::OperatorKind::Transpose);
+  CHECK(front.perm == std::vector<std::int64_t>{0, 3, 1, 2});
+  CHECK(network.tensors[front.outputs[0]].shape == std::vector<std::int64_t>{1, 3, 8, 8});
   const contracts::Operator& back = network.operators.back();
   CHECK(back.name == "to_nhwc");
   CHECK(back.kind == contracts::OperatorKind::Transpose);
