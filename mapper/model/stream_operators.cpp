@@ -32,16 +32,10 @@ StreamStep binary_step(const contracts::Network& network, const contracts::Opera
 
 namespace {
 
-// Whether `op` reads and writes every N index of its rank-4 input alone (token stripes pass it).
-bool works_per_token(const contracts::Network& network, const contracts::Operator& op, std::size_t stream) {
-  const std::vector<std::int64_t>& input = network.tensors[op.inputs.at(stream)].shape;
-  const std::vector<std::int64_t>& output = network.tensors[op.outputs.at(0)].shape;
-  if (input.size() != 4 || output.size() != 4 || output[0] != input[0]) return false;
-  for (std::size_t i = 0; i < op.inputs.size(); ++i) {  // side operands: shaped as the output, or whole constants
-    const std::vector<std::int64_t>& side = network.tensors[op.inputs[i]].shape;
-    if (i != stream && side.size() == 4 && side[0] != input[0]) return false;
-  }
-  switch (op.kind) {
+// The operators that work element by element on their stream (side operands aside): rows pass them as rows, and
+// tokens as tokens.
+bool element_wise(OperatorKind kind) {
+  switch (kind) {
     case OperatorKind::Relu:
     case OperatorKind::Clip:
     case OperatorKind::Requantize:
@@ -51,7 +45,22 @@ bool works_per_token(const contracts::Network& network, const contracts::Operato
     case OperatorKind::Mul:
     case OperatorKind::Sub:
     case OperatorKind::Maximum:
-    case OperatorKind::Minimum:
+    case OperatorKind::Minimum: return true;
+    default: return false;
+  }
+}
+
+// Whether `op` reads and writes every N index of its rank-4 input alone (token stripes pass it).
+bool works_per_token(const contracts::Network& network, const contracts::Operator& op, std::size_t stream) {
+  const std::vector<std::int64_t>& input = network.tensors[op.inputs.at(stream)].shape;
+  const std::vector<std::int64_t>& output = network.tensors[op.outputs.at(0)].shape;
+  if (input.size() != 4 || output.size() != 4 || output[0] != input[0]) return false;
+  for (std::size_t i = 0; i < op.inputs.size(); ++i) {  // side operands: shaped as the output, or whole constants
+    const std::vector<std::int64_t>& side = network.tensors[op.inputs[i]].shape;
+    if (i != stream && side.size() == 4 && side[0] != input[0]) return false;
+  }
+  if (element_wise(op.kind)) return true;
+  switch (op.kind) {
     case OperatorKind::MaxPool:
     case OperatorKind::AveragePool: return true;
     case OperatorKind::Concat:
@@ -79,18 +88,13 @@ StreamStep stream_step_along_x(const contracts::Network& network, const contract
                                bool side_from_graph) {
   const std::vector<std::int64_t>& input = network.tensors[op.inputs.at(stream)].shape;
   const bool rank4 = input.size() == 4;
+  // Add's side operands (a residual's shortcut) are read row for row; the other binary ones as binary_step says.
+  if (element_wise(op.kind))
+    return op.kind == OperatorKind::Mul || op.kind == OperatorKind::Sub || op.kind == OperatorKind::Maximum ||
+                   op.kind == OperatorKind::Minimum
+               ? binary_step(network, op, stream, side_from_graph)
+               : passes(StreamPassage::Rows);
   switch (op.kind) {
-    case OperatorKind::Relu:
-    case OperatorKind::Clip:
-    case OperatorKind::Requantize:
-    case OperatorKind::ChannelAffine:
-    case OperatorKind::TableFunction:
-    case OperatorKind::Add:  // its side operands, a residual's shortcut, are read row for row
-      return passes(StreamPassage::Rows);
-    case OperatorKind::Mul:
-    case OperatorKind::Sub:
-    case OperatorKind::Maximum:
-    case OperatorKind::Minimum: return binary_step(network, op, stream, side_from_graph);
     case OperatorKind::Concat:  // along channels a stripe's rows stay its rows
       return op.axis == 1 ? passes(StreamPassage::Rows) : passes(StreamPassage::Whole, true);
     case OperatorKind::MaxPool:
