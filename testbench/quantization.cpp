@@ -36,21 +36,22 @@ std::int64_t round_clamped(double value, double low, double high) {
   return std::int64_t(std::llround(value));
 }
 
-// Activation scale from the calibration run: max |r| / limit over the finite values (a table function's pole, log 0,
-// gives −∞ there, which its table saturates), 1 when the tensor is all zero.
-double calibrated_scale(const std::vector<double>& reals, std::int64_t limit) {
-  double max = 0;
-  for (double r : reals)
-    if (std::isfinite(r)) max = std::max(max, std::abs(r));
-  return max > 0 ? max / double(limit) : 1.0;
-}
-
 // The range [low, high] the readers of each tensor keep, when every reader is a clip or a ReLU (and the network does
 // not give the tensor back): values beyond it leave the network only as the bound, so the tensor's scale needs to
 // resolve that range alone (docs/quantization.md, "A tensor read only by clips"). Unbounded tensors get ±∞.
 struct KeptRange {
   double low = -HUGE_VAL, high = HUGE_VAL;
 };
+
+// Activation scale from the calibration run: max |clamp(r, low, high)| / limit over the finite values (a table
+// function's pole, log 0, gives −∞ there, which its table saturates) and the range its readers keep (kept_ranges;
+// all of them by default), 1 when the tensor is all zero.
+double calibrated_scale(const std::vector<double>& reals, std::int64_t limit, const KeptRange& range = {}) {
+  double max = 0;
+  for (double r : reals)
+    if (std::isfinite(r)) max = std::max(max, std::abs(std::clamp(r, range.low, range.high)));
+  return max > 0 ? max / double(limit) : 1.0;
+}
 std::vector<KeptRange> kept_ranges(const Network& network) {
   std::vector<KeptRange> ranges(network.tensors.size());
   std::vector<bool> read(network.tensors.size(), false), bounded(network.tensors.size(), true);
@@ -71,15 +72,6 @@ std::vector<KeptRange> kept_ranges(const Network& network) {
   for (std::size_t t = 0; t < ranges.size(); ++t)
     if (!read[t] || !bounded[t]) ranges[t] = KeptRange{};
   return ranges;
-}
-
-// calibrated_scale of the values the tensor's readers keep (kept_ranges): max |clamp(r, low, high)| / limit.
-double calibrated_kept_scale(const std::vector<double>& reals, const KeptRange& range, std::int64_t limit) {
-  if (range.low == -HUGE_VAL && range.high == HUGE_VAL) return calibrated_scale(reals, limit);
-  double max = 0;
-  for (double r : reals)
-    if (std::isfinite(r)) max = std::max(max, std::abs(std::clamp(r, range.low, range.high)));
-  return max > 0 ? max / double(limit) : 1.0;
 }
 
 // Products one output of a fabric layer sums.
@@ -527,7 +519,7 @@ contracts::QuantizedNetwork quantize_network_calibrated(const Network& network,
     quantized.tensors[output].scale =
         keeps_scale(op.kind)                 ? scale_of(op.inputs[0])
         : op.kind == OperatorKind::Softmax ? 1.0 / double(contracts::data_limit(data_width))
-                                           : calibrated_kept_scale(reals[output], kept[output], limits.activation);
+                                           : calibrated_scale(reals[output], limits.activation, kept[output]);
     quantize_operator(network, o, weights, reals, limits, options, quantized);
   }
   return quantized;
