@@ -98,7 +98,7 @@ Network graph_network(std::string name, std::vector<Layer> layers, const std::ve
     if (by_name.count(tensor_name)) tensor_name = fallback;
     for (int copy = 2; by_name.count(tensor_name); ++copy) tensor_name = fallback + "#" + std::to_string(copy);
     by_name[tensor_name] = network.tensors.size();
-    network.tensors.push_back({std::move(tensor_name), std::move(shape), constant});
+    network.tensors.push_back({std::move(tensor_name), std::move(shape), constant, {}});
     return network.tensors.size() - 1;
   };
   for (std::size_t l = 0; l < network.layers.size(); ++l) {

@@ -397,7 +397,7 @@ struct GraphReading {
   std::size_t add_tensor(const std::string& tensor, std::vector<std::int64_t> shape, bool constant,
                          std::string origin) {
     tensor_of[tensor] = network.tensors.size();
-    network.tensors.push_back({tensor, std::move(shape), constant});
+    network.tensors.push_back({tensor, std::move(shape), constant, {}});
     declared_by.push_back(std::move(origin));
     return network.tensors.size() - 1;
   }
@@ -414,8 +414,9 @@ void read_graph_inputs(StrictMap& root, const YAML::Node& inputs, GraphReading& 
     for (std::int64_t extent : shape) elements *= static_cast<long double>(extent);
     if (elements > kMaxTensorElementsForInt64Bytes)
       entry.fail("shape", "more than 10^18 elements (kMaxTensorElementsForInt64Bytes)");
+    const std::string cut = entry.has("cut") ? entry.text("cut") : std::string();
     entry.finish();
-    graph.add_tensor(tensor, shape, false, "declared in 'inputs'");
+    graph.network.tensors[graph.add_tensor(tensor, shape, false, "declared in 'inputs'")].cut = cut;
   }
 }
 

@@ -95,14 +95,26 @@ contracts::PlannedRun manifest_run(const codegen::NetworkManifest& manifest, con
 
 }  // namespace
 
+namespace {
+
+std::map<std::string, std::string> cut_inputs_of(const contracts::Network& network) {
+  std::map<std::string, std::string> cut;
+  for (std::size_t t : network.network_inputs())
+    if (!network.tensors[t].cut.empty()) cut[network.tensors[t].name] = network.tensors[t].cut;
+  return cut;
+}
+
+}  // namespace
+
 LoadedWorkload load_workload(const std::string& path, const importer::ModelInputShapes& model_inputs) {
-  if (!importer::is_onnx_path(path)) return {importer::load_network(path, model_inputs), {}, {}, {}, {}};
+  if (!importer::is_onnx_path(path)) {
+    contracts::Network network = importer::load_network(path, model_inputs);
+    std::map<std::string, std::string> cut = cut_inputs_of(network);
+    return {std::move(network), {}, std::move(cut), {}, {}};
+  }
   importer::OnnxImport imported = importer::import_onnx(path, model_inputs);
   LoadedWorkload loaded{std::move(imported.network), std::move(imported.weights), {}, {}, {}};
-  for (std::size_t t : loaded.network.network_inputs())
-    for (const importer::SkippedNode& node : imported.skipped)
-      if (std::count(node.outputs.begin(), node.outputs.end(), loaded.network.tensors[t].name))
-        loaded.cut_inputs[loaded.network.tensors[t].name] = "node " + node.name + " (" + node.op_type + "): " + node.reason;
+  loaded.cut_inputs = cut_inputs_of(loaded.network);
   loaded.skipped = std::move(imported.skipped);
   loaded.skipped.insert(loaded.skipped.end(), imported.recurrent.begin(), imported.recurrent.end());
   loaded.skipped_graph = std::move(imported.skipped_graph);

@@ -3,6 +3,7 @@
 // and the graph read by GraphReader (onnx_graph_reader.hpp).
 #include "importer/onnx_import.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -65,6 +66,21 @@ void ModelInputShapes::add_value(const std::string& text) {
     throw std::invalid_argument(fmt::format("input '{}' is given a value twice", text.substr(0, equals)));
 }
 
+namespace {
+
+// Each network input that a skipped node's output became says so (contracts::Tensor::cut), so that the imported
+// YAML keeps it and a run names the node instead of asking for an input the model never had.
+void mark_cut_inputs(OnnxImport& imported) {
+  for (std::size_t t : imported.network.network_inputs()) {
+    contracts::Tensor& tensor = imported.network.tensors[t];
+    for (const SkippedNode& node : imported.skipped)
+      if (std::count(node.outputs.begin(), node.outputs.end(), tensor.name))
+        tensor.cut = "node " + node.name + " (" + node.op_type + "): " + node.reason;
+  }
+}
+
+}  // namespace
+
 OnnxImport import_onnx(const std::string& path, const ModelInputShapes& sizes) {
   const std::string bytes =
       util::read_input_file(path, {"an ONNX model", kMaxOnnxFileBytes, "kMaxOnnxFileBytes", true});
@@ -86,6 +102,7 @@ OnnxImport import_onnx(const std::string& path, const ModelInputShapes& sizes) {
   fold_shape_computations(model, path, notes);
   check_graph_before_inference(model.graph(), opset, path);  // inlined branches were not checked yet
   OnnxImport imported = GraphReader(path, model).read();
+  mark_cut_inputs(imported);
   imported.notes.insert(imported.notes.begin(), notes.begin(), notes.end());
   return imported;
 }

@@ -19,7 +19,7 @@ std::string GraphReader::unique_tensor_name(const std::string& wanted) {
 }
 
 std::size_t GraphReader::add_tensor(const std::string& wanted, Dims shape, bool constant) {
-  network().tensors.push_back({unique_tensor_name(wanted), std::move(shape), constant});
+  network().tensors.push_back({unique_tensor_name(wanted), std::move(shape), constant, {}});
   return network().tensors.size() - 1;
 }
 

@@ -243,7 +243,9 @@ std::string workload_yaml(const contracts::Network& network, const std::string& 
       out << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << network.tensors[t].name;
       out << YAML::Key << "shape" << YAML::Value << YAML::Flow << YAML::BeginSeq;
       for (std::int64_t extent : network.tensors[t].shape) out << extent;
-      out << YAML::EndSeq << YAML::EndMap;
+      out << YAML::EndSeq;
+      if (!network.tensors[t].cut.empty()) out << YAML::Key << "cut" << YAML::Value << network.tensors[t].cut;
+      out << YAML::EndMap;
     }
     out << YAML::EndSeq;
     out << YAML::Key << "operators" << YAML::Value << YAML::BeginSeq;

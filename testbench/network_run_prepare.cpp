@@ -10,6 +10,7 @@
 #include <random>
 #include <system_error>
 
+#include "importer/network_loader.hpp"
 #include "testbench/finite_values.hpp"
 #include "testbench/network_run.hpp"
 #include "testbench/quantization_drift.hpp"
@@ -125,12 +126,19 @@ void check_single_input_file(const contracts::Network& network, const std::vecto
     if (cut != options.cut_inputs.end())
       unreachable.push_back(fmt::format("'{}' from {}", cut->first, cut->second));
   }
+  // A workload imported to YAML keeps where its graph was cut, not the ONNX nodes the float reference would evaluate.
+  const std::string from_model = importer::is_onnx_path(options.workload_path)
+                                     ? ""
+                                     : " — or run the ONNX model this workload was imported from (--workload "
+                                       "MODEL.onnx): its float reference computes such tensors from the real input "
+                                       "where it can";
   throw util::InputError({options.input_path, 0, 0}, "inputs",
                          fmt::format("network {} reads '{}' from this file, but {} more tensor{} cannot be computed "
                                      "from it (the toolkit has no operator for {}): {}; give every one of them as a "
-                                     "member of an .npz named by the tensor, beside '{}'",
+                                     "member of an .npz named by the tensor, beside '{}'{}",
                                      network.name, uncut[0], unreachable.size(), unreachable.size() == 1 ? "" : "s",
-                                     unreachable.size() == 1 ? "it" : "them", fmt::join(unreachable, "; "), uncut[0]));
+                                     unreachable.size() == 1 ? "it" : "them", fmt::join(unreachable, "; "), uncut[0],
+                                     from_model));
 }
 
 // The real values of every network input, in network_inputs() order: from --network-input (an .npy for a network

@@ -147,7 +147,17 @@ case $case_name in
       --network-input "$dir/gated/image.real.npy" \
       --memory both --json "$dir/float-nodes.json" --report "$dir/float-nodes.html" || exit 1
     grep -q '"computed_by_float_reference"' "$dir/float-nodes.json" || fail "JSON lists no tensor"
-    grep -q "computed by the float reference" "$dir/float-nodes.html" || fail "HTML lists no tensor" ;;
+    grep -q "computed by the float reference" "$dir/float-nodes.html" || fail "HTML lists no tensor"
+    # Imported to YAML, the model keeps where its graph is cut (`cut:` on those inputs); a run of the YAML from the
+    # same single .npy cannot compute them (no ONNX nodes to evaluate) and names each one's node instead of asking
+    # for "an .npz with one member per input" of a network the user never saw.
+    "$maeri" import "$onnx/float-nodes.onnx" -o "$dir/float-nodes.yaml" > /dev/null || fail "import"
+    [[ $(grep -c 'cut: "node ' "$dir/float-nodes.yaml") == 2 ]] || fail "the YAML does not keep its 2 cut inputs"
+    "$maeri" validate "$dir/float-nodes.yaml" > /dev/null || fail "the YAML with cut inputs does not load"
+    "$expect" 2 --stderr-contains "2 more tensors cannot be computed from it" --stderr-contains "'s1' from node running" \
+      --stderr-contains "'r2' from node signs" --stderr-contains "run the ONNX model this workload was imported from" \
+      "$maeri" verify --chain --hardware "$hw" --workload "$dir/float-nodes.yaml" \
+      --network-input "$dir/gated/image.real.npy" --memory ideal || exit 1 ;;
   onnx_channel_affine)
     # A CNN whose batch normalizations follow ReLUs (and a BatchNorm1d after a Gemm): each a channel affine on the
     # unit, so the chain goes from the image to the softmax (cut at each before: 8 network inputs).

@@ -118,7 +118,7 @@ class NetworkBuilder {
 
  private:
   std::size_t tensor(const std::string& name, Shape shape, bool constant = false) {
-    network_.tensors.push_back({name, std::move(shape), constant});
+    network_.tensors.push_back({name, std::move(shape), constant, {}});
     return network_.tensors.size() - 1;
   }
   static contracts::Operator make(const std::string& name, contracts::OperatorKind kind, std::vector<std::size_t> inputs) {

@@ -535,7 +535,7 @@ TEST_CASE("bad gate operators are rejected naming the file, position, field and 
   for (const auto& [operators, expected] : cases) check_load_error(head + operators, expected);
   // inferred_output_shape's own rule, for graphs built in code: a hard sigmoid's attributes must be finite.
   contracts::Network network;
-  network.tensors = {{"x", {1, 3}, false}, {"y", {1, 3}, false}};
+  network.tensors = {{"x", {1, 3}, false, {}}, {"y", {1, 3}, false, {}}};
   contracts::Operator hard;
   hard.name = "h";
   hard.kind = contracts::OperatorKind::TableFunction;

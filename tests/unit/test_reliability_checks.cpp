@@ -54,7 +54,7 @@ TEST_CASE("a chained run's bytes: 32 a value of each tensor, 16 of each constant
           "[reliability]") {
   contracts::Network network;
   network.name = "n";
-  network.tensors = {{"x", {1, 3, 10, 10}, false}, {"w", {8, 3, 3, 3}, true}, {"y", {1, 8, 10, 10}, false}};
+  network.tensors = {{"x", {1, 3, 10, 10}, false, {}}, {"w", {8, 3, 3, 3}, true, {}}, {"y", {1, 8, 10, 10}, false, {}}};
   // 300 · 32 + 216 · 16 + 800 · 32 = 9600 + 3456 + 25600
   CHECK(testbench::chained_run_bytes(network) == 38656);
   const std::int64_t wide = std::int64_t{1} << 24;

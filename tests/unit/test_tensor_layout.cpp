@@ -25,7 +25,7 @@ Operator layout_operator(OperatorKind kind) {
 // A network of one input of `shape` and `op`, for the shape rule.
 InferredShape shape_of(const Operator& op, Indices shape) {
   Network network;
-  network.tensors = {{"x", std::move(shape), false}, {"y", {1}, false}};
+  network.tensors = {{"x", std::move(shape), false, {}}, {"y", {1}, false, {}}};
   return inferred_output_shape(network, op);
 }
 
