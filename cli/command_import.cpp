@@ -31,10 +31,10 @@ int run_import(const ImportOptions& options) {
   std::vector<std::string> values;  // recorded in the workload: its graph holds the branch these values take
   for (const auto& [name, value] : options.sizes.values) values.push_back(fmt::format("{}={}", name, value));
   const std::string yaml = importer::workload_yaml(
-      network, fmt::format("Imported by `maeri import` from {} ({} layers; {} nodes skipped, listed by the import "
+      network, fmt::format("Imported by `maeri import` from {} ({} layers; {} node{} skipped, listed by the import "
                            "report).\n{}Schema: docs/workload-spec.md.",
                            std::filesystem::path(options.model).filename().string(), network.layers.size(),
-                           imported.skipped.size(),
+                           imported.skipped.size(), imported.skipped.size() == 1 ? "" : "s",
                            values.empty() ? "" : fmt::format("Imported with the run-time input values (--input-value) "
                                                              "{}.\n", fmt::join(values, ", "))));
   importer::require_loadable_workload(yaml, options.model);

@@ -30,8 +30,8 @@ contracts::Network load_network(const std::string& path, const ModelInputShapes&
   }
   OnnxImport imported = import_onnx(path, sizes);
   if (!imported.skipped.empty())
-    fmt::print(stderr, "note: {}: {} layers imported, {} nodes skipped (`maeri import {}` lists them)\n", path,
-               imported.network.layers.size(), imported.skipped.size(), path);
+    fmt::print(stderr, "note: {}: {} layers imported, {} node{} skipped (`maeri import {}` lists them)\n", path,
+               imported.network.layers.size(), imported.skipped.size(), imported.skipped.size() == 1 ? "" : "s", path);
   return std::move(imported.network);
 }
 
