@@ -4,6 +4,7 @@
 #include "contracts/matrix_product.hpp"
 #include "contracts/elementwise_pairs.hpp"
 #include "contracts/layer_normalization.hpp"
+#include "contracts/table_lookup.hpp"
 
 #include <cmath>
 #include <map>
@@ -34,7 +35,7 @@ const char* to_string(OperatorKind kind) {
 std::size_t activation_inputs(const Network& network, const Operator& op) {
   if (op.kind == OperatorKind::FabricLayer && op.product.two_activations) return 2;
   if (op.kind == OperatorKind::FabricLayer || op.kind == OperatorKind::ChannelAffine ||
-      op.kind == OperatorKind::LayerNormalization)
+      op.kind == OperatorKind::LayerNormalization || op.kind == OperatorKind::Lookup)
     return 1;
   if (is_elementwise_pair(op.kind) && op.inputs.size() == 2 && network.tensors.at(op.inputs[1]).constant) return 1;
   return op.inputs.size();
@@ -322,6 +323,7 @@ bool is_se_gate(const std::vector<std::int64_t>& image, const std::vector<std::i
 
 InferredShape inferred_output_shape(const Network& network, const Operator& op) {
   if (op.kind == OperatorKind::FabricLayer) return fabric_output_shape(network, op);
+  if (op.kind == OperatorKind::Lookup) return lookup_output_shape(network, op, fmt::format("lookup '{}'", op.name));
   const std::string label = fmt::format("{} '{}'", operator_label(op), op.name);
   const bool pair = is_elementwise_pair(op.kind);
   const bool affine = op.kind == OperatorKind::ChannelAffine || op.kind == OperatorKind::LayerNormalization;
@@ -357,6 +359,7 @@ InferredShape inferred_output_shape(const Network& network, const Operator& op) 
     case OperatorKind::ReduceMax: return layout_output_shape(network, op, label);
     case OperatorKind::LayerNormalization: return layer_normalization_shape(network, op, label);
     case OperatorKind::Resize: return resize_output_shape(side);
+    case OperatorKind::Lookup: break;
   }
   return problem(fmt::format("operator '{}' has an unknown kind", op.name));
 }
@@ -465,7 +468,9 @@ std::optional<std::string> network_violation(const Network& network) {
         return fmt::format("operator '{}' reads the constant '{}' as an activation", op.name, tensor.name);
       if (!tensor.constant && parameter)
         return fmt::format("operator '{}' reads '{}' as its {}, which is not a constant", op.name, tensor.name,
-                           fabric ? (i == 1 ? "weights" : "bias") : (i == 1 ? "scale" : "shift"));
+                           fabric                              ? (i == 1 ? "weights" : "bias")
+                           : op.kind == OperatorKind::Lookup ? "table"
+                                                             : (i == 1 ? "scale" : "shift"));
     }
     if (fabric && op.layer < network.layers.size()) ++layer_runs[op.layer];
     const InferredShape inferred = inferred_output_shape(network, op);

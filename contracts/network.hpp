@@ -63,7 +63,9 @@ struct Tensor {
   X(ReduceMean, "reduce mean")         /* mean over `reduce_axes` (keep_dims: extent 1 there, else removed)        */ \
   X(ReduceSum, "reduce sum")           /* sum over `reduce_axes`, requantized to the output's scale               */ \
   X(ReduceMax, "reduce max")           /* maximum over `reduce_axes`                                              */ \
-  X(Resize, "resize")                  /* nearest or linear resampling of any axes (contracts/resize.hpp)          */
+  X(Resize, "resize")                  /* nearest or linear resampling of any axes (contracts/resize.hpp)          */ \
+  X(Lookup, "lookup")                  /* a constant table's entries along `axis` at run-time indices (an           \
+                                          embedding): (indices, table) → output (contracts/table_lookup.hpp)    */
 
 enum class OperatorKind {
 #define MAERI_OPERATOR_KIND_ENUM(kind, label) kind,
@@ -106,12 +108,14 @@ struct Operator {
   std::size_t layer = 0;             // index into Network::layers (FabricLayer)
   std::vector<std::size_t> inputs;   // indices into Network::tensors; a FabricLayer's are (activation, weights) or
                                      // (activation, weights, bias) — a matrix product's (B, A); Add's two, Concat's
-                                     // ≥ 1; a ChannelAffine's (activation, scale, shift); every other one
+                                     // ≥ 1; a ChannelAffine's (activation, scale, shift); a Lookup's (indices,
+                                     // table); every other one
   std::vector<std::size_t> outputs;  // indices into Network::tensors; exactly one for every kind
   // Attributes of the kinds that have them (the others ignore them), in real (float) units:
   double clip_min = 0, clip_max = 0;  // Clip
   PoolWindow pool;                    // MaxPool, AveragePool
-  std::int64_t axis = 1;              // Concat, Softmax, Gather, LayerNormalization (the first normalised axis)
+  std::int64_t axis = 1;              // Concat, Softmax, Gather, Lookup (the table's), LayerNormalization (the first
+                                      // normalised axis)
   double epsilon = 1e-5;              // LayerNormalization (ONNX's default)
   PadBorder pad;                      // Pad
   std::vector<std::int64_t> perm;     // Transpose: a permutation of [0, rank)

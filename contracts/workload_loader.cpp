@@ -150,7 +150,8 @@ std::vector<std::string> operator_types() {
                                     "concat", "flatten",    "reshape",        "requantize",   "softmax",
                                     "channel_affine", "pad", "mul",          "sub",          "max",
                                     "min",    "transpose",  "slice",          "gather",       "layer_normalization",
-                                    "reduce_mean", "reduce_sum", "reduce_max", "matmul", "resize"};
+                                    "reduce_mean", "reduce_sum", "reduce_max", "matmul", "resize",
+                                    "lookup"};
 #define MAERI_UNARY_FUNCTION_TYPE(id, type, label, onnx, alpha, beta, gamma, uses) types.push_back(type);
   MAERI_UNARY_FUNCTIONS(MAERI_UNARY_FUNCTION_TYPE)
 #undef MAERI_UNARY_FUNCTION_TYPE
@@ -183,6 +184,7 @@ OperatorKind kind_of(const std::string& type) {
   if (type == "reduce_sum") return OperatorKind::ReduceSum;
   if (type == "reduce_max") return OperatorKind::ReduceMax;
   if (type == "resize") return OperatorKind::Resize;
+  if (type == "lookup") return OperatorKind::Lookup;
   return OperatorKind::ChannelAffine;
 }
 
@@ -205,7 +207,7 @@ struct GraphEntry {
   const char* output_field = "name";  // where a clash of the output's name is reported
   std::string weights, bias;          // fabric layers; bias empty: none
   std::string scale, shift;           // channel affine
-  std::string constant;               // an element-wise pair's constant operand ("": two tensors)
+  std::string constant;               // an element-wise pair's constant operand ("": two tensors), a lookup's table
   std::vector<std::int64_t> constant_shape;
   std::optional<std::vector<std::int64_t>> reshape_target;  // reshape; flatten computes it from its input
   // Attributes in ONNX's form, resolved once the input's shape is known (resolve_axes): a negative axis, a slice's
@@ -269,6 +271,18 @@ void read_layout_attributes(GraphEntry& read) {
   }
 }
 
+// A lookup's table (`table: NAME`, `table_shape: [extents]`, a constant) and the table's `axis` its indices pick
+// along (default 0; negative from the back).
+void read_lookup_table(GraphEntry& read) {
+  StrictMap& map = read.map;
+  read.constant = map.text("table");
+  read.constant_shape = map.integer_list("table_shape", 1, kMaxLayerDimension, kMaxTensorRank);
+  const std::int64_t rank = std::int64_t(read.constant_shape.size());
+  if (rank == 0) map.fail("table_shape", "expected the table's shape (at least one extent)");
+  read.op.axis = map.optional_integer("axis", -rank, rank - 1).value_or(0);
+  if (read.op.axis < 0) read.op.axis += rank;
+}
+
 // A resize's mode (default nearest), coordinate_transformation_mode (default half_pixel), nearest_mode (default
 // round_prefer_floor) and its scales or sizes (one of the two), ONNX's names and defaults (contracts/resize.hpp).
 void read_resize_attributes(StrictMap& map, ResizeForm& form) {
@@ -317,6 +331,8 @@ void read_operator_attributes(StrictMap& map, const std::string& type, GraphEntr
     read_layout_attributes(read);
   } else if (op.kind == OperatorKind::Resize) {
     read_resize_attributes(map, op.resize);
+  } else if (op.kind == OperatorKind::Lookup) {
+    read_lookup_table(read);
   } else if (type == "reshape") {
     read.reshape_target = map.integer_list("shape", 1, std::int64_t(kMaxTensorElementsForInt64Bytes), kMaxTensorRank);
     long double elements = 1;
@@ -443,7 +459,8 @@ void read_graph_operators(StrictMap& root, std::int64_t batch, GraphReading& gra
 // shared between operators; input 0 of those operators, the activation, is left for link_activations.
 void link_constants(GraphReading& graph) {
   for (GraphEntry& entry : graph.entries) {
-    const bool pair_constant = is_elementwise_pair(entry.op.kind) && !entry.constant.empty();
+    const bool pair_constant =
+        (is_elementwise_pair(entry.op.kind) || entry.op.kind == OperatorKind::Lookup) && !entry.constant.empty();
     const bool affine = entry.op.kind == OperatorKind::ChannelAffine || entry.op.kind == OperatorKind::LayerNormalization;
     if (entry.op.kind != OperatorKind::FabricLayer && !affine && !pair_constant) continue;
     if (entry.op.product.two_activations) continue;  // both operands are activations
@@ -458,7 +475,8 @@ void link_constants(GraphReading& graph) {
     };
     entry.op.inputs.push_back(0);  // the activation, resolved by link_activations
     if (pair_constant) {
-      entry.op.inputs.push_back(constant(entry.constant, "constant", entry.constant_shape));
+      entry.op.inputs.push_back(constant(entry.constant, entry.op.kind == OperatorKind::Lookup ? "table" : "constant",
+                                         entry.constant_shape));
       continue;
     }
     if (affine) {

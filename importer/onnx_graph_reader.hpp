@@ -14,6 +14,7 @@
 //   onnx_channel_affines.cpp     BatchNormalization and per-channel constants that did not fold
 //   onnx_normalization.cpp       ReduceMean/Sum/Max, LayerNormalization and its decomposed form
 //   onnx_layout_operators.cpp    Concat, Reshape and its kin, Transpose, Pad, Slice, Gather, Split
+//   onnx_lookup.cpp              Gather of a constant table at run-time indices (a token embedding)
 //   onnx_resize.cpp              Resize, Upsample
 //   onnx_prelu.cpp               PRelu
 //   onnx_skip_reasons.cpp        why the other operators are skipped
@@ -195,6 +196,7 @@ class GraphReader {
   std::string transpose(OperatorNode& read);
   std::string slice(OperatorNode& read);
   std::string gather(OperatorNode& read);
+  std::string lookup(OperatorNode& read);  // onnx_lookup.cpp
   std::string split(OperatorNode& read);
   std::string layer_normalization(OperatorNode& read);
   std::string reduction(OperatorNode& read);

@@ -200,6 +200,7 @@ std::string GraphReader::gather(OperatorNode& read) {
   const onnx::NodeProto& node = read.node;
   const auto x = node.input_size() > 1 ? known_shape(node.input(0)) : std::nullopt;
   const auto indices = node.input_size() > 1 ? constant(node.input(1)) : std::nullopt;
+  if (x && !indices && node.input_size() > 1 && constant(node.input(0))) return lookup(read);
   if (!x || !indices || !indices->integral())
     return "gather: its indices are not constant integers" + std::string(kCut);
   const std::int64_t rank = std::int64_t(x->size());

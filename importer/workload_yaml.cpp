@@ -84,6 +84,7 @@ const char* operator_type(const contracts::Network& network, const contracts::Op
     case contracts::OperatorKind::ReduceSum: return "reduce_sum";
     case contracts::OperatorKind::ReduceMax: return "reduce_max";
     case contracts::OperatorKind::Resize: return "resize";
+    case contracts::OperatorKind::Lookup: return "lookup";
   }
   return "?";
 }
@@ -210,6 +211,11 @@ void operator_entry(YAML::Emitter& out, const contracts::Network& network, const
         << op.pad.x_end << op.pad.y_end << YAML::EndSeq;
   if (op.kind == contracts::OperatorKind::TableFunction) function_parameters(out, op.function);
   if (op.kind == contracts::OperatorKind::Resize) resize_fields(out, op.resize);
+  if (op.kind == contracts::OperatorKind::Lookup) {
+    out << YAML::Key << "table" << YAML::Value << name_of(op.inputs.at(1));
+    integer_list(out, "table_shape", network.tensors[op.inputs[1]].shape);
+    out << YAML::Key << "axis" << YAML::Value << op.axis;
+  }
   out << YAML::EndMap;
 }
 

@@ -109,4 +109,7 @@ std::unique_ptr<PostProcessingUnit::Kernel> row_kernel(PostProcessingJob job, st
 // The kernel of a resize, checked against the job (post_processing_resize.cpp).
 std::unique_ptr<PostProcessingUnit::Kernel> resize_kernel(PostProcessingJob job, std::int64_t lanes);
 
+// The kernel of a lookup, checked against the job and its indices (post_processing_lookup.cpp).
+std::unique_ptr<PostProcessingUnit::Kernel> lookup_kernel(PostProcessingJob job, std::int64_t lanes);
+
 }  // namespace maeri::sim

@@ -490,6 +490,7 @@ std::unique_ptr<Kernel> kernel_for(PostProcessingJob job, std::int64_t lanes) {
     case OperatorKind::ReduceSum:
     case OperatorKind::ReduceMax: return row_kernel(std::move(job), lanes);
     case OperatorKind::Resize: return resize_kernel(std::move(job), lanes);
+    case OperatorKind::Lookup: return lookup_kernel(std::move(job), lanes);
   }
   throw std::invalid_argument("post-processing: unknown operator kind");
 }

@@ -10,6 +10,7 @@
 #include <random>
 #include <system_error>
 
+#include "contracts/table_lookup.hpp"
 #include "importer/network_loader.hpp"
 #include "testbench/finite_values.hpp"
 #include "testbench/network_run.hpp"
@@ -142,7 +143,8 @@ void check_single_input_file(const contracts::Network& network, const std::vecto
 }
 
 // The real values of every network input, in network_inputs() order: from --network-input (an .npy for a network
-// of one input; an .npz holds one member per input, named by the input tensor) or seeded U(−1, 1), each input from
+// of one input; an .npz holds one member per input, named by the input tensor) or seeded U(−1, 1) (a lookup's
+// indices: whole numbers inside its table), each input from
 // its own stream. A network has several inputs when the importer cut its graph at an operator the unit does not
 // run (its consumers read a network input of its own): with an .npz those tensors are given like the first input;
 // with a plain .npy the run names them (check_single_input_file); seeded, they are stimulus like the first input.
@@ -180,7 +182,11 @@ std::vector<std::vector<double>> network_input_values(const contracts::Network& 
     std::mt19937_64 generator((options.layers.seed + i * 0x632BE59BD9B4E019ULL) * 0x9E3779B97F4A7C15ULL + 17);
     std::uniform_real_distribution<double> uniform(-1.0, 1.0);
     std::vector<double>& drawn = values.emplace_back(std::size_t(tensor.elements()));
-    for (double& value : drawn) value = uniform(generator);
+    // A lookup's indices are whole numbers inside its table: U{0, …, extent − 1}, from the same stream.
+    const std::int64_t extent = contracts::index_extents(network)[inputs[i]];
+    for (double& value : drawn)
+      value = extent > 0 ? std::min(std::floor((uniform(generator) + 1) / 2 * double(extent)), double(extent - 1))
+                         : uniform(generator);
   }
   return values;
 }
@@ -295,6 +301,18 @@ std::string quantization_summary(const PreparedNetwork& prepared, const std::vec
                      kDriftChannelSteps, fmt::join(names, "; "));
 }
 
+// The float reference of the run's inputs; where their values cannot be computed with (a lookup's index outside its
+// table, an index that is not a whole number), an error naming the input file (or the seeded workload) and why.
+RealTensors checked_float_reference(const contracts::Network& network, const std::vector<RealLayerWeights>& weights,
+                                    const std::vector<std::vector<double>>& input, const NetworkRunOptions& options) {
+  try {
+    return float_reference(network, weights, input);
+  } catch (const std::invalid_argument& error) {
+    throw util::InputError({options.input_path.empty() ? options.workload_path : options.input_path, 0, 0},
+                           "--network-input", error.what());
+  }
+}
+
 }  // namespace
 
 PreparedNetwork prepare_network_run(const contracts::Network& network, const contracts::Hardware& hardware,
@@ -338,7 +356,8 @@ PreparedNetwork prepare_network_run(const contracts::Network& network, const con
   } catch (const std::invalid_argument& error) {
     // Finite inputs and weights whose float reference overflows give scales no multiplier can express: that, not
     // the multiplier, is the reason to name (issue 43, item 5: a chain of 3,500 1×1 convs).
-    if (!weights.empty()) require_finite_reference(network, float_reference(network, weights, input), options.workload_path);
+    if (!weights.empty()) require_finite_reference(network, checked_float_reference(network, weights, input, options),
+                                                   options.workload_path);
     throw util::InputError({options.weights_path.empty() ? options.workload_path : options.weights_path, 0, 0},
                            "weights", error.what());
   }

@@ -2,6 +2,7 @@
 #include "testbench/quantization.hpp"
 
 #include "testbench/layer_normalization.hpp"
+#include "testbench/table_lookup.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -13,6 +14,7 @@
 #include "contracts/elementwise_pairs.hpp"
 #include "contracts/hardware.hpp"
 #include "contracts/matrix_product.hpp"
+#include "contracts/table_lookup.hpp"
 #include "util/integer_math.hpp"
 
 namespace maeri::testbench {
@@ -328,8 +330,8 @@ std::vector<RealLayerWeights> complete_weights(const Network& network, const Nam
       weights[o] = channel_affine_values(network, o, given, seed);
       continue;
     }
-    if (contracts::is_elementwise_pair(op.kind) && op.inputs.size() == 2 && op.inputs[1] < network.tensors.size() &&
-        contracts::activation_inputs(network, op) == 1) {
+    if ((contracts::is_elementwise_pair(op.kind) || op.kind == OperatorKind::Lookup) && op.inputs.size() == 2 &&
+        op.inputs[1] < network.tensors.size() && contracts::activation_inputs(network, op) == 1) {
       weights[o] = constant_operand_values(network, o, given, seed);
       continue;
     }
@@ -485,6 +487,10 @@ void quantize_operator(const Network& network, std::size_t o, const std::vector<
     case OperatorKind::ReduceMax:
     case OperatorKind::Resize:
       break;
+    case OperatorKind::Lookup:
+      quantize_lookup(op, weights[o].weights, network.tensors[op.inputs[1]].shape, scale_of(op.inputs[0]),
+                      scale_of(output), data_width, q);
+      break;
   }
 }
 
@@ -510,15 +516,18 @@ contracts::QuantizedNetwork quantize_network_calibrated(const Network& network,
   quantized.operators.resize(network.operators.size());
   const QuantizationLimits limits = quantization_limits(network, options);
   const auto scale_of = [&](std::size_t tensor) { return quantized.tensors[tensor].scale; };
+  const std::vector<std::int64_t> indices = contracts::index_extents(network);  // whole numbers, read as they are
   for (std::size_t t : network.network_inputs())
-    quantized.tensors[t].scale = calibrated_scale(reals[t], limits.activation);
+    quantized.tensors[t].scale = indices[t] > 0 ? 1.0 : calibrated_scale(reals[t], limits.activation);
   const std::vector<KeptRange> kept = kept_ranges(network);
   for (std::size_t o = 0; o < network.operators.size(); ++o) {
     const Operator& op = network.operators[o];
     const std::size_t output = op.outputs[0];
     quantized.tensors[output].scale =
-        keeps_scale(op.kind)                 ? scale_of(op.inputs[0])
+        indices[output] > 0                  ? 1.0
+        : keeps_scale(op.kind)               ? scale_of(op.inputs[0])
         : op.kind == OperatorKind::Softmax ? 1.0 / double(contracts::data_limit(data_width))
+        : op.kind == OperatorKind::Lookup  ? calibrated_scale(weights[o].weights, limits.activation)  // any entry
                                            : calibrated_scale(reals[output], limits.activation, kept[output]);
     quantize_operator(network, o, weights, reals, limits, options, quantized);
   }

@@ -117,6 +117,10 @@ void elementwise_counts(const contracts::Operator& op, std::int64_t n, const std
     case OperatorKind::Gather:  // data movement: each output element read from its source and written
       c.elements_read = c.elements_written = n;
       break;
+    case OperatorKind::Lookup:  // per output element its index read, checked at both ends, its entry looked up
+      c.elements_read = c.elements_written = c.lookups = n;
+      c.comparisons = 2 * n;
+      break;
     case OperatorKind::Concat:
     case OperatorKind::Reshape:
     case OperatorKind::MaxPool:
@@ -249,6 +253,7 @@ contracts::PostProcessingCounts post_processing_counts(const contracts::Operator
     case OperatorKind::Transpose:
     case OperatorKind::Slice:
     case OperatorKind::Gather:
+    case OperatorKind::Lookup:
       elementwise_counts(op, n, input_shapes, c);
       beat_count = beats(n);
       break;

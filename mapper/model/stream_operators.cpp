@@ -114,6 +114,7 @@ StreamStep stream_step_along_x(const contracts::Network& network, const contract
     case OperatorKind::Transpose:
     case OperatorKind::Slice:
     case OperatorKind::Gather:
+    case OperatorKind::Lookup:
     case OperatorKind::Pad:  // moves every row and adds rows: whole
     case OperatorKind::Resize: return passes(StreamPassage::Whole, true);
     default: return passes(StreamPassage::Ends);

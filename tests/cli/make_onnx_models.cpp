@@ -4,7 +4,8 @@
 // after ReLUs), gates.onnx (SiLU, an SE block, HardSwish), elementwise.onnx (table functions and broadcast binary
 // operators), resize.onnx (Resize in its forms, a max pool with asymmetric pads), attention-one-head.onnx and
 // attention-two-heads.onnx (matrix products of two activations), transformer-encoder.onnx, transformer-decoder.onnx,
-// attention-broadcast.onnx, attention-hf-mask.onnx (tests/cli/make_transformer_onnx_models.cpp), dynamic.onnx (a
+// attention-broadcast.onnx, attention-hf-mask.onnx, token-embedding.onnx (tests/cli/make_transformer_onnx_models.cpp),
+// dynamic.onnx (a
 // symbolic batch), asymmetric.onnx (a conv with pads [0, 0, 1, 1]), asymmetric-pool.onnx (an average pool with pads
 // [0, 0, 1, 1]), padded.onnx (zero borders), float-nodes.onnx (CumSum and Sign, computed by the float reference),
 // rounding.onnx (Floor, Ceil, Round and ThresholdedRelu on the unit) and not-onnx.onnx (YAML text); and the bad models of tests/cli/bad_models.sh, named after the defect each carries
@@ -703,6 +704,7 @@ int main(int argc, char** argv) {
   maeri::test::write_transformer_decoder(folder + "/transformer-decoder.onnx");
   maeri::test::write_attention_broadcast(folder + "/attention-broadcast.onnx");
   maeri::test::write_attention_hf_mask(folder + "/attention-hf-mask.onnx");
+  maeri::test::write_token_embedding(folder + "/token-embedding.onnx");
   write_resize(folder + "/resize.onnx");
   write_float_nodes(folder + "/float-nodes.onnx");
   write_rounding(folder + "/rounding.onnx");

@@ -1,7 +1,8 @@
 // The transformer blocks of the `maeri import` tests, written as PyTorch / Hugging Face export them (issue 42), with
 // their own weights (seeded, fixed): transformer-encoder.onnx (a BERT layer) and transformer-decoder.onnx (a GPT-2
 // block), attention-broadcast.onnx (operands whose leading axes broadcast) and attention-hf-mask.onnx (Hugging Face's
-// extended attention mask from an integer input). Called by maeri_make_onnx_models (tests/cli/make_onnx_models.cpp).
+// extended attention mask from an integer input), token-embedding.onnx (a token embedding: a constant table indexed by
+// run-time token ids). Called by maeri_make_onnx_models (tests/cli/make_onnx_models.cpp).
 #include "make_transformer_onnx_models.hpp"
 
 #include <cmath>
@@ -227,6 +228,24 @@ void write_attention_hf_mask(const std::string& path) {
   model.node("MatMul", "context", {"p", "v"}, "c");
   model.output("c");
   model.write(path);
+}
+
+// A token embedding as PyTorch's nn.Embedding exports it: int64 input_ids [1, 6] → Gather(table [50, 16], axis 0)
+// → [1, 6, 16], plus a learned position embedding [6, 16], then a MatMul by [16, 4]. Seeded values, fixed.
+void write_token_embedding(const std::string& path) {
+  Block b{OnnxModelBuilder("token_embedding"), std::mt19937(41)};
+  onnx::ValueInfoProto* ids = b.model.graph().add_input();
+  ids->set_name("input_ids");
+  ids->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto_DataType_INT64);
+  for (const std::int64_t dim : {1, 6}) ids->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(dim);
+  b.model.weight("embedding.weight", {50, kHidden}, b.values(50 * kHidden, 1.0f));
+  b.model.node("Gather", "embedding", {"embedding.weight", "input_ids"}, "tokens");
+  b.model.weight("position.weight", {6, kHidden}, b.values(6 * kHidden, 0.3f));
+  b.model.node("Add", "positions", {"tokens", "position.weight"}, "embedded");
+  b.model.weight("projection.weight", {kHidden, 4}, b.values(kHidden * 4, 0.5f));
+  b.model.node("MatMul", "projection", {"embedded", "projection.weight"}, "y");
+  b.model.output("y");
+  b.model.write(path);
 }
 
 }  // namespace maeri::test

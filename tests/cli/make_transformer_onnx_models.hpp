@@ -9,5 +9,6 @@ void write_transformer_encoder(const std::string& path);
 void write_transformer_decoder(const std::string& path);
 void write_attention_broadcast(const std::string& path);
 void write_attention_hf_mask(const std::string& path);
+void write_token_embedding(const std::string& path);
 
 }  // namespace maeri::test

@@ -1,6 +1,6 @@
 // The post-processing unit's row-wise and data-movement kinds on small tensors, outputs and cycles worked out by
 // hand: softmax along the last axis and along axis 0, transpose, slice with a negative step, gather of repeated
-// indices (the analytical model's equality with the unit on random operators is test_post_processing_unit.cpp's).
+// indices, a lookup of table rows at run-time indices (the analytical model's equality with the unit on random operators is test_post_processing_unit.cpp's).
 #include <catch2/catch.hpp>
 
 #include "sim/post_processing_unit.hpp"
@@ -68,6 +68,32 @@ TEST_CASE("post-processing unit: transpose, slice and gather copy elements, by h
   gather.output_shape = {2, 2};
   CHECK_THROWS_WITH(run_post_processing(gather, {2, 0}),
                     Catch::Contains("the output's shape is not the one its input and attributes give"));
+}
+
+TEST_CASE("post-processing unit: a lookup picks table rows at run-time indices, by hand", "[sim][post_processing]") {
+  // An embedding table of 4 tokens × 2 (rows [10, 11], [20, 21], [30, 31], [40, 41]) at token ids (1, 3) = [2, −1, 0]:
+  // rows 2, 3 (−1 from the end, ONNX's rule) and 0, output (1, 3, 2). 6 outputs at 4 lanes: 2 beats + latency 1;
+  // per output one index read, two comparisons (both ends of the table), one table lookup, one write.
+  PostProcessingJob lookup = job_of(OperatorKind::Lookup, {{1, 3}, {2, -1, 0}}, {1, 3, 2});
+  lookup.op.axis = 0;
+  lookup.parameters.constant = {10, 11, 20, 21, 30, 31, 40, 41};
+  lookup.parameters.constant_shape = {4, 2};
+  const auto picked = run_post_processing(lookup, {4, 1});
+  CHECK(picked.output.values == Values{30, 31, 40, 41, 10, 11});
+  CHECK(picked.counts.cycles == 2 + 1);
+  CHECK(picked.counts.elements_read == 6);
+  CHECK(picked.counts.lookups == 6);
+  CHECK(picked.counts.comparisons == 12);
+  CHECK(picked.counts.elements_written == 6);
+  // Along axis 1 (the columns) of the same table at indices [1]: column 1 of every row.
+  PostProcessingJob columns = job_of(OperatorKind::Lookup, {{1}, {1}}, {4, 1});
+  columns.op.axis = 1;
+  columns.parameters = lookup.parameters;
+  CHECK(run_post_processing(columns, {4, 0}).output.values == Values{11, 21, 31, 41});
+  // A token id outside the table is an error naming it, never a read past the table.
+  lookup.inputs[0].values = {2, 4, 0};
+  CHECK_THROWS_WITH(run_post_processing(lookup, {4, 1}),
+                    Catch::Contains("index 4 (element 1 of its indices) is outside [-4, 4)"));
 }
 
 TEST_CASE("post-processing unit: layer normalization, by hand", "[sim][post_processing]") {

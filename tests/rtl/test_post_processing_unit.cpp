@@ -479,6 +479,22 @@ PostProcessingJob random_job(OperatorKind kind, std::mt19937_64& rng) {
       job.output_shape = resized_shape(form, shape);
       break;
     }
+    case OperatorKind::Lookup: {  // a table of rank 1–3, indices of rank 1–3 inside it (negative ones too)
+      std::vector<std::int64_t> table, indices;
+      for (std::int64_t rank = pick(1, 3); rank > 0; --rank) table.push_back(pick(1, 6));
+      for (std::int64_t rank = pick(1, 3); rank > 0; --rank) indices.push_back(pick(1, 4));
+      job.op.axis = pick(0, std::int64_t(table.size()) - 1);
+      const std::int64_t extent = table[std::size_t(job.op.axis)];
+      IntegerTensor picked{indices, {}};
+      for (std::int64_t i = Tensor{"", indices}.elements(); i > 0; --i) picked.values.push_back(pick(-extent, extent - 1));
+      job.inputs = {picked};
+      p.constant_shape = table;
+      for (std::int64_t i = Tensor{"", table}.elements(); i > 0; --i) p.constant.push_back(pick(-limit, limit));
+      job.output_shape.assign(table.begin(), table.begin() + job.op.axis);
+      job.output_shape.insert(job.output_shape.end(), indices.begin(), indices.end());
+      job.output_shape.insert(job.output_shape.end(), table.begin() + job.op.axis + 1, table.end());
+      break;
+    }
   }
   return job;
 }

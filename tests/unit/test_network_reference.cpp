@@ -437,6 +437,7 @@ TEST_CASE("quantization: per-channel weights, bias at the accumulator's scale, m
         CHECK(scale(op.outputs[0]) == scale(op.inputs[0]));
         break;
       case OperatorKind::TableFunction:  // not in the small network: checked by their own test cases below
+      case OperatorKind::Lookup:         // (tests/unit/test_table_lookup.cpp)
       case OperatorKind::Mul:
       case OperatorKind::Sub:
       case OperatorKind::Maximum:
