@@ -231,16 +231,23 @@ int run_chain(VerifyCommandLine& line) {
   double fabric_seconds = 0, unit_seconds = 0;
   for (const testbench::OperatorRun& run : result.operators)
     (run.where == "fabric" ? fabric_seconds : unit_seconds) += run.seconds;
+  // With layers in several processes at once their seconds overlap: the co-simulation is the execute stage's wall
+  // time, the overhead the rest.
   const double wall = util::seconds_since_process_start();
+  const bool overlapped = result.layer_processes > 1;
+  const double co_simulation = overlapped ? result.execute_seconds : fabric_seconds + unit_seconds;
   fmt::print("\nquantization (integer against float reference): {}\n", result.quantization_summary);
   fmt::print("network {}: {} — {} of {} runs ({} fabric layers, their epilogues and {} operators on the unit), every "
              "tensor {}; largest cycle error: fabric {:.2f}% (unsharded runs), post-processing unit {:.2f}%; {:.1f} s "
-             "wall: co-simulation {:.1f} s (fabric layers {:.1f} s, unit {:.1f} s{}), overhead {:.1f} s\n",
+             "wall: co-simulation {:.1f} s{} (fabric layers {:.1f} s, unit {:.1f} s{}), overhead {:.1f} s\n",
              result.network, result.pass ? "PASS" : "FAIL", result.operators.size(), result.planned_runs,
              result.fabric_layers, result.planned_runs - 2 * result.fabric_layers,
              result.pass ? "bit-exact with the integer reference" : "up to the first failure compared",
-             largest_fabric, largest_unit, wall, fabric_seconds + unit_seconds, fabric_seconds, unit_seconds,
-             line.jobs > 1 ? ", shards' seconds summed over the jobs" : "", wall - fabric_seconds - unit_seconds);
+             largest_fabric, largest_unit, wall, co_simulation,
+             overlapped ? fmt::format(" wall, layers in {} processes at once", result.layer_processes) : "",
+             fabric_seconds, unit_seconds,
+             overlapped ? ", summed over the processes" : line.jobs > 1 ? ", shards' seconds summed over the jobs" : "",
+             wall - co_simulation);
   if (result.pass) return kExitOk;
   // The operator that failed or could not run says so on stderr too: a failed run never ends with an empty stderr.
   for (const testbench::OperatorRun& run : result.operators)
@@ -314,7 +321,10 @@ void add_common_options(CLI::App* command, VerifyCommandLine& options) {
                    "co-simulate with ideal memory (compute cycles), with the SDM/DRAM models, or both")
       ->check(CLI::IsMember({"ideal", "dram", "both"}))
       ->capture_default_str();
-  command->add_option("--jobs,-j", options.jobs, "co-simulate this many shards at once, each in its own process")
+  command->add_option("--jobs,-j", options.jobs,
+                      "co-simulate this many shards at once, each in its own process; with --chain on one rank and "
+                      "no --shards, this many layers at once, each whole in a worker process (the same report as one "
+                      "process's)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1024));
   command->add_option("--shards", options.verification.shards,

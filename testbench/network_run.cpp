@@ -2,6 +2,8 @@
 // through the fabric and the post-processing unit, each compared with the integer reference of the whole network.
 #include "testbench/network_run.hpp"
 
+#include "testbench/chained_run.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,12 +16,8 @@
 #include "codegen/config_image.hpp"
 #include "contracts/matrix_product.hpp"
 #include "mapper/model/post_processing_model.hpp"
-#include "sim/fabric_session.hpp"
-#include "sim/post_processing_unit.hpp"
 #include "testbench/cross_check.hpp"
 #include "testbench/fused_run.hpp"
-#include "testbench/tensor_lifetimes.hpp"
-#include "util/progress_bar.hpp"
 
 namespace maeri::testbench {
 namespace {
@@ -145,58 +143,21 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// The execute stage: one plan played operator by operator on one fabric session (the verification's, which the
-// fused members and the unit share), rank 0 comparing every tensor as it comes.
-class ChainedRun {
- public:
-  ChainedRun(const PreparedNetwork& prepared, const contracts::NetworkPlan& plan, const NetworkRunOptions& options,
-             util::TaskRunner& runner, const OperatorDone& on_operator, bool progress_bar, const GroupDone& on_group);
-  NetworkRunResult execute();
-
- private:
-  const contracts::Network& network() const { return prepared_.network(); }
-  std::unique_ptr<sim::FabricSession> open_fabric() const { return verification_.open_fabric(); }
-  std::vector<sim::PostProcessingResult> run_on_unit(const std::vector<sim::PostProcessingJob>& jobs);
-  std::vector<sim::PostProcessingResult> run_on_unit_in_child(const std::vector<sim::PostProcessingJob>& jobs);
-  bool record_unit(std::size_t o, const char* where, sim::PostProcessingResult unit, double seconds);
-  std::vector<std::int64_t> expected_output(std::size_t o);
-  void release_inputs(std::size_t o);
-  void publish(OperatorRun run);
-  std::size_t run_unit_stretch(std::size_t begin);
-  void flush_unit();
-  codegen::LayerTensors broadcast_layer_tensors(std::size_t o);
-  bool run_fabric_layer(std::size_t o);
-  void run_alone(std::size_t o, codegen::LayerTensors tensors, std::vector<std::int64_t> expected, OperatorRun& run,
-                 std::vector<std::int64_t>& accumulators);
-  void run_member(const contracts::PlannedGroup& group, std::size_t o, const codegen::LayerTensors& tensors,
-                  OperatorRun& run, std::vector<std::int64_t>& accumulators);
-  void finish_fabric_layer(std::size_t o, OperatorRun run, const std::vector<std::int64_t>& accumulators,
-                           const std::vector<std::int64_t>& expected);
-
-  const PreparedNetwork& prepared_;
-  const contracts::NetworkPlan& plan_;
-  const NetworkRunOptions& options_;
-  util::TaskRunner& runner_;
-  const OperatorDone& on_operator_;
-  const GroupDone& on_group_;
-  const bool progress_bar_, root_;
-  NetworkVerification verification_;     // the layers alone, and this process's fabric session
-  std::vector<std::size_t> run_of_layer_;  // network.layers index → plan.runs index of its (best) run
-  NetworkRunResult result_;
-  bool failed_ = false;
-  std::vector<std::size_t> pending_unit_;  // operators beside the fabric waiting for the unit, in order
-  const TensorLifetimes lifetimes_;        // when a produced tensor may be freed
-  std::unique_ptr<TensorFiles> files_;     // --outputs --all-tensors: each tensor written as it is made
-  std::vector<std::vector<CrossCheckRow>> group_rows_;  // of the current group's members that ran
-  // Rank 0 on a terminal: runs done of the planned runs, elapsed and an estimate of the rest (util/progress_bar.hpp).
-  std::unique_ptr<util::ProgressBar> progress_;
-};
-
 NetworkVerificationOptions layer_options(const NetworkRunOptions& options) {
   NetworkVerificationOptions layers = options.layers;
   layers.json_path.clear();  // the chained run's JSON is its own (write_network_report)
   return layers;
 }
+
+// network.layers index → plan.runs index of its (best) run; plan.runs.size() for a layer without one.
+std::vector<std::size_t> run_of_each_layer(const contracts::NetworkPlan& plan, const contracts::Network& network) {
+  std::vector<std::size_t> run_of_layer(network.layers.size(), plan.runs.size());
+  for (std::size_t r = 0; r < plan.runs.size(); ++r)
+    if (plan.runs[r].rank == 0 && plan.runs[r].position < run_of_layer.size()) run_of_layer[plan.runs[r].position] = r;
+  return run_of_layer;
+}
+
+}  // namespace
 
 ChainedRun::ChainedRun(const PreparedNetwork& prepared, const contracts::NetworkPlan& plan,
                        const NetworkRunOptions& options, util::TaskRunner& runner, const OperatorDone& on_operator,
@@ -204,10 +165,7 @@ ChainedRun::ChainedRun(const PreparedNetwork& prepared, const contracts::Network
     : prepared_(prepared), plan_(plan), options_(options), runner_(runner), on_operator_(on_operator),
       on_group_(on_group), progress_bar_(progress_bar), root_(runner.root()),
       verification_(plan, layer_options(options), runner.root()),
-      run_of_layer_(prepared.network().layers.size(), plan.runs.size()), lifetimes_(prepared.network()) {
-  for (std::size_t r = 0; r < plan.runs.size(); ++r)
-    if (plan.runs[r].rank == 0 && plan.runs[r].position < run_of_layer_.size())
-      run_of_layer_[plan.runs[r].position] = r;
+      run_of_layer_(run_of_each_layer(plan, prepared.network())), lifetimes_(prepared.network()) {
   result_.network = network().name;
   result_.hardware = prepared.hardware.name;
   result_.fabric = codegen::image_hardware_of(prepared.hardware).name;
@@ -222,6 +180,20 @@ ChainedRun::ChainedRun(const PreparedNetwork& prepared, const contracts::Network
       if (files_) files_->write(prepared.inputs[i], result_.tensors[prepared.inputs[i]]);
     }
   }
+}
+
+namespace {
+const OperatorDone kNoOperatorCallback;
+const GroupDone kNoGroupCallback;
+}  // namespace
+
+ChainedRun::ChainedRun(const PreparedNetwork& prepared, const contracts::NetworkPlan& plan,
+                       const NetworkRunOptions& options, util::TaskRunner& runner, IntegerTensors tensors)
+    : prepared_(prepared), plan_(plan), options_(options), runner_(runner), on_operator_(kNoOperatorCallback),
+      on_group_(kNoGroupCallback), progress_bar_(false), root_(true), share_(true),
+      verification_(plan, layer_options(options), true),
+      run_of_layer_(run_of_each_layer(plan, prepared.network())), lifetimes_(prepared.network()) {
+  result_.tensors = std::move(tensors);
 }
 
 // Unit jobs where the fabric runs: in this process, or (when the runner uses processes) in one child.
@@ -277,7 +249,7 @@ void ChainedRun::publish(OperatorRun run) {
   const std::string name = run.name;
   result_.operators.push_back(std::move(run));
   if (progress_) progress_->clear();
-  on_operator_(result_, result_.operators.back());
+  if (on_operator_) on_operator_(result_, result_.operators.back());
   if (progress_) progress_->advance(name);
 }
 
@@ -299,6 +271,7 @@ bool ChainedRun::record_unit(std::size_t o, const char* where, sim::PostProcessi
   run.seconds = seconds;
   result_.tensors[out] = std::move(unit.output.values);
   if (files_) files_->write(out, result_.tensors[out]);
+  if (share_ && returns_tensor(out, run.pass)) returned_.emplace_back(out, result_.tensors[out]);
   publish(std::move(run));
   release_inputs(o);
   return result_.operators.back().pass;
@@ -412,7 +385,6 @@ void ChainedRun::run_member(const contracts::PlannedGroup& group, std::size_t o,
   }
   run.rows = fused.result.rows;
   accumulators = std::move(fused.result.ideal ? fused.result.ideal->output : fused.result.with_memory->output);
-  group_rows_.push_back(run.rows);
 }
 
 // Rank 0, once a fabric layer ran: its accumulators against the reference, its group's rows when it was the group's
@@ -431,16 +403,23 @@ void ChainedRun::finish_fabric_layer(std::size_t o, OperatorRun run, const std::
     failed_ = true;
     return;
   }
-  const contracts::PlannedGroup* group = plan_.group_of(op.layer);
-  if (group && op.layer + 1 == group->first + group->count) {
-    result_.groups.push_back(group_run(*group, network(), sum_rows(group_rows_)));
-    group_rows_.clear();
-    if (on_group_) on_group_(result_, result_.groups.back());
-  }
+  if (!share_) complete_group_member(o, run.rows);
   const auto start = std::chrono::steady_clock::now();
   std::vector<sim::PostProcessingResult> epilogue =
       run_on_unit({sim::post_processing_job(prepared_.quantized, o, {{contracts::output_shape(layer), accumulators}})});
   failed_ = !record_unit(o, "epilogue", std::move(epilogue[0]), seconds_since(start));
+}
+
+// Rank 0, once a fused member passed: its rows kept for its group's sums, and the group reported after its last member.
+void ChainedRun::complete_group_member(std::size_t o, const std::vector<CrossCheckRow>& rows) {
+  const std::size_t layer = network().operators[o].layer;
+  const contracts::PlannedGroup* group = plan_.group_of(layer);
+  if (!group) return;
+  group_rows_.push_back(rows);
+  if (layer + 1 != group->first + group->count) return;
+  result_.groups.push_back(group_run(*group, network(), sum_rows(group_rows_)));
+  group_rows_.clear();
+  if (on_group_) on_group_(result_, result_.groups.back());
 }
 
 // Every rank needs the layer's input, which only rank 0 has (and a matrix product's weights, its operand A, in the
@@ -488,27 +467,31 @@ bool ChainedRun::run_fabric_layer(std::size_t o) {
   return true;
 }
 
-NetworkRunResult ChainedRun::execute() {
-  std::vector<std::size_t> fabric_ops;
-  for (std::size_t o = 0; o < network().operators.size(); ++o)
-    if (network().operators[o].kind == OperatorKind::FabricLayer) fabric_ops.push_back(o);
-  result_.fabric_layers = fabric_ops.size();
-  result_.planned_runs = network().operators.size() + fabric_ops.size();  // each fabric layer has its epilogue
-  if (root_ && progress_bar_)
-    progress_ = std::make_unique<util::ProgressBar>("network " + network().name,
-                                                    std::int64_t(result_.planned_runs), true, stderr);
-  std::size_t next = 0;  // the first operator not yet run or queued
-  for (const std::size_t o : fabric_ops) {
-    // The unit's operators before this layer (in graph order) run first: this layer may read their outputs.
+// Operators [begin, end) in graph order: the unit's before each fabric layer first (the layer may read their outputs).
+void ChainedRun::run_operators(std::size_t begin, std::size_t end) {
+  std::size_t next = begin;  // the first operator not yet run or queued
+  for (std::size_t o = begin; o < end; ++o) {
+    if (network().operators[o].kind != OperatorKind::FabricLayer) continue;
     for (; next < o; ++next) pending_unit_.push_back(next);
     next = o + 1;
     flush_unit();
-    if (!run_fabric_layer(o)) break;
+    if (!run_fabric_layer(o)) return;
   }
-  if (!failed_) {
-    for (; next < network().operators.size(); ++next) pending_unit_.push_back(next);
-    flush_unit();
-  }
+  if (failed_) return;
+  for (; next < end; ++next) pending_unit_.push_back(next);
+  flush_unit();
+}
+
+NetworkRunResult ChainedRun::execute() {
+  const auto start = std::chrono::steady_clock::now();
+  result_.fabric_layers = 0;
+  for (const contracts::Operator& op : network().operators) result_.fabric_layers += op.kind == OperatorKind::FabricLayer;
+  result_.planned_runs = network().operators.size() + result_.fabric_layers;  // each fabric layer has its epilogue
+  if (root_ && progress_bar_)
+    progress_ = std::make_unique<util::ProgressBar>("network " + network().name,
+                                                    std::int64_t(result_.planned_runs), true, stderr);
+  if (runs_layers_at_once()) run_layers_at_once();
+  else run_operators(0, network().operators.size());
   if (!root_) return std::move(result_);
   if (files_) {
     files_->finish();
@@ -516,10 +499,9 @@ NetworkRunResult ChainedRun::execute() {
   }
   result_.pass = !failed_ && !result_.bad_input;
   for (const OperatorRun& run : result_.operators) result_.pass &= run.pass;
+  result_.execute_seconds = seconds_since(start);
   return std::move(result_);
 }
-
-}  // namespace
 
 NetworkRunResult execute_network_run(const PreparedNetwork& prepared, const contracts::NetworkPlan& plan,
                                      const NetworkRunOptions& options, util::TaskRunner& runner,

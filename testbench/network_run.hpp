@@ -103,6 +103,11 @@ struct NetworkRunResult {
   // --outputs --all-tensors: the run wrote each tensor's files as it made them (TensorFiles) and freed it after its
   // last reader, so `tensors` holds the network outputs only.
   bool tensors_written = false;
+  // The execute stage's wall time, and how many child processes played its layers at once (1: one after another,
+  // each layer perhaps in shards; more: `--jobs N` on one rank, each layer whole in its own process on the integer
+  // reference's tensors, the results identical to one process's).
+  double execute_seconds = 0;
+  int layer_processes = 1;
 };
 
 // --fault: which tensor element's bit to flip, and where (docs/cosim.md, "Checking the checker").
@@ -143,8 +148,10 @@ using OperatorDone = std::function<void(const NetworkRunResult&, const OperatorR
 using GroupDone = std::function<void(const NetworkRunResult&, const GroupRun&)>;
 
 // Execute: runs `plan` (made from prepared.network() and its hardware: one run per fabric layer, its fused groups)
-// on every rank (each with the same arguments; rank 0 holds the tensors, compares and reports). on_operator is called
-// on rank 0 as each operator finishes, on_group (if any) as each fused group finishes.
+// on every rank (each with the same arguments; rank 0 holds the tensors, compares and reports). With one rank,
+// several jobs and no shard count (options.layers.shards == 0), the layers run at once in child processes, each
+// whole from the integer reference's tensors, and report in graph order (testbench/layer_pipeline.cpp).
+// on_operator is called on rank 0 as each operator finishes, on_group (if any) as each fused group finishes.
 NetworkRunResult execute_network_run(const PreparedNetwork& prepared, const contracts::NetworkPlan& plan,
                                      const NetworkRunOptions& options, util::TaskRunner& runner,
                                      const OperatorDone& on_operator, bool progress_bar,
@@ -156,19 +163,25 @@ NetworkRunResult execute_network_run(const PreparedNetwork& prepared, const cont
 void check_output_targets(const NetworkRunOptions& options, const contracts::Network& network);
 
 // --outputs --all-tensors on rank 0: each tensor's files (as write_network_report names them) written when the run
-// makes it, so that a chained run holds only the tensors a later operator reads; finish() writes tensors.json, which
-// lists the tensors written, in the network's order.
+// makes it, so that a chained run holds only the tensors a later operator reads. They go into a hidden folder in the
+// output directory (.partial-<pid>); finish() moves them into the directory and writes tensors.json, which lists the
+// tensors written, in the network's order. A run that throws before finish() leaves neither (the destructor removes
+// the folder), so no tensor file is ever there without its index.
 class TensorFiles {
  public:
   TensorFiles(const NetworkRunOptions& options, const PreparedNetwork& prepared);
+  ~TensorFiles();
+  TensorFiles(const TensorFiles&) = delete;
+  TensorFiles& operator=(const TensorFiles&) = delete;
   void write(std::size_t tensor, const std::vector<std::int64_t>& values);
-  void finish() const;
+  void finish();
 
  private:
   const NetworkRunOptions& options_;
   const PreparedNetwork& prepared_;
   std::vector<std::string> stems_;  // of every tensor (constants' unused)
   std::vector<bool> written_;
+  std::string staging_;  // the hidden folder the files wait in
 };
 
 // Report, on rank 0: the tensors the run produced (output_directory; unless result.tensors_written) and the JSON

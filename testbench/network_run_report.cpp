@@ -71,11 +71,11 @@ void create_output_directory(const NetworkRunOptions& options) {
 
 // Tensor t as <stem>.npy (the run's integers), <stem>.real.npy (dequantized) and <stem>.float.npy (the float
 // reference, when kept).
-void write_tensor_files(const NetworkRunOptions& options, const PreparedNetwork& prepared, std::size_t t,
+void write_tensor_files(const std::string& directory, const PreparedNetwork& prepared, std::size_t t,
                         const std::string& stem_name, const std::vector<std::int64_t>& values) {
   const contracts::QuantizedNetwork& quantized = prepared.quantized;
   const contracts::Tensor& tensor = quantized.network.tensors[t];
-  const std::string stem = (std::filesystem::path(options.output_directory) / stem_name).string();
+  const std::string stem = (std::filesystem::path(directory) / stem_name).string();
   util::write_npy_file(stem + ".npy", util::integer_array(util::smallest_signed_type(quantized.data_width),
                                                           tensor.shape, values));
   write_real_npy(stem + ".real.npy", tensor.shape, dequantize_values(values, quantized.tensors[t].scale));
@@ -112,7 +112,8 @@ void write_outputs(const NetworkRunOptions& options, const PreparedNetwork& prep
   const contracts::Network& network = prepared.network();
   const std::vector<std::size_t> chosen = tensors_to_write(options, network, produced);
   const std::vector<std::string> stems = output_stems(network, chosen);
-  for (std::size_t i = 0; i < chosen.size(); ++i) write_tensor_files(options, prepared, chosen[i], stems[i], produced[chosen[i]]);
+  for (std::size_t i = 0; i < chosen.size(); ++i)
+    write_tensor_files(options.output_directory, prepared, chosen[i], stems[i], produced[chosen[i]]);
   write_tensor_index(options, prepared, chosen, stems);
 }
 
@@ -204,21 +205,40 @@ TensorFiles::TensorFiles(const NetworkRunOptions& options, const PreparedNetwork
   const std::vector<std::string> stems = output_stems(network, variables);
   for (std::size_t i = 0; i < variables.size(); ++i) stems_[variables[i]] = stems[i];
   create_output_directory(options);
+  staging_ = (std::filesystem::path(options.output_directory) / (".partial-" + std::to_string(::getpid()))).string();
+  std::error_code error;
+  std::filesystem::remove_all(staging_, error);
+  std::filesystem::create_directory(staging_, error);
+  if (error) throw util::InputError({staging_, 0, 0}, "--outputs", "cannot create the directory: " + error.message());
+}
+
+TensorFiles::~TensorFiles() {
+  std::error_code error;
+  std::filesystem::remove_all(staging_, error);  // a run that threw leaves no tensor without its tensors.json
 }
 
 void TensorFiles::write(std::size_t tensor, const std::vector<std::int64_t>& values) {
   if (prepared_.network().tensors[tensor].constant || values.empty() || written_[tensor]) return;
-  write_tensor_files(options_, prepared_, tensor, stems_[tensor], values);
+  write_tensor_files(staging_, prepared_, tensor, stems_[tensor], values);
   written_[tensor] = true;
 }
 
-void TensorFiles::finish() const {
+void TensorFiles::finish() {
+  namespace fs = std::filesystem;
   std::vector<std::size_t> chosen;
   std::vector<std::string> stems;
   for (std::size_t t = 0; t < written_.size(); ++t)
     if (written_[t]) {
       chosen.push_back(t);
       stems.push_back(stems_[t]);
+      for (const char* suffix : {".npy", ".real.npy", ".float.npy"}) {
+        const fs::path from = fs::path(staging_) / (stems_[t] + suffix);
+        std::error_code error;
+        if (!fs::exists(from, error)) continue;
+        fs::rename(from, fs::path(options_.output_directory) / (stems_[t] + suffix), error);
+        if (error) throw util::InputError({options_.output_directory, 0, 0}, "--outputs",
+                                          "cannot move '" + stems_[t] + suffix + "' into it: " + error.message());
+      }
     }
   write_tensor_index(options_, prepared_, chosen, stems);
 }

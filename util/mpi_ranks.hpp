@@ -57,6 +57,7 @@ class RankRunner final : public TaskRunner {
   int ranks() const override { return ranks_.size(); }
   int jobs() const override { return pool_.jobs; }
   bool single_process() const override { return pool_.jobs * ranks_.size() == 1 && pool_.timeout_seconds == 0; }
+  PoolOptions pool_options() const override { return pool_; }
   void run_in_processes(const std::vector<int>& tasks, const TaskWork& work,
                         const TaskDone& on_done) override {
     util::run_in_processes(tasks, pool_, work, on_done);  // the pool's, not this member

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <cstdint>
 #include <stdexcept>
 
 namespace maeri::util {
@@ -54,6 +56,55 @@ void write_all(int fd, const std::string& bytes) {
   ::close(fd);
   std::fflush(stderr);
   ::_exit(status);
+}
+
+// A worker's channel: one stream socket each way, every message its 8-byte length and its bytes. send() with
+// MSG_NOSIGNAL: a peer that died is an error, not a SIGPIPE.
+bool send_frame(int fd, const std::string& bytes) {
+  const std::uint64_t size = bytes.size();
+  std::string frame(reinterpret_cast<const char*>(&size), 8);
+  frame += bytes;
+  std::size_t sent = 0;
+  while (sent < frame.size()) {
+    const ssize_t n = ::send(fd, frame.data() + sent, frame.size() - sent, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    sent += std::size_t(n);
+  }
+  return true;
+}
+
+bool read_exactly(int fd, char* data, std::size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::read(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n;
+    size -= std::size_t(n);
+  }
+  return true;
+}
+
+// In a worker: serve requests until the parent closes the channel.
+[[noreturn]] void serve_requests(int fd, const WorkerPool::Serve& serve) {
+  for (;;) {
+    std::uint64_t size = 0;
+    std::string request;
+    if (!read_exactly(fd, reinterpret_cast<char*>(&size), 8)) break;
+    request.resize(size);
+    if (!read_exactly(fd, request.data(), size)) break;
+    std::string answer;
+    try {
+      answer = "R" + serve(request);
+    } catch (const std::exception& error) {
+      answer = std::string("E") + error.what();
+    } catch (...) {
+      answer = "Eunknown exception";
+    }
+    if (!send_frame(fd, answer)) break;
+  }
+  std::fflush(stderr);
+  ::_exit(0);
 }
 
 std::string exit_reason(int status) {
@@ -127,6 +178,120 @@ void run_in_processes(const std::vector<int>& tasks, const PoolOptions& options,
       }
       const int task = tasks[size_t(r.slot)];
       running.erase(running.begin() + std::ptrdiff_t(i));
+      on_done(task, std::move(outcome));
+    }
+  }
+}
+
+WorkerPool::WorkerPool(PoolOptions options, const Serve& serve) : options_(options) {
+  if (options_.jobs < 1) throw std::invalid_argument("WorkerPool: jobs must be at least 1");
+  for (int i = 0; i < options_.jobs; ++i) {
+    int fds[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0)
+      throw std::runtime_error(std::string("socketpair: ") + std::strerror(errno));
+    std::fflush(stdout);
+    std::fflush(stderr);
+    const pid_t pid = ::fork();
+    if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+    if (pid == 0) {
+      ::close(fds[0]);
+      for (const Worker& other : workers_) ::close(other.fd);
+      serve_requests(fds[1], serve);
+    }
+    ::close(fds[1]);
+    Worker worker;
+    worker.pid = pid;
+    worker.fd = fds[0];
+    workers_.push_back(worker);
+  }
+}
+
+WorkerPool::~WorkerPool() {
+  for (Worker& worker : workers_) {
+    if (worker.dead) continue;
+    if (worker.task >= 0) ::kill(worker.pid, SIGKILL);
+    ::close(worker.fd);  // an idle worker reads the end and leaves
+    while (::waitpid(worker.pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+}
+
+bool WorkerPool::has_idle() const {
+  for (const Worker& worker : workers_)
+    if (!worker.dead && worker.task < 0) return true;
+  return false;
+}
+
+std::size_t WorkerPool::running() const {
+  std::size_t busy = 0;
+  for (const Worker& worker : workers_) busy += !worker.dead && worker.task >= 0;
+  return busy;
+}
+
+void WorkerPool::start(int task, const std::string& request) {
+  for (Worker& worker : workers_) {
+    if (worker.dead || worker.task >= 0) continue;
+    worker.task = task;
+    worker.start = Clock::now();
+    worker.received.clear();
+    worker.unsent = !send_frame(worker.fd, request);
+    return;
+  }
+  throw std::logic_error("WorkerPool::start: no idle worker");
+}
+
+// A busy worker after a poll: true when its task ended (its answer, or it died or ran out of time), with `outcome`.
+bool WorkerPool::answered(Worker& worker, short events, TaskOutcome& outcome) {
+  outcome.seconds = std::chrono::duration<double>(Clock::now() - worker.start).count();
+  bool gone = worker.unsent;
+  if (!gone && (events & (POLLIN | POLLHUP | POLLERR))) {
+    char buffer[1 << 16];
+    const ssize_t n = ::read(worker.fd, buffer, sizeof buffer);
+    if (n > 0) worker.received.append(buffer, std::size_t(n));
+    else if (n == 0 || errno != EINTR) gone = true;
+  }
+  std::uint64_t size = 0;
+  if (worker.received.size() >= 8) std::memcpy(&size, worker.received.data(), 8);
+  if (!gone && worker.received.size() >= 8 && worker.received.size() - 8 >= size) {
+    const std::string answer = worker.received.substr(8, size);
+    outcome.ok = !answer.empty() && answer[0] == 'R';
+    (outcome.ok ? outcome.bytes : outcome.error) = answer.empty() ? "an empty answer" : answer.substr(1);
+    worker.received.clear();
+    worker.task = -1;
+    return true;
+  }
+  const bool late = options_.timeout_seconds > 0 && outcome.seconds > options_.timeout_seconds;
+  if (!gone && !late) return false;
+  if (late) ::kill(worker.pid, SIGKILL);
+  ::close(worker.fd);
+  int status = 0;
+  while (::waitpid(worker.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  char limit[32];
+  std::snprintf(limit, sizeof limit, "%g", options_.timeout_seconds);
+  outcome.error = late ? std::string("timed out after ") + limit + " s (killed)"
+                       : "the worker process " + exit_reason(status) + " before returning a result";
+  worker.dead = true;
+  return true;
+}
+
+void WorkerPool::wait(const TaskDone& on_done) {
+  bool any = false;
+  while (!any && running() > 0) {
+    std::vector<pollfd> polls;
+    std::vector<Worker*> busy;
+    for (Worker& worker : workers_)
+      if (!worker.dead && worker.task >= 0) {
+        polls.push_back({worker.fd, POLLIN, 0});
+        busy.push_back(&worker);
+      }
+    const int ready = ::poll(polls.data(), polls.size(), 200);
+    if (ready < 0 && errno != EINTR) throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
+    for (std::size_t i = 0; i < busy.size(); ++i) {
+      TaskOutcome outcome;
+      const int task = busy[i]->task;
+      if (!answered(*busy[i], polls[i].revents, outcome)) continue;
+      any = true;
       on_done(task, std::move(outcome));
     }
   }

@@ -20,6 +20,9 @@ class TaskRunner {
   // One rank, one job and no time limit: tasks may run in the calling process (which may then hold a simulation
   // of its own, e.g. to trace it).
   virtual bool single_process() const = 0;
+  // The child processes' limits on this rank (jobs at once, each task's time limit): for a caller that runs its own
+  // util::ProcessPool (a chained run's layers at once, testbench/layer_pipeline.cpp).
+  virtual PoolOptions pool_options() const = 0;
 
   // Runs work(task) for every task of `tasks`, each in a fresh child process, and calls on_done(task, outcome) in
   // this process as each one finishes (util/process_pool.hpp).
@@ -55,6 +58,7 @@ class InProcessRunner final : public TaskRunner {
   int ranks() const override { return 1; }
   int jobs() const override { return 1; }
   bool single_process() const override { return true; }
+  PoolOptions pool_options() const override { return {}; }
   void run_in_processes(const std::vector<int>& tasks, const TaskWork& work, const TaskDone& on_done) override {
     util::run_in_processes(tasks, PoolOptions{}, work, on_done);
   }

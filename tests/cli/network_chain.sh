@@ -1,6 +1,7 @@
 #!/bin/bash
 # CLI tests of chained network runs (docs/cosim.md, "Chained network runs"): `maeri run` chains tiny's graph through
-# the RTL and the post-processing unit bit-exactly, also over --jobs and MPI ranks; a flipped weight bit or a flipped
+# the RTL and the post-processing unit bit-exactly, also over --jobs (layers in shards, or layers at once) and MPI
+# ranks, with the same report and files; a flipped weight bit or a flipped
 # unit output bit is caught at that layer or operator and named; the outputs written as .npy feed a second run that
 # gives the same outputs; bad inputs exit 2 naming the file and field, with nothing written.
 # onnx_top1 is issue 30's ONNX target: the classifier of maeri_make_onnx_models (conv + BatchNormalization, ReLU,
@@ -36,6 +37,25 @@ case $case_name in
       --all-tensors || exit 1
     "$maeri" "${chain[@]}" --outputs "$dir/one" --all-tensors >/dev/null || fail "the run in one process"
     diff -r "$dir/one" "$dir/jobs" || fail "--jobs 2 gives other tensors" ;;
+  layer_jobs)
+    # Layers at once in two processes (no --shards), on the integer reference's tensors: the same report line by line
+    # (every cycle and count; only the seconds and the jobs differ) and the same files as one process — also when a
+    # flipped weight or unit bit stops the run at its layer or operator.
+    for fault in "" weight:conv2:17:3 unit:add1:5:0; do
+      for jobs in 1 2; do
+        "$maeri" "${chain[@]}" --jobs $jobs --outputs "$dir/j$jobs" --all-tensors ${fault:+--fault $fault} \
+          >"$dir/j$jobs.txt" 2>"$dir/j$jobs.err"
+        echo $? >"$dir/j$jobs.status"
+        sed -E -i 's/\[[0-9.]+ s\]//; s/[0-9.]+ s wall.*//; s/x [0-9]+ job\(s\)/x N job(s)/' "$dir/j$jobs.txt"
+      done
+      cmp "$dir/j1.status" "$dir/j2.status" || fail "--jobs 2 exits otherwise (fault '$fault')"
+      diff "$dir/j1.txt" "$dir/j2.txt" || fail "--jobs 2 reports otherwise (fault '$fault')"
+      diff "$dir/j1.err" "$dir/j2.err" || fail "--jobs 2 errs otherwise (fault '$fault')"
+      diff -r "$dir/j1" "$dir/j2" || fail "--jobs 2 writes other tensors (fault '$fault')"
+      rm -rf "$dir/j1" "$dir/j2"
+    done
+    grep -q "$pass_text" "$dir/j1.txt" && fail "the last case should have failed"
+    grep -q "add1 \[unit\]: FAIL" "$dir/j2.txt" || fail "the unit fault is not reported with --jobs 2" ;;
   mpi)
     require_mpi "$mpiexec"
     "$expect" 0 --stdout-contains "$pass_text" \

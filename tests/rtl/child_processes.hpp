@@ -16,9 +16,10 @@ class ChildProcesses final : public util::TaskRunner {
   int ranks() const override { return 1; }
   int jobs() const override { return 2; }
   bool single_process() const override { return false; }
+  util::PoolOptions pool_options() const override { return {2, 0}; }
   void run_in_processes(const std::vector<int>& tasks, const util::TaskWork& work,
                         const util::TaskDone& on_done) override {
-    util::run_in_processes(tasks, {2, 0}, work, on_done);
+    util::run_in_processes(tasks, pool_options(), work, on_done);
   }
   void gather(const std::vector<int>&, const std::vector<util::TaskOutcome>&, const std::vector<int>&,
               const util::TaskDone&) override {}

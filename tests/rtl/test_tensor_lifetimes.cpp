@@ -2,11 +2,16 @@
 // tensor read twice (relu1: by conv2 and by the max pool) and a residual add: the lifetimes below are read off
 // configs/workloads/tiny.yaml by hand.
 #include <catch2/catch.hpp>
+#include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "contracts/spec_loader.hpp"
+#include "testbench/network_run.hpp"
 #include "testbench/tensor_lifetimes.hpp"
 
 using namespace maeri;
@@ -56,4 +61,42 @@ TEST_CASE("tensor lifetimes: each tensor dies after its last reader, outputs nev
   std::size_t activations = 0;
   for (const contracts::Tensor& t : network.tensors) activations += !t.constant;
   CHECK(freed == activations - network.network_outputs().size());
+}
+
+// Streamed --all-tensors (testbench::TensorFiles): a run that throws before finish() leaves no tensor file in the
+// output directory (the files wait in a hidden folder the destructor removes); finish() moves them in beside
+// tensors.json and leaves nothing else.
+TEST_CASE("streamed tensor files: none without tensors.json, all with it", "[chain][memory]") {
+  namespace fs = std::filesystem;
+  const contracts::Network network =
+      contracts::load_workload(std::string(MAERI_SOURCE_DIR) + "/configs/workloads/tiny.yaml");
+  const contracts::Hardware hardware =
+      contracts::load_hardware(std::string(MAERI_SOURCE_DIR) + "/configs/hardware/maeri-64.yaml");
+  const fs::path directory = fs::temp_directory_path() / ("maeri-tensor-files-" + std::to_string(::getpid()));
+  fs::remove_all(directory);
+  testbench::NetworkRunOptions options;
+  options.output_directory = directory.string();
+  options.all_tensors = true;
+  const testbench::PreparedNetwork prepared = testbench::prepare_network_run(network, hardware, {}, options, true);
+  const std::size_t input = prepared.inputs.at(0);
+  const auto listing = [&] {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(directory)) names.push_back(entry.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  try {
+    testbench::TensorFiles files(options, prepared);
+    files.write(input, prepared.integer_inputs.at(0));
+    throw std::runtime_error("a run that stops midway");
+  } catch (const std::runtime_error&) {
+  }
+  CHECK(listing().empty());
+  {
+    testbench::TensorFiles files(options, prepared);
+    files.write(input, prepared.integer_inputs.at(0));
+    files.finish();
+  }
+  CHECK(listing() == std::vector<std::string>{"image.float.npy", "image.npy", "image.real.npy", "tensors.json"});
+  fs::remove_all(directory);
 }
