@@ -5,7 +5,9 @@
 // console report around flow::WorkloadMapping (flow/workload_mapping.hpp).
 #include <fmt/format.h>
 
+#include <functional>
 #include <optional>
+#include <sstream>
 #include <string>
 
 #include "cli/command_line_error.hpp"
@@ -41,6 +43,7 @@ struct MapOptions {
   std::string order;
   bool single_level = false;  // --two-level names the default
   bool no_fusion = false;
+  std::string fuse;      // --fuse: a fixed fusion policy, these consecutive layers one group, the rest alone
   bool details = false;  // the per-layer report (always with one layer)
   std::uint64_t joint_budget = mapper::JointSearch{}.budget;
   std::string phase_order;
@@ -264,6 +267,25 @@ void print_fusion_summary(const mapper::NetworkFusionResult& fusion) {
              fusion.compulsory_dram_bytes > 0 ? double(fused.dram_bytes) / double(fusion.compulsory_dram_bytes) : 0.0);
 }
 
+// --fuse's layer names (comma-separated; none when empty).
+std::vector<std::string> fused_layer_names(const std::string& list) {
+  std::vector<std::string> names;
+  std::stringstream in(list);
+  for (std::string name; std::getline(in, name, ',');) names.push_back(name);
+  return names;
+}
+
+// Maps the layers; a --fuse policy (`fuse`) the network or the fusion rules refuse is an error naming the option.
+void map_layers(flow::WorkloadMapping& workload, const std::vector<contracts::Layer>& layers, const std::string& fuse,
+                const std::function<void(const flow::MappedLayer&)>& each) {
+  try {
+    workload.map(layers, each);
+  } catch (const std::invalid_argument& error) {
+    if (fuse.empty()) throw;
+    throw command_line_error("--fuse", error.what());
+  }
+}
+
 int run_map(const MapOptions& options) {
   const contracts::Hardware hardware = contracts::load_hardware(options.hardware);
   const contracts::Network network = importer::load_network(options.workload, options.model_inputs);
@@ -299,6 +321,7 @@ int run_map(const MapOptions& options) {
   mapping.two_level = !options.single_level;
   mapping.joint_budget = options.joint_budget;
   mapping.heuristic = &heuristic;
+  mapping.fusion_options.fixed_group = fused_layer_names(options.fuse);
 
   fmt::print("mapping workload '{}' on '{}' ({} MS, dn_bw {}, rn_bw {}), objective {}, {}\n", network.name,
              hardware.name, hardware.num_ms, hardware.dn_bw, hardware.rn_bw, options.objective,
@@ -313,7 +336,7 @@ int run_map(const MapOptions& options) {
   flow::WorkloadMapping workload(network, hardware, std::move(mapping));
   // One layer: its details are the point. A network: a table, unless --details asks for every layer's report.
   const bool details = options.details || layers.size() == 1;
-  workload.map(layers, [&](const flow::MappedLayer& mapped) {
+  map_layers(workload, layers, options.fuse, [&](const flow::MappedLayer& mapped) {
     if (details) print_layer(mapped, heuristic, fixed, two_level, objective);
   });
   if (details) {
@@ -384,10 +407,16 @@ void add_map_command(CLI::App& app, Action& action) {
                       "two-level search: mappings costed before the SDM level is searched for fewer fabric tiles")
       ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 40))
       ->capture_default_str();
-  command->add_flag("--no-fusion", options->no_fusion,
+  CLI::Option* no_fusion = command->add_flag("--no-fusion", options->no_fusion,
                     "map every layer on its own: no fused groups (by default a whole network's layers may share "
                     "tensors in the SDM, docs/mapping.md)")
       ->excludes(given);
+  command->add_option("--fuse", options->fuse,
+                      "a fixed fusion policy: these consecutive layers (comma-separated names) are one fused group "
+                      "and every other layer runs alone; map picks the group's stripes and mappings (e.g. "
+                      "TransFusion's: every Einsum but K and V, scripts/ffm-comparison.py)")
+      ->excludes(given)
+      ->excludes(no_fusion);
   command->add_flag("--details", options->details,
                     "per layer, its best mappings with their SDM tiles, the baseline and what each pruning rule "
                     "alone would lose (a network's default: one line per layer; one layer: always the details)");

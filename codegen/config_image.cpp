@@ -11,6 +11,8 @@
 #include <tuple>
 
 #include "codegen/config_image.hpp"
+
+#include "contracts/sdm_rules.hpp"
 #include "codegen/image_validation.hpp"
 #include "util/input_file.hpp"
 #include "util/utf8_text.hpp"
@@ -205,7 +207,8 @@ std::vector<std::uint8_t> encode_image(const ConfigImage& image) {
            (member.role.weights_pinned ? kFusedFlagWeightsPinned : 0) |
            (member.role.output_over_shortcut ? kFusedFlagOutputOverShortcut : 0) |
            (member.role.weights_in_sdm ? kFusedFlagWeightsInSdm : 0) |
-           (member.role.token_stripes ? kFusedFlagTokenStripes : 0));
+           (member.role.token_stripes ? kFusedFlagTokenStripes : 0) |
+           (member.role.query_rows ? kFusedFlagQueryRows : 0));
   }
   out.u32(std::uint32_t(image.configurations.size()));
   for (const ImageConfiguration& configuration : image.configurations) {
@@ -354,7 +357,7 @@ void read_fused_member(ByteReader& in, std::uint32_t version, ConfigImage& image
   if ((flags & ~std::uint32_t(kFusedFlagsKnown)) != 0)
     throw ImageError(fmt::format("{}: byte {}: fused.flags is 0x{:02x}, expected only the bits input_in_sdm (0x01), "
                                  "output_in_sdm (0x02), weights_pinned (0x04), output_over_shortcut (0x08), "
-                                 "weights_in_sdm (0x10) and token_stripes (0x20)",
+                                 "weights_in_sdm (0x10), token_stripes (0x20) and query_rows (0x40)",
                                  source, at.fused_flags, flags));
   member.role.input_in_sdm = (flags & kFusedFlagInputInSdm) != 0;
   member.role.output_in_sdm = (flags & kFusedFlagOutputInSdm) != 0;
@@ -362,6 +365,7 @@ void read_fused_member(ByteReader& in, std::uint32_t version, ConfigImage& image
   member.role.output_over_shortcut = (flags & kFusedFlagOutputOverShortcut) != 0;
   member.role.weights_in_sdm = (flags & kFusedFlagWeightsInSdm) != 0;
   member.role.token_stripes = (flags & kFusedFlagTokenStripes) != 0;
+  member.role.query_rows = (flags & kFusedFlagQueryRows) != 0;
 }
 
 void read_configurations(ByteReader& in, std::uint32_t version, ConfigImage& image, ImageFieldOffsets& at,
@@ -477,8 +481,7 @@ std::optional<std::size_t> stripe_loop(const ConfigImage& image) {
   std::optional<std::size_t> found;
   for (std::size_t pc = 0; pc < image.program.size(); ++pc) {
     const Instruction& instruction = image.program[pc];
-    const std::uint32_t stripe_register =
-        std::uint32_t(image.fused->role.token_stripes ? LoopRegister::NB : LoopRegister::XB);
+    const std::uint32_t stripe_register = std::uint32_t(kFirstBlockRegister + contracts::stripe_dim(image.fused->role));
     if (instruction.opcode != Opcode::For || instruction.operand[0] != stripe_register) continue;
     if (found) return std::nullopt;
     found = pc;
@@ -491,16 +494,19 @@ std::string fused_member_text(const contracts::FusedMember& member) {
   std::string text = fmt::format("fused     member {} of {} of group '{}'\n", member.position + 1, member.members,
                                  member.group);
   text += role.input_in_sdm ? "          input  from the SDM (a tensor an earlier member of the group left there)\n"
-                            : "          input  read from DRAM\n";
+                            : role.query_rows && role.stripes > 1
+                                ? "          input  read from DRAM, whole in every stripe (the keys or values of every query row)\n"
+                                : "          input  read from DRAM\n";
   text += role.output_in_sdm ? "          output kept in the SDM for the group's later members (not written to DRAM)\n"
                              : "          output written to DRAM\n";
   text += role.stripes > 1
               ? fmt::format("          {}stripes {}: each iteration of the {} loop is one stripe, after which the "
                             "controller yields the fabric to the next member\n",
-                            role.token_stripes ? "token " : "", role.stripes, role.token_stripes ? "nb" : "xb")
+                            role.query_rows ? "query-row " : role.token_stripes ? "token " : "", role.stripes,
+                            register_name(std::uint32_t(kFirstBlockRegister + contracts::stripe_dim(role))))
               : "          stripes 1: the whole layer runs before the next member (shared tensors held whole)\n";
   if (role.weights_pinned) text += "          weights pinned in the SDM across the stripes (fetched from DRAM once)\n";
-  else if (role.stripes > 1) text += "          weights fetched from DRAM again for every stripe\n";
+  else if (role.stripes > 1 && !role.weights_in_sdm) text += "          weights fetched from DRAM again for every stripe\n";
   if (role.output_over_shortcut)
     text += "          output written over the residual shortcut's SDM rows (the add reads each shortcut element first)\n";
   if (role.weights_in_sdm)
@@ -577,6 +583,7 @@ std::string to_json(const ConfigImage& image) {
                      {"output_over_shortcut", member.role.output_over_shortcut}};
     if (member.role.weights_in_sdm) root["fused"]["weights_in_sdm"] = true;  // a matrix product's operand A
     if (member.role.token_stripes) root["fused"]["token_stripes"] = true;    // stripes along N
+    if (member.role.query_rows) root["fused"]["query_rows"] = true;  // a product's stripes: its query rows (K)
   }
   ordered_json configurations = ordered_json::array();
   for (const ImageConfiguration& configuration : image.configurations) {

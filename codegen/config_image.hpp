@@ -60,11 +60,14 @@ inline constexpr std::uint16_t kSingleLevelImageFormatVersion = 3;
 
 // The role flags byte of a fused member (version 7); every other bit is 0.
 // kFusedFlagTokenStripes: the stripes cut N (tokens), the nb loop is the stripe loop (only with stripes > 1).
+// kFusedFlagQueryRows: with token stripes, a matrix product's stripes cut its query rows (K per group): the kb loop
+// is the stripe loop.
 inline constexpr std::uint8_t kFusedFlagInputInSdm = 1, kFusedFlagOutputInSdm = 2, kFusedFlagWeightsPinned = 4,
-                                kFusedFlagOutputOverShortcut = 8, kFusedFlagWeightsInSdm = 16, kFusedFlagTokenStripes = 32;
+                                kFusedFlagOutputOverShortcut = 8, kFusedFlagWeightsInSdm = 16, kFusedFlagTokenStripes = 32,
+                                kFusedFlagQueryRows = 64;
 inline constexpr std::uint8_t kFusedFlagsKnown = kFusedFlagInputInSdm | kFusedFlagOutputInSdm | kFusedFlagWeightsPinned |
                                                  kFusedFlagOutputOverShortcut | kFusedFlagWeightsInSdm |
-                                                 kFusedFlagTokenStripes;
+                                                 kFusedFlagTokenStripes | kFusedFlagQueryRows;
 
 // The fabric parameters an image depends on (the rest of the hardware spec does not change the bits).
 struct ImageHardware {

@@ -19,6 +19,14 @@ namespace {
 template <class Visit>
 void for_each_stripe_output(const contracts::Layer& layer, const StripePiece& piece, Visit visit) {
   const std::int64_t rows = layer.output_x(), columns = layer.output_y();
+  if (piece.query_rows) {  // filters g·(K/groups) + [begin, end) of every group: one run of outputs per group
+    const std::int64_t per_filter = rows * columns, filters = layer.group_filters();
+    for (std::int64_t plane = 0; plane < layer.N * layer.groups; ++plane)
+      for (std::int64_t index = (plane * filters + piece.begin) * per_filter;
+           index < (plane * filters + piece.end) * per_filter; ++index)
+        visit(std::size_t(index));
+    return;
+  }
   if (piece.tokens) {  // N is the outermost index: a run of tokens is one contiguous run of outputs
     const std::int64_t per_token = layer.K * rows * columns;
     for (std::int64_t index = piece.begin * per_token; index < piece.end * per_token; ++index) visit(std::size_t(index));
@@ -31,6 +39,8 @@ void for_each_stripe_output(const contracts::Layer& layer, const StripePiece& pi
 }
 
 std::size_t stripe_size(const contracts::Layer& layer, const StripePiece& piece) {
+  if (piece.query_rows)
+    return std::size_t((piece.end - piece.begin) * layer.N * layer.groups * layer.output_x() * layer.output_y());
   return std::size_t((piece.end - piece.begin) * (piece.tokens ? layer.K * layer.output_x() : layer.N * layer.K) *
                      layer.output_y());
 }
@@ -38,11 +48,12 @@ std::size_t stripe_size(const contracts::Layer& layer, const StripePiece& piece)
 }  // namespace
 
 std::vector<StripePiece> stripe_pieces(const contracts::Layer& layer, const contracts::Mapping& mapping,
-                                       std::int64_t stripes, bool token_stripes) {
+                                       std::int64_t stripes, bool token_stripes, bool query_rows) {
   const std::int64_t rows = layer.output_x();
   if (stripes == 1) return {StripePiece{0, 1, 0, rows, false}};
-  const int dim = contracts::stripe_dim(token_stripes);
-  const std::int64_t extent = token_stripes ? layer.N : rows;
+  query_rows = query_rows && token_stripes;
+  const int dim = contracts::stripe_dim(token_stripes, query_rows);
+  const std::int64_t extent = contracts::stripe_extent(layer, token_stripes, query_rows);
   const auto bad = [&](const std::string& why) {
     return std::invalid_argument(fmt::format("layer '{}' cannot run in {} stripes: {}", util::shown_value(layer.name),
                                              stripes, why));
@@ -52,7 +63,8 @@ std::vector<StripePiece> stripe_pieces(const contracts::Layer& layer, const cont
   const auto trips = contracts::sdm_trips(contracts::layer_extents(layer), mapping.sdm.block);
   if (trips[dim] != stripes)
     throw bad(fmt::format("sdm.{} = {} cuts its {} {} into {} blocks", contracts::sdm_dim_key(dim),
-                          mapping.sdm.block[dim], extent, token_stripes ? "tokens" : "output rows", trips[dim]));
+                          mapping.sdm.block[dim], extent, contracts::stripe_extent_name(token_stripes, query_rows),
+                          trips[dim]));
   for (std::uint8_t outer : mapping.sdm.order) {
     if (outer == dim) break;
     if (trips[outer] > 1)
@@ -62,12 +74,12 @@ std::vector<StripePiece> stripe_pieces(const contracts::Layer& layer, const cont
   const std::int64_t block = mapping.sdm.block[dim];
   std::vector<StripePiece> pieces;
   for (std::int64_t j = 0; j < stripes; ++j)
-    pieces.push_back({j, stripes, j * block, std::min(extent, (j + 1) * block), token_stripes});
+    pieces.push_back({j, stripes, j * block, std::min(extent, (j + 1) * block), token_stripes, query_rows});
   return pieces;
 }
 
 bool in_stripe(const WeightPhase& phase, const StripePiece& piece) {
-  const std::int64_t start = phase.block[piece.tokens ? contracts::kSdmN : contracts::kSdmX];
+  const std::int64_t start = phase.block[contracts::stripe_dim(piece.tokens, piece.query_rows)];
   return start >= piece.begin && start < piece.end;
 }
 

@@ -22,11 +22,11 @@ struct Emitter {
   std::map<PhaseShape, int> configuration_of;
   std::array<int, 4> extent{}, tile{};  // R, S, C, K: the layer's, and the fabric tile
   std::vector<Instruction> code;
-  // A grouped layer's g0 loop: outermost, or (a fused member in stripes) just inside the xb loop, so that one
+  // A grouped layer's g0 loop: outermost, or (a fused member in stripes) just inside the stripe loop, so that one
   // iteration of the stripe loop is a stripe of every group.
   std::optional<Instruction> group_loop;
   bool groups_inside_stripes = false;
-  int stripe_dim = contracts::kSdmX;  // the SDM dimension of the stripe loop (N with token stripes)
+  int stripe_dim = contracts::kSdmX;  // the SDM dimension of the stripe loop (N with token stripes, K with query rows)
 
   void fabric(int level, std::array<int, 4> sizes, const std::array<int, 4>& range) {
     if (level == 4) {
@@ -75,7 +75,11 @@ struct Emitter {
     if (full > 0) {
       code.push_back({Opcode::For, {reg, 0, std::uint32_t(full), std::uint32_t(block)}});
       range[slot] = block;
+      // Query-row stripes: the K blocks are the stripes (equal: fused_member_violation), every group in each.
+      const bool groups_here = groups_inside_stripes && group_loop && dim == stripe_dim;
+      if (groups_here) code.push_back(*group_loop);
       sdm(level + 1, range);
+      if (groups_here) code.push_back({Opcode::EndFor, {}});
       code.push_back({Opcode::EndFor, {}});
     }
     if (edge > 0) {

@@ -256,13 +256,17 @@ void validate_fused_member(const ConfigImage& image, const ImageFieldOffsets& of
     fail(source, offsets.fused_flags,
          "fused.flags: output_over_shortcut is set, but it needs output_in_sdm and stripes 1 (the output takes the "
          "rows of a shortcut held whole in the SDM)");
-  if (role.weights_in_sdm && (member.position == 0 || role.stripes != 1))
+  if (role.weights_in_sdm && (member.position == 0 || (role.stripes != 1 && !role.query_rows)))
     fail(source, offsets.fused_flags,
          "fused.flags: weights_in_sdm is set, but it needs an earlier member to leave the operand A in the SDM and "
-         "stripes 1 (the operand is held whole)");
+         "stripes 1 (the operand is held whole) or query_rows (a stripe of its rows is held)");
   if (role.token_stripes && role.stripes == 1)
     fail(source, offsets.fused_flags,
          "fused.flags: token_stripes is set, but fused.stripes is 1 (token stripes cut N into several stripes)");
+  if (role.query_rows && !role.token_stripes)
+    fail(source, offsets.fused_flags,
+         "fused.flags: query_rows is set without token_stripes (query-row stripes are a matrix product's token "
+         "stripes)");
   if (const auto violation = contracts::fused_member_violation(image.layer, image.mapping, role, role.output_in_sdm)) {
     // Blamed on the field the broken rule reads: the SDM level, the stripes, the loop order or the pin.
     const auto rule_is = [&](const char* rule) { return violation->rfind(rule, 0) == 0; };
@@ -284,7 +288,7 @@ void validate_stripe_loop(const ConfigImage& image, const ImageFieldOffsets& off
   if (!loop)
     fail(source, offsets.fused_stripes,
          fmt::format("fused.stripes is {}, but the program has no single FOR {} to run as the stripe loop", stripes,
-                     image.fused->role.token_stripes ? "nb" : "xb"));
+                     register_name(std::uint32_t(kFirstBlockRegister + contracts::stripe_dim(image.fused->role)))));
   const Instruction& stripe = image.program[*loop];
   if (stripe.operand[2] != std::uint64_t(stripes))
     fail(source, offsets.instructions[*loop] + 1 + 2 * kImageOperandBytes,

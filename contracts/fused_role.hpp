@@ -31,9 +31,14 @@ struct FusedRole {
   // With stripes > 1: the stripes cut N (the layer's batch: a transformer GEMM's tokens) instead of X' — token
   // stripes. The stripe loop is then the SDM loop over N, stripe j the j-th SDM block along N.
   bool token_stripes = false;
+  // With token stripes, a matrix product (attention's Q·Kᵀ, P·V) cuts its query rows instead: the rows of its
+  // operand A, its K within each group (K/groups: a head's query rows) — query-row stripes. Stripe j is the j-th SDM
+  // block along K/groups of every group (every head's query rows of tokens j·B … (j+1)·B − 1), its stripe loop the
+  // SDM loop over K; its input B (keys, values) is read whole in every stripe.
+  bool query_rows = false;
   bool operator==(const FusedRole& other) const {
     return input_in_sdm == other.input_in_sdm && output_in_sdm == other.output_in_sdm && stripes == other.stripes &&
-           token_stripes == other.token_stripes &&
+           token_stripes == other.token_stripes && query_rows == other.query_rows &&
            weights_pinned == other.weights_pinned && output_over_shortcut == other.output_over_shortcut &&
            weights_in_sdm == other.weights_in_sdm;
   }

@@ -63,6 +63,14 @@ std::optional<std::string> sdm_violation(const Layer& layer, const Hardware& har
   return std::nullopt;
 }
 
+std::int64_t stripe_extent(const Layer& layer, bool token_stripes, bool query_rows) {
+  return token_stripes && query_rows ? layer.group_filters() : token_stripes ? layer.N : layer.output_x();
+}
+
+const char* stripe_extent_name(bool token_stripes, bool query_rows) {
+  return token_stripes && query_rows ? "query rows (K per group)" : token_stripes ? "tokens (N)" : "output rows";
+}
+
 std::optional<std::string> fused_member_violation(const Layer& layer, const Mapping& mapping, const FusedRole& role,
                                                   bool output_feeds_group) {
   if (!mapping.sdm.blocked)
@@ -70,11 +78,16 @@ std::optional<std::string> fused_member_violation(const Layer& layer, const Mapp
   const auto trips = sdm_trips(layer_extents(layer), mapping.sdm.block);
   if (role.stripes > 1) {
     const int dim = stripe_dim(role);
-    const char* what = role.token_stripes ? "tokens (N)" : "output rows";
-    const std::int64_t extent = role.token_stripes ? layer.N : layer.output_x();
+    const char* what = stripe_extent_name(role.token_stripes, role.query_rows);
+    const std::int64_t extent = stripe_extent(layer, role);
     if (trips[dim] != role.stripes)
       return fmt::format("stripes: layer '{}' has sdm.{} = {}, {} blocks of its {} {}, not the group's {} stripes",
                          layer.name, sdm_dim_key(dim), mapping.sdm.block[dim], trips[dim], extent, what, role.stripes);
+    // The controller's stripe is one iteration of the kb loop, which has a second loop for a ragged last K block.
+    if (role.query_rows && extent % mapping.sdm.block[dim] != 0)
+      return fmt::format("stripes: layer '{}' has sdm.{} = {}, which does not divide its {} {} (query-row stripes "
+                         "are equal K blocks of every group)",
+                         layer.name, sdm_dim_key(dim), mapping.sdm.block[dim], extent, what);
     for (std::uint8_t outer : mapping.sdm.order) {
       if (outer == dim) break;
       if (trips[outer] > 1)

@@ -53,9 +53,19 @@ SdmWorkingSet sdm_working_set(const Layer& layer, const Hardware& hardware, cons
 // capacity rule is checked only when hardware.sdm_bytes > 0 (a mapping file alone does not know the SDM size).
 std::optional<std::string> sdm_violation(const Layer& layer, const Hardware& hardware, const Mapping& tile);
 
-// The SDM dimension a member's stripes cut: N with token stripes, X' otherwise (FusedRole::token_stripes).
-inline int stripe_dim(const FusedRole& role) { return role.token_stripes ? kSdmN : kSdmX; }
-inline int stripe_dim(bool token_stripes) { return token_stripes ? kSdmN : kSdmX; }
+// The SDM dimension a member's stripes cut: N with token stripes (K with query-row stripes: a matrix product's
+// query rows), X' otherwise (FusedRole::token_stripes, FusedRole::query_rows).
+inline int stripe_dim(bool token_stripes, bool query_rows = false) {
+  return token_stripes && query_rows ? kSdmK : token_stripes ? kSdmN : kSdmX;
+}
+inline int stripe_dim(const FusedRole& role) { return stripe_dim(role.token_stripes, role.query_rows); }
+// What a member's stripes cut: its N (tokens), its K/groups (query rows of each head) or its X' (output rows).
+std::int64_t stripe_extent(const Layer& layer, bool token_stripes, bool query_rows = false);
+inline std::int64_t stripe_extent(const Layer& layer, const FusedRole& role) {
+  return stripe_extent(layer, role.token_stripes, role.query_rows);
+}
+// "tokens (N)", "query rows (K per group)" or "output rows", for messages.
+const char* stripe_extent_name(bool token_stripes, bool query_rows = false);
 
 // Why a layer's mapping cannot run as a member of a fused group in `role` (docs/mapping.md, "Fused groups"), naming
 // the rule and the layer: every member has an SDM level; with stripes > 1 its X' (N with token stripes) is in exactly

@@ -25,7 +25,7 @@ std::vector<contracts::PlannedGroup> planned_groups(const contracts::Network& ne
     contracts::PlannedGroup planned{entry.name, group.first, group.count, group.stripes, group.mappings,
                                     mapper::group_roles(graph, group), {}, {}};
     planned.live_bytes = mapper::group_reservations(network, graph, hardware, group.first, group.count, group.stripes,
-                                                    mapper::rows_per_stripe(group), group.token_stripes)
+                                                    mapper::rows_per_stripe(graph, group), group.token_stripes)
                              .live_at;
     for (std::size_t i = 0; i < group.count; ++i)
       planned.pinned_bytes.push_back(planned.roles[i].weights_pinned

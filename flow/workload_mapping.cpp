@@ -40,6 +40,7 @@ void set_role(nlohmann::json& entry, const ChosenLayer& chosen) {
                             {"output_over_shortcut", member.role.output_over_shortcut}};
     if (member.role.weights_in_sdm) entry["fused_group"]["weights_in_sdm"] = true;  // a matrix product's operand A
     if (member.role.token_stripes) entry["fused_group"]["token_stripes"] = true;    // stripes along N (tokens)
+    if (member.role.query_rows) entry["fused_group"]["query_rows"] = true;  // a product's stripes: its query rows
   } else {
     entry["fused_group"] = nullptr;
   }

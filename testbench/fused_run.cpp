@@ -166,7 +166,7 @@ FusedMemberRun run_fused_member(const contracts::PlannedGroup& group, std::size_
                                 std::unique_ptr<sim::FabricSession>& fabric,
                                 const std::function<std::unique_ptr<sim::FabricSession>()>& open_fabric) {
   Member m{group, member, run.layer, hardware, tensors, member_image(group, member, run), run.source, {}};
-  m.pieces = codegen::stripe_pieces(m.layer, run.mapping, m.role().stripes, m.role().token_stripes);
+  m.pieces = codegen::stripe_pieces(m.layer, run.mapping, m.role().stripes, m.role().token_stripes, m.role().query_rows);
   FusedMemberRun result;
   result.tile_text = contracts::to_compact_string(run.mapping.tile);
   result.pieces = int(m.pieces.size());

@@ -213,8 +213,11 @@ void add_stripe_runs(const contracts::Layer& layer, const contracts::Mapping& ti
   if (stripes <= 1) return;
   contracts::SdmBlockTraffic one_stripe = traffic;
   one_stripe.trips[contracts::stripe_dim(role)] = 1;
-  const RunSequence stripe =
-      sdm_runs(layer, tile, one_stripe, 0, {layer.R, layer.S, layer.group_channels(), layer.group_filters()});
+  // Query-row stripes cut K, whose SDM loop runs over the layer's filters: one stripe's layer has one K block.
+  contracts::Layer stripe_layer = layer;
+  if (role.query_rows) stripe_layer.K = layer.groups * tile.sdm.block[contracts::kSdmK];
+  const RunSequence stripe = sdm_runs(stripe_layer, tile, one_stripe, 0,
+                                      {layer.R, layer.S, layer.group_channels(), stripe_layer.group_filters()});
   if (stripe.first == stripe.last) runs.runs[size_t(stripe.first)] += stripes - 1;
 }
 
@@ -443,6 +446,19 @@ LoopNestTotals cost_loop_nest(const contracts::Layer& layer, const contracts::Ha
   return totals;
 }
 
+// The inputs an SDM-blocked layer fetches in its role: as its SDM loops dictate, or, in query-row stripes, those of
+// one stripe again in every stripe (the stripes are the K loop, which the inputs do not depend on, but the group's
+// other members run between them: docs/model.md, "Fused groups").
+std::int64_t input_fills(const FusedRole& role, const contracts::SdmBlockTraffic& blocks) {
+  if (!role.query_rows || role.stripes <= 1) return blocks.input_fills;
+  // The stripe loop is outermost (fused_member_violation): with another input loop of several blocks inside it the
+  // inputs already come back once per K block; otherwise the layer alone would have fetched them once.
+  using namespace contracts;
+  const bool inner_input_loop = blocks.trips[kSdmC] > 1 || blocks.trips[kSdmN] > 1 || blocks.trips[kSdmX] > 1 ||
+                                blocks.trips[kSdmY] > 1;
+  return inner_input_loop ? blocks.input_fills : blocks.input_fills * role.stripes;
+}
+
 // docs/model.md "Memory": SDM fills and DRAM bytes, and the bytes read from DRAM (fills and partial sums read
 // back), which the memory timing needs.
 struct MemoryTraffic {
@@ -479,7 +495,7 @@ MemoryTraffic count_memory_traffic(const contracts::Layer& layer, const contract
         role.weights_in_sdm ? 0
         : role.stripes > 1 && one_weight_block && !role.weights_pinned ? weights * role.stripes
                                                                         : blocks->weight_fills;
-    counts.sdm_fill_writes = (role.input_in_sdm ? 0 : blocks->input_fills) + weight_fills;
+    counts.sdm_fill_writes = (role.input_in_sdm ? 0 : input_fills(role, *blocks)) + weight_fills;
     traffic.read_bytes = counts.sdm_fill_writes * data_b + outputs * (blocks->output_visits - 1) * acc_b;
     counts.dram_bytes =
         traffic.read_bytes + outputs * (blocks->output_visits - (role.output_in_sdm ? 1 : 0)) * acc_b;
@@ -808,7 +824,7 @@ void evaluate_orders(const contracts::Layer& layer, const contracts::Hardware& h
   for (const contracts::PhaseOrder phase_order : phase_orders) {
     mapping.phase_order = phase_order;
     // The roles' fabric parts differ only in the stripes' configurations: one part per stripe count and axis.
-    std::vector<std::pair<std::pair<std::int64_t, bool>, FabricPart>> shared;
+    std::vector<std::pair<std::pair<std::int64_t, int>, FabricPart>> shared;
     for (const contracts::SdmOrder& order : orders) {
       mapping.sdm.order = order;
       if (!same_fabric) shared.clear();
@@ -816,10 +832,11 @@ void evaluate_orders(const contracts::Layer& layer, const contracts::Hardware& h
         const FusedRole& role = roles[r];
         auto found = std::find_if(shared.begin(), shared.end(),
                                   [&](const auto& entry) {
-                                    return entry.first == std::make_pair(role.stripes, role.token_stripes);
+                                    return entry.first == std::make_pair(role.stripes, contracts::stripe_dim(role));
                                   });
         if (found == shared.end()) {
-          shared.emplace_back(std::make_pair(role.stripes, role.token_stripes), fabric_part(layer, hardware, mapping, true, role));
+          shared.emplace_back(std::make_pair(role.stripes, contracts::stripe_dim(role)),
+                              fabric_part(layer, hardware, mapping, true, role));
           found = shared.end() - 1;
         }
         visit(finish(layer, hardware, mapping, found->second, nullptr, role), r);

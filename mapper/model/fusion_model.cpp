@@ -43,6 +43,18 @@ std::int64_t last_row_needed(const contracts::Layer& consumer, const FusionEdge&
   return last_producer_row(edge.path, std::min(consumer.X - 1, last));
 }
 
+// Whether a tensor whose tokens lie along `axis` reaches `consumer` (its operator) where its token stripes read them:
+// as a layer's input, along N; as a matrix product's operand A, along its query rows (the rows of A); a product's
+// input B is read whole by every stripe; a side operand of the consumer's post-processing, along N.
+bool tokens_aligned(const contracts::Network& network, const contracts::Operator& consumer, int axis, bool window,
+                    bool operand_a) {
+  if (axis < 0) return false;
+  if (!contracts::is_matrix_product(consumer)) return axis == 0 && !operand_a;
+  if (!operand_a) return false;
+  const int rank = int(network.tensors[consumer.inputs.at(1)].shape.size());
+  return window ? false : axis == (consumer.product.transpose_a ? rank - 1 : rank - 2);
+}
+
 // The tensor a member shares with the group: its output when a member reads it, else the input it reads from one.
 std::string shared_tensor(const FusionGraph& graph, const FusedGroup& group, std::size_t member) {
   const std::size_t layer = group.first + member;
@@ -62,21 +74,31 @@ FusionGraph fusion_graph(const contracts::Network& network) {
   const std::size_t layers = network.layers.size();
   graph.escapes.assign(layers, false);
   graph.output_tensor.assign(layers, "");
+  graph.products.assign(layers, false);
   std::vector<std::optional<std::size_t>> source(network.tensors.size());
   std::vector<StreamPath> path(network.tensors.size());
+  std::vector<const contracts::Operator*> layer_op(layers, nullptr);
+  for (const contracts::Operator& op : network.operators)
+    if (op.kind == OperatorKind::FabricLayer) {
+      layer_op[op.layer] = &op;
+      graph.products[op.layer] = contracts::is_matrix_product(op);
+    }
   std::map<std::pair<std::size_t, std::size_t>, FusionEdge> edges;  // by (consumer, producer)
   const auto add_edge = [&](std::size_t consumer, std::size_t tensor, bool window, bool addend, bool operand_a) {
     const std::size_t producer = *source[tensor];
     if (producer == consumer) return;
     const FusionEdge edge{producer, consumer, window, addend && !window, operand_a, network.tensors[tensor].name,
-                          path[tensor]};
+                          path[tensor], tokens_aligned(network, *layer_op[consumer], path[tensor].token_axis, window,
+                                                       operand_a)};
     auto [it, added] = edges.emplace(std::make_pair(consumer, producer), edge);
     if (added) return;
     // One producer read twice by a consumer: the activation input's edge first, every way of reading it kept.
     const bool as_input = it->second.through_window || window, as_weights = it->second.operand_a || operand_a;
+    const bool aligned = it->second.tokens_aligned && edge.tokens_aligned;
     if (window) it->second = edge;
     it->second.through_window = as_input;
     it->second.operand_a = as_weights;
+    it->second.tokens_aligned = aligned;
     if (as_input) it->second.addend = false;
   };
   for (const contracts::Operator& op : network.operators) {
@@ -86,8 +108,11 @@ FusionGraph fusion_graph(const contracts::Network& network) {
       // A matrix product's operand A (its weights) is a tensor of the graph: read whole from the SDM in a group.
       if (contracts::is_matrix_product(op) && source[op.inputs.at(1)]) add_edge(op.layer, op.inputs[1], false, false, true);
       source[out] = op.layer;
+      path[out].token_axis = output_token_axis(network, op);
     } else if (const auto stream = stream_input(op, source)) {
-      const StreamStep step = step_of(network, op, *stream, source);
+      bool side_from_graph = false;
+      for (std::size_t i = 0; i < op.inputs.size(); ++i) side_from_graph |= i != *stream && source[op.inputs[i]];
+      const StreamStep step = stream_step(network, op, *stream, side_from_graph);
       if (step.passage == StreamPassage::Ends) {
         for (std::size_t in : op.inputs)
           if (source[in]) graph.escapes[*source[in]] = true;
@@ -98,7 +123,7 @@ FusionGraph fusion_graph(const contracts::Network& network) {
           if (i != *stream && source[op.inputs[i]] && *source[op.inputs[i]] != stream_layer)
             add_edge(stream_layer, op.inputs[i], false, op.kind == OperatorKind::Add, false);
         source[out] = stream_layer;
-        path[out] = extended_path(path[op.inputs[*stream]], step, op, network.tensors[out]);
+        path[out] = extended_path(path[op.inputs[*stream]], step, network, op, *stream, side_from_graph);
       }
     }
     if (source[out]) graph.output_tensor[*source[out]] = network.tensors[out].name;
@@ -118,6 +143,7 @@ std::vector<FusedRole> group_roles(const FusionGraph& graph, const FusedGroup& g
     FusedRole& role = roles[i];
     role.stripes = group.stripes;
     role.token_stripes = group.token_stripes && group.stripes > 1;
+    role.query_rows = role.token_stripes && graph.products[layer];
     role.weights_pinned = i < group.weights_pinned.size() && group.weights_pinned[i];
     bool feeds_outside = graph.escapes[layer], feeds = false;
     for (const FusionEdge& edge : graph.edges) {
@@ -186,10 +212,11 @@ std::optional<std::string> group_structure_violation(const contracts::Network& n
 
 std::optional<std::string> member_violation(const contracts::Layer& layer, const contracts::Mapping& mapping,
                                             std::int64_t stripes, bool feeds, bool weights_pinned,
-                                            bool token_stripes) {
+                                            bool token_stripes, bool query_rows) {
   FusedRole role;
   role.stripes = stripes;
   role.token_stripes = token_stripes && stripes > 1;
+  role.query_rows = role.token_stripes && query_rows;
   role.weights_pinned = weights_pinned;
   return contracts::fused_member_violation(layer, mapping, role, feeds);
 }
@@ -217,9 +244,9 @@ struct StripeLead {
   std::optional<std::string> violation;  // the first consumer that needs rows two or more stripes ahead
 };
 
-StripeLead stripe_lead(const contracts::Network& network, const std::vector<const FusionEdge*>& inside, std::size_t first,
-                       std::size_t count, std::int64_t stripes, const std::vector<std::int64_t>& stripe_rows,
-                       bool token_stripes) {
+StripeLead stripe_lead(const contracts::Network& network, const FusionGraph& graph,
+                       const std::vector<const FusionEdge*>& inside, std::size_t first, std::size_t count,
+                       std::int64_t stripes, const std::vector<std::int64_t>& stripe_rows, bool token_stripes) {
   StripeLead lead{std::vector<std::int64_t>(inside.size(), 0), std::vector<std::int64_t>(count, 0), std::nullopt};
   if (stripes <= 1) return lead;
   for (std::size_t e = 0; e < inside.size(); ++e) {
@@ -229,20 +256,23 @@ StripeLead stripe_lead(const contracts::Network& network, const std::vector<cons
     const std::int64_t produced_rows = stripe_rows[edge.producer - first];
     const std::int64_t consumed_rows = stripe_rows[edge.consumer - first];
     const std::string& whole = token_stripes ? edge.path.whole_for_tokens : edge.path.whole_operator;
-    if (!whole.empty() || edge.operand_a || (token_stripes && producer.N != consumer.N)) {
+    const std::int64_t extent =
+        contracts::stripe_extent(consumer, token_stripes, token_stripes && graph.products[edge.consumer]);
+    const std::int64_t produced =
+        contracts::stripe_extent(producer, token_stripes, token_stripes && graph.products[edge.producer]);
+    const bool misaligned = token_stripes ? !edge.tokens_aligned : edge.operand_a;
+    if (!whole.empty() || misaligned || (token_stripes && produced != extent)) {
       if (!lead.violation)
         lead.violation = fmt::format(
             "tile shape: layer '{}' reads tensor '{}' of layer '{}' {}, which needs the whole tensor: a group through "
             "it runs in one stripe, not {}{}",
             consumer.name, edge.tensor, producer.name,
-            edge.operand_a   ? std::string("as its operand A")
-            : whole.empty() ? fmt::format("with N = {}, not its N = {}", consumer.N, producer.N)
-                             : fmt::format("through operator '{}'", whole),
+            !whole.empty() ? fmt::format("through operator '{}'", whole)
+            : misaligned   ? std::string(edge.operand_a ? "as its operand A" : "not along its tokens")
+                           : fmt::format("with {} tokens, not its {}", extent, produced),
             stripes, token_stripes ? " token stripes" : "");
       continue;
     }
-    const std::int64_t extent = token_stripes ? consumer.N : consumer.output_x();
-    const std::int64_t produced = token_stripes ? producer.N : producer.output_x();
     for (std::int64_t j = 0; j * consumed_rows < extent; ++j) {
       // Token stripes read token for token; row stripes through the consumer's window and the pools on the way.
       const std::int64_t need = token_stripes ? std::min(extent, (j + 1) * consumed_rows) - 1
@@ -313,8 +343,10 @@ std::optional<SharedTensor> shared_tensor(const contracts::Network& network, con
     // The stripe loop wraps every member: the tensor's rows live for the whole group.
     tensor.live_from = 0;
     tensor.live_to = count - 1;
+    // Token stripes hold its tokens (a product's query rows) of the stripes live, every element of each.
+    const std::int64_t tokens = contracts::stripe_extent(producer, true, graph.products[layer]);
     tensor.bytes = token_stripes
-                       ? std::min(rows, producer.N) * producer.K * producer.output_x() * producer.output_y() * data_b
+                       ? std::min(rows, tokens) * (producer.output_elements() / tokens) * data_b
                        : producer.N * producer.K * std::min(rows, producer.output_x()) * producer.output_y() * data_b;
   } else {
     tensor.bytes = producer.output_elements() * data_b;
@@ -334,7 +366,7 @@ GroupReservations group_reservations(const contracts::Network& network, const Fu
   std::vector<const FusionEdge*> inside;
   for (const FusionEdge& edge : graph.edges)
     if (edge.producer >= first && edge.consumer < first + count) inside.push_back(&edge);
-  const StripeLead lead = stripe_lead(network, inside, first, count, stripes, stripe_rows, token_stripes);
+  const StripeLead lead = stripe_lead(network, graph, inside, first, count, stripes, stripe_rows, token_stripes);
   result.violation = lead.violation;
   for (std::size_t pos = 0; pos < count; ++pos) {
     const auto tensor =
@@ -356,10 +388,11 @@ GroupReservations group_reservations(const contracts::Network& network, const Fu
   return result;
 }
 
-std::vector<std::int64_t> rows_per_stripe(const FusedGroup& group) {
+std::vector<std::int64_t> rows_per_stripe(const FusionGraph& graph, const FusedGroup& group) {
   std::vector<std::int64_t> rows;
-  for (const contracts::Mapping& mapping : group.mappings)
-    rows.push_back(mapping.sdm.block[contracts::stripe_dim(group.token_stripes && group.stripes > 1)]);
+  const bool tokens = group.token_stripes && group.stripes > 1;
+  for (std::size_t i = 0; i < group.mappings.size(); ++i)
+    rows.push_back(group.mappings[i].sdm.block[contracts::stripe_dim(tokens, tokens && graph.products[group.first + i])]);
   return rows;
 }
 
@@ -377,12 +410,12 @@ std::optional<std::string> group_violation(const contracts::Network& network, co
       return fmt::format("layer '{}': {}", layer.name, *violation);
     if (group.count > 1)
       if (const auto violation = member_violation(layer, group.mappings[i], group.stripes, feeds[i],
-                                                  roles[i].weights_pinned, roles[i].token_stripes))
+                                                  roles[i].weights_pinned, roles[i].token_stripes, roles[i].query_rows))
         return fmt::format("{} (the group shares its tensor '{}')", *violation, shared_tensor(graph, group, i));
   }
   if (group.count < 2) return std::nullopt;
   const GroupReservations reservations =
-      group_reservations(network, graph, hardware, group.first, group.count, group.stripes, rows_per_stripe(group),
+      group_reservations(network, graph, hardware, group.first, group.count, group.stripes, rows_per_stripe(graph, group),
                          group.token_stripes);
   if (reservations.violation) return reservations.violation;
   std::int64_t pinned = 0;
@@ -413,7 +446,7 @@ GroupCost evaluate_group(const contracts::Network& network, const FusionGraph& g
     if (roles[i].weights_pinned) pinned += pinned_weight_bytes(network.layers[group.first + i], hardware);
   const GroupReservations reservations =
       group.count > 1 ? group_reservations(network, graph, hardware, group.first, group.count, group.stripes,
-                                           rows_per_stripe(group), group.token_stripes)
+                                           rows_per_stripe(graph, group), group.token_stripes)
                       : GroupReservations{{}, std::vector<std::int64_t>(group.count, 0), std::nullopt};
   for (std::size_t i = 0; i < group.count; ++i) {
     const contracts::Layer& layer = network.layers[group.first + i];

@@ -36,6 +36,10 @@ struct FusionEdge {
   bool operand_a = false;
   std::string tensor;  // the tensor the consumer reads
   StreamPath path;     // the operators between the producer's output and that tensor
+  // Token stripes can cross it: the tensor reaches the consumer with its tokens along the axis the consumer's
+  // stripes read (N of a layer's input; a matrix product's operand A along its query rows; never its input B, which
+  // every query-row stripe reads whole).
+  bool tokens_aligned = false;
 };
 
 struct FusionGraph {
@@ -44,6 +48,8 @@ struct FusionGraph {
   // that ends a stream).
   std::vector<bool> escapes;
   std::vector<std::string> output_tensor;  // per layer: the last tensor of its stream, what the SDM holds
+  // Per layer: a matrix product, whose token stripes cut its query rows (FusedRole::query_rows).
+  std::vector<bool> products;
 };
 FusionGraph fusion_graph(const contracts::Network& network);
 
@@ -71,11 +77,12 @@ std::optional<std::size_t> shortcut_taken_over(const FusionGraph& graph, std::si
 // Why the layers cannot be one group whatever their mappings (not consecutive producers and consumers), or nullopt.
 std::optional<std::string> group_structure_violation(const contracts::Network& network, const FusionGraph& graph,
                                                      std::size_t first, std::size_t count);
-// Why one layer's mapping cannot take its place in a group of `stripes` (no SDM level, X' not the outermost loop or
-// not in `stripes` blocks, partial sums of a shared output through DRAM, pinned weights in several blocks), or nullopt.
+// Why one layer's mapping cannot take its place in a group of `stripes` (no SDM level, the stripe loop not the
+// outermost loop or not in `stripes` blocks, partial sums of a shared output through DRAM, pinned weights in several blocks), or nullopt.
+// `query_rows`: with token stripes, the layer is a matrix product whose stripes cut its query rows (K per group).
 std::optional<std::string> member_violation(const contracts::Layer& layer, const contracts::Mapping& mapping,
                                             std::int64_t stripes, bool feeds, bool weights_pinned,
-                                            bool token_stripes = false);
+                                            bool token_stripes = false, bool query_rows = false);
 
 // What one member needs in the SDM while it runs, apart from the group's shared tensors and pinned weights: one
 // block's working set (sdm_working_set) without the inputs a shared tensor holds and the weights a pin holds.
@@ -103,8 +110,9 @@ GroupReservations group_reservations(const contracts::Network& network, const Fu
                                      const contracts::Hardware& hardware, std::size_t first, std::size_t count,
                                      std::int64_t stripes, const std::vector<std::int64_t>& stripe_rows,
                                      bool token_stripes = false);
-// Each member's rows (its B_X') or tokens (its B_N) per stripe: what group_reservations takes.
-std::vector<std::int64_t> rows_per_stripe(const FusedGroup& group);
+// Each member's rows (its B_X'), tokens (its B_N) or query rows (a product's B_K) per stripe: what
+// group_reservations takes.
+std::vector<std::int64_t> rows_per_stripe(const FusionGraph& graph, const FusedGroup& group);
 
 struct GroupCost {
   std::vector<contracts::CostReport> reports;  // per member, in its role

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "contracts/matrix_product.hpp"
 #include "contracts/sdm_rules.hpp"
 
 namespace maeri::mapper {
@@ -50,26 +51,6 @@ bool element_wise(OperatorKind kind) {
   }
 }
 
-// Whether `op` reads and writes every N index of its rank-4 input alone (token stripes pass it).
-bool works_per_token(const contracts::Network& network, const contracts::Operator& op, std::size_t stream) {
-  const std::vector<std::int64_t>& input = network.tensors[op.inputs.at(stream)].shape;
-  const std::vector<std::int64_t>& output = network.tensors[op.outputs.at(0)].shape;
-  if (input.size() != 4 || output.size() != 4 || output[0] != input[0]) return false;
-  for (std::size_t i = 0; i < op.inputs.size(); ++i) {  // side operands: shaped as the output, or whole constants
-    const std::vector<std::int64_t>& side = network.tensors[op.inputs[i]].shape;
-    if (i != stream && side.size() == 4 && side[0] != input[0]) return false;
-  }
-  if (element_wise(op.kind)) return true;
-  switch (op.kind) {
-    case OperatorKind::MaxPool:
-    case OperatorKind::AveragePool: return true;
-    case OperatorKind::Concat:
-    case OperatorKind::Softmax:
-    case OperatorKind::LayerNormalization: return op.axis != 0;
-    default: return false;
-  }
-}
-
 StreamStep stream_step_along_x(const contracts::Network& network, const contracts::Operator& op, std::size_t stream,
                                bool side_from_graph);
 
@@ -77,9 +58,7 @@ StreamStep stream_step_along_x(const contracts::Network& network, const contract
 
 StreamStep stream_step(const contracts::Network& network, const contracts::Operator& op, std::size_t stream,
                        bool side_from_graph) {
-  StreamStep step = stream_step_along_x(network, op, stream, side_from_graph);
-  step.tokens_pass = step.passage != StreamPassage::Ends && works_per_token(network, op, stream);
-  return step;
+  return stream_step_along_x(network, op, stream, side_from_graph);
 }
 
 namespace {
@@ -123,15 +102,93 @@ StreamStep stream_step_along_x(const contracts::Network& network, const contract
 
 }  // namespace
 
-StreamPath extended_path(StreamPath path, const StreamStep& step, const contracts::Operator& op,
-                         const contracts::Tensor& output) {
+namespace {
+
+std::int64_t leading_elements(const std::vector<std::int64_t>& shape, std::size_t axis) {
+  std::int64_t product = 1;
+  for (std::size_t i = 0; i < axis; ++i) product *= shape[i];
+  return product;
+}
+
+// The axis of `output` that holds what `input` holds along `axis` when a reshape regroups only the axes around it.
+int reshaped_axis(const std::vector<std::int64_t>& input, const std::vector<std::int64_t>& output, std::size_t axis) {
+  const std::int64_t before = leading_elements(input, axis);
+  for (std::size_t i = 0; i < output.size(); ++i)
+    if (leading_elements(output, i) == before && output[i] == input[axis]) return int(i);
+  return -1;
+}
+
+// Whether every other input of `op` is read token for token with its stream (its extent along the tokens' axis,
+// aligned from the last, equal to the stream's) or is whole in every stripe (a network input or constant broadcast
+// along it); a side operand made in the group must have the output's shape.
+bool sides_follow_tokens(const contracts::Network& network, const contracts::Operator& op, std::size_t stream,
+                         std::size_t axis, bool side_from_graph) {
+  const std::vector<std::int64_t>& input = network.tensors[op.inputs[stream]].shape;
+  for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+    if (i == stream) continue;
+    const std::vector<std::int64_t>& side = network.tensors[op.inputs[i]].shape;
+    if (side_from_graph && side != network.tensors[op.outputs.at(0)].shape) return false;
+    if (side.size() + axis < input.size()) continue;  // lower rank: broadcast along the tokens' axis
+    const std::int64_t extent = side[side.size() + axis - input.size()];
+    if (extent != input[axis] && extent != 1) return false;
+  }
+  return true;
+}
+
+std::size_t normalised_axis(std::int64_t axis, std::size_t rank) {
+  return std::size_t(axis < 0 ? axis + std::int64_t(rank) : axis);
+}
+
+}  // namespace
+
+int output_token_axis(const contracts::Network& network, const contracts::Operator& layer_op) {
+  const std::size_t rank = network.tensors[layer_op.outputs.at(0)].shape.size();
+  return contracts::is_matrix_product(layer_op) ? int(rank) - 2 : 0;
+}
+
+int token_axis_after(const contracts::Network& network, const contracts::Operator& op, std::size_t stream, int axis,
+                     bool side_from_graph) {
+  if (axis < 0) return -1;
+  const std::vector<std::int64_t>& input = network.tensors[op.inputs.at(stream)].shape;
+  const std::vector<std::int64_t>& output = network.tensors[op.outputs.at(0)].shape;
+  const std::size_t at = std::size_t(axis);
+  if (at >= input.size()) return -1;
+  const bool same_shape = input == output;
+  if (element_wise(op.kind))
+    return same_shape && sides_follow_tokens(network, op, stream, at, side_from_graph) ? axis : -1;
+  switch (op.kind) {
+    case OperatorKind::MaxPool:
+    case OperatorKind::AveragePool: return input.size() == 4 && at == 0 ? axis : -1;
+    case OperatorKind::Softmax:
+      return same_shape && normalised_axis(op.axis, input.size()) != at ? axis : -1;
+    case OperatorKind::LayerNormalization:  // normalises the axes from `axis` on
+      return same_shape && normalised_axis(op.axis, input.size()) > at ? axis : -1;
+    case OperatorKind::Concat:
+      return output.size() == input.size() && normalised_axis(op.axis, input.size()) != at &&
+                     sides_follow_tokens(network, op, stream, at, side_from_graph)
+                 ? axis
+                 : -1;
+    case OperatorKind::Reshape: return reshaped_axis(input, output, at);
+    case OperatorKind::Transpose:
+      for (std::size_t i = 0; i < op.perm.size(); ++i)
+        if (op.perm[i] == std::int64_t(at)) return int(i);
+      return -1;
+    default: return -1;
+  }
+}
+
+StreamPath extended_path(StreamPath path, const StreamStep& step, const contracts::Network& network,
+                         const contracts::Operator& op, std::size_t stream, bool side_from_graph) {
+  const contracts::Tensor& output = network.tensors[op.outputs.at(0)];
   if (step.passage == StreamPassage::Window) path.windows.push_back(step.window);
   if (step.passage == StreamPassage::Whole && path.whole_operator.empty()) path.whole_operator = op.name;
-  if (!step.tokens_pass && path.whole_for_tokens.empty()) path.whole_for_tokens = op.name;
+  path.token_axis = token_axis_after(network, op, stream, path.token_axis, side_from_graph);
+  if (path.token_axis < 0 && path.whole_for_tokens.empty()) path.whole_for_tokens = op.name;
   const bool rank4 = output.shape.size() == 4;
+  const std::int64_t tokens = path.token_axis >= 0 ? output.shape[std::size_t(path.token_axis)] : 1;
   if (step.new_tensor)
-    path.made.push_back(MadeTensor{output.name, output.elements(), rank4 ? output.shape[kRowAxis] : 1,
-                                   rank4 ? output.shape[0] : 1, path.windows.size()});
+    path.made.push_back(
+        MadeTensor{output.name, output.elements(), rank4 ? output.shape[kRowAxis] : 1, tokens, path.windows.size()});
   return path;
 }
 

@@ -7,8 +7,12 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <stdexcept>
+#include <string>
 
 #include "contracts/sdm_budget.hpp"
+#include "contracts/sdm_level.hpp"
+#include "contracts/sdm_rules.hpp"
 #include "mapper/mapspace/sdm_space.hpp"
 #include "mapper/mapspace/equivalent_orders.hpp"
 
@@ -65,13 +69,14 @@ struct Stripes {
 };
 
 PartialSets make_partials(const contracts::Layer& layer, const contracts::Hardware& hardware,
-                          const std::vector<contracts::FabricTile>& tiles, Stripes striping,
+                          const std::vector<contracts::FabricTile>& tiles, Stripes striping, bool product,
                           bool weights_shareable, FusedSearchStats& stats) {
+  const bool query_rows = striping.tokens && product && striping.count > 1;
   const std::int64_t stripes = striping.count;
   PartialSets sets;
   const std::int64_t pinned_bytes = pinned_weight_bytes(layer, hardware);
   const auto extents = contracts::layer_extents(layer);
-  for_each_fused_sdm_tile(layer, hardware, tiles, stripes, striping.tokens, [&](const contracts::Mapping& tile,
+  for_each_fused_sdm_tile(layer, hardware, tiles, stripes, striping.tokens, query_rows, [&](const contracts::Mapping& tile,
                                                                const std::vector<contracts::SdmOrder>& orders) {
     const auto trips = contracts::sdm_trips(extents, tile.sdm.block);
     const bool can_pin = stripes > 1 && trips[contracts::kSdmK] == 1 && trips[contracts::kSdmC] == 1;
@@ -79,9 +84,11 @@ PartialSets make_partials(const contracts::Layer& layer, const contracts::Hardwa
     for (int in = 0; in < 2; ++in)
       for (int out = 0; out < 2; ++out)
         for (int pin = 0; pin < (can_pin ? 2 : 1); ++pin)
-          for (int shared = 0; shared < (weights_shareable && stripes == 1 ? 2 : 1); ++shared)
-            roles.push_back(FusedRole{in == 1, out == 1, stripes, pin == 1, false, shared == 1, striping.tokens});
-    const std::int64_t rows = stripes > 1 ? tile.sdm.block[contracts::stripe_dim(striping.tokens)] : 0;
+          // Operand A from the group: held whole (one stripe), or a stripe of its query rows.
+          for (int shared = 0; shared < (weights_shareable && (stripes == 1 || query_rows) ? 2 : 1); ++shared)
+            roles.push_back(
+                FusedRole{in == 1, out == 1, stripes, pin == 1, false, shared == 1, striping.tokens, query_rows});
+    const std::int64_t rows = stripes > 1 ? tile.sdm.block[contracts::stripe_dim(striping.tokens, query_rows)] : 0;
     evaluate_orders(layer, hardware, tile, distinct_phase_orders(layer, tile), orders, roles, [&](const contracts::CostReport& report, std::size_t r) {
       const FusedRole& role = roles[r];
       ++stats.made;
@@ -217,11 +224,11 @@ ShapeKey shape_key(const contracts::Layer& layer, Stripes stripes) {
 
 void for_each_fused_sdm_tile(const contracts::Layer& layer, const contracts::Hardware& hardware,
                              const std::vector<contracts::FabricTile>& fabric_tiles, std::int64_t stripes,
-                             bool token_stripes,
+                             bool token_stripes, bool query_rows,
                              const std::function<void(const contracts::Mapping&,
                                                       const std::vector<contracts::SdmOrder>&)>& visit) {
   const auto extents = contracts::layer_extents(layer);
-  const std::uint8_t dim = std::uint8_t(contracts::stripe_dim(token_stripes));
+  const std::uint8_t dim = std::uint8_t(contracts::stripe_dim(token_stripes, query_rows));
   for (const contracts::FabricTile& fabric : fabric_tiles) {
     if (contracts::mapping_violation(layer, hardware, contracts::single_level_mapping(fabric))) continue;
     for_each_sdm_tile(layer, hardware, contracts::single_level_mapping(fabric),
@@ -229,6 +236,8 @@ void for_each_fused_sdm_tile(const contracts::Layer& layer, const contracts::Har
                         if (stripes == 1) return visit(tile, orders);
                         auto trips = contracts::sdm_trips(extents, tile.sdm.block);
                         if (trips[dim] != stripes) return;
+                        // Query-row stripes are equal K blocks (contracts::fused_member_violation).
+                        if (query_rows && extents[contracts::sdm_tile_dim(dim)] % tile.sdm.block[dim] != 0) return;
                         // One order per class of the other four loops, the stripe loop moved outermost.
                         trips[dim] = 1;
                         std::set<contracts::SdmOrder> outermost;
@@ -248,9 +257,9 @@ void for_each_fused_sdm_tile(const contracts::Layer& layer, const contracts::Har
 std::vector<contracts::Mapping> fused_member_mappings(const contracts::Layer& layer,
                                                       const contracts::Hardware& hardware,
                                                       const std::vector<contracts::FabricTile>& fabric_tiles,
-                                                      std::int64_t stripes, bool token_stripes) {
+                                                      std::int64_t stripes, bool token_stripes, bool query_rows) {
   std::vector<contracts::Mapping> mappings;
-  for_each_fused_sdm_tile(layer, hardware, fabric_tiles, stripes, token_stripes,
+  for_each_fused_sdm_tile(layer, hardware, fabric_tiles, stripes, token_stripes, query_rows,
                           [&](const contracts::Mapping& tile, const std::vector<contracts::SdmOrder>& orders) {
                             contracts::Mapping mapping = tile;
                             for (const contracts::SdmOrder& order : orders) {
@@ -266,11 +275,12 @@ std::vector<contracts::Mapping> fused_member_mappings(const contracts::Layer& la
 }
 
 std::vector<std::int64_t> stripe_counts(const contracts::Layer& layer,
-                                        const std::vector<contracts::FabricTile>& fabric_tiles, bool token_stripes) {
+                                        const std::vector<contracts::FabricTile>& fabric_tiles, bool token_stripes,
+                                        bool query_rows) {
   std::set<std::int64_t> counts;
   if (!token_stripes) counts.insert(1);
-  const std::int64_t rows = token_stripes ? layer.N : layer.output_x();
-  const int tile_dim = token_stripes ? contracts::kDimN : contracts::kDimX;
+  const std::int64_t rows = contracts::stripe_extent(layer, token_stripes, query_rows);
+  const int tile_dim = contracts::sdm_tile_dim(contracts::stripe_dim(token_stripes, query_rows));
   for (const contracts::FabricTile& fabric : fabric_tiles)
     for (std::int64_t block : sdm_block_candidates(rows, fabric[tile_dim], true))
       if (!token_stripes || block < rows) counts.insert((rows + block - 1) / block);
@@ -298,10 +308,19 @@ class GroupJoiner {
     // Row stripes (X') and, for a layer of several tokens (N), token stripes.
     for (std::size_t i = 0; i < stripes_of_.size(); ++i) {
       for (std::int64_t count : stripe_counts(network.layers[i], fabric_tiles[i])) stripes_of_[i].push_back({count, false});
-      for (std::int64_t count : stripe_counts(network.layers[i], fabric_tiles[i], true))
+      for (std::int64_t count : stripe_counts(network.layers[i], fabric_tiles[i], true, graph.products[i]))
         stripes_of_[i].push_back({count, true});
       std::sort(stripes_of_[i].begin(), stripes_of_[i].end());
     }
+  }
+
+  // The front of the group first … first + count − 1 over every stripe count its members share.
+  std::vector<Joined> front(std::size_t first, std::size_t count) {
+    std::vector<Joined> all;
+    if (group_structure_violation(network_, graph_, first, count)) return all;
+    for (Stripes stripes : common_stripes(first, count))
+      for (Joined& option : join(first, count, stripes)) all.push_back(std::move(option));
+    return all;
   }
 
   // Every candidate group ending after layer j − 1 (j = first + count), each with its front.
@@ -336,10 +355,11 @@ class GroupJoiner {
     });
     ShapeKey key = shape_key(network_.layers[layer], stripes);
     key.push_back(weights_shareable);
+    key.push_back(graph_.products[layer]);
     auto found = partials_.find(key);
     if (found == partials_.end())
       found = partials_.emplace(key, make_partials(network_.layers[layer], hardware_, fabric_tiles_[layer], stripes,
-                                                   weights_shareable, stats_)).first;
+                                                   graph_.products[layer], weights_shareable, stats_)).first;
     return found->second;
   }
 
@@ -423,6 +443,48 @@ class GroupJoiner {
   std::map<ShapeKey, PartialSets> partials_;  // per layer shape and stripe count
 };
 
+// The partition of a fixed policy (FusionOptions::fixed_group): the named consecutive layers as one group, at the
+// best of its front by the objective (the network's EDP: with the other layers' totals), every other layer alone.
+std::vector<FusedGroup> fixed_partition(const contracts::Network& network, const std::vector<std::string>& names,
+                                        Objective objective, const std::function<Joined(std::size_t)>& alone,
+                                        const std::function<std::vector<Joined>(std::size_t, std::size_t)>& front_of) {
+  std::vector<std::size_t> indices;
+  for (const std::string& name : names) {
+    const auto at = std::find_if(network.layers.begin(), network.layers.end(),
+                                 [&](const contracts::Layer& layer) { return layer.name == name; });
+    if (at == network.layers.end()) throw std::invalid_argument("fused group: no layer '" + name + "'");
+    indices.push_back(std::size_t(at - network.layers.begin()));
+  }
+  const std::size_t first = indices.front(), count = indices.size();
+  for (std::size_t i = 0; i < count; ++i)
+    if (indices[i] != first + i)
+      throw std::invalid_argument("fused group: its layers must be consecutive layers of the network, in order ('" +
+                                  names[i] + "' is layer " + std::to_string(indices[i]) + ")");
+  std::vector<FusedGroup> groups;
+  double cycles = 0, energy_pj = 0;
+  for (std::size_t layer = 0; layer < network.layers.size(); ++layer)
+    if (layer < first || layer >= first + count) {
+      const Joined single = alone(layer);
+      cycles += single.cycles;
+      energy_pj += single.energy_pj;
+    }
+  std::vector<Joined> front = count > 1 ? front_of(first, count) : std::vector<Joined>{alone(first)};
+  if (front.empty())
+    throw std::invalid_argument("fused group '" + names.front() + "' … '" + names.back() +
+                                "': no stripes and mappings of its members make a legal group (docs/mapping.md, "
+                                "\"Fused groups\")");
+  const auto value = [&](const Joined& option) {
+    return objective == Objective::EnergyDelay ? (cycles + option.cycles) * (energy_pj + option.energy_pj)
+                                               : objective_value(option.cycles, option.energy_pj, objective);
+  };
+  const Joined& best = *std::min_element(front.begin(), front.end(),
+                                         [&](const Joined& a, const Joined& b) { return value(a) < value(b); });
+  for (std::size_t layer = 0; layer < first; ++layer) groups.push_back(alone(layer).group);
+  groups.push_back(best.group);
+  for (std::size_t layer = first + count; layer < network.layers.size(); ++layer) groups.push_back(alone(layer).group);
+  return groups;
+}
+
 // The cost of each group of the partition: a layer alone at its standalone cost, a fused group re-costed whole.
 std::vector<GroupCost> partition_costs(const contracts::Network& network, const FusionGraph& graph,
                                        const contracts::Hardware& hardware,
@@ -457,8 +519,13 @@ NetworkFusion fused_search(const contracts::Network& network, const FusionGraph&
     return Joined{report.cycles.total, report.energy_pj.total, FusedGroup{layer, 1, 1, {report.mapping}, {false}}};
   };
   const std::size_t layers = network.layers.size();
-  fusion.groups = objective == Objective::EnergyDelay ? best_partition_by_network_edp(layers, layer_alone, groups_ending)
-                                                      : best_partition_by_sum(layers, objective, layer_alone, groups_ending);
+  if (!options.fixed_group.empty())
+    fusion.groups = fixed_partition(network, options.fixed_group, objective, layer_alone,
+                                    [&](std::size_t first, std::size_t count) { return joiner.front(first, count); });
+  else
+    fusion.groups = objective == Objective::EnergyDelay
+                        ? best_partition_by_network_edp(layers, layer_alone, groups_ending)
+                        : best_partition_by_sum(layers, objective, layer_alone, groups_ending);
   fusion.costs = partition_costs(network, graph, hardware, standalone, fusion.groups);
   double cycles = 0, energy_pj = 0;
   for (const GroupCost& cost : fusion.costs) {

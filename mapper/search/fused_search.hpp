@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "contracts/cost_report.hpp"
@@ -31,26 +32,32 @@ struct FusionOptions {
   // The longest group tried. 10: ResNet-50's last stage (10 layers) is one group (8 cut it in two); 24 made
   // GoogLeNet's fused search on maeri-1024 take over 120 s (12: 32 s, 10: 12 s).
   std::size_t max_layers = 10;
+  // A fixed fusion policy instead of the search's choice of groups: exactly these consecutive layers (by name) form
+  // one group and every other layer runs alone; the search still picks the group's stripes and mappings (the best by
+  // the objective). Empty: the search decides. fused_search throws std::invalid_argument naming the layers when they
+  // are not consecutive layers of the network or no mapping of theirs makes a legal group.
+  std::vector<std::string> fixed_group;
 };
 
 // The SDM levels of the fused map space of one layer for `stripes` (1: any SDM level; more: X' — N with token
-// stripes — in exactly that many blocks, that loop outermost): visit(mapping with its SDM tile, the orders to cost),
-// like for_each_sdm_tile.
+// stripes, K per group with query-row stripes (a matrix product in token stripes) — in exactly that many blocks,
+// that loop outermost): visit(mapping with its SDM tile, the orders to cost), like for_each_sdm_tile.
 void for_each_fused_sdm_tile(const contracts::Layer& layer, const contracts::Hardware& hardware,
                              const std::vector<contracts::FabricTile>& fabric_tiles, std::int64_t stripes,
-                             bool token_stripes,
+                             bool token_stripes, bool query_rows,
                              const std::function<void(const contracts::Mapping&,
                                                       const std::vector<contracts::SdmOrder>&)>& visit);
 // Every mapping of that space, with each phase order that can change its cost (what the brute-force oracle walks).
 std::vector<contracts::Mapping> fused_member_mappings(const contracts::Layer& layer,
                                                       const contracts::Hardware& hardware,
                                                       const std::vector<contracts::FabricTile>& fabric_tiles,
-                                                      std::int64_t stripes, bool token_stripes = false);
+                                                      std::int64_t stripes, bool token_stripes = false,
+                                                      bool query_rows = false);
 // The stripe counts the layer's fused space offers (1 and the X' block counts of its SDM tile candidates; with
-// token_stripes the N block counts above 1), ascending.
+// token_stripes the N block counts above 1, with query_rows too the K-per-group block counts above 1), ascending.
 std::vector<std::int64_t> stripe_counts(const contracts::Layer& layer,
                                         const std::vector<contracts::FabricTile>& fabric_tiles,
-                                        bool token_stripes = false);
+                                        bool token_stripes = false, bool query_rows = false);
 
 struct FusedSearchStats {
   std::uint64_t made = 0;    // partial mappings costed (layer mapping × role)

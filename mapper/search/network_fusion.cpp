@@ -47,16 +47,36 @@ struct FusionSpace {
   std::vector<std::vector<contracts::FabricTile>> tiles;
 };
 
-FusionSpace fusion_space(const std::vector<std::vector<contracts::CostReport>>& best, const FusionOptions& options,
+// A matrix product's query-row stripes are equal K blocks of each group (contracts::fused_member_violation), each a
+// multiple of T_K: a fabric tile whose T_K divides no block count of K/groups (13 of 1024 query rows) has none, and
+// at long sequences a stripe of the scores (h · B_K · S elements) fits the SDM only with few query rows. Each tile
+// also enters the space with T_K lowered to the largest divisor of K/groups below it, then halved down to 1.
+void add_query_row_tiles(const contracts::Layer& layer, std::vector<contracts::FabricTile>& tiles) {
+  const std::int64_t rows = layer.group_filters();
+  const std::size_t count = tiles.size();
+  for (std::size_t i = 0; i < count; ++i) {
+    contracts::FabricTile tile = tiles[i];
+    std::int64_t t_k = tile.size[contracts::kDimK];
+    while (rows % t_k != 0) --t_k;
+    for (; t_k >= 1; t_k = t_k > 1 && rows % (t_k / 2) == 0 ? t_k / 2 : 0) {
+      tile.size[contracts::kDimK] = t_k;
+      if (std::find(tiles.begin(), tiles.end(), tile) == tiles.end()) tiles.push_back(tile);
+    }
+  }
+}
+
+FusionSpace fusion_space(const contracts::Network& network, const FusionGraph& graph,
+                         const std::vector<std::vector<contracts::CostReport>>& best, const FusionOptions& options,
                          const std::vector<std::vector<contracts::CostReport>>& memory_free) {
   FusionSpace space;
   for (std::size_t layer = 0; layer < best.size(); ++layer) {
     space.standalone.push_back(best[layer].front());
     space.tiles.push_back(fusion_fabric_tiles(best[layer], options.fabric_tiles));
-    if (memory_free.empty()) continue;
     auto& tiles = space.tiles.back();
-    for (const contracts::FabricTile& tile : fusion_fabric_tiles(memory_free[layer], options.memory_free_tiles))
-      if (std::find(tiles.begin(), tiles.end(), tile) == tiles.end()) tiles.push_back(tile);
+    if (!memory_free.empty())
+      for (const contracts::FabricTile& tile : fusion_fabric_tiles(memory_free[layer], options.memory_free_tiles))
+        if (std::find(tiles.begin(), tiles.end(), tile) == tiles.end()) tiles.push_back(tile);
+    if (graph.products[layer]) add_query_row_tiles(network.layers[layer], tiles);
   }
   return space;
 }
@@ -127,7 +147,7 @@ NetworkFusionResult fuse_network(const contracts::Network& network, const contra
   if (!memory_free.empty() && memory_free.size() != best.size())
     throw std::invalid_argument("fuse_network: one memory-free list per layer");
   const FusionGraph graph = fusion_graph(network);
-  const FusionSpace space = fusion_space(best, options, memory_free);
+  const FusionSpace space = fusion_space(network, graph, best, options, memory_free);
   const std::vector<contracts::CostReport>& standalone = space.standalone;
   const NetworkFusion fusion = fused_search(network, graph, hardware, standalone, space.tiles, objective, options);
   NetworkFusionResult result;
@@ -139,7 +159,10 @@ NetworkFusionResult fuse_network(const contracts::Network& network, const contra
     chosen.push_back(exact_group(network, graph, hardware, group, standalone, exact_traffic_for));
     network_totals.add(chosen.back().fused_totals);
   }
-  const std::vector<bool> split = groups_to_split(chosen, network_totals, standalone, objective);
+  // A fixed policy (FusionOptions::fixed_group) keeps its group even where its layers alone would do better.
+  const std::vector<bool> split = options.fixed_group.empty()
+                                      ? groups_to_split(chosen, network_totals, standalone, objective)
+                                      : std::vector<bool>(chosen.size(), false);
   for (std::size_t g = 0; g < chosen.size(); ++g) {
     if (!split[g] || chosen[g].group.count == 1) {
       result.groups.push_back(std::move(chosen[g]));

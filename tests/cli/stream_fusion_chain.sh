@@ -10,6 +10,13 @@
 # token_stripes: a BERT feed-forward block at H 32, FF 128 over 64 tokens (GEMM → GELU → GEMM → residual add →
 # LayerNorm → GEMM) on an 8 KiB SDM: a group in token stripes (its GEMMs' N cut into 2 blocks, the nb loop the stripe
 # loop, image flag token_stripes), through the residual add and the LayerNorm of each token's row.
+# query_rows: BERT attention at H 64, 2 heads of 32, 32 tokens (projections, heads split by reshape + transpose,
+# Q·Kᵀ, scale, padding mask, softmax, P·V, heads merged, output projection, residual) on an 8 KiB SDM, under
+# TransFusion's policy (`map --fuse query,scores,context,attention_output`: every Einsum but K and V): one group in 4
+# token stripes — the GEMMs' N, the products' query rows (K per head, the kb loop the stripe loop, image flag
+# query_rows), Q and P streamed stripe by stripe from the SDM through the head split and merge, K and V read whole
+# in every stripe. Expected: every tensor bit-exact with the integer reference (from the generated .npz input), and
+# the group's cycles with DRAM and DRAM bytes of the model equal to the co-simulation's (error 0).
 # Usage: stream_fusion_chain.sh CASE MAERI CONFIGS_DIR
 set -u
 case_name=$1 maeri=$2 configs=$3
@@ -95,5 +102,53 @@ YAML
     grep -q "next \[fabric, fused group output-next, member 2 of 2: input from the SDM, 2 token stripes\]" \
       "$dir/chain.out" || fail "next does not run in token stripes: $(grep 'next \[fabric' "$dir/chain.out")"
     exact_group "$dir/chain.out" output-next ;;
+  query_rows)
+    sed -e 's/^name: .*/name: maeri-64-sdm8/' -e 's/capacity_kib: [0-9]*/capacity_kib: 8/' \
+      "$configs/hardware/maeri-64.yaml" > "$dir/hw.yaml"
+    cat > "$dir/attn.yaml" <<'YAML'
+kind: workload
+name: attn
+batch: 1
+inputs:
+  - {name: hidden, shape: [32, 64, 1, 1]}
+  - {name: attention_mask, shape: [1, 1, 32]}
+operators:
+  - {name: key, type: gemm, input: hidden, M: 1, K: 64, N: 64, batch: 32, bias: key.bias}
+  - {name: key_split, type: reshape, input: key, shape: [32, 2, 32]}
+  - {name: key_heads, type: transpose, input: key_split, perm: [1, 0, 2]}
+  - {name: value, type: gemm, input: hidden, M: 1, K: 64, N: 64, batch: 32, bias: value.bias}
+  - {name: value_split, type: reshape, input: value, shape: [32, 2, 32]}
+  - {name: value_heads, type: transpose, input: value_split, perm: [1, 0, 2]}
+  - {name: query, type: gemm, input: hidden, M: 1, K: 64, N: 64, batch: 32, bias: query.bias}
+  - {name: query_split, type: reshape, input: query, shape: [32, 2, 32]}
+  - {name: query_heads, type: transpose, input: query_split, perm: [1, 0, 2]}
+  - {name: scores, type: matmul, inputs: [query_heads, key_heads], transpose_b: true}
+  - {name: scaled_scores, type: mul, inputs: [scores], constant: attention_scale, constant_shape: [1]}
+  - {name: masked_scores, type: add, inputs: [scaled_scores, attention_mask]}
+  - {name: probs, type: softmax, input: masked_scores, axis: -1}
+  - {name: context, type: matmul, inputs: [probs, value_heads]}
+  - {name: context_tokens, type: transpose, input: context, perm: [1, 0, 2]}
+  - {name: context_merged, type: reshape, input: context_tokens, shape: [32, 64, 1, 1]}
+  - {name: attention_output, type: gemm, input: context_merged, M: 1, K: 64, N: 64, batch: 32, bias: attention_output.bias}
+  - {name: attention_residual, type: add, inputs: [attention_output, hidden]}
+YAML
+    "$maeri" map --hardware "$dir/hw.yaml" --workload "$dir/attn.yaml" --objective energy \
+      --fuse query,scores,context,attention_output -o "$dir/map.yaml" > "$dir/map.out" || fail "map"
+    grep -A3 "layers: \[query, scores, context, attention_output\]" "$dir/map.yaml" | tr '\n' ' ' \
+      | grep -q "stripes: 4 *stripe_axis: N" || fail "not fused in token stripes: $(cat "$dir/map.yaml")"
+    "$maeri" codegen --hardware "$dir/hw.yaml" --workload "$dir/attn.yaml" --mapping "$dir/map.yaml" -o "$dir/images" \
+      > /dev/null || fail "codegen"
+    "$maeri" disasm "$dir/images/attn.scores.mimg" | grep -q "query-row stripes 4: each iteration of the kb loop" \
+      || fail "disasm: $("$maeri" disasm "$dir/images/attn.scores.mimg" | head -30)"
+    python3 "$scripts/transformer-constants.py" --random hidden=32,64,1,1 --padding-mask attention_mask=32,4 \
+      -o "$dir/inputs.npz" || fail "inputs"
+    python3 "$scripts/transformer-constants.py" --head-size 32 -o "$dir/constants.npz" || fail "constants"
+    "$maeri" verify --chain --hardware "$dir/hw.yaml" --workload "$dir/attn.yaml" --mapping "$dir/map.yaml" \
+      --memory both --network-input "$dir/inputs.npz" --network-weights "$dir/constants.npz" > "$dir/chain.out" \
+      || { cat "$dir/chain.out"; fail "chain"; }
+    grep -q "network attn: PASS — 24 of 24 runs" "$dir/chain.out" || fail "not PASS"
+    grep -q "context \[fabric, fused group query-attention_output, member 3 of 4: operand A from the SDM, output kept in the SDM, 4 token stripes\]" \
+      "$dir/chain.out" || fail "context does not stream P: $(grep 'context \[fabric' "$dir/chain.out")"
+    exact_group "$dir/chain.out" query-attention_output ;;
   *) fail "unknown case $case_name" ;;
 esac

@@ -273,23 +273,28 @@ TEST_CASE("fused image errors: each field of the record, corrupted with the CRC 
       {"fused.position", 3, "fused.position is 3, expected 0..2 (fused.members − 1)", nullptr},
       {"fused.position", 0xffff, "fused.position is 65535, expected 0..2 (fused.members − 1)", nullptr},
       {"fused.stripes", 0, "fused.stripes is 0, expected at least 1", nullptr},
-      {"fused.flags", 0x40,
-       "fused.flags is 0x40, expected only the bits input_in_sdm (0x01), output_in_sdm (0x02), weights_pinned (0x04), "
-       "output_over_shortcut (0x08), weights_in_sdm (0x10) and token_stripes (0x20)",
+      {"fused.flags", 0x80,
+       "fused.flags is 0x80, expected only the bits input_in_sdm (0x01), output_in_sdm (0x02), weights_pinned (0x04), "
+       "output_over_shortcut (0x08), weights_in_sdm (0x10), token_stripes (0x20) and query_rows (0x40)",
        nullptr},
       {"fused.flags", 0xff,
        "fused.flags is 0xff, expected only the bits input_in_sdm (0x01), output_in_sdm (0x02), weights_pinned (0x04), "
-       "output_over_shortcut (0x08), weights_in_sdm (0x10) and token_stripes (0x20)",
+       "output_over_shortcut (0x08), weights_in_sdm (0x10), token_stripes (0x20) and query_rows (0x40)",
+       nullptr},
+      // Query-row stripes are a matrix product's token stripes: the flag alone is refused.
+      {"fused.flags", 0x40,
+       "fused.flags: query_rows is set without token_stripes (query-row stripes are a matrix product's token stripes)",
        nullptr},
       // Token stripes on a member whose N (1) is not cut into the group's 2 stripes: blamed on the stripes.
       {"fused.flags", 0x20,
        "fused: member 2 of group 'conv_a-conv_c' breaks a rule of fused groups: stripes: layer 'conv_b' has sdm.N = "
        "1, 1 blocks of its 1 tokens (N), not the group's 2 stripes",
        "fused.stripes"},
-      // A matrix product's operand A from the SDM needs the group in one stripe (this member runs in 2).
+      // A matrix product's operand A from the SDM needs the group in one stripe or query-row stripes (this member
+      // runs in 2 row stripes).
       {"fused.flags", 0x10,
        "fused.flags: weights_in_sdm is set, but it needs an earlier member to leave the operand A in the SDM and "
-       "stripes 1 (the operand is held whole)",
+       "stripes 1 (the operand is held whole) or query_rows (a stripe of its rows is held)",
        nullptr},
       {"fused.position", 0,
        "fused.flags: input_in_sdm is set, but the group's first member has no earlier member to leave its input in "
