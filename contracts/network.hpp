@@ -28,7 +28,7 @@ struct Tensor {
   // A network input where the importer cut an ONNX graph: "node NAME (OP): why MAERI does not compute it" — the
   // skipped node's output, which a chained run computes by the float reference from the model (an ONNX workload) or
   // must be given (a YAML one, where `cut:` keeps the reason). Empty for every other tensor.
-  std::string cut;
+  std::string cut = {};
   std::int64_t elements() const;
 };
 
