@@ -114,6 +114,24 @@ std::string exit_reason(int status) {
   return "ended abnormally";
 }
 
+// Forks a child that keeps its end of the channel `fds` (fds[1]) and closes the parent's end and `siblings` (the
+// parent's ends of the channels to earlier children, so that no child holds a sibling's channel open); the child
+// runs `body` on its end and never returns. Returns the child's pid to the parent, which closes fds[1].
+template <class ChildBody>
+pid_t fork_with_channel(const int (&fds)[2], const std::vector<int>& siblings, const ChildBody& body) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    ::close(fds[0]);
+    for (int fd : siblings) ::close(fd);
+    body(fds[1]);
+  }
+  ::close(fds[1]);
+  return pid;
+}
+
 }  // namespace
 
 void run_in_processes(const std::vector<int>& tasks, const PoolOptions& options, const TaskWork& work,
@@ -125,16 +143,9 @@ void run_in_processes(const std::vector<int>& tasks, const PoolOptions& options,
     while (next < tasks.size() && int(running.size()) < options.jobs) {
       int fds[2];
       if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-      std::fflush(stdout);
-      std::fflush(stderr);
-      const pid_t pid = ::fork();
-      if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-      if (pid == 0) {
-        ::close(fds[0]);
-        for (const Running& other : running) ::close(other.pipe_fd);
-        run_child(fds[1], tasks[next], work);
-      }
-      ::close(fds[1]);
+      std::vector<int> siblings;
+      for (const Running& other : running) siblings.push_back(other.pipe_fd);
+      const pid_t pid = fork_with_channel(fds, siblings, [&](int fd) { run_child(fd, tasks[next], work); });
       running.push_back({int(next), pid, fds[0], Clock::now(), {}, false});
       ++next;
     }
@@ -189,16 +200,9 @@ WorkerPool::WorkerPool(PoolOptions options, const Serve& serve) : options_(optio
     int fds[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0)
       throw std::runtime_error(std::string("socketpair: ") + std::strerror(errno));
-    std::fflush(stdout);
-    std::fflush(stderr);
-    const pid_t pid = ::fork();
-    if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-    if (pid == 0) {
-      ::close(fds[0]);
-      for (const Worker& other : workers_) ::close(other.fd);
-      serve_requests(fds[1], serve);
-    }
-    ::close(fds[1]);
+    std::vector<int> siblings;
+    for (const Worker& other : workers_) siblings.push_back(other.fd);
+    const pid_t pid = fork_with_channel(fds, siblings, [&](int fd) { serve_requests(fd, serve); });
     Worker worker;
     worker.pid = pid;
     worker.fd = fds[0];
