@@ -15,7 +15,8 @@ namespace maeri::contracts {
 namespace {
 
 constexpr std::array<const char*, 2> kModes{"nearest", "linear"};
-constexpr std::array<const char*, 4> kCoordinates{"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric"};
+constexpr std::array<const char*, 5> kCoordinates{"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
+                                                  "tf_half_pixel_for_nn"};
 constexpr std::array<const char*, 4> kRoundings{"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
 
 template <typename Enum, std::size_t N>
@@ -36,6 +37,7 @@ double input_coordinate(const ResizeForm& form, std::int64_t in, std::int64_t ou
     case CoordinateMode::PytorchHalfPixel: return out > 1 ? (double(x) + 0.5) / scale - 0.5 : 0.0;
     case CoordinateMode::AlignCorners: return out == 1 ? 0.0 : double(x) * double(in - 1) / double(out - 1);
     case CoordinateMode::Asymmetric: return double(x) / scale;
+    case CoordinateMode::TfHalfPixelForNn: return (double(x) + 0.5) / scale;
   }
   return 0;
 }

@@ -21,7 +21,8 @@ enum class ResizeMode { Nearest, Linear };
 //   pytorch_half_pixel   (x + 0.5) / s − 0.5 when out > 1, else 0
 //   align_corners        x · (in − 1) / (out − 1), 0 when out = 1
 //   asymmetric           x / s
-enum class CoordinateMode { HalfPixel, PytorchHalfPixel, AlignCorners, Asymmetric };
+//   tf_half_pixel_for_nn (x + 0.5) / s   (tf2onnx's nearest resize of TensorFlow's half_pixel_centers)
+enum class CoordinateMode { HalfPixel, PytorchHalfPixel, AlignCorners, Asymmetric, TfHalfPixelForNn };
 // ONNX's nearest_mode: how a nearest resize rounds the input coordinate (clamped to [0, in − 1] after).
 enum class NearestRounding { RoundPreferFloor, RoundPreferCeil, Floor, Ceil };
 

@@ -20,19 +20,20 @@ namespace maeri::contracts {
 // Limits on every YAML input (spec, workload, mapping file), so a crafted file ends in a quick util::InputError instead of
 // minutes of parsing or gigabytes of memory (documented in docs/cli.md, "Limits"). Each is far above what a real
 // file needs: the largest shipped config is 12 KiB; specs nest 2-3 levels, mapping files 4.
-inline constexpr std::size_t kMaxSpecFileBytes = 4 * 1024 * 1024;
+inline constexpr std::size_t kMaxSpecFileBytes = 16 * 1024 * 1024;
 // How every spec file is read (util/input_file.hpp): devices and pipes too, up to kMaxSpecFileBytes.
 inline constexpr util::InputFileRules kSpecFileRules{"a YAML file", kMaxSpecFileBytes, "kMaxSpecFileBytes"};
 // Nesting of mappings and lists; a spec needs 4 (mapping file: root → layers → layer → shape).
 inline constexpr std::size_t kMaxYamlDepth = 32;
 // Nodes of the document with every alias counted as a full copy of what it names: yaml-cpp shares aliased nodes,
 // so a few KiB of nested aliases ("billion laughs") would otherwise make any walk over the tree visit 10^9 nodes.
-// Counted on the parser's events before the tree is built. 250 000 fits kMaxYamlSequenceLength layers of a
-// mapping file (about 45 nodes each).
-inline constexpr std::uint64_t kMaxYamlNodes = 250000;
+// Counted on the parser's events before the tree is built. 1 000 000 fits kMaxYamlSequenceLength layers of a
+// mapping file (about 45 nodes each: 737 280), and bounds the tree yaml-cpp builds to a few hundred MB.
+inline constexpr std::uint64_t kMaxYamlNodes = 1000000;
 // Entries of one list field (the layers of a workload or mapping file): every entry is searched, compiled or
-// co-simulated later, and no published network has more than a few thousand layers.
-inline constexpr std::size_t kMaxYamlSequenceLength = 4096;
+// co-simulated later. A recurrent network unrolled over its time steps has one layer per gate product and step
+// (a 3-layer GRU over 120 steps: 8 022 operators), so the limit is 16 384.
+inline constexpr std::size_t kMaxYamlSequenceLength = 16384;
 
 // Parses a whole YAML file; syntax errors, unreadable files, directories, text that is not UTF-8 and files over
 // the limits above become util::InputError naming the file (and line:column where there is one).

@@ -88,13 +88,13 @@ std::optional<bool> carries_indices(const Network& network, const Operator& op) 
     case OperatorKind::Slice:
     case OperatorKind::Gather:
     case OperatorKind::Concat: return true;
+    case OperatorKind::Mul:
+      if (activation_inputs(network, op) == op.inputs.size()) return false;  // a constant factor has its own scale
+      return std::nullopt;
     case OperatorKind::Add:
     case OperatorKind::Sub:
-    case OperatorKind::Mul:
     case OperatorKind::Maximum:
-    case OperatorKind::Minimum:
-      if (activation_inputs(network, op) == op.inputs.size()) return false;  // a constant operand has its own scale
-      return std::nullopt;
+    case OperatorKind::Minimum: return false;  // also with a constant operand: an offset (position ids), a clamp
     default: return std::nullopt;
   }
 }

@@ -34,8 +34,8 @@ std::vector<std::int64_t> whole_indices(const Operator& op, const std::vector<do
 // Which tensors hold indices, per tensor of `network`: 0 for none; for a Lookup's indices the extent of the table
 // axis they pick along (the smallest when several lookups read them), and so for the tensors they are data movement
 // of (reshape, transpose, slice, gather, concat); 1 for a tensor that reaches indices only through integer arithmetic
-// of two tensors (add, sub, mul, max, min: ids · mask + type ids, as BERT-style exports compute them), whose
-// values no extent bounds. Such tensors are whole numbers at scale 1 (docs/quantization.md, "Lookup"); seeded
+// of two tensors (add, sub, mul, max, min: ids · mask + type ids, as BERT-style exports compute them) or with a
+// constant operand (add, sub, max, min: position ids as ids + offset, a clamp), whose values no extent bounds. Such tensors are whole numbers at scale 1 (docs/quantization.md, "Lookup"); seeded
 // stimulus draws an index input as whole numbers in [0, extent) (0 alone for extent 1, which keeps any sum inside
 // the table).
 std::vector<std::int64_t> index_extents(const Network& network);

@@ -295,7 +295,8 @@ void read_resize_attributes(StrictMap& map, ResizeForm& form) {
     form.mode = *resize_mode_named(map.choice("mode", names(2, [](std::size_t i) { return to_string(ResizeMode(i)); })));
   if (map.has("coordinate_transformation_mode"))
     form.coordinates = *coordinate_mode_named(map.choice(
-        "coordinate_transformation_mode", names(4, [](std::size_t i) { return to_string(CoordinateMode(i)); })));
+        "coordinate_transformation_mode",
+        names(std::size_t(CoordinateMode::TfHalfPixelForNn) + 1, [](std::size_t i) { return to_string(CoordinateMode(i)); })));
   if (map.has("nearest_mode"))
     form.nearest = *nearest_rounding_named(
         map.choice("nearest_mode", names(4, [](std::size_t i) { return to_string(NearestRounding(i)); })));

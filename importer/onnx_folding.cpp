@@ -271,6 +271,10 @@ class Folder {
         changed = true;
         continue;
       }
+      if (node.op_type() == "Split" && split_constant(node)) {
+        changed = true;
+        continue;
+      }
       std::optional<TensorValue> value;
       try {
         value = evaluate(node);
@@ -291,6 +295,73 @@ class Folder {
     if (!changed) return false;
     graph.clear_node();
     for (onnx::NodeProto& node : kept) *graph.add_node() = std::move(node);
+    return true;
+  }
+
+  // A MatMul of two constant matrices (tf2onnx's recurrent cell at its first step: the initial state, zeros, times
+  // the recurrent kernel), in double; other ranks are left to the graph.
+  static std::optional<TensorValue> matrix_product(const TensorValue& a, const TensorValue& b) {
+    if (a.dims.size() != 2 || b.dims.size() != 2 || a.dims[1] != b.dims[0] || a.integral() || b.integral())
+      return std::nullopt;
+    const std::int64_t m = a.dims[0], k = a.dims[1], n = b.dims[1];
+    if (!product({m, k, n})) throw TooLarge{};  // bounds the work too, not only the result
+    TensorValue out;
+    out.type = a.type;
+    out.dims = {m, n};
+    out.reals.assign(std::size_t(m * n), 0.0);
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < k; ++j)
+        for (std::int64_t c = 0; c < n; ++c) out.reals[std::size_t(i * n + c)] += a.reals[std::size_t(i * k + j)] * b.reals[std::size_t(j * n + c)];
+    return out;
+  }
+
+  // A Split of a constant (tf2onnx's GRU cell splits its bias into the gates inside the while loop, so every
+  // unrolled step has one): each output becomes an initializer. Sizes as the reader takes them (the `split`
+  // attribute before opset 13, an input from 13 on, equal parts when absent); anything else is left to the reader.
+  bool split_constant(const onnx::NodeProto& node) {
+    const TensorValue* found = node.input_size() > 0 ? constant(node.input(0)) : nullptr;
+    if (!found || found->dims.empty()) return false;
+    const TensorValue whole = *found;  // the outputs join constants_ below
+    const TensorValue* data = &whole;
+    const std::int64_t rank = std::int64_t(data->dims.size()), parts = node.output_size();
+    std::int64_t axis = int_attribute(node, "axis", 0);
+    if (axis < -rank || axis >= rank || parts < 1) return false;
+    if (axis < 0) axis += rank;
+    const std::int64_t extent = data->dims[std::size_t(axis)];
+    Dims sizes;
+    if (opset_ < 13) {
+      sizes = ints_attribute(node, "split").value_or(Dims{});
+    } else if (node.input_size() > 1 && !node.input(1).empty()) {
+      const TensorValue* given = constant(node.input(1));
+      if (!given || !given->integral()) return false;
+      sizes = given->integers;
+    }
+    if (sizes.empty())
+      for (std::int64_t i = 0, each = (extent + parts - 1) / parts; i < parts; ++i)
+        sizes.push_back(std::max<std::int64_t>(0, std::min(each, extent - i * each)));
+    std::int64_t total = 0;
+    for (const std::int64_t size : sizes) total += size < 0 ? extent + 1 : size;
+    if (std::int64_t(sizes.size()) != parts || total != extent) return false;
+    std::int64_t outer = 1, inner = 1;
+    for (std::int64_t d = 0; d < axis; ++d) outer *= data->dims[std::size_t(d)];
+    for (std::int64_t d = axis + 1; d < rank; ++d) inner *= data->dims[std::size_t(d)];
+    onnx::GraphProto& graph = *model_.mutable_graph();
+    std::int64_t start = 0;
+    for (std::int64_t o = 0; o < parts; ++o) {
+      const std::string& name = node.output(int(o));
+      Dims dims = data->dims;
+      dims[std::size_t(axis)] = sizes[std::size_t(o)];
+      std::vector<std::int64_t> sources;
+      for (std::int64_t before = 0; before < outer; ++before)
+        for (std::int64_t row = start; row < start + sizes[std::size_t(o)]; ++row)
+          for (std::int64_t within = 0; within < inner; ++within) sources.push_back((before * extent + row) * inner + within);
+      start += sizes[std::size_t(o)];
+      if (name.empty() || initializers_.count(name)) continue;
+      TensorValue value = gather_elements(*data, dims, sources);
+      initializers_[name] = graph.initializer_size();
+      *graph.add_initializer() = tensor_proto(value, name);
+      constants_[name] = std::move(value);
+    }
     return true;
   }
 
@@ -605,7 +676,9 @@ class Folder {
     }
     static const std::set<std::string> foldable = {"Gather", "Unsqueeze", "Squeeze", "Concat", "Slice", "Cast",
                                                    "Reshape", "Expand", "ConstantOfShape", "Range", "Identity",
-                                                   "Add", "Sub", "Mul", "Div", "Floor", "Max", "Min", "Not"};
+                                                   "Transpose",
+                                                   "Add", "Sub", "Mul", "Div", "Floor", "Max", "Min", "Not",
+                                                   "MatMul"};
     if ((!foldable.count(op) && !kComparisons.count(op) && !kLogic.count(op)) || node.input_size() == 0 ||
         !constant_inputs(node))
       return std::nullopt;
@@ -619,6 +692,7 @@ class Folder {
     if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || kComparisons.count(op) || kLogic.count(op))
       return binary(node, data, input_constant(node, 1));
     if (op == "Max" || op == "Min") return variadic(node);
+    if (op == "MatMul") return matrix_product(data, input_constant(node, 1));
     if (op == "Not") {
       if (!data.integral()) throw Inconsistent{"Not of a non-boolean tensor"};
       TensorValue out = data;
@@ -631,6 +705,10 @@ class Folder {
     if (op == "Concat") return concat(node);
     if (op == "Slice") return slice(node, data);
     if (op == "Reshape") return reshape(node, data);
+    if (op == "Transpose") {
+      if (!data.integral()) return std::nullopt;  // a weight's layout change is the importer's, not a shape's
+      return transpose(node, data);
+    }
     if (op == "Expand") return expand(node, data);
     if (op == "ConstantOfShape") return constant_of_shape(node, data);
     return range(node);
@@ -902,6 +980,29 @@ class Folder {
     TensorValue out = data;
     out.dims = dims;
     return out;
+  }
+
+  // PyTorch writes F.pad's pads as a computed list: ConstantOfShape, Concat, Reshape to (n, 2), a reversing Slice,
+  // Transpose, Reshape (gtcrn): the Transpose must fold for the Pad's pads to be constants.
+  TensorValue transpose(const onnx::NodeProto& node, const TensorValue& data) {
+    const std::int64_t rank = std::int64_t(data.dims.size());
+    Dims perm = ints_attribute(node, "perm").value_or(Dims{});
+    if (perm.empty())
+      for (std::int64_t axis = rank; axis-- > 0;) perm.push_back(axis);
+    if (std::int64_t(perm.size()) != rank) throw Inconsistent{fmt::format("perm has {} axes for a rank-{} input", perm.size(), rank)};
+    Dims dims, seen(rank, 0);
+    for (const std::int64_t axis : perm) {
+      if (axis < 0 || axis >= rank || seen[axis]++) throw Inconsistent{fmt::format("perm ({}) is not a permutation", dims_text(perm))};
+      dims.push_back(data.dims[axis]);
+    }
+    const Dims source_strides = row_major_strides(data.dims), out_strides = row_major_strides(dims);
+    std::vector<std::int64_t> sources;
+    for (std::int64_t i = 0; i < data.elements(); ++i) {
+      std::int64_t source = 0;
+      for (std::int64_t d = 0; d < rank; ++d) source += ((i / out_strides[d]) % dims[d]) * source_strides[perm[d]];
+      sources.push_back(source);
+    }
+    return gather_elements(data, dims, sources);
   }
 
   TensorValue expand(const onnx::NodeProto& node, const TensorValue& data) {

@@ -158,8 +158,10 @@ std::string GraphReader::post_operator(const onnx::NodeProto& node, const std::s
   if (op == "Transpose") return transpose(read);
   if (op == "Slice") return slice(read);
   if (op == "Gather") return gather(read);
+  if (op == "ScatterND") return scatter(read);
   if (op == "Split") return split(read);
   if (op == "LayerNormalization") return layer_normalization(read);
+  if (op == "InstanceNormalization") return instance_normalization(read);
   if (op == "ReduceMean" || op == "ReduceSum" || op == "ReduceMax") return reduction(read);
   if (op == "Softmax") return softmax(read);
   if (op == "Pad") return pad(read);

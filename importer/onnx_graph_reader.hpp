@@ -15,6 +15,9 @@
 //   onnx_normalization.cpp       ReduceMean/Sum/Max, LayerNormalization and its decomposed form
 //   onnx_layout_operators.cpp    Concat, Reshape and its kin, Transpose, Pad, Slice, Gather, Split
 //   onnx_lookup.cpp              Gather of a constant table at run-time indices (a token embedding)
+//   onnx_scatter.cpp             ScatterND of constant indices (cache updates) as Concat and Gather
+//   onnx_mirrored_pad.cpp        Pad of mode reflect or edge as Gathers of constant indices
+//   onnx_instance_normalization.cpp  InstanceNormalization as a layer normalization and a channel affine
 //   onnx_resize.cpp              Resize, Upsample
 //   onnx_prelu.cpp               PRelu
 //   onnx_skip_reasons.cpp        why the other operators are skipped
@@ -197,6 +200,10 @@ class GraphReader {
   std::string slice(OperatorNode& read);
   std::string gather(OperatorNode& read);
   std::string lookup(OperatorNode& read);  // onnx_lookup.cpp
+  std::string scatter(OperatorNode& read);  // onnx_scatter.cpp
+  std::string mirrored_pad(OperatorNode& read, const Dims& x, const std::string& mode, const Dims& pads,
+                           const Dims& axes);  // onnx_mirrored_pad.cpp
+  std::string instance_normalization(OperatorNode& read);  // onnx_instance_normalization.cpp
   std::string split(OperatorNode& read);
   std::string layer_normalization(OperatorNode& read);
   std::string reduction(OperatorNode& read);

@@ -66,8 +66,8 @@ std::string GraphReader::pad(OperatorNode& read) {
     return "pad: only a rank-3 (N, C, L) or rank-4 (N, C, H, W) tensor gets a border beside the fabric" + cut;
   const std::int64_t rank = std::int64_t(x->size());
   const std::string mode = text(node, name, "mode", "constant");
-  if (mode != "constant")
-    return fmt::format("pad: mode '{}' (only \"constant\" zeros are a border the unit writes)", mode) + cut;
+  if (mode != "constant" && mode != "reflect" && mode != "edge")
+    return fmt::format("pad: mode '{}' (zeros, a reflection or the edge repeated are what the unit writes)", mode) + cut;
   Dims pads;
   std::optional<double> value;
   Dims axes = rank == 4 ? Dims{0, 1, 2, 3} : Dims{0, 1, 2};
@@ -96,13 +96,13 @@ std::string GraphReader::pad(OperatorNode& read) {
   }
   if (pads.size() != 2 * axes.size())
     fail(name, fmt::format("pads {}: expected {} values (a begin and an end per axis)", list(pads), 2 * axes.size()));
+  for (std::size_t i = 0; i < pads.size(); ++i)
+    if (pads[i] < 0) return fmt::format("pad: negative pads {} (a crop)", list(pads)) + cut;
+  if (mode != "constant") return mirrored_pad(read, *x, mode, pads, axes);
   if (value && *value != 0) return fmt::format("pad: the value {} (only zeros are a border the unit writes)", *value) + cut;
   contracts::PadBorder border, channel_border;
-  for (std::size_t i = 0; i < axes.size(); ++i) {
-    const std::int64_t begin = pads[i], end = pads[i + axes.size()];
-    if (begin < 0 || end < 0) return fmt::format("pad: negative pads {} (a crop)", list(pads)) + cut;
-    if (axes[i] == 1) channel_border.x_begin = begin, channel_border.x_end = end;
-  }
+  for (std::size_t i = 0; i < axes.size(); ++i)
+    if (axes[i] == 1) channel_border.x_begin = pads[i], channel_border.x_end = pads[i + axes.size()];
   bool channels_only = channel_border.x_begin + channel_border.x_end > 0;
   for (std::size_t i = 0; i < axes.size(); ++i)
     channels_only = channels_only && (axes[i] == 1 || (pads[i] == 0 && pads[i + axes.size()] == 0));

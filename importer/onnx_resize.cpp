@@ -15,9 +15,9 @@ namespace {
 std::string unsupported_attributes(const std::string& mode, const std::string& coordinates, std::int64_t antialias,
                                    const Dims& axes, const std::string& aspect) {
   if (mode == "cubic") return "cubic interpolation (MAERI runs nearest and linear)";
-  if (coordinates == "tf_crop_and_resize" || coordinates == "tf_half_pixel_for_nn")
+  if (coordinates == "tf_crop_and_resize")
     return fmt::format("coordinate_transformation_mode '{}' (MAERI runs half_pixel, pytorch_half_pixel, "
-                       "align_corners and asymmetric)",
+                       "align_corners, asymmetric and tf_half_pixel_for_nn)",
                        coordinates);
   if (antialias != 0) return "antialias 1 (a filter wider than the two neighbours)";
   if (!axes.empty()) return "an 'axes' attribute (resizes of some axes only)";

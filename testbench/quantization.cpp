@@ -278,6 +278,21 @@ std::vector<std::int64_t> activation_table(const Operator& op, double input_scal
   return table;
 }
 
+// Whether a pair with a constant operand computes indices (contracts::index_extents: its input and output at scale 1,
+// a lookup reads the result): its constant is then whole numbers at scale 1 too, so that ids + offset is exact;
+// a constant that is not whole numbers within ±L is refused naming the operator.
+bool index_arithmetic(const Network& network, const Operator& op, const std::vector<double>& constant,
+                      double first_scale, double output_scale, int data_width) {
+  if (first_scale != 1.0 || output_scale != 1.0 || contracts::index_extents(network)[op.outputs[0]] == 0) return false;
+  const double limit = double(contracts::data_limit(data_width));
+  for (const double c : constant)
+    if (std::floor(c) != c || std::abs(c) > limit)
+      throw std::invalid_argument(fmt::format("operator '{}' computes the indices of a lookup with the constant {}: "
+                                              "indices need whole numbers within ±{}",
+                                              op.name, c, limit));
+  return true;
+}
+
 // An element-wise pair's second operand's scale: a tensor's own, or for a constant operand max |c| / L (the full
 // data range: its integers enter no fabric sum), its integers stored with the operator. Then add, sub, max, min
 // get the multipliers of both operands to the output's scale (quantize_input_multipliers), mul the requantization
@@ -288,7 +303,9 @@ void quantize_pair(const Network& network, std::size_t o, const RealLayerWeights
   contracts::QuantizedOperator& q = quantized.operators[o];
   double second_scale = quantized.tensors[op.inputs[1]].scale;
   if (contracts::activation_inputs(network, op) == 1) {
-    second_scale = calibrated_scale(real.weights, contracts::data_limit(data_width));
+    second_scale = index_arithmetic(network, op, real.weights, first_scale, output_scale, data_width)
+                       ? 1.0
+                       : calibrated_scale(real.weights, contracts::data_limit(data_width));
     q.constant = quantize_values(real.weights, second_scale, data_width);
     q.constant_shape = network.tensors[op.inputs[1]].shape;
   }

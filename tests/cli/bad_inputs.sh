@@ -22,7 +22,7 @@ case $case_name in
     for level in 1 2 3 4 5 6 7 8 9; do
       printf 'a%d: &a%d [%s*a%d]\n' $level $level "$(repeat "*a$((level - 1)),"  9)" $((level - 1)) >>"$file"
     done
-    quickly 2 --stderr-contains "$file:6:14: more than 250000 YAML nodes, counting each alias as a copy" \
+    quickly 2 --stderr-contains "$file:6:38: more than 1000000 YAML nodes, counting each alias as a copy" \
       "$maeri" validate "$file" ;;
   endless_alias)
     printf 'kind: workload\nname: &n [a, *n]\n' >"$file"
@@ -31,18 +31,18 @@ case $case_name in
     { printf 'kind: workload\nname: w\nlayers: '; head -c 100000 /dev/zero | tr '\0' '['; head -c 100000 /dev/zero | tr '\0' ']'; echo; } >"$file"
     quickly 2 --stderr-contains "$file:3:40: mappings and lists nested more than 32 levels deep (kMaxYamlDepth" \
       "$maeri" validate "$file" ;;
-  huge_file)  # 5 MiB of comments
-    { echo 'kind: workload'; head -c $((5 * 1024 * 1024)) /dev/zero | tr '\0' '#'; echo; } >"$file"
-    quickly 2 --stderr-contains "$file: file larger than the limit of 4194304 bytes (kMaxSpecFileBytes" \
+  huge_file)  # 17 MiB of comments
+    { echo 'kind: workload'; head -c $((17 * 1024 * 1024)) /dev/zero | tr '\0' '#'; echo; } >"$file"
+    quickly 2 --stderr-contains "$file: file larger than the limit of 16777216 bytes (kMaxSpecFileBytes" \
       "$maeri" validate "$file" ;;
   endless_device)  # never ends; reading stops at the size limit
-    quickly 2 --stderr-contains "/dev/zero: file larger than the limit of 4194304 bytes" "$maeri" validate /dev/zero ;;
+    quickly 2 --stderr-contains "/dev/zero: file larger than the limit of 16777216 bytes" "$maeri" validate /dev/zero ;;
   wide_mapping)  # 100 000 keys: the duplicate-key check used to compare every pair
     { echo 'kind: workload'; seq -f 'k%g: 1' 0 99999; } >"$file"
     quickly 2 --stderr-contains "$file:1:1: field 'name': missing required field" "$maeri" validate "$file" ;;
   long_list)  # one layer more than kMaxYamlSequenceLength
-    { printf 'kind: workload\nname: w\nlayers:\n'; seq -f '  - {name: l%g, type: fc, K: 1, C: 1}' 0 4096; } >"$file"
-    quickly 2 --stderr-contains "$file:4:3: field 'layers': expected a list of at most 4096 entries" \
+    { printf 'kind: workload\nname: w\nlayers:\n'; seq -f '  - {name: l%g, type: fc, K: 1, C: 1}' 0 16384; } >"$file"
+    quickly 2 --stderr-contains "$file:4:3: field 'layers': expected a list of at most 16384 entries" \
       "$maeri" validate "$file" ;;
   non_utf8_name)  # would make --json fail (nlohmann::json refuses invalid UTF-8): rejected when the file is read
     sed 's/name: conv1,/name: conv\xff,/' "$configs/workloads/tiny.yaml" >"$file"

@@ -36,10 +36,10 @@ case $case_name in
   onnx_matmul_batch_0) refused_import matmul-batch-0 "field 'node matmul': a batch dimension of 0" ;;
   onnx_matmul_batch_overflow) refused_import matmul-batch-overflow "field 'node matmul': a batch of more than 4096 products" ;;
   onnx_pads_span) refused_import pads-span "field 'node conv': the Conv layer it gives is not valid: padding: expected padding smaller than the dilated filter ((R-1)*dilation_x+1 = 3, (S-1)*dilation_y+1 = 3), found 3x3" ;;
-  onnx_5000_layers) refused_import 5000-layers "field 'graph': more than 4096 fabric layers: more layers than a workload may list (kMaxYamlSequenceLength" ;;
+  onnx_20000_layers) refused_import 20000-layers "field 'graph': more than 16384 fabric layers: more layers than a workload may list (kMaxYamlSequenceLength" ;;
   onnx_node_name_not_utf8) refused_import node-name-not-utf8 "field 'node #0 (Conv)': the node's name is not valid UTF-8 text: byte 0xff at offset 4" ;;
   onnx_graph_name_not_utf8) refused_import graph-name-not-utf8 "field 'graph': the graph's name is not valid UTF-8 text: byte 0xff at offset 5" ;;
-  onnx_10mb_name) refused_import 10mb-name "more than a workload file may have (4194304 bytes, kMaxSpecFileBytes" ;;
+  onnx_20mb_name) refused_import 20mb-name "more than a workload file may have (16777216 bytes, kMaxSpecFileBytes" ;;
   onnx_map_stride_0)  # map reads the model through the same importer
     "$expect" 2 --stderr-contains "attribute 'strides': expected a list of integers in [1, 1024], found [0, 0]" \
       "$maeri" map --hardware "$hardware" --workload "$models/bad-stride-0-0.onnx" -o "$dir/m.yaml" ;;

@@ -432,8 +432,8 @@ maeri_cli_test(help_explore 0 --stdout-contains "Example:" $<TARGET_FILE:maeri> 
 # wrote that the loader refused, plots of values no axis can place, integer spellings, empty option values.
 foreach(case onnx_stride_0_0 onnx_stride_0_1 onnx_same_stride_0 onnx_negative_pads onnx_domain_stride_0
              onnx_pool_stride_0 onnx_dilation_0 onnx_group_float onnx_strides_int onnx_own_output onnx_matmul_batch_0
-             onnx_matmul_batch_overflow onnx_pads_span onnx_5000_layers onnx_node_name_not_utf8
-             onnx_graph_name_not_utf8 onnx_10mb_name onnx_map_stride_0 plot_huge plot_plus_minus_huge plot_log_tiny
+             onnx_matmul_batch_overflow onnx_pads_span onnx_20000_layers onnx_node_name_not_utf8
+             onnx_graph_name_not_utf8 onnx_20mb_name onnx_map_stride_0 plot_huge plot_plus_minus_huge plot_log_tiny
              plot_ulps_apart plot_bom plot_long_title hardware_plus_sign hardware_leading_zero hardware_str_tag
              second_document map_empty_tile map_empty_order map_empty_phase_order mapping_objective explore_dev_null
              optimum_nan optimum_negative sim_weights_directory sim_weights_missing)
@@ -486,7 +486,7 @@ endif()
 set(chain_cases run jobs layer_jobs weight_fault unit_fault outputs_feed_back all_tensors_streamed calibration_set bad_input_shape bad_weights_member bad_fault bad_outputs
     one_layer_option onnx_top1 onnx_batch several_inputs onnx_float_nodes every_kind onnx_channel_affine onnx_pad onnx_gates
     onnx_elementwise onnx_layout onnx_resize onnx_layer_norm attention onnx_attention bad_matmul transformer_blocks
-    onnx_transformer bad_mask)
+    onnx_transformer bad_mask bad_token_index)
 if(NOT MAERI_SANITIZE)
   list(APPEND chain_cases mpi)
 endif()

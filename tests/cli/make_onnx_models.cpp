@@ -8,7 +8,8 @@
 // dynamic.onnx (a
 // symbolic batch), asymmetric.onnx (a conv with pads [0, 0, 1, 1]), asymmetric-pool.onnx (an average pool with pads
 // [0, 0, 1, 1]), padded.onnx (zero borders), float-nodes.onnx (CumSum and Sign, computed by the float reference),
-// rounding.onnx (Floor, Ceil, Round and ThresholdedRelu on the unit) and not-onnx.onnx (YAML text); and the bad models of tests/cli/bad_models.sh, named after the defect each carries
+// rounding.onnx (Floor, Ceil, Round and ThresholdedRelu on the unit), streaming-layout.onnx (reflect and edge Pads,
+// InstanceNormalization, ScatterND cache updates, a pad list computed as PyTorch writes it) and not-onnx.onnx (YAML text); and the bad models of tests/cli/bad_models.sh, named after the defect each carries
 // (bad-*.onnx), and if-input.onnx (an If on a run-time input).
 // Usage: maeri_make_onnx_models FOLDER
 #include <cstdint>
@@ -129,13 +130,13 @@ void write_bad_models(const std::string& folder) {
     model.write(folder + "/bad-matmul-batch-overflow.onnx");
   }
   {
-    OnnxModelBuilder model("deep");  // 5000 1×1 convolutions, more layers than a workload file may list
+    OnnxModelBuilder model("deep");  // 20000 1×1 convolutions, more layers than a workload file may list (16384)
     model.input("t0", {1, 1, 1, 1});
     model.weight("w", {1, 1, 1, 1});
-    for (int i = 0; i < 5000; ++i)
+    for (int i = 0; i < 20000; ++i)
       model.node("Conv", "conv" + std::to_string(i), {"t" + std::to_string(i), "w"}, "t" + std::to_string(i + 1));
-    model.output("t5000");
-    model.write(folder + "/bad-5000-layers.onnx");
+    model.output("t20000");
+    model.write(folder + "/bad-20000-layers.onnx");
   }
   for (const auto& [file, graph, node] : {std::tuple{"node-name", "node_name", "conv\xff"},
                                          std::tuple{"graph-name", "graph\xff", "conv"}}) {
@@ -150,9 +151,9 @@ void write_bad_models(const std::string& folder) {
     OnnxModelBuilder model("long_name");
     model.input("x", {1, 3, 8, 8});
     model.weight("w", {4, 3, 3, 3});
-    model.node("Conv", std::string(10 * 1024 * 1024, 'n'), {"x", "w"}, "y");
+    model.node("Conv", std::string(20 * 1024 * 1024, 'n'), {"x", "w"}, "y");
     model.output("y");
-    model.write(folder + "/bad-10mb-name.onnx");
+    model.write(folder + "/bad-20mb-name.onnx");
   }
   {
     OnnxModelBuilder model("pool");  // a node the importer skips, with an attribute shape inference divides by
@@ -639,6 +640,62 @@ void write_rounding(const std::string& path) {
   model.write(path);
 }
 
+// Layout operators that become gathers and concatenations of constant indices on the unit (seeded weights, fixed):
+// image 1×3×8×8 → conv1 (pads 1) → a reflection Pad of 2 before and 1 after X and Y, its pads computed as PyTorch's
+// F.pad writes them (ConstantOfShape → Concat → Reshape (−1, 2) → reversing Slice → Transpose → Reshape → Cast,
+// folded at import: [0, 0, 2, 2, 0, 0, 1, 1]) → 1×4×11×11 → InstanceNormalization → an edge Pad of 1 on X →
+// 1×4×13×11 → conv2 → 1×4×11×9 ("features", through a ReLU); a streaming cache input 3×4×11×9 gets conv2's output
+// at index [1] (ScatterND, k = 1), then channels 0 and 1 of it at blocks [0, 3] and [2, 1] (k = 2): "cache_out".
+void write_streaming_layout(const std::string& path) {
+  SeededValues values(2057);
+  OnnxModelBuilder model("streaming_layout", 13);
+  model.input("image", {1, 3, 8, 8});
+  model.input("cache", {3, 4, 11, 9});
+  model.weight("conv1.weight", {4, 3, 3, 3}, values(4 * 3 * 9, 0.4f));
+  OnnxModelBuilder::set_ints(model.node("Conv", "conv1", {"image", "conv1.weight"}, "c1"), "pads", {1, 1, 1, 1});
+  onnx::TensorProto zero;
+  zero.set_data_type(onnx::TensorProto_DataType_INT64);
+  zero.add_dims(1);
+  zero.add_int64_data(0);
+  model.integers("pad.count", {1}, {4});
+  OnnxModelBuilder::set_tensor(model.node("ConstantOfShape", "pad.zeros", {"pad.count"}, "pad.z"), "value", zero);
+  model.integers("pad.given", {4}, {2, 1, 2, 1});  // (begin, end) of the last axis, then of the one before
+  OnnxModelBuilder::set_int(model.node("Concat", "pad.concat", {"pad.given", "pad.z"}, "pad.all"), "axis", 0);
+  model.integers("pad.pairs", {2}, {-1, 2});
+  model.node("Reshape", "pad.reshape", {"pad.all", "pad.pairs"}, "pad.rows");
+  model.integers("pad.starts", {1}, {-1});
+  model.integers("pad.ends", {1}, {INT64_MIN});
+  model.integers("pad.axes", {1}, {0});
+  model.integers("pad.steps", {1}, {-1});
+  model.node("Slice", "pad.reverse", {"pad.rows", "pad.starts", "pad.ends", "pad.axes", "pad.steps"}, "pad.reversed");
+  OnnxModelBuilder::set_ints(model.node("Transpose", "pad.transpose", {"pad.reversed"}, "pad.columns"), "perm", {1, 0});
+  model.integers("pad.flat", {1}, {-1});
+  model.node("Reshape", "pad.flatten", {"pad.columns", "pad.flat"}, "pad.list");
+  OnnxModelBuilder::set_int(model.node("Cast", "pad.cast", {"pad.list"}, "pad.pads"), "to", 7);
+  OnnxModelBuilder::set_string(model.node("Pad", "reflect", {"c1", "pad.pads"}, "p1"), "mode", "reflect");
+  model.weight("norm.scale", {4}, {1.5f, 0.5f, -1.0f, 2.0f});
+  model.weight("norm.bias", {4}, {0.1f, -0.2f, 0.3f, 0.0f});
+  model.node("InstanceNormalization", "norm", {"p1", "norm.scale", "norm.bias"}, "n1");
+  model.integers("edge.pads", {8}, {0, 0, 1, 0, 0, 0, 1, 0});
+  OnnxModelBuilder::set_string(model.node("Pad", "edge", {"n1", "edge.pads"}, "p2"), "mode", "edge");
+  model.weight("conv2.weight", {4, 4, 3, 3}, values(4 * 4 * 9, 0.3f));
+  model.node("Conv", "conv2", {"p2", "conv2.weight"}, "c2");
+  model.node("Relu", "relu2", {"c2"}, "features");
+  model.integers("cache.frame", {1, 1}, {1});
+  model.node("ScatterND", "cache.write", {"cache", "cache.frame", "c2"}, "cache1");
+  model.integers("channels.starts", {1}, {0});
+  model.integers("channels.ends", {1}, {2});
+  model.integers("channels.axes", {1}, {1});
+  model.node("Slice", "channels", {"c2", "channels.starts", "channels.ends", "channels.axes"}, "c2_first");
+  model.integers("planes.shape", {3}, {2, 11, 9});
+  model.node("Reshape", "planes", {"c2_first", "planes.shape"}, "planes");
+  model.integers("cache.blocks", {2, 2}, {0, 3, 2, 1});
+  model.node("ScatterND", "cache.blocks_write", {"cache1", "cache.blocks", "planes"}, "cache_out");
+  model.output("features");
+  model.output("cache_out");
+  model.write(path);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -708,6 +765,7 @@ int main(int argc, char** argv) {
   write_resize(folder + "/resize.onnx");
   write_float_nodes(folder + "/float-nodes.onnx");
   write_rounding(folder + "/rounding.onnx");
+  write_streaming_layout(folder + "/streaming-layout.onnx");
   {
     // An average pool's window pads both sides alike (padding not counted): still refused. A max pool's asymmetric
     // pads run (resize.onnx).

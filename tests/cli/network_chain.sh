@@ -155,6 +155,21 @@ case $case_name in
     "$expect" 0 --stdout-contains "network gated: PASS — 11 of 11 runs" --stdout-contains "$computed" \
       "$maeri" verify --chain --hardware "$hw" --workload "$onnx/gated.onnx" --network-input "$dir/seeded/image.real.npy" \
       --memory ideal || exit 1 ;;
+  bad_token_index)
+    # A token id outside the embedding's 50 rows (tests/cli/make_transformer_onnx_models.cpp, token-embedding.onnx):
+    # exit 2 naming the file of the ids, the lookup, the element and the range, nothing written.
+    python3 - "$dir/ids.npy" <<'PY'
+import struct, sys
+header = "{'descr': '<i8', 'fortran_order': False, 'shape': (1, 6), }"
+header += " " * (63 - (10 + len(header)) % 64) + "\n"
+with open(sys.argv[1], "wb") as f:
+    f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+    f.write(struct.pack("<6q", 3, 49, 0, 50, 1, 2))
+PY
+    "$expect" 2 --stderr-contains "$dir/ids.npy: field '--network-input': lookup 'embedding': index 50 (element 3 of its indices) is outside [-50, 50)" \
+      "$maeri" verify --chain --hardware "$hw" --workload "$onnx/token-embedding.onnx" --references-only \
+      --network-input "$dir/ids.npy" --outputs "$dir/out" || exit 1
+    [[ ! -e $dir/out ]] || fail "an output was written" ;;
   onnx_float_nodes)
     # CumSum and Sign between convolutions (tests/cli/make_onnx_models.cpp): the unit runs neither, so the chained
     # run computes both cut tensors by the float reference from the real input, and the console, the JSON and the

@@ -63,6 +63,13 @@ TEST_CASE("resize: ONNX's nearest test cases", "[contracts][resize]") {
     const ResizeForm form = form_of(ResizeMode::Nearest, CoordinateMode::HalfPixel, {1, 1, 0.6, 0.6});
     CHECK(resized(form, {1, 1, 2, 4}, {1, 2, 3, 4, 5, 6, 7, 8}) == std::vector<double>{1, 3});
   }
+  SECTION("tf_half_pixel_for_nn (tf2onnx's nearest resize), floor: the coordinate (x + 0.5) / s, no − 0.5") {
+    // 5 → 3 at scale 0.6: (0.5, 1.5, 2.5) / 0.6 = 0.83, 2.5, 4.17 → 0, 2, 4 (asymmetric gives 0, 1, 3;
+    // half_pixel 0, 2, 3).
+    ResizeForm form = form_of(ResizeMode::Nearest, CoordinateMode::TfHalfPixelForNn, {0.6});
+    form.nearest = NearestRounding::Floor;
+    CHECK(resized(form, {5}, {10, 11, 12, 13, 14}) == std::vector<double>{10, 12, 14});
+  }
   SECTION("a tie at .5: round_prefer_floor takes the lower index, round_prefer_ceil the upper") {
     // 2 → 1 by sizes: scale 0.5, output 0 at (0 + 0.5) / 0.5 − 0.5 = 0.5.
     ResizeForm form;

@@ -277,30 +277,30 @@ struct OverLimit {
 std::vector<OverLimit> over_limits() {
   // Billion laughs: a0 is a list of 10 scalars (11 nodes), a_k a list of 10 aliases of a_(k-1), so a_k expands to
   // s_k = 1 + 10·s_(k-1) nodes: 11, 111, ..., 111111 for a4. Before a5 the count is 1 (root) + 5 keys +
-  // (11 + ... + 111111) = 123461; key a5 and its list make 123463; the 1st *a4 gives 234574, the 2nd 345685 >
-  // 250000: the error is at the 2nd alias of line 6 ("a5: &a5 [*a4," is 13 characters).
+  // (11 + ... + 111111) = 123461; key a5 and its list make 123463; each *a4 adds 111111: the 7th gives 901240, the
+  // 8th 1012351 > 1000000: the error is at the 8th alias of line 6 ("a5: &a5 [" is 9 characters, each "*a4," 4).
   std::string laughs = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
   for (int level = 1; level <= 9; ++level)
     laughs += fmt::format("a{}: &a{} [{}]\n", level, level, fmt::join(std::vector<std::string>(10, fmt::format("*a{}", level - 1)), ","));
   // 32 levels are allowed: the root mapping is level 1, "layers:" holds brackets 1..31 at levels 2..32; the 32nd
   // bracket (column 8 + 32 = 40 of line 3) opens level 33.
   const std::string deep = "kind: workload\nname: w\nlayers: " + repeat("[", kMaxYamlDepth) + repeat("]", kMaxYamlDepth) + "\n";
-  // 4097 FC layers of 9 nodes each: under the node limit, over the list limit. The list's position is its first
+  // 16385 FC layers of 9 nodes each: under the node limit, over the list limit. The list's position is its first
   // entry's dash, line 4 column 3.
   std::string layers = "kind: workload\nname: w\nlayers:\n";
   for (std::size_t i = 0; i <= kMaxYamlSequenceLength; ++i) layers += fmt::format("  - {{name: l{}, type: fc, K: 1, C: 1}}\n", i);
   return {
       {"alias expansion (billion laughs)", laughs,
-       "6:14: more than 250000 YAML nodes, counting each alias as a copy of what it refers to (kMaxYamlNodes, "
+       "6:38: more than 1000000 YAML nodes, counting each alias as a copy of what it refers to (kMaxYamlNodes, "
        "docs/cli.md: Limits)"},
       {"an alias inside the node it names", "kind: workload\nname: &n [a, *n]\n",
        "2:14: an alias inside the node it refers to (an endless expansion)"},
       {"nesting", deep, "3:40: mappings and lists nested more than 32 levels deep (kMaxYamlDepth, docs/cli.md: Limits)"},
       {"file size", "kind: workload\n" + repeat("# a comment line of padding: 40 bytes. \n", kMaxSpecFileBytes / 40 + 1),
-       " file larger than the limit of 4194304 bytes (kMaxSpecFileBytes, docs/cli.md: Limits)"},
+       " file larger than the limit of 16777216 bytes (kMaxSpecFileBytes, docs/cli.md: Limits)"},
       {"list length", layers,
-       "4:3: field 'layers': expected a list of at most 4096 entries (kMaxYamlSequenceLength, docs/cli.md: Limits), "
-       "found 4097"},
+       "4:3: field 'layers': expected a list of at most 16384 entries (kMaxYamlSequenceLength, docs/cli.md: Limits), "
+       "found 16385"},
       // 100 000 distinct keys (200 001 nodes, under the limits): the duplicate-key check once compared every pair.
       // The root mapping has no 'name', so the error is the first missing required field, at the root's line 1.
       {"wide mapping", "kind: workload\n" + [] {

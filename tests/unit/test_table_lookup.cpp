@@ -97,6 +97,30 @@ TEST_CASE("lookup: indices computed by integer arithmetic of inputs stay whole n
         Values{-64, 16, 32, 95, 127, -32});
 }
 
+TEST_CASE("lookup: indices with a constant offset (position ids) stay whole numbers at scale 1", "[lookup]") {
+  // positions = ids + 1 (fairseq's and RoBERTa's offset past the padding row): ids 0, 2, 1 → rows 1, 3, 2, whose
+  // integers (first test case) are 32, 95; 127, −32; −64, 16. The offset is quantized at scale 1 too, so the add is
+  // exact; an offset that is not a whole number is refused naming the operator.
+  contracts::Network network = embedding(4);
+  network.tensors.push_back({"offset", {1}, true});
+  network.tensors.push_back({"positions", {1, 3}, false});
+  contracts::Operator add;
+  add.name = "offset_ids", add.kind = OperatorKind::Add, add.inputs = {0, 3}, add.outputs = {4};
+  network.operators[0].inputs[0] = 4;
+  network.operators.insert(network.operators.begin(), add);
+  REQUIRE_FALSE(contracts::network_violation(network));
+  const std::vector<std::vector<double>> ids = {{0, 2, 1}};
+  const auto weights = testbench::complete_weights(network, {{"table", kTable}, {"offset", {1.0}}}, 1);
+  const contracts::QuantizedNetwork q = testbench::quantize_network(network, weights, ids, {8, 32, true});
+  CHECK(q.tensors[0].scale == 1.0);
+  CHECK(q.tensors[4].scale == 1.0);
+  CHECK(q.operators[0].constant == Values{1});
+  CHECK(testbench::integer_reference(q, testbench::quantize_inputs(q, ids))[2] == Values{32, 95, 127, -32, -64, 16});
+  const auto half = testbench::complete_weights(network, {{"table", kTable}, {"offset", {0.5}}}, 1);
+  CHECK_THROWS_WITH(testbench::quantize_network(network, half, ids, {8, 32, true}),
+                    Catch::Contains("operator 'offset_ids' computes the indices of a lookup with the constant 0.5"));
+}
+
 TEST_CASE("lookup: the workload YAML form loads with the table's shape and axis", "[lookup][spec]") {
   const contracts::Network network = contracts::load_workload_text(
       "kind: workload\nname: embed\ninputs:\n  - {name: ids, shape: [1, 3]}\noperators:\n"
