@@ -1208,13 +1208,30 @@ TEST_CASE("ONNX import: a constant zero Pad on the spatial axes is a pad operato
     CHECK(imported.skipped.empty());
     CHECK(input_of(imported.network, "conv").shape == std::vector<std::int64_t>{1, 2, 6, 5});
   }
-  SECTION("reflect, a non-zero value, negative pads and the batch axis are skipped with the reason") {
+  SECTION("reflect and edge: a gather per padded axis repeating the rows the border copies (ONNX's Pad)") {
+    // X of 4 padded by 2 before and 1 after: reflect takes rows 2, 1, 0, 1, 2, 3, 2; edge 0, 0, 0, 1, 2, 3, 3.
+    for (const auto& [mode, rows] : {std::pair{"reflect", std::vector<std::int64_t>{2, 1, 0, 1, 2, 3, 2}},
+                                     std::pair{"edge", std::vector<std::int64_t>{0, 0, 0, 1, 2, 3, 3}}}) {
+      INFO(mode);
+      const importer::OnnxImport imported = model_with(std::string(mode) + ".onnx", 13, [&](OnnxModelBuilder& model) {
+        model.integers("pads", {8}, {0, 0, 2, 0, 0, 0, 1, 0});
+        OnnxModelBuilder::set_string(model.node("Pad", "border", {"x", "pads"}, "p"), "mode", mode);
+      });
+      CHECK(imported.skipped.empty());
+      const contracts::Operator& gather = operator_named(imported.network, "border");
+      CHECK(gather.kind == contracts::OperatorKind::Gather);
+      CHECK(gather.axis == 2);
+      CHECK(gather.indices == rows);
+      CHECK(input_of(imported.network, "conv").shape == std::vector<std::int64_t>{1, 2, 7, 4});
+    }
+  }
+  SECTION("wrap, a non-zero value, negative pads and the batch axis are skipped with the reason") {
     const std::pair<std::function<void(OnnxModelBuilder&)>, std::string> skipped[] = {
         {[](OnnxModelBuilder& model) {
            model.integers("pads", {8}, {0, 0, 1, 1, 0, 0, 1, 1});
-           OnnxModelBuilder::set_string(model.node("Pad", "border", {"x", "pads"}, "p"), "mode", "reflect");
+           OnnxModelBuilder::set_string(model.node("Pad", "border", {"x", "pads"}, "p"), "mode", "wrap");
          },
-         "pad: mode 'reflect'"},
+         "pad: mode 'wrap'"},
         {[](OnnxModelBuilder& model) {
            model.integers("pads", {8}, {0, 0, 1, 1, 0, 0, 1, 1});
            model.weight("one", {}, {1.0f});

@@ -100,7 +100,7 @@ TEST_CASE("lookup: indices computed by integer arithmetic of inputs stay whole n
 TEST_CASE("lookup: indices with a constant offset (position ids) stay whole numbers at scale 1", "[lookup]") {
   // positions = ids + 1 (fairseq's and RoBERTa's offset past the padding row): ids 0, 2, 1 → rows 1, 3, 2, whose
   // integers (first test case) are 32, 95; 127, −32; −64, 16. The offset is quantized at scale 1 too, so the add is
-  // exact; an offset that is not a whole number is refused naming the operator.
+  // exact; an offset that is not a whole number is refused (the calibration's float reference names the lookup).
   contracts::Network network = embedding(4);
   network.tensors.push_back({"offset", {1}, true});
   network.tensors.push_back({"positions", {1, 3}, false});
@@ -118,7 +118,7 @@ TEST_CASE("lookup: indices with a constant offset (position ids) stay whole numb
   CHECK(testbench::integer_reference(q, testbench::quantize_inputs(q, ids))[2] == Values{32, 95, 127, -32, -64, 16});
   const auto half = testbench::complete_weights(network, {{"table", kTable}, {"offset", {0.5}}}, 1);
   CHECK_THROWS_WITH(testbench::quantize_network(network, half, ids, {8, 32, true}),
-                    Catch::Contains("operator 'offset_ids' computes the indices of a lookup with the constant 0.5"));
+                    Catch::Contains("lookup 'embedding': index 0.5 (element 0 of its indices) is not a whole number"));
 }
 
 TEST_CASE("lookup: the workload YAML form loads with the table's shape and axis", "[lookup][spec]") {
