@@ -322,9 +322,8 @@ int run_map(const MapOptions& options) {
   mapping.two_level = !options.single_level;
   mapping.joint_budget = options.joint_budget;
   mapping.heuristic = &heuristic;
+  mapping.fusion_options = options.fusion;  // the defaults but --fusion-max-layers, --fusion-tiles
   mapping.fusion_options.fixed_group = fused_layer_names(options.fuse);
-  mapping.fusion_options.max_layers = options.fusion.max_layers;
-  mapping.fusion_options.fabric_tiles = options.fusion.fabric_tiles;
 
   fmt::print("mapping workload '{}' on '{}' ({} MS, dn_bw {}, rn_bw {}), objective {}, {}\n", network.name,
              hardware.name, hardware.num_ms, hardware.dn_bw, hardware.rn_bw, options.objective,
