@@ -363,8 +363,9 @@ foreach(case codegen_disasm manifest_disagrees)
 endforeach()
 
 # The mRNA reproduction script on its reduced grid (docs/reproduction.md), the search measurement script on tiny
-# (docs/search.md), the FFM comparison at one sequence length (scripts/ffm-comparison.py) and `maeri plot`.
-foreach(case reproduce_quick measure_quick ffm_quick plot_bars plot_errors)
+# (docs/search.md), the FFM comparison at one sequence length (scripts/ffm-comparison.py), the fused-DRAM bound of
+# ResNet-50 (scripts/fusion-bound.py) and `maeri plot`.
+foreach(case reproduce_quick measure_quick ffm_quick fusion_bound plot_bars plot_errors)
   add_test(NAME cli_reproduction_${case}
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/reproduction.sh ${case} $<TARGET_FILE:maeri> ${PROJECT_SOURCE_DIR})
   set_tests_properties(cli_reproduction_${case} PROPERTIES LABELS cli TIMEOUT 900)
