@@ -18,6 +18,7 @@ bytes on its input tensor X (written, read) or its own weights (fetched again), 
   scripts/fusion-bound.py --maeri build/cli/maeri
 """
 import argparse
+import itertools
 import json
 import math
 import os
@@ -48,42 +49,54 @@ def rows_of(layer):
     return layer["X_out"], layer["K"] * layer["Y_out"]
 
 
-def striped_refetch(live_rows, block_weights, data_b, sdm, max_stripes):
+def most_pinned(layer_weights, budget, whole_pins):
+    """The most weight bytes pinned in `budget`: any part of the layers' weights, or (whole_pins, as the fused space
+    pins) whole layers only."""
+    if not whole_pins:
+        return min(sum(layer_weights), max(0, budget))
+    return max((sum(subset) for n in range(len(layer_weights) + 1)
+                for subset in itertools.combinations(layer_weights, n) if sum(subset) <= budget), default=0)
+
+
+def striped_refetch(live_rows, layer_weights, data_b, sdm, max_stripes, whole_pins=False):
     """The fewest weight bytes fetched again over s >= 2 stripes: `live_rows` are (rows, elements per row) of the
-    tensors live throughout; infeasible stripe counts (live rows beyond the SDM) are skipped."""
+    tensors live throughout, `layer_weights` the elements of each layer's weights; infeasible stripe counts (live rows
+    beyond the SDM) are skipped."""
     best = math.inf
+    weight_bytes = [w * data_b for w in layer_weights]
     for s in range(2, max_stripes + 1):
         live = sum(math.ceil(rows / s) * row * data_b for rows, row in live_rows)
         if live <= sdm:
-            best = min(best, (s - 1) * max(0, block_weights * data_b - (sdm - live)))
+            best = min(best, (s - 1) * (sum(weight_bytes) - most_pinned(weight_bytes, sdm - live, whole_pins)))
     return best
 
 
-def block_extra(layers, name, data_b, acc_b, sdm):
-    """The fewest extra bytes of bottleneck block `name` (see the docstring)."""
+def block_extra(layers, name, data_b, acc_b, sdm, whole_pins=False):
+    """The fewest extra bytes of bottleneck block `name` (see the docstring); `whole_pins`: pins of whole layers only."""
     a, b, c = (layers[f"{name}_branch2{s}"] for s in "abc")
     projection = layers.get(f"{name}_branch1")
     x_rows, x_row = a["X"], a["C"] * a["Y"]
     x = x_rows * x_row
     a_rows, a_row = rows_of(a)
     b_rows, b_row = rows_of(b)
-    own = sum(weights(l) for l in (a, b, c)) + (weights(projection) if projection else 0)
+    own = [weights(l) for l in (a, b, c)] + ([weights(projection)] if projection else [])
     max_stripes = min(rows_of(l)[0] for l in (a, b, c))
     # 2a shares X with X's producer (X written for its other reader): 2a's output spilled, or held with X.
     a_fits = (x + a_rows * a_row) * data_b <= sdm
-    share_a = min(0 if a_fits else striped_refetch([(x_rows, x_row), (a_rows, a_row)], weights(a), data_b, sdm,
-                                                  max_stripes),
+    share_a = min(0 if a_fits else striped_refetch([(x_rows, x_row), (a_rows, a_row)], [weights(a)], data_b, sdm,
+                                                  max_stripes, whole_pins),
                   a_rows * a_row * (acc_b + data_b))
     if projection:
         touched = projection["C"] * projection["X_out"] * projection["Y_out"]  # the strided 1x1 reads these
         written = x * acc_b + min(x * data_b, touched * data_b + share_a)
-        held = striped_refetch([(x_rows, x_row), (a_rows, a_row)], own, data_b, sdm, max_stripes)
+        held = striped_refetch([(x_rows, x_row), (a_rows, a_row)], own, data_b, sdm, max_stripes, whole_pins)
         if (x + a_rows * a_row) * data_b <= sdm:
             held = 0  # one stripe might fit: no term
     else:
         written = x * acc_b + min(x * data_b, share_a)
         live = [(x_rows, x_row), (a_rows, a_row), (b_rows, b_row)]
-        held = 0 if sum(r * w for r, w in live) * data_b <= sdm else striped_refetch(live, own, data_b, sdm, max_stripes)
+        held = 0 if sum(r * w for r, w in live) * data_b <= sdm else striped_refetch(live, own, data_b, sdm, max_stripes,
+                                                                                      whole_pins)
     return min(written, held)
 
 
@@ -108,6 +121,9 @@ def main():
     print(f"compulsory {compulsory}; per block: " + ", ".join(f"{n} {t}" for n, t in terms.items() if t))
     print(f"bound {bound} bytes = {bound / unfused:.4f} of the unfused optimum under energy ({unfused}); "
           f"map's fused result {fused} = {fused / unfused:.3f}")
+    # The same with pins of whole layers, as the fused space pins: what pinning part of a layer could gain at most.
+    whole = compulsory + sum(block_extra(layers, name, data_b, acc_b, sdm, True) for name in blocks)
+    print(f"with pins of whole layers only: {whole} bytes = {whole / unfused:.4f}")
 
 
 if __name__ == "__main__":
