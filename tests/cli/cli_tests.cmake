@@ -158,6 +158,10 @@ set(ON_DEMAND_64 ${CMAKE_CURRENT_SOURCE_DIR}/cli/on-demand-64.yaml)
 maeri_cli_test(fabric_on_demand_8 0 --stdout-contains "largest cycle error: compute 0.00%"
   $<TARGET_FILE:maeri> verify --hardware ${ON_DEMAND_8} --workload ${TINY} --layer conv3_1x1 --top 2 --memory ideal)
 set_tests_properties(cli_fabric_on_demand_8 PROPERTIES FIXTURES_SETUP fabric_cache TIMEOUT 600)
+# A chained run tells the fabric's build apart from its overhead (its own empty cache: it builds the fabric again).
+maeri_cli_test(fabric_build_time 0 --stdout-contains "PASS: built in"
+  ${CMAKE_CURRENT_SOURCE_DIR}/cli/fabric_build_time.sh $<TARGET_FILE:maeri> ${ON_DEMAND_8} ${TINY})
+set_tests_properties(cli_fabric_build_time PROPERTIES TIMEOUT 600)
 maeri_cli_test(fabric_list 0 --stdout-contains "m8-dn2-rn1-d8-a20-c32-" $<TARGET_FILE:maeri> fabric list)
 maeri_cli_test(fabric_build_cached 0 --stdout-contains "/fabric.so"
   $<TARGET_FILE:maeri> fabric build --hardware ${ON_DEMAND_8})
@@ -364,8 +368,8 @@ endforeach()
 
 # The mRNA reproduction script on its reduced grid (docs/reproduction.md), the search measurement script on tiny
 # (docs/search.md), the FFM comparison at one sequence length (scripts/ffm-comparison.py), the fused-DRAM bound of
-# ResNet-50 (scripts/fusion-bound.py) and `maeri plot`.
-foreach(case reproduce_quick measure_quick ffm_quick fusion_bound plot_bars plot_errors)
+# ResNet-50 (scripts/fusion-bound.py), the ranking check on the RTL (scripts/rank-check.py) and `maeri plot`.
+foreach(case reproduce_quick measure_quick ffm_quick fusion_bound rank_check plot_bars plot_errors)
   add_test(NAME cli_reproduction_${case}
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/reproduction.sh ${case} $<TARGET_FILE:maeri> ${PROJECT_SOURCE_DIR})
   set_tests_properties(cli_reproduction_${case} PROPERTIES LABELS cli TIMEOUT 900)
