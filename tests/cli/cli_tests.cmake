@@ -218,6 +218,10 @@ maeri_cli_test(calibrate_unknown_parameter 2 --stderr-contains "--fit: unknown m
 maeri_cli_test(calibrate_unknown_holdout 2 --stderr-contains "has no layer 'conv9' (--holdout)"
   $<TARGET_FILE:maeri> calibrate --hardware ${HW64} --workload ${TINY} --holdout conv9
   -o ${CMAKE_CURRENT_BINARY_DIR}/unused/cal.yaml)
+# A budget no case fits (tiny's cheapest case is hundreds of cycles): exit 2 naming the option, nothing written.
+maeri_cli_test(calibrate_budget_too_small 2 --stderr-contains "--budget-cycles: no calibration case fits within 1 co-simulated cycles"
+  $<TARGET_FILE:maeri> calibrate --hardware ${HW64} --workload ${TINY} --budget-cycles 1
+  -o ${CMAKE_CURRENT_BINARY_DIR}/unused/cal.yaml)
 maeri_cli_test(help_calibrate 0 --stdout-contains "Example:" $<TARGET_FILE:maeri> calibrate --help)
 
 # Images and tensor files that only the semantic checks reject (docs/config-image.md "Validation", docs/cosim.md
