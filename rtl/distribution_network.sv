@@ -133,31 +133,43 @@ module distribution_network #(
     assign leaf_data   = switched_data;
     assign traversals  = g_level[LAST].traversals_through;
   end else begin : g_split
-    logic [SPLIT_LEVELS-1:0][NUM_MS-1:0]             valid_q, weight_q;
-    logic [SPLIT_LEVELS-1:0][NUM_MS-1:0][DATA_W-1:0] data_q;
-    logic [COUNT_W-1:0]                              split_traversals;
+    // The split levels only delay the per-leaf lanes, SPLIT_LEVELS cycles in all: a ring of SPLIT_LEVELS entries
+    // written and read at `pointer` (the entry written SPLIT_LEVELS clocks ago) moves one entry per clock instead
+    // of shifting every level's NUM_MS lanes. Entry age a+1 is what the shift register's stage a held.
+    localparam int POINTER_W = SPLIT_LEVELS > 1 ? $clog2(SPLIT_LEVELS) : 1;
+    logic [NUM_MS-1:0]             valid_ring [SPLIT_LEVELS];
+    logic [NUM_MS-1:0]             weight_ring[SPLIT_LEVELS];
+    logic [NUM_MS-1:0][DATA_W-1:0] data_ring  [SPLIT_LEVELS];
+    logic [COUNT_W-1:0]            count_ring [SPLIT_LEVELS];  // valid lanes of each entry
+    logic [POINTER_W-1:0]          pointer;
+    logic [COUNT_W-1:0]            switched_count, split_traversals;
+
+    assign switched_count = COUNT_W'($countones(switched_valid));
     always_ff @(posedge clk) begin
-      if (rst) valid_q <= '0;
-      else begin
-        valid_q[0] <= switched_valid;
-        for (int s = 1; s < SPLIT_LEVELS; s++) valid_q[s] <= valid_q[s-1];
+      if (rst) begin
+        pointer <= '0;
+        for (int s = 0; s < SPLIT_LEVELS; s++) begin
+          valid_ring[s] <= '0;
+          count_ring[s] <= '0;
+        end
+      end else begin
+        pointer             <= 32'(pointer) == SPLIT_LEVELS - 1 ? '0 : pointer + POINTER_W'(1);
+        valid_ring[pointer] <= switched_valid;
+        count_ring[pointer] <= switched_count;
       end
-      weight_q[0] <= switched_weight;
-      data_q[0]   <= switched_data;
-      for (int s = 1; s < SPLIT_LEVELS; s++) begin
-        weight_q[s] <= weight_q[s-1];
-        data_q[s]   <= data_q[s-1];
-      end
+      weight_ring[pointer] <= switched_weight;
+      data_ring[pointer]   <= switched_data;
     end
-    // Elements entering the split levels' switches this cycle: the per-leaf lanes at their inputs.
+    // Elements entering the split levels' switches this cycle: the per-leaf lanes at their inputs, i.e. this
+    // cycle's switched lanes and every ring entry but the oldest (which leaves for the multiplier switches).
     always_comb begin
-      split_traversals = COUNT_W'($countones(switched_valid));
-      for (int s = 0; s < SPLIT_LEVELS - 1; s++)
-        split_traversals = split_traversals + COUNT_W'($countones(valid_q[s]));
+      split_traversals = switched_count;
+      for (int s = 0; s < SPLIT_LEVELS; s++)
+        if (s != 32'(pointer)) split_traversals = split_traversals + count_ring[s];
     end
-    assign leaf_valid  = valid_q[SPLIT_LEVELS-1];
-    assign leaf_weight = weight_q[SPLIT_LEVELS-1];
-    assign leaf_data   = data_q[SPLIT_LEVELS-1];
+    assign leaf_valid  = valid_ring[pointer];
+    assign leaf_weight = weight_ring[pointer];
+    assign leaf_data   = data_ring[pointer];
     assign traversals  = g_level[LAST].traversals_through + split_traversals;
   end
 
