@@ -126,7 +126,7 @@ module maeri_top
 
   // ---------------------------------------------------------------- distribution network
   logic [NUM_MS-1:0]             leaf_valid, leaf_weight;
-  logic [NUM_MS-1:0][DATA_W-1:0] leaf_data;
+  logic [DATA_W-1:0]             leaf_data[NUM_MS];
   logic                          dn_overflow;
   logic [$clog2(NUM_MS*DN_BW+1)-1:0] dn_traversals;
 
