@@ -49,17 +49,51 @@ CalibrationCase co_simulate_case(sim::FabricSession& fabric, const contracts::La
   return result;
 }
 
+namespace {
+
+// The cases a budget admits: taken in rounds (the t-th case of every layer in round t), each only while its
+// predicted cycles fit what is left; returned layer by layer, in the plan's order.
+std::vector<PlannedCase> within_budget(const contracts::Network& network, const contracts::Hardware& hardware,
+                                       const std::vector<std::vector<PlannedCase>>& per_layer, double budget) {
+  std::vector<std::vector<bool>> taken(per_layer.size());
+  std::size_t rounds = 0;
+  for (std::size_t l = 0; l < per_layer.size(); ++l) {
+    taken[l].assign(per_layer[l].size(), false);
+    rounds = std::max(rounds, per_layer[l].size());
+  }
+  double left = budget;
+  for (std::size_t t = 0; t < rounds; ++t)
+    for (std::size_t l = 0; l < per_layer.size(); ++l) {
+      if (t >= per_layer[l].size()) continue;
+      const contracts::CostReport report = mapper::evaluate(network.layers[l], hardware, per_layer[l][t].mapping);
+      const double cost = report.cycles.compute() + report.cycles.total;
+      if (cost > left) continue;
+      left -= cost;
+      taken[l][t] = true;
+    }
+  std::vector<PlannedCase> planned;
+  for (std::size_t l = 0; l < per_layer.size(); ++l)
+    for (std::size_t t = 0; t < per_layer[l].size(); ++t)
+      if (taken[l][t]) planned.push_back(per_layer[l][t]);
+  return planned;
+}
+
+}  // namespace
+
 std::vector<PlannedCase> planned_cases(const contracts::Network& network, const contracts::Hardware& hardware,
                                        const CalibrationPlan& plan) {
-  std::vector<PlannedCase> planned;
+  std::vector<std::vector<PlannedCase>> per_layer(network.layers.size());
   for (std::size_t l = 0; l < network.layers.size(); ++l) {
     const contracts::Layer& layer = network.layers[l];
     const auto tiles = flow::calibration_mappings(layer, hardware, plan.top, plan.spread, plan.seed + l, plan.max_cycles);
     for (std::size_t t = 0; t < tiles.size(); ++t)
-      planned.push_back({l, tiles[t].first, tiles[t].second,
-                         network.layers.size() == 1 ? t % 2 == 1 : plan.holdout.count(layer.name) > 0,
-                         plan.seed + 1000 * l + t});
+      per_layer[l].push_back({l, tiles[t].first, tiles[t].second,
+                              network.layers.size() == 1 ? t % 2 == 1 : plan.holdout.count(layer.name) > 0,
+                              plan.seed + 1000 * l + t});
   }
+  if (plan.budget_cycles > 0) return within_budget(network, hardware, per_layer, plan.budget_cycles);
+  std::vector<PlannedCase> planned;
+  for (const std::vector<PlannedCase>& cases : per_layer) planned.insert(planned.end(), cases.begin(), cases.end());
   return planned;
 }
 
@@ -97,12 +131,14 @@ double predicted(const CalibrationCase& c, const contracts::Hardware& hardware, 
 
 }  // namespace
 
-CycleError cycle_error(const std::vector<CalibrationCase>& cases, const contracts::Hardware& hardware, bool holdout,
-                       CycleMetric metric) {
+bool is_memory_bound(const CalibrationCase& c) { return c.rtl_total_cycles >= kMemoryBoundRatio * c.rtl_compute_cycles; }
+
+CycleError cycle_error(const std::vector<CalibrationCase>& cases, const contracts::Hardware& hardware,
+                       CaseSubset subset, CycleMetric metric) {
   CycleError error;
   double sum = 0;
   for (const CalibrationCase& c : cases) {
-    if (c.holdout != holdout) continue;
+    if (c.holdout != subset.holdout || (subset.memory_bound_only && !is_memory_bound(c))) continue;
     const double measured = metric == CycleMetric::Total ? c.rtl_total_cycles : c.rtl_compute_cycles;
     const double percent = 100 * std::fabs(predicted(c, hardware, metric) - measured) / measured;
     sum += percent;

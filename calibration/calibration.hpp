@@ -42,12 +42,19 @@ CalibrationCase co_simulate_case(sim::FabricSession& fabric, const contracts::La
 
 // Which cases a calibration co-simulates: per layer the best `top` and `spread` further mappings
 // (flow::calibration_mappings), the layers in `holdout` kept out of the fit (a single-layer workload alternates its cases).
+// Under a budget the cases are taken in rounds over the layers — every layer's best mapping first, then every
+// layer's second, … — skipping a case whose predicted cycles exceed what is left, so each layer, large or small,
+// gets its cases in turn; they then run layer by layer.
 struct CalibrationPlan {
   int top = 3;
   int spread = 3;
   double max_cycles = 200000;
   std::uint64_t seed = 1;
   std::set<std::string> holdout;
+  // Co-simulated cycles all cases may take together, as the model predicts them (compute cycles plus cycles with
+  // DRAM: each case runs twice); 0: no budget. A budget makes a real-size workload's calibration as long as the user
+  // can wait, deterministically (a budget in seconds would choose different cases on a busy machine).
+  double budget_cycles = 0;
 };
 
 // One case the plan asks for, before it runs: the layer (index into the network's layers), its mapping and why it
@@ -79,9 +86,18 @@ struct CycleError {
   int cases = 0;
 };
 enum class CycleMetric { Total, Compute };
-// The model's error under `hardware.model` on the cases with holdout == `holdout`.
-CycleError cycle_error(const std::vector<CalibrationCase>& cases, const contracts::Hardware& hardware, bool holdout,
-                       CycleMetric metric);
+// Which cases an error covers: the fitting or the held-out ones, and of those all or only the memory-bound ones.
+struct CaseSubset {
+  bool holdout = false;
+  bool memory_bound_only = false;
+};
+// A case the memory system slows: on the RTL its cycles with the SDM/DRAM models are at least
+// kMemoryBoundRatio × its ideal-memory cycles (the cases where the DRAM device and its model matter).
+inline constexpr double kMemoryBoundRatio = 1.1;
+bool is_memory_bound(const CalibrationCase& c);
+// The model's error under `hardware.model` on the cases of `subset`.
+CycleError cycle_error(const std::vector<CalibrationCase>& cases, const contracts::Hardware& hardware,
+                       CaseSubset subset, CycleMetric metric);
 
 struct RankChange {
   int k = 0;

@@ -102,8 +102,10 @@ std::vector<CycleErrorRow> cycle_error_rows(const std::vector<CalibrationCase>& 
                                             const contracts::Hardware& before, const contracts::Hardware& after) {
   std::vector<CycleErrorRow> rows;
   for (const auto metric : {CycleMetric::Total, CycleMetric::Compute})
-    for (const bool held : {false, true}) {
-      CycleErrorRow row{metric, held, cycle_error(cases, before, held, metric), cycle_error(cases, after, held, metric)};
+    for (const CaseSubset subset : {CaseSubset{false, false}, CaseSubset{true, false}, CaseSubset{true, true}}) {
+      if (subset.memory_bound_only && metric == CycleMetric::Compute) continue;  // no memory in compute cycles
+      CycleErrorRow row{metric, subset, cycle_error(cases, before, subset, metric),
+                        cycle_error(cases, after, subset, metric)};
       if (row.before.cases > 0) rows.push_back(row);
     }
   return rows;

@@ -47,10 +47,11 @@ HardwareFit calibrate_hardware(const contracts::Hardware& hardware, const std::v
 // One row of the error table: a metric on the fitting or held-out cases, before and after calibration.
 struct CycleErrorRow {
   CycleMetric metric = CycleMetric::Total;
-  bool holdout = false;
+  CaseSubset subset;
   CycleError before, after;
 };
-// The rows with cases, total cycles first.
+// The rows with cases, total cycles first: fitting and held-out cases, then the held-out memory-bound ones
+// (is_memory_bound: where a DRAM device and its model matter most).
 std::vector<CycleErrorRow> cycle_error_rows(const std::vector<CalibrationCase>& cases,
                                             const contracts::Hardware& before, const contracts::Hardware& after);
 

@@ -41,6 +41,7 @@ struct CalibrateOptions {
   int spread = 3;
   int rank_k = 10;
   double max_cycles = 200000;
+  double budget_cycles = 0;
   std::uint64_t seed = 1;
   bool no_select = false;
   double min_gain = 0.1;
@@ -83,15 +84,18 @@ std::pair<double, double> print_fit(const CalibrateOptions& options, const calib
     fmt::print("  {:<24} {:>10.4f} -> {:>10.4f}   ({})\n", name, hardware.model.*(info.field),
                fit.calibrated.model.*(info.field), info.meaning);
   }
-  fmt::print("\n  {:<20} {:<8} {:>6} {:>12} {:>12} {:>12} {:>12}\n", "metric", "cases", "count", "MAPE before",
+  fmt::print("\n  {:<20} {:<22} {:>6} {:>12} {:>12} {:>12} {:>12}\n", "metric", "cases", "count", "MAPE before",
              "max before", "MAPE after", "max after");
   double holdout_before = 0, holdout_after = 0;
   for (const calibration::CycleErrorRow& row : calibration::cycle_error_rows(cases, hardware, fit.calibrated)) {
     const bool total = row.metric == calibration::CycleMetric::Total;
-    if (row.holdout && total) holdout_before = row.before.mape_percent, holdout_after = row.after.mape_percent;
-    fmt::print("  {:<20} {:<8} {:>6} {:>11.2f}% {:>11.2f}% {:>11.2f}% {:>11.2f}%\n",
-               total ? "cycles (with DRAM)" : "cycles (compute)", row.holdout ? "held-out" : "fit", row.before.cases,
-               row.before.mape_percent, row.before.max_percent, row.after.mape_percent, row.after.max_percent);
+    if (row.subset.holdout && !row.subset.memory_bound_only && total)
+      holdout_before = row.before.mape_percent, holdout_after = row.after.mape_percent;
+    fmt::print("  {:<20} {:<22} {:>6} {:>11.2f}% {:>11.2f}% {:>11.2f}% {:>11.2f}%\n",
+               total ? "cycles (with DRAM)" : "cycles (compute)",
+               !row.subset.holdout ? "fit" : row.subset.memory_bound_only ? "held-out, memory-bound" : "held-out",
+               row.before.cases, row.before.mape_percent, row.before.max_percent, row.after.mape_percent,
+               row.after.max_percent);
   }
   int count_values = 0;
   double count_max = 0;
@@ -129,6 +133,7 @@ std::vector<calibration::CalibrationCase> co_simulate(sim::FabricSession& fabric
   plan.top = options.top;
   plan.spread = options.spread;
   plan.max_cycles = options.max_cycles;
+  plan.budget_cycles = options.budget_cycles;
   plan.seed = options.seed;
   plan.holdout = holdout;
   for (const contracts::Layer& layer : network.layers) {
@@ -137,6 +142,15 @@ std::vector<calibration::CalibrationCase> co_simulate(sim::FabricSession& fabric
     codegen::require_layer_within_limits(layer, options.workload);  // co-simulated from its image's program
   }
   const std::vector<calibration::PlannedCase> planned = calibration::planned_cases(network, hardware, plan);
+  if (planned.empty())
+    throw util::InputError({"--budget-cycles", 0, 0}, "",
+                           fmt::format("no calibration case fits within {} co-simulated cycles (each case runs twice, "
+                                       "with ideal memory and with the SDM/DRAM models, as long as the model "
+                                       "predicts): raise the budget",
+                                       options.budget_cycles));
+  if (options.budget_cycles > 0)
+    fmt::print("budget of {} co-simulated cycles: {} cases, taken in rounds over the {} layers\n",
+               options.budget_cycles, planned.size(), network.layers.size());
   // On a terminal, cases done of those planned, elapsed and an estimate of the rest (quiet otherwise).
   util::ProgressBar progress("calibration", std::int64_t(planned.size()));
   return calibration::co_simulate_cases(
@@ -193,9 +207,13 @@ int run_calibrate(const CalibrateOptions& options) {
                           ? "Levenberg-Marquardt least squares on relative cycle errors vs SystemC/Verilator co-simulation"
                           : "backward elimination by leave-one-layer-out cross-validation, then Levenberg-Marquardt "
                             "least squares on relative cycle errors vs SystemC/Verilator co-simulation";
-  provenance.source = fmt::format("{} ({}) on {} ({}), seed {}, {} top + {} spread mappings per layer, held out: {}",
+  provenance.source = fmt::format("{} ({}) on {} ({}), seed {}, {} top + {} spread mappings per layer{}, held out: {}",
                                   options.workload, network.name, options.hardware, fabric->model_name(),
-                                  options.seed, options.top, options.spread, fmt::join(holdout, ","));
+                                  options.seed, options.top, options.spread,
+                                  options.budget_cycles > 0
+                                      ? fmt::format(" within {} co-simulated cycles", options.budget_cycles)
+                                      : "",
+                                  fmt::join(holdout, ","));
   provenance.fitted = fit.fitted.empty() ? "none" : fmt::format("{}", fmt::join(fit.fitted, ","));
   provenance.fit_cases = std::int64_t(samples.size());
   provenance.holdout_cases = std::int64_t(cases.size() - samples.size());
@@ -234,6 +252,11 @@ void add_calibrate_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   command->add_option("--max-cycles", options->max_cycles, "skip spread mappings the model expects to take longer")
       ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  command->add_option("--budget-cycles", options->budget_cycles,
+                      "co-simulated cycles all cases may take, as the model predicts them; cases are taken in rounds "
+                      "over the layers (default 0: no budget)")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   command->add_option("--rank-k", options->rank_k, "size of the top-k sets compared")
       ->check(CLI::Range(1, 100))

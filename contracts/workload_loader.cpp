@@ -18,13 +18,19 @@ namespace {
 
 // Sizes are read within the shared limits (contracts/layer.hpp); the rules between them are checked once the whole
 // layer is read, by shape_violation().
-Layer read_convolution(StrictMap& entry, Layer layer) {
+// In a graph (`from_input` given) X and Y may be left out: the input tensor's shape fixes them, so they are 0 here,
+// named in *from_input, and set once that shape is known (layer_sized_by_input).
+Layer read_convolution(StrictMap& entry, Layer layer, std::vector<std::string>* from_input) {
   layer.K = entry.integer("K", 1, kMaxLayerDimension);
   layer.C = entry.integer("C", 1, kMaxLayerDimension);
   layer.R = entry.integer("R", 1, kMaxLayerDimension);
   layer.S = entry.integer("S", 1, kMaxLayerDimension);
-  layer.X = entry.integer("X", 1, kMaxLayerDimension);
-  layer.Y = entry.integer("Y", 1, kMaxLayerDimension);
+  for (auto [field, size] : {std::pair{"X", &layer.X}, std::pair{"Y", &layer.Y}}) {
+    if (from_input && !entry.has(field))
+      from_input->push_back(field);
+    else
+      *size = entry.integer(field, 1, kMaxLayerDimension);
+  }
   // Per-axis fields take one integer for both axes or a list [along X, along Y].
   const auto stride = entry.optional_integer_pair("stride", 1, kMaxStride);
   if (!stride)
@@ -63,20 +69,20 @@ Layer read_gemm(StrictMap& entry, Layer layer) {
   return gemm;
 }
 
-// Optional declared output sizes catch shape mistakes in hand-written networks.
-void check_declared_outputs(StrictMap& entry, const Layer& layer) {
-  if (const auto declared = entry.optional_integer("X_out", 1, kMaxLayerDimension)) {
-    if (*declared != layer.output_x()) {
-      entry.fail("X_out", fmt::format("declared {} but (X + 2*padding_x - (R-1)*dilation_x - 1)/stride_x + 1 = {}", *declared,
-                                      layer.output_x()));
-    }
-  }
-  if (const auto declared = entry.optional_integer("Y_out", 1, kMaxLayerDimension)) {
-    if (*declared != layer.output_y()) {
-      entry.fail("Y_out", fmt::format("declared {} but (Y + 2*padding_y - (S-1)*dilation_y - 1)/stride_y + 1 = {}", *declared,
-                                      layer.output_y()));
-    }
-  }
+// Optional declared output sizes (X_out, Y_out) catch shape mistakes in hand-written networks.
+struct DeclaredOutputs {
+  std::optional<std::int64_t> x, y;
+};
+DeclaredOutputs read_declared_outputs(StrictMap& entry) {
+  return {entry.optional_integer("X_out", 1, kMaxLayerDimension), entry.optional_integer("Y_out", 1, kMaxLayerDimension)};
+}
+void check_declared_outputs(const StrictMap& entry, const Layer& layer, const DeclaredOutputs& declared) {
+  if (declared.x && *declared.x != layer.output_x())
+    entry.fail("X_out", fmt::format("declared {} but (X + 2*padding_x - (R-1)*dilation_x - 1)/stride_x + 1 = {}",
+                                    *declared.x, layer.output_x()));
+  if (declared.y && *declared.y != layer.output_y())
+    entry.fail("Y_out", fmt::format("declared {} but (Y + 2*padding_y - (S-1)*dilation_y - 1)/stride_y + 1 = {}",
+                                    *declared.y, layer.output_y()));
 }
 
 Layer read_fully_connected(StrictMap& entry, Layer layer) {
@@ -102,17 +108,34 @@ void check_layer_shape(const StrictMap& map, const Layer& layer) {
 
 namespace {
 
-// One conv / fc / gemm entry (of `layers` or `operators`): its fields, the shape rules and the declared outputs.
-Layer read_fabric_layer(StrictMap& entry, const std::string& type, std::int64_t batch) {
+// The shape rules and the declared outputs of a layer whose sizes are all known.
+void check_fabric_layer(const StrictMap& entry, const Layer& layer, const DeclaredOutputs& declared) {
+  check_layer_shape(entry, layer);
+  check_declared_outputs(entry, layer, declared);
+}
+
+// A graph conv that leaves sizes to its input: what it left out, and its declared outputs to check once sized.
+struct SizesFromInput {
+  std::vector<std::string> fields;  // "X", "Y"
+  DeclaredOutputs declared;
+};
+
+// One conv / fc / gemm entry (of `layers` or `operators`): its fields, the shape rules and the declared outputs —
+// the latter two later (size_layer_by_input) for a graph's conv that leaves its input's sizes to its input.
+Layer read_fabric_layer(StrictMap& entry, const std::string& type, std::int64_t batch,
+                        SizesFromInput* from_input = nullptr) {
   Layer layer;
   layer.name = entry.text("name");
   layer.N = batch;
   layer.type = layer_type_of(type);
-  if (layer.type == LayerType::Convolution) layer = read_convolution(entry, layer);
+  if (layer.type == LayerType::Convolution) layer = read_convolution(entry, layer, from_input ? &from_input->fields : nullptr);
   if (layer.type == LayerType::FullyConnected) layer = read_fully_connected(entry, layer);
   if (layer.type == LayerType::Gemm) layer = read_gemm(entry, layer);
-  check_layer_shape(entry, layer);
-  if (layer.type == LayerType::Convolution) check_declared_outputs(entry, layer);
+  const DeclaredOutputs declared = layer.type == LayerType::Convolution ? read_declared_outputs(entry) : DeclaredOutputs{};
+  if (from_input && !from_input->fields.empty())
+    from_input->declared = declared;
+  else
+    check_fabric_layer(entry, layer, declared);
   return layer;
 }
 
@@ -213,6 +236,7 @@ struct GraphEntry {
   // Attributes in ONNX's form, resolved once the input's shape is known (resolve_axes): a negative axis, a slice's
   // starts / ends / axes / steps, a gather's negative indices.
   std::vector<std::int64_t> starts, ends, axes, steps;
+  SizesFromInput from_input = {};  // a conv's sizes left out, taken from its input's shape
 };
 
 // An element-wise pair's operands: `inputs: [a, b]`, or `inputs: [a]` with `constant: NAME` and `constant_shape`
@@ -375,8 +399,8 @@ GraphEntry read_operator(StrictMap entry, std::int64_t batch, std::vector<Layer>
         (std::string(field) == "transpose_a" ? op.product.transpose_a : op.product.transpose_b) =
             map.choice(field, {"false", "true"}) == "true";
   } else if (op.kind == OperatorKind::FabricLayer) {
-    layers.push_back(read_fabric_layer(map, type, batch));
-    add_macs(map, layers.back(), total_macs);
+    layers.push_back(read_fabric_layer(map, type, batch, &read.from_input));
+    if (read.from_input.fields.empty()) add_macs(map, layers.back(), total_macs);
     op.name = layers.back().name;
     op.layer = layers.size() - 1;
     read.weights = map.has("weights") ? map.text("weights") : op.name + ".weights";
@@ -563,6 +587,20 @@ void resolve_axes(const GraphEntry& entry, const std::vector<std::int64_t>& inpu
                                            fmt::join(input, ","), *violation));
 }
 
+// A graph conv that left X and/or Y out takes them from its input (N, C, X, Y); then the shape rules it skipped
+// when read, and the network's MAC total with it.
+void size_layer_by_input(const GraphEntry& entry, const Tensor& input, Layer& layer, long double& total_macs) {
+  const std::vector<std::string>& fields = entry.from_input.fields;
+  if (input.shape.size() != 4)
+    entry.map.fail(entry.inputs_field,
+                   fmt::format("conv '{}' leaves out {}, which its input gives only when it has shape (N, C, X, Y); "
+                               "'{}' has shape ({})",
+                               layer.name, fmt::join(fields, " and "), input.name, fmt::join(input.shape, ",")));
+  for (const std::string& field : fields) (field == "X" ? layer.X : layer.Y) = input.shape[field == "X" ? 2 : 3];
+  check_fabric_layer(entry.map, layer, entry.from_input.declared);
+  add_macs(entry.map, layer, total_macs);
+}
+
 // The operators in a topological order (a cycle is an error at its producer), each output tensor given the shape
 // inferred_output_shape infers, in that order so that every input's shape is known first.
 Network shaped_in_order(GraphReading& graph) {
@@ -575,6 +613,10 @@ Network shaped_in_order(GraphReading& graph) {
                                   graph.network.tensors[*order.cycle_tensor].name));
   }
   Network network = reordered(std::move(graph.network), order.operators);
+  long double total_macs = 0;
+  for (const GraphEntry& entry : graph.entries)
+    if (entry.op.kind == OperatorKind::FabricLayer && entry.from_input.fields.empty())
+      total_macs += static_cast<long double>(network.layers[entry.op.layer].macs());
   for (std::size_t o = 0; o < network.operators.size(); ++o) {
     const Operator& op = network.operators[o];
     const GraphEntry& entry = graph.entries[order.operators[o]];
@@ -583,6 +625,8 @@ Network shaped_in_order(GraphReading& graph) {
     if (op.kind == OperatorKind::Reshape)
       output.shape = entry.reshape_target ? *entry.reshape_target : flattened(network.tensors[op.inputs[0]].shape);
     if (op.product.two_activations) network.layers[op.layer] = product_layer(entry, network, op);
+    if (!entry.from_input.fields.empty())
+      size_layer_by_input(entry, network.tensors[op.inputs[0]], network.layers[op.layer], total_macs);
     if (op.kind == OperatorKind::ChannelAffine && network.tensors[op.inputs[0]].shape.size() >= 2)
       for (std::size_t i = 1; i < 3; ++i)
         if (network.tensors[op.inputs[i]].shape.empty())

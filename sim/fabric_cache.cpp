@@ -474,6 +474,15 @@ std::string build_fabric(const codegen::ImageHardware& hw, const ProgressLine& p
   return (final_dir / kObject).string();
 }
 
+std::optional<double> make_fabric_available(const codegen::ImageHardware& hw, const ProgressLine& progress) {
+  if (has_prebuilt_fabric(hw)) return std::nullopt;
+  const fs::path final_dir = fs::path(fabric_cache_directory()) / fabric_key(hw);
+  if (is_cached_fabric(final_dir)) return std::nullopt;
+  const auto start = std::chrono::steady_clock::now();
+  build_fabric(hw, progress);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 std::vector<CachedFabric> cached_fabrics() {
   std::vector<CachedFabric> fabrics;
   const fs::path cache = fabric_cache_directory();

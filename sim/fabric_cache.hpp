@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -36,6 +37,11 @@ bool is_fabric_key(const std::string& name);
 // build stage (default: standard error).
 using ProgressLine = std::function<void(const std::string&)>;
 std::string build_fabric(const codegen::ImageHardware& hardware, const ProgressLine& progress = {});
+
+// Makes the fabric of `hardware` loadable before a run opens it (in this process or in its children): nothing when
+// it is prebuilt or already cached, else build_fabric. The seconds spent building it, or waiting for another process
+// that builds it, so a command can tell that time apart from its own; nothing when the fabric was ready.
+std::optional<double> make_fabric_available(const codegen::ImageHardware& hardware, const ProgressLine& progress = {});
 
 struct CachedFabric {
   std::string key, directory;

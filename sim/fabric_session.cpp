@@ -35,16 +35,23 @@ std::string describe(const Variant& v) {
                      v.rn_bw, v.data_width, v.acc_width, v.config_bw);
 }
 
+const Variant* prebuilt_variant(const codegen::ImageHardware& hw) {
+  for (const Variant& v : kVariants)
+    if (v.num_ms == hw.num_ms && v.dn_bw == hw.dn_bw && v.rn_bw == hw.rn_bw && v.data_width == hw.data_width &&
+        v.acc_width == hw.acc_width && v.config_bw == hw.config_bw)
+      return &v;
+  return nullptr;
+}
+
 }  // namespace
 
 std::unique_ptr<FabricSession> open_prebuilt_fabric(const codegen::ImageHardware& hw, std::uint64_t watchdog_cycles,
                                                     const std::string& trace_path) {
-  for (const Variant& v : kVariants)
-    if (v.num_ms == hw.num_ms && v.dn_bw == hw.dn_bw && v.rn_bw == hw.rn_bw && v.data_width == hw.data_width &&
-        v.acc_width == hw.acc_width && v.config_bw == hw.config_bw)
-      return v.open(watchdog_cycles, trace_path);
-  return nullptr;
+  const Variant* variant = prebuilt_variant(hw);
+  return variant ? variant->open(watchdog_cycles, trace_path) : nullptr;
 }
+
+bool has_prebuilt_fabric(const codegen::ImageHardware& hw) { return prebuilt_variant(hw) != nullptr; }
 
 std::vector<std::string> prebuilt_fabrics() {
   std::vector<std::string> names;

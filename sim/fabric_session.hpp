@@ -41,6 +41,9 @@ std::unique_ptr<FabricSession> open_prebuilt_fabric(const codegen::ImageHardware
                                                     std::uint64_t watchdog_cycles = 100000,
                                                     const std::string& trace_path = "");
 
+// Whether the build offers a prebuilt fabric matching every parameter of `hardware`.
+bool has_prebuilt_fabric(const codegen::ImageHardware& hardware);
+
 // "Vmaeri_m64 (64 MS, dn_bw 16, rn_bw 16, data 16, acc 32, config_bw 64)", … for every prebuilt model.
 std::vector<std::string> prebuilt_fabrics();
 

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -108,6 +109,9 @@ struct NetworkRunResult {
   // reference's tensors, the results identical to one process's).
   double execute_seconds = 0;
   int layer_processes = 1;
+  // The seconds spent building the fabric before the run (an instance neither prebuilt nor cached yet; docs/rtl.md,
+  // "Fabrics built on demand"): time the run's own overhead does not include.
+  std::optional<double> fabric_build_seconds;
 };
 
 // --fault: which tensor element's bit to flip, and where (docs/cosim.md, "Checking the checker").

@@ -151,6 +151,10 @@ set(ON_DEMAND_64 ${CMAKE_CURRENT_SOURCE_DIR}/cli/on-demand-64.yaml)
 maeri_cli_test(fabric_on_demand_8 0 --stdout-contains "largest cycle error: compute 0.00%"
   $<TARGET_FILE:maeri> verify --hardware ${ON_DEMAND_8} --workload ${TINY} --layer conv3_1x1 --top 2 --memory ideal)
 set_tests_properties(cli_fabric_on_demand_8 PROPERTIES FIXTURES_SETUP fabric_cache TIMEOUT 600)
+# A chained run tells the fabric's build apart from its overhead (its own empty cache: it builds the fabric again).
+maeri_cli_test(fabric_build_time 0 --stdout-contains "PASS: built in"
+  ${CMAKE_CURRENT_SOURCE_DIR}/cli/fabric_build_time.sh $<TARGET_FILE:maeri> ${ON_DEMAND_8} ${TINY})
+set_tests_properties(cli_fabric_build_time PROPERTIES TIMEOUT 600)
 maeri_cli_test(fabric_list 0 --stdout-contains "m8-dn2-rn1-d8-a20-c32-" $<TARGET_FILE:maeri> fabric list)
 maeri_cli_test(fabric_build_cached 0 --stdout-contains "/fabric.so"
   $<TARGET_FILE:maeri> fabric build --hardware ${ON_DEMAND_8})
@@ -206,6 +210,10 @@ maeri_cli_test(calibrate_unknown_parameter 2 --stderr-contains "--fit: unknown m
   -o ${CMAKE_CURRENT_BINARY_DIR}/unused/cal.yaml)
 maeri_cli_test(calibrate_unknown_holdout 2 --stderr-contains "has no layer 'conv9' (--holdout)"
   $<TARGET_FILE:maeri> calibrate --hardware ${HW64} --workload ${TINY} --holdout conv9
+  -o ${CMAKE_CURRENT_BINARY_DIR}/unused/cal.yaml)
+# A budget no case fits (tiny's cheapest case is hundreds of cycles): exit 2 naming the option, nothing written.
+maeri_cli_test(calibrate_budget_too_small 2 --stderr-contains "--budget-cycles: no calibration case fits within 1 co-simulated cycles"
+  $<TARGET_FILE:maeri> calibrate --hardware ${HW64} --workload ${TINY} --budget-cycles 1
   -o ${CMAKE_CURRENT_BINARY_DIR}/unused/cal.yaml)
 maeri_cli_test(help_calibrate 0 --stdout-contains "Example:" $<TARGET_FILE:maeri> calibrate --help)
 
@@ -356,8 +364,9 @@ foreach(case codegen_disasm manifest_disagrees)
 endforeach()
 
 # The mRNA reproduction script on its reduced grid (docs/reproduction.md), the search measurement script on tiny
-# (docs/search.md), the FFM comparison at one sequence length (scripts/ffm-comparison.py) and `maeri plot`.
-foreach(case reproduce_quick measure_quick ffm_quick plot_bars plot_errors)
+# (docs/search.md), the FFM comparison at one sequence length (scripts/ffm-comparison.py), the ranking check on the
+# RTL (scripts/rank-check.py) and `maeri plot`.
+foreach(case reproduce_quick measure_quick ffm_quick rank_check plot_bars plot_errors)
   add_test(NAME cli_reproduction_${case}
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/reproduction.sh ${case} $<TARGET_FILE:maeri> ${PROJECT_SOURCE_DIR})
   set_tests_properties(cli_reproduction_${case} PROPERTIES LABELS cli TIMEOUT 900)

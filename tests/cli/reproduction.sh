@@ -12,6 +12,9 @@
 #                    fabric; the unfused EDP equals an independent `maeri map --no-fusion --objective edp` (cycles ×
 #                    energy by hand); the fused optimum's EDP is no worse than unfused; TransFusion's policy is either
 #                    costed or carries the rule that refuses it; the EDP table and its chart are written.
+#   rank_check       scripts/rank-check.py on tiny at 64 MS, top 3: one row per fabric layer (4, tiny.yaml); each
+#                    layer's first mapping's RTL cycles equal an independent `maeri verify --layer L --top 1 --memory
+#                    dram`; the fastest is no slower than the first and the loss is computed from the two.
 #   plot_bars        bars of a hand-written table: one bar per (category, series), heights proportional to the
 #                    values, negative values below the zero line.
 #   plot_errors      a missing column (names the columns there are), a non-number (names the line), a ragged row,
@@ -114,6 +117,30 @@ for hw in ("512", "1024"):
     assert float(rows[hw, "fused_optimum"]["edp"]) <= float(rows[hw, "unfused"]["edp"]) * (1 + 1e-12), hw
     policy = rows[hw, "transfusion"]
     assert policy["edp"] or policy["note"].startswith("refused: "), policy
+PY
+    ;;
+  rank_check)
+    python3 "$source/scripts/rank-check.py" --maeri "$maeri" --hardware "$configs/hardware/maeri-64.yaml" \
+      --workload "$configs/workloads/tiny.yaml" --top 3 --csv "$dir/rank.csv" > "$dir/rank.log" 2>&1 ||
+      fail "the script: $(cat "$dir/rank.log")"
+    grep -q "of 4 layers: #1 within 0.5 % of the RTL-fastest of its top 3" "$dir/rank.log" || fail "$(cat "$dir/rank.log")"
+    for layer in conv1 fc; do
+      "$maeri" verify --hardware "$configs/hardware/maeri-64.yaml" --workload "$configs/workloads/tiny.yaml" \
+        --layer $layer --top 1 --memory dram --json "$dir/$layer.json" > /dev/null || fail "verify $layer"
+    done
+    python3 - "$dir/rank.csv" "$dir/conv1.json" "$dir/fc.json" <<'PY' || fail "the CSV disagrees"
+import csv, json, sys
+rows = {r["layer"]: r for r in csv.DictReader(open(sys.argv[1]))}
+assert list(rows) == ["conv1", "conv2", "conv3_1x1", "fc"], list(rows)
+for path in sys.argv[2:]:
+    run = json.load(open(path))[0]
+    rtl = next(r["rtl"] for r in run["cross_check"] if r["metric"] == "cycles (with DRAM)")
+    row = rows[run["layer"]]
+    assert int(row["first_rtl_cycles"]) == int(rtl), (row, rtl)
+for row in rows.values():
+    first, fastest = int(row["first_rtl_cycles"]), int(row["fastest_rtl_cycles"])
+    assert fastest <= first and int(row["mappings"]) == 3, row
+    assert abs(float(row["loss_percent"]) - 100 * (first / fastest - 1)) < 1e-3, row
 PY
     ;;
   plot_bars)

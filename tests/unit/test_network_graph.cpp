@@ -252,6 +252,32 @@ operators:
   CHECK(tensor_named(again, "p").shape == tensor_named(network, "p").shape);
 }
 
+TEST_CASE("a graph conv may leave X and Y to its input, which fixes them") {
+  // x (1,2,9,7) → max pool 2/2 → (1,2,4,3) by ⌊(9−2)/2⌋+1 = 4, ⌊(7−2)/2⌋+1 = 3; the conv reads that without stating
+  // X and Y, and its 3×3 window with padding 1 keeps 4×3 (X_out declared and checked once the sizes are known).
+  const maeri::test::TempFile file(R"(kind: workload
+name: inferred
+inputs: [{name: x, shape: [1, 2, 9, 7]}]
+operators:
+  - {name: p, type: max_pool, input: x, size: 2, stride: 2}
+  - {name: c, type: conv, input: p, K: 3, C: 2, R: 3, S: 3, stride: 1, padding: 1, X_out: 4, Y_out: 3}
+  - {name: d, type: conv, input: c, K: 3, C: 3, R: 1, S: 1, X: 4, stride: 1, padding: 0}
+)");
+  const contracts::Network network = contracts::load_workload(file.path());
+  REQUIRE(network.layers.size() == 2);
+  CHECK(network.layers[0].X == 4);
+  CHECK(network.layers[0].Y == 3);
+  CHECK(network.layers[0].macs() == 3 * 2 * 9 * 4 * 3);
+  CHECK(network.layers[1].X == 4);  // stated
+  CHECK(network.layers[1].Y == 3);  // from c's output (1,3,4,3)
+  CHECK(tensor_named(network, "d").shape == Shape{1, 3, 4, 3});
+  // What the importer writes back states every size, and loads to the same layers.
+  const maeri::test::TempFile written(importer::workload_yaml(network, "round trip"));
+  const contracts::Network again = contracts::load_workload(written.path());
+  CHECK(again.layers[0].X == 4);
+  CHECK(again.layers[1].Y == 3);
+}
+
 TEST_CASE("bad graph workloads are rejected naming the file, position, field and rule") {
   // Each case replaces the operators of a small valid graph (x → conv c → relu r → …).
   const std::string head = "kind: workload\nname: g\ninputs: [{name: x, shape: [1, 2, 4, 4]}]\noperators:\n"
@@ -293,6 +319,12 @@ TEST_CASE("bad graph workloads are rejected naming the file, position, field and
       {"  - {name: p, type: max_pool, input: c, size: 7, stride: 1}\n",
        "6:38: field 'operators[1].input': max pool 'p' on 'c' of shape (1,4,4,4): a window 7x7 larger than the padded "
        "input 4x4"},
+      {"  - {name: d, type: conv, input: c, K: 4, C: 4, R: 1, S: 1, stride: 1, padding: 0, X_out: 5}\n",
+       "6:91: field 'operators[1].X_out': declared 5 but (X + 2*padding_x - (R-1)*dilation_x - 1)/stride_x + 1 = 4"},
+      {"  - {name: f, type: reshape, input: c, shape: [1, 64]}\n  - {name: d, type: conv, input: f, K: 4, C: 64, R: 1, "
+       "S: 1, stride: 1, padding: 0}\n",
+       "7:34: field 'operators[2].input': conv 'd' leaves out X and Y, which its input gives only when it has shape "
+       "(N, C, X, Y); 'f' has shape (1,64)"},
       {"  - {name: k, type: clip, input: c, min: 6, max: 0}\n",
        "6:34: field 'operators[1].input': clip 'k' clips to [6, 0]: the minimum must not exceed the maximum"},
       {"  - {name: d, type: conv, input: c, K: 4, C: 2, R: 1, S: 1, X: 4, Y: 4, stride: 1, padding: 0}\n",
