@@ -216,18 +216,19 @@ ModelSelection select_and_fit(const contracts::Hardware& hardware, const std::ve
                               const std::vector<std::string>& names, double min_gain_percent) {
   if (samples.empty()) throw std::invalid_argument("no samples to fit");
   for (const std::string& name : names) contracts::model_parameter(name);
-  // Folds: one per layer; with a single layer (or a single sample per layer everywhere), one per sample.
+  // Folds: one per layer, the layers dealt round-robin into at most kMaxCrossValidationFolds (a real-size workload's
+  // dozens of layers would otherwise cost a fit per layer per trial set); with a single layer, one per sample.
   std::vector<std::string> layer_names;
   std::vector<int> group_of;
   for (const FitSample& sample : samples) {
     const auto it = std::find(layer_names.begin(), layer_names.end(), sample.layer.name);
-    group_of.push_back(int(it - layer_names.begin()));
+    group_of.push_back(int(it - layer_names.begin()) % kMaxCrossValidationFolds);
     if (it == layer_names.end()) layer_names.push_back(sample.layer.name);
   }
-  int groups = int(layer_names.size());
+  int groups = std::min(int(layer_names.size()), kMaxCrossValidationFolds);
   if (groups < 2) {
-    for (size_t i = 0; i < samples.size(); ++i) group_of[i] = int(i);
-    groups = int(samples.size());
+    for (size_t i = 0; i < samples.size(); ++i) group_of[i] = int(i) % kMaxCrossValidationFolds;
+    groups = std::min(int(samples.size()), kMaxCrossValidationFolds);
   }
   ModelSelection selection;
   selection.folds = groups;

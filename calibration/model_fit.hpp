@@ -54,10 +54,14 @@ struct ModelSelection {
   std::vector<std::string> selected;  // the requested names worth fitting
   std::vector<SelectionStep> steps;   // cross-validated error of each candidate set, in the order tried
   FitResult fit;                      // the selected names fitted on every sample
-  int folds = 0;                      // cross-validation folds (layers, or samples when there is one layer)
+  int folds = 0;                      // cross-validation folds (groups of layers, or of samples for one layer)
 };
 
-// Which parameters to fit, by leave-one-layer-out cross-validation (docs/calibration.md): starting from all of
+// Cross-validation leaves out one group of layers at a time; at most this many groups (layers dealt round-robin), so
+// a real-size workload's dozens of layers cost a handful of fits per trial set, not one per layer.
+inline constexpr int kMaxCrossValidationFolds = 5;
+
+// Which parameters to fit, by leave-one-group-out cross-validation over the layers (docs/calibration.md): starting from all of
 // `names` fitted, repeatedly drops the parameter whose removal raises the cross-validated cycle MAPE least, while
 // that rise is below max(`min_gain_percent` percentage points, 5 % of the error); keeps the file's values when
 // fitting gains less than that over them. Then fits the selection on every sample. A parameter that only explains

@@ -44,6 +44,7 @@ struct MapOptions {
   bool single_level = false;  // --two-level names the default
   bool no_fusion = false;
   std::string fuse;      // --fuse: a fixed fusion policy, these consecutive layers one group, the rest alone
+  mapper::FusionOptions fusion;  // --fusion-max-layers, --fusion-tiles: the fused space's limits
   bool details = false;  // the per-layer report (always with one layer)
   std::uint64_t joint_budget = mapper::JointSearch{}.budget;
   std::string phase_order;
@@ -321,6 +322,7 @@ int run_map(const MapOptions& options) {
   mapping.two_level = !options.single_level;
   mapping.joint_budget = options.joint_budget;
   mapping.heuristic = &heuristic;
+  mapping.fusion_options = options.fusion;  // the defaults but --fusion-max-layers, --fusion-tiles
   mapping.fusion_options.fixed_group = fused_layer_names(options.fuse);
 
   fmt::print("mapping workload '{}' on '{}' ({} MS, dn_bw {}, rn_bw {}), objective {}, {}\n", network.name,
@@ -417,6 +419,14 @@ void add_map_command(CLI::App& app, Action& action) {
                       "TransFusion's: every Einsum but K and V, scripts/ffm-comparison.py)")
       ->excludes(given)
       ->excludes(no_fusion);
+  // The fused space's limits (mapper::FusionOptions), for measuring what each costs (scripts/fusion-gap.py).
+  command->add_option("--fusion-max-layers", options->fusion.max_layers, "the longest fused group tried")
+      ->check(CLI::Range(std::size_t(2), std::size_t(64)))
+      ->capture_default_str();
+  command->add_option("--fusion-tiles", options->fusion.fabric_tiles,
+                      "per layer, the fused space takes the fabric tiles of its best this many standalone mappings")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
   command->add_flag("--details", options->details,
                     "per layer, its best mappings with their SDM tiles, the baseline and what each pruning rule "
                     "alone would lose (a network's default: one line per layer; one layer: always the details)");

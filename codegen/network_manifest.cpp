@@ -93,6 +93,7 @@ nlohmann::ordered_json group_json(const ManifestFusedGroup& group) {
                                    {"pinned_weights", group.pinned_weights},
                                    {"shared_tensors", tensors}};
   if (group.token_stripes) entry["token_stripes"] = true;
+  if (!group.query_rows.empty()) entry["query_rows"] = group.query_rows;
   return entry;
 }
 
@@ -102,7 +103,8 @@ ManifestFusedGroup read_group(const std::string& path, const json& entry, std::s
   const std::string prefix = fmt::format("fused_groups[{}]", index);
   if (!entry.is_object()) throw util::InputError({path, 0, 0}, prefix, "expected an object");
   const Fields fields(path, entry, prefix + ".");
-  fields.refuse_unknown({"name", "members", "stripes", "pinned_weights", "shared_tensors", "token_stripes"});
+  fields.refuse_unknown(
+      {"name", "members", "stripes", "pinned_weights", "shared_tensors", "token_stripes", "query_rows"});
   ManifestFusedGroup group;
   group.name = fields.text("name");
   if (group.name.empty()) fields.fail("name", "expected the group's name, found an empty string");
@@ -127,6 +129,15 @@ ManifestFusedGroup read_group(const std::string& path, const json& entry, std::s
   for (std::size_t p = 0; p < group.pinned_weights.size(); ++p)
     if (position_of(group.pinned_weights[p]) == group.members.size())
       fields.fail(fmt::format("pinned_weights[{}]", p), "'" + group.pinned_weights[p] + "' is not a member of the group");
+  if (fields.has("query_rows")) {
+    group.query_rows = fields.texts("query_rows");
+    if (!group.token_stripes && !group.query_rows.empty())
+      fields.fail("query_rows", "query-row stripes are a matrix product's token stripes: the group has no "
+                                "\"token_stripes\": true");
+    for (std::size_t q = 0; q < group.query_rows.size(); ++q)
+      if (position_of(group.query_rows[q]) == group.members.size())
+        fields.fail(fmt::format("query_rows[{}]", q), "'" + group.query_rows[q] + "' is not a member of the group");
+  }
   const json& tensors = fields.get("shared_tensors", json::value_t::array, "an array of shared tensors");
   for (std::size_t t = 0; t < tensors.size(); ++t) {
     const std::string tensor_prefix = fmt::format("{}.shared_tensors[{}]", prefix, t);
@@ -285,6 +296,8 @@ std::optional<contracts::FusedMember> manifest_member(const NetworkManifest& man
     member.members = std::int64_t(group.members.size());
     member.role.stripes = group.stripes;
     member.role.token_stripes = group.token_stripes;
+    member.role.query_rows =
+        std::find(group.query_rows.begin(), group.query_rows.end(), layer) != group.query_rows.end();
     member.role.weights_pinned =
         std::find(group.pinned_weights.begin(), group.pinned_weights.end(), layer) != group.pinned_weights.end();
     // As mapper::group_roles: the input is in the SDM when a member reads it through its window; the output stays
@@ -333,6 +346,7 @@ void check_fused_record(const NetworkManifest& manifest, const ConfigImage& imag
   differ("members", std::to_string(recorded->members), std::to_string(expected->members));
   differ("stripes", std::to_string(recorded->role.stripes), std::to_string(expected->role.stripes));
   differ("token_stripes", yes_no(recorded->role.token_stripes), yes_no(expected->role.token_stripes));
+  differ("query_rows", yes_no(recorded->role.query_rows), yes_no(expected->role.query_rows));
   differ("input_in_sdm", yes_no(recorded->role.input_in_sdm), yes_no(expected->role.input_in_sdm));
   differ("output_in_sdm", yes_no(recorded->role.output_in_sdm), yes_no(expected->role.output_in_sdm));
   differ("weights_pinned", yes_no(recorded->role.weights_pinned), yes_no(expected->role.weights_pinned));

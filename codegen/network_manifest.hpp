@@ -52,6 +52,9 @@ struct ManifestFusedGroup {
   std::vector<std::string> pinned_weights;
   std::vector<ManifestSharedTensor> shared_tensors;
   bool token_stripes = false;  // "token_stripes": true — the stripes cut N (written only when set)
+  // "query_rows": with token_stripes, the members (matrix products) whose stripes cut their query rows (written only
+  // when some do).
+  std::vector<std::string> query_rows = {};
 };
 
 struct NetworkManifest {

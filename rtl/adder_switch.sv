@@ -6,6 +6,8 @@
 // EMIT_DELAY cycles (the adder's level) so that results from every level leave the tree in the same cycle: in a
 // ring of EMIT_DELAY registers written and read at `emit_pointer` (which the reduction network advances every
 // cycle, modulo EMIT_DELAY), so each clock moves one value per side instead of shifting a whole delay line.
+// Its activity (operands received, additions) depends only on the configuration and is counted per level by
+// step_activity.sv, not gate by gate here.
 module adder_switch
   import maeri_config_pkg::*;
 #(
@@ -22,17 +24,13 @@ module adder_switch
     /* verilator lint_on UNUSEDSIGNAL */
     input  adder_switch_config_t config_word,
     input  logic [ACC_W-1:0]     left_value,
-    input  logic                 left_valid,    // the left child sends a token (static, from its configuration)
     input  logic [ACC_W-1:0]     right_value,
-    input  logic                 right_valid,
     input  logic [ACC_W-1:0]     link_in_value,
     input  logic                 link_in_valid,  // the partner's link_send
     output logic [ACC_W-1:0]     link_out_value,
     output logic [ACC_W-1:0]     up_value,       // registered; 0 unless configured to go up
     output logic [ACC_W-1:0]     emit_left_value,
-    output logic [ACC_W-1:0]     emit_right_value,
-    output logic [1:0]           additions,      // this cycle's activity, counted while a wave passes
-    output logic [1:0]           traversals
+    output logic [ACC_W-1:0]     emit_right_value
 );
   logic              receive;
   logic [ACC_W-1:0]  link_term, left_token, right_token, combined;
@@ -56,14 +54,6 @@ module adder_switch
     if (!config_word.link_send) link_out_value = '0;
     else if (config_word.combine) link_out_value = left_value + right_value;
     else link_out_value = IS_ODD != 0 ? right_value : left_value;
-  end
-
-  always_comb begin
-    logic [1:0] operands;
-    operands   = 2'(left_valid) + 2'(right_valid) + 2'(receive);
-    traversals = operands;
-    if (config_word.combine) additions = (operands > 2'd1) ? operands - 2'd1 : 2'd0;
-    else additions = 2'(receive);
   end
 
   logic [ACC_W-1:0] emit_left_q, emit_right_q;

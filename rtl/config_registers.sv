@@ -22,7 +22,8 @@ module config_registers
     output adder_switch_config_t [NUM_MS-2:0]                      adder_config,
     output logic                 [vn_count_bits(NUM_MS)-1:0]       vn_count,
     output logic                 [NUM_MS-1:0][collector_slot_bits(NUM_MS)-1:0] collector_slots,
-    output logic                                                   bad_write
+    output logic                                                   bad_write,
+    output logic                                                   written    // a word was written last cycle
 );
   localparam int WORDS = configuration_words(NUM_MS, CONFIG_BW);
   localparam int BITS = configuration_bits(NUM_MS);
@@ -52,8 +53,10 @@ module config_registers
       flat      <= '0;
       /* verilator lint_on WIDTHCONCAT */
       bad_write <= 1'b0;
+      written   <= 1'b0;
     end else begin
       bad_write <= write && !fits;
+      written   <= write && fits;
       if (write && fits) flat[32'(address)*CONFIG_BW+:CONFIG_BW] <= data;
     end
   end

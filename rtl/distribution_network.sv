@@ -1,12 +1,18 @@
 // Distribution network (DN): a fat tree from DN_BW root lanes to NUM_MS leaves, one registered level per cycle
 // (latency LEVELS cycles, no stalls). Every element carries its destination mask, one bit per leaf, which gives
-// unicast and any multicast pattern without routing configuration.
-//  - Upper levels, where a child subtree has at least DN_BW leaves: dn_switch in pass mode, DN_BW lanes per
-//    switch; an element multicast to both halves is copied once per switch.
-//  - The conversion level, where a child subtree first has fewer leaves than DN_BW: dn_switch in convert mode
-//    puts the element for leaf k on lane k (a child has one lane per leaf from here down).
-//  - Lower levels: each switch splits its per-leaf lanes between its children; this is pure wiring plus the
-//    level's pipeline register, implemented as one register stage over all leaves of the level.
+// unicast and any multicast pattern without routing configuration. The tree's levels (docs/rtl.md, "Networks"):
+//  - Pass levels, where a child subtree has at least DN_BW leaves: DN_BW lanes per switch; an element keeps its
+//    lane and goes to every child whose half of its mask is non-empty (multicast = a copy to both children).
+//  - The scatter (conversion) level, where a child subtree first has fewer leaves than DN_BW (the last level
+//    when DN_BW = 1): the switch puts the element for leaf k on lane k, one lane per leaf from here down. Two
+//    elements for one leaf in one cycle (which the controller must never send) raise `overflow`; the later lane
+//    wins.
+//  - Split levels below it: each switch splits its per-leaf lanes between its children, pure wiring plus the
+//    level's pipeline register.
+// A pass switch only delays its elements and halves their masks, so the pass levels are implemented as one
+// delay line of whole root beats (an element's mask slice at a level is a slice of its root mask), and the
+// traversals the levels would count are counted from the root beat and released in the cycles the element
+// reaches each level; the scatter level walks the beat's destinations once; the split levels are a ring.
 module distribution_network #(
     parameter int NUM_MS = 16,
     parameter int DN_BW  = 4,
@@ -20,146 +26,203 @@ module distribution_network #(
     input  logic [ DN_BW-1:0][       NUM_MS-1:0] root_mask,
     output logic [NUM_MS-1:0]                    leaf_valid,
     output logic [NUM_MS-1:0]                    leaf_weight,
-    output logic [NUM_MS-1:0][       DATA_W-1:0] leaf_data,
+    output logic [DATA_W-1:0]                    leaf_data[NUM_MS],  // unpacked: see maeri_top.sv
     output logic                                 overflow,    // two elements for one leaf in one cycle
     output logic [$clog2(NUM_MS*DN_BW+1)-1:0]    traversals   // element-lane arrivals at DN switches, this cycle
 );
   localparam int LEVELS = $clog2(NUM_MS);
   localparam int COUNT_W = $clog2(NUM_MS * DN_BW + 1);
 
-  // First level whose children have fewer leaves than DN_BW (LEVELS if there is none, i.e. DN_BW = 1).
-  function automatic int conversion_level();
-    for (int l = 0; l < LEVELS; l++) if ((NUM_MS >> (l + 1)) < DN_BW) return l;
-    return LEVELS;
+  // The scatter level: the first whose children have fewer leaves than DN_BW, or the last level.
+  function automatic int scatter_level();
+    for (int l = 0; l < LEVELS - 1; l++) if ((NUM_MS >> (l + 1)) < DN_BW) return l;
+    return LEVELS - 1;
   endfunction
-  localparam int CONVERT_AT = conversion_level();
-  localparam int SWITCH_LEVELS = CONVERT_AT < LEVELS ? CONVERT_AT + 1 : LEVELS;
+  localparam int SCATTER_AT = scatter_level();
+  localparam int SLICES = 1 << SCATTER_AT;         // switches of the scatter level
+  localparam int SLICE_W = NUM_MS >> SCATTER_AT;   // leaves below each of them
+  localparam int RING = LEVELS - SCATTER_AT;       // register stages from the scatter level to the leaves
+  localparam int CHUNK = NUM_MS < 64 ? NUM_MS : 64;
 
-  for (genvar l = 0; l < SWITCH_LEVELS; l++) begin : g_level
-    localparam int LEAVES = NUM_MS >> l;
-    localparam int NODES = 1 << l;
-    localparam int PER_LEAF_OUT = (l == CONVERT_AT) ? 1 : 0;
-    localparam int OUT_LANES = PER_LEAF_OUT != 0 ? LEAVES / 2 : DN_BW;
-    localparam int OUT_MASK_W = PER_LEAF_OUT != 0 ? 1 : LEAVES / 2;
+  // The scatter level's input: the root beat delayed SCATTER_AT cycles, lanes unpacked (a packed
+  // [lanes][leaves] vector read lane by lane in a loop is copied whole per read).
+  logic [DN_BW-1:0]  scatter_valid, scatter_weight;
+  logic [DATA_W-1:0] scatter_data[DN_BW];
+  logic [NUM_MS-1:0] scatter_mask[DN_BW];
+  logic [COUNT_W-1:0] switch_traversals;  // element-lane arrivals at the switch levels, this cycle
+  logic [COUNT_W-1:0] root_traversals;
+  assign root_traversals = COUNT_W'($countones(root_valid));
 
-    // Lanes unpacked (see dn_switch.sv: packed [lanes][leaves] vectors are copied whole per lane read).
-    logic [DN_BW-1:0]                    in_valid  [NODES];
-    logic [DN_BW-1:0]                    in_weight [NODES];
-    logic [DATA_W-1:0]                   in_data   [NODES][DN_BW];
-    logic [LEAVES-1:0]                   in_mask   [NODES][DN_BW];
-    logic [OUT_LANES-1:0]                out_valid [2*NODES];
-    logic [OUT_LANES-1:0]                out_weight[2*NODES];
-    logic [DATA_W-1:0]                   out_data  [2*NODES][OUT_LANES];
-    logic [OUT_MASK_W-1:0]               out_mask  [2*NODES][OUT_LANES];
-    logic [NODES-1:0]                    node_overflow;
-    logic [$clog2(DN_BW+1)-1:0]          node_traversals[NODES];
-    logic [COUNT_W-1:0]                  traversals_through;  // this level and all above
-    logic                                overflow_through;
-
-    if (l == 0) begin : g_root
-      assign in_valid[0]  = root_valid;
-      assign in_weight[0] = root_weight;
-      for (genvar i = 0; i < DN_BW; i++) begin : g_lane
-        assign in_data[0][i] = root_data[i];
-        assign in_mask[0][i] = root_mask[i];
-      end
-    end else begin : g_inner
-      for (genvar j = 0; j < NODES; j++) begin : g_link
-        assign in_valid[j]  = g_level[l-1].out_valid[j];
-        assign in_weight[j] = g_level[l-1].out_weight[j];
-        assign in_data[j]   = g_level[l-1].out_data[j];
-        assign in_mask[j]   = g_level[l-1].out_mask[j];
+  if (SCATTER_AT == 0) begin : g_no_pass
+    for (genvar i = 0; i < DN_BW; i++) begin : g_lane
+      assign scatter_data[i] = root_data[i];
+      assign scatter_mask[i] = root_mask[i];
+    end
+    assign scatter_valid     = root_valid;
+    assign scatter_weight    = root_weight;
+    assign switch_traversals = root_traversals;
+  end else begin : g_pass
+    // ---------------------------------------------------------------- pass levels: the root beat, delayed
+    // Stage 0 is the root switch's register, written lane by lane from constant slices of the ports, so nothing
+    // but the root's own count is evaluated from the inputs (Verilator re-evaluates input logic on every edge).
+    logic [DN_BW-1:0]  stage0_valid, stage0_weight;
+    logic [DATA_W-1:0] stage0_data[DN_BW];
+    logic [NUM_MS-1:0] stage0_mask[DN_BW];
+    for (genvar i = 0; i < DN_BW; i++) begin : g_lane
+      always_ff @(posedge clk) begin
+        stage0_data[i] <= root_data[i];
+        stage0_mask[i] <= root_mask[i];
       end
     end
-
-    for (genvar j = 0; j < NODES; j++) begin : g_node
-      dn_switch #(
-          .IN_LANES    (DN_BW),
-          .LEAVES      (LEAVES),
-          .PER_LEAF_OUT(PER_LEAF_OUT),
-          .DATA_W      (DATA_W)
-      ) switch_i (
-          .clk,
-          .rst,
-          .in_valid    (in_valid[j]),
-          .in_weight   (in_weight[j]),
-          .in_data     (in_data[j]),
-          .in_mask     (in_mask[j]),
-          .left_valid  (out_valid[2*j]),
-          .left_weight (out_weight[2*j]),
-          .left_data   (out_data[2*j]),
-          .left_mask   (out_mask[2*j]),
-          .right_valid (out_valid[2*j+1]),
-          .right_weight(out_weight[2*j+1]),
-          .right_data  (out_data[2*j+1]),
-          .right_mask  (out_mask[2*j+1]),
-          .overflow    (node_overflow[j]),
-          .traversals  (node_traversals[j])
-      );
-    end
-
-    logic [COUNT_W-1:0] level_traversals;
-    always_comb begin
-      level_traversals = '0;
-      for (int j = 0; j < NODES; j++) level_traversals = level_traversals + COUNT_W'(node_traversals[j]);
-    end
-    if (l == 0) begin : g_first_sum
-      assign traversals_through = level_traversals;
-      assign overflow_through   = |node_overflow;
-    end else begin : g_next_sum
-      assign traversals_through = g_level[l-1].traversals_through + level_traversals;
-      assign overflow_through   = g_level[l-1].overflow_through || (|node_overflow);
-    end
-  end
-
-  // Output of the last switch level, one lane per leaf (the mask bit is 1 exactly when the lane is valid).
-  localparam int LAST = SWITCH_LEVELS - 1;
-  logic [NUM_MS-1:0]             switched_valid, switched_weight;
-  logic [NUM_MS-1:0][DATA_W-1:0] switched_data;
-  for (genvar c = 0; c < 2 * (1 << LAST); c++) begin : g_gather
-    localparam int WIDTH = NUM_MS / (2 * (1 << LAST));  // leaves per child of the last switch level
-    for (genvar k = 0; k < WIDTH; k++) begin : g_lane
-      assign switched_valid[c*WIDTH+k]  = g_level[LAST].out_valid[c][k] && g_level[LAST].out_mask[c][k][0];
-      assign switched_weight[c*WIDTH+k] = g_level[LAST].out_weight[c][k];
-      assign switched_data[c*WIDTH+k]   = g_level[LAST].out_data[c][k];
-    end
-  end
-
-  // Per-leaf levels below the conversion: one register stage each.
-  localparam int SPLIT_LEVELS = LEVELS - SWITCH_LEVELS;
-  if (SPLIT_LEVELS == 0) begin : g_no_split
-    assign leaf_valid  = switched_valid;
-    assign leaf_weight = switched_weight;
-    assign leaf_data   = switched_data;
-    assign traversals  = g_level[LAST].traversals_through;
-  end else begin : g_split
-    logic [SPLIT_LEVELS-1:0][NUM_MS-1:0]             valid_q, weight_q;
-    logic [SPLIT_LEVELS-1:0][NUM_MS-1:0][DATA_W-1:0] data_q;
-    logic [COUNT_W-1:0]                              split_traversals;
     always_ff @(posedge clk) begin
-      if (rst) valid_q <= '0;
-      else begin
-        valid_q[0] <= switched_valid;
-        for (int s = 1; s < SPLIT_LEVELS; s++) valid_q[s] <= valid_q[s-1];
-      end
-      weight_q[0] <= switched_weight;
-      data_q[0]   <= switched_data;
-      for (int s = 1; s < SPLIT_LEVELS; s++) begin
-        weight_q[s] <= weight_q[s-1];
-        data_q[s]   <= data_q[s-1];
-      end
+      if (rst) stage0_valid <= '0;
+      else stage0_valid <= root_valid;
+      stage0_weight <= root_weight;
     end
-    // Elements entering the split levels' switches this cycle: the per-leaf lanes at their inputs.
+
+    if (SCATTER_AT == 1) begin : g_one_stage
+      assign scatter_valid  = stage0_valid;
+      assign scatter_weight = stage0_weight;
+      assign scatter_data   = stage0_data;
+      assign scatter_mask   = stage0_mask;
+    end else begin : g_stages
+      logic [DN_BW-1:0]  valid_q [SCATTER_AT-1];
+      logic [DN_BW-1:0]  weight_q[SCATTER_AT-1];
+      logic [DATA_W-1:0] data_q  [SCATTER_AT-1][DN_BW];
+      logic [NUM_MS-1:0] mask_q  [SCATTER_AT-1][DN_BW];
+      always_ff @(posedge clk) begin
+        if (rst) begin
+          for (int s = 0; s < SCATTER_AT - 1; s++) valid_q[s] <= '0;
+        end else begin
+          valid_q[0] <= stage0_valid;
+          for (int s = 1; s < SCATTER_AT - 1; s++) valid_q[s] <= valid_q[s-1];
+        end
+        weight_q[0] <= stage0_weight;
+        data_q[0]   <= stage0_data;
+        mask_q[0]   <= stage0_mask;
+        for (int s = 1; s < SCATTER_AT - 1; s++) begin
+          weight_q[s] <= weight_q[s-1];
+          data_q[s]   <= data_q[s-1];
+          mask_q[s]   <= mask_q[s-1];
+        end
+      end
+      assign scatter_valid  = valid_q[SCATTER_AT-2];
+      assign scatter_weight = weight_q[SCATTER_AT-2];
+      assign scatter_data   = data_q[SCATTER_AT-2];
+      assign scatter_mask   = mask_q[SCATTER_AT-2];
+    end
+
+    // ---------------------------------------------------------------- traversals of the lower switch levels
+    // at_level[l], l = 1 … SCATTER_AT: arrivals at level l's switches of the beat in stage 0 (one per switch whose
+    // slice of a valid lane's mask is non-empty), due l − 1 cycles from now.
+    logic [COUNT_W-1:0] at_level[1:SCATTER_AT];
+    /* verilator tracing_off */
     always_comb begin
-      split_traversals = COUNT_W'($countones(switched_valid));
-      for (int s = 0; s < SPLIT_LEVELS - 1; s++)
-        split_traversals = split_traversals + COUNT_W'($countones(valid_q[s]));
+      logic [SLICES-1:0] reached;
+      reached = '0;
+      for (int l = 1; l <= SCATTER_AT; l++) at_level[l] = '0;
+      for (int i = 0; i < DN_BW; i++) begin
+        if (stage0_valid[i]) begin
+          for (int j = 0; j < SLICES; j++) reached[j] = stage0_mask[i][j*SLICE_W+:SLICE_W] != '0;
+          // Level l's switch j covers the scatter level's switches j·2^(SCATTER_AT−l) …: fold the set upwards.
+          for (int l = SCATTER_AT; l >= 1; l--) begin
+            at_level[l] = at_level[l] + COUNT_W'($countones(reached));
+            for (int j = 0; j < SLICES / 2; j++) reached[j] = reached[2*j] || reached[2*j+1];
+            for (int j = SLICES / 2; j < SLICES; j++) reached[j] = 1'b0;
+          end
+        end
+      end
     end
-    assign leaf_valid  = valid_q[SPLIT_LEVELS-1];
-    assign leaf_weight = weight_q[SPLIT_LEVELS-1];
-    assign leaf_data   = data_q[SPLIT_LEVELS-1];
-    assign traversals  = g_level[LAST].traversals_through + split_traversals;
+    /* verilator tracing_on */
+
+    // due[k]: arrivals k+1 cycles from now of beats already past stage 0.
+    if (SCATTER_AT == 1) begin : g_no_due
+      assign switch_traversals = root_traversals + at_level[1];
+    end else begin : g_due
+      logic [COUNT_W-1:0] due[SCATTER_AT-1];
+      always_ff @(posedge clk) begin
+        if (rst) begin
+          for (int k = 0; k < SCATTER_AT - 1; k++) due[k] <= '0;
+        end else begin
+          for (int k = 0; k < SCATTER_AT - 2; k++) due[k] <= due[k+1] + at_level[k+2];
+          due[SCATTER_AT-2] <= at_level[SCATTER_AT];
+        end
+      end
+      assign switch_traversals = root_traversals + at_level[1] + due[0];
+    end
   end
 
-  assign overflow = g_level[LAST].overflow_through;
+  // ---------------------------------------------------------------- scatter level
+  // Lane by lane and, in a lane, destination by destination (lowest set mask bit of each CHUNK-bit word first), so
+  // the work follows the destinations actually present (at most one per leaf), not NUM_MS × DN_BW mask bits.
+  // Each leaf belongs to one switch, so walking the whole mask at once is walking every switch's slice.
+  logic [NUM_MS-1:0]             switched_valid, switched_weight, conflict;
+  logic [DATA_W-1:0]             switched_data[NUM_MS];
+  /* verilator tracing_off */
+  always_comb begin
+    logic [CHUNK-1:0]         pending;
+    logic [$clog2(NUM_MS)-1:0] leaf;
+    pending         = '0;
+    leaf            = '0;
+    switched_valid  = '0;
+    switched_weight = '0;
+    conflict        = '0;
+    for (int k = 0; k < NUM_MS; k++) switched_data[k] = '0;
+    for (int i = 0; i < DN_BW; i++) begin
+      if (scatter_valid[i]) begin
+        conflict        = conflict | (switched_valid & scatter_mask[i]);
+        switched_valid  = switched_valid | scatter_mask[i];
+        switched_weight = scatter_weight[i] ? switched_weight | scatter_mask[i] : switched_weight & ~scatter_mask[i];
+        for (int w = 0; w < NUM_MS / CHUNK; w++) begin
+          pending = scatter_mask[i][w*CHUNK+:CHUNK];
+          while (pending != '0) begin
+            // pending ^ (pending − 1): the lowest set bit and the zeros below it
+            leaf = $clog2(NUM_MS)'(w * CHUNK + $countones(pending ^ (pending - CHUNK'(1))) - 1);
+            switched_data[leaf] = scatter_data[i];
+            pending = pending & (pending - CHUNK'(1));
+          end
+        end
+      end
+    end
+  end
+  /* verilator tracing_on */
+  assign overflow = |conflict;
+
+  // ---------------------------------------------------------------- scatter register and split levels
+  // RING stages: the scatter level's output register, then one per split level. They only delay the per-leaf
+  // lanes, so they are a ring of RING entries written and read at `pointer` (the entry written RING clocks ago),
+  // one entry moved per clock instead of every level's NUM_MS lanes. Elements entering the split levels' switches
+  // this cycle are the valid lanes of every entry but the oldest (which leaves for the multiplier switches).
+  localparam int POINTER_W = RING > 1 ? $clog2(RING) : 1;
+  logic [NUM_MS-1:0]             valid_ring [RING];
+  logic [NUM_MS-1:0]             weight_ring[RING];
+  logic [DATA_W-1:0]             data_ring  [RING][NUM_MS];
+  logic [COUNT_W-1:0]            count_ring [RING];  // valid lanes of each entry
+  logic [POINTER_W-1:0]          pointer;
+  logic [COUNT_W-1:0]            split_traversals;
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      pointer <= '0;
+      for (int s = 0; s < RING; s++) begin
+        valid_ring[s] <= '0;
+        count_ring[s] <= '0;
+      end
+    end else begin
+      pointer             <= 32'(pointer) == RING - 1 ? '0 : pointer + POINTER_W'(1);
+      valid_ring[pointer] <= switched_valid;
+      count_ring[pointer] <= COUNT_W'($countones(switched_valid));
+    end
+    weight_ring[pointer] <= switched_weight;
+    data_ring[pointer]   <= switched_data;
+  end
+  always_comb begin
+    split_traversals = '0;
+    for (int s = 0; s < RING; s++)
+      if (s != 32'(pointer)) split_traversals = split_traversals + count_ring[s];
+  end
+  assign leaf_valid  = valid_ring[pointer];
+  assign leaf_weight = weight_ring[pointer];
+  assign leaf_data   = data_ring[pointer];
+  assign traversals  = switch_traversals + split_traversals;
 endmodule

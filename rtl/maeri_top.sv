@@ -67,7 +67,7 @@ module maeri_top
   localparam int INTERVAL_W = VN_COUNT_W + 1;
   logic [NUM_MS-1:0][collector_slot_bits(NUM_MS)-1:0] collector_slots;
   logic [VN_COUNT_W-1:0]             vn_count;
-  logic                              bad_config_write;
+  logic                              bad_config_write, config_written;
 
   config_registers #(
       .NUM_MS   (NUM_MS),
@@ -82,7 +82,8 @@ module maeri_top
       .adder_config,
       .vn_count,
       .collector_slots,
-      .bad_write(bad_config_write)
+      .bad_write(bad_config_write),
+      .written  (config_written)
   );
 
   // ---------------------------------------------------------------- fire spacing and root acceptance
@@ -125,7 +126,7 @@ module maeri_top
 
   // ---------------------------------------------------------------- distribution network
   logic [NUM_MS-1:0]             leaf_valid, leaf_weight;
-  logic [NUM_MS-1:0][DATA_W-1:0] leaf_data;
+  logic [DATA_W-1:0]             leaf_data[NUM_MS];
   logic                          dn_overflow;
   logic [$clog2(NUM_MS*DN_BW+1)-1:0] dn_traversals;
 
@@ -156,12 +157,9 @@ module maeri_top
   logic [DATA_W-1:0] last_operand[NUM_MS];
   /* verilator lint_on UNUSEDSIGNAL */
   logic [ ACC_W-1:0] product[NUM_MS];
-  logic              multiplied[NUM_MS], forwarded[NUM_MS];
-  logic [NUM_MS-1:0] ms_active;
   logic              product_wave;
 
   for (genvar i = 0; i < NUM_MS; i++) begin : g_ms
-    assign ms_active[i] = mult_config[i].active;
     mult_switch #(
         .DATA_W(DATA_W),
         .ACC_W (ACC_W)
@@ -176,21 +174,8 @@ module maeri_top
         .fire_forward     (forward_pipe[LEVELS-1]),
         .left_last_operand(i == 0 ? '0 : last_operand[(i == 0) ? 0 : i-1]),  // switch 0 has no left neighbour
         .last_operand     (last_operand[i]),
-        .product          (product[i]),
-        .multiplied       (multiplied[i]),
-        .forwarded        (forwarded[i])
+        .product          (product[i])
     );
-  end
-
-  // Multiplications and forwards of this cycle (a loop: the flags are an unpacked array, see above).
-  logic [$clog2(NUM_MS+1)-1:0] multiplied_count, forwarded_count;
-  always_comb begin
-    multiplied_count = '0;
-    forwarded_count  = '0;
-    for (int i = 0; i < NUM_MS; i++) begin
-      multiplied_count = multiplied_count + $clog2(NUM_MS+1)'(multiplied[i]);
-      forwarded_count  = forwarded_count + $clog2(NUM_MS+1)'(forwarded[i]);
-    end
   end
 
   always_ff @(posedge clk) begin
@@ -201,8 +186,7 @@ module maeri_top
   // ---------------------------------------------------------------- reduction network and collector
   logic [ACC_W-1:0] slot_value[2*(NUM_MS-1)];
   logic             result_wave, rn_in_flight;
-  logic [$clog2(2*NUM_MS+1)-1:0] rn_additions;
-  logic [$clog2(3*NUM_MS+1)-1:0] rn_traversals;
+  logic [LEVELS-1:0] rn_wave;
 
   reduction_network #(
       .NUM_MS(NUM_MS),
@@ -211,14 +195,12 @@ module maeri_top
       .clk,
       .rst,
       .adder_config,
-      .leaf_valid(ms_active),
       .leaf_value(product),
       .in_wave   (product_wave),
       .slot_value,
       .out_wave  (result_wave),
       .in_flight (rn_in_flight),
-      .additions (rn_additions),
-      .traversals(rn_traversals)
+      .wave      (rn_wave)
   );
 
   logic draining, overrun;
@@ -242,6 +224,45 @@ module maeri_top
 
   // Busy until the last results have left the lanes (and so have been counted).
   assign busy = (|fire_pipe) || product_wave || rn_in_flight || draining || (|out_valid);
+
+  // ---------------------------------------------------------------- activity of the configured networks
+  localparam int MS_W = $clog2(NUM_MS + 1);
+  localparam int ADD_W = $clog2(2 * NUM_MS + 1);
+  localparam int TRAV_W = $clog2(3 * NUM_MS + 1);
+  logic [MS_W-1:0]   active_count, forward_count;
+  logic [ADD_W-1:0]  level_additions [LEVELS];
+  logic [TRAV_W-1:0] level_traversals[LEVELS];
+
+  step_activity #(
+      .NUM_MS(NUM_MS)
+  ) activity_i (
+      .clk,
+      .rst,
+      .config_written,
+      .mult_config,
+      .adder_config,
+      .active_count,
+      .forward_count,
+      .level_additions,
+      .level_traversals
+  );
+
+  // This cycle's MN events (a fire at the switches) and RN events (the levels a step's values are entering).
+  logic [MS_W-1:0]   multiplied_count, forwarded_count;
+  logic [ADD_W-1:0]  rn_additions;
+  logic [TRAV_W-1:0] rn_traversals;
+  assign multiplied_count = fire_pipe[LEVELS-1] ? active_count : '0;
+  assign forwarded_count  = fire_pipe[LEVELS-1] && forward_pipe[LEVELS-1] ? forward_count : '0;
+  always_comb begin
+    rn_additions  = '0;
+    rn_traversals = '0;
+    for (int l = 0; l < LEVELS; l++) begin
+      if (rn_wave[l]) begin
+        rn_additions  = rn_additions + level_additions[l];
+        rn_traversals = rn_traversals + level_traversals[l];
+      end
+    end
+  end
 
   // ---------------------------------------------------------------- errors and counters
   always_ff @(posedge clk) begin

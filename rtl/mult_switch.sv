@@ -3,6 +3,7 @@
 // On a forwarding step a switch configured with take_forward uses its left neighbour's operand of the previous
 // step instead (MAERI's reuse of sliding-window inputs). An element arriving in the fire cycle is used by that
 // step (bypass), so a step's last DN beat and its fire may share a cycle. The product is wrapped to ACC_W bits.
+// Its multiplications and forwards are counted from the configuration (step_activity.sv), not switch by switch.
 module mult_switch
   import maeri_config_pkg::*;
 #(
@@ -19,9 +20,7 @@ module mult_switch
     input  logic                fire_forward,  // this step reuses neighbours' operands where configured
     input  logic [DATA_W-1:0]   left_last_operand,
     output logic [DATA_W-1:0]   last_operand,  // operand of this switch's last fire, for the right neighbour
-    output logic [ ACC_W-1:0]   product,       // registered; 0 when inactive
-    output logic                multiplied,    // events of this cycle (for the activity counters)
-    output logic                forwarded
+    output logic [ ACC_W-1:0]   product        // registered; 0 when inactive
 );
   logic [DATA_W-1:0] weight_q;
   logic [DATA_W-1:0] operand_q;
@@ -32,8 +31,6 @@ module mult_switch
   assign operand_arrives = dn_valid && !dn_weight;
   assign use_forward     = fire_forward && config_word.take_forward;
   assign operand_now     = use_forward ? left_last_operand : (operand_arrives ? dn_data : operand_q);
-  assign multiplied      = fire && config_word.active;
-  assign forwarded       = multiplied && use_forward;
 
   always_ff @(posedge clk) begin
     if (rst) begin

@@ -13,22 +13,18 @@ module reduction_network
     input  logic                                    clk,
     input  logic                                    rst,
     input  adder_switch_config_t [NUM_MS-2:0]       adder_config,
-    input  logic                 [    NUM_MS-1:0]   leaf_valid,   // multiplier switch is active
     input  logic                 [ ACC_W-1:0]       leaf_value[NUM_MS],  // unpacked: see maeri_top.sv
     input  logic                                    in_wave,
     output logic                 [ ACC_W-1:0]       slot_value[2*(NUM_MS-1)],
     output logic                                    out_wave,
     output logic                                    in_flight,    // some step is inside the tree
-    output logic [$clog2(2*NUM_MS+1)-1:0]           additions,    // this cycle, over the levels a wave is in
-    output logic [$clog2(3*NUM_MS+1)-1:0]           traversals
+    // wave[l]: a step's values are at the inputs of level l this cycle (its activity is counted then:
+    // step_activity.sv)
+    output logic                 [$clog2(NUM_MS)-1:0] wave
 );
   localparam int LEVELS = $clog2(NUM_MS);
-  localparam int ADD_W = $clog2(2 * NUM_MS + 1);
-  localparam int TRAV_W = $clog2(3 * NUM_MS + 1);
 
-  // wave[l]: a step's values are at the inputs of level l this cycle. Level LEVELS-1 sees the products;
-  // delayed[k] is in_wave delayed by k+1 cycles.
-  logic [LEVELS-1:0] wave;
+  // Level LEVELS-1 sees the products; delayed[k] is in_wave delayed by k+1 cycles.
   logic [LEVELS-1:0] delayed;
   always_ff @(posedge clk) begin
     if (rst) begin
@@ -53,17 +49,11 @@ module reduction_network
     localparam int BASE = NODES - 1;  // heap index of the level's first adder
 
     logic [ACC_W-1:0] child_value[2*NODES];
-    logic             child_valid[2*NODES];
     // The root's up value has no parent and edge adders' link outputs have no partner: unused by design.
     /* verilator lint_off UNUSEDSIGNAL */
     logic [ACC_W-1:0] up_value   [NODES];
-    logic             up_valid   [NODES];
     logic [ACC_W-1:0] link_out   [NODES];
     /* verilator lint_on UNUSEDSIGNAL */
-    logic [      1:0] node_additions [NODES];
-    logic [      1:0] node_traversals[NODES];
-    logic [ADD_W-1:0] additions_through;
-    logic [TRAV_W-1:0] traversals_through;
 
     // The ring position of the level's emit delay (adder_switch.sv): l cycles deep, advanced every clock.
     localparam int POINTER_W = l > 1 ? $clog2(l) : 1;
@@ -80,10 +70,8 @@ module reduction_network
     for (genvar c = 0; c < 2 * NODES; c++) begin : g_child
       if (l == LEVELS - 1) begin : g_from_ms
         assign child_value[c] = leaf_value[c];
-        assign child_valid[c] = leaf_valid[c];
       end else begin : g_from_adder
         assign child_value[c] = g_level[l+1].up_value[c];
-        assign child_valid[c] = g_level[l+1].up_valid[c];
       end
     end
 
@@ -99,8 +87,6 @@ module reduction_network
         assign link_in_value = '0;
         assign link_in_valid = 1'b0;
       end
-      assign up_valid[j] = adder_config[BASE+j].up;
-
       adder_switch #(
           .ACC_W     (ACC_W),
           .IS_ODD    (IS_ODD),
@@ -111,41 +97,14 @@ module reduction_network
           .emit_pointer,
           .config_word     (adder_config[BASE+j]),
           .left_value      (child_value[2*j]),
-          .left_valid      (child_valid[2*j]),
           .right_value     (child_value[2*j+1]),
-          .right_valid     (child_valid[2*j+1]),
           .link_in_value,
           .link_in_valid,
           .link_out_value  (link_out[j]),
           .up_value        (up_value[j]),
           .emit_left_value (slot_value[2*(BASE+j)]),
-          .emit_right_value(slot_value[2*(BASE+j)+1]),
-          .additions       (node_additions[j]),
-          .traversals      (node_traversals[j])
+          .emit_right_value(slot_value[2*(BASE+j)+1])
       );
     end
-
-    logic [ADD_W-1:0] level_additions;
-    logic [TRAV_W-1:0] level_traversals;
-    always_comb begin
-      level_additions  = '0;
-      level_traversals = '0;
-      if (wave[l]) begin
-        for (int j = 0; j < NODES; j++) begin
-          level_additions  = level_additions + ADD_W'(node_additions[j]);
-          level_traversals = level_traversals + TRAV_W'(node_traversals[j]);
-        end
-      end
-    end
-    if (l == LEVELS - 1) begin : g_first_sum
-      assign additions_through  = level_additions;
-      assign traversals_through = level_traversals;
-    end else begin : g_next_sum
-      assign additions_through  = g_level[l+1].additions_through + level_additions;
-      assign traversals_through = g_level[l+1].traversals_through + level_traversals;
-    end
   end
-
-  assign additions  = g_level[0].additions_through;
-  assign traversals = g_level[0].traversals_through;
 endmodule

@@ -1,17 +1,24 @@
 #!/usr/bin/env python3
 """The lower bound on ResNet-50's fused DRAM bytes on maeri-512 that docs/model.md ("Fused groups") quotes, from the
-workload's shapes, the hardware's SDM and data width and two `maeri map --json` runs (the network's compulsory bytes,
-the unfused optimum under the energy objective). Streams pass pools (docs/mapping.md, "Fused groups"), so the terms
-that remain are the residual inputs X no group can hold:
-  (b) each identity block of res4 (b-f): X written and read back (2·X), or shared with X's producer — with one stripe
-      X, the 3x3 layer's input and output do not fit the SDM together; with s >= 2 stripes the block's weights come
-      s times but for what is pinned next to X's rows;
-  (c) each of res3b-d (X larger than the SDM): X written and read back, or s >= 2 stripes refetching the weights
-      but for what is pinned next to X's rows.
+workload's shapes, the hardware's SDM, data and accumulator widths and one `maeri map --json` run (the network's
+compulsory bytes, the unfused optimum under the energy objective). The fusion rules it rests on
+(mapper/model/fusion_model.cpp): a group is consecutive layers and every tensor between two of its members is shared
+(held in the SDM); with one stripe a shared tensor is held whole from its producer to its last reader, with s >= 2
+stripes every shared tensor holds at least one stripe of its rows (ceil(X'/s) rows of its producer) for the whole
+group; weights come once per stripe but for what is pinned, and pins stay for the whole group (relaxed here to any
+part of a layer's weights); an output leaving its group is written at accumulator width and read at data width; an
+add reads its shortcut from DRAM at no cost; working sets are taken as 0. Per bottleneck block, the fewest extra
+bytes on its input tensor X (written, read) or its own weights (fetched again), each term on different bytes:
+  identity blocks (res3b-d, res4b-f): X written (X at accumulator width; 2a reads it, or shares it with X's producer),
+      or X held: X's producer and the block in one group, one stripe if X, 2b's input and output fit, else s stripes
+      with X's, 2b's input and output rows live and the block's weights refetched but for what is pinned;
+  projection blocks (res3a, res4a, res5a): the same with both readers of X (2a, and the strided 1x1 branch1 reading
+      a quarter of X), the rows of X and 2a's output live, and the four layers' weights.
 
   scripts/fusion-bound.py --maeri build/cli/maeri
 """
 import argparse
+import itertools
 import json
 import math
 import os
@@ -24,31 +31,73 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CONFIGS = os.path.join(HERE, "..", "configs")
 
 
-def mapped(maeri, workload, hardware, extra):
+def mapped(maeri, workload, hardware):
     with tempfile.TemporaryDirectory() as work:
         out = os.path.join(work, "map")
         subprocess.run([maeri, "map", "--workload", workload, "--hardware", hardware, "--objective", "energy",
-                        "--json", out + ".json", "-o", out + ".yaml"] + extra, check=True, capture_output=True)
+                        "--json", out + ".json", "-o", out + ".yaml"], check=True, capture_output=True)
         with open(out + ".json") as f:
             return json.load(f)
 
 
-def block(layers, name):
-    """The bottleneck block `name`: X's bytes per element, X's elements and rows, and its three layers' weights."""
+def weights(layer):
+    return layer["K"] * layer["C"] * layer.get("R", 1) * layer.get("S", 1)
+
+
+def rows_of(layer):
+    """A layer's output: (rows X', bytes-per-element-free row size K * Y')."""
+    return layer["X_out"], layer["K"] * layer["Y_out"]
+
+
+def most_pinned(layer_weights, budget, whole_pins):
+    """The most weight bytes pinned in `budget`: any part of the layers' weights, or (whole_pins, as the fused space
+    pins) whole layers only."""
+    if not whole_pins:
+        return min(sum(layer_weights), max(0, budget))
+    return max((sum(subset) for n in range(len(layer_weights) + 1)
+                for subset in itertools.combinations(layer_weights, n) if sum(subset) <= budget), default=0)
+
+
+def striped_refetch(live_rows, layer_weights, data_b, sdm, max_stripes, whole_pins=False):
+    """The fewest weight bytes fetched again over s >= 2 stripes: `live_rows` are (rows, elements per row) of the
+    tensors live throughout, `layer_weights` the elements of each layer's weights; infeasible stripe counts (live rows
+    beyond the SDM) are skipped."""
+    best = math.inf
+    weight_bytes = [w * data_b for w in layer_weights]
+    for s in range(2, max_stripes + 1):
+        live = sum(math.ceil(rows / s) * row * data_b for rows, row in live_rows)
+        if live <= sdm:
+            best = min(best, (s - 1) * (sum(weight_bytes) - most_pinned(weight_bytes, sdm - live, whole_pins)))
+    return best
+
+
+def block_extra(layers, name, data_b, acc_b, sdm, whole_pins=False):
+    """The fewest extra bytes of bottleneck block `name` (see the docstring); `whole_pins`: pins of whole layers only."""
     a, b, c = (layers[f"{name}_branch2{s}"] for s in "abc")
-    weights = sum(l["K"] * l["C"] * l.get("R", 1) * l.get("S", 1) for l in (a, b, c))
-    return dict(x=a["C"] * a["X"] * a["Y"], rows=a["X"], row=a["C"] * a["Y"], weights=weights,
-                inner=b["C"] * b["X"] * b["Y"] + b["K"] * b["X_out"] * b["Y_out"])
-
-
-def least_extra(blk, data_b, sdm):
-    """The fewest extra bytes of block `blk`: X written once and read once, or held in s >= 2 stripes."""
-    written = 2 * blk["x"] * data_b
-    if (blk["x"] + blk["inner"]) * data_b <= sdm:
-        return 0  # one stripe fits: the bound has no term here
-    striped = min((s - 1) * max(0, blk["weights"] * data_b - max(0, sdm - blk["row"] * data_b * math.ceil(blk["rows"] / s)))
-                  for s in range(2, blk["rows"] + 1))
-    return min(written, striped)
+    projection = layers.get(f"{name}_branch1")
+    x_rows, x_row = a["X"], a["C"] * a["Y"]
+    x = x_rows * x_row
+    a_rows, a_row = rows_of(a)
+    b_rows, b_row = rows_of(b)
+    own = [weights(l) for l in (a, b, c)] + ([weights(projection)] if projection else [])
+    max_stripes = min(rows_of(l)[0] for l in (a, b, c))
+    # 2a shares X with X's producer (X written for its other reader): 2a's output spilled, or held with X.
+    a_fits = (x + a_rows * a_row) * data_b <= sdm
+    share_a = min(0 if a_fits else striped_refetch([(x_rows, x_row), (a_rows, a_row)], [weights(a)], data_b, sdm,
+                                                  max_stripes, whole_pins),
+                  a_rows * a_row * (acc_b + data_b))
+    if projection:
+        touched = projection["C"] * projection["X_out"] * projection["Y_out"]  # the strided 1x1 reads these
+        written = x * acc_b + min(x * data_b, touched * data_b + share_a)
+        held = striped_refetch([(x_rows, x_row), (a_rows, a_row)], own, data_b, sdm, max_stripes, whole_pins)
+        if (x + a_rows * a_row) * data_b <= sdm:
+            held = 0  # one stripe might fit: no term
+    else:
+        written = x * acc_b + min(x * data_b, share_a)
+        live = [(x_rows, x_row), (a_rows, a_row), (b_rows, b_row)]
+        held = 0 if sum(r * w for r, w in live) * data_b <= sdm else striped_refetch(live, own, data_b, sdm, max_stripes,
+                                                                                      whole_pins)
+    return min(written, held)
 
 
 def main():
@@ -59,19 +108,22 @@ def main():
     hardware = os.path.join(CONFIGS, "hardware", "maeri-512.yaml")
     with open(hardware) as f:
         hw = yaml.safe_load(f)
-    data_b, sdm = math.ceil(hw["data_width"] / 8), hw["sdm"]["capacity_kib"] * 1024
+    data_b, acc_b = math.ceil(hw["data_width"] / 8), math.ceil(hw["acc_width"] / 8)
+    sdm = hw["sdm"]["capacity_kib"] * 1024
     with open(workload) as f:
         layers = {op["name"]: op for op in yaml.safe_load(f)["operators"] if op["type"] == "conv"}
-    fusion = mapped(a.maeri, workload, hardware, [])["fusion"]
-    # Every layer alone at its standalone best, as `maeri map` compares its fused result with.
+    fusion = mapped(a.maeri, workload, hardware)["fusion"]
     compulsory, unfused, fused = (fusion["network_compulsory_dram_bytes"], fusion["unfused"]["dram_bytes"],
                                   fusion["fused"]["dram_bytes"])
-    res4 = [least_extra(block(layers, f"res4{b}"), data_b, sdm) for b in "bcdef"]
-    res3 = [least_extra(block(layers, f"res3{b}"), data_b, sdm) for b in "bcd"]
-    bound = compulsory + sum(res4) + sum(res3)
-    print(f"compulsory {compulsory}; res4 b-f {res4}; res3 b-d {res3}")
-    print(f"bound {bound} bytes = {bound / unfused:.3f} of the unfused optimum under energy ({unfused}); "
+    blocks = [f"res{stage}{b}" for stage, count in ((2, 3), (3, 4), (4, 6), (5, 3)) for b in "abcdef"[:count]]
+    terms = {name: block_extra(layers, name, data_b, acc_b, sdm) for name in blocks}
+    bound = compulsory + sum(terms.values())
+    print(f"compulsory {compulsory}; per block: " + ", ".join(f"{n} {t}" for n, t in terms.items() if t))
+    print(f"bound {bound} bytes = {bound / unfused:.4f} of the unfused optimum under energy ({unfused}); "
           f"map's fused result {fused} = {fused / unfused:.3f}")
+    # The same with pins of whole layers, as the fused space pins: what pinning part of a layer could gain at most.
+    whole = compulsory + sum(block_extra(layers, name, data_b, acc_b, sdm, True) for name in blocks)
+    print(f"with pins of whole layers only: {whole} bytes = {whole / unfused:.4f}")
 
 
 if __name__ == "__main__":

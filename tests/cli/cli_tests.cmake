@@ -34,6 +34,13 @@ maeri_cli_test(map_tiny 0 --stdout-contains "total over 4 layers"
 # every layer alone (the JSON without "fusion", the mapping file without fused_groups).
 maeri_cli_test(map_fusion_report 0 --stdout-contains "network compulsory DRAM (inputs, weights, outputs once): 10744 bytes"
   $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${TINY} -o ${CMAKE_CURRENT_BINARY_DIR}/tiny.fused.yaml)
+# The fused space's limits as options (scripts/fusion-gap.py measures what each costs): tiny still fuses with groups
+# of 2 layers from each layer's best fabric tile; a group of 1 layer is no group (usage error, the option named).
+maeri_cli_test(map_fusion_limits 0 --stdout-contains "fusion: 1 fused group of 2 layers"
+  $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${TINY} --fusion-max-layers 2 --fusion-tiles 1
+  -o ${CMAKE_CURRENT_BINARY_DIR}/tiny.limits.yaml)
+maeri_cli_test(map_fusion_max_layers_range 1 --stderr-contains "--fusion-max-layers: Value 1 not in range 2 to 64"
+  $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${TINY} --fusion-max-layers 1)
 add_test(NAME cli_map_no_fusion COMMAND sh -c "\"$1\" map --hardware \"$2\" --workload \"$3\" --no-fusion --details -o \"$4.yaml\" \
   --json \"$4.json\" | grep -q 'partial mappings made' && exit 1; ! grep -q fused_groups \"$4.yaml\" && ! grep -q '\"fusion\"' \"$4.json\""
   sh $<TARGET_FILE:maeri> ${HW64} ${TINY} ${CMAKE_CURRENT_BINARY_DIR}/tiny.no-fusion)
@@ -364,9 +371,9 @@ foreach(case codegen_disasm manifest_disagrees)
 endforeach()
 
 # The mRNA reproduction script on its reduced grid (docs/reproduction.md), the search measurement script on tiny
-# (docs/search.md), the FFM comparison at one sequence length (scripts/ffm-comparison.py), the ranking check on the
-# RTL (scripts/rank-check.py) and `maeri plot`.
-foreach(case reproduce_quick measure_quick ffm_quick rank_check plot_bars plot_errors)
+# (docs/search.md), the FFM comparison at one sequence length (scripts/ffm-comparison.py), the fused-DRAM bound of
+# ResNet-50 (scripts/fusion-bound.py), the ranking check on the RTL (scripts/rank-check.py) and `maeri plot`.
+foreach(case reproduce_quick measure_quick ffm_quick fusion_bound rank_check plot_bars plot_errors)
   add_test(NAME cli_reproduction_${case}
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/reproduction.sh ${case} $<TARGET_FILE:maeri> ${PROJECT_SOURCE_DIR})
   set_tests_properties(cli_reproduction_${case} PROPERTIES LABELS cli TIMEOUT 900)

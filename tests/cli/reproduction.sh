@@ -12,6 +12,9 @@
 #                    fabric; the unfused EDP equals an independent `maeri map --no-fusion --objective edp` (cycles ×
 #                    energy by hand); the fused optimum's EDP is no worse than unfused; TransFusion's policy is either
 #                    costed or carries the rule that refuses it; the EDP table and its chart are written.
+#   fusion_bound     scripts/fusion-bound.py on ResNet-50 / maeri-512: the bound is the sum docs/model.md derives by
+#                    hand (51 324 470 compulsory + res3a 2 981 888 + 3 x 925 696 + res4a 1 806 336 + 5 x 802 816
+#                    + res5a 1 204 224 = 64 108 086, 0.5542 of unfused) and map's fused decision is not below it.
 #   rank_check       scripts/rank-check.py on tiny at 64 MS, top 3: one row per fabric layer (4, tiny.yaml); each
 #                    layer's first mapping's RTL cycles equal an independent `maeri verify --layer L --top 1 --memory
 #                    dram`; the fastest is no slower than the first and the loss is computed from the two.
@@ -99,6 +102,12 @@ case $case_name in
     ! grep -q "surrogate for the" "$dir/log2" || fail "the second call trained the model again"
     cmp -s "$dir/optima.before" "$dir/out/optima.csv" || fail "the second call changed the cached optima"
     ;;
+  fusion_bound)
+    python3 "$source/scripts/fusion-bound.py" --maeri "$maeri" > "$dir/bound.log" 2>&1 \
+      || fail "the script: $(cat "$dir/bound.log")"
+    grep -q "bound 64108086 bytes = 0.5542 of the unfused optimum" "$dir/bound.log" || fail "bound: $(cat "$dir/bound.log")"
+    fused=$(sed -n 's/.*map.s fused result \([0-9]*\) = .*/\1/p' "$dir/bound.log")
+    [[ -n $fused && $fused -ge 64108086 ]] || fail "map below the bound: $(cat "$dir/bound.log")" ;;
   ffm_quick)
     python3 "$source/scripts/ffm-comparison.py" --maeri "$maeri" --models gpt2 --sequences 128 --hardware 512,1024 \
       -o "$dir/ffm" > "$dir/ffm.log" 2>&1 || fail "the script: $(cat "$dir/ffm.log")"

@@ -140,6 +140,18 @@ YAML
       > /dev/null || fail "codegen"
     "$maeri" disasm "$dir/images/attn.scores.mimg" | grep -q "query-row stripes 4: each iteration of the kb loop" \
       || fail "disasm: $("$maeri" disasm "$dir/images/attn.scores.mimg" | head -30)"
+    # The manifest lists the members whose stripes cut their query rows; verify --manifest checks each image's flag
+    # against it (a manifest that leaves one out: exit 2 naming fused.query_rows).
+    python3 -c "import json, sys; g = json.load(open(sys.argv[1]))['fused_groups'][0]; \
+sys.exit(0 if g.get('token_stripes') and g.get('query_rows') == ['scores', 'context'] else 1)" \
+      "$dir/images/attn.manifest.json" || fail "manifest: $(cat "$dir/images/attn.manifest.json")"
+    "$maeri" verify --hardware "$dir/hw.yaml" --manifest "$dir/images/attn.manifest.json" > "$dir/manifest.out" \
+      && grep -q "6 of 6 runs PASS" "$dir/manifest.out" || fail "verify --manifest: $(tail -5 "$dir/manifest.out")"
+    python3 -c "import json, sys; m = json.load(open(sys.argv[1])); m['fused_groups'][0]['query_rows'] = ['scores']; \
+json.dump(m, open(sys.argv[2], 'w'))" "$dir/images/attn.manifest.json" "$dir/images/edited.manifest.json" || fail "edit"
+    "$maeri" verify --hardware "$dir/hw.yaml" --manifest "$dir/images/edited.manifest.json" > "$dir/edited.out" 2>&1
+    [ $? -eq 2 ] && grep -q "attn.context.mimg: field 'fused.query_rows'" "$dir/edited.out" \
+      || fail "an edited manifest: $(head -5 "$dir/edited.out")"
     python3 "$scripts/transformer-constants.py" --random hidden=32,64,1,1 --padding-mask attention_mask=32,4 \
       -o "$dir/inputs.npz" || fail "inputs"
     python3 "$scripts/transformer-constants.py" --head-size 32 -o "$dir/constants.npz" || fail "constants"

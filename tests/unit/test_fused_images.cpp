@@ -569,3 +569,57 @@ TEST_CASE("network manifest: fused groups round-trip and are checked against the
   manifest.fused_groups.clear();
   CHECK_THAT(codegen::manifest_json(manifest), Catch::Contains("\"version\": 1"));
 }
+
+TEST_CASE("network manifest: query-row stripes are recorded per member and checked against the images' flag",
+          "[codegen][manifest][fusion]") {
+  // An attention head in token stripes: the projection stripes its tokens, Q·Kᵀ its query rows (image flag 0x40).
+  codegen::NetworkManifest manifest;
+  manifest.network = "att";
+  manifest.hardware = {"maeri-64", 64, 16, 16, 16, 32};
+  for (const char* layer : {"q", "scores"})
+    manifest.layers.push_back({int(manifest.layers.size()) + 1, layer, fmt::format("att.{}.mimg", layer),
+                               std::string(64, 'a'), 600, "1,1,4,4,1,1,1", 600});
+  codegen::ManifestFusedGroup group{"q-scores", {"q", "scores"}, 4, {}, {{"q_out", "q", {{"scores", false, true}}, false}}};
+  group.token_stripes = true;
+  group.query_rows = {"scores"};
+  manifest.fused_groups.push_back(group);
+  test::TempDir dir;
+  const std::string text = codegen::manifest_json(manifest);
+  CHECK_THAT(text, Catch::Contains("\"query_rows\": [\n        \"scores\"\n      ]"));
+  std::ofstream(dir / "m.json") << text;
+  const codegen::NetworkManifest loaded = codegen::load_manifest(dir / "m.json");
+  REQUIRE(loaded.fused_groups.size() == 1);
+  CHECK(loaded.fused_groups[0].query_rows == std::vector<std::string>{"scores"});
+  const auto scores = codegen::manifest_member(loaded, "scores"), q = codegen::manifest_member(loaded, "q");
+  REQUIRE((scores && q));
+  CHECK((scores->role.token_stripes && scores->role.query_rows && scores->role.weights_in_sdm));
+  CHECK((q->role.token_stripes && !q->role.query_rows));
+  // An image of Q·Kᵀ striped along its tokens instead: exit 2 naming the field.
+  codegen::ConfigImage image;
+  image.layer.name = "scores";
+  image.fused = scores;
+  image.fused->role.query_rows = false;
+  CHECK_THROWS_WITH(codegen::check_fused_record(loaded, image, "att.scores.mimg"),
+                    Catch::Contains("field 'fused.query_rows'") &&
+                        Catch::Contains("the image records false, the manifest's group gives true"));
+  // Groups without query-row stripes write no field; the reader's checks name theirs.
+  manifest.fused_groups[0].query_rows.clear();
+  CHECK_THAT(codegen::manifest_json(manifest), !Catch::Contains("query_rows"));
+  const auto error_of = [&](const std::string& from, const std::string& to) {
+    std::string copy = text;
+    REQUIRE(copy.find(from) != std::string::npos);
+    copy.replace(copy.find(from), from.size(), to);
+    std::ofstream(dir / "bad.json") << copy;
+    try {
+      codegen::load_manifest(dir / "bad.json");
+    } catch (const util::InputError& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  CHECK_THAT(error_of("\"query_rows\": [\n        \"scores\"", "\"query_rows\": [\n        \"k\""),
+             Catch::Contains("field 'fused_groups[0].query_rows[0]': 'k' is not a member of the group"));
+  CHECK_THAT(error_of("\"token_stripes\": true", "\"token_stripes\": false"),
+             Catch::Contains("field 'fused_groups[0].query_rows': query-row stripes are a matrix product's token "
+                             "stripes"));
+}
