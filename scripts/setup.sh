@@ -22,7 +22,7 @@ packages=(build-essential cmake pkg-config git file dpkg-dev
           verilator libsystemc-dev libyaml-cpp-dev catch2
           libcli11-dev libfmt-dev nlohmann-json3-dev libtbb-dev zlib1g-dev libzip-dev libeigen3-dev
           libopenmpi-dev openmpi-bin libonnx-dev libprotobuf-dev protobuf-compiler
-          pybind11-dev python3-dev
+          pybind11-dev python3-dev python3-yaml  # python3-yaml: scripts/fusion-bound.py reads the specs (its test)
           chromium)  # headless, for the HTML report's browser test (tests/cli/report_in_browser.sh)
 # libclang-rt-14-dev holds libFuzzer and clang's ASan/UBSan runtimes (clang only recommends it);
 # llvm-14 holds llvm-symbolizer, which clang's sanitizer reports need for function names and lines.

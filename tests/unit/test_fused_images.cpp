@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <random>
@@ -89,6 +90,20 @@ struct FusedExample {
     bytes = codegen::encode_image(image);
   }
 };
+
+// The error loading the manifest `text` gives once `from` is replaced by `to` (written to `path`), or "no error".
+std::string manifest_error(std::string text, const std::string& from, const std::string& to,
+                           const std::filesystem::path& path) {
+  REQUIRE(text.find(from) != std::string::npos);
+  text.replace(text.find(from), from.size(), to);
+  std::ofstream(path) << text;
+  try {
+    codegen::load_manifest(path);
+  } catch (const util::InputError& error) {
+    return std::string(error.what());
+  }
+  return std::string("no error");
+}
 
 }  // namespace
 
@@ -537,16 +552,7 @@ TEST_CASE("network manifest: fused groups round-trip and are checked against the
 
   // The reader's checks of a group, each naming its field.
   const auto error_of = [&](const std::string& from, const std::string& to) {
-    std::string copy = text;
-    REQUIRE(copy.find(from) != std::string::npos);
-    copy.replace(copy.find(from), from.size(), to);
-    std::ofstream(dir / "bad.json") << copy;
-    try {
-      codegen::load_manifest(dir / "bad.json");
-    } catch (const util::InputError& error) {
-      return std::string(error.what());
-    }
-    return std::string("no error");
+    return manifest_error(text, from, to, dir / "bad.json");
   };
   CHECK_THAT(error_of("\"version\": 2", "\"version\": 1"),
              Catch::Contains("field 'fused_groups': unknown field"));
@@ -606,16 +612,7 @@ TEST_CASE("network manifest: query-row stripes are recorded per member and check
   manifest.fused_groups[0].query_rows.clear();
   CHECK_THAT(codegen::manifest_json(manifest), !Catch::Contains("query_rows"));
   const auto error_of = [&](const std::string& from, const std::string& to) {
-    std::string copy = text;
-    REQUIRE(copy.find(from) != std::string::npos);
-    copy.replace(copy.find(from), from.size(), to);
-    std::ofstream(dir / "bad.json") << copy;
-    try {
-      codegen::load_manifest(dir / "bad.json");
-    } catch (const util::InputError& error) {
-      return std::string(error.what());
-    }
-    return std::string("no error");
+    return manifest_error(text, from, to, dir / "bad.json");
   };
   CHECK_THAT(error_of("\"query_rows\": [\n        \"scores\"", "\"query_rows\": [\n        \"k\""),
              Catch::Contains("field 'fused_groups[0].query_rows[0]': 'k' is not a member of the group"));
