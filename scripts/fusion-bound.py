@@ -100,16 +100,27 @@ def block_extra(layers, name, data_b, acc_b, sdm, whole_pins=False):
     return min(written, held)
 
 
+class Setting:
+    """ResNet-50 on maeri-512, the shipped files: their paths, the hardware spec's text, and the sizes the bound
+    uses (data and accumulator bytes, SDM bytes)."""
+
+    def __init__(self):
+        self.workload = os.path.join(CONFIGS, "workloads", "resnet50.yaml")
+        self.hardware = os.path.join(CONFIGS, "hardware", "maeri-512.yaml")
+        with open(self.hardware) as f:
+            self.hardware_text = f.read()
+        hw = yaml.safe_load(self.hardware_text)
+        self.data_b, self.acc_b = math.ceil(hw["data_width"] / 8), math.ceil(hw["acc_width"] / 8)
+        self.sdm = hw["sdm"]["capacity_kib"] * 1024
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--maeri", required=True)
     a = parser.parse_args()
-    workload = os.path.join(CONFIGS, "workloads", "resnet50.yaml")
-    hardware = os.path.join(CONFIGS, "hardware", "maeri-512.yaml")
-    with open(hardware) as f:
-        hw = yaml.safe_load(f)
-    data_b, acc_b = math.ceil(hw["data_width"] / 8), math.ceil(hw["acc_width"] / 8)
-    sdm = hw["sdm"]["capacity_kib"] * 1024
+    setting = Setting()
+    workload, hardware = setting.workload, setting.hardware
+    data_b, acc_b, sdm = setting.data_b, setting.acc_b, setting.sdm
     with open(workload) as f:
         layers = {op["name"]: op for op in yaml.safe_load(f)["operators"] if op["type"] == "conv"}
     fusion = mapped(a.maeri, workload, hardware)["fusion"]

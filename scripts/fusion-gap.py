@@ -12,7 +12,6 @@ scripts/fusion-bound.py, and what each limit of the fused space costs (docs/mode
 import argparse
 import importlib.util
 import json
-import math
 import os
 import re
 import subprocess
@@ -21,7 +20,6 @@ import tempfile
 import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CONFIGS = os.path.join(HERE, "..", "configs")
 spec = importlib.util.spec_from_file_location("fusion_bound", os.path.join(HERE, "fusion-bound.py"))
 bound = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(bound)
@@ -57,13 +55,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--maeri", required=True)
     a = parser.parse_args()
-    workload = os.path.join(CONFIGS, "workloads", "resnet50.yaml")
-    hardware = os.path.join(CONFIGS, "hardware", "maeri-512.yaml")
-    with open(hardware) as f:
-        hardware_text = f.read()
-    hw = yaml.safe_load(hardware_text)
-    data_b, acc_b = math.ceil(hw["data_width"] / 8), math.ceil(hw["acc_width"] / 8)
-    sdm = hw["sdm"]["capacity_kib"] * 1024
+    setting = bound.Setting()
+    workload, hardware, hardware_text = setting.workload, setting.hardware, setting.hardware_text
+    data_b, acc_b, sdm = setting.data_b, setting.acc_b, setting.sdm
     with open(workload) as f:
         operators = yaml.safe_load(f)["operators"]
     layers = {op["name"]: op for op in operators if op["type"] in ("conv", "fc")}
