@@ -15,8 +15,8 @@
 #include "flow/calibration_mappings.hpp"
 #include "mapper/model/cost_model.hpp"
 #include "mapper/search/search.hpp"
-#include "sim/memory_plan.hpp"
-#include "sim/memory_replay.hpp"
+#include "timing/memory_plan.hpp"
+#include "timing/memory_replay.hpp"
 #include "testbench/co_simulation.hpp"
 #include "testbench/cross_check.hpp"
 
@@ -28,15 +28,15 @@ CalibrationCase co_simulate_case(sim::FabricSession& fabric, const contracts::La
   result.layer = layer;
   result.mapping = tile;
   const auto program = std::make_shared<const codegen::LayerProgram>(codegen::plan_layer(layer, hardware, tile));
-  const auto plan = std::make_shared<const sim::MemoryPlan>(
-      sim::plan_memory(*program, hardware, codegen::random_tensors(layer, hardware.data_width, seed)));
+  const auto plan = std::make_shared<const timing::MemoryPlan>(
+      timing::plan_memory(*program, hardware, codegen::random_tensors(layer, hardware.data_width, seed)));
   result.predict_total = [layer, tile, program, plan](const contracts::Hardware& parameters) {
     contracts::CostReport report = mapper::evaluate(layer, parameters, tile);
-    sim::refine_with_memory_replay(report, *program, *plan, parameters);
+    timing::refine_with_memory_replay(report, *program, *plan, parameters);
     return report.cycles.total;
   };
   result.model = mapper::evaluate(layer, hardware, tile);
-  sim::refine_with_memory_replay(result.model, *program, *plan, hardware);
+  timing::refine_with_memory_replay(result.model, *program, *plan, hardware);
   const testbench::CoSimulation run = testbench::co_simulate(fabric, layer, tile, hardware, seed);
   result.bit_exact = run.board.pass();
   result.rtl_compute_cycles = double(run.ideal->cycles);

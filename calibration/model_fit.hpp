@@ -24,7 +24,7 @@ struct FitSample {
   contracts::Mapping mapping;
   double observed_cycles = 0;  // > 0
   // The model's cycles with DRAM for this sample under a hardware's parameters; empty: mapper::evaluate's (the
-  // fluid estimate). `maeri calibrate` gives the memory replay of the sample's program (sim/memory_replay.hpp).
+  // fluid estimate). `maeri calibrate` gives the memory replay of the sample's program (timing/memory_replay.hpp).
   std::function<double(const contracts::Hardware&)> predict;
 };
 

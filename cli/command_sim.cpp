@@ -72,7 +72,7 @@ int run_sim(const SimOptions& options) {
              rtl.cycles, c.fires, c.multiplications, c.additions, c.mn_forwards, c.dn_traversals, c.rn_traversals,
              c.results);
   if (with_memory) {
-    const sim::MemoryRun& m = *with_memory->memory;
+    const timing::MemoryRun& m = *with_memory->memory;
     fmt::print("with SDM/DRAM ({}): {} cycles, {} memory stall cycles, {} DRAM bytes read, {} written, peak SDM "
                "{} + {} bytes\n",
                m.resident ? "resident" : "streaming", with_memory->cycles, m.stall_cycles, m.dram.bytes_read,

@@ -1,5 +1,5 @@
 // How a fabric layer runs inside a fused group (docs/mapping.md and docs/model.md, "Fused groups"): the role the
-// model costs it in (mapper/model/fusion_model.hpp), the co-simulation plays it in (sim/memory_plan.hpp) and a
+// model costs it in (mapper/model/fusion_model.hpp), the co-simulation plays it in (timing/memory_plan.hpp) and a
 // configuration image records (codegen/config_image.hpp, format version 7). One home for both sides.
 #pragma once
 

@@ -9,7 +9,7 @@
 
 #include "sim/fabric_session.hpp"
 #include "sim/layer_runner.hpp"
-#include "sim/memory_plan.hpp"
+#include "timing/memory_plan.hpp"
 #include "sim/memory_system.hpp"
 #include "sim/post_processing_system.hpp"
 
@@ -28,7 +28,7 @@ class DriverSession final : public FabricSession {
   }
   using FabricSession::run_with_memory;
   RtlLayerRun run_with_memory(const codegen::LayerProgram& program, const codegen::LayerTensors& tensors,
-                              const contracts::Hardware& hardware, MemoryPlan plan) override {
+                              const contracts::Hardware& hardware, timing::MemoryPlan plan) override {
     return LayerRunner<Driver>(driver_).run(program, tensors, memory_, std::move(plan), dram_timing_of(hardware));
   }
   PostProcessingResult post_process(PostProcessingJob job, const contracts::PostProcessingSpec& unit) override {

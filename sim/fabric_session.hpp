@@ -9,7 +9,7 @@
 
 #include "codegen/config_image.hpp"
 #include "sim/layer_runner.hpp"
-#include "sim/memory_plan.hpp"
+#include "timing/memory_plan.hpp"
 
 #include "sim/post_processing_unit.hpp"
 
@@ -24,11 +24,11 @@ class FabricSession {
   // following the program's memory plan (plan_memory).
   RtlLayerRun run_with_memory(const codegen::LayerProgram& program, const codegen::LayerTensors& tensors,
                               const contracts::Hardware& hardware) {
-    return run_with_memory(program, tensors, hardware, plan_memory(program, hardware, tensors));
+    return run_with_memory(program, tensors, hardware, timing::plan_memory(program, hardware, tensors));
   }
   // The same following `plan` (e.g. a fused member's piece in its role, plan_memory with a PlanRole).
   virtual RtlLayerRun run_with_memory(const codegen::LayerProgram& program, const codegen::LayerTensors& tensors,
-                                      const contracts::Hardware& hardware, MemoryPlan plan) = 0;
+                                      const contracts::Hardware& hardware, timing::MemoryPlan plan) = 0;
   // One operator on the post-processing unit beside the fabric (sim/post_processing_system.hpp), clocked with the
   // fabric's clock in the same SystemC design: the output and what the unit counted.
   virtual PostProcessingResult post_process(PostProcessingJob job, const contracts::PostProcessingSpec& unit) = 0;

@@ -19,7 +19,7 @@
 #include "codegen/reduction_reference.hpp"
 #include "sim/fabric_driver.hpp"
 #include "sim/memory_system.hpp"
-#include "sim/step_input_cache.hpp"
+#include "timing/step_input_cache.hpp"
 
 namespace maeri::sim {
 
@@ -29,20 +29,20 @@ struct RtlLayerRun {
   // From the first configuration write to the last result (ideal memory), or to the last result's write into
   // DRAM (with the memory system).
   std::uint64_t cycles = 0;
-  std::optional<MemoryRun> memory;  // SDM and DRAM counts, when the run had a memory system
+  std::optional<timing::MemoryRun> memory;  // SDM and DRAM counts, when the run had a memory system
 };
 
 struct DramTiming {
   double bytes_per_cycle = 0;
   std::uint64_t latency_cycles = 0;
-  std::optional<DramDeviceCycles> device;  // the hardware spec's dram.timing, if any
+  std::optional<timing::DramDeviceCycles> device;  // the hardware spec's dram.timing, if any
 };
 
 // The co-simulated DRAM of a hardware spec: its bandwidth and latency, and its device timing (dram.timing).
 inline DramTiming dram_timing_of(const contracts::Hardware& hardware) {
-  DramTiming timing{hardware.dram_bytes_per_cycle, std::uint64_t(hardware.dram_latency_cycles), std::nullopt};
-  if (hardware.dram_device) timing.device = DramDeviceCycles::of(*hardware.dram_device, hardware.clock_mhz);
-  return timing;
+  DramTiming dram{hardware.dram_bytes_per_cycle, std::uint64_t(hardware.dram_latency_cycles), std::nullopt};
+  if (hardware.dram_device) dram.device = timing::DramDeviceCycles::of(*hardware.dram_device, hardware.clock_mhz);
+  return dram;
 }
 
 template <class Driver>
@@ -58,7 +58,7 @@ class LayerRunner {
 
   // With the SDM and DRAM models: `memory` must be clocked by this fabric's clock.
   RtlLayerRun run(const codegen::LayerProgram& program, const codegen::LayerTensors& tensors, MemorySystem& memory,
-                  MemoryPlan plan, DramTiming dram) {
+                  timing::MemoryPlan plan, DramTiming dram) {
     memory_ = &memory;
     plan_ = std::move(plan);
     dram_ = dram;
@@ -70,7 +70,7 @@ class LayerRunner {
     if (program.num_ms != Driver::kNumMs) throw std::invalid_argument("the program is for another fabric size");
     program_ = &program;
     run_ = RtlLayerRun{};
-    step_inputs_ = StepInputCache{};
+    step_inputs_ = timing::StepInputCache{};
     run_.output.assign(size_t(program.layer.output_elements()), 0);
     pending_.clear();
     fabric_.reset();
@@ -205,12 +205,12 @@ class LayerRunner {
 
   Driver& fabric_;
   MemorySystem* memory_ = nullptr;
-  MemoryPlan plan_;
+  timing::MemoryPlan plan_;
   DramTiming dram_;
   const codegen::LayerProgram* program_ = nullptr;
   RtlLayerRun run_;
   std::deque<PendingStep> pending_;
-  StepInputCache step_inputs_;
+  timing::StepInputCache step_inputs_;
 };
 
 }  // namespace maeri::sim

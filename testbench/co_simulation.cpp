@@ -6,7 +6,7 @@
 #include "codegen/exact_traffic.hpp"
 #include "codegen/image_program.hpp"
 #include "mapper/model/cost_model.hpp"
-#include "sim/memory_replay.hpp"
+#include "timing/memory_replay.hpp"
 
 namespace maeri::testbench {
 
@@ -38,7 +38,7 @@ void score_and_cross_check(CoSimulation& result, const contracts::Layer& layer, 
     result.board = score_outputs(layer, reference, result.with_memory->output);
   contracts::CostReport model = mapper::evaluate(layer, hardware, tile);
   codegen::refine_with_exact_traffic(model, layer, hardware);
-  if (result.with_memory) sim::refine_with_memory_replay(model, codegen::plan_layer(layer, hardware, tile), tensors, hardware);
+  if (result.with_memory) timing::refine_with_memory_replay(model, codegen::plan_layer(layer, hardware, tile), tensors, hardware);
   result.rows = cross_check(model, {result.ideal ? &*result.ideal : nullptr,
                                     result.with_memory ? &*result.with_memory : nullptr},
                             hardware);

@@ -36,7 +36,7 @@ std::vector<CrossCheckRow> cross_check(const contracts::CostReport& model, const
   const double compute = model.cycles.compute();
   if (runs.ideal_memory) rows.push_back({kComputeCycles, compute, double(runs.ideal_memory->cycles), RowKind::Cycles});
   if (runs.with_memory) {
-    const sim::MemoryRun& memory = *runs.with_memory->memory;
+    const timing::MemoryRun& memory = *runs.with_memory->memory;
     rows.push_back({kTotalCycles, model.cycles.total, double(runs.with_memory->cycles), RowKind::Cycles});
     // What the memory costs: the memory run's cycles beyond the ideal run's (the stalls the controller counted can
     // be more, where a stall overlaps a wait for the collector's fire spacing), or the counted stalls without an
@@ -52,7 +52,7 @@ std::vector<CrossCheckRow> cross_check(const contracts::CostReport& model, const
   MAERI_FABRIC_COUNTS(MAERI_FABRIC_ROW)
 #undef MAERI_FABRIC_ROW
   if (runs.with_memory) {
-    const sim::MemoryRun& memory = *runs.with_memory->memory;
+    const timing::MemoryRun& memory = *runs.with_memory->memory;
     using Counts = contracts::ActivityCounts;
     const std::pair<std::int64_t Counts::*, std::uint64_t> memory_counts[] = {
         {&Counts::dram_bytes, memory.dram.bytes_read + memory.dram.bytes_written},

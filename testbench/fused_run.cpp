@@ -13,8 +13,8 @@
 #include "codegen/image_program.hpp"
 #include "contracts/sdm_level.hpp"
 #include "mapper/model/cost_model.hpp"
-#include "sim/memory_plan.hpp"
-#include "sim/memory_replay.hpp"
+#include "timing/memory_plan.hpp"
+#include "timing/memory_replay.hpp"
 #include "testbench/shard_run.hpp"
 
 namespace maeri::testbench {
@@ -52,9 +52,9 @@ struct Member {
   std::vector<codegen::StripePiece> pieces;
 
   const contracts::FusedRole& role() const { return image.fused->role; }
-  sim::MemoryPlan piece_plan(const codegen::LayerProgram& part, std::int64_t stripe) const {
-    return sim::plan_memory(part, hardware, tensors,
-                            sim::plan_role(role(), stripe, group.reserved_bytes(position, stripe)));
+  timing::MemoryPlan piece_plan(const codegen::LayerProgram& part, std::int64_t stripe) const {
+    return timing::plan_memory(part, hardware, tensors,
+                            timing::plan_role(role(), stripe, group.reserved_bytes(position, stripe)));
   }
 };
 
@@ -142,9 +142,9 @@ std::vector<CrossCheckRow> member_rows(const Member& m, const contracts::Mapping
   for (const codegen::StripePiece& piece : m.pieces) {
     const codegen::LayerProgram part = codegen::stripe_program(program, piece);
     configurations += codegen::configuration_writes(part);
-    if (merged.with_memory) stall += sim::replay_memory_stall(part, m.piece_plan(part, piece.index), m.hardware);
+    if (merged.with_memory) stall += timing::replay_memory_stall(part, m.piece_plan(part, piece.index), m.hardware);
   }
-  if (merged.with_memory) sim::set_memory_stall(model, stall, m.hardware);
+  if (merged.with_memory) timing::set_memory_stall(model, stall, m.hardware);
   std::vector<CrossCheckRow> rows = cross_check(
       model, {merged.ideal ? &*merged.ideal : nullptr, merged.with_memory ? &*merged.with_memory : nullptr},
       m.hardware);

@@ -2,7 +2,7 @@
 // by flow/fused_groups.hpp from a mapping file), each member's image cut into its stripe pieces
 // (codegen/fused_stripes.hpp), every piece co-simulated from the member's image with the memory plan of its role —
 // a shared input already in the SDM, a shared output kept there, pinned weights fetched in the first stripe only,
-// the group's reservation out of the stream buffer (sim/memory_plan.hpp) — the pieces spread over the runner's
+// the group's reservation out of the stream buffer (timing/memory_plan.hpp) — the pieces spread over the runner's
 // processes and MPI ranks, their outputs merged (disjoint rows) and their counters summed; and the cross-check of
 // every member against the model in its role (mapper::evaluate with the role, exact DN/RN traffic, cycles with DRAM
 // from the replay of the same pieces), and of the group as the sum of its members.

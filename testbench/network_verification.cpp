@@ -25,7 +25,7 @@ double shard_cost(const VerifyJob& job, const codegen::ProgramShard& shard) {
          double(l.output_x()) * double(l.output_y());
 }
 
-nlohmann::ordered_json memory_json(const sim::MemoryRun& memory) {
+nlohmann::ordered_json memory_json(const timing::MemoryRun& memory) {
   return {{"sdm_resident", memory.resident},
           {"stream_buffer_bytes", memory.stream_buffer_bytes},
           {"output_buffer_bytes", memory.output_buffer_bytes},

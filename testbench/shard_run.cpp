@@ -53,7 +53,7 @@ class Reader {
   std::size_t next_ = 0;
 };
 
-void write_memory(Writer& out, const sim::MemoryRun& m) {
+void write_memory(Writer& out, const timing::MemoryRun& m) {
   for (const std::uint64_t v : {m.dram.bytes_read, m.dram.bytes_written, m.dram.read_requests, m.dram.write_requests,
                                 m.dram.busy_cycles, m.sdm.fill_writes, m.sdm.input_reads, m.sdm.weight_reads,
                                 m.sdm.psum_reads, m.sdm.output_writes, std::uint64_t(m.sdm.peak_stream_bytes),
@@ -64,8 +64,8 @@ void write_memory(Writer& out, const sim::MemoryRun& m) {
     out.word(v);
 }
 
-sim::MemoryRun read_memory(Reader& in) {
-  sim::MemoryRun m;
+timing::MemoryRun read_memory(Reader& in) {
+  timing::MemoryRun m;
   for (std::uint64_t* v : {&m.dram.bytes_read, &m.dram.bytes_written, &m.dram.read_requests, &m.dram.write_requests,
                            &m.dram.busy_cycles, &m.sdm.fill_writes, &m.sdm.input_reads, &m.sdm.weight_reads,
                            &m.sdm.psum_reads, &m.sdm.output_writes})
@@ -110,8 +110,8 @@ std::optional<sim::RtlLayerRun> read_run(Reader& in) {
 
 }  // namespace
 
-sim::MemoryRun sum_memory(const sim::MemoryRun& a, const sim::MemoryRun& b) {
-  sim::MemoryRun m = a;
+timing::MemoryRun sum_memory(const timing::MemoryRun& a, const timing::MemoryRun& b) {
+  timing::MemoryRun m = a;
   m.dram.bytes_read += b.dram.bytes_read;
   m.dram.bytes_written += b.dram.bytes_written;
   m.dram.read_requests += b.dram.read_requests;

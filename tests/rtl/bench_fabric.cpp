@@ -5,7 +5,7 @@
 // layer co-simulated from its configuration image (3x3 conv, C = K = 32, 28x28, best runtime mapping), counting
 // the layer's useful MACs. Prints cycles/s and MACs/s per wall-clock second and per CPU second of this process
 // (the CPU figure is what the simulator costs; the wall figure drops when other processes share the cores), and
-// the machine's load average. (3) The model's memory replay of that layer (sim/memory_replay.hpp): replayed
+// the machine's load average. (3) The model's memory replay of that layer (timing/memory_replay.hpp): replayed
 // cycles/s.
 #include <chrono>
 #include <cstdio>
@@ -28,7 +28,7 @@
 #include "rtl/verilated_fabrics.hpp"
 #include "sim/fabric_driver.hpp"
 #include "sim/layer_runner.hpp"
-#include "sim/memory_replay.hpp"
+#include "timing/memory_replay.hpp"
 #include "codegen/config_image.hpp"
 #include "sim/fabric_session.hpp"
 #include "contracts/spec_loader.hpp"
@@ -119,8 +119,8 @@ void run_layer(const contracts::Hardware& hardware, Simulate simulate) {
   // The model's memory replay of the same program (memory plan included): what refining one mapping costs.
   if (hardware.dram_bytes_per_cycle > 0 && !layers_only) {
     const Stopwatch replay_watch;
-    const sim::MemoryReplay replay =
-        sim::replay_memory(program, sim::plan_memory(program, hardware, tensors), hardware, hardware.dram_bytes_per_cycle,
+    const timing::MemoryReplay replay =
+        timing::replay_memory(program, timing::plan_memory(program, hardware, tensors), hardware, hardware.dram_bytes_per_cycle,
                            std::uint64_t(hardware.dram_latency_cycles));
     std::printf("replay %4lld MS: %8llu cycles with DRAM in %6.3f s: %.3g replayed cycles/s\n",
                 static_cast<long long>(hardware.num_ms), static_cast<unsigned long long>(replay.cycles),

@@ -2,9 +2,9 @@
 // reads completing a latency after their last byte, posted writes, FIFO order and the idle condition.
 #include <catch2/catch.hpp>
 
-#include "sim/dram_channel.hpp"
+#include "timing/dram_channel.hpp"
 
-using maeri::sim::DramChannel;
+using maeri::timing::DramChannel;
 
 namespace {
 
@@ -80,7 +80,7 @@ std::uint64_t cycles_until_complete(ChannelBench& bench, std::uint64_t ticket, s
 }  // namespace
 
 TEST_CASE("DRAM channel as a device: row misses, turnaround and refresh, by hand", "[sim][dram]") {
-  maeri::sim::DramDeviceCycles device;
+  maeri::timing::DramDeviceCycles device;
 
   SECTION("row misses") {
     // 4 B/cycle, rows of 8 bytes in one bank, a miss costs 3 cycles. A 16-byte read: cycle 1 opens row 0 (cycles
@@ -121,7 +121,7 @@ TEST_CASE("DRAM channel as a device: row misses, turnaround and refresh, by hand
     // DDR4-2400 at 200 MHz (5 ns per cycle): row miss 28.32 ns -> 6 cycles, tREFI 7.8 us -> 1560, tRFC 350 ns -> 70,
     // turnaround 7.5 ns -> 2 (every time rounded up).
     maeri::contracts::DramDevice ddr4{"ddr4-2400", 16, 8192, 28.32, 7800, 350, 7.5};
-    const auto cycles = maeri::sim::DramDeviceCycles::of(ddr4, 200);
+    const auto cycles = maeri::timing::DramDeviceCycles::of(ddr4, 200);
     CHECK(cycles.row_miss == 6);
     CHECK(cycles.refresh_interval == 1560);
     CHECK(cycles.refresh == 70);

@@ -1,4 +1,4 @@
-// The model's memory replay (sim/memory_replay.hpp) without the RTL: with ideal memory it must take exactly the
+// The model's memory replay (timing/memory_replay.hpp) without the RTL: with ideal memory it must take exactly the
 // cycles of the model's closed-form "Cycles" section (docs/model.md) — an independent derivation, summed over
 // phase shapes and runs rather than played event by event — on random layers (plain, grouped, depthwise, dilated,
 // GEMM), random legal mappings (single- and two-level, either phase order), random bandwidths, config bus widths
@@ -13,8 +13,8 @@
 #include "contracts/sdm_rules.hpp"
 #include "mapper/mapspace/sdm_space.hpp"
 #include "mapper/model/cost_model.hpp"
-#include "sim/memory_plan.hpp"
-#include "sim/memory_replay.hpp"
+#include "timing/memory_plan.hpp"
+#include "timing/memory_replay.hpp"
 #include "../random_layers.hpp"
 #include "../unit/mapper_fixtures.hpp"
 
@@ -66,13 +66,13 @@ TEST_CASE("memory replay: with ideal memory, exactly the model's compute cycles"
                   << hardware.config_bw);
     const codegen::LayerProgram program = codegen::plan_layer(layer, hardware, tile);
     const codegen::LayerTensors tensors = codegen::random_tensors(layer, hardware.data_width, rng());
-    const sim::MemoryPlan plan = sim::plan_memory(program, hardware, tensors);
+    const timing::MemoryPlan plan = timing::plan_memory(program, hardware, tensors);
     const contracts::CostReport model = mapper::evaluate(layer, hardware, tile);
-    const std::uint64_t compute = sim::replay_compute(program, plan, hardware);
+    const std::uint64_t compute = timing::replay_compute(program, plan, hardware);
     REQUIRE(double(compute) == model.cycles.compute());
 
     const double bandwidth = hardware.dram_bytes_per_cycle;
-    const sim::MemoryReplay replay = sim::replay_memory(program, plan, hardware, bandwidth, 10);
+    const timing::MemoryReplay replay = timing::replay_memory(program, plan, hardware, bandwidth, 10);
     const std::uint64_t bytes = replay.memory.dram.bytes_read + replay.memory.dram.bytes_written;
     CHECK(std::int64_t(bytes) == model.counts.dram_bytes);
     CHECK(replay.cycles >= compute);

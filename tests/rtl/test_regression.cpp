@@ -2,7 +2,7 @@
 // dilated, per-axis and GEMM layers) × random legal mappings
 // on each Verilated fabric size, every run bit-exact against the reference convolution, compute cycles and every
 // activity count exactly as the model predicts, and the model's cycles with DRAM (its memory replay,
-// sim/memory_replay.hpp) exactly the co-simulation's with the SDM and DRAM models; each regression prints its
+// timing/memory_replay.hpp) exactly the co-simulation's with the SDM and DRAM models; each regression prints its
 // worst cycles-with-DRAM case. Seeded: set MAERI_SEED to reproduce a printed seed.
 // Quick set (label rtl): 3 sizes × 17 cases. Long set (label long): 6 sizes × 170 cases. The two-level variant
 // gives every mapping a random SDM level (SDM tile from the search's candidates, any of the 120 loop orders) and
@@ -28,8 +28,8 @@
 #include "contracts/sdm_rules.hpp"
 #include "sim/fabric_variants.hpp"
 #include "sim/layer_runner.hpp"
-#include "sim/memory_plan.hpp"
-#include "sim/memory_replay.hpp"
+#include "timing/memory_plan.hpp"
+#include "timing/memory_replay.hpp"
 #include "util/integer_math.hpp"
 #include "testbench/cross_check.hpp"
 
@@ -96,12 +96,12 @@ CaseRuns co_simulate_case(Driver& fabric, sim::MemorySystem& memory, const contr
   REQUIRE(rtl.output == reference);
   CaseRuns runs;
   runs.with_memory = sim::LayerRunner<Driver>(fabric).run(
-      program, tensors, memory, sim::plan_memory(program, hardware, tensors),
+      program, tensors, memory, timing::plan_memory(program, hardware, tensors),
       sim::dram_timing_of(hardware));
   REQUIRE(runs.with_memory.output == reference);
   runs.model = mapper::evaluate(layer, hardware, tile);
   codegen::refine_with_exact_traffic(runs.model, layer, hardware);
-  sim::refine_with_memory_replay(runs.model, program, tensors, hardware);
+  timing::refine_with_memory_replay(runs.model, program, tensors, hardware);
   runs.rows = testbench::cross_check(runs.model, {&rtl, &runs.with_memory}, hardware);
   for (const auto& row : runs.rows) {
     INFO(row.metric << ": model " << row.model << ", co-simulation " << row.rtl);
@@ -176,7 +176,7 @@ void regression(int cases, std::uint64_t default_seed, bool two_level = false,
         sum_total_error += error;
         if (error > max_total_error) {
           max_total_error = error;
-          const sim::MemoryRun& run = *with_memory.memory;
+          const timing::MemoryRun& run = *with_memory.memory;
           worst_case = fmt::format(
               "case {} (K={} C={} R={} S={} X={} Y={} N={} stride {} pad {}, tile {}, SDM {} B {}, DRAM {} B/cycle "
               "latency {}): model {:.0f} (compute {:.0f}), co-simulation {} (stalls: data {}, output {}, drain {})",

@@ -1,4 +1,4 @@
-// The controller's step input cache (sim/step_input_cache.hpp) against codegen::step_inputs, the one definition of
+// The controller's step input cache (timing/step_input_cache.hpp) against codegen::step_inputs, the one definition of
 // a step's DN elements: on random layers of every kind (grouped, depthwise, dilated, strided, padded, batched, GEMM)
 // under random legal tiles, every step of every phase gives the same elements — values, sources, destination lists
 // and order — and the same used VNs. Plain C++ (no fabric), but it lives beside the co-simulation's tests.
@@ -13,7 +13,7 @@
 #include "contracts/spec_loader.hpp"
 #include "contracts/tile.hpp"
 #include "../random_layers.hpp"
-#include "sim/step_input_cache.hpp"
+#include "timing/step_input_cache.hpp"
 
 using namespace maeri;
 
@@ -28,7 +28,7 @@ TEST_CASE("step input cache: every step's elements equal codegen::step_inputs", 
     INFO(contracts::shape_text(layer) << " tile " << contracts::to_string(tile));
     const codegen::LayerProgram program = codegen::plan_layer(layer, hardware, tile);
     const codegen::LayerTensors tensors = codegen::random_tensors(layer, hardware.data_width, rng());
-    sim::StepInputCache cache;
+    timing::StepInputCache cache;
     for (const codegen::WeightPhase& phase : program.phases)
       for (const codegen::StepOrigin& step : phase.steps) {
         const codegen::StepElements expected = codegen::step_inputs(program, phase, step, tensors.input);

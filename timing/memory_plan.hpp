@@ -14,7 +14,7 @@
 #include "contracts/hardware.hpp"
 #include "contracts/sdm_budget.hpp"
 
-namespace maeri::sim {
+namespace maeri::timing {
 
 enum class SdmHold {
   UntilUsed,        // weights: freed once they are in the multiplier switches; step data: once the step retires
@@ -59,4 +59,4 @@ PlanRole plan_role(const contracts::FusedRole& role, std::int64_t stripe, std::i
 MemoryPlan plan_memory(const codegen::LayerProgram& program, const contracts::Hardware& hardware,
                        const codegen::LayerTensors& tensors, const PlanRole& role = {});
 
-}  // namespace maeri::sim
+}  // namespace maeri::timing

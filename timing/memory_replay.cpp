@@ -1,5 +1,5 @@
 // The event-by-event memory replay (see memory_replay.hpp and docs/model.md, "Memory timing").
-#include "sim/memory_replay.hpp"
+#include "timing/memory_replay.hpp"
 
 #include <cmath>
 #include <algorithm>
@@ -8,7 +8,7 @@
 #include "contracts/config_bus.hpp"
 #include "util/integer_math.hpp"
 
-namespace maeri::sim {
+namespace maeri::timing {
 
 FabricTiming FabricTiming::of(const contracts::Hardware& hardware) {
   FabricTiming timing;
@@ -131,9 +131,9 @@ MemoryReplay replay_memory(const codegen::LayerProgram& program, const MemoryPla
   return replay;
 }
 
-}  // namespace maeri::sim
+}  // namespace maeri::timing
 
-namespace maeri::sim {
+namespace maeri::timing {
 
 void refine_with_memory_replay(contracts::CostReport& report, const codegen::LayerProgram& program,
                                const codegen::LayerTensors& tensors, const contracts::Hardware& hardware) {
@@ -162,4 +162,4 @@ void set_memory_stall(contracts::CostReport& report, double stall, const contrac
   report.compute_efficiency = double(report.counts.useful_multiplications) / (double(hardware.num_ms) * report.cycles.total);
 }
 
-}  // namespace maeri::sim
+}  // namespace maeri::timing

@@ -1,5 +1,5 @@
 // The DRAM channel's clocked behaviour (see dram_channel.hpp).
-#include "sim/dram_channel.hpp"
+#include "timing/dram_channel.hpp"
 
 #include "contracts/dram_timing.hpp"
 
@@ -8,7 +8,7 @@
 #include <limits>
 #include <stdexcept>
 
-namespace maeri::sim {
+namespace maeri::timing {
 
 DramDeviceCycles DramDeviceCycles::of(const contracts::DramDevice& device, double clock_mhz) {
   if (const auto violation = contracts::dram_timing_violation(device, clock_mhz))
@@ -137,4 +137,4 @@ void DramChannel::clock() {
   }
 }
 
-}  // namespace maeri::sim
+}  // namespace maeri::timing

@@ -1,5 +1,5 @@
 // Building a layer's memory plan (see memory_plan.hpp and docs/cosim.md, "Memory system").
-#include "sim/memory_plan.hpp"
+#include "timing/memory_plan.hpp"
 
 #include <algorithm>
 #include <array>
@@ -9,10 +9,10 @@
 #include <utility>
 
 #include "codegen/dn_elements.hpp"
-#include "sim/step_input_cache.hpp"
+#include "timing/step_input_cache.hpp"
 #include "util/integer_math.hpp"
 
-namespace maeri::sim {
+namespace maeri::timing {
 
 namespace {
 
@@ -191,4 +191,4 @@ MemoryPlan plan_memory(const codegen::LayerProgram& program, const contracts::Ha
   return plan;
 }
 
-}  // namespace maeri::sim
+}  // namespace maeri::timing

@@ -1,5 +1,5 @@
 // The model's memory timing, replayed event by event: a layer program's weight phases and steps played against the
-// same SDM and DRAM rules the co-simulation uses (sim/memory_model.hpp), with the fabric replaced by the model's
+// same SDM and DRAM rules the co-simulation uses (timing/memory_model.hpp), with the fabric replaced by the model's
 // timing of it (docs/model.md, "Cycles": beats of dn_bw elements, fires spaced by the collector's
 // ⌈#VN / rn_bw⌉, results a pipeline latency after their fire, a drain before every reconfiguration). Nothing in
 // it is fitted to the co-simulation: with the model's nominal parameters its cycles with ideal memory are the
@@ -12,10 +12,10 @@
 #include "codegen/layer_program.hpp"
 #include "contracts/cost_report.hpp"
 #include "contracts/hardware.hpp"
-#include "sim/memory_model.hpp"
-#include "sim/memory_plan.hpp"
+#include "timing/memory_model.hpp"
+#include "timing/memory_plan.hpp"
 
-namespace maeri::sim {
+namespace maeri::timing {
 
 // The fabric's timing as the model sees it (from the hardware and its model parameters, rounded to whole cycles).
 struct FabricTiming {
@@ -38,9 +38,9 @@ std::uint64_t replay_compute(const codegen::LayerProgram& program, const MemoryP
 MemoryReplay replay_memory(const codegen::LayerProgram& program, const MemoryPlan& plan, const contracts::Hardware& hardware,
                            double dram_bytes_per_cycle, std::uint64_t dram_latency_cycles);
 
-}  // namespace maeri::sim
+}  // namespace maeri::timing
 
-namespace maeri::sim {
+namespace maeri::timing {
 
 // Replaces the report's cycles with DRAM (mapper::evaluate's fluid estimate) by the replay of `program` under the
 // hardware's DRAM (bandwidth scaled by the model's dram_efficiency): total = compute + the replay's memory stall.
@@ -59,4 +59,4 @@ double replay_memory_stall(const codegen::LayerProgram& program, const MemoryPla
 // fused member's, whose stall is the sum over its stripe pieces (each replayed with its plan in the member's role).
 void set_memory_stall(contracts::CostReport& report, double stall, const contracts::Hardware& hardware);
 
-}  // namespace maeri::sim
+}  // namespace maeri::timing

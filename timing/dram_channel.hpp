@@ -7,7 +7,7 @@
 // writes in separate regions), the address picks a bank and row, and the channel moves nothing for the row-miss
 // time when a transfer enters a bank's closed row, for the turnaround time when it switches between reading and
 // writing, and for the refresh time every refresh interval (which closes every row). The co-simulation clocks it on
-// the fabric's rising edge (sim/memory_system.hpp); the model's memory replay (sim/memory_replay.hpp) clocks the
+// the fabric's rising edge (sim/memory_system.hpp); the model's memory replay (timing/memory_replay.hpp) clocks the
 // same class, so both follow one set of rules.
 #pragma once
 
@@ -18,7 +18,7 @@
 
 #include "contracts/hardware.hpp"
 
-namespace maeri::sim {
+namespace maeri::timing {
 
 struct DramCounters {
   std::uint64_t bytes_read = 0, bytes_written = 0, read_requests = 0, write_requests = 0, busy_cycles = 0;
@@ -83,4 +83,4 @@ class DramChannel {
   std::int64_t last_row_[2] = {-1, -1};  // per direction (read, write): the row the last moved byte was in
 };
 
-}  // namespace maeri::sim
+}  // namespace maeri::timing

@@ -16,7 +16,7 @@
 #include "codegen/dn_elements.hpp"
 #include "codegen/layer_program.hpp"
 
-namespace maeri::sim {
+namespace maeri::timing {
 
 class StepInputCache {
  public:
@@ -50,4 +50,4 @@ class StepInputCache {
   std::int64_t inside_n_ = 0, inside_x_ = 0, inside_y_ = 0;
 };
 
-}  // namespace maeri::sim
+}  // namespace maeri::timing

@@ -1,12 +1,12 @@
 // The SDM / prefetcher behaviour (see memory_model.hpp and docs/cosim.md, "Memory system").
-#include "sim/memory_model.hpp"
+#include "timing/memory_model.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <stdexcept>
 
-namespace maeri::sim {
+namespace maeri::timing {
 
 void MemoryModel::start(MemoryPlan plan, double dram_bytes_per_cycle, std::uint64_t dram_latency_cycles,
                         std::optional<DramDeviceCycles> dram_device, DramPenalties dram_penalties) {
@@ -120,4 +120,4 @@ void MemoryModel::note_peaks() {
   run_.sdm.peak_output_bytes = std::max(run_.sdm.peak_output_bytes, output_used_);
 }
 
-}  // namespace maeri::sim
+}  // namespace maeri::timing

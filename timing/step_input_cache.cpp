@@ -1,9 +1,9 @@
 // StepInputCache (step_input_cache.hpp): group once per phase and kind of step, then move the stencil step by step.
-#include "sim/step_input_cache.hpp"
+#include "timing/step_input_cache.hpp"
 
 #include <algorithm>
 
-namespace maeri::sim {
+namespace maeri::timing {
 namespace {
 
 // Kinds of step one phase may keep before the cache starts over (a phase has at most a few: inside the layer, and
@@ -93,4 +93,4 @@ const codegen::StepElements& StepInputCache::inputs(const codegen::LayerProgram&
   return stencil.elements;
 }
 
-}  // namespace maeri::sim
+}  // namespace maeri::timing

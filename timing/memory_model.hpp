@@ -12,10 +12,10 @@
 #include <optional>
 #include <vector>
 
-#include "sim/dram_channel.hpp"
-#include "sim/memory_plan.hpp"
+#include "timing/dram_channel.hpp"
+#include "timing/memory_plan.hpp"
 
-namespace maeri::sim {
+namespace maeri::timing {
 
 struct SdmCounters {
   std::uint64_t fill_writes = 0;    // elements written by DRAM reads (inputs and weights)
@@ -79,4 +79,4 @@ class MemoryModel {
   MemoryRun run_;
 };
 
-}  // namespace maeri::sim
+}  // namespace maeri::timing
