@@ -203,21 +203,46 @@ ShapeRuns blocked_shape_runs(const contracts::Layer& layer, const contracts::Map
   return runs;
 }
 
+// Query-row stripes (codegen/image_program.cpp): the stripe loop is the kb loop with every group tile inside it, and
+// each stripe, following another member on the fabric, starts with a configuration of its own. So the runs are the
+// sum over the stripes of one stripe's sequence (one K block of every group tile): the full blocks' stripes, then
+// the stripe of a ragged last block, whose phases may have other shapes.
+ShapeRuns query_row_stripe_runs(const contracts::Layer& layer, const contracts::Mapping& tile,
+                                const contracts::SdmBlockTraffic& one_stripe) {
+  const std::int64_t rows = layer.group_filters(), block = tile.sdm.block[contracts::kSdmK];
+  const auto stripe = [&](std::int64_t stripe_rows) {
+    contracts::Layer stripe_layer = layer;  // the SDM's K loop runs over the layer's filters: one block of each group
+    stripe_layer.K = layer.groups * stripe_rows;
+    return repeat(sdm_runs(stripe_layer, tile, one_stripe, 0, {layer.R, layer.S, layer.group_channels(), stripe_rows}),
+                  layer.groups / tile.groups_per_step());
+  };
+  ShapeRuns runs;
+  const RunSequence full = stripe(block);
+  for (size_t i = 0; i < runs.runs.size(); ++i) runs.runs[i] = full.runs[i] * (rows / block);
+  if (rows % block) {
+    const RunSequence edge = stripe(rows % block);
+    for (size_t i = 0; i < runs.runs.size(); ++i) runs.runs[i] += edge.runs[i];
+  }
+  return runs;
+}
+
 // A fused stripe after the first follows another layer's program on the fabric, so it configures the fabric again
 // where the layer's own sequence would have kept its configuration: one more run (configuration, drain, first fire)
 // of the shape one stripe's phases (one X' block, or one N block with token stripes) start and end in, at every
-// stripe boundary. Where they start and end in different shapes, the boundary reconfigures anyway.
+// stripe boundary. Where they start and end in different shapes, the boundary reconfigures anyway. Query-row
+// stripes reorder the phases (query_row_stripe_runs).
 void add_stripe_runs(const contracts::Layer& layer, const contracts::Mapping& tile,
                      const contracts::SdmBlockTraffic& traffic, const FusedRole& role, ShapeRuns& runs) {
   const std::int64_t stripes = role.stripes;
   if (stripes <= 1) return;
   contracts::SdmBlockTraffic one_stripe = traffic;
   one_stripe.trips[contracts::stripe_dim(role)] = 1;
-  // Query-row stripes cut K, whose SDM loop runs over the layer's filters: one stripe's layer has one K block.
-  contracts::Layer stripe_layer = layer;
-  if (role.query_rows) stripe_layer.K = layer.groups * tile.sdm.block[contracts::kSdmK];
-  const RunSequence stripe = sdm_runs(stripe_layer, tile, one_stripe, 0,
-                                      {layer.R, layer.S, layer.group_channels(), stripe_layer.group_filters()});
+  if (role.query_rows) {
+    runs = query_row_stripe_runs(layer, tile, one_stripe);
+    return;
+  }
+  const RunSequence stripe = sdm_runs(layer, tile, one_stripe, 0,
+                                      {layer.R, layer.S, layer.group_channels(), layer.group_filters()});
   if (stripe.first == stripe.last) runs.runs[size_t(stripe.first)] += stripes - 1;
 }
 
