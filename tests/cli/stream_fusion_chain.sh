@@ -63,6 +63,27 @@ operators:
 YAML
 }
 
+# The attention over $1 tokens on maeri-64 with an 8 KiB SDM ($dir/hw.yaml, $dir/attn.yaml) under TransFusion's
+# policy: map's decision $dir/map.yaml.
+attention_map() {
+  sed -e 's/^name: .*/name: maeri-64-sdm8/' -e 's/capacity_kib: [0-9]*/capacity_kib: 8/' \
+    "$configs/hardware/maeri-64.yaml" > "$dir/hw.yaml"
+  attention_yaml "$1" > "$dir/attn.yaml"
+  "$maeri" map --hardware "$dir/hw.yaml" --workload "$dir/attn.yaml" --objective energy \
+    --fuse query,scores,context,attention_output -o "$dir/map.yaml" > "$dir/map.out" || fail "map"
+}
+
+# Runs the attention workload in $dir/attn.yaml over $1 tokens (the last 4 padded) with map's decision
+# $dir/map.yaml on the RTL, from a generated input: $dir/chain.out.
+attention_chain() {
+  python3 "$scripts/transformer-constants.py" --random hidden=$1,64,1,1 --padding-mask attention_mask=$1,4 \
+    -o "$dir/inputs.npz" || fail "inputs"
+  python3 "$scripts/transformer-constants.py" --head-size 32 -o "$dir/constants.npz" || fail "constants"
+  "$maeri" verify --chain --hardware "$dir/hw.yaml" --workload "$dir/attn.yaml" --mapping "$dir/map.yaml" \
+    --memory both --network-input "$dir/inputs.npz" --network-weights "$dir/constants.npz" > "$dir/chain.out" \
+    || { cat "$dir/chain.out"; fail "chain"; }
+}
+
 case $case_name in
   transformer)
     hw=$configs/hardware/maeri-64.yaml
@@ -135,11 +156,7 @@ YAML
       "$dir/chain.out" || fail "next does not run in token stripes: $(grep 'next \[fabric' "$dir/chain.out")"
     exact_group "$dir/chain.out" output-next ;;
   query_rows)
-    sed -e 's/^name: .*/name: maeri-64-sdm8/' -e 's/capacity_kib: [0-9]*/capacity_kib: 8/' \
-      "$configs/hardware/maeri-64.yaml" > "$dir/hw.yaml"
-    attention_yaml 32 > "$dir/attn.yaml"
-    "$maeri" map --hardware "$dir/hw.yaml" --workload "$dir/attn.yaml" --objective energy \
-      --fuse query,scores,context,attention_output -o "$dir/map.yaml" > "$dir/map.out" || fail "map"
+    attention_map 32
     grep -A3 "layers: \[query, scores, context, attention_output\]" "$dir/map.yaml" | tr '\n' ' ' \
       | grep -q "stripes: 4 *stripe_axis: N" || fail "not fused in token stripes: $(cat "$dir/map.yaml")"
     "$maeri" codegen --hardware "$dir/hw.yaml" --workload "$dir/attn.yaml" --mapping "$dir/map.yaml" -o "$dir/images" \
@@ -158,12 +175,7 @@ json.dump(m, open(sys.argv[2], 'w'))" "$dir/images/attn.manifest.json" "$dir/ima
     "$maeri" verify --hardware "$dir/hw.yaml" --manifest "$dir/images/edited.manifest.json" > "$dir/edited.out" 2>&1
     [ $? -eq 2 ] && grep -q "attn.context.mimg: field 'fused.query_rows'" "$dir/edited.out" \
       || fail "an edited manifest: $(head -5 "$dir/edited.out")"
-    python3 "$scripts/transformer-constants.py" --random hidden=32,64,1,1 --padding-mask attention_mask=32,4 \
-      -o "$dir/inputs.npz" || fail "inputs"
-    python3 "$scripts/transformer-constants.py" --head-size 32 -o "$dir/constants.npz" || fail "constants"
-    "$maeri" verify --chain --hardware "$dir/hw.yaml" --workload "$dir/attn.yaml" --mapping "$dir/map.yaml" \
-      --memory both --network-input "$dir/inputs.npz" --network-weights "$dir/constants.npz" > "$dir/chain.out" \
-      || { cat "$dir/chain.out"; fail "chain"; }
+    attention_chain 32
     grep -q "network attn: PASS — 24 of 24 runs" "$dir/chain.out" || fail "not PASS"
     grep -q "context \[fabric, fused group query-attention_output, member 3 of 4: operand A from the SDM, output kept in the SDM, 4 token stripes\]" \
       "$dir/chain.out" || fail "context does not stream P: $(grep 'context \[fabric' "$dir/chain.out")"
@@ -171,11 +183,7 @@ json.dump(m, open(sys.argv[2], 'w'))" "$dir/images/attn.manifest.json" "$dir/ima
   query_rows_ragged)
     # The same attention over 31 tokens (a prime: every split into 2 … 30 stripes leaves a ragged last block), so the
     # products' last query-row stripe has fewer rows (its own FOR kb in the image, the g0 loop inside it).
-    sed -e 's/^name: .*/name: maeri-64-sdm8/' -e 's/capacity_kib: [0-9]*/capacity_kib: 8/' \
-      "$configs/hardware/maeri-64.yaml" > "$dir/hw.yaml"
-    attention_yaml 31 > "$dir/attn.yaml"
-    "$maeri" map --hardware "$dir/hw.yaml" --workload "$dir/attn.yaml" --objective energy \
-      --fuse query,scores,context,attention_output -o "$dir/map.yaml" > "$dir/map.out" || fail "map"
+    attention_map 31
     stripes=$(grep -A3 "layers: \[query, scores, context, attention_output\]" "$dir/map.yaml" \
       | sed -n 's/.*stripes: \([0-9]*\).*/\1/p')
     [[ -n $stripes && $stripes -ge 2 && $stripes -le 16 ]] || fail "not in 2 … 16 stripes: $(cat "$dir/map.yaml")"
@@ -185,12 +193,7 @@ json.dump(m, open(sys.argv[2], 'w'))" "$dir/images/attn.manifest.json" "$dir/ima
     grep -q "query-row stripes $stripes: each iteration of the kb loop" "$dir/scores.disasm" \
       || fail "disasm: $(head -30 "$dir/scores.disasm")"
     [[ $(grep -c "FOR kb" "$dir/scores.disasm") -eq 2 ]] || fail "not two kb loops: $(cat "$dir/scores.disasm")"
-    python3 "$scripts/transformer-constants.py" --random hidden=31,64,1,1 --padding-mask attention_mask=31,4 \
-      -o "$dir/inputs.npz" || fail "inputs"
-    python3 "$scripts/transformer-constants.py" --head-size 32 -o "$dir/constants.npz" || fail "constants"
-    "$maeri" verify --chain --hardware "$dir/hw.yaml" --workload "$dir/attn.yaml" --mapping "$dir/map.yaml" \
-      --memory both --network-input "$dir/inputs.npz" --network-weights "$dir/constants.npz" > "$dir/chain.out" \
-      || { cat "$dir/chain.out"; fail "chain"; }
+    attention_chain 31
     grep -q "network attn: PASS" "$dir/chain.out" || fail "not PASS"
     grep -q "scores \[fabric, fused group query-attention_output, member 2 of 4: .*$stripes token stripes\]" \
       "$dir/chain.out" || fail "scores does not run in query-row stripes: $(grep 'scores \[fabric' "$dir/chain.out")"

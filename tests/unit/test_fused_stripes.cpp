@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <optional>
 #include <random>
 
 #include "codegen/config_image.hpp"
@@ -22,6 +23,20 @@
 
 using namespace maeri;
 using namespace maeri::test;
+
+namespace {
+
+// The layer's program under the mapping, or nothing when the fabric cannot place its tile.
+std::optional<codegen::LayerProgram> placed_program(const contracts::Layer& layer, const contracts::Hardware& hardware,
+                                                    const contracts::Mapping& mapping) {
+  try {
+    return codegen::plan_layer(layer, hardware, mapping);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
 
 TEST_CASE("stripe_pieces: the X' blocks of a mapping whose X loop is outermost, or why not", "[codegen][fused]") {
   const contracts::Layer layer = conv_layer(4, 2, 3, 3, 9, 4, 1, 1);  // X' = 9
@@ -74,12 +89,9 @@ TEST_CASE("stripe pieces merged equal one run, and write the model's configurati
     if (contracts::mapping_violation(layer, hardware, mapping)) continue;
     const std::int64_t stripes =
         contracts::sdm_trips(extents, mapping.sdm.block)[contracts::kSdmX];
-    codegen::LayerProgram program;
-    try {
-      program = codegen::plan_layer(layer, hardware, mapping);
-    } catch (const std::exception&) {
-      continue;  // a tile the fabric cannot place
-    }
+    const std::optional<codegen::LayerProgram> placed = placed_program(layer, hardware, mapping);
+    if (!placed) continue;  // a tile the fabric cannot place
+    const codegen::LayerProgram& program = *placed;
     ++cases;
     grouped += layer.groups > 1;
     const codegen::LayerTensors tensors = codegen::random_tensors(layer, 16, rng());
@@ -174,12 +186,9 @@ TEST_CASE("query-row stripes with a ragged last K block: the image's pieces merg
     role.stripes = contracts::sdm_trips(extents, mapping.sdm.block)[contracts::kSdmK];
     role.token_stripes = role.query_rows = true;
     if (contracts::fused_member_violation(layer, mapping, role, false)) continue;
-    codegen::LayerProgram program;
-    try {
-      program = codegen::plan_layer(layer, hardware, mapping);
-    } catch (const std::exception&) {
-      continue;  // a tile the fabric cannot place
-    }
+    const std::optional<codegen::LayerProgram> placed = placed_program(layer, hardware, mapping);
+    if (!placed) continue;  // a tile the fabric cannot place
+    const codegen::LayerProgram& program = *placed;
     ++cases;
     grouped += heads > 1;
     INFO(contracts::shape_text(layer) << " groups " << heads << " tile " << contracts::to_string(mapping) << ", "
