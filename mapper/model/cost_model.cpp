@@ -184,11 +184,18 @@ RunSequence sdm_runs(const contracts::Layer& layer, const contracts::Mapping& ti
   return sequence;
 }
 
+// Whether a C or K block of a group is ragged (the blocks cover a group's channels and filters): only then does the
+// phase sequence, hence the fabric part, depend on the SDM loop order.
+bool ragged_channel_or_filter_block(const contracts::Layer& layer, const contracts::Mapping& tile) {
+  return layer.group_channels() % tile.sdm.block[contracts::kSdmC] != 0 ||
+         layer.group_filters() % tile.sdm.block[contracts::kSdmK] != 0;
+}
+
 ShapeRuns blocked_shape_runs(const contracts::Layer& layer, const contracts::Mapping& tile, const contracts::SdmBlockTraffic& traffic) {
   const auto& block = tile.sdm.block;
   const std::int64_t channels = layer.group_channels(), filters = layer.group_filters();
   RunSequence sequence;
-  if (channels % block[contracts::kSdmC] == 0 && filters % block[contracts::kSdmK] == 0) {
+  if (!ragged_channel_or_filter_block(layer, tile)) {
     // Every block runs the same fabric sequence, whatever the order (the common case in the search).
     std::int64_t blocks = 1;
     for (std::int64_t trips : traffic.trips) blocks *= trips;
@@ -821,8 +828,7 @@ void evaluate_orders(const contracts::Layer& layer, const contracts::Hardware& h
                      bool lower_bound,
                      const std::function<void(const contracts::CostReport&)>& visit) {
   // The phase sequence, hence the fabric part, depends on the order only when a C or K block is ragged.
-  const bool same_fabric = !tile.sdm.blocked || (layer.C % tile.sdm.block[contracts::kSdmC] == 0 &&
-                                                 layer.K % tile.sdm.block[contracts::kSdmK] == 0);
+  const bool same_fabric = !tile.sdm.blocked || !ragged_channel_or_filter_block(layer, tile);
   contracts::Mapping mapping = tile;
   for (const contracts::PhaseOrder phase_order : phase_orders) {
     mapping.phase_order = phase_order;
@@ -843,8 +849,7 @@ void evaluate_orders(const contracts::Layer& layer, const contracts::Hardware& h
                      const std::vector<contracts::PhaseOrder>& phase_orders, const std::vector<contracts::SdmOrder>& orders,
                      const std::vector<FusedRole>& roles,
                      const std::function<void(const contracts::CostReport&, std::size_t)>& visit) {
-  const bool same_fabric = layer.C % tile.sdm.block[contracts::kSdmC] == 0 &&
-                           layer.K % tile.sdm.block[contracts::kSdmK] == 0;
+  const bool same_fabric = !ragged_channel_or_filter_block(layer, tile);
   contracts::Mapping mapping = tile;
   for (const contracts::PhaseOrder phase_order : phase_orders) {
     mapping.phase_order = phase_order;
