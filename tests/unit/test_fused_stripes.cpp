@@ -228,3 +228,46 @@ TEST_CASE("query-row stripes with a ragged last K block: the image's pieces merg
   // Cases where the ragged stripe configures the fabric otherwise than a full one (its phases have other shapes).
   CHECK(other_last_shapes > 10);
 }
+
+// By hand: 2 heads of 6 query rows in K blocks of 4 — stripes of rows 0..3 and 4..5 of each head. The image's FOR kb
+// of the full block (one iteration) is followed by the ragged block's (one iteration, from 4); a ragged loop that
+// does not continue the stripe loop, or repeats, is refused when the image is read.
+TEST_CASE("query-row stripes: the ragged last block's FOR kb, and images that break it", "[codegen][fused]") {
+  contracts::Layer layer = conv_layer(12, 4, 1, 1, 3, 1, 1, 0, 1);
+  layer.groups = 2;
+  const contracts::Hardware hardware = small_hardware(32, 8, 4);
+  contracts::Mapping mapping;
+  mapping.tile.size = {1, 1, 2, 2, 1, 1, 1};
+  mapping.sdm.blocked = true;
+  mapping.sdm.block = {4, 2, 1, 3, 1};
+  mapping.sdm.order = {contracts::kSdmK, contracts::kSdmC, contracts::kSdmN, contracts::kSdmX, contracts::kSdmY};
+  contracts::FusedRole role;
+  role.stripes = 2;
+  role.token_stripes = role.query_rows = true;
+  REQUIRE_FALSE(contracts::fused_member_violation(layer, mapping, role, false));
+  const codegen::ConfigImage image = codegen::build_image(codegen::plan_layer(layer, hardware, mapping), hardware,
+                                                          contracts::FusedMember{"g", 1, 2, role});
+  const std::optional<std::size_t> full = codegen::stripe_loop(image), ragged = codegen::ragged_stripe_loop(image);
+  REQUIRE((full && ragged));
+  CHECK(image.program[*full].operand[1] == 0);
+  CHECK(image.program[*full].operand[2] == 1);
+  CHECK(image.program[*ragged].operand[1] == 4);
+  CHECK(image.program[*ragged].operand[2] == 1);
+  CHECK(image.program[*full + 1].operand[0] == std::uint32_t(codegen::LoopRegister::G0));  // every head in a stripe
+  CHECK(image.program[*ragged + 1].operand[0] == std::uint32_t(codegen::LoopRegister::G0));
+  const auto refused = [&](const codegen::ConfigImage& broken) {
+    try {
+      codegen::decode_image(codegen::encode_image(broken), "q.mimg");
+    } catch (const codegen::ImageError& error) {
+      return std::string(error.what());
+    }
+    return std::string();
+  };
+  CHECK(refused(image).empty());
+  codegen::ConfigImage repeats = image;
+  repeats.program[*ragged].operand[2] = 2;  // the ragged block twice: kb = 8 lies past the 6 query rows
+  CHECK_THAT(refused(repeats), Catch::Contains("kb = 4 + (2 − 1)·4 = 8 reaches past the layer's K/groups = 6"));
+  codegen::ConfigImage elsewhere = image;
+  elsewhere.program[*ragged].operand[1] = 2;  // not where the stripe loop ends
+  CHECK_THAT(refused(elsewhere), Catch::Contains("no single FOR kb to run as the stripe loop"));
+}
