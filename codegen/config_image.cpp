@@ -476,17 +476,45 @@ std::vector<std::uint8_t> from_readmemh(const std::string& text, const std::stri
   return bytes;
 }
 
-std::optional<std::size_t> stripe_loop(const ConfigImage& image) {
-  if (!image.fused || image.fused->role.stripes <= 1) return std::nullopt;
-  std::optional<std::size_t> found;
+namespace {
+
+// The FOR instructions of a fused member's stripe register (the stripe loop and, with a ragged last query-row block,
+// its second loop), or none when the image has no stripes or its program does not have that shape.
+std::vector<std::size_t> stripe_loops(const ConfigImage& image) {
+  if (!image.fused || image.fused->role.stripes <= 1) return {};
+  const std::uint32_t stripe_register = std::uint32_t(kFirstBlockRegister + contracts::stripe_dim(image.fused->role));
+  std::vector<std::size_t> loops;
   for (std::size_t pc = 0; pc < image.program.size(); ++pc) {
     const Instruction& instruction = image.program[pc];
-    const std::uint32_t stripe_register = std::uint32_t(kFirstBlockRegister + contracts::stripe_dim(image.fused->role));
-    if (instruction.opcode != Opcode::For || instruction.operand[0] != stripe_register) continue;
-    if (found) return std::nullopt;
-    found = pc;
+    if (instruction.opcode == Opcode::For && instruction.operand[0] == stripe_register) loops.push_back(pc);
   }
-  return found;
+  if (loops.size() == 1) return loops;
+  if (loops.size() != 2 || !image.fused->role.query_rows) return {};
+  // The ragged loop: one iteration right after the stripe loop's END_FOR, starting where the stripe loop ends.
+  std::size_t end = loops[0] + 1;
+  for (int depth = 0; end < image.program.size(); ++end) {
+    const Opcode opcode = image.program[end].opcode;
+    if (opcode == Opcode::EndFor && depth-- == 0) break;
+    if (opcode == Opcode::For) ++depth;
+  }
+  const Instruction &full = image.program[loops[0]], &ragged = image.program[loops[1]];
+  const bool follows = loops[1] == end + 1 && ragged.operand[2] == 1 && ragged.operand[3] == full.operand[3] &&
+                       ragged.operand[1] == full.operand[1] + full.operand[2] * full.operand[3];
+  return follows ? loops : std::vector<std::size_t>{};
+}
+
+}  // namespace
+
+std::optional<std::size_t> stripe_loop(const ConfigImage& image) {
+  const std::vector<std::size_t> loops = stripe_loops(image);
+  if (loops.empty()) return std::nullopt;
+  return loops.front();
+}
+
+std::optional<std::size_t> ragged_stripe_loop(const ConfigImage& image) {
+  const std::vector<std::size_t> loops = stripe_loops(image);
+  if (loops.size() < 2) return std::nullopt;
+  return loops.back();
 }
 
 std::string fused_member_text(const contracts::FusedMember& member) {
@@ -516,7 +544,7 @@ std::string fused_member_text(const contracts::FusedMember& member) {
 
 std::string disassemble(const ConfigImage& image) {
   std::string text;
-  const std::optional<std::size_t> stripes_at = stripe_loop(image);
+  const std::optional<std::size_t> stripes_at = stripe_loop(image), ragged_at = ragged_stripe_loop(image);
   if (image.mapping.phase_order != contracts::kDefaultPhaseOrder)
     text += fmt::format("      phase order {}: the k0 loop runs outside r0, s0, c0\n",
                         contracts::phase_order_text(image.mapping.phase_order));
@@ -536,6 +564,7 @@ std::string disassemble(const ConfigImage& image) {
                           in.operand[3], in.operand[2], in.operand[2] == 1 ? "" : "s");
       if (stripes_at == pc)
         line += "   <- stripe loop: one stripe per iteration, then the controller yields the fabric to the next member";
+      if (ragged_at == pc) line += "   <- the last stripe: the ragged block of query rows";
     } else if (in.opcode == Opcode::Configure && in.operand[0] < image.configurations.size()) {
       const PhaseShape& s = image.configurations[in.operand[0]].shape;
       line += fmt::format(" {}   (VN size {} = {}x{}x{}, {} VNs{})", in.operand[0], s.vn_size(), s.t_r, s.t_s, s.t_c,
@@ -614,7 +643,7 @@ std::string to_json(const ConfigImage& image) {
     entry["op"] = opcode_name(in.opcode);
     if (operand_count(in.opcode) > 0)
       entry["operands"] = std::vector<std::uint32_t>(in.operand, in.operand + operand_count(in.opcode));
-    if (stripes_at == pc) entry["stripe_loop"] = true;
+    if (stripes_at == pc || ragged_stripe_loop(image) == pc) entry["stripe_loop"] = true;
     program.push_back(entry);
   }
   root["program"] = program;

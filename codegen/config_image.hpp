@@ -153,9 +153,13 @@ std::string disassemble(const ConfigImage& image);
 // its stripes and pinned weights (several lines, each ending in a newline).
 std::string fused_member_text(const contracts::FusedMember& member);
 // The instruction index of the stripe loop of a fused member with stripes > 1: the program's one FOR xb (FOR nb with
-// token stripes), which codegen makes the outermost loop of more than one iteration, so that each of its iterations
-// is one stripe. nullopt for any other image, or when the program has no such loop or several.
+// token stripes, FOR kb with query-row stripes), which codegen makes the outermost loop of more than one iteration,
+// so that each of its iterations is one stripe. nullopt for any other image, or when the program has no such loop or
+// several (but for the ragged one below).
 std::optional<std::size_t> stripe_loop(const ConfigImage& image);
+// Query-row stripes whose last K block is ragged run it in a FOR kb of its own, one iteration starting where the
+// stripe loop ends, right after the stripe loop's END_FOR: its instruction index, the last stripe. nullopt otherwise.
+std::optional<std::size_t> ragged_stripe_loop(const ConfigImage& image);
 
 // Throws ImageError when the image was built for different fabric parameters than `hardware`.
 void check_image_matches(const ConfigImage& image, const contracts::Hardware& hardware, const std::string& source);

@@ -72,22 +72,19 @@ struct Emitter {
     }
     const size_t slot = dim == contracts::kSdmC ? 2 : 3;
     const int full = length / block, edge = length % block;
-    if (full > 0) {
-      code.push_back({Opcode::For, {reg, 0, std::uint32_t(full), std::uint32_t(block)}});
-      range[slot] = block;
-      // Query-row stripes: the K blocks are the stripes (equal: fused_member_violation), every group in each.
-      const bool groups_here = groups_inside_stripes && group_loop && dim == stripe_dim;
+    // Query-row stripes: the K blocks are the stripes, every group in each — in the full blocks' loop and in the
+    // ragged last block's loop alike.
+    const bool groups_here = groups_inside_stripes && group_loop && dim == stripe_dim;
+    const auto block_loop = [&](std::uint32_t start, std::uint32_t count, int block_extent) {
+      code.push_back({Opcode::For, {reg, start, count, std::uint32_t(block)}});
+      range[slot] = block_extent;
       if (groups_here) code.push_back(*group_loop);
       sdm(level + 1, range);
       if (groups_here) code.push_back({Opcode::EndFor, {}});
       code.push_back({Opcode::EndFor, {}});
-    }
-    if (edge > 0) {
-      code.push_back({Opcode::For, {reg, std::uint32_t(full * block), 1, std::uint32_t(block)}});
-      range[slot] = edge;
-      sdm(level + 1, range);
-      code.push_back({Opcode::EndFor, {}});
-    }
+    };
+    if (full > 0) block_loop(0, std::uint32_t(full), block);
+    if (edge > 0) block_loop(std::uint32_t(full * block), 1, edge);
   }
 };
 

@@ -279,21 +279,25 @@ void validate_fused_member(const ConfigImage& image, const ImageFieldOffsets& of
   }
 }
 
-// With stripes > 1 the controller runs a member one iteration of its xb loop (nb with token stripes) at a time: that
-// loop must be the only one of its register, of `stripes` iterations, with only loops of one iteration around it and every fabric instruction inside.
+// With stripes > 1 the controller runs a member one iteration of its xb loop (nb with token stripes, kb with query-row
+// stripes) at a time: that loop must be the only one of its register (but for a ragged last query-row block's loop
+// right after it), of `stripes` iterations (with the ragged one), with only loops of one iteration around it and
+// every fabric instruction inside.
 void validate_stripe_loop(const ConfigImage& image, const ImageFieldOffsets& offsets, const std::string& source) {
   if (!image.fused || image.fused->role.stripes <= 1) return;
   const std::int64_t stripes = image.fused->role.stripes;
   const std::optional<std::size_t> loop = stripe_loop(image);
   if (!loop)
     fail(source, offsets.fused_stripes,
-         fmt::format("fused.stripes is {}, but the program has no single FOR {} to run as the stripe loop", stripes,
+         fmt::format("fused.stripes is {}, but the program has no single FOR {} to run as the stripe loop (with "
+                     "query_rows: or one followed by the FOR of a ragged last block)", stripes,
                      register_name(std::uint32_t(kFirstBlockRegister + contracts::stripe_dim(image.fused->role)))));
   const Instruction& stripe = image.program[*loop];
-  if (stripe.operand[2] != std::uint64_t(stripes))
+  const std::optional<std::size_t> ragged = ragged_stripe_loop(image);
+  if (stripe.operand[2] + (ragged ? 1 : 0) != std::uint64_t(stripes))
     fail(source, offsets.instructions[*loop] + 1 + 2 * kImageOperandBytes,
-         fmt::format("{}: the stripe loop runs {} iterations, but fused.stripes is {}", instruction_name(image, *loop),
-                     stripe.operand[2], stripes));
+         fmt::format("{}: the stripe loop runs {} iterations{}, but fused.stripes is {}", instruction_name(image, *loop),
+                     stripe.operand[2], ragged ? " and the ragged last block's loop 1" : "", stripes));
   // The loops open at the stripe loop, and the END_FOR that closes it (the structure is valid: validated before).
   std::vector<std::size_t> open_loops, enclosing;
   std::size_t end_of_stripe = image.program.size();
@@ -302,7 +306,7 @@ void validate_stripe_loop(const ConfigImage& image, const ImageFieldOffsets& off
     if (image.program[pc].opcode == Opcode::For) {
       open_loops.push_back(pc);
     } else if (image.program[pc].opcode == Opcode::EndFor) {
-      if (open_loops.back() == *loop) end_of_stripe = pc;
+      if (open_loops.back() == *loop || open_loops.back() == ragged) end_of_stripe = pc;  // the ragged loop's, if any
       open_loops.pop_back();
     }
   }

@@ -83,11 +83,6 @@ std::optional<std::string> fused_member_violation(const Layer& layer, const Mapp
     if (trips[dim] != role.stripes)
       return fmt::format("stripes: layer '{}' has sdm.{} = {}, {} blocks of its {} {}, not the group's {} stripes",
                          layer.name, sdm_dim_key(dim), mapping.sdm.block[dim], trips[dim], extent, what, role.stripes);
-    // The controller's stripe is one iteration of the kb loop, which has a second loop for a ragged last K block.
-    if (role.query_rows && extent % mapping.sdm.block[dim] != 0)
-      return fmt::format("stripes: layer '{}' has sdm.{} = {}, which does not divide its {} {} (query-row stripes "
-                         "are equal K blocks of every group)",
-                         layer.name, sdm_dim_key(dim), mapping.sdm.block[dim], extent, what);
     for (std::uint8_t outer : mapping.sdm.order) {
       if (outer == dim) break;
       if (trips[outer] > 1)

@@ -14,6 +14,10 @@ bytes on its input tensor X (written, read) or its own weights (fetched again), 
       with X's, 2b's input and output rows live and the block's weights refetched but for what is pinned;
   projection blocks (res3a, res4a, res5a): the same with both readers of X (2a, and the strided 1x1 branch1 reading
       a quarter of X), the rows of X and 2a's output live, and the four layers' weights.
+The same bound with outputs requantized on their way out (written at data width, as a post-processing unit on the
+output path would write them), against the unfused optimum in that convention: every layer alone writes each of its
+outputs once, so that optimum moves (accumulator - data) bytes less per output of every fabric layer (the energy of
+every mapping of a layer drops by the same amount, so the same mappings stay optimal).
 
   scripts/fusion-bound.py --maeri build/cli/maeri
 """
@@ -114,6 +118,14 @@ class Setting:
         self.sdm = hw["sdm"]["capacity_kib"] * 1024
 
 
+def fabric_output_elements(operators):
+    """Every output element of the fabric layers (conv, fc) of the workload, and of its fc layer alone (fc1000,
+    whose output the final softmax makes the network's output)."""
+    conv = sum(op["K"] * op["X_out"] * op["Y_out"] for op in operators if op["type"] == "conv")
+    fc = sum(op["K"] for op in operators if op["type"] == "fc")
+    return conv + fc, fc
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--maeri", required=True)
@@ -122,7 +134,8 @@ def main():
     workload, hardware = setting.workload, setting.hardware
     data_b, acc_b, sdm = setting.data_b, setting.acc_b, setting.sdm
     with open(workload) as f:
-        layers = {op["name"]: op for op in yaml.safe_load(f)["operators"] if op["type"] == "conv"}
+        operators = yaml.safe_load(f)["operators"]
+    layers = {op["name"]: op for op in operators if op["type"] == "conv"}
     fusion = mapped(a.maeri, workload, hardware)["fusion"]
     compulsory, unfused, fused = (fusion["network_compulsory_dram_bytes"], fusion["unfused"]["dram_bytes"],
                                   fusion["fused"]["dram_bytes"])
@@ -135,6 +148,14 @@ def main():
     # The same with pins of whole layers, as the fused space pins: what pinning part of a layer could gain at most.
     whole = compulsory + sum(block_extra(layers, name, data_b, acc_b, sdm, True) for name in blocks)
     print(f"with pins of whole layers only: {whole} bytes = {whole / unfused:.4f}")
+    # Outputs requantized on their way out: written at data width, in the fused and in the unfused mappings alike.
+    outputs, network_outputs = fabric_output_elements(operators)
+    unfused_data = unfused - (acc_b - data_b) * outputs
+    terms_data = {name: block_extra(layers, name, data_b, data_b, sdm) for name in blocks}
+    bound_data = compulsory - (acc_b - data_b) * network_outputs + sum(terms_data.values())
+    print(f"outputs written at data width: per block: " + ", ".join(f"{n} {t}" for n, t in terms_data.items() if t))
+    print(f"outputs written at data width: bound {bound_data} bytes = {bound_data / unfused_data:.4f} of the unfused "
+          f"optimum at data width ({unfused_data} = {unfused} - {acc_b - data_b} x {outputs} output elements)")
 
 
 if __name__ == "__main__":

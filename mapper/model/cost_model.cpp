@@ -184,11 +184,18 @@ RunSequence sdm_runs(const contracts::Layer& layer, const contracts::Mapping& ti
   return sequence;
 }
 
+// Whether a C or K block of a group is ragged (the blocks cover a group's channels and filters): only then does the
+// phase sequence, hence the fabric part, depend on the SDM loop order.
+bool ragged_channel_or_filter_block(const contracts::Layer& layer, const contracts::Mapping& tile) {
+  return layer.group_channels() % tile.sdm.block[contracts::kSdmC] != 0 ||
+         layer.group_filters() % tile.sdm.block[contracts::kSdmK] != 0;
+}
+
 ShapeRuns blocked_shape_runs(const contracts::Layer& layer, const contracts::Mapping& tile, const contracts::SdmBlockTraffic& traffic) {
   const auto& block = tile.sdm.block;
   const std::int64_t channels = layer.group_channels(), filters = layer.group_filters();
   RunSequence sequence;
-  if (channels % block[contracts::kSdmC] == 0 && filters % block[contracts::kSdmK] == 0) {
+  if (!ragged_channel_or_filter_block(layer, tile)) {
     // Every block runs the same fabric sequence, whatever the order (the common case in the search).
     std::int64_t blocks = 1;
     for (std::int64_t trips : traffic.trips) blocks *= trips;
@@ -203,21 +210,46 @@ ShapeRuns blocked_shape_runs(const contracts::Layer& layer, const contracts::Map
   return runs;
 }
 
+// Query-row stripes (codegen/image_program.cpp): the stripe loop is the kb loop with every group tile inside it, and
+// each stripe, following another member on the fabric, starts with a configuration of its own. So the runs are the
+// sum over the stripes of one stripe's sequence (one K block of every group tile): the full blocks' stripes, then
+// the stripe of a ragged last block, whose phases may have other shapes.
+ShapeRuns query_row_stripe_runs(const contracts::Layer& layer, const contracts::Mapping& tile,
+                                const contracts::SdmBlockTraffic& one_stripe) {
+  const std::int64_t rows = layer.group_filters(), block = tile.sdm.block[contracts::kSdmK];
+  const auto stripe = [&](std::int64_t stripe_rows) {
+    contracts::Layer stripe_layer = layer;  // the SDM's K loop runs over the layer's filters: one block of each group
+    stripe_layer.K = layer.groups * stripe_rows;
+    return repeat(sdm_runs(stripe_layer, tile, one_stripe, 0, {layer.R, layer.S, layer.group_channels(), stripe_rows}),
+                  layer.groups / tile.groups_per_step());
+  };
+  ShapeRuns runs;
+  const RunSequence full = stripe(block);
+  for (size_t i = 0; i < runs.runs.size(); ++i) runs.runs[i] = full.runs[i] * (rows / block);
+  if (rows % block) {
+    const RunSequence edge = stripe(rows % block);
+    for (size_t i = 0; i < runs.runs.size(); ++i) runs.runs[i] += edge.runs[i];
+  }
+  return runs;
+}
+
 // A fused stripe after the first follows another layer's program on the fabric, so it configures the fabric again
 // where the layer's own sequence would have kept its configuration: one more run (configuration, drain, first fire)
 // of the shape one stripe's phases (one X' block, or one N block with token stripes) start and end in, at every
-// stripe boundary. Where they start and end in different shapes, the boundary reconfigures anyway.
+// stripe boundary. Where they start and end in different shapes, the boundary reconfigures anyway. Query-row
+// stripes reorder the phases (query_row_stripe_runs).
 void add_stripe_runs(const contracts::Layer& layer, const contracts::Mapping& tile,
                      const contracts::SdmBlockTraffic& traffic, const FusedRole& role, ShapeRuns& runs) {
   const std::int64_t stripes = role.stripes;
   if (stripes <= 1) return;
   contracts::SdmBlockTraffic one_stripe = traffic;
   one_stripe.trips[contracts::stripe_dim(role)] = 1;
-  // Query-row stripes cut K, whose SDM loop runs over the layer's filters: one stripe's layer has one K block.
-  contracts::Layer stripe_layer = layer;
-  if (role.query_rows) stripe_layer.K = layer.groups * tile.sdm.block[contracts::kSdmK];
-  const RunSequence stripe = sdm_runs(stripe_layer, tile, one_stripe, 0,
-                                      {layer.R, layer.S, layer.group_channels(), stripe_layer.group_filters()});
+  if (role.query_rows) {
+    runs = query_row_stripe_runs(layer, tile, one_stripe);
+    return;
+  }
+  const RunSequence stripe = sdm_runs(layer, tile, one_stripe, 0,
+                                      {layer.R, layer.S, layer.group_channels(), layer.group_filters()});
   if (stripe.first == stripe.last) runs.runs[size_t(stripe.first)] += stripes - 1;
 }
 
@@ -796,8 +828,7 @@ void evaluate_orders(const contracts::Layer& layer, const contracts::Hardware& h
                      bool lower_bound,
                      const std::function<void(const contracts::CostReport&)>& visit) {
   // The phase sequence, hence the fabric part, depends on the order only when a C or K block is ragged.
-  const bool same_fabric = !tile.sdm.blocked || (layer.C % tile.sdm.block[contracts::kSdmC] == 0 &&
-                                                 layer.K % tile.sdm.block[contracts::kSdmK] == 0);
+  const bool same_fabric = !tile.sdm.blocked || !ragged_channel_or_filter_block(layer, tile);
   contracts::Mapping mapping = tile;
   for (const contracts::PhaseOrder phase_order : phase_orders) {
     mapping.phase_order = phase_order;
@@ -818,8 +849,7 @@ void evaluate_orders(const contracts::Layer& layer, const contracts::Hardware& h
                      const std::vector<contracts::PhaseOrder>& phase_orders, const std::vector<contracts::SdmOrder>& orders,
                      const std::vector<FusedRole>& roles,
                      const std::function<void(const contracts::CostReport&, std::size_t)>& visit) {
-  const bool same_fabric = layer.C % tile.sdm.block[contracts::kSdmC] == 0 &&
-                           layer.K % tile.sdm.block[contracts::kSdmK] == 0;
+  const bool same_fabric = !ragged_channel_or_filter_block(layer, tile);
   contracts::Mapping mapping = tile;
   for (const contracts::PhaseOrder phase_order : phase_orders) {
     mapping.phase_order = phase_order;

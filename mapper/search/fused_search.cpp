@@ -236,8 +236,6 @@ void for_each_fused_sdm_tile(const contracts::Layer& layer, const contracts::Har
                         if (stripes == 1) return visit(tile, orders);
                         auto trips = contracts::sdm_trips(extents, tile.sdm.block);
                         if (trips[dim] != stripes) return;
-                        // Query-row stripes are equal K blocks (contracts::fused_member_violation).
-                        if (query_rows && extents[contracts::sdm_tile_dim(dim)] % tile.sdm.block[dim] != 0) return;
                         // One order per class of the other four loops, the stripe loop moved outermost.
                         trips[dim] = 1;
                         std::set<contracts::SdmOrder> outermost;

@@ -47,10 +47,10 @@ struct FusionSpace {
   std::vector<std::vector<contracts::FabricTile>> tiles;
 };
 
-// A matrix product's query-row stripes are equal K blocks of each group (contracts::fused_member_violation), each a
-// multiple of T_K: a fabric tile whose T_K divides no block count of K/groups (13 of 1024 query rows) has none, and
-// at long sequences a stripe of the scores (h · B_K · S elements) fits the SDM only with few query rows. Each tile
-// also enters the space with T_K lowered to the largest divisor of K/groups below it, then halved down to 1.
+// A matrix product's query-row stripes are K blocks of each group, each a multiple of T_K (the last one possibly
+// ragged): at long sequences a stripe of the scores (h · B_K · S elements) fits the SDM only with few query rows.
+// Each tile also enters the space with T_K lowered to the largest divisor of K/groups below it (stripes of equal
+// blocks), then halved down to 1.
 void add_query_row_tiles(const contracts::Layer& layer, std::vector<contracts::FabricTile>& tiles) {
   const std::int64_t rows = layer.group_filters();
   const std::size_t count = tiles.size();

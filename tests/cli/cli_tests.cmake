@@ -524,7 +524,7 @@ foreach(case ${fused_cases})
   set_tests_properties(cli_fused_${case} PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 900)
 endforeach()
 # Fused groups through streaming operators on the RTL (tests/cli/stream_fusion_chain.sh).
-foreach(case transformer pool_stripes token_stripes query_rows)
+foreach(case transformer pool_stripes token_stripes query_rows query_rows_ragged)
   add_test(NAME cli_stream_fusion_${case}
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/stream_fusion_chain.sh ${case} $<TARGET_FILE:maeri> ${CONFIGS})
   set_tests_properties(cli_stream_fusion_${case} PROPERTIES LABELS cli TIMEOUT 900)

@@ -14,7 +14,10 @@
 #                    costed or carries the rule that refuses it; the EDP table and its chart are written.
 #   fusion_bound     scripts/fusion-bound.py on ResNet-50 / maeri-512: the bound is the sum docs/model.md derives by
 #                    hand (51 324 470 compulsory + res3a 2 981 888 + 3 x 925 696 + res4a 1 806 336 + 5 x 802 816
-#                    + res5a 1 204 224 = 64 108 086, 0.5542 of unfused) and map's fused decision is not below it.
+#                    + res5a 1 204 224 = 64 108 086, 0.5542 of unfused) and map's fused decision is not below it;
+#                    with outputs written at data width (docs/model.md): 51 324 470 - 2 x 1 000 (fc's outputs)
+#                    + res3a 2 007 040 + 3 x 802 816 + res4a 1 003 520 + 5 x 401 408 + res5a 802 816 = 59 551 334,
+#                    against the unfused 115 671 936 - 2 x 11 114 984 output elements = 93 441 968: 0.6373.
 #   rank_check       scripts/rank-check.py on tiny at 64 MS, top 3: one row per fabric layer (4, tiny.yaml); each
 #                    layer's first mapping's RTL cycles equal an independent `maeri verify --layer L --top 1 --memory
 #                    dram`; the fastest is no slower than the first and the loss is computed from the two.
@@ -106,6 +109,8 @@ case $case_name in
     python3 "$source/scripts/fusion-bound.py" --maeri "$maeri" > "$dir/bound.log" 2>&1 \
       || fail "the script: $(cat "$dir/bound.log")"
     grep -q "bound 64108086 bytes = 0.5542 of the unfused optimum" "$dir/bound.log" || fail "bound: $(cat "$dir/bound.log")"
+    grep -q "data width: bound 59551334 bytes = 0.6373 of the unfused optimum at data width (93441968 = " \
+      "$dir/bound.log" || fail "bound at data width: $(cat "$dir/bound.log")"
     fused=$(sed -n 's/.*map.s fused result \([0-9]*\) = .*/\1/p' "$dir/bound.log")
     [[ -n $fused && $fused -ge 64108086 ]] || fail "map below the bound: $(cat "$dir/bound.log")" ;;
   ffm_quick)

@@ -17,6 +17,7 @@
 # query_rows), Q and P streamed stripe by stripe from the SDM through the head split and merge, K and V read whole
 # in every stripe. Expected: every tensor bit-exact with the integer reference (from the generated .npz input), and
 # the group's cycles with DRAM and DRAM bytes of the model equal to the co-simulation's (error 0).
+# query_rows_ragged: the same over 31 tokens, the products' last query-row stripe ragged; the same expectations.
 # Usage: stream_fusion_chain.sh CASE MAERI CONFIGS_DIR
 set -u
 case_name=$1 maeri=$2 configs=$3
@@ -29,6 +30,58 @@ exact_group() {
   local out=$1 group=$2
   grep -A24 "^fused group $group" "$out" | grep -E "^  (cycles \(with DRAM\)|DRAM bytes) .* 0 +0\.00%$" | wc -l \
     | grep -qx 2 || fail "the group's model is not the co-simulation: $(grep -A24 "^fused group" "$out")"
+}
+
+# BERT attention at H 64, 2 heads of 32, over $1 tokens (the query_rows cases).
+attention_yaml() {
+  cat <<YAML
+kind: workload
+name: attn
+batch: 1
+inputs:
+  - {name: hidden, shape: [$1, 64, 1, 1]}
+  - {name: attention_mask, shape: [1, 1, $1]}
+operators:
+  - {name: key, type: gemm, input: hidden, M: 1, K: 64, N: 64, batch: $1, bias: key.bias}
+  - {name: key_split, type: reshape, input: key, shape: [$1, 2, 32]}
+  - {name: key_heads, type: transpose, input: key_split, perm: [1, 0, 2]}
+  - {name: value, type: gemm, input: hidden, M: 1, K: 64, N: 64, batch: $1, bias: value.bias}
+  - {name: value_split, type: reshape, input: value, shape: [$1, 2, 32]}
+  - {name: value_heads, type: transpose, input: value_split, perm: [1, 0, 2]}
+  - {name: query, type: gemm, input: hidden, M: 1, K: 64, N: 64, batch: $1, bias: query.bias}
+  - {name: query_split, type: reshape, input: query, shape: [$1, 2, 32]}
+  - {name: query_heads, type: transpose, input: query_split, perm: [1, 0, 2]}
+  - {name: scores, type: matmul, inputs: [query_heads, key_heads], transpose_b: true}
+  - {name: scaled_scores, type: mul, inputs: [scores], constant: attention_scale, constant_shape: [1]}
+  - {name: masked_scores, type: add, inputs: [scaled_scores, attention_mask]}
+  - {name: probs, type: softmax, input: masked_scores, axis: -1}
+  - {name: context, type: matmul, inputs: [probs, value_heads]}
+  - {name: context_tokens, type: transpose, input: context, perm: [1, 0, 2]}
+  - {name: context_merged, type: reshape, input: context_tokens, shape: [$1, 64, 1, 1]}
+  - {name: attention_output, type: gemm, input: context_merged, M: 1, K: 64, N: 64, batch: $1, bias: attention_output.bias}
+  - {name: attention_residual, type: add, inputs: [attention_output, hidden]}
+YAML
+}
+
+# The attention over $1 tokens on maeri-64 with an 8 KiB SDM ($dir/hw.yaml, $dir/attn.yaml) under TransFusion's
+# policy: map's decision $dir/map.yaml.
+attention_map() {
+  sed -e 's/^name: .*/name: maeri-64-sdm8/' -e 's/capacity_kib: [0-9]*/capacity_kib: 8/' \
+    "$configs/hardware/maeri-64.yaml" > "$dir/hw.yaml"
+  attention_yaml "$1" > "$dir/attn.yaml"
+  "$maeri" map --hardware "$dir/hw.yaml" --workload "$dir/attn.yaml" --objective energy \
+    --fuse query,scores,context,attention_output -o "$dir/map.yaml" > "$dir/map.out" || fail "map"
+}
+
+# Runs the attention workload in $dir/attn.yaml over $1 tokens (the last 4 padded) with map's decision
+# $dir/map.yaml on the RTL, from a generated input: $dir/chain.out.
+attention_chain() {
+  python3 "$scripts/transformer-constants.py" --random hidden=$1,64,1,1 --padding-mask attention_mask=$1,4 \
+    -o "$dir/inputs.npz" || fail "inputs"
+  python3 "$scripts/transformer-constants.py" --head-size 32 -o "$dir/constants.npz" || fail "constants"
+  "$maeri" verify --chain --hardware "$dir/hw.yaml" --workload "$dir/attn.yaml" --mapping "$dir/map.yaml" \
+    --memory both --network-input "$dir/inputs.npz" --network-weights "$dir/constants.npz" > "$dir/chain.out" \
+    || { cat "$dir/chain.out"; fail "chain"; }
 }
 
 case $case_name in
@@ -103,37 +156,7 @@ YAML
       "$dir/chain.out" || fail "next does not run in token stripes: $(grep 'next \[fabric' "$dir/chain.out")"
     exact_group "$dir/chain.out" output-next ;;
   query_rows)
-    sed -e 's/^name: .*/name: maeri-64-sdm8/' -e 's/capacity_kib: [0-9]*/capacity_kib: 8/' \
-      "$configs/hardware/maeri-64.yaml" > "$dir/hw.yaml"
-    cat > "$dir/attn.yaml" <<'YAML'
-kind: workload
-name: attn
-batch: 1
-inputs:
-  - {name: hidden, shape: [32, 64, 1, 1]}
-  - {name: attention_mask, shape: [1, 1, 32]}
-operators:
-  - {name: key, type: gemm, input: hidden, M: 1, K: 64, N: 64, batch: 32, bias: key.bias}
-  - {name: key_split, type: reshape, input: key, shape: [32, 2, 32]}
-  - {name: key_heads, type: transpose, input: key_split, perm: [1, 0, 2]}
-  - {name: value, type: gemm, input: hidden, M: 1, K: 64, N: 64, batch: 32, bias: value.bias}
-  - {name: value_split, type: reshape, input: value, shape: [32, 2, 32]}
-  - {name: value_heads, type: transpose, input: value_split, perm: [1, 0, 2]}
-  - {name: query, type: gemm, input: hidden, M: 1, K: 64, N: 64, batch: 32, bias: query.bias}
-  - {name: query_split, type: reshape, input: query, shape: [32, 2, 32]}
-  - {name: query_heads, type: transpose, input: query_split, perm: [1, 0, 2]}
-  - {name: scores, type: matmul, inputs: [query_heads, key_heads], transpose_b: true}
-  - {name: scaled_scores, type: mul, inputs: [scores], constant: attention_scale, constant_shape: [1]}
-  - {name: masked_scores, type: add, inputs: [scaled_scores, attention_mask]}
-  - {name: probs, type: softmax, input: masked_scores, axis: -1}
-  - {name: context, type: matmul, inputs: [probs, value_heads]}
-  - {name: context_tokens, type: transpose, input: context, perm: [1, 0, 2]}
-  - {name: context_merged, type: reshape, input: context_tokens, shape: [32, 64, 1, 1]}
-  - {name: attention_output, type: gemm, input: context_merged, M: 1, K: 64, N: 64, batch: 32, bias: attention_output.bias}
-  - {name: attention_residual, type: add, inputs: [attention_output, hidden]}
-YAML
-    "$maeri" map --hardware "$dir/hw.yaml" --workload "$dir/attn.yaml" --objective energy \
-      --fuse query,scores,context,attention_output -o "$dir/map.yaml" > "$dir/map.out" || fail "map"
+    attention_map 32
     grep -A3 "layers: \[query, scores, context, attention_output\]" "$dir/map.yaml" | tr '\n' ' ' \
       | grep -q "stripes: 4 *stripe_axis: N" || fail "not fused in token stripes: $(cat "$dir/map.yaml")"
     "$maeri" codegen --hardware "$dir/hw.yaml" --workload "$dir/attn.yaml" --mapping "$dir/map.yaml" -o "$dir/images" \
@@ -152,15 +175,28 @@ json.dump(m, open(sys.argv[2], 'w'))" "$dir/images/attn.manifest.json" "$dir/ima
     "$maeri" verify --hardware "$dir/hw.yaml" --manifest "$dir/images/edited.manifest.json" > "$dir/edited.out" 2>&1
     [ $? -eq 2 ] && grep -q "attn.context.mimg: field 'fused.query_rows'" "$dir/edited.out" \
       || fail "an edited manifest: $(head -5 "$dir/edited.out")"
-    python3 "$scripts/transformer-constants.py" --random hidden=32,64,1,1 --padding-mask attention_mask=32,4 \
-      -o "$dir/inputs.npz" || fail "inputs"
-    python3 "$scripts/transformer-constants.py" --head-size 32 -o "$dir/constants.npz" || fail "constants"
-    "$maeri" verify --chain --hardware "$dir/hw.yaml" --workload "$dir/attn.yaml" --mapping "$dir/map.yaml" \
-      --memory both --network-input "$dir/inputs.npz" --network-weights "$dir/constants.npz" > "$dir/chain.out" \
-      || { cat "$dir/chain.out"; fail "chain"; }
+    attention_chain 32
     grep -q "network attn: PASS — 24 of 24 runs" "$dir/chain.out" || fail "not PASS"
     grep -q "context \[fabric, fused group query-attention_output, member 3 of 4: operand A from the SDM, output kept in the SDM, 4 token stripes\]" \
       "$dir/chain.out" || fail "context does not stream P: $(grep 'context \[fabric' "$dir/chain.out")"
+    exact_group "$dir/chain.out" query-attention_output ;;
+  query_rows_ragged)
+    # The same attention over 31 tokens (a prime: every split into 2 … 30 stripes leaves a ragged last block), so the
+    # products' last query-row stripe has fewer rows (its own FOR kb in the image, the g0 loop inside it).
+    attention_map 31
+    stripes=$(grep -A3 "layers: \[query, scores, context, attention_output\]" "$dir/map.yaml" \
+      | sed -n 's/.*stripes: \([0-9]*\).*/\1/p')
+    [[ -n $stripes && $stripes -ge 2 && $stripes -le 16 ]] || fail "not in 2 … 16 stripes: $(cat "$dir/map.yaml")"
+    "$maeri" codegen --hardware "$dir/hw.yaml" --workload "$dir/attn.yaml" --mapping "$dir/map.yaml" -o "$dir/images" \
+      > /dev/null || fail "codegen"
+    "$maeri" disasm "$dir/images/attn.scores.mimg" > "$dir/scores.disasm" || fail "disasm"
+    grep -q "query-row stripes $stripes: each iteration of the kb loop" "$dir/scores.disasm" \
+      || fail "disasm: $(head -30 "$dir/scores.disasm")"
+    [[ $(grep -c "FOR kb" "$dir/scores.disasm") -eq 2 ]] || fail "not two kb loops: $(cat "$dir/scores.disasm")"
+    attention_chain 31
+    grep -q "network attn: PASS" "$dir/chain.out" || fail "not PASS"
+    grep -q "scores \[fabric, fused group query-attention_output, member 2 of 4: .*$stripes token stripes\]" \
+      "$dir/chain.out" || fail "scores does not run in query-row stripes: $(grep 'scores \[fabric' "$dir/chain.out")"
     exact_group "$dir/chain.out" query-attention_output ;;
   *) fail "unknown case $case_name" ;;
 esac

@@ -390,3 +390,34 @@ TEST_CASE("SDM level: evaluate_orders gives evaluate()'s and evaluate_lower_boun
     }
   }
 }
+
+// By hand: 2 groups of K/groups = 6 filters in SDM blocks of 4 (the second block ragged: 2 filters) with T_K = 4, so a
+// group's blocks have the shapes A (4 filters) and B (2 filters); N = 2 in blocks of 1. N outside K plays
+// A B A B per group: 4 configuration runs, 8 for both groups; K outside N plays A A B B: 2 runs, 4 in all. K = 12 is a
+// multiple of the block, so only the blocks of a group's filters tell that the sequence depends on the order.
+TEST_CASE("SDM level: a ragged K block within a group makes the configurations depend on the order", "[sdm]") {
+  Hardware hardware = test::small_hardware(32, 8, 4);
+  hardware.sdm_bytes = std::int64_t(1) << 30;
+  Layer layer = test::conv_layer(12, 4, 1, 1, 2, 2, 1, 0, 2);
+  layer.groups = 2;
+  Mapping tile;
+  tile.tile.size = {1, 1, 2, 4, 1, 1, 1};
+  tile.sdm.blocked = true;
+  tile.sdm.block = {4, 2, 1, 2, 2};
+  tile.sdm.order = {kSdmN, kSdmK, kSdmC, kSdmX, kSdmY};
+  REQUIRE_FALSE(mapping_violation(layer, hardware, tile));
+  const std::vector<SdmOrder> orders = {{kSdmN, kSdmK, kSdmC, kSdmX, kSdmY}, {kSdmK, kSdmN, kSdmC, kSdmX, kSdmY}};
+  const std::int64_t expected[2] = {8, 4};
+  for (std::size_t i = 0; i < orders.size(); ++i) {
+    tile.sdm.order = orders[i];
+    CHECK(mapper::evaluate(layer, hardware, tile).counts.configurations == expected[i]);
+  }
+  std::size_t i = 0;
+  mapper::evaluate_orders(layer, hardware, tile, {tile.phase_order}, orders, false, [&](const CostReport& report) {
+    CHECK(report.counts.configurations == expected[i++]);
+  });
+  i = 0;
+  mapper::evaluate_orders(layer, hardware, tile, {tile.phase_order}, orders, {mapper::FusedRole{}},
+                          [&](const CostReport& report, std::size_t) { CHECK(report.counts.configurations == expected[i++]); });
+  CHECK(i == 2);
+}
