@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 namespace maeri::timing {
@@ -77,10 +78,10 @@ void MemoryModel::step_retired(std::size_t event) {
   if (e.write_bytes > 0) writes_.push_back({dram.request(e.write_bytes, /*write=*/true), e.write_bytes});
 }
 
-void MemoryModel::count_stall(Wait reason) {
-  ++run_.stall_cycles;
-  ++(reason == Wait::Data ? run_.data_stall_cycles
-                          : reason == Wait::OutputRoom ? run_.output_stall_cycles : run_.drain_cycles);
+void MemoryModel::count_stalls(Wait reason, std::uint64_t cycles) {
+  run_.stall_cycles += cycles;
+  (reason == Wait::Data ? run_.data_stall_cycles
+                        : reason == Wait::OutputRoom ? run_.output_stall_cycles : run_.drain_cycles) += cycles;
 }
 
 bool MemoryModel::drained() const { return writes_.empty() && dram.idle(); }
@@ -111,6 +112,16 @@ void MemoryModel::clock_sdm() {
     ++next_issue_;
   }
   note_peaks();
+}
+
+std::uint64_t MemoryModel::quiet_clocks() {
+  if (next_issue_ < plan_.events.size() &&
+      stream_used_ + plan_.events[next_issue_].read_bytes <= plan_.budget.stream_buffer_bytes)
+    return 0;  // the next clock issues a read
+  const std::uint64_t completion = dram.next_completion();
+  const std::uint64_t until_completion =
+      completion == std::numeric_limits<std::uint64_t>::max() ? completion : completion - dram.cycle() - 1;
+  return std::min(dram.quiet_clocks(), until_completion);
 }
 
 void MemoryModel::release_stream(std::int64_t bytes) { stream_used_ -= bytes; }

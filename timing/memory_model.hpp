@@ -53,11 +53,18 @@ class MemoryModel {
   void step_retired(std::size_t event);       // every result of the step has been collected
   bool drained() const;                       // every write has reached DRAM
   enum class Wait { Data, OutputRoom, Drain };
-  void count_stall(Wait reason);
+  void count_stall(Wait reason) { count_stalls(reason, 1); }
+  void count_stalls(Wait reason, std::uint64_t cycles);
   MemoryRun run() const;
 
   // The prefetcher and write retirement, once per clock after the DRAM moved (the falling edge).
   void clock_sdm();
+
+  // For an owner that jumps over cycles where nothing happens (the model's memory replay): how many of the next
+  // clocks (DRAM, then SDM) change nothing but the DRAM's motion — no transfer finishes or completes, no write
+  // retires, the prefetcher waits for room — and skip(n) for n of them (DramChannel::quiet_clocks, skip).
+  std::uint64_t quiet_clocks();
+  void skip(std::uint64_t clocks) { dram.skip(clocks); }
 
  private:
   void release_stream(std::int64_t bytes);
