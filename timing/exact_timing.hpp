@@ -3,6 +3,10 @@
 // mappings by it (flow/'s `maeri map`) and for the benchmark; how it is computed stays behind it.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
+#include "contracts/fused_role.hpp"
 #include "contracts/hardware.hpp"
 #include "contracts/layer.hpp"
 #include "contracts/tile.hpp"
@@ -24,5 +28,16 @@ struct ExactTiming {
 // latencies) compute_cycles equals mapper::evaluate's compute cycles, so `cycles` is the refined report's total.
 ExactTiming exact_layer_timing(const contracts::Layer& layer, const contracts::Hardware& hardware,
                                const contracts::Mapping& mapping);
+
+// The exact timing of a fused group's member in its role (docs/model.md and docs/cosim.md, "Fused groups"): its
+// program cut into the group's role.stripes pieces (codegen::stripe_pieces, stripe_program), each piece replayed with
+// its plan in the role (plan_role: shared input or output in the SDM, pinned or shared weights) under the group's SDM
+// reservation while that stripe runs, `reserved_bytes[min(stripe, size − 1)]` (contracts::PlannedGroup::
+// reserved_bytes: one value serves every stripe, two the first stripe and the others). Cycles, compute cycles and counts are the pieces' sums, as testbench/fused_run.cpp
+// cross-checks a member against the RTL (its memory stall: the sum of the pieces'). Throws std::invalid_argument
+// when the mapping cannot run in that many stripes or a piece's event cannot fit the stream buffer.
+ExactTiming exact_member_timing(const contracts::Layer& layer, const contracts::Hardware& hardware,
+                                const contracts::Mapping& mapping, const contracts::FusedRole& role,
+                                const std::vector<std::int64_t>& reserved_bytes);
 
 }  // namespace maeri::timing

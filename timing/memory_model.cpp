@@ -9,6 +9,32 @@
 
 namespace maeri::timing {
 
+MemoryRun sum_memory(const MemoryRun& a, const MemoryRun& b) {
+  MemoryRun m = a;
+  m.dram.bytes_read += b.dram.bytes_read;
+  m.dram.bytes_written += b.dram.bytes_written;
+  m.dram.read_requests += b.dram.read_requests;
+  m.dram.write_requests += b.dram.write_requests;
+  m.dram.busy_cycles += b.dram.busy_cycles;
+  m.dram.row_misses += b.dram.row_misses;
+  m.dram.refreshes += b.dram.refreshes;
+  m.sdm.fill_writes += b.sdm.fill_writes;
+  m.sdm.input_reads += b.sdm.input_reads;
+  m.sdm.weight_reads += b.sdm.weight_reads;
+  m.sdm.psum_reads += b.sdm.psum_reads;
+  m.sdm.output_writes += b.sdm.output_writes;
+  m.sdm.peak_stream_bytes = std::max(a.sdm.peak_stream_bytes, b.sdm.peak_stream_bytes);
+  m.sdm.peak_output_bytes = std::max(a.sdm.peak_output_bytes, b.sdm.peak_output_bytes);
+  m.stall_cycles += b.stall_cycles;
+  m.data_stall_cycles += b.data_stall_cycles;
+  m.output_stall_cycles += b.output_stall_cycles;
+  m.drain_cycles += b.drain_cycles;
+  m.resident = a.resident && b.resident;
+  m.stream_buffer_bytes = std::max(a.stream_buffer_bytes, b.stream_buffer_bytes);
+  m.output_buffer_bytes = std::max(a.output_buffer_bytes, b.output_buffer_bytes);
+  return m;
+}
+
 void MemoryModel::start(MemoryPlan plan, double dram_bytes_per_cycle, std::uint64_t dram_latency_cycles,
                         std::optional<DramDeviceCycles> dram_device, DramPenalties dram_penalties) {
   if (!(dram_bytes_per_cycle > 0))

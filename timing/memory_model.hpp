@@ -37,6 +37,9 @@ struct MemoryRun {
   std::int64_t stream_buffer_bytes = 0, output_buffer_bytes = 0;
 };
 
+// The SDM and DRAM counts of two runs, summed (peaks and buffer sizes: the larger): pieces or shards of one layer.
+MemoryRun sum_memory(const MemoryRun& a, const MemoryRun& b);
+
 class MemoryModel {
  public:
   DramChannel dram;

@@ -269,3 +269,65 @@ TEST_CASE("exact timing: the counted plan equals the plan from elements, in ever
   CHECK(roles > 60);
   CHECK(pieces_played > 100);
 }
+
+// A fused member in its role (timing::exact_member_timing) against the sum over its stripe pieces of the reference
+// path (reference_plan.hpp's plan in the piece's role, reference_replay.hpp's replays), as testbench/fused_run.cpp's
+// member_rows costs a member: cycles, compute cycles and the summed counts.
+TEST_CASE("exact timing: a fused member is the sum of its stripe pieces in its role", "[timing][exact]") {
+  std::mt19937_64 rng(4503);
+  std::mt19937 pick(4503);
+  int members = 0, striped = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    contracts::Hardware hardware = random_hardware(rng);
+    hardware.sdm_bytes *= 4;
+    const contracts::Layer layer = test::random_layer_of_new_kind(rng);
+    const contracts::Mapping mapping = test::random_mapping(layer, hardware.num_ms, pick);
+    if (!mapping.sdm.blocked || contracts::mapping_violation(layer, hardware, mapping)) continue;
+    contracts::FusedRole role;
+    role.stripes = util::ceil_div(layer.output_x(), mapping.sdm.block[contracts::kSdmX]);
+    role.input_in_sdm = rng() % 2;
+    role.output_in_sdm = rng() % 2;
+    role.weights_pinned = role.stripes > 1 && rng() % 2;
+    std::vector<codegen::StripePiece> pieces;
+    try {
+      pieces = codegen::stripe_pieces(layer, mapping, role.stripes);
+    } catch (const std::invalid_argument&) {
+      role.stripes = 1;
+      pieces = codegen::stripe_pieces(layer, mapping, 1);
+    }
+    const std::vector<std::int64_t> reserved{std::int64_t(rng() % 64), std::int64_t(rng() % 64)};
+    INFO("trial " << trial << ": " << contracts::shape_text(layer) << " mapping " << contracts::to_string(mapping)
+                  << " in " << role.stripes << " stripes");
+    const codegen::LayerProgram program = codegen::plan_layer(layer, hardware, mapping);
+    const double rate = hardware.dram_bytes_per_cycle * hardware.model.dram_efficiency;
+    const auto latency = std::uint64_t(hardware.dram_latency_cycles);
+    double cycles = 0, compute = 0;
+    timing::MemoryRun memory;
+    bool fits = true;
+    for (const codegen::StripePiece& piece : pieces) {
+      const codegen::LayerProgram part = codegen::stripe_program(program, piece);
+      const timing::MemoryPlan plan = test::reference::plan_memory(
+          part, hardware, codegen::LayerTensors{}, timing::plan_role(role, piece.index, reserved[piece.index > 0]));
+      try {
+        const timing::MemoryReplay replay = test::reference::replay_memory(part, plan, hardware, rate, latency);
+        cycles += double(replay.cycles);
+        compute += double(test::reference::replay_compute(part, plan, hardware));
+        memory = piece.index == 0 ? replay.memory : timing::sum_memory(memory, replay.memory);
+      } catch (const std::invalid_argument&) {
+        fits = false;
+      }
+    }
+    if (!fits) {
+      CHECK_THROWS_AS(timing::exact_member_timing(layer, hardware, mapping, role, reserved), std::invalid_argument);
+      continue;
+    }
+    const timing::ExactTiming exact = timing::exact_member_timing(layer, hardware, mapping, role, reserved);
+    REQUIRE(exact.cycles == cycles);
+    REQUIRE(exact.compute_cycles == compute);
+    require_equal_runs(exact.memory, memory);
+    ++members;
+    striped += role.stripes > 1;
+  }
+  CHECK(members > 60);
+  CHECK(striped > 20);
+}
