@@ -44,10 +44,17 @@ class MemoryModel {
  public:
   DramChannel dram;
 
+  MemoryModel() = default;
+  MemoryModel(const MemoryModel&) = delete;  // it points into itself (plan_)
+  MemoryModel& operator=(const MemoryModel&) = delete;
+
   // Starts a layer. Throws std::invalid_argument when one event's data cannot fit the stream buffer, or the
   // hardware has no DRAM bandwidth.
   void start(MemoryPlan plan, double dram_bytes_per_cycle, std::uint64_t dram_latency_cycles,
              std::optional<DramDeviceCycles> dram_device = {}, DramPenalties dram_penalties = {});
+  // The same following a plan the caller keeps alive until the run ends (no copy: the model's replay).
+  void start_with(const MemoryPlan& plan, double dram_bytes_per_cycle, std::uint64_t dram_latency_cycles,
+                  std::optional<DramDeviceCycles> dram_device = {}, DramPenalties dram_penalties = {});
 
   bool data_ready(std::size_t event) const;
   bool output_room(std::size_t event) const;  // the step's results fit the output buffer
@@ -78,7 +85,8 @@ class MemoryModel {
     std::uint64_t ticket;
     std::int64_t bytes;
   };
-  MemoryPlan plan_;
+  MemoryPlan owned_plan_;              // what start() was given
+  const MemoryPlan* plan_ = &owned_plan_;  // what the run follows
   std::vector<std::uint64_t> tickets_;  // per issued event with a read
   std::vector<bool> has_read_;
   std::size_t next_issue_ = 0;

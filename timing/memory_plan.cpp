@@ -42,6 +42,7 @@ class ElementCounts {
       }
       inside_.push_back({layer.N - largest_n, layer.output_x() - largest_x, layer.output_y() - largest_y});
     }
+    inner_.resize(2 * program.configurations.size());
   }
 
   std::int64_t weights(const codegen::WeightPhase& phase) {
@@ -50,9 +51,27 @@ class ElementCounts {
     return at->second;
   }
 
-  const StepCounts& step(const codegen::WeightPhase& phase, const codegen::StepOrigin& origin) {
+  // Whether every VN of the step lies inside the layer (most steps; the others are at a ragged edge).
+  bool all_used(const codegen::WeightPhase& phase, const codegen::StepOrigin& origin) const {
     const auto& inside = inside_[std::size_t(phase.configuration)];
-    const bool all_used = origin.n0 < inside[0] && origin.x0 < inside[1] && origin.y0 < inside[2];
+    return origin.n0 < inside[0] && origin.x0 < inside[1] && origin.y0 < inside[2];
+  }
+
+  const StepCounts& step(const codegen::WeightPhase& phase, const codegen::StepOrigin& origin) {
+    const bool all_used = this->all_used(phase, origin);
+    // Most steps: every VN inside, a slot per configuration and forwarding flag.
+    std::optional<StepCounts>* slot = nullptr;
+    if (all_used) {
+      slot = &inner_[2 * std::size_t(phase.configuration) + origin.forward];
+      if (*slot) return **slot;
+    }
+    const StepCounts& counts = counted(phase, origin, all_used);
+    if (slot) *slot = counts;
+    return counts;
+  }
+
+ private:
+  const StepCounts& counted(const codegen::WeightPhase& phase, const codegen::StepOrigin& origin, bool all_used) {
     Key key{phase.configuration, origin.forward, {}};
     if (!all_used) {
       const contracts::Layer& layer = program_.layer;
@@ -70,28 +89,30 @@ class ElementCounts {
     return at->second;
   }
 
- private:
   using Key = std::tuple<int, bool, std::vector<bool>>;  // configuration, forward, used VNs (empty: all)
   const codegen::LayerProgram& program_;
   std::vector<std::array<std::int64_t, 3>> inside_;  // per configuration: N, X', Y' below which every VN is inside
   std::map<int, std::int64_t> weights_;
   std::map<Key, StepCounts> steps_;
+  std::vector<std::optional<StepCounts>> inner_;  // per configuration and forwarding flag: its steps inside
 };
 
 // Which inputs are already in the SDM: each step's new ones (fills) are those of its elements not fetched before in
 // the current stay (the layer without an SDM level, an input block's stay with one). A phase whose steps read the
 // very elements of a phase already played in the stay — same configuration, group, channel slice, R/S origin and
-// SDM block: its filter tile alone differs — fetches none, without looking at its elements.
+// SDM block: its filter tile alone differs — fetches none, without looking at its elements. Within a phase, a step
+// with every VN inside the layer reads its kind's stencil moved (step_input_cache.hpp): the sources of the phase's
+// first such step, offset by the step's padded input index, so only those offsets are kept.
 class InputFills {
  public:
-  InputFills(const codegen::LayerProgram& program)
+  explicit InputFills(const codegen::LayerProgram& program)
       : program_(program),
-        fetched_(std::size_t(program.layer.N * program.layer.C * (program.layer.X + 2 * program.layer.padding_x) *
-                             (program.layer.Y + 2 * program.layer.padding_y)),
-                 false) {}
+        padded_x_(program.layer.X + 2 * program.layer.padding_x),
+        padded_y_(program.layer.Y + 2 * program.layer.padding_y),
+        fetched_(std::size_t(program.layer.N * program.layer.C * padded_x_ * padded_y_), 0) {}
 
   void new_stay() {
-    std::fill(fetched_.begin(), fetched_.end(), false);
+    std::fill(fetched_.begin(), fetched_.end(), 0);
     windows_.clear();
   }
   // Whether the phase's steps read elements no earlier phase of the stay read (else its fills are all 0).
@@ -100,22 +121,49 @@ class InputFills {
     return windows_.insert({phase.configuration, phase.group, phase.c0, phase.r0, phase.s0, phase.block[kSdmC],
                             phase.block[kSdmN], phase.block[kSdmX], phase.block[kSdmY]}).second;
   }
-  // Inputs of a step not yet in the SDM (marked as fetched now): what the step's read brings in.
-  std::int64_t new_fills(const codegen::WeightPhase& phase, const codegen::StepOrigin& origin) {
+  // Inputs of a step not yet in the SDM (marked as fetched now): what the step's read brings in. `all_used`: every
+  // VN of the step lies inside the layer.
+  std::int64_t new_fills(const codegen::WeightPhase& phase, const codegen::StepOrigin& origin, bool all_used) {
     std::int64_t fills = 0;
-    for (const codegen::DnElement& element : step_inputs_.inputs(program_, phase, origin, {}).inputs)
-      if (!fetched_[std::size_t(element.source)]) {
-        fetched_[std::size_t(element.source)] = true;
-        ++fills;
-      }
+    const auto mark = [&](std::int64_t source) {
+      std::uint8_t& fetched = fetched_[std::size_t(source)];
+      fills += 1 - fetched;
+      fetched = 1;
+    };
+    if (!all_used) {
+      for (const codegen::DnElement& element : step_inputs_.inputs(program_, phase, origin, {}).inputs)
+        mark(element.source);
+      return fills;
+    }
+    if (&phase != phase_) {
+      phase_ = &phase;
+      offsets_[0].clear();
+      offsets_[1].clear();
+    }
+    std::vector<std::int64_t>& offsets = offsets_[origin.forward];
+    const std::int64_t base = step_base(origin);
+    if (offsets.empty())
+      for (const codegen::DnElement& element : step_inputs_.inputs(program_, phase, origin, {}).inputs)
+        offsets.push_back(element.source - base);
+    for (const std::int64_t offset : offsets) mark(base + offset);
     return fills;
   }
 
  private:
+  // The padded input index a step's elements are offset by (its batch, and its X', Y' origin times the strides).
+  std::int64_t step_base(const codegen::StepOrigin& origin) const {
+    const contracts::Layer& layer = program_.layer;
+    return (std::int64_t(origin.n0) * layer.C * padded_x_ + std::int64_t(origin.x0) * layer.stride_x) * padded_y_ +
+           std::int64_t(origin.y0) * layer.stride_y;
+  }
+
   const codegen::LayerProgram& program_;
-  std::vector<bool> fetched_;
+  std::int64_t padded_x_, padded_y_;
+  std::vector<std::uint8_t> fetched_;
   std::set<std::array<int, 9>> windows_;
   StepInputCache step_inputs_;  // the plan needs each element's source, not its value
+  const codegen::WeightPhase* phase_ = nullptr;
+  std::array<std::vector<std::int64_t>, 2> offsets_;  // of phase_'s steps inside the layer, without / with forwarding
 };
 
 // Two-level mappings (docs/model.md, "SDM level"; the same rule as contracts::sdm_block_traffic, event by event): each
@@ -148,6 +196,7 @@ void plan_blocked(const codegen::LayerProgram& program, const contracts::Hardwar
     std::int64_t bytes;
   };
   std::vector<StepKey> steps;
+  steps.reserve(plan.events.capacity());
   using contracts::kSdmC, contracts::kSdmK, contracts::kSdmN, contracts::kSdmX, contracts::kSdmY;
   for (const codegen::WeightPhase& phase : program.phases) {
     const auto& b = phase.block;
@@ -186,7 +235,7 @@ void plan_blocked(const codegen::LayerProgram& program, const contracts::Hardwar
       step.slice = input_stay;
       step.hold = SdmHold::UntilSliceEnds;
       step.sdm_reads = step_counts.sdm_reads;
-      step.fill_elements = fetches ? fills.new_fills(phase, origin) : 0;
+      step.fill_elements = fetches ? fills.new_fills(phase, origin, counts.all_used(phase, origin)) : 0;
       const std::size_t tile = tile_index(phase, origin);
       const bool first_visit = visited[tile] != output_stay + 1;
       visited[tile] = output_stay + 1;
@@ -233,6 +282,9 @@ MemoryPlan plan_memory(const codegen::LayerProgram& program, const contracts::Ha
   const contracts::Layer& layer = program.layer;
   const contracts::Mapping& tile = program.mapping;
   MemoryPlan plan;
+  std::size_t events = program.phases.size();
+  for (const codegen::WeightPhase& phase : program.phases) events += phase.steps.size();
+  plan.events.reserve(events);
   plan.budget = contracts::sdm_budget(layer, hardware, tile);
   plan.budget.stream_buffer_bytes = std::max<std::int64_t>(0, plan.budget.stream_buffer_bytes - role.reserved_bytes);
   if (plan.budget.blocked) {
@@ -278,7 +330,7 @@ MemoryPlan plan_memory(const codegen::LayerProgram& program, const contracts::Ha
       step.slice = slice;
       step.sdm_reads = step_counts.sdm_reads;
       if (resident) {
-        step.fill_elements = fetches ? fills->new_fills(phase, origin) : 0;
+        step.fill_elements = fetches ? fills->new_fills(phase, origin, counts.all_used(phase, origin)) : 0;
         step.hold = SdmHold::UntilSliceEnds;
       } else {
         step.fill_elements = step.sdm_reads;

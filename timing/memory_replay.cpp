@@ -163,7 +163,7 @@ MemoryReplay replay_memory(const codegen::LayerProgram& program, const MemoryPla
   // turnaround and refresh replace the model's effective penalties (docs/model.md, "Memory timing").
   std::optional<DramDeviceCycles> device;
   if (hardware.dram_device) device = DramDeviceCycles::of(*hardware.dram_device, hardware.clock_mhz);
-  memory.start(plan, dram_bytes_per_cycle, dram_latency_cycles, device,
+  memory.start_with(plan, dram_bytes_per_cycle, dram_latency_cycles, device,
                {p.dram_row_bytes, p.dram_row_miss, p.dram_turnaround});
   MemoryReplay replay;
   replay.cycles = Replayer(program, plan, FabricTiming::of(hardware), &memory).play();
