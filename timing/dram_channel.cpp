@@ -131,10 +131,7 @@ void DramChannel::clock() {
     const std::uint64_t done = head.write ? cycle_ : cycle_ + latency_cycles_;
     done_cycle_[head.ticket] = done;
     last_done_ = std::max(last_done_, done);
-    if (done > cycle_) {
-      completions_.push_back(done);
-      std::push_heap(completions_.begin(), completions_.end(), std::greater<>());
-    }
+    if (done > cycle_) completions_.push_back(done);
     queue_.pop_front();
   }
 }
@@ -216,10 +213,7 @@ void DramChannel::skip(std::uint64_t clocks) {
 }
 
 std::uint64_t DramChannel::next_completion() {
-  while (!completions_.empty() && completions_.front() <= cycle_) {
-    std::pop_heap(completions_.begin(), completions_.end(), std::greater<>());
-    completions_.pop_back();
-  }
+  while (!completions_.empty() && completions_.front() <= cycle_) completions_.pop_front();
   return completions_.empty() ? std::numeric_limits<std::uint64_t>::max() : completions_.front();
 }
 

@@ -13,7 +13,6 @@
 
 #include <cstdint>
 #include <deque>
-#include <functional>
 #include <optional>
 #include <vector>
 
@@ -90,7 +89,8 @@ class DramChannel {
   std::uint64_t cycle_ = 0;
   std::deque<Transfer> queue_;           // not yet fully transferred, in ticket order
   std::vector<std::uint64_t> done_cycle_;  // per ticket: when it completes (never, until transferred)
-  std::vector<std::uint64_t> completions_;  // done cycles not yet reached, a min-heap (next_completion)
+  // Reads' done cycles not yet reached, ascending (each is its last byte's cycle + the latency; writes complete at once).
+  std::deque<std::uint64_t> completions_;
   std::uint64_t last_done_ = 0;
   DramCounters counters_;
   std::optional<DramDeviceCycles> device_;

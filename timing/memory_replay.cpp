@@ -106,8 +106,9 @@ class Replayer {
     clock_ += clocks;
   }
 
-  // `clocks` clocks, jumping over the quiet ones.
+  // `clocks` clocks, jumping over the quiet ones (a clock or two are cheaper to take than to ask about).
   void advance(std::uint64_t clocks) {
+    for (; clocks > 0 && clocks <= 2; --clocks) tick();
     while (clocks > 0) {
       const std::uint64_t jump = quiet(clocks);
       if (jump == 0) {
