@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -12,7 +13,6 @@
 #include <utility>
 
 #include "codegen/dn_elements.hpp"
-#include "timing/step_input_cache.hpp"
 #include "util/integer_math.hpp"
 
 namespace maeri::timing {
@@ -100,16 +100,19 @@ class ElementCounts {
 // Which inputs are already in the SDM: each step's new ones (fills) are those of its elements not fetched before in
 // the current stay (the layer without an SDM level, an input block's stay with one). A phase whose steps read the
 // very elements of a phase already played in the stay — same configuration, group, channel slice, R/S origin and
-// SDM block: its filter tile alone differs — fetches none, without looking at its elements. Within a phase, a step
-// with every VN inside the layer reads its kind's stencil moved (step_input_cache.hpp): the sources of the phase's
-// first such step, offset by the step's padded input index, so only those offsets are kept.
+// SDM block: its filter tile alone differs — fetches none, without looking at its elements. A step's elements are
+// its kind's stencil (configuration, forwarding, VNs inside the layer) moved: each source is the step's padded input
+// index (its batch, first channel, X' and Y' origins times the strides, R and S origins times the dilations) plus
+// an offset of the stencil's (codegen/dn_elements.hpp, linear in all of them), so each kind's offsets are found once
+// from its first step's elements (codegen::step_inputs) and serve every phase.
 class InputFills {
  public:
   explicit InputFills(const codegen::LayerProgram& program)
       : program_(program),
         padded_x_(program.layer.X + 2 * program.layer.padding_x),
         padded_y_(program.layer.Y + 2 * program.layer.padding_y),
-        fetched_(std::size_t(program.layer.N * program.layer.C * padded_x_ * padded_y_), 0) {}
+        fetched_(std::size_t(program.layer.N * program.layer.C * padded_x_ * padded_y_), 0),
+        inner_(2 * program.configurations.size()) {}
 
   void new_stay() {
     std::fill(fetched_.begin(), fetched_.end(), 0);
@@ -124,46 +127,57 @@ class InputFills {
   // Inputs of a step not yet in the SDM (marked as fetched now): what the step's read brings in. `all_used`: every
   // VN of the step lies inside the layer.
   std::int64_t new_fills(const codegen::WeightPhase& phase, const codegen::StepOrigin& origin, bool all_used) {
+    const std::int64_t base = step_base(phase, origin);
     std::int64_t fills = 0;
-    const auto mark = [&](std::int64_t source) {
-      std::uint8_t& fetched = fetched_[std::size_t(source)];
+    for (const std::int64_t offset : offsets(phase, origin, all_used, base)) {
+      std::uint8_t& fetched = fetched_[std::size_t(base + offset)];
       fills += 1 - fetched;
       fetched = 1;
-    };
-    if (!all_used) {
-      for (const codegen::DnElement& element : step_inputs_.inputs(program_, phase, origin, {}).inputs)
-        mark(element.source);
-      return fills;
     }
-    if (&phase != phase_) {
-      phase_ = &phase;
-      offsets_[0].clear();
-      offsets_[1].clear();
-    }
-    std::vector<std::int64_t>& offsets = offsets_[origin.forward];
-    const std::int64_t base = step_base(origin);
-    if (offsets.empty())
-      for (const codegen::DnElement& element : step_inputs_.inputs(program_, phase, origin, {}).inputs)
-        offsets.push_back(element.source - base);
-    for (const std::int64_t offset : offsets) mark(base + offset);
     return fills;
   }
 
  private:
-  // The padded input index a step's elements are offset by (its batch, and its X', Y' origin times the strides).
-  std::int64_t step_base(const codegen::StepOrigin& origin) const {
+  std::int64_t step_base(const codegen::WeightPhase& phase, const codegen::StepOrigin& origin) const {
     const contracts::Layer& layer = program_.layer;
-    return (std::int64_t(origin.n0) * layer.C * padded_x_ + std::int64_t(origin.x0) * layer.stride_x) * padded_y_ +
-           std::int64_t(origin.y0) * layer.stride_y;
+    const std::int64_t channel = codegen::first_channel(layer, phase);
+    return ((std::int64_t(origin.n0) * layer.C + channel) * padded_x_ + std::int64_t(origin.x0) * layer.stride_x +
+            std::int64_t(phase.r0) * layer.dilation_x) * padded_y_ +
+           std::int64_t(origin.y0) * layer.stride_y + std::int64_t(phase.s0) * layer.dilation_y;
   }
 
+  // The stencil of the step's kind, found from this step's elements the first time the kind comes.
+  const std::vector<std::int64_t>& offsets(const codegen::WeightPhase& phase, const codegen::StepOrigin& origin,
+                                           bool all_used, std::int64_t base) {
+    std::vector<std::int64_t>* stencil = nullptr;
+    if (all_used) {
+      stencil = &inner_[2 * std::size_t(phase.configuration) + origin.forward];
+    } else {
+      const contracts::Layer& layer = program_.layer;
+      Key key{phase.configuration, origin.forward, {}};
+      for (const codegen::VnOffset& vn : program_.configurations[std::size_t(phase.configuration)].placement.vn_offsets)
+        std::get<2>(key).push_back(origin.n0 + vn.n < layer.N && origin.x0 + vn.x < layer.output_x() &&
+                                   origin.y0 + vn.y < layer.output_y());
+      stencil = &edges_[std::move(key)];
+    }
+    if (stencil->empty()) {
+      for (const codegen::DnElement& element : codegen::step_inputs(program_, phase, origin, {}).inputs)
+        stencil->push_back(element.source - base);
+      if (stencil->empty()) stencil->push_back(kNoElement);
+    }
+    if (stencil->front() == kNoElement) return none_;
+    return *stencil;
+  }
+
+  using Key = std::tuple<int, bool, std::vector<bool>>;  // configuration, forward, used VNs
+  static constexpr std::int64_t kNoElement = std::numeric_limits<std::int64_t>::min();  // a kind that sends nothing
   const codegen::LayerProgram& program_;
   std::int64_t padded_x_, padded_y_;
   std::vector<std::uint8_t> fetched_;
   std::set<std::array<int, 9>> windows_;
-  StepInputCache step_inputs_;  // the plan needs each element's source, not its value
-  const codegen::WeightPhase* phase_ = nullptr;
-  std::array<std::vector<std::int64_t>, 2> offsets_;  // of phase_'s steps inside the layer, without / with forwarding
+  std::vector<std::vector<std::int64_t>> inner_;  // per configuration and forwarding flag: steps inside the layer
+  std::map<Key, std::vector<std::int64_t>> edges_;  // the kinds at a ragged edge
+  const std::vector<std::int64_t> none_;
 };
 
 // Two-level mappings (docs/model.md, "SDM level"; the same rule as contracts::sdm_block_traffic, event by event): each
