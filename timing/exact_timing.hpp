@@ -1,6 +1,8 @@
 // The exact model's cycles of a mapping: the layer's program replayed against the SDM / DRAM rules the co-simulation
-// follows (timing/memory_replay.hpp), equal to the co-simulation to the cycle. One entry point for whoever ranks
-// mappings by it (flow/'s `maeri map`) and for the benchmark; how it is computed stays behind it.
+// follows (timing/memory_replay.hpp; the hardware's DRAM device when it has one), equal to the co-simulation to the
+// cycle. One entry point for whoever ranks mappings by it (flow/'s `maeri map`) and for the benchmark; how it is
+// computed stays behind it (docs/model.md, "Memory timing"). Pure functions: no state is shared between calls, so
+// threads may cost mappings at once.
 #pragma once
 
 #include <cstdint>

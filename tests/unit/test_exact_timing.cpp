@@ -80,6 +80,16 @@ TEST_CASE("exact timing: equals the co-simulation cross-check's refined model", 
     hardware.sdm_bytes = std::int64_t(256) << (rng() % 5);
     hardware.dram_bytes_per_cycle = 0.5 * double(1 + rng() % 8);
     hardware.dram_latency_cycles = std::int64_t(rng() % 20);
+    if (trial % 3 == 0) {  // a DRAM device (docs/hardware-spec.md, "DRAM timing"): the replay runs it
+      contracts::DramDevice device;
+      device.row_bytes = 128;
+      device.banks = 4;
+      device.row_miss_ns = 15;
+      device.turnaround_ns = 10;
+      device.refresh_interval_ns = 2000;
+      device.refresh_ns = 150;
+      hardware.dram_device = device;
+    }
     const contracts::Layer layer = test::random_layer_of_new_kind(rng);
     contracts::Mapping mapping = test::random_mapping(layer, num_ms, pick);
     if (contracts::mapping_violation(layer, hardware, mapping)) mapping.sdm = {};  // the SDM level does not fit
