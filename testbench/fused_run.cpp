@@ -34,7 +34,7 @@ std::optional<sim::RtlLayerRun> merge_pieces(const contracts::Layer& layer,
     codegen::merge_stripe_outputs(layer, pieces[j], run.output, merged.output);
     merged.cycles += run.cycles;
     merged.counters = sum_counters(merged.counters, run.counters);
-    if (run.memory) merged.memory = j == 0 ? *run.memory : sum_memory(*merged.memory, *run.memory);
+    if (run.memory) merged.memory = j == 0 ? *run.memory : timing::sum_memory(*merged.memory, *run.memory);
   }
   return merged;
 }

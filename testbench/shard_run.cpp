@@ -110,32 +110,6 @@ std::optional<sim::RtlLayerRun> read_run(Reader& in) {
 
 }  // namespace
 
-timing::MemoryRun sum_memory(const timing::MemoryRun& a, const timing::MemoryRun& b) {
-  timing::MemoryRun m = a;
-  m.dram.bytes_read += b.dram.bytes_read;
-  m.dram.bytes_written += b.dram.bytes_written;
-  m.dram.read_requests += b.dram.read_requests;
-  m.dram.write_requests += b.dram.write_requests;
-  m.dram.busy_cycles += b.dram.busy_cycles;
-  m.dram.row_misses += b.dram.row_misses;
-  m.dram.refreshes += b.dram.refreshes;
-  m.sdm.fill_writes += b.sdm.fill_writes;
-  m.sdm.input_reads += b.sdm.input_reads;
-  m.sdm.weight_reads += b.sdm.weight_reads;
-  m.sdm.psum_reads += b.sdm.psum_reads;
-  m.sdm.output_writes += b.sdm.output_writes;
-  m.sdm.peak_stream_bytes = std::max(a.sdm.peak_stream_bytes, b.sdm.peak_stream_bytes);
-  m.sdm.peak_output_bytes = std::max(a.sdm.peak_output_bytes, b.sdm.peak_output_bytes);
-  m.stall_cycles += b.stall_cycles;
-  m.data_stall_cycles += b.data_stall_cycles;
-  m.output_stall_cycles += b.output_stall_cycles;
-  m.drain_cycles += b.drain_cycles;
-  m.resident = a.resident && b.resident;
-  m.stream_buffer_bytes = std::max(a.stream_buffer_bytes, b.stream_buffer_bytes);
-  m.output_buffer_bytes = std::max(a.output_buffer_bytes, b.output_buffer_bytes);
-  return m;
-}
-
 namespace {
 
 // The shards' runs of one kind (ideal or with memory) as one run over the whole layer; nullopt when the shards
@@ -153,7 +127,7 @@ std::optional<sim::RtlLayerRun> merge_runs(const contracts::Layer& layer, const 
     codegen::merge_shard_outputs(layer, shard.shard, run->output, merged.output);
     merged.cycles += run->cycles;
     merged.counters = sum_counters(merged.counters, run->counters);
-    if (run->memory) merged.memory = first ? *run->memory : sum_memory(*merged.memory, *run->memory);
+    if (run->memory) merged.memory = first ? *run->memory : timing::sum_memory(*merged.memory, *run->memory);
     first = false;
   }
   return merged;

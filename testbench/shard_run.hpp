@@ -39,8 +39,6 @@ ShardRun decode_shard_run(const std::string& bytes);
 
 // The activity counters as the fabric's, summed over shards (every counter, cycles included).
 sim::Counters sum_counters(const sim::Counters& a, const sim::Counters& b);
-// The SDM and DRAM counts of two runs, summed (peaks and buffer sizes: the larger).
-timing::MemoryRun sum_memory(const timing::MemoryRun& a, const timing::MemoryRun& b);
 
 // Whether a cross-check metric of a merged run equals the single run's (the fabric's per-step and per-phase
 // activity counts and the SDM reads and writes per step and phase) or only approximates it (cycles, memory

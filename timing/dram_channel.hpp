@@ -54,6 +54,18 @@ class DramChannel {
   bool complete(std::uint64_t ticket) const { return done_cycle_[ticket] <= cycle_; }
   bool idle() const { return queue_.empty() && last_done_ <= cycle_; }
   const DramCounters& counters() const { return counters_; }
+  std::uint64_t cycle() const { return cycle_; }
+
+  // Fast-forward for an owner that jumps over cycles where nothing happens (the model's memory replay; the
+  // co-simulation clocks every cycle). quiet_clocks(): how many of the next clocks are certainly pure motion —
+  // the head transfer moves bytes (or a row miss, turnaround or refresh keeps waiting) without finishing, entering
+  // a new row, a refresh starting or the channel's fractional credit leaving the range where double arithmetic is
+  // exact — 0 when not known. skip(n), n ≤ quiet_clocks(): the state and counters n clocks give, in O(1).
+  // next_completion(): the earliest cycle after now at which a transfer completes (a read's latency ends), or
+  // UINT64_MAX.
+  std::uint64_t quiet_clocks() const;
+  void skip(std::uint64_t clocks);
+  std::uint64_t next_completion();
 
  private:
   struct Transfer {
@@ -66,12 +78,19 @@ class DramChannel {
   bool device_allows(const Transfer& head);
   // With penalties: charges the head transfer's row and direction changes to the credit; false when in debt.
   bool charge_penalties(const Transfer& head);
+  // The bytes the head may move before its next row (with a device or penalties; else all it has left).
+  std::int64_t movable_in_row(const Transfer& head) const;
+  // The credit as an integer count of 2^-exponent bytes, when it and the rate are exact at that scale and every sum
+  // of a skip stays exact in a double (else false).
+  bool fixed_point(int& exponent, std::int64_t& rate, std::int64_t& credit) const;
   double bytes_per_cycle_ = 1;
   std::uint64_t latency_cycles_ = 0;
   double credit_ = 0;
   std::uint64_t cycle_ = 0;
   std::deque<Transfer> queue_;           // not yet fully transferred, in ticket order
   std::vector<std::uint64_t> done_cycle_;  // per ticket: when it completes (never, until transferred)
+  // Reads' done cycles not yet reached, ascending (each is its last byte's cycle + the latency; writes complete at once).
+  std::deque<std::uint64_t> completions_;
   std::uint64_t last_done_ = 0;
   DramCounters counters_;
   std::optional<DramDeviceCycles> device_;

@@ -37,14 +37,24 @@ struct MemoryRun {
   std::int64_t stream_buffer_bytes = 0, output_buffer_bytes = 0;
 };
 
+// The SDM and DRAM counts of two runs, summed (peaks and buffer sizes: the larger): pieces or shards of one layer.
+MemoryRun sum_memory(const MemoryRun& a, const MemoryRun& b);
+
 class MemoryModel {
  public:
   DramChannel dram;
+
+  MemoryModel() = default;
+  MemoryModel(const MemoryModel&) = delete;  // it points into itself (plan_)
+  MemoryModel& operator=(const MemoryModel&) = delete;
 
   // Starts a layer. Throws std::invalid_argument when one event's data cannot fit the stream buffer, or the
   // hardware has no DRAM bandwidth.
   void start(MemoryPlan plan, double dram_bytes_per_cycle, std::uint64_t dram_latency_cycles,
              std::optional<DramDeviceCycles> dram_device = {}, DramPenalties dram_penalties = {});
+  // The same following a plan the caller keeps alive until the run ends (no copy: the model's replay).
+  void start_with(const MemoryPlan& plan, double dram_bytes_per_cycle, std::uint64_t dram_latency_cycles,
+                  std::optional<DramDeviceCycles> dram_device = {}, DramPenalties dram_penalties = {});
 
   bool data_ready(std::size_t event) const;
   bool output_room(std::size_t event) const;  // the step's results fit the output buffer
@@ -53,11 +63,18 @@ class MemoryModel {
   void step_retired(std::size_t event);       // every result of the step has been collected
   bool drained() const;                       // every write has reached DRAM
   enum class Wait { Data, OutputRoom, Drain };
-  void count_stall(Wait reason);
+  void count_stall(Wait reason) { count_stalls(reason, 1); }
+  void count_stalls(Wait reason, std::uint64_t cycles);
   MemoryRun run() const;
 
   // The prefetcher and write retirement, once per clock after the DRAM moved (the falling edge).
   void clock_sdm();
+
+  // For an owner that jumps over cycles where nothing happens (the model's memory replay): how many of the next
+  // clocks (DRAM, then SDM) change nothing but the DRAM's motion — no transfer finishes or completes, no write
+  // retires, the prefetcher waits for room — and skip(n) for n of them (DramChannel::quiet_clocks, skip).
+  std::uint64_t quiet_clocks();
+  void skip(std::uint64_t clocks) { dram.skip(clocks); }
 
  private:
   void release_stream(std::int64_t bytes);
@@ -68,7 +85,8 @@ class MemoryModel {
     std::uint64_t ticket;
     std::int64_t bytes;
   };
-  MemoryPlan plan_;
+  MemoryPlan owned_plan_;              // what start() was given
+  const MemoryPlan* plan_ = &owned_plan_;  // what the run follows
   std::vector<std::uint64_t> tickets_;  // per issued event with a read
   std::vector<bool> has_read_;
   std::size_t next_issue_ = 0;

@@ -3,29 +3,182 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
+#include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "codegen/dn_elements.hpp"
-#include "timing/step_input_cache.hpp"
 #include "util/integer_math.hpp"
 
 namespace maeri::timing {
 
 namespace {
 
-// Inputs of a step not yet in the SDM (marked as fetched now): what the step's read brings in.
-std::int64_t new_fills(const std::vector<codegen::DnElement>& inputs, std::vector<bool>& fetched) {
-  std::int64_t fills = 0;
-  for (const codegen::DnElement& element : inputs)
-    if (!fetched[std::size_t(element.source)]) {
-      fetched[std::size_t(element.source)] = true;
-      ++fills;
+// A step's counts, which depend only on its kind: the phase's configuration, whether it forwards and which of its
+// VNs lie inside the layer (its DN elements are the kind's stencil moved, codegen/dn_elements.hpp: every source a
+// translate of the stencil's, so as many distinct elements).
+struct StepCounts {
+  std::int64_t sdm_reads = 0;  // distinct input elements the DN takes
+  std::int64_t used = 0;       // VNs whose result belongs to an output
+};
+
+// The counts of each kind of step and of each configuration's weights, each computed once from the elements of its
+// first step or phase (codegen::step_inputs, phase_weights).
+class ElementCounts {
+ public:
+  explicit ElementCounts(const codegen::LayerProgram& program) : program_(program) {
+    const contracts::Layer& layer = program.layer;
+    for (const codegen::PhaseConfiguration& configuration : program.configurations) {
+      int largest_n = 0, largest_x = 0, largest_y = 0;
+      for (const codegen::VnOffset& vn : configuration.placement.vn_offsets) {
+        largest_n = std::max(largest_n, vn.n);
+        largest_x = std::max(largest_x, vn.x);
+        largest_y = std::max(largest_y, vn.y);
+      }
+      inside_.push_back({layer.N - largest_n, layer.output_x() - largest_x, layer.output_y() - largest_y});
     }
-  return fills;
-}
+    inner_.resize(2 * program.configurations.size());
+  }
+
+  std::int64_t weights(const codegen::WeightPhase& phase) {
+    auto [at, added] = weights_.try_emplace(phase.configuration, 0);
+    if (added) at->second = std::int64_t(codegen::phase_weights(program_, phase, {}).size());
+    return at->second;
+  }
+
+  // Whether every VN of the step lies inside the layer (most steps; the others are at a ragged edge).
+  bool all_used(const codegen::WeightPhase& phase, const codegen::StepOrigin& origin) const {
+    const auto& inside = inside_[std::size_t(phase.configuration)];
+    return origin.n0 < inside[0] && origin.x0 < inside[1] && origin.y0 < inside[2];
+  }
+
+  const StepCounts& step(const codegen::WeightPhase& phase, const codegen::StepOrigin& origin) {
+    const bool all_used = this->all_used(phase, origin);
+    // Most steps: every VN inside, a slot per configuration and forwarding flag.
+    std::optional<StepCounts>* slot = nullptr;
+    if (all_used) {
+      slot = &inner_[2 * std::size_t(phase.configuration) + origin.forward];
+      if (*slot) return **slot;
+    }
+    const StepCounts& counts = counted(phase, origin, all_used);
+    if (slot) *slot = counts;
+    return counts;
+  }
+
+ private:
+  const StepCounts& counted(const codegen::WeightPhase& phase, const codegen::StepOrigin& origin, bool all_used) {
+    Key key{phase.configuration, origin.forward, {}};
+    if (!all_used) {
+      const contracts::Layer& layer = program_.layer;
+      for (const codegen::VnOffset& vn :
+           program_.configurations[std::size_t(phase.configuration)].placement.vn_offsets)
+        std::get<2>(key).push_back(origin.n0 + vn.n < layer.N && origin.x0 + vn.x < layer.output_x() &&
+                                   origin.y0 + vn.y < layer.output_y());
+    }
+    auto [at, added] = steps_.try_emplace(std::move(key));
+    if (added) {
+      const codegen::StepElements elements = codegen::step_inputs(program_, phase, origin, {});
+      at->second.sdm_reads = std::int64_t(elements.inputs.size());
+      at->second.used = std::count(elements.used_vns.begin(), elements.used_vns.end(), true);
+    }
+    return at->second;
+  }
+
+  using Key = std::tuple<int, bool, std::vector<bool>>;  // configuration, forward, used VNs (empty: all)
+  const codegen::LayerProgram& program_;
+  std::vector<std::array<std::int64_t, 3>> inside_;  // per configuration: N, X', Y' below which every VN is inside
+  std::map<int, std::int64_t> weights_;
+  std::map<Key, StepCounts> steps_;
+  std::vector<std::optional<StepCounts>> inner_;  // per configuration and forwarding flag: its steps inside
+};
+
+// Which inputs are already in the SDM: each step's new ones (fills) are those of its elements not fetched before in
+// the current stay (the layer without an SDM level, an input block's stay with one). A phase whose steps read the
+// very elements of a phase already played in the stay — same configuration, group, channel slice, R/S origin and
+// SDM block: its filter tile alone differs — fetches none, without looking at its elements. A step's elements are
+// its kind's stencil (configuration, forwarding, VNs inside the layer) moved: each source is the step's padded input
+// index (its batch, first channel, X' and Y' origins times the strides, R and S origins times the dilations) plus
+// an offset of the stencil's (codegen/dn_elements.hpp, linear in all of them), so each kind's offsets are found once
+// from its first step's elements (codegen::step_inputs) and serve every phase.
+class InputFills {
+ public:
+  explicit InputFills(const codegen::LayerProgram& program)
+      : program_(program),
+        padded_x_(program.layer.X + 2 * program.layer.padding_x),
+        padded_y_(program.layer.Y + 2 * program.layer.padding_y),
+        fetched_(std::size_t(program.layer.N * program.layer.C * padded_x_ * padded_y_), 0),
+        inner_(2 * program.configurations.size()) {}
+
+  void new_stay() {
+    std::fill(fetched_.begin(), fetched_.end(), 0);
+    windows_.clear();
+  }
+  // Whether the phase's steps read elements no earlier phase of the stay read (else its fills are all 0).
+  bool fetches(const codegen::WeightPhase& phase) {
+    using contracts::kSdmC, contracts::kSdmN, contracts::kSdmX, contracts::kSdmY;
+    return windows_.insert({phase.configuration, phase.group, phase.c0, phase.r0, phase.s0, phase.block[kSdmC],
+                            phase.block[kSdmN], phase.block[kSdmX], phase.block[kSdmY]}).second;
+  }
+  // Inputs of a step not yet in the SDM (marked as fetched now): what the step's read brings in. `all_used`: every
+  // VN of the step lies inside the layer.
+  std::int64_t new_fills(const codegen::WeightPhase& phase, const codegen::StepOrigin& origin, bool all_used) {
+    const std::int64_t base = step_base(phase, origin);
+    std::int64_t fills = 0;
+    for (const std::int64_t offset : offsets(phase, origin, all_used, base)) {
+      std::uint8_t& fetched = fetched_[std::size_t(base + offset)];
+      fills += 1 - fetched;
+      fetched = 1;
+    }
+    return fills;
+  }
+
+ private:
+  std::int64_t step_base(const codegen::WeightPhase& phase, const codegen::StepOrigin& origin) const {
+    const contracts::Layer& layer = program_.layer;
+    const std::int64_t channel = codegen::first_channel(layer, phase);
+    return ((std::int64_t(origin.n0) * layer.C + channel) * padded_x_ + std::int64_t(origin.x0) * layer.stride_x +
+            std::int64_t(phase.r0) * layer.dilation_x) * padded_y_ +
+           std::int64_t(origin.y0) * layer.stride_y + std::int64_t(phase.s0) * layer.dilation_y;
+  }
+
+  // The stencil of the step's kind, found from this step's elements the first time the kind comes.
+  const std::vector<std::int64_t>& offsets(const codegen::WeightPhase& phase, const codegen::StepOrigin& origin,
+                                           bool all_used, std::int64_t base) {
+    std::vector<std::int64_t>* stencil = nullptr;
+    if (all_used) {
+      stencil = &inner_[2 * std::size_t(phase.configuration) + origin.forward];
+    } else {
+      const contracts::Layer& layer = program_.layer;
+      Key key{phase.configuration, origin.forward, {}};
+      for (const codegen::VnOffset& vn : program_.configurations[std::size_t(phase.configuration)].placement.vn_offsets)
+        std::get<2>(key).push_back(origin.n0 + vn.n < layer.N && origin.x0 + vn.x < layer.output_x() &&
+                                   origin.y0 + vn.y < layer.output_y());
+      stencil = &edges_[std::move(key)];
+    }
+    if (stencil->empty()) {
+      for (const codegen::DnElement& element : codegen::step_inputs(program_, phase, origin, {}).inputs)
+        stencil->push_back(element.source - base);
+      if (stencil->empty()) stencil->push_back(kNoElement);
+    }
+    if (stencil->front() == kNoElement) return none_;
+    return *stencil;
+  }
+
+  using Key = std::tuple<int, bool, std::vector<bool>>;  // configuration, forward, used VNs
+  static constexpr std::int64_t kNoElement = std::numeric_limits<std::int64_t>::min();  // a kind that sends nothing
+  const codegen::LayerProgram& program_;
+  std::int64_t padded_x_, padded_y_;
+  std::vector<std::uint8_t> fetched_;
+  std::set<std::array<int, 9>> windows_;
+  std::vector<std::vector<std::int64_t>> inner_;  // per configuration and forwarding flag: steps inside the layer
+  std::map<Key, std::vector<std::int64_t>> edges_;  // the kinds at a ragged edge
+  const std::vector<std::int64_t> none_;
+};
 
 // Two-level mappings (docs/model.md, "SDM level"; the same rule as contracts::sdm_block_traffic, event by event): each
 // tensor's SDM copy lives while its block does. Inputs and weights are fetched on first use within their block's
@@ -33,26 +186,31 @@ std::int64_t new_fills(const std::vector<codegen::DnElement>& inputs, std::vecto
 // and written back on its last visit of each stay.
 // In a fused role the fills the group already holds are left out, and a shared output's final write (its tile's last
 // visit) stays in the SDM.
-void plan_blocked(const codegen::LayerProgram& program, const contracts::Hardware& hardware,
-                  const codegen::LayerTensors& tensors, const PlanRole& role, MemoryPlan& plan) {
-  const contracts::Layer& layer = program.layer;
+void plan_blocked(const codegen::LayerProgram& program, const contracts::Hardware& hardware, const PlanRole& role,
+                  MemoryPlan& plan) {
   const std::int64_t data_b = contracts::data_bytes(hardware), acc_b = contracts::accumulator_bytes(hardware);
-  const std::int64_t padded_x = layer.X + 2 * layer.padding_x, padded_y = layer.Y + 2 * layer.padding_y;
-  std::vector<bool> fetched(std::size_t(layer.N * layer.C * padded_x * padded_y), false);
+  ElementCounts counts(program);
+  InputFills fills(program);
   // Every key starts with the group: a grouped layer runs its SDM blocks group after group.
   std::set<std::array<int, 5>> weights_here;  // weight slices (group, r0, s0, c0, k0) in the SDM
-  std::set<std::array<int, 5>> outputs_here;  // output tiles (group, k0, n0, x0, y0) visited in the block's stay
+  // Output tiles by the flat index of their first output: the output stay that last visited each (+1; 0 never).
+  const contracts::Layer& layer = program.layer;
+  const auto tile_index = [&](const codegen::WeightPhase& phase, const codegen::StepOrigin& origin) {
+    return std::size_t(((std::int64_t(codegen::first_filter(layer, phase)) * layer.N + origin.n0) * layer.output_x() +
+                        origin.x0) * layer.output_y() + origin.y0);
+  };
+  std::vector<int> visited(std::size_t(layer.output_elements()), 0);
   std::array<int, 5> input_block{-1, -1, -1, -1, -1}, output_block{-1, -1, -1, -1, -1};
   std::array<int, 3> weight_block{-1, -1, -1};
   int input_stay = -1, output_stay = -1;
   struct StepKey {
     std::size_t event;
     int stay;
-    std::array<int, 5> tile;
+    std::size_t tile;
     std::int64_t bytes;
   };
   std::vector<StepKey> steps;
-  StepInputCache step_inputs;  // the plan needs each element's source, not its value
+  steps.reserve(plan.events.capacity());
   using contracts::kSdmC, contracts::kSdmK, contracts::kSdmN, contracts::kSdmX, contracts::kSdmY;
   for (const codegen::WeightPhase& phase : program.phases) {
     const auto& b = phase.block;
@@ -60,7 +218,7 @@ void plan_blocked(const codegen::LayerProgram& program, const contracts::Hardwar
         out{phase.group, b[kSdmK], b[kSdmN], b[kSdmX], b[kSdmY]};
     const std::array<int, 3> w{phase.group, b[kSdmK], b[kSdmC]};
     if (in != input_block) {
-      std::fill(fetched.begin(), fetched.end(), false);
+      fills.new_stay();
       input_block = in;
       ++input_stay;
     }
@@ -69,14 +227,13 @@ void plan_blocked(const codegen::LayerProgram& program, const contracts::Hardwar
       weight_block = w;
     }
     if (out != output_block) {
-      outputs_here.clear();
       output_block = out;
       ++output_stay;
     }
     MemoryEvent weights;
     weights.weights = true;
     weights.slice = input_stay;  // a new input block's first phase frees the previous block's inputs
-    weights.sdm_reads = std::int64_t(codegen::phase_weights(program, phase, tensors.weights).size());
+    weights.sdm_reads = counts.weights(phase);
     if (weights_here.insert({phase.group, phase.r0, phase.s0, phase.c0, phase.k0}).second && !role.weights_in_sdm)
       weights.fill_elements = weights.sdm_reads;
     weights.read_bytes = weights.fill_elements * data_b;
@@ -84,16 +241,18 @@ void plan_blocked(const codegen::LayerProgram& program, const contracts::Hardwar
 
     const codegen::PhaseConfiguration& configuration = program.configurations[std::size_t(phase.configuration)];
     const std::int64_t configured_vns = configuration.placement.shape.vn_count();
+    const bool fetches = !role.inputs_in_sdm && fills.fetches(phase);
     for (const codegen::StepOrigin& origin : phase.steps) {
-      const codegen::StepElements& elements = step_inputs.inputs(program, phase, origin, {});
-      const std::int64_t used = std::count(elements.used_vns.begin(), elements.used_vns.end(), true);
+      const StepCounts& step_counts = counts.step(phase, origin);
+      const std::int64_t used = step_counts.used;
       MemoryEvent step;
       step.slice = input_stay;
       step.hold = SdmHold::UntilSliceEnds;
-      step.sdm_reads = std::int64_t(elements.inputs.size());
-      step.fill_elements = role.inputs_in_sdm ? 0 : new_fills(elements.inputs, fetched);
-      const std::array<int, 5> tile{phase.group, phase.k0, origin.n0, origin.x0, origin.y0};
-      const bool first_visit = outputs_here.insert(tile).second;
+      step.sdm_reads = step_counts.sdm_reads;
+      step.fill_elements = fetches ? fills.new_fills(phase, origin, counts.all_used(phase, origin)) : 0;
+      const std::size_t tile = tile_index(phase, origin);
+      const bool first_visit = visited[tile] != output_stay + 1;
+      visited[tile] = output_stay + 1;
       step.staging_bytes = configured_vns * acc_b;
       step.psum_reads = phase.accumulate ? used : 0;
       step.output_writes = used;
@@ -103,13 +262,16 @@ void plan_blocked(const codegen::LayerProgram& program, const contracts::Hardwar
       plan.events.push_back(step);
     }
   }
-  // The last visit of an output tile in each stay writes it back; its very last visit is its final write.
-  std::set<std::pair<int, std::array<int, 5>>> written;
-  std::set<std::array<int, 5>> final_written;
+  // The last visit of an output tile in each stay writes it back; its very last visit is its final write. Walking
+  // back, the stay that wrote each tile (+1; 0: none yet, so this visit is the tile's final write).
+  std::vector<int>& written = visited;
+  std::fill(written.begin(), written.end(), 0);
   for (auto step = steps.rbegin(); step != steps.rend(); ++step) {
-    const bool final_write = final_written.insert(step->tile).second;
-    if (written.insert({step->stay, step->tile}).second && !(final_write && role.output_in_sdm))
-      plan.events[step->event].write_bytes = step->bytes;
+    const bool final_write = written[step->tile] == 0;
+    if (written[step->tile] != step->stay + 1) {
+      written[step->tile] = step->stay + 1;
+      if (!(final_write && role.output_in_sdm)) plan.events[step->event].write_bytes = step->bytes;
+    }
   }
 }
 
@@ -126,14 +288,21 @@ PlanRole plan_role(const contracts::FusedRole& role, std::int64_t stripe, std::i
 }
 
 MemoryPlan plan_memory(const codegen::LayerProgram& program, const contracts::Hardware& hardware,
-                       const codegen::LayerTensors& tensors, const PlanRole& role) {
+                       const codegen::LayerTensors&, const PlanRole& role) {
+  return plan_memory(program, hardware, role);
+}
+
+MemoryPlan plan_memory(const codegen::LayerProgram& program, const contracts::Hardware& hardware, const PlanRole& role) {
   const contracts::Layer& layer = program.layer;
   const contracts::Mapping& tile = program.mapping;
   MemoryPlan plan;
+  std::size_t events = program.phases.size();
+  for (const codegen::WeightPhase& phase : program.phases) events += phase.steps.size();
+  plan.events.reserve(events);
   plan.budget = contracts::sdm_budget(layer, hardware, tile);
   plan.budget.stream_buffer_bytes = std::max<std::int64_t>(0, plan.budget.stream_buffer_bytes - role.reserved_bytes);
   if (plan.budget.blocked) {
-    plan_blocked(program, hardware, tensors, role, plan);
+    plan_blocked(program, hardware, role, plan);
     return plan;
   }
   if (role.inputs_in_sdm || role.weights_in_sdm || role.output_in_sdm)
@@ -141,11 +310,11 @@ MemoryPlan plan_memory(const codegen::LayerProgram& program, const contracts::Ha
                                 " has no SDM level, so it cannot keep a tensor in the SDM for a fused group");
   const std::int64_t data_b = contracts::data_bytes(hardware), acc_b = contracts::accumulator_bytes(hardware);
   const bool resident = plan.budget.resident;
-  const std::int64_t padded_x = layer.X + 2 * layer.padding_x, padded_y = layer.Y + 2 * layer.padding_y;
   const int slices_per_group = int(util::ceil_div(layer.group_channels(), tile[contracts::kDimC]));
   const bool filters_outer = contracts::effective_phase_order(layer, tile) == contracts::PhaseOrder::FiltersOuter;
-  std::vector<bool> fetched(resident ? std::size_t(layer.N * layer.C * padded_x * padded_y) : 0, false);
-  StepInputCache step_inputs;  // the plan needs each element's source, not its value
+  ElementCounts counts(program);
+  std::optional<InputFills> fills;  // resident inputs stay for the whole layer: one stay
+  if (resident) fills.emplace(program);
 
   for (const codegen::WeightPhase& phase : program.phases) {
     const codegen::PhaseConfiguration& configuration = program.configurations[std::size_t(phase.configuration)];
@@ -161,20 +330,21 @@ MemoryPlan plan_memory(const codegen::LayerProgram& program, const contracts::Ha
     MemoryEvent weights;
     weights.weights = true;
     weights.slice = slice;
-    weights.sdm_reads = std::int64_t(codegen::phase_weights(program, phase, tensors.weights).size());
+    weights.sdm_reads = counts.weights(phase);
     weights.fill_elements = weights.sdm_reads;  // each phase holds distinct weights: fetched exactly once
     weights.read_bytes = weights.fill_elements * data_b;
     plan.events.push_back(weights);
 
     const std::int64_t configured_vns = configuration.placement.shape.vn_count();
+    const bool fetches = resident && fills->fetches(phase);
     for (const codegen::StepOrigin& origin : phase.steps) {
-      const codegen::StepElements& elements = step_inputs.inputs(program, phase, origin, {});
-      const std::int64_t used = std::count(elements.used_vns.begin(), elements.used_vns.end(), true);
+      const StepCounts& step_counts = counts.step(phase, origin);
+      const std::int64_t used = step_counts.used;
       MemoryEvent step;
       step.slice = slice;
-      step.sdm_reads = std::int64_t(elements.inputs.size());
+      step.sdm_reads = step_counts.sdm_reads;
       if (resident) {
-        step.fill_elements = role.inputs_in_sdm ? 0 : new_fills(elements.inputs, fetched);
+        step.fill_elements = fetches ? fills->new_fills(phase, origin, counts.all_used(phase, origin)) : 0;
         step.hold = SdmHold::UntilSliceEnds;
       } else {
         step.fill_elements = step.sdm_reads;

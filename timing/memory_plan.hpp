@@ -56,6 +56,13 @@ struct PlanRole {
 // The plan role of stripe `stripe` (0 … role.stripes − 1) of a member in `role`, with the group's reservation then.
 PlanRole plan_role(const contracts::FusedRole& role, std::int64_t stripe, std::int64_t reserved_bytes);
 
+// The plan needs the program's steps (codegen::PlanDetail::Steps) and each step's and phase's element counts and
+// sources, never their values: each kind of step (configuration, forwarding, VNs inside the layer) and each
+// configuration's weights are counted once, and only the phases that can bring new inputs into the SDM look at
+// their elements (memory_plan.cpp).
+MemoryPlan plan_memory(const codegen::LayerProgram& program, const contracts::Hardware& hardware,
+                       const PlanRole& role = {});
+// The same; `tensors` are not read (the callers that hold a run's tensors).
 MemoryPlan plan_memory(const codegen::LayerProgram& program, const contracts::Hardware& hardware,
                        const codegen::LayerTensors& tensors, const PlanRole& role = {});
 

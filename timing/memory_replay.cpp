@@ -4,6 +4,7 @@
 #include <cmath>
 #include <algorithm>
 #include <deque>
+#include <limits>
 #include <optional>
 
 #include "contracts/config_bus.hpp"
@@ -23,7 +24,9 @@ FabricTiming FabricTiming::of(const contracts::Hardware& hardware) {
 
 namespace {
 
-// The controller of sim/layer_runner.hpp, clock by clock, with the fabric reduced to its timing.
+// The controller of sim/layer_runner.hpp, clock by clock, with the fabric reduced to its timing. Clocks where nothing
+// but the DRAM's motion happens — no result retires, no transfer finishes or completes, the prefetcher waits — are
+// jumped over in one step (MemoryModel::quiet_clocks, skip): the same state and counts as clocking through them.
 class Replayer {
  public:
   // The plan gives each event's element count (weights, or a step's inputs); `memory` may be null (ideal memory).
@@ -38,7 +41,7 @@ class Replayer {
       const codegen::PhaseConfiguration& configuration = program_.configurations[std::size_t(phase.configuration)];
       if (phase.configuration != active) {
         drain();
-        for (std::uint64_t c = 0; c < timing_.configuration_cycles; ++c) tick();
+        advance(timing_.configuration_cycles);
         active = phase.configuration;
         fire_spacing = std::max<std::int64_t>(1, util::ceil_div(configuration.placement.shape.vn_count(), timing_.rn_bw));
       }
@@ -47,25 +50,9 @@ class Replayer {
         await([&] { return memory_->data_ready(weight_event); }, MemoryModel::Wait::Data);
         memory_->begin(weight_event);
       }
-      for (std::int64_t beat = 0; beat < beats(weight_event); ++beat) tick();
+      advance(std::uint64_t(beats(weight_event)));
       if (memory_) memory_->weights_sent(weight_event);
-      for (std::size_t step = 0; step < phase.steps.size(); ++step) {
-        const std::size_t step_event = event++;
-        if (memory_) {
-          await([&] { return memory_->data_ready(step_event); }, MemoryModel::Wait::Data);
-          await([&] { return memory_->output_room(step_event); }, MemoryModel::Wait::OutputRoom);
-          memory_->begin(step_event);
-        }
-        // The fire rides on the last beat, which also exists when the step sends nothing (all operands forwarded).
-        for (std::int64_t beat = 1; beat < beats(step_event); ++beat) tick();
-        // The fire beat waits until the collector has had fire_spacing cycles for the previous step's results.
-        if (fired_)
-          while (clock_ + 1 < last_fire_ + std::uint64_t(fire_spacing)) tick();
-        tick();
-        fired_ = true;
-        last_fire_ = clock_;
-        pending_.push_back({clock_ + timing_.result_latency + std::uint64_t(fire_spacing) - 2, step_event});
-      }
+      for (std::size_t step = 0; step < phase.steps.size(); ++step) play_step(event++, fire_spacing);
     }
     drain();
     if (memory_) await([&] { return memory_->drained(); }, MemoryModel::Wait::Drain);
@@ -74,6 +61,23 @@ class Replayer {
 
  private:
   std::int64_t beats(std::size_t event) const { return util::ceil_div(plan_.events[event].sdm_reads, timing_.dn_bw); }
+
+  void play_step(std::size_t step_event, std::int64_t fire_spacing) {
+    if (memory_) {
+      await([&] { return memory_->data_ready(step_event); }, MemoryModel::Wait::Data);
+      await([&] { return memory_->output_room(step_event); }, MemoryModel::Wait::OutputRoom);
+      memory_->begin(step_event);
+    }
+    // The fire rides on the last beat, which also exists when the step sends nothing (all operands forwarded).
+    advance(std::uint64_t(std::max<std::int64_t>(0, beats(step_event) - 1)));
+    // The fire beat waits until the collector has had fire_spacing cycles for the previous step's results.
+    if (fired_ && clock_ + 1 < last_fire_ + std::uint64_t(fire_spacing))
+      advance(last_fire_ + std::uint64_t(fire_spacing) - 1 - clock_);
+    tick();
+    fired_ = true;
+    last_fire_ = clock_;
+    pending_.push_back({clock_ + timing_.result_latency + std::uint64_t(fire_spacing) - 2, step_event});
+  }
 
   void tick() {
     if (memory_) {
@@ -88,16 +92,48 @@ class Replayer {
     }
   }
 
+  // How many of the next clocks change nothing the controller or the memory could see (up to `wanted`).
+  std::uint64_t quiet(std::uint64_t wanted) {
+    if (!pending_.empty()) {
+      if (pending_.front().retire <= clock_ + 1) return 0;
+      wanted = std::min(wanted, pending_.front().retire - clock_ - 1);
+    }
+    return memory_ ? std::min(wanted, memory_->quiet_clocks()) : wanted;
+  }
+
+  void skip(std::uint64_t clocks) {
+    if (memory_) memory_->skip(clocks);
+    clock_ += clocks;
+  }
+
+  // `clocks` clocks, jumping over the quiet ones (a clock or two are cheaper to take than to ask about).
+  void advance(std::uint64_t clocks) {
+    for (; clocks > 0 && clocks <= 2; --clocks) tick();
+    while (clocks > 0) {
+      const std::uint64_t jump = quiet(clocks);
+      if (jump == 0) {
+        tick();
+        --clocks;
+      } else {
+        skip(jump);
+        clocks -= jump;
+      }
+    }
+  }
+
   // The fabric is idle once the last results have left the output lanes.
   void drain() {
-    while (!pending_.empty() || clock_ < busy_until_) tick();
+    while (!pending_.empty()) advance(pending_.front().retire - clock_);
+    if (clock_ < busy_until_) advance(busy_until_ - clock_);
   }
 
   template <class Condition>
   void await(Condition condition, MemoryModel::Wait reason) {
     while (!condition()) {
-      tick();
-      memory_->count_stall(reason);
+      const std::uint64_t jump = std::max<std::uint64_t>(1, quiet(std::numeric_limits<std::uint64_t>::max()));
+      if (jump == 1) tick();
+      else skip(jump);
+      memory_->count_stalls(reason, jump);
     }
   }
 
@@ -128,7 +164,7 @@ MemoryReplay replay_memory(const codegen::LayerProgram& program, const MemoryPla
   // turnaround and refresh replace the model's effective penalties (docs/model.md, "Memory timing").
   std::optional<DramDeviceCycles> device;
   if (hardware.dram_device) device = DramDeviceCycles::of(*hardware.dram_device, hardware.clock_mhz);
-  memory.start(plan, dram_bytes_per_cycle, dram_latency_cycles, device,
+  memory.start_with(plan, dram_bytes_per_cycle, dram_latency_cycles, device,
                {p.dram_row_bytes, p.dram_row_miss, p.dram_turnaround});
   MemoryReplay replay;
   replay.cycles = Replayer(program, plan, FabricTiming::of(hardware), &memory).play();

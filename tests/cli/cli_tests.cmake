@@ -557,3 +557,10 @@ endforeach()
 # `--report` draws a chained run: refused where no chained run happens (exit 1, usage), not ignored.
 maeri_cli_test(run_report_per_layer_refused 1 --stderr-contains "--report: a chained run's option"
   $<TARGET_FILE:maeri> run --per-layer --report ${CMAKE_CURRENT_BINARY_DIR}/never.html)
+
+# bench --exact: the exact model's and the fluid estimate's mappings per second on one tiny layer; an unknown layer
+# is bad input naming it.
+maeri_cli_test(bench_exact_tiny 0 --stdout-contains "exact mapping/s"
+  $<TARGET_FILE:maeri> bench --exact --workload ${TINY} --hardware ${HW64} --layers conv1 --mappings 1)
+maeri_cli_test(bench_exact_unknown_layer 2 --stderr-contains "no layer named 'nope'"
+  $<TARGET_FILE:maeri> bench --exact --workload ${TINY} --hardware ${HW64} --layers nope)
