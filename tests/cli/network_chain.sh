@@ -157,7 +157,7 @@ case $case_name in
       --memory ideal || exit 1 ;;
   bad_token_index)
     # A token id outside the embedding's 50 rows (tests/cli/make_transformer_onnx_models.cpp, token-embedding.onnx):
-    # exit 2 naming the file of the ids, the lookup, the element and the range, nothing written.
+    # exit 2 naming the file of the ids, the lookup, its indices tensor, the element and the range, nothing written.
     python3 - "$dir/ids.npy" <<'PY'
 import struct, sys
 header = "{'descr': '<i8', 'fortran_order': False, 'shape': (1, 6), }"
@@ -166,7 +166,7 @@ with open(sys.argv[1], "wb") as f:
     f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
     f.write(struct.pack("<6q", 3, 49, 0, 50, 1, 2))
 PY
-    "$expect" 2 --stderr-contains "$dir/ids.npy: field '--network-input': lookup 'embedding': index 50 (element 3 of its indices) is outside [-50, 50)" \
+    "$expect" 2 --stderr-contains "$dir/ids.npy: field '--network-input': lookup 'embedding': index 50 (element 3 of its indices 'input_ids') is outside [-50, 50)" \
       "$maeri" verify --chain --hardware "$hw" --workload "$onnx/token-embedding.onnx" --references-only \
       --network-input "$dir/ids.npy" --outputs "$dir/out" || exit 1
     [[ ! -e $dir/out ]] || fail "an output was written" ;;
