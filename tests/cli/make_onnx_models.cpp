@@ -4,7 +4,8 @@
 // after ReLUs), gates.onnx (SiLU, an SE block, HardSwish), elementwise.onnx (table functions and broadcast binary
 // operators), resize.onnx (Resize in its forms, a max pool with asymmetric pads), attention-one-head.onnx and
 // attention-two-heads.onnx (matrix products of two activations), transformer-encoder.onnx, transformer-decoder.onnx,
-// attention-broadcast.onnx, attention-hf-mask.onnx, token-embedding.onnx (tests/cli/make_transformer_onnx_models.cpp),
+// attention-broadcast.onnx, attention-hf-mask.onnx, token-embedding.onnx, scalar-token.onnx
+// (tests/cli/make_transformer_onnx_models.cpp),
 // dynamic.onnx (a
 // symbolic batch), asymmetric.onnx (a conv with pads [0, 0, 1, 1]), asymmetric-pool.onnx (an average pool with pads
 // [0, 0, 1, 1]), padded.onnx (zero borders), float-nodes.onnx (CumSum and Sign, computed by the float reference),
@@ -842,6 +843,7 @@ int main(int argc, char** argv) {
   maeri::test::write_attention_broadcast(folder + "/attention-broadcast.onnx");
   maeri::test::write_attention_hf_mask(folder + "/attention-hf-mask.onnx");
   maeri::test::write_token_embedding(folder + "/token-embedding.onnx");
+  maeri::test::write_scalar_token(folder + "/scalar-token.onnx");
   write_resize(folder + "/resize.onnx");
   write_float_nodes(folder + "/float-nodes.onnx");
   write_rounding(folder + "/rounding.onnx");
