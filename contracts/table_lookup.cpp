@@ -34,8 +34,15 @@ InferredShape lookup_output_shape(const Network& network, const Operator& op, co
   return {shape, std::nullopt};
 }
 
+namespace {
+// "its indices" followed by the tensor's name where it is known.
+std::string indices_text(const std::string& indices_name) {
+  return indices_name.empty() ? "its indices" : fmt::format("its indices '{}'", indices_name);
+}
+}  // namespace
+
 std::vector<std::int64_t> lookup_sources(const Operator& op, const std::vector<std::int64_t>& table_shape,
-                                         const std::vector<std::int64_t>& indices) {
+                                         const std::vector<std::int64_t>& indices, const std::string& indices_name) {
   if (op.axis < 0 || op.axis >= std::int64_t(table_shape.size()))
     throw std::invalid_argument(fmt::format("lookup '{}': axis {} is outside its table's rank {}", op.name, op.axis,
                                             table_shape.size()));
@@ -48,9 +55,10 @@ std::vector<std::int64_t> lookup_sources(const Operator& op, const std::vector<s
   for (std::size_t i = 0; i < indices.size(); ++i) {
     const std::int64_t index = indices[i];
     if (index < -extent || index >= extent)
-      throw std::invalid_argument(fmt::format("lookup '{}': index {} (element {} of its indices) is outside [{}, {}) "
-                                              "for the table's axis {} of extent {}",
-                                              op.name, index, i, -extent, extent, op.axis, extent));
+      throw std::invalid_argument(fmt::format("lookup '{}': index {} (element {} of {}) is outside [{}, {}) for the "
+                                              "table's axis {} of extent {}",
+                                              op.name, index, i, indices_text(indices_name), -extent, extent, op.axis,
+                                              extent));
     entries.push_back(index < 0 ? index + extent : index);
   }
   // The output is (outer, entries, inner) in row-major order.
@@ -64,15 +72,15 @@ std::vector<std::int64_t> lookup_sources(const Operator& op, const std::vector<s
   return sources;
 }
 
-std::vector<std::int64_t> whole_indices(const Operator& op, const std::vector<double>& reals) {
+std::vector<std::int64_t> whole_indices(const Operator& op, const std::vector<double>& reals,
+                                        const std::string& indices_name) {
   std::vector<std::int64_t> indices;
   indices.reserve(reals.size());
   for (std::size_t i = 0; i < reals.size(); ++i) {
     const double r = reals[i];
     if (!(std::abs(r) < 0x1.0p53) || std::floor(r) != r)
-      throw std::invalid_argument(fmt::format("lookup '{}': index {} (element {} of its indices) is not a whole "
-                                              "number",
-                                              op.name, r, i));
+      throw std::invalid_argument(fmt::format("lookup '{}': index {} (element {} of {}) is not a whole number",
+                                              op.name, r, i, indices_text(indices_name)));
     indices.push_back(std::int64_t(r));
   }
   return indices;

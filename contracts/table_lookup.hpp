@@ -23,13 +23,16 @@ InferredShape lookup_output_shape(const Network& network, const Operator& op, co
 
 // For every output element (row-major) the table element (row-major) it copies. An index i names entry i when
 // 0 ≤ i < extent and entry i + extent when −extent ≤ i < 0 (ONNX's negative indices); any other index throws
-// std::invalid_argument naming the operator, the index's position and value and the range allowed.
+// std::invalid_argument naming the operator, the indices' tensor (`indices_name`, when not empty: the user's input
+// names its file, not its tensor), the index's position and value and the range allowed.
 std::vector<std::int64_t> lookup_sources(const Operator& op, const std::vector<std::int64_t>& table_shape,
-                                         const std::vector<std::int64_t>& indices);
+                                         const std::vector<std::int64_t>& indices, const std::string& indices_name);
 
 // The float reference's indices: each real value must be a whole number (ONNX indices are integers; a token id
-// given as a float is exact below 2^53), else std::invalid_argument naming the operator and the position.
-std::vector<std::int64_t> whole_indices(const Operator& op, const std::vector<double>& reals);
+// given as a float is exact below 2^53), else std::invalid_argument naming the operator, the indices' tensor (as
+// lookup_sources) and the position.
+std::vector<std::int64_t> whole_indices(const Operator& op, const std::vector<double>& reals,
+                                        const std::string& indices_name);
 
 // Which tensors hold indices, per tensor of `network`: 0 for none; for a Lookup's indices the extent of the table
 // axis they pick along (the smallest when several lookups read them), and so for the tensors they are data movement

@@ -116,10 +116,12 @@ void GraphReader::transposed_convolution(const onnx::NodeProto& node, const std:
   const Dims w = input_shape(node, name, 1, "weight");
   if (x.size() != 4 || w.size() != 4)
     fail(name, fmt::format("only 2-D ConvTranspose becomes a layer; the input has rank {}", x.size()));
-  if (text(node, name, "auto_pad", "NOTSET") != "NOTSET")
-    fail(name, "attribute auto_pad is not supported (the ONNX definition and runtimes split an odd SAME padding "
-               "differently): give pads instead");
-  const Dims output_padding = ints(node, name, "output_padding", {0, 0});
+  // VALID is no padding (CoreML converters write it beside output_shape); SAME is refused.
+  const std::string auto_pad = text(node, name, "auto_pad", "NOTSET");
+  if (auto_pad != "NOTSET" && auto_pad != "VALID")
+    fail(name, "attribute auto_pad " + auto_pad + " is not supported (the ONNX definition and runtimes split an odd "
+               "SAME padding differently): give pads instead");
+  Dims output_padding = ints(node, name, "output_padding", {0, 0});
   if (output_padding.size() != 2 || output_padding[0] < 0 || output_padding[1] < 0)
     fail(name, fmt::format("output_padding {}: expected two values of at least 0", list(output_padding)));
   const std::int64_t groups = integer(node, name, "group", 1);
@@ -172,11 +174,14 @@ void GraphReader::transposed_convolution(const onnx::NodeProto& node, const std:
   add_layer(node, layer, name, std::move(links));
 }
 
-// The pads [x_begin, y_begin, x_end, y_end] of a ConvTranspose: its attribute pads, or those that give its
-// attribute output_shape.
+// The pads [x_begin, y_begin, x_end, y_end] of a ConvTranspose: its attribute pads (none under auto_pad VALID), or
+// those that give its attribute output_shape. An output_shape beyond the unpadded output adds that many rows or
+// columns at the end, as ONNX Runtime computes it (its total padding clamped at 0, the output extended): they read
+// only the inserted zeros, like output_padding's, which grows by them.
 Dims GraphReader::transposed_pads(const onnx::NodeProto& node, const std::string& name, const Dims& x,
-                                  const Dims& strides, const Dims& spans, const Dims& output_padding) const {
-  Dims pads = ints(node, name, "pads", {0, 0, 0, 0});
+                                  const Dims& strides, const Dims& spans, Dims& output_padding) const {
+  const bool valid = text(node, name, "auto_pad", "NOTSET") == "VALID";
+  Dims pads = valid ? Dims{0, 0, 0, 0} : ints(node, name, "pads", {0, 0, 0, 0});
   if (pads.size() != 4) fail(name, fmt::format("pads {}: expected four values", list(pads)));
   if (attribute(node, "output_shape")) {
     // The pads that give output_shape, when the total per axis splits evenly: ONNX's definition puts an odd
@@ -187,11 +192,16 @@ Dims GraphReader::transposed_pads(const onnx::NodeProto& node, const std::string
     for (std::size_t axis = 0; axis < 2; ++axis) {
       const std::int64_t total =
           strides[axis] * (x[2 + axis] - 1) + output_padding[axis] + spans[axis] + 1 - wanted[axis];
-      if (total < 0 || total % 2 != 0)
+      if (total < 0) {
+        output_padding[axis] -= total;
+        pads[axis] = pads[axis + 2] = 0;
+        continue;
+      }
+      if (total % 2 != 0)
         fail(name, fmt::format("output_shape {} is not equivalent to explicit pads: it needs a total padding of {} "
-                               "along axis {}, {}; give pads instead",
-                               list(wanted), total, axis + 2,
-                               total < 0 ? "less than 0" : "odd (runtimes put its extra zero on different sides)"));
+                               "along axis {}, odd (runtimes put its extra zero on different sides); give pads "
+                               "instead",
+                               list(wanted), total, axis + 2));
       pads[axis] = pads[axis + 2] = total / 2;
     }
   }

@@ -16,6 +16,7 @@
 #include "contracts/strict_yaml.hpp"
 #include "importer/onnx_graph_checks.hpp"
 #include "importer/onnx_inference_guards.hpp"
+#include "importer/onnx_shape_completion.hpp"
 #include "importer/onnx_tensor_data.hpp"
 #include "util/input_error.hpp"
 
@@ -160,6 +161,16 @@ class Folder {
         onnx::shape_inference::InferShapes(model_);
       } catch (const std::exception&) {
         throw util::InputError({path_, 0, 0}, "graph", "ONNX shape inference failed: " + first);
+      }
+    }
+    // Shapes that inference leaves unknown (operators without a schema, an opset-9 Slice from the end), given here and
+    // carried forward by inference again, a bounded number of times (each round annotates at least one node).
+    for (int round = 0;
+         round < model_.graph().node_size() && complete_unknown_shapes(*model_.mutable_graph(), int(opset_)); ++round) {
+      try {
+        onnx::shape_inference::InferShapes(model_);
+      } catch (const std::exception& error) {
+        throw util::InputError({path_, 0, 0}, "graph", std::string("ONNX shape inference failed: ") + error.what());
       }
     }
     shapes_.clear();
@@ -659,8 +670,15 @@ class Folder {
     const std::string& op = node.op_type();
     if (op == "Constant") return constant_node(node);
     if (op == "Shape" || op == "Size") {
-      if (node.input_size() < 1 || !shapes_.count(node.input(0))) return std::nullopt;
-      const Dims& dims = shapes_.at(node.input(0));
+      if (node.input_size() < 1) return std::nullopt;
+      // A folded tensor (an initializer) has no annotation of its own: its dims are its shape (gtcrn's Shape of an
+      // index tensor computed from Ranges).
+      const auto folded = initializers_.find(node.input(0));
+      if (!shapes_.count(node.input(0)) && folded == initializers_.end()) return std::nullopt;
+      const onnx::TensorProto* initializer =
+          folded == initializers_.end() ? nullptr : &model_.graph().initializer(folded->second);
+      const Dims dims = shapes_.count(node.input(0)) ? shapes_.at(node.input(0))
+                                                      : Dims(initializer->dims().begin(), initializer->dims().end());
       if (op == "Size") {
         std::int64_t count = 1;
         for (const std::int64_t dim : dims) count *= dim;
@@ -678,7 +696,7 @@ class Folder {
                                                    "Reshape", "Expand", "ConstantOfShape", "Range", "Identity",
                                                    "Transpose",
                                                    "Add", "Sub", "Mul", "Div", "Floor", "Max", "Min", "Not",
-                                                   "MatMul"};
+                                                   "MatMul", "Where"};
     if ((!foldable.count(op) && !kComparisons.count(op) && !kLogic.count(op)) || node.input_size() == 0 ||
         !constant_inputs(node))
       return std::nullopt;
@@ -692,6 +710,7 @@ class Folder {
     if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || kComparisons.count(op) || kLogic.count(op))
       return binary(node, data, input_constant(node, 1));
     if (op == "Max" || op == "Min") return variadic(node);
+    if (op == "Where") return where(data, input_constant(node, 1), input_constant(node, 2));
     if (op == "MatMul") return matrix_product(data, input_constant(node, 1));
     if (op == "Not") {
       if (!data.integral()) throw Inconsistent{"Not of a non-boolean tensor"};
@@ -765,6 +784,26 @@ class Folder {
       } else {
         out.reals.push_back(arithmetic(op, a.real(ia), b.real(ib)));
       }
+    }
+    return out;
+  }
+
+  // Where(condition, X, Y) on constants, the three broadcast together: PyTorch's slice assignment (x[..., a:b] = y,
+  // a ScatterND) computes its indices' Expand shape as Where(Equal(shape, -1), ones, shape) (gtcrn).
+  static TensorValue where(const TensorValue& condition, const TensorValue& x, const TensorValue& y) {
+    if (x.integral() != y.integral()) throw Inconsistent{"X and Y of different types"};
+    const Dims dims = broadcast_dims(broadcast_dims(condition.dims, x.dims), y.dims);
+    const auto count = product(dims);
+    if (!count) throw TooLarge{};
+    TensorValue out;
+    out.type = x.type;
+    out.dims = dims;
+    for (std::int64_t i = 0; i < *count; ++i) {
+      const bool chosen = condition.real(broadcast_source(i, dims, condition.dims)) != 0;
+      const TensorValue& from = chosen ? x : y;
+      const std::int64_t source = broadcast_source(i, dims, from.dims);
+      if (out.integral()) out.integers.push_back(from.integers[source]);
+      else out.reals.push_back(from.reals[source]);
     }
     return out;
   }

@@ -159,6 +159,7 @@ std::string GraphReader::post_operator(const onnx::NodeProto& node, const std::s
   if (op == "Slice") return slice(read);
   if (op == "Gather") return gather(read);
   if (op == "ScatterND") return scatter(read);
+  if (op == "Expand") return expand(read);
   if (op == "Split") return split(read);
   if (op == "LayerNormalization") return layer_normalization(read);
   if (op == "InstanceNormalization") return instance_normalization(read);
@@ -167,6 +168,9 @@ std::string GraphReader::post_operator(const onnx::NodeProto& node, const std::s
   if (op == "Pad") return pad(read);
   if (op == "Resize" || op == "Upsample") return resize(read);
   if (op == "PRelu") return prelu(read);
+  if (op == "ImageScaler") return image_scaler(read);
+  if (op == "Affine") return affine(read);
+  if (op == "Crop") return crop(read);
   if (op == "HardSigmoid" || op == "HardSwish") return hard_gate(read);
   if (const auto function = contracts::function_of_onnx_operator(op)) return table_function(read, *function);
   if (is_elementwise_pair_operator(op)) return elementwise_pair(read);

@@ -155,7 +155,7 @@ class GraphReader {
   void convolution(const onnx::NodeProto& node, int index, const std::string& name);
   void transposed_convolution(const onnx::NodeProto& node, const std::string& name);
   Dims transposed_pads(const onnx::NodeProto& node, const std::string& name, const Dims& x, const Dims& strides,
-                       const Dims& spans, const Dims& output_padding) const;
+                       const Dims& spans, Dims& output_padding) const;
   void gemm(const onnx::NodeProto& node, int index, const std::string& name);
   void matmul(const onnx::NodeProto& node, int index, const std::string& name);
   void batched_constant_product(const onnx::NodeProto& node, const std::string& name, const std::vector<double>& b,
@@ -201,6 +201,7 @@ class GraphReader {
   std::string gather(OperatorNode& read);
   std::string lookup(OperatorNode& read);  // onnx_lookup.cpp
   std::string scatter(OperatorNode& read);  // onnx_scatter.cpp
+  std::string expand(OperatorNode& read);   // onnx_expand.cpp
   std::string mirrored_pad(OperatorNode& read, const Dims& x, const std::string& mode, const Dims& pads,
                            const Dims& axes);  // onnx_mirrored_pad.cpp
   std::string instance_normalization(OperatorNode& read);  // onnx_instance_normalization.cpp
@@ -218,6 +219,9 @@ class GraphReader {
   std::string channel_padded(OperatorNode& read, const Dims& x, const contracts::PadBorder& border);
   std::string resize(OperatorNode& read);  // onnx_resize.cpp
   std::string prelu(OperatorNode& read);   // onnx_prelu.cpp
+  std::string image_scaler(OperatorNode& read);  // onnx_experimental_operators.cpp
+  std::string affine(OperatorNode& read);        // onnx_experimental_operators.cpp
+  std::string crop(OperatorNode& read);          // onnx_experimental_operators.cpp
 
   std::string path_;
   onnx::ModelProto& model_;

@@ -26,7 +26,7 @@ class LookupKernel : public PostProcessingUnit::Kernel {
     expected.insert(expected.end(), p.constant_shape.begin() + axis + 1, p.constant_shape.end());
     require(expected == job_.output_shape, "the output's shape is not the one the table and the indices give");
     // Every index checked before the first beat: an index outside the table is an error naming it, not a read.
-    sources_ = contracts::lookup_sources(job_.op, p.constant_shape, job_.inputs[0].values);
+    sources_ = contracts::lookup_sources(job_.op, p.constant_shape, job_.inputs[0].values, "");
     for (std::int64_t d = axis + 1; d < rank; ++d) inner_ *= p.constant_shape[std::size_t(d)];
   }
   std::size_t blocks() const override { return 1; }

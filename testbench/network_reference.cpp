@@ -399,7 +399,9 @@ std::vector<std::int64_t> integer_output(const QuantizedNetwork& qnet, std::size
     case OperatorKind::Resize:
       return contracts::resized_integers(contracts::resize_taps(op.resize, step.input_shape()), step.x,
                                          qnet.data_width);
-    case OperatorKind::Lookup: return integer_lookup(op, step.q, qnet.network.tensors[op.inputs[1]].shape, step.x);
+    case OperatorKind::Lookup:
+      return integer_lookup(op, step.q, qnet.network.tensors[op.inputs[1]].shape, step.x,
+                            qnet.network.tensors[op.inputs[0]].name);
   }
   return {};
 }
@@ -593,7 +595,9 @@ std::vector<double> real_output(const Network& network, std::size_t op_index, co
     case OperatorKind::ReduceSum:
     case OperatorKind::ReduceMax: return real_reduction(op, step.input_shape(), step.x);
     case OperatorKind::Resize: return contracts::resized_reals(contracts::resize_taps(op.resize, step.input_shape()), step.x);
-    case OperatorKind::Lookup: return real_lookup(op, network.tensors[op.inputs[1]].shape, weights.weights, step.x);
+    case OperatorKind::Lookup:
+      return real_lookup(op, network.tensors[op.inputs[1]].shape, weights.weights, step.x,
+                         network.tensors[op.inputs[0]].name);
   }
   fail(op, "unknown kind");
 }

@@ -13,18 +13,20 @@ namespace maeri::testbench {
 
 std::vector<std::int64_t> integer_lookup(const contracts::Operator& op, const contracts::QuantizedOperator& q,
                                          const std::vector<std::int64_t>& table_shape,
-                                         const std::vector<std::int64_t>& indices) {
+                                         const std::vector<std::int64_t>& indices, const std::string& indices_name) {
   std::int64_t entries = 1;
   for (std::int64_t extent : table_shape) entries *= extent;
   if (std::int64_t(q.constant.size()) != entries)
     throw std::invalid_argument(fmt::format("lookup '{}' holds {} integers of its table, which has {}", op.name,
                                             q.constant.size(), entries));
-  return contracts::copied_from(q.constant, contracts::lookup_sources(op, table_shape, indices));
+  return contracts::copied_from(q.constant, contracts::lookup_sources(op, table_shape, indices, indices_name));
 }
 
 std::vector<double> real_lookup(const contracts::Operator& op, const std::vector<std::int64_t>& table_shape,
-                                const std::vector<double>& table, const std::vector<double>& indices) {
-  return contracts::copied_from(table, contracts::lookup_sources(op, table_shape, contracts::whole_indices(op, indices)));
+                                const std::vector<double>& table, const std::vector<double>& indices,
+                                const std::string& indices_name) {
+  return contracts::copied_from(
+      table, contracts::lookup_sources(op, table_shape, contracts::whole_indices(op, indices, indices_name), indices_name));
 }
 
 void quantize_lookup(const contracts::Operator& op, const std::vector<double>& table,

@@ -323,6 +323,7 @@ NpyArray read_npy(const ByteSource& read, std::uint64_t total, const std::string
                          shape_text(array.shape), npy_descr(array.type), kMaxNpyBytes, kHeldValueBytes));
     elements *= std::uint64_t(dim);
   }
+  if (expected && array.shape.empty() && expected->shape == std::vector<std::int64_t>{1}) array.shape = {1};
   if (expected && array.shape != expected->shape)
     refuse(source, "shape", fmt::format("{}, but {} needs {}", shape_text(array.shape), expected->needed_by,
                                         shape_text(expected->shape)));

@@ -67,6 +67,7 @@ NpyArray integer_array(NpyType type, std::vector<std::int64_t> shape, std::vecto
 
 // The one shape a caller takes, checked on the header before any data is read or inflated, so that a file declaring
 // another shape costs nothing: refused "FILE: field 'shape': (1, 4, 10, 10), but the layer needs (1, 3, 10, 10)".
+// A 0-d array (numpy's scalar: one token id) is taken where the shape (1) is expected, and read as that shape.
 struct NpyExpectation {
   std::vector<std::int64_t> shape;
   std::string needed_by;  // who needs the shape, in messages: "the layer", "the network input 'image'"

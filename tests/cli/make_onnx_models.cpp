@@ -4,12 +4,15 @@
 // after ReLUs), gates.onnx (SiLU, an SE block, HardSwish), elementwise.onnx (table functions and broadcast binary
 // operators), resize.onnx (Resize in its forms, a max pool with asymmetric pads), attention-one-head.onnx and
 // attention-two-heads.onnx (matrix products of two activations), transformer-encoder.onnx, transformer-decoder.onnx,
-// attention-broadcast.onnx, attention-hf-mask.onnx, token-embedding.onnx (tests/cli/make_transformer_onnx_models.cpp),
+// attention-broadcast.onnx, attention-hf-mask.onnx, token-embedding.onnx, scalar-token.onnx
+// (tests/cli/make_transformer_onnx_models.cpp),
 // dynamic.onnx (a
 // symbolic batch), asymmetric.onnx (a conv with pads [0, 0, 1, 1]), asymmetric-pool.onnx (an average pool with pads
 // [0, 0, 1, 1]), padded.onnx (zero borders), float-nodes.onnx (CumSum and Sign, computed by the float reference),
 // rounding.onnx (Floor, Ceil, Round and ThresholdedRelu on the unit), streaming-layout.onnx (reflect and edge Pads,
-// InstanceNormalization, ScatterND cache updates, a pad list computed as PyTorch writes it) and not-onnx.onnx (YAML text); and the bad models of tests/cli/bad_models.sh, named after the defect each carries
+// InstanceNormalization, ScatterND cache updates, a pad list computed as PyTorch writes it), slice-assignment.onnx
+// (a ScatterND whose indices PyTorch computes with Where/Expand chains, folded at import), coreml-operators.onnx
+// (ImageScaler, Crop, Affine and a ConvTranspose output_shape beyond its unpadded output, at opset 7) and not-onnx.onnx (YAML text); and the bad models of tests/cli/bad_models.sh, named after the defect each carries
 // (bad-*.onnx), and if-input.onnx (an If on a run-time input).
 // Usage: maeri_make_onnx_models FOLDER
 #include <cstdint>
@@ -696,6 +699,84 @@ void write_streaming_layout(const std::string& path) {
   model.write(path);
 }
 
+
+// A slice assignment as PyTorch exports it (cache[:, :, :, 2:6] = column, gtcrn's cache updates): ScatterND whose
+// indices are computed, not stored — per axis a constant index list Expand-ed to the update's shape, that shape
+// computed as Where(Equal(shape, ConstantOfShape(4)·(−1)), ConstantOfShape(4), shape) (−1 entries become 1), then
+// Unsqueeze(−1) and Concat along the last axis — all folded at import into constant indices (1, 2, 4, 4, 4).
+// image 1×3×4×1 → 1×1 conv → c 1×2×4×1 ("features" through a ReLU), c Expand-ed to 1×2×4×4 (the value broadcast
+// along its last axis: gathers on the unit) and written into cache 1×2×4×8 at columns 2 … 5: "cache_out".
+void write_slice_assignment(const std::string& path) {
+  SeededValues values(4099);
+  OnnxModelBuilder model("slice_assignment", 13);
+  model.input("image", {1, 3, 4, 1});
+  model.input("cache", {1, 2, 4, 8});
+  model.weight("conv.weight", {2, 3, 1, 1}, values(2 * 3, 0.8f));
+  model.node("Conv", "conv", {"image", "conv.weight"}, "c");
+  model.node("Relu", "relu", {"c"}, "features");
+  onnx::TensorProto one;
+  one.set_data_type(onnx::TensorProto_DataType_INT64);
+  one.add_dims(1);
+  one.add_int64_data(1);
+  model.integers("index.rank", {1}, {4});
+  OnnxModelBuilder::set_tensor(model.node("ConstantOfShape", "index.ones", {"index.rank"}, "ones"), "value", one);
+  model.integers("index.minus_one", {}, {-1});
+  model.node("Mul", "index.negate", {"ones", "index.minus_one"}, "minus_ones");
+  model.integers("index.shape", {4}, {1, 2, 4, 4});
+  model.node("Equal", "index.equal", {"index.shape", "minus_ones"}, "unknown");
+  model.node("Where", "index.where", {"unknown", "ones", "index.shape"}, "expand_shape");
+  const std::vector<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>> axes = {
+      {{1, 1, 1, 1}, {0}}, {{2, 1, 1}, {0, 1}}, {{4, 1}, {0, 1, 2, 3}}, {{4}, {2, 3, 4, 5}}};
+  model.integers("index.last", {1}, {-1});
+  std::vector<std::string> columns;
+  for (std::size_t axis = 0; axis < axes.size(); ++axis) {
+    const std::string name = "index.axis" + std::to_string(axis);
+    model.integers(name, axes[axis].first, axes[axis].second);
+    model.node("Expand", name + ".expand", {name, "expand_shape"}, name + ".expanded");
+    model.node("Unsqueeze", name + ".unsqueeze", {name + ".expanded", "index.last"}, name + ".column");
+    columns.push_back(name + ".column");
+  }
+  OnnxModelBuilder::set_int(model.node("Concat", "index.concat", columns, "indices"), "axis", -1);
+  model.node("Expand", "broadcast", {"c", "index.shape"}, "columns");
+  model.node("ScatterND", "cache.write", {"cache", "indices", "columns"}, "cache_out");
+  model.output("features");
+  model.output("cache_out");
+  model.write(path);
+}
+
+
+// The experimental operators CoreML converters write at opset 7 (OnnxMLTools' fast neural style): image 1×3×6×6 →
+// ImageScaler (scale 0.5, a bias per channel) → 3×3 conv (no pads) → 1×4×4×4 → ConvTranspose stride 2, auto_pad
+// VALID, output_shape 10×10 (one beyond the unpadded 2·3 + 3 = 9: ONNX Runtime adds it at the end) → 1×2×10×10 →
+// Crop border (left 1, top 2, right 0, bottom 1) → 1×2×7×9 → Affine (alpha 2, beta −0.5): "styled".
+void write_coreml_operators(const std::string& path) {
+  SeededValues values(1201);
+  OnnxModelBuilder model("coreml_operators", 7);
+  model.input("image", {1, 3, 6, 6});
+  auto& scaler = model.node("ImageScaler", "scaler", {"image"}, "scaled");
+  OnnxModelBuilder::set_float(scaler, "scale", 0.5f);
+  onnx::AttributeProto* bias = scaler.add_attribute();
+  bias->set_name("bias");
+  bias->set_type(onnx::AttributeProto_AttributeType_FLOATS);
+  for (const float value : {-0.25f, 0.5f, 0.1f}) bias->add_floats(value);
+  model.weight("conv.weight", {4, 3, 3, 3}, values(4 * 3 * 9, 0.4f));
+  model.weight("conv.bias", {4}, values(4, 0.2f));
+  model.node("Conv", "conv", {"scaled", "conv.weight", "conv.bias"}, "c");
+  model.weight("up.weight", {4, 2, 3, 3}, values(4 * 2 * 9, 0.4f));
+  model.weight("up.bias", {2}, {0.3f, -0.2f});
+  auto& up = model.node("ConvTranspose", "up", {"c", "up.weight", "up.bias"}, "u");
+  OnnxModelBuilder::set_ints(up, "strides", {2, 2});
+  OnnxModelBuilder::set_ints(up, "kernel_shape", {3, 3});
+  OnnxModelBuilder::set_string(up, "auto_pad", "VALID");
+  OnnxModelBuilder::set_ints(up, "output_shape", {10, 10});
+  OnnxModelBuilder::set_ints(model.node("Crop", "crop", {"u"}, "cropped"), "border", {1, 2, 0, 1});
+  auto& affine = model.node("Affine", "affine", {"cropped"}, "styled");
+  OnnxModelBuilder::set_float(affine, "alpha", 2.0f);
+  OnnxModelBuilder::set_float(affine, "beta", -0.5f);
+  model.output("styled");
+  model.write(path);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -762,10 +843,13 @@ int main(int argc, char** argv) {
   maeri::test::write_attention_broadcast(folder + "/attention-broadcast.onnx");
   maeri::test::write_attention_hf_mask(folder + "/attention-hf-mask.onnx");
   maeri::test::write_token_embedding(folder + "/token-embedding.onnx");
+  maeri::test::write_scalar_token(folder + "/scalar-token.onnx");
   write_resize(folder + "/resize.onnx");
   write_float_nodes(folder + "/float-nodes.onnx");
   write_rounding(folder + "/rounding.onnx");
   write_streaming_layout(folder + "/streaming-layout.onnx");
+  write_slice_assignment(folder + "/slice-assignment.onnx");
+  write_coreml_operators(folder + "/coreml-operators.onnx");
   {
     // An average pool's window pads both sides alike (padding not counted): still refused. A max pool's asymmetric
     // pads run (resize.onnx).

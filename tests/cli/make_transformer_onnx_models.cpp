@@ -248,4 +248,20 @@ void write_token_embedding(const std::string& path) {
   b.model.write(path);
 }
 
+void write_scalar_token(const std::string& path) {
+  Block b{OnnxModelBuilder("scalar_token"), std::mt19937(43)};
+  onnx::ValueInfoProto* token = b.model.graph().add_input();
+  token->set_name("token");
+  token->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto_DataType_INT64);
+  token->mutable_type()->mutable_tensor_type()->mutable_shape();  // rank 0: one id, no axes
+  b.model.weight("embedding.weight", {12, kHidden}, b.values(12 * kHidden, 1.0f));
+  b.model.node("Gather", "embedding", {"embedding.weight", "token"}, "row");
+  b.model.integers("batch_axis", {1}, {0});
+  b.model.node("Unsqueeze", "as_batch", {"row", "batch_axis"}, "embedded");
+  b.model.weight("projection.weight", {kHidden, 4}, b.values(kHidden * 4, 0.5f));
+  b.model.node("MatMul", "projection", {"embedded", "projection.weight"}, "y");
+  b.model.output("y");
+  b.model.write(path);
+}
+
 }  // namespace maeri::test

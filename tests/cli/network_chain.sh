@@ -157,7 +157,7 @@ case $case_name in
       --memory ideal || exit 1 ;;
   bad_token_index)
     # A token id outside the embedding's 50 rows (tests/cli/make_transformer_onnx_models.cpp, token-embedding.onnx):
-    # exit 2 naming the file of the ids, the lookup, the element and the range, nothing written.
+    # exit 2 naming the file of the ids, the lookup, its indices tensor, the element and the range, nothing written.
     python3 - "$dir/ids.npy" <<'PY'
 import struct, sys
 header = "{'descr': '<i8', 'fortran_order': False, 'shape': (1, 6), }"
@@ -166,9 +166,29 @@ with open(sys.argv[1], "wb") as f:
     f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
     f.write(struct.pack("<6q", 3, 49, 0, 50, 1, 2))
 PY
-    "$expect" 2 --stderr-contains "$dir/ids.npy: field '--network-input': lookup 'embedding': index 50 (element 3 of its indices) is outside [-50, 50)" \
+    "$expect" 2 --stderr-contains "$dir/ids.npy: field '--network-input': lookup 'embedding': index 50 (element 3 of its indices 'input_ids') is outside [-50, 50)" \
       "$maeri" verify --chain --hardware "$hw" --workload "$onnx/token-embedding.onnx" --references-only \
       --network-input "$dir/ids.npy" --outputs "$dir/out" || exit 1
+    [[ ! -e $dir/out ]] || fail "an output was written" ;;
+  scalar_token)
+    # One token id, ONNX rank 0 (scalar-token.onnx, tests/cli/make_transformer_onnx_models.cpp): a 0-d .npy (numpy's
+    # scalar) is the one-element input 'token'; id 7 runs on the RTL bit-exactly, id 99 of the 12-row table exits 2
+    # naming the file, the lookup and the tensor 'token', nothing written.
+    python3 - "$dir" <<'PY'
+import struct, sys
+header = "{'descr': '<i8', 'fortran_order': False, 'shape': (), }"
+header += " " * (63 - (10 + len(header)) % 64) + "\n"
+for name, token in (("seven", 7), ("outside", 99)):
+    with open(f"{sys.argv[1]}/{name}.npy", "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        f.write(struct.pack("<q", token))
+PY
+    "$expect" 0 --stdout-contains "network scalar_token: PASS — 7 of 7 runs" \
+      "$maeri" verify --chain --hardware "$hw" --workload "$onnx/scalar-token.onnx" --memory ideal \
+      --network-input "$dir/seven.npy" || exit 1
+    "$expect" 2 --stderr-contains "$dir/outside.npy: field '--network-input': lookup 'embedding.lookup': index 99 (element 0 of its indices 'token') is outside [-12, 12)" \
+      "$maeri" verify --chain --hardware "$hw" --workload "$onnx/scalar-token.onnx" --references-only \
+      --network-input "$dir/outside.npy" --outputs "$dir/out" || exit 1
     [[ ! -e $dir/out ]] || fail "an output was written" ;;
   onnx_float_nodes)
     # CumSum and Sign between convolutions (tests/cli/make_onnx_models.cpp): the unit runs neither, so the chained

@@ -2,11 +2,17 @@
 // float tensor a top-level node writes is also a graph output, so that ONNX Runtime (which returns only graph
 // outputs) gives the value of every intermediate tensor the toolkit's references compute. The element types come
 // from ONNX shape inference (the model's own value_info when inference fails on it); the shapes are left out, so a
-// dynamic dimension never contradicts the run's. Nodes inside subgraphs (If, Loop bodies) are not exposed.
+// dynamic dimension never contradicts the run's. Nodes inside subgraphs (If, Loop bodies) are not exposed. Weights
+// that an old model (IR version 3: MXNet's and CNTK's exporters) also lists as graph inputs are dropped from the
+// inputs (IR version 4 on), so that the runner, which feeds every graph input, does not replace them. A
+// BatchNormalization of opset < 9 with `spatial` 0 but one parameter per channel (MXNet's exporter writes it so) gets
+// `spatial` 1: ONNX Runtime fuses it into the Conv before it, per channel, when its output is not a graph output, and
+// refuses the parameters' shape when it is (as here).
 // Usage: maeri_expose_onnx_tensors MODEL.onnx OUT.onnx
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -49,6 +55,20 @@ int main(int argc, char** argv) {
   }
   const std::map<std::string, int> types = element_types(model);
   onnx::GraphProto& graph = *model.mutable_graph();
+  std::set<std::string> initializers;
+  for (const onnx::TensorProto& initializer : graph.initializer()) initializers.insert(initializer.name());
+  auto& inputs = *graph.mutable_input();
+  inputs.erase(std::remove_if(inputs.begin(), inputs.end(),
+                              [&](const onnx::ValueInfoProto& input) { return initializers.count(input.name()) > 0; }),
+               inputs.end());
+  if (model.ir_version() < 4) model.set_ir_version(4);
+  std::map<std::string, int> ranks;
+  for (const onnx::TensorProto& initializer : graph.initializer()) ranks[initializer.name()] = initializer.dims_size();
+  for (onnx::NodeProto& node : *graph.mutable_node()) {
+    if (node.op_type() != "BatchNormalization" || node.input_size() < 2 || ranks[node.input(1)] != 1) continue;
+    for (onnx::AttributeProto& attribute : *node.mutable_attribute())
+      if (attribute.name() == "spatial" && attribute.i() == 0) attribute.set_i(1);
+  }
   std::set<std::string> outputs;
   for (const onnx::ValueInfoProto& output : graph.output()) outputs.insert(output.name());
   int exposed = 0;

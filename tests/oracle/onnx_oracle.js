@@ -94,17 +94,19 @@ function graphFeeds(session, imported, seed, integers) {
     const known = imported.inputs.find(input => input.name === name);
     const shape = known ? known.shape : meta.shape.map(d => (typeof d === 'number' && d > 0 ? d : 1));
     const count = shape.reduce((a, b) => a * b, 1);
+    // A scalar graph input (one token id) is a tensor of one element to the toolkit (a workload tensor has rank ≥ 1).
+    const runtimeShape = meta.shape.length === 0 ? [] : shape;
     if (meta.type !== 'float32') {  // an integer control input (a sample rate, a step), attention mask or token ids
       const given = integers[name] || [1];
       const values = Array.from({ length: count }, (_, i) => given[i % given.length]);
       feeds[name] = new ort.Tensor(meta.type, meta.type === 'int64' ? BigInt64Array.from(values, BigInt)
-        : Int32Array.from(values), shape);
+        : Int32Array.from(values), runtimeShape);
       // The toolkit reads it too when it is one of its network inputs (a mask cast to float): the same values.
       if (known) arrays[name] = { shape, data: Float64Array.from(values) };
       return;
     }
     const values = uniformValues(count, seed + index);
-    feeds[name] = new ort.Tensor('float32', Float32Array.from(values), shape);
+    feeds[name] = new ort.Tensor('float32', Float32Array.from(values), runtimeShape);
     arrays[name] = { shape, data: Float64Array.from(Float32Array.from(values)) };
   });
   return { feeds, arrays };

@@ -428,6 +428,52 @@ TEST_CASE("ONNX import: shape computations fold (Shape → Gather → Concat →
   CHECK(tensor_named(network, "g").shape == std::vector<std::int64_t>{3, 32, 2, 2});
 }
 
+TEST_CASE("ONNX import: Where on constants folds, its three inputs broadcast", "[importer]") {
+  // PyTorch's slice assignment computes an Expand shape as Where(Equal(shape, −1), ones, shape); here a Reshape's
+  // target: Equal([−1, 4], [−1]) = [true, false] (shapes (2) and (1) broadcast), Where(that, 4 (a scalar), [−1, 4])
+  // = [4, 4] by hand, so x (1, 16) becomes (4, 4) and the MatMul by (4, 2) has M = 4.
+  test::TempDir dir;
+  OnnxModelBuilder model("where_folded", 13);
+  model.input("x", {1, 16});
+  model.integers("given", {2}, {-1, 4});
+  model.integers("minus_one", {1}, {-1});
+  model.node("Equal", "unknown", {"given", "minus_one"}, "cond");
+  model.integers("four", {}, {4});
+  model.node("Where", "pick", {"cond", "four", "given"}, "target");
+  model.node("Reshape", "reshape", {"x", "target"}, "r");
+  model.weight("w", {4, 2});
+  model.node("MatMul", "fc", {"r", "w"}, "y");
+  model.output("y");
+  model.write(dir / "where.onnx");
+  const importer::OnnxImport imported = importer::import_onnx(dir / "where.onnx");
+  CHECK(imported.skipped.empty());
+  CHECK(tensor_named(imported.network, "r").shape == std::vector<std::int64_t>{4, 4});
+  CHECK(layer_named(imported.network, "fc").macs() == 4 * 4 * 2);
+}
+
+TEST_CASE("ONNX import: an opset-9 Slice from the end keeps its shape (tf2onnx's last step of a sequence)",
+          "[importer]") {
+  // x (1, 8, 4) sliced along axis 1 from −1 to 2^31 − 1 (x[:, -1:], as tf2onnx writes a recurrent layer's last step)
+  // is (1, 1, 4) by ONNX's clamping, by hand; ONNX 1.12's inference of Slice-1 leaves that axis a new symbol, so the
+  // importer gives the shape and the MatMul after the Squeeze gets M = 1, K = 4.
+  test::TempDir dir;
+  OnnxModelBuilder model("last_step", 9);
+  model.input("x", {1, 8, 4});
+  auto& slice = model.node("Slice", "last", {"x"}, "s");
+  OnnxModelBuilder::set_ints(slice, "starts", {-1});
+  OnnxModelBuilder::set_ints(slice, "ends", {2147483647});
+  OnnxModelBuilder::set_ints(slice, "axes", {1});
+  OnnxModelBuilder::set_ints(model.node("Squeeze", "squeeze", {"s"}, "q"), "axes", {1});
+  model.weight("w", {4, 3});
+  model.node("MatMul", "fc", {"q", "w"}, "y");
+  model.output("y");
+  model.write(dir / "last_step.onnx");
+  const importer::OnnxImport imported = importer::import_onnx(dir / "last_step.onnx");
+  CHECK(imported.skipped.empty());
+  CHECK(tensor_named(imported.network, "s").shape == std::vector<std::int64_t>{1, 1, 4});
+  CHECK(layer_named(imported.network, "fc").macs() == 1 * 4 * 3);
+}
+
 TEST_CASE("ONNX import: a shape computation that cannot fold is named", "[importer]") {
   test::TempDir dir;
   OnnxModelBuilder model("unfoldable");

@@ -59,11 +59,11 @@ TEST_CASE("lookup: a bad index or a table too long for the data width is an erro
   const auto weights = testbench::complete_weights(network, {{"table", kTable}}, 1);
   const contracts::QuantizedNetwork q = testbench::quantize_network(network, weights, {{0, 1, 2}}, {8, 32, true});
   CHECK_THROWS_WITH(testbench::integer_reference(q, {{2, 4, 0}}),
-                    Catch::Contains("lookup 'embedding': index 4 (element 1 of its indices) is outside [-4, 4)"));
+                    Catch::Contains("lookup 'embedding': index 4 (element 1 of its indices 'ids') is outside [-4, 4)"));
   CHECK_THROWS_WITH(testbench::float_reference(network, weights, {{2, -5, 0}}),
-                    Catch::Contains("index -5 (element 1 of its indices) is outside [-4, 4)"));
+                    Catch::Contains("index -5 (element 1 of its indices 'ids') is outside [-4, 4)"));
   CHECK_THROWS_WITH(testbench::float_reference(network, weights, {{0.5, 1, 0}}),
-                    Catch::Contains("index 0.5 (element 0 of its indices) is not a whole number"));
+                    Catch::Contains("index 0.5 (element 0 of its indices 'ids') is not a whole number"));
   // 200 rows need indices up to 199; 8-bit data holds 127.
   const contracts::Network long_table = embedding(200);
   const auto long_weights = testbench::complete_weights(long_table, {}, 1);
@@ -118,7 +118,7 @@ TEST_CASE("lookup: indices with a constant offset (position ids) stay whole numb
   CHECK(testbench::integer_reference(q, testbench::quantize_inputs(q, ids))[2] == Values{32, 95, 127, -32, -64, 16});
   const auto half = testbench::complete_weights(network, {{"table", kTable}, {"offset", {0.5}}}, 1);
   CHECK_THROWS_WITH(testbench::quantize_network(network, half, ids, {8, 32, true}),
-                    Catch::Contains("lookup 'embedding': index 0.5 (element 0 of its indices) is not a whole number"));
+                    Catch::Contains("lookup 'embedding': index 0.5 (element 0 of its indices 'positions') is not a whole number"));
 }
 
 TEST_CASE("lookup: the workload YAML form loads with the table's shape and axis", "[lookup][spec]") {
