@@ -71,8 +71,18 @@ HardwareFit calibrate_hardware(const contracts::Hardware& hardware, const std::v
       if (compute_fitted.model.*field != hardware.model.*field) fitted.push_back(name);
     }
   }
+  // With a DRAM device the replay runs the device itself (timing/memory_replay.hpp), so the effective row and
+  // turnaround penalties have nothing to stand for: the channel ignores them.
+  if (hardware.dram_device)
+    memory_names.erase(std::remove_if(memory_names.begin(), memory_names.end(),
+                                      [](const std::string& name) {
+                                        return name == "dram_row_miss" || name == "dram_turnaround";
+                                      }),
+                       memory_names.end());
   if (memory_names.empty()) return {compute_fitted, fitted, iterations, std::nullopt};
   const std::vector<FitSample> samples = fit_samples(cases);
+  // Cycles with DRAM the file's values already give exactly leave nothing to fit (and no fit to wait for).
+  if (cycle_mape_percent(compute_fitted, samples) == 0) return {compute_fitted, fitted, iterations, std::nullopt};
   // A row size is discrete (and a row-miss penalty means nothing without one): with dram_row_miss requested, each
   // power-of-two row from 512 B to 16 KiB (and the file's) is tried and the one whose fit explains the fitting
   // cases best is kept.

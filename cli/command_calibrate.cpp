@@ -5,6 +5,7 @@
 // calibration/hardware_calibration.hpp.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
@@ -77,8 +78,15 @@ void print_selection(const calibration::ModelSelection& selection, const std::ve
 std::pair<double, double> print_fit(const CalibrateOptions& options, const calibration::HardwareFit& fit,
                                     std::size_t samples, const std::vector<calibration::CalibrationCase>& cases,
                                     const contracts::Hardware& hardware) {
-  fmt::print("\nfit: Levenberg-Marquardt on relative cycle errors, {} cases, {} iterations\n", samples,
-             fit.iterations);
+  const std::vector<calibration::CycleErrorRow> rows = calibration::cycle_error_rows(cases, hardware, fit.calibrated);
+  const bool exact = std::all_of(rows.begin(), rows.end(), [](const calibration::CycleErrorRow& row) {
+    return row.subset.holdout || row.before.max_percent == 0;
+  });
+  if (fit.iterations == 0 && exact)
+    fmt::print("\nfit: none needed — the file's values give the {} fitting cases' cycles exactly\n", samples);
+  else
+    fmt::print("\nfit: Levenberg-Marquardt on relative cycle errors, {} cases, {} iterations\n", samples,
+               fit.iterations);
   for (const std::string& name : options.fit) {
     const auto& info = contracts::model_parameter(name);
     fmt::print("  {:<24} {:>10.4f} -> {:>10.4f}   ({})\n", name, hardware.model.*(info.field),
@@ -87,7 +95,7 @@ std::pair<double, double> print_fit(const CalibrateOptions& options, const calib
   fmt::print("\n  {:<20} {:<22} {:>6} {:>12} {:>12} {:>12} {:>12}\n", "metric", "cases", "count", "MAPE before",
              "max before", "MAPE after", "max after");
   double holdout_before = 0, holdout_after = 0;
-  for (const calibration::CycleErrorRow& row : calibration::cycle_error_rows(cases, hardware, fit.calibrated)) {
+  for (const calibration::CycleErrorRow& row : rows) {
     const bool total = row.metric == calibration::CycleMetric::Total;
     if (row.subset.holdout && !row.subset.memory_bound_only && total)
       holdout_before = row.before.mape_percent, holdout_after = row.after.mape_percent;

@@ -55,9 +55,9 @@ struct ModelParameters {
   double config_words_per_cycle = 1;  // config-port words (of config_bw bits) written per cycle
   double dram_efficiency = 1;         // fraction of the DRAM's peak bandwidth the SDM's transfers achieve
   double memory_contention = 0;       // 0: compute and DRAM time overlap perfectly (max), 1: they add up
-  // The memory replay's effective DRAM device (docs/model.md, "Memory timing"; fitted by `maeri calibrate` to a
-  // co-simulated dram.timing it does not know): cycles the channel loses when a transfer enters a new row of
-  // dram_row_bytes bytes (0: no rows) and when it switches between reading and writing.
+  // The replay's effective DRAM penalties for memory the spec does not describe (docs/model.md, "Memory timing";
+  // fitted by `maeri calibrate`; a dram.timing device replaces them): cycles the channel loses when a transfer
+  // enters a new row of dram_row_bytes bytes (0: no rows) and when it switches between reading and writing.
   double dram_row_bytes = 0;
   double dram_row_miss = 0;
   double dram_turnaround = 0;
@@ -114,7 +114,7 @@ struct Hardware {
   std::int64_t sdm_bytes = 0;
   double dram_bytes_per_cycle = 0;
   std::int64_t dram_latency_cycles = 0;
-  std::optional<DramDevice> dram_device;  // co-simulation only; none: a plain bandwidth + latency channel
+  std::optional<DramDevice> dram_device;  // co-simulation and replay; none: a plain bandwidth + latency channel
   double clock_mhz = 0;
   PostProcessingSpec post_processing;
   EnergyTable energy_pj;

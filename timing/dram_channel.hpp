@@ -3,7 +3,7 @@
 // completes (its data is in the SDM) latency_cycles after its last byte crossed; a write is posted: it completes
 // (its SDM space is free) as soon as its last byte crossed. Reads and writes share the channel in request order.
 // Counts bytes and requests in each direction and the cycles the channel was busy. Optionally (a hardware spec's
-// `dram.timing`, co-simulation only) the channel is a DRAM device: transfers get consecutive addresses (reads and
+// `dram.timing`) the channel is a DRAM device: transfers get consecutive addresses (reads and
 // writes in separate regions), the address picks a bank and row, and the channel moves nothing for the row-miss
 // time when a transfer enters a bank's closed row, for the turnaround time when it switches between reading and
 // writing, and for the refresh time every refresh interval (which closes every row). The co-simulation clocks it on

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <algorithm>
 #include <deque>
+#include <optional>
 
 #include "contracts/config_bus.hpp"
 #include "util/integer_math.hpp"
@@ -123,7 +124,11 @@ MemoryReplay replay_memory(const codegen::LayerProgram& program, const MemoryPla
                            double dram_bytes_per_cycle, std::uint64_t dram_latency_cycles) {
   MemoryModel memory;
   const contracts::ModelParameters& p = hardware.model;
-  memory.start(plan, dram_bytes_per_cycle, dram_latency_cycles, std::nullopt,
+  // The hardware's DRAM device (dram.timing), when it has one, is the co-simulation's channel exactly: its rows,
+  // turnaround and refresh replace the model's effective penalties (docs/model.md, "Memory timing").
+  std::optional<DramDeviceCycles> device;
+  if (hardware.dram_device) device = DramDeviceCycles::of(*hardware.dram_device, hardware.clock_mhz);
+  memory.start(plan, dram_bytes_per_cycle, dram_latency_cycles, device,
                {p.dram_row_bytes, p.dram_row_miss, p.dram_turnaround});
   MemoryReplay replay;
   replay.cycles = Replayer(program, plan, FabricTiming::of(hardware), &memory).play();

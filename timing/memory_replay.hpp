@@ -33,8 +33,9 @@ struct MemoryReplay {
 // Cycles with an ideal memory (every element in the SDM when needed); `plan` gives the events' element counts.
 std::uint64_t replay_compute(const codegen::LayerProgram& program, const MemoryPlan& plan, const contracts::Hardware& hardware);
 
-// Cycles with the SDM and a DRAM of `dram_bytes_per_cycle` and `dram_latency_cycles` following `plan`, with the
-// model's effective row and turnaround penalties (hardware.model.dram_row_bytes, dram_row_miss, dram_turnaround).
+// Cycles with the SDM and a DRAM of `dram_bytes_per_cycle` and `dram_latency_cycles` following `plan`: the
+// hardware's DRAM device (dram.timing: banks, rows, turnaround, refresh) as the co-simulation has it, or without one
+// the model's effective row and turnaround penalties (hardware.model.dram_row_bytes, dram_row_miss, dram_turnaround).
 MemoryReplay replay_memory(const codegen::LayerProgram& program, const MemoryPlan& plan, const contracts::Hardware& hardware,
                            double dram_bytes_per_cycle, std::uint64_t dram_latency_cycles);
 

@@ -277,7 +277,7 @@ TEST_CASE("MN: forwarding steps reuse the left neighbour's operand of the previo
       }
     }
     fabric.step(fresh, /*forward=*/true);
-    operand = next;
+    operand.swap(next);  // every element of next is written again next round (and gcc 12 misreads a copy here)
     used.push_back(operand);
   }
   fabric.drain();

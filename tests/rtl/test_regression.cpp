@@ -2,7 +2,8 @@
 // dilated, per-axis and GEMM layers) × random legal mappings
 // on each Verilated fabric size, every run bit-exact against the reference convolution, compute cycles and every
 // activity count exactly as the model predicts, and the model's cycles with DRAM (its memory replay,
-// timing/memory_replay.hpp) exactly the co-simulation's with the SDM and DRAM models; each regression prints its
+// timing/memory_replay.hpp) exactly the co-simulation's with the SDM and DRAM models (in half of the cases a DRAM
+// device preset: rows, turnaround, refresh); each regression prints its
 // worst cycles-with-DRAM case. Seeded: set MAERI_SEED to reproduce a printed seed.
 // Quick set (label rtl): 3 sizes × 17 cases. Long set (label long): 6 sizes × 170 cases. The two-level variant
 // gives every mapping a random SDM level (SDM tile from the search's candidates, any of the 120 loop orders) and
@@ -25,6 +26,7 @@
 #include "../random_layers.hpp"
 #include "../unit/mapper_fixtures.hpp"
 #include "mapper/mapspace/sdm_space.hpp"
+#include "contracts/dram_presets.hpp"
 #include "contracts/sdm_rules.hpp"
 #include "sim/fabric_variants.hpp"
 #include "sim/layer_runner.hpp"
@@ -54,6 +56,12 @@ void randomise_memory(contracts::Hardware& hardware, std::mt19937_64& rng) {
                        sdm_extra[rng() % 3] * Driver::kNumMs;
   hardware.dram_bytes_per_cycle = dram_rates[rng() % 4];
   hardware.dram_latency_cycles = latencies[rng() % 3];
+  // Half of the cases with a DRAM device (a preset at the spec's clock: banks, rows, turnaround, refreshes), which
+  // the co-simulation and the model's replay both run, so the cycles with DRAM stay exact.
+  const std::vector<contracts::DramDevice>& presets = contracts::dram_presets();
+  const std::size_t device = std::size_t(rng() % (2 * presets.size()));
+  hardware.dram_device.reset();
+  if (device < presets.size()) hardware.dram_device = presets[device];
 }
 
 using tests::random_small_tile;
@@ -156,7 +164,9 @@ void regression(int cases, std::uint64_t default_seed, bool two_level = false,
       order_matters += contracts::phase_order_matters(layer, tile);
     }
     INFO("SDM " << hardware.sdm_bytes << " B, DRAM " << hardware.dram_bytes_per_cycle << " B/cycle, latency "
-                << hardware.dram_latency_cycles << "; mapping " << contracts::to_string(tile));
+                << hardware.dram_latency_cycles << ", device "
+                << (hardware.dram_device ? hardware.dram_device->preset : std::string("none")) << "; mapping "
+                << contracts::to_string(tile));
     const CaseRuns runs = co_simulate_case(fabric, memory, layer, hardware, tile, tensor_seed);
     const sim::RtlLayerRun& with_memory = runs.with_memory;
     const contracts::CostReport& model = runs.model;

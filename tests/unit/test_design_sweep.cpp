@@ -136,7 +136,7 @@ TEST_CASE("a design point's totals without fusion are the sums of independent be
   for (const char* file : {"hardware/maeri-64.yaml", "hardware/maeri-256.yaml"}) {
     flow::DesignPoint point;
     point.hardware = contracts::load_hardware(config(file));
-    flow::PointMapping how{mapper::Objective::EnergyDelay, codegen::exact_traffic_for};
+    flow::PointMapping how{mapper::Objective::EnergyDelay, codegen::exact_traffic_for, true, true, {}};
     how.fusion = false;
     flow::evaluate_design_point(point, network, how);
     REQUIRE_FALSE(point.error);
@@ -165,8 +165,8 @@ TEST_CASE("a design point is map's decision: its fused groups, no worse than eve
   for (const mapper::Objective objective : {mapper::Objective::Runtime, mapper::Objective::Energy}) {
     flow::DesignPoint fused, alone;
     fused.hardware = alone.hardware = contracts::load_hardware(config("hardware/maeri-64.yaml"));
-    flow::evaluate_design_point(fused, network, {objective, codegen::exact_traffic_for});
-    flow::PointMapping how{objective, codegen::exact_traffic_for};
+    flow::evaluate_design_point(fused, network, {objective, codegen::exact_traffic_for, true, true, {}});
+    flow::PointMapping how{objective, codegen::exact_traffic_for, true, true, {}};
     how.fusion = false;
     flow::evaluate_design_point(alone, network, how);
     REQUIRE_FALSE(fused.error);
@@ -196,7 +196,7 @@ TEST_CASE("a design point's results cross a process boundary as JSON bit for bit
   const contracts::Network network = contracts::load_workload(config("workloads/tiny.yaml"));
   flow::DesignPoint point;
   point.hardware = contracts::load_hardware(config("hardware/maeri-64.yaml"));
-  flow::evaluate_design_point(point, network, {mapper::Objective::Runtime, codegen::exact_traffic_for});
+  flow::evaluate_design_point(point, network, {mapper::Objective::Runtime, codegen::exact_traffic_for, true, true, {}});
   REQUIRE(point.fused_groups() == 1);
   const nlohmann::json sent = flow::design_point_results_to_json(point);
   flow::DesignPoint received;

@@ -162,8 +162,8 @@ TEST_CASE("a tiny sigmoid probability survives quantization: the gate's output s
   CHECK(p9 * 127 < 0.5);  // what the fixed scale 1/127 would have rounded to 0
   const auto inputs = testbench::quantize_inputs(q, {{-9, -10}});
   const auto out = testbench::integer_reference(q, inputs)[1];
-  CHECK(out[0] * q.tensors[1].scale == Approx(p9).epsilon(0.01));
-  CHECK(out[1] * q.tensors[1].scale == Approx(p10).epsilon(0.01));
+  CHECK(double(out[0]) * q.tensors[1].scale == Approx(p9).epsilon(0.01));
+  CHECK(double(out[1]) * q.tensors[1].scale == Approx(p10).epsilon(0.01));
   CHECK(out[1] > 0);
 }
 
