@@ -1,7 +1,8 @@
 // Fast-forward over clocks at rest (sim/fabric_driver.hpp, tick()): a clock in which the fabric has no input and has
 // settled is not evaluated in the Verilated model, and its cycle is added to the `cycles` counter arithmetically.
 // The reference is the same driver with fast-forward off, which evaluates every clock: random layers with a
-// random SDM and DRAM (starved DRAM makes the controller wait with the fabric drained) must give the same output,
+// random SDM and DRAM (starved DRAM makes the controller wait with the fabric drained; every other case with a DRAM
+// device preset, whose refreshes keep counting while the fabric rests) must give the same output,
 // the same value in every activity counter, the same cycle count and the same memory counts both ways, and the
 // fast driver must actually have skipped clocks (else the comparison would prove nothing).
 #include <catch2/catch.hpp>
@@ -11,6 +12,7 @@
 #include "codegen/image_program.hpp"
 #include "codegen/functional_model.hpp"
 #include "codegen/layer_program.hpp"
+#include "contracts/dram_presets.hpp"
 #include "contracts/layer.hpp"
 #include "fabric_fixtures.hpp"
 #include "sim/fabric_variants.hpp"
@@ -59,6 +61,8 @@ void require_same_run(const sim::RtlLayerRun& fast, const sim::RtlLayerRun& ever
   CHECK(a.dram.bytes_read == b.dram.bytes_read);
   CHECK(a.dram.bytes_written == b.dram.bytes_written);
   CHECK(a.dram.busy_cycles == b.dram.busy_cycles);
+  CHECK(a.dram.row_misses == b.dram.row_misses);
+  CHECK(a.dram.refreshes == b.dram.refreshes);
   CHECK(a.sdm.output_writes == b.sdm.output_writes);
   CHECK(a.sdm.peak_stream_bytes == b.sdm.peak_stream_bytes);
 }
@@ -75,8 +79,13 @@ void compare_with_every_clock(int cases, std::uint64_t seed) {
     const double rates[] = {0.5, 2, 8};
     hardware.dram_bytes_per_cycle = rates[rng() % 3];
     hardware.dram_latency_cycles = std::int64_t(rng() % 2000);
+    // Every other case with a DRAM device (rows, turnaround, refreshes that keep counting while the fabric rests).
+    const std::vector<contracts::DramDevice>& presets = contracts::dram_presets();
+    hardware.dram_device.reset();
+    if (trial % 2 == 1) hardware.dram_device = presets[rng() % presets.size()];
     INFO("case " << trial << ": " << contracts::shape_text(layer) << " tile " << contracts::to_string(tile) << ", DRAM "
-                 << hardware.dram_bytes_per_cycle << " B/cycle, latency " << hardware.dram_latency_cycles);
+                 << hardware.dram_bytes_per_cycle << " B/cycle, latency " << hardware.dram_latency_cycles << ", device "
+                 << (hardware.dram_device ? hardware.dram_device->preset : std::string("none")));
     const codegen::LayerProgram program =
         codegen::expand_image(codegen::build_image(codegen::plan_layer(layer, hardware, tile), hardware), "case");
     const codegen::LayerTensors tensors = codegen::random_tensors(layer, hardware.data_width, rng());
