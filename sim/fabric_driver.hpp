@@ -338,23 +338,12 @@ class FabricDriver {
     top_->dn_fire_forward = 0;
   }
 
-  // Whether the model was Verilated with --trace (only then has it a trace() member).
-  template <class M, class = void>
-  struct Traceable : std::false_type {};
-  template <class M>
-  struct Traceable<M, std::void_t<decltype(std::declval<M&>().trace(static_cast<VerilatedVcdC*>(nullptr), 0))>>
-      : std::true_type {};
-
   void open_trace() {
-    if constexpr (!Traceable<Model>::value) {
-      throw std::runtime_error("a trace was asked for (" + trace_path_ + "), but this fabric was Verilated without --trace");
-    } else {
-      trace_ = std::make_unique<VerilatedVcdC>();
-      top_->trace(trace_.get(), 99);
-      trace_->set_time_unit("1ns");
-      trace_->set_time_resolution("1ns");
-      trace_->open(trace_temporary().c_str());
-    }
+    trace_ = std::make_unique<VerilatedVcdC>();
+    top_->trace(trace_.get(), 99);
+    trace_->set_time_unit("1ns");
+    trace_->set_time_resolution("1ns");
+    trace_->open(trace_temporary().c_str());
   }
 
   std::string trace_temporary() const { return trace_path_ + ".partial"; }
