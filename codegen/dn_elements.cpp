@@ -102,13 +102,35 @@ StepElements step_inputs(const LayerProgram& program, const WeightPhase& phase, 
   return result;
 }
 
+namespace {
+
+// [N][K][X'][Y'] flattened: linear in each coordinate (output_index's parts add up).
+std::int64_t flat_output_index(const contracts::Layer& layer, std::int64_t n, std::int64_t k, std::int64_t xo,
+                               std::int64_t yo) {
+  return ((n * layer.K + k) * layer.output_x() + xo) * layer.output_y() + yo;
+}
+
+}  // namespace
+
 std::int64_t output_index(const LayerProgram& program, const WeightPhase& phase, const StepOrigin& step, int vn) {
   const contracts::Layer& layer = program.layer;
   const TilePlacement& placement = program.configurations[size_t(phase.configuration)].placement;
   const VnOffset& offset = placement.vn_offsets[size_t(vn)];
-  const std::int64_t n = step.n0 + offset.n, k = first_filter(layer, phase, offset.g) + offset.k, xo = step.x0 + offset.x,
-                     yo = step.y0 + offset.y;
-  return ((n * layer.K + k) * layer.output_x() + xo) * layer.output_y() + yo;
+  return flat_output_index(layer, step.n0 + offset.n, first_filter(layer, phase, offset.g) + offset.k,
+                           step.x0 + offset.x, step.y0 + offset.y);
+}
+
+std::int64_t step_output_origin(const LayerProgram& program, const WeightPhase& phase, const StepOrigin& step) {
+  return flat_output_index(program.layer, step.n0, first_filter(program.layer, phase), step.x0, step.y0);
+}
+
+std::vector<std::int64_t> vn_output_offsets(const LayerProgram& program, int configuration) {
+  const contracts::Layer& layer = program.layer;
+  std::vector<std::int64_t> offsets;
+  for (const VnOffset& offset : program.configurations[size_t(configuration)].placement.vn_offsets)
+    // first_filter(layer, phase, g) = first_filter(layer, phase) + g · K/groups
+    offsets.push_back(flat_output_index(layer, offset.n, offset.g * layer.group_filters() + offset.k, offset.x, offset.y));
+  return offsets;
 }
 
 }  // namespace maeri::codegen

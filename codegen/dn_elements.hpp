@@ -34,5 +34,10 @@ StepElements step_inputs(const LayerProgram& program, const WeightPhase& phase, 
 
 // Flat output index [N][K][X'][Y'] of VN v's result at this step.
 std::int64_t output_index(const LayerProgram& program, const WeightPhase& phase, const StepOrigin& step, int vn);
+// The same index in two parts, for a caller that places many results (the co-simulation's collector): the flat
+// index is linear in (n, k, x', y'), so output_index(program, phase, step, v) = step_output_origin(program, phase,
+// step) + vn_output_offsets(program, configuration)[v], where the offsets depend only on the configuration.
+std::int64_t step_output_origin(const LayerProgram& program, const WeightPhase& phase, const StepOrigin& step);
+std::vector<std::int64_t> vn_output_offsets(const LayerProgram& program, int configuration);
 
 }  // namespace maeri::codegen

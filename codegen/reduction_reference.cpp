@@ -7,14 +7,6 @@
 
 namespace maeri::codegen {
 
-int64_t wrap_to_width(int64_t value, int width) {
-  if (width >= 64) return value;
-  const uint64_t mask = (uint64_t(1) << width) - 1;
-  const uint64_t bits = uint64_t(value) & mask;
-  const uint64_t sign = uint64_t(1) << (width - 1);
-  return int64_t((bits ^ sign) - sign);
-}
-
 ReductionOutcome evaluate_reduction(const FabricConfig& config, const std::vector<int64_t>& products, int acc_width) {
   const int m = config.num_ms;
   if (int(products.size()) != m) throw std::invalid_argument("evaluate_reduction: one product per switch expected");

@@ -18,8 +18,15 @@ struct ReductionOutcome {
   int64_t traversals = 0;            // values entering an adder switch (from a child or a forwarding link)
 };
 
-// Wraps a value to `width` bits, two's complement, and sign-extends it back to 64 bits.
-int64_t wrap_to_width(int64_t value, int width);
+// Wraps a value to `width` bits, two's complement, and sign-extends it back to 64 bits. (Inline: the
+// co-simulation calls it for every result it collects.)
+inline int64_t wrap_to_width(int64_t value, int width) {
+  if (width >= 64) return value;
+  const uint64_t mask = (uint64_t(1) << width) - 1;
+  const uint64_t bits = uint64_t(value) & mask;
+  const uint64_t sign = uint64_t(1) << (width - 1);
+  return int64_t((bits ^ sign) - sign);
+}
 
 // products: one per multiplier switch (inactive switches' entries are ignored: they feed 0).
 ReductionOutcome evaluate_reduction(const FabricConfig& config, const std::vector<int64_t>& products, int acc_width);

@@ -24,6 +24,7 @@
 #include "codegen/dn_elements.hpp"
 #include "codegen/fabric_config.hpp"
 #include "codegen/reduction_reference.hpp"
+#include "contracts/config_bus.hpp"
 #include "sim/activity_counters.hpp"
 #include "sim/clocked_block.hpp"
 #include "sim/port_words.hpp"
@@ -59,6 +60,9 @@ class FabricDriver {
       : watchdog_cycles_(watchdog_cycles) {
     const char* from_environment = std::getenv("MAERI_TRACE");
     trace_path_ = !trace_path.empty() ? trace_path : (from_environment ? from_environment : "");
+    // MAERI_FAST_FORWARD=0 evaluates every clock (to compare with, or to rule fast-forward out when debugging).
+    const char* fast_forward = std::getenv("MAERI_FAST_FORWARD");
+    fast_forward_ = !(fast_forward && std::string(fast_forward) == "0");
     if (!trace_path_.empty()) Verilated::traceEverOn(true);
   }
 
@@ -77,9 +81,17 @@ class FabricDriver {
   void attach(ClockedBlock& block) { blocks_.push_back(&block); }
 
   // One clock: the rising edge, then the falling edge, each evaluated in the model and then in the attached
-  // blocks; collects whatever the output lanes carry after it.
+  // blocks; collects whatever the output lanes carry after it. A clock in which the fabric is at rest (see
+  // at_rest()) is not evaluated in the model: the attached blocks still get both edges (the controller waiting
+  // for DRAM, the post-processing unit working between layers), and the model's cycle counter is made up
+  // arithmetically (counters()), so every count and cycle is the one the evaluated clocks would give.
   void tick() {
+    if (at_rest()) {
+      skip_clock();
+      return;
+    }
     if (!trace_path_.empty() && !trace_) open_trace();
+    if (presenting_ || root_dirty_ || top_->cfg_write || top_->counters_clear || top_->rst) last_input_cycle_ = cycle_;
     if (root_dirty_ && !presenting_) clear_root();
     top_->clk = 1;
     top_->eval();
@@ -97,7 +109,40 @@ class FabricDriver {
   // Called after every clock, once that clock's results are in `results` (the controller retires steps there).
   void set_tick_observer(std::function<void()> observer) { observer_ = std::move(observer); }
 
+  // Whether clocks at rest are skipped in the model (on unless MAERI_FAST_FORWARD=0; off, every clock is
+  // evaluated: the tests compare the two). Tracing evaluates every clock whatever this says.
+  void set_fast_forward(bool enabled) { fast_forward_ = enabled; }
+  // Clocks not evaluated in the model since the driver was made.
+  uint64_t skipped_clocks() const { return skipped_clocks_total_; }
+
  private:
+  // Cycles after the last input (a beat, its clearing, a configuration write, a counter clear, reset) until the
+  // fabric has settled: the DN's LEVELS stages and traversal releases, the step activity decoded after a write,
+  // the MN, RN and collector (busy covers a step; a weight beat is not a step).
+  static constexpr uint64_t kInputSettleCycles = 2 * uint64_t(kVnW) + 8;
+  // Cycles after the last fire until maeri_top's `since_fire` saturates (INTERVAL_W = vn_count_bits + 1 bits);
+  // from then on dn_ready is the same whether or not the clocks in between were evaluated.
+  static constexpr uint64_t kFireSettleCycles = uint64_t(1) << (contracts::vn_count_bits(NumMs) + 1);
+
+  // At rest: no input is presented this clock and none was for long enough that every register of the fabric
+  // holds a fixed point — except the cycle counter, which counts, and the ring pointers of the DN's split levels
+  // and the RN's emit delays, which turn but address only stale entries until the next step writes them.
+  // So skipping the clock changes no output and no count but `cycles`.
+  bool at_rest() const {
+    return fast_forward_ && trace_path_.empty() && !presenting_ && !root_dirty_ && !top_->cfg_write &&
+           !top_->counters_clear && !top_->rst && !top_->busy && cycle_ - last_input_cycle_ > kInputSettleCycles &&
+           (!fired_ || cycle_ - last_fire_cycle_ > kFireSettleCycles);
+  }
+
+  void skip_clock() {
+    for (ClockedBlock* block : blocks_) block->rising_edge();
+    for (ClockedBlock* block : blocks_) block->falling_edge();
+    ++cycle_;
+    ++skipped_cycles_;
+    ++skipped_clocks_total_;
+    if (observer_) observer_();
+  }
+
   void capture_results() {
     if (!any_bit_set(top_->out_valid)) return;  // most cycles carry no result
     for (int lane = 0; lane < RnBw; ++lane) {
@@ -113,6 +158,8 @@ class FabricDriver {
  public:
 
   void reset() {
+    skipped_cycles_ = 0;  // reset clears the counters
+    fired_ = false;       // and saturates since_fire
     clear_root();
     top_->cfg_write = 0;
     top_->counters_clear = 0;
@@ -186,6 +233,10 @@ class FabricDriver {
     top_->dn_fire = fire;
     top_->dn_fire_forward = forward;
     presenting_ = true;  // the root is cleared lazily, before the next clock that presents no beat
+    if (fire) {
+      fired_ = true;  // accepted: dn_ready was high (waited for above)
+      last_fire_cycle_ = cycle_;
+    }
     tick();
     presenting_ = false;
     root_dirty_ = true;
@@ -239,10 +290,12 @@ class FabricDriver {
     Counters totals;
     for (const ActivityCounterInfo& counter : kActivityCounters)
       totals.*counter.field = get_bits(top_->counts, int(counter.index) * kActivityCounterBits, kActivityCounterBits);
+    totals.cycles += skipped_cycles_;  // the clocks at rest that were not evaluated (tick())
     return totals;
   }
 
   void clear_counters() {
+    skipped_cycles_ = 0;
     top_->counters_clear = 1;
     tick();
     top_->counters_clear = 0;
@@ -299,6 +352,10 @@ class FabricDriver {
   uint64_t watchdog_cycles_;
   uint64_t cycle_ = 0;
   bool presenting_ = false, root_dirty_ = false;
+  // Fast-forward over clocks at rest (tick()): the last clock that carried an input or a fire, and the clocks
+  // skipped since the counters were last cleared (added to `cycles`) and in all.
+  bool fast_forward_ = true, fired_ = false;
+  uint64_t last_input_cycle_ = 0, last_fire_cycle_ = 0, skipped_cycles_ = 0, skipped_clocks_total_ = 0;
   // A root beat's ports, and their 32-bit words (bit j in word j / 32), reused from beat to beat.
   std::vector<uint32_t> valid_words_ = std::vector<uint32_t>(port_words(DnBw)),
                         weight_words_ = std::vector<uint32_t>(port_words(DnBw)),

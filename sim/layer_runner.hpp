@@ -73,6 +73,7 @@ class LayerRunner {
     step_inputs_ = timing::StepInputCache{};
     run_.output.assign(size_t(program.layer.output_elements()), 0);
     pending_.clear();
+    vn_offsets_.assign(program.configurations.size(), {});
     fabric_.reset();
     // Results retire (and free SDM space) on the clock they arrive, whatever the controller is waiting for.
     fabric_.set_tick_observer([this] { collect(); });
@@ -125,7 +126,8 @@ class LayerRunner {
         } catch (const std::runtime_error& error) {  // name the step the fabric got stuck in
           throw std::runtime_error(std::string(error.what()) + where(&step));
         }
-        pending_.push_back({&phase, step, elements.used_vns, vn_count, 0, step_event});
+        pending_.push_back({&phase, elements.used_vns, vn_count, 0, step_event,
+                            codegen::step_output_origin(program, phase, step), &vn_offsets(phase.configuration)});
         collect();
       }
     }
@@ -144,12 +146,21 @@ class LayerRunner {
 
   struct PendingStep {
     const codegen::WeightPhase* phase;
-    codegen::StepOrigin step;
     std::vector<bool> used_vns;
     int vn_count;
     int received;
     std::size_t event;  // in the memory plan
+    // VN v's result goes to output[output_origin + (*vn_offsets)[v]] (codegen::output_index in two parts).
+    std::int64_t output_origin;
+    const std::vector<std::int64_t>* vn_offsets;
   };
+
+  // The output offsets of configuration c's VNs (codegen::vn_output_offsets), computed on its first use.
+  const std::vector<std::int64_t>& vn_offsets(int configuration) {
+    std::vector<std::int64_t>& offsets = vn_offsets_[size_t(configuration)];
+    if (offsets.empty()) offsets = codegen::vn_output_offsets(*program_, configuration);
+    return offsets;
+  }
 
   // Idles until the memory system allows the next action (results keep retiring through the tick observer,
   // freeing SDM space); every idle cycle is a memory stall. `what` names the wait, only for the watchdog.
@@ -190,8 +201,7 @@ class LayerRunner {
         throw std::runtime_error("result for VN " + std::to_string(result.vn) + " arrived where VN " +
                                  std::to_string(step.received) + " was due");
       if (step.used_vns[size_t(result.vn)]) {
-        std::int64_t& out =
-            run_.output[size_t(codegen::output_index(*program_, *step.phase, step.step, result.vn))];
+        std::int64_t& out = run_.output[size_t(step.output_origin + (*step.vn_offsets)[size_t(result.vn)])];
         out = step.phase->accumulate ? codegen::wrap_to_width(out + result.value, Driver::kAccW) : result.value;
       }
       if (++step.received == step.vn_count) {
@@ -210,6 +220,7 @@ class LayerRunner {
   const codegen::LayerProgram* program_ = nullptr;
   RtlLayerRun run_;
   std::deque<PendingStep> pending_;
+  std::vector<std::vector<std::int64_t>> vn_offsets_;  // per configuration, filled on first use
   timing::StepInputCache step_inputs_;
 };
 

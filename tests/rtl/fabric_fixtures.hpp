@@ -2,9 +2,14 @@
 // model, for tests that build programs for that driver directly instead of loading a hardware YAML.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
+#include <random>
 #include <string>
 
 #include "contracts/hardware.hpp"
+#include "contracts/layer.hpp"
+#include "contracts/tile.hpp"
 
 namespace maeri::tests {
 
@@ -25,6 +30,18 @@ contracts::Hardware fabric_hardware(const std::string& name) {
   hardware.dram_latency_cycles = 100;
   hardware.clock_mhz = 200;
   return hardware;
+}
+
+// A random legal tile: each T_d uniform in 1..min(extent, largest), resampled until Eq. 1 holds.
+inline contracts::Mapping random_small_tile(const contracts::Layer& layer, const contracts::Hardware& hardware,
+                                            std::mt19937_64& rng, std::int64_t largest = 8) {
+  const auto extents = contracts::layer_extents(layer);
+  contracts::Mapping tile;
+  do {
+    for (int d = 0; d < contracts::kNumTileDims; ++d)
+      tile[d] = 1 + std::int64_t(rng() % uint64_t(std::min<std::int64_t>(extents[size_t(d)], largest)));
+  } while (contracts::mapping_violation(layer, hardware, tile));
+  return tile;
 }
 
 }  // namespace maeri::tests

@@ -64,16 +64,7 @@ void randomise_memory(contracts::Hardware& hardware, std::mt19937_64& rng) {
   if (device < presets.size()) hardware.dram_device = presets[device];
 }
 
-// A random legal tile: each T_d uniform in 1..min(extent, 8), resampled until Eq. 1 holds.
-contracts::Mapping random_small_tile(const contracts::Layer& layer, const contracts::Hardware& hardware, std::mt19937_64& rng) {
-  const auto extents = contracts::layer_extents(layer);
-  contracts::Mapping tile;
-  do {
-    for (int d = 0; d < contracts::kNumTileDims; ++d)
-      tile[d] = 1 + std::int64_t(rng() % uint64_t(std::min<std::int64_t>(extents[size_t(d)], 8)));
-  } while (contracts::mapping_violation(layer, hardware, tile));
-  return tile;
-}
+using tests::random_small_tile;
 
 // What one co-simulated case leaves for the statistics: the model's report, the run with the SDM/DRAM models and
 // the cross-check rows.
