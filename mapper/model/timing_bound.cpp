@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "contracts/config_bus.hpp"
+#include "contracts/sdm_rules.hpp"
 
 namespace maeri::mapper {
 
@@ -36,8 +37,14 @@ double exact_cycles_lower_bound(const contracts::CostReport& report, const contr
   if (report.counts.dram_bytes <= 0) return compute;
   // Every request is made after the channel's clock in its cycle, so nothing crosses in the first cycle; the margin
   // covers the rounding of the channel's credit, a sum of fractional rates.
-  const double transfer = std::ceil(double(report.counts.dram_bytes) / bandwidth - 1e-6);
-  return std::max(compute, 1 + transfer - rounding_slack(report, hardware));
+  const auto cycles_to_move = [&](double bytes) { return std::ceil(bytes / bandwidth - 1e-6); };
+  double channel = 1 + cycles_to_move(double(report.counts.dram_bytes));
+  // The fills are read bytes: the last of them arrives the latency after it crossed, and the event that waits for it
+  // takes a cycle more.
+  const double fill_bytes = double(report.counts.sdm_fill_writes * contracts::data_bytes(hardware));
+  if (fill_bytes > 0)
+    channel = std::max(channel, 2 + double(hardware.dram_latency_cycles) + cycles_to_move(fill_bytes));
+  return std::max(compute, channel - rounding_slack(report, hardware));
 }
 
 void set_cycles_to_timing_bound(contracts::CostReport& report, const contracts::Hardware& hardware) {

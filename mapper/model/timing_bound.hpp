@@ -9,11 +9,13 @@
 
 namespace maeri::mapper {
 
-// max(compute, 1 + ⌈DRAM bytes / bw⌉ − slack), bw = dram.bytes_per_cycle · p.dram_efficiency (docs/model.md, "Which
-// model decides what", for the proof): the replay never finishes before its ideal-memory replay (it only ever waits
-// longer for the same events in the same order), which takes the report's compute cycles, nor before its channel
-// moved every DRAM byte (the channel gains bw bytes of credit per cycle from its second, since the first request is
-// made after the first cycle's channel clock, and moves no more than its credit). `slack` is 0 when the
+// max(compute, 1 + ⌈DRAM bytes / bw⌉ − slack, 2 + latency + ⌈fill bytes / bw⌉ − slack), bw = dram.bytes_per_cycle ·
+// p.dram_efficiency (docs/model.md, "Which model decides what", for the proof): the replay never finishes before its
+// ideal-memory replay (it only ever waits longer for the same events in the same order), which takes the report's
+// compute cycles, nor before its channel moved every DRAM byte (the channel gains bw bytes of credit per cycle from
+// its second, since the first request is made after the first cycle's channel clock, and moves no more than its
+// credit), nor before the event waiting for the last read (the fills are read bytes) has had its data, the latency
+// after the read crossed, and played for a cycle. `slack` is 0 when the
 // fabric timing the replay rounds to whole cycles is whole already (the nominal parameters), else what that rounding
 // can take off the ideal-memory replay: 2 cycles per configuration, plus negative overheads.
 double exact_cycles_lower_bound(const contracts::CostReport& report, const contracts::Hardware& hardware);

@@ -8,6 +8,7 @@
 #include <tbb/global_control.h>
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 #include <string>
 
@@ -64,7 +65,7 @@ contracts::Layer tiny_layer(const std::string& name) {
 TEST_CASE("exact ranking: the timing bound never exceeds the exact cycles with DRAM", "[ranking]") {
   std::mt19937_64 rng(45);
   std::mt19937 pick_rng(45);
-  int timed = 0, streaming = 0, channel_bound = 0, fractional = 0;
+  int timed = 0, streaming = 0, channel_bound = 0, latency_bound = 0, fractional = 0;
   for (int trial = 0; trial < 300; ++trial) {
     const std::int64_t num_ms = 8 << (rng() % 4);
     contracts::Hardware hardware = test::small_hardware(num_ms, std::min<std::int64_t>(num_ms, 1 << (rng() % 4)),
@@ -72,7 +73,7 @@ TEST_CASE("exact ranking: the timing bound never exceeds the exact cycles with D
     hardware.config_bw = 16 << (rng() % 4);
     hardware.sdm_bytes = std::int64_t(256) << (rng() % 7);
     hardware.dram_bytes_per_cycle = double(1 + rng() % 16) / double(1 + rng() % 4);
-    hardware.dram_latency_cycles = std::int64_t(rng() % 40);
+    hardware.dram_latency_cycles = std::int64_t(rng() % (trial % 2 ? 40 : 300));
     hardware.model.dram_efficiency = 0.5 + 0.5 * double(rng() % 2);
     if (trial % 3 == 0) {  // calibrated, non-integer parameters: the bound's rounding slack
       hardware.model.dn_level_latency = 0.7 + 0.1 * double(rng() % 8);
@@ -100,10 +101,13 @@ TEST_CASE("exact ranking: the timing bound never exceeds the exact cycles with D
     CHECK(bound <= exact);
     streaming += !mapping.sdm.blocked && !contracts::sdm_budget(layer, hardware, mapping).resident;
     channel_bound += bound > report.cycles.compute();
+    const double bandwidth = hardware.dram_bytes_per_cycle * hardware.model.dram_efficiency;
+    latency_bound += bound > report.cycles.compute() && bound > 1 + std::ceil(double(report.counts.dram_bytes) / bandwidth);
   }
   CHECK(timed > 200);
   CHECK(streaming > 30);       // the SDM streams: partial sums and refetched inputs through DRAM
-  CHECK(channel_bound > 30);   // the channel's term, not the compute cycles, is the bound
+  CHECK(channel_bound > 30);   // the channel's terms, not the compute cycles, are the bound
+  CHECK(latency_bound > 20);   // of those, the last read's latency term
   CHECK(fractional >= 100);
 }
 
