@@ -38,13 +38,23 @@ double exact_cycles_lower_bound(const contracts::CostReport& report, const contr
   // Every request is made after the channel's clock in its cycle, so nothing crosses in the first cycle; the margin
   // covers the rounding of the channel's credit, a sum of fractional rates.
   const auto cycles_to_move = [&](double bytes) { return std::ceil(bytes / bandwidth - 1e-6); };
+  const double latency = double(hardware.dram_latency_cycles);
+  // Startup: the first event, the first phase's weights (a full tile's: T_G·T_K·T_R·T_S·T_C, the first request),
+  // starts when they have crossed and arrived, the ideal replay after the first configuration's words; every later
+  // event of the ideal replay is timed from it, so the whole run moves by the difference at least.
+  const contracts::Mapping& tile = report.mapping;
+  const double first_weight_bytes = double(tile.groups_per_step() * tile[contracts::kDimK] * tile[contracts::kDimR] *
+                                           tile[contracts::kDimS] * tile[contracts::kDimC] * contracts::data_bytes(hardware));
+  const double configuration = std::ceil(
+      double(contracts::configuration_words(hardware.num_ms, hardware.config_bw)) / hardware.model.config_words_per_cycle);
+  const double startup = std::max(0.0, 1 + cycles_to_move(first_weight_bytes) + latency - configuration);
   double channel = 1 + cycles_to_move(double(report.counts.dram_bytes));
   // The fills are read bytes: the last of them arrives the latency after it crossed, and the event that waits for it
   // takes a cycle more.
   const double fill_bytes = double(report.counts.sdm_fill_writes * contracts::data_bytes(hardware));
   if (fill_bytes > 0)
-    channel = std::max(channel, 2 + double(hardware.dram_latency_cycles) + cycles_to_move(fill_bytes));
-  return std::max(compute, channel - rounding_slack(report, hardware));
+    channel = std::max(channel, 2 + latency + cycles_to_move(fill_bytes));
+  return std::max(compute + startup, channel - rounding_slack(report, hardware));
 }
 
 void set_cycles_to_timing_bound(contracts::CostReport& report, const contracts::Hardware& hardware) {

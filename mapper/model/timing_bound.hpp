@@ -9,10 +9,11 @@
 
 namespace maeri::mapper {
 
-// max(compute, 1 + ⌈DRAM bytes / bw⌉ − slack, 2 + latency + ⌈fill bytes / bw⌉ − slack), bw = dram.bytes_per_cycle ·
-// p.dram_efficiency (docs/model.md, "Which model decides what", for the proof): the replay never finishes before its
-// ideal-memory replay (it only ever waits longer for the same events in the same order), which takes the report's
-// compute cycles, nor before its channel moved every DRAM byte (the channel gains bw bytes of credit per cycle from
+// max(compute + startup, 1 + ⌈DRAM bytes / bw⌉ − slack, 2 + latency + ⌈fill bytes / bw⌉ − slack), bw =
+// dram.bytes_per_cycle · p.dram_efficiency (docs/model.md, "Which model decides what", for the proof): the replay
+// never finishes before its ideal-memory replay (it only ever waits longer for the same events in the same order),
+// which takes the report's compute cycles, delayed by as much as the first weights arrive after the first
+// configuration's words (startup = max(0, 1 + ⌈first weights' bytes / bw⌉ + latency − configuration cycles)), nor before its channel moved every DRAM byte (the channel gains bw bytes of credit per cycle from
 // its second, since the first request is made after the first cycle's channel clock, and moves no more than its
 // credit), nor before the event waiting for the last read (the fills are read bytes) has had its data, the latency
 // after the read crossed, and played for a cycle. `slack` is 0 when the

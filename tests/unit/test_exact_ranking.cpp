@@ -40,7 +40,7 @@ double replayed_cycles(const contracts::Layer& layer, const contracts::Hardware&
   const timing::MemoryReplay replay = timing::replay_memory(
       program, plan, hardware, hardware.dram_bytes_per_cycle * hardware.model.dram_efficiency,
       std::uint64_t(hardware.dram_latency_cycles));
-  return compute + double(replay.cycles) - double(timing::replay_compute(program, plan, hardware));
+  return compute + (double(replay.cycles) - double(timing::replay_compute(program, plan, hardware)));
 }
 
 contracts::Layer random_plain_layer(std::mt19937_64& rng) {
