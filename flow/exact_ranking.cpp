@@ -110,7 +110,8 @@ mapper::SearchResult search_exactly(const contracts::Layer& layer, const contrac
     }
     result.best = std::move(ranked.best);
     refine_beside(result, timings);
-    result.exact_ranking = {true, candidates, timings.count(), ranked.proven, ranking_seconds};
+    // A heuristic's list is its best by the fluid estimate, not by the bound: what it left out is not bounded.
+    result.exact_ranking = {true, candidates, timings.count(), ranked.proven && !heuristic_search, ranking_seconds};
     return result;
   }
 }
