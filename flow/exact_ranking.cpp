@@ -97,8 +97,6 @@ mapper::SearchResult search_exactly(const contracts::Layer& layer, const contrac
     options.top_k = int(keep);
     mapper::SearchResult result =
         heuristic_search ? heuristic->search(layer, hardware, options) : mapper::search(layer, hardware, options);
-    if (heuristic_search)  // a heuristic ranks by the fluid estimate: its kept list, ordered by the bound
-      for (contracts::CostReport& report : result.best) mapper::set_cycles_to_timing_bound(report, hardware);
     const auto start = std::chrono::steady_clock::now();
     const std::uint64_t candidates = result.best.size();
     const bool complete = !heuristic_search && candidates < keep;
@@ -110,7 +108,7 @@ mapper::SearchResult search_exactly(const contracts::Layer& layer, const contrac
     }
     result.best = std::move(ranked.best);
     refine_beside(result, timings);
-    // A heuristic's list is its best by the fluid estimate, not by the bound: what it left out is not bounded.
+    // A heuristic's list is the best by the bound of the mappings it costed: what it never costed is not bounded.
     result.exact_ranking = {true, candidates, timings.count(), ranked.proven && !heuristic_search, ranking_seconds};
     return result;
   }
