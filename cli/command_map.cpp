@@ -120,6 +120,15 @@ std::optional<contracts::Mapping> fixed_mapping(const MapOptions& options, std::
   return mapping;
 }
 
+// How the list was ranked by exact cycles with DRAM (flow/exact_ranking.hpp), and whether the bound proved it.
+void print_exact_ranking(const mapper::SearchResult::ExactRanking& ranking) {
+  fmt::print("ranked by exact cycles with DRAM: {} replays of {} candidates kept by the bound, in {:.1f} ms; {}\n",
+             ranking.timed, ranking.candidates, ranking.seconds * 1000,
+             ranking.proven ? "the bound proves the list"
+                            : "NOT proven over the space: a heuristic search's list, or the kept candidates ran out "
+                              "(cap 4,096) before the bound closed the list");
+}
+
 // How the layer's mappings were found: the search's counts, or the layer whose search it reused.
 void print_search(const flow::MappedLayer& mapped, const mapper::HeuristicMapper& heuristic, bool fixed,
                   bool two_level) {
@@ -138,6 +147,7 @@ void print_search(const flow::MappedLayer& mapped, const mapper::HeuristicMapper
   else
     fmt::print("{} tiles searched ({} ruled out by the cycle bound), {} with exact traffic, in {:.1f} ms\n",
                result.evaluated, result.bounded, result.exact_evaluations, result.seconds * 1000);
+  if (mapped.same_as.empty() && result.exact_ranking.ranked) print_exact_ranking(result.exact_ranking);
 }
 
 void print_layer(const flow::MappedLayer& mapped, const mapper::HeuristicMapper& heuristic, bool fixed,

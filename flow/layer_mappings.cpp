@@ -2,6 +2,7 @@
 #include "flow/layer_mappings.hpp"
 
 #include "codegen/exact_traffic.hpp"
+#include "flow/exact_ranking.hpp"
 
 namespace maeri::flow {
 
@@ -12,7 +13,7 @@ mapper::SearchOptions map_options(const contracts::Layer& layer, const contracts
 
 mapper::SearchResult best_mappings(const contracts::Layer& layer, const contracts::Hardware& hardware,
                                    mapper::Objective objective, int top) {
-  return mapper::search(layer, hardware, map_options(layer, hardware, objective, top));
+  return search_exactly(layer, hardware, map_options(layer, hardware, objective, top));
 }
 
 }  // namespace maeri::flow

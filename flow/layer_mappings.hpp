@@ -1,5 +1,6 @@
 // The best mappings of one layer as `maeri map` finds them: the exhaustive search over the joint space (fabric tile,
-// SDM level, loop orders), ranked by the model with codegen's exact DN/RN traffic (docs/search.md). The one place
+// SDM level, loop orders) with codegen's exact DN/RN traffic, ranked by exact cycles with DRAM (exact_ranking.hpp,
+// docs/search.md). The one place
 // that writes this search out: the plans (`verify`, `run`), `codegen` and the Python module call it; `maeri map`
 // (workload_mapping) ranks with the same options and adds its threads, pruning rules and budget.
 #pragma once

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "flow/exact_members.hpp"
+#include "flow/exact_ranking.hpp"
 #include "flow/fused_groups.hpp"
 #include "mapper/model/cost_model.hpp"
 #include "mapper/model/fusion_model.hpp"
@@ -85,12 +87,15 @@ MappedLayer WorkloadMapping::map_layer(const contracts::Layer& layer) {
   const std::optional<contracts::Mapping> fixed =
       options_.given ? contracts::tile_for_layer(*options_.given, options_.given_path, layer, hardware_) : options_.fixed;
   if (fixed) {
+    ExactTimings timings(layer, hardware_);
     result.best = {mapper::evaluate(layer, hardware_, *fixed)};
     refine(layer, hardware_)(result.best.front());
+    timings.refine(result.best.front());
     result.evaluated = 1;
     if (const auto baseline = contracts::baseline_tile(layer, hardware_)) {
       result.baseline = mapper::evaluate(layer, hardware_, contracts::single_level_mapping(*baseline));
       refine(layer, hardware_)(*result.baseline);
+      timings.refine(*result.baseline);
     }
     return mapped;
   }
@@ -103,14 +108,13 @@ MappedLayer WorkloadMapping::map_layer(const contracts::Layer& layer) {
     mapped.same_as = found->second.first;
     result = found->second.second;
   } else {
-    // Ranked by the model with exact DN/RN traffic, so what is shown is what was ranked.
+    // Ranked by exact cycles with DRAM and exact DN/RN traffic (exact_ranking.hpp), so what is shown is what was ranked.
     const int top = fusing_ ? std::max(options_.top, options_.fusion_options.fabric_tiles) : options_.top;
     mapper::SearchOptions search = map_search_options(options_.objective, top, refine(layer, hardware_), options_.two_level);
     search.threads = options_.threads;
     search.prune = options_.prune;
     search.joint.budget = options_.joint_budget;
-    const bool heuristic = options_.heuristic && options_.heuristic->heuristic();
-    result = heuristic ? options_.heuristic->search(layer, hardware_, search) : mapper::search(layer, hardware_, search);
+    result = search_exactly(layer, hardware_, search, options_.heuristic);
     searched_.emplace(key, std::make_pair(layer.name, result));
   }
   // Only a layer whose best mapping alone waits for DRAM can rank its tiles by DRAM rather than by what they compute;
@@ -160,6 +164,12 @@ void WorkloadMapping::add_to_reports(const MappedLayer& mapped) {
                                           : nlohmann::json(nullptr)},
                           {"exact_traffic_evaluations", result.exact_evaluations},
                           {"search_seconds", mapped.same_as.empty() ? result.seconds : 0.0},
+                          {"exact_ranking", result.exact_ranking.ranked
+                                                ? nlohmann::json{{"candidates", result.exact_ranking.candidates},
+                                                                 {"timed", result.exact_ranking.timed},
+                                                                 {"proven", result.exact_ranking.proven},
+                                                                 {"seconds", result.exact_ranking.seconds}}
+                                                : nlohmann::json(nullptr)},
                           {"same_shape_as", mapped.same_as.empty() ? nlohmann::json(nullptr)
                                                                    : nlohmann::json(mapped.same_as)},
                           {"prune", options_.prune.names()},
@@ -196,7 +206,7 @@ nlohmann::json totals_json(const mapper::CostTotals& totals, std::int64_t compul
 
 void WorkloadMapping::fuse() {
   fusion_ = mapper::fuse_network(network_, hardware_, fusion_candidates_, options_.objective, options_.exact_traffic_for,
-                         options_.fusion_options, memory_free_candidates_);
+                         options_.fusion_options, memory_free_candidates_, exact_member_timing(network_, hardware_));
   record_fusion();
 }
 
@@ -208,7 +218,8 @@ void WorkloadMapping::cost_given_groups() {
     groups.push_back(mapper::loaded_group(network_, hardware_, *options_.given, entry).group);
   std::vector<contracts::CostReport> given;
   for (const ChosenLayer& chosen : chosen_) given.push_back(chosen.report);
-  fusion_ = mapper::given_fusion(network_, hardware_, given, groups, options_.exact_traffic_for);
+  fusion_ = mapper::given_fusion(network_, hardware_, given, groups, options_.exact_traffic_for,
+                                 exact_member_timing(network_, hardware_));
   record_fusion();
 }
 

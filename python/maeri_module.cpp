@@ -15,6 +15,7 @@
 #include "codegen/config_image.hpp"
 #include "codegen/functional_model.hpp"
 #include "codegen/image_program.hpp"
+#include "flow/exact_ranking.hpp"
 #include "flow/layer_mappings.hpp"
 #include "importer/network_loader.hpp"
 #include "mapper/model/cost_model.hpp"
@@ -109,7 +110,7 @@ py::list map(const std::string& hardware_path, const std::string& workload, cons
     py::list best;
     std::vector<contracts::CostReport> reports;
     if (heuristic.heuristic()) {
-      reports = heuristic.search(each, hardware, flow::map_options(each, hardware, goal, top)).best;
+      reports = flow::search_exactly(each, hardware, flow::map_options(each, hardware, goal, top), &heuristic).best;
       entry["search"] = heuristic.summary();
     } else {
       reports = best_tiles(each, hardware, goal, top);

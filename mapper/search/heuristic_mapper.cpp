@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "mapper/model/cost_model.hpp"
+#include "mapper/model/timing_bound.hpp"
 #include "util/input_error.hpp"
 
 namespace maeri::mapper {
@@ -62,7 +63,19 @@ SearchResult HeuristicMapper::search(const contracts::Layer& layer, const contra
     const auto top = best_of_fabric_tiles(found.evaluated, options.objective, kLearntFabricTiles);
     costed.insert(costed.end(), top.begin(), top.end());
     per_run.push_back(fmt::format("{:.6g}", objective_value(found.best.front(), options.objective)));
-    for (const auto& report : found.best)
+    std::vector<contracts::CostReport> kept = found.best;
+    if (search_options.rank_by_timing_bound) {
+      // Every mapping the run costed, its best by the bound on exact cycles (what flow's exact ranking times).
+      kept = found.evaluated;
+      for (contracts::CostReport& report : kept) set_cycles_to_timing_bound(report, hardware);
+      const std::size_t k = std::min(kept.size(), std::size_t(std::max(1, options.top_k)));
+      std::partial_sort(kept.begin(), kept.begin() + std::ptrdiff_t(k), kept.end(),
+                        [&](const contracts::CostReport& a, const contracts::CostReport& b) {
+                          return better(a, b, options.objective);
+                        });
+      kept.resize(k);
+    }
+    for (const auto& report : kept)
       if (std::find_if(result.best.begin(), result.best.end(),
                        [&](const contracts::CostReport& kept) { return kept.mapping == report.mapping; }) == result.best.end())
         result.best.push_back(report);

@@ -92,7 +92,7 @@ GroupResult layer_alone(const std::vector<contracts::CostReport>& standalone, st
 // traffic estimates; what is reported, and compared, is exact as for layers.
 GroupResult exact_group(const contracts::Network& network, const FusionGraph& graph, const contracts::Hardware& hardware,
                         const FusedGroup& group, const std::vector<contracts::CostReport>& standalone,
-                        const contracts::ExactTrafficFor& exact_traffic_for) {
+                        const contracts::ExactTrafficFor& exact_traffic_for, const ExactMemberTiming& exact_members) {
   if (group.count == 1) return layer_alone(standalone, group.first);
   GroupResult fused{group, {}, {}, {}};
   const std::vector<FusedRole> roles = group_roles(graph, group);
@@ -100,40 +100,48 @@ GroupResult exact_group(const contracts::Network& network, const FusionGraph& gr
     const contracts::Layer& layer = network.layers[group.first + i];
     contracts::CostReport report = evaluate(layer, hardware, group.mappings[i], roles[i]);
     exact_traffic_for(layer, hardware)(report);
-    fused.fused_totals.add(report);
     fused.fused.push_back(report);
+  }
+  if (exact_members) exact_members(group, fused.fused);
+  for (std::size_t i = 0; i < group.count; ++i) {
+    fused.fused_totals.add(fused.fused[i]);
     fused.unfused_totals.add(standalone[group.first + i]);
   }
   return fused;
 }
 
+// Whether `fused` beats `unfused` under the objective: the objective, then cycles, energy and DRAM bytes (the order of
+// mapper::better), so under the runtime objective a group that costs no cycles and saves DRAM traffic stays fused.
+bool fused_is_better(const CostTotals& fused, const CostTotals& unfused, Objective objective) {
+  const double fused_value = objective_value(fused.cycles, fused.energy_pj, objective),
+               unfused_value = objective_value(unfused.cycles, unfused.energy_pj, objective);
+  if (fused_value != unfused_value) return fused_value < unfused_value;
+  if (fused.cycles != unfused.cycles) return fused.cycles < unfused.cycles;
+  if (fused.energy_pj != unfused.energy_pj) return fused.energy_pj < unfused.energy_pj;
+  return fused.dram_bytes < unfused.dram_bytes;
+}
+
 // Which groups go back to their layers alone. A group stays fused only when that makes the objective better than
-// its layers alone: for runtime and energy the group's own objective decides; for EDP the network's, with the other
+// its layers alone (fused_is_better: ties by cycles, energy, DRAM bytes): for runtime and energy the group's own
+// totals decide; for EDP the network's, with the other
 // groups as chosen so far (in layer order, each split lowering it), and the whole network split back if even then
 // not better than unfused.
 std::vector<bool> groups_to_split(const std::vector<GroupResult>& chosen, CostTotals network_totals,
                                   const std::vector<contracts::CostReport>& standalone, Objective objective) {
-  const auto network_value = [&](const CostTotals& totals) {
-    return objective_value(totals.cycles, totals.energy_pj, objective);
-  };
   std::vector<bool> split(chosen.size(), false);
   for (std::size_t g = 0; g < chosen.size(); ++g) {
     const GroupResult& group = chosen[g];
     if (group.group.count == 1) continue;
-    double unfused_value = 0;
-    for (std::size_t i = 0; i < group.group.count; ++i)
-      unfused_value += objective_value(standalone[group.group.first + i], objective);
     CostTotals with_layers = network_totals;
     with_layers.remove(group.fused_totals);
     with_layers.add(group.unfused_totals);
-    split[g] = objective == Objective::EnergyDelay
-                   ? !(network_value(network_totals) < network_value(with_layers))
-                   : !(objective_value(group.fused_totals.cycles, group.fused_totals.energy_pj, objective) < unfused_value);
+    split[g] = objective == Objective::EnergyDelay ? !fused_is_better(network_totals, with_layers, objective)
+                                                   : !fused_is_better(group.fused_totals, group.unfused_totals, objective);
     if (split[g]) network_totals = with_layers;
   }
   CostTotals unfused_totals;
   for (const contracts::CostReport& report : standalone) unfused_totals.add(report);
-  if (objective == Objective::EnergyDelay && !(network_value(network_totals) < network_value(unfused_totals)))
+  if (objective == Objective::EnergyDelay && !fused_is_better(network_totals, unfused_totals, objective))
     split.assign(chosen.size(), true);
   return split;
 }
@@ -143,7 +151,8 @@ std::vector<bool> groups_to_split(const std::vector<GroupResult>& chosen, CostTo
 NetworkFusionResult fuse_network(const contracts::Network& network, const contracts::Hardware& hardware,
                                  const std::vector<std::vector<contracts::CostReport>>& best, Objective objective,
                                  const contracts::ExactTrafficFor& exact_traffic_for, const FusionOptions& options,
-                                 const std::vector<std::vector<contracts::CostReport>>& memory_free) {
+                                 const std::vector<std::vector<contracts::CostReport>>& memory_free,
+                                 const ExactMemberTiming& exact_members) {
   if (!memory_free.empty() && memory_free.size() != best.size())
     throw std::invalid_argument("fuse_network: one memory-free list per layer");
   const FusionGraph graph = fusion_graph(network);
@@ -156,7 +165,7 @@ NetworkFusionResult fuse_network(const contracts::Network& network, const contra
   std::vector<GroupResult> chosen;
   CostTotals network_totals;
   for (const FusedGroup& group : fusion.groups) {
-    chosen.push_back(exact_group(network, graph, hardware, group, standalone, exact_traffic_for));
+    chosen.push_back(exact_group(network, graph, hardware, group, standalone, exact_traffic_for, exact_members));
     network_totals.add(chosen.back().fused_totals);
   }
   // A fixed policy (FusionOptions::fixed_group) keeps its group even where its layers alone would do better.
@@ -181,7 +190,8 @@ NetworkFusionResult fuse_network(const contracts::Network& network, const contra
 
 NetworkFusionResult given_fusion(const contracts::Network& network, const contracts::Hardware& hardware,
                                  const std::vector<contracts::CostReport>& given, const std::vector<FusedGroup>& groups,
-                                 const contracts::ExactTrafficFor& exact_traffic_for) {
+                                 const contracts::ExactTrafficFor& exact_traffic_for,
+                                 const ExactMemberTiming& exact_members) {
   if (given.size() != network.layers.size()) throw std::invalid_argument("given_fusion: one report per layer");
   const FusionGraph graph = fusion_graph(network);
   NetworkFusionResult result;
@@ -190,7 +200,7 @@ NetworkFusionResult given_fusion(const contracts::Network& network, const contra
   for (const FusedGroup& group : groups) starting_at.at(group.first) = &group;
   for (std::size_t layer = 0; layer < network.layers.size();) {
     const FusedGroup* group = starting_at[layer];
-    result.groups.push_back(group ? exact_group(network, graph, hardware, *group, given, exact_traffic_for)
+    result.groups.push_back(group ? exact_group(network, graph, hardware, *group, given, exact_traffic_for, exact_members)
                                   : layer_alone(given, layer));
     layer += group ? group->count : 1;
   }

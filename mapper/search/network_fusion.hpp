@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,6 +43,11 @@ struct NetworkFusionResult {
   std::size_t split_back = 0;  // groups the search chose that exact traffic made no better than their layers alone
 };
 
+// Gives a chosen group's members (reports in their roles, with exact traffic) their exact cycles with DRAM in those
+// roles — each member's stripe pieces replayed with the group's SDM reservations (flow/exact_members.hpp), what the
+// mapper cannot call. Empty: the members keep the fluid estimate.
+using ExactMemberTiming = std::function<void(const FusedGroup& group, std::vector<contracts::CostReport>& members)>;
+
 // `best[i]` is layer i's standalone search result, best first, with exact traffic (at least one entry; the fused
 // space takes the distinct fabric tiles of its first `options.fabric_tiles`). `memory_free[i]`, when given (one
 // list per layer), is the same search on memory_free_hardware: its first `options.fabric_tiles` distinct fabric
@@ -51,7 +57,8 @@ struct NetworkFusionResult {
 NetworkFusionResult fuse_network(const contracts::Network& network, const contracts::Hardware& hardware,
                                  const std::vector<std::vector<contracts::CostReport>>& best, Objective objective,
                                  const contracts::ExactTrafficFor& exact_traffic_for, const FusionOptions& options,
-                                 const std::vector<std::vector<contracts::CostReport>>& memory_free = {});
+                                 const std::vector<std::vector<contracts::CostReport>>& memory_free = {},
+                                 const ExactMemberTiming& exact_members = {});
 
 // A given partition costed, not searched (`maeri map --mapping FILE`): `groups` are the file's fused groups (each
 // legal: loaded_group), every other layer runs alone in `given[layer]`, the report of its given mapping. Each group's
@@ -59,7 +66,8 @@ NetworkFusionResult fuse_network(const contracts::Network& network, const contra
 // its members' given mappings alone.
 NetworkFusionResult given_fusion(const contracts::Network& network, const contracts::Hardware& hardware,
                                  const std::vector<contracts::CostReport>& given, const std::vector<FusedGroup>& groups,
-                                 const contracts::ExactTrafficFor& exact_traffic_for);
+                                 const contracts::ExactTrafficFor& exact_traffic_for,
+                                 const ExactMemberTiming& exact_members = {});
 
 // The hardware without DRAM cost: unbounded bandwidth, no latency, no energy per DRAM byte (the rest unchanged).
 contracts::Hardware memory_free_hardware(const contracts::Hardware& hardware);

@@ -33,15 +33,16 @@ inline Objective tie_breaking_objective(Objective objective) {
   return objective == Objective::Runtime ? Objective::Energy : Objective::Runtime;
 }
 
-// Strict order used to rank mappings: objective, then the other metric (tie_breaking_objective), then the tile
-// itself, so results never depend on thread scheduling. Inline: the exhaustive search calls it for every tile
-// that may enter a list.
+// Strict order used to rank mappings: objective, then cycles, then energy (for EDP both; otherwise the other metric,
+// tie_breaking_objective), then DRAM bytes, then the mapping itself, so results never depend on thread scheduling.
+// `maeri map` ranks by it with exact cycles with DRAM (flow/exact_ranking.hpp). Inline: the exhaustive search calls
+// it for every tile that may enter a list.
 inline bool better(const contracts::CostReport& a, const contracts::CostReport& b, Objective objective) {
   const double primary_a = objective_value(a, objective), primary_b = objective_value(b, objective);
   if (primary_a != primary_b) return primary_a < primary_b;
-  const Objective secondary = tie_breaking_objective(objective);
-  const double secondary_a = objective_value(a, secondary), secondary_b = objective_value(b, secondary);
-  if (secondary_a != secondary_b) return secondary_a < secondary_b;
+  if (a.cycles.total != b.cycles.total) return a.cycles.total < b.cycles.total;
+  if (a.energy_pj.total != b.energy_pj.total) return a.energy_pj.total < b.energy_pj.total;
+  if (a.counts.dram_bytes != b.counts.dram_bytes) return a.counts.dram_bytes < b.counts.dram_bytes;
   return a.mapping < b.mapping;
 }
 

@@ -16,6 +16,7 @@
 #include <memory>
 
 #include "mapper/model/cost_model.hpp"
+#include "mapper/model/timing_bound.hpp"
 #include "mapper/mapspace/equivalent_orders.hpp"
 #include "mapper/mapspace/sdm_space.hpp"
 #include "mapper/search/top_k.hpp"
@@ -207,12 +208,20 @@ class ExhaustiveSearch {
     return rule < 0 || (!tile.sdm.blocked && satisfies(layer_, hardware_, tile, kPruningRules[rule]));
   }
 
+  // A costed report into the lists; with rank_by_timing_bound, carrying its bound on exact cycles with DRAM.
+  void rank(Ranking& ranking, const contracts::CostReport& costed) const {
+    if (!options_.rank_by_timing_bound) return rank_costed(ranking, costed);
+    contracts::CostReport bounded = costed;
+    set_cycles_to_timing_bound(bounded, hardware_);
+    rank_costed(ranking, bounded);
+  }
+
   // A costed report (the model's estimates, or the lower bounds of its traversal counts with exact traffic) into
   // the lists. With exact traffic (docs/model.md, "Exact traffic") only a mapping whose lower-bound report could
   // still enter one of the thread's lists (ahead of the k-th exact report already there) gets its exact report.
   // Energy only grows with the traversal counts and cycles do not depend on them, so a mapping left out is behind
   // k exact reports of its list: the merged lists are the exact top-k.
-  void rank(Ranking& ranking, const contracts::CostReport& costed) const {
+  void rank_costed(Ranking& ranking, const contracts::CostReport& costed) const {
     ++ranking.evaluated;
     const contracts::Mapping& tile = costed.mapping;
     const auto admit = [&](int rule) { return rule_holds(tile, rule); };

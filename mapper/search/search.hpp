@@ -50,6 +50,11 @@ struct SearchOptions {
   // could enter the top-k (cycle and energy lower bounds): the result is the same, fewer tiles are costed. Off only
   // to measure the model's speed, and in the tests that check the bounds against a search without them.
   bool bound = true;
+  // Rank by exact_cycles_lower_bound (mapper/model/timing_bound.hpp) instead of the fluid estimate: every report the
+  // search keeps then carries that bound as its cycles with DRAM, and the kept list is the top-k of the space by the
+  // bound — the candidates flow's exact ranking times, in that order (flow/exact_ranking.hpp). The baseline keeps its
+  // fluid estimate.
+  bool rank_by_timing_bound = false;
 };
 
 // The search the user-facing commands run (`maeri map`, `codegen --workload`, `verify`, `sweep`, the Python
@@ -79,6 +84,15 @@ struct SearchResult {
   bool joint_exhaustive = false;
   double joint_seconds = 0;  // of the SDM-level stage (after the fabric tiles' pass)
   double seconds = 0;
+  // Filled by flow's exact ranking (flow/exact_ranking.hpp), when `best` is ranked by exact cycles with DRAM: the
+  // candidates the search kept in the order of their bound, those the replay timed, and whether the bound proved the
+  // list (false: the candidates ran out first — a budget cut the kept list, or a heuristic search's list).
+  struct ExactRanking {
+    bool ranked = false;
+    std::uint64_t candidates = 0, timed = 0;
+    bool proven = false;
+    double seconds = 0;
+  } exact_ranking;
 };
 
 // Throws std::runtime_error only on internal faults; an empty `best` means no tile fits (the chosen rules

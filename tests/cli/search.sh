@@ -20,8 +20,9 @@ totals() { sed -n 's/^  "total_\(cycles\|energy_pj\)": \([0-9.e+-]*\),\{0,1\}$/\
 
 case $case_name in
   map_methods)
-    # Layers whose optimum these budgets find (with 2 × 1500 evaluations random search misses conv2's optimum).
-    for pair in "conv2 sa" "conv2 ga" "conv3_1x1 random"; do
+    # Layers whose optimum these budgets find (with 2 × 1500 evaluations random search misses conv2's optimum and,
+    # since map ranks by exact cycles with DRAM, conv3_1x1's: 230 cycles for its costed mappings' best, 228 exhaustive).
+    for pair in "conv2 sa" "conv2 ga" "conv3_1x1 sa"; do
       set -- $pair
       "${map[@]}" --layer $1 -o "$dir/exhaustive.yaml" --json "$dir/exhaustive.json" >/dev/null || fail "exhaustive map"
       "$expect" 0 --stdout-contains "$2 search, 2 run(s) of at most 1500 evaluations" \

@@ -1,0 +1,117 @@
+// The exact ranking of one layer's mappings (see exact_ranking.hpp).
+#include "flow/exact_ranking.hpp"
+
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "mapper/model/cost_model.hpp"
+#include "mapper/model/timing_bound.hpp"
+#include "timing/memory_replay.hpp"
+
+namespace maeri::flow {
+
+void set_exact_cycles(contracts::CostReport& report, const ExactTiming& timing, const contracts::Hardware& hardware) {
+  timing::set_memory_stall(report, timing.cycles - timing.compute_cycles, hardware);
+}
+
+void ExactTimings::time(const std::vector<contracts::Mapping>& mappings) {
+  std::vector<contracts::Mapping> missing;
+  for (const contracts::Mapping& mapping : mappings)
+    if (!timings_.count(mapping) && std::find(missing.begin(), missing.end(), mapping) == missing.end())
+      missing.push_back(mapping);
+  std::vector<ExactTiming> timed(missing.size());
+  tbb::parallel_for(std::size_t(0), missing.size(),
+                    [&](std::size_t i) { timed[i] = exact_layer_timing(layer_, hardware_, missing[i]); });
+  for (std::size_t i = 0; i < missing.size(); ++i) timings_.emplace(missing[i], std::move(timed[i]));
+}
+
+void ExactTimings::refine(contracts::CostReport& report) {
+  time({report.mapping});
+  set_exact_cycles(report, timings_.at(report.mapping), hardware_);
+}
+
+ExactRanked rank_exactly(std::vector<contracts::CostReport> candidates, mapper::Objective objective, int top,
+                         ExactTimings& timings, bool complete) {
+  const std::size_t k = std::size_t(std::max(1, top));
+  std::stable_sort(candidates.begin(), candidates.end(), [&](const contracts::CostReport& a, const contracts::CostReport& b) {
+    return mapper::better(a, b, objective);  // by the bound's objective first
+  });
+  ExactRanked ranked;
+  // Batches of as many candidates as threads may time at once; a batch may time a few candidates the bound would
+  // have skipped, never fewer, so the list is the same however many threads there are.
+  const std::size_t batch = std::size_t(std::max(1, tbb::this_task_arena::max_concurrency()));
+  std::size_t next = 0;
+  while (next < candidates.size()) {
+    // A candidate's exact report ranks no better than its bound report (cycles at least the bound; energy, DRAM bytes
+    // and mapping the same), and every later candidate's bound report ranks no better than this one: once this one
+    // cannot beat the top-th exact report, no candidate left can enter the list.
+    if (ranked.best.size() >= k && !mapper::better(candidates[next], ranked.best[k - 1], objective)) {
+      ranked.proven = true;
+      break;
+    }
+    std::vector<contracts::Mapping> mappings;
+    std::size_t end = next;
+    for (; end < candidates.size() && end - next < batch; ++end) mappings.push_back(candidates[end].mapping);
+    timings.time(mappings);
+    for (; next < end; ++next) {
+      contracts::CostReport report = candidates[next];
+      timings.refine(report);
+      ranked.best.insert(std::upper_bound(ranked.best.begin(), ranked.best.end(), report,
+                                          [&](const contracts::CostReport& a, const contracts::CostReport& b) {
+                                            return mapper::better(a, b, objective);
+                                          }),
+                         report);
+      if (ranked.best.size() > k) ranked.best.pop_back();
+      ++ranked.timed;
+    }
+  }
+  if (next == candidates.size()) ranked.proven = complete;
+  return ranked;
+}
+
+namespace {
+
+// The reports a search returns beside its list, with exact cycles: the baseline, the single-level optimum and the
+// best mapping under each pruning rule (rule losses compare those two).
+void refine_beside(mapper::SearchResult& result, ExactTimings& timings) {
+  if (result.baseline) timings.refine(*result.baseline);
+  if (result.fabric_optimum) timings.refine(*result.fabric_optimum);
+  for (auto& best : result.best_under_rule)
+    if (best) timings.refine(*best);
+}
+
+}  // namespace
+
+mapper::SearchResult search_exactly(const contracts::Layer& layer, const contracts::Hardware& hardware,
+                                    mapper::SearchOptions options, mapper::HeuristicMapper* heuristic) {
+  const int top = std::max(1, options.top_k);
+  const bool heuristic_search = heuristic && heuristic->heuristic();
+  ExactTimings timings(layer, hardware);
+  std::uint64_t keep = std::max<std::uint64_t>(kFirstCandidates, 4 * std::uint64_t(top));
+  options.rank_by_timing_bound = true;
+  double ranking_seconds = 0;
+  for (;;) {
+    options.top_k = int(keep);
+    mapper::SearchResult result =
+        heuristic_search ? heuristic->search(layer, hardware, options) : mapper::search(layer, hardware, options);
+    const auto start = std::chrono::steady_clock::now();
+    const std::uint64_t candidates = result.best.size();
+    const bool complete = !heuristic_search && candidates < keep;
+    ExactRanked ranked = rank_exactly(std::move(result.best), options.objective, top, timings, complete);
+    ranking_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!ranked.proven && !heuristic_search && candidates >= keep && keep < kMaxCandidates) {
+      keep *= 4;
+      continue;
+    }
+    result.best = std::move(ranked.best);
+    refine_beside(result, timings);
+    // A heuristic's list is the best by the bound of the mappings it costed: what it never costed is not bounded.
+    result.exact_ranking = {true, candidates, timings.count(), ranked.proven && !heuristic_search, ranking_seconds};
+    return result;
+  }
+}
+
+}  // namespace maeri::flow

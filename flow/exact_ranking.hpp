@@ -1,0 +1,66 @@
+// `maeri map`'s ranking of one layer by the exact model (docs/model.md, "Which model decides what"): the search
+// orders the mappings by a proven lower bound on their exact cycles with DRAM (mapper/model/timing_bound.hpp) and
+// keeps the first of them; the replay (exact_timing_adapter.hpp) times them in that order until the next bound
+// exceeds the top-th exact objective found, so every mapping left untimed provably ranks behind the list. The list
+// is then ordered by mapper::better on exact cycles: objective, cycles, energy, DRAM bytes, mapping.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <vector>
+
+#include "contracts/cost_report.hpp"
+#include "contracts/hardware.hpp"
+#include "contracts/layer.hpp"
+#include "flow/exact_timing_adapter.hpp"
+#include "mapper/search/heuristic_mapper.hpp"
+#include "mapper/search/search.hpp"
+
+namespace maeri::flow {
+
+// The search keeps kFirstCandidates (or 4 × top, if more) candidates by the bound and, when the exact ranking runs
+// through them without the bound proving the list, searches again keeping 4 × as many, up to kMaxCandidates; then
+// SearchResult::exact_ranking.proven is false and `maeri map` says so.
+inline constexpr std::uint64_t kFirstCandidates = 64;
+inline constexpr std::uint64_t kMaxCandidates = 4096;
+
+// `report` with its cycles with DRAM from the exact model: compute + (replay with DRAM − replay with ideal memory), as
+// the cross-check refines a report (timing::set_memory_stall); with the nominal parameters, the replay's cycles.
+void set_exact_cycles(contracts::CostReport& report, const ExactTiming& timing, const contracts::Hardware& hardware);
+
+// The exact timings of one layer's mappings, each computed once (several threads time a batch at once).
+class ExactTimings {
+ public:
+  ExactTimings(const contracts::Layer& layer, const contracts::Hardware& hardware) : layer_(layer), hardware_(hardware) {}
+  // Times the mappings not timed yet, in parallel.
+  void time(const std::vector<contracts::Mapping>& mappings);
+  // `report` with its exact cycles (timed now if needed).
+  void refine(contracts::CostReport& report);
+  std::uint64_t count() const { return timings_.size(); }
+
+ private:
+  const contracts::Layer& layer_;
+  const contracts::Hardware& hardware_;
+  std::map<contracts::Mapping, ExactTiming> timings_;
+};
+
+struct ExactRanked {
+  std::vector<contracts::CostReport> best;  // at most `top`, best first, with exact cycles
+  std::uint64_t timed = 0;                  // candidates timed
+  bool proven = false;                      // every candidate left untimed ranks behind `best`
+};
+
+// Ranks `candidates` (reports whose cycles with DRAM are their exact_cycles_lower_bound, in any order) by exact
+// cycles. `complete`: the candidates are every mapping that could rank (a search whose kept list was not full), so
+// running out of them also proves the list.
+ExactRanked rank_exactly(std::vector<contracts::CostReport> candidates, mapper::Objective objective, int top,
+                         ExactTimings& timings, bool complete);
+
+// The layer's best `options.top_k` mappings ranked by exact cycles: the exhaustive search by the bound (or
+// `heuristic`'s search, when heuristic(), whose kept list is then ranked), the exact ranking, and the baseline, the
+// single-level optimum and the rules' optima with their exact cycles too. SearchResult::exact_ranking says how.
+mapper::SearchResult search_exactly(const contracts::Layer& layer, const contracts::Hardware& hardware,
+                                    mapper::SearchOptions options, mapper::HeuristicMapper* heuristic = nullptr);
+
+}  // namespace maeri::flow
