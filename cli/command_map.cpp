@@ -125,8 +125,9 @@ void print_exact_ranking(const mapper::SearchResult::ExactRanking& ranking) {
   fmt::print("ranked by exact cycles with DRAM: {} replays of {} candidates kept by the bound, in {:.1f} ms; {}\n",
              ranking.timed, ranking.candidates, ranking.seconds * 1000,
              ranking.proven ? "the bound proves the list"
-                            : "NOT proven over the space: a heuristic search's list, or the kept candidates ran out "
-                              "(cap 4,096) before the bound closed the list");
+                            : "NOT proven over the space: a heuristic search's list, the replay budget spent "
+                              "(flow::kExactTimingBudgetCycles) or the kept candidates ran out (cap 4,096) before the "
+                              "bound closed the list");
 }
 
 // How the layer's mappings were found: the search's counts, or the layer whose search it reused.

@@ -25,7 +25,10 @@ void ExactTimings::time(const std::vector<contracts::Mapping>& mappings) {
   std::vector<ExactTiming> timed(missing.size());
   tbb::parallel_for(std::size_t(0), missing.size(),
                     [&](std::size_t i) { timed[i] = exact_layer_timing(layer_, hardware_, missing[i]); });
-  for (std::size_t i = 0; i < missing.size(); ++i) timings_.emplace(missing[i], std::move(timed[i]));
+  for (std::size_t i = 0; i < missing.size(); ++i) {
+    spent_cycles_ += timed[i].cycles;
+    timings_.emplace(missing[i], std::move(timed[i]));
+  }
 }
 
 void ExactTimings::refine(contracts::CostReport& report) {
@@ -52,6 +55,7 @@ ExactRanked rank_exactly(std::vector<contracts::CostReport> candidates, mapper::
       ranked.proven = true;
       break;
     }
+    if (!ranked.best.empty() && timings.spent_cycles() >= kExactTimingBudgetCycles) break;  // not proven
     std::vector<contracts::Mapping> mappings;
     std::size_t end = next;
     for (; end < candidates.size() && end - next < batch; ++end) mappings.push_back(candidates[end].mapping);
@@ -74,13 +78,25 @@ ExactRanked rank_exactly(std::vector<contracts::CostReport> candidates, mapper::
 
 namespace {
 
-// The reports a search returns beside its list, with exact cycles: the baseline, the single-level optimum and the
-// best mapping under each pruning rule (rule losses compare those two).
-void refine_beside(mapper::SearchResult& result, ExactTimings& timings) {
-  if (result.baseline) timings.refine(*result.baseline);
-  if (result.fabric_optimum) timings.refine(*result.fabric_optimum);
+// A report beside the list with exact cycles when its replay fits the layer's budget (its bound at most
+// kExactTimingBudgetCycles); else — a baseline can run 100x longer than the optimum — with the fluid estimate's
+// cycles, as before the exact ranking, rather than the bound the search left in it.
+void refine_within_budget(contracts::CostReport& report, ExactTimings& timings, const contracts::Layer& layer,
+                          const contracts::Hardware& hardware) {
+  if (report.cycles.total <= kExactTimingBudgetCycles) return timings.refine(report);
+  const contracts::CostReport fluid = mapper::evaluate(layer, hardware, report.mapping);
+  report.cycles = fluid.cycles;
+  report.compute_efficiency = fluid.compute_efficiency;
+}
+
+// The reports a search returns beside its list: the baseline, the single-level optimum and the best mapping under
+// each pruning rule (rule losses compare those two).
+void refine_beside(mapper::SearchResult& result, ExactTimings& timings, const contracts::Layer& layer,
+                   const contracts::Hardware& hardware) {
+  if (result.baseline) refine_within_budget(*result.baseline, timings, layer, hardware);
+  if (result.fabric_optimum) refine_within_budget(*result.fabric_optimum, timings, layer, hardware);
   for (auto& best : result.best_under_rule)
-    if (best) timings.refine(*best);
+    if (best) refine_within_budget(*best, timings, layer, hardware);
 }
 
 }  // namespace
@@ -89,6 +105,11 @@ mapper::SearchResult search_exactly(const contracts::Layer& layer, const contrac
                                     mapper::SearchOptions options, mapper::HeuristicMapper* heuristic) {
   const int top = std::max(1, options.top_k);
   const bool heuristic_search = heuristic && heuristic->heuristic();
+  // Every mapping of a layer whose MACs over the multiplier switches (the fewest cycles any mapping takes) exceed
+  // the replay budget runs longer than the budget allows one replay: such a layer is ranked by the fluid estimate,
+  // as before the exact ranking, and its list says it was not ranked exactly (exact_ranking.ranked false).
+  if (double(layer.macs()) / double(hardware.num_ms) > kExactTimingBudgetCycles)
+    return heuristic_search ? heuristic->search(layer, hardware, options) : mapper::search(layer, hardware, options);
   ExactTimings timings(layer, hardware);
   std::uint64_t keep = std::max<std::uint64_t>(kFirstCandidates, 4 * std::uint64_t(top));
   options.rank_by_timing_bound = true;
@@ -102,12 +123,13 @@ mapper::SearchResult search_exactly(const contracts::Layer& layer, const contrac
     const bool complete = !heuristic_search && candidates < keep;
     ExactRanked ranked = rank_exactly(std::move(result.best), options.objective, top, timings, complete);
     ranking_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!ranked.proven && !heuristic_search && candidates >= keep && keep < kMaxCandidates) {
+    if (!ranked.proven && !heuristic_search && candidates >= keep && keep < kMaxCandidates &&
+        timings.spent_cycles() < kExactTimingBudgetCycles) {
       keep *= 4;
       continue;
     }
     result.best = std::move(ranked.best);
-    refine_beside(result, timings);
+    refine_beside(result, timings, layer, hardware);
     // A heuristic's list is the best by the bound of the mappings it costed: what it never costed is not bounded.
     result.exact_ranking = {true, candidates, timings.count(), ranked.proven && !heuristic_search, ranking_seconds};
     return result;

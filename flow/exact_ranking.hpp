@@ -24,6 +24,11 @@ namespace maeri::flow {
 // SearchResult::exact_ranking.proven is false and `maeri map` says so.
 inline constexpr std::uint64_t kFirstCandidates = 64;
 inline constexpr std::uint64_t kMaxCandidates = 4096;
+// What one layer's ranking may spend on replays, in the exact cycles of the mappings it times (the replay's work
+// grows with them; about 0.15 s of one core at real size): a deterministic cap, so that `maeri map` of a real network
+// stays within seconds. Past it the list holds the mappings timed so far, ranked exactly, the first batch always
+// timed, and SearchResult::exact_ranking.proven is false (map says so).
+inline constexpr double kExactTimingBudgetCycles = 2.5e6;
 
 // `report` with its cycles with DRAM from the exact model: compute + (replay with DRAM − replay with ideal memory), as
 // the cross-check refines a report (timing::set_memory_stall); with the nominal parameters, the replay's cycles.
@@ -38,11 +43,14 @@ class ExactTimings {
   // `report` with its exact cycles (timed now if needed).
   void refine(contracts::CostReport& report);
   std::uint64_t count() const { return timings_.size(); }
+  // The exact cycles of every mapping timed so far (what kExactTimingBudgetCycles caps).
+  double spent_cycles() const { return spent_cycles_; }
 
  private:
   const contracts::Layer& layer_;
   const contracts::Hardware& hardware_;
   std::map<contracts::Mapping, ExactTiming> timings_;
+  double spent_cycles_ = 0;
 };
 
 struct ExactRanked {
