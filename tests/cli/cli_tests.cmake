@@ -35,8 +35,8 @@ maeri_cli_test(map_tiny 0 --stdout-contains "total over 4 layers"
 maeri_cli_test(map_fusion_report 0 --stdout-contains "network compulsory DRAM (inputs, weights, outputs once): 10744 bytes"
   $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${TINY} -o ${CMAKE_CURRENT_BINARY_DIR}/tiny.fused.yaml)
 # The fused space's limits as options (scripts/fusion-gap.py measures what each costs): tiny still fuses with groups
-# of 2 layers from each layer's best fabric tile; a group of 1 layer is no group (usage error, the option named).
-maeri_cli_test(map_fusion_limits 0 --stdout-contains "fusion: 1 fused group of 2 layers"
+# of 2 layers (conv1-conv2, conv3_1x1-fc) from each layer's best fabric tile; a group of 1 layer is no group (usage error, the option named).
+maeri_cli_test(map_fusion_limits 0 --stdout-contains "fusion: 2 fused groups of 4 layers"
   $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${TINY} --fusion-max-layers 2 --fusion-tiles 1
   -o ${CMAKE_CURRENT_BINARY_DIR}/tiny.limits.yaml)
 maeri_cli_test(map_fusion_max_layers_range 1 --stderr-contains "--fusion-max-layers: Value 1 not in range 2 to 64"

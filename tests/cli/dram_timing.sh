@@ -1,7 +1,7 @@
 #!/bin/bash
 # CLI test of the co-simulated DRAM device (`dram.timing`, docs/hardware-spec.md "DRAM timing"): maeri-64 with the
 # hbm2 preset verifies tiny's fc layer bit-exactly, its JSON counts row misses and a refresh (the layer runs longer
-# than one 3.9 µs refresh interval at 200 MHz, 780 cycles), and the model's replay, which runs the same device,
+# than one 3.9 µs refresh interval at 100 MHz, 390 cycles), and the model's replay, which runs the same device,
 # predicts the cycles with DRAM exactly (0.00 %: docs/model.md "Memory timing") — before the replay knew the device
 # this row was off.
 # Usage: dram_timing.sh MAERI CONFIGS_DIR
@@ -10,7 +10,9 @@ maeri=$1 configs=$2
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAILED: $*"; exit 1; }
-sed 's/^  latency_cycles: \(.*\)$/  latency_cycles: \1\n  timing: hbm2/' "$configs/hardware/maeri-64.yaml" >"$dir/hbm2.yaml"
+# At 100 MHz a refresh interval is 390 cycles, shorter than fc's run whichever mapping map ranks first.
+sed -e 's/^  latency_cycles: \(.*\)$/  latency_cycles: \1\n  timing: hbm2/' -e 's/^clock_mhz: .*/clock_mhz: 100/' \
+  "$configs/hardware/maeri-64.yaml" >"$dir/hbm2.yaml"
 grep -q '^  timing: hbm2' "$dir/hbm2.yaml" || fail "could not add the timing preset"
 "$maeri" verify --hardware "$dir/hbm2.yaml" --workload "$configs/workloads/tiny.yaml" --layer fc \
   --json "$dir/v.json" >"$dir/out.txt" 2>&1 || { cat "$dir/out.txt"; fail "verify exited $?"; }

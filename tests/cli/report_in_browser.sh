@@ -73,16 +73,16 @@ case $case_name in
     expect 4 '<svg class="fabric"'
     expect 11 '<g class="node '
     expect 1 'class="group-box"'
-    expect 242 'class="ms vn"'
-    expect 14 'class="ms idle"'
+    expect 198 'class="ms vn"'   # map's tiles on 64 MS: 54 (3,3,3,2) + 64 (1,1,8,8) + 64 (1,1,8,4,·,·,2) + 16 (1,1,8,2)
+    expect 58 'class="ms idle"'  # 10 + 0 + 0 + 48
     ;;
   map)
     expect 4 '<section class="layer"'
     expect 7 '<section class="unit-op"'
     expect 11 '<g class="node '
     expect 1 'class="group-box"'
-    expect 242 'class="ms vn"'
-    expect 14 'class="ms idle"'
+    expect 198 'class="ms vn"'   # map's tiles on 64 MS: 54 (3,3,3,2) + 64 (1,1,8,8) + 64 (1,1,8,4,·,·,2) + 16 (1,1,8,2)
+    expect 58 'class="ms idle"'  # 10 + 0 + 0 + 48
     ;;
 esac
 expect 0 '<script'
