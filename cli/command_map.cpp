@@ -195,10 +195,10 @@ void print_fusion(const mapper::NetworkFusionResult& fusion, const contracts::Ne
   const mapper::FusedSearchStats& stats = fusion.stats;
   std::size_t fused_groups = 0;
   for (const mapper::GroupResult& group : fusion.groups) fused_groups += group.group.count > 1;
-  fmt::print("\nfusion ({} objective): {} partial mappings made, {} pruned, {} joined over {} candidate groups in "
-             "{:.2f} s; {} fused groups{}\n",
-             mapper::to_string(objective), stats.made, stats.pruned, stats.joined, stats.groups, stats.seconds,
-             fused_groups,
+  fmt::print("\nfusion ({} objective): {} partial mappings made, {} pruned, {} joined over {} candidate groups, {} "
+             "group mappings timed exactly of {} in {:.2f} s; {} fused groups{}\n",
+             mapper::to_string(objective), stats.made, stats.pruned, stats.joined, stats.groups, stats.timed,
+             stats.options, stats.seconds, fused_groups,
              fusion.split_back > 0 ? fmt::format(" ({} split back: no better with exact traffic)", fusion.split_back)
                                    : "");
   if (fused_groups > 0)

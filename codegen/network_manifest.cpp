@@ -94,6 +94,7 @@ nlohmann::ordered_json group_json(const ManifestFusedGroup& group) {
                                    {"shared_tensors", tensors}};
   if (group.token_stripes) entry["token_stripes"] = true;
   if (!group.query_rows.empty()) entry["query_rows"] = group.query_rows;
+  if (!group.output_over_shortcut.empty()) entry["output_over_shortcut"] = group.output_over_shortcut;
   return entry;
 }
 
@@ -104,7 +105,8 @@ ManifestFusedGroup read_group(const std::string& path, const json& entry, std::s
   if (!entry.is_object()) throw util::InputError({path, 0, 0}, prefix, "expected an object");
   const Fields fields(path, entry, prefix + ".");
   fields.refuse_unknown(
-      {"name", "members", "stripes", "pinned_weights", "shared_tensors", "token_stripes", "query_rows"});
+      {"name", "members", "stripes", "pinned_weights", "shared_tensors", "token_stripes", "query_rows",
+       "output_over_shortcut"});
   ManifestFusedGroup group;
   group.name = fields.text("name");
   if (group.name.empty()) fields.fail("name", "expected the group's name, found an empty string");
@@ -137,6 +139,16 @@ ManifestFusedGroup read_group(const std::string& path, const json& entry, std::s
     for (std::size_t q = 0; q < group.query_rows.size(); ++q)
       if (position_of(group.query_rows[q]) == group.members.size())
         fields.fail(fmt::format("query_rows[{}]", q), "'" + group.query_rows[q] + "' is not a member of the group");
+  }
+  if (fields.has("output_over_shortcut")) {
+    group.output_over_shortcut = fields.texts("output_over_shortcut");
+    if (group.stripes != 1 && !group.output_over_shortcut.empty())
+      fields.fail("output_over_shortcut", fmt::format("an output takes a shortcut's rows only in a group of one stripe, "
+                                                      "found stripes {}", group.stripes));
+    for (std::size_t o = 0; o < group.output_over_shortcut.size(); ++o)
+      if (position_of(group.output_over_shortcut[o]) == group.members.size())
+        fields.fail(fmt::format("output_over_shortcut[{}]", o),
+                    "'" + group.output_over_shortcut[o] + "' is not a member of the group");
   }
   const json& tensors = fields.get("shared_tensors", json::value_t::array, "an array of shared tensors");
   for (std::size_t t = 0; t < tensors.size(); ++t) {
@@ -300,6 +312,9 @@ std::optional<contracts::FusedMember> manifest_member(const NetworkManifest& man
         std::find(group.query_rows.begin(), group.query_rows.end(), layer) != group.query_rows.end();
     member.role.weights_pinned =
         std::find(group.pinned_weights.begin(), group.pinned_weights.end(), layer) != group.pinned_weights.end();
+    member.role.output_over_shortcut =
+        std::find(group.output_over_shortcut.begin(), group.output_over_shortcut.end(), layer) !=
+        group.output_over_shortcut.end();
     // As mapper::group_roles: the input is in the SDM when a member reads it through its window; the output stays
     // there when members read it and nothing outside the group does.
     bool feeds = false, leaves = false;
@@ -350,6 +365,8 @@ void check_fused_record(const NetworkManifest& manifest, const ConfigImage& imag
   differ("input_in_sdm", yes_no(recorded->role.input_in_sdm), yes_no(expected->role.input_in_sdm));
   differ("output_in_sdm", yes_no(recorded->role.output_in_sdm), yes_no(expected->role.output_in_sdm));
   differ("weights_pinned", yes_no(recorded->role.weights_pinned), yes_no(expected->role.weights_pinned));
+  differ("output_over_shortcut", yes_no(recorded->role.output_over_shortcut),
+         yes_no(expected->role.output_over_shortcut));
 }
 
 std::string manifest_image_path(const std::string& manifest_path, const ManifestLayer& layer) {

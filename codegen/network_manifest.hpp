@@ -55,6 +55,9 @@ struct ManifestFusedGroup {
   // "query_rows": with token_stripes, the members (matrix products) whose stripes cut their query rows (written only
   // when some do).
   std::vector<std::string> query_rows = {};
+  // "output_over_shortcut": in a group of one stripe, the members whose shared output takes the SDM rows of the
+  // shortcut their add reads last (contracts::FusedRole::output_over_shortcut; written only when some do).
+  std::vector<std::string> output_over_shortcut = {};
 };
 
 struct NetworkManifest {

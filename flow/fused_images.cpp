@@ -36,6 +36,7 @@ FusedImagePlan plan_fused_images(const contracts::Network& network, const contra
       listed.members.push_back(layer);
       if (roles[i].weights_pinned) listed.pinned_weights.push_back(layer);
       if (roles[i].query_rows) listed.query_rows.push_back(layer);
+      if (roles[i].output_over_shortcut) listed.output_over_shortcut.push_back(layer);
       plan.members[layer] = contracts::FusedMember{entry.name, std::int64_t(i), std::int64_t(group.count), roles[i]};
     }
     // The graph's edges inside the group, one entry per tensor a producer shares, its consumers in layer order.

@@ -227,7 +227,9 @@ void WorkloadMapping::record_fusion() {
   const mapper::NetworkFusionResult& fusion = *fusion_;
   const mapper::FusedSearchStats& stats = fusion.stats;
   json_fusion_ = {{"stats", {{"partial_mappings", stats.made}, {"pruned", stats.pruned}, {"joined", stats.joined},
-                             {"candidate_groups", stats.groups}, {"seconds", stats.seconds},
+                             {"candidate_groups", stats.groups}, {"options", stats.options},
+                             {"traffic_costed", stats.traffic_costed}, {"timed", stats.timed},
+                             {"seconds", stats.seconds},
                              {"split_back", fusion.split_back}}},
                   {"network_compulsory_dram_bytes", fusion.compulsory_dram_bytes},
                   {"unfused", totals_json(fusion.unfused, fusion.compulsory_dram_bytes)},

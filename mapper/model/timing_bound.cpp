@@ -57,6 +57,14 @@ double exact_cycles_lower_bound(const contracts::CostReport& report, const contr
   return std::max(compute + startup, channel - rounding_slack(report, hardware));
 }
 
+double member_cycles_lower_bound(const contracts::CostReport& report, const contracts::Hardware& hardware) {
+  const double compute = report.cycles.compute();
+  const double bandwidth = hardware.dram_bytes_per_cycle * hardware.model.dram_efficiency;
+  if (!(bandwidth > 0) || report.counts.dram_bytes <= 0) return compute;
+  const double channel = 1 + std::ceil(double(report.counts.dram_bytes) / bandwidth - 1e-6);
+  return std::max(compute, channel - rounding_slack(report, hardware));
+}
+
 void set_cycles_to_timing_bound(contracts::CostReport& report, const contracts::Hardware& hardware) {
   const double compute = report.cycles.compute();
   const double bound = exact_cycles_lower_bound(report, hardware);

@@ -21,6 +21,15 @@ namespace maeri::mapper {
 // can take off the ideal-memory replay: 2 cycles per configuration, plus negative overheads.
 double exact_cycles_lower_bound(const contracts::CostReport& report, const contracts::Hardware& hardware);
 
+// A lower bound on the exact cycles with DRAM of a fused group's member, `report` being its report in its role:
+// max(compute, 1 + ⌈DRAM bytes / bw⌉ − slack) (docs/model.md, "Which model decides what"). Its exact cycles are its
+// compute cycles plus the memory stall of its stripe pieces, each replayed alone from an empty channel
+// (timing::exact_member_timing): never below compute, and, the pieces' ideal-memory replays summing to the compute
+// cycles (whole parameters; `slack` covers fractional ones as above), never below the cycles their channels take to
+// move the member's DRAM bytes. The startup and fill terms of the layer's bound do not carry over (a member's first
+// weights may be pinned, its input in the SDM).
+double member_cycles_lower_bound(const contracts::CostReport& report, const contracts::Hardware& hardware);
+
 // `report` with its cycles with DRAM set to exact_cycles_lower_bound (memory_stall = bound − compute): how the
 // search orders the candidates of the exact ranking (SearchOptions::rank_by_timing_bound).
 void set_cycles_to_timing_bound(contracts::CostReport& report, const contracts::Hardware& hardware);

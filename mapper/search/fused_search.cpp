@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <set>
@@ -15,16 +16,20 @@
 #include "contracts/sdm_rules.hpp"
 #include "mapper/mapspace/sdm_space.hpp"
 #include "mapper/mapspace/equivalent_orders.hpp"
+#include "mapper/model/timing_bound.hpp"
 
 namespace maeri::mapper {
 namespace {
 
-// One partial mapping of a layer in a role: what the join needs of it.
+// One partial mapping of a layer in a role: what the join needs of it, and the lower bounds of its exact cycles
+// (member_cycles_lower_bound) and energy (no DN/RN traversals: exact traffic only sets those counts).
 struct Partial {
   double cycles = 0, energy_pj = 0;
   std::int64_t working_set = 0, pinned_bytes = 0;
   contracts::Mapping mapping;
   bool pinned = false;
+  double cycles_bound = 0, energy_bound = 0;
+  std::int64_t dram_bytes = 0;
 };
 
 bool dominates(const Partial& a, const Partial& b) {
@@ -94,7 +99,9 @@ PartialSets make_partials(const contracts::Layer& layer, const contracts::Hardwa
       ++stats.made;
       Partial partial{report.cycles.total, report.energy_pj.total,
                       member_working_set(layer, hardware, report.mapping, role),
-                      role.weights_pinned ? pinned_bytes : 0, report.mapping, role.weights_pinned};
+                      role.weights_pinned ? pinned_bytes : 0, report.mapping, role.weights_pinned,
+                      member_cycles_lower_bound(report, hardware),
+                      report.energy_pj.total - report.energy_pj.dn - report.energy_pj.rn, report.counts.dram_bytes};
       const bool final_output = contracts::sdm_block_traffic(layer, report.mapping).output_visits == 1;
       // An output that stays in the SDM feeds the group; one that is written anyway may feed it or not.
       for (int feeds = role.output_in_sdm ? 1 : 0; feeds < 2; ++feeds) {
@@ -107,27 +114,79 @@ PartialSets make_partials(const contracts::Layer& layer, const contracts::Hardwa
   return sets;
 }
 
-// A partial mapping of a group's first members.
+// A partial mapping of a group's first members: its last member's partial (`pick`) joined to a state of the members
+// before it (`parent`, an index into their states).
 struct JoinState {
   double cycles = 0, energy_pj = 0;
   std::int64_t peak = 0, pinned = 0;
-  std::vector<std::uint32_t> choice;
+  std::uint32_t parent = 0, pick = 0;
+  double cycles_bound = 0, energy_bound = 0;
+  std::int64_t dram_bytes = 0;
 };
 
 bool state_dominates(const JoinState& a, const JoinState& b) {
   return a.cycles <= b.cycles && a.energy_pj <= b.energy_pj && a.peak <= b.peak && a.pinned <= b.pinned;
 }
 
-// (objective, secondary): the order results are ranked in, as `better` ranks reports.
-std::pair<double, double> rank(double cycles, double energy_pj, Objective objective) {
-  return {objective_value(cycles, energy_pj, objective),
-          objective_value(cycles, energy_pj, tie_breaking_objective(objective))};
-}
-
-// A mapping of a candidate group (one layer: its standalone best) with its totals.
+// A mapping of a candidate group (one layer: its standalone best) with its totals by the fluid estimate, and its
+// bounds (for a layer alone: its standalone report's totals).
 struct Joined {
   double cycles = 0, energy_pj = 0;
   FusedGroup group;
+  std::int64_t dram_bytes = 0;
+  double cycles_bound = 0, energy_bound = 0;
+};
+
+GroupTotals operator+(const GroupTotals& a, const GroupTotals& b) {
+  return {a.cycles + b.cycles, a.energy_pj + b.energy_pj, a.dram_bytes + b.dram_bytes};
+}
+
+// Whether two sums differ by more than their rounding.
+bool differ(double a, double b) { return std::abs(a - b) > 1e-12 * std::max(std::abs(a), std::abs(b)); }
+bool above(double a, double b) { return a > b && differ(a, b); }
+
+// Whether `a` ranks ahead of `b`: the objective, then cycles, energy, DRAM bytes (mapper::better's order).
+bool ahead(const GroupTotals& a, const GroupTotals& b, Objective objective) {
+  const double value_a = objective_value(a.cycles, a.energy_pj, objective),
+               value_b = objective_value(b.cycles, b.energy_pj, objective);
+  if (differ(value_a, value_b)) return value_a < value_b;
+  if (differ(a.cycles, b.cycles)) return a.cycles < b.cycles;
+  if (differ(a.energy_pj, b.energy_pj)) return a.energy_pj < b.energy_pj;
+  return a.dram_bytes < b.dram_bytes;
+}
+
+// A group mapping's costs as the partition compares them, each stage tighter and dearer: its lower bounds, then its
+// exact traffic (energy, DRAM bytes), then its exact cycles with DRAM (ExactGroupCosts); without them, each stage
+// is the fluid estimate.
+class OptionCosts {
+ public:
+  OptionCosts(const ExactGroupCosts& exact, FusedSearchStats& stats) : exact_(exact), stats_(stats) {}
+
+  GroupTotals bound(const Joined& option) const {
+    if (!exact_.traffic) return fluid(option);
+    return {exact_.cycles ? option.cycles_bound : option.cycles, option.energy_bound, 0};
+  }
+  // Exact energy and DRAM bytes; cycles still bound (or the fluid estimate when nothing is timed).
+  GroupTotals traffic(const Joined& option) {
+    if (!exact_.traffic) return fluid(option);
+    ++stats_.traffic_costed;
+    GroupTotals totals = exact_.traffic(option.group);
+    if (exact_.cycles) totals.cycles = option.cycles_bound;
+    return totals;
+  }
+  // `traffic`'s totals with the exact cycles.
+  GroupTotals timed(const Joined& option, GroupTotals traffic) {
+    if (!exact_.cycles) return traffic;
+    ++stats_.timed;
+    traffic.cycles = exact_.cycles(option.group);
+    return traffic;
+  }
+  GroupTotals exact(const Joined& option) { return timed(option, traffic(option)); }
+
+ private:
+  static GroupTotals fluid(const Joined& option) { return {option.cycles, option.energy_pj, option.dram_bytes}; }
+  const ExactGroupCosts& exact_;
+  FusedSearchStats& stats_;
 };
 
 bool joined_dominates(const Joined& a, const Joined& b) { return a.cycles <= b.cycles && a.energy_pj <= b.energy_pj; }
@@ -135,28 +194,39 @@ bool joined_dominates(const Joined& a, const Joined& b) { return a.cycles <= b.c
 using GroupsEnding = std::function<void(std::size_t, const std::function<void(std::vector<Joined>)>&)>;
 
 // A sum objective (runtime, energy) is the sum of the groups' objectives: the best partition of the first j layers
-// is the best of the first j − 1 plus layer j − 1 alone, or of the first `first` plus a group's best (by the
-// objective, then the other of runtime and energy).
+// is the best of the first j − 1 plus layer j − 1 alone, or of the first `first` plus a group mapping (by the
+// objective, then cycles, energy and DRAM bytes, which add up too). The group mappings ending at j are taken in the
+// order of their lower bounds; one is costed exactly only while its bound can still beat (or tie) the best so far.
 std::vector<FusedGroup> best_partition_by_sum(std::size_t layers, Objective objective,
                                               const std::function<Joined(std::size_t)>& alone,
-                                              const GroupsEnding& groups_ending) {
-  std::vector<double> best(layers + 1, 0);
+                                              const GroupsEnding& groups_ending, OptionCosts& costs) {
+  std::vector<GroupTotals> best(layers + 1);
   std::vector<FusedGroup> last(layers + 1);
+  const auto value = [&](const GroupTotals& totals) { return objective_value(totals.cycles, totals.energy_pj, objective); };
   for (std::size_t j = 1; j <= layers; ++j) {
-    const Joined single = alone(j - 1);
-    best[j] = best[j - 1] + objective_value(single.cycles, single.energy_pj, objective);
-    last[j] = single.group;
+    Joined single = alone(j - 1);
+    best[j] = best[j - 1] + GroupTotals{single.cycles, single.energy_pj, single.dram_bytes};
+    last[j] = std::move(single.group);
+    std::vector<Joined> options;
     groups_ending(j, [&](std::vector<Joined> front) {
-      const auto first_best = std::min_element(front.begin(), front.end(), [&](const Joined& a, const Joined& b) {
-        return rank(a.cycles, a.energy_pj, objective) < rank(b.cycles, b.energy_pj, objective);
-      });
-      const double value = best[first_best->group.first] + objective_value(first_best->cycles, first_best->energy_pj, objective);
-      // Strictly better only (a relative margin against rounding in the sums): ties stay unfused.
-      if (value < best[j] * (1 - 1e-12)) {
-        best[j] = value;
-        last[j] = std::move(first_best->group);
-      }
+      for (Joined& option : front) options.push_back(std::move(option));
     });
+    std::vector<std::pair<double, std::size_t>> order;
+    for (std::size_t k = 0; k < options.size(); ++k)
+      order.emplace_back(value(best[options[k].group.first] + costs.bound(options[k])), k);
+    std::stable_sort(order.begin(), order.end());
+    for (const auto& [bound, k] : order) {
+      if (above(bound, value(best[j]))) break;  // every later option's bound is no lower
+      Joined& option = options[k];
+      const GroupTotals& prefix = best[option.group.first];
+      const GroupTotals traffic = costs.traffic(option);
+      if (above(value(prefix + traffic), value(best[j]))) continue;
+      const GroupTotals total = prefix + costs.timed(option, traffic);
+      if (ahead(total, best[j], objective)) {  // strictly: ties keep what came first, the layer alone
+        best[j] = total;
+        last[j] = std::move(option.group);
+      }
+    }
   }
   std::vector<FusedGroup> groups;
   for (std::size_t j = layers; j > 0; j -= last[j].count) groups.push_back(last[j]);
@@ -169,8 +239,10 @@ std::vector<FusedGroup> best_partition_by_sum(std::size_t layers, Objective obje
 // layer by layer, a partition of each prefix that no other of that prefix beats in both cycles and energy: per
 // prefix the Pareto front of (cycles, energy) over its partitions, each point extended by a layer alone or by
 // every point of a group's front, is exact. Each layer alone keeps its standalone best mapping (as --no-fusion).
+// A group mapping is costed exactly only when some point it would extend, at its lower bounds, is not already
+// beaten in both totals by a point made so far (then its exact point, never below its bounds, would not be either).
 std::vector<FusedGroup> best_partition_by_network_edp(std::size_t layers, const std::function<Joined(std::size_t)>& alone,
-                                                      const GroupsEnding& groups_ending) {
+                                                      const GroupsEnding& groups_ending, OptionCosts& costs) {
   struct Point {
     double cycles = 0, energy_pj = 0;
     std::size_t prefix = 0, previous = 0, group = 0;  // fronts[prefix][previous] + groups[group]
@@ -180,21 +252,40 @@ std::vector<FusedGroup> best_partition_by_network_edp(std::size_t layers, const 
   fronts[0].push_back(Point{});
   for (std::size_t j = 1; j <= layers; ++j) {
     std::vector<Point> points;
-    const auto extend = [&](const Joined& option) {
-      const std::size_t first = j - option.group.count;
+    const auto extend = [&](std::size_t count, const GroupTotals& totals) {
+      const std::size_t first = j - count;
       for (std::size_t p = 0; p < fronts[first].size(); ++p)
-        points.push_back(Point{fronts[first][p].cycles + option.cycles, fronts[first][p].energy_pj + option.energy_pj,
+        points.push_back(Point{fronts[first][p].cycles + totals.cycles, fronts[first][p].energy_pj + totals.energy_pj,
                                first, p, groups.size()});
     };
-    Joined single = alone(j - 1);
-    extend(single);  // first, so that on equal totals the unfused partition stays
-    groups.push_back(std::move(single.group));
-    groups_ending(j, [&](std::vector<Joined> front) {
-      for (Joined& option : front) {
-        extend(option);
-        groups.push_back(std::move(option.group));
+    const auto beaten = [&](std::size_t count, const GroupTotals& totals) {
+      for (const Point& prefix : fronts[j - count]) {
+        const double cycles = prefix.cycles + totals.cycles, energy_pj = prefix.energy_pj + totals.energy_pj;
+        if (std::none_of(points.begin(), points.end(), [&](const Point& point) {
+              return point.cycles <= cycles && point.energy_pj <= energy_pj;
+            }))
+          return false;
       }
+      return true;
+    };
+    Joined single = alone(j - 1);
+    extend(1, {single.cycles, single.energy_pj, 0});  // first, so that on equal totals the unfused partition stays
+    groups.push_back(std::move(single.group));
+    std::vector<Joined> options;
+    groups_ending(j, [&](std::vector<Joined> front) {
+      for (Joined& option : front) options.push_back(std::move(option));
     });
+    std::stable_sort(options.begin(), options.end(), [&](const Joined& a, const Joined& b) {
+      return costs.bound(a).cycles < costs.bound(b).cycles;
+    });
+    for (Joined& option : options) {
+      const std::size_t count = option.group.count;
+      if (beaten(count, costs.bound(option))) continue;
+      const GroupTotals traffic = costs.traffic(option);
+      if (beaten(count, traffic)) continue;
+      extend(count, costs.timed(option, traffic));
+      groups.push_back(std::move(option.group));
+    }
     std::stable_sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
       return std::tie(a.cycles, a.energy_pj) < std::tie(b.cycles, b.energy_pj);
     });
@@ -398,33 +489,45 @@ class GroupJoiner {
   // group's reservations, each joined mapping that fits the SDM offered to `front`.
   void join_members(const FusedGroup& shape, const std::vector<const std::vector<Partial>*>& sets,
                     const GroupReservations& reservations, std::vector<Joined>& front) {
-    std::vector<JoinState> states(1);
-    for (std::size_t i = 0; i < sets.size() && !states.empty(); ++i) {
-      std::vector<JoinState> next;
+    // levels[i]: the states of members 0 … i that no other beats (levels[0]'s parent: the empty join).
+    std::vector<std::vector<JoinState>>& levels = levels_;
+    levels.resize(sets.size());
+    const JoinState empty;
+    for (std::size_t i = 0; i < sets.size(); ++i) {
+      std::vector<JoinState>& next = levels[i];
+      next.clear();
       const std::vector<Partial>& set = *sets[i];
-      for (const JoinState& state : states)
+      const std::size_t parents = i == 0 ? 1 : levels[i - 1].size();
+      for (std::size_t s = 0; s < parents; ++s) {
+        const JoinState& state = i == 0 ? empty : levels[i - 1][s];
         for (std::size_t p = 0; p < set.size(); ++p) {
           JoinState joined{state.cycles + set[p].cycles, state.energy_pj + set[p].energy_pj,
                            std::max(state.peak, set[p].working_set + reservations.live_at[i]),
-                           state.pinned + set[p].pinned_bytes, state.choice};
-          joined.choice.push_back(std::uint32_t(p));
+                           state.pinned + set[p].pinned_bytes, std::uint32_t(s), std::uint32_t(p),
+                           state.cycles_bound + set[p].cycles_bound, state.energy_bound + set[p].energy_bound,
+                           state.dram_bytes + set[p].dram_bytes};
           ++stats_.joined;
           if (joined.peak + joined.pinned > hardware_.sdm_bytes) {
             ++stats_.pruned;
             continue;
           }
-          offer_pareto(next, std::move(joined), state_dominates, stats_.pruned);
+          offer_pareto(next, joined, state_dominates, stats_.pruned);
         }
-      states = std::move(next);
+      }
+      if (next.empty()) return;
     }
-    for (const JoinState& state : states) {
-      Joined candidate{state.cycles, state.energy_pj, shape};
+    for (const JoinState& state : levels.back()) {
+      Joined candidate{state.cycles, state.energy_pj, shape, state.dram_bytes, state.cycles_bound, state.energy_bound};
       if (std::any_of(front.begin(), front.end(), [&](const Joined& kept) { return joined_dominates(kept, candidate); }))
         continue;
-      for (std::size_t i = 0; i < sets.size(); ++i) {
-        const Partial& partial = (*sets[i])[state.choice[i]];
-        candidate.group.mappings.push_back(partial.mapping);
-        candidate.group.weights_pinned.push_back(partial.pinned);
+      candidate.group.mappings.resize(sets.size());
+      candidate.group.weights_pinned.resize(sets.size());
+      const JoinState* at = &state;
+      for (std::size_t i = sets.size(); i-- > 0;) {
+        const Partial& partial = (*sets[i])[at->pick];
+        candidate.group.mappings[i] = partial.mapping;
+        candidate.group.weights_pinned[i] = partial.pinned;
+        if (i > 0) at = &levels[i - 1][at->parent];
       }
       std::uint64_t ignored = 0;
       offer_pareto(front, std::move(candidate), joined_dominates, ignored);
@@ -439,13 +542,15 @@ class GroupJoiner {
   FusedSearchStats& stats_;
   std::vector<std::vector<Stripes>> stripes_of_;
   std::map<ShapeKey, PartialSets> partials_;  // per layer shape and stripe count
+  std::vector<std::vector<JoinState>> levels_;  // join_members' states, kept to reuse their memory
 };
 
 // The partition of a fixed policy (FusionOptions::fixed_group): the named consecutive layers as one group, at the
 // best of its front by the objective (the network's EDP: with the other layers' totals), every other layer alone.
 std::vector<FusedGroup> fixed_partition(const contracts::Network& network, const std::vector<std::string>& names,
                                         Objective objective, const std::function<Joined(std::size_t)>& alone,
-                                        const std::function<std::vector<Joined>(std::size_t, std::size_t)>& front_of) {
+                                        const std::function<std::vector<Joined>(std::size_t, std::size_t)>& front_of,
+                                        OptionCosts& costs) {
   std::vector<std::size_t> indices;
   for (const std::string& name : names) {
     const auto at = std::find_if(network.layers.begin(), network.layers.end(),
@@ -471,12 +576,17 @@ std::vector<FusedGroup> fixed_partition(const contracts::Network& network, const
     throw std::invalid_argument("fused group '" + names.front() + "' … '" + names.back() +
                                 "': no stripes and mappings of its members make a legal group (docs/mapping.md, "
                                 "\"Fused groups\")");
-  const auto value = [&](const Joined& option) {
-    return objective == Objective::EnergyDelay ? (cycles + option.cycles) * (energy_pj + option.energy_pj)
-                                               : objective_value(option.cycles, option.energy_pj, objective);
+  // Every mapping of the front costed exactly (one group); the best by the objective, then cycles, energy, DRAM.
+  std::vector<GroupTotals> totals;
+  for (const Joined& option : front)
+    totals.push_back(count > 1 ? costs.exact(option) : GroupTotals{option.cycles, option.energy_pj, option.dram_bytes});
+  const auto network_totals = [&](std::size_t k) {  // for EDP: with the other layers
+    return objective == Objective::EnergyDelay ? GroupTotals{cycles, energy_pj, 0} + totals[k] : totals[k];
   };
-  const Joined& best = *std::min_element(front.begin(), front.end(),
-                                         [&](const Joined& a, const Joined& b) { return value(a) < value(b); });
+  std::size_t chosen = 0;
+  for (std::size_t k = 1; k < front.size(); ++k)
+    if (ahead(network_totals(k), network_totals(chosen), objective)) chosen = k;
+  const Joined& best = front[chosen];
   for (std::size_t layer = 0; layer < first; ++layer) groups.push_back(alone(layer).group);
   groups.push_back(best.group);
   for (std::size_t layer = first + count; layer < network.layers.size(); ++layer) groups.push_back(alone(layer).group);
@@ -505,25 +615,31 @@ std::vector<GroupCost> partition_costs(const contracts::Network& network, const 
 NetworkFusion fused_search(const contracts::Network& network, const FusionGraph& graph,
                            const contracts::Hardware& hardware, const std::vector<contracts::CostReport>& standalone,
                            const std::vector<std::vector<contracts::FabricTile>>& fabric_tiles, Objective objective,
-                           const FusionOptions& options) {
+                           const FusionOptions& options, const ExactGroupCosts& exact) {
   const auto start = std::chrono::steady_clock::now();
   NetworkFusion fusion;
   GroupJoiner joiner(network, graph, hardware, fabric_tiles, options, fusion.stats);
   const GroupsEnding groups_ending = [&](std::size_t j, const std::function<void(std::vector<Joined>)>& visit) {
-    joiner.for_each_group_ending(j, visit);
+    joiner.for_each_group_ending(j, [&](std::vector<Joined> front) {
+      fusion.stats.options += front.size();
+      visit(std::move(front));
+    });
   };
   const auto layer_alone = [&](std::size_t layer) {
     const contracts::CostReport& report = standalone[layer];
-    return Joined{report.cycles.total, report.energy_pj.total, FusedGroup{layer, 1, 1, {report.mapping}, {false}}};
+    return Joined{report.cycles.total, report.energy_pj.total, FusedGroup{layer, 1, 1, {report.mapping}, {false}},
+                  report.counts.dram_bytes, report.cycles.total, report.energy_pj.total};
   };
+  OptionCosts costs(exact, fusion.stats);
   const std::size_t layers = network.layers.size();
   if (!options.fixed_group.empty())
     fusion.groups = fixed_partition(network, options.fixed_group, objective, layer_alone,
-                                    [&](std::size_t first, std::size_t count) { return joiner.front(first, count); });
+                                    [&](std::size_t first, std::size_t count) { return joiner.front(first, count); },
+                                    costs);
   else
     fusion.groups = objective == Objective::EnergyDelay
-                        ? best_partition_by_network_edp(layers, layer_alone, groups_ending)
-                        : best_partition_by_sum(layers, objective, layer_alone, groups_ending);
+                        ? best_partition_by_network_edp(layers, layer_alone, groups_ending, costs)
+                        : best_partition_by_sum(layers, objective, layer_alone, groups_ending, costs);
   fusion.costs = partition_costs(network, graph, hardware, standalone, fusion.groups);
   double cycles = 0, energy_pj = 0;
   for (const GroupCost& cost : fusion.costs) {

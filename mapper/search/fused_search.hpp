@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -64,7 +65,27 @@ struct FusedSearchStats {
   std::uint64_t pruned = 0;  // dropped as dominated within their compatibility group, or over the SDM when joined
   std::uint64_t joined = 0;  // partial group mappings made by joining
   std::uint64_t groups = 0;  // (consecutive layers, stripes) candidate groups joined
+  std::uint64_t options = 0;  // fused mappings of candidate groups (their fronts) offered to the partition
+  std::uint64_t traffic_costed = 0;  // of them costed with exact traffic (the rest ruled out by their bounds)
+  std::uint64_t timed = 0;           // of them timed by the exact model (the rest ruled out by their bounds)
   double seconds = 0;
+};
+
+// A candidate group's totals over its members.
+struct GroupTotals {
+  double cycles = 0, energy_pj = 0;
+  std::int64_t dram_bytes = 0;
+};
+
+// The exact model's costs of a candidate group's mapping, with which the partition is decided when given
+// (network_fusion.hpp builds them; docs/model.md, "Which model decides what"): `traffic`, its members in their
+// roles with exact DN/RN traffic (energy and DRAM bytes exact; cycles still the fluid estimate), and `cycles`, its
+// exact cycles with DRAM (every member's stripe pieces replayed in its role). Each group mapping is costed only when
+// a proven lower bound does not rule it out: the members' compute cycles and DRAM bytes over the bandwidth
+// (member_cycles_lower_bound), their energy without DN/RN traversals, then their exact energy.
+struct ExactGroupCosts {
+  std::function<GroupTotals(const FusedGroup&)> traffic;
+  std::function<double(const FusedGroup&)> cycles;
 };
 
 struct NetworkFusion {
@@ -77,10 +98,13 @@ struct NetworkFusion {
 };
 
 // `standalone[i]` is layer i's best mapping alone (the one-layer groups), `fabric_tiles[i]` its fused space's tiles.
+// The partition is the best by the objective, then cycles, energy and DRAM bytes (mapper::better's order; a tie
+// keeps the layers alone): by `exact`'s costs when given (the standalone reports then being exact too), else by the
+// fluid estimate of the members in their roles.
 NetworkFusion fused_search(const contracts::Network& network, const FusionGraph& graph,
                            const contracts::Hardware& hardware, const std::vector<contracts::CostReport>& standalone,
                            const std::vector<std::vector<contracts::FabricTile>>& fabric_tiles, Objective objective,
-                           const FusionOptions& options);
+                           const FusionOptions& options, const ExactGroupCosts& exact = {});
 
 // The distinct fabric tiles of a standalone search's list, best first, at most `count`.
 std::vector<contracts::FabricTile> fusion_fabric_tiles(const std::vector<contracts::CostReport>& best, int count);

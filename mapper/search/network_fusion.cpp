@@ -88,20 +88,59 @@ GroupResult layer_alone(const std::vector<contracts::CostReport>& standalone, st
   return single;
 }
 
-// A group of the search's partition with its members re-costed with exact traffic: the search ranked them by the
-// traffic estimates; what is reported, and compared, is exact as for layers.
-GroupResult exact_group(const contracts::Network& network, const FusionGraph& graph, const contracts::Hardware& hardware,
-                        const FusedGroup& group, const std::vector<contracts::CostReport>& standalone,
-                        const contracts::ExactTrafficFor& exact_traffic_for, const ExactMemberTiming& exact_members) {
-  if (group.count == 1) return layer_alone(standalone, group.first);
-  GroupResult fused{group, {}, {}, {}};
+// A group's members in their roles with exact traffic.
+std::vector<contracts::CostReport> members_with_exact_traffic(const contracts::Network& network, const FusionGraph& graph,
+                                                              const contracts::Hardware& hardware,
+                                                              const FusedGroup& group,
+                                                              const contracts::ExactTrafficFor& exact_traffic_for) {
+  std::vector<contracts::CostReport> members;
   const std::vector<FusedRole> roles = group_roles(graph, group);
   for (std::size_t i = 0; i < group.count; ++i) {
     const contracts::Layer& layer = network.layers[group.first + i];
     contracts::CostReport report = evaluate(layer, hardware, group.mappings[i], roles[i]);
-    exact_traffic_for(layer, hardware)(report);
-    fused.fused.push_back(report);
+    if (exact_traffic_for) exact_traffic_for(layer, hardware)(report);
+    members.push_back(report);
   }
+  return members;
+}
+
+GroupTotals totals_of(const std::vector<contracts::CostReport>& members) {
+  GroupTotals totals;
+  for (const contracts::CostReport& report : members) {
+    totals.cycles += report.cycles.total;
+    totals.energy_pj += report.energy_pj.total;
+    totals.dram_bytes += report.counts.dram_bytes;
+  }
+  return totals;
+}
+
+// The exact costs the fused search decides with: exact traffic, then the members timed in their roles.
+ExactGroupCosts exact_group_costs(const contracts::Network& network, const FusionGraph& graph,
+                                  const contracts::Hardware& hardware,
+                                  const contracts::ExactTrafficFor& exact_traffic_for,
+                                  const ExactMemberTiming& exact_members) {
+  ExactGroupCosts costs;
+  if (!exact_traffic_for) return costs;  // the fluid estimate decides
+  costs.traffic = [&network, &graph, &hardware, exact_traffic_for](const FusedGroup& group) {
+    return totals_of(members_with_exact_traffic(network, graph, hardware, group, exact_traffic_for));
+  };
+  if (exact_members)
+    costs.cycles = [&network, &graph, &hardware, exact_traffic_for, exact_members](const FusedGroup& group) {
+      std::vector<contracts::CostReport> members =
+          members_with_exact_traffic(network, graph, hardware, group, exact_traffic_for);
+      exact_members(group, members);
+      return totals_of(members).cycles;
+    };
+  return costs;
+}
+
+// A group of the search's partition with its members costed exactly (traffic, and cycles with DRAM when
+// `exact_members` is given), as reported and compared.
+GroupResult exact_group(const contracts::Network& network, const FusionGraph& graph, const contracts::Hardware& hardware,
+                        const FusedGroup& group, const std::vector<contracts::CostReport>& standalone,
+                        const contracts::ExactTrafficFor& exact_traffic_for, const ExactMemberTiming& exact_members) {
+  if (group.count == 1) return layer_alone(standalone, group.first);
+  GroupResult fused{group, members_with_exact_traffic(network, graph, hardware, group, exact_traffic_for), {}, {}};
   if (exact_members) exact_members(group, fused.fused);
   for (std::size_t i = 0; i < group.count; ++i) {
     fused.fused_totals.add(fused.fused[i]);
@@ -158,7 +197,8 @@ NetworkFusionResult fuse_network(const contracts::Network& network, const contra
   const FusionGraph graph = fusion_graph(network);
   const FusionSpace space = fusion_space(network, graph, best, options, memory_free);
   const std::vector<contracts::CostReport>& standalone = space.standalone;
-  const NetworkFusion fusion = fused_search(network, graph, hardware, standalone, space.tiles, objective, options);
+  const NetworkFusion fusion = fused_search(network, graph, hardware, standalone, space.tiles, objective, options,
+                                            exact_group_costs(network, graph, hardware, exact_traffic_for, exact_members));
   NetworkFusionResult result;
   result.stats = fusion.stats;
   result.compulsory_dram_bytes = network_compulsory_dram_bytes(network, hardware);

@@ -15,7 +15,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAILED: $*"; exit 1; }
 pass_text="network inverted_residual: PASS — 11 of 11 runs"
-group_text="fused group expand-project (expand, depthwise, project; 1 stripe): every member PASS"
+group_text="fused group stem-project (stem, expand, depthwise, project; 1 stripe): every member PASS"
 
 "$maeri" map --hardware "$hw" --workload "$workload" -o "$dir/mapping.yaml" >/dev/null || fail "map"
 grep -q "^fused_groups:" "$dir/mapping.yaml" || fail "map fused nothing"
@@ -31,11 +31,11 @@ case $case_name in
     "$maeri" "${chain[@]}" --json "$dir/run.json" >"$dir/out.txt" || { cat "$dir/out.txt"; fail "verify"; }
     grep -qF "$pass_text" "$dir/out.txt" || fail "no PASS"
     grep -qF "$group_text" "$dir/out.txt" || fail "no group table"
-    grep -qF "depthwise [fabric, fused group expand-project, member 2 of 3: input from the SDM, output kept in the SDM" \
+    grep -qF "depthwise [fabric, fused group stem-project, member 3 of 4: input from the SDM, output kept in the SDM" \
       "$dir/out.txt" || fail "no member role"
     rows_exact "$dir/out.txt" || fail "a cross-check row is not exact"
     grep -q '"groups": \[' "$dir/run.json" || fail "no groups in the JSON"
-    grep -q '"group": "expand-project",' "$dir/run.json" || fail "no group of a member in the JSON" ;;
+    grep -q '"group": "stem-project",' "$dir/run.json" || fail "no group of a member in the JSON" ;;
   jobs)
     # The layers at once in two processes: the same report (every member's and the group's rows), the same output.
     "$maeri" "${chain[@]}" --jobs 2 --outputs "$dir/jobs" >"$dir/jobs.txt" || fail "two processes"
@@ -55,7 +55,7 @@ case $case_name in
     sed 's/^    stripes: 1$/    stripes: 3/' "$dir/mapping.yaml" >"$dir/bad.yaml"
     "$expect" 2 --stderr-contains "fused_groups[0]" "$maeri" verify --chain --hardware "$hw" --workload "$workload" \
       --mapping "$dir/bad.yaml" || exit 1
-    "$expect" 2 --stderr-contains "fused group 'expand-project': stripes" "$maeri" verify --chain --hardware "$hw" \
+    "$expect" 2 --stderr-contains "fused group 'stem-project': stripes" "$maeri" verify --chain --hardware "$hw" \
       --workload "$workload" --mapping "$dir/bad.yaml" || exit 1 ;;
   *) fail "unknown case $case_name" ;;
 esac
