@@ -17,6 +17,7 @@
 #include "mapper/mapspace/sdm_space.hpp"
 #include "mapper/mapspace/equivalent_orders.hpp"
 #include "mapper/model/timing_bound.hpp"
+#include "mapper/search/pareto_front.hpp"
 
 namespace maeri::mapper {
 namespace {
@@ -35,21 +36,6 @@ struct Partial {
 bool dominates(const Partial& a, const Partial& b) {
   return a.cycles <= b.cycles && a.energy_pj <= b.energy_pj && a.working_set <= b.working_set &&
          a.pinned_bytes <= b.pinned_bytes;
-}
-
-// Keeps only partial mappings no other beats in every criterion (the first of equals).
-template <typename T, typename Dominates>
-bool offer_pareto(std::vector<T>& set, T item, Dominates&& dominates_fn, std::uint64_t& pruned) {
-  for (const T& kept : set)
-    if (dominates_fn(kept, item)) {
-      ++pruned;
-      return false;
-    }
-  const auto removed = std::remove_if(set.begin(), set.end(), [&](const T& kept) { return dominates_fn(item, kept); });
-  pruned += std::uint64_t(set.end() - removed);
-  set.erase(removed, set.end());
-  set.push_back(std::move(item));
-  return true;
 }
 
 // The compatibility key within one (layer, stripes): what the layer reads from the SDM, leaves there and whether it
@@ -494,27 +480,31 @@ class GroupJoiner {
     levels.resize(sets.size());
     const JoinState empty;
     for (std::size_t i = 0; i < sets.size(); ++i) {
-      std::vector<JoinState>& next = levels[i];
-      next.clear();
+      std::vector<JoinState>& joined = joined_;
+      joined.clear();
       const std::vector<Partial>& set = *sets[i];
       const std::size_t parents = i == 0 ? 1 : levels[i - 1].size();
       for (std::size_t s = 0; s < parents; ++s) {
         const JoinState& state = i == 0 ? empty : levels[i - 1][s];
         for (std::size_t p = 0; p < set.size(); ++p) {
-          JoinState joined{state.cycles + set[p].cycles, state.energy_pj + set[p].energy_pj,
-                           std::max(state.peak, set[p].working_set + reservations.live_at[i]),
-                           state.pinned + set[p].pinned_bytes, std::uint32_t(s), std::uint32_t(p),
-                           state.cycles_bound + set[p].cycles_bound, state.energy_bound + set[p].energy_bound,
-                           state.dram_bytes + set[p].dram_bytes};
           ++stats_.joined;
-          if (joined.peak + joined.pinned > hardware_.sdm_bytes) {
+          const std::int64_t peak = std::max(state.peak, set[p].working_set + reservations.live_at[i]);
+          if (peak + state.pinned + set[p].pinned_bytes > hardware_.sdm_bytes) {
             ++stats_.pruned;
             continue;
           }
-          offer_pareto(next, joined, state_dominates, stats_.pruned);
+          joined.push_back(JoinState{state.cycles + set[p].cycles, state.energy_pj + set[p].energy_pj, peak,
+                                     state.pinned + set[p].pinned_bytes, std::uint32_t(s), std::uint32_t(p),
+                                     state.cycles_bound + set[p].cycles_bound, state.energy_bound + set[p].energy_bound,
+                                     state.dram_bytes + set[p].dram_bytes});
         }
       }
-      if (next.empty()) return;
+      // The states no other beats in cycles, energy, peak and pinned bytes.
+      stats_.pruned += keep_pareto(
+          joined, state_dominates,
+          [](const JoinState& state) { return std::tie(state.cycles, state.energy_pj, state.peak, state.pinned); },
+          levels[i], order_, front_);
+      if (levels[i].empty()) return;
     }
     for (const JoinState& state : levels.back()) {
       Joined candidate{state.cycles, state.energy_pj, shape, state.dram_bytes, state.cycles_bound, state.energy_bound};
@@ -542,7 +532,10 @@ class GroupJoiner {
   FusedSearchStats& stats_;
   std::vector<std::vector<Stripes>> stripes_of_;
   std::map<ShapeKey, PartialSets> partials_;  // per layer shape and stripe count
-  std::vector<std::vector<JoinState>> levels_;  // join_members' states, kept to reuse their memory
+  // join_members' and keep_pareto's work, kept to reuse their memory.
+  std::vector<std::vector<JoinState>> levels_;
+  std::vector<JoinState> joined_;
+  std::vector<std::uint32_t> order_, front_;
 };
 
 // The partition of a fixed policy (FusionOptions::fixed_group): the named consecutive layers as one group, at the
