@@ -110,10 +110,6 @@ struct JoinState {
   std::int64_t dram_bytes = 0;
 };
 
-bool state_dominates(const JoinState& a, const JoinState& b) {
-  return a.cycles <= b.cycles && a.energy_pj <= b.energy_pj && a.peak <= b.peak && a.pinned <= b.pinned;
-}
-
 // A mapping of a candidate group (one layer: its standalone best) with its totals by the fluid estimate, and its
 // bounds (for a layer alone: its standalone report's totals).
 struct Joined {
@@ -501,9 +497,11 @@ class GroupJoiner {
       }
       // The states no other beats in cycles, energy, peak and pinned bytes.
       stats_.pruned += keep_pareto(
-          joined, state_dominates,
-          [](const JoinState& state) { return std::tie(state.cycles, state.energy_pj, state.peak, state.pinned); },
-          levels[i], order_, front_);
+          joined,
+          [](const JoinState& state) {
+            return std::array<double, 4>{state.cycles, state.energy_pj, double(state.peak), double(state.pinned)};
+          },
+          levels[i], scratch_);
       if (levels[i].empty()) return;
     }
     for (const JoinState& state : levels.back()) {
@@ -535,7 +533,7 @@ class GroupJoiner {
   // join_members' and keep_pareto's work, kept to reuse their memory.
   std::vector<std::vector<JoinState>> levels_;
   std::vector<JoinState> joined_;
-  std::vector<std::uint32_t> order_, front_;
+  ParetoScratch<4> scratch_;
 };
 
 // The partition of a fixed policy (FusionOptions::fixed_group): the named consecutive layers as one group, at the

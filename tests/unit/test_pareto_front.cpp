@@ -3,8 +3,8 @@
 // order, the same count dropped — on random batches of four criteria with many ties and duplicates.
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <random>
-#include <tuple>
 
 #include "mapper/search/pareto_front.hpp"
 
@@ -25,7 +25,7 @@ bool dominates(const Item& a, const Item& b) {
 TEST_CASE("keep_pareto keeps what offer_pareto keeps, in the same order", "[fusion]") {
   std::mt19937_64 rng(4242);
   std::uint64_t kept_total = 0, dropped_total = 0;
-  std::vector<std::uint32_t> order, front;
+  maeri::mapper::ParetoScratch<4> scratch;
   for (int trial = 0; trial < 400; ++trial) {
     const int span = 1 + int(rng() % 6);  // small ranges: ties and duplicates are common
     const std::size_t count = std::size_t(rng() % 300);
@@ -38,8 +38,11 @@ TEST_CASE("keep_pareto keeps what offer_pareto keeps, in the same order", "[fusi
     for (const Item& item : items) maeri::mapper::offer_pareto(one_at_a_time, item, dominates, pruned);
     std::vector<Item> batch;
     const std::uint64_t dropped = maeri::mapper::keep_pareto(
-        items, dominates, [](const Item& item) { return std::tie(item.cycles, item.energy, item.peak, item.pinned); },
-        batch, order, front);
+        items,
+        [](const Item& item) {
+          return std::array<double, 4>{item.cycles, item.energy, double(item.peak), double(item.pinned)};
+        },
+        batch, scratch);
     INFO("trial " << trial << ", " << count << " items");
     REQUIRE(batch.size() == one_at_a_time.size());
     for (std::size_t k = 0; k < batch.size(); ++k) CHECK(batch[k].id == one_at_a_time[k].id);
