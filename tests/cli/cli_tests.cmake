@@ -372,8 +372,9 @@ endforeach()
 
 # The mRNA reproduction script on its reduced grid (docs/reproduction.md), the search measurement script on tiny
 # (docs/search.md), the FFM comparison at one sequence length (scripts/ffm-comparison.py), the fused-DRAM bound of
-# ResNet-50 (scripts/fusion-bound.py), the ranking check on the RTL (scripts/rank-check.py) and `maeri plot`.
-foreach(case reproduce_quick measure_quick ffm_quick fusion_bound rank_check plot_bars plot_errors)
+# ResNet-50 (scripts/fusion-bound.py), the ranking check on the RTL (scripts/rank-check.py), the fused-vs-unfused check
+# on the RTL over SDM sizes (scripts/fusion-rtl-check.py) and `maeri plot`.
+foreach(case reproduce_quick measure_quick ffm_quick fusion_bound rank_check fusion_rtl_check plot_bars plot_errors)
   add_test(NAME cli_reproduction_${case}
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/reproduction.sh ${case} $<TARGET_FILE:maeri> ${PROJECT_SOURCE_DIR})
   set_tests_properties(cli_reproduction_${case} PROPERTIES LABELS cli TIMEOUT 900)

@@ -21,6 +21,10 @@
 #   rank_check       scripts/rank-check.py on tiny at 64 MS, top 3: one row per fabric layer (4, tiny.yaml); each
 #                    layer's first mapping's RTL cycles equal an independent `maeri verify --layer L --top 1 --memory
 #                    dram`; the fastest is no slower than the first and the loss is computed from the two.
+#   fusion_rtl_check scripts/fusion-rtl-check.py on tiny at 64 MS with an 8 KiB SDM: one row; its model totals equal
+#                    independent `maeri map` runs (fused and --no-fusion) on a hardware file with the SDM set here by
+#                    sed, the RTL totals equal the model's (the cross-check is exact), the order columns follow
+#                    from the two totals, and the summary counts the row.
 #   plot_bars        bars of a hand-written table: one bar per (category, series), heights proportional to the
 #                    values, negative values below the zero line.
 #   plot_errors      a missing column (names the columns there are), a non-number (names the line), a ragged row,
@@ -155,6 +159,33 @@ for row in rows.values():
     first, fastest = int(row["first_rtl_cycles"]), int(row["fastest_rtl_cycles"])
     assert fastest <= first and int(row["mappings"]) == 3, row
     assert abs(float(row["loss_percent"]) - 100 * (first / fastest - 1)) < 1e-3, row
+PY
+    ;;
+  fusion_rtl_check)
+    python3 "$source/scripts/fusion-rtl-check.py" --maeri "$maeri" --hardware "$configs/hardware/maeri-64.yaml" \
+      --workload "$configs/workloads/tiny.yaml" --sdm-kib 8 --csv "$dir/fusion.csv" > "$dir/fusion.log" 2>&1 ||
+      fail "the script: $(cat "$dir/fusion.log")"
+    grep -q "^1 of 1 SDM sizes: fused never slower on the RTL where the model says it is faster" "$dir/fusion.log" ||
+      fail "$(cat "$dir/fusion.log")"
+    sed -E 's/^( +capacity_kib: *)[0-9]+/\18/' "$configs/hardware/maeri-64.yaml" > "$dir/sdm8.yaml"
+    grep -q "^  capacity_kib: 8 " "$dir/sdm8.yaml" || fail "no 8 KiB hardware: $(grep capacity "$dir/sdm8.yaml")"
+    "$maeri" map --hardware "$dir/sdm8.yaml" --workload "$configs/workloads/tiny.yaml" --json "$dir/fused.json" \
+      -o "$dir/fused.yaml" > /dev/null || fail "map"
+    "$maeri" map --hardware "$dir/sdm8.yaml" --workload "$configs/workloads/tiny.yaml" --no-fusion \
+      --json "$dir/unfused.json" -o "$dir/unfused.yaml" > /dev/null || fail "map --no-fusion"
+    python3 - "$dir/fusion.csv" "$dir/fused.json" "$dir/unfused.json" <<'PY' || fail "the CSV disagrees"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 1, rows
+row = rows[0]
+fused, unfused = (json.load(open(path)) for path in sys.argv[2:])
+assert int(row["sdm_kib"]) == 8 and int(row["groups"]) == len(fused["fusion"]["groups"]), row
+assert int(row["fused_model"]) == int(fused["total_cycles"]), (row, fused["total_cycles"])
+assert int(row["unfused_model"]) == int(unfused["total_cycles"]), (row, unfused["total_cycles"])
+assert row["fused_rtl"] == row["fused_model"] and row["unfused_rtl"] == row["unfused_model"], row
+order = lambda a, b: "fused" if a < b else "unfused" if b < a else "equal"
+assert row["model_says"] == order(int(row["fused_model"]), int(row["unfused_model"])), row
+assert row["rtl_says"] == order(int(row["fused_rtl"]), int(row["unfused_rtl"])), row
 PY
     ;;
   plot_bars)
