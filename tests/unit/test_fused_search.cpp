@@ -1,8 +1,9 @@
 // The fusion-aware search against a brute-force oracle (every partition of the layers into groups × every mapping
 // of every member in the fused map space, each group costed and checked by the fusion model), on random chains and
 // small DAGs of 2–4 layers; fused never worse than unfused; the rules of a group (fusion_model.hpp); a mapped
-// network fused with exact traffic, its groups through mapping-file entries and back (network_fusion.hpp); the same
-// oracle on small networks whose streams pass pools, softmax, products and matrix products.
+// network fused with exact traffic (and, every other trial, exact cycles with DRAM as map decides), its groups through
+// mapping-file entries and back (network_fusion.hpp); the same oracle on small networks whose streams pass pools,
+// softmax, products and matrix products.
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
@@ -15,6 +16,7 @@
 #include "codegen/exact_traffic.hpp"
 #include "contracts/sdm_rules.hpp"
 #include "contracts/spec_loader.hpp"
+#include "flow/exact_members.hpp"
 #include "mapper/model/fusion_model.hpp"
 #include "mapper/search/fused_search.hpp"
 #include "mapper/search/network_fusion.hpp"
@@ -434,7 +436,7 @@ TEST_CASE("fuse_network: groups re-costed with exact traffic, never worse than u
           "entries", "[fusion]") {
   std::mt19937_64 rng(7);
   int fused_groups = 0;
-  for (int trial = 0; trial < 12; ++trial) {
+  for (int trial = 0; trial < 24; ++trial) {
     const contracts::Network network = random_network(rng, 2 + std::size_t(trial % 3), trial % 3);
     contracts::Hardware hardware = test::small_hardware(4, 4, 4);
     hardware.sdm_bytes = std::int64_t(1) << (8 + trial % 3);
@@ -447,8 +449,10 @@ TEST_CASE("fuse_network: groups re-costed with exact traffic, never worse than u
     }
     FusionOptions options;
     options.max_layers = 4;
+    // Every other trial decided with the exact model's cycles too (flow/exact_members), as `maeri map` decides.
     const NetworkFusionResult result =
-        fuse_network(network, hardware, best, objective, codegen::exact_traffic_for, options);
+        fuse_network(network, hardware, best, objective, codegen::exact_traffic_for, options, {},
+                     trial % 2 ? flow::exact_member_timing(network, hardware) : ExactMemberTiming{});
     INFO("trial " << trial);
     CHECK(objective_value(result.fused.cycles, result.fused.energy_pj, objective) <=
           objective_value(result.unfused.cycles, result.unfused.energy_pj, objective) * (1 + 1e-12));
@@ -541,7 +545,7 @@ TEST_CASE("memory-free fabric tiles join the fused space: the optimum over the u
   // be the best inside a group (fuse_network's memory_free lists). The fused search is exact for any tile lists
   // (the oracle test above), so over the union its optimum can only improve.
   std::mt19937_64 rng(35);
-  for (int trial = 0; trial < 12; ++trial) {
+  for (int trial = 0; trial < 24; ++trial) {
     const contracts::Network network = random_network(rng, 2 + std::size_t(trial % 3), trial % 3);
     contracts::Hardware hardware = test::small_hardware(4, 4, 4);
     hardware.sdm_bytes = std::int64_t(1) << (9 + trial % 3);
