@@ -7,9 +7,12 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
+
+#include <tbb/parallel_for.h>
 
 #include "contracts/sdm_budget.hpp"
 #include "contracts/sdm_level.hpp"
@@ -367,6 +370,20 @@ std::vector<contracts::FabricTile> fusion_fabric_tiles(const std::vector<contrac
 
 namespace {
 
+// A candidate group ready to join: its shape and each member's Pareto sets by rows per stripe, for its role.
+struct Prepared {
+  FusedGroup shape;
+  Stripes stripes;
+  std::vector<std::vector<std::pair<std::int64_t, const std::vector<Partial>*>>> by_rows;
+};
+
+// The memory a join works in, kept to be reused (one per thread).
+struct Workspace {
+  std::vector<std::vector<JoinState>> levels;
+  std::vector<JoinState> joined;
+  ParetoScratch<4> scratch;
+};
+
 // The candidate groups of a network with their fronts (docs/mapping.md, "Fused groups"): each member's partial
 // mappings (made once per layer shape and stripe count), joined along the group under its reservations.
 class GroupJoiner {
@@ -389,20 +406,34 @@ class GroupJoiner {
   std::vector<Joined> front(std::size_t first, std::size_t count) {
     std::vector<Joined> all;
     if (group_structure_violation(network_, graph_, first, count)) return all;
+    Workspace workspace;
     for (Stripes stripes : common_stripes(first, count))
-      for (Joined& option : join(first, count, stripes)) all.push_back(std::move(option));
+      if (const auto group = prepare(first, count, stripes))
+        for (Joined& option : join(*group, stats_, workspace)) all.push_back(std::move(option));
     return all;
   }
 
-  // Every candidate group ending after layer j − 1 (j = first + count), each with its front.
+  // Every candidate group ending after layer j − 1 (j = first + count), each with its front. The partial mappings
+  // are made first, in order; then the groups are joined at once, each on its own statistics and memory, and visited
+  // in order: the same fronts, in the same order, as one after another.
   void for_each_group_ending(std::size_t j, const std::function<void(std::vector<Joined>)>& visit) {
+    std::vector<Prepared> groups;
     for (std::size_t count = 2; count <= std::min(j, options_.max_layers); ++count) {
       const std::size_t first = j - count;
       if (group_structure_violation(network_, graph_, first, count)) continue;
-      for (Stripes stripes : common_stripes(first, count)) {
-        std::vector<Joined> front = join(first, count, stripes);
-        if (!front.empty()) visit(std::move(front));
-      }
+      for (Stripes stripes : common_stripes(first, count))
+        if (auto group = prepare(first, count, stripes)) groups.push_back(std::move(*group));
+    }
+    std::vector<std::vector<Joined>> fronts(groups.size());
+    std::vector<FusedSearchStats> stats(groups.size());
+    tbb::parallel_for(std::size_t(0), groups.size(), [&](std::size_t g) {
+      thread_local Workspace workspace;
+      fronts[g] = join(groups[g], stats[g], workspace);
+    });
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      stats_.joined += stats[g].joined;
+      stats_.pruned += stats[g].pruned;
+      if (!fronts[g].empty()) visit(std::move(fronts[g]));
     }
   }
 
@@ -434,23 +465,31 @@ class GroupJoiner {
     return found->second;
   }
 
-  // The group of layers first … first + count − 1 in `stripes`: its mappings that no other beats in both cycles
-  // and energy (empty when none is legal). The best of them in a sum objective, and every one that can be part of
-  // the network's best EDP, are on it.
-  std::vector<Joined> join(std::size_t first, std::size_t count, Stripes stripes) {
+  // A candidate group made ready to join: each member's Pareto sets by rows per stripe, for its role; nullopt
+  // when a member has none (then the members after it are not made).
+  std::optional<Prepared> prepare(std::size_t first, std::size_t count, Stripes stripes) {
     ++stats_.groups;
-    const FusedGroup shape{first, count, stripes.count, {}, {}, stripes.tokens};
-    const std::vector<FusedRole> roles = group_roles(graph_, shape);
-    const std::vector<bool> feeds = group_feeds(graph_, shape);
-    // Each member's Pareto sets by rows per stripe, for its role.
-    std::vector<std::vector<std::pair<std::int64_t, const std::vector<Partial>*>>> by_rows(count);
+    Prepared group{FusedGroup{first, count, stripes.count, {}, {}, stripes.tokens}, stripes, {}};
+    const std::vector<FusedRole> roles = group_roles(graph_, group.shape);
+    const std::vector<bool> feeds = group_feeds(graph_, group.shape);
+    group.by_rows.resize(count);
     for (std::size_t i = 0; i < count; ++i) {
       for (const auto& [key, set] : partials_of(first + i, stripes))
         if (key.input_in_sdm == roles[i].input_in_sdm && key.output_in_sdm == roles[i].output_in_sdm &&
             key.feeds == feeds[i] && key.weights_in_sdm == roles[i].weights_in_sdm && !set.empty())
-          by_rows[i].emplace_back(key.rows, &set);
-      if (by_rows[i].empty()) return {};
+          group.by_rows[i].emplace_back(key.rows, &set);
+      if (group.by_rows[i].empty()) return std::nullopt;
     }
+    return group;
+  }
+
+  // The group's mappings that no other beats in both cycles and energy (empty when none is legal), joined for
+  // every choice of rows per stripe. The best of them in a sum objective, and every one that can be part of the
+  // network's best EDP, are on it. Reads only what prepare made: groups may be joined at once.
+  std::vector<Joined> join(const Prepared& group, FusedSearchStats& stats, Workspace& workspace) const {
+    const std::size_t first = group.shape.first, count = group.shape.count;
+    const Stripes stripes = group.stripes;
+    const auto& by_rows = group.by_rows;
     std::vector<Joined> front;
     std::vector<std::size_t> pick(count, 0);
     while (true) {
@@ -459,7 +498,7 @@ class GroupJoiner {
       for (std::size_t i = 0; i < count; ++i) std::tie(rows[i], sets[i]) = by_rows[i][pick[i]];
       const GroupReservations reservations =
           group_reservations(network_, graph_, hardware_, first, count, stripes.count, rows, stripes.tokens);
-      if (!reservations.violation) join_members(shape, sets, reservations, front);
+      if (!reservations.violation) join_members(group.shape, sets, reservations, front, stats, workspace);
       std::size_t i = 0;
       while (i < count && ++pick[i] == by_rows[i].size()) pick[i++] = 0;
       if (i == count) break;
@@ -470,23 +509,24 @@ class GroupJoiner {
   // The members' partial sets (one per member, for one choice of rows per stripe) joined member by member under the
   // group's reservations, each joined mapping that fits the SDM offered to `front`.
   void join_members(const FusedGroup& shape, const std::vector<const std::vector<Partial>*>& sets,
-                    const GroupReservations& reservations, std::vector<Joined>& front) {
+                    const GroupReservations& reservations, std::vector<Joined>& front, FusedSearchStats& stats,
+                    Workspace& workspace) const {
     // levels[i]: the states of members 0 … i that no other beats (levels[0]'s parent: the empty join).
-    std::vector<std::vector<JoinState>>& levels = levels_;
+    std::vector<std::vector<JoinState>>& levels = workspace.levels;
     levels.resize(sets.size());
     const JoinState empty;
     for (std::size_t i = 0; i < sets.size(); ++i) {
-      std::vector<JoinState>& joined = joined_;
+      std::vector<JoinState>& joined = workspace.joined;
       joined.clear();
       const std::vector<Partial>& set = *sets[i];
       const std::size_t parents = i == 0 ? 1 : levels[i - 1].size();
       for (std::size_t s = 0; s < parents; ++s) {
         const JoinState& state = i == 0 ? empty : levels[i - 1][s];
         for (std::size_t p = 0; p < set.size(); ++p) {
-          ++stats_.joined;
+          ++stats.joined;
           const std::int64_t peak = std::max(state.peak, set[p].working_set + reservations.live_at[i]);
           if (peak + state.pinned + set[p].pinned_bytes > hardware_.sdm_bytes) {
-            ++stats_.pruned;
+            ++stats.pruned;
             continue;
           }
           joined.push_back(JoinState{state.cycles + set[p].cycles, state.energy_pj + set[p].energy_pj, peak,
@@ -496,12 +536,12 @@ class GroupJoiner {
         }
       }
       // The states no other beats in cycles, energy, peak and pinned bytes.
-      stats_.pruned += keep_pareto(
+      stats.pruned += keep_pareto(
           joined,
           [](const JoinState& state) {
             return std::array<double, 4>{state.cycles, state.energy_pj, double(state.peak), double(state.pinned)};
           },
-          levels[i], scratch_);
+          levels[i], workspace.scratch);
       if (levels[i].empty()) return;
     }
     for (const JoinState& state : levels.back()) {
@@ -530,10 +570,6 @@ class GroupJoiner {
   FusedSearchStats& stats_;
   std::vector<std::vector<Stripes>> stripes_of_;
   std::map<ShapeKey, PartialSets> partials_;  // per layer shape and stripe count
-  // join_members' and keep_pareto's work, kept to reuse their memory.
-  std::vector<std::vector<JoinState>> levels_;
-  std::vector<JoinState> joined_;
-  ParetoScratch<4> scratch_;
 };
 
 // The partition of a fixed policy (FusionOptions::fixed_group): the named consecutive layers as one group, at the
