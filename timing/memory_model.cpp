@@ -54,13 +54,15 @@ void MemoryModel::start_with(const MemoryPlan& plan, double dram_bytes_per_cycle
         "buffer has {} bytes ({} bytes of SDM minus {} bytes of output buffer)",
         largest, stream, stream + plan.budget.output_buffer_bytes, plan.budget.output_buffer_bytes));
   plan_ = &plan;
+  in_place_ = plan.budget.psums_in_sdm || plan.budget.blocked;
   dram.reset(dram_bytes_per_cycle, dram_latency_cycles, dram_device, dram_penalties);
-  tickets_.assign(plan.events.size(), 0);
-  has_read_.assign(plan.events.size(), false);
+  tickets_.assign(plan.events.size(), kNoRead);
   next_issue_ = 0;
   stream_used_ = 0;
   output_used_ = outputs_in_place() ? plan.budget.output_buffer_bytes : 0;
-  slice_bytes_.clear();
+  int slices = 0;
+  for (const MemoryEvent& event : plan.events) slices = std::max(slices, event.slice + 1);
+  slice_bytes_.assign(std::size_t(slices), 0);
   current_slice_ = 0;
   writes_.clear();
   run_ = MemoryRun{};
@@ -70,12 +72,8 @@ void MemoryModel::start_with(const MemoryPlan& plan, double dram_bytes_per_cycle
   note_peaks();
 }
 
-// Results stay in the SDM's output buffer (no staging to free per step): the partial sums of a resident layer, or
-// the outputs of a two-level mapping's block.
-bool MemoryModel::outputs_in_place() const { return plan_->budget.psums_in_sdm || plan_->budget.blocked; }
-
 bool MemoryModel::data_ready(std::size_t event) const {
-  return event < next_issue_ && (!has_read_[event] || dram.complete(tickets_[event]));
+  return event < next_issue_ && (tickets_[event] == kNoRead || dram.complete(tickets_[event]));
 }
 
 bool MemoryModel::output_room(std::size_t event) const {
@@ -88,8 +86,8 @@ void MemoryModel::begin(std::size_t event) {
   if (e.weights) {
     run_.sdm.weight_reads += std::uint64_t(e.sdm_reads);
     if (e.slice != current_slice_) {  // a new channel slice: the previous slices' resident inputs are done
-      for (auto it = slice_bytes_.begin(); it != slice_bytes_.end() && it->first < e.slice;)
-        release_stream(it->second), it = slice_bytes_.erase(it);
+      for (std::size_t slice = 0; slice < std::size_t(e.slice); ++slice)
+        release_stream(slice_bytes_[slice]), slice_bytes_[slice] = 0;
       current_slice_ = e.slice;
     }
   } else {
@@ -136,9 +134,8 @@ void MemoryModel::clock_sdm() {
     if (stream_used_ + e.read_bytes > plan_->budget.stream_buffer_bytes) break;
     if (e.read_bytes > 0) {
       tickets_[next_issue_] = dram.request(e.read_bytes, /*write=*/false);
-      has_read_[next_issue_] = true;
       stream_used_ += e.read_bytes;
-      if (e.hold == SdmHold::UntilSliceEnds) slice_bytes_[e.slice] += e.held_bytes;
+      if (e.hold == SdmHold::UntilSliceEnds) slice_bytes_[std::size_t(e.slice)] += e.held_bytes;
     }
     run_.sdm.fill_writes += std::uint64_t(e.fill_elements);
     ++next_issue_;

@@ -8,7 +8,6 @@
 
 #include <cstdint>
 #include <deque>
-#include <map>
 #include <optional>
 #include <vector>
 
@@ -78,20 +77,23 @@ class MemoryModel {
 
  private:
   void release_stream(std::int64_t bytes);
-  bool outputs_in_place() const;
+  // Results stay in the SDM's output buffer (no staging to free per step): the partial sums of a resident layer,
+  // or the outputs of a two-level mapping's block.
+  bool outputs_in_place() const { return in_place_; }
   void note_peaks();
 
   struct PendingWrite {
     std::uint64_t ticket;
     std::int64_t bytes;
   };
+  static constexpr std::uint64_t kNoRead = ~std::uint64_t(0);
   MemoryPlan owned_plan_;              // what start() was given
   const MemoryPlan* plan_ = &owned_plan_;  // what the run follows
-  std::vector<std::uint64_t> tickets_;  // per issued event with a read
-  std::vector<bool> has_read_;
+  bool in_place_ = false;                  // outputs_in_place() of the plan
+  std::vector<std::uint64_t> tickets_;  // per issued event: its read's ticket (kNoRead: it reads nothing)
   std::size_t next_issue_ = 0;
   std::int64_t stream_used_ = 0, output_used_ = 0;
-  std::map<int, std::int64_t> slice_bytes_;  // resident inputs held per channel slice
+  std::vector<std::int64_t> slice_bytes_;  // resident inputs held per channel slice (index: the slice)
   int current_slice_ = 0;
   std::deque<PendingWrite> writes_;
   MemoryRun run_;

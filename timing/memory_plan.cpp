@@ -114,8 +114,9 @@ class InputFills {
         fetched_(std::size_t(program.layer.N * program.layer.C * padded_x_ * padded_y_), 0),
         inner_(2 * program.configurations.size()) {}
 
+  // A new stay: nothing is in the SDM (the stay's number marks what it fetched, so no element needs clearing).
   void new_stay() {
-    std::fill(fetched_.begin(), fetched_.end(), 0);
+    ++stay_;
     windows_.clear();
   }
   // Whether the phase's steps read elements no earlier phase of the stay read (else its fills are all 0).
@@ -130,9 +131,9 @@ class InputFills {
     const std::int64_t base = step_base(phase, origin);
     std::int64_t fills = 0;
     for (const std::int64_t offset : offsets(phase, origin, all_used, base)) {
-      std::uint8_t& fetched = fetched_[std::size_t(base + offset)];
-      fills += 1 - fetched;
-      fetched = 1;
+      std::uint32_t& fetched = fetched_[std::size_t(base + offset)];
+      fills += fetched != stay_;
+      fetched = stay_;
     }
     return fills;
   }
@@ -173,7 +174,8 @@ class InputFills {
   static constexpr std::int64_t kNoElement = std::numeric_limits<std::int64_t>::min();  // a kind that sends nothing
   const codegen::LayerProgram& program_;
   std::int64_t padded_x_, padded_y_;
-  std::vector<std::uint8_t> fetched_;
+  std::vector<std::uint32_t> fetched_;  // per padded input element: the last stay that fetched it (0: none)
+  std::uint32_t stay_ = 1;
   std::set<std::array<int, 9>> windows_;
   std::vector<std::vector<std::int64_t>> inner_;  // per configuration and forwarding flag: steps inside the layer
   std::map<Key, std::vector<std::int64_t>> edges_;  // the kinds at a ragged edge
