@@ -63,6 +63,7 @@ void MemoryModel::start_with(const MemoryPlan& plan, double dram_bytes_per_cycle
   int slices = 0;
   for (const MemoryEvent& event : plan.events) slices = std::max(slices, event.slice + 1);
   slice_bytes_.assign(std::size_t(slices), 0);
+  first_held_ = 0;
   current_slice_ = 0;
   writes_.clear();
   run_ = MemoryRun{};
@@ -72,22 +73,13 @@ void MemoryModel::start_with(const MemoryPlan& plan, double dram_bytes_per_cycle
   note_peaks();
 }
 
-bool MemoryModel::data_ready(std::size_t event) const {
-  return event < next_issue_ && (tickets_[event] == kNoRead || dram.complete(tickets_[event]));
-}
-
-bool MemoryModel::output_room(std::size_t event) const {
-  if (outputs_in_place()) return true;  // results accumulate in place in the resident partial-sum array
-  return output_used_ + plan_->events[event].staging_bytes <= plan_->budget.output_buffer_bytes;
-}
-
 void MemoryModel::begin(std::size_t event) {
   const MemoryEvent& e = plan_->events[event];
   if (e.weights) {
     run_.sdm.weight_reads += std::uint64_t(e.sdm_reads);
     if (e.slice != current_slice_) {  // a new channel slice: the previous slices' resident inputs are done
-      for (std::size_t slice = 0; slice < std::size_t(e.slice); ++slice)
-        release_stream(slice_bytes_[slice]), slice_bytes_[slice] = 0;
+      for (; first_held_ < e.slice; ++first_held_)
+        release_stream(slice_bytes_[std::size_t(first_held_)]), slice_bytes_[std::size_t(first_held_)] = 0;
       current_slice_ = e.slice;
     }
   } else {
@@ -135,7 +127,10 @@ void MemoryModel::clock_sdm() {
     if (e.read_bytes > 0) {
       tickets_[next_issue_] = dram.request(e.read_bytes, /*write=*/false);
       stream_used_ += e.read_bytes;
-      if (e.hold == SdmHold::UntilSliceEnds) slice_bytes_[std::size_t(e.slice)] += e.held_bytes;
+      if (e.hold == SdmHold::UntilSliceEnds) {
+        slice_bytes_[std::size_t(e.slice)] += e.held_bytes;
+        first_held_ = std::min(first_held_, e.slice);
+      }
     }
     run_.sdm.fill_writes += std::uint64_t(e.fill_elements);
     ++next_issue_;
@@ -154,10 +149,5 @@ std::uint64_t MemoryModel::quiet_clocks() {
 }
 
 void MemoryModel::release_stream(std::int64_t bytes) { stream_used_ -= bytes; }
-
-void MemoryModel::note_peaks() {
-  run_.sdm.peak_stream_bytes = std::max(run_.sdm.peak_stream_bytes, stream_used_);
-  run_.sdm.peak_output_bytes = std::max(run_.sdm.peak_output_bytes, output_used_);
-}
 
 }  // namespace maeri::timing
