@@ -129,9 +129,13 @@ class InputFills {
         padded_y_(program.layer.Y + 2 * program.layer.padding_y),
         fetched_(std::size_t(program.layer.N * program.layer.C * padded_x_ * padded_y_), 0) {}
 
-  // A new stay: nothing is in the SDM (the stay's number marks what it fetched, so no element needs clearing).
+  // A new stay: nothing is in the SDM. The stay's number marks what it fetched, so the elements need clearing only
+  // when the numbers run out (a byte each: the array stays as small as a flag per element).
   void new_stay() {
-    ++stay_;
+    if (++stay_ == 0) {
+      std::fill(fetched_.begin(), fetched_.end(), 0);
+      stay_ = 1;
+    }
     windows_.clear();
   }
   // Whether the phase's steps read elements no earlier phase of the stay read (else its fills are all 0).
@@ -146,7 +150,7 @@ class InputFills {
     const std::int64_t base = input_base(program_, phase, origin);
     std::int64_t fills = 0;
     for (const std::int64_t offset : kind.offsets) {
-      std::uint32_t& fetched = fetched_[std::size_t(base + offset)];
+      std::uint8_t& fetched = fetched_[std::size_t(base + offset)];
       fills += fetched != stay_;
       fetched = stay_;
     }
@@ -156,8 +160,8 @@ class InputFills {
  private:
   const codegen::LayerProgram& program_;
   std::int64_t padded_x_, padded_y_;
-  std::vector<std::uint32_t> fetched_;  // per padded input element: the last stay that fetched it (0: none)
-  std::uint32_t stay_ = 1;
+  std::vector<std::uint8_t> fetched_;  // per padded input element: the last stay that fetched it (0: none)
+  std::uint8_t stay_ = 1;
   std::set<std::array<int, 9>> windows_;
 };
 
