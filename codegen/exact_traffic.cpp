@@ -2,7 +2,11 @@
 #include "codegen/exact_traffic.hpp"
 
 #include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "codegen/dn_elements.hpp"
@@ -41,22 +45,29 @@ std::vector<TileKind> tiles_of(std::int64_t extent, std::int64_t tile) {
   return kinds;
 }
 
+// The traffic of the phases of one shape (full or ragged in each of R, S, C, K): how many phases have it, and what
+// each sends — its weights (once per N·X'·Y' block of an SDM level) and its steps' inputs — and reduces.
+struct ShapeTraffic {
+  std::int64_t phases = 0;
+  StepTraffic weights, streamed;  // streamed: the inputs of all of a phase's steps
+  std::int64_t steps = 0;         // per phase
+  std::int64_t rn_traversals = 0, results = 0;  // per step
+};
+
 // Traffic of all phases of one shape: `phases` of them, each like `phase` (whose configuration is the only one
-// in `program`).
-// With an SDM level, the weights of each phase are loaded once per N·X'·Y' block (`output_blocks`) and every Y'
-// block (`y_blocks` of them) starts its rows with full windows.
-void add_shape(const LayerProgram& program, const WeightPhase& phase, std::int64_t phases, int dn_bw,
-               std::int64_t output_blocks, std::int64_t y_blocks, ExactTraffic& total) {
+// in `program`). With an SDM level every Y' block (`y_blocks` of them) starts its rows with full windows.
+ShapeTraffic shape_traffic(const LayerProgram& program, const WeightPhase& phase, std::int64_t phases, int dn_bw,
+                           std::int64_t y_blocks) {
   const contracts::Layer& layer = program.layer;
   const PhaseConfiguration& configuration = program.configurations.front();
   const PhaseShape& shape = configuration.placement.shape;
   const bool forwarding = phase_forwards(layer, program.mapping, shape);
   const int num_ms = program.num_ms;
-  const StepTraffic weights = traffic_of(phase_weights(program, phase, {}), num_ms, dn_bw);
+  ShapeTraffic traffic;
+  traffic.phases = phases;
+  traffic.weights = traffic_of(phase_weights(program, phase, {}), num_ms, dn_bw);
 
   // Steps by kind: used N/X'/Y' replicas, and whether the step forwards (Y' tiles after the first of a row).
-  std::int64_t steps = 0;
-  StepTraffic streamed;
   const auto y_kinds = tiles_of(layer.output_y(), shape.t_y);
   for (const TileKind& n : tiles_of(layer.N, shape.t_n))
     for (const TileKind& x : tiles_of(layer.output_x(), shape.t_x))
@@ -72,35 +83,27 @@ void add_shape(const LayerProgram& program, const WeightPhase& phase, std::int64
           const StepElements elements = step_inputs(program, phase, {n.origin, x.origin, y0, forward}, {});
           const StepTraffic one = traffic_of(elements.inputs, num_ms, dn_bw);
           const std::int64_t times = n.count * x.count * count;
-          streamed.elements += times * one.elements;
-          streamed.traversals += times * one.traversals;
-          steps += times;
+          traffic.streamed.elements += times * one.elements;
+          traffic.streamed.traversals += times * one.traversals;
+          traffic.steps += times;
         }
       }
   const std::vector<std::int64_t> zeros(size_t(num_ms), 0);
   const ReductionOutcome reduction = evaluate_reduction(configuration.reduction.config, zeros, 32);
-  total.dn_elements += phases * (output_blocks * weights.elements + streamed.elements);
-  total.dn_traversals += phases * (output_blocks * weights.traversals + streamed.traversals);
-  total.rn_traversals += phases * steps * reduction.traversals;
-  total.results += phases * steps * std::int64_t(reduction.vn_results.size());
+  traffic.rn_traversals = reduction.traversals;
+  traffic.results = std::int64_t(reduction.vn_results.size());
+  return traffic;
 }
 
-}  // namespace
-
-ExactTraffic exact_traffic(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile) {
+// The traffic of every phase shape of the tile, in the order of layer_program.cpp's loop nest: each (full or ragged
+// in R, S, C, K) occurs count_R·count_S·count_C·count_K times, and its traffic does not depend on where the phase's
+// slice starts. One configuration and one phase at a time: never the layer's phases or steps. It depends on the SDM
+// level only through `y_blocks`.
+std::vector<ShapeTraffic> shapes_of(const contracts::Layer& layer, const contracts::Hardware& hardware,
+                                    const contracts::Mapping& tile, std::int64_t y_blocks) {
   using namespace contracts;
-  if (const auto violation = mapping_violation(layer, hardware, tile)) throw std::invalid_argument(*violation);
-  ExactTraffic total;
-  // One configuration and one phase at a time: never the layer's phases or steps.
+  std::vector<ShapeTraffic> shapes;
   LayerProgram program = empty_program(layer, tile, int(hardware.num_ms));
-  std::int64_t output_blocks = 1, y_blocks = 1;
-  if (tile.sdm.blocked) {
-    const contracts::SdmBlockTraffic blocks = contracts::sdm_block_traffic(layer, tile);
-    output_blocks = blocks.output_blocks;
-    y_blocks = blocks.trips[kSdmY];
-  }
-  // The phase shapes in the order of layer_program.cpp's loop nest; each (full or ragged in R, S, C, K) occurs
-  // count_R·count_S·count_C·count_K times, and its traffic does not depend on where the phase's slice starts.
   for (const TileKind& r : tiles_of(layer.R, tile[kDimR]))
     for (const TileKind& s : tiles_of(layer.S, tile[kDimS]))
       for (const TileKind& c : tiles_of(layer.group_channels(), tile[kDimC]))
@@ -114,10 +117,38 @@ ExactTraffic exact_traffic(const contracts::Layer& layer, const contracts::Hardw
           phase.c0 = c.origin;
           phase.k0 = k.origin;
           // Every group tile repeats the phase (the first stands for all: traffic does not depend on the group).
-          add_shape(program, phase, layer.groups / tile.groups_per_step() * r.count * s.count * c.count * k.count, int(hardware.dn_bw),
-                    output_blocks, y_blocks, total);
+          shapes.push_back(shape_traffic(program, phase,
+                                         layer.groups / tile.groups_per_step() * r.count * s.count * c.count * k.count,
+                                         int(hardware.dn_bw), y_blocks));
         }
+  return shapes;
+}
+
+// The SDM level's N·X'·Y' blocks (each loads a phase's weights once) and Y' blocks (each starts its rows with full
+// windows): 1 and 1 without one.
+std::pair<std::int64_t, std::int64_t> output_and_y_blocks(const contracts::Layer& layer, const contracts::Mapping& tile) {
+  if (!tile.sdm.blocked) return {1, 1};
+  const contracts::SdmBlockTraffic blocks = contracts::sdm_block_traffic(layer, tile);
+  return {blocks.output_blocks, blocks.trips[contracts::kSdmY]};
+}
+
+ExactTraffic total_of(const std::vector<ShapeTraffic>& shapes, std::int64_t output_blocks) {
+  ExactTraffic total;
+  for (const ShapeTraffic& shape : shapes) {
+    total.dn_elements += shape.phases * (output_blocks * shape.weights.elements + shape.streamed.elements);
+    total.dn_traversals += shape.phases * (output_blocks * shape.weights.traversals + shape.streamed.traversals);
+    total.rn_traversals += shape.phases * shape.steps * shape.rn_traversals;
+    total.results += shape.phases * shape.steps * shape.results;
+  }
   return total;
+}
+
+}  // namespace
+
+ExactTraffic exact_traffic(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile) {
+  if (const auto violation = contracts::mapping_violation(layer, hardware, tile)) throw std::invalid_argument(*violation);
+  const auto [output_blocks, y_blocks] = output_and_y_blocks(layer, tile);
+  return total_of(shapes_of(layer, hardware, tile, y_blocks), output_blocks);
 }
 
 void refine_with_exact_traffic(contracts::CostReport& report, const contracts::Layer& layer, const contracts::Hardware& hardware) {
@@ -129,8 +160,44 @@ void refine_with_exact_traffic(contracts::CostReport& report, const contracts::L
 
 namespace maeri::codegen {
 
+namespace {
+
+// The shapes' traffic of the tiles refined so far, shared by the search's threads: a search refines the same fabric
+// tile under many SDM tiles and orders, and only the number of Y' blocks of the SDM level changes what its shapes
+// send (shapes_of), so each fabric tile's placements, ART words and steps are counted once per number of Y' blocks.
+class ShapeCache {
+ public:
+  std::shared_ptr<const std::vector<ShapeTraffic>> shapes(const contracts::Layer& layer,
+                                                          const contracts::Hardware& hardware,
+                                                          const contracts::Mapping& tile, std::int64_t y_blocks) {
+    Key key{tile, y_blocks};
+    key.first.sdm = {};
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      if (const auto found = shapes_.find(key); found != shapes_.end()) return found->second;
+    }
+    auto counted = std::make_shared<const std::vector<ShapeTraffic>>(shapes_of(layer, hardware, tile, y_blocks));
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return shapes_.emplace(std::move(key), std::move(counted)).first->second;
+  }
+
+ private:
+  using Key = std::pair<contracts::Mapping, std::int64_t>;  // the tile without its SDM level, its Y' blocks
+  std::mutex mutex_;
+  std::map<Key, std::shared_ptr<const std::vector<ShapeTraffic>>> shapes_;
+};
+
+}  // namespace
+
 contracts::ExactTrafficRefinement exact_traffic_for(const contracts::Layer& layer, const contracts::Hardware& hardware) {
-  return [&layer, &hardware](contracts::CostReport& report) { refine_with_exact_traffic(report, layer, hardware); };
+  auto cache = std::make_shared<ShapeCache>();
+  return [&layer, &hardware, cache](contracts::CostReport& report) {
+    const contracts::Mapping& tile = report.mapping;
+    if (const auto violation = contracts::mapping_violation(layer, hardware, tile)) throw std::invalid_argument(*violation);
+    const auto [output_blocks, y_blocks] = output_and_y_blocks(layer, tile);
+    const ExactTraffic traffic = total_of(*cache->shapes(layer, hardware, tile, y_blocks), output_blocks);
+    contracts::set_traffic(report, traffic.dn_traversals, traffic.rn_traversals, hardware);
+  };
 }
 
 }  // namespace maeri::codegen

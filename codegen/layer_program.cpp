@@ -6,6 +6,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "util/integer_math.hpp"
+
 namespace maeri::codegen {
 
 int first_channel(const contracts::Layer& layer, const WeightPhase& phase, int group_offset) {
@@ -121,6 +123,12 @@ void add_phase_steps(const contracts::Layer& layer, const contracts::Mapping& ti
   };
   const int n_end = end(kSdmN, N), x_end = end(kSdmX, XO), y_end = end(kSdmY, YO);
   const int y_begin = phase.block[kSdmY];
+  const auto tiles = [](int from, int to, std::int64_t size) {
+    return std::size_t(std::max<std::int64_t>(0, util::ceil_div(to - from, size)));
+  };
+  phase.steps.reserve(phase.steps.size() + tiles(phase.block[kSdmN], n_end, tile[kDimN]) *
+                                               tiles(phase.block[kSdmX], x_end, tile[kDimX]) *
+                                               tiles(y_begin, y_end, tile[kDimY]));
   for (int n0 = phase.block[kSdmN]; n0 < n_end; n0 += int(tile[kDimN]))
     for (int x0 = phase.block[kSdmX]; x0 < x_end; x0 += int(tile[kDimX]))
       for (int y0 = y_begin; y0 < y_end; y0 += int(tile[kDimY]))

@@ -45,6 +45,7 @@ void DramChannel::reset(double bytes_per_cycle, std::uint64_t latency_cycles, st
   blocked_until_ = cycle_;
   next_refresh_ = device_ && device_->refresh_interval > 0 ? cycle_ + device_->refresh_interval : 0;
   penalties_ = penalties;
+  penalised_ = penalties.any();
   last_row_[0] = last_row_[1] = -1;
 }
 
@@ -116,10 +117,10 @@ void DramChannel::clock() {
     Transfer& head = queue_.front();
     if (device_) {
       if (!device_allows(head)) break;
-    } else if (penalties_.any()) {
+    } else if (penalised_) {
       if (!charge_penalties(head)) break;
     }
-    const std::int64_t movable = movable_in_row(head);
+    const std::int64_t movable = device_ || penalised_ ? movable_in_row(head) : head.remaining;
     const std::int64_t moved = std::min(movable, std::int64_t(std::floor(credit_)));
     head.remaining -= moved;
     head.address += moved;

@@ -99,6 +99,7 @@ class DramChannel {
   bool writing_ = false;                // direction of the last data moved
   std::uint64_t blocked_until_ = 0, next_refresh_ = 0;
   DramPenalties penalties_;
+  bool penalised_ = false;  // penalties_.any()
   std::int64_t last_row_[2] = {-1, -1};  // per direction (read, write): the row the last moved byte was in
 };
 

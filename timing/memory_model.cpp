@@ -54,13 +54,16 @@ void MemoryModel::start_with(const MemoryPlan& plan, double dram_bytes_per_cycle
         "buffer has {} bytes ({} bytes of SDM minus {} bytes of output buffer)",
         largest, stream, stream + plan.budget.output_buffer_bytes, plan.budget.output_buffer_bytes));
   plan_ = &plan;
+  in_place_ = plan.budget.psums_in_sdm || plan.budget.blocked;
   dram.reset(dram_bytes_per_cycle, dram_latency_cycles, dram_device, dram_penalties);
-  tickets_.assign(plan.events.size(), 0);
-  has_read_.assign(plan.events.size(), false);
+  tickets_.assign(plan.events.size(), kNoRead);
   next_issue_ = 0;
   stream_used_ = 0;
   output_used_ = outputs_in_place() ? plan.budget.output_buffer_bytes : 0;
-  slice_bytes_.clear();
+  int slices = 0;
+  for (const MemoryEvent& event : plan.events) slices = std::max(slices, event.slice + 1);
+  slice_bytes_.assign(std::size_t(slices), 0);
+  first_held_ = 0;
   current_slice_ = 0;
   writes_.clear();
   run_ = MemoryRun{};
@@ -70,26 +73,13 @@ void MemoryModel::start_with(const MemoryPlan& plan, double dram_bytes_per_cycle
   note_peaks();
 }
 
-// Results stay in the SDM's output buffer (no staging to free per step): the partial sums of a resident layer, or
-// the outputs of a two-level mapping's block.
-bool MemoryModel::outputs_in_place() const { return plan_->budget.psums_in_sdm || plan_->budget.blocked; }
-
-bool MemoryModel::data_ready(std::size_t event) const {
-  return event < next_issue_ && (!has_read_[event] || dram.complete(tickets_[event]));
-}
-
-bool MemoryModel::output_room(std::size_t event) const {
-  if (outputs_in_place()) return true;  // results accumulate in place in the resident partial-sum array
-  return output_used_ + plan_->events[event].staging_bytes <= plan_->budget.output_buffer_bytes;
-}
-
 void MemoryModel::begin(std::size_t event) {
   const MemoryEvent& e = plan_->events[event];
   if (e.weights) {
     run_.sdm.weight_reads += std::uint64_t(e.sdm_reads);
     if (e.slice != current_slice_) {  // a new channel slice: the previous slices' resident inputs are done
-      for (auto it = slice_bytes_.begin(); it != slice_bytes_.end() && it->first < e.slice;)
-        release_stream(it->second), it = slice_bytes_.erase(it);
+      for (; first_held_ < e.slice; ++first_held_)
+        release_stream(slice_bytes_[std::size_t(first_held_)]), slice_bytes_[std::size_t(first_held_)] = 0;
       current_slice_ = e.slice;
     }
   } else {
@@ -136,9 +126,11 @@ void MemoryModel::clock_sdm() {
     if (stream_used_ + e.read_bytes > plan_->budget.stream_buffer_bytes) break;
     if (e.read_bytes > 0) {
       tickets_[next_issue_] = dram.request(e.read_bytes, /*write=*/false);
-      has_read_[next_issue_] = true;
       stream_used_ += e.read_bytes;
-      if (e.hold == SdmHold::UntilSliceEnds) slice_bytes_[e.slice] += e.held_bytes;
+      if (e.hold == SdmHold::UntilSliceEnds) {
+        slice_bytes_[std::size_t(e.slice)] += e.held_bytes;
+        first_held_ = std::min(first_held_, e.slice);
+      }
     }
     run_.sdm.fill_writes += std::uint64_t(e.fill_elements);
     ++next_issue_;
@@ -157,10 +149,5 @@ std::uint64_t MemoryModel::quiet_clocks() {
 }
 
 void MemoryModel::release_stream(std::int64_t bytes) { stream_used_ -= bytes; }
-
-void MemoryModel::note_peaks() {
-  run_.sdm.peak_stream_bytes = std::max(run_.sdm.peak_stream_bytes, stream_used_);
-  run_.sdm.peak_output_bytes = std::max(run_.sdm.peak_output_bytes, output_used_);
-}
 
 }  // namespace maeri::timing

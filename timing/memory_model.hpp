@@ -6,9 +6,9 @@
 // to DRAM. The SDM counts its reads and writes and its peak occupancy; the DRAM channel counts bytes and requests.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
-#include <map>
 #include <optional>
 #include <vector>
 
@@ -56,8 +56,14 @@ class MemoryModel {
   void start_with(const MemoryPlan& plan, double dram_bytes_per_cycle, std::uint64_t dram_latency_cycles,
                   std::optional<DramDeviceCycles> dram_device = {}, DramPenalties dram_penalties = {});
 
-  bool data_ready(std::size_t event) const;
-  bool output_room(std::size_t event) const;  // the step's results fit the output buffer
+  bool data_ready(std::size_t event) const {
+    return event < next_issue_ && (tickets_[event] == kNoRead || dram.complete(tickets_[event]));
+  }
+  // The step's results fit the output buffer (always, when results accumulate in place).
+  bool output_room(std::size_t event) const {
+    return outputs_in_place() ||
+           output_used_ + plan_->events[event].staging_bytes <= plan_->budget.output_buffer_bytes;
+  }
   void begin(std::size_t event);              // the controller starts playing the event (counts SDM reads)
   void weights_sent(std::size_t event);       // the weights are in the multiplier switches
   void step_retired(std::size_t event);       // every result of the step has been collected
@@ -78,20 +84,27 @@ class MemoryModel {
 
  private:
   void release_stream(std::int64_t bytes);
-  bool outputs_in_place() const;
-  void note_peaks();
+  // Results stay in the SDM's output buffer (no staging to free per step): the partial sums of a resident layer,
+  // or the outputs of a two-level mapping's block.
+  bool outputs_in_place() const { return in_place_; }
+  void note_peaks() {
+    run_.sdm.peak_stream_bytes = std::max(run_.sdm.peak_stream_bytes, stream_used_);
+    run_.sdm.peak_output_bytes = std::max(run_.sdm.peak_output_bytes, output_used_);
+  }
 
   struct PendingWrite {
     std::uint64_t ticket;
     std::int64_t bytes;
   };
+  static constexpr std::uint64_t kNoRead = ~std::uint64_t(0);
   MemoryPlan owned_plan_;              // what start() was given
   const MemoryPlan* plan_ = &owned_plan_;  // what the run follows
-  std::vector<std::uint64_t> tickets_;  // per issued event with a read
-  std::vector<bool> has_read_;
+  bool in_place_ = false;                  // outputs_in_place() of the plan
+  std::vector<std::uint64_t> tickets_;  // per issued event: its read's ticket (kNoRead: it reads nothing)
   std::size_t next_issue_ = 0;
   std::int64_t stream_used_ = 0, output_used_ = 0;
-  std::map<int, std::int64_t> slice_bytes_;  // resident inputs held per channel slice
+  std::vector<std::int64_t> slice_bytes_;  // resident inputs held per channel slice (index: the slice)
+  int first_held_ = 0;                     // every slice below it holds nothing
   int current_slice_ = 0;
   std::deque<PendingWrite> writes_;
   MemoryRun run_;

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <array>
-#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -25,7 +24,22 @@ namespace {
 struct StepCounts {
   std::int64_t sdm_reads = 0;  // distinct input elements the DN takes
   std::int64_t used = 0;       // VNs whose result belongs to an output
+  // The elements' padded input indices less the step's base (input_base): the kind's stencil, the same for every step
+  // of the kind (each source is the base plus an offset of the stencil's, codegen/dn_elements.hpp).
+  std::vector<std::int64_t> offsets;
 };
+
+// A step's padded input index: its batch and first channel, its X' and Y' origins times the strides, R and S origins
+// times the dilations (codegen/dn_elements.hpp's source index of the stencil's first tap).
+std::int64_t input_base(const codegen::LayerProgram& program, const codegen::WeightPhase& phase,
+                        const codegen::StepOrigin& origin) {
+  const contracts::Layer& layer = program.layer;
+  const std::int64_t padded_x = layer.X + 2 * layer.padding_x, padded_y = layer.Y + 2 * layer.padding_y;
+  const std::int64_t channel = codegen::first_channel(layer, phase);
+  return ((std::int64_t(origin.n0) * layer.C + channel) * padded_x + std::int64_t(origin.x0) * layer.stride_x +
+          std::int64_t(phase.r0) * layer.dilation_x) * padded_y +
+         std::int64_t(origin.y0) * layer.stride_y + std::int64_t(phase.s0) * layer.dilation_y;
+}
 
 // The counts of each kind of step and of each configuration's weights, each computed once from the elements of its
 // first step or phase (codegen::step_inputs, phase_weights).
@@ -85,6 +99,8 @@ class ElementCounts {
       const codegen::StepElements elements = codegen::step_inputs(program_, phase, origin, {});
       at->second.sdm_reads = std::int64_t(elements.inputs.size());
       at->second.used = std::count(elements.used_vns.begin(), elements.used_vns.end(), true);
+      const std::int64_t base = input_base(program_, phase, origin);
+      for (const codegen::DnElement& element : elements.inputs) at->second.offsets.push_back(element.source - base);
     }
     return at->second;
   }
@@ -111,11 +127,15 @@ class InputFills {
       : program_(program),
         padded_x_(program.layer.X + 2 * program.layer.padding_x),
         padded_y_(program.layer.Y + 2 * program.layer.padding_y),
-        fetched_(std::size_t(program.layer.N * program.layer.C * padded_x_ * padded_y_), 0),
-        inner_(2 * program.configurations.size()) {}
+        fetched_(std::size_t(program.layer.N * program.layer.C * padded_x_ * padded_y_), 0) {}
 
+  // A new stay: nothing is in the SDM. The stay's number marks what it fetched, so the elements need clearing only
+  // when the numbers run out (a byte each: the array stays as small as a flag per element).
   void new_stay() {
-    std::fill(fetched_.begin(), fetched_.end(), 0);
+    if (++stay_ == 0) {
+      std::fill(fetched_.begin(), fetched_.end(), 0);
+      stay_ = 1;
+    }
     windows_.clear();
   }
   // Whether the phase's steps read elements no earlier phase of the stay read (else its fills are all 0).
@@ -124,60 +144,25 @@ class InputFills {
     return windows_.insert({phase.configuration, phase.group, phase.c0, phase.r0, phase.s0, phase.block[kSdmC],
                             phase.block[kSdmN], phase.block[kSdmX], phase.block[kSdmY]}).second;
   }
-  // Inputs of a step not yet in the SDM (marked as fetched now): what the step's read brings in. `all_used`: every
-  // VN of the step lies inside the layer.
-  std::int64_t new_fills(const codegen::WeightPhase& phase, const codegen::StepOrigin& origin, bool all_used) {
-    const std::int64_t base = step_base(phase, origin);
+  // Inputs of a step not yet in the SDM (marked as fetched now): what the step's read brings in. `kind`: the counts of
+  // the step's kind (ElementCounts::step), with its stencil.
+  std::int64_t new_fills(const codegen::WeightPhase& phase, const codegen::StepOrigin& origin, const StepCounts& kind) {
+    const std::int64_t base = input_base(program_, phase, origin);
     std::int64_t fills = 0;
-    for (const std::int64_t offset : offsets(phase, origin, all_used, base)) {
+    for (const std::int64_t offset : kind.offsets) {
       std::uint8_t& fetched = fetched_[std::size_t(base + offset)];
-      fills += 1 - fetched;
-      fetched = 1;
+      fills += fetched != stay_;
+      fetched = stay_;
     }
     return fills;
   }
 
  private:
-  std::int64_t step_base(const codegen::WeightPhase& phase, const codegen::StepOrigin& origin) const {
-    const contracts::Layer& layer = program_.layer;
-    const std::int64_t channel = codegen::first_channel(layer, phase);
-    return ((std::int64_t(origin.n0) * layer.C + channel) * padded_x_ + std::int64_t(origin.x0) * layer.stride_x +
-            std::int64_t(phase.r0) * layer.dilation_x) * padded_y_ +
-           std::int64_t(origin.y0) * layer.stride_y + std::int64_t(phase.s0) * layer.dilation_y;
-  }
-
-  // The stencil of the step's kind, found from this step's elements the first time the kind comes.
-  const std::vector<std::int64_t>& offsets(const codegen::WeightPhase& phase, const codegen::StepOrigin& origin,
-                                           bool all_used, std::int64_t base) {
-    std::vector<std::int64_t>* stencil = nullptr;
-    if (all_used) {
-      stencil = &inner_[2 * std::size_t(phase.configuration) + origin.forward];
-    } else {
-      const contracts::Layer& layer = program_.layer;
-      Key key{phase.configuration, origin.forward, {}};
-      for (const codegen::VnOffset& vn : program_.configurations[std::size_t(phase.configuration)].placement.vn_offsets)
-        std::get<2>(key).push_back(origin.n0 + vn.n < layer.N && origin.x0 + vn.x < layer.output_x() &&
-                                   origin.y0 + vn.y < layer.output_y());
-      stencil = &edges_[std::move(key)];
-    }
-    if (stencil->empty()) {
-      for (const codegen::DnElement& element : codegen::step_inputs(program_, phase, origin, {}).inputs)
-        stencil->push_back(element.source - base);
-      if (stencil->empty()) stencil->push_back(kNoElement);
-    }
-    if (stencil->front() == kNoElement) return none_;
-    return *stencil;
-  }
-
-  using Key = std::tuple<int, bool, std::vector<bool>>;  // configuration, forward, used VNs
-  static constexpr std::int64_t kNoElement = std::numeric_limits<std::int64_t>::min();  // a kind that sends nothing
   const codegen::LayerProgram& program_;
   std::int64_t padded_x_, padded_y_;
-  std::vector<std::uint8_t> fetched_;
+  std::vector<std::uint8_t> fetched_;  // per padded input element: the last stay that fetched it (0: none)
+  std::uint8_t stay_ = 1;
   std::set<std::array<int, 9>> windows_;
-  std::vector<std::vector<std::int64_t>> inner_;  // per configuration and forwarding flag: steps inside the layer
-  std::map<Key, std::vector<std::int64_t>> edges_;  // the kinds at a ragged edge
-  const std::vector<std::int64_t> none_;
 };
 
 // Two-level mappings (docs/model.md, "SDM level"; the same rule as contracts::sdm_block_traffic, event by event): each
@@ -249,7 +234,7 @@ void plan_blocked(const codegen::LayerProgram& program, const contracts::Hardwar
       step.slice = input_stay;
       step.hold = SdmHold::UntilSliceEnds;
       step.sdm_reads = step_counts.sdm_reads;
-      step.fill_elements = fetches ? fills.new_fills(phase, origin, counts.all_used(phase, origin)) : 0;
+      step.fill_elements = fetches ? fills.new_fills(phase, origin, step_counts) : 0;
       const std::size_t tile = tile_index(phase, origin);
       const bool first_visit = visited[tile] != output_stay + 1;
       visited[tile] = output_stay + 1;
@@ -344,7 +329,7 @@ MemoryPlan plan_memory(const codegen::LayerProgram& program, const contracts::Ha
       step.slice = slice;
       step.sdm_reads = step_counts.sdm_reads;
       if (resident) {
-        step.fill_elements = fetches ? fills->new_fills(phase, origin, counts.all_used(phase, origin)) : 0;
+        step.fill_elements = fetches ? fills->new_fills(phase, origin, step_counts) : 0;
         step.hold = SdmHold::UntilSliceEnds;
       } else {
         step.fill_elements = step.sdm_reads;

@@ -152,8 +152,47 @@ class Replayer {
 
 }  // namespace
 
+namespace {
+
+// The Replayer's clock with an ideal memory, without its machinery: nothing waits, so each advance moves the clock by
+// its length; a step fires max(its beats, 1) clocks after the previous event ends, or fire_spacing after the previous
+// fire; a drain ends a clock after the last result retires (retires come in fire order: one configuration's steps share
+// its spacing and the latency). Equal to Replayer::play() whenever the result latency is at least 2 cycles (a pipeline
+// always is; else the Replayer is asked).
+std::uint64_t ideal_clocks(const codegen::LayerProgram& program, const MemoryPlan& plan, const FabricTiming& timing) {
+  std::uint64_t clock = 0, last_fire = 0, busy_until = 0;
+  bool fired = false;
+  int active = -1;
+  std::size_t event = 0;
+  std::uint64_t fire_spacing = 1;
+  const auto beats = [&](std::size_t e) { return std::uint64_t(util::ceil_div(plan.events[e].sdm_reads, timing.dn_bw)); };
+  for (const codegen::WeightPhase& phase : program.phases) {
+    if (phase.configuration != active) {
+      clock = std::max(clock, busy_until);  // drain
+      clock += timing.configuration_cycles;
+      active = phase.configuration;
+      const codegen::PhaseConfiguration& configuration = program.configurations[std::size_t(phase.configuration)];
+      fire_spacing = std::uint64_t(std::max<std::int64_t>(1, util::ceil_div(configuration.placement.shape.vn_count(), timing.rn_bw)));
+    }
+    clock += beats(event++);
+    const std::uint64_t retire_after = timing.result_latency + fire_spacing - 1;  // a fire's retire clock + 1
+    for (std::size_t step = 0; step < phase.steps.size(); ++step) {
+      clock += std::max<std::uint64_t>(1, beats(event++));
+      if (fired && clock < last_fire + fire_spacing) clock = last_fire + fire_spacing;
+      fired = true;
+      last_fire = clock;
+      busy_until = clock + retire_after;
+    }
+  }
+  return std::max(clock, busy_until);
+}
+
+}  // namespace
+
 std::uint64_t replay_compute(const codegen::LayerProgram& program, const MemoryPlan& plan, const contracts::Hardware& hardware) {
-  return Replayer(program, plan, FabricTiming::of(hardware), nullptr).play();
+  const FabricTiming timing = FabricTiming::of(hardware);
+  if (timing.result_latency >= 2) return ideal_clocks(program, plan, timing);
+  return Replayer(program, plan, timing, nullptr).play();
 }
 
 MemoryReplay replay_memory(const codegen::LayerProgram& program, const MemoryPlan& plan, const contracts::Hardware& hardware,

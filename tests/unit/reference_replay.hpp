@@ -1,6 +1,7 @@
 // The model's memory replay as it was before it jumped over quiet clocks (timing/memory_replay.cpp until issue 45):
-// the controller of sim/layer_runner.hpp played clock by clock, every DRAM and SDM clock taken, against the same
-// MemoryModel and DramChannel. The tests hold the fast replay (and timing::exact_layer_timing) equal to it, cycle
+// the controller of sim/layer_runner.hpp played clock by clock, every DRAM and SDM clock taken, against the SDM and
+// DRAM rules as they were then (reference_memory_model.hpp, a frozen copy of timing::MemoryModel and DramChannel).
+// The tests hold the fast replay (and timing::exact_layer_timing) equal to it, cycle
 // for cycle and counter for counter. Test-only: nothing in the toolkit calls it.
 #pragma once
 
@@ -12,6 +13,7 @@
 #include "codegen/layer_program.hpp"
 #include "contracts/hardware.hpp"
 #include "timing/memory_model.hpp"
+#include "reference_memory_model.hpp"
 #include "timing/memory_plan.hpp"
 #include "timing/memory_replay.hpp"
 #include "util/integer_math.hpp"
@@ -19,7 +21,6 @@
 namespace maeri::test::reference {
 
 using timing::FabricTiming;
-using timing::MemoryModel;
 using timing::MemoryPlan;
 
 // The controller of sim/layer_runner.hpp, clock by clock, with the fabric reduced to its timing.

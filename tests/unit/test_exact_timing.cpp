@@ -280,6 +280,39 @@ TEST_CASE("exact timing: the counted plan equals the plan from elements, in ever
   CHECK(pieces_played > 100);
 }
 
+// SDM blocks of one channel, filter blocks outside them (order KCNXY): the input stays of the second filter block
+// read the channels of the first one's again, 255 stays later — the 256th stay has the first stay's number once the
+// plan's one-byte stay numbers start over (memory_plan.cpp's InputFills): its inputs must come from DRAM again. Against
+// the plan from every step's elements and the clock-by-clock replay.
+TEST_CASE("exact timing: a plan of more input stays than its stay numbers hold", "[timing][exact]") {
+  const contracts::Layer layer = test::conv_layer(2, 255, 1, 1, 2, 2);
+  contracts::Hardware hardware = test::small_hardware(8, 8, 8);
+  hardware.sdm_bytes = 1 << 12;
+  hardware.dram_bytes_per_cycle = 2;
+  contracts::Mapping mapping;
+  mapping.tile.size = {1, 1, 1, 1, 1, 1, 1};
+  mapping.sdm.blocked = true;
+  mapping.sdm.block = {1, 1, 1, 2, 2};  // K, C, N, X', Y': one filter and one channel per block
+  REQUIRE_FALSE(contracts::mapping_violation(layer, hardware, mapping));
+  const codegen::LayerProgram program = codegen::plan_layer(layer, hardware, mapping);
+  const timing::MemoryPlan plan = timing::plan_memory(program, hardware);
+  require_equal_plans(plan, test::reference::plan_memory(program, hardware, codegen::LayerTensors{}, {}));
+  int stays = 0;
+  std::int64_t fills = 0;
+  for (const timing::MemoryEvent& event : plan.events) {
+    stays = std::max(stays, event.slice + 1);
+    if (!event.weights) fills += event.fill_elements;
+  }
+  CHECK(stays == 2 * 255);
+  CHECK(fills == 2 * 255 * 4);  // each filter block fetches every channel's 2x2 inputs
+  const double rate = hardware.dram_bytes_per_cycle * hardware.model.dram_efficiency;
+  const auto latency = std::uint64_t(hardware.dram_latency_cycles);
+  const timing::MemoryReplay expected = test::reference::replay_memory(program, plan, hardware, rate, latency);
+  const timing::ExactTiming exact = timing::exact_layer_timing(layer, hardware, mapping);
+  CHECK(exact.cycles == double(expected.cycles));
+  require_equal_runs(exact.memory, expected.memory);
+}
+
 // A fused member in its role (timing::exact_member_timing) against the sum over its stripe pieces of the reference
 // path (reference_plan.hpp's plan in the piece's role, reference_replay.hpp's replays), as testbench/fused_run.cpp's
 // member_rows costs a member: cycles, compute cycles and the summed counts.

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <random>
+#include <set>
 
 #include "codegen/exact_traffic.hpp"
 #include "codegen/functional_model.hpp"
@@ -12,6 +13,7 @@
 #include "mapper/mapspace/sdm_space.hpp"
 #include "mapper_fixtures.hpp"
 #include "tests/random_layers.hpp"
+#include "util/integer_math.hpp"
 
 using namespace maeri;
 using maeri::test::conv_layer;
@@ -265,4 +267,50 @@ TEST_CASE("functional model equals the reference on 300 random grouped layers wi
 TEST_CASE("functional model equals the reference on 300 random two-level mappings with T_G groups side by side",
           "[codegen][functional][groups][sdm]") {
   check_groups_side_by_side(20261127, true);
+}
+
+// The search's refinement (codegen::exact_traffic_for: one per layer, each fabric tile's shapes counted once per
+// number of Y' blocks and shared by every SDM tile and order of it) against codegen::exact_traffic computed afresh
+// for each mapping (checked against the functional model's execution above): the same DN and RN traversals and
+// energy for every SDM level of a fabric tile, asked in any order, including tiles that share the Y' blocks and
+// differ elsewhere.
+TEST_CASE("exact traffic: the search's shared refinement equals exact_traffic on every SDM level", "[codegen][traffic]") {
+  std::mt19937_64 rng(4510);
+  int shared = 0, y_blocks_differ = 0;
+  for (int trial = 0; trial < 80; ++trial) {
+    INFO("trial " << trial);
+    contracts::Hardware hardware = random_small_hardware(rng);
+    const int r = 1 + int(rng() % 3), s = 1 + int(rng() % 3);
+    const contracts::Layer layer = conv_layer(1 + int(rng() % 5), 1 + int(rng() % 5), r, s, r + int(rng() % 8),
+                                              s + int(rng() % 8), 1 + int(rng() % 2), int(rng() % 2), 1 + int(rng() % 2));
+    const contracts::Mapping fabric = random_tile(layer, hardware, rng);
+    std::vector<contracts::Mapping> mappings{fabric};
+    for (int level = 0; level < 8; ++level) {
+      contracts::Mapping mapping = fabric;
+      add_random_sdm_level(layer, hardware, mapping, rng);
+      mappings.push_back(mapping);
+    }
+    const contracts::ExactTrafficRefinement refine = codegen::exact_traffic_for(layer, hardware);
+    std::set<std::int64_t> y_blocks;
+    for (int pass = 0; pass < 2; ++pass)
+      for (const contracts::Mapping& mapping : mappings) {
+        INFO(contracts::to_string(mapping));
+        contracts::CostReport cached = mapper::evaluate(layer, hardware, mapping);
+        contracts::CostReport fresh = cached;
+        refine(cached);
+        codegen::refine_with_exact_traffic(fresh, layer, hardware);
+        const codegen::ExactTraffic exact = codegen::exact_traffic(layer, hardware, mapping);
+        REQUIRE(cached.counts.dn_traversals == exact.dn_traversals);
+        REQUIRE(cached.counts.rn_traversals == exact.rn_traversals);
+        REQUIRE(cached.counts.dn_traversals == fresh.counts.dn_traversals);
+        REQUIRE(cached.counts.rn_traversals == fresh.counts.rn_traversals);
+        REQUIRE(cached.energy_pj.total == fresh.energy_pj.total);
+        if (pass == 0 && mapping.sdm.blocked)
+          y_blocks.insert(util::ceil_div(layer.output_y(), mapping.sdm.block[contracts::kSdmY]));
+      }
+    shared += mappings.size() > y_blocks.size() + 1;
+    y_blocks_differ += y_blocks.size() > 1;
+  }
+  CHECK(shared > 60);           // SDM levels of one fabric tile with the same Y' blocks: answered from the cache
+  CHECK(y_blocks_differ > 20);  // and with different ones: counted again
 }
