@@ -351,12 +351,13 @@ PreparedNetwork prepare_network_run(const contracts::Network& network, const con
     QuantizationOptions quantization;
     quantization.data_width = hardware.data_width;
     quantization.acc_width = hardware.acc_width;
-    prepared.quantized =
-        options.calibration_path.empty()
-            ? quantize_network(network, weights, input, quantization)
-            : quantize_network_calibrated(network, weights,
-                                          calibration_samples(options.calibration_path, network, prepared.inputs),
-                                          quantization);
+    if (options.calibration_path.empty()) {
+      prepared.quantized = quantize_network(network, weights, input, quantization);
+    } else {
+      const auto samples = calibration_samples(options.calibration_path, network, prepared.inputs);
+      require_chained_run_memory(network, options.workload_path, samples.size());  // each sample's float reference
+      prepared.quantized = quantize_network_calibrated(network, weights, samples, quantization);
+    }
   } catch (const std::invalid_argument& error) {
     // Finite inputs and weights whose float reference overflows give scales no multiplier can express: that, not
     // the multiplier, is the reason to name (issue 43, item 5: a chain of 3,500 1×1 convs).
