@@ -251,15 +251,14 @@ IntegerTensors streamed_integer_reference(const PreparedNetwork& prepared, std::
   const TensorLifetimes lifetimes(network);
   IntegerTensors tensors(network.tensors.size());
   for (std::size_t i = 0; i < prepared.inputs.size(); ++i) tensors[prepared.inputs[i]] = prepared.integer_inputs[i];
-  IntegerTensors one(network.tensors.size());
   for (std::size_t o = 0; o < network.operators.size(); ++o) {
     std::int64_t largest_sum = 0;
     run_integer_operator(quantized, o, tensors, largest_sum);
     if (largest_sum > contracts::accumulator_limit(quantized.acc_width)) wrapped.push_back(network.operators[o].name);
     const std::size_t out = network.operators[o].outputs[0];
-    one[out].swap(tensors[out]);  // drifting_tensors' rule on this one tensor
-    for (const TensorAgreement& drift : drifting_tensors(quantized, one, prepared.reals)) drifting.push_back(drift);
-    one[out].swap(tensors[out]);
+    // drifting_tensors' rule on this one tensor (an operator's output is no network input)
+    if (std::optional<TensorAgreement> drift = tensor_drift(quantized, out, tensors[out], prepared.reals[out]))
+      drifting.push_back(*drift);
     if (lifetimes.unread(out)) IntegerTensors::value_type().swap(tensors[out]);
     free_dead_inputs(lifetimes, o, tensors);
   }
