@@ -84,7 +84,7 @@ case $case_name in
     cmp "$dir/first/image.npy" "$dir/second/image.npy" || fail "the input's integers differ" ;;
   all_tensors_streamed)
     # --all-tensors writes each tensor as the run makes it and frees it after its last reader: the files and the
-    # index equal those of --references-only, which writes the integer reference's every tensor at the end.
+    # index equal those of --references-only, which writes the integer reference's tensors the same way as it makes them.
     "$maeri" "${chain[@]}" --outputs "$dir/run" --all-tensors >/dev/null || fail "chained run"
     "$maeri" "${chain[@]}" --references-only --outputs "$dir/reference" --all-tensors >/dev/null || fail "references"
     diff -r "$dir/run" "$dir/reference" || fail "the streamed tensors differ from the reference's" ;;
