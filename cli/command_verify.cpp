@@ -195,9 +195,14 @@ int run_references(VerifyCommandLine& line) {
   result.quantization_summary = prepared.quantization_summary;
   result.float_computed = prepared.float_computed;
   // The prepared reference keeps its outputs only (a chained run recomputes the rest as it goes): every tensor again
-  // when all are written.
-  result.tensors = options.all_tensors ? testbench::integer_reference(prepared.quantized, prepared.integer_inputs)
-                                       : prepared.expected;
+  // when all are written, each written as it is made and freed after its last reader.
+  if (options.all_tensors && !options.output_directory.empty()) {
+    testbench::TensorFiles files(options, prepared);
+    result.tensors = testbench::written_integer_reference(prepared, files);
+    result.tensors_written = true;
+  } else {
+    result.tensors = prepared.expected;
+  }
   testbench::write_network_report(result, prepared, contracts::NetworkPlan{}, options);
   fmt::print("quantization (integer against float reference): {}\n", result.quantization_summary);
   fmt::print("network {}: references only (integer and float), nothing co-simulated\n", result.network);

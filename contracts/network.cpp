@@ -280,10 +280,11 @@ InferredShape softmax_output_shape(const SideOperator& side) {
   return {side.shape(), std::nullopt};
 }
 
-// A channel affine's scale and shift hold one value per channel (axis 1).
+// A channel affine's scale and shift hold one value per channel (axis 1), whatever follows it: (N, C), (N, C, L) — a
+// group normalization's (N, groups, elements) as PyTorch exports it —, (N, C, X, Y), …
 InferredShape channel_affine_output_shape(const SideOperator& side) {
   const std::vector<std::int64_t>& shape = side.shape();
-  if (shape.size() != 2 && shape.size() != 4) return side.rank_problem("a rank-2 (N, C) or rank-4 (N, C, X, Y) input");
+  if (shape.size() < 2) return side.rank_problem("an input of rank 2 or more (N, C, …)");
   const char* what[] = {"", "scale", "shift"};
   for (std::size_t i = 1; i < 3; ++i) {
     const Tensor& parameter = side.other(i);

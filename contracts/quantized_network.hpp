@@ -107,6 +107,12 @@ constexpr std::int64_t wrap_signed(WideInt value, int width) {
   return std::int64_t(std::uint64_t(bits));
 }
 
+// The largest sum an acc_width-bit register holds: 2^(acc_width − 1) − 1. A fabric sum (bias included) of larger
+// magnitude wraps (docs/quantization.md, "Accumulator headroom").
+constexpr std::int64_t accumulator_limit(int acc_width) {
+  return acc_width >= 64 ? INT64_MAX : (std::int64_t{1} << (acc_width - 1)) - 1;
+}
+
 // The fabric layer's epilogue for one output: saturate(round_shift(wrap(acc + bias) · multiplier, shift)).
 constexpr std::int64_t requantize_accumulator(std::int64_t accumulator, std::int64_t bias, Requantization r,
                                               int acc_width, int data_width) {

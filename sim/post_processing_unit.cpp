@@ -55,7 +55,7 @@ class ElementwiseKernel : public Kernel {
       case OperatorKind::Maximum:
       case OperatorKind::Minimum: require(p.input_multipliers.size() == 2, "expected two input multipliers"); break;
       case OperatorKind::ChannelAffine: {
-        require(job_.output_shape.size() == 2 || job_.output_shape.size() == 4, "a channel affine needs rank 2 or 4");
+        require(job_.output_shape.size() >= 2, "a channel affine needs rank 2 or more (N, C, …)");
         const std::size_t channels = std::size_t(job_.output_shape[1]);
         require(p.channel_multipliers.size() == channels && p.channel_offsets.size() == channels,
                 "expected one multiplier and one offset per channel");

@@ -2,6 +2,8 @@
 // network_reference.hpp). Every loop here is written from docs/quantization.md; nothing calls codegen.
 #include "testbench/network_reference.hpp"
 
+#include "testbench/tensor_lifetimes.hpp"
+
 #include "contracts/matrix_product.hpp"
 
 #include <algorithm>
@@ -167,6 +169,7 @@ struct IntegerStep {
   const IntegerTensors& tensors;
   const std::vector<std::int64_t>& x;
   std::int64_t out_elements;
+  std::int64_t* largest_sum = nullptr;  // a fabric layer's largest |Σ + bias| before wrapping, when asked
 
   const Shape& input_shape(std::size_t i = 0) const { return qnet.network.tensors[op.inputs[i]].shape; }
   void require_requantizations(std::size_t count) const {
@@ -200,15 +203,25 @@ std::vector<std::int64_t> integer_fabric_layer(const IntegerStep& step) {
   if (std::int64_t(q.bias.size()) != layer.K)
     fail(step.op, fmt::format("has {} biases for {} filters", q.bias.size(), layer.K));
   step.require_requantizations(std::size_t(layer.K));
-  const std::vector<std::int64_t> acc = integer_convolution(layer, input, weights, step.qnet.acc_width);
+  // The exact sums (modulo 2^64, which holds them: |q| < 2^31 and fan-ins below 2^32 at data widths ≤ 16); the
+  // epilogue wraps sum + bias at acc_width, which equals wrapping the sum first (integer_convolution) and then.
+  const std::vector<std::uint64_t> acc = convolution_sums<std::uint64_t>(
+      layer, input, weights, [](std::int64_t x, std::int64_t w) { return std::uint64_t(x) * std::uint64_t(w); });
   const std::int64_t plane = layer.output_x() * layer.output_y();
   std::vector<std::int64_t> out;
   out.reserve(acc.size());
+  std::uint64_t largest = 0;
   for (std::size_t i = 0; i < acc.size(); ++i) {
     const std::size_t k = std::size_t(std::int64_t(i) / plane % layer.K);
-    out.push_back(contracts::requantize_accumulator(acc[i], q.bias[k], q.output[k], step.qnet.acc_width,
+    const std::int64_t sum = std::int64_t(acc[i]);
+    if (step.largest_sum) {
+      const WideInt with_bias = WideInt(sum) + q.bias[k];
+      largest = std::max(largest, std::uint64_t(with_bias < 0 ? -with_bias : with_bias));
+    }
+    out.push_back(contracts::requantize_accumulator(sum, q.bias[k], q.output[k], step.qnet.acc_width,
                                                     step.qnet.data_width));
   }
+  if (step.largest_sum) *step.largest_sum = std::int64_t(std::min<std::uint64_t>(largest, INT64_MAX));
   return out;
 }
 
@@ -365,10 +378,10 @@ std::vector<std::int64_t> integer_pair(const IntegerStep& step) {
 }
 
 std::vector<std::int64_t> integer_output(const QuantizedNetwork& qnet, std::size_t op_index,
-                                         const IntegerTensors& tensors) {
+                                         const IntegerTensors& tensors, std::int64_t* largest_sum) {
   const Operator& op = qnet.network.operators[op_index];
   const IntegerStep step{qnet, op, qnet.operators[op_index], tensors, tensors[op.inputs[0]],
-                         qnet.network.tensors[op.outputs[0]].elements()};
+                         qnet.network.tensors[op.outputs[0]].elements(), largest_sum};
   switch (op.kind) {
     case OperatorKind::FabricLayer: return integer_fabric_layer(step);
     case OperatorKind::Requantize:
@@ -666,7 +679,10 @@ std::vector<std::int64_t> integer_convolution(const contracts::Layer& layer, con
   return output;
 }
 
-void run_integer_operator(const QuantizedNetwork& network, std::size_t op, IntegerTensors& tensors) {
+namespace {
+
+void run_checked_operator(const QuantizedNetwork& network, std::size_t op, IntegerTensors& tensors,
+                          std::int64_t* largest_sum) {
   if (op >= network.network.operators.size() || network.operators.size() != network.network.operators.size() ||
       tensors.size() != network.network.tensors.size())
     throw std::invalid_argument(fmt::format("run_integer_operator: operator #{} of {}, {} quantized operators, {} "
@@ -674,7 +690,33 @@ void run_integer_operator(const QuantizedNetwork& network, std::size_t op, Integ
                                             op, network.network.operators.size(), network.operators.size(),
                                             tensors.size(), network.network.tensors.size()));
   check_operator(network.network, network.network.operators[op], tensors);
-  tensors[network.network.operators[op].outputs[0]] = integer_output(network, op, tensors);
+  if (largest_sum) *largest_sum = 0;
+  tensors[network.network.operators[op].outputs[0]] = integer_output(network, op, tensors, largest_sum);
+}
+
+}  // namespace
+
+void run_integer_operator(const QuantizedNetwork& network, std::size_t op, IntegerTensors& tensors) {
+  run_checked_operator(network, op, tensors, nullptr);
+}
+
+void run_integer_operator(const QuantizedNetwork& network, std::size_t op, IntegerTensors& tensors,
+                          std::int64_t& largest_sum) {
+  run_checked_operator(network, op, tensors, &largest_sum);
+}
+
+std::vector<std::int64_t> largest_fabric_sums(const QuantizedNetwork& network,
+                                              const std::vector<std::vector<std::int64_t>>& inputs) {
+  IntegerTensors tensors = placed_inputs(network.network, inputs);
+  const TensorLifetimes lifetimes(network.network);
+  std::vector<std::int64_t> largest(network.network.operators.size(), 0);
+  for (std::size_t op = 0; op < network.network.operators.size(); ++op) {
+    run_checked_operator(network, op, tensors, &largest[op]);
+    const std::size_t out = network.network.operators[op].outputs[0];
+    if (lifetimes.unread(out)) IntegerTensors::value_type().swap(tensors[out]);
+    free_dead_inputs(lifetimes, op, tensors);
+  }
+  return largest;
 }
 
 IntegerTensors integer_reference(const QuantizedNetwork& network, const std::vector<std::vector<std::int64_t>>& inputs) {

@@ -43,6 +43,18 @@ IntegerTensors integer_reference(const contracts::QuantizedNetwork& network,
 // the expected output of one operator from the tensors the RTL and the post-processing unit actually produced.
 void run_integer_operator(const contracts::QuantizedNetwork& network, std::size_t op, IntegerTensors& tensors);
 
+// The same, and `largest_sum` = for a fabric layer (a matrix product too) the largest |Σ q_in·q_w + q_b| over its
+// outputs as exact integers, before the accumulator wraps (0 for every other operator): above
+// contracts::accumulator_limit(acc_width) some output wrapped (docs/quantization.md, "Accumulator headroom").
+void run_integer_operator(const contracts::QuantizedNetwork& network, std::size_t op, IntegerTensors& tensors,
+                          std::int64_t& largest_sum);
+
+// largest_sum of every operator (0 for those that are not fabric layers) over the integer reference on `inputs`
+// (integer_reference's), holding only the tensors still to be read (tensor_lifetimes.hpp): what the quantizer
+// checks its accumulator headroom with on the calibration inputs.
+std::vector<std::int64_t> largest_fabric_sums(const contracts::QuantizedNetwork& network,
+                                              const std::vector<std::vector<std::int64_t>>& inputs);
+
 // The fabric's part of a fabric layer: acc[n][k][x'][y'] = Σ input · weights over the filter k's group channels and
 // its taps inside the input (padding contributes nothing), products and sums wrapping at acc_width bits. Grouped,
 // dilated, strided and padded per axis as the Layer says (an FC or GEMM layer is the 1×1 case it describes). The

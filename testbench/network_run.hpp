@@ -188,6 +188,11 @@ class TensorFiles {
   std::string staging_;  // the hidden folder the files wait in
 };
 
+// --references-only with --outputs --all-tensors: the integer reference of the whole network holding only what is
+// live (tensor_lifetimes.hpp), each tensor written by `files` as it is made (then finish()); returns the network
+// outputs, every other tensor empty — what a chained run holds, not every tensor at once.
+IntegerTensors written_integer_reference(const PreparedNetwork& prepared, TensorFiles& files);
+
 // Report, on rank 0: the tensors the run produced (output_directory; unless result.tensors_written) and the JSON
 // (layers.json_path).
 void write_network_report(const NetworkRunResult& result, const PreparedNetwork& prepared,

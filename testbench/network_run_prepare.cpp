@@ -242,20 +242,23 @@ std::vector<std::vector<std::vector<double>>> calibration_samples(const std::str
 // The integer reference of the whole network, operator by operator, holding only what is live (tensor_lifetimes.hpp):
 // each tensor is checked for drift from the float reference (`reals`, every tensor) as it is made and freed after
 // its last reader. Returns the outputs (every other tensor empty) and fills `drifting` (in tensor order) — what
-// integer_reference and drifting_tensors give on the whole network, without holding it.
-IntegerTensors streamed_integer_reference(const PreparedNetwork& prepared, std::vector<TensorAgreement>& drifting) {
+// integer_reference and drifting_tensors give on the whole network, without holding it — and `wrapped`, the fabric
+// layers whose sums wrapped at the accumulator on this input (possible only beyond the calibration inputs' sums).
+IntegerTensors streamed_integer_reference(const PreparedNetwork& prepared, std::vector<TensorAgreement>& drifting,
+                                          std::vector<std::string>& wrapped) {
   const contracts::QuantizedNetwork& quantized = prepared.quantized;
   const contracts::Network& network = quantized.network;
   const TensorLifetimes lifetimes(network);
   IntegerTensors tensors(network.tensors.size());
   for (std::size_t i = 0; i < prepared.inputs.size(); ++i) tensors[prepared.inputs[i]] = prepared.integer_inputs[i];
-  IntegerTensors one(network.tensors.size());
   for (std::size_t o = 0; o < network.operators.size(); ++o) {
-    run_integer_operator(quantized, o, tensors);
+    std::int64_t largest_sum = 0;
+    run_integer_operator(quantized, o, tensors, largest_sum);
+    if (largest_sum > contracts::accumulator_limit(quantized.acc_width)) wrapped.push_back(network.operators[o].name);
     const std::size_t out = network.operators[o].outputs[0];
-    one[out].swap(tensors[out]);  // drifting_tensors' rule on this one tensor
-    for (const TensorAgreement& drift : drifting_tensors(quantized, one, prepared.reals)) drifting.push_back(drift);
-    one[out].swap(tensors[out]);
+    // drifting_tensors' rule on this one tensor (an operator's output is no network input)
+    if (std::optional<TensorAgreement> drift = tensor_drift(quantized, out, tensors[out], prepared.reals[out]))
+      drifting.push_back(*drift);
     if (lifetimes.unread(out)) IntegerTensors::value_type().swap(tensors[out]);
     free_dead_inputs(lifetimes, o, tensors);
   }
@@ -347,12 +350,13 @@ PreparedNetwork prepare_network_run(const contracts::Network& network, const con
     QuantizationOptions quantization;
     quantization.data_width = hardware.data_width;
     quantization.acc_width = hardware.acc_width;
-    prepared.quantized =
-        options.calibration_path.empty()
-            ? quantize_network(network, weights, input, quantization)
-            : quantize_network_calibrated(network, weights,
-                                          calibration_samples(options.calibration_path, network, prepared.inputs),
-                                          quantization);
+    if (options.calibration_path.empty()) {
+      prepared.quantized = quantize_network(network, weights, input, quantization);
+    } else {
+      const auto samples = calibration_samples(options.calibration_path, network, prepared.inputs);
+      require_chained_run_memory(network, options.workload_path, samples.size());  // each sample's float reference
+      prepared.quantized = quantize_network_calibrated(network, weights, samples, quantization);
+    }
   } catch (const std::invalid_argument& error) {
     // Finite inputs and weights whose float reference overflows give scales no multiplier can express: that, not
     // the multiplier, is the reason to name (issue 43, item 5: a chain of 3,500 1×1 convs).
@@ -366,8 +370,15 @@ PreparedNetwork prepare_network_run(const contracts::Network& network, const con
     prepared.reals = float_reference(network, weights, input);
     require_finite_reference(network, prepared.reals, options.workload_path);
     std::vector<TensorAgreement> drifting;
-    prepared.expected = streamed_integer_reference(prepared, drifting);
+    std::vector<std::string> wrapped;
+    prepared.expected = streamed_integer_reference(prepared, drifting, wrapped);
     prepared.quantization_summary = quantization_summary(prepared, drifting, options.workload_path);
+    if (!wrapped.empty())
+      prepared.quantization_summary +=
+          fmt::format("; the sums of {} layer{} wrapped at the {}-bit accumulator on this input, beyond what the "
+                      "calibration inputs made them (docs/quantization.md, \"Accumulator headroom\"): {}",
+                      wrapped.size(), wrapped.size() == 1 ? "" : "s", prepared.quantized.acc_width,
+                      fmt::join(wrapped, ", "));
     if (!prepared.float_computed.empty())
       prepared.quantization_summary +=
           fmt::format("; {} tensor{} computed by the float reference from the real input (the unit does not run "

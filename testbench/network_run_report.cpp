@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "testbench/network_run.hpp"
+#include "testbench/tensor_lifetimes.hpp"
 #include "util/atomic_file.hpp"
 #include "util/file_names.hpp"
 #include "util/input_error.hpp"
@@ -241,6 +242,25 @@ void TensorFiles::finish() {
       }
     }
   write_tensor_index(options_, prepared_, chosen, stems);
+}
+
+IntegerTensors written_integer_reference(const PreparedNetwork& prepared, TensorFiles& files) {
+  const contracts::QuantizedNetwork& quantized = prepared.quantized;
+  const TensorLifetimes lifetimes(quantized.network);
+  IntegerTensors tensors(quantized.network.tensors.size());
+  for (std::size_t i = 0; i < prepared.inputs.size(); ++i) {
+    tensors[prepared.inputs[i]] = prepared.integer_inputs[i];
+    files.write(prepared.inputs[i], tensors[prepared.inputs[i]]);
+  }
+  for (std::size_t o = 0; o < quantized.network.operators.size(); ++o) {
+    run_integer_operator(quantized, o, tensors);
+    const std::size_t out = quantized.network.operators[o].outputs[0];
+    files.write(out, tensors[out]);
+    if (lifetimes.unread(out)) IntegerTensors::value_type().swap(tensors[out]);
+    free_dead_inputs(lifetimes, o, tensors);
+  }
+  files.finish();
+  return tensors;
 }
 
 void write_network_report(const NetworkRunResult& result, const PreparedNetwork& prepared,

@@ -386,28 +386,112 @@ std::vector<RealLayerWeights> complete_weights(const Network& network, const Nam
 }
 
 QuantizationLimits quantization_limits(const Network& network, const QuantizationOptions& options) {
+  std::vector<int> fan_in_bits(network.operators.size(), 0);
+  for (std::size_t o = 0; o < network.operators.size(); ++o)
+    if (network.operators[o].kind == OperatorKind::FabricLayer)
+      fan_in_bits[o] = util::ceil_log2(fan_in(network.layers.at(network.operators[o].layer)));
+  return quantization_limits(network, options, fan_in_bits);
+}
+
+QuantizationLimits quantization_limits(const Network& network, const QuantizationOptions& options,
+                                       const std::vector<int>& sum_bits) {
   const int magnitude_bits = options.data_width - 1;
   QuantizationLimits limits;
   limits.weights.assign(network.operators.size(), 0);
-  int widest_fan_in_bits = 0;
-  for (const Operator& op : network.operators)
-    if (op.kind == OperatorKind::FabricLayer)
-      widest_fan_in_bits = std::max(widest_fan_in_bits, util::ceil_log2(fan_in(network.layers.at(op.layer))));
-  // A sum of 2^f products of a-bit and w-bit magnitudes stays below 2^(a + w + f) ≤ 2^(acc_width − 1).
-  const int sum_bits = options.acc_width - 1;
-  const int activation_bits =
-      options.accumulator_headroom ? std::clamp((sum_bits - widest_fan_in_bits) / 2, 1, magnitude_bits) : magnitude_bits;
-  limits.activation = (std::int64_t{1} << activation_bits) - 1;
+  // Each fabric layer asks half of what a sum of at most 2^g products leaves of acc_width − 1 bits for the tensors
+  // it reads (a + w + g ≤ acc_width − 1: the sum stays below 2^(acc_width − 1)); a tensor gets the least any reader
+  // asks, through the operators that hand their input's scale on (a ReLU's input is scaled for the ReLU's readers);
+  // a tensor no fabric layer reads keeps the full range.
+  std::vector<int> activation_bits(network.tensors.size(), magnitude_bits);
+  const auto asked = [&](std::size_t o) {
+    return options.accumulator_headroom
+               ? std::clamp((options.acc_width - 1 - sum_bits.at(o)) / 2, 1, magnitude_bits)
+               : magnitude_bits;
+  };
   for (std::size_t o = 0; o < network.operators.size(); ++o) {
     const Operator& op = network.operators[o];
     if (op.kind != OperatorKind::FabricLayer) continue;
-    const int fan_in_bits = util::ceil_log2(fan_in(network.layers.at(op.layer)));
-    const int weight_bits = options.accumulator_headroom
-                                ? std::clamp(sum_bits - fan_in_bits - activation_bits, 1, magnitude_bits)
-                                : magnitude_bits;
+    const std::size_t operands = contracts::is_matrix_product(op) ? 2 : 1;
+    for (std::size_t i = 0; i < operands; ++i)
+      activation_bits[op.inputs[i]] = std::min(activation_bits[op.inputs[i]], asked(o));
+  }
+  for (std::size_t o = network.operators.size(); o-- > 0;) {
+    const Operator& op = network.operators[o];
+    if (keeps_scale(op.kind))
+      activation_bits[op.inputs[0]] = std::min(activation_bits[op.inputs[0]], activation_bits[op.outputs[0]]);
+  }
+  for (const Operator& op : network.operators)  // what the readers of a kept scale actually get
+    if (keeps_scale(op.kind)) activation_bits[op.outputs[0]] = activation_bits[op.inputs[0]];
+  limits.activation.resize(network.tensors.size());
+  for (std::size_t t = 0; t < network.tensors.size(); ++t)
+    limits.activation[t] = (std::int64_t{1} << activation_bits[t]) - 1;
+  // Each layer's weights take the bits its input and its sums leave.
+  for (std::size_t o = 0; o < network.operators.size(); ++o) {
+    const Operator& op = network.operators[o];
+    if (op.kind != OperatorKind::FabricLayer) continue;
+    const int weight_bits =
+        options.accumulator_headroom
+            ? std::clamp(options.acc_width - 1 - sum_bits[o] - activation_bits[op.inputs[0]], 1, magnitude_bits)
+            : magnitude_bits;
     limits.weights[o] = (std::int64_t{1} << weight_bits) - 1;
   }
   return limits;
+}
+
+namespace {
+
+double max_magnitude(const std::vector<double>& values) {
+  double max = 0;
+  for (double v : values)
+    if (std::isfinite(v)) max = std::max(max, std::abs(v));
+  return max;
+}
+
+// P of observed_sum_bits for one fabric layer (not a matrix product): its filters' largest |y − b_k| over
+// max |x| · max |w_k|.
+double observed_fan_in(const contracts::Layer& layer, const RealLayerWeights& real, const std::vector<double>& input,
+                       const std::vector<double>& output) {
+  const double input_max = max_magnitude(input);
+  const std::size_t per_filter = std::size_t(layer.weight_elements() / layer.K);
+  const std::size_t plane = std::size_t(layer.output_x() * layer.output_y());  // (N, K, X', Y'), samples in turn
+  std::vector<double> sum_max(std::size_t(layer.K), 0.0);
+  for (std::size_t i = 0; plane > 0 && i < output.size(); ++i) {
+    const std::size_t k = (i / plane) % std::size_t(layer.K);
+    const double bias = real.bias.empty() ? 0.0 : real.bias[k];
+    if (std::isfinite(output[i])) sum_max[k] = std::max(sum_max[k], std::abs(output[i] - bias));
+  }
+  double fan_in_seen = 0;
+  for (std::size_t k = 0; k < std::size_t(layer.K); ++k) {
+    const std::vector<double> filter(real.weights.begin() + std::ptrdiff_t(k * per_filter),
+                                     real.weights.begin() + std::ptrdiff_t((k + 1) * per_filter));
+    const double weight_max = max_magnitude(filter);
+    if (weight_max > 0 && input_max > 0) fan_in_seen = std::max(fan_in_seen, sum_max[k] / (input_max * weight_max));
+  }
+  return fan_in_seen;
+}
+
+}  // namespace
+
+std::vector<int> observed_sum_bits(const Network& network, const std::vector<RealLayerWeights>& weights,
+                                   const RealTensors& reals) {
+  std::vector<int> bits(network.operators.size(), 0);
+  for (std::size_t o = 0; o < network.operators.size(); ++o) {
+    const Operator& op = network.operators[o];
+    if (op.kind != OperatorKind::FabricLayer) continue;
+    const contracts::Layer& layer = network.layers.at(op.layer);
+    const std::vector<double>& output = reals[op.outputs[0]];
+    double seen = 0;
+    if (contracts::is_matrix_product(op)) {
+      const double operands = max_magnitude(reals[op.inputs[0]]) * max_magnitude(reals[op.inputs[1]]);
+      seen = operands > 0 ? max_magnitude(output) / operands : 0.0;
+    } else {
+      seen = observed_fan_in(layer, weights[o], reals[op.inputs[0]], output);
+    }
+    const int worst = util::ceil_log2(fan_in(layer));
+    const double twice = std::min(2 * seen, std::ldexp(1.0, worst));  // ≤ 2^worst, so that the cast cannot overflow
+    bits[o] = std::clamp(util::ceil_log2(std::max<std::int64_t>(1, std::int64_t(std::ceil(twice)))), 0, worst);
+  }
+  return bits;
 }
 
 contracts::QuantizedNetwork quantize_network(const Network& network, const std::vector<RealLayerWeights>& weights,
@@ -513,6 +597,54 @@ void quantize_operator(const Network& network, std::size_t o, const std::vector<
 
 }  // namespace
 
+namespace {
+
+// The quantized network at the given limits, its scales from the float reference `reals` (docs/quantization.md).
+contracts::QuantizedNetwork quantized_at(const Network& network, const std::vector<RealLayerWeights>& weights,
+                                         const RealTensors& reals, const QuantizationLimits& limits,
+                                         const QuantizationOptions& options) {
+  contracts::QuantizedNetwork quantized;
+  quantized.network = network;
+  quantized.data_width = options.data_width;
+  quantized.acc_width = options.acc_width;
+  quantized.tensors.resize(network.tensors.size());
+  quantized.operators.resize(network.operators.size());
+  const auto scale_of = [&](std::size_t tensor) { return quantized.tensors[tensor].scale; };
+  const std::vector<std::int64_t> indices = contracts::index_extents(network);  // whole numbers, read as they are
+  for (std::size_t t : network.network_inputs())
+    quantized.tensors[t].scale = indices[t] > 0 ? 1.0 : calibrated_scale(reals[t], limits.activation[t]);
+  const std::vector<KeptRange> kept = kept_ranges(network);
+  for (std::size_t o = 0; o < network.operators.size(); ++o) {
+    const Operator& op = network.operators[o];
+    const std::size_t output = op.outputs[0];
+    quantized.tensors[output].scale =
+        indices[output] > 0                  ? 1.0
+        : keeps_scale(op.kind)               ? scale_of(op.inputs[0])
+        : op.kind == OperatorKind::Softmax ? 1.0 / double(contracts::data_limit(options.data_width))
+        : op.kind == OperatorKind::Lookup  ? calibrated_scale(weights[o].weights, limits.activation[output])  // any entry
+                                           : calibrated_scale(reals[output], limits.activation[output], kept[output]);
+    quantize_operator(network, o, weights, reals, limits, options, quantized);
+  }
+  return quantized;
+}
+
+// The fabric layers whose sums wrap at the accumulator (largest_fabric_sums) on some calibration sample.
+std::vector<std::size_t> wrapping_layers(const contracts::QuantizedNetwork& quantized,
+                                         const std::vector<std::vector<std::vector<double>>>& samples) {
+  std::vector<bool> wraps(quantized.network.operators.size(), false);
+  for (const std::vector<std::vector<double>>& sample : samples) {
+    const std::vector<std::int64_t> largest = largest_fabric_sums(quantized, quantize_inputs(quantized, sample));
+    for (std::size_t o = 0; o < largest.size(); ++o)
+      wraps[o] = wraps[o] || largest[o] > contracts::accumulator_limit(quantized.acc_width);
+  }
+  std::vector<std::size_t> layers;
+  for (std::size_t o = 0; o < wraps.size(); ++o)
+    if (wraps[o]) layers.push_back(o);
+  return layers;
+}
+
+}  // namespace
+
 contracts::QuantizedNetwork quantize_network_calibrated(const Network& network,
                                                         const std::vector<RealLayerWeights>& weights,
                                                         const std::vector<std::vector<std::vector<double>>>& samples,
@@ -525,30 +657,23 @@ contracts::QuantizedNetwork quantize_network_calibrated(const Network& network,
                                             data_width, acc_width, contracts::kMinDataWidth,
                                             contracts::kMaxDataWidth, contracts::kMaxAccWidth));
   const RealTensors reals = float_reference_of_set(network, weights, samples);
-  contracts::QuantizedNetwork quantized;
-  quantized.network = network;
-  quantized.data_width = data_width;
-  quantized.acc_width = acc_width;
-  quantized.tensors.resize(network.tensors.size());
-  quantized.operators.resize(network.operators.size());
-  const QuantizationLimits limits = quantization_limits(network, options);
-  const auto scale_of = [&](std::size_t tensor) { return quantized.tensors[tensor].scale; };
-  const std::vector<std::int64_t> indices = contracts::index_extents(network);  // whole numbers, read as they are
-  for (std::size_t t : network.network_inputs())
-    quantized.tensors[t].scale = indices[t] > 0 ? 1.0 : calibrated_scale(reals[t], limits.activation);
-  const std::vector<KeptRange> kept = kept_ranges(network);
-  for (std::size_t o = 0; o < network.operators.size(); ++o) {
-    const Operator& op = network.operators[o];
-    const std::size_t output = op.outputs[0];
-    quantized.tensors[output].scale =
-        indices[output] > 0                  ? 1.0
-        : keeps_scale(op.kind)               ? scale_of(op.inputs[0])
-        : op.kind == OperatorKind::Softmax ? 1.0 / double(contracts::data_limit(data_width))
-        : op.kind == OperatorKind::Lookup  ? calibrated_scale(weights[o].weights, limits.activation)  // any entry
-                                           : calibrated_scale(reals[output], limits.activation, kept[output]);
-    quantize_operator(network, o, weights, reals, limits, options, quantized);
+  if (!options.accumulator_headroom || !options.headroom_from_calibration)
+    return quantized_at(network, weights, reals, quantization_limits(network, options), options);
+  // Sum bits from the observed sums, then checked on the calibration samples themselves: a layer whose integer sums
+  // wrap there (its inputs' rounding and drift beyond the factor 2) gets one bit more, until none wraps or its sum
+  // bits reach acc_width − 3 (every bit but one each for a and w).
+  std::vector<int> sum_bits = observed_sum_bits(network, weights, reals);
+  for (;;) {
+    contracts::QuantizedNetwork quantized =
+        quantized_at(network, weights, reals, quantization_limits(network, options, sum_bits), options);
+    bool raised = false;
+    for (std::size_t o : wrapping_layers(quantized, samples))
+      if (sum_bits[o] < acc_width - 3) {
+        ++sum_bits[o];
+        raised = true;
+      }
+    if (!raised) return quantized;
   }
-  return quantized;
 }
 
 std::vector<std::int64_t> quantize_values(const std::vector<double>& reals, double scale, int data_width) {

@@ -41,19 +41,38 @@ struct QuantizationOptions {
   // Whether activations and weights keep to fewer than data_width bits where their products could otherwise make a
   // fabric layer's sum wrap at acc_width (quantization_limits); false: every tensor uses the full data range ±L.
   bool accumulator_headroom = true;
+  // With headroom, whether each layer's sums are bounded by what the calibration inputs make them (their observed
+  // sums with a factor 2 to spare, then checked by the integer reference on those inputs: no sum wraps there) rather
+  // than by the worst case of its fan-in (docs/quantization.md, "Accumulator headroom").
+  bool headroom_from_calibration = true;
 };
 
 // The largest integers the quantizer maps a tensor's max |r| to (docs/quantization.md, "Accumulator headroom"):
-// `activation` for every calibrated activation tensor (network inputs, fabric layer, requantize, add, concat and mul
-// outputs, table functions and element-wise pairs), `weights` per operator (0 for those that are not fabric layers). With accumulator_headroom, they are
-// 2^a − 1 and 2^w − 1 with a + w + ⌈log2 fan_in⌉ ≤ acc_width − 1 for every fabric layer, so that no sum of a layer's
-// products can wrap: a is shared (the widest layer's fan-in gets half the bits each), each layer's w takes the bits
-// its own fan-in leaves, and neither exceeds data_width − 1 magnitude bits.
+// `activation` per tensor (read for the calibrated ones: network inputs, fabric layer, requantize, add, concat and mul
+// outputs, table functions and element-wise pairs), `weights` per operator (0 for those that are not fabric layers).
+// With accumulator_headroom they are 2^a − 1 and 2^w − 1 with a + w + g ≤ acc_width − 1 for every fabric layer, g
+// the bits its sums need: each layer asks ⌊(acc_width − 1 − g) / 2⌋ bits of the tensors it reads, a tensor gets the
+// least any of its readers asks (through the operators that keep its scale; the full data_width − 1 bits when no
+// fabric layer reads it), and each layer's w is what its input's a and its g leave; neither exceeds data_width − 1.
 struct QuantizationLimits {
-  std::int64_t activation = 0;
+  std::vector<std::int64_t> activation;
   std::vector<std::int64_t> weights;
 };
 QuantizationLimits quantization_limits(const contracts::Network& network, const QuantizationOptions& options);
+
+// The same rule with each fabric layer's sum bits given: `sum_bits[o]` (per operator, read for fabric layers) in place
+// of ⌈log2 fan_in⌉, so that a + w + sum_bits[o] ≤ acc_width − 1 (a shared, the largest sum bits getting half the rest).
+// quantization_limits above is this with the worst case, the fan-in's bits.
+QuantizationLimits quantization_limits(const contracts::Network& network, const QuantizationOptions& options,
+                                       const std::vector<int>& sum_bits);
+
+// Per operator, the sum bits a fabric layer's observed sums need (0 for other operators; docs/quantization.md,
+// "Accumulator headroom"): with P = max over its filters k of max |Σ x·w| (the float reference's output `reals` less
+// the bias) ÷ (max |x| · max |w_k|) — the fan-in the sums behave as, at most the true one —, ⌈log2(2·P)⌉ clamped to
+// [0, ⌈log2 fan_in⌉]. A matrix product's P is max |y| ÷ (max |A| · max |B|). `reals` holds every tensor of the float
+// reference on the calibration inputs (several samples' values one after another).
+std::vector<int> observed_sum_bits(const contracts::Network& network, const std::vector<RealLayerWeights>& weights,
+                                   const RealTensors& reals);
 
 // The quantized network of `network` with real `weights` (complete_weights' form), its activation scales calibrated
 // on `calibration_inputs` (one per network input, Network::network_inputs() order) by the float reference, at the

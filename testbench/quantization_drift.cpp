@@ -73,17 +73,22 @@ TensorAgreement tensor_agreement(const contracts::QuantizedNetwork& network, std
   return agreement;
 }
 
+std::optional<TensorAgreement> tensor_drift(const contracts::QuantizedNetwork& network, std::size_t tensor,
+                                            const std::vector<std::int64_t>& integers, const std::vector<double>& reals) {
+  if (network.network.tensors[tensor].constant || reals.empty() || integers.size() != reals.size()) return std::nullopt;
+  TensorAgreement agreement = tensor_agreement(network, tensor, integers, reals);
+  if (!agreement.drifts()) return std::nullopt;
+  return agreement;
+}
+
 std::vector<TensorAgreement> drifting_tensors(const contracts::QuantizedNetwork& network, const IntegerTensors& integers,
                                               const RealTensors& reals) {
   const contracts::Network& graph = network.network;
   const std::vector<std::size_t> inputs = graph.network_inputs();
   std::vector<TensorAgreement> drifting;
   for (std::size_t t = 0; t < graph.tensors.size() && t < integers.size() && t < reals.size(); ++t) {
-    if (graph.tensors[t].constant || std::count(inputs.begin(), inputs.end(), t) || reals[t].empty() ||
-        integers[t].size() != reals[t].size())
-      continue;
-    TensorAgreement agreement = tensor_agreement(network, t, integers[t], reals[t]);
-    if (agreement.drifts()) drifting.push_back(agreement);
+    if (std::count(inputs.begin(), inputs.end(), t)) continue;
+    if (std::optional<TensorAgreement> drift = tensor_drift(network, t, integers[t], reals[t])) drifting.push_back(*drift);
   }
   return drifting;
 }

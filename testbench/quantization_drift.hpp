@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,11 @@ struct TensorAgreement {
 
 TensorAgreement tensor_agreement(const contracts::QuantizedNetwork& network, std::size_t tensor,
                                  const std::vector<std::int64_t>& integers, const std::vector<double>& reals);
+
+// drifting_tensors' rule on one computed tensor (not a network input): its agreement when it drifts; nothing for a
+// constant, a tensor not computed (empty) or one whose sizes differ.
+std::optional<TensorAgreement> tensor_drift(const contracts::QuantizedNetwork& network, std::size_t tensor,
+                                            const std::vector<std::int64_t>& integers, const std::vector<double>& reals);
 
 // Every computed tensor (not the network's inputs, not constants) that drifts, in tensor order.
 std::vector<TensorAgreement> drifting_tensors(const contracts::QuantizedNetwork& network, const IntegerTensors& integers,

@@ -500,7 +500,7 @@ set(tensor_cases given_equals_reference npz_members expected_mismatch jobs_equal
 if(NOT MAERI_SANITIZE)
   list(APPEND tensor_cases mpi_equal_single)
 endif()
-set(chain_cases run jobs layer_jobs weight_fault unit_fault outputs_feed_back all_tensors_streamed calibration_set bad_input_shape bad_weights_member bad_fault bad_outputs
+set(chain_cases run jobs layer_jobs weight_fault unit_fault outputs_feed_back all_tensors_streamed calibration_set calibration_wraps bad_input_shape bad_weights_member bad_fault bad_outputs
     one_layer_option onnx_top1 onnx_batch several_inputs onnx_float_nodes every_kind onnx_channel_affine onnx_pad onnx_gates
     onnx_elementwise onnx_layout onnx_resize onnx_layer_norm attention onnx_attention bad_matmul transformer_blocks
     onnx_transformer bad_mask bad_token_index scalar_token)

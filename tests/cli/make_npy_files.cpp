@@ -1,7 +1,8 @@
 // Writes the NumPy files of the tensor CLI tests (tests/cli/tensor_runs.sh) for one layer of a workload: its input
 // and weights (random from seed 7, unlike any `--seed` run), their reference convolution, an archive holding both,
 // the reference with one value changed, and each bad file of the issue's list (wrong dtype, shape, byte order,
-// Fortran order, truncated, oversized, bad header, values past DATA_W) and issue 43's hostile archives.
+// Fortran order, truncated, oversized, bad header, values past DATA_W), issue 43's hostile archives and the files of
+// the accumulator headroom's chained-run test.
 // Usage: maeri_make_npy_files HARDWARE WORKLOAD LAYER DIR
 #include <fmt/format.h>
 
@@ -64,6 +65,21 @@ void write_hostile_archives(const std::string& dir, const contracts::Layer& laye
 
 }  // namespace
 
+// docs/quantization.md, "Accumulator headroom" (tests/cli/network_chain.sh, calibration_wraps): a filter of 64
+// weights alternating +1, −1 (sums_weights.npz, member fc.weights), a calibration set of one sample of ones (its sums
+// are 0: sums_calibration.npz, and sums_ones.npy) and the input ±1 alternating (sums_alternating.npy), which lines up
+// with the filter.
+void write_headroom_files(const std::string& dir) {
+  std::vector<std::int64_t> alternating(64), ones(64, 1);
+  for (std::size_t i = 0; i < alternating.size(); ++i) alternating[i] = i % 2 ? -1 : 1;
+  const util::NpyArray weights = util::integer_array(util::NpyType::Int8, {1, 64, 1, 1}, alternating);
+  util::write_npz_file(dir + "/sums_weights.npz", {{"fc.weights", weights}});
+  util::write_npz_file(dir + "/sums_calibration.npz",
+                       {{"ones", util::integer_array(util::NpyType::Int8, {1, 64, 1, 1}, ones)}});
+  util::write_npy_file(dir + "/sums_alternating.npy", weights);
+  util::write_npy_file(dir + "/sums_ones.npy", util::integer_array(util::NpyType::Int8, {1, 64, 1, 1}, ones));
+}
+
 int main(int argc, char** argv) {
   if (argc != 5) {
     fmt::print(stderr, "usage: {} HARDWARE WORKLOAD LAYER DIR\n", argv[0]);
@@ -72,6 +88,7 @@ int main(int argc, char** argv) {
   const contracts::Hardware hardware = contracts::load_hardware(argv[1]);
   const contracts::Network network = contracts::load_workload(argv[2]);
   const std::string dir = argv[4];
+  write_headroom_files(dir);
   for (const contracts::Layer& layer : network.layers) {
     if (layer.name != argv[3]) continue;
     const util::NpyType data = util::smallest_signed_type(hardware.data_width);

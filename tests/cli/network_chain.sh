@@ -84,7 +84,7 @@ case $case_name in
     cmp "$dir/first/image.npy" "$dir/second/image.npy" || fail "the input's integers differ" ;;
   all_tensors_streamed)
     # --all-tensors writes each tensor as the run makes it and frees it after its last reader: the files and the
-    # index equal those of --references-only, which writes the integer reference's every tensor at the end.
+    # index equal those of --references-only, which writes the integer reference's tensors the same way as it makes them.
     "$maeri" "${chain[@]}" --outputs "$dir/run" --all-tensors >/dev/null || fail "chained run"
     "$maeri" "${chain[@]}" --references-only --outputs "$dir/reference" --all-tensors >/dev/null || fail "references"
     diff -r "$dir/run" "$dir/reference" || fail "the streamed tensors differ from the reference's" ;;
@@ -100,6 +100,19 @@ case $case_name in
     cmp "$dir/first/image.npy" "$dir/second/image.npy" || fail "the input's integers differ"
     mkdir -p "$dir/empty"
     refused "field '--calibration-inputs': no sample" --calibration-inputs "$dir/empty" ;;
+  calibration_wraps)
+    # docs/quantization.md, "Accumulator headroom": a filter of 64 weights alternating ±1, calibrated on ones (its
+    # sums 0, so x and the weights get the full 15 bits), run on ±1 alternating (64 · 32767² ≈ 6.9e10, past 2^31):
+    # its sums wrap, the run still matches its integer reference, and the quantization line names the layer.
+    printf '%s\n' "kind: workload" "name: sums" "inputs:" "  - {name: x, shape: [1, 64, 1, 1]}" "operators:" \
+      "  - {name: fc, type: conv, input: x, K: 1, C: 64, R: 1, S: 1, X: 1, Y: 1, stride: 1, padding: 0}" >"$dir/sums.yaml"
+    sums=(verify --chain --hardware "$hw" --workload "$dir/sums.yaml" --memory ideal --references-only
+          --network-weights "$npy/sums_weights.npz" --calibration-inputs "$npy/sums_calibration.npz")
+    "$expect" 0 --stdout-contains "the sums of 1 layer wrapped at the 32-bit accumulator on this input, beyond what the calibration inputs made them (docs/quantization.md, \"Accumulator headroom\"): fc" \
+      "$maeri" "${sums[@]}" --network-input "$npy/sums_alternating.npy" || exit 1
+    "$maeri" "${sums[@]}" --network-input "$npy/sums_ones.npy" | grep -q "wrapped" &&
+      fail "the sums wrapped on the calibration input itself"
+    true ;;
   bad_input_shape)
     "$maeri" "${chain[@]}" --outputs "$dir/tensors" --all-tensors >/dev/null || fail "first run"
     refused "relu1.real.npy: field 'shape': (1, 8, 10, 10), but the network input 'image' needs (1, 3, 10, 10)" \

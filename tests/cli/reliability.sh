@@ -105,13 +105,13 @@ case $case_name in
       "  - {name: border, type: pad, input: x, pads: [0, 0, 16777215, 16777215]}" \
       "  - {name: conv, type: conv, input: border, K: 1, C: 1, R: 1, S: 1, X: 16777216, Y: 16777216, stride: 1, padding: 0}" \
       >padded.yaml
-    refused --stderr-contains "padded.yaml: field 'tensors': a chained run of network padded: tensor 'border' (1, 1, 16777216, 16777216), 32 bytes a value, would need 9007199254740992 bytes (8.0 PiB)" \
+    refused --stderr-contains "padded.yaml: field 'tensors': a chained run of network padded: tensor 'border' (1, 1, 16777216, 16777216), 24 bytes a value, would need 6755399441055744 bytes (6.0 PiB)" \
       "$maeri" "${chain[@]}" --workload padded.yaml --references-only
     printf '%s\n' "kind: workload" "name: padded" "inputs:" "  - {name: x, shape: [1, 1, 4096, 4096]}" "operators:" \
       "  - {name: border, type: pad, input: x, pads: [4096, 4096, 4096, 4096]}" \
       "  - {name: conv, type: conv, input: border, K: 1, C: 1, R: 1, S: 1, X: 12288, Y: 12288, stride: 1, padding: 0}" \
       >padded.yaml
-    refused --stderr-contains "tensor 'border' (1, 1, 12288, 12288), 32 bytes a value, would need 4831838208 bytes (4.5 GiB), more than the memory budget of 1073741824 bytes (1.0 GiB" \
+    refused --stderr-contains "tensor 'border' (1, 1, 12288, 12288), 24 bytes a value, would need 3623878656 bytes (3.4 GiB), more than the memory budget of 1073741824 bytes (1.0 GiB" \
       "$maeri" --memory-budget 1G "${chain[@]}" --workload padded.yaml --references-only ;;
   memory_budget_option)  # --memory-budget after the subcommand, MAERI_MEMORY_BUDGET, a bad size; tiny within 64 MiB
     refused --stderr-contains "tiny.yaml: field 'tensors': a chained run of network tiny" \

@@ -12,6 +12,12 @@ function finalText(f) {
   return `${f.name}: |err| ${f.error.toExponential(1)} of ${f.value.toPrecision(3)}`;
 }
 
+// The realistic inputs a model was fed instead of seeded U(−1, 1) (--oracle-input), or ''.
+function inputText(r) {
+  const kinds = Object.entries(r.oracleInputs || {});
+  return kinds.length ? `on ${kinds.map(([name, kind]) => `${name} = ${kind}`).join(', ')}: ` : '';
+}
+
 function main() {
   const records = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
   const rows = [['model', 'imports', 'layers', 'cut nodes', 'whole', 'from the real input', 'float rel. err',
@@ -30,7 +36,7 @@ function main() {
       isWhole ? 'yes' : 'no',
       isFromInput ? (r.computedByFloatReference ? `yes (${r.computedByFloatReference} by float ref.)` : 'yes') : 'no',
       r.floatCompared ? r.floatWorst.toExponential(1) : '-',
-      r.error ? `(${r.error.slice(0, 120)})` : finals.map(finalText).join('; ')]);
+      inputText(r) + (r.error ? `(${r.error.slice(0, 120)})` : finals.map(finalText).join('; '))]);
   }
   for (const row of rows) console.log(`| ${row.join(' | ')} |`);
   console.log(`\n${records.length} models: ${imported} import, ${whole} run whole (no node cut), ${fromInput} run ` +

@@ -272,6 +272,13 @@ TEST_CASE("channel affine: per channel x·m + b at one shift, rounding ties away
   q.channel_multipliers = {4, -4, 0};
   q.channel_offsets = {0, 0, 6};  // 6/4 = 1.5 → 2
   CHECK(output_of(by_hand(rows.network(), {q}, 8), {{1, 2, 3, -4, -5, -6}}) == Values{1, -2, 2, -4, 5, 2});
+  // Rank 3 (PyTorch's GroupNorm: an InstanceNormalization over (N, groups, elements), then its affine): channel c
+  // holds elements c·2 and c·2 + 1. Multipliers 4, −4, 8 at shift 2 (× 1, × −1, × 2), offsets 0, 0, 6 (+ 1.5).
+  NetworkBuilder groups("affine groups");
+  groups.channel_affine("bn", groups.input("x", {1, 3, 2}));
+  REQUIRE(!contracts::network_violation(groups.network()));
+  q.channel_multipliers = {4, -4, 8};
+  CHECK(output_of(by_hand(groups.network(), {q}, 8), {{1, 2, 3, -4, -5, 6}}) == Values{1, 2, -3, 4, -9, 14});
 }
 
 TEST_CASE("channel affine quantization: signed multipliers and offsets at the largest shift; float and integer agree") {
@@ -353,7 +360,7 @@ TEST_CASE("quantization: per-channel weights, bias at the accumulator's scale, m
   REQUIRE(!contracts::network_violation(s.network));
   const std::vector<testbench::RealLayerWeights> weights = testbench::complete_weights(s.network, {}, 11);
   const std::vector<double> image = uniform_values(2 * 3 * 8 * 8, 1.0, 5);
-  const testbench::QuantizationOptions options{16, 32, true};
+  const testbench::QuantizationOptions options{16, 32, true, false};  // the worst-case headroom: limits known ahead
   const QuantizedNetwork q = testbench::quantize_network(s.network, weights, {image}, options);
   const testbench::QuantizationLimits limits = testbench::quantization_limits(s.network, options);
   const std::int64_t L = contracts::data_limit(16);
@@ -449,7 +456,7 @@ TEST_CASE("quantization: per-channel weights, bias at the accumulator's scale, m
   std::int64_t largest_input = 0;
   const std::vector<Values> inputs = testbench::quantize_inputs(q, {image});
   for (std::int64_t v : inputs[0]) largest_input = std::max(largest_input, std::abs(v));
-  CHECK(largest_input == limits.activation);
+  CHECK(largest_input == limits.activation[s.input]);
 }
 
 TEST_CASE("concat of inputs with equal scales is exact: multiplier 2^30 at shift 30; requantize likewise") {
@@ -495,21 +502,120 @@ TEST_CASE("a given bias tensor is read by name") {
   CHECK(reals[b.network().network_outputs()[0]] == std::vector<double>{1 + 2 + 6 + 0.5, 4 + 5 + 12 - 0.5});
 }
 
-TEST_CASE("accumulator headroom: activation and weight limits from the widest fan-in, by hand") {
+TEST_CASE("accumulator headroom: activation and weight limits from each layer's fan-in, by hand") {
   const SmallNetwork s = small_network();
-  // Fan-ins: conv1 3·3·3 = 27 (5 bits), conv2 8·3·3 = 72 (7 bits, the widest), conv3 8 (3 bits), head 12 (4 bits).
-  // At 16/32 bits a sum has 31 magnitude bits: activations (31 − 7) / 2 = 12 bits, weights 31 − fan-in bits − 12,
-  // at most 15.
+  // Worst case: a layer's sums need its fan-in's bits g: conv1 3·3·3 = 27 (5 bits), conv2 8·3·3 = 72 (7), conv3 8
+  // (3), head 12 (4). At 16/32 bits a sum has 31 magnitude bits and each layer asks ⌊(31 − g) / 2⌋ bits of what it
+  // reads: conv1 13, conv2 12, conv3 14, head 13. A tensor gets the least its readers ask, through the operators
+  // that keep its scale: conv2 reads pool1's output, whose scale is relu1's and so conv1's: conv1's output 12 bits;
+  // head reads gap ← pool2 ← the concat: 13; the residual add's output (conv3's input) 14; the image 13; the logits,
+  // read by no fabric layer, the full 15. Weights take the rest, 31 − g − a of the input: conv1 31 − 5 − 13 = 13,
+  // conv2 31 − 7 − 12 = 12, conv3 31 − 3 − 14 = 14, head 31 − 4 − 13 = 14.
   const testbench::QuantizationLimits limits = testbench::quantization_limits(s.network, {16, 32, true});
-  CHECK(limits.activation == 4095);
-  CHECK(limits.weights == std::vector<std::int64_t>{16383, 0, 0, 4095, 0, 0, 32767, 0, 0, 0, 0, 32767, 0, 0});
+  CHECK(limits.activation[s.input] == 8191);
+  CHECK(limits.activation[s.conv1] == 4095);
+  CHECK(limits.activation[s.add] == 16383);
+  CHECK(limits.activation[s.concat] == 8191);
+  CHECK(limits.activation[s.logits] == 32767);
+  CHECK(limits.weights == std::vector<std::int64_t>{8191, 0, 0, 4095, 0, 0, 16383, 0, 0, 0, 0, 16383, 0, 0});
   // At 8/32 bits nothing needs to give: the full range ±127. Without headroom: ±L everywhere.
   const testbench::QuantizationLimits narrow = testbench::quantization_limits(s.network, {8, 32, true});
-  CHECK(narrow.activation == 127);
+  CHECK(narrow.activation[s.conv1] == 127);
   CHECK(narrow.weights[3] == 127);
   const testbench::QuantizationLimits full = testbench::quantization_limits(s.network, {16, 32, false});
-  CHECK(full.activation == 32767);
+  CHECK(full.activation[s.conv1] == 32767);
   CHECK(full.weights[0] == 32767);
+}
+
+namespace {
+
+// One FC layer "fc" of 64 inputs and 2 filters: filter 0 alternates +1, −1; filter 1 is +1 on its first three inputs
+// and 0 elsewhere; bias 0.5 and 0.
+struct SumNetwork {
+  contracts::Network network;
+  std::vector<testbench::RealLayerWeights> weights;
+};
+SumNetwork sum_network() {
+  NetworkBuilder b("sums");
+  contracts::Layer fc = conv("fc", 1, 2, 64, 1, 1, 0);
+  b.fabric(fc, b.input("x", {1, 64, 1, 1}), true);
+  std::vector<double> w(128, 0.0);
+  for (std::size_t i = 0; i < 64; ++i) w[i] = i % 2 ? -1.0 : 1.0;
+  w[64] = w[65] = w[66] = 1.0;
+  return {b.network(), testbench::complete_weights(b.network(), {{"fc.weights", w}, {"fc.bias", {0.5, 0.0}}}, 1)};
+}
+
+}  // namespace
+
+TEST_CASE("accumulator headroom from the calibration: the sum bits the observed sums need, by hand") {
+  const SumNetwork s = sum_network();
+  const std::vector<double> ones(64, 1.0);
+  std::vector<double> alternating(64, 1.0);
+  for (std::size_t i = 1; i < 64; i += 2) alternating[i] = -1.0;
+  const auto bits_on = [&](const std::vector<std::vector<double>>& inputs) {
+    testbench::RealTensors joined = testbench::float_reference(s.network, s.weights, {inputs[0]});
+    for (std::size_t i = 1; i < inputs.size(); ++i) {
+      const testbench::RealTensors more = testbench::float_reference(s.network, s.weights, {inputs[i]});
+      for (std::size_t t = 0; t < joined.size(); ++t) joined[t].insert(joined[t].end(), more[t].begin(), more[t].end());
+    }
+    return testbench::observed_sum_bits(s.network, s.weights, joined)[0];
+  };
+  // On all ones: filter 0 sums 32 − 32 = 0, filter 1 sums 3 (y = 0.5 and 3, less the biases 0.5 and 0); max |x| = 1
+  // and max |w| = 1, so P = 3 products' worth: g = ⌈log2(2 · 3)⌉ = 3, where the fan-in's worst case is log2 64 = 6.
+  CHECK(bits_on({ones}) == 3);
+  // On ±1 alternating, filter 0 sums 64: P = 64 (the worst case itself), g = ⌈log2 128⌉ = 7, clamped to 6.
+  CHECK(bits_on({alternating}) == 6);
+  CHECK(bits_on({ones, alternating}) == 6);  // a calibration set: the largest over its samples
+  // The limits that follow at 16/32 bits on all ones: fc asks ⌊(31 − 3) / 2⌋ = 14 bits of x, its weights get
+  // 31 − 3 − 14 = 14 (the worst case: ⌊(31 − 6) / 2⌋ = 12 and 31 − 6 − 12 = 13).
+  const QuantizedNetwork q = testbench::quantize_network(s.network, s.weights, {ones}, {16, 32, true});
+  CHECK(q.tensors[0].scale == 1.0 / 16383);
+  CHECK(*std::max_element(q.operators[0].weights.begin(), q.operators[0].weights.end()) == 16383);
+  // Its integer sums: filter 1 sums 3 · 16383 · 16383 = 805,208,067 plus its bias 0; filter 0 sums 0 plus the bias
+  // 0.5 at the accumulator's scale (1/16383)·(1/16383): 134,201,344.5, rounded away from zero to 134,201,345.
+  CHECK(testbench::largest_fabric_sums(q, testbench::quantize_inputs(q, {ones}))[0] == 805208067);
+  const QuantizedNetwork worst = testbench::quantize_network(s.network, s.weights, {ones}, {16, 32, true, false});
+  CHECK(worst.tensors[0].scale == 1.0 / 4095);
+}
+
+TEST_CASE("accumulator headroom from the calibration: no sum wraps on the calibration input; beyond it they may, and "
+          "largest_fabric_sums says so") {
+  const SumNetwork s = sum_network();
+  const std::vector<double> ones(64, 1.0);
+  std::vector<double> alternating(64, 1.0);
+  for (std::size_t i = 1; i < 64; i += 2) alternating[i] = -1.0;
+  // Calibrated on all ones (g = 3, 14-bit x and weights), the alternating input, of the same max |x|, makes filter 0
+  // sum 64 · 16383 · 16383 = 17,177,772,096 (+ its bias 134,201,345): beyond 2^31 − 1, so it wraps.
+  const QuantizedNetwork q = testbench::quantize_network(s.network, s.weights, {ones}, {16, 32, true});
+  const std::vector<std::int64_t> largest = testbench::largest_fabric_sums(q, testbench::quantize_inputs(q, {alternating}));
+  CHECK(largest[0] == 17177772096 + 134201345);
+  CHECK(largest[0] > contracts::accumulator_limit(32));
+  // Calibrated on both, the quantizer takes the worst case (g = 6): 12-bit x, 13-bit weights, no sum wraps on either.
+  const QuantizedNetwork both =
+      testbench::quantize_network_calibrated(s.network, s.weights, {{ones}, {alternating}}, {16, 32, true});
+  CHECK(both.tensors[0].scale == 1.0 / 4095);
+  for (const std::vector<double>& input : {ones, alternating})
+    CHECK(testbench::largest_fabric_sums(both, testbench::quantize_inputs(both, {input}))[0] <=
+          contracts::accumulator_limit(32));
+}
+
+TEST_CASE("accumulator headroom from the calibration: on random networks and inputs no sum wraps on the calibration "
+          "input, at 16/32 and at 8/16 bits") {
+  // 40 random small networks (small_network's graph, He-uniform weights, inputs U(−b, b) with b from 0.01 to 100):
+  // the quantizer's own check (largest_fabric_sums on the calibration input) must hold for the network it returns.
+  const SmallNetwork s = small_network();
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    const auto weights = testbench::complete_weights(s.network, {}, seed);
+    const double bound = std::pow(10.0, double(seed % 5) - 2);
+    const std::vector<double> image = uniform_values(2 * 3 * 8 * 8, bound, seed + 100);
+    for (const testbench::QuantizationOptions options :
+         {testbench::QuantizationOptions{16, 32, true}, testbench::QuantizationOptions{8, 16, true}}) {
+      INFO("seed " << seed << " widths " << options.data_width << "/" << options.acc_width);
+      const QuantizedNetwork q = testbench::quantize_network(s.network, weights, {image}, options);
+      const std::vector<std::int64_t> largest = testbench::largest_fabric_sums(q, testbench::quantize_inputs(q, {image}));
+      for (std::int64_t sum : largest) CHECK(sum <= contracts::accumulator_limit(options.acc_width));
+    }
+  }
 }
 
 TEST_CASE("with headroom no fabric sum wraps at 16/32 bits; without it conv1's do and the output is lost") {

@@ -142,7 +142,8 @@ TEST_CASE("a calibration set: every tensor's scale from its max |r| over all the
 
 TEST_CASE("a tensor read only by clips and ReLUs is scaled to the range they keep") {
   // y = conv(x), by hand from kInput: filter 0 (2, 2, 2, 2) gives (2.25, 1, −1, 3.5), filter 1 (−1, 0.5, 0, 0) gives
-  // (−0.75, 1.375, 0.25, −1). Fan-in 4: activations at L_a = 2^14 − 1 = 16383.
+  // (−0.75, 1.375, 0.25, −1). No fabric layer reads y: it keeps the full range, L = 2^15 − 1 = 32767
+  // (docs/quantization.md, "Accumulator headroom").
   testbench::RealLayerWeights real;
   real.weights = {2, 2, 2, 2, -1, 0.5, 0, 0};
   real.bias = {0, 0};
@@ -156,17 +157,17 @@ TEST_CASE("a tensor read only by clips and ReLUs is scaled to the range they kee
     return testbench::quantize_network(b.network(), weights, {kInput}, {16, 32, true});
   };
   // Read by the clip alone: max |clamp(y, 0, 1)| = 1 sets the scale, not max |y| = 3.5 (3.5 times finer steps); the
-  // values above it saturate at ±L (3.5 · 16383 = 57341 > 32767) and the clip gives 1 either way.
+  // values above it saturate at ±L (3.5 · 32767 > 32767) and the clip gives 1 either way.
   const contracts::QuantizedNetwork q = quantized(false);
   const std::size_t y = 3, clipped = 4;  // after x, the weights and the bias
   CHECK(q.network.tensors[y].name == "conv.output");
-  CHECK(q.tensors[y].scale == 1.0 / 16383);
-  CHECK(q.tensors[clipped].scale == 1.0 / 16383);
+  CHECK(q.tensors[y].scale == 1.0 / 32767);
+  CHECK(q.tensors[clipped].scale == 1.0 / 32767);
   const auto integers = testbench::integer_reference(q, testbench::quantize_inputs(q, {kInput}));
   const std::vector<double> by_hand{1, 1, 0, 1, 0, 1, 0.25, 0};  // clip(y, 0, 1)
   const std::vector<double> out = testbench::dequantize_values(integers[clipped], q.tensors[clipped].scale);
-  // Within one step: the input's rounding (0.25 · 16383 = 4095.75) and the output's.
-  for (std::size_t i = 0; i < by_hand.size(); ++i) CHECK(std::abs(out[i] - by_hand[i]) <= 1.0 / 16383);
+  // Within two steps: the input's rounding and the output's.
+  for (std::size_t i = 0; i < by_hand.size(); ++i) CHECK(std::abs(out[i] - by_hand[i]) <= 2.0 / 32767);
   // Also read by a ReLU: the union of the ranges, [0, ∞), keeps 3.5.
-  CHECK(quantized(true).tensors[y].scale == 3.5 / 16383);
+  CHECK(quantized(true).tensors[y].scale == 3.5 / 32767);
 }

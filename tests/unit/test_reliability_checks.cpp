@@ -1,5 +1,5 @@
 // Issue 43's checks at the places values enter a run, tested without the CLI: the memory budget's sizes and its
-// refusal (util/memory_budget), a chained run's bytes (testbench/run_memory), non-finite values named with their
+// refusal (util/memory_budget), a chained run's bytes (testbench/run_memory: what is live), non-finite values named with their
 // element (testbench/finite_values), a cosine of values near 1e300, and a DRAM device's timing in cycles with the
 // co-simulation's watchdog (contracts/dram_timing). Expected values are computed by hand in the comments.
 #include <catch2/catch.hpp>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "contracts/dram_timing.hpp"
+#include "network_builder.hpp"
 #include "testbench/finite_values.hpp"
 #include "testbench/network_reference.hpp"
 #include "testbench/run_memory.hpp"
@@ -50,16 +51,30 @@ TEST_CASE("memory budget: sizes in bytes with binary multiples, and the refusal 
   util::set_memory_budget(kept);
 }
 
-TEST_CASE("a chained run's bytes: 32 a value of each tensor, 16 of each constant, counted without wrapping",
-          "[reliability]") {
-  contracts::Network network;
+TEST_CASE("a chained run's bytes: 8 a value of every tensor, 16 of the largest live set and of each constant, "
+          "counted without wrapping", "[reliability]") {
+  // x (1,3,10,10) → conv a (8 filters 3×3, pad 1) → y (1,8,10,10) → relu → z → conv b (4 filters) → out (1,4,10,10).
+  test::NetworkBuilder b("chain");
+  contracts::Layer a;
+  a.name = "a";
+  a.N = 1, a.K = 8, a.C = 3, a.R = a.S = 3, a.X = a.Y = 10, a.padding_x = a.padding_y = 1;
+  contracts::Layer c = a;
+  c.name = "b", c.K = 4, c.C = 8;
+  b.fabric(c, b.relu("r", b.fabric(a, b.input("x", {1, 3, 10, 10}))));
+  // Activations 300 + 800 + 800 + 400 = 2300 values; weights 8·3·9 + 4·8·9 = 504. Live as the operators run: x 300,
+  // with y 1100, x freed 800, with z 1600 (the peak), y freed 800, with out 1200, z freed 400 (the output stays).
+  CHECK(testbench::peak_live_elements(b.network()) == 1600);
+  CHECK(testbench::chained_run_bytes(b.network()) == 2300 * 8 + 1600 * 16 + 504 * 16);  // 52,064
+  CHECK(testbench::chained_run_bytes(b.network(), 3) == 3 * 2300 * 8 + 1600 * 16 + 504 * 16);  // 3 samples: 88,864
+
+  contracts::Network network;  // tensors alone, no operator: both activations are inputs, live throughout
   network.name = "n";
   network.tensors = {{"x", {1, 3, 10, 10}, false, {}}, {"w", {8, 3, 3, 3}, true, {}}, {"y", {1, 8, 10, 10}, false, {}}};
-  // 300 · 32 + 216 · 16 + 800 · 32 = 9600 + 3456 + 25600
-  CHECK(testbench::chained_run_bytes(network) == 38656);
+  // 1100 · 8 + 1100 · 16 + 216 · 16 = 8800 + 17600 + 3456
+  CHECK(testbench::chained_run_bytes(network) == 29856);
   const std::int64_t wide = std::int64_t{1} << 24;
   network.tensors[1].shape = {wide, wide, 1, 1};  // 2^48 weights: 2^52 bytes, past any budget
-  CHECK(testbench::chained_run_bytes(network) == 9600 + std::ldexp(1.0L, 52) + 25600);
+  CHECK(testbench::chained_run_bytes(network) == 26400 + std::ldexp(1.0L, 52));
   CHECK(message_of([&] { testbench::require_chained_run_memory(network, "wide.yaml"); })
             .find("wide.yaml: field 'tensors': a chained run of network n: tensor 'w' (16777216, 16777216, 1, 1), 16 "
                   "bytes a value, would need 4503599627370496 bytes (4.0 PiB)") == 0);
