@@ -125,8 +125,8 @@ class FabricDriver {
   static constexpr uint64_t kFireSettleCycles = uint64_t(1) << (contracts::vn_count_bits(NumMs) + 1);
 
   // At rest: no input is presented this clock and none was for long enough that every register of the fabric
-  // holds a fixed point — except the cycle counter, which counts, and the ring pointers of the DN's split levels
-  // and the RN's emit delays, which turn but address only stale entries until the next step writes them.
+  // holds a fixed point — except the cycle counter, which counts, and the ring pointer of the DN's split levels
+  // and the RN's emit-row clock, which turn but address only stale entries until the next step writes them.
   // So skipping the clock changes no output and no count but `cycles`.
   bool at_rest() const {
     return fast_forward_ && trace_path_.empty() && !presenting_ && !root_dirty_ && !top_->cfg_write &&
