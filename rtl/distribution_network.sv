@@ -45,6 +45,16 @@ module distribution_network #(
   localparam int SLICE_W = NUM_MS >> SCATTER_AT;   // leaves below each of them
   localparam int RING = LEVELS - SCATTER_AT;       // register stages from the scatter level to the leaves
   localparam int CHUNK = NUM_MS < 64 ? NUM_MS : 64;
+  // MULTIPLES[k]: the scatter level's switches j with j a multiple of 2^k (a constant: Verilator evaluates a
+  // function called in a loop at run time).
+  function automatic logic [SCATTER_AT:0][SLICES-1:0] multiples_of_powers();
+    logic [SCATTER_AT:0][SLICES-1:0] bits;
+    bits = '0;
+    for (int k = 0; k <= SCATTER_AT; k++)
+      for (int j = 0; j < SLICES; j += 1 << k) bits[k][j] = 1'b1;
+    return bits;
+  endfunction
+  localparam logic [SCATTER_AT:0][SLICES-1:0] MULTIPLES = multiples_of_powers();
 
   // The scatter level's input: the root beat delayed SCATTER_AT cycles, lanes unpacked (a packed
   // [lanes][leaves] vector read lane by lane in a loop is copied whole per read).
@@ -70,10 +80,13 @@ module distribution_network #(
     logic [DN_BW-1:0]  stage0_valid, stage0_weight;
     logic [DATA_W-1:0] stage0_data[DN_BW];
     logic [NUM_MS-1:0] stage0_mask[DN_BW];
+    // A lane's value and mask are taken only with an element (every later reader looks at valid lanes only).
     for (genvar i = 0; i < DN_BW; i++) begin : g_lane
       always_ff @(posedge clk) begin
-        stage0_data[i] <= root_data[i];
-        stage0_mask[i] <= root_mask[i];
+        if (root_valid[i]) begin
+          stage0_data[i] <= root_data[i];
+          stage0_mask[i] <= root_mask[i];
+        end
       end
     end
     always_ff @(posedge clk) begin
@@ -118,13 +131,6 @@ module distribution_network #(
     // at_level[l], l = 1 … SCATTER_AT: arrivals at level l's switches of the beat in stage 0 (one per switch whose
     // slice of a valid lane's mask is non-empty), due l − 1 cycles from now.
     logic [COUNT_W-1:0] at_level[1:SCATTER_AT];
-    // The scatter level's switches j with j a multiple of m.
-    function automatic logic [SLICES-1:0] multiples_of(input int m);
-      logic [SLICES-1:0] bits;
-      bits = '0;
-      for (int j = 0; j < SLICES; j += m) bits[j] = 1'b1;
-      return bits;
-    endfunction
     /* verilator tracing_off */
     always_comb begin
       logic [SLICES-1:0] reached;
@@ -137,7 +143,7 @@ module distribution_network #(
           // place (level l's switch j is bit j·2^(SCATTER_AT−l)), a few word operations per level.
           for (int l = SCATTER_AT; l >= 1; l--) begin
             at_level[l] = at_level[l] + COUNT_W'($countones(reached));
-            reached = (reached | (reached >> (1 << (SCATTER_AT - l)))) & multiples_of(2 << (SCATTER_AT - l));
+            reached = (reached | (reached >> (1 << (SCATTER_AT - l)))) & MULTIPLES[SCATTER_AT-l+1];
           end
         end
       end
