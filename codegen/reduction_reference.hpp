@@ -1,5 +1,5 @@
 // Switch-level software model of the augmented reduction tree: given the adder switch words and one product per
-// multiplier switch, computes every adder's tokens exactly as rtl/adder_switch.sv does (same ACC_W wrap-around)
+// multiplier switch, computes every adder's tokens exactly as rtl/arithmetic_networks.sv does (same ACC_W wrap-around)
 // and the activity the RTL counters report. It is the RN part of the functional model and the oracle of the
 // RTL tests.
 #pragma once

@@ -102,7 +102,8 @@ void refine_beside(mapper::SearchResult& result, ExactTimings& timings, const co
 }  // namespace
 
 mapper::SearchResult search_exactly(const contracts::Layer& layer, const contracts::Hardware& hardware,
-                                    mapper::SearchOptions options, mapper::HeuristicMapper* heuristic) {
+                                    mapper::SearchOptions options, mapper::HeuristicMapper* heuristic,
+                                    bool time_beside) {
   const int top = std::max(1, options.top_k);
   const bool heuristic_search = heuristic && heuristic->heuristic();
   // Every mapping of a layer whose MACs over the multiplier switches (the fewest cycles any mapping takes) exceed
@@ -129,7 +130,7 @@ mapper::SearchResult search_exactly(const contracts::Layer& layer, const contrac
       continue;
     }
     result.best = std::move(ranked.best);
-    refine_beside(result, timings, layer, hardware);
+    if (time_beside) refine_beside(result, timings, layer, hardware);
     // A heuristic's list is the best by the bound of the mappings it costed: what it never costed is not bounded.
     result.exact_ranking = {true, candidates, timings.count(), ranked.proven && !heuristic_search, ranking_seconds};
     return result;

@@ -67,8 +67,10 @@ ExactRanked rank_exactly(std::vector<contracts::CostReport> candidates, mapper::
 
 // The layer's best `options.top_k` mappings ranked by exact cycles: the exhaustive search by the bound (or
 // `heuristic`'s search, when heuristic(), whose kept list is then ranked), the exact ranking, and the baseline, the
-// single-level optimum and the rules' optima with their exact cycles too. SearchResult::exact_ranking says how.
+// single-level optimum and the rules' optima with their exact cycles too (`time_beside`; false leaves those three
+// reports with the fluid estimate, for callers that use only the list). SearchResult::exact_ranking says how.
 mapper::SearchResult search_exactly(const contracts::Layer& layer, const contracts::Hardware& hardware,
-                                    mapper::SearchOptions options, mapper::HeuristicMapper* heuristic = nullptr);
+                                    mapper::SearchOptions options, mapper::HeuristicMapper* heuristic = nullptr,
+                                    bool time_beside = true);
 
 }  // namespace maeri::flow

@@ -16,7 +16,9 @@ WorkloadMappingOptions map_decision_options(mapper::Objective objective, bool fu
 
 contracts::MappingFile map_decision(const contracts::Network& network, const contracts::Hardware& hardware,
                                     mapper::Objective objective, bool fusion, const std::string& workload_path) {
-  WorkloadMapping mapping(network, hardware, map_decision_options(objective, fusion, workload_path));
+  WorkloadMappingOptions options = map_decision_options(objective, fusion, workload_path);
+  options.decision_only = true;  // the mapping file alone: the reports beside the lists are not timed exactly
+  WorkloadMapping mapping(network, hardware, options);
   mapping.map(network.layers, [](const MappedLayer&) {});
   return mapping.mapping_file();
 }

@@ -114,7 +114,7 @@ MappedLayer WorkloadMapping::map_layer(const contracts::Layer& layer) {
     search.threads = options_.threads;
     search.prune = options_.prune;
     search.joint.budget = options_.joint_budget;
-    result = search_exactly(layer, hardware_, search, options_.heuristic);
+    result = search_exactly(layer, hardware_, search, options_.heuristic, !options_.decision_only);
     searched_.emplace(key, std::make_pair(layer.name, result));
   }
   // Only a layer whose best mapping alone waits for DRAM can rank its tiles by DRAM rather than by what they compute;

@@ -49,6 +49,10 @@ struct WorkloadMappingOptions {
   // mappings, the first `top` of them reported.
   bool fusion = false;
   mapper::FusionOptions fusion_options;
+  // Only the decision is wanted (the mapping file: map_decision for verify, run, codegen): the reports beside each
+  // layer's list — baseline, single-level optimum, the rules' optima — keep the fluid estimate instead of being
+  // timed exactly (search_exactly's time_beside), which changes no list, group or mapping file.
+  bool decision_only = false;
 };
 
 // One layer's result, as reported.

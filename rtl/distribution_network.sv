@@ -12,7 +12,9 @@
 // A pass switch only delays its elements and halves their masks, so the pass levels are implemented as one
 // delay line of whole root beats (an element's mask slice at a level is a slice of its root mask), and the
 // traversals the levels would count are counted from the root beat and released in the cycles the element
-// reaches each level; the scatter level walks the beat's destinations once; the split levels are a ring.
+// reaches each level; the scatter level walks the beat's destinations once, writing only the data lanes of leaves
+// that receive an element (a leaf's data lane holds its last element while its valid bit is low); the split
+// levels are a ring.
 module distribution_network #(
     parameter int NUM_MS = 16,
     parameter int DN_BW  = 4,
@@ -43,6 +45,16 @@ module distribution_network #(
   localparam int SLICE_W = NUM_MS >> SCATTER_AT;   // leaves below each of them
   localparam int RING = LEVELS - SCATTER_AT;       // register stages from the scatter level to the leaves
   localparam int CHUNK = NUM_MS < 64 ? NUM_MS : 64;
+  // MULTIPLES[k]: the scatter level's switches j with j a multiple of 2^k (a constant: Verilator evaluates a
+  // function called in a loop at run time).
+  function automatic logic [SCATTER_AT:0][SLICES-1:0] multiples_of_powers();
+    logic [SCATTER_AT:0][SLICES-1:0] bits;
+    bits = '0;
+    for (int k = 0; k <= SCATTER_AT; k++)
+      for (int j = 0; j < SLICES; j += 1 << k) bits[k][j] = 1'b1;
+    return bits;
+  endfunction
+  localparam logic [SCATTER_AT:0][SLICES-1:0] MULTIPLES = multiples_of_powers();
 
   // The scatter level's input: the root beat delayed SCATTER_AT cycles, lanes unpacked (a packed
   // [lanes][leaves] vector read lane by lane in a loop is copied whole per read).
@@ -68,10 +80,13 @@ module distribution_network #(
     logic [DN_BW-1:0]  stage0_valid, stage0_weight;
     logic [DATA_W-1:0] stage0_data[DN_BW];
     logic [NUM_MS-1:0] stage0_mask[DN_BW];
+    // A lane's value and mask are taken only with an element (every later reader looks at valid lanes only).
     for (genvar i = 0; i < DN_BW; i++) begin : g_lane
       always_ff @(posedge clk) begin
-        stage0_data[i] <= root_data[i];
-        stage0_mask[i] <= root_mask[i];
+        if (root_valid[i]) begin
+          stage0_data[i] <= root_data[i];
+          stage0_mask[i] <= root_mask[i];
+        end
       end
     end
     always_ff @(posedge clk) begin
@@ -124,11 +139,11 @@ module distribution_network #(
       for (int i = 0; i < DN_BW; i++) begin
         if (stage0_valid[i]) begin
           for (int j = 0; j < SLICES; j++) reached[j] = stage0_mask[i][j*SLICE_W+:SLICE_W] != '0;
-          // Level l's switch j covers the scatter level's switches j·2^(SCATTER_AT−l) …: fold the set upwards.
+          // Level l's switch j covers the scatter level's switches j·2^(SCATTER_AT−l) …: fold the set upwards, in
+          // place (level l's switch j is bit j·2^(SCATTER_AT−l)), a few word operations per level.
           for (int l = SCATTER_AT; l >= 1; l--) begin
             at_level[l] = at_level[l] + COUNT_W'($countones(reached));
-            for (int j = 0; j < SLICES / 2; j++) reached[j] = reached[2*j] || reached[2*j+1];
-            for (int j = SLICES / 2; j < SLICES; j++) reached[j] = 1'b0;
+            reached = (reached | (reached >> (1 << (SCATTER_AT - l)))) & MULTIPLES[SCATTER_AT-l+1];
           end
         end
       end
@@ -152,77 +167,82 @@ module distribution_network #(
     end
   end
 
-  // ---------------------------------------------------------------- scatter level
-  // Lane by lane and, in a lane, destination by destination (lowest set mask bit of each CHUNK-bit word first), so
-  // the work follows the destinations actually present (at most one per leaf), not NUM_MS × DN_BW mask bits.
-  // Each leaf belongs to one switch, so walking the whole mask at once is walking every switch's slice.
-  logic [NUM_MS-1:0]             switched_valid, switched_weight, conflict;
-  logic [DATA_W-1:0]             switched_data[NUM_MS];
-  /* verilator tracing_off */
+  // ---------------------------------------------------------------- scatter level, scatter register and split levels
+  // The scatter level's output register and the split levels only delay the per-leaf lanes: RING stages, kept as a
+  // ring of RING + 1 entries. Each clock the scatter level writes its beat into the entry at `write_at` and the
+  // leaves read the entry written RING clocks ago (`read_at`, the next one), so no entry is written and read at
+  // the same edge. The scatter writes only the lanes of leaves that receive an element, lane by lane and, in a
+  // lane, destination by destination (lowest set mask bit of each CHUNK-bit word first): the work follows the
+  // destinations actually present (at most one per leaf), not NUM_MS × DN_BW mask bits; a leaf's data lane holds
+  // its last element (stale where `valid` is low). Elements entering the split levels' switches this cycle are
+  // the valid lanes of every entry but those two.
+  localparam int ENTRIES = RING + 1;
+  localparam int POINTER_W = $clog2(ENTRIES);
+  logic [NUM_MS-1:0]    valid_ring [ENTRIES];
+  logic [NUM_MS-1:0]    weight_ring[ENTRIES];
+  logic [DATA_W-1:0]    data_ring  [ENTRIES][NUM_MS];
+  logic [COUNT_W-1:0]   count_ring [ENTRIES];  // valid lanes of each entry
+  logic [POINTER_W-1:0] write_at, read_at;
+  logic [COUNT_W-1:0]   split_traversals;
+
+  assign read_at = 32'(write_at) == ENTRIES - 1 ? '0 : write_at + POINTER_W'(1);
+
+  // Which leaves receive an element, which of those a weight (the later lane wins), and leaves two lanes target.
+  logic [NUM_MS-1:0] switched_valid, switched_weight, conflict;
   always_comb begin
-    logic [CHUNK-1:0]         pending;
-    logic [$clog2(NUM_MS)-1:0] leaf;
-    pending         = '0;
-    leaf            = '0;
     switched_valid  = '0;
     switched_weight = '0;
     conflict        = '0;
-    for (int k = 0; k < NUM_MS; k++) switched_data[k] = '0;
     for (int i = 0; i < DN_BW; i++) begin
       if (scatter_valid[i]) begin
         conflict        = conflict | (switched_valid & scatter_mask[i]);
         switched_valid  = switched_valid | scatter_mask[i];
         switched_weight = scatter_weight[i] ? switched_weight | scatter_mask[i] : switched_weight & ~scatter_mask[i];
-        for (int w = 0; w < NUM_MS / CHUNK; w++) begin
-          pending = scatter_mask[i][w*CHUNK+:CHUNK];
-          while (pending != '0) begin
-            // pending ^ (pending − 1): the lowest set bit and the zeros below it
-            leaf = $clog2(NUM_MS)'(w * CHUNK + $countones(pending ^ (pending - CHUNK'(1))) - 1);
-            switched_data[leaf] = scatter_data[i];
-            pending = pending & (pending - CHUNK'(1));
+      end
+    end
+  end
+  assign overflow = |conflict;
+
+  // Written with blocking assignments (a loop cannot delay array writes in Verilator); outside this block only the
+  // entry at read_at is read, which this block does not write in the same clock.
+  /* verilator lint_off BLKSEQ */
+  always_ff @(posedge clk) begin
+    logic [CHUNK-1:0]          pending;
+    logic [$clog2(NUM_MS)-1:0] leaf;
+    if (rst) begin
+      for (int s = 0; s < ENTRIES; s++) begin
+        valid_ring[s] = '0;
+        count_ring[s] = '0;
+      end
+      write_at <= '0;
+    end else begin
+      for (int i = 0; i < DN_BW; i++) begin
+        if (scatter_valid[i]) begin
+          for (int w = 0; w < NUM_MS / CHUNK; w++) begin
+            pending = scatter_mask[i][w*CHUNK+:CHUNK];
+            while (pending != '0) begin
+              // pending ^ (pending − 1): the lowest set bit and the zeros below it
+              leaf = $clog2(NUM_MS)'(w * CHUNK + $countones(pending ^ (pending - CHUNK'(1))) - 1);
+              data_ring[write_at][leaf] = scatter_data[i];
+              pending = pending & (pending - CHUNK'(1));
+            end
           end
         end
       end
+      valid_ring[write_at]  = switched_valid;
+      count_ring[write_at]  = COUNT_W'($countones(switched_valid));
+      write_at <= read_at;
     end
+    weight_ring[write_at] = switched_weight;
   end
-  /* verilator tracing_on */
-  assign overflow = |conflict;
-
-  // ---------------------------------------------------------------- scatter register and split levels
-  // RING stages: the scatter level's output register, then one per split level. They only delay the per-leaf
-  // lanes, so they are a ring of RING entries written and read at `pointer` (the entry written RING clocks ago),
-  // one entry moved per clock instead of every level's NUM_MS lanes. Elements entering the split levels' switches
-  // this cycle are the valid lanes of every entry but the oldest (which leaves for the multiplier switches).
-  localparam int POINTER_W = RING > 1 ? $clog2(RING) : 1;
-  logic [NUM_MS-1:0]             valid_ring [RING];
-  logic [NUM_MS-1:0]             weight_ring[RING];
-  logic [DATA_W-1:0]             data_ring  [RING][NUM_MS];
-  logic [COUNT_W-1:0]            count_ring [RING];  // valid lanes of each entry
-  logic [POINTER_W-1:0]          pointer;
-  logic [COUNT_W-1:0]            split_traversals;
-
-  always_ff @(posedge clk) begin
-    if (rst) begin
-      pointer <= '0;
-      for (int s = 0; s < RING; s++) begin
-        valid_ring[s] <= '0;
-        count_ring[s] <= '0;
-      end
-    end else begin
-      pointer             <= 32'(pointer) == RING - 1 ? '0 : pointer + POINTER_W'(1);
-      valid_ring[pointer] <= switched_valid;
-      count_ring[pointer] <= COUNT_W'($countones(switched_valid));
-    end
-    weight_ring[pointer] <= switched_weight;
-    data_ring[pointer]   <= switched_data;
-  end
+  /* verilator lint_on BLKSEQ */
   always_comb begin
     split_traversals = '0;
-    for (int s = 0; s < RING; s++)
-      if (s != 32'(pointer)) split_traversals = split_traversals + count_ring[s];
+    for (int s = 0; s < ENTRIES; s++)
+      if (s != 32'(write_at) && s != 32'(read_at)) split_traversals = split_traversals + count_ring[s];
   end
-  assign leaf_valid  = valid_ring[pointer];
-  assign leaf_weight = weight_ring[pointer];
-  assign leaf_data   = data_ring[pointer];
+  assign leaf_valid  = valid_ring[read_at];
+  assign leaf_weight = weight_ring[read_at];
+  assign leaf_data   = data_ring[read_at];
   assign traversals  = switch_traversals + split_traversals;
 endmodule

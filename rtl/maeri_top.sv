@@ -148,59 +148,30 @@ module maeri_top
       .traversals (dn_traversals)
   );
 
-  // ---------------------------------------------------------------- multiplier network
-  // The switches' outputs are unpacked arrays: a packed vector driven element by element from 1024 instances is
-  // rebuilt by the Verilated model through one temporary per element, each a copy of the vector so far (quadratic:
-  // megabytes per clock at 1024 MS).
-  // The rightmost switch's last operand has no right neighbour to go to.
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic [DATA_W-1:0] last_operand[NUM_MS];
-  /* verilator lint_on UNUSEDSIGNAL */
-  logic [ ACC_W-1:0] product[NUM_MS];
-  logic              product_wave;
-
-  for (genvar i = 0; i < NUM_MS; i++) begin : g_ms
-    mult_switch #(
-        .DATA_W(DATA_W),
-        .ACC_W (ACC_W)
-    ) ms_i (
-        .clk,
-        .rst,
-        .config_word      (mult_config[i]),
-        .dn_valid         (leaf_valid[i]),
-        .dn_weight        (leaf_weight[i]),
-        .dn_data          (leaf_data[i]),
-        .fire             (fire_pipe[LEVELS-1]),
-        .fire_forward     (forward_pipe[LEVELS-1]),
-        .left_last_operand(i == 0 ? '0 : last_operand[(i == 0) ? 0 : i-1]),  // switch 0 has no left neighbour
-        .last_operand     (last_operand[i]),
-        .product          (product[i])
-    );
-  end
-
-  always_ff @(posedge clk) begin
-    if (rst) product_wave <= 1'b0;
-    else product_wave <= fire_pipe[LEVELS-1];
-  end
-
-  // ---------------------------------------------------------------- reduction network and collector
-  logic [ACC_W-1:0] slot_value[2*(NUM_MS-1)];
-  logic             result_wave, rn_in_flight;
+  // ---------------------------------------------------------------- multiplier and reduction networks
+  logic [ACC_W-1:0]  slot_value[2*(NUM_MS-1)];
+  logic              result_wave, arithmetic_in_flight;
   logic [LEVELS-1:0] rn_wave;
 
-  reduction_network #(
+  arithmetic_networks #(
       .NUM_MS(NUM_MS),
+      .DATA_W(DATA_W),
       .ACC_W (ACC_W)
-  ) rn_i (
+  ) arithmetic_i (
       .clk,
       .rst,
+      .config_written,
+      .mult_config,
       .adder_config,
-      .leaf_value(product),
-      .in_wave   (product_wave),
+      .leaf_valid,
+      .leaf_weight,
+      .leaf_data,
+      .fire        (fire_pipe[LEVELS-1]),
+      .fire_forward(forward_pipe[LEVELS-1]),
       .slot_value,
-      .out_wave  (result_wave),
-      .in_flight (rn_in_flight),
-      .wave      (rn_wave)
+      .out_wave    (result_wave),
+      .in_flight   (arithmetic_in_flight),
+      .wave        (rn_wave)
   );
 
   logic draining, overrun;
@@ -223,7 +194,7 @@ module maeri_top
   );
 
   // Busy until the last results have left the lanes (and so have been counted).
-  assign busy = (|fire_pipe) || product_wave || rn_in_flight || draining || (|out_valid);
+  assign busy = (|fire_pipe) || arithmetic_in_flight || draining || (|out_valid);
 
   // ---------------------------------------------------------------- activity of the configured networks
   localparam int MS_W = $clog2(NUM_MS + 1);

@@ -1,5 +1,5 @@
-// Output collector: when a step's results are aligned in the reduction network's emit slots, it captures them
-// and drains them onto the RN_BW output lanes in VN order, RN_BW results per cycle, each tagged with its VN id.
+// Output collector: when a step's results are complete in the reduction network's emit slots (which hold them
+// until the next step's are complete), it drains them onto the RN_BW output lanes in VN order, RN_BW results per cycle, each tagged with its VN id.
 // The collector table says which emit slot holds VN k's result. A step with V VNs occupies the lanes for
 // ceil(V / RN_BW) cycles; maeri_top spaces fires so that a new step never arrives while one is still draining
 // (if it did, `overrun` is raised).
@@ -27,11 +27,6 @@ module output_collector
   localparam int POS_W = $clog2(NUM_MS + RN_BW + 1) + 1;
   localparam int SLOT_W = $clog2(SLOTS);
 
-  logic [ ACC_W-1:0] captured[SLOTS];
-  logic [SLOT_W-1:0] slot_of [NUM_MS];  // unpacked copy: cheap to index in the Verilated model
-  for (genvar k = 0; k < NUM_MS; k++) begin : g_table
-    assign slot_of[k] = collector_slots[k];
-  end
   logic [POS_W-1:0] position;  // VN id of the next result to put on lane 0
   logic             more_after_this;
 
@@ -50,7 +45,6 @@ module output_collector
       end
       if (in_wave) begin
         overrun  <= draining && more_after_this;
-        captured <= slot_value;
         position <= '0;
         draining <= vn_count != '0;
       end
@@ -63,13 +57,16 @@ module output_collector
     logic             has_result;
     assign vn         = position + POS_W'(b);
     assign has_result = draining && vn < POS_W'(vn_count) && vn < POS_W'(NUM_MS);
+    // The table is read only for a result (an unpacked copy of it would be refreshed on every clock).
     always_ff @(posedge clk) begin
+      logic [SLOT_W-1:0] slot;
       if (rst) out_valid[b] <= 1'b0;
       else out_valid[b] <= has_result;
       if (has_result) begin
         out_vn[b] <= VN_W'(vn);
+        slot = collector_slots[VN_W'(vn)];
         // A slot beyond the last one cannot come from the compiler; it reads 0 rather than out of range.
-        if (32'(slot_of[VN_W'(vn)]) < SLOTS) out_value[b] <= captured[SLOT_W'(slot_of[VN_W'(vn)])];
+        if (32'(slot) < SLOTS) out_value[b] <= slot_value[slot];
         else out_value[b] <= '0;
       end
     end

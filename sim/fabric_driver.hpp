@@ -125,8 +125,8 @@ class FabricDriver {
   static constexpr uint64_t kFireSettleCycles = uint64_t(1) << (contracts::vn_count_bits(NumMs) + 1);
 
   // At rest: no input is presented this clock and none was for long enough that every register of the fabric
-  // holds a fixed point — except the cycle counter, which counts, and the ring pointers of the DN's split levels
-  // and the RN's emit delays, which turn but address only stale entries until the next step writes them.
+  // holds a fixed point — except the cycle counter, which counts, and the ring pointer of the DN's split levels
+  // and the RN's emit-row clock, which turn but address only stale entries until the next step writes them.
   // So skipping the clock changes no output and no count but `cycles`.
   bool at_rest() const {
     return fast_forward_ && trace_path_.empty() && !presenting_ && !root_dirty_ && !top_->cfg_write &&
@@ -214,22 +214,22 @@ class FabricDriver {
     const size_t count = size_t(last - first);
     if (int(count) > DnBw) throw std::invalid_argument("more elements than DN lanes in one beat");
     if (fire) wait_for([this] { return top_->dn_ready != 0; }, "dn_ready before a fire");
-    for (std::vector<uint32_t>* words : {&valid_words_, &weight_words_, &data_words_, &mask_words_})
+    for (std::vector<uint32_t>* words : {&valid_words_, &weight_words_, &data_words_})
       std::fill(words->begin(), words->end(), 0u);
+    // The mask port (DnBw × NumMs bits, 16 384 at 256 MS) is written in place: the last beat's lanes cleared, this
+    // beat's destination bits set; every other bit of it is already 0.
+    clear_mask_lanes();
     for (size_t lane = 0; lane < count; ++lane) {
       const Element& element = first[lane];
       valid_words_[lane / 32] |= 1u << (lane % 32);
       if (is_weight(element)) weight_words_[lane / 32] |= 1u << (lane % 32);
       put_bits(data_words_, lane * DataW, DataW, uint64_t(element.value) & ((uint64_t(1) << DataW) - 1));
-      for (int leaf : element.destinations) {
-        const size_t bit = lane * size_t(NumMs) + size_t(leaf);
-        mask_words_[bit / 32] |= 1u << (bit % 32);
-      }
+      for (int leaf : element.destinations) set_port_bit(top_->dn_mask, lane * size_t(NumMs) + size_t(leaf));
     }
+    mask_lanes_ = count;
     load_words(top_->dn_valid, valid_words_);
     load_words(top_->dn_weight, weight_words_);
     load_words(top_->dn_data, data_words_);
-    load_words(top_->dn_mask, mask_words_);
     top_->dn_fire = fire;
     top_->dn_fire_forward = forward;
     presenting_ = true;  // the root is cleared lazily, before the next clock that presents no beat
@@ -328,12 +328,18 @@ class FabricDriver {
     else for (size_t w = 0; w < sizeof(Port) / 4; ++w) port[w] = 0;
   }
 
+  // Clears the mask port's lanes the last beat used (the only bits of it that can be set).
+  void clear_mask_lanes() {
+    clear_low_words(top_->dn_mask, mask_lanes_ * size_t(NumMs));
+    mask_lanes_ = 0;
+  }
+
   void clear_root() {
     root_dirty_ = false;
     clear_port(top_->dn_valid);
     clear_port(top_->dn_weight);
     clear_port(top_->dn_data);
-    clear_port(top_->dn_mask);
+    clear_mask_lanes();
     top_->dn_fire = 0;
     top_->dn_fire_forward = 0;
   }
@@ -359,8 +365,9 @@ class FabricDriver {
   // A root beat's ports, and their 32-bit words (bit j in word j / 32), reused from beat to beat.
   std::vector<uint32_t> valid_words_ = std::vector<uint32_t>(port_words(DnBw)),
                         weight_words_ = std::vector<uint32_t>(port_words(DnBw)),
-                        data_words_ = std::vector<uint32_t>(port_words(DnBw * DataW)),
-                        mask_words_ = std::vector<uint32_t>(port_words(DnBw * NumMs));
+                        data_words_ = std::vector<uint32_t>(port_words(DnBw * DataW));
+  // Lanes of the mask port the last beat set (clear_mask_lanes); DnBw at first: the model's ports start unknown.
+  size_t mask_lanes_ = DnBw;
   std::vector<ClockedBlock*> blocks_;
   std::string trace_path_;
   std::function<void()> observer_;

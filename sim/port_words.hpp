@@ -60,6 +60,24 @@ inline void put_bits(std::vector<std::uint32_t>& words, std::size_t lsb, int wid
   }
 }
 
+// Sets bit `bit` of a port.
+template <class Port>
+void set_port_bit(Port& port, std::size_t bit) {
+  if constexpr (std::is_integral_v<Port>) port = Port(std::uint64_t(port) | (std::uint64_t(1) << bit));
+  else port[bit / 32] |= 1u << (bit % 32);
+}
+
+// Clears the words of a port that hold its bits [0, bits) (the whole word of the last one).
+template <class Port>
+void clear_low_words(Port& port, std::size_t bits) {
+  if constexpr (std::is_integral_v<Port>) {
+    if (bits > 0) port = 0;
+  } else {
+    const std::size_t words = std::min<std::size_t>(std::size_t(port_words(std::int64_t(bits))), sizeof(Port) / 4);
+    for (std::size_t w = 0; w < words; ++w) port[w] = 0;
+  }
+}
+
 // Copies a word buffer (the port's bits, nothing above them) into a port.
 template <class Port>
 void load_words(Port& port, const std::vector<std::uint32_t>& words) {
