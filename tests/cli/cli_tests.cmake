@@ -246,7 +246,7 @@ maeri_cli_test(disasm_bad_stride 2 --stderr-contains "layer.stride_x: expected a
   $<TARGET_FILE:maeri> disasm ${BAD_IMAGES}/stride.mimg)
 maeri_cli_test(sim_bad_stride 2 --stderr-contains "layer.stride_x: expected an integer in [1, 1024], found 0"
   $<TARGET_FILE:maeri> sim ${BAD_IMAGES}/stride.mimg)
-maeri_cli_test(sim_endless_loop 2 --stderr-contains "program[0] (FOR): r0 = 0 + (4294967295 − 1)·3"
+maeri_cli_test(sim_endless_loop 2 --stderr-contains "program[0] (FOR): kb = 0 + (4294967295 − 1)·2 = 8589934588 reaches past the layer's K/groups = 8"
   $<TARGET_FILE:maeri> sim ${BAD_IMAGES}/loop.mimg)
 maeri_cli_test(disasm_json_name_not_utf8 2 --stderr-contains "layer.name is not valid UTF-8"
   $<TARGET_FILE:maeri> disasm ${BAD_IMAGES}/name.mimg --json)

@@ -160,7 +160,7 @@ case $case_name in
     [[ $(grep -c "name: conv1$" twice.mapping.yaml) -eq 2 ]] || fail "conv1 is not listed twice"
     for command in "codegen -o images" "verify --chain --memory ideal"; do
       # shellcheck disable=SC2086
-      quickly 2 --stderr-contains "twice.mapping.yaml:16:11: field 'layers[1].name': a second mapping of layer 'conv1' (layers[0] maps it already)" \
+      quickly 2 --stderr-contains "twice.mapping.yaml:17:11: field 'layers[1].name': a second mapping of layer 'conv1' (layers[0] maps it already)" \
         "$maeri" $command --hardware "$hw" --workload "$tiny" --mapping twice.mapping.yaml
     done
     [[ ! -e images ]] || fail "codegen wrote images" ;;
