@@ -40,7 +40,8 @@ class ChainedRun {
   void run_operators(std::size_t begin, std::size_t end);
   std::vector<sim::PostProcessingResult> run_on_unit(const std::vector<sim::PostProcessingJob>& jobs);
   std::vector<sim::PostProcessingResult> run_on_unit_in_child(const std::vector<sim::PostProcessingJob>& jobs);
-  bool record_unit(std::size_t o, const char* where, sim::PostProcessingResult unit, double seconds);
+  bool record_unit(std::size_t o, const char* where, sim::PostProcessingResult unit, double seconds,
+                   const std::vector<std::int64_t>& expected);
   std::vector<std::int64_t> expected_output(std::size_t o);
   void release_inputs(std::size_t o);
   void publish(OperatorRun run);

@@ -186,6 +186,23 @@ struct IntegerStep {
   }
 };
 
+// A fabric layer's epilogue on its sums (exact or already wrapped at acc_width: the epilogue wraps sum + bias at
+// acc_width, so either gives the same): each output's filter bias and requantization.
+template <typename Sum>
+std::vector<std::int64_t> requantized_sums(const QuantizedNetwork& qnet, const Operator& op, const QuantizedOperator& q,
+                                           const std::vector<Sum>& sums) {
+  const contracts::Layer& layer = qnet.network.layers[op.layer];
+  const std::int64_t plane = layer.output_x() * layer.output_y();
+  std::vector<std::int64_t> out;
+  out.reserve(sums.size());
+  for (std::size_t i = 0; i < sums.size(); ++i) {
+    const std::size_t k = std::size_t(std::int64_t(i) / plane % layer.K);
+    out.push_back(contracts::requantize_accumulator(std::int64_t(sums[i]), q.bias[k], q.output[k], qnet.acc_width,
+                                                    qnet.data_width));
+  }
+  return out;
+}
+
 // A fabric layer: the accumulators of the integer convolution, each with its filter's bias and requantization.
 // A matrix product's weights are its operand A (contracts/matrix_product.hpp), its bias zeros.
 std::vector<std::int64_t> integer_fabric_layer(const IntegerStep& step) {
@@ -207,22 +224,16 @@ std::vector<std::int64_t> integer_fabric_layer(const IntegerStep& step) {
   // epilogue wraps sum + bias at acc_width, which equals wrapping the sum first (integer_convolution) and then.
   const std::vector<std::uint64_t> acc = convolution_sums<std::uint64_t>(
       layer, input, weights, [](std::int64_t x, std::int64_t w) { return std::uint64_t(x) * std::uint64_t(w); });
-  const std::int64_t plane = layer.output_x() * layer.output_y();
-  std::vector<std::int64_t> out;
-  out.reserve(acc.size());
-  std::uint64_t largest = 0;
-  for (std::size_t i = 0; i < acc.size(); ++i) {
-    const std::size_t k = std::size_t(std::int64_t(i) / plane % layer.K);
-    const std::int64_t sum = std::int64_t(acc[i]);
-    if (step.largest_sum) {
-      const WideInt with_bias = WideInt(sum) + q.bias[k];
+  if (step.largest_sum) {
+    const std::int64_t plane = layer.output_x() * layer.output_y();
+    std::uint64_t largest = 0;
+    for (std::size_t i = 0; i < acc.size(); ++i) {
+      const WideInt with_bias = WideInt(std::int64_t(acc[i])) + q.bias[std::size_t(std::int64_t(i) / plane % layer.K)];
       largest = std::max(largest, std::uint64_t(with_bias < 0 ? -with_bias : with_bias));
     }
-    out.push_back(contracts::requantize_accumulator(sum, q.bias[k], q.output[k], step.qnet.acc_width,
-                                                    step.qnet.data_width));
+    *step.largest_sum = std::int64_t(std::min<std::uint64_t>(largest, INT64_MAX));
   }
-  if (step.largest_sum) *step.largest_sum = std::int64_t(std::min<std::uint64_t>(largest, INT64_MAX));
-  return out;
+  return requantized_sums(step.qnet, step.op, q, acc);
 }
 
 // Requantize, relu, clip, and the table functions through their table: value by value.
@@ -736,6 +747,24 @@ RealTensors float_reference(const Network& network, const std::vector<RealLayerW
     tensors[network.operators[op].outputs[0]] = real_output(network, op, weights[op], tensors);
   }
   return tensors;
+}
+
+std::vector<std::int64_t> fabric_layer_epilogue(const QuantizedNetwork& network, std::size_t op,
+                                                const std::vector<std::int64_t>& accumulators) {
+  const Operator* fabric = op < network.network.operators.size() && network.operators.size() > op
+                               ? &network.network.operators[op]
+                               : nullptr;
+  if (!fabric || fabric->kind != OperatorKind::FabricLayer)
+    throw std::invalid_argument(fmt::format("fabric_layer_epilogue: operator #{} is no fabric layer", op));
+  const contracts::Layer& layer = network.network.layers[fabric->layer];
+  const QuantizedOperator& q = network.operators[op];
+  if (std::int64_t(accumulators.size()) != layer.output_elements() || std::int64_t(q.bias.size()) != layer.K ||
+      std::int64_t(q.output.size()) != layer.K)
+    fail(*fabric, fmt::format("has {} accumulators, {} biases and {} requantizations; layer '{}' has {} outputs and {} "
+                              "filters",
+                              accumulators.size(), q.bias.size(), q.output.size(), layer.name,
+                              layer.output_elements(), layer.K));
+  return requantized_sums(network, *fabric, q, accumulators);
 }
 
 void run_float_operator(const Network& network, std::size_t op, const RealLayerWeights& weights, RealTensors& tensors) {

@@ -62,6 +62,13 @@ std::vector<std::int64_t> largest_fabric_sums(const contracts::QuantizedNetwork&
 std::vector<std::int64_t> integer_convolution(const contracts::Layer& layer, const std::vector<std::int64_t>& input,
                                               const std::vector<std::int64_t>& weights, int acc_width);
 
+// The epilogue of fabric layer `op` (bias, requantization: contracts::requantize_accumulator) on its accumulators
+// (integer_convolution's, or the exact sums): the layer's output as run_integer_operator makes it from the same
+// input, without computing the convolution again. Throws std::invalid_argument when `op` is no fabric layer or the
+// sizes do not fit.
+std::vector<std::int64_t> fabric_layer_epilogue(const contracts::QuantizedNetwork& network, std::size_t op,
+                                                const std::vector<std::int64_t>& accumulators);
+
 // ---- float reference ----
 
 // The float reference: the network in double precision with the real weights (`weights` one entry per operator,

@@ -253,8 +253,9 @@ void ChainedRun::publish(OperatorRun run) {
   if (progress_) progress_->advance(name);
 }
 
-// Rank 0: one operator's unit result checked and recorded; false when it differs from the reference.
-bool ChainedRun::record_unit(std::size_t o, const char* where, sim::PostProcessingResult unit, double seconds) {
+// Rank 0: one operator's unit result checked against `expected` and recorded; false when it differs.
+bool ChainedRun::record_unit(std::size_t o, const char* where, sim::PostProcessingResult unit, double seconds,
+                             const std::vector<std::int64_t>& expected) {
   const contracts::Operator& op = network().operators[o];
   const std::size_t out = op.outputs[0];
   const InjectedFault& fault = prepared_.fault;
@@ -265,7 +266,7 @@ bool ChainedRun::record_unit(std::size_t o, const char* where, sim::PostProcessi
   OperatorRun run;
   run.name = op.name;
   run.where = where;
-  record_comparison(run, compare_tensor("unit", network().tensors[out], unit.output.values, expected_output(o)));
+  record_comparison(run, compare_tensor("unit", network().tensors[out], unit.output.values, expected));
   run.rows = post_processing_cross_check(mapper::evaluate_post_processing(network(), o, prepared_.hardware).counts,
                                          unit.counts, prepared_.hardware);
   run.seconds = seconds;
@@ -335,7 +336,7 @@ std::size_t ChainedRun::run_unit_stretch(std::size_t begin) {
   std::vector<sim::PostProcessingResult> results = run_on_unit(jobs);
   const double seconds = seconds_since(start) / double(jobs.size());
   for (std::size_t j = 0; j < ops.size() && !failed_; ++j)
-    failed_ = !record_unit(ops[j], "unit", std::move(results[j]), seconds);
+    failed_ = !record_unit(ops[j], "unit", std::move(results[j]), seconds, expected_output(ops[j]));
   return ops.size();
 }
 
@@ -388,7 +389,8 @@ void ChainedRun::run_member(const contracts::PlannedGroup& group, std::size_t o,
 }
 
 // Rank 0, once a fabric layer ran: its accumulators against the reference, its group's rows when it was the group's
-// last member, then its epilogue (bias, requantization) on the unit.
+// last member, then its epilogue (bias, requantization) on the unit, checked against the reference's epilogue of the
+// expected accumulators — run_integer_operator's output on the same input, without a second convolution.
 void ChainedRun::finish_fabric_layer(std::size_t o, OperatorRun run, const std::vector<std::int64_t>& accumulators,
                                      const std::vector<std::int64_t>& expected) {
   const contracts::Operator& op = network().operators[o];
@@ -407,7 +409,8 @@ void ChainedRun::finish_fabric_layer(std::size_t o, OperatorRun run, const std::
   const auto start = std::chrono::steady_clock::now();
   std::vector<sim::PostProcessingResult> epilogue =
       run_on_unit({sim::post_processing_job(prepared_.quantized, o, {{contracts::output_shape(layer), accumulators}})});
-  failed_ = !record_unit(o, "epilogue", std::move(epilogue[0]), seconds_since(start));
+  failed_ = !record_unit(o, "epilogue", std::move(epilogue[0]), seconds_since(start),
+                         fabric_layer_epilogue(prepared_.quantized, o, expected));
 }
 
 // Rank 0, once a fused member passed: its rows kept for its group's sums, and the group reported after its last member.
@@ -450,13 +453,12 @@ bool ChainedRun::run_fabric_layer(std::size_t o) {
   const contracts::Layer& layer = network().layers[op.layer];
   codegen::LayerTensors tensors = broadcast_layer_tensors(o);
   if (tensors.input.empty()) return false;
-  const std::vector<std::int64_t> weights = tensors.weights;  // the reference's, whatever the fault flips
+  std::vector<std::int64_t> expected;  // on the reference's weights, before the fault flips one
+  if (root_) expected = integer_convolution(layer, tensors.input, tensors.weights, prepared_.quantized.acc_width);
   const InjectedFault& fault = prepared_.fault;
   if (fault.place == InjectedFault::Place::Weight && fault.target == layer.name)
     tensors.weights[size_t(fault.index)] =
         flip_bit(tensors.weights[size_t(fault.index)], fault.bit, prepared_.quantized.data_width);
-  std::vector<std::int64_t> expected;
-  if (root_) expected = integer_convolution(layer, tensors.input, weights, prepared_.quantized.acc_width);
   OperatorRun run;
   run.name = layer.name;
   run.where = "fabric";

@@ -351,7 +351,10 @@ PreparedNetwork prepare_network_run(const contracts::Network& network, const con
     quantization.data_width = hardware.data_width;
     quantization.acc_width = hardware.acc_width;
     if (options.calibration_path.empty()) {
-      prepared.quantized = quantize_network(network, weights, input, quantization);
+      // Calibrated on the run's input: its float reference is the run's, computed once.
+      prepared.reals = float_reference(network, weights, input);
+      prepared.quantized = quantize_network(network, weights, input, prepared.reals, quantization);
+      if (!root) RealTensors().swap(prepared.reals);
     } else {
       const auto samples = calibration_samples(options.calibration_path, network, prepared.inputs);
       require_chained_run_memory(network, options.workload_path, samples.size());  // each sample's float reference
@@ -367,7 +370,7 @@ PreparedNetwork prepare_network_run(const contracts::Network& network, const con
   }
   prepared.integer_inputs = quantize_inputs(prepared.quantized, input);
   if (root) {
-    prepared.reals = float_reference(network, weights, input);
+    if (!options.calibration_path.empty()) prepared.reals = float_reference(network, weights, input);
     require_finite_reference(network, prepared.reals, options.workload_path);
     std::vector<TensorAgreement> drifting;
     std::vector<std::string> wrapped;

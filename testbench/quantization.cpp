@@ -643,20 +643,11 @@ std::vector<std::size_t> wrapping_layers(const contracts::QuantizedNetwork& quan
   return layers;
 }
 
-}  // namespace
-
-contracts::QuantizedNetwork quantize_network_calibrated(const Network& network,
-                                                        const std::vector<RealLayerWeights>& weights,
-                                                        const std::vector<std::vector<std::vector<double>>>& samples,
-                                                        const QuantizationOptions& options) {
-  const int data_width = options.data_width, acc_width = options.acc_width;
-  if (data_width < contracts::kMinDataWidth || data_width > contracts::kMaxDataWidth || acc_width < data_width ||
-      acc_width > contracts::kMaxAccWidth)
-    throw std::invalid_argument(fmt::format("quantize_network: data width {} and accumulator width {} (need {} ≤ "
-                                            "data ≤ {}, data ≤ accumulator ≤ {})",
-                                            data_width, acc_width, contracts::kMinDataWidth,
-                                            contracts::kMaxDataWidth, contracts::kMaxAccWidth));
-  const RealTensors reals = float_reference_of_set(network, weights, samples);
+// quantize_network_calibrated on the set's float reference `reals` (float_reference_of_set's form).
+contracts::QuantizedNetwork quantized_on(const Network& network, const std::vector<RealLayerWeights>& weights,
+                                         const std::vector<std::vector<std::vector<double>>>& samples,
+                                         const RealTensors& reals, const QuantizationOptions& options) {
+  const int acc_width = options.acc_width;
   if (!options.accumulator_headroom || !options.headroom_from_calibration)
     return quantized_at(network, weights, reals, quantization_limits(network, options), options);
   // Sum bits from the observed sums, then checked on the calibration samples themselves: a layer whose integer sums
@@ -674,6 +665,36 @@ contracts::QuantizedNetwork quantize_network_calibrated(const Network& network,
       }
     if (!raised) return quantized;
   }
+}
+
+void require_widths(const QuantizationOptions& options) {
+  const int data_width = options.data_width, acc_width = options.acc_width;
+  if (data_width < contracts::kMinDataWidth || data_width > contracts::kMaxDataWidth || acc_width < data_width ||
+      acc_width > contracts::kMaxAccWidth)
+    throw std::invalid_argument(fmt::format("quantize_network: data width {} and accumulator width {} (need {} ≤ "
+                                            "data ≤ {}, data ≤ accumulator ≤ {})",
+                                            data_width, acc_width, contracts::kMinDataWidth,
+                                            contracts::kMaxDataWidth, contracts::kMaxAccWidth));
+}
+
+}  // namespace
+
+contracts::QuantizedNetwork quantize_network_calibrated(const Network& network,
+                                                        const std::vector<RealLayerWeights>& weights,
+                                                        const std::vector<std::vector<std::vector<double>>>& samples,
+                                                        const QuantizationOptions& options) {
+  require_widths(options);
+  return quantized_on(network, weights, samples, float_reference_of_set(network, weights, samples), options);
+}
+
+contracts::QuantizedNetwork quantize_network(const Network& network, const std::vector<RealLayerWeights>& weights,
+                                             const std::vector<std::vector<double>>& calibration_inputs,
+                                             const RealTensors& reference, const QuantizationOptions& options) {
+  require_widths(options);
+  if (reference.size() != network.tensors.size())
+    throw std::invalid_argument(fmt::format("quantize_network: a float reference of {} tensors for {}",
+                                            reference.size(), network.tensors.size()));
+  return quantized_on(network, weights, {calibration_inputs}, reference, options);
 }
 
 std::vector<std::int64_t> quantize_values(const std::vector<double>& reals, double scale, int data_width) {

@@ -83,6 +83,14 @@ contracts::QuantizedNetwork quantize_network(const contracts::Network& network,
                                              const std::vector<std::vector<double>>& calibration_inputs,
                                              const QuantizationOptions& options);
 
+// The same on `reference`, the float reference of `calibration_inputs` (float_reference's every tensor), which the
+// caller already holds: one float reference for a run instead of two. Throws like quantize_network, and
+// std::invalid_argument when `reference` does not hold one entry per tensor.
+contracts::QuantizedNetwork quantize_network(const contracts::Network& network,
+                                             const std::vector<RealLayerWeights>& weights,
+                                             const std::vector<std::vector<double>>& calibration_inputs,
+                                             const RealTensors& reference, const QuantizationOptions& options);
+
 // The same, its scales calibrated on a set of inputs (`--calibration-inputs`): each sample holds one tensor per network
 // input; every tensor's scale comes from its max |r| over all the samples, a fabric layer's bias rule from its
 // channels' max over all of them (docs/quantization.md, "Calibration set"). Throws like quantize_network, and

@@ -336,6 +336,13 @@ TEST_CASE("a fabric layer: the convolution's accumulators, then bias and per-cha
   CHECK(output_of(by_hand(b.network(), {q}, 8), {input}) == Values{-3, -3, -3, -3, 3, 4, 6, 7});
   // At 5 bits the sums wrap: 16 → −16, 24 → −8, 28 → −4.
   CHECK(testbench::integer_convolution(layer, input, q.weights, 5) == Values{-4, -4, -4, -4, 12, -16, -8, -4});
+  // The epilogue alone on those accumulators: the same outputs by hand, without a second convolution.
+  const QuantizedNetwork network = by_hand(b.network(), {q}, 8);
+  CHECK(testbench::fabric_layer_epilogue(network, 0, {-4, -4, -4, -4, 12, 16, 24, 28}) ==
+        Values{-3, -3, -3, -3, 3, 4, 6, 7});
+  CHECK_THROWS_WITH(testbench::fabric_layer_epilogue(network, 0, {-4, -4, -4, 12}),
+                    Catch::Contains("4 accumulators") && Catch::Contains("8 outputs"));
+  CHECK_THROWS_WITH(testbench::fabric_layer_epilogue(network, 1, {}), Catch::Contains("no fabric layer"));
 }
 
 TEST_CASE("the integer reference's convolution equals codegen's reference convolution on random layers") {
@@ -631,8 +638,12 @@ TEST_CASE("with headroom no fabric sum wraps at 16/32 bits; without it conv1's d
       const contracts::Operator& op = s.network.operators[o];
       if (op.kind != OperatorKind::FabricLayer) continue;
       const contracts::Layer& layer = s.network.layers[op.layer];
-      wrapping_layers += testbench::integer_convolution(layer, integers[op.inputs[0]], q.operators[o].weights, 32) !=
+      const Values accumulators =
+          testbench::integer_convolution(layer, integers[op.inputs[0]], q.operators[o].weights, 32);
+      wrapping_layers += accumulators !=
                          testbench::integer_convolution(layer, integers[op.inputs[0]], q.operators[o].weights, 64);
+      // The epilogue on the wrapped accumulators is the reference's output (which requantizes the exact sums).
+      CHECK(testbench::fabric_layer_epilogue(q, o, accumulators) == integers[op.outputs[0]]);
     }
     CHECK((wrapping_layers == 0) == headroom);
     const testbench::RealTensors reals = testbench::float_reference(s.network, weights, {image});
@@ -640,6 +651,36 @@ TEST_CASE("with headroom no fabric sum wraps at 16/32 bits; without it conv1's d
                                        reals[s.conv1]);
     CHECK((conv1_cosine > 0.999) == headroom);
   }
+}
+
+TEST_CASE("quantizing on a float reference the caller holds equals quantizing on the input alone") {
+  // quantize_network(…, reference, …) skips its own float reference; every scale, weight, bias and requantization
+  // must be those quantize_network computes from the input (with and without the headroom check on the input).
+  const SmallNetwork s = small_network();
+  const auto weights = testbench::complete_weights(s.network, {}, 11);
+  const std::vector<double> image = uniform_values(2 * 3 * 8 * 8, 1.0, 5);
+  const testbench::RealTensors reference = testbench::float_reference(s.network, weights, {image});
+  for (const testbench::QuantizationOptions options :
+       {testbench::QuantizationOptions{16, 32, true}, testbench::QuantizationOptions{8, 16, true},
+        testbench::QuantizationOptions{16, 32, false}}) {
+    INFO("widths " << options.data_width << "/" << options.acc_width << " headroom " << options.accumulator_headroom);
+    const QuantizedNetwork alone = testbench::quantize_network(s.network, weights, {image}, options);
+    const QuantizedNetwork given = testbench::quantize_network(s.network, weights, {image}, reference, options);
+    for (std::size_t t = 0; t < s.network.tensors.size(); ++t) CHECK(given.tensors[t].scale == alone.tensors[t].scale);
+    for (std::size_t o = 0; o < s.network.operators.size(); ++o) {
+      CHECK(given.operators[o].weights == alone.operators[o].weights);
+      CHECK(given.operators[o].bias == alone.operators[o].bias);
+      REQUIRE(given.operators[o].output.size() == alone.operators[o].output.size());
+      for (std::size_t k = 0; k < alone.operators[o].output.size(); ++k) {
+        CHECK(given.operators[o].output[k].multiplier == alone.operators[o].output[k].multiplier);
+        CHECK(given.operators[o].output[k].shift == alone.operators[o].output[k].shift);
+      }
+    }
+    CHECK(testbench::integer_reference(given, testbench::quantize_inputs(given, {image})) ==
+          testbench::integer_reference(alone, testbench::quantize_inputs(alone, {image})));
+  }
+  CHECK_THROWS_WITH(testbench::quantize_network(s.network, weights, {image}, {}, {16, 32, true}),
+                    Catch::Contains("float reference of 0 tensors"));
 }
 
 TEST_CASE("float and integer references agree on a random small network (seed 11, input seed 5, 16/32 bits)") {
