@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <random>
 #include <system_error>
 
@@ -239,32 +240,40 @@ std::vector<std::vector<std::vector<double>>> calibration_samples(const std::str
   return samples;
 }
 
-// The integer reference of the whole network, operator by operator, holding only what is live (tensor_lifetimes.hpp):
-// each tensor is checked for drift from the float reference (`reals`, every tensor) as it is made and freed after
-// its last reader. Returns the outputs (every other tensor empty) and fills `drifting` (in tensor order) — what
-// integer_reference and drifting_tensors give on the whole network, without holding it — and `wrapped`, the fabric
-// layers whose sums wrapped at the accumulator on this input (possible only beyond the calibration inputs' sums).
-IntegerTensors streamed_integer_reference(const PreparedNetwork& prepared, std::vector<TensorAgreement>& drifting,
-                                          std::vector<std::string>& wrapped) {
-  const contracts::QuantizedNetwork& quantized = prepared.quantized;
+// The integer reference of the whole network on the run's input, operator by operator, holding only what is live
+// (tensor_lifetimes.hpp): each tensor is checked for drift from the float reference (`reals`, every tensor) as it is
+// made and freed after its last reader. `outputs` holds the network's outputs (every other tensor empty), `drifting`
+// every tensor that drifts (in tensor order) — what integer_reference and drifting_tensors give on the whole
+// network, without holding it — and `wrapped` the fabric layers whose sums wrapped at the accumulator on this input.
+struct StreamedReference {
+  IntegerTensors outputs;
+  std::vector<TensorAgreement> drifting;
+  std::vector<std::size_t> wrapped;
+};
+
+StreamedReference streamed_integer_reference(const contracts::QuantizedNetwork& quantized,
+                                             const std::vector<std::size_t>& inputs,
+                                             const IntegerTensors& integer_inputs, const RealTensors& reals) {
   const contracts::Network& network = quantized.network;
   const TensorLifetimes lifetimes(network);
-  IntegerTensors tensors(network.tensors.size());
-  for (std::size_t i = 0; i < prepared.inputs.size(); ++i) tensors[prepared.inputs[i]] = prepared.integer_inputs[i];
+  StreamedReference streamed;
+  IntegerTensors& tensors = streamed.outputs;
+  tensors.resize(network.tensors.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) tensors[inputs[i]] = integer_inputs[i];
   for (std::size_t o = 0; o < network.operators.size(); ++o) {
     std::int64_t largest_sum = 0;
     run_integer_operator(quantized, o, tensors, largest_sum);
-    if (largest_sum > contracts::accumulator_limit(quantized.acc_width)) wrapped.push_back(network.operators[o].name);
+    if (largest_sum > contracts::accumulator_limit(quantized.acc_width)) streamed.wrapped.push_back(o);
     const std::size_t out = network.operators[o].outputs[0];
     // drifting_tensors' rule on this one tensor (an operator's output is no network input)
-    if (std::optional<TensorAgreement> drift = tensor_drift(quantized, out, tensors[out], prepared.reals[out]))
-      drifting.push_back(*drift);
+    if (std::optional<TensorAgreement> drift = tensor_drift(quantized, out, tensors[out], reals[out]))
+      streamed.drifting.push_back(*drift);
     if (lifetimes.unread(out)) IntegerTensors::value_type().swap(tensors[out]);
     free_dead_inputs(lifetimes, o, tensors);
   }
-  std::sort(drifting.begin(), drifting.end(),
+  std::sort(streamed.drifting.begin(), streamed.drifting.end(),
             [](const TensorAgreement& a, const TensorAgreement& b) { return a.tensor < b.tensor; });
-  return tensors;
+  return streamed;
 }
 
 // What quantization costs on the network's outputs, in words (a one-element output as its error: the cosine of two
@@ -342,6 +351,7 @@ PreparedNetwork prepare_network_run(const contracts::Network& network, const con
                      "the network input '" + util::shown_value(tensor.name) + "'");
   }
   std::vector<RealLayerWeights> weights;
+  std::optional<StreamedReference> streamed;  // rank 0: the integer reference on the run's input, when quantizing made it
   try {
     weights = complete_weights(network, given, options.layers.seed);
     require_finite_weights(network, weights, options.weights_path.empty() ? options.workload_path : options.weights_path);
@@ -351,9 +361,18 @@ PreparedNetwork prepare_network_run(const contracts::Network& network, const con
     quantization.data_width = hardware.data_width;
     quantization.acc_width = hardware.acc_width;
     if (options.calibration_path.empty()) {
-      // Calibrated on the run's input: its float reference is the run's, computed once.
+      // Calibrated on the run's input: its float reference is the run's, computed once, and on rank 0 the headroom
+      // check on that input is the run's integer reference (the last candidate's is the quantized network's).
       prepared.reals = float_reference(network, weights, input);
-      prepared.quantized = quantize_network(network, weights, input, prepared.reals, quantization);
+      WrapCheck wrap_check;
+      if (root)
+        wrap_check = [&](const contracts::QuantizedNetwork& candidate) {
+          require_finite_reference(network, prepared.reals, options.workload_path);
+          streamed = streamed_integer_reference(candidate, prepared.inputs, quantize_inputs(candidate, input),
+                                                prepared.reals);
+          return streamed->wrapped;
+        };
+      prepared.quantized = quantize_network(network, weights, input, prepared.reals, quantization, wrap_check);
       if (!root) RealTensors().swap(prepared.reals);
     } else {
       const auto samples = calibration_samples(options.calibration_path, network, prepared.inputs);
@@ -372,10 +391,12 @@ PreparedNetwork prepare_network_run(const contracts::Network& network, const con
   if (root) {
     if (!options.calibration_path.empty()) prepared.reals = float_reference(network, weights, input);
     require_finite_reference(network, prepared.reals, options.workload_path);
-    std::vector<TensorAgreement> drifting;
+    if (!streamed)
+      streamed = streamed_integer_reference(prepared.quantized, prepared.inputs, prepared.integer_inputs, prepared.reals);
+    prepared.expected = std::move(streamed->outputs);
     std::vector<std::string> wrapped;
-    prepared.expected = streamed_integer_reference(prepared, drifting, wrapped);
-    prepared.quantization_summary = quantization_summary(prepared, drifting, options.workload_path);
+    for (std::size_t o : streamed->wrapped) wrapped.push_back(network.operators[o].name);
+    prepared.quantization_summary = quantization_summary(prepared, streamed->drifting, options.workload_path);
     if (!wrapped.empty())
       prepared.quantization_summary +=
           fmt::format("; the sums of {} layer{} wrapped at the {}-bit accumulator on this input, beyond what the "

@@ -646,7 +646,8 @@ std::vector<std::size_t> wrapping_layers(const contracts::QuantizedNetwork& quan
 // quantize_network_calibrated on the set's float reference `reals` (float_reference_of_set's form).
 contracts::QuantizedNetwork quantized_on(const Network& network, const std::vector<RealLayerWeights>& weights,
                                          const std::vector<std::vector<std::vector<double>>>& samples,
-                                         const RealTensors& reals, const QuantizationOptions& options) {
+                                         const RealTensors& reals, const QuantizationOptions& options,
+                                         const WrapCheck& wrap_check) {
   const int acc_width = options.acc_width;
   if (!options.accumulator_headroom || !options.headroom_from_calibration)
     return quantized_at(network, weights, reals, quantization_limits(network, options), options);
@@ -658,7 +659,7 @@ contracts::QuantizedNetwork quantized_on(const Network& network, const std::vect
     contracts::QuantizedNetwork quantized =
         quantized_at(network, weights, reals, quantization_limits(network, options, sum_bits), options);
     bool raised = false;
-    for (std::size_t o : wrapping_layers(quantized, samples))
+    for (std::size_t o : wrap_check ? wrap_check(quantized) : wrapping_layers(quantized, samples))
       if (sum_bits[o] < acc_width - 3) {
         ++sum_bits[o];
         raised = true;
@@ -684,17 +685,18 @@ contracts::QuantizedNetwork quantize_network_calibrated(const Network& network,
                                                         const std::vector<std::vector<std::vector<double>>>& samples,
                                                         const QuantizationOptions& options) {
   require_widths(options);
-  return quantized_on(network, weights, samples, float_reference_of_set(network, weights, samples), options);
+  return quantized_on(network, weights, samples, float_reference_of_set(network, weights, samples), options, {});
 }
 
 contracts::QuantizedNetwork quantize_network(const Network& network, const std::vector<RealLayerWeights>& weights,
                                              const std::vector<std::vector<double>>& calibration_inputs,
-                                             const RealTensors& reference, const QuantizationOptions& options) {
+                                             const RealTensors& reference, const QuantizationOptions& options,
+                                             const WrapCheck& wrap_check) {
   require_widths(options);
   if (reference.size() != network.tensors.size())
     throw std::invalid_argument(fmt::format("quantize_network: a float reference of {} tensors for {}",
                                             reference.size(), network.tensors.size()));
-  return quantized_on(network, weights, {calibration_inputs}, reference, options);
+  return quantized_on(network, weights, {calibration_inputs}, reference, options, wrap_check);
 }
 
 std::vector<std::int64_t> quantize_values(const std::vector<double>& reals, double scale, int data_width) {

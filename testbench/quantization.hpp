@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -83,13 +84,22 @@ contracts::QuantizedNetwork quantize_network(const contracts::Network& network,
                                              const std::vector<std::vector<double>>& calibration_inputs,
                                              const QuantizationOptions& options);
 
+// The headroom check on the calibration input (docs/quantization.md, "Accumulator headroom"): the fabric layers
+// (operator indices, in order) whose sums wrap at the accumulator under a candidate quantized network — the layers
+// whose largest_fabric_sums exceed contracts::accumulator_limit. The quantizer calls it on each candidate; the last
+// call is on the network it returns.
+using WrapCheck = std::function<std::vector<std::size_t>(const contracts::QuantizedNetwork&)>;
+
 // The same on `reference`, the float reference of `calibration_inputs` (float_reference's every tensor), which the
-// caller already holds: one float reference for a run instead of two. Throws like quantize_network, and
-// std::invalid_argument when `reference` does not hold one entry per tensor.
+// caller already holds: one float reference for a run instead of two; and, when given, `wrap_check` in place of the
+// quantizer's own (largest_fabric_sums), for a caller that runs the integer reference of that input anyway (a chained
+// run: one integer reference instead of two). Throws like quantize_network, and std::invalid_argument when
+// `reference` does not hold one entry per tensor.
 contracts::QuantizedNetwork quantize_network(const contracts::Network& network,
                                              const std::vector<RealLayerWeights>& weights,
                                              const std::vector<std::vector<double>>& calibration_inputs,
-                                             const RealTensors& reference, const QuantizationOptions& options);
+                                             const RealTensors& reference, const QuantizationOptions& options,
+                                             const WrapCheck& wrap_check = {});
 
 // The same, its scales calibrated on a set of inputs (`--calibration-inputs`): each sample holds one tensor per network
 // input; every tensor's scale comes from its max |r| over all the samples, a fabric layer's bias rule from its

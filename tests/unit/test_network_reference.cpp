@@ -678,6 +678,26 @@ TEST_CASE("quantizing on a float reference the caller holds equals quantizing on
     }
     CHECK(testbench::integer_reference(given, testbench::quantize_inputs(given, {image})) ==
           testbench::integer_reference(alone, testbench::quantize_inputs(alone, {image})));
+    // A caller's headroom check (here largest_fabric_sums against the accumulator limit, the quantizer's own rule)
+    // gives the same network, and its last call is on the network returned.
+    int calls = 0;
+    std::vector<double> last_scales;
+    const testbench::WrapCheck check = [&](const QuantizedNetwork& candidate) {
+      ++calls;
+      last_scales.clear();
+      for (const auto& tensor : candidate.tensors) last_scales.push_back(tensor.scale);
+      std::vector<std::size_t> wrapping;
+      const auto largest = testbench::largest_fabric_sums(candidate, testbench::quantize_inputs(candidate, {image}));
+      for (std::size_t o = 0; o < largest.size(); ++o)
+        if (largest[o] > contracts::accumulator_limit(candidate.acc_width)) wrapping.push_back(o);
+      return wrapping;
+    };
+    const QuantizedNetwork checked = testbench::quantize_network(s.network, weights, {image}, reference, options, check);
+    CHECK(calls == (options.accumulator_headroom ? 1 : 0));  // the first candidate's sums do not wrap here
+    for (std::size_t t = 0; t < s.network.tensors.size(); ++t) {
+      CHECK(checked.tensors[t].scale == alone.tensors[t].scale);
+      if (calls > 0) CHECK(last_scales[t] == alone.tensors[t].scale);
+    }
   }
   CHECK_THROWS_WITH(testbench::quantize_network(s.network, weights, {image}, {}, {16, 32, true}),
                     Catch::Contains("float reference of 0 tensors"));
