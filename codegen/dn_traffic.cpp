@@ -35,4 +35,42 @@ std::int64_t dn_traversals(int num_ms, int dn_bw, const std::vector<int>& destin
   return total + std::int64_t(levels - switch_levels) * std::int64_t(destinations.size());
 }
 
+int dn_key_bits(int num_ms) { return util::ceil_log2(num_ms); }
+
+std::uint64_t dn_max_key_source(int num_ms) { return ~std::uint64_t{0} >> dn_key_bits(num_ms); }
+
+namespace {
+
+// The index of the highest set bit of x > 0.
+int highest_bit(std::uint64_t x) { return 63 - __builtin_clzll(x); }
+
+}  // namespace
+
+DnTraffic dn_traffic_of_uses(int num_ms, int dn_bw, std::vector<std::uint64_t>& keys) {
+  const int levels = util::ceil_log2(num_ms);
+  const int convert_at = dn_conversion_level(num_ms, dn_bw);
+  const int switch_levels = convert_at < levels ? convert_at + 1 : levels;
+  const int bits = dn_key_bits(num_ms);
+  const std::uint64_t switch_mask = (std::uint64_t{1} << bits) - 1;
+  std::sort(keys.begin(), keys.end());
+  DnTraffic traffic;
+  // Every destination has its own lane below the switch levels; at the switch levels the first destination of an
+  // element enters one switch per level, each next one those where it leaves its predecessor's subtree.
+  traffic.traversals = std::int64_t(levels - switch_levels) * std::int64_t(keys.size());
+  std::uint64_t previous = 0;
+  bool first = true;
+  for (const std::uint64_t key : keys) {
+    if (first || (key >> bits) != (previous >> bits)) {
+      traffic.elements += 1;
+      traffic.traversals += switch_levels;
+    } else {
+      const std::uint64_t differ = (key ^ previous) & switch_mask;  // 0 only for a repeated use: no new switch
+      if (differ) traffic.traversals += std::max(0, switch_levels - std::max(0, levels - highest_bit(differ)));
+    }
+    previous = key;
+    first = false;
+  }
+  return traffic;
+}
+
 }  // namespace maeri::codegen

@@ -11,6 +11,7 @@
 
 #include "codegen/dn_elements.hpp"
 #include "codegen/dn_traffic.hpp"
+#include "codegen/fabric_compiler.hpp"
 #include "codegen/layer_program.hpp"
 #include "codegen/reduction_reference.hpp"
 
@@ -19,18 +20,33 @@
 namespace maeri::codegen {
 namespace {
 
-struct StepTraffic {
-  std::int64_t elements = 0, traversals = 0;
+// What one step of a configuration sends through the RN: its traversals and results. A mapping's configurations
+// are packed layouts (tile_placement.hpp), whose ART words depend only on the VNs' size and count (forwarding sets
+// MN words alone), so these counts are compiled once per (size, count) and shared by every tile and thread.
+struct ReductionTraffic {
+  std::int64_t rn_traversals = 0, results = 0;
 };
 
-StepTraffic traffic_of(const std::vector<DnElement>& elements, int num_ms, int dn_bw) {
-  StepTraffic traffic;
-  for (const DnElement& element : elements) {
-    traffic.elements += 1;
-    traffic.traversals += dn_traversals(num_ms, dn_bw, element.destinations);
+class ReductionMemo {
+ public:
+  ReductionTraffic of(const TilePlacement& placement) {
+    const std::pair<int, int> key{placement.shape.vn_size(), placement.shape.vn_count()};
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      if (const auto found = counted_.find(key); found != counted_.end()) return found->second;
+    }
+    const ReductionPlan plan = compile_fabric(placement.layout, placement.take_forward);
+    const std::vector<std::int64_t> zeros(size_t(placement.layout.num_ms), 0);
+    const ReductionOutcome reduction = evaluate_reduction(plan.config, zeros, 32);
+    const ReductionTraffic traffic{reduction.traversals, std::int64_t(reduction.vn_results.size())};
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return counted_.emplace(key, traffic).first->second;
   }
-  return traffic;
-}
+
+ private:
+  std::mutex mutex_;
+  std::map<std::pair<int, int>, ReductionTraffic> counted_;
+};
 
 // The tiles of one dimension as (used size, count, origin of the first such tile): full tiles, then the ragged one.
 struct TileKind {
@@ -49,23 +65,23 @@ std::vector<TileKind> tiles_of(std::int64_t extent, std::int64_t tile) {
 // each sends — its weights (once per N·X'·Y' block of an SDM level) and its steps' inputs — and reduces.
 struct ShapeTraffic {
   std::int64_t phases = 0;
-  StepTraffic weights, streamed;  // streamed: the inputs of all of a phase's steps
+  DnTraffic weights, streamed;  // streamed: the inputs of all of a phase's steps
   std::int64_t steps = 0;         // per phase
   std::int64_t rn_traversals = 0, results = 0;  // per step
 };
 
 // Traffic of all phases of one shape: `phases` of them, each like `phase` (whose configuration is the only one
-// in `program`). With an SDM level every Y' block (`y_blocks` of them) starts its rows with full windows.
+// in `program`; only its placement is set). With an SDM level every Y' block (`y_blocks` of them) starts its rows
+// with full windows. keys: a buffer reused by every count.
 ShapeTraffic shape_traffic(const LayerProgram& program, const WeightPhase& phase, std::int64_t phases, int dn_bw,
-                           std::int64_t y_blocks) {
+                           std::int64_t y_blocks, ReductionMemo& reductions, std::vector<std::uint64_t>& keys) {
   const contracts::Layer& layer = program.layer;
   const PhaseConfiguration& configuration = program.configurations.front();
   const PhaseShape& shape = configuration.placement.shape;
   const bool forwarding = phase_forwards(layer, program.mapping, shape);
-  const int num_ms = program.num_ms;
   ShapeTraffic traffic;
   traffic.phases = phases;
-  traffic.weights = traffic_of(phase_weights(program, phase, {}), num_ms, dn_bw);
+  traffic.weights = phase_weight_traffic(program, phase, dn_bw, keys);
 
   // Steps by kind: used N/X'/Y' replicas, and whether the step forwards (Y' tiles after the first of a row).
   const auto y_kinds = tiles_of(layer.output_y(), shape.t_y);
@@ -80,18 +96,16 @@ ShapeTraffic shape_traffic(const LayerProgram& program, const WeightPhase& phase
           if (count == 0) continue;
           // A representative step of this kind: a forwarding full tile sits at origin t_Y'.
           const int y0 = forward && y.origin == 0 ? shape.t_y : y.origin;
-          const StepElements elements = step_inputs(program, phase, {n.origin, x.origin, y0, forward}, {});
-          const StepTraffic one = traffic_of(elements.inputs, num_ms, dn_bw);
+          const DnTraffic one = step_input_traffic(program, phase, {n.origin, x.origin, y0, forward}, dn_bw, keys);
           const std::int64_t times = n.count * x.count * count;
           traffic.streamed.elements += times * one.elements;
           traffic.streamed.traversals += times * one.traversals;
           traffic.steps += times;
         }
       }
-  const std::vector<std::int64_t> zeros(size_t(num_ms), 0);
-  const ReductionOutcome reduction = evaluate_reduction(configuration.reduction.config, zeros, 32);
-  traffic.rn_traversals = reduction.traversals;
-  traffic.results = std::int64_t(reduction.vn_results.size());
+  const ReductionTraffic reduction = reductions.of(configuration.placement);
+  traffic.rn_traversals = reduction.rn_traversals;
+  traffic.results = reduction.results;
   return traffic;
 }
 
@@ -100,16 +114,20 @@ ShapeTraffic shape_traffic(const LayerProgram& program, const WeightPhase& phase
 // slice starts. One configuration and one phase at a time: never the layer's phases or steps. It depends on the SDM
 // level only through `y_blocks`.
 std::vector<ShapeTraffic> shapes_of(const contracts::Layer& layer, const contracts::Hardware& hardware,
-                                    const contracts::Mapping& tile, std::int64_t y_blocks) {
+                                    const contracts::Mapping& tile, std::int64_t y_blocks, ReductionMemo& reductions) {
   using namespace contracts;
   std::vector<ShapeTraffic> shapes;
+  std::vector<std::uint64_t> keys;
   LayerProgram program = empty_program(layer, tile, int(hardware.num_ms));
+  program.configurations.resize(1);
   for (const TileKind& r : tiles_of(layer.R, tile[kDimR]))
     for (const TileKind& s : tiles_of(layer.S, tile[kDimS]))
       for (const TileKind& c : tiles_of(layer.group_channels(), tile[kDimC]))
         for (const TileKind& k : tiles_of(layer.group_filters(), tile[kDimK])) {
-          program.configurations.assign(
-              1, configure_phase(layer, tile, program.num_ms, phase_shape(tile, r.used, s.used, c.used, k.used)));
+          // The placement alone: the DN counts read it, the RN counts come from `reductions`.
+          const PhaseShape shape = phase_shape(tile, r.used, s.used, c.used, k.used);
+          program.configurations.front().placement =
+              place_tile(program.num_ms, shape, phase_forwards(layer, tile, shape));
           WeightPhase phase;
           phase.configuration = 0;
           phase.r0 = r.origin;
@@ -119,7 +137,7 @@ std::vector<ShapeTraffic> shapes_of(const contracts::Layer& layer, const contrac
           // Every group tile repeats the phase (the first stands for all: traffic does not depend on the group).
           shapes.push_back(shape_traffic(program, phase,
                                          layer.groups / tile.groups_per_step() * r.count * s.count * c.count * k.count,
-                                         int(hardware.dn_bw), y_blocks));
+                                         int(hardware.dn_bw), y_blocks, reductions, keys));
         }
   return shapes;
 }
@@ -148,7 +166,8 @@ ExactTraffic total_of(const std::vector<ShapeTraffic>& shapes, std::int64_t outp
 ExactTraffic exact_traffic(const contracts::Layer& layer, const contracts::Hardware& hardware, const contracts::Mapping& tile) {
   if (const auto violation = contracts::mapping_violation(layer, hardware, tile)) throw std::invalid_argument(*violation);
   const auto [output_blocks, y_blocks] = output_and_y_blocks(layer, tile);
-  return total_of(shapes_of(layer, hardware, tile, y_blocks), output_blocks);
+  ReductionMemo reductions;
+  return total_of(shapes_of(layer, hardware, tile, y_blocks, reductions), output_blocks);
 }
 
 void refine_with_exact_traffic(contracts::CostReport& report, const contracts::Layer& layer, const contracts::Hardware& hardware) {
@@ -176,7 +195,8 @@ class ShapeCache {
       const std::lock_guard<std::mutex> lock(mutex_);
       if (const auto found = shapes_.find(key); found != shapes_.end()) return found->second;
     }
-    auto counted = std::make_shared<const std::vector<ShapeTraffic>>(shapes_of(layer, hardware, tile, y_blocks));
+    auto counted =
+        std::make_shared<const std::vector<ShapeTraffic>>(shapes_of(layer, hardware, tile, y_blocks, reductions_));
     const std::lock_guard<std::mutex> lock(mutex_);
     return shapes_.emplace(std::move(key), std::move(counted)).first->second;
   }
@@ -185,6 +205,7 @@ class ShapeCache {
   using Key = std::pair<contracts::Mapping, std::int64_t>;  // the tile without its SDM level, its Y' blocks
   std::mutex mutex_;
   std::map<Key, std::shared_ptr<const std::vector<ShapeTraffic>>> shapes_;
+  ReductionMemo reductions_;
 };
 
 }  // namespace
