@@ -141,8 +141,7 @@ StepElements step_inputs(const LayerProgram& program, const WeightPhase& phase, 
   return result;
 }
 
-DnTraffic phase_weight_traffic(const LayerProgram& program, const WeightPhase& phase, int dn_bw,
-                               std::vector<std::uint64_t>& keys) {
+DnTraffic phase_weight_traffic(const LayerProgram& program, const WeightPhase& phase, int dn_bw, DnUseKeys& uses) {
   const int num_ms = program.num_ms;
   if (last_weight_source(program.layer) > dn_max_key_source(num_ms)) {  // no layer a fabric runs; still exact
     DnTraffic traffic;
@@ -151,15 +150,15 @@ DnTraffic phase_weight_traffic(const LayerProgram& program, const WeightPhase& p
     return traffic;
   }
   const int bits = dn_key_bits(num_ms);
-  keys.clear();
+  uses.keys.clear();
   for_each_weight_use(program, phase, [&](std::int64_t source, const std::array<int, 4>&, int ms) {
-    keys.push_back(std::uint64_t(source) << bits | std::uint64_t(ms));
+    uses.keys.push_back(std::uint64_t(source) << bits | std::uint64_t(ms));
   });
-  return dn_traffic_of_uses(num_ms, dn_bw, keys);
+  return dn_traffic_of_uses(num_ms, dn_bw, uses);
 }
 
 DnTraffic step_input_traffic(const LayerProgram& program, const WeightPhase& phase, const StepOrigin& step, int dn_bw,
-                             std::vector<std::uint64_t>& keys) {
+                             DnUseKeys& uses) {
   const int num_ms = program.num_ms;
   if (last_input_source(program.layer) > dn_max_key_source(num_ms)) {  // no layer a fabric runs; still exact
     DnTraffic traffic;
@@ -168,13 +167,13 @@ DnTraffic step_input_traffic(const LayerProgram& program, const WeightPhase& pha
     return traffic;
   }
   const int bits = dn_key_bits(num_ms);
-  keys.clear();
+  uses.keys.clear();
   for_each_input_use(
       program, phase, step, [](size_t) {},
       [&](std::int64_t source, const std::array<int, 4>&, int ms) {
-        keys.push_back(std::uint64_t(source) << bits | std::uint64_t(ms));
+        uses.keys.push_back(std::uint64_t(source) << bits | std::uint64_t(ms));
       });
-  return dn_traffic_of_uses(num_ms, dn_bw, keys);
+  return dn_traffic_of_uses(num_ms, dn_bw, uses);
 }
 
 namespace {

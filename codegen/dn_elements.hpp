@@ -35,11 +35,10 @@ StepElements step_inputs(const LayerProgram& program, const WeightPhase& phase, 
 
 // The DN traffic (elements, traversals as dn_traversals counts them) of phase_weights(program, phase, {}) and of
 // step_inputs(program, phase, step, {}).inputs, counted without building the elements: what exact traffic needs.
-// keys: a buffer the caller reuses from call to call.
-DnTraffic phase_weight_traffic(const LayerProgram& program, const WeightPhase& phase, int dn_bw,
-                               std::vector<std::uint64_t>& keys);
+// uses: buffers the caller reuses from call to call.
+DnTraffic phase_weight_traffic(const LayerProgram& program, const WeightPhase& phase, int dn_bw, DnUseKeys& uses);
 DnTraffic step_input_traffic(const LayerProgram& program, const WeightPhase& phase, const StepOrigin& step, int dn_bw,
-                             std::vector<std::uint64_t>& keys);
+                             DnUseKeys& uses);
 
 // Flat output index [N][K][X'][Y'] of VN v's result at this step.
 std::int64_t output_index(const LayerProgram& program, const WeightPhase& phase, const StepOrigin& step, int vn);

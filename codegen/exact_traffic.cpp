@@ -81,18 +81,18 @@ struct ShapeTraffic {
 };
 
 // Traffic of all phases of one shape: `phases` of them, each like `phase` (whose configuration is the only one
-// in `program`; only its placement is set). keys: a buffer reused by every count.
+// in `program`; only its placement is set). uses: buffers reused by every count.
 ShapeTraffic shape_traffic(const LayerProgram& program, const WeightPhase& phase, std::int64_t phases, int dn_bw,
-                           ReductionMemo& reductions, std::vector<std::uint64_t>& keys) {
+                           ReductionMemo& reductions, DnUseKeys& uses) {
   const contracts::Layer& layer = program.layer;
   const PhaseConfiguration& configuration = program.configurations.front();
   const PhaseShape& shape = configuration.placement.shape;
   const bool forwarding = phase_forwards(layer, program.mapping, shape);
   ShapeTraffic traffic;
   traffic.phases = phases;
-  traffic.weights = phase_weight_traffic(program, phase, dn_bw, keys);
+  traffic.weights = phase_weight_traffic(program, phase, dn_bw, uses);
   const auto one_step = [&](int n0, int x0, int y0, bool forward) {
-    return step_input_traffic(program, phase, {n0, x0, y0, forward}, dn_bw, keys);
+    return step_input_traffic(program, phase, {n0, x0, y0, forward}, dn_bw, uses);
   };
   const auto y_kinds = tiles_of(layer.output_y(), shape.t_y);
   for (const TileKind& n : tiles_of(layer.N, shape.t_n))
@@ -126,7 +126,7 @@ std::vector<ShapeTraffic> shapes_of(const contracts::Layer& layer, const contrac
                                     const contracts::Mapping& tile, ReductionMemo& reductions) {
   using namespace contracts;
   std::vector<ShapeTraffic> shapes;
-  std::vector<std::uint64_t> keys;
+  DnUseKeys uses;
   LayerProgram program = empty_program(layer, tile, int(hardware.num_ms));
   program.configurations.resize(1);
   for (const TileKind& r : tiles_of(layer.R, tile[kDimR]))
@@ -146,7 +146,7 @@ std::vector<ShapeTraffic> shapes_of(const contracts::Layer& layer, const contrac
           // Every group tile repeats the phase (the first stands for all: traffic does not depend on the group).
           shapes.push_back(shape_traffic(program, phase,
                                          layer.groups / tile.groups_per_step() * r.count * s.count * c.count * k.count,
-                                         int(hardware.dn_bw), reductions, keys));
+                                         int(hardware.dn_bw), reductions, uses));
         }
   return shapes;
 }
