@@ -5,6 +5,8 @@
 #include <array>
 #include <tuple>
 
+#include "codegen/dn_traffic.hpp"
+
 namespace maeri::codegen {
 namespace {
 
@@ -41,14 +43,15 @@ std::vector<DnElement> group_uses(std::vector<Use>& uses, Fill fill) {
 
 }  // namespace
 
-std::vector<DnElement> phase_weights(const LayerProgram& program, const WeightPhase& phase,
-                                     const std::vector<std::int64_t>& weights) {
+namespace {
+
+// Calls use(source, coordinate {k, c, r, s}, switch) for every weight the phase's switches need, switches ascending.
+template <class Use>
+void for_each_weight_use(const LayerProgram& program, const WeightPhase& phase, Use use) {
   const contracts::Layer& layer = program.layer;
   const TilePlacement& placement = program.configurations[size_t(phase.configuration)].placement;
   const int size = placement.shape.vn_size();
   const int C = int(layer.group_channels()), R = int(layer.R), S = int(layer.S);
-  std::vector<Use> uses;
-  uses.reserve(placement.vn_offsets.size() * size_t(size));
   for (size_t v = 0; v < placement.vn_offsets.size(); ++v)
     for (int e = 0; e < size; ++e) {
       const ElementOffset& el = placement.elements[size_t(e)];
@@ -56,15 +59,15 @@ std::vector<DnElement> phase_weights(const LayerProgram& program, const WeightPh
       // k: the layer's filter; c: the channel inside the group (the weight tensor holds C/groups per filter).
       const int k = first_filter(layer, phase, vn.g) + vn.k, c = phase.c0 + el.c, r = phase.r0 + el.r,
                 s = phase.s0 + el.s;
-      uses.push_back({((std::int64_t(k) * C + c) * R + r) * S + s, {k, c, r, s}, int(v) * size + e});
+      use(((std::int64_t(k) * C + c) * R + r) * S + s, std::array<int, 4>{k, c, r, s}, int(v) * size + e);
     }
-  return group_uses(uses, [&](const std::array<int, 4>&, DnElement& element) {
-    element.value = weights.empty() ? 0 : weights[size_t(element.source)];  // empty: traffic only
-  });
 }
 
-StepElements step_inputs(const LayerProgram& program, const WeightPhase& phase, const StepOrigin& step,
-                         const std::vector<std::int64_t>& input) {
+// Calls used_vn(v) for every VN of the step that computes an output, and use(source, coordinate {n, c, row, col},
+// switch) for every input its switches need (not those taken over a forwarding link), switches ascending.
+template <class UsedVn, class Use>
+void for_each_input_use(const LayerProgram& program, const WeightPhase& phase, const StepOrigin& step, UsedVn used_vn,
+                        Use use) {
   const contracts::Layer& layer = program.layer;
   const TilePlacement& placement = program.configurations[size_t(phase.configuration)].placement;
   const int size = placement.shape.vn_size();
@@ -73,15 +76,11 @@ StepElements step_inputs(const LayerProgram& program, const WeightPhase& phase, 
   const int stride_x = int(layer.stride_x), stride_y = int(layer.stride_y);
   const int dilation_x = int(layer.dilation_x), dilation_y = int(layer.dilation_y);
   const int pad_x = int(layer.padding_x), pad_y = int(layer.padding_y);
-  StepElements result;
-  result.used_vns.assign(placement.vn_offsets.size(), false);
-  std::vector<Use> uses;
-  uses.reserve(placement.vn_offsets.size() * size_t(size));
   for (size_t v = 0; v < placement.vn_offsets.size(); ++v) {
     const VnOffset& vn = placement.vn_offsets[v];
     const int n = step.n0 + vn.n, xo = step.x0 + vn.x, yo = step.y0 + vn.y;
     if (n >= N || xo >= XO || yo >= YO) continue;  // beyond a ragged edge: no operands, result not collected
-    result.used_vns[v] = true;
+    used_vn(v);
     for (int e = 0; e < size; ++e) {
       const int ms = int(v) * size + e;
       if (step.forward && placement.take_forward[size_t(ms)]) continue;
@@ -91,15 +90,90 @@ StepElements step_inputs(const LayerProgram& program, const WeightPhase& phase, 
       const int col = yo * stride_y + (phase.s0 + el.s) * dilation_y - pad_y;
       const std::int64_t source =
           ((std::int64_t(n) * C + c) * (X + 2 * pad_x) + row + pad_x) * (Y + 2 * pad_y) + col + pad_y;
-      uses.push_back({source, {n, c, row, col}, ms});
+      use(source, std::array<int, 4>{n, c, row, col}, ms);
     }
   }
+}
+
+// The largest source for_each_weight_use / for_each_input_use can give (the last index of the weight tensor, of
+// the padded input).
+std::uint64_t last_weight_source(const contracts::Layer& layer) {
+  return std::uint64_t(layer.K) * std::uint64_t(layer.group_channels()) * std::uint64_t(layer.R) *
+             std::uint64_t(layer.S) - 1;
+}
+std::uint64_t last_input_source(const contracts::Layer& layer) {
+  return std::uint64_t(layer.N) * std::uint64_t(layer.C) * std::uint64_t(layer.X + 2 * layer.padding_x) *
+             std::uint64_t(layer.Y + 2 * layer.padding_y) - 1;
+}
+
+}  // namespace
+
+std::vector<DnElement> phase_weights(const LayerProgram& program, const WeightPhase& phase,
+                                     const std::vector<std::int64_t>& weights) {
+  const TilePlacement& placement = program.configurations[size_t(phase.configuration)].placement;
+  std::vector<Use> uses;
+  uses.reserve(placement.vn_offsets.size() * size_t(placement.shape.vn_size()));
+  for_each_weight_use(program, phase, [&](std::int64_t source, const std::array<int, 4>& at, int ms) {
+    uses.push_back({source, at, ms});
+  });
+  return group_uses(uses, [&](const std::array<int, 4>&, DnElement& element) {
+    element.value = weights.empty() ? 0 : weights[size_t(element.source)];  // empty: traffic only
+  });
+}
+
+StepElements step_inputs(const LayerProgram& program, const WeightPhase& phase, const StepOrigin& step,
+                         const std::vector<std::int64_t>& input) {
+  const contracts::Layer& layer = program.layer;
+  const TilePlacement& placement = program.configurations[size_t(phase.configuration)].placement;
+  const int C = int(layer.C), X = int(layer.X), Y = int(layer.Y);
+  StepElements result;
+  result.used_vns.assign(placement.vn_offsets.size(), false);
+  std::vector<Use> uses;
+  uses.reserve(placement.vn_offsets.size() * size_t(placement.shape.vn_size()));
+  for_each_input_use(
+      program, phase, step, [&](size_t v) { result.used_vns[v] = true; },
+      [&](std::int64_t source, const std::array<int, 4>& at, int ms) { uses.push_back({source, at, ms}); });
   result.inputs = group_uses(uses, [&](const std::array<int, 4>& at, DnElement& element) {
     const auto [n, c, row, col] = at;
     const bool inside = row >= 0 && row < X && col >= 0 && col < Y;
     element.value = inside && !input.empty() ? input[size_t(((n * C + c) * X + row) * Y + col)] : 0;  // zero padding
   });
   return result;
+}
+
+DnTraffic phase_weight_traffic(const LayerProgram& program, const WeightPhase& phase, int dn_bw, DnUseKeys& uses) {
+  const int num_ms = program.num_ms;
+  if (last_weight_source(program.layer) > dn_max_key_source(num_ms)) {  // no layer a fabric runs; still exact
+    DnTraffic traffic;
+    for (const DnElement& element : phase_weights(program, phase, {}))
+      traffic.elements += 1, traffic.traversals += dn_traversals(num_ms, dn_bw, element.destinations);
+    return traffic;
+  }
+  const int bits = dn_key_bits(num_ms);
+  uses.keys.clear();
+  for_each_weight_use(program, phase, [&](std::int64_t source, const std::array<int, 4>&, int ms) {
+    uses.keys.push_back(std::uint64_t(source) << bits | std::uint64_t(ms));
+  });
+  return dn_traffic_of_uses(num_ms, dn_bw, uses);
+}
+
+DnTraffic step_input_traffic(const LayerProgram& program, const WeightPhase& phase, const StepOrigin& step, int dn_bw,
+                             DnUseKeys& uses) {
+  const int num_ms = program.num_ms;
+  if (last_input_source(program.layer) > dn_max_key_source(num_ms)) {  // no layer a fabric runs; still exact
+    DnTraffic traffic;
+    for (const DnElement& element : step_inputs(program, phase, step, {}).inputs)
+      traffic.elements += 1, traffic.traversals += dn_traversals(num_ms, dn_bw, element.destinations);
+    return traffic;
+  }
+  const int bits = dn_key_bits(num_ms);
+  uses.keys.clear();
+  for_each_input_use(
+      program, phase, step, [](size_t) {},
+      [&](std::int64_t source, const std::array<int, 4>&, int ms) {
+        uses.keys.push_back(std::uint64_t(source) << bits | std::uint64_t(ms));
+      });
+  return dn_traffic_of_uses(num_ms, dn_bw, uses);
 }
 
 namespace {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "codegen/dn_traffic.hpp"
 #include "codegen/layer_program.hpp"
 
 namespace maeri::codegen {
@@ -31,6 +32,13 @@ std::vector<DnElement> phase_weights(const LayerProgram& program, const WeightPh
                                      const std::vector<std::int64_t>& weights);
 StepElements step_inputs(const LayerProgram& program, const WeightPhase& phase, const StepOrigin& step,
                          const std::vector<std::int64_t>& input);
+
+// The DN traffic (elements, traversals as dn_traversals counts them) of phase_weights(program, phase, {}) and of
+// step_inputs(program, phase, step, {}).inputs, counted without building the elements: what exact traffic needs.
+// uses: buffers the caller reuses from call to call.
+DnTraffic phase_weight_traffic(const LayerProgram& program, const WeightPhase& phase, int dn_bw, DnUseKeys& uses);
+DnTraffic step_input_traffic(const LayerProgram& program, const WeightPhase& phase, const StepOrigin& step, int dn_bw,
+                             DnUseKeys& uses);
 
 // Flat output index [N][K][X'][Y'] of VN v's result at this step.
 std::int64_t output_index(const LayerProgram& program, const WeightPhase& phase, const StepOrigin& step, int vn);

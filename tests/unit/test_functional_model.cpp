@@ -269,8 +269,8 @@ TEST_CASE("functional model equals the reference on 300 random two-level mapping
   check_groups_side_by_side(20261127, true);
 }
 
-// The search's refinement (codegen::exact_traffic_for: one per layer, each fabric tile's shapes counted once per
-// number of Y' blocks and shared by every SDM tile and order of it) against codegen::exact_traffic computed afresh
+// The search's refinement (codegen::exact_traffic_for: one per layer, each fabric tile's shapes counted once and
+// shared by every SDM tile and order of it, which weigh them) against codegen::exact_traffic computed afresh
 // for each mapping (checked against the functional model's execution above): the same DN and RN traversals and
 // energy for every SDM level of a fabric tile, asked in any order, including tiles that share the Y' blocks and
 // differ elsewhere.
@@ -312,5 +312,5 @@ TEST_CASE("exact traffic: the search's shared refinement equals exact_traffic on
     y_blocks_differ += y_blocks.size() > 1;
   }
   CHECK(shared > 60);           // SDM levels of one fabric tile with the same Y' blocks: answered from the cache
-  CHECK(y_blocks_differ > 20);  // and with different ones: counted again
+  CHECK(y_blocks_differ > 20);  // and with different ones: the same shapes, weighed differently
 }
