@@ -16,23 +16,14 @@ import csv
 import json
 import os
 import re
-import shutil
-import subprocess
 import sys
 import tempfile
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from maeri_tool import find_maeri, run
+
 CYCLES = "cycles (with DRAM)"
 FIELDS = ["sdm_kib", "groups", "fused_model", "fused_rtl", "unfused_model", "unfused_rtl", "model_says", "rtl_says",
           "agree"]
-
-
-def find_maeri(given):
-    for candidate in (given, os.environ.get("MAERI"), os.path.join(REPO, "build", "cli", "maeri"),
-                      shutil.which("maeri")):
-        if candidate and os.access(candidate, os.X_OK):
-            return candidate
-    sys.exit("fusion-rtl-check: no maeri tool (build it, or give --maeri PATH)")
 
 
 def with_sdm(hardware, kib, scratch):
@@ -53,21 +44,19 @@ def chained_run(maeri, hardware, workload, fused, scratch):
     path = os.path.join(scratch, "run.json")
     command = [maeri, "verify", "--chain", "--hardware", hardware, "--workload", workload, "--memory", "dram",
                "--json", path] + ([] if fused else ["--no-fusion"])
-    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if done.returncode != 0:
-        sys.exit(f"fusion-rtl-check: `{' '.join(command)}` failed (exit {done.returncode}):\n{done.stderr.strip()}")
+    run(command, "fusion-rtl-check")
     with open(path) as file:
-        run = json.load(file)
-    if run["result"] != "PASS":
-        sys.exit(f"fusion-rtl-check: `{' '.join(command)}`: {run['result']}")
+        outcome = json.load(file)
+    if outcome["result"] != "PASS":
+        sys.exit(f"fusion-rtl-check: `{' '.join(command)}`: {outcome['result']}")
     model = rtl = 0.0
-    for operator in run["operators"]:
+    for operator in outcome["operators"]:
         if operator["where"] != "fabric":
             continue
         row = next(row for row in operator["cross_check"] if row["metric"] == CYCLES)
         model += row["model"]
         rtl += row["rtl"]
-    return len(run.get("groups") or []), model, rtl
+    return len(outcome.get("groups") or []), model, rtl
 
 
 def faster(fused, unfused):
@@ -82,7 +71,7 @@ def main():
     parser.add_argument("--csv")
     parser.add_argument("--maeri")
     args = parser.parse_args()
-    maeri = find_maeri(args.maeri)
+    maeri = find_maeri(args.maeri, "fusion-rtl-check")
     sizes = [int(size) for size in args.sdm_kib.split(",")]
     rows = []
     with tempfile.TemporaryDirectory() as scratch:

@@ -16,33 +16,17 @@ import argparse
 import csv
 import json
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from maeri_tool import find_maeri, run
+
 CYCLES = "cycles (with DRAM)"
-
-
-def find_maeri(given):
-    for candidate in (given, os.environ.get("MAERI"), os.path.join(REPO, "build", "cli", "maeri"),
-                      shutil.which("maeri")):
-        if candidate and os.access(candidate, os.X_OK):
-            return candidate
-    sys.exit("rank-check: no maeri tool (build it, or give --maeri PATH)")
-
-
-def run(command):
-    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if done.returncode != 0:
-        sys.exit(f"rank-check: `{' '.join(command)}` failed (exit {done.returncode}):\n{done.stderr.strip()}")
-    return done
 
 
 def fabric_layers(maeri, hardware, workload, scratch):
     path = os.path.join(scratch, "map.json")
-    run([maeri, "map", "--hardware", hardware, "--workload", workload, "--no-fusion", "--json", path])
+    run([maeri, "map", "--hardware", hardware, "--workload", workload, "--no-fusion", "--json", path], "rank-check")
     with open(path) as file:
         return [entry["layer"] for entry in json.load(file)["layers"]]
 
@@ -51,7 +35,7 @@ def ranked_runs(maeri, hardware, workload, layer, top, scratch):
     """(model cycles, RTL cycles) of the layer's top mappings, in the mapper's order."""
     path = os.path.join(scratch, "verify.json")
     run([maeri, "verify", "--hardware", hardware, "--workload", workload, "--layer", layer, "--top", str(top),
-         "--memory", "dram", "--json", path])
+         "--memory", "dram", "--json", path], "rank-check")
     with open(path) as file:
         runs = json.load(file)
     cycles = []
@@ -73,7 +57,7 @@ def main():
     parser.add_argument("--csv")
     parser.add_argument("--maeri")
     args = parser.parse_args()
-    maeri = find_maeri(args.maeri)
+    maeri = find_maeri(args.maeri, "rank-check")
     rows = []
     with tempfile.TemporaryDirectory() as scratch:
         layers = args.layers.split(",") if args.layers else fabric_layers(maeri, args.hardware, args.workload, scratch)

@@ -2,6 +2,10 @@
 // worked by hand).
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
+#include <random>
+
 #include "contracts/hardware.hpp"
 #include "contracts/layer.hpp"
 
@@ -20,6 +24,23 @@ inline contracts::Hardware small_hardware(std::int64_t num_ms, std::int64_t dn_b
   hardware.dram_latency_cycles = 10;
   hardware.clock_mhz = 200;
   hardware.energy_pj = {0.8, 0.1, 0.15, 0.05, 0.3, 0.05, 5, 5, 160};
+  return hardware;
+}
+
+// Random hardware around a layer for the timing property tests: 8-64 MS, bandwidths, an SDM of smallest_sdm_bytes
+// times 1…16 (small ones make DRAM stalls), a DRAM rate that is whole, a binary fraction, or a decimal one scaled by
+// an efficiency (as calibrated hardware has), a latency.
+inline contracts::Hardware random_channel_hardware(std::mt19937_64& rng, std::int64_t smallest_sdm_bytes) {
+  const std::int64_t num_ms = 8 << (rng() % 4);
+  contracts::Hardware hardware = small_hardware(num_ms, std::min<std::int64_t>(num_ms, 1 << (rng() % 4)),
+                                                std::min<std::int64_t>(num_ms, 1 << (rng() % 4)));
+  hardware.sdm_bytes = smallest_sdm_bytes << (rng() % 5);
+  const int rate_kind = int(rng() % 3);
+  hardware.dram_bytes_per_cycle = rate_kind == 0   ? double(1 + rng() % 16)
+                                  : rate_kind == 1 ? 0.25 * double(1 + rng() % 40)
+                                                   : 0.1 * double(1 + rng() % 90);
+  if (rng() % 3 == 0) hardware.model.dram_efficiency = 0.5 + 0.01 * double(rng() % 50);
+  hardware.dram_latency_cycles = std::int64_t(rng() % 40);
   return hardware;
 }
 

@@ -28,21 +28,6 @@ using namespace maeri;
 
 namespace {
 
-// Random hardware around a layer: 8-64 MS, bandwidths, an SDM from 256 B to 4 KiB (the DRAM stalls), a DRAM rate that
-// is whole, a binary fraction, or a decimal one scaled by an efficiency (as calibrated hardware has), a latency.
-contracts::Hardware random_hardware(std::mt19937_64& rng) {
-  const std::int64_t num_ms = 8 << (rng() % 4);
-  contracts::Hardware hardware = test::small_hardware(num_ms, std::min<std::int64_t>(num_ms, 1 << (rng() % 4)),
-                                                      std::min<std::int64_t>(num_ms, 1 << (rng() % 4)));
-  hardware.sdm_bytes = std::int64_t(256) << (rng() % 5);
-  const int rate_kind = int(rng() % 3);
-  hardware.dram_bytes_per_cycle = rate_kind == 0 ? double(1 + rng() % 16) : rate_kind == 1 ? 0.25 * double(1 + rng() % 40)
-                                                                                           : 0.1 * double(1 + rng() % 90);
-  if (rng() % 3 == 0) hardware.model.dram_efficiency = 0.5 + 0.01 * double(rng() % 50);
-  hardware.dram_latency_cycles = std::int64_t(rng() % 40);
-  return hardware;
-}
-
 void require_equal_runs(const timing::MemoryRun& a, const timing::MemoryRun& b) {
   CHECK(a.dram.bytes_read == b.dram.bytes_read);
   CHECK(a.dram.bytes_written == b.dram.bytes_written);
@@ -131,7 +116,7 @@ TEST_CASE("exact timing: the fast replay equals the clock-by-clock replay", "[ti
   std::mt19937 pick(4501);
   int penalised = 0, devices = 0, stalled = 0, refreshed = 0;
   for (int trial = 0; trial < 300; ++trial) {
-    contracts::Hardware hardware = random_hardware(rng);
+    contracts::Hardware hardware = test::random_channel_hardware(rng, 256);
     const int channel = int(rng() % 3);  // 0 plain, 1 penalties, 2 device
     if (channel == 1) {
       hardware.model.dram_row_bytes = double(64 << (rng() % 4)) * (rng() % 2 ? 1.0 : 0.75);
@@ -221,7 +206,7 @@ TEST_CASE("exact timing: the counted plan equals the plan from elements, in ever
   std::mt19937 pick(4502);
   int pieces_played = 0, roles = 0, resident = 0, blocked = 0;
   for (int trial = 0; trial < 300; ++trial) {
-    contracts::Hardware hardware = random_hardware(rng);
+    contracts::Hardware hardware = test::random_channel_hardware(rng, 256);
     hardware.sdm_bytes *= 4;
     const contracts::Layer layer = test::random_layer_of_new_kind(rng);
     contracts::Mapping mapping = test::random_mapping(layer, hardware.num_ms, pick);
@@ -321,7 +306,7 @@ TEST_CASE("exact timing: a fused member is the sum of its stripe pieces in its r
   std::mt19937 pick(4503);
   int members = 0, striped = 0;
   for (int trial = 0; trial < 200; ++trial) {
-    contracts::Hardware hardware = random_hardware(rng);
+    contracts::Hardware hardware = test::random_channel_hardware(rng, 256);
     hardware.sdm_bytes *= 4;
     const contracts::Layer layer = test::random_layer_of_new_kind(rng);
     const contracts::Mapping mapping = test::random_mapping(layer, hardware.num_ms, pick);

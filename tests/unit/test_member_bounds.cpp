@@ -22,30 +22,13 @@
 
 using namespace maeri;
 
-namespace {
-
-contracts::Hardware random_channel_hardware(std::mt19937_64& rng) {
-  const std::int64_t num_ms = 8 << (rng() % 4);
-  contracts::Hardware hardware = test::small_hardware(num_ms, std::min<std::int64_t>(num_ms, 1 << (rng() % 4)),
-                                                      std::min<std::int64_t>(num_ms, 1 << (rng() % 4)));
-  hardware.sdm_bytes = std::int64_t(1024) << (rng() % 5);
-  const int rate_kind = int(rng() % 3);
-  hardware.dram_bytes_per_cycle = rate_kind == 0 ? double(1 + rng() % 16) : rate_kind == 1 ? 0.25 * double(1 + rng() % 40)
-                                                                                           : 0.1 * double(1 + rng() % 90);
-  if (rng() % 3 == 0) hardware.model.dram_efficiency = 0.5 + 0.01 * double(rng() % 50);
-  hardware.dram_latency_cycles = std::int64_t(rng() % 40);
-  return hardware;
-}
-
-}  // namespace
-
 TEST_CASE("fused search bounds: a member's cycles and energy bounds never exceed its exact costs in its role",
           "[fusion][exact]") {
   std::mt19937_64 rng(4545);
   std::mt19937 pick(4545);
   int members = 0, striped = 0, dram_decides = 0, equal = 0;
   for (int trial = 0; trial < 300; ++trial) {
-    const contracts::Hardware hardware = random_channel_hardware(rng);
+    const contracts::Hardware hardware = test::random_channel_hardware(rng, 1024);
     const contracts::Layer layer = test::random_layer_of_new_kind(rng);
     const contracts::Mapping mapping = test::random_mapping(layer, hardware.num_ms, pick);
     if (!mapping.sdm.blocked || contracts::mapping_violation(layer, hardware, mapping)) continue;
