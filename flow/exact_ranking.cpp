@@ -25,15 +25,18 @@ void ExactTimings::time(const std::vector<contracts::Mapping>& mappings) {
   std::vector<ExactTiming> timed(missing.size());
   tbb::parallel_for(std::size_t(0), missing.size(),
                     [&](std::size_t i) { timed[i] = exact_layer_timing(layer_, hardware_, missing[i]); });
-  for (std::size_t i = 0; i < missing.size(); ++i) {
-    spent_cycles_ += timed[i].cycles;
-    timings_.emplace(missing[i], std::move(timed[i]));
-  }
+  for (std::size_t i = 0; i < missing.size(); ++i) timings_.emplace(missing[i], Timed{std::move(timed[i])});
 }
 
 void ExactTimings::refine(contracts::CostReport& report) {
   time({report.mapping});
-  set_exact_cycles(report, timings_.at(report.mapping), hardware_);
+  Timed& timed = timings_.at(report.mapping);
+  if (!timed.charged) {
+    timed.charged = true;
+    spent_cycles_ += timed.timing.cycles;
+    ++used_;
+  }
+  set_exact_cycles(report, timed.timing, hardware_);
 }
 
 ExactRanked rank_exactly(std::vector<contracts::CostReport> candidates, mapper::Objective objective, int top,
@@ -43,10 +46,11 @@ ExactRanked rank_exactly(std::vector<contracts::CostReport> candidates, mapper::
     return mapper::better(a, b, objective);  // by the bound's objective first
   });
   ExactRanked ranked;
-  // Batches of as many candidates as threads may time at once; a batch may time a few candidates the bound would
-  // have skipped, never fewer, so the list is the same however many threads there are.
+  // The candidates are taken one by one in the bound's order, each checked against the proof and the budget before
+  // it is used; the replays run ahead in batches of as many candidates as threads may time at once (timings of
+  // candidates never reached are thrown away), so the list is the same however many threads there are.
   const std::size_t batch = std::size_t(std::max(1, tbb::this_task_arena::max_concurrency()));
-  std::size_t next = 0;
+  std::size_t next = 0, timed_up_to = 0;
   while (next < candidates.size()) {
     // A candidate's exact report ranks no better than its bound report (cycles at least the bound; energy, DRAM bytes
     // and mapping the same), and every later candidate's bound report ranks no better than this one: once this one
@@ -56,21 +60,21 @@ ExactRanked rank_exactly(std::vector<contracts::CostReport> candidates, mapper::
       break;
     }
     if (!ranked.best.empty() && timings.spent_cycles() >= kExactTimingBudgetCycles) break;  // not proven
-    std::vector<contracts::Mapping> mappings;
-    std::size_t end = next;
-    for (; end < candidates.size() && end - next < batch; ++end) mappings.push_back(candidates[end].mapping);
-    timings.time(mappings);
-    for (; next < end; ++next) {
-      contracts::CostReport report = candidates[next];
-      timings.refine(report);
-      ranked.best.insert(std::upper_bound(ranked.best.begin(), ranked.best.end(), report,
-                                          [&](const contracts::CostReport& a, const contracts::CostReport& b) {
-                                            return mapper::better(a, b, objective);
-                                          }),
-                         report);
-      if (ranked.best.size() > k) ranked.best.pop_back();
-      ++ranked.timed;
+    if (next == timed_up_to) {
+      std::vector<contracts::Mapping> mappings;
+      for (; timed_up_to < candidates.size() && timed_up_to - next < batch; ++timed_up_to)
+        mappings.push_back(candidates[timed_up_to].mapping);
+      timings.time(mappings);
     }
+    contracts::CostReport report = candidates[next++];
+    timings.refine(report);
+    ranked.best.insert(std::upper_bound(ranked.best.begin(), ranked.best.end(), report,
+                                        [&](const contracts::CostReport& a, const contracts::CostReport& b) {
+                                          return mapper::better(a, b, objective);
+                                        }),
+                       report);
+    if (ranked.best.size() > k) ranked.best.pop_back();
+    ++ranked.timed;
   }
   if (next == candidates.size()) ranked.proven = complete;
   return ranked;

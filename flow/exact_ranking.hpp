@@ -34,22 +34,31 @@ inline constexpr double kExactTimingBudgetCycles = 2.5e6;
 // the cross-check refines a report (timing::set_memory_stall); with the nominal parameters, the replay's cycles.
 void set_exact_cycles(contracts::CostReport& report, const ExactTiming& timing, const contracts::Hardware& hardware);
 
-// The exact timings of one layer's mappings, each computed once (several threads time a batch at once).
+// The exact timings of one layer's mappings, each computed once (several threads time a batch at once). What the
+// budget counts is charged when a timing is used (refine), in the callers' order, not when a thread computed it: a
+// batch may time candidates the ranking then never reaches, and how many that is depends on the machine's threads,
+// so the list, the counts and the decision must not.
 class ExactTimings {
  public:
   ExactTimings(const contracts::Layer& layer, const contracts::Hardware& hardware) : layer_(layer), hardware_(hardware) {}
   // Times the mappings not timed yet, in parallel.
   void time(const std::vector<contracts::Mapping>& mappings);
-  // `report` with its exact cycles (timed now if needed).
+  // `report` with its exact cycles (timed now if needed), charged to the budget the first time.
   void refine(contracts::CostReport& report);
-  std::uint64_t count() const { return timings_.size(); }
-  // The exact cycles of every mapping timed so far (what kExactTimingBudgetCycles caps).
+  // The mappings used so far (each counted once).
+  std::uint64_t count() const { return used_; }
+  // The exact cycles of every mapping used so far (what kExactTimingBudgetCycles caps).
   double spent_cycles() const { return spent_cycles_; }
 
  private:
+  struct Timed {
+    ExactTiming timing;
+    bool charged = false;
+  };
   const contracts::Layer& layer_;
   const contracts::Hardware& hardware_;
-  std::map<contracts::Mapping, ExactTiming> timings_;
+  std::map<contracts::Mapping, Timed> timings_;
+  std::uint64_t used_ = 0;
   double spent_cycles_ = 0;
 };
 

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <tbb/global_control.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <cmath>
@@ -186,5 +187,34 @@ TEST_CASE("exact ranking: the list does not depend on the number of threads", "[
     CHECK(one[i].mapping == two[i].mapping);
     CHECK(one[i].cycles.total == two[i].cycles.total);
     CHECK(two[i].mapping == again[i].mapping);
+  }
+}
+
+TEST_CASE("exact ranking: a list the replay budget ends is the same however many threads time ahead", "[ranking]") {
+  // ResNet-50's res2a_branch2b (3x3, 64 -> 64 at 56x56) on 64 MS: every mapping runs ~1.8 M cycles, so the budget
+  // (flow::kExactTimingBudgetCycles, 2.5 M) ends the ranking after the second candidate in the bound's order. The
+  // replays run ahead in batches of the arena's concurrency: with 1 thread two are timed, with 4 a batch of four.
+  // What the budget counts is charged in the candidates' order, so both must use exactly the first two.
+  const contracts::Hardware hardware = contracts::load_hardware(config("hardware/maeri-64.yaml"));
+  contracts::Layer layer;
+  layer.name = "res2a_branch2b";
+  layer.K = layer.C = 64;
+  layer.R = layer.S = 3;
+  layer.X = layer.Y = 56;
+  layer.padding_x = layer.padding_y = 1;
+  const auto ranked_in = [&](int threads) {
+    tbb::task_arena arena(threads);
+    mapper::SearchResult result;
+    arena.execute([&] { result = flow::best_mappings(layer, hardware, mapper::Objective::Runtime, 4); });
+    return result;
+  };
+  const mapper::SearchResult one = ranked_in(1), four = ranked_in(4);
+  REQUIRE_FALSE(one.exact_ranking.proven);  // the budget, not the bound, ended it
+  CHECK(one.exact_ranking.timed == 2);      // ceil(2.5 M / ~1.8 M per candidate)
+  CHECK(four.exact_ranking.timed == one.exact_ranking.timed);
+  REQUIRE(one.best.size() == four.best.size());
+  for (std::size_t i = 0; i < one.best.size(); ++i) {
+    CHECK(one.best[i].mapping == four.best[i].mapping);
+    CHECK(one.best[i].cycles.total == four.best[i].cycles.total);
   }
 }
