@@ -229,6 +229,8 @@ void WorkloadMapping::record_fusion() {
   json_fusion_ = {{"stats", {{"partial_mappings", stats.made}, {"pruned", stats.pruned}, {"joined", stats.joined},
                              {"candidate_groups", stats.groups}, {"options", stats.options},
                              {"traffic_costed", stats.traffic_costed}, {"timed", stats.timed},
+                             {"solved_groups", stats.solved_groups}, {"member_timed", stats.member_timed},
+                             {"open_groups", stats.open_groups}, {"proven", stats.proven},
                              {"seconds", stats.seconds},
                              {"split_back", fusion.split_back}}},
                   {"network_compulsory_dram_bytes", fusion.compulsory_dram_bytes},

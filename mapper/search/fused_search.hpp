@@ -68,6 +68,12 @@ struct FusedSearchStats {
   std::uint64_t options = 0;  // fused mappings of candidate groups (their fronts) offered to the partition
   std::uint64_t traffic_costed = 0;  // of them costed with exact traffic (the rest ruled out by their bounds)
   std::uint64_t timed = 0;           // of them timed by the exact model (the rest ruled out by their bounds)
+  // The proof over the members' map spaces (sum objectives with exact costs; docs/model.md, "Which model decides
+  // what"): one-stripe groups whose bound could win solved member by member (`solved_groups`, with `member_timed`
+  // member mappings timed exactly), groups left whose bound could still win (`open_groups`: striped, or a member's
+  // timing budget spent), and whether the partition is proven optimal over the fused map space.
+  std::uint64_t solved_groups = 0, member_timed = 0, open_groups = 0;
+  bool proven = false;
   double seconds = 0;
 };
 
@@ -86,6 +92,11 @@ struct GroupTotals {
 struct ExactGroupCosts {
   std::function<GroupTotals(const FusedGroup&)> traffic;
   std::function<double(const FusedGroup&)> cycles;
+  // The same for one member of the group (its mapping group.mappings[member], the others' ignored): what the proof
+  // over a one-stripe group's member spaces costs member by member (its members' costs are independent: the shared
+  // tensors live while each runs do not depend on the others' mappings).
+  std::function<GroupTotals(const FusedGroup&, std::size_t)> member_traffic;
+  std::function<double(const FusedGroup&, std::size_t)> member_cycles;
 };
 
 struct NetworkFusion {
