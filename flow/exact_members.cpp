@@ -46,7 +46,8 @@ mapper::ExactMemberTiming exact_member_timing(const contracts::Network& network,
     const std::vector<std::int64_t> reserved{planned.reserved_bytes(i, 0), planned.reserved_bytes(i, 1)};
     MemberKey key{shape_of(layer), group.mappings[i], planned.roles[i], reserved[0], reserved[1]};
     auto found = stalls->find(key);
-    if (found == stalls->end()) {
+    const bool replay = found == stalls->end();
+    if (replay) {
       // The member's stripe pieces in its role (timing::exact_member_timing: the group's reservation in its first
       // stripe and in the others), their memory stalls summed as the cross-check sums them.
       const timing::ExactTiming exact =
@@ -54,6 +55,7 @@ mapper::ExactMemberTiming exact_member_timing(const contracts::Network& network,
       found = stalls->emplace(std::move(key), exact.memory_stall()).first;
     }
     timing::set_memory_stall(report, found->second, hardware);
+    return replay;
   };
 }
 

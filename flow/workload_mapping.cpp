@@ -230,6 +230,7 @@ void WorkloadMapping::record_fusion() {
                              {"candidate_groups", stats.groups}, {"options", stats.options},
                              {"traffic_costed", stats.traffic_costed}, {"timed", stats.timed},
                              {"solved_groups", stats.solved_groups}, {"member_timed", stats.member_timed},
+                             {"member_replayed_cycles", stats.member_replayed_cycles},
                              {"open_groups", stats.open_groups}, {"proven", stats.proven},
                              {"seconds", stats.seconds},
                              {"split_back", fusion.split_back}}},

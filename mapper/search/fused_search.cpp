@@ -216,9 +216,12 @@ class OptionCosts {
   GroupTotals timed(const FusedGroup& group, std::size_t i, GroupTotals traffic) {
     if (!exact_.member_cycles) return traffic;
     ++stats_.member_timed;
-    traffic.cycles = exact_.member_cycles(group, i);
+    const MemberCycles timed = exact_.member_cycles(group, i);
+    traffic.cycles = timed.cycles;
+    if (timed.replayed) stats_.member_replayed_cycles += timed.cycles;
     return traffic;
   }
+  double replayed_cycles() const { return stats_.member_replayed_cycles; }
 
  private:
   static GroupTotals fluid(const Joined& option) { return {option.cycles, option.energy_pj, option.dram_bytes}; }
@@ -653,8 +656,9 @@ class GroupJoiner {
     const FusedRole role = group_roles(graph_, shape)[i];
     const bool feeds = group_feeds(graph_, shape)[i];
     std::vector<Partial> space;
-    for_each_partial(network_.layers[layer], hardware_, fabric_tiles_[layer], Stripes{shape.stripes, shape.token_stripes},
-                     graph_.products[layer], weights_shareable(layer), [&](const RoleKey& key, const Partial& partial) {
+    const Stripes stripes{shape.stripes, shape.token_stripes};
+    for_each_partial(network_.layers[layer], hardware_, fabric_tiles_[layer], stripes, graph_.products[layer],
+                     weights_shareable(layer), [&](const RoleKey& key, const Partial& partial) {
                        if (key.input_in_sdm == role.input_in_sdm && key.output_in_sdm == role.output_in_sdm &&
                            key.feeds == feeds && key.weights_in_sdm == role.weights_in_sdm && key.rows == rows &&
                            partial.pinned == pinned && partial.working_set <= room)
@@ -772,21 +776,19 @@ class GroupJoiner {
 // The proof's solver of a candidate group (docs/model.md, "Which model decides what"). Once each member's rows per
 // stripe and pin are chosen (a context), the group's reservations are fixed — the shared tensors live beside each
 // member and the pinned weights, whatever the members' mappings — so its members cost independently and the group's
-// best in that context by a sum objective (objective, then cycles, energy, DRAM bytes: orders that sums keep) is each
-// member's best in its role. A member's mappings in its context — its whole fused space, pruned by nothing but the
-// SDM's room — are taken in the order of their lower bounds and costed exactly while the next bound still ranks ahead
-// of the best found, as a layer's list is proven; after kMemberReplayBudget replays its best is the best found, not
-// proven. Contexts are solved in the order of their bounds while one can still rank ahead of the target (the best
-// partition of the layers so far) and of the group's best found; a group of more than kContextBudget contexts is
-// left unsolved. A member's best is kept by what decides it, for every group that holds it so (ResNet-50's repeated
-// blocks, a group and the groups that extend it).
-constexpr std::size_t kMemberReplayBudget = 256;
-constexpr std::size_t kContextBudget = 1024;
-
+// best in that context by a sum objective (objective, then cycles, energy, DRAM bytes: orders that sums keep) is
+// each member's best in its role. A member's mappings in its context — its whole fused space, pruned by nothing but
+// the SDM's room — are taken in the order of their lower bounds and costed exactly while the next bound still ranks
+// ahead of the best found, as a layer's list is proven; after kFusedMemberReplayBudget replays, or once the search's
+// replays reach FusionOptions::proof_budget_cycles, its best is the best found, not proven. Contexts are solved in
+// the order of their bounds while one can still rank ahead of the target (the best partition of the layers so far)
+// and of the group's best found; a group of more than kFusedContextBudget contexts is left unsolved. A member's best
+// is kept by what decides it, for every group that holds it so (ResNet-50's repeated blocks, a group and the groups
+// that extend it).
 class GroupSolver {
  public:
-  GroupSolver(GroupJoiner& joiner, OptionCosts& costs, Objective objective)
-      : joiner_(joiner), costs_(costs), objective_(objective) {}
+  GroupSolver(GroupJoiner& joiner, OptionCosts& costs, Objective objective, double budget_cycles)
+      : joiner_(joiner), costs_(costs), objective_(objective), budget_cycles_(budget_cycles) {}
 
   // The group's best mapping found (none: no context that could rank ahead of `target` after `prefix` fits), proven
   // unless such a context was left unsolved or a member's best is not proven.
@@ -800,7 +802,7 @@ class GroupSolver {
       contexts *= double(options);
     }
     if (contexts == 0) return Solved{};
-    if (contexts > double(kContextBudget)) return Solved{std::nullopt, {}, false};
+    if (contexts > double(kFusedContextBudget)) return Solved{std::nullopt, {}, false};
     // Every context with its bound, in the order of the bounds.
     struct Context {
       GroupTotals bound;
@@ -812,7 +814,8 @@ class GroupSolver {
     std::vector<bool> pins(shape.count, false);
     while (true) {
       Context context{{}, pick, pins};
-      for (std::size_t i = 0; i < shape.count; ++i) context.bound = context.bound + costs_.bound(choices[i][pick[i]].lowest);
+      for (std::size_t i = 0; i < shape.count; ++i)
+        context.bound = context.bound + costs_.bound(choices[i][pick[i]].lowest);
       all.push_back(std::move(context));
       std::size_t i = 0;  // the next (rows, pin) of each member, the first fastest
       for (; i < shape.count; ++i) {
@@ -846,8 +849,10 @@ class GroupSolver {
   }
 
  private:
+  // A member's best in a context: none when no mapping fits (proven) or when the budget ran out before one was
+  // timed (not proven).
   struct MemberBest {
-    contracts::Mapping mapping;
+    std::optional<contracts::Mapping> mapping;
     GroupTotals totals;
     bool proven = true;
   };
@@ -871,10 +876,13 @@ class GroupSolver {
       auto found = members_.find(context);
       if (found == members_.end())
         found = members_.emplace(std::move(context), solve_member(group, i, rows[i], room(reservations, i, pinned))).first;
-      if (!found->second) return std::nullopt;
-      solved.group->mappings[i] = found->second->mapping;
-      solved.totals = solved.totals + found->second->totals;
-      solved.proven = solved.proven && found->second->proven;
+      if (!found->second.mapping) {
+        if (found->second.proven) return std::nullopt;  // nothing fits: no such context
+        return Solved{std::nullopt, {}, false};
+      }
+      solved.group->mappings[i] = *found->second.mapping;
+      solved.totals = solved.totals + found->second.totals;
+      solved.proven = solved.proven && found->second.proven;
     }
     return solved;
   }
@@ -885,9 +893,10 @@ class GroupSolver {
   }
 
   // Member i's best in `group`'s context (its stand-ins for the others) among its mappings that fit `room`.
-  std::optional<MemberBest> solve_member(FusedGroup group, std::size_t i, std::int64_t rows, std::int64_t room) {
+  MemberBest solve_member(FusedGroup group, std::size_t i, std::int64_t rows, std::int64_t room) {
     const std::vector<Partial> space = joiner_.member_space(group, i, rows, group.weights_pinned[i], room);
-    if (space.empty()) return std::nullopt;
+    MemberBest best;
+    if (space.empty()) return best;
     std::vector<std::pair<std::array<double, 4>, std::size_t>> order;
     for (std::size_t k = 0; k < space.size(); ++k) {
       const GroupTotals bound = costs_.bound(space[k]);
@@ -896,21 +905,24 @@ class GroupSolver {
                        k});
     }
     std::sort(order.begin(), order.end());
-    std::optional<MemberBest> best;
     std::size_t replays = 0;
     for (const auto& [key, k] : order) {
       const Partial& partial = space[k];
-      if (best && !ahead(costs_.bound(partial), best->totals, objective_)) break;  // nor can any later one
+      if (best.mapping && !ahead(costs_.bound(partial), best.totals, objective_)) break;  // nor can any later one
       group.mappings[i] = partial.mapping;
       const GroupTotals traffic = costs_.traffic(group, i, partial);
-      if (best && !ahead(traffic, best->totals, objective_)) continue;
-      if (costs_.replays() && replays == kMemberReplayBudget) {
-        best->proven = false;
+      if (best.mapping && !ahead(traffic, best.totals, objective_)) continue;
+      if (costs_.replays() &&
+          (replays == kFusedMemberReplayBudget || costs_.replayed_cycles() >= budget_cycles_)) {
+        best.proven = false;
         break;
       }
       ++replays;
       const GroupTotals exact = costs_.timed(group, i, traffic);
-      if (!best || ahead(exact, best->totals, objective_)) best = MemberBest{partial.mapping, exact, true};
+      if (!best.mapping || ahead(exact, best.totals, objective_)) {
+        best.mapping = partial.mapping;
+        best.totals = exact;
+      }
     }
     return best;
   }
@@ -918,7 +930,8 @@ class GroupSolver {
   GroupJoiner& joiner_;
   OptionCosts& costs_;
   Objective objective_;
-  std::map<std::vector<std::int64_t>, std::optional<MemberBest>> members_;
+  double budget_cycles_;
+  std::map<std::vector<std::int64_t>, MemberBest> members_;
 };
 
 // The partition of a fixed policy (FusionOptions::fixed_group): the named consecutive layers as one group, at the
@@ -1007,7 +1020,8 @@ NetworkFusion fused_search(const contracts::Network& network, const FusionGraph&
                   report.counts.dram_bytes, report.cycles.total, report.energy_pj.total};
   };
   OptionCosts costs(exact, fusion.stats);
-  GroupSolver solver(joiner, costs, objective);
+  GroupSolver solver(joiner, costs, objective, options.proof_budget_cycles);
+  fusion.stats.proof_budget_cycles = options.proof_budget_cycles;
   const std::size_t layers = network.layers.size();
   if (!options.fixed_group.empty())
     fusion.groups = fixed_partition(network, options.fixed_group, objective, layer_alone,

@@ -152,8 +152,8 @@ ExactGroupCosts exact_group_costs(const contracts::Network& network, const Fusio
     costs.member_cycles = [&network, &graph, &hardware, exact_traffic_for, exact_members](const FusedGroup& group,
                                                                                           std::size_t i) {
       contracts::CostReport report = member_with_exact_traffic(network, graph, hardware, group, i, exact_traffic_for);
-      exact_members(group, i, report);
-      return report.cycles.total;
+      const bool replayed = exact_members(group, i, report);
+      return MemberCycles{report.cycles.total, replayed};
     };
   }
   return costs;

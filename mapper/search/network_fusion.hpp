@@ -45,9 +45,10 @@ struct NetworkFusionResult {
 
 // Gives member `member` of a group (its report in its role, with exact traffic) its exact cycles with DRAM in that
 // role — its stripe pieces replayed with the group's SDM reservations (flow/exact_members.hpp), what the mapper
-// cannot call. Empty: the members keep the fluid estimate.
+// cannot call — and says whether it replayed them (false: the same member timed before). Empty: the members keep the
+// fluid estimate.
 using ExactMemberTiming =
-    std::function<void(const FusedGroup& group, std::size_t member, contracts::CostReport& report)>;
+    std::function<bool(const FusedGroup& group, std::size_t member, contracts::CostReport& report)>;
 
 // `best[i]` is layer i's standalone search result, best first, with exact traffic (at least one entry; the fused
 // space takes the distinct fabric tiles of its first `options.fabric_tiles`). `memory_free[i]`, when given (one
