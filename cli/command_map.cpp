@@ -205,7 +205,7 @@ void print_fusion_proof(const mapper::FusedSearchStats& stats, mapper::Objective
   else
     fmt::print("fused groups NOT proven over the members' fused map spaces: {} candidate groups could still win by "
                "their bounds (more than {} contexts of rows and pins, {} replays of a member, or the proof's {:.0e} "
-               "replayed cycles spent); {} solved, {} member mappings timed exactly ({:.3g} cycles)\n",
+               "replayed cycles spent); {} tried, {} member mappings timed exactly ({:.3g} cycles)\n",
                stats.open_groups, mapper::kFusedContextBudget, mapper::kFusedMemberReplayBudget,
                stats.proof_budget_cycles, stats.solved_groups, stats.member_timed, stats.member_replayed_cycles);
 }

@@ -794,6 +794,7 @@ class GroupSolver {
   // unless such a context was left unsolved or a member's best is not proven.
   Solved operator()(const FusedGroup& shape, const GroupTotals& prefix, const GroupTotals& target) {
     using Choice = GroupJoiner::RowsChoice;
+    if (costs_.replays() && costs_.replayed_cycles() >= budget_cycles_) return Solved{std::nullopt, {}, false};
     const std::vector<std::vector<Choice>> choices = joiner_.rows_choices(shape);
     double contexts = 1;
     for (const std::vector<Choice>& member : choices) {
@@ -874,8 +875,12 @@ class GroupSolver {
       std::vector<std::int64_t> context = joiner_.member_context(shape, i);
       context.insert(context.end(), {rows[i], pins[i], reservations.live_at[i], pinned});
       auto found = members_.find(context);
-      if (found == members_.end())
-        found = members_.emplace(std::move(context), solve_member(group, i, rows[i], room(reservations, i, pinned))).first;
+      if (found == members_.end()) {
+        context.resize(context.size() - 2);  // the member's space: without the bytes beside it
+        const std::vector<Partial>& space = member_space(group, i, rows[i], context);
+        context.insert(context.end(), {reservations.live_at[i], pinned});
+        found = members_.emplace(std::move(context), solve_member(group, i, space, room(reservations, i, pinned))).first;
+      }
       if (!found->second.mapping) {
         if (found->second.proven) return std::nullopt;  // nothing fits: no such context
         return Solved{std::nullopt, {}, false};
@@ -892,11 +897,14 @@ class GroupSolver {
     return joiner_.sdm_bytes() - reservations.live_at[i] - pinned;
   }
 
-  // Member i's best in `group`'s context (its stand-ins for the others) among its mappings that fit `room`.
-  MemberBest solve_member(FusedGroup group, std::size_t i, std::int64_t rows, std::int64_t room) {
-    const std::vector<Partial> space = joiner_.member_space(group, i, rows, group.weights_pinned[i], room);
-    MemberBest best;
-    if (space.empty()) return best;
+  // Member i's mappings in its role with `rows` and its pin, in the order of their bounds, whatever the room beside
+  // them (made once per `key`: the member's context without the bytes beside it).
+  const std::vector<Partial>& member_space(const FusedGroup& group, std::size_t i, std::int64_t rows,
+                                           const std::vector<std::int64_t>& key) {
+    auto found = spaces_.find(key);
+    if (found != spaces_.end()) return found->second;
+    std::vector<Partial> space =
+        joiner_.member_space(group, i, rows, group.weights_pinned[i], std::numeric_limits<std::int64_t>::max());
     std::vector<std::pair<std::array<double, 4>, std::size_t>> order;
     for (std::size_t k = 0; k < space.size(); ++k) {
       const GroupTotals bound = costs_.bound(space[k]);
@@ -905,9 +913,18 @@ class GroupSolver {
                        k});
     }
     std::sort(order.begin(), order.end());
+    std::vector<Partial> sorted;
+    for (const auto& entry : order) sorted.push_back(std::move(space[entry.second]));
+    return spaces_.emplace(key, std::move(sorted)).first->second;
+  }
+
+  // Member i's best in `group`'s context (its stand-ins for the others) among its mappings (`space`, in the order of
+  // their bounds) that fit `room`.
+  MemberBest solve_member(FusedGroup group, std::size_t i, const std::vector<Partial>& space, std::int64_t room) {
+    MemberBest best;
     std::size_t replays = 0;
-    for (const auto& [key, k] : order) {
-      const Partial& partial = space[k];
+    for (const Partial& partial : space) {
+      if (partial.working_set > room) continue;
       if (best.mapping && !ahead(costs_.bound(partial), best.totals, objective_)) break;  // nor can any later one
       group.mappings[i] = partial.mapping;
       const GroupTotals traffic = costs_.traffic(group, i, partial);
@@ -932,6 +949,7 @@ class GroupSolver {
   Objective objective_;
   double budget_cycles_;
   std::map<std::vector<std::int64_t>, MemberBest> members_;
+  std::map<std::vector<std::int64_t>, std::vector<Partial>> spaces_;
 };
 
 // The partition of a fixed policy (FusionOptions::fixed_group): the named consecutive layers as one group, at the
