@@ -190,6 +190,26 @@ void print_totals(const flow::WorkloadTotals& totals, std::size_t layers, const 
 }
 
 // The fused groups against their layers alone, the search's statistics, and the network against its compulsory bytes.
+// Whether the fused search's partition is proven over the members' fused map spaces (docs/model.md, "Which model
+// decides what"); nothing for a mapping file's groups, which are costed, not searched.
+void print_fusion_proof(const mapper::FusedSearchStats& stats, mapper::Objective objective) {
+  if (stats.groups == 0) return;
+  if (stats.proven)
+    fmt::print("fused groups proven over the members' fused map spaces: {} candidate groups solved by their bounds, "
+               "{} member mappings timed exactly ({:.3g} cycles)\n",
+               stats.solved_groups, stats.member_timed, stats.member_replayed_cycles);
+  else if (objective == mapper::Objective::EnergyDelay || stats.solved_groups == 0)
+    fmt::print("fused groups NOT proven: {} (the exact model decides between the mappings the fluid joins propose)\n",
+               objective == mapper::Objective::EnergyDelay ? "the network's EDP is no sum over groups"
+                                                           : "a fixed fusion policy");
+  else
+    fmt::print("fused groups NOT proven over the members' fused map spaces: {} candidate groups could still win by "
+               "their bounds (more than {} contexts of rows and pins, {} replays of a member, or the proof's {:.0e} "
+               "replayed cycles spent); {} tried, {} member mappings timed exactly ({:.3g} cycles)\n",
+               stats.open_groups, mapper::kFusedContextBudget, mapper::kFusedMemberReplayBudget,
+               stats.proof_budget_cycles, stats.solved_groups, stats.member_timed, stats.member_replayed_cycles);
+}
+
 void print_fusion(const mapper::NetworkFusionResult& fusion, const contracts::Network& network,
                   mapper::Objective objective) {
   const mapper::FusedSearchStats& stats = fusion.stats;
@@ -353,12 +373,18 @@ int run_map(const MapOptions& options) {
     if (details) print_layer(mapped, heuristic, fixed, two_level, objective);
   });
   if (details) {
-    if (workload.fusion()) print_fusion(*workload.fusion(), network, objective);
+    if (workload.fusion()) {
+      print_fusion(*workload.fusion(), network, objective);
+      print_fusion_proof(workload.fusion()->stats, objective);
+    }
     if (layers.size() > 1) print_totals(workload.totals(), layers.size(), hardware);
   } else {
     print_table(workload.chosen());
     print_totals(workload.totals(), layers.size(), hardware);
-    if (workload.fusion()) print_fusion_summary(*workload.fusion());
+    if (workload.fusion()) {
+      print_fusion_summary(*workload.fusion());
+      print_fusion_proof(workload.fusion()->stats, objective);
+    }
   }
 
   if (!output.empty()) {
@@ -430,13 +456,19 @@ void add_map_command(CLI::App& app, Action& action) {
                       "TransFusion's: every Einsum but K and V, scripts/ffm-comparison.py)")
       ->excludes(given)
       ->excludes(no_fusion);
-  // The fused space's limits (mapper::FusionOptions), for measuring what each costs (scripts/fusion-gap.py).
+  // The fused space's limits and the proof's budget (mapper::FusionOptions), for measuring what each costs
+  // (scripts/fusion-gap.py).
   command->add_option("--fusion-max-layers", options->fusion.max_layers, "the longest fused group tried")
       ->check(CLI::Range(std::size_t(2), std::size_t(64)))
       ->capture_default_str();
   command->add_option("--fusion-tiles", options->fusion.fabric_tiles,
                       "per layer, the fused space takes the fabric tiles of its best this many standalone mappings")
       ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  command->add_option("--fusion-proof-cycles", options->fusion.proof_budget_cycles,
+                      "the fused groups' proof replays members of at most this many cycles in all, then says NOT "
+                      "proven (docs/model.md, \"Which model decides what\")")
+      ->check(CLI::Range(0.0, 1e15))
       ->capture_default_str();
   command->add_flag("--details", options->details,
                     "per layer, its best mappings with their SDM tiles, the baseline and what each pruning rule "

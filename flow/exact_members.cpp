@@ -40,22 +40,22 @@ std::vector<std::int64_t> shape_of(const contracts::Layer& layer) {
 mapper::ExactMemberTiming exact_member_timing(const contracts::Network& network, const contracts::Hardware& hardware) {
   // Memory stalls already timed, shared by the hook's copies (the fused search times many candidate groups).
   auto stalls = std::make_shared<std::map<MemberKey, double>>();
-  return [&network, &hardware, stalls](const mapper::FusedGroup& group, std::vector<contracts::CostReport>& members) {
+  return [&network, &hardware, stalls](const mapper::FusedGroup& group, std::size_t i, contracts::CostReport& report) {
     const contracts::PlannedGroup planned = planned_group(network, hardware, group, "");
-    for (std::size_t i = 0; i < group.count; ++i) {
-      const contracts::Layer& layer = network.layers[group.first + i];
-      const std::vector<std::int64_t> reserved{planned.reserved_bytes(i, 0), planned.reserved_bytes(i, 1)};
-      MemberKey key{shape_of(layer), group.mappings[i], planned.roles[i], reserved[0], reserved[1]};
-      auto found = stalls->find(key);
-      if (found == stalls->end()) {
-        // The member's stripe pieces in its role (timing::exact_member_timing: the group's reservation in its first
-        // stripe and in the others), their memory stalls summed as the cross-check sums them.
-        const timing::ExactTiming exact =
-            timing::exact_member_timing(layer, hardware, group.mappings[i], planned.roles[i], reserved);
-        found = stalls->emplace(std::move(key), exact.memory_stall()).first;
-      }
-      timing::set_memory_stall(members[i], found->second, hardware);
+    const contracts::Layer& layer = network.layers[group.first + i];
+    const std::vector<std::int64_t> reserved{planned.reserved_bytes(i, 0), planned.reserved_bytes(i, 1)};
+    MemberKey key{shape_of(layer), group.mappings[i], planned.roles[i], reserved[0], reserved[1]};
+    auto found = stalls->find(key);
+    const bool replay = found == stalls->end();
+    if (replay) {
+      // The member's stripe pieces in its role (timing::exact_member_timing: the group's reservation in its first
+      // stripe and in the others), their memory stalls summed as the cross-check sums them.
+      const timing::ExactTiming exact =
+          timing::exact_member_timing(layer, hardware, group.mappings[i], planned.roles[i], reserved);
+      found = stalls->emplace(std::move(key), exact.memory_stall()).first;
     }
+    timing::set_memory_stall(report, found->second, hardware);
+    return replay;
   };
 }
 

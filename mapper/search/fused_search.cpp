@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -24,6 +25,8 @@
 
 namespace maeri::mapper {
 namespace {
+
+constexpr double kNone = std::numeric_limits<double>::infinity();
 
 // One partial mapping of a layer in a role: what the join needs of it, and the lower bounds of its exact cycles
 // (member_cycles_lower_bound) and energy (no DN/RN traversals: exact traffic only sets those counts).
@@ -52,7 +55,22 @@ struct RoleKey {
            std::tie(o.input_in_sdm, o.output_in_sdm, o.feeds, o.rows, o.weights_in_sdm);
   }
 };
-using PartialSets = std::map<RoleKey, std::vector<Partial>>;
+// A key's partial mappings: those no other beats in fluid cycles, energy, working set and pinned bytes (what the
+// joins propose), and the componentwise least of every partial's costs and bounds, pruned or not (what a group's
+// bound over its members' whole spaces adds up).
+struct RoleSet {
+  std::vector<Partial> front;
+  bool pinnable = false;  // some partial pins its weights
+  Partial lowest{kNone, kNone, 0, 0, {}, false, kNone, kNone, std::numeric_limits<std::int64_t>::max()};
+  void lower_to(const Partial& partial) {
+    lowest.cycles = std::min(lowest.cycles, partial.cycles);
+    lowest.energy_pj = std::min(lowest.energy_pj, partial.energy_pj);
+    lowest.cycles_bound = std::min(lowest.cycles_bound, partial.cycles_bound);
+    lowest.energy_bound = std::min(lowest.energy_bound, partial.energy_bound);
+    lowest.dram_bytes = std::min(lowest.dram_bytes, partial.dram_bytes);
+  }
+};
+using PartialSets = std::map<RoleKey, RoleSet>;
 
 // A group's stripes: how many, along X' or N (token stripes).
 struct Stripes {
@@ -62,12 +80,14 @@ struct Stripes {
   bool operator==(const Stripes& o) const { return count == o.count && tokens == o.tokens; }
 };
 
-PartialSets make_partials(const contracts::Layer& layer, const contracts::Hardware& hardware,
-                          const std::vector<contracts::FabricTile>& tiles, Stripes striping, bool product,
-                          bool weights_shareable, FusedSearchStats& stats) {
+// Every partial mapping of a layer for `striping`: each mapping of its fused space in each role, visited with each
+// compatibility key it may take (an output written anyway may feed the group or not).
+void for_each_partial(const contracts::Layer& layer, const contracts::Hardware& hardware,
+                      const std::vector<contracts::FabricTile>& tiles, Stripes striping, bool product,
+                      bool weights_shareable, const std::function<void(const RoleKey&, const Partial&)>& visit,
+                      std::uint64_t* made = nullptr) {
   const bool query_rows = striping.tokens && product && striping.count > 1;
   const std::int64_t stripes = striping.count;
-  PartialSets sets;
   const std::int64_t pinned_bytes = pinned_weight_bytes(layer, hardware);
   const auto extents = contracts::layer_extents(layer);
   for_each_fused_sdm_tile(layer, hardware, tiles, stripes, striping.tokens, query_rows, [&](const contracts::Mapping& tile,
@@ -85,21 +105,33 @@ PartialSets make_partials(const contracts::Layer& layer, const contracts::Hardwa
     const std::int64_t rows = stripes > 1 ? tile.sdm.block[contracts::stripe_dim(striping.tokens, query_rows)] : 0;
     evaluate_orders(layer, hardware, tile, distinct_phase_orders(layer, tile), orders, roles, [&](const contracts::CostReport& report, std::size_t r) {
       const FusedRole& role = roles[r];
-      ++stats.made;
-      Partial partial{report.cycles.total, report.energy_pj.total,
-                      member_working_set(layer, hardware, report.mapping, role),
-                      role.weights_pinned ? pinned_bytes : 0, report.mapping, role.weights_pinned,
-                      member_cycles_lower_bound(report, hardware),
-                      report.energy_pj.total - report.energy_pj.dn - report.energy_pj.rn, report.counts.dram_bytes};
+      if (made) ++*made;
+      const Partial partial{report.cycles.total, report.energy_pj.total,
+                            member_working_set(layer, hardware, report.mapping, role),
+                            role.weights_pinned ? pinned_bytes : 0, report.mapping, role.weights_pinned,
+                            member_cycles_lower_bound(report, hardware),
+                            report.energy_pj.total - report.energy_pj.dn - report.energy_pj.rn,
+                            report.counts.dram_bytes};
       const bool final_output = contracts::sdm_block_traffic(layer, report.mapping).output_visits == 1;
-      // An output that stays in the SDM feeds the group; one that is written anyway may feed it or not.
-      for (int feeds = role.output_in_sdm ? 1 : 0; feeds < 2; ++feeds) {
-        if (feeds && !final_output) continue;
-        offer_pareto(sets[RoleKey{role.input_in_sdm, role.output_in_sdm, feeds == 1, rows, role.weights_in_sdm}], partial, dominates,
-                     stats.pruned);
-      }
+      for (int feeds = role.output_in_sdm ? 1 : 0; feeds < 2; ++feeds)
+        if (!feeds || final_output)
+          visit(RoleKey{role.input_in_sdm, role.output_in_sdm, feeds == 1, rows, role.weights_in_sdm}, partial);
     });
   });
+}
+
+PartialSets make_partials(const contracts::Layer& layer, const contracts::Hardware& hardware,
+                          const std::vector<contracts::FabricTile>& tiles, Stripes striping, bool product,
+                          bool weights_shareable, FusedSearchStats& stats) {
+  PartialSets sets;
+  for_each_partial(layer, hardware, tiles, striping, product, weights_shareable,
+                   [&](const RoleKey& key, const Partial& partial) {
+                     RoleSet& set = sets[key];
+                     set.lower_to(partial);
+                     set.pinnable = set.pinnable || partial.pinned;
+                     offer_pareto(set.front, partial, dominates, stats.pruned);
+                   },
+                   &stats.made);
   return sets;
 }
 
@@ -168,6 +200,29 @@ class OptionCosts {
   }
   GroupTotals exact(const Joined& option) { return timed(option, traffic(option)); }
 
+  // The same three stages for member `i` of `group` (its mapping `partial.mapping`, already in group.mappings[i]).
+  GroupTotals bound(const Partial& partial) const {
+    return bound(Joined{partial.cycles, partial.energy_pj, {}, partial.dram_bytes, partial.cycles_bound,
+                        partial.energy_bound});
+  }
+  GroupTotals traffic(const FusedGroup& group, std::size_t i, const Partial& partial) {
+    if (!exact_.member_traffic) return {partial.cycles, partial.energy_pj, partial.dram_bytes};
+    GroupTotals totals = exact_.member_traffic(group, i);
+    if (exact_.member_cycles) totals.cycles = partial.cycles_bound;
+    return totals;
+  }
+  // Whether `timed` replays (the proof's budget counts replays, not fluid or traffic costs).
+  bool replays() const { return bool(exact_.member_cycles); }
+  GroupTotals timed(const FusedGroup& group, std::size_t i, GroupTotals traffic) {
+    if (!exact_.member_cycles) return traffic;
+    ++stats_.member_timed;
+    const MemberCycles timed = exact_.member_cycles(group, i);
+    traffic.cycles = timed.cycles;
+    if (timed.replayed) stats_.member_replayed_cycles += timed.cycles;
+    return traffic;
+  }
+  double replayed_cycles() const { return stats_.member_replayed_cycles; }
+
  private:
   static GroupTotals fluid(const Joined& option) { return {option.cycles, option.energy_pj, option.dram_bytes}; }
   const ExactGroupCosts& exact_;
@@ -176,25 +231,59 @@ class OptionCosts {
 
 bool joined_dominates(const Joined& a, const Joined& b) { return a.cycles <= b.cycles && a.energy_pj <= b.energy_pj; }
 
-using GroupsEnding = std::function<void(std::size_t, const std::function<void(std::vector<Joined>)>&)>;
+// A candidate group (first layer, count, stripes) for the partition: the mappings its fluid joins propose (its
+// front, non-empty) and, summed over its members, the componentwise least costs and bounds of every mapping of each
+// member in its role (`space_bound`): no mapping of the group, proposed or not, costs less in any of them.
+struct Candidate {
+  FusedGroup shape;
+  std::vector<Joined> front;
+  Joined space_bound;
+};
+using GroupsEnding = std::function<void(std::size_t, const std::function<void(Candidate)>&)>;
+
+// A candidate group solved over its members' spaces (GroupSolver): its best mapping found by the costs the partition
+// compares (none when nothing that could rank ahead of the target fits), and whether no mapping of the group can
+// rank ahead of it and of the target (every context that could, solved; every member's search closed by its bound).
+struct Solved {
+  std::optional<FusedGroup> group;
+  GroupTotals totals;
+  bool proven = true;
+};
+// solve(group shape, the prefix's lower bound, the target: the best partition of the layers so far).
+using SolveGroup = std::function<Solved(const FusedGroup&, const GroupTotals&, const GroupTotals&)>;
+
+GroupTotals least(const GroupTotals& a, const GroupTotals& b, Objective objective) {
+  return ahead(b, a, objective) ? b : a;
+}
 
 // A sum objective (runtime, energy) is the sum of the groups' objectives: the best partition of the first j layers
 // is the best of the first j − 1 plus layer j − 1 alone, or of the first `first` plus a group mapping (by the
 // objective, then cycles, energy and DRAM bytes, which add up too). The group mappings ending at j are taken in the
 // order of their lower bounds; one is costed exactly only while its bound can still beat (or tie) the best so far.
+// Then the proof over the members' spaces (docs/model.md, "Which model decides what"): `lower[j]` ranks no worse
+// than every partition of the first j layers, proposed or not — the least of each candidate group's bound over its
+// members' spaces (or its solved best) after the prefix's lower bound, of the layer alone, and of best[j]. A
+// one-stripe group whose bound can still rank ahead of best[j] is solved over its members' spaces (`solve`); a
+// striped one left so is open. The partition is proven when lower[layers] does not rank ahead of best[layers].
 std::vector<FusedGroup> best_partition_by_sum(std::size_t layers, Objective objective,
                                               const std::function<Joined(std::size_t)>& alone,
-                                              const GroupsEnding& groups_ending, OptionCosts& costs) {
-  std::vector<GroupTotals> best(layers + 1);
+                                              const GroupsEnding& groups_ending, OptionCosts& costs,
+                                              const SolveGroup& solve, FusedSearchStats& stats) {
+  std::vector<GroupTotals> best(layers + 1), lower(layers + 1);
   std::vector<FusedGroup> last(layers + 1);
   const auto value = [&](const GroupTotals& totals) { return objective_value(totals.cycles, totals.energy_pj, objective); };
   for (std::size_t j = 1; j <= layers; ++j) {
     Joined single = alone(j - 1);
-    best[j] = best[j - 1] + GroupTotals{single.cycles, single.energy_pj, single.dram_bytes};
+    const GroupTotals single_totals{single.cycles, single.energy_pj, single.dram_bytes};
+    best[j] = best[j - 1] + single_totals;
+    lower[j] = lower[j - 1] + single_totals;
     last[j] = std::move(single.group);
     std::vector<Joined> options;
-    groups_ending(j, [&](std::vector<Joined> front) {
-      for (Joined& option : front) options.push_back(std::move(option));
+    std::vector<Candidate> candidates;
+    groups_ending(j, [&](Candidate candidate) {
+      for (Joined& option : candidate.front) options.push_back(std::move(option));
+      candidate.front.clear();
+      candidates.push_back(std::move(candidate));
     });
     std::vector<std::pair<double, std::size_t>> order;
     for (std::size_t k = 0; k < options.size(); ++k)
@@ -212,7 +301,43 @@ std::vector<FusedGroup> best_partition_by_sum(std::size_t layers, Objective obje
         last[j] = std::move(option.group);
       }
     }
+    if (!solve) continue;
+    // The proof: the candidate groups in the order of their bounds over their members' spaces.
+    const auto space_bound = [&](const Candidate& candidate) {
+      return lower[candidate.shape.first] + costs.bound(candidate.space_bound);
+    };
+    std::stable_sort(candidates.begin(), candidates.end(), [&](const Candidate& a, const Candidate& b) {
+      return value(space_bound(a)) < value(space_bound(b));
+    });
+    // Per group that could still rank ahead: a lower bound after the prefix's lower bound, and, when the group is
+    // open, its own bound after the prefix's best.
+    std::vector<std::pair<GroupTotals, std::optional<GroupTotals>>> could_win;
+    for (const Candidate& candidate : candidates) {
+      const std::size_t first = candidate.shape.first;
+      const GroupTotals bound = space_bound(candidate);
+      if (!ahead(bound, best[j], objective)) continue;  // no mapping of the group ranks ahead of best[j]
+      ++stats.solved_groups;
+      const Solved solved = solve(candidate.shape, lower[first], best[j]);
+      if (solved.group) {
+        const GroupTotals total = best[first] + solved.totals;
+        if (ahead(total, best[j], objective)) {
+          best[j] = total;
+          last[j] = *solved.group;
+        }
+      }
+      if (!solved.proven)
+        could_win.emplace_back(bound, best[first] + costs.bound(candidate.space_bound));
+      else if (solved.group)
+        could_win.emplace_back(lower[first] + solved.totals, std::nullopt);
+    }
+    lower[j] = least(lower[j], best[j], objective);
+    for (const auto& [bound, own] : could_win)
+      if (ahead(bound, best[j], objective)) {  // still, against the final best[j]
+        lower[j] = least(lower[j], bound, objective);
+        stats.open_groups += own && ahead(*own, best[j], objective);
+      }
   }
+  stats.proven = solve && !ahead(lower[layers], best[layers], objective);
   std::vector<FusedGroup> groups;
   for (std::size_t j = layers; j > 0; j -= last[j].count) groups.push_back(last[j]);
   std::reverse(groups.begin(), groups.end());
@@ -257,8 +382,8 @@ std::vector<FusedGroup> best_partition_by_network_edp(std::size_t layers, const 
     extend(1, {single.cycles, single.energy_pj, 0});  // first, so that on equal totals the unfused partition stays
     groups.push_back(std::move(single.group));
     std::vector<Joined> options;
-    groups_ending(j, [&](std::vector<Joined> front) {
-      for (Joined& option : front) options.push_back(std::move(option));
+    groups_ending(j, [&](Candidate candidate) {
+      for (Joined& option : candidate.front) options.push_back(std::move(option));
     });
     std::stable_sort(options.begin(), options.end(), [&](const Joined& a, const Joined& b) {
       return costs.bound(a).cycles < costs.bound(b).cycles;
@@ -375,6 +500,7 @@ struct Prepared {
   FusedGroup shape;
   Stripes stripes;
   std::vector<std::vector<std::pair<std::int64_t, const std::vector<Partial>*>>> by_rows;
+  Joined space_bound;  // Candidate::space_bound
 };
 
 // The memory a join works in, kept to be reused (one per thread).
@@ -416,7 +542,7 @@ class GroupJoiner {
   // Every candidate group ending after layer j − 1 (j = first + count), each with its front. The partial mappings
   // are made first, in order; then the groups are joined at once, each on its own statistics and memory, and visited
   // in order: the same fronts, in the same order, as one after another.
-  void for_each_group_ending(std::size_t j, const std::function<void(std::vector<Joined>)>& visit) {
+  void for_each_group_ending(std::size_t j, const std::function<void(Candidate)>& visit) {
     std::vector<Prepared> groups;
     for (std::size_t count = 2; count <= std::min(j, options_.max_layers); ++count) {
       const std::size_t first = j - count;
@@ -433,7 +559,7 @@ class GroupJoiner {
     for (std::size_t g = 0; g < groups.size(); ++g) {
       stats_.joined += stats[g].joined;
       stats_.pruned += stats[g].pruned;
-      if (!fronts[g].empty()) visit(std::move(fronts[g]));
+      if (!fronts[g].empty()) visit(Candidate{groups[g].shape, std::move(fronts[g]), groups[g].space_bound});
     }
   }
 
@@ -452,16 +578,14 @@ class GroupJoiner {
 
   const PartialSets& partials_of(std::size_t layer, Stripes stripes) {
     // A matrix product whose operand A some layer makes may read it from the group: roles with its weights shared.
-    const bool weights_shareable = std::any_of(graph_.edges.begin(), graph_.edges.end(), [&](const FusionEdge& edge) {
-      return edge.consumer == layer && edge.operand_a;
-    });
+    const bool shareable = weights_shareable(layer);
     ShapeKey key = shape_key(network_.layers[layer], stripes);
-    key.push_back(weights_shareable);
+    key.push_back(shareable);
     key.push_back(graph_.products[layer]);
     auto found = partials_.find(key);
     if (found == partials_.end())
       found = partials_.emplace(key, make_partials(network_.layers[layer], hardware_, fabric_tiles_[layer], stripes,
-                                                   graph_.products[layer], weights_shareable, stats_)).first;
+                                                   graph_.products[layer], shareable, stats_)).first;
     return found->second;
   }
 
@@ -473,14 +597,91 @@ class GroupJoiner {
     const std::vector<FusedRole> roles = group_roles(graph_, group.shape);
     const std::vector<bool> feeds = group_feeds(graph_, group.shape);
     group.by_rows.resize(count);
+    group.space_bound = Joined{0, 0, group.shape, 0, 0, 0};
     for (std::size_t i = 0; i < count; ++i) {
+      RoleSet member;  // its least costs and bounds over every rows per stripe
       for (const auto& [key, set] : partials_of(first + i, stripes))
         if (key.input_in_sdm == roles[i].input_in_sdm && key.output_in_sdm == roles[i].output_in_sdm &&
-            key.feeds == feeds[i] && key.weights_in_sdm == roles[i].weights_in_sdm && !set.empty())
-          group.by_rows[i].emplace_back(key.rows, &set);
+            key.feeds == feeds[i] && key.weights_in_sdm == roles[i].weights_in_sdm && !set.front.empty()) {
+          group.by_rows[i].emplace_back(key.rows, &set.front);
+          member.lower_to(set.lowest);
+        }
       if (group.by_rows[i].empty()) return std::nullopt;
+      Joined& bound = group.space_bound;
+      bound.cycles += member.lowest.cycles;
+      bound.energy_pj += member.lowest.energy_pj;
+      bound.dram_bytes += member.lowest.dram_bytes;
+      bound.cycles_bound += member.lowest.cycles_bound;
+      bound.energy_bound += member.lowest.energy_bound;
     }
     return group;
+  }
+
+ public:
+  // A member's rows per stripe in its role (0 with one stripe): whether some mapping pins its weights, one mapping
+  // (a stand-in for the member while another is costed: the group's reservations read its rows) and the least costs
+  // and bounds of all.
+  struct RowsChoice {
+    std::int64_t rows = 0;
+    bool pinnable = false;
+    contracts::Mapping example;
+    Partial lowest;
+  };
+  // Per member of `shape`, the rows per stripe its space offers in its role (an empty list: none).
+  std::vector<std::vector<RowsChoice>> rows_choices(const FusedGroup& shape) {
+    const Stripes stripes{shape.stripes, shape.token_stripes};
+    const std::vector<FusedRole> roles = group_roles(graph_, shape);
+    const std::vector<bool> feeds = group_feeds(graph_, shape);
+    std::vector<std::vector<RowsChoice>> choices(shape.count);
+    for (std::size_t i = 0; i < shape.count; ++i)
+      for (const auto& [key, set] : partials_of(shape.first + i, stripes))
+        if (key.input_in_sdm == roles[i].input_in_sdm && key.output_in_sdm == roles[i].output_in_sdm &&
+            key.feeds == feeds[i] && key.weights_in_sdm == roles[i].weights_in_sdm && !set.front.empty())
+          choices[i].push_back(RowsChoice{key.rows, set.pinnable, set.front.front().mapping, set.lowest});
+    return choices;
+  }
+  std::int64_t sdm_bytes() const { return hardware_.sdm_bytes; }
+  GroupReservations reservations(const FusedGroup& shape, const std::vector<std::int64_t>& rows) const {
+    return group_reservations(network_, graph_, hardware_, shape.first, shape.count, shape.stripes, rows,
+                              shape.token_stripes);
+  }
+  std::int64_t pinned_bytes(const FusedGroup& shape, std::size_t i) const {
+    return pinned_weight_bytes(network_.layers[shape.first + i], hardware_);
+  }
+  // Every mapping of member i of `shape` in its role with `rows` per stripe and its weights pinned or not whose
+  // working set is at most `room`, pruned by nothing (what the proof walks).
+  std::vector<Partial> member_space(const FusedGroup& shape, std::size_t i, std::int64_t rows, bool pinned,
+                                    std::int64_t room) const {
+    const std::size_t layer = shape.first + i;
+    const FusedRole role = group_roles(graph_, shape)[i];
+    const bool feeds = group_feeds(graph_, shape)[i];
+    std::vector<Partial> space;
+    const Stripes stripes{shape.stripes, shape.token_stripes};
+    for_each_partial(network_.layers[layer], hardware_, fabric_tiles_[layer], stripes, graph_.products[layer],
+                     weights_shareable(layer), [&](const RoleKey& key, const Partial& partial) {
+                       if (key.input_in_sdm == role.input_in_sdm && key.output_in_sdm == role.output_in_sdm &&
+                           key.feeds == feeds && key.weights_in_sdm == role.weights_in_sdm && key.rows == rows &&
+                           partial.pinned == pinned && partial.working_set <= room)
+                         space.push_back(partial);
+                     });
+    return space;
+  }
+  // What decides member i's cost besides its mapping, its rows, its pin and the bytes beside it: its layer's shape,
+  // the group's stripes and the member's role.
+  std::vector<std::int64_t> member_context(const FusedGroup& shape, std::size_t i) {
+    const std::size_t layer = shape.first + i;
+    const FusedRole role = group_roles(graph_, shape)[i];
+    ShapeKey key = shape_key(network_.layers[layer], Stripes{shape.stripes, shape.token_stripes});
+    key.insert(key.end(), {weights_shareable(layer), graph_.products[layer], role.input_in_sdm, role.output_in_sdm,
+                           role.weights_in_sdm, role.output_over_shortcut, role.query_rows,
+                           group_feeds(graph_, shape)[i]});
+    return key;
+  }
+
+ private:
+  bool weights_shareable(std::size_t layer) const {
+    return std::any_of(graph_.edges.begin(), graph_.edges.end(),
+                       [&](const FusionEdge& edge) { return edge.consumer == layer && edge.operand_a; });
   }
 
   // The group's mappings that no other beats in both cycles and energy (empty when none is legal), joined for
@@ -572,6 +773,185 @@ class GroupJoiner {
   std::map<ShapeKey, PartialSets> partials_;  // per layer shape and stripe count
 };
 
+// The proof's solver of a candidate group (docs/model.md, "Which model decides what"). Once each member's rows per
+// stripe and pin are chosen (a context), the group's reservations are fixed — the shared tensors live beside each
+// member and the pinned weights, whatever the members' mappings — so its members cost independently and the group's
+// best in that context by a sum objective (objective, then cycles, energy, DRAM bytes: orders that sums keep) is
+// each member's best in its role. A member's mappings in its context — its whole fused space, pruned by nothing but
+// the SDM's room — are taken in the order of their lower bounds and costed exactly while the next bound still ranks
+// ahead of the best found, as a layer's list is proven; after kFusedMemberReplayBudget replays, or once the search's
+// replays reach FusionOptions::proof_budget_cycles, its best is the best found, not proven. Contexts are solved in
+// the order of their bounds while one can still rank ahead of the target (the best partition of the layers so far)
+// and of the group's best found; a group of more than kFusedContextBudget contexts is left unsolved. A member's best
+// is kept by what decides it, for every group that holds it so (ResNet-50's repeated blocks, a group and the groups
+// that extend it).
+class GroupSolver {
+ public:
+  GroupSolver(GroupJoiner& joiner, OptionCosts& costs, Objective objective, double budget_cycles)
+      : joiner_(joiner), costs_(costs), objective_(objective), budget_cycles_(budget_cycles) {}
+
+  // The group's best mapping found (none: no context that could rank ahead of `target` after `prefix` fits), proven
+  // unless such a context was left unsolved or a member's best is not proven.
+  Solved operator()(const FusedGroup& shape, const GroupTotals& prefix, const GroupTotals& target) {
+    using Choice = GroupJoiner::RowsChoice;
+    if (costs_.replays() && costs_.replayed_cycles() >= budget_cycles_) return Solved{std::nullopt, {}, false};
+    const std::vector<std::vector<Choice>> choices = joiner_.rows_choices(shape);
+    double contexts = 1;
+    for (const std::vector<Choice>& member : choices) {
+      std::size_t options = 0;
+      for (const Choice& choice : member) options += choice.pinnable ? 2 : 1;
+      contexts *= double(options);
+    }
+    if (contexts == 0) return Solved{};
+    if (contexts > double(kFusedContextBudget)) return Solved{std::nullopt, {}, false};
+    // Every context with its bound, in the order of the bounds.
+    struct Context {
+      GroupTotals bound;
+      std::vector<std::size_t> pick;
+      std::vector<bool> pins;
+    };
+    std::vector<Context> all;
+    std::vector<std::size_t> pick(shape.count, 0);
+    std::vector<bool> pins(shape.count, false);
+    while (true) {
+      Context context{{}, pick, pins};
+      for (std::size_t i = 0; i < shape.count; ++i)
+        context.bound = context.bound + costs_.bound(choices[i][pick[i]].lowest);
+      all.push_back(std::move(context));
+      std::size_t i = 0;  // the next (rows, pin) of each member, the first fastest
+      for (; i < shape.count; ++i) {
+        if (!pins[i] && choices[i][pick[i]].pinnable) {
+          pins[i] = true;
+          break;
+        }
+        pins[i] = false;
+        if (++pick[i] < choices[i].size()) break;
+        pick[i] = 0;
+      }
+      if (i == shape.count) break;
+    }
+    std::stable_sort(all.begin(), all.end(), [&](const Context& a, const Context& b) {
+      return objective_value(a.bound.cycles, a.bound.energy_pj, objective_) <
+             objective_value(b.bound.cycles, b.bound.energy_pj, objective_);
+    });
+    Solved best;
+    for (const Context& context : all) {
+      if (!ahead(prefix + context.bound, target, objective_)) continue;  // cannot rank ahead of the partition so far
+      if (best.group && !ahead(context.bound, best.totals, objective_)) continue;  // nor of the group's best
+      std::optional<Solved> solved = solve_context(shape, choices, context.pick, context.pins);
+      if (!solved) continue;
+      best.proven = best.proven && solved->proven;
+      if (!best.group || ahead(solved->totals, best.totals, objective_)) {
+        best.group = std::move(solved->group);
+        best.totals = solved->totals;
+      }
+    }
+    return best;
+  }
+
+ private:
+  // A member's best in a context: none when no mapping fits (proven) or when the budget ran out before one was
+  // timed (not proven).
+  struct MemberBest {
+    std::optional<contracts::Mapping> mapping;
+    GroupTotals totals;
+    bool proven = true;
+  };
+
+  std::optional<Solved> solve_context(const FusedGroup& shape,
+                                      const std::vector<std::vector<GroupJoiner::RowsChoice>>& choices,
+                                      const std::vector<std::size_t>& pick, const std::vector<bool>& pins) {
+    std::vector<std::int64_t> rows;
+    for (std::size_t i = 0; i < shape.count; ++i) rows.push_back(choices[i][pick[i]].rows);
+    const GroupReservations reservations = joiner_.reservations(shape, rows);
+    if (reservations.violation) return std::nullopt;
+    std::int64_t pinned = 0;
+    for (std::size_t i = 0; i < shape.count; ++i) pinned += pins[i] ? joiner_.pinned_bytes(shape, i) : 0;
+    // The group as the exact model sees it: each member's stand-in mapping with its rows, the pins.
+    FusedGroup group{shape.first, shape.count, shape.stripes, {}, pins, shape.token_stripes};
+    for (std::size_t i = 0; i < shape.count; ++i) group.mappings.push_back(choices[i][pick[i]].example);
+    Solved solved{group, {}, true};
+    for (std::size_t i = 0; i < shape.count; ++i) {
+      std::vector<std::int64_t> context = joiner_.member_context(shape, i);
+      context.insert(context.end(), {rows[i], pins[i], reservations.live_at[i], pinned});
+      auto found = members_.find(context);
+      if (found == members_.end()) {
+        context.resize(context.size() - 2);  // the member's space: without the bytes beside it
+        const std::vector<Partial>& space = member_space(group, i, rows[i], context);
+        context.insert(context.end(), {reservations.live_at[i], pinned});
+        found = members_.emplace(std::move(context), solve_member(group, i, space, room(reservations, i, pinned))).first;
+      }
+      if (!found->second.mapping) {
+        if (found->second.proven) return std::nullopt;  // nothing fits: no such context
+        return Solved{std::nullopt, {}, false};
+      }
+      solved.group->mappings[i] = *found->second.mapping;
+      solved.totals = solved.totals + found->second.totals;
+      solved.proven = solved.proven && found->second.proven;
+    }
+    return solved;
+  }
+
+  // What the SDM leaves member i beside the tensors live while it runs and the pinned weights.
+  std::int64_t room(const GroupReservations& reservations, std::size_t i, std::int64_t pinned) const {
+    return joiner_.sdm_bytes() - reservations.live_at[i] - pinned;
+  }
+
+  // Member i's mappings in its role with `rows` and its pin, in the order of their bounds, whatever the room beside
+  // them (made once per `key`: the member's context without the bytes beside it).
+  const std::vector<Partial>& member_space(const FusedGroup& group, std::size_t i, std::int64_t rows,
+                                           const std::vector<std::int64_t>& key) {
+    auto found = spaces_.find(key);
+    if (found != spaces_.end()) return found->second;
+    std::vector<Partial> space =
+        joiner_.member_space(group, i, rows, group.weights_pinned[i], std::numeric_limits<std::int64_t>::max());
+    std::vector<std::pair<std::array<double, 4>, std::size_t>> order;
+    for (std::size_t k = 0; k < space.size(); ++k) {
+      const GroupTotals bound = costs_.bound(space[k]);
+      order.push_back({{objective_value(bound.cycles, bound.energy_pj, objective_), bound.cycles, bound.energy_pj,
+                        double(bound.dram_bytes)},
+                       k});
+    }
+    std::sort(order.begin(), order.end());
+    std::vector<Partial> sorted;
+    for (const auto& entry : order) sorted.push_back(std::move(space[entry.second]));
+    return spaces_.emplace(key, std::move(sorted)).first->second;
+  }
+
+  // Member i's best in `group`'s context (its stand-ins for the others) among its mappings (`space`, in the order of
+  // their bounds) that fit `room`.
+  MemberBest solve_member(FusedGroup group, std::size_t i, const std::vector<Partial>& space, std::int64_t room) {
+    MemberBest best;
+    std::size_t replays = 0;
+    for (const Partial& partial : space) {
+      if (partial.working_set > room) continue;
+      if (best.mapping && !ahead(costs_.bound(partial), best.totals, objective_)) break;  // nor can any later one
+      group.mappings[i] = partial.mapping;
+      const GroupTotals traffic = costs_.traffic(group, i, partial);
+      if (best.mapping && !ahead(traffic, best.totals, objective_)) continue;
+      if (costs_.replays() &&
+          (replays == kFusedMemberReplayBudget || costs_.replayed_cycles() >= budget_cycles_)) {
+        best.proven = false;
+        break;
+      }
+      ++replays;
+      const GroupTotals exact = costs_.timed(group, i, traffic);
+      if (!best.mapping || ahead(exact, best.totals, objective_)) {
+        best.mapping = partial.mapping;
+        best.totals = exact;
+      }
+    }
+    return best;
+  }
+
+  GroupJoiner& joiner_;
+  OptionCosts& costs_;
+  Objective objective_;
+  double budget_cycles_;
+  std::map<std::vector<std::int64_t>, MemberBest> members_;
+  std::map<std::vector<std::int64_t>, std::vector<Partial>> spaces_;
+};
+
 // The partition of a fixed policy (FusionOptions::fixed_group): the named consecutive layers as one group, at the
 // best of its front by the objective (the network's EDP: with the other layers' totals), every other layer alone.
 std::vector<FusedGroup> fixed_partition(const contracts::Network& network, const std::vector<std::string>& names,
@@ -646,10 +1026,10 @@ NetworkFusion fused_search(const contracts::Network& network, const FusionGraph&
   const auto start = std::chrono::steady_clock::now();
   NetworkFusion fusion;
   GroupJoiner joiner(network, graph, hardware, fabric_tiles, options, fusion.stats);
-  const GroupsEnding groups_ending = [&](std::size_t j, const std::function<void(std::vector<Joined>)>& visit) {
-    joiner.for_each_group_ending(j, [&](std::vector<Joined> front) {
-      fusion.stats.options += front.size();
-      visit(std::move(front));
+  const GroupsEnding groups_ending = [&](std::size_t j, const std::function<void(Candidate)>& visit) {
+    joiner.for_each_group_ending(j, [&](Candidate candidate) {
+      fusion.stats.options += candidate.front.size();
+      visit(std::move(candidate));
     });
   };
   const auto layer_alone = [&](std::size_t layer) {
@@ -658,6 +1038,8 @@ NetworkFusion fused_search(const contracts::Network& network, const FusionGraph&
                   report.counts.dram_bytes, report.cycles.total, report.energy_pj.total};
   };
   OptionCosts costs(exact, fusion.stats);
+  GroupSolver solver(joiner, costs, objective, options.proof_budget_cycles);
+  fusion.stats.proof_budget_cycles = options.proof_budget_cycles;
   const std::size_t layers = network.layers.size();
   if (!options.fixed_group.empty())
     fusion.groups = fixed_partition(network, options.fixed_group, objective, layer_alone,
@@ -666,7 +1048,12 @@ NetworkFusion fused_search(const contracts::Network& network, const FusionGraph&
   else
     fusion.groups = objective == Objective::EnergyDelay
                         ? best_partition_by_network_edp(layers, layer_alone, groups_ending, costs)
-                        : best_partition_by_sum(layers, objective, layer_alone, groups_ending, costs);
+                        : best_partition_by_sum(layers, objective, layer_alone, groups_ending, costs,
+                                                [&solver](const FusedGroup& shape, const GroupTotals& prefix,
+                                                          const GroupTotals& target) {
+                                                  return solver(shape, prefix, target);
+                                                },
+                                                fusion.stats);
   fusion.costs = partition_costs(network, graph, hardware, standalone, fusion.groups);
   double cycles = 0, energy_pj = 0;
   for (const GroupCost& cost : fusion.costs) {

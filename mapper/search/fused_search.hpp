@@ -38,6 +38,11 @@ struct FusionOptions {
   // the objective). Empty: the search decides. fused_search throws std::invalid_argument naming the layers when they
   // are not consecutive layers of the network or no mapping of theirs makes a legal group.
   std::vector<std::string> fixed_group;
+  // The proof replays members of at most this many cycles in all; past it every member's best is the best found, not
+  // proven (docs/model.md, "Which model decides what"). A replay's time grows with its cycles: 2·10⁷ keeps `maeri
+  // map` of the heavy networks on maeri-64 within 15 s (ResNet-50's members there replay 2 M cycles each, ~0.2 s);
+  // ResNet-50 on maeri-512 needs 5.6·10⁷ to be proven (+3 s).
+  double proof_budget_cycles = 2e7;
 };
 
 // The SDM levels of the fused map space of one layer for `stripes` (1: any SDM level; more: X' — N with token
@@ -60,6 +65,12 @@ std::vector<std::int64_t> stripe_counts(const contracts::Layer& layer,
                                         const std::vector<contracts::FabricTile>& fabric_tiles,
                                         bool token_stripes = false, bool query_rows = false);
 
+// The proof's budgets (docs/model.md, "Which model decides what"): a candidate group of more contexts (each member's
+// rows per stripe and pin) is left unsolved, and a member's best after this many replays in one context is the best
+// found, not proven. 256: ResNet-50's fc1000 as the last member of a group needs 87 replays on maeri-512.
+constexpr std::size_t kFusedContextBudget = 1024;
+constexpr std::size_t kFusedMemberReplayBudget = 256;
+
 struct FusedSearchStats {
   std::uint64_t made = 0;    // partial mappings costed (layer mapping × role)
   std::uint64_t pruned = 0;  // dropped as dominated within their compatibility group, or over the SDM when joined
@@ -68,6 +79,14 @@ struct FusedSearchStats {
   std::uint64_t options = 0;  // fused mappings of candidate groups (their fronts) offered to the partition
   std::uint64_t traffic_costed = 0;  // of them costed with exact traffic (the rest ruled out by their bounds)
   std::uint64_t timed = 0;           // of them timed by the exact model (the rest ruled out by their bounds)
+  // The proof over the members' map spaces (sum objectives with exact costs; docs/model.md, "Which model decides
+  // what"): one-stripe groups whose bound could win solved member by member (`solved_groups`, with `member_timed`
+  // member mappings timed exactly), groups left whose bound could still win (`open_groups`: striped, or a member's
+  // timing budget spent), and whether the partition is proven optimal over the fused map space.
+  std::uint64_t solved_groups = 0, member_timed = 0, open_groups = 0;
+  double member_replayed_cycles = 0;  // the cycles of the member mappings replayed, what the proof's budget counts
+  double proof_budget_cycles = 0;     // FusionOptions::proof_budget_cycles
+  bool proven = false;
   double seconds = 0;
 };
 
@@ -75,6 +94,13 @@ struct FusedSearchStats {
 struct GroupTotals {
   double cycles = 0, energy_pj = 0;
   std::int64_t dram_bytes = 0;
+};
+
+// A member's exact cycles with DRAM, and whether they were replayed for it (false: timed before, as part of another
+// group): what the proof's budget counts.
+struct MemberCycles {
+  double cycles = 0;
+  bool replayed = false;
 };
 
 // The exact model's costs of a candidate group's mapping, with which the partition is decided when given
@@ -86,6 +112,11 @@ struct GroupTotals {
 struct ExactGroupCosts {
   std::function<GroupTotals(const FusedGroup&)> traffic;
   std::function<double(const FusedGroup&)> cycles;
+  // The same for one member of the group (its mapping group.mappings[member], the others' ignored): what the proof
+  // over a one-stripe group's member spaces costs member by member (its members' costs are independent: the shared
+  // tensors live while each runs do not depend on the others' mappings).
+  std::function<GroupTotals(const FusedGroup&, std::size_t)> member_traffic;
+  std::function<MemberCycles(const FusedGroup&, std::size_t)> member_cycles;
 };
 
 struct NetworkFusion {

@@ -88,20 +88,35 @@ GroupResult layer_alone(const std::vector<contracts::CostReport>& standalone, st
   return single;
 }
 
+// Member `i` of a group in its role with exact traffic.
+contracts::CostReport member_with_exact_traffic(const contracts::Network& network, const FusionGraph& graph,
+                                                const contracts::Hardware& hardware, const FusedGroup& group,
+                                                std::size_t i, const contracts::ExactTrafficFor& exact_traffic_for) {
+  const contracts::Layer& layer = network.layers[group.first + i];
+  contracts::CostReport report = evaluate(layer, hardware, group.mappings[i], group_roles(graph, group)[i]);
+  if (exact_traffic_for) exact_traffic_for(layer, hardware)(report);
+  return report;
+}
+
 // A group's members in their roles with exact traffic.
 std::vector<contracts::CostReport> members_with_exact_traffic(const contracts::Network& network, const FusionGraph& graph,
                                                               const contracts::Hardware& hardware,
                                                               const FusedGroup& group,
                                                               const contracts::ExactTrafficFor& exact_traffic_for) {
   std::vector<contracts::CostReport> members;
-  const std::vector<FusedRole> roles = group_roles(graph, group);
-  for (std::size_t i = 0; i < group.count; ++i) {
-    const contracts::Layer& layer = network.layers[group.first + i];
-    contracts::CostReport report = evaluate(layer, hardware, group.mappings[i], roles[i]);
-    if (exact_traffic_for) exact_traffic_for(layer, hardware)(report);
-    members.push_back(report);
-  }
+  for (std::size_t i = 0; i < group.count; ++i)
+    members.push_back(member_with_exact_traffic(network, graph, hardware, group, i, exact_traffic_for));
   return members;
+}
+
+// Every member given its exact cycles with DRAM in its role.
+void time_members(const FusedGroup& group, std::vector<contracts::CostReport>& members,
+                  const ExactMemberTiming& exact_members) {
+  for (std::size_t i = 0; i < members.size(); ++i) exact_members(group, i, members[i]);
+}
+
+GroupTotals totals_of(const contracts::CostReport& report) {
+  return {report.cycles.total, report.energy_pj.total, report.counts.dram_bytes};
 }
 
 GroupTotals totals_of(const std::vector<contracts::CostReport>& members) {
@@ -124,13 +139,23 @@ ExactGroupCosts exact_group_costs(const contracts::Network& network, const Fusio
   costs.traffic = [&network, &graph, &hardware, exact_traffic_for](const FusedGroup& group) {
     return totals_of(members_with_exact_traffic(network, graph, hardware, group, exact_traffic_for));
   };
-  if (exact_members)
+  costs.member_traffic = [&network, &graph, &hardware, exact_traffic_for](const FusedGroup& group, std::size_t i) {
+    return totals_of(member_with_exact_traffic(network, graph, hardware, group, i, exact_traffic_for));
+  };
+  if (exact_members) {
     costs.cycles = [&network, &graph, &hardware, exact_traffic_for, exact_members](const FusedGroup& group) {
       std::vector<contracts::CostReport> members =
           members_with_exact_traffic(network, graph, hardware, group, exact_traffic_for);
-      exact_members(group, members);
+      time_members(group, members, exact_members);
       return totals_of(members).cycles;
     };
+    costs.member_cycles = [&network, &graph, &hardware, exact_traffic_for, exact_members](const FusedGroup& group,
+                                                                                          std::size_t i) {
+      contracts::CostReport report = member_with_exact_traffic(network, graph, hardware, group, i, exact_traffic_for);
+      const bool replayed = exact_members(group, i, report);
+      return MemberCycles{report.cycles.total, replayed};
+    };
+  }
   return costs;
 }
 
@@ -141,7 +166,7 @@ GroupResult exact_group(const contracts::Network& network, const FusionGraph& gr
                         const contracts::ExactTrafficFor& exact_traffic_for, const ExactMemberTiming& exact_members) {
   if (group.count == 1) return layer_alone(standalone, group.first);
   GroupResult fused{group, members_with_exact_traffic(network, graph, hardware, group, exact_traffic_for), {}, {}};
-  if (exact_members) exact_members(group, fused.fused);
+  if (exact_members) time_members(group, fused.fused, exact_members);
   for (std::size_t i = 0; i < group.count; ++i) {
     fused.fused_totals.add(fused.fused[i]);
     fused.unfused_totals.add(standalone[group.first + i]);

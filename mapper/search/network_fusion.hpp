@@ -43,10 +43,12 @@ struct NetworkFusionResult {
   std::size_t split_back = 0;  // groups the search chose that exact traffic made no better than their layers alone
 };
 
-// Gives a chosen group's members (reports in their roles, with exact traffic) their exact cycles with DRAM in those
-// roles — each member's stripe pieces replayed with the group's SDM reservations (flow/exact_members.hpp), what the
-// mapper cannot call. Empty: the members keep the fluid estimate.
-using ExactMemberTiming = std::function<void(const FusedGroup& group, std::vector<contracts::CostReport>& members)>;
+// Gives member `member` of a group (its report in its role, with exact traffic) its exact cycles with DRAM in that
+// role — its stripe pieces replayed with the group's SDM reservations (flow/exact_members.hpp), what the mapper
+// cannot call — and says whether it replayed them (false: the same member timed before). Empty: the members keep the
+// fluid estimate.
+using ExactMemberTiming =
+    std::function<bool(const FusedGroup& group, std::size_t member, contracts::CostReport& report)>;
 
 // `best[i]` is layer i's standalone search result, best first, with exact traffic (at least one entry; the fused
 // space takes the distinct fabric tiles of its first `options.fabric_tiles`). `memory_free[i]`, when given (one

@@ -104,8 +104,9 @@ maeri_cli_test(space_prune_unknown_rule 2 --stderr-contains "unknown pruning rul
 maeri_cli_test(map_prune_rules 0 --stdout-contains "space: pruned by edge-divisibility,inference-batch"
   $<TARGET_FILE:maeri> map --hardware ${HW64} --workload ${TINY} --prune inference-batch,edge-divisibility
   -o ${CMAKE_CURRENT_BINARY_DIR}/tiny-pruned.mapping.yaml)
-# What map prints and writes (tests/cli/map_report.sh): the table of a network, --details as the report was, JSON roles.
-foreach(case table_tiny table_resnet50 details_as_before json_roles)
+# What map prints and writes (tests/cli/map_report.sh): the table of a network, --details as the report was, JSON roles,
+# whether the fused groups are proven.
+foreach(case table_tiny table_resnet50 details_as_before json_roles proof_budget)
   add_test(NAME cli_map_report_${case}
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/map_report.sh ${case} $<TARGET_FILE:maeri> ${CONFIGS})
   set_tests_properties(cli_map_report_${case} PROPERTIES LABELS cli SKIP_RETURN_CODE 77)

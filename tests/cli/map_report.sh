@@ -2,7 +2,8 @@
 # CLI tests of what `maeri map` prints and writes for a person and a program (docs/cli.md, "maeri map output"): on a
 # network, one line per fabric layer, the totals and the fusion summary, within a screenful plus one line per layer;
 # --details, the per-layer report exactly as before the table (tiny on maeri-64, timings masked); and in --json each
-# layer's role — standalone or a member of a fused group, with its report in that role.
+# layer's role — standalone or a member of a fused group, with its report in that role; whether the fused groups are
+# proven, and the same decision, NOT proven, when the proof may replay nothing.
 # Usage: map_report.sh CASE MAERI CONFIGS_DIR
 set -u
 case_name=$1 maeri=$2 configs=$3
@@ -45,6 +46,20 @@ case $case_name in
       -o map_tiny_64.yaml --json map_tiny_64.json) >"$dir/details.out" || fail "map --details"
     sed -E 's/[0-9]+\.[0-9]+ ?(s|ms)\b/T s/g; s/[0-9.]+ (mappings|MACs)\/s/R/g; s/(in|took) [0-9.]+ ?s/\1 T/g' \
       "$dir/details.out" | diff "$here/map_tiny_64.details.txt" - || fail "map --details differs from the report before"
+    ;;
+  proof_budget)
+    # tiny on maeri-64: the fused groups proven over the members' spaces (docs/model.md, "How the fused decision is
+    # proven"); with no replays allowed the proof stops at once, the decision (conv1-fc, 1,770 cycles, checked on the
+    # RTL: docs/model.md "Checked on the RTL") stays, NOT proven.
+    for budget in 2e7 0; do
+      "$maeri" map --hardware "$hw/maeri-64.yaml" --workload "$workloads/tiny.yaml" --fusion-proof-cycles $budget \
+        -o "$dir/p$budget.yaml" >"$dir/p$budget.out" || fail "map tiny --fusion-proof-cycles $budget"
+      grep -q "^fusion: 1 fused group of 4 layers in all; against every layer alone: 1891 -> 1770 cycles" \
+        "$dir/p$budget.out" || fail "budget $budget: not conv1-fc at 1,770 cycles: $(cat "$dir/p$budget.out")"
+    done
+    grep -q "^fused groups proven over the members' fused map spaces: " "$dir/p2e7.out" || fail "not proven: $(cat "$dir/p2e7.out")"
+    grep -q "^fused groups NOT proven over the members' fused map spaces: [1-9][0-9]* candidate groups could still win" \
+      "$dir/p0.out" || fail "proven with no replays: $(cat "$dir/p0.out")"
     ;;
   json_roles)
     # tiny on maeri-64 fuses conv1 (producer), conv2 and conv3_1x1 (inner) and fc (consumer) through the pool, the

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <random>
 #include <tuple>
 
@@ -753,4 +754,157 @@ TEST_CASE("query-row stripes: the heads' split and merge relabel rows, reservati
   CHECK(reserved.tensors[0].bytes == (4 * H + 4 * H) * data);  // query's stripe and its transposed copy
   CHECK(reserved.tensors[1].bytes == h * 4 * 8 * data);        // the scores of 4 query rows of every head
   CHECK(reserved.tensors[2].bytes == (4 * H + 4 * H) * data);  // context's 4 tokens (every head) and the merged copy
+}
+
+namespace {
+
+// (objective, cycles, energy, DRAM bytes): the order mapper::better ranks by, which sums keep.
+using Rank = std::tuple<double, double, double, std::int64_t>;
+Rank rank_of(double cycles, double energy_pj, std::int64_t dram_bytes, Objective objective) {
+  return {objective_value(cycles, energy_pj, objective), cycles, energy_pj, dram_bytes};
+}
+
+// The best of a group of layers first … first + count − 1 by the exact model, by enumeration: every stripe count its
+// members share × every mapping of every member in the fused space (the fabric tiles of its best 8) × pinned or not,
+// each legal group's members costed in their roles with exact traffic and exact cycles with DRAM (the exact model's
+// hooks as map uses them, flow/exact_members), ranked by (objective, cycles, energy, DRAM bytes). nullopt when no
+// mapping makes a legal group; `over_budget` when the combinations exceed a cap.
+std::optional<Rank> exact_brute_force_group(const contracts::Network& network, const FusionGraph& graph,
+                                            const contracts::Hardware& hardware,
+                                            const std::vector<std::vector<contracts::FabricTile>>& tiles,
+                                            std::size_t first, std::size_t count, Objective objective,
+                                            const ExactMemberTiming& timing, bool& over_budget,
+                                            int& striped_legal) {
+  std::vector<std::int64_t> common = stripe_counts(network.layers[first], tiles[first]);
+  for (std::size_t i = first + 1; i < first + count; ++i) {
+    const auto mine = stripe_counts(network.layers[i], tiles[i]);
+    std::vector<std::int64_t> both;
+    std::set_intersection(common.begin(), common.end(), mine.begin(), mine.end(), std::back_inserter(both));
+    common = both;
+  }
+  std::optional<Rank> best;
+  for (std::int64_t stripes : common) {
+    std::vector<std::vector<std::pair<contracts::Mapping, bool>>> lists(count);
+    double combinations = 1;
+    for (std::size_t i = 0; i < count; ++i) {
+      for (const contracts::Mapping& mapping : fused_member_mappings(network.layers[first + i], hardware, tiles[first + i], stripes))
+        for (bool pinned : {false, true}) lists[i].emplace_back(mapping, pinned);
+      combinations *= double(lists[i].size());
+    }
+    if (combinations > 2e4) {
+      over_budget = true;
+      return std::nullopt;
+    }
+    std::vector<std::size_t> pick(count, 0);
+    while (combinations > 0) {
+      FusedGroup group{first, count, stripes, {}, {}, false};
+      for (std::size_t i = 0; i < count; ++i) {
+        group.mappings.push_back(lists[i][pick[i]].first);
+        group.weights_pinned.push_back(lists[i][pick[i]].second);
+      }
+      if (!group_violation(network, graph, hardware, group)) {
+        const std::vector<FusedRole> roles = group_roles(graph, group);
+        double cycles = 0, energy_pj = 0;
+        std::int64_t dram_bytes = 0;
+        for (std::size_t i = 0; i < count; ++i) {
+          const contracts::Layer& layer = network.layers[first + i];
+          contracts::CostReport report = evaluate(layer, hardware, group.mappings[i], roles[i]);
+          codegen::refine_with_exact_traffic(report, layer, hardware);
+          timing(group, i, report);
+          cycles += report.cycles.total;
+          energy_pj += report.energy_pj.total;
+          dram_bytes += report.counts.dram_bytes;
+        }
+        const Rank rank = rank_of(cycles, energy_pj, dram_bytes, objective);
+        if (!best || rank < *best) best = rank;
+        striped_legal += stripes > 1;
+      }
+      std::size_t i = 0;
+      while (i < count && ++pick[i] == lists[i].size()) pick[i++] = 0;
+      if (i == count) break;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+// The proof over the members' spaces (docs/model.md, "Which model decides what"): on random chains and DAGs of 2–3
+// layers, `fuse_network` deciding with the exact model as `maeri map` does reports its partition proven, and that
+// partition's exact totals rank equal to the best of every partition × every group's stripes, member mappings and
+// pins, each timed exactly (the oracle above); no fluid estimate decides what the exact model never sees.
+TEST_CASE("fused search proven over the members' spaces equals the exact brute force", "[fusion][exact]") {
+  std::mt19937_64 rng(4501);
+  int checked = 0, fused = 0, striped = 0, skipped = 0, striped_legal = 0;
+  for (int trial = 0; trial < 120 && checked < 30; ++trial) {
+    const std::size_t count = 2 + std::size_t(trial % 2);
+    const contracts::Network network = random_network(rng, count, trial % 3);
+    contracts::Hardware hardware = test::small_hardware(4, 4, 4);
+    hardware.sdm_bytes = std::int64_t(1) << (6 + trial % 4);  // 64 B … 512 B: stripes and the capacity rule bite
+    const Objective objective = trial % 2 ? Objective::Energy : Objective::Runtime;
+    std::vector<std::vector<contracts::CostReport>> best;
+    std::vector<std::vector<contracts::FabricTile>> tiles;
+    for (const contracts::Layer& layer : network.layers) {
+      SearchOptions options = map_search_options(objective, 8, codegen::exact_traffic_for(layer, hardware));
+      options.threads = 1;
+      best.push_back(search(layer, hardware, options).best);
+      tiles.push_back(fusion_fabric_tiles(best.back(), FusionOptions{}.fabric_tiles));
+    }
+    const ExactMemberTiming timing = flow::exact_member_timing(network, hardware);
+    FusionOptions options;
+    options.max_layers = 3;
+    const NetworkFusionResult result =
+        fuse_network(network, hardware, best, objective, codegen::exact_traffic_for, options, {}, timing);
+    // The oracle: every partition into consecutive groups, each group at its exact best (a layer alone: its
+    // standalone best, as fuse_network's partitions hold it).
+    const FusionGraph graph = fusion_graph(network);
+    bool over_budget = false;
+    std::optional<Rank> oracle;
+    for (unsigned cuts = 0; cuts < (1u << (count - 1)) && !over_budget; ++cuts) {
+      Rank total{0, 0, 0, 0};
+      bool legal = true;
+      std::size_t first = 0;
+      for (std::size_t i = 1; i <= count && legal; ++i) {
+        if (i < count && !(cuts >> (i - 1) & 1u)) continue;
+        std::optional<Rank> group;
+        if (i - first == 1) {
+          const contracts::CostReport& alone = best[first].front();
+          group = rank_of(alone.cycles.total, alone.energy_pj.total, alone.counts.dram_bytes, objective);
+        } else {
+          group = exact_brute_force_group(network, graph, hardware, tiles, first, i - first, objective, timing,
+                                          over_budget, striped_legal);
+        }
+        legal = group.has_value();
+        if (legal)
+          total = {std::get<0>(total) + std::get<0>(*group), std::get<1>(total) + std::get<1>(*group),
+                   std::get<2>(total) + std::get<2>(*group), std::get<3>(total) + std::get<3>(*group)};
+        first = i;
+      }
+      if (legal && (!oracle || total < *oracle)) oracle = total;
+    }
+    if (over_budget) {
+      ++skipped;
+      continue;
+    }
+    INFO("trial " << trial << ", " << count << " layers, objective " << to_string(objective) << ", SDM "
+                  << hardware.sdm_bytes);
+    REQUIRE(oracle);
+    CHECK(result.stats.proven);
+    CHECK(result.stats.open_groups == 0);
+    const Rank chosen = rank_of(result.fused.cycles, result.fused.energy_pj, result.fused.dram_bytes, objective);
+    CHECK(std::get<0>(chosen) == Approx(std::get<0>(*oracle)).epsilon(1e-9));
+    CHECK(std::get<1>(chosen) == Approx(std::get<1>(*oracle)).epsilon(1e-9));
+    CHECK(std::get<2>(chosen) == Approx(std::get<2>(*oracle)).epsilon(1e-9));
+    for (const GroupResult& group : result.groups) {
+      fused += group.group.count > 1;
+      striped += group.group.count > 1 && group.group.stripes > 1;
+    }
+    ++checked;
+  }
+  CHECK(checked >= 10);
+  CHECK(fused > 0);    // the oracle is not only checking the unfused partition
+  CHECK(striped_legal > 0);  // and striped groups (rows, pins) are among the mappings it times
+  WARN(checked << " networks checked (" << skipped << " over the brute force's cap), " << fused
+              << " fused groups chosen (" << striped << " striped); " << striped_legal
+              << " legal striped group mappings timed");
 }
