@@ -64,6 +64,7 @@ LayerProgram plan_layer(const contracts::Layer& layer, const contracts::Hardware
     for (int d = 0; d < kNumSdmDims; ++d) block_size[size_t(d)] = int(tile.sdm.block[size_t(d)]);
 
   std::map<PhaseShape, int> configuration_of;
+  std::map<std::array<int, 4>, std::size_t> phase_with_steps;  // the first phase of each kind of step list
   // The fabric's loops over one SDM block (its C and K ranges) of one group.
   const auto fabric_phases = [&](int group, const std::array<int, kNumSdmDims>& block) {
     const int c_end = std::min(C, block[kSdmC] + block_size[kSdmC]);
@@ -96,7 +97,16 @@ LayerProgram plan_layer(const contracts::Layer& layer, const contracts::Hardware
       phase.k0 = k0;
       phase.block = block;
       phase.accumulate = r0 > 0 || s0 > 0 || c0 > 0;
-      if (detail == PlanDetail::Steps) add_phase_steps(layer, tile, phase_forwards(layer, tile, shape), phase);
+      if (detail == PlanDetail::Steps) {
+        // The steps depend only on the block's N, X', Y' origins and the forwarding flag: listed once, then copied.
+        const bool forwards = phase_forwards(layer, tile, shape);
+        const auto [first, added] = phase_with_steps.try_emplace(
+            {block[kSdmN], block[kSdmX], block[kSdmY], int(forwards)}, program.phases.size());
+        if (added)
+          add_phase_steps(layer, tile, forwards, phase);
+        else
+          phase.steps = program.phases[first->second].steps;
+      }
       program.phases.push_back(std::move(phase));
     };
     fabric_loop(0);
