@@ -17,12 +17,17 @@ InputFills::InputFills(const codegen::LayerProgram& program, ProgramCounts& coun
 void InputFills::new_stay() {
   ++stay_;
   windows_.clear();
+  last_window_.fill(-1);
 }
 
 bool InputFills::fetches(const codegen::WeightPhase& phase) {
   using contracts::kSdmC, contracts::kSdmN, contracts::kSdmX, contracts::kSdmY;
-  return windows_.insert({phase.configuration, phase.group, phase.c0, phase.r0, phase.s0, phase.block[kSdmC],
-                          phase.block[kSdmN], phase.block[kSdmX], phase.block[kSdmY]}).second;
+  const std::array<int, 9> window{phase.configuration, phase.group,         phase.c0,
+                                  phase.r0,            phase.s0,            phase.block[kSdmC],
+                                  phase.block[kSdmN],  phase.block[kSdmX],  phase.block[kSdmY]};
+  if (window == last_window_) return false;  // the previous phase's (filter tiles in a row): inserted then
+  last_window_ = window;
+  return windows_.insert(window).second;
 }
 
 const std::vector<std::int64_t>& InputFills::phase_fills(const codegen::WeightPhase& phase, int kind) {

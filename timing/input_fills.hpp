@@ -15,13 +15,14 @@
 #include <cstdint>
 #include <deque>
 #include <map>
-#include <set>
+#include <unordered_set>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "codegen/layer_program.hpp"
 #include "timing/step_counts.hpp"
+#include "util/array_hash.hpp"
 
 namespace maeri::timing {
 
@@ -81,7 +82,8 @@ class InputFills {
   std::vector<std::uint32_t> plane_;
   std::uint32_t plane_mark_ = 0;
   int plane_node_ = -1;
-  std::set<std::array<int, 9>> windows_;
+  std::unordered_set<std::array<int, 9>, util::ArrayHash> windows_;
+  std::array<int, 9> last_window_{-1, -1, -1, -1, -1, -1, -1, -1, -1};
 };
 
 }  // namespace maeri::timing

@@ -3,16 +3,17 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
+#include <cstdint>
 #include <optional>
-#include <tuple>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "timing/input_fills.hpp"
 #include "timing/step_counts.hpp"
+#include "util/array_hash.hpp"
 #include "util/integer_math.hpp"
 
 namespace maeri::timing {
@@ -67,24 +68,31 @@ class StepEvents {
 
   // Appends the events of `phase`'s steps, of kind `kind` (ProgramCounts::phase_kind), under `rule`.
   void append(const codegen::WeightPhase& phase, int kind, const StepRule& rule, std::vector<MemoryEvent>& events) {
-    const Key key{kind, rule.slice, rule.fills, rule.accumulate + 2 * rule.psums_from_dram + 4 * rule.writes};
+    const Key key{kind, rule.slice, std::int64_t(reinterpret_cast<std::uintptr_t>(rule.fills)),
+                  rule.accumulate + 2 * rule.psums_from_dram + 4 * rule.writes};
     const std::vector<const StepCounts*>& steps = counts_.kind(kind).steps;
-    const auto [at, added] = first_.try_emplace(key, events.size());
-    if (added) {
-      const codegen::PhaseConfiguration& configuration = program_.configurations[std::size_t(phase.configuration)];
-      return append_steps(steps, configuration.placement.shape.vn_count(), rule, bytes_, events);
+    if (key != last_key_) {  // most phases: the previous phase's key (filter tiles in a row)
+      const auto [at, added] = first_.try_emplace(key, events.size());
+      last_key_ = key;
+      last_first_ = at->second;
+      if (added) {
+        const codegen::PhaseConfiguration& configuration = program_.configurations[std::size_t(phase.configuration)];
+        return append_steps(steps, configuration.placement.shape.vn_count(), rule, bytes_, events);
+      }
     }
     // The plan has room for every event (plan_memory reserves it): no reallocation moves the events copied.
-    for (std::size_t from = at->second, end = from + steps.size(); from < end; ++from) events.push_back(events[from]);
+    for (std::size_t from = last_first_, end = from + steps.size(); from < end; ++from) events.push_back(events[from]);
   }
 
  private:
   // Kind, slice, fills, flags: what else a rule says is the same for the whole plan.
-  using Key = std::tuple<int, int, const void*, int>;
+  using Key = std::array<std::int64_t, 4>;
   const codegen::LayerProgram& program_;
   EventBytes bytes_;
   ProgramCounts& counts_;
-  std::map<Key, std::size_t> first_;  // where each key's events start in the plan
+  std::unordered_map<Key, std::size_t, util::ArrayHash> first_;  // where each key's events start in the plan
+  Key last_key_{-1, -1, -1, -1};
+  std::size_t last_first_ = 0;
 };
 
 // The output side of a two-level mapping's phases (docs/model.md, "SDM level"; the same rule as

@@ -16,19 +16,20 @@
 
 namespace maeri::timing {
 
-enum class SdmHold {
+enum class SdmHold : std::uint8_t {
   UntilUsed,        // weights: freed once they are in the multiplier switches; step data: once the step retires
   UntilSliceEnds,   // resident inputs: kept for every fold and filter tile of their channel slice (two-level
                     // mappings: of their input block's stay); partial sums read with them are freed when used
 };
 
+// (The small fields first: a real layer's plan holds a million events, so their size is the plan's cost.)
 struct MemoryEvent {
   bool weights = false;         // a weight phase's weight beats (false: a step)
+  SdmHold hold = SdmHold::UntilUsed;
   int slice = 0;                // channel slice (index of the phase's c0 among the layer's C tiles)
   std::int64_t read_bytes = 0;  // DRAM -> SDM before the event may start
   std::int64_t held_bytes = 0;  // the part of read_bytes kept until the slice ends (UntilSliceEnds: the inputs)
   std::int64_t fill_elements = 0;  // inputs or weights that read brings into the SDM
-  SdmHold hold = SdmHold::UntilUsed;
   std::int64_t sdm_reads = 0;      // elements the DN takes from the SDM (inputs or weights)
   // Steps only.
   std::int64_t staging_bytes = 0;  // every configured VN's result lands in the output buffer

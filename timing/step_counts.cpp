@@ -48,8 +48,11 @@ std::int64_t ProgramCounts::weights(const codegen::WeightPhase& phase) {
 
 int ProgramCounts::phase_kind(const codegen::WeightPhase& phase) {
   using contracts::kSdmN, contracts::kSdmX, contracts::kSdmY;
-  const auto [at, added] = kinds_by_key_.try_emplace(
-      {phase.configuration, phase.block[kSdmN], phase.block[kSdmX], phase.block[kSdmY]}, int(kinds_.size()));
+  const PhaseKey key{phase.configuration, phase.block[kSdmN], phase.block[kSdmX], phase.block[kSdmY]};
+  if (last_kind_ >= 0 && key == last_key_) return last_kind_;  // most phases: the previous phase's kind
+  const auto [at, added] = kinds_by_key_.try_emplace(key, int(kinds_.size()));
+  last_key_ = key;
+  last_kind_ = at->second;
   if (!added) {
     // Every program's steps come from codegen::add_phase_steps: a function of the key. A cheap check that it holds.
     const std::vector<codegen::StepOrigin>& first = kinds_[std::size_t(at->second)].first->steps;

@@ -10,9 +10,11 @@
 #include <map>
 #include <optional>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "codegen/layer_program.hpp"
+#include "util/array_hash.hpp"
 
 namespace maeri::timing {
 
@@ -64,7 +66,9 @@ class ProgramCounts {
   std::vector<std::int64_t> weights_;                // per configuration (−1: not counted yet)
   std::map<StepKey, StepCounts> steps_;
   std::vector<std::optional<StepCounts>> inner_;  // per configuration and forwarding flag: its steps inside
-  std::map<PhaseKey, int> kinds_by_key_;
+  std::unordered_map<PhaseKey, int, util::ArrayHash> kinds_by_key_;
+  PhaseKey last_key_{};
+  int last_kind_ = -1;
   std::deque<PhaseKind> kinds_;
 };
 
