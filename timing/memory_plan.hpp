@@ -58,9 +58,9 @@ struct PlanRole {
 PlanRole plan_role(const contracts::FusedRole& role, std::int64_t stripe, std::int64_t reserved_bytes);
 
 // The plan needs the program's steps (codegen::PlanDetail::Steps) and each step's and phase's element counts and
-// sources, never their values: each kind of step (configuration, forwarding, VNs inside the layer) and each
-// configuration's weights are counted once, and only the phases that can bring new inputs into the SDM look at
-// their elements (memory_plan.cpp).
+// sources, never their values, and it is counted per phase, not per element (docs/model.md, "Memory timing"): each
+// kind of step and of phase is counted once (step_counts.hpp), the fills per channel history (input_fills.hpp), the
+// output tiles' visits per phase, and a phase whose kind and rule an earlier phase had copies that phase's events.
 MemoryPlan plan_memory(const codegen::LayerProgram& program, const contracts::Hardware& hardware,
                        const PlanRole& role = {});
 // The same; `tensors` are not read (the callers that hold a run's tensors).
