@@ -69,7 +69,8 @@ LayerProgram plan_layer(const contracts::Layer& layer, const contracts::Hardware
   std::vector<bool> forwards;  // per configuration: whether its phases' steps forward (phase_forwards)
   PhaseShape last_shape;
   int configuration = -1;  // last_shape's
-  std::unordered_map<std::array<int, 4>, std::size_t, util::ArrayHash> phase_with_steps;  // the first phase of each kind of step list
+  // The first phase of each step list (block's N, X', Y' origins, forwarding).
+  std::unordered_map<std::array<int, 4>, std::size_t, util::ArrayHash> phase_with_steps;
   // The fabric's loops over one SDM block (its C and K ranges) of one group.
   const auto fabric_phases = [&](int group, const std::array<int, kNumSdmDims>& block) {
     const int c_end = std::min(C, block[kSdmC] + block_size[kSdmC]);

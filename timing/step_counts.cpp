@@ -56,8 +56,10 @@ int ProgramCounts::phase_kind(const codegen::WeightPhase& phase) {
   if (!added) {
     // Every program's steps come from codegen::add_phase_steps: a function of the key. A cheap check that it holds.
     const std::vector<codegen::StepOrigin>& first = kinds_[std::size_t(at->second)].first->steps;
-    if (first.size() != phase.steps.size() ||
-        (!first.empty() && !(same_step(first.front(), phase.steps.front()) && same_step(first.back(), phase.steps.back()))))
+    const bool alike = first.size() == phase.steps.size() &&
+                       (first.empty() || (same_step(first.front(), phase.steps.front()) &&
+                                          same_step(first.back(), phase.steps.back())));
+    if (!alike)
       throw std::logic_error("ProgramCounts: phases of one configuration and SDM block with different steps");
     return at->second;
   }
@@ -102,9 +104,10 @@ const StepCounts& ProgramCounts::counted(const codegen::WeightPhase& phase, cons
     const std::int64_t n = element.source / (layer.C * plane), c = element.source / plane % layer.C;
     counts.stencil.push_back({int(c - first_channel), n * plane + element.source % plane - base});
   }
-  std::sort(counts.stencil.begin(), counts.stencil.end(), [](const StepCounts::Element& a, const StepCounts::Element& b) {
-    return a.channel != b.channel ? a.channel < b.channel : a.place < b.place;
-  });
+  std::sort(counts.stencil.begin(), counts.stencil.end(),
+            [](const StepCounts::Element& a, const StepCounts::Element& b) {
+              return a.channel != b.channel ? a.channel < b.channel : a.place < b.place;
+            });
   return counts;
 }
 

@@ -19,60 +19,20 @@
 #include "util/integer_math.hpp"
 #include "../random_layers.hpp"
 #include "mapper_fixtures.hpp"
+#include "plan_checks.hpp"
 #include "random_mappings.hpp"
 #include "reference_plan.hpp"
 
 using namespace maeri;
+using maeri::test::require_equal_plans;
 
 namespace {
 
-// Larger than random_layer_of_new_kind's: many channels and R/S folds, so that channel histories repeat and differ.
+// Larger than random_layer_of_new_kind's defaults: many channels and R/S folds, so that channel histories repeat and
+// differ; and fully-connected layers.
 contracts::Layer random_wide_layer(std::mt19937_64& rng) {
-  const auto pick = [&rng](std::int64_t lo, std::int64_t hi) { return lo + std::int64_t(rng() % std::uint64_t(hi - lo + 1)); };
-  const int kind = int(rng() % 6);
-  if (kind == 0) return test::fc_layer(pick(1, 60), pick(1, 80));
-  if (kind == 1) return test::gemm_layer(pick(1, 12), pick(1, 40), pick(1, 12), pick(1, 2));
-  contracts::Layer layer;
-  layer.name = "wide";
-  layer.N = pick(1, 2);
-  layer.groups = kind == 2 ? pick(2, 6) : 1;
-  const bool depthwise = kind == 2 && rng() % 2 == 0;
-  layer.C = layer.groups * (depthwise ? 1 : pick(1, 24));
-  layer.K = layer.groups * (depthwise ? 1 : pick(1, 24));
-  layer.R = pick(1, 5);
-  layer.S = pick(1, 5);
-  layer.dilation_x = pick(1, 2);
-  layer.dilation_y = pick(1, 2);
-  layer.stride_x = pick(1, 2);
-  layer.stride_y = pick(1, 3);
-  layer.padding_x = pick(0, 2);
-  layer.padding_y = pick(0, 2);
-  layer.X = std::max<std::int64_t>(1, layer.filter_span_x() - 2 * layer.padding_x) + pick(0, 14);
-  layer.Y = std::max<std::int64_t>(1, layer.filter_span_y() - 2 * layer.padding_y) + pick(0, 14);
-  return layer;
-}
-
-void require_equal_plans(const timing::MemoryPlan& a, const timing::MemoryPlan& b) {
-  REQUIRE(a.budget.resident == b.budget.resident);
-  REQUIRE(a.budget.blocked == b.budget.blocked);
-  REQUIRE(a.budget.stream_buffer_bytes == b.budget.stream_buffer_bytes);
-  REQUIRE(a.budget.output_buffer_bytes == b.budget.output_buffer_bytes);
-  REQUIRE(a.events.size() == b.events.size());
-  for (std::size_t e = 0; e < a.events.size(); ++e) {
-    INFO("event " << e);
-    const timing::MemoryEvent &x = a.events[e], &y = b.events[e];
-    REQUIRE(x.weights == y.weights);
-    REQUIRE(x.slice == y.slice);
-    REQUIRE(x.read_bytes == y.read_bytes);
-    REQUIRE(x.held_bytes == y.held_bytes);
-    REQUIRE(x.fill_elements == y.fill_elements);
-    REQUIRE(x.hold == y.hold);
-    REQUIRE(x.sdm_reads == y.sdm_reads);
-    REQUIRE(x.staging_bytes == y.staging_bytes);
-    REQUIRE(x.psum_reads == y.psum_reads);
-    REQUIRE(x.output_writes == y.output_writes);
-    REQUIRE(x.write_bytes == y.write_bytes);
-  }
+  if (rng() % 6 == 0) return test::fc_layer(1 + std::int64_t(rng() % 60), 1 + std::int64_t(rng() % 80));
+  return test::random_layer_of_new_kind(rng, {24, 24, 5, 14});
 }
 
 // Every phase's steps as add_phase_steps lists them for the phase's block and configuration.
@@ -81,8 +41,8 @@ void require_steps_listed_afresh(const codegen::LayerProgram& program) {
     codegen::WeightPhase listed = program.phases[p];
     listed.steps.clear();
     const codegen::PhaseShape& shape = program.configurations[std::size_t(listed.configuration)].placement.shape;
-    codegen::add_phase_steps(program.layer, program.mapping, codegen::phase_forwards(program.layer, program.mapping, shape),
-                             listed);
+    const bool forwards = codegen::phase_forwards(program.layer, program.mapping, shape);
+    codegen::add_phase_steps(program.layer, program.mapping, forwards, listed);
     INFO("phase " << p);
     REQUIRE(listed.steps.size() == program.phases[p].steps.size());
     for (std::size_t s = 0; s < listed.steps.size(); ++s) {
@@ -142,14 +102,16 @@ TEST_CASE("memory plan: counted per phase equals the plan from elements on rando
     ragged_configurations += program.configurations.size() > 1;
     std::int64_t configured = 0, used = 0;
     for (const timing::MemoryEvent& event : plan.events)
-      if (!event.weights) configured += event.staging_bytes, used += event.output_writes * contracts::accumulator_bytes(hardware);
+      if (!event.weights)
+        configured += event.staging_bytes, used += event.output_writes * contracts::accumulator_bytes(hardware);
     ragged_steps += used < configured;
 
     if (!mapping.sdm.blocked) continue;
     // A fused member's stripe pieces (one per X' block when that loop can be the stripe loop) in a random role.
     std::vector<codegen::StripePiece> stripes;
     try {
-      stripes = codegen::stripe_pieces(layer, mapping, util::ceil_div(layer.output_x(), mapping.sdm.block[contracts::kSdmX]));
+      stripes = codegen::stripe_pieces(layer, mapping,
+                                       util::ceil_div(layer.output_x(), mapping.sdm.block[contracts::kSdmX]));
     } catch (const std::invalid_argument&) {
       stripes = codegen::stripe_pieces(layer, mapping, 1);
     }
@@ -170,10 +132,10 @@ TEST_CASE("memory plan: counted per phase equals the plan from elements on rando
       fused_weights += plan_role.weights_in_sdm;
     }
   }
-  // Coverage: every path of the plan met often (this seed reaches 172 resident, 48 streaming, 380 blocked, 115
-  // filters outer, 216 grouped, 261 batched, 313 later fetches, 326 + 207 ragged, 495 pieces, 276 / 202 / 169 roles).
+  // Coverage: every path of the plan met often (this seed reaches 177 resident, 35 streaming, 388 blocked, 107
+  // filters outer, 321 grouped, 283 batched, 314 later fetches, 331 + 189 ragged, 452 pieces, 254 / 220 / 140 roles).
   CHECK(resident > 100);
-  CHECK(streaming > 30);
+  CHECK(streaming > 20);
   CHECK(blocked > 250);
   CHECK(filters_outer > 80);
   CHECK(grouped > 150);
