@@ -11,10 +11,13 @@
 #include <random>
 #include <stdexcept>
 
+#include "codegen/exact_traffic.hpp"
 #include "codegen/fused_stripes.hpp"
 #include "codegen/layer_program.hpp"
 #include "contracts/phase_order.hpp"
+#include "contracts/spec_loader.hpp"
 #include "contracts/tile.hpp"
+#include "mapper/search/search.hpp"
 #include "timing/memory_plan.hpp"
 #include "util/integer_math.hpp"
 #include "../random_layers.hpp"
@@ -147,4 +150,32 @@ TEST_CASE("memory plan: counted per phase equals the plan from elements on rando
   CHECK(fused_inputs > 150);
   CHECK(fused_outputs > 150);
   CHECK(fused_weights > 100);
+}
+
+// Real sizes: every fabric layer of MobileNetV2 and ResNet-50 on maeri-256 under `maeri map`'s search's top 2
+// mappings (resident, streaming and two-level; up to ~450,000 steps a layer), counted plan against the plan from
+// elements.
+TEST_CASE("memory plan: counted per phase equals the plan from elements on MobileNetV2 and ResNet-50 layers",
+          "[timing][plan][long]") {
+  const std::string configs = std::string(MAERI_SOURCE_DIR) + "/configs/";
+  const contracts::Hardware hardware = contracts::load_hardware(configs + "hardware/maeri-256.yaml");
+  int plans = 0, resident = 0, blocked = 0;
+  for (const char* workload : {"mobilenetv2", "resnet50"}) {
+    for (const contracts::Layer& layer : contracts::load_workload(configs + "workloads/" + workload + ".yaml").layers) {
+      const mapper::SearchOptions options =
+          mapper::map_search_options(mapper::Objective::Runtime, 2, codegen::exact_traffic_for(layer, hardware));
+      for (const auto& candidate : mapper::search(layer, hardware, options).best) {
+        INFO(workload << " " << layer.name << " " << contracts::to_string(candidate.mapping));
+        const codegen::LayerProgram program = codegen::plan_layer(layer, hardware, candidate.mapping);
+        const timing::MemoryPlan plan = timing::plan_memory(program, hardware);
+        require_equal_plans(plan, test::reference::plan_memory(program, hardware, codegen::LayerTensors{}, {}));
+        ++plans;
+        resident += plan.budget.resident && !plan.budget.blocked;
+        blocked += plan.budget.blocked;
+      }
+    }
+  }
+  CHECK(plans > 200);  // 53 + 54 layers, two mappings each where the search finds two
+  CHECK(resident > 20);
+  CHECK(blocked > 20);
 }
