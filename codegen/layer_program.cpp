@@ -71,6 +71,8 @@ LayerProgram plan_layer(const contracts::Layer& layer, const contracts::Hardware
   int configuration = -1;  // last_shape's
   // The first phase of each step list (block's N, X', Y' origins, forwarding).
   std::unordered_map<std::array<int, 4>, std::size_t, util::ArrayHash> phase_with_steps;
+  std::array<int, 4> last_steps_key{-1, -1, -1, -1};
+  std::size_t last_with_steps = 0;  // phase_with_steps[last_steps_key]
   // The fabric's loops over one SDM block (its C and K ranges) of one group.
   const auto fabric_phases = [&](int group, const std::array<int, kNumSdmDims>& block) {
     const int c_end = std::min(C, block[kSdmC] + block_size[kSdmC]);
@@ -112,12 +114,16 @@ LayerProgram plan_layer(const contracts::Layer& layer, const contracts::Hardware
       if (detail == PlanDetail::Steps) {
         // The steps depend only on the block's N, X', Y' origins and the forwarding flag: listed once, then copied.
         const bool forwarding = forwards[std::size_t(configuration)];
-        const auto [first, added] = phase_with_steps.try_emplace(
-            {block[kSdmN], block[kSdmX], block[kSdmY], int(forwarding)}, program.phases.size());
-        if (added)
-          add_phase_steps(layer, tile, forwarding, phase);
-        else
-          phase.steps = program.phases[first->second].steps;
+        const std::array<int, 4> steps_key{block[kSdmN], block[kSdmX], block[kSdmY], int(forwarding)};
+        bool listed = false;
+        if (steps_key != last_steps_key) {  // most phases: the previous phase's block and forwarding
+          const auto [first, added] = phase_with_steps.try_emplace(steps_key, program.phases.size());
+          last_steps_key = steps_key;
+          last_with_steps = first->second;
+          if (added) add_phase_steps(layer, tile, forwarding, phase);
+          listed = added;
+        }
+        if (!listed) phase.steps = program.phases[last_with_steps].steps;
       }
       program.phases.push_back(std::move(phase));
     };
