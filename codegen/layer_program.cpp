@@ -5,7 +5,9 @@
 #include <functional>
 #include <map>
 #include <stdexcept>
+#include <unordered_map>
 
+#include "util/array_hash.hpp"
 #include "util/integer_math.hpp"
 
 namespace maeri::codegen {
@@ -64,6 +66,13 @@ LayerProgram plan_layer(const contracts::Layer& layer, const contracts::Hardware
     for (int d = 0; d < kNumSdmDims; ++d) block_size[size_t(d)] = int(tile.sdm.block[size_t(d)]);
 
   std::map<PhaseShape, int> configuration_of;
+  std::vector<bool> forwards;  // per configuration: whether its phases' steps forward (phase_forwards)
+  PhaseShape last_shape;
+  int configuration = -1;  // last_shape's
+  // The first phase of each step list (block's N, X', Y' origins, forwarding).
+  std::unordered_map<std::array<int, 4>, std::size_t, util::ArrayHash> phase_with_steps;
+  std::array<int, 4> last_steps_key{-1, -1, -1, -1};
+  std::size_t last_with_steps = 0;  // phase_with_steps[last_steps_key]
   // The fabric's loops over one SDM block (its C and K ranges) of one group.
   const auto fabric_phases = [&](int group, const std::array<int, kNumSdmDims>& block) {
     const int c_end = std::min(C, block[kSdmC] + block_size[kSdmC]);
@@ -82,13 +91,19 @@ LayerProgram plan_layer(const contracts::Layer& layer, const contracts::Hardware
       const int r0 = origin[0], s0 = origin[1], c0 = origin[2], k0 = origin[3];
       const PhaseShape shape =
           phase_shape(tile, std::min(TR, R - r0), std::min(TS, S - s0), std::min(TC, C - c0), std::min(TK, K - k0));
-      auto found = configuration_of.find(shape);
-      if (found == configuration_of.end()) {
-        found = configuration_of.emplace(shape, int(program.configurations.size())).first;
-        program.configurations.push_back(configure_phase(layer, tile, program.num_ms, shape));
+      // Most phases have the previous phase's shape (only edges of R, S, C, K differ): no lookup then.
+      if (configuration < 0 || shape < last_shape || last_shape < shape) {
+        auto found = configuration_of.find(shape);
+        if (found == configuration_of.end()) {
+          found = configuration_of.emplace(shape, int(program.configurations.size())).first;
+          program.configurations.push_back(configure_phase(layer, tile, program.num_ms, shape));
+          forwards.push_back(phase_forwards(layer, tile, shape));
+        }
+        configuration = found->second;
+        last_shape = shape;
       }
       WeightPhase phase;
-      phase.configuration = found->second;
+      phase.configuration = configuration;
       phase.group = group;
       phase.r0 = r0;
       phase.s0 = s0;
@@ -96,7 +111,20 @@ LayerProgram plan_layer(const contracts::Layer& layer, const contracts::Hardware
       phase.k0 = k0;
       phase.block = block;
       phase.accumulate = r0 > 0 || s0 > 0 || c0 > 0;
-      if (detail == PlanDetail::Steps) add_phase_steps(layer, tile, phase_forwards(layer, tile, shape), phase);
+      if (detail == PlanDetail::Steps) {
+        // The steps depend only on the block's N, X', Y' origins and the forwarding flag: listed once, then copied.
+        const bool forwarding = forwards[std::size_t(configuration)];
+        const std::array<int, 4> steps_key{block[kSdmN], block[kSdmX], block[kSdmY], int(forwarding)};
+        bool listed = false;
+        if (steps_key != last_steps_key) {  // most phases: the previous phase's block and forwarding
+          const auto [first, added] = phase_with_steps.try_emplace(steps_key, program.phases.size());
+          last_steps_key = steps_key;
+          last_with_steps = first->second;
+          if (added) add_phase_steps(layer, tile, forwarding, phase);
+          listed = added;
+        }
+        if (!listed) phase.steps = program.phases[last_with_steps].steps;
+      }
       program.phases.push_back(std::move(phase));
     };
     fabric_loop(0);

@@ -14,7 +14,14 @@
 
 namespace maeri::test {
 
-inline contracts::Layer random_layer_of_new_kind(std::mt19937_64& rng) {
+// The largest sizes random_layer_of_new_kind draws; the defaults keep each case small enough to co-simulate quickly.
+struct RandomLayerSizes {
+  std::int64_t channels_per_group = 3, filters_per_group = 3;  // non-depthwise C and K per group: 1 … these
+  std::int64_t filter = 3;       // R and S: 1 … this
+  std::int64_t extra_side = 5;   // X and Y: the filter's span less the padding, plus 0 … this
+};
+
+inline contracts::Layer random_layer_of_new_kind(std::mt19937_64& rng, const RandomLayerSizes& sizes = {}) {
   const auto pick = [&rng](std::int64_t lo, std::int64_t hi) { return lo + std::int64_t(rng() % std::uint64_t(hi - lo + 1)); };
   contracts::Layer layer;
   layer.name = "random";
@@ -27,18 +34,18 @@ inline contracts::Layer random_layer_of_new_kind(std::mt19937_64& rng) {
   }
   layer.groups = pick(1, 4);
   const bool depthwise = rng() % 3 == 0;
-  layer.C = layer.groups * (depthwise ? 1 : pick(1, 3));
-  layer.K = layer.groups * (depthwise ? pick(1, 2) : pick(1, 3));
-  layer.R = pick(1, 3);
-  layer.S = pick(1, 3);
+  layer.C = layer.groups * (depthwise ? 1 : pick(1, sizes.channels_per_group));
+  layer.K = layer.groups * (depthwise ? pick(1, 2) : pick(1, sizes.filters_per_group));
+  layer.R = pick(1, sizes.filter);
+  layer.S = pick(1, sizes.filter);
   layer.dilation_x = pick(1, 3);
   layer.dilation_y = pick(1, 2);
   layer.stride_x = pick(1, 3);
   layer.stride_y = pick(1, 2);
   layer.padding_x = pick(0, 1);
   layer.padding_y = pick(0, 1);
-  layer.X = std::max<std::int64_t>(1, layer.filter_span_x() - 2 * layer.padding_x) + pick(0, 5);
-  layer.Y = std::max<std::int64_t>(1, layer.filter_span_y() - 2 * layer.padding_y) + pick(0, 5);
+  layer.X = std::max<std::int64_t>(1, layer.filter_span_x() - 2 * layer.padding_x) + pick(0, sizes.extra_side);
+  layer.Y = std::max<std::int64_t>(1, layer.filter_span_y() - 2 * layer.padding_y) + pick(0, sizes.extra_side);
   return layer;
 }
 

@@ -16,19 +16,20 @@
 
 namespace maeri::timing {
 
-enum class SdmHold {
+enum class SdmHold : std::uint8_t {
   UntilUsed,        // weights: freed once they are in the multiplier switches; step data: once the step retires
   UntilSliceEnds,   // resident inputs: kept for every fold and filter tile of their channel slice (two-level
                     // mappings: of their input block's stay); partial sums read with them are freed when used
 };
 
+// (The small fields first: a real layer's plan holds a million events, so their size is the plan's cost.)
 struct MemoryEvent {
   bool weights = false;         // a weight phase's weight beats (false: a step)
+  SdmHold hold = SdmHold::UntilUsed;
   int slice = 0;                // channel slice (index of the phase's c0 among the layer's C tiles)
   std::int64_t read_bytes = 0;  // DRAM -> SDM before the event may start
   std::int64_t held_bytes = 0;  // the part of read_bytes kept until the slice ends (UntilSliceEnds: the inputs)
   std::int64_t fill_elements = 0;  // inputs or weights that read brings into the SDM
-  SdmHold hold = SdmHold::UntilUsed;
   std::int64_t sdm_reads = 0;      // elements the DN takes from the SDM (inputs or weights)
   // Steps only.
   std::int64_t staging_bytes = 0;  // every configured VN's result lands in the output buffer
@@ -57,9 +58,9 @@ struct PlanRole {
 PlanRole plan_role(const contracts::FusedRole& role, std::int64_t stripe, std::int64_t reserved_bytes);
 
 // The plan needs the program's steps (codegen::PlanDetail::Steps) and each step's and phase's element counts and
-// sources, never their values: each kind of step (configuration, forwarding, VNs inside the layer) and each
-// configuration's weights are counted once, and only the phases that can bring new inputs into the SDM look at
-// their elements (memory_plan.cpp).
+// sources, never their values, and it is counted per phase, not per element (docs/model.md, "Memory timing"): each
+// kind of step and of phase is counted once (step_counts.hpp), the fills per channel history (input_fills.hpp), the
+// output tiles' visits per phase, and a phase whose kind and rule an earlier phase had copies that phase's events.
 MemoryPlan plan_memory(const codegen::LayerProgram& program, const contracts::Hardware& hardware,
                        const PlanRole& role = {});
 // The same; `tensors` are not read (the callers that hold a run's tensors).

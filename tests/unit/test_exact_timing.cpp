@@ -20,11 +20,13 @@
 #include "timing/memory_replay.hpp"
 #include "../random_layers.hpp"
 #include "mapper_fixtures.hpp"
+#include "plan_checks.hpp"
 #include "reference_plan.hpp"
 #include "reference_replay.hpp"
 #include "random_mappings.hpp"
 
 using namespace maeri;
+using maeri::test::require_equal_plans;
 
 namespace {
 
@@ -171,31 +173,6 @@ TEST_CASE("exact timing: the fast replay equals the clock-by-clock replay", "[ti
   CHECK(stalled > 100);
   CHECK(refreshed > 10);
 }
-
-namespace {
-
-void require_equal_plans(const timing::MemoryPlan& a, const timing::MemoryPlan& b) {
-  REQUIRE(a.budget.stream_buffer_bytes == b.budget.stream_buffer_bytes);
-  REQUIRE(a.budget.output_buffer_bytes == b.budget.output_buffer_bytes);
-  REQUIRE(a.events.size() == b.events.size());
-  for (std::size_t e = 0; e < a.events.size(); ++e) {
-    INFO("event " << e);
-    const timing::MemoryEvent &x = a.events[e], &y = b.events[e];
-    REQUIRE(x.weights == y.weights);
-    REQUIRE(x.slice == y.slice);
-    REQUIRE(x.read_bytes == y.read_bytes);
-    REQUIRE(x.held_bytes == y.held_bytes);
-    REQUIRE(x.fill_elements == y.fill_elements);
-    REQUIRE(x.hold == y.hold);
-    REQUIRE(x.sdm_reads == y.sdm_reads);
-    REQUIRE(x.staging_bytes == y.staging_bytes);
-    REQUIRE(x.psum_reads == y.psum_reads);
-    REQUIRE(x.output_writes == y.output_writes);
-    REQUIRE(x.write_bytes == y.write_bytes);
-  }
-}
-
-}  // namespace
 
 // The plan from counts (timing/memory_plan.cpp) against the plan from every step's elements (reference_plan.hpp, the
 // plan as it was), and the fast replay of each against the clock-by-clock one: whole layers, and a fused member's
