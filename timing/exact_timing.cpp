@@ -13,6 +13,13 @@ namespace maeri::timing {
 
 namespace {
 
+// The plan each thread builds its mappings' plans in: its events' storage is reused from mapping to mapping (a
+// large layer's plan is tens of MB; allocated afresh, the kernel zeroes every page of it again for each mapping).
+MemoryPlan& thread_plan() {
+  thread_local MemoryPlan plan;
+  return plan;
+}
+
 // The timing of one program (a whole layer's or a stripe piece's) under its plan.
 ExactTiming program_timing(const codegen::LayerProgram& program, const MemoryPlan& plan,
                            const contracts::Hardware& hardware) {
@@ -31,7 +38,9 @@ ExactTiming program_timing(const codegen::LayerProgram& program, const MemoryPla
 ExactTiming exact_layer_timing(const contracts::Layer& layer, const contracts::Hardware& hardware,
                                const contracts::Mapping& mapping) {
   const codegen::LayerProgram program = codegen::plan_layer(layer, hardware, mapping);
-  return program_timing(program, plan_memory(program, hardware), hardware);
+  MemoryPlan& plan = thread_plan();
+  plan_memory_into(plan, program, hardware);
+  return program_timing(program, plan, hardware);
 }
 
 ExactTiming exact_member_timing(const contracts::Layer& layer, const contracts::Hardware& hardware,
@@ -44,8 +53,9 @@ ExactTiming exact_member_timing(const contracts::Layer& layer, const contracts::
        codegen::stripe_pieces(layer, mapping, role.stripes, role.token_stripes, role.query_rows)) {
     const codegen::LayerProgram part = codegen::stripe_program(program, piece);
     const std::int64_t reserved = reserved_bytes[std::min(std::size_t(piece.index), reserved_bytes.size() - 1)];
-    const ExactTiming timing = program_timing(part, plan_memory(part, hardware, plan_role(role, piece.index, reserved)),
-                                              hardware);
+    MemoryPlan& plan = thread_plan();
+    plan_memory_into(plan, part, hardware, plan_role(role, piece.index, reserved));
+    const ExactTiming timing = program_timing(part, plan, hardware);
     sum.memory = piece.index == 0 ? timing.memory : sum_memory(sum.memory, timing.memory);
     sum.compute_cycles += timing.compute_cycles;
     sum.cycles += timing.cycles;

@@ -255,9 +255,16 @@ MemoryPlan plan_memory(const codegen::LayerProgram& program, const contracts::Ha
 }
 
 MemoryPlan plan_memory(const codegen::LayerProgram& program, const contracts::Hardware& hardware, const PlanRole& role) {
+  MemoryPlan plan;
+  plan_memory_into(plan, program, hardware, role);
+  return plan;
+}
+
+void plan_memory_into(MemoryPlan& plan, const codegen::LayerProgram& program, const contracts::Hardware& hardware,
+                      const PlanRole& role) {
   const contracts::Layer& layer = program.layer;
   const contracts::Mapping& tile = program.mapping;
-  MemoryPlan plan;
+  plan.events.clear();
   std::size_t events = program.phases.size();
   for (const codegen::WeightPhase& phase : program.phases) events += phase.steps.size();
   plan.events.reserve(events);
@@ -265,13 +272,12 @@ MemoryPlan plan_memory(const codegen::LayerProgram& program, const contracts::Ha
   plan.budget.stream_buffer_bytes = std::max<std::int64_t>(0, plan.budget.stream_buffer_bytes - role.reserved_bytes);
   if (plan.budget.blocked) {
     plan_blocked(program, hardware, role, plan);
-    return plan;
+    return;
   }
   if (role.inputs_in_sdm || role.weights_in_sdm || role.output_in_sdm)
     throw std::invalid_argument("plan_memory: layer " + layer.name +
                                 " has no SDM level, so it cannot keep a tensor in the SDM for a fused group");
   plan_single_level(program, hardware, plan);
-  return plan;
 }
 
 }  // namespace maeri::timing

@@ -63,6 +63,10 @@ PlanRole plan_role(const contracts::FusedRole& role, std::int64_t stripe, std::i
 // output tiles' visits per phase, and a phase whose kind and rule an earlier phase had copies that phase's events.
 MemoryPlan plan_memory(const codegen::LayerProgram& program, const contracts::Hardware& hardware,
                        const PlanRole& role = {});
+// The same into `plan`, whose events' storage is reused (what is in it is replaced): a caller timing many mappings on
+// one thread keeps one plan, so a large layer's events are not allocated and faulted in again for every mapping.
+void plan_memory_into(MemoryPlan& plan, const codegen::LayerProgram& program, const contracts::Hardware& hardware,
+                      const PlanRole& role = {});
 // The same; `tensors` are not read (the callers that hold a run's tensors).
 MemoryPlan plan_memory(const codegen::LayerProgram& program, const contracts::Hardware& hardware,
                        const codegen::LayerTensors& tensors, const PlanRole& role = {});
