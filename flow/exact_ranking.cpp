@@ -9,6 +9,7 @@
 
 #include "mapper/model/cost_model.hpp"
 #include "mapper/model/timing_bound.hpp"
+#include "timing/exact_timing.hpp"
 #include "timing/memory_replay.hpp"
 
 namespace maeri::flow {
@@ -47,8 +48,9 @@ ExactRanked rank_exactly(std::vector<contracts::CostReport> candidates, mapper::
   });
   ExactRanked ranked;
   // The candidates are taken one by one in the bound's order, each checked against the proof and the budget before
-  // it is used; the replays run ahead in batches of as many candidates as threads may time at once (timings of
-  // candidates never reached are thrown away), so the list is the same however many threads there are.
+  // it is used; the replays run ahead in batches of as many candidates as threads may time at once, while what they
+  // hold fits kExactTimingBatchBytes (timings of candidates never reached are thrown away), so the list is the same
+  // however many threads there are and the memory does not grow with them.
   const std::size_t batch = std::size_t(std::max(1, tbb::this_task_arena::max_concurrency()));
   std::size_t next = 0, timed_up_to = 0;
   while (next < candidates.size()) {
@@ -62,8 +64,13 @@ ExactRanked rank_exactly(std::vector<contracts::CostReport> candidates, mapper::
     if (!ranked.best.empty() && timings.spent_cycles() >= kExactTimingBudgetCycles) break;  // not proven
     if (next == timed_up_to) {
       std::vector<contracts::Mapping> mappings;
-      for (; timed_up_to < candidates.size() && timed_up_to - next < batch; ++timed_up_to)
+      std::int64_t held = 0;
+      for (; timed_up_to < candidates.size() && timed_up_to - next < batch; ++timed_up_to) {
+        const std::int64_t bytes = timing::exact_timing_bytes(timings.layer(), candidates[timed_up_to].mapping);
+        if (!mappings.empty() && bytes > kExactTimingBatchBytes - held) break;
+        held += std::min(bytes, kExactTimingBatchBytes);
         mappings.push_back(candidates[timed_up_to].mapping);
+      }
       timings.time(mappings);
     }
     contracts::CostReport report = candidates[next++];

@@ -29,6 +29,9 @@ inline constexpr std::uint64_t kMaxCandidates = 4096;
 // stays within seconds. Past it the list holds the mappings timed so far, ranked exactly, the first batch always
 // timed, and SearchResult::exact_ranking.proven is false (map says so).
 inline constexpr double kExactTimingBudgetCycles = 2.5e6;
+// What the mappings timed at once may hold (timing::exact_timing_bytes, summed): a batch takes as many candidates as
+// threads only while they fit, at least one, so the ranking's memory does not grow with the machine's cores.
+inline constexpr std::int64_t kExactTimingBatchBytes = std::int64_t(512) << 20;
 
 // `report` with its cycles with DRAM from the exact model: compute + (replay with DRAM − replay with ideal memory), as
 // the cross-check refines a report (timing::set_memory_stall); with the nominal parameters, the replay's cycles.
@@ -47,6 +50,7 @@ class ExactTimings {
   void refine(contracts::CostReport& report);
   // The mappings used so far (each counted once).
   std::uint64_t count() const { return used_; }
+  const contracts::Layer& layer() const { return layer_; }
   // The exact cycles of every mapping used so far (what kExactTimingBudgetCycles caps).
   double spent_cycles() const { return spent_cycles_; }
 

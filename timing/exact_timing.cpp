@@ -2,10 +2,13 @@
 #include "timing/exact_timing.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <limits>
 #include <stdexcept>
 
 #include "codegen/fused_stripes.hpp"
 #include "codegen/layer_program.hpp"
+#include "codegen/planned_image.hpp"
 #include "timing/memory_plan.hpp"
 #include "timing/memory_replay.hpp"
 
@@ -15,8 +18,36 @@ namespace {
 
 // The plan each thread builds its mappings' plans in: its events' storage is reused from mapping to mapping (a
 // large layer's plan is tens of MB; allocated afresh, the kernel zeroes every page of it again for each mapping).
-MemoryPlan& thread_plan() {
-  thread_local MemoryPlan plan;
+// What the threads keep between mappings is bounded for the whole process, however many threads a machine has:
+// past kRetainedPlanBytes a thread frees its plan's storage after each use.
+constexpr std::size_t kRetainedPlanBytes = std::size_t(256) << 20;
+std::atomic<std::size_t> retained_plan_bytes{0};
+
+class ThreadPlan {
+ public:
+  ~ThreadPlan() { retained_plan_bytes -= kept_; }
+  MemoryPlan& plan() { return plan_; }
+  // After a use: keep the storage if the process-wide bound allows it, else free it.
+  void settle() {
+    const std::size_t bytes = plan_.events.capacity() * sizeof(MemoryEvent);
+    if (bytes == kept_) return;
+    retained_plan_bytes -= kept_;
+    kept_ = 0;
+    if (retained_plan_bytes.fetch_add(bytes) + bytes <= kRetainedPlanBytes) {
+      kept_ = bytes;
+    } else {
+      retained_plan_bytes -= bytes;
+      std::vector<MemoryEvent>().swap(plan_.events);
+    }
+  }
+
+ private:
+  MemoryPlan plan_;
+  std::size_t kept_ = 0;
+};
+
+ThreadPlan& thread_plan() {
+  thread_local ThreadPlan plan;
   return plan;
 }
 
@@ -38,9 +69,23 @@ ExactTiming program_timing(const codegen::LayerProgram& program, const MemoryPla
 ExactTiming exact_layer_timing(const contracts::Layer& layer, const contracts::Hardware& hardware,
                                const contracts::Mapping& mapping) {
   const codegen::LayerProgram program = codegen::plan_layer(layer, hardware, mapping);
-  MemoryPlan& plan = thread_plan();
-  plan_memory_into(plan, program, hardware);
-  return program_timing(program, plan, hardware);
+  ThreadPlan& scratch = thread_plan();
+  plan_memory_into(scratch.plan(), program, hardware);
+  const ExactTiming timing = program_timing(program, scratch.plan(), hardware);
+  scratch.settle();
+  return timing;
+}
+
+std::int64_t exact_timing_bytes(const contracts::Layer& layer, const contracts::Mapping& mapping) {
+  const codegen::ImageWork work = codegen::planned_work(layer, mapping);
+  // Per weight phase: the program's phase and its step list's allocation; per event (each phase and each step): the
+  // plan's event, the memory model's ticket and the DRAM channel's done cycle; per step: its origin in the program.
+  constexpr long double kAllocation = 16;
+  const long double per_event = sizeof(MemoryEvent) + 2 * sizeof(std::uint64_t);
+  const long double bytes = (long double)(work.weight_phases) * (sizeof(codegen::WeightPhase) + kAllocation + per_event) +
+                            (long double)(work.steps) * (sizeof(codegen::StepOrigin) + per_event);
+  return bytes >= (long double)(std::numeric_limits<std::int64_t>::max()) ? std::numeric_limits<std::int64_t>::max()
+                                                                        : std::int64_t(bytes);
 }
 
 ExactTiming exact_member_timing(const contracts::Layer& layer, const contracts::Hardware& hardware,
@@ -53,9 +98,10 @@ ExactTiming exact_member_timing(const contracts::Layer& layer, const contracts::
        codegen::stripe_pieces(layer, mapping, role.stripes, role.token_stripes, role.query_rows)) {
     const codegen::LayerProgram part = codegen::stripe_program(program, piece);
     const std::int64_t reserved = reserved_bytes[std::min(std::size_t(piece.index), reserved_bytes.size() - 1)];
-    MemoryPlan& plan = thread_plan();
-    plan_memory_into(plan, part, hardware, plan_role(role, piece.index, reserved));
-    const ExactTiming timing = program_timing(part, plan, hardware);
+    ThreadPlan& scratch = thread_plan();
+    plan_memory_into(scratch.plan(), part, hardware, plan_role(role, piece.index, reserved));
+    const ExactTiming timing = program_timing(part, scratch.plan(), hardware);
+    scratch.settle();
     sum.memory = piece.index == 0 ? timing.memory : sum_memory(sum.memory, timing.memory);
     sum.compute_cycles += timing.compute_cycles;
     sum.cycles += timing.cycles;

@@ -31,6 +31,12 @@ struct ExactTiming {
 ExactTiming exact_layer_timing(const contracts::Layer& layer, const contracts::Hardware& hardware,
                                const contracts::Mapping& mapping);
 
+// What exact_layer_timing holds at its peak for `mapping`, in bytes, from the program's weight phases and steps
+// (codegen::planned_work: exact, before anything is built): the program, the memory plan's events and the replay's
+// per-event and per-transfer tables. An estimate from above, for a caller that bounds the memory of the mappings
+// it times at once (flow's exact ranking); saturates at INT64_MAX.
+std::int64_t exact_timing_bytes(const contracts::Layer& layer, const contracts::Mapping& mapping);
+
 // The exact timing of a fused group's member in its role (docs/model.md and docs/cosim.md, "Fused groups"): its
 // program cut into the group's role.stripes pieces (codegen::stripe_pieces, stripe_program), each piece replayed with
 // its plan in the role (plan_role: shared input or output in the SDM, pinned or shared weights) under the group's SDM

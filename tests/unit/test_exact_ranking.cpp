@@ -22,6 +22,7 @@
 #include "flow/layer_mappings.hpp"
 #include "mapper/model/cost_model.hpp"
 #include "mapper/model/timing_bound.hpp"
+#include "timing/exact_timing.hpp"
 #include "timing/memory_plan.hpp"
 #include "timing/memory_replay.hpp"
 #include "../random_layers.hpp"
@@ -217,4 +218,29 @@ TEST_CASE("exact ranking: a list the replay budget ends is the same however many
     CHECK(one.best[i].mapping == four.best[i].mapping);
     CHECK(one.best[i].cycles.total == four.best[i].cycles.total);
   }
+}
+
+TEST_CASE("exact ranking: the memory estimate of a timing covers the program and the plan it builds", "[ranking]") {
+  // timing::exact_timing_bytes bounds what a batch of timings may hold (flow::kExactTimingBatchBytes). It is computed
+  // from the mapping alone (codegen::planned_work); the expected floor here is what is really built: the program's
+  // phases and step origins and the plan's events, counted from the vectors themselves.
+  std::mt19937_64 rng(4512);
+  std::mt19937 pick_rng(4512);
+  int checked = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    const std::int64_t num_ms = 8 << (rng() % 4);
+    const contracts::Hardware hardware = test::small_hardware(num_ms, std::min<std::int64_t>(num_ms, 4), std::min<std::int64_t>(num_ms, 4));
+    const contracts::Layer layer = trial % 2 ? test::random_layer_of_new_kind(rng) : random_plain_layer(rng);
+    contracts::Mapping mapping = test::random_mapping(layer, num_ms, pick_rng);
+    if (rng() % 2) mapping.sdm = contracts::SdmLevel{};
+    if (contracts::mapping_violation(layer, hardware, mapping)) continue;
+    const codegen::LayerProgram program = codegen::plan_layer(layer, hardware, mapping);
+    const timing::MemoryPlan plan = timing::plan_memory(program, hardware);
+    std::size_t built = program.phases.size() * sizeof(codegen::WeightPhase) + plan.events.size() * sizeof(timing::MemoryEvent);
+    for (const codegen::WeightPhase& phase : program.phases) built += phase.steps.size() * sizeof(codegen::StepOrigin);
+    INFO("trial " << trial << ": " << contracts::shape_text(layer) << " mapping " << contracts::to_string(mapping));
+    CHECK(timing::exact_timing_bytes(layer, mapping) >= std::int64_t(built));
+    ++checked;
+  }
+  CHECK(checked > 100);
 }
