@@ -46,10 +46,22 @@ class ThreadPlan {
   std::size_t kept_ = 0;
 };
 
-ThreadPlan& thread_plan() {
-  thread_local ThreadPlan plan;
-  return plan;
-}
+// One use of the thread's plan, settled however the use ends (a mapping whose event cannot fit the stream buffer
+// throws).
+class PlanUse {
+ public:
+  PlanUse() {
+    thread_local ThreadPlan owner;
+    owner_ = &owner;
+  }
+  ~PlanUse() { owner_->settle(); }
+  PlanUse(const PlanUse&) = delete;
+  PlanUse& operator=(const PlanUse&) = delete;
+  MemoryPlan& plan() { return owner_->plan(); }
+
+ private:
+  ThreadPlan* owner_ = nullptr;
+};
 
 // The timing of one program (a whole layer's or a stripe piece's) under its plan.
 ExactTiming program_timing(const codegen::LayerProgram& program, const MemoryPlan& plan,
@@ -69,11 +81,9 @@ ExactTiming program_timing(const codegen::LayerProgram& program, const MemoryPla
 ExactTiming exact_layer_timing(const contracts::Layer& layer, const contracts::Hardware& hardware,
                                const contracts::Mapping& mapping) {
   const codegen::LayerProgram program = codegen::plan_layer(layer, hardware, mapping);
-  ThreadPlan& scratch = thread_plan();
-  plan_memory_into(scratch.plan(), program, hardware);
-  const ExactTiming timing = program_timing(program, scratch.plan(), hardware);
-  scratch.settle();
-  return timing;
+  PlanUse use;
+  plan_memory_into(use.plan(), program, hardware);
+  return program_timing(program, use.plan(), hardware);
 }
 
 std::int64_t exact_timing_bytes(const contracts::Layer& layer, const contracts::Mapping& mapping) {
@@ -98,10 +108,9 @@ ExactTiming exact_member_timing(const contracts::Layer& layer, const contracts::
        codegen::stripe_pieces(layer, mapping, role.stripes, role.token_stripes, role.query_rows)) {
     const codegen::LayerProgram part = codegen::stripe_program(program, piece);
     const std::int64_t reserved = reserved_bytes[std::min(std::size_t(piece.index), reserved_bytes.size() - 1)];
-    ThreadPlan& scratch = thread_plan();
-    plan_memory_into(scratch.plan(), part, hardware, plan_role(role, piece.index, reserved));
-    const ExactTiming timing = program_timing(part, scratch.plan(), hardware);
-    scratch.settle();
+    PlanUse use;
+    plan_memory_into(use.plan(), part, hardware, plan_role(role, piece.index, reserved));
+    const ExactTiming timing = program_timing(part, use.plan(), hardware);
     sum.memory = piece.index == 0 ? timing.memory : sum_memory(sum.memory, timing.memory);
     sum.compute_cycles += timing.compute_cycles;
     sum.cycles += timing.cycles;
