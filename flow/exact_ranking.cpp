@@ -29,6 +29,21 @@ void ExactTimings::time(const std::vector<contracts::Mapping>& mappings) {
   for (std::size_t i = 0; i < missing.size(); ++i) timings_.emplace(missing[i], Timed{std::move(timed[i])});
 }
 
+std::size_t ExactTimings::time_ahead(const std::vector<contracts::CostReport>& candidates, std::size_t first) {
+  const std::size_t threads = std::size_t(std::max(1, tbb::this_task_arena::max_concurrency()));
+  std::vector<contracts::Mapping> mappings;
+  std::int64_t held = 0;
+  std::size_t end = first;
+  for (; end < candidates.size() && end - first < threads; ++end) {
+    const std::int64_t bytes = timing::exact_timing_bytes(layer_, candidates[end].mapping);
+    if (!mappings.empty() && bytes > kExactTimingBatchBytes - held) break;
+    held += std::min(bytes, kExactTimingBatchBytes);
+    mappings.push_back(candidates[end].mapping);
+  }
+  time(mappings);
+  return end;
+}
+
 void ExactTimings::refine(contracts::CostReport& report) {
   time({report.mapping});
   Timed& timed = timings_.at(report.mapping);
@@ -51,7 +66,6 @@ ExactRanked rank_exactly(std::vector<contracts::CostReport> candidates, mapper::
   // it is used; the replays run ahead in batches of as many candidates as threads may time at once, while what they
   // hold fits kExactTimingBatchBytes (timings of candidates never reached are thrown away), so the list is the same
   // however many threads there are and the memory does not grow with them.
-  const std::size_t batch = std::size_t(std::max(1, tbb::this_task_arena::max_concurrency()));
   std::size_t next = 0, timed_up_to = 0;
   while (next < candidates.size()) {
     // A candidate's exact report ranks no better than its bound report (cycles at least the bound; energy, DRAM bytes
@@ -62,17 +76,7 @@ ExactRanked rank_exactly(std::vector<contracts::CostReport> candidates, mapper::
       break;
     }
     if (!ranked.best.empty() && timings.spent_cycles() >= kExactTimingBudgetCycles) break;  // not proven
-    if (next == timed_up_to) {
-      std::vector<contracts::Mapping> mappings;
-      std::int64_t held = 0;
-      for (; timed_up_to < candidates.size() && timed_up_to - next < batch; ++timed_up_to) {
-        const std::int64_t bytes = timing::exact_timing_bytes(timings.layer(), candidates[timed_up_to].mapping);
-        if (!mappings.empty() && bytes > kExactTimingBatchBytes - held) break;
-        held += std::min(bytes, kExactTimingBatchBytes);
-        mappings.push_back(candidates[timed_up_to].mapping);
-      }
-      timings.time(mappings);
-    }
+    if (next == timed_up_to) timed_up_to = timings.time_ahead(candidates, next);
     contracts::CostReport report = candidates[next++];
     timings.refine(report);
     ranked.best.insert(std::upper_bound(ranked.best.begin(), ranked.best.end(), report,

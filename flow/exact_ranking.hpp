@@ -46,11 +46,14 @@ class ExactTimings {
   ExactTimings(const contracts::Layer& layer, const contracts::Hardware& hardware) : layer_(layer), hardware_(hardware) {}
   // Times the mappings not timed yet, in parallel.
   void time(const std::vector<contracts::Mapping>& mappings);
+  // Times the candidates from `first` on, ahead of their use: as many as threads may time at once while their
+  // estimated memory (timing::exact_timing_bytes) fits kExactTimingBatchBytes, at least one. Returns the end of
+  // what it timed.
+  std::size_t time_ahead(const std::vector<contracts::CostReport>& candidates, std::size_t first);
   // `report` with its exact cycles (timed now if needed), charged to the budget the first time.
   void refine(contracts::CostReport& report);
   // The mappings used so far (each counted once).
   std::uint64_t count() const { return used_; }
-  const contracts::Layer& layer() const { return layer_; }
   // The exact cycles of every mapping used so far (what kExactTimingBudgetCycles caps).
   double spent_cycles() const { return spent_cycles_; }
 
